@@ -1,0 +1,196 @@
+import Foundation
+
+/// The error every Strata data source, repository and plugin throws.
+///
+/// A caller switches on ``code`` — ``Code/notFound``, ``Code/notValid``, ``Code/network`` and so on —
+/// and reads ``message``, ``underlying`` and the HTTP details for diagnostics. The code is a struct over a
+/// private enum, so new codes can be added without breaking a caller's `switch` (match with `==` or
+/// `case .notFound` patterns and keep a `default`).
+///
+/// ```swift
+/// do {
+///     let user = try await users.get(IdQuery(42), operation: .cacheSync)
+/// } catch let error as StrataError where error.code == .notFound {
+///     showEmptyState()
+/// }
+/// ```
+public struct StrataError: Error, Sendable {
+    /// What kind of failure this is; stable across releases.
+    public var code: Code
+
+    /// A human-readable explanation of this particular failure.
+    public var message: String
+
+    /// The error that caused this one, if any (a POSIX error, a `URLError`, a `DecodingError`, …).
+    public var underlying: (any Error)?
+
+    /// The HTTP status code of the response that caused the error, for ``Code/httpStatus``,
+    /// ``Code/unauthorized``, ``Code/notFound`` and ``Code/notModified`` errors that came from HTTP.
+    public var httpStatus: Int?
+
+    /// Whether repeating the same call may succeed (a transport failure, a 5xx, a 429).
+    ///
+    /// The retry plugin reads this by default.
+    public var isRetryable: Bool
+
+    /// How long the server asked the caller to wait before retrying (`Retry-After`), if it did.
+    public var retryAfter: Duration?
+
+    /// A value the failing call still had at hand, such as the stale value of a ``Code/notValid``
+    /// error or the main source's value of a ``Code/cacheSyncFailed`` error.
+    ///
+    /// Read it typed with ``value(as:)``.
+    public var payload: (any Sendable)?
+
+    /// The source file where the error was created.
+    public var file: String
+
+    /// The source line where the error was created.
+    public var line: Int
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: What went wrong, for a human.
+    ///   - underlying: The error that caused this one.
+    ///   - httpStatus: The HTTP status of the response behind the error.
+    ///   - isRetryable: Whether repeating the call may succeed; defaults to `true` for
+    ///     ``Code/network`` errors and `false` otherwise.
+    ///   - retryAfter: How long the server asked the caller to wait.
+    ///   - payload: A value the failing call still had at hand.
+    public init(
+        _ code: Code,
+        _ message: String,
+        underlying: (any Error)? = nil,
+        httpStatus: Int? = nil,
+        isRetryable: Bool? = nil,
+        retryAfter: Duration? = nil,
+        payload: (any Sendable)? = nil,
+        file: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+        self.httpStatus = httpStatus
+        self.isRetryable = isRetryable ?? (code == .network)
+        self.retryAfter = retryAfter
+        self.payload = payload
+        self.file = file
+        self.line = line
+    }
+
+    /// Returns ``payload`` if it holds a value of the given type.
+    ///
+    /// - Parameter type: The type the payload is expected to have.
+    /// - Returns: The payload, or `nil` when there is none or it has another type.
+    public func value<Value>(as type: Value.Type = Value.self) -> Value? {
+        payload as? Value
+    }
+}
+
+// MARK: - Factories
+
+extension StrataError {
+    /// A *not found* error: the source holds nothing for the query.
+    public static func notFound(
+        _ message: String = "No value for the query",
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        StrataError(.notFound, message, file: file, line: line)
+    }
+
+    /// A *not valid* error carrying the stale value, so that callers may still serve it.
+    public static func notValid(
+        staleValue: (any Sendable)?,
+        _ message: String = "The stored value is no longer valid",
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        StrataError(.notValid, message, payload: staleValue, file: file, line: line)
+    }
+
+    /// A *query not supported* error naming the query's type and the source that refused it.
+    public static func queryNotSupported(
+        _ query: any Query,
+        by source: Any.Type,
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        StrataError(
+            .queryNotSupported,
+            "\(source) does not support \(type(of: query))",
+            file: file,
+            line: line
+        )
+    }
+
+    /// An *operation not supported* error naming the operation and the repository that refused it.
+    public static func operationNotSupported(
+        _ operation: any RepositoryOperation,
+        by repository: Any.Type,
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        StrataError(
+            .operationNotSupported,
+            "\(repository) does not support \(type(of: operation))",
+            file: file,
+            line: line
+        )
+    }
+
+    /// Wraps any error as a *data serialization* error, keeping a ``StrataError`` as it is.
+    public static func serialization(
+        _ error: any Error,
+        _ message: String = "Mapping the value failed",
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        if let error = error as? StrataError { return error }
+        return StrataError(.dataSerialization, message, underlying: error, file: file, line: line)
+    }
+
+    /// Wraps a file-system error as an *I/O* error, keeping a ``StrataError`` as it is.
+    public static func io(
+        _ message: String,
+        underlying: (any Error)? = nil,
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        if let error = underlying as? StrataError { return error }
+        return StrataError(.io, message, underlying: underlying, file: file, line: line)
+    }
+
+    /// Whether this error means "ask another source": ``Code/notFound`` or ``Code/notValid``.
+    public var isMiss: Bool {
+        code == .notFound || code == .notValid
+    }
+}
+
+// MARK: - Description
+
+extension StrataError: CustomStringConvertible, LocalizedError {
+    /// A readable, multi-line description: code, message, HTTP status and cause.
+    public var description: String {
+        var text = "StrataError.\(code): \(message)"
+        if let httpStatus { text += "\n  HTTP status: \(httpStatus)" }
+        if let retryAfter { text += "\n  Retry after: \(retryAfter)" }
+        if let underlying { text += "\n  Caused by: \(String(reflecting: underlying))" }
+        text += "\n  At: \(file):\(line)"
+        return text
+    }
+
+    /// The message with its code, for `localizedDescription`.
+    public var errorDescription: String? { "\(code): \(message)" }
+}
+
+/// Checks an arbitrary error for a Strata code.
+extension Error {
+    /// The ``StrataError/Code`` of this error, or `nil` when it is not a ``StrataError``.
+    public var strataCode: StrataError.Code? {
+        (self as? StrataError)?.code
+    }
+}

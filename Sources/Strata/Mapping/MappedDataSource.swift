@@ -1,0 +1,130 @@
+/// A data source that converts the values of another source with mappers in both directions.
+///
+/// Build it with ``GetDataSource/mapped(to:from:)`` or ``GetDataSource/decoding(_:decoder:encoder:)``.
+public struct MappedDataSource<Source: Sendable, SourceValue: Sendable, Value: Sendable>: Sendable {
+    /// The wrapped source.
+    public let source: Source
+
+    private let toValue: any Mapper<SourceValue, Value>
+    private let toSourceValue: any Mapper<Value, SourceValue>
+
+    /// Wraps a source with two mappers.
+    ///
+    /// - Parameters:
+    ///   - source: The source whose values are converted.
+    ///   - toValue: Converts what the source returns.
+    ///   - toSourceValue: Converts what is written to the source.
+    public init(
+        _ source: Source,
+        toValue: some Mapper<SourceValue, Value>,
+        toSourceValue: some Mapper<Value, SourceValue>
+    ) {
+        self.source = source
+        self.toValue = toValue
+        self.toSourceValue = toSourceValue
+    }
+}
+
+extension MappedDataSource: GetDataSource where Source: GetDataSource, Source.Value == SourceValue {
+    /// Reads from the source and converts the value.
+    ///
+    /// - Throws: The source's error, or ``StrataError/Code/dataSerialization`` when conversion fails.
+    public func get(_ query: any Query) async throws -> Value {
+        try toValue.mapOrThrowSerialization(await source.get(query))
+    }
+
+    /// Reads from the source and converts the values.
+    public func getAll(_ query: any Query) async throws -> [Value] {
+        try await source.getAll(query).map { try toValue.mapOrThrowSerialization($0) }
+    }
+}
+
+extension MappedDataSource: StoredEntryDataSource
+where Source: StoredEntryDataSource, Source.Value == SourceValue {
+    /// Reads the entry from the source and converts its value.
+    public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
+        let entry = try await source.getEntry(query)
+        return StoredEntry(value: try toValue.mapOrThrowSerialization(entry.value), storedAt: entry.storedAt)
+    }
+
+    /// Reads the entries from the source and converts their values.
+    public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
+        try await source.getAllEntries(query).map {
+            StoredEntry(value: try toValue.mapOrThrowSerialization($0.value), storedAt: $0.storedAt)
+        }
+    }
+}
+
+extension MappedDataSource: PutDataSource where Source: PutDataSource, Source.Value == SourceValue {
+    /// Converts the value, writes it to the source and converts what the source returns.
+    public func put(_ value: Value, in query: any Query) async throws -> Value {
+        let stored = try await source.put(toSourceValue.mapOrThrowSerialization(value), in: query)
+        return try toValue.mapOrThrowSerialization(stored)
+    }
+
+    /// Converts the values, writes them to the source and converts what the source returns.
+    public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
+        let converted = try values.map { try toSourceValue.mapOrThrowSerialization($0) }
+        return try await source.putAll(converted, in: query).map { try toValue.mapOrThrowSerialization($0) }
+    }
+}
+
+extension MappedDataSource: DeleteDataSource where Source: DeleteDataSource {
+    /// Deletes through to the source.
+    public func delete(_ query: any Query) async throws {
+        try await source.delete(query)
+    }
+}
+
+extension MappedDataSource: DataSource where Source: DataSource, Source.Value == SourceValue {}
+
+// MARK: - Wrapping
+
+extension GetDataSource {
+    /// Wraps this source so that it serves values converted by `toValue` and stores values converted
+    /// by `fromValue`.
+    ///
+    /// - Parameters:
+    ///   - toValue: Converts what this source holds into what callers see.
+    ///   - fromValue: Converts what callers write into what this source holds.
+    public func mapped<NewValue>(
+        to toValue: some Mapper<Value, NewValue>,
+        from fromValue: some Mapper<NewValue, Value>
+    ) -> MappedDataSource<Self, Value, NewValue> {
+        MappedDataSource(self, toValue: toValue, toSourceValue: fromValue)
+    }
+
+    /// Wraps this source so that it serves values converted by closures in both directions.
+    ///
+    /// - Parameters:
+    ///   - toValue: Converts what this source holds into what callers see.
+    ///   - fromValue: Converts what callers write into what this source holds.
+    public func mapped<NewValue>(
+        to toValue: @escaping @Sendable (Value) throws -> NewValue,
+        from fromValue: @escaping @Sendable (NewValue) throws -> Value
+    ) -> MappedDataSource<Self, Value, NewValue> {
+        MappedDataSource(self, toValue: ClosureMapper(toValue), toSourceValue: ClosureMapper(fromValue))
+    }
+}
+
+extension GetDataSource where Value == Data {
+    /// Wraps a source of JSON `Data` so that it serves and stores `Codable` values.
+    ///
+    /// - Parameters:
+    ///   - type: The value type.
+    ///   - decoder: Makes the decoder for reads.
+    ///   - encoder: Makes the encoder for writes.
+    public func decoding<NewValue: Codable & Sendable>(
+        _ type: NewValue.Type,
+        decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() },
+        encoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() }
+    ) -> MappedDataSource<Self, Data, NewValue> {
+        MappedDataSource(
+            self,
+            toValue: DataToDecodableMapper(decoder: decoder),
+            toSourceValue: EncodableToDataMapper(encoder: encoder)
+        )
+    }
+}
+
+import Foundation

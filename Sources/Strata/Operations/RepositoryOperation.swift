@@ -1,0 +1,96 @@
+/// Tells a repository which of its sources to ask first and which one to keep in sync.
+///
+/// The operations are Harmony's: ``DefaultOperation``, ``MainOperation``, ``MainSyncOperation``,
+/// ``CacheOperation`` and ``CacheSyncOperation``, spelled `.default`, `.main`, `.mainSync`, `.cache` and
+/// `.cacheSync` at the call site. A repository that receives an operation it does not know throws
+/// ``StrataError/Code/operationNotSupported``.
+///
+/// (Foundation already has a class named `Operation`, hence the longer protocol name.)
+public protocol RepositoryOperation: Sendable {}
+
+/// Lets the repository choose: GET as ``CacheSyncOperation``, PUT and DELETE as ``MainSyncOperation``.
+public struct DefaultOperation: RepositoryOperation, Hashable {
+    /// Creates the operation.
+    public init() {}
+}
+
+/// Uses the main data source only.
+public struct MainOperation: RepositoryOperation, Hashable {
+    /// Creates the operation.
+    public init() {}
+}
+
+/// Asks the main data source first; when it succeeds, the cache is updated to match.
+public struct MainSyncOperation: RepositoryOperation, Hashable {
+    /// Creates the operation.
+    public init() {}
+}
+
+/// Uses the cache data source only.
+public struct CacheOperation: RepositoryOperation, Hashable {
+    /// Whether a GET returns a cached value that failed validation instead of a *not valid* error.
+    public let ignoringValidation: Bool
+
+    /// Creates the operation.
+    ///
+    /// - Parameter ignoringValidation: Return an expired or otherwise invalid cached value on GET
+    ///   instead of throwing ``StrataError/Code/notValid``.
+    public init(ignoringValidation: Bool = false) {
+        self.ignoringValidation = ignoringValidation
+    }
+}
+
+/// Asks the cache first; GET falls through to the main source on *not found* or *not valid*.
+///
+/// PUT and DELETE write the cache, then the main source. On GET, a ``fallback`` rule may serve the stale
+/// cached value when the main source then fails (serve-stale-on-error).
+public struct CacheSyncOperation: RepositoryOperation {
+    /// Decides, for the main source's error, whether to serve the stale cached value instead.
+    public let fallback: @Sendable (any Error) -> Bool
+
+    /// Creates the operation.
+    ///
+    /// - Parameter fallback: Returns `true` for a main-source error after which the stale (invalid)
+    ///   cached value should be returned. The default never falls back.
+    public init(fallback: @escaping @Sendable (any Error) -> Bool = { _ in false }) {
+        self.fallback = fallback
+    }
+}
+
+// MARK: - Call-site spellings
+
+extension RepositoryOperation where Self == DefaultOperation {
+    /// GET as CacheSync, PUT and DELETE as MainSync.
+    public static var `default`: DefaultOperation { DefaultOperation() }
+}
+
+extension RepositoryOperation where Self == MainOperation {
+    /// The main data source only.
+    public static var main: MainOperation { MainOperation() }
+}
+
+extension RepositoryOperation where Self == MainSyncOperation {
+    /// The main data source, then the cache on success.
+    public static var mainSync: MainSyncOperation { MainSyncOperation() }
+}
+
+extension RepositoryOperation where Self == CacheOperation {
+    /// The cache data source only.
+    public static var cache: CacheOperation { CacheOperation() }
+
+    /// The cache data source only, returning invalid values instead of a *not valid* error.
+    public static var cacheIgnoringValidation: CacheOperation { CacheOperation(ignoringValidation: true) }
+}
+
+extension RepositoryOperation where Self == CacheSyncOperation {
+    /// The cache first, then the main data source on a miss.
+    public static var cacheSync: CacheSyncOperation { CacheSyncOperation() }
+
+    /// The cache first, then the main data source; serves the stale cached value when the main
+    /// source fails with an error that `rule` accepts.
+    ///
+    /// - Parameter rule: Returns `true` for errors after which the stale value is served.
+    public static func cacheSync(fallback rule: @escaping @Sendable (any Error) -> Bool) -> CacheSyncOperation {
+        CacheSyncOperation(fallback: rule)
+    }
+}

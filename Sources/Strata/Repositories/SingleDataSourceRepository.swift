@@ -1,0 +1,56 @@
+/// A repository over one data source; the operation of each call is ignored.
+///
+/// Use it where an API expects a repository but there is only one source, such as a network API
+/// without a cache.
+public struct SingleDataSourceRepository<Source: Sendable>: Sendable {
+    /// The data source every call goes to.
+    public let source: Source
+
+    /// Creates a repository over one data source.
+    ///
+    /// - Parameter source: The source that answers every call.
+    public init(_ source: Source) {
+        self.source = source
+    }
+}
+
+extension SingleDataSourceRepository: GetRepository where Source: GetDataSource {
+    /// Reads from the source.
+    public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Source.Value {
+        try await source.get(query)
+    }
+
+    /// Reads from the source.
+    public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Source.Value] {
+        try await source.getAll(query)
+    }
+}
+
+extension SingleDataSourceRepository: PutRepository where Source: PutDataSource {
+    /// Writes to the source.
+    public func put(
+        _ value: Source.Value,
+        in query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> Source.Value {
+        try await source.put(value, in: query)
+    }
+
+    /// Writes to the source.
+    public func putAll(
+        _ values: [Source.Value],
+        in query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> [Source.Value] {
+        try await source.putAll(values, in: query)
+    }
+}
+
+extension SingleDataSourceRepository: DeleteRepository where Source: DeleteDataSource {
+    /// Deletes from the source.
+    public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
+        try await source.delete(query)
+    }
+}
+
+extension SingleDataSourceRepository: Repository where Source: DataSource {}

@@ -1,0 +1,49 @@
+/// Accepts a value only when every one of its validators accepts it.
+public struct AllValidator<Value>: Validator {
+    private let validators: [any Validator<Value>]
+
+    /// Combines validators with a logical AND; an empty list accepts everything.
+    ///
+    /// - Parameter validators: The validators that must all accept.
+    public init(_ validators: [any Validator<Value>]) {
+        self.validators = validators
+    }
+
+    /// Returns whether every validator accepts the value.
+    public func isValid(_ value: Value, context: ValidationContext) -> Bool {
+        validators.allSatisfy { $0.isValid(value, context: context) }
+    }
+}
+
+/// Accepts a value when at least one of its validators accepts it.
+public struct AnyValidator<Value>: Validator {
+    private let validators: [any Validator<Value>]
+
+    /// Combines validators with a logical OR; an empty list accepts nothing.
+    ///
+    /// - Parameter validators: The validators of which one must accept.
+    public init(_ validators: [any Validator<Value>]) {
+        self.validators = validators
+    }
+
+    /// Returns whether any validator accepts the value.
+    public func isValid(_ value: Value, context: ValidationContext) -> Bool {
+        validators.contains { $0.isValid(value, context: context) }
+    }
+}
+
+extension Validator {
+    /// A validator that accepts a value only when both this one and `other` accept it.
+    ///
+    /// - Parameter other: The second validator.
+    public func and(_ other: some Validator<Value>) -> AllValidator<Value> {
+        AllValidator([self, other])
+    }
+
+    /// A validator that accepts a value when this one or `other` accepts it.
+    ///
+    /// - Parameter other: The second validator.
+    public func or(_ other: some Validator<Value>) -> AnyValidator<Value> {
+        AnyValidator([self, other])
+    }
+}

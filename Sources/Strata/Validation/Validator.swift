@@ -1,0 +1,51 @@
+import Foundation
+
+/// Decides whether a stored value may still be served.
+///
+/// Wrap a data source with ``GetDataSource/validated(by:)`` and a value that fails validation becomes a
+/// ``StrataError/Code/notValid`` error that carries the value, which ``CacheRepository`` uses to refetch
+/// (CacheSync) or to serve stale data (fallback, ``CacheOperation/ignoringValidation``).
+///
+/// Strata ships ``MaxAgeValidator`` (age of a timestamp the value carries), ``StoredTimeValidator`` (age
+/// of the entry in its source) and the combinators ``AllValidator`` and ``AnyValidator``.
+public protocol Validator<Value>: Sendable {
+    /// The type of value this validator checks.
+    associatedtype Value
+
+    /// Returns whether the value may still be served.
+    ///
+    /// - Parameters:
+    ///   - value: The stored value.
+    ///   - context: What is known about the stored entry, such as when it was stored.
+    func isValid(_ value: Value, context: ValidationContext) -> Bool
+}
+
+/// What a validator knows about a stored entry beyond its value.
+public struct ValidationContext: Sendable {
+    /// When the entry was written to its source, if the source records it.
+    public var storedAt: Date?
+
+    /// Creates a context.
+    ///
+    /// - Parameter storedAt: When the entry was stored, if known.
+    public init(storedAt: Date? = nil) {
+        self.storedAt = storedAt
+    }
+}
+
+/// A validator made of a closure.
+public struct ClosureValidator<Value>: Validator {
+    private let check: @Sendable (Value, ValidationContext) -> Bool
+
+    /// Creates a validator from a closure.
+    ///
+    /// - Parameter check: Returns whether the value may still be served.
+    public init(_ check: @escaping @Sendable (Value, ValidationContext) -> Bool) {
+        self.check = check
+    }
+
+    /// Calls the closure.
+    public func isValid(_ value: Value, context: ValidationContext) -> Bool {
+        check(value, context)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Strata
+
+extension MemoryDataSource {
+    /// The limits and policies of a ``MemoryDataSource``.
+    public struct Configuration: Sendable {
+        /// The most entries kept; `nil` for no limit.
+        public var countLimit: Int?
+
+        /// The most total cost kept (bytes, by the default cost function); `nil` for no limit.
+        public var costLimit: Int?
+
+        /// How long an entry lives unless its put says otherwise; `nil` for ever.
+        public var timeToLive: Duration?
+
+        /// The cost of a value; by default the byte count of `Data` and `String` values and 0 otherwise.
+        public var cost: @Sendable (Value) -> Int
+
+        /// The key under which ``Strata/PutDataSource/putAll(_:in:)`` stores each value for queries
+        /// that name no keys (``Strata/AllObjectsQuery``); `nil` refuses such puts.
+        public var key: (@Sendable (Value) -> String)?
+
+        /// The clock for stored dates and expiry.
+        public var clock: any WallClock
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - countLimit: The most entries kept.
+        ///   - costLimit: The most total cost kept.
+        ///   - timeToLive: The default lifetime of an entry.
+        ///   - cost: The cost of a value.
+        ///   - key: The key of a value, for puts of lists.
+        ///   - clock: The clock for stored dates and expiry.
+        public init(
+            countLimit: Int? = nil,
+            costLimit: Int? = nil,
+            timeToLive: Duration? = nil,
+            cost: (@Sendable (Value) -> Int)? = nil,
+            key: (@Sendable (Value) -> String)? = nil,
+            clock: any WallClock = SystemClock()
+        ) {
+            self.countLimit = countLimit
+            self.costLimit = costLimit
+            self.timeToLive = timeToLive
+            self.cost = cost ?? Self.defaultCost
+            self.key = key
+            self.clock = clock
+        }
+
+        @Sendable
+        private static func defaultCost(_ value: Value) -> Int {
+            switch value {
+            case let data as Data: data.count
+            case let string as String: string.utf8.count
+            default: 0
+            }
+        }
+    }
+}

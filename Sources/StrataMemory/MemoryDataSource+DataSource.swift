@@ -1,0 +1,90 @@
+import Foundation
+import Strata
+
+extension MemoryDataSource: DataSource, StoredEntryDataSource {
+    /// Returns the value a ``Strata/KeyedQuery`` names.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/notFound`` when absent or expired,
+    ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
+    public func get(_ query: any Query) async throws -> Value {
+        try getEntry(query).value
+    }
+
+    /// Returns the values of a ``Strata/MultiKeyedQuery`` (in its order), of
+    /// ``Strata/AllObjectsQuery`` (in key order) or of a ``Strata/PaginationOffsetLimitQuery``.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/notFound`` when a named key is absent.
+    public func getAll(_ query: any Query) async throws -> [Value] {
+        try getAllEntries(query).map(\.value)
+    }
+
+    /// Returns the entry a ``Strata/KeyedQuery`` names with its stored date.
+    public func getEntry(_ query: any Query) throws -> StoredEntry<Value> {
+        guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
+        guard let entry = entry(forKey: query.key) else { throw StrataError.notFound("No value for key \(query.key)") }
+        return entry
+    }
+
+    /// Returns the entries of a multi-value query with their stored dates.
+    public func getAllEntries(_ query: any Query) throws -> [StoredEntry<Value>] {
+        let keys = try keys(for: query)
+        guard query is any MultiKeyedQuery || query is any KeyedQuery else {
+            // A listing skips entries that expired or were removed since the keys were read.
+            return keys.compactMap { entry(forKey: $0) }
+        }
+        return try keys.map { key in
+            guard let entry = entry(forKey: key) else { throw StrataError.notFound("No value for key \(key)") }
+            return entry
+        }
+    }
+
+    /// Stores a value under the key a ``Strata/KeyedQuery`` names.
+    public func put(_ value: Value, in query: any Query) async throws -> Value {
+        guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
+        setValue(value, forKey: query.key)
+        return value
+    }
+
+    /// Stores values under the keys a ``Strata/MultiKeyedQuery`` names (one value per key, in order), or,
+    /// for ``Strata/AllObjectsQuery``, under the keys the configuration's `key` function gives.
+    public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
+        switch query {
+        case let query as any MultiKeyedQuery:
+            let keys = query.keys
+            guard keys.count == values.count else {
+                throw StrataError(.invalidArgument, "\(values.count) values for \(keys.count) keys")
+            }
+            for (key, value) in zip(keys, values) { setValue(value, forKey: key) }
+        case is AllObjectsQuery:
+            guard let key = configuration.key else { throw StrataError.queryNotSupported(query, by: Self.self) }
+            for value in values { setValue(value, forKey: key(value)) }
+        default:
+            throw StrataError.queryNotSupported(query, by: Self.self)
+        }
+        return values
+    }
+
+    /// Deletes one entry (``Strata/KeyedQuery``), several (``Strata/MultiKeyedQuery``) or all
+    /// (``Strata/AllObjectsQuery``).
+    public func delete(_ query: any Query) async throws {
+        switch query {
+        case let query as any KeyedQuery: removeValue(forKey: query.key)
+        case let query as any MultiKeyedQuery: for key in query.keys { removeValue(forKey: key) }
+        case is AllObjectsQuery: removeAll()
+        default: throw StrataError.queryNotSupported(query, by: Self.self)
+        }
+    }
+
+    private func keys(for query: any Query) throws -> [String] {
+        switch query {
+        case let query as any MultiKeyedQuery: return query.keys
+        case is AllObjectsQuery: return sortedKeys()
+        case let query as PaginationOffsetLimitQuery:
+            let keys = sortedKeys()
+            guard query.offset < keys.count else { return [] }
+            return Array(keys[query.offset..<min(keys.count, query.offset + query.limit)])
+        case let query as any KeyedQuery: return [query.key]
+        default: throw StrataError.queryNotSupported(query, by: Self.self)
+        }
+    }
+}

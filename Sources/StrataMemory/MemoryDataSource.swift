@@ -1,0 +1,155 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// An in-memory data source bounded by count and by cost, with true least-recently-used eviction and
+/// expiry.
+///
+/// Get and put are O(1): a dictionary points into a linked list kept in arrays, guarded by one `Mutex`
+/// (no actor hop). Both the async ``DataSource`` protocol and a synchronous API
+/// (``value(forKey:)``, ``setValue(_:forKey:timeToLive:)``) are available.
+///
+/// ```swift
+/// let memory = MemoryDataSource<Data>(configuration: .init(countLimit: 1_000, costLimit: 64 << 20))
+/// try await memory.put(data, in: KeyQuery("avatar"))
+/// ```
+///
+/// An entry past its time to live is gone: reads treat it as not found and remove it. For soft expiry
+/// (serve stale on error), wrap the source with ``Strata/GetDataSource/validated(by:)`` instead.
+public final class MemoryDataSource<Value: Sendable>: Sendable {
+    /// The limits and policies of the source.
+    public let configuration: Configuration
+
+    private let storage: Mutex<LRUStorage<Value>>
+
+    /// Creates an empty source.
+    ///
+    /// - Parameter configuration: Limits, time to live, cost function and clock.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.storage = Mutex(LRUStorage())
+    }
+
+    /// Creates an empty source with a count limit.
+    ///
+    /// - Parameters:
+    ///   - countLimit: The most entries kept; the least recently used go first.
+    ///   - timeToLive: How long an entry lives unless its put says otherwise; `nil` for ever.
+    public convenience init(countLimit: Int, timeToLive: Duration? = nil) {
+        self.init(configuration: Configuration(countLimit: countLimit, timeToLive: timeToLive))
+    }
+
+    // MARK: - Synchronous API
+
+    /// Returns the value stored under `key` and marks it most recently used, or `nil`.
+    ///
+    /// - Parameter key: The key.
+    public func value(forKey key: String) -> Value? {
+        entry(forKey: key)?.value
+    }
+
+    /// Returns the entry stored under `key` with its stored date and marks it most recently used.
+    ///
+    /// - Parameter key: The key.
+    public func entry(forKey key: String) -> StoredEntry<Value>? {
+        storage.withLock { storage in
+            guard let slot = storage.touch(key) else { return nil }
+            let node = storage.nodes[slot]
+            // The clock is read only for entries that can expire: the common hit stays clock-free.
+            if let expiresAt = node.expiresAt, configuration.clock.now() >= expiresAt {
+                storage.remove(key)
+                return nil
+            }
+            guard let value = node.value else { return nil }
+            return StoredEntry(value: value, storedAt: node.storedAt)
+        }
+    }
+
+    /// Stores a value under `key`, evicting least recently used entries beyond the limits.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key.
+    ///   - timeToLive: How long this entry lives; `nil` uses the configuration's default.
+    public func setValue(_ value: Value, forKey key: String, timeToLive: Duration? = nil) {
+        let now = configuration.clock.now()
+        let lifetime = timeToLive ?? configuration.timeToLive
+        let expiresAt = lifetime.map { now.addingTimeInterval($0.timeInterval) }
+        let cost = configuration.cost(value)
+        storage.withLock { storage in
+            storage.set(key, value: value, cost: cost, storedAt: now, expiresAt: expiresAt)
+            evict(&storage)
+        }
+    }
+
+    /// Removes the value stored under `key`; returns whether there was one.
+    ///
+    /// - Parameter key: The key.
+    @discardableResult
+    public func removeValue(forKey key: String) -> Bool {
+        storage.withLock { $0.remove(key) }
+    }
+
+    /// Removes every entry: what an app calls on memory pressure.
+    public func removeAll() {
+        storage.withLock { $0.removeAll() }
+    }
+
+    /// Removes entries until at most `fraction` of the cost and count limits is used, least recently used
+    /// first; with the default of zero it empties the source.
+    ///
+    /// - Parameter fraction: The share of the limits to keep, from 0 to 1.
+    public func purge(keeping fraction: Double = 0) {
+        let share = min(max(fraction, 0), 1)
+        storage.withLock { storage in
+            let countTarget = Int(Double(configuration.countLimit ?? storage.count) * share)
+            let costTarget = Int(Double(configuration.costLimit ?? storage.totalCost) * share)
+            while storage.count > countTarget || storage.totalCost > costTarget,
+                let key = storage.leastRecentlyUsedKey
+            {
+                storage.remove(key)
+            }
+        }
+    }
+
+    /// Removes every entry whose time to live has passed.
+    public func removeExpired() {
+        let now = configuration.clock.now()
+        storage.withLock { storage in
+            for node in storage.nodes where node.value != nil {
+                if let expiresAt = node.expiresAt, now >= expiresAt { storage.remove(node.key) }
+            }
+        }
+    }
+
+    /// The number of entries, expired ones included until they are read or removed.
+    public var count: Int { storage.withLock { $0.count } }
+
+    /// The sum of the costs of the entries.
+    public var totalCost: Int { storage.withLock { $0.totalCost } }
+
+    /// The keys from the most to the least recently used.
+    public var keysByRecency: [String] { storage.withLock { $0.keysByRecency } }
+
+    /// The live keys in ascending order, the order of ``Strata/AllObjectsQuery`` and pagination.
+    public func sortedKeys() -> [String] {
+        let now = configuration.clock.now()
+        return storage.withLock { storage in
+            storage.nodes.compactMap { node in
+                guard node.value != nil else { return nil }
+                if let expiresAt = node.expiresAt, now >= expiresAt { return nil }
+                return node.key
+            }
+        }.sorted()
+    }
+
+    private func evict(_ storage: inout LRUStorage<Value>) {
+        let countLimit = configuration.countLimit ?? .max
+        let costLimit = configuration.costLimit ?? .max
+        while storage.count > countLimit || storage.totalCost > costLimit,
+            let key = storage.leastRecentlyUsedKey
+        {
+            storage.remove(key)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Strata
+import Synchronization
+
+/// A clock that moves only when a test tells it to, so time-dependent behaviour is tested without
+/// sleeping.
+///
+/// ``sleep(for:)`` suspends until ``advance(by:)`` moves the clock past the sleeper's deadline, and throws
+/// `CancellationError` when the sleeping task is cancelled.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// let cache = memory.validated(by: .maxAge(.seconds(60), clock: clock))
+/// clock.advance(by: .seconds(61))   // the cached value is now invalid
+/// ```
+public final class ManualClock: WallClock {
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Date
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now: Date
+        var sleepers: [Sleeper] = []
+        var nextID: UInt64 = 0
+        var sleepCalls: [Duration] = []
+    }
+
+    private let state: Mutex<State>
+
+    /// Creates a clock that starts at `start`.
+    ///
+    /// - Parameter start: The initial date; a fixed date by default so tests are repeatable.
+    public init(start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        state = Mutex(State(now: start))
+    }
+
+    /// The clock's current date.
+    public func now() -> Date { state.withLock { $0.now } }
+
+    /// Every duration passed to ``sleep(for:)`` so far, in call order.
+    public var sleepCalls: [Duration] { state.withLock { $0.sleepCalls } }
+
+    /// The number of tasks currently suspended in ``sleep(for:)``.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Moves the clock forward and wakes every sleeper whose deadline has come.
+    ///
+    /// - Parameter duration: How far to move; negative durations are ignored.
+    public func advance(by duration: Duration) {
+        let woken = state.withLock { state -> [Sleeper] in
+            if duration > .zero { state.now = state.now.addingTimeInterval(duration.timeInterval) }
+            let due = state.sleepers.filter { $0.deadline <= state.now }
+            state.sleepers.removeAll { $0.deadline <= state.now }
+            return due
+        }
+        for sleeper in woken { sleeper.continuation.resume() }
+    }
+
+    /// Suspends until the clock is advanced past `now + duration`; returns at once for a zero duration.
+    ///
+    /// - Parameter duration: How long to sleep on this clock.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    public func sleep(for duration: Duration) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.sleepCalls.append(duration)
+            state.nextID += 1
+            return state.nextID
+        }
+        try Task.checkCancellation()
+        if duration <= .zero { return }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumeNow: Result<Void, any Error>? = state.withLock { state in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    let deadline = state.now.addingTimeInterval(duration.timeInterval)
+                    if deadline <= state.now { return .success(()) }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return nil
+                }
+                if let resumeNow { continuation.resume(with: resumeNow) }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.sleepers.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Waits until at least `count` tasks are suspended in ``sleep(for:)``, yielding between checks.
+    ///
+    /// - Parameter count: How many sleepers to wait for.
+    public func waitForSleepers(_ count: Int = 1) async {
+        while sleeperCount < count { await Task.yield() }
+    }
+}
