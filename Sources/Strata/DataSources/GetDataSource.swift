@@ -1,3 +1,5 @@
+import struct Foundation.Date
+
 /// A source that reads values: a memory store, a folder of files, an HTTP API.
 ///
 /// Implement ``get(_:)`` for queries naming one value and ``getAll(_:)`` for queries naming several
@@ -57,5 +59,3 @@ public struct StoredEntry<Value: Sendable>: Sendable {
         self.storedAt = storedAt
     }
 }
-
-import struct Foundation.Date

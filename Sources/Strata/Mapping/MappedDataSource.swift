@@ -1,3 +1,5 @@
+import Foundation
+
 /// A data source that converts the values of another source with mappers in both directions.
 ///
 /// Build it with ``GetDataSource/mapped(to:from:)`` or ``GetDataSource/decoding(_:decoder:encoder:)``.
@@ -126,5 +128,3 @@ extension GetDataSource where Value == Data {
         )
     }
 }
-
-import Foundation

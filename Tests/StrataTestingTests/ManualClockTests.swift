@@ -1,0 +1,55 @@
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+struct ManualClockTests {
+    @Test func advancingWakesSleepersWhoseDeadlineCame() async throws {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(4))
+        #expect(clock.sleeperCount == 1)
+        clock.advance(by: .seconds(1))
+        try await sleeper.value
+        #expect(clock.sleepCalls == [.seconds(5)])
+    }
+
+    @Test func cancellingASleeperThrowsCancellationError() async throws {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(5)) }
+        await clock.waitForSleepers(1)
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func nowMovesOnlyWhenAdvanced() {
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 0))
+        #expect(clock.now() == Date(timeIntervalSince1970: 0))
+        clock.advance(by: .milliseconds(1_500))
+        #expect(clock.now() == Date(timeIntervalSince1970: 1.5))
+    }
+}
+
+struct ScriptedDataSourceTests {
+    @Test func scriptedOutcomesComeFirstThenTheStoreAnswers() async throws {
+        let source = ScriptedDataSource(["k": "stored"])
+        source.script(.get, .value("scripted"), .failure(StrataError(.network, "down")))
+        #expect(try await source.get(KeyQuery("k")) == "scripted")
+        await #expect(throws: StrataError.self) { try await source.get(KeyQuery("k")) }
+        #expect(try await source.get(KeyQuery("k")) == "stored")
+        #expect(source.callCount(.get) == 3)
+    }
+
+    @Test func spiesRecordCallsInOrderAcrossSources() async throws {
+        let journal = CallJournal()
+        let first = SpyDataSource(name: "first", wrapping: ScriptedDataSource(["k": "v"]), journal: journal)
+        let second = SpyDataSource(name: "second", wrapping: ScriptedDataSource<String>(), journal: journal)
+        _ = try await first.get(KeyQuery("k"))
+        _ = try await second.put("v", in: KeyQuery("k"))
+        try await first.delete(KeyQuery("k"))
+        #expect(journal.trace == ["first.get", "second.put", "first.delete"])
+        #expect(first.calls.count == 2)
+    }
+}

@@ -1,0 +1,164 @@
+import Strata
+import StrataTesting
+import Testing
+
+struct CacheRepositoryGetTests {
+    @Test func defaultOperationReadsTheCacheFirstAndStopsOnAHit() async throws {
+        let harness = Harness(main: ["1": "main"], cache: ["1": "cached"])
+        let value = try await harness.repository().get(IdQuery(1), operation: .default)
+        #expect(value == "cached")
+        #expect(harness.journal.trace == ["cache.get"])
+    }
+
+    @Test func defaultOperationFallsThroughToMainOnAMissAndFillsTheCache() async throws {
+        let harness = Harness(main: ["1": "main"])
+        let value = try await harness.repository().get(IdQuery(1), operation: DefaultOperation())
+        #expect(value == "main")
+        #expect(harness.journal.trace == ["cache.get", "main.get", "cache.put"])
+        #expect(harness.cacheStore.contents["1"] == "main")
+    }
+
+    @Test func mainOperationTouchesOnlyMain() async throws {
+        let harness = Harness(main: ["1": "main"], cache: ["1": "cached"])
+        let value = try await harness.repository().get(IdQuery(1), operation: .main)
+        #expect(value == "main")
+        #expect(harness.journal.trace == ["main.get"])
+    }
+
+    @Test func mainSyncReadsMainThenPutsTheValueIntoTheCache() async throws {
+        let harness = Harness(main: ["1": "fresh"], cache: ["1": "old"])
+        let value = try await harness.repository().get(IdQuery(1), operation: .mainSync)
+        #expect(value == "fresh")
+        #expect(harness.journal.trace == ["main.get", "cache.put"])
+        #expect(harness.cacheStore.contents["1"] == "fresh")
+    }
+
+    @Test func mainSyncDoesNotTouchTheCacheWhenMainFails() async throws {
+        let harness = Harness(cache: ["1": "old"])
+        harness.mainStore.script(.get, .failure(offline))
+        await #expect(throws: StrataError.self) { try await harness.repository().get(IdQuery(1), operation: .mainSync) }
+        #expect(harness.journal.trace == ["main.get"])
+        #expect(harness.cacheStore.contents["1"] == "old")
+    }
+
+    @Test func cacheOperationTouchesOnlyTheCache() async throws {
+        let harness = Harness(main: ["1": "main"])
+        let error = await #expect(throws: StrataError.self) {
+            try await harness.repository().get(IdQuery(1), operation: .cache)
+        }
+        #expect(error?.code == .notFound)
+        #expect(harness.journal.trace == ["cache.get"])
+    }
+
+    @Test func cacheOperationAppliesValidationUnlessAskedToIgnoreIt() async throws {
+        let harness = Harness(cache: ["1": "stale"])
+        let repository = CacheRepository(
+            main: harness.main,
+            cache: harness.cache.validated(by: ClosureValidator { _, _ in false })
+        )
+        let error = await #expect(throws: StrataError.self) { try await repository.get(IdQuery(1), operation: .cache) }
+        #expect(error?.code == .notValid)
+        let stale = try await repository.get(IdQuery(1), operation: .cacheIgnoringValidation)
+        #expect(stale == "stale")
+        #expect(harness.journal.trace == ["cache.get", "cache.get"])
+    }
+
+    @Test func cacheSyncReturnsAValidCachedValueWithoutAskingMain() async throws {
+        let harness = Harness(main: ["1": "main"], cache: ["1": "cached"])
+        #expect(try await harness.repository().get(IdQuery(1), operation: .cacheSync) == "cached")
+        #expect(harness.journal.trace == ["cache.get"])
+    }
+
+    @Test func cacheSyncGoesToMainWhenTheCachedValueIsNotValid() async throws {
+        let harness = Harness(main: ["1": "fresh"], cache: ["1": "stale"])
+        let repository = CacheRepository(
+            main: harness.main,
+            cache: harness.cache.validated(by: ClosureValidator { value, _ in value != "stale" })
+        )
+        #expect(try await repository.get(IdQuery(1), operation: .cacheSync) == "fresh")
+        #expect(harness.journal.trace == ["cache.get", "main.get", "cache.put"])
+    }
+
+    @Test(arguments: [StrataError.Code.io, .dataSerialization, .unauthorized, .corrupt])
+    func cacheSyncReturnsOtherCacheErrorsAsTheyAre(code: StrataError.Code) async throws {
+        let harness = Harness(main: ["1": "main"])
+        harness.cacheStore.script(.get, .failure(StrataError(code, "cache broke")))
+        let error = await #expect(throws: StrataError.self) {
+            try await harness.repository().get(IdQuery(1), operation: .cacheSync)
+        }
+        #expect(error?.code == code)
+        #expect(harness.journal.trace == ["cache.get"])
+    }
+
+    @Test func cacheSyncFallbackServesTheStaleValueWhenTheRuleAcceptsMainsError() async throws {
+        let harness = Harness(cache: ["1": "stale"])
+        harness.mainStore.script(.get, .failure(offline))
+        let repository = CacheRepository(
+            main: harness.main,
+            cache: harness.cache.validated(by: ClosureValidator { _, _ in false })
+        )
+        let value = try await repository.get(
+            IdQuery(1),
+            operation: .cacheSync(fallback: { $0.strataCode == .network })
+        )
+        #expect(value == "stale")
+        #expect(harness.journal.trace == ["cache.get", "main.get"])
+    }
+
+    @Test func cacheSyncFallbackRefusedThrowsMainsError() async throws {
+        let harness = Harness(cache: ["1": "stale"])
+        harness.mainStore.script(.get, .failure(StrataError(.unauthorized, "who are you")))
+        let repository = CacheRepository(
+            main: harness.main,
+            cache: harness.cache.validated(by: ClosureValidator { _, _ in false })
+        )
+        let error = await #expect(throws: StrataError.self) {
+            try await repository.get(IdQuery(1), operation: .cacheSync(fallback: { $0.strataCode == .network }))
+        }
+        #expect(error?.code == .unauthorized)
+    }
+
+    @Test func cacheSyncFallbackHasNothingToServeAfterANotFound() async throws {
+        let harness = Harness()
+        harness.mainStore.script(.get, .failure(offline))
+        let error = await #expect(throws: StrataError.self) {
+            try await harness.repository().get(IdQuery(1), operation: .cacheSync(fallback: { _ in true }))
+        }
+        #expect(error?.code == .network)
+    }
+
+    @Test func aFailedCacheWriteAfterMainSucceededIsReportedWithMainsValue() async throws {
+        let harness = Harness(main: ["1": "main"])
+        harness.cacheStore.script(.put, .failure(StrataError(.io, "disk full")))
+        let error = await #expect(throws: StrataError.self) {
+            try await harness.repository().get(IdQuery(1), operation: .cacheSync)
+        }
+        #expect(error?.code == .cacheSyncFailed)
+        #expect(error?.value(as: String.self) == "main")
+        #expect((error?.underlying as? StrataError)?.code == .io)
+    }
+
+    @Test func bestEffortCacheWritesIgnoreAFailedCacheWrite() async throws {
+        let harness = Harness(main: ["1": "main"])
+        harness.cacheStore.script(.put, .failure(StrataError(.io, "disk full")))
+        let repository = harness.repository(.init(cacheWrites: .bestEffort))
+        #expect(try await repository.get(IdQuery(1), operation: .mainSync) == "main")
+    }
+
+    @Test func getAllFollowsTheSameTable() async throws {
+        let harness = Harness(main: ["1": "a", "2": "b"])
+        let values = try await harness.repository().getAll(IdsQuery([1, 2]), operation: .cacheSync)
+        #expect(values == ["a", "b"])
+        #expect(harness.journal.trace == ["cache.getAll", "main.getAll", "cache.putAll"])
+        #expect(try await harness.repository().getAll(IdsQuery([1, 2]), operation: .cache) == ["a", "b"])
+    }
+
+    @Test func anUnknownOperationIsAThrownError() async throws {
+        let harness = Harness(main: ["1": "main"], cache: ["1": "cached"])
+        let error = await #expect(throws: StrataError.self) {
+            try await harness.repository().get(IdQuery(1), operation: UnknownOperation())
+        }
+        #expect(error?.code == .operationNotSupported)
+        #expect(harness.journal.trace.isEmpty)
+    }
+}

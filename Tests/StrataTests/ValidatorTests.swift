@@ -1,0 +1,96 @@
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+struct Stamped: Sendable, Equatable {
+    let name: String
+    let fetchedAt: Date
+}
+
+struct ValidatorTests {
+    @Test(arguments: [
+        (Duration.seconds(299), true),
+        (Duration.milliseconds(299_999), true),
+        (Duration.seconds(300), false),
+        (Duration.seconds(301), false),
+    ])
+    func maxAgeOnTheValuesTimestampExpiresExactlyAtTheBoundary(elapsed: Duration, valid: Bool) {
+        // Given a value stamped now and a five-minute validator
+        let clock = ManualClock()
+        let validator = MaxAgeValidator<Stamped>(maxAge: .seconds(300), timestamp: \.fetchedAt, clock: clock)
+        let value = Stamped(name: "a", fetchedAt: clock.now())
+        // When time passes
+        clock.advance(by: elapsed)
+        // Then it is valid strictly before the boundary only
+        #expect(validator.isValid(value, context: ValidationContext()) == valid)
+    }
+
+    @Test func storedTimeValidatorReadsTheEntrysStoredDate() async throws {
+        // Given an entry stored through a source that records stored dates
+        let clock = ManualClock()
+        let source = EntryDatedSource(clock: clock)
+        _ = try await source.put("v", in: KeyQuery("k"))
+        let validated = source.validated(by: .maxAge(.seconds(60), clock: clock))
+        // Then it is valid until exactly 60 seconds later
+        clock.advance(by: .seconds(59))
+        #expect(try await validated.get(KeyQuery("k")) == "v")
+        clock.advance(by: .seconds(1))
+        let error = await #expect(throws: StrataError.self) { try await validated.get(KeyQuery("k")) }
+        #expect(error?.code == .notValid)
+        #expect(error?.value(as: String.self) == "v")
+    }
+
+    @Test func storedTimeValidatorRejectsValuesOfSourcesWithoutDates() async throws {
+        let source = ScriptedDataSource(["k": "v"])
+        let validated = source.validated(by: StoredTimeValidator(maxAge: .seconds(60), clock: ManualClock()))
+        await #expect(throws: StrataError.self) { try await validated.get(KeyQuery("k")) }
+    }
+
+    @Test func validatorsComposeWithAllAndAny() {
+        let yes = ClosureValidator<Int> { _, _ in true }
+        let no = ClosureValidator<Int> { _, _ in false }
+        let context = ValidationContext()
+        #expect(yes.and(yes).isValid(1, context: context))
+        #expect(!yes.and(no).isValid(1, context: context))
+        #expect(yes.or(no).isValid(1, context: context))
+        #expect(!no.or(no).isValid(1, context: context))
+        #expect(AllValidator<Int>([]).isValid(1, context: context))
+        #expect(!AnyValidator<Int>([]).isValid(1, context: context))
+    }
+
+    @Test func getAllIsInvalidWhenOneValueIsInvalidAndCarriesAllValues() async throws {
+        let source = ScriptedDataSource(["1": "ok", "2": "expired"])
+        let validated = source.validated(by: ClosureValidator { value, _ in value != "expired" })
+        let error = await #expect(throws: StrataError.self) { try await validated.getAll(IdsQuery([1, 2])) }
+        #expect(error?.value(as: [String].self) == ["ok", "expired"])
+    }
+
+    @Test func writesPassThroughAValidator() async throws {
+        let source = ScriptedDataSource<String>()
+        let validated = source.validated(by: ClosureValidator { _, _ in false })
+        _ = try await validated.put("v", in: KeyQuery("k"))
+        try await validated.delete(KeyQuery("other"))
+        #expect(source.contents == ["k": "v"])
+    }
+}
+
+/// A minimal source that records stored dates, to test ``StoredTimeValidator`` inside the core.
+final class EntryDatedSource: DataSource, StoredEntryDataSource {
+    private let store = ScriptedDataSource<StoredEntry<String>>()
+    let clock: ManualClock
+
+    init(clock: ManualClock) { self.clock = clock }
+
+    func getEntry(_ query: any Query) async throws -> StoredEntry<String> { try await store.get(query) }
+    func getAllEntries(_ query: any Query) async throws -> [StoredEntry<String>] { try await store.getAll(query) }
+    func get(_ query: any Query) async throws -> String { try await getEntry(query).value }
+    func getAll(_ query: any Query) async throws -> [String] { try await getAllEntries(query).map(\.value) }
+    func put(_ value: String, in query: any Query) async throws -> String {
+        try await store.put(StoredEntry(value: value, storedAt: clock.now()), in: query).value
+    }
+    func putAll(_ values: [String], in query: any Query) async throws -> [String] {
+        try await store.putAll(values.map { StoredEntry(value: $0, storedAt: clock.now()) }, in: query).map(\.value)
+    }
+    func delete(_ query: any Query) async throws { try await store.delete(query) }
+}
