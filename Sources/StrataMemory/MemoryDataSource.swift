@@ -6,7 +6,7 @@ import Synchronization
 /// expiry.
 ///
 /// Get and put are O(1): a dictionary points into a linked list kept in arrays, guarded by one `Mutex`
-/// (no actor hop). Both the async ``DataSource`` protocol and a synchronous API
+/// (no actor hop). Both the async ``Strata/DataSource`` protocol and a synchronous API
 /// (``value(forKey:)``, ``setValue(_:forKey:timeToLive:)``) are available.
 ///
 /// ```swift

@@ -10,8 +10,8 @@ import Synchronization
 /// main.script(.put, .transform { $0.uppercased() })                 // the next put stores "ABC" for "abc"
 /// ```
 ///
-/// Unscripted calls behave like a plain in-memory source for ``KeyedQuery``, ``MultiKeyedQuery`` and
-/// ``AllObjectsQuery`` (key order); other queries throw ``StrataError/Code/queryNotSupported``.
+/// Unscripted calls behave like a plain in-memory source for ``Strata/KeyedQuery``, ``Strata/MultiKeyedQuery`` and
+/// ``Strata/AllObjectsQuery`` (key order); other queries throw ``Strata/StrataError/Code/queryNotSupported``.
 public final class ScriptedDataSource<Value: Sendable>: DataSource {
     /// What one scripted call does.
     public enum Outcome: Sendable {
