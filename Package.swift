@@ -17,13 +17,30 @@ targets += libraries.map { library in
             ? [.target(name: library.name)] : [.target(name: library.name), "StrataTesting"]
     )
 }
+// Samples: executables of this package that are not products, so consumers never build or fetch them.
 targets += [
+    .target(name: "SampleSupport", dependencies: ["Strata"], path: "Samples/SampleSupport"),
     .executableTarget(
         name: "StrataTour",
-        dependencies: ["Strata", "StrataMemory"],
+        dependencies: ["SampleSupport", "Strata", "StrataMemory"],
         path: "Samples/StrataTour"
-    )
+    ),
 ]
+/// One sample per operation, in `Samples/Operations/<Operation>`.
+let operationSamples = ["Default", "Main", "MainSync", "Cache", "CacheSync", "CacheSyncFallback"]
+targets += operationSamples.map { name in
+    .executableTarget(
+        name: "\(name)OperationSample",
+        dependencies: ["SampleSupport", "Strata", "StrataMemory", "StrataTesting"],
+        path: "Samples/Operations/\(name)"
+    )
+}
+targets.append(
+    .testTarget(
+        name: "SamplesTests",
+        dependencies: operationSamples.map { .target(name: "\($0)OperationSample") } + ["StrataTour"]
+    )
+)
 
 let package = Package(
     name: "Strata",

@@ -2,61 +2,9 @@
 // answered each call. Run it with `swift run StrataTour`.
 
 import Foundation
+import SampleSupport
 import Strata
 import StrataMemory
-
-/// A data source that prints every call it receives, so the tour shows which source was touched.
-struct Narrated<Source: DataSource>: DataSource {
-    let name: String
-    let source: Source
-
-    func get(_ query: any Query) async throws -> Source.Value {
-        do {
-            let value = try await source.get(query)
-            print("    \(name).get(\(describe(query))) -> \(value)")
-            return value
-        } catch let error as StrataError {
-            print("    \(name).get(\(describe(query))) -> \(error.code)")
-            throw error
-        }
-    }
-
-    func getAll(_ query: any Query) async throws -> [Source.Value] {
-        let values = try await source.getAll(query)
-        print("    \(name).getAll(\(describe(query))) -> \(values)")
-        return values
-    }
-
-    func put(_ value: Source.Value, in query: any Query) async throws -> Source.Value {
-        print("    \(name).put(\(value), in: \(describe(query)))")
-        return try await source.put(value, in: query)
-    }
-
-    func putAll(_ values: [Source.Value], in query: any Query) async throws -> [Source.Value] {
-        print("    \(name).putAll(\(values), in: \(describe(query)))")
-        return try await source.putAll(values, in: query)
-    }
-
-    func delete(_ query: any Query) async throws {
-        print("    \(name).delete(\(describe(query)))")
-        try await source.delete(query)
-    }
-
-    private func describe(_ query: any Query) -> String {
-        (query as? any KeyedQuery).map { "\"\($0.key)\"" } ?? "\(type(of: query))"
-    }
-}
-
-func step(_ title: String, _ body: @Sendable () async throws -> Void) async {
-    print("\n▸ \(title)")
-    do {
-        try await body()
-    } catch let error as StrataError {
-        print("    ✗ \(error.code): \(error.message)")
-    } catch {
-        print("    ✗ \(error)")
-    }
-}
 
 @main
 struct StrataTour {
@@ -67,8 +15,8 @@ struct StrataTour {
         for (id, name) in [(1, "Ada"), (2, "Grace"), (3, "Edsger")] { api.setValue(name, forKey: "\(id)") }
 
         let users = CacheRepository(
-            main: Narrated(name: "main", source: api),
-            cache: Narrated(name: "cache", source: memory)
+            main: NarratedDataSource("main", api),
+            cache: NarratedDataSource("cache", memory)
         )
 
         await step("GET id 1, .cacheSync on a cold cache: cache misses, main answers, cache is filled") {
