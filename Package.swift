@@ -44,8 +44,8 @@ targets.append(
 
 let package = Package(
     name: "Strata",
-    // `Synchronization.Mutex` is the lock of every thread-safe type; it needs these minimums.
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // `Duration` and parameterized protocol types (`any DataSource<User>`) need the Swift 5.7 runtime.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: libraries.map { .library(name: $0.name, targets: [$0.name]) },
     targets: targets
 )

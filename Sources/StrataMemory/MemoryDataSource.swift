@@ -1,11 +1,10 @@
 import Foundation
 import Strata
-import Synchronization
 
 /// An in-memory data source bounded by count and by cost, with true least-recently-used eviction and
 /// expiry.
 ///
-/// Get and put are O(1): a dictionary points into a linked list kept in arrays, guarded by one `Mutex`
+/// Get and put are O(1): a dictionary points into a linked list kept in arrays, guarded by one lock
 /// (no actor hop). Both the async ``Strata/DataSource`` protocol and a synchronous API
 /// (``value(forKey:)``, ``setValue(_:forKey:timeToLive:)``) are available.
 ///
@@ -20,14 +19,14 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// The limits and policies of the source.
     public let configuration: Configuration
 
-    private let storage: Mutex<LRUStorage<Value>>
+    private let storage: Locked<LRUStorage<Value>>
 
     /// Creates an empty source.
     ///
     /// - Parameter configuration: Limits, time to live, cost function and clock.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.storage = Mutex(LRUStorage())
+        self.storage = Locked(LRUStorage())
     }
 
     /// Creates an empty source with a count limit.

@@ -1,5 +1,4 @@
 import Strata
-import Synchronization
 
 /// A fake data source whose answers a test scripts call by call, with a key-value store behind it for
 /// every call that has no script.
@@ -31,7 +30,7 @@ public final class ScriptedDataSource<Value: Sendable>: DataSource {
         var callCounts: [SpyCall.Method: Int] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a fake with an optional initial content.
     ///
