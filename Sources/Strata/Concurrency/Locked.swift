@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A value guarded by a lock: the one lock every thread-safe Strata type uses.
@@ -15,9 +15,9 @@ import Musl
 package final class Locked<State>: @unchecked Sendable {
     // @unchecked Sendable is sound: `state` is only touched inside `withLock`, under `lock`.
     #if canImport(Darwin)
-    @usableFromInline let lock: UnsafeMutablePointer<os_unfair_lock>
+        @usableFromInline let lock: UnsafeMutablePointer<os_unfair_lock>
     #else
-    @usableFromInline let lock: UnsafeMutablePointer<pthread_mutex_t>
+        @usableFromInline let lock: UnsafeMutablePointer<pthread_mutex_t>
     #endif
     @usableFromInline var state: State
 
@@ -26,16 +26,16 @@ package final class Locked<State>: @unchecked Sendable {
         state = initialState
         lock = .allocate(capacity: 1)
         #if canImport(Darwin)
-        lock.initialize(to: os_unfair_lock())
+            lock.initialize(to: os_unfair_lock())
         #else
-        lock.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(lock, nil)
+            lock.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(lock, nil)
         #endif
     }
 
     deinit {
         #if !canImport(Darwin)
-        pthread_mutex_destroy(lock)
+            pthread_mutex_destroy(lock)
         #endif
         lock.deinitialize(count: 1)
         lock.deallocate()
@@ -52,18 +52,18 @@ package final class Locked<State>: @unchecked Sendable {
     @inlinable
     func acquire() {
         #if canImport(Darwin)
-        os_unfair_lock_lock(lock)
+            os_unfair_lock_lock(lock)
         #else
-        pthread_mutex_lock(lock)
+            pthread_mutex_lock(lock)
         #endif
     }
 
     @inlinable
     func release() {
         #if canImport(Darwin)
-        os_unfair_lock_unlock(lock)
+            os_unfair_lock_unlock(lock)
         #else
-        pthread_mutex_unlock(lock)
+            pthread_mutex_unlock(lock)
         #endif
     }
 }
