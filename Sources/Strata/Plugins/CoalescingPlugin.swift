@@ -31,6 +31,9 @@ public final class CoalescingPlugin: StrataPlugin {
     /// The number of distinct reads in flight now.
     public var inFlightCount: Int { coalescer.inFlightCount }
 
+    /// The number of callers waiting for a read in flight, the ones that started it included.
+    public var waiterCount: Int { coalescer.waiterCount }
+
     /// Runs the call, or joins an identical one in flight.
     public func intercept<R: Sendable>(
         _ call: PluginCall,

@@ -31,6 +31,9 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
     /// The number of keys whose operation is running now.
     public var inFlightCount: Int { state.withLock { $0.groups.count } }
 
+    /// The number of callers waiting, for all keys.
+    public var waiterCount: Int { state.withLock { $0.groups.values.reduce(0) { $0 + $1.count } } }
+
     /// The number of callers waiting for the operation of `key`.
     ///
     /// - Parameter key: The key.
