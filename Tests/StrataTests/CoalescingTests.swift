@@ -1,8 +1,8 @@
+import StrataTesting
 import Synchronization
 import Testing
 
 @testable import Strata
-import StrataTesting
 
 /// Counts how often an operation ran and whether it saw a cancellation.
 private final class OperationCounter: Sendable {

@@ -149,7 +149,9 @@ struct PluginChainTests {
         )
 
         #expect(try await repository.get(KeyQuery("a"), operation: .cacheSync) == 1)
-        #expect(recorder.calls.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-            == ["cache get", "main get", "cache put"])
+        #expect(
+            recorder.calls.map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+                == ["cache get", "main get", "cache put"]
+        )
     }
 }

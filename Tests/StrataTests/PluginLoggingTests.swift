@@ -100,7 +100,9 @@ struct PluginLoggingTests {
     @Test func customLevelsDecideWhatIsLogged() async throws {
         let log = PluginTestLog()
         let levels = LoggingPlugin.Levels(succeeded: .info, missed: .warning)
-        let source = PluginTestStore(["a": 1]).plugins([LoggingPlugin(minimumLevel: .info, levels: levels, sink: log.sink)])
+        let source = PluginTestStore(["a": 1]).plugins([
+            LoggingPlugin(minimumLevel: .info, levels: levels, sink: log.sink)
+        ])
 
         _ = try await source.get(KeyQuery("a"))
         _ = try? await source.get(KeyQuery("b"))

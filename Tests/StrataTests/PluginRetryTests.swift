@@ -58,7 +58,12 @@ struct PluginRetryTests {
     @Test func fullJitterFollowsTheSeededScheduleExactly() async throws {
         // Given five failures and full jitter drawn from a seeded generator
         let clock = ManualClock()
-        let backoff = RetryPlugin.Backoff(initial: .milliseconds(100), multiplier: 2, maximum: .seconds(1), jitter: .full)
+        let backoff = RetryPlugin.Backoff(
+            initial: .milliseconds(100),
+            multiplier: 2,
+            maximum: .seconds(1),
+            jitter: .full
+        )
         let store = PluginTestStore(["a": 1])
         store.failNext(Self.network, Self.network, Self.network, Self.network, Self.network)
         let source = store.plugins([retry(attempts: 6, backoff: backoff, clock: clock, seed: 42)])

@@ -5,7 +5,9 @@
 /// of equal durations reports them exactly). Recording is O(1) and the memory is fixed (256 counters).
 public struct LatencyHistogram: Sendable, Hashable {
     /// 2^(k/4) for k = 0…3: the sub-bucket edges inside one power of two.
-    private static let quarterEdges: [Double] = [1, 1.189_207_115_002_721, 1.414_213_562_373_095, 1.681_792_830_507_429]
+    private static let quarterEdges: [Double] = [
+        1, 1.189_207_115_002_721, 1.414_213_562_373_095, 1.681_792_830_507_429,
+    ]
     private static let bucketCount = 256
 
     private var buckets: [Int] = []

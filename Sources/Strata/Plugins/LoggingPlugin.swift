@@ -92,7 +92,9 @@ public struct LoggingPlugin: StrataPlugin {
             if levels.succeeded >= minimumLevel {
                 let value = includesValues ? String(describing: result) : nil
                 let duration = stopwatch.elapsed()
-                sink(LogRecord(level: levels.succeeded, event: .succeeded, call: call, duration: duration, value: value))
+                sink(
+                    LogRecord(level: levels.succeeded, event: .succeeded, call: call, duration: duration, value: value)
+                )
             }
             return result
         } catch {

@@ -65,7 +65,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     let value = try await fromMain()
                     return try await syncCache(after: value) { try await storeInCache(value) }
                 }
-                guard let key = mainReadKey(coalescing.method, coalescing.query) else { return try await readAndStore() }
+                guard let key = mainReadKey(coalescing.method, coalescing.query) else {
+                    return try await readAndStore()
+                }
                 return try await sharedMainRead(key, readAndStore)
             } catch {
                 if miss.code == .notValid, let stale = miss.value(as: Result.self), fallback(error) {

@@ -13,6 +13,10 @@
 /// it is. When the main source then fails and the operation's fallback rule accepts the error, the stale
 /// cached value is returned instead (serve-stale-on-error).
 ///
+/// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
+/// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own
+/// fallback rule.
+///
 /// ```swift
 /// let users = CacheRepository(
 ///     main: UsersAPI(client),
