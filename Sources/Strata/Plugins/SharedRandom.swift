@@ -1,0 +1,16 @@
+import Synchronization
+
+/// A random number generator that several tasks draw from, one draw at a time.
+final class SharedRandom: Sendable {
+    private let generator: Mutex<any RandomNumberGenerator & Sendable>
+
+    /// Wraps a generator.
+    init(_ generator: any RandomNumberGenerator & Sendable) {
+        self.generator = Mutex(generator)
+    }
+
+    /// Returns a value in `0..<1`.
+    func unitInterval() -> Double {
+        generator.withLock { $0.nextUnitInterval() }
+    }
+}
