@@ -1,12 +1,11 @@
 import StrataTesting
-import Synchronization
 import Testing
 
 @testable import Strata
 
 /// Counts how often an operation ran and whether it saw a cancellation.
 private final class OperationCounter: Sendable {
-    private let state = Mutex((runs: 0, sawCancellation: false))
+    private let state = Locked((runs: 0, sawCancellation: false))
 
     var runs: Int { state.withLock { $0.runs } }
     var sawCancellation: Bool { state.withLock { $0.sawCancellation } }

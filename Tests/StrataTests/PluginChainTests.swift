@@ -1,6 +1,5 @@
 import Strata
 import StrataTesting
-import Synchronization
 import Testing
 
 /// A plugin that serves a fixed value when the call fails.
@@ -26,7 +25,7 @@ struct FailFastPlugin: StrataPlugin {
 
 /// A plugin that records the calls it sees.
 final class RecordingPlugin: StrataPlugin {
-    private let seen = Mutex<[String]>([])
+    private let seen = Locked<[String]>([])
 
     var calls: [String] { seen.withLock { $0 } }
 

@@ -1,11 +1,10 @@
 import Strata
 import StrataTesting
-import Synchronization
 import Testing
 
 /// Collects log records.
 final class PluginTestLog: Sendable {
-    private let records = Mutex<[LogRecord]>([])
+    private let records = Locked<[LogRecord]>([])
 
     var all: [LogRecord] { records.withLock { $0 } }
 

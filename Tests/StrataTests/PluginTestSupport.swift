@@ -1,6 +1,5 @@
 import Strata
 import StrataTesting
-import Synchronization
 
 /// A gate that holds every caller until it is opened, and counts the callers.
 final class PluginTestGate: Sendable {
@@ -10,7 +9,7 @@ final class PluginTestGate: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// How many callers have entered so far.
     var entered: Int { state.withLock { $0.entered } }
@@ -52,10 +51,10 @@ final class PluginTestStore<Value: Sendable>: DataSource {
         var failures: [StrataError] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let gate: PluginTestGate?
     private let clock: ManualClock?
-    private let readDurations: Mutex<[Duration]>
+    private let readDurations: Locked<[Duration]>
 
     /// Creates a store.
     ///
@@ -70,10 +69,10 @@ final class PluginTestStore<Value: Sendable>: DataSource {
         clock: ManualClock? = nil,
         readDurations: [Duration] = []
     ) {
-        state = Mutex(State(values: values))
+        state = Locked(State(values: values))
         self.gate = gate
         self.clock = clock
-        self.readDurations = Mutex(readDurations)
+        self.readDurations = Locked(readDurations)
     }
 
     /// The next reads fail with these errors, in order.
@@ -163,7 +162,7 @@ struct TracingPlugin: StrataPlugin {
 
 /// A shareable journal of strings.
 final class PluginTestJournal: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
 
     /// Every line so far.
     var all: [String] { lines.withLock { $0 } }

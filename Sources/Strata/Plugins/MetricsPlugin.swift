@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A plugin that counts hits, misses and errors and measures latency, per source, method and operation.
 ///
@@ -14,7 +13,7 @@ import Synchronization
 /// ```
 public final class MetricsPlugin: StrataPlugin {
     private let clock: any WallClock
-    private let entries = Mutex<[MetricsSnapshot.Key: CallMetrics]>([:])
+    private let entries = Locked<[MetricsSnapshot.Key: CallMetrics]>([:])
 
     /// Creates the plugin with nothing counted.
     ///

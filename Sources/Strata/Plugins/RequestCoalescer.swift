@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Shares one run of an operation among every concurrent caller that asks for the same key.
 ///
@@ -23,7 +22,7 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
         var nextWaiter: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a coalescer with nothing in flight.
     public init() {}

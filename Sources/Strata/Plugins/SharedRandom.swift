@@ -1,12 +1,11 @@
-import Synchronization
 
 /// A random number generator that several tasks draw from, one draw at a time.
 final class SharedRandom: Sendable {
-    private let generator: Mutex<any RandomNumberGenerator & Sendable>
+    private let generator: Locked<any RandomNumberGenerator & Sendable>
 
     /// Wraps a generator.
     init(_ generator: any RandomNumberGenerator & Sendable) {
-        self.generator = Mutex(generator)
+        self.generator = Locked(generator)
     }
 
     /// Returns a value in `0..<1`.
