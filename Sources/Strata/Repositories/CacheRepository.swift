@@ -31,6 +31,9 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     /// How the repository behaves around its two sources.
     public let configuration: Configuration
 
+    /// Announces every write and delete made through this repository (and its copies) to its streams.
+    public let changeBroadcaster = ChangeBroadcaster()
+
     /// Creates a repository over a main and a cache data source.
     ///
     /// - Parameters:
