@@ -73,11 +73,16 @@ struct ResponseStream<Value: Sendable>: Sendable {
                     for await change in source { mergedContinuation.yield(change) }
                 }
             }
+            // Several sources announce one delete (the cache, then the repository): report it once.
+            var isRemoved = false
             for await change in merged {
                 if Task.isCancelled { break }
                 if let key, change.removes(key: key) {
+                    if isRemoved { continue }
+                    isRemoved = true
                     emit(.error(StrataError.notFound("The value for key \(key) was deleted"), origin: primaryOrigin))
                 } else {
+                    isRemoved = false
                     await read(emit)
                 }
             }
