@@ -22,7 +22,12 @@ targets += [
         name: "StrataTour",
         dependencies: ["Strata", "StrataMemory"],
         path: "Samples/StrataTour"
-    )
+    ),
+    .executableTarget(
+        name: "ObservationScreen",
+        dependencies: ["Strata", "StrataMemory"],
+        path: "Samples/ObservationScreen"
+    ),
 ]
 
 let package = Package(

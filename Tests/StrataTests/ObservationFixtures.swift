@@ -41,7 +41,9 @@ final class ObservableStore<Value: Sendable>: DataSource, StoredEntryDataSource,
 
     func get(_ query: any Query) async throws -> Value { try await getEntry(query).value }
 
-    func getAll(_ query: any Query) async throws -> [Value] { throw StrataError.queryNotSupported(query, by: Self.self) }
+    func getAll(_ query: any Query) async throws -> [Value] {
+        throw StrataError.queryNotSupported(query, by: Self.self)
+    }
 
     func put(_ value: Value, in query: any Query) async throws -> Value {
         guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
@@ -68,10 +70,11 @@ struct ObservedHarness {
     let clock = ManualClock()
     let cache: ObservableStore<String>
     let main: ScriptedDataSource<String>
-    let repository: CacheRepository<
-        ScriptedDataSource<String>,
-        ValidatedDataSource<ObservableStore<String>, StoredTimeValidator<String>>
-    >
+    let repository:
+        CacheRepository<
+            ScriptedDataSource<String>,
+            ValidatedDataSource<ObservableStore<String>, StoredTimeValidator<String>>
+        >
 
     init(main mainContents: [String: String] = [:], cache cacheContents: [String: String] = [:]) {
         cache = ObservableStore(cacheContents, clock: clock)

@@ -117,7 +117,9 @@ struct ObservationRepositoryTests {
         }
         // And the screen on key 2 sees only its own key's next change
         try await harness.repository.put("zwei", in: KeyQuery("2"))
-        #expect(try await other.wait { $0.value == "zwei" } == ["loading(file)", "value(two, main)", "value(zwei, file)"])
+        #expect(
+            try await other.wait { $0.value == "zwei" } == ["loading(file)", "value(two, main)", "value(zwei, file)"]
+        )
     }
 
     @Test func aWriteDirectlyOnAnObservedMainSourceReachesTheStream() async throws {
@@ -155,7 +157,8 @@ struct ObservationRepositoryTests {
         observation.task.cancel()
         try await observation.recorder.waitForFinish()
         try await eventually("registrations to end") {
-            harness.repository.changeBroadcaster.observerCount == 0 && harness.cache.changeBroadcaster.observerCount == 0
+            harness.repository.changeBroadcaster.observerCount == 0
+                && harness.cache.changeBroadcaster.observerCount == 0
         }
     }
 
@@ -170,7 +173,8 @@ struct ObservationRepositoryTests {
         for observation in observations { observation.task.cancel() }
         for observation in observations { try await observation.recorder.waitForFinish() }
         try await eventually("every registration to end") {
-            harness.repository.changeBroadcaster.observerCount == 0 && harness.cache.changeBroadcaster.observerCount == 0
+            harness.repository.changeBroadcaster.observerCount == 0
+                && harness.cache.changeBroadcaster.observerCount == 0
         }
     }
 

@@ -79,7 +79,8 @@ extension RepositoryResponse: CustomStringConvertible {
         switch self {
         case .loading(let origin): "loading(\(origin))"
         case .value(let value, let origin, _, let isStale): "value(\(value), \(origin)\(isStale ? ", stale" : ""))"
-        case .error(let error, let origin): "error(\(error.strataCode.map(String.init(describing:)) ?? "\(error)"), \(origin))"
+        case .error(let error, let origin):
+            "error(\(error.strataCode.map(String.init(describing:)) ?? "\(error)"), \(origin))"
         }
     }
 }

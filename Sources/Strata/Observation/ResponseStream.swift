@@ -21,7 +21,8 @@ struct ResponseStream<Value: Sendable>: Sendable {
             if !isRepeat { continuation.yield(response) }
         }
 
-        private static func isRepeat(_ response: RepositoryResponse<Value>, of last: RepositoryResponse<Value>) -> Bool {
+        private static func isRepeat(_ response: RepositoryResponse<Value>, of last: RepositoryResponse<Value>) -> Bool
+        {
             guard case .value(let new, let origin, _, let isStale) = response,
                 case .value(let old, let lastOrigin, _, let wasStale) = last,
                 origin == lastOrigin, isStale == wasStale, let new = new as? any Equatable
