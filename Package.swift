@@ -25,6 +25,11 @@ targets += [
         dependencies: ["SampleSupport", "Strata", "StrataMemory"],
         path: "Samples/StrataTour"
     ),
+    .executableTarget(
+        name: "ObservationScreen",
+        dependencies: ["Strata", "StrataMemory"],
+        path: "Samples/ObservationScreen"
+    ),
 ]
 /// One sample per operation, in `Samples/Operations/<Operation>`.
 let operationSamples = ["Default", "Main", "MainSync", "Cache", "CacheSync", "CacheSyncFallback"]

@@ -21,6 +21,10 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
 
     private let storage: Locked<LRUStorage<Value>>
 
+    /// Announces every put, removal and ``removeAll()`` to observers (see ``changes(forKey:)``); evictions,
+    /// expiry and ``purge(keeping:)`` are not announced, as they do not change the data, only what is kept.
+    public let changeBroadcaster = ChangeBroadcaster()
+
     /// Creates an empty source.
     ///
     /// - Parameter configuration: Limits, time to live, cost function and clock.
@@ -79,6 +83,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
             storage.set(key, value: value, cost: cost, storedAt: now, expiresAt: expiresAt)
             evict(&storage)
         }
+        changeBroadcaster.publish(.put(key: key))
     }
 
     /// Removes the value stored under `key`; returns whether there was one.
@@ -86,12 +91,15 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// - Parameter key: The key.
     @discardableResult
     public func removeValue(forKey key: String) -> Bool {
-        storage.withLock { $0.remove(key) }
+        let removed = storage.withLock { $0.remove(key) }
+        if removed { changeBroadcaster.publish(.delete(key: key)) }
+        return removed
     }
 
     /// Removes every entry: what an app calls on memory pressure.
     public func removeAll() {
         storage.withLock { $0.removeAll() }
+        changeBroadcaster.publish(.deleteAll)
     }
 
     /// Removes entries until at most `fraction` of the cost and count limits is used, least recently used

@@ -1,4 +1,3 @@
-
 /// A plugin that counts hits, misses and errors and measures latency, per source, method and operation.
 ///
 /// Read the numbers at any time with ``snapshot()``; recording is one lock and a few additions per call.

@@ -1,4 +1,3 @@
-
 /// Shares one run of an operation among every concurrent caller that asks for the same key.
 ///
 /// The first caller for a key starts the operation in an unstructured task owned by the coalescer;

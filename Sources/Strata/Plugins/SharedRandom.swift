@@ -1,4 +1,3 @@
-
 /// A random number generator that several tasks draw from, one draw at a time.
 final class SharedRandom: Sendable {
     private let generator: Locked<any RandomNumberGenerator & Sendable>

@@ -38,6 +38,9 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     /// Shares the main read of a CacheSync miss among concurrent identical reads.
     let mainReads = RequestCoalescer<MainReadKey, any Sendable>()
 
+    /// Announces every write and delete made through this repository (and its copies) to its streams.
+    public let changeBroadcaster = ChangeBroadcaster()
+
     /// Creates a repository over a main and a cache data source.
     ///
     /// - Parameters:
