@@ -148,7 +148,7 @@ extension JSONFileDataSource {
                 storage.location(of: key).path,
                 now: now,
                 reason: "Corrupt entry file for key \"\(key.prefix(200))\"",
-                underlying: error
+                underlying: StrataError.serialization(error, "Decoding the entry file failed")
             )
             try storage.forget(key)
             return nil

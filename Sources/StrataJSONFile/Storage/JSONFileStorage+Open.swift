@@ -59,7 +59,12 @@ extension JSONFileStorage {
                             throw StrataError(.corrupt, "The file holds the key \"\(header.key)\" of another file")
                         }
                     } catch {
-                        try quarantine(path, now: now, reason: "Corrupt entry file", underlying: error)
+                        try quarantine(
+                            path,
+                            now: now,
+                            reason: "Corrupt entry file",
+                            underlying: StrataError.serialization(error, "Decoding the entry file failed")
+                        )
                         continue
                     }
                     rebuilt[header.key] = header.record
