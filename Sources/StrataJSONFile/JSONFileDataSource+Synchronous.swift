@@ -82,7 +82,7 @@ extension JSONFileDataSource {
             }
             for key in expired { try storage.remove(key) }
             try storage.compact()
-            let hashes = Set(storage.sortedKeys().map { SHA256.hex(of: $0) })
+            let hashes = Set(storage.sortedKeys().map { JSONFileStorage.fileName(of: $0) })
             try storage.sweep(keepingHashes: hashes)
             return expired.count
         }

@@ -59,10 +59,18 @@ struct JSONFileStorage: ~Copyable {
     // MARK: - Paths
 
     /// The folder and the path of the file of `key`.
+    ///
+    /// The hash is taken of the key's canonical composition (NFC), because Swift compares strings by
+    /// canonical equivalence: `"e\u{301}"` and `"é"` are one key, so they must be one file.
     func location(of key: String) -> (folder: String, path: String) {
-        let hash = SHA256.hex(of: key)
+        let hash = Self.fileName(of: key)
         let folder = entriesFolder + "/" + String(hash.prefix(2))
         return (folder, folder + "/" + hash + ".json")
+    }
+
+    /// The file name stem of `key`: 32 hexadecimal digits of the SHA-256 of its NFC form.
+    static func fileName(of key: String) -> String {
+        SHA256.hex(of: key.precomposedStringWithCanonicalMapping)
     }
 
     // MARK: - Index
