@@ -35,14 +35,24 @@ extension JSONFileDataSource {
         let encoder = configuration.makeEncoder()
         try withStorage { storage in
             let sequence = storage.takeSequence()
-            let envelope = EntryEnvelope(key: key, storedAt: now, maxAge: maxAgeSeconds, sequence: sequence, value: value)
+            let envelope = EntryEnvelope(
+                key: key,
+                storedAt: now,
+                maxAge: maxAgeSeconds,
+                sequence: sequence,
+                value: value
+            )
             let data: Data
             do {
                 data = try encoder.encode(envelope)
             } catch {
                 throw StrataError.serialization(error, "Encoding the value for key \"\(key)\" failed")
             }
-            try storage.write(data, for: key, record: IndexRecord(storedAt: now, maxAge: maxAgeSeconds, sequence: sequence))
+            try storage.write(
+                data,
+                for: key,
+                record: IndexRecord(storedAt: now, maxAge: maxAgeSeconds, sequence: sequence)
+            )
             if let countLimit = configuration.countLimit {
                 while storage.count > countLimit, let victim = storage.leastRecentlyUsedKey() {
                     try storage.remove(victim)

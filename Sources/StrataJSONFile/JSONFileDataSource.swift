@@ -88,7 +88,9 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
         maxAge: Duration? = nil,
         clock: any WallClock = SystemClock()
     ) throws {
-        try self.init(configuration: Configuration(folder: folder, countLimit: countLimit, maxAge: maxAge, clock: clock))
+        try self.init(
+            configuration: Configuration(folder: folder, countLimit: countLimit, maxAge: maxAge, clock: clock)
+        )
     }
 
     /// Runs `body` under the lock, then hands the corruption reports it made to the diagnostics closure.

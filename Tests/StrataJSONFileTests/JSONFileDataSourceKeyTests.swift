@@ -15,7 +15,9 @@ struct JSONFileDataSourceKeyTests {
     ]
 
     @Test func fileNamesAreSHA256OfTheKey() {
-        #expect(SHA256.hex(of: "abc", byteCount: 32) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            SHA256.hex(of: "abc", byteCount: 32) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        )
         #expect(SHA256.hex(of: "", byteCount: 32) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(
             SHA256.hex(of: String(repeating: "a", count: 1_000), byteCount: 32)
@@ -29,7 +31,9 @@ struct JSONFileDataSourceKeyTests {
             let keys = Self.hostileKeys
             do {
                 let store = try fixture.open()
-                for (number, key) in keys.enumerated() { try store.setValue(Item(name: key, number: number), forKey: key) }
+                for (number, key) in keys.enumerated() {
+                    try store.setValue(Item(name: key, number: number), forKey: key)
+                }
                 for (number, key) in keys.enumerated() {
                     let read = try store.value(forKey: key)
                     #expect(read?.number == number && read?.name == key, "key of \(key.count) characters")
@@ -44,7 +48,9 @@ struct JSONFileDataSourceKeyTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path) == ["store"])
             #expect(!FileManager.default.fileExists(atPath: "/tmp/strata-escape"))
             for file in try fixture.files() {
-                #expect(file == "index.journal" || file.wholeMatch(of: /entries\/[0-9a-f]{2}\/[0-9a-f]{32}\.json/) != nil)
+                #expect(
+                    file == "index.journal" || file.wholeMatch(of: /entries\/[0-9a-f]{2}\/[0-9a-f]{32}\.json/) != nil
+                )
             }
             // The index carries every key through a reopen.
             let reopened = try fixture.open()
@@ -66,9 +72,13 @@ struct JSONFileDataSourceKeyTests {
                 let length = Int.random(in: 0...40, using: &generator)
                 var scalars = String.UnicodeScalarView()
                 for _ in 0..<length {
-                    let ranges: [ClosedRange<UInt32>] = [0...0x7F, 0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFD, 0x1_0000...0x1_FFFF]
+                    let ranges: [ClosedRange<UInt32>] = [
+                        0...0x7F, 0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFD, 0x1_0000...0x1_FFFF,
+                    ]
                     let range = ranges[Int.random(in: 0..<ranges.count, using: &generator)]
-                    if let scalar = Unicode.Scalar(UInt32.random(in: range, using: &generator)) { scalars.append(scalar) }
+                    if let scalar = Unicode.Scalar(UInt32.random(in: range, using: &generator)) {
+                        scalars.append(scalar)
+                    }
                 }
                 keys.insert(String(scalars))
             }
@@ -76,7 +86,9 @@ struct JSONFileDataSourceKeyTests {
             let ordered = keys.sorted()
             do {
                 let store = try fixture.open()
-                for (number, key) in ordered.enumerated() { try store.setValue(Item(name: key, number: number), forKey: key) }
+                for (number, key) in ordered.enumerated() {
+                    try store.setValue(Item(name: key, number: number), forKey: key)
+                }
             }
             let store = try fixture.open()
             let sameKeys = store.keys() == ordered

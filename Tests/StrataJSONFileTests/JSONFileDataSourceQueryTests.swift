@@ -39,14 +39,24 @@ struct JSONFileDataSourceQueryTests {
         try await withTemporaryFolder { folder in
             let store = try Fixture(folder: folder).open()
             let names = ["delta", "alpha", "echo", "charlie", "bravo"]
-            for (number, name) in names.enumerated() { try store.setValue(Item(name: name, number: number), forKey: name) }
+            for (number, name) in names.enumerated() {
+                try store.setValue(Item(name: name, number: number), forKey: name)
+            }
             // Reads change the LRU order but not the listing order.
             _ = try store.value(forKey: "echo")
 
             let sorted = names.sorted()
             #expect(try await store.getAll(AllObjectsQuery()).map(\.name) == sorted)
-            #expect(try await store.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 2)).map(\.name) == ["alpha", "bravo"])
-            #expect(try await store.getAll(PaginationOffsetLimitQuery(offset: 2, limit: 2)).map(\.name) == ["charlie", "delta"])
+            #expect(
+                try await store.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 2)).map(\.name) == [
+                    "alpha", "bravo",
+                ]
+            )
+            #expect(
+                try await store.getAll(PaginationOffsetLimitQuery(offset: 2, limit: 2)).map(\.name) == [
+                    "charlie", "delta",
+                ]
+            )
             #expect(try await store.getAll(PaginationOffsetLimitQuery(offset: 4, limit: 2)).map(\.name) == ["echo"])
             #expect(try await store.getAll(PaginationOffsetLimitQuery(offset: 5, limit: 2)).isEmpty)
             #expect(store.keys() == sorted)
@@ -64,7 +74,9 @@ struct JSONFileDataSourceQueryTests {
             var configuration = fixture.configuration()
             configuration.key = nil
             let keyless = try JSONFileDataSource<Item>(configuration: configuration)
-            await expectError(.queryNotSupported) { try await keyless.putAll([Item(name: "z", number: 0)], in: AllObjectsQuery()) }
+            await expectError(.queryNotSupported) {
+                try await keyless.putAll([Item(name: "z", number: 0)], in: AllObjectsQuery())
+            }
             await expectError(.invalidArgument) { try await keyless.putAll([], in: IdsQuery([1])) }
         }
     }

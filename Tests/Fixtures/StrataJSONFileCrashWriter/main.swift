@@ -16,7 +16,9 @@ struct CrashPayload: Codable, Sendable {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let first = Int(arguments[3]), let keyCount = Int(arguments[4]), keyCount > 0 else {
-    FileHandle.standardError.write(Data("usage: StrataJSONFileCrashWriter <folder> <atomic|durable> <first> <keys>\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: StrataJSONFileCrashWriter <folder> <atomic|durable> <first> <keys>\n".utf8)
+    )
     exit(2)
 }
 
