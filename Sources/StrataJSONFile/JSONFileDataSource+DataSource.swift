@@ -14,7 +14,8 @@ extension JSONFileDataSource: DataSource, StoredEntryDataSource {
     /// ``Strata/AllObjectsQuery`` (in key order) or of a ``Strata/PaginationOffsetLimitQuery`` (a page
     /// of the key order).
     ///
-    /// Keyed reads mark their entries most recently used; listings do not.
+    /// Keyed reads mark their entries most recently used; listings do not. A listing or a page skips
+    /// entries whose files turn out to be missing or corrupt (those are reported and moved aside).
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when a key a ``Strata/MultiKeyedQuery`` names is
     ///   absent, ``Strata/StrataError/Code/queryNotSupported`` for other queries.

@@ -19,8 +19,9 @@ import Synchronization
 /// entry's file and appends one line to the index.
 ///
 /// - term `entries/<ab>/<abcd…>.json`: one JSON file per entry, named by the first 128 bits of the
-///   SHA-256 of the key in hexadecimal (in 256 sub-folders), so any key — `../`, NUL, 10 KB, emoji,
-///   keys that differ only in case — is a safe file name. The file holds the key, the stored date,
+///   SHA-256 of the key's NFC form in hexadecimal (in 256 sub-folders), so any key — `../`, NUL, 10 KB,
+///   emoji, keys that differ only in case — is a safe file name, and keys Swift considers equal
+///   (canonically equivalent) share one file. The file holds the key, the stored date,
 ///   the entry's maximum age, its LRU sequence and the value, so the index can be rebuilt from it.
 /// - term `index.journal`: the index — keys, stored dates, maximum ages and LRU sequence numbers — as
 ///   an append-only journal of checksummed lines (a write, a read, a removal each append one). It is

@@ -12,6 +12,7 @@ extension JSONFileStorage {
         do {
             try POSIXFile.makeFolder(root)
             try POSIXFile.makeFolder(entriesFolder)
+            if durable { try POSIXFile.syncFolder(root) }
         } catch {
             throw StrataError.io("Creating the store folder \(root) failed", underlying: error)
         }
