@@ -7,6 +7,7 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("Strata", []),
     ("StrataMemory", ["Strata"]),
     ("StrataTesting", ["Strata"]),
+    ("StrataJSONFile", ["Strata"]),
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
@@ -46,6 +47,18 @@ targets.append(
         dependencies: operationSamples.map { .target(name: "\($0)OperationSample") } + ["StrataTour"]
     )
 )
+
+// StrataJSONFile's crash test runs this writer and kills it; a test fixture, not a product.
+targets.append(
+    .executableTarget(
+        name: "StrataJSONFileCrashWriter",
+        dependencies: ["StrataJSONFile"],
+        path: "Tests/Fixtures/StrataJSONFileCrashWriter"
+    )
+)
+for target in targets where target.name == "StrataJSONFileTests" {
+    target.dependencies.append("StrataJSONFileCrashWriter")
+}
 
 let package = Package(
     name: "Strata",
