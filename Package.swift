@@ -7,6 +7,12 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("Strata", []),
     ("StrataMemory", ["Strata"]),
     ("StrataTesting", ["Strata"]),
+    ("StrataNetwork", ["Strata"]),
+]
+
+/// Packages that only test targets use: a consumer of Strata never fetches them.
+let testOnlyDependencies: [String: [Target.Dependency]] = [
+    "StrataNetwork": [.product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox")],
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
@@ -15,6 +21,7 @@ targets += libraries.map { library in
         name: "\(library.name)Tests",
         dependencies: library.name == "StrataTesting"
             ? [.target(name: library.name)] : [.target(name: library.name), "StrataTesting"]
+            + (testOnlyDependencies[library.name] ?? [])
     )
 }
 targets += [
@@ -30,6 +37,10 @@ let package = Package(
     // `Synchronization.Mutex` is the lock of every thread-safe type; it needs these minimums.
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: libraries.map { .library(name: $0.name, targets: [$0.name]) },
+    dependencies: [
+        // Test-only: a loopback HTTP server for StrataNetworkTests.
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1")
+    ],
     targets: targets
 )
 
