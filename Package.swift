@@ -12,7 +12,9 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
 
 /// Packages that only test targets use: a consumer of Strata never fetches them.
 let testOnlyDependencies: [String: [Target.Dependency]] = [
-    "StrataNetwork": [.product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox")],
+    "StrataNetwork": [
+        .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
+    ]
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
@@ -20,8 +22,9 @@ targets += libraries.map { library in
     .testTarget(
         name: "\(library.name)Tests",
         dependencies: library.name == "StrataTesting"
-            ? [.target(name: library.name)] : [.target(name: library.name), "StrataTesting"]
-            + (testOnlyDependencies[library.name] ?? [])
+            ? [.target(name: library.name)]
+            : [.target(name: library.name), "StrataTesting"]
+                + (testOnlyDependencies[library.name] ?? [])
     )
 }
 targets += [

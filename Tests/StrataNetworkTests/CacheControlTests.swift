@@ -47,7 +47,10 @@ struct FreshnessTests {
         let both = HTTPResponse(status: 200, headers: ["Cache-Control": "s-maxage=5, max-age=10"])
         #expect(both.freshnessLifetime() == .seconds(5))
         #expect(both.freshnessLifetime(sharedCache: false) == .seconds(10))
-        let maxAge = HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=10", "Expires": expires, "Date": date])
+        let maxAge = HTTPResponse(
+            status: 200,
+            headers: ["Cache-Control": "max-age=10", "Expires": expires, "Date": date]
+        )
         #expect(maxAge.freshnessLifetime() == .seconds(10))
         let dated = HTTPResponse(status: 200, headers: ["Expires": expires, "Date": date])
         #expect(dated.freshnessLifetime() == .seconds(3600))

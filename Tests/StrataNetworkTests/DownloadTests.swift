@@ -47,7 +47,9 @@ struct DownloadTests {
         // Given a chunked body of 1 MiB
         let server = try await RawServer.start { write in
             try await write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
-            for _ in 0..<16 { try await write(Data("10000\r\n".utf8) + Data(repeating: 9, count: 65_536) + Data("\r\n".utf8)) }
+            for _ in 0..<16 {
+                try await write(Data("10000\r\n".utf8) + Data(repeating: 9, count: 65_536) + Data("\r\n".utf8))
+            }
             try await write(Data("0\r\n\r\n".utf8))
         }
         defer { server.stop() }

@@ -116,7 +116,10 @@ struct ConditionalRequestTests {
                     }
                     return ServerReply(
                         status: 200,
-                        headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"],
+                        headers: [
+                            "ETag": "\"v1\"", "Cache-Control": "max-age=60",
+                            "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT",
+                        ],
                         body: Data("hello".utf8)
                     )
                 }

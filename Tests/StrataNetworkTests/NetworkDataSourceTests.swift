@@ -86,7 +86,9 @@ struct NetworkDataSourceTests {
         try await source.delete(IdQuery(1))
         try await source.delete(IdQuery(1))  // deleting what is gone succeeds
         let missing = await strataError { _ = try await source.get(IdQuery(1)) }
-        let unsupported = await strataError { _ = try await source.get(PaginationOffsetLimitQuery(offset: 0, limit: 1)) }
+        let unsupported = await strataError {
+            _ = try await source.get(PaginationOffsetLimitQuery(offset: 0, limit: 1))
+        }
 
         #expect(stored == User(id: 1, name: "Ada"))
         #expect(read == stored)

@@ -44,13 +44,17 @@ struct RequestTests {
         #expect(request.headers["If-Modified-Since"] == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(ConditionalHeaders.weakMatch("W/\"v1\"", "\"v1\""))
         #expect(!ConditionalHeaders.weakMatch("\"v1\"", "\"v2\""))
-        #expect(ConditionalHeaders(eTag: nil, lastModifiedDate: Date(timeIntervalSince1970: 784_111_777)).lastModified
-            == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(
+            ConditionalHeaders(eTag: nil, lastModifiedDate: Date(timeIntervalSince1970: 784_111_777)).lastModified
+                == "Sun, 06 Nov 1994 08:49:37 GMT"
+        )
     }
 
     @Test func methodsAreUppercased() {
         #expect(HTTPMethod(rawValue: "patch") == .patch)
-        #expect([HTTPMethod.get, .put, .post, .patch, .delete, .head].map(\.rawValue)
-            == ["GET", "PUT", "POST", "PATCH", "DELETE", "HEAD"])
+        #expect(
+            [HTTPMethod.get, .put, .post, .patch, .delete, .head].map(\.rawValue)
+                == ["GET", "PUT", "POST", "PATCH", "DELETE", "HEAD"]
+        )
     }
 }

@@ -5,7 +5,7 @@ import StrataNetwork
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 struct TransportFailureTests {

@@ -25,8 +25,7 @@ extension HTTPClient {
         error(status: response.status, headers: response.headers, bodyPrefix: response.body, request: request, now: now)
     }
 
-    static func error(status: Int, headers: HTTPHeaders, bodyPrefix: Data, request: String, now: Date) -> StrataError?
-    {
+    static func error(status: Int, headers: HTTPHeaders, bodyPrefix: Data, request: String, now: Date) -> StrataError? {
         guard !(200..<300).contains(status) else { return nil }
         let failure = HTTPFailure(status: status, headers: headers, body: bodyPrefix, request: request)
         let code: StrataError.Code

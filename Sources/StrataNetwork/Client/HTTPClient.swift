@@ -26,7 +26,10 @@ public struct HTTPClient: Sendable {
     /// - Parameters:
     ///   - transport: The transport; the default is ``URLSessionTransport/shared``.
     ///   - configuration: Limits and defaults.
-    public init(transport: any HTTPTransport = URLSessionTransport.shared, configuration: Configuration = Configuration()) {
+    public init(
+        transport: any HTTPTransport = URLSessionTransport.shared,
+        configuration: Configuration = Configuration()
+    ) {
         self.transport = transport
         self.configuration = configuration
     }
@@ -52,7 +55,8 @@ public struct HTTPClient: Sendable {
     /// - Parameters:
     ///   - request: The request.
     ///   - mapper: Converts the body; a failure is ``Strata/StrataError/Code/dataSerialization``.
-    public func send<Value>(_ request: HTTPRequest, decodingWith mapper: some Mapper<Data, Value>) async throws -> Value {
+    public func send<Value>(_ request: HTTPRequest, decodingWith mapper: some Mapper<Data, Value>) async throws -> Value
+    {
         let response = try await send(request)
         return try Self.decode(response.body, with: mapper, request: request)
     }
@@ -85,7 +89,8 @@ public struct HTTPClient: Sendable {
         "\(request.method) \((try? request.url().absoluteString) ?? request.path)"
     }
 
-    static func decode<Value>(_ body: Data, with mapper: some Mapper<Data, Value>, request: HTTPRequest) throws -> Value {
+    static func decode<Value>(_ body: Data, with mapper: some Mapper<Data, Value>, request: HTTPRequest) throws -> Value
+    {
         do {
             return try mapper.map(body)
         } catch {

@@ -5,9 +5,11 @@ import Foundation
 /// Parsing accepts the three historic forms: IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), RFC 850
 /// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`). Formatting writes
 /// IMF-fixdate.
-public enum HTTPDate {
+public enum HTTPDate: Sendable {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
     private static let dayNames = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
 
     /// Parses an HTTP date.

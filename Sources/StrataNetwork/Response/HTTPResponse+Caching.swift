@@ -58,7 +58,7 @@ extension HTTPResponse {
 }
 
 /// Parses the `Retry-After` header (RFC 9110, section 10.2.3).
-public enum RetryAfter {
+public enum RetryAfter: Sendable {
     /// Parses a `Retry-After` value: a number of seconds or an HTTP date.
     ///
     /// - Parameters:

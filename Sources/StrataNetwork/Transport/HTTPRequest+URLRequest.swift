@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension HTTPRequest {

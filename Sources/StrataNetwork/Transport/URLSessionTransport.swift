@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The default ``HTTPTransport``: `URLSession` (FoundationNetworking on Linux) with a delegate that

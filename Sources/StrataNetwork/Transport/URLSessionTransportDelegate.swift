@@ -3,7 +3,7 @@ import Strata
 import Synchronization
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The session delegate of ``URLSessionTransport``: one state per task, behind one lock.
@@ -123,7 +123,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                     do {
                         try handle.write(contentsOf: data)
                     } catch {
-                        return (StrataError.io("Writing \(transfer.description) to a file failed", underlying: error), nil, nil)
+                        return (
+                            StrataError.io("Writing \(transfer.description) to a file failed", underlying: error), nil,
+                            nil
+                        )
                     }
                 }
                 transfers[identifier] = transfer
@@ -144,7 +147,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if let error {
             let urlError = Self.urlError(from: error)
             let reason = urlError.code == .timedOut ? "timed out" : "failed: \(urlError.localizedDescription)"
-            finish(identifier, with: .failure(StrataError(.network, "\(transfer.description) \(reason)", underlying: urlError)))
+            finish(
+                identifier,
+                with: .failure(StrataError(.network, "\(transfer.description) \(reason)", underlying: urlError))
+            )
             return
         }
         guard let response = transfer.response else {
@@ -154,12 +160,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         let headers = Self.headers(of: response)
         if let expected = transfer.expected, transfer.received < expected, Self.bodyIsCountable(transfer, headers) {
             let message = "\(transfer.description): the body ended after \(transfer.received) of \(expected) bytes"
-            finish(identifier, with: .failure(StrataError(.network, message, underlying: URLError(.networkConnectionLost))))
+            finish(
+                identifier,
+                with: .failure(StrataError(.network, message, underlying: URLError(.networkConnectionLost)))
+            )
             return
         }
         finish(
             identifier,
-            with: .success(HTTPResponse(status: response.statusCode, headers: headers, body: transfer.body, url: response.url))
+            with: .success(
+                HTTPResponse(status: response.statusCode, headers: headers, body: transfer.body, url: response.url)
+            )
         )
     }
 
