@@ -8,6 +8,14 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("StrataMemory", ["Strata"]),
     ("StrataTesting", ["Strata"]),
     ("StrataJSONFile", ["Strata"]),
+    ("StrataNetwork", ["Strata"]),
+]
+
+/// Packages that only test targets use: a consumer of Strata never fetches them.
+let testOnlyDependencies: [String: [Target.Dependency]] = [
+    "StrataNetwork": [
+        .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
+    ]
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
@@ -15,7 +23,9 @@ targets += libraries.map { library in
     .testTarget(
         name: "\(library.name)Tests",
         dependencies: library.name == "StrataTesting"
-            ? [.target(name: library.name)] : [.target(name: library.name), "StrataTesting"]
+            ? [.target(name: library.name)]
+            : [.target(name: library.name), "StrataTesting"]
+                + (testOnlyDependencies[library.name] ?? [])
     )
 }
 // Samples: executables of this package that are not products, so consumers never build or fetch them.
@@ -65,6 +75,10 @@ let package = Package(
     // `Duration` and parameterized protocol types (`any DataSource<User>`) need the Swift 5.7 runtime.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: libraries.map { .library(name: $0.name, targets: [$0.name]) },
+    dependencies: [
+        // Test-only: a loopback HTTP server for StrataNetworkTests.
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1")
+    ],
     targets: targets
 )
 
