@@ -6,6 +6,7 @@ import PackageDescription
 let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("Strata", []),
     ("StrataMemory", ["Strata"]),
+    ("StrataFile", ["Strata"]),
     ("StrataTesting", ["Strata"]),
 ]
 
@@ -24,6 +25,17 @@ targets += [
         path: "Samples/StrataTour"
     )
 ]
+// A child process the StrataFile crash test kills at random moments; a test fixture, not a product.
+targets += [
+    .executableTarget(
+        name: "StrataFileCrashWriter",
+        dependencies: ["StrataFile"],
+        path: "Tests/Fixtures/StrataFileCrashWriter"
+    )
+]
+for target in targets where target.name == "StrataFileTests" {
+    target.dependencies.append("StrataFileCrashWriter")
+}
 
 let package = Package(
     name: "Strata",
