@@ -94,7 +94,9 @@ extension FileDataSource {
             guard read == tailLength else { return nil }
         }
         let trailer = tail.withUnsafeBytes { bytes in
-            EntryTrailer(bytes: UnsafeRawBufferPointer(rebasing: bytes[(tailLength - 8 - trailerLength)..<(tailLength - 8)]))
+            EntryTrailer(
+                bytes: UnsafeRawBufferPointer(rebasing: bytes[(tailLength - 8 - trailerLength)..<(tailLength - 8)])
+            )
         }
         guard let trailer, trailer.payloadSize + trailerLength + 8 == length else { return nil }
         return (trailer, length)

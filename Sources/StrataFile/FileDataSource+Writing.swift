@@ -73,7 +73,8 @@ extension FileDataSource {
         }
         if let failure { throw failure }
         let encoded = trailer.encoded()
-        let appended = lseek(descriptor, off_t(size), SEEK_SET) >= 0
+        let appended =
+            lseek(descriptor, off_t(size), SEEK_SET) >= 0
             && encoded.withUnsafeBytes { POSIX.writeAll(descriptor, [$0]) }
         if !appended || (configuration.durability == .durable && !POSIX.sync(descriptor)) {
             let error = POSIX.ioError("Appending metadata to", source)

@@ -15,7 +15,9 @@ struct FileDataSourceSafetyTests {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()
 
-        for (index, key) in Self.hostileKeys.enumerated() { try store.setData(Data("value \(index)".utf8), forKey: key) }
+        for (index, key) in Self.hostileKeys.enumerated() {
+            try store.setData(Data("value \(index)".utf8), forKey: key)
+        }
 
         for (index, key) in Self.hostileKeys.enumerated() {
             #expect(store.data(forKey: key) == Data("value \(index)".utf8), "key \(index)")
@@ -138,9 +140,11 @@ struct FileDataSourceSafetyTests {
         #expect(store.data(forKey: "blocked") == nil)
         #expect(store.count == 1)
         #expect(store.totalSize == 4)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path).filter {
-            $0.hasPrefix(".strata-tmp-")
-        }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path).filter {
+                $0.hasPrefix(".strata-tmp-")
+            }.isEmpty
+        )
     }
 
     @Test func aRemovedFolderGivesIOErrorsAndMissesNotCrashes() throws {
