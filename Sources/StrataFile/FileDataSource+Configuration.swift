@@ -34,6 +34,13 @@ extension FileDataSource {
         /// The clock for created, last-access and expiry dates.
         public var clock: any WallClock
 
+        /// Whether every read checks the data against its content hash (xxHash64), so a flipped byte is a miss.
+        ///
+        /// On by default. The check costs about as much as reading the bytes from the page cache once more,
+        /// which matters only for large entries; with it off, truncated, extended and replaced files and
+        /// damaged metadata are still caught.
+        public var verifiesContent: Bool
+
         /// Receives a line for each damaged entry the store finds and removes; `nil` to stay quiet.
         public var diagnostics: (@Sendable (String) -> Void)?
 
@@ -47,6 +54,7 @@ extension FileDataSource {
         ///   - maxCount: The most entries kept.
         ///   - durability: What a write survives.
         ///   - clock: The clock for dates and expiry.
+        ///   - verifiesContent: Whether every read checks the data against its content hash.
         ///   - diagnostics: Receives a line for each damaged entry removed.
         public init(
             location: Location = .caches,
@@ -56,6 +64,7 @@ extension FileDataSource {
             maxCount: Int? = nil,
             durability: Durability = .atomic,
             clock: any WallClock = SystemClock(),
+            verifiesContent: Bool = true,
             diagnostics: (@Sendable (String) -> Void)? = nil
         ) {
             self.location = location
@@ -65,6 +74,7 @@ extension FileDataSource {
             self.maxCount = maxCount
             self.durability = durability
             self.clock = clock
+            self.verifiesContent = verifiesContent
             self.diagnostics = diagnostics
         }
 

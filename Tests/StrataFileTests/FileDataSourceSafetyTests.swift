@@ -161,3 +161,18 @@ struct FileDataSourceSafetyTests {
         #expect(store.corruptEntriesRemoved == 0)
     }
 }
+
+struct FileDataSourceVerificationTests {
+    @Test func withoutContentVerificationTruncationIsStillCaught() throws {
+        let folder = try TemporaryFolder()
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "store", verifiesContent: false)
+        )
+        try store.setData(.pattern(1_000), forKey: "k")
+        let file = folder.storeURL().appendingPathComponent(try #require(try folder.entryFiles().first))
+        try Data(contentsOf: file).prefix(900).write(to: file)
+
+        #expect(store.data(forKey: "k") == nil)
+        #expect(store.corruptEntriesRemoved == 1)
+    }
+}
