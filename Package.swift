@@ -6,9 +6,10 @@ import PackageDescription
 let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("Strata", []),
     ("StrataMemory", ["Strata"]),
-    ("StrataTesting", ["Strata"]),
+    ("StrataFile", ["Strata"]),
     ("StrataJSONFile", ["Strata"]),
     ("StrataNetwork", ["Strata"]),
+    ("StrataTesting", ["Strata"]),
 ]
 
 /// Packages that only test targets use: a consumer of Strata never fetches them.
@@ -58,16 +59,20 @@ targets.append(
     )
 )
 
-// StrataJSONFile's crash test runs this writer and kills it; a test fixture, not a product.
-targets.append(
+/// Crash-test fixtures: a child process per store that the store's tests kill with SIGKILL at random moments.
+/// Executables of this package, never products.
+let crashWriters = ["StrataFile", "StrataJSONFile"]
+targets += crashWriters.map { module in
     .executableTarget(
-        name: "StrataJSONFileCrashWriter",
-        dependencies: ["StrataJSONFile"],
-        path: "Tests/Fixtures/StrataJSONFileCrashWriter"
+        name: "\(module)CrashWriter",
+        dependencies: [.target(name: module)],
+        path: "Tests/Fixtures/\(module)CrashWriter"
     )
-)
-for target in targets where target.name == "StrataJSONFileTests" {
-    target.dependencies.append("StrataJSONFileCrashWriter")
+}
+for module in crashWriters {
+    for target in targets where target.name == "\(module)Tests" {
+        target.dependencies.append(.target(name: "\(module)CrashWriter"))
+    }
 }
 
 let package = Package(

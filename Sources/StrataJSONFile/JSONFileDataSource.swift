@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import Synchronization
 
 /// A data source that keeps `Codable` values as JSON files in a folder: no SQLite, every query kind,
 /// atomic saves, a count limit with least-recently-used eviction, and maximum ages.
@@ -41,13 +40,13 @@ import Synchronization
 /// ``Strata/StrataError/Code/corrupt`` naming the file (to ``Configuration/diagnostics`` and
 /// ``corruptionReports``), and the entry reads as not found; the rest of the store stays usable.
 ///
-/// One `Mutex` guards the state and the file operations, so calls are serialised. Use one live
+/// One lock guards the state and the file operations, so calls are serialised. Use one live
 /// instance per folder.
 public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
     /// The folder, limits, policies and coders of the source.
     public let configuration: Configuration
 
-    private let storage: Mutex<JSONFileStorage>
+    private let storage: Locked<JSONFileStorage>
 
     /// Opens the store in the configuration's folder, creating it when missing.
     ///
@@ -72,7 +71,7 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
         }
         let reports = state.pendingReports
         state.pendingReports = []
-        self.storage = Mutex(state)
+        self.storage = Locked(state)
         deliver(reports)
     }
 

@@ -2,7 +2,6 @@ import Foundation
 import Strata
 import StrataJSONFile
 import StrataTesting
-import Synchronization
 import Testing
 
 /// The value the tests store.
@@ -22,7 +21,7 @@ func withTemporaryFolder<Result>(_ body: (URL) async throws -> Result) async thr
 
 /// Counts calls, across threads.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
 
     func increment() { value.withLock { $0 += 1 } }
 
@@ -31,7 +30,7 @@ final class Counter: Sendable {
 
 /// Collects the reports a store sends to its diagnostics closure.
 final class ReportCollector: Sendable {
-    private let reports = Mutex<[StrataError]>([])
+    private let reports = Locked<[StrataError]>([])
 
     var diagnostics: @Sendable (StrataError) -> Void {
         { report in self.reports.withLock { $0.append(report) } }

@@ -1,12 +1,11 @@
 import Foundation
 import Strata
 import StrataNetwork
-import Synchronization
 import Testing
 
 /// Collects progress values from any thread.
 final class ProgressLog: Sendable {
-    private let values = Mutex<[DownloadProgress]>([])
+    private let values = Locked<[DownloadProgress]>([])
 
     func append(_ progress: DownloadProgress) { values.withLock { $0.append(progress) } }
 

@@ -1,7 +1,7 @@
 import FlyingFox
 import FlyingSocks
 import Foundation
-import Synchronization
+import Strata
 
 /// A request as the loopback server saw it (names lower-cased), independent of FlyingFox's types, whose
 /// names clash with StrataNetwork's.
@@ -32,7 +32,7 @@ struct LoopbackServer: Sendable {
     static func start(
         _ routes: [(String, @Sendable (ServerRequest) async throws -> ServerReply)]
     ) async throws -> LoopbackServer {
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 5, logger: .disabled)
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 60, logger: .disabled)
         for (route, handler) in routes {
             await server.appendRoute(HTTPRoute(route)) { request in
                 var headers: [String: String] = [:]
@@ -58,7 +58,7 @@ struct LoopbackServer: Sendable {
             }
         }
         let task = Task { try await server.run() }
-        try await server.waitUntilListening(timeout: 5)
+        try await server.waitUntilListening(timeout: 60)
         guard case .ip4(_, let port) = await server.listeningAddress else {
             task.cancel()
             throw CocoaError(.featureUnsupported)
@@ -75,7 +75,7 @@ struct LoopbackServer: Sendable {
 
 /// A latch that route handlers wait on until the test opens it.
 final class Gate: Sendable {
-    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let state = Locked<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Waits until ``open()``.
     func wait() async {

@@ -2,7 +2,6 @@ import Foundation
 import Strata
 import StrataNetwork
 import StrataTesting
-import Synchronization
 import Testing
 
 struct User: Codable, Hashable, Sendable {
@@ -12,7 +11,7 @@ struct User: Codable, Hashable, Sendable {
 
 /// A tiny users API on the loopback server, backed by a dictionary.
 final class UsersAPI: Sendable {
-    let users = Mutex<[String: Data]>([:])
+    let users = Locked<[String: Data]>([:])
     let gets = ByteCounter()
 
     var routes: [(String, @Sendable (ServerRequest) async throws -> ServerReply)] {

@@ -1,6 +1,6 @@
 import FlyingSocks
 import Foundation
-import Synchronization
+import Strata
 
 /// A TCP server on 127.0.0.1 that reads a request head and lets the test write any bytes back — a
 /// truncated body, an endless chunked body — then closes the connection.
@@ -61,7 +61,7 @@ extension Array where Element == UInt8 {
 
 /// Counts bytes across tasks.
 final class ByteCounter: Sendable {
-    private let value = Mutex<Int>(0)
+    private let value = Locked<Int>(0)
 
     /// Adds `count`.
     func add(_ count: Int) { value.withLock { $0 += count } }

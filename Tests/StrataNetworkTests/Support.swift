@@ -24,7 +24,7 @@ struct TemporaryFolder {
 /// A client with short timeouts so that no test can hang for long.
 func makeClient(
     maximumResponseSize: Int = 100 * 1024 * 1024,
-    timeout: Duration = .seconds(5),
+    timeout: Duration = .seconds(30),
     downloadDirectory: URL = FileManager.default.temporaryDirectory
 ) -> HTTPClient {
     HTTPClient(

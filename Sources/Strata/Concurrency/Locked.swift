@@ -12,7 +12,7 @@
 /// so every access under it is reported as a race and the sanitizer becomes useless; it also requires macOS 15.
 /// This lock is a `pthread_mutex_t` (an `os_unfair_lock` on Apple platforms), which ThreadSanitizer understands,
 /// at the same uncontended cost.
-package final class Locked<State>: @unchecked Sendable {
+package final class Locked<State: ~Copyable>: @unchecked Sendable {
     // @unchecked Sendable is sound: `state` is only touched inside `withLock`, under `lock`.
     #if canImport(Darwin)
         @usableFromInline let lock: UnsafeMutablePointer<os_unfair_lock>
@@ -22,7 +22,7 @@ package final class Locked<State>: @unchecked Sendable {
     @usableFromInline var state: State
 
     /// Creates a lock around an initial state.
-    package init(_ initialState: State) {
+    package init(_ initialState: consuming State) {
         state = initialState
         lock = .allocate(capacity: 1)
         #if canImport(Darwin)

@@ -10,7 +10,7 @@ import Strata
 #endif
 
 /// The mutable state behind a `JSONFileDataSource`: the index in memory, the open journal and the
-/// file operations. Not thread-safe: the data source owns it inside a `Mutex`.
+/// file operations. Not thread-safe: the data source owns it inside a lock.
 ///
 /// Layout of the store's folder:
 ///

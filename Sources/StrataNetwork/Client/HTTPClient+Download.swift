@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import Synchronization
 
 extension HTTPClient {
     /// Downloads a response body to a new temporary file, reporting progress.
@@ -104,7 +103,7 @@ extension HTTPClient {
 /// Forwards progress to the caller and remembers the last value, so the end can be reported once.
 private final class ProgressRecorder: Sendable {
     private let forward: @Sendable (DownloadProgress) -> Void
-    private let last = Mutex<DownloadProgress?>(nil)
+    private let last = Locked<DownloadProgress?>(nil)
 
     init(_ forward: @escaping @Sendable (DownloadProgress) -> Void) {
         self.forward = forward

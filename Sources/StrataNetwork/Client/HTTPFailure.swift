@@ -49,6 +49,6 @@ public struct HTTPFailure: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 extension StrataError {
-    /// The HTTP details of an error ``HTTPClient`` mapped from a status, or `nil`.
+    /// The HTTP details of an error ``StrataNetwork/HTTPClient`` mapped from a status, or `nil`.
     public var httpFailure: HTTPFailure? { underlying as? HTTPFailure }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// An HTTP response: status, headers and body, with the caching headers parsed.
 ///
-/// See ``cacheControl``, ``eTag``, ``expires`` and ``freshnessLifetime(sharedCache:)`` for what a
+/// See ``cacheControl``, ``eTag``, ``expires`` and ``freshnessLifetime(sharedCache:responseDate:)`` for what a
 /// cache needs.
 public struct HTTPResponse: Hashable, Sendable {
     /// The status code, such as `200`.

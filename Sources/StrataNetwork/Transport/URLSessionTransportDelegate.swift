@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -50,7 +49,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
     }
 
-    private let transfers = Mutex<[Int: Transfer]>([:])
+    private let transfers = Locked<[Int: Transfer]>([:])
 
     func register(_ identifier: Int, transfer: Transfer, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         var transfer = transfer
