@@ -14,9 +14,7 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
 
 /// Packages that only test targets use: a consumer of Strata never fetches them.
 let testOnlyDependencies: [String: [Target.Dependency]] = [
-    "StrataNetwork": [
-        .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
-    ]
+    "StrataNetwork": ["LoopbackServer", .product(name: "FlyingSocks", package: "FlyingFox")]
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
@@ -31,6 +29,12 @@ targets += libraries.map { library in
 }
 // Samples: executables of this package that are not products, so consumers never build or fetch them.
 targets += [
+    // A FlyingFox server on 127.0.0.1 that samples start themselves and tests reuse.
+    .target(
+        name: "LoopbackServer",
+        dependencies: ["Strata", .product(name: "FlyingFox", package: "FlyingFox")],
+        path: "Samples/LoopbackServer"
+    ),
     .target(name: "SampleSupport", dependencies: ["Strata"], path: "Samples/SampleSupport"),
     .executableTarget(
         name: "StrataTour",
@@ -81,7 +85,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: libraries.map { .library(name: $0.name, targets: [$0.name]) },
     dependencies: [
-        // Test-only: a loopback HTTP server for StrataNetworkTests.
+        // Only for tests and samples (never a product's dependency): a loopback HTTP server.
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1")
     ],
     targets: targets

@@ -1,5 +1,6 @@
 import FlyingSocks
 import Foundation
+import LoopbackServer
 import Strata
 import StrataNetwork
 import Testing
