@@ -43,6 +43,7 @@ extension FileDataSource {
         }
         POSIX.close(descriptor)
         try commit(from: temporary, trailer: trailer, fileLength: data.count + encoded.count, ownsSource: true)
+        changeBroadcaster.publish(.put(key: key))
     }
 
     /// Moves a file (a finished download, for example) into the store under `key` without copying its bytes:
@@ -89,6 +90,7 @@ extension FileDataSource {
             _ = POSIX.truncate(descriptor, to: size)
             throw error
         }
+        changeBroadcaster.publish(.put(key: key))
     }
 
     /// Removes the entry under `key`; returns whether there was one.
@@ -99,19 +101,22 @@ extension FileDataSource {
     @discardableResult
     public func removeData(forKey key: String) throws -> Bool {
         let name = EntryName(key: key)
-        return try state.withLock { state in
+        let removed = try state.withLock { state in
             guard let entry = state.index.entry(name), entry.trailer.key.utf8.elementsEqual(key.utf8) else {
                 return false
             }
             guard removeFile(name, in: &state) else { throw POSIX.ioError("Removing", folderPath + name.fileName) }
             return true
         }
+        if removed { changeBroadcaster.publish(.delete(key: key)) }
+        return removed
     }
 
     /// Removes every entry; files that are not Strata entries stay.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when some files cannot be removed; their entries stay.
     public func removeAll() throws {
+        defer { changeBroadcaster.publish(.deleteAll) }
         try state.withLock { state in
             var failure: StrataError?
             for case let entry? in state.index.entries where !removeFile(entry.name, in: &state) {

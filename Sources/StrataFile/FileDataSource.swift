@@ -48,6 +48,9 @@ public final class FileDataSource: Sendable {
 
     let state: Locked<State>
 
+    /// Announces every put, move, removal and ``removeAll()`` to observers (see ``changes(forKey:)``).
+    public let changeBroadcaster = ChangeBroadcaster()
+
     private let lockDescriptor: Int32
 
     /// Opens the store in `configuration.location/configuration.identifier`, creating the folder if needed,

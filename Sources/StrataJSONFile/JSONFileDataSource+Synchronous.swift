@@ -59,6 +59,7 @@ extension JSONFileDataSource {
                 }
             }
         }
+        changeBroadcaster.publish(.put(key: key))
     }
 
     /// Removes the value stored under `key`.
@@ -68,13 +69,16 @@ extension JSONFileDataSource {
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
     @discardableResult
     public func removeValue(forKey key: String) throws -> Bool {
-        try withStorage { try $0.remove(key) }
+        let removed = try withStorage { try $0.remove(key) }
+        if removed { changeBroadcaster.publish(.delete(key: key)) }
+        return removed
     }
 
     /// Removes every entry. Files moved aside as corrupt stay.
     ///
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
     public func removeAll() throws {
+        defer { changeBroadcaster.publish(.deleteAll) }
         try withStorage { try $0.removeAll() }
     }
 

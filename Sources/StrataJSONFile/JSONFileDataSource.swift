@@ -48,6 +48,9 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
 
     private let storage: Locked<JSONFileStorage>
 
+    /// Announces every put, removal and ``removeAll()`` to observers (see ``changes(forKey:)``).
+    public let changeBroadcaster = ChangeBroadcaster()
+
     /// Opens the store in the configuration's folder, creating it when missing.
     ///
     /// Opening replays the index; it reads no entry file unless the index must be rebuilt.
