@@ -38,7 +38,10 @@ targets += [
     .target(name: "SampleSupport", dependencies: ["Strata"], path: "Samples/SampleSupport"),
     .executableTarget(
         name: "StrataTour",
-        dependencies: ["SampleSupport", "Strata", "StrataMemory"],
+        dependencies: [
+            "SampleSupport", "LoopbackServer", "Strata", "StrataMemory", "StrataFile", "StrataJSONFile",
+            "StrataNetwork",
+        ],
         path: "Samples/StrataTour"
     ),
     .executableTarget(

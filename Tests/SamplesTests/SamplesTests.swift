@@ -8,6 +8,12 @@ struct SamplesTests {
         #expect(output.contains("cache.get(\"1\") -> notFound"))
         #expect(output.contains("main.get(\"1\") -> Ada"))
         #expect(output.contains("operationNotSupported"))
+        #expect(output.contains("= Ada Lovelace (#1)"))
+        #expect(output.contains("The server saw 2 requests; the disk holds 1 entries."))
+        #expect(output.contains("api.get: 2 calls, 1 hits, 1 misses"))
+        #expect(output.contains("after reopening: [Ada (#1), Grace (#2), Edsger (#3)]"))
+        #expect(output.contains("screen shows Countess of Lovelace"))
+        #expect(output.hasSuffix("Done.\n"))
     }
 
     @Test(arguments: [
@@ -33,6 +39,8 @@ func runSample(_ name: String, arguments: [String] = []) throws -> String {
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
+    // A sample that hangs is stopped after a minute, and the test fails on its exit status.
+    DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { process.terminate() } }
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     #expect(process.terminationStatus == 0, "\(name) exited with \(process.terminationStatus)")

@@ -1,15 +1,12 @@
-// The Strata tour: the five operations of a CacheRepository, step by step, printing which source
-// answered each call. Run it with `swift run StrataTour`.
-
 import Foundation
 import SampleSupport
 import Strata
 import StrataMemory
 
-@main
-struct StrataTour {
-    static func main() async {
-        print("Strata tour — a CacheRepository over a main source (a pretend API) and a memory cache")
+extension StrataTour {
+    /// Part 1: the five operations of a CacheRepository, printing which source answered each call.
+    static func operations() async {
+        print("\n━━ 1. Operations — a CacheRepository over a main source (a pretend API) and a memory cache")
         let api = MemoryDataSource<String>()
         let memory = MemoryDataSource<String>(countLimit: 100)
         for (id, name) in [(1, "Ada"), (2, "Grace"), (3, "Edsger")] { api.setValue(name, forKey: "\(id)") }
