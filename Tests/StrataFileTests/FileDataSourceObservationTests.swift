@@ -46,3 +46,20 @@ struct FileDataSourceObservationTests {
         #expect(update?.origin == .file)
     }
 }
+
+struct FileDataSourceConformanceTests {
+    @Test func fileDataSourcePassesTheConformanceSuite() async throws {
+        let folder = try TemporaryFolder()
+        let counter = Locked(0)
+        try await DataSourceConformance(
+            makeSource: {
+                let identifier = counter.withLock { count -> String in
+                    count += 1
+                    return "conformance-\(count)"
+                }
+                return try folder.makeStore(identifier)
+            },
+            makeValue: { Data("value \($0)".utf8) }
+        ).run()
+    }
+}

@@ -32,3 +32,18 @@ struct JSONFileDataSourceObservationTests {
         }
     }
 }
+
+struct JSONFileDataSourceConformanceTests {
+    @Test func jsonFileDataSourcePassesTheConformanceSuite() async throws {
+        try await withTemporaryFolder { folder in
+            try await DataSourceConformance(
+                makeSource: {
+                    try JSONFileDataSource<Item>(
+                        configuration: .init(folder: folder.appendingPathComponent(UUID().uuidString))
+                    )
+                },
+                makeValue: { Item(name: "item \($0)", number: $0) }
+            ).run()
+        }
+    }
+}
