@@ -9,11 +9,12 @@ import Testing
 /// agree with its contents, with a reopen, and with every write that was acknowledged.
 struct ReliabilityFileConcurrencyTests {
     static let tasks = 8
-    static let operationsPerTask = 250
+    static let operationsPerTask = 150
 
     /// A value that names its key and version, so a read can prove it is whole and belongs to its key.
     static func value(key: String, version: Int) -> Data {
-        Data("\(key)|\(version)|".utf8) + Data.pattern((version &* 7_919) % 6_000, seed: UInt8(truncatingIfNeeded: version))
+        Data("\(key)|\(version)|".utf8)
+            + Data.pattern((version &* 7_919) % 6_000, seed: UInt8(truncatingIfNeeded: version))
     }
 
     /// Whether `data` is exactly some version written for `key`.
