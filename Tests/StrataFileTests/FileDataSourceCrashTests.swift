@@ -99,7 +99,7 @@ struct FileDataSourceCrashTests {
     /// Kills per run: 60 by default, `STRATA_CRASH_KILLS` in a soak run (two thirds atomic, one third durable).
     private static let kills = crashKills(default: 60)
 
-    @Test(.timeLimit(.minutes(max(1, kills / 30))))
+    @Test(.timeLimit(.minutes(max(5, kills / 10))))
     func killedWritersLeaveEveryEntryOldOrNew() async throws {
         let executable = try #require(Self.writerURL(), "build the StrataFileCrashWriter fixture")
         let folder = try TemporaryFolder()

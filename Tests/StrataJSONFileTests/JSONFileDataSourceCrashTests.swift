@@ -98,7 +98,7 @@ struct JSONFileDataSourceCrashTests {
     /// proportions).
     static let kills = crashKills(default: 52)
 
-    @Test(.timeLimit(.minutes(max(1, kills / 30))))
+    @Test(.timeLimit(.minutes(max(5, kills / 10))))
     func killedWritersLeaveEveryEntryOldOrNew() async throws {
         let writer = try Self.writerURL()
         try await withTemporaryFolder { folder in
