@@ -14,7 +14,9 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
 
 /// Packages that only test targets use: a consumer of Strata never fetches them.
 let testOnlyDependencies: [String: [Target.Dependency]] = [
-    "StrataNetwork": ["LoopbackServer", .product(name: "FlyingSocks", package: "FlyingFox")]
+    "StrataNetwork": ["LoopbackServer"],
+    // Reliability tests put a memory cache in front of the file store.
+    "StrataFile": ["StrataMemory"],
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }

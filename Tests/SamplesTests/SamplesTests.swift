@@ -3,8 +3,8 @@ import Testing
 
 /// Runs each sample's built binary and checks what it prints, like swift-argument-parser's example tests.
 struct SamplesTests {
-    @Test func theTourWalksThroughTheOperations() throws {
-        let output = try runSample("StrataTour")
+    @Test func theTourWalksThroughTheOperations() async throws {
+        let output = try await runSample("StrataTour")
         #expect(output.contains("cache.get(\"1\") -> notFound"))
         #expect(output.contains("main.get(\"1\") -> Ada"))
         #expect(output.contains("operationNotSupported"))
@@ -24,26 +24,40 @@ struct SamplesTests {
         ("CacheSyncOperationSample", ["cache.get(\"1\") -> notFound", "main.put(Frances"]),
         ("CacheSyncFallbackOperationSample", ["main.get(\"1\") -> network", "= Ada", "✗ unauthorized"]),
     ])
-    func eachOperationSampleShowsWhichSourceAnswered(sample: String, expected: [String]) throws {
-        let output = try runSample(sample)
+    func eachOperationSampleShowsWhichSourceAnswered(sample: String, expected: [String]) async throws {
+        let output = try await runSample(sample)
         for line in expected { #expect(output.contains(line), "\(sample) did not print \(line)") }
         #expect(!output.contains("✗ operationNotSupported"))
     }
 }
 
 /// Runs a built executable of this package and returns its standard output.
-func runSample(_ name: String, arguments: [String] = []) throws -> String {
-    let process = Process()
-    process.executableURL = productsDirectory.appendingPathComponent(name)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    // A sample that hangs is stopped after a minute, and the test fails on its exit status.
-    DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { process.terminate() } }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "\(name) exited with \(process.terminationStatus)")
+///
+/// The pipe read and the wait block, so they run on a thread of their own, never on the cooperative pool.
+func runSample(_ name: String, arguments: [String] = []) async throws -> String {
+    let (data, status) = try await withCheckedThrowingContinuation { continuation in
+        Thread {
+            continuation.resume(
+                with: Result {
+                    let process = Process()
+                    process.executableURL = productsDirectory.appendingPathComponent(name)
+                    process.arguments = arguments
+                    let pipe = Pipe()
+                    process.standardOutput = pipe
+                    try process.run()
+                    // A sample that hangs is stopped after a minute, and the test fails on its exit status.
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
+                        if process.isRunning { process.terminate() }
+                    }
+                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    return (data, process.terminationStatus)
+                }
+            )
+        }
+        .start()
+    }
+    #expect(status == 0, "\(name) exited with \(status)")
     return String(decoding: data, as: UTF8.self)
 }
 

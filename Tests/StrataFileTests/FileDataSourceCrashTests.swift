@@ -40,7 +40,9 @@ struct FileDataSourceCrashTests {
     }
 
     /// A running writer and the acknowledgements it printed.
-    private final class Writer {
+    ///
+    /// `@unchecked Sendable`: a writer is handed to one dedicated thread at a time and never used by two at once.
+    private final class Writer: @unchecked Sendable {
         let process = Process()
         private let output = Pipe()
         private var pending = Data()
@@ -94,15 +96,20 @@ struct FileDataSourceCrashTests {
         return Data(bytes)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func killedWritersLeaveEveryEntryOldOrNew() throws {
+    /// Kills per run: 60 by default, `STRATA_CRASH_KILLS` in a soak run (two thirds atomic, one third durable).
+    private static let kills = crashKills(default: 60)
+
+    @Test(.timeLimit(.minutes(max(5, kills / 10))))
+    func killedWritersLeaveEveryEntryOldOrNew() async throws {
         let executable = try #require(Self.writerURL(), "build the StrataFileCrashWriter fixture")
         let folder = try TemporaryFolder()
         var generator = SeededGenerator(seed: 0xC0FFEE)
         var lastAcknowledged: [String: Int] = [:]
-        for round in 0..<60 {
-            // Given a writer killed after a random number of acknowledged writes
-            let mode = round < 40 ? "atomic" : "durable"
+        for round in 0..<Self.kills {
+            // Given a writer killed after a random number of acknowledged writes (on a thread of its own: the
+            // pipe reads and the wait for the dead process block)
+            let mode = round < Self.kills * 2 / 3 ? "atomic" : "durable"
+            let target = Int.random(in: 1...30, using: &generator)
             let writer = try Writer(
                 executable: executable,
                 folder: folder.url,
@@ -110,8 +117,11 @@ struct FileDataSourceCrashTests {
                 mode: mode,
                 first: round * 100_000
             )
-            let started = writer.waitForAcknowledgements(Int.random(in: 1...30, using: &generator))
-            writer.kill()
+            let started = try await onDedicatedThread {
+                let started = writer.waitForAcknowledgements(target)
+                writer.kill()
+                return started
+            }
             try #require(started, "the writer stopped by itself in round \(round)")
             for index in writer.acknowledged { lastAcknowledged["k\(index % 16)"] = index }
             let inFlight = (writer.acknowledged.last ?? round * 100_000 - 1) + 1
@@ -136,7 +146,7 @@ struct FileDataSourceCrashTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func anotherProcessCannotOpenALiveStore() throws {
+    func anotherProcessCannotOpenALiveStore() async throws {
         let executable = try #require(Self.writerURL(), "build the StrataFileCrashWriter fixture")
         let folder = try TemporaryFolder()
         let writer = try Writer(
@@ -146,11 +156,12 @@ struct FileDataSourceCrashTests {
             mode: "atomic",
             first: 0
         )
-        defer { writer.kill() }
-        try #require(writer.waitForAcknowledgements(1))
+        let started = try await onDedicatedThread { writer.waitForAcknowledgements(1) }
 
         #expect {
             _ = try folder.makeStore("busy")
         } throws: { ($0 as? StrataError)?.code == .alreadyInUse }
+        try await onDedicatedThread { writer.kill() }
+        #expect(started)
     }
 }

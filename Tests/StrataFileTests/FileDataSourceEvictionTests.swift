@@ -94,11 +94,14 @@ struct FileDataSourceEvictionTests {
         #expect(store.keys() == ["new", "old-but-valid"])
     }
 
-    @Test func cleanupEnforcesLimitsLoweredSinceTheLastRun() throws {
+    @Test func cleanupEnforcesLimitsLoweredSinceTheLastRun() async throws {
         // Given 3,000 entries written without limits
         let folder = try TemporaryFolder()
         var store: FileDataSource? = try folder.makeStore()
-        for index in 0..<3_000 { try store?.setData(Data([UInt8(index & 0xFF)]), forKey: String(index)) }
+        for index in 0..<3_000 {
+            try store?.setData(Data([UInt8(index & 0xFF)]), forKey: String(index))
+            if index % 100 == 0 { await Task.yield() }
+        }
         store = nil
 
         // When the store reopens with a count limit of 10 and cleans up

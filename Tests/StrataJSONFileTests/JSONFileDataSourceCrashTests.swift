@@ -45,14 +45,16 @@ struct JSONFileDataSourceCrashTests {
     }
 
     /// Runs the writer until it acknowledged `acknowledgements` operations (or finished starting, for 0),
-    /// kills it with SIGKILL, and returns the acknowledged versions.
+    /// kills it with SIGKILL, and returns the acknowledged versions and whether the kill did it.
+    ///
+    /// Blocking (pipe reads, the wait for the dead process): call it through ``onDedicatedThread(_:)``.
     static func runAndKill(
         writer: URL,
         folder: URL,
         durable: Bool,
         first: Int,
         acknowledgements: Int
-    ) throws -> [Int] {
+    ) throws -> (acknowledged: [Int], killed: Bool) {
         let process = Process()
         process.executableURL = writer
         process.arguments = [folder.path, durable ? "durable" : "atomic", "\(first)", "\(keyCount)"]
@@ -89,28 +91,37 @@ struct JSONFileDataSourceCrashTests {
             }
         }
         process.waitUntilExit()
-        #expect(killed, "the writer exited by itself with status \(process.terminationStatus)")
-        return acknowledged
+        return (acknowledged, killed)
     }
 
-    @Test func killedWritersLeaveEveryEntryOldOrNew() async throws {
+    /// Kills per run: 52 by default (32 atomic, 20 durable), `STRATA_CRASH_KILLS` in a soak run (in the same
+    /// proportions).
+    static let kills = crashKills(default: 52)
+
+    @Test(.timeLimit(.minutes(max(5, kills / 10))))
+    func killedWritersLeaveEveryEntryOldOrNew() async throws {
         let writer = try Self.writerURL()
         try await withTemporaryFolder { folder in
             var generator = SeededGenerator(seed: 2024)
+            let atomicKills = Self.kills * 8 / 13
             for durable in [false, true] {
                 let store = folder.appendingPathComponent(durable ? "durable" : "atomic")
                 // What each key holds after the operations acknowledged so far.
                 var model: [String: CrashPayload] = [:]
                 var first = 0
-                for _ in 0..<(durable ? 20 : 32) {
+                for _ in 0..<(durable ? Self.kills - atomicKills : atomicKills) {
                     let acknowledgements = Int.random(in: 0...(durable ? 6 : 40), using: &generator)
-                    let acknowledged = try Self.runAndKill(
-                        writer: writer,
-                        folder: store,
-                        durable: durable,
-                        first: first,
-                        acknowledgements: acknowledgements
-                    )
+                    let start = first
+                    let (acknowledged, killed) = try await onDedicatedThread {
+                        try Self.runAndKill(
+                            writer: writer,
+                            folder: store,
+                            durable: durable,
+                            first: start,
+                            acknowledgements: acknowledgements
+                        )
+                    }
+                    #expect(killed, "the writer exited by itself")
                     #expect(acknowledged == Array(first..<(first + acknowledged.count)))
                     for version in acknowledged {
                         let (key, value) = Self.operation(version)

@@ -33,6 +33,7 @@ struct JSONFileDataSourceKeyTests {
                 let store = try fixture.open()
                 for (number, key) in keys.enumerated() {
                     try store.setValue(Item(name: key, number: number), forKey: key)
+                    if number % 100 == 0 { await Task.yield() }
                 }
                 for (number, key) in keys.enumerated() {
                     let read = try store.value(forKey: key)
@@ -88,6 +89,7 @@ struct JSONFileDataSourceKeyTests {
                 let store = try fixture.open()
                 for (number, key) in ordered.enumerated() {
                     try store.setValue(Item(name: key, number: number), forKey: key)
+                    if number % 100 == 0 { await Task.yield() }
                 }
             }
             let store = try fixture.open()

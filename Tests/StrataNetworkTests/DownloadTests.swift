@@ -45,12 +45,12 @@ struct DownloadTests {
 
     @Test func unknownLengthReportsBytesThenCompletion() async throws {
         // Given a chunked body of 1 MiB
-        let server = try await RawServer.start { write in
-            try await write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
             for _ in 0..<16 {
-                try await write(Data("10000\r\n".utf8) + Data(repeating: 9, count: 65_536) + Data("\r\n".utf8))
+                try write(Data("10000\r\n".utf8) + Data(repeating: 9, count: 65_536) + Data("\r\n".utf8))
             }
-            try await write(Data("0\r\n\r\n".utf8))
+            try write(Data("0\r\n\r\n".utf8))
         }
         defer { server.stop() }
         let folder = try TemporaryFolder()
@@ -92,11 +92,11 @@ struct DownloadTests {
 
     @Test func cancellationMidDownloadLeavesNoFile() async throws {
         // Given a server that sends 1 MiB of a promised 8 MiB, then waits
-        let gate = Gate()
-        let server = try await RawServer.start { write in
-            try await write(Data("HTTP/1.1 200 OK\r\nContent-Length: 8388608\r\n\r\n".utf8))
-            try await write(Data(repeating: 5, count: 1024 * 1024))
-            await gate.wait()
+        let gate = ThreadLatch()
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 8388608\r\n\r\n".utf8))
+            try write(Data(repeating: 5, count: 1024 * 1024))
+            gate.wait()
         }
         defer {
             gate.open()
@@ -123,9 +123,9 @@ struct DownloadTests {
     }
 
     @Test func downloadOverTheLimitLeavesNoFile() async throws {
-        let server = try await RawServer.start { write in
-            try await write(Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8))
-            for _ in 0..<64 { try await write(Data(repeating: 1, count: 65_536)) }
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8))
+            for _ in 0..<64 { try write(Data(repeating: 1, count: 65_536)) }
         }
         defer { server.stop() }
         let folder = try TemporaryFolder()

@@ -1,61 +1,201 @@
-import FlyingSocks
 import Foundation
 import Strata
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A TCP server on 127.0.0.1 that reads a request head and lets the test write any bytes back — a
 /// truncated body, an endless chunked body — then closes the connection.
-struct RawServer: Sendable {
-    private let listener: AsyncSocket
-    private let task: Task<Void, Never>
+///
+/// It uses blocking POSIX sockets on dedicated threads (one to accept, one per connection), never the
+/// cooperative pool: a client that stops reading simply blocks the connection's thread, and a busy pool
+/// cannot stop the server from answering. ``stop()`` shuts every socket down, which wakes blocked threads.
+final class RawServer: Sendable {
+    /// A blocking write of bytes to the connection; throws once the client has gone.
+    typealias Write = (Data) throws -> Void
+
+    private let listener: Int32
+    private let state = Locked(State())
 
     /// `http://127.0.0.1:<port>`.
     let baseURL: URL
 
-    /// Starts a server; `respond` runs once per connection with a function that writes bytes.
-    static func start(
-        respond: @escaping @Sendable (_ write: @Sendable (Data) async throws -> Void) async throws -> Void
-    ) async throws -> RawServer {
-        let socket = try Socket(domain: AF_INET, type: .stream)
-        try socket.setValue(true, for: .localAddressReuse)
-        try socket.bind(to: .inet(ip4: "127.0.0.1", port: 0))
-        try socket.listen()
-        guard case .ip4(_, let port) = try socket.sockname() else { throw CocoaError(.featureUnsupported) }
-        let pool: some AsyncSocketPool = try await .client
-        let listener = try AsyncSocket(socket: socket, pool: pool)
-        let task = Task {
-            await withTaskGroup(of: Void.self) { group in
-                while !Task.isCancelled, let connection = try? await listener.accept() {
-                    group.addTask {
-                        defer { try? connection.close() }
-                        guard (try? await readHead(connection)) != nil else { return }
-                        try? await respond { try await connection.write($0) }
-                    }
-                }
-                group.cancelAll()
+    private struct State {
+        var isStopped = false
+        var acceptEnded = false
+        var connections: Set<Int32> = []
+    }
+
+    private init(listener: Int32, baseURL: URL) {
+        self.listener = listener
+        self.baseURL = baseURL
+    }
+
+    /// Starts a server; `respond` runs once per connection, on that connection's thread, with a blocking
+    /// function that writes bytes.
+    static func start(respond: @escaping @Sendable (_ write: Write) throws -> Void) throws -> RawServer {
+        let (listener, port) = try bindLoopback()
+        guard listen(listener, 64) == 0 else {
+            close(listener)
+            throw POSIXError.current
+        }
+        guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
+            close(listener)
+            throw CocoaError(.featureUnsupported)
+        }
+        let server = RawServer(listener: listener, baseURL: baseURL)
+        let thread = Thread { server.acceptLoop(respond: respond) }
+        thread.name = "RawServer.accept"
+        thread.start()
+        return server
+    }
+
+    /// A port on 127.0.0.1 that nothing listens on (bound, read, then released).
+    static func unusedPort() throws -> UInt16 {
+        let (socket, port) = try bindLoopback()
+        close(socket)
+        return port
+    }
+
+    /// Stops accepting connections and shuts down every open connection, waking any blocked thread.
+    func stop() {
+        // `shutdown` wakes a thread blocked in `accept`, `recv` or `send`. A socket is closed by the one that
+        // sees it last, and only under the lock, so no descriptor number is shut down after being reused.
+        state.withLock { state in
+            guard !state.isStopped else { return }
+            state.isStopped = true
+            if state.acceptEnded {
+                close(listener)
+            } else {
+                _ = shutdown(listener, Int32(SHUT_RDWR))
+            }
+            for connection in state.connections { _ = shutdown(connection, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    private func acceptLoop(respond: @escaping @Sendable (Write) throws -> Void) {
+        defer {
+            state.withLock { state in
+                state.acceptEnded = true
+                if state.isStopped { close(listener) }
             }
         }
-        return RawServer(listener: listener, task: task, baseURL: URL(string: "http://127.0.0.1:\(port)")!)
-    }
-
-    /// Stops accepting connections.
-    func stop() {
-        try? listener.close()
-        task.cancel()
-    }
-
-    private static func readHead(_ connection: AsyncSocket) async throws -> String {
-        var head: [UInt8] = []
-        while !head.ends(with: [13, 10, 13, 10]) {
-            head.append(try await connection.read())
-            if head.count > 65_536 { break }
+        while true {
+            let connection = accept(listener, nil, nil)
+            if connection < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let admitted = state.withLock { state -> Bool in
+                guard !state.isStopped else { return false }
+                state.connections.insert(connection)
+                return true
+            }
+            guard admitted else {
+                close(connection)
+                return
+            }
+            let thread = Thread { self.serve(connection, respond: respond) }
+            thread.name = "RawServer.connection"
+            thread.start()
         }
-        return String(decoding: head, as: UTF8.self)
     }
+
+    private func serve(_ connection: Int32, respond: (Write) throws -> Void) {
+        defer {
+            state.withLock { _ = $0.connections.remove(connection) }
+            close(connection)
+        }
+        guard Self.readHead(connection) else { return }
+        try? respond { data in try Self.writeAll(data, to: connection) }
+    }
+
+    /// Reads up to the blank line that ends a request head; `false` when the client went away first.
+    private static func readHead(_ connection: Int32) -> Bool {
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        while !head.ends(with: [13, 10, 13, 10]) && head.count <= 65_536 {
+            let count = recv(connection, &byte, 1, 0)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return false }
+            head.append(byte)
+        }
+        return true
+    }
+
+    private static func writeAll(_ data: Data, to connection: Int32) throws {
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let count = send(connection, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { throw POSIXError.current }
+                offset += count
+            }
+        }
+    }
+
+    private static func bindLoopback() throws -> (socket: Int32, port: UInt16) {
+        #if canImport(Glibc)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw POSIXError.current }
+        var reuse: Int32 = 1
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
+            }
+        }
+        guard bound else {
+            let error = POSIXError.current
+            close(descriptor)
+            throw error
+        }
+        return (descriptor, UInt16(bigEndian: address.sin_port))
+    }
+}
+
+extension POSIXError {
+    /// The error `errno` holds now.
+    fileprivate static var current: POSIXError { POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
 }
 
 extension Array where Element == UInt8 {
     fileprivate func ends(with suffix: [UInt8]) -> Bool {
         count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}
+
+/// A latch a ``RawServer`` connection thread blocks on until the test opens it.
+final class ThreadLatch: Sendable {
+    private let condition = NSCondition()
+    private let opened = Locked(false)
+
+    /// Blocks the calling thread (a server thread, never a task) until ``open()``.
+    func wait() {
+        condition.lock()
+        defer { condition.unlock() }
+        while !opened.withLock({ $0 }) { condition.wait() }
+    }
+
+    /// Releases every waiter, now and later.
+    func open() {
+        condition.lock()
+        defer { condition.unlock() }
+        opened.withLock { $0 = true }
+        condition.broadcast()
     }
 }
 

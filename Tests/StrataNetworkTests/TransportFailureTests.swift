@@ -1,4 +1,3 @@
-import FlyingSocks
 import Foundation
 import LoopbackServer
 import Strata
@@ -39,10 +38,7 @@ struct TransportFailureTests {
 
     @Test func connectionRefusedIsNetworkError() async throws {
         // Given a port that nothing listens on
-        let socket = try Socket(domain: AF_INET, type: .stream)
-        try socket.bind(to: .inet(ip4: "127.0.0.1", port: 0))
-        guard case .ip4(_, let port) = try socket.sockname() else { return }
-        try socket.close()
+        let port = try RawServer.unusedPort()
 
         let request = HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!)
         let error = await strataError { _ = try await makeClient().send(request) }
@@ -53,9 +49,9 @@ struct TransportFailureTests {
 
     @Test func truncatedBodyIsNetworkError() async throws {
         // Given a server that promises 1,000 bytes, sends 10 and closes
-        let server = try await RawServer.start { write in
-            try await write(Data("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n".utf8))
-            try await write(Data(repeating: 1, count: 10))
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n".utf8))
+            try write(Data(repeating: 1, count: 10))
         }
         defer { server.stop() }
 
@@ -85,36 +81,35 @@ struct TransportFailureTests {
         ]
     )
     func streamedBodyOverTheLimitIsNotReadWhole(head: String) async throws {
-        // Given a server that would send 64 MiB without announcing it
+        // Given a server that sends 64 MiB without announcing a length, then never ends the body
         let chunked = head.contains("chunked")
-        let planned = 64 * 1024 * 1024
-        let sent = ByteCounter()
-        let server = try await RawServer.start { write in
-            try await write(Data(head.utf8))
+        let never = ThreadLatch()
+        let server = try RawServer.start { write in
+            try write(Data(head.utf8))
             let chunk = Data(repeating: 7, count: 64 * 1024)
             let framed = chunked ? Data("10000\r\n".utf8) + chunk + Data("\r\n".utf8) : chunk
-            while sent.total < planned {
-                try await write(framed)
-                sent.add(chunk.count)
-            }
-            if chunked { try await write(Data("0\r\n\r\n".utf8)) }
+            for _ in 0..<1024 { try write(framed) }
+            never.wait()
         }
-        defer { server.stop() }
+        defer {
+            never.open()
+            server.stop()
+        }
 
         // When the client accepts 1 MiB
         let client = makeClient(maximumResponseSize: 1024 * 1024)
         let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
 
-        // Then it fails as soon as the limit is crossed, long before the server is done
+        // Then it fails because the limit was crossed, not because a body that never ends timed out: the
+        // check runs while the body streams, whatever the machine's load lets through before it acts
         #expect(error?.code == .tooLarge)
-        #expect(sent.total < planned)
     }
 
     @Test func contentLengthThatUnderstatesIsCutAtTheLength() async throws {
         // Given a server that announces 100 bytes and pushes far more
-        let server = try await RawServer.start { write in
-            try await write(Data("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n".utf8))
-            try await write(Data(repeating: 3, count: 4 * 1024 * 1024))
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n".utf8))
+            try write(Data(repeating: 3, count: 4 * 1024 * 1024))
         }
         defer { server.stop() }
 

@@ -1,0 +1,189 @@
+import Foundation
+import Strata
+import StrataFile
+import StrataMemory
+import StrataTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Disk faults: the store's folder replaced or removed, an entry's file replaced by a folder, a full disk and a
+/// read-only disk. Each is a typed `StrataError` (`.io`), nothing already stored is lost, and a memory cache in
+/// front keeps answering.
+struct ReliabilityFileFaultTests {
+    @Test func aFileWhereTheStoreFolderMustBeIsAnIOError() throws {
+        let folder = try TemporaryFolder()
+        try Data("not a folder".utf8).write(to: folder.storeURL())
+
+        #expect { _ = try folder.makeStore() } throws: { ($0 as? StrataError)?.code == .io }
+        #expect(try Data(contentsOf: folder.storeURL()) == Data("not a folder".utf8))
+    }
+
+    @Test func aFolderWhereAnEntryFileMustBeFailsOnlyThatKey() throws {
+        // Given two entries, and the file of one replaced by a non-empty folder
+        let folder = try TemporaryFolder()
+        var store: FileDataSource? = try folder.makeStore()
+        try store?.setData(.pattern(100), forKey: "victim")
+        let victimFile = try #require(try folder.entryFiles().first)
+        try store?.setData(.pattern(200, seed: 2), forKey: "other")
+        let path = folder.storeURL().appendingPathComponent(victimFile)
+        try FileManager.default.removeItem(at: path)
+        try FileManager.default.createDirectory(at: path, withIntermediateDirectories: false)
+        try Data("x".utf8).write(to: path.appendingPathComponent("inside"))
+
+        // When the key is written again
+        #expect { try store?.setData(.pattern(300), forKey: "victim") } throws: {
+            ($0 as? StrataError)?.code == .io
+        }
+
+        // Then that key is a miss, the other entry is intact, and a reopen agrees
+        #expect(store?.data(forKey: "victim") == nil)
+        #expect(store?.data(forKey: "other") == .pattern(200, seed: 2))
+        store = nil
+        let reopened = try folder.makeStore()
+        #expect(reopened.data(forKey: "other") == .pattern(200, seed: 2))
+        #expect(reopened.data(forKey: "victim") == nil)
+        #expect(try folder.entryFiles().allSatisfy { !$0.hasPrefix(".") })
+    }
+
+    @Test func aDeletedStoreFolderIsAnIOErrorWhileTheMemoryCacheKeepsServing() async throws {
+        // Given a file store behind a memory cache, holding two values
+        let folder = try TemporaryFolder()
+        let file = try folder.makeStore()
+        let memory = MemoryDataSource<Data>(countLimit: 100)
+        let repository = CacheRepository(main: file, cache: memory)
+        _ = try await repository.put(.pattern(10), in: KeyQuery("a"), operation: .default)
+        _ = try await repository.put(.pattern(20), in: KeyQuery("b"), operation: .default)
+
+        // When the store's folder is deleted behind its back
+        try FileManager.default.removeItem(at: folder.storeURL())
+
+        // Then writes are typed I/O errors, and reads are answered from memory
+        await #expect { _ = try await repository.put(.pattern(30), in: KeyQuery("c"), operation: .default) } throws: {
+            ($0 as? StrataError)?.code == .io
+        }
+        #expect(try await repository.get(KeyQuery("a"), operation: .cacheSync) == .pattern(10))
+        #expect(try await repository.get(KeyQuery("b"), operation: .default) == .pattern(20))
+        #expect(memory.value(forKey: "c") == nil)
+        // And a write that fails on main leaves the cached value as it was
+        await #expect(throws: StrataError.self) {
+            _ = try await repository.put(.pattern(99), in: KeyQuery("a"), operation: .default)
+        }
+        #expect(try await repository.get(KeyQuery("a"), operation: .cacheSync) == .pattern(10))
+    }
+
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs root and tmpfs (mount(2))"))
+    func aFullDiskIsAnIOErrorAndKeepsEveryStoredEntry() throws {
+        // Given a store on a 1 MiB tmpfs
+        let mount = try TemporaryMount(size: "1m")
+        defer { mount.unmount() }
+        let store = try FileDataSource(configuration: .init(location: .url(mount.url), identifier: "full"))
+
+        // When 64 KiB entries are written until the disk is full
+        var stored: [String: Data] = [:]
+        var failure: (any Error)?
+        for index in 0..<64 {
+            let data = Data.pattern(64 * 1024, seed: UInt8(index))
+            do {
+                try store.setData(data, forKey: "k\(index)")
+                stored["k\(index)"] = data
+            } catch {
+                failure = error
+                break
+            }
+        }
+
+        // Then the failure is a typed I/O error, and every entry stored before it is whole, also after a reopen
+        #expect((failure as? StrataError)?.code == .io, "\(String(describing: failure))")
+        #expect(stored.count > 4)
+        for (key, data) in stored { #expect(store.data(forKey: key) == data, "\(key)") }
+        #expect(store.totalSize == stored.values.reduce(0) { $0 + $1.count })
+        let storeFolder = mount.url.appendingPathComponent("full")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: storeFolder.path)
+            .filter { !$0.hasSuffix(".strata") && !$0.hasPrefix(".strata-") }
+        #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
+        // Freeing space makes the store writable again
+        _ = try store.removeData(forKey: "k0")
+        try store.setData(.pattern(10), forKey: "after")
+        #expect(store.data(forKey: "after") == .pattern(10))
+    }
+
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs root and tmpfs (mount(2))"))
+    func aReadOnlyDiskIsAnIOErrorAndKeepsEveryStoredEntry() throws {
+        // Given entries stored on a disk that then becomes read-only (root ignores permission bits, a
+        // read-only mount it cannot; Linux refuses to remount while a store holds its lock file open for writing,
+        // so the store is closed first)
+        let mount = try TemporaryMount(size: "1m")
+        defer { mount.unmount() }
+        let configuration = FileDataSource.Configuration(location: .url(mount.url), identifier: "ro")
+        do {
+            let store = try FileDataSource(configuration: configuration)
+            try store.setData(.pattern(1_000), forKey: "a")
+            try store.setData(.pattern(2_000), forKey: "b")
+        }
+        try mount.remount(readOnly: true)
+
+        // When / Then opening the store is a typed I/O error that names the problem
+        #expect { _ = try FileDataSource(configuration: configuration) } throws: { error in
+            guard let error = error as? StrataError else { return false }
+            return error.code == .io && (error.underlying as? POSIXError)?.code == .EROFS
+        }
+
+        // And once the disk is writable again every entry is there
+        try mount.remount(readOnly: false)
+        let store = try FileDataSource(configuration: configuration)
+        #expect(store.data(forKey: "a") == .pattern(1_000))
+        #expect(store.data(forKey: "b") == .pattern(2_000))
+        #expect(store.corruptEntriesRemoved == 0)
+    }
+}
+
+/// A small tmpfs mounted for one test (root only); ``isAvailable`` tells whether this machine allows it.
+struct TemporaryMount {
+    let url: URL
+
+    /// Whether a tmpfs can be mounted here: Linux, as root, with the mount permitted.
+    static let isAvailable: Bool = {
+        #if canImport(Glibc)
+            guard geteuid() == 0, let probe = try? TemporaryMount(size: "64k") else { return false }
+            probe.unmount()
+            return true
+        #else
+            return false
+        #endif
+    }()
+
+    /// Mounts a tmpfs of `size` (`"1m"`) on a new temporary folder.
+    init(size: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-mount-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        #if canImport(Glibc)
+            guard Glibc.mount("tmpfs", url.path, "tmpfs", 0, "size=\(size)") == 0 else {
+                try? FileManager.default.removeItem(at: url)
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM)
+            }
+        #else
+            throw POSIXError(.ENOTSUP)
+        #endif
+    }
+
+    /// Makes the mount read-only or writable again.
+    func remount(readOnly: Bool) throws {
+        #if canImport(Glibc)
+            let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
+            guard Glibc.mount("tmpfs", url.path, "tmpfs", flags, nil) == 0 else {
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM)
+            }
+        #endif
+    }
+
+    /// Unmounts and removes the folder.
+    func unmount() {
+        #if canImport(Glibc)
+            _ = umount2(url.path, Int32(MNT_DETACH))
+        #endif
+        try? FileManager.default.removeItem(at: url)
+    }
+}
