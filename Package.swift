@@ -9,12 +9,14 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("StrataFile", ["Strata"]),
     ("StrataJSONFile", ["Strata"]),
     ("StrataNetwork", ["Strata"]),
+    ("StrataCache", ["Strata", "StrataMemory", "StrataFile", "StrataJSONFile", "StrataNetwork"]),
     ("StrataTesting", ["Strata"]),
 ]
 
 /// Packages that only test targets use: a consumer of Strata never fetches them.
 let testOnlyDependencies: [String: [Target.Dependency]] = [
-    "StrataNetwork": ["LoopbackServer", .product(name: "FlyingSocks", package: "FlyingFox")]
+    "StrataNetwork": ["LoopbackServer", .product(name: "FlyingSocks", package: "FlyingFox")],
+    "StrataCache": ["LoopbackServer"],
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
@@ -56,10 +58,20 @@ targets += operationSamples.map { name in
         path: "Samples/Operations/\(name)"
     )
 }
+/// One sample per StrataCache composition, in `Samples/Compositions/<Composition>`.
+let compositionSamples = ["CacheProvider", "CacheManager"]
+targets += compositionSamples.map { name in
+    .executableTarget(
+        name: "\(name)Sample",
+        dependencies: ["LoopbackServer", "Strata", "StrataCache", "StrataFile", "StrataNetwork"],
+        path: "Samples/Compositions/\(name)"
+    )
+}
 targets.append(
     .testTarget(
         name: "SamplesTests",
         dependencies: operationSamples.map { .target(name: "\($0)OperationSample") } + ["StrataTour"]
+            + compositionSamples.map { .target(name: "\($0)Sample") }
     )
 )
 
