@@ -111,32 +111,3 @@ public struct CachedFetcher: Sendable {
             .map { Int(clamping: $0.components.seconds) }
     }
 }
-
-/// What ``CachedFetcher/fetch(_:identifier:)`` returns: the reference and where it came from.
-public struct CachedFetchResult: Hashable, Sendable {
-    /// The reference now cached (or, for a `no-store` response, the one received).
-    public var reference: CacheReference
-
-    /// Whether the server was called, and what it answered.
-    public var origin: CachedFetchOrigin
-
-    /// Creates a result.
-    ///
-    /// - Parameters:
-    ///   - reference: The reference.
-    ///   - origin: Where it came from.
-    public init(reference: CacheReference, origin: CachedFetchOrigin) {
-        self.reference = reference
-        self.origin = origin
-    }
-}
-
-/// Where a ``CachedFetchResult`` came from.
-public enum CachedFetchOrigin: Hashable, Sendable {
-    /// A valid cached reference; no request was made.
-    case cache
-    /// A stale reference the server confirmed with `304 Not Modified`.
-    case revalidated
-    /// A new response (2xx).
-    case network
-}
