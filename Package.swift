@@ -63,7 +63,7 @@ let compositionSamples = ["CacheProvider", "CacheManager"]
 targets += compositionSamples.map { name in
     .executableTarget(
         name: "\(name)Sample",
-        dependencies: ["LoopbackServer", "Strata", "StrataCache", "StrataFile", "StrataNetwork"],
+        dependencies: ["LoopbackServer", "Strata", "StrataCache", "StrataFile", "StrataNetwork", "StrataTesting"],
         path: "Samples/Compositions/\(name)"
     )
 }

@@ -23,7 +23,11 @@ struct CacheManagerFetcherTests {
         if let errors { diagnostics = { errors.append($0) } }
         return try CacheManager(
             configuration: .init(
-                folder: folder.url.appendingPathComponent("beagle"), clock: clock, diagnostics: diagnostics))
+                folder: folder.url.appendingPathComponent("beagle"),
+                clock: clock,
+                diagnostics: diagnostics
+            )
+        )
     }
 
     @Test func aValidReferenceAnswersAndAStaleOneIsRevalidatedWithA304() async throws {
@@ -106,7 +110,10 @@ struct CacheManagerFetcherTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let resource = VersionedResource(
-            body: Data("a".utf8), eTag: "\"v1\"", extraHeaders: ["Cache-Control": "public, max-age=60"])
+            body: Data("a".utf8),
+            eTag: "\"v1\"",
+            extraHeaders: ["Cache-Control": "public, max-age=60"]
+        )
         let server = try await startServer(resource, path: "/screen")
         defer { Task { await server.stop() } }
         let clock = ManualClock()
@@ -147,7 +154,11 @@ struct CacheManagerFetcherTests {
     @Test func noStoreResponsesAreNotCached() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let resource = VersionedResource(body: Data("a".utf8), eTag: "\"v1\"", extraHeaders: ["Cache-Control": "no-store"])
+        let resource = VersionedResource(
+            body: Data("a".utf8),
+            eTag: "\"v1\"",
+            extraHeaders: ["Cache-Control": "no-store"]
+        )
         let server = try await startServer(resource, path: "/screen")
         defer { Task { await server.stop() } }
         let cache = try makeCache(folder, clock: ManualClock())
@@ -175,7 +186,8 @@ struct CacheManagerFetcherTests {
             _ = try await cache.fetcher(client: try makeClient(folder)).fetch(url: url)
         }
         let entries = folder.url.appendingPathComponent("beagle/entries")
-        let files = FileManager.default.enumerator(at: entries, includingPropertiesForKeys: nil)?
+        let files =
+            FileManager.default.enumerator(at: entries, includingPropertiesForKeys: nil)?
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "json" } ?? []
         #expect(files.count == 1)
         for file in files { try Data("{ not json".utf8).write(to: file) }

@@ -29,7 +29,8 @@ struct CacheManagerTests {
         defer { folder.remove() }
         let clock = ManualClock()
         let cache = try CacheManager(
-            configuration: .init(folder: folder.url.appendingPathComponent("beagle"), cacheMaxAge: 5, clock: clock))
+            configuration: .init(folder: folder.url.appendingPathComponent("beagle"), cacheMaxAge: 5, clock: clock)
+        )
         let long = reference("long", maxAge: 60, at: clock.now())
         let short = reference("short", at: clock.now())
 
@@ -54,8 +55,12 @@ struct CacheManagerTests {
         let clock = ManualClock()
         let cache = try CacheManager(
             configuration: .init(
-                folder: folder.url.appendingPathComponent("beagle"), diskMaximumCapacity: 3,
-                memoryMaximumCapacity: 2, clock: clock))
+                folder: folder.url.appendingPathComponent("beagle"),
+                diskMaximumCapacity: 3,
+                memoryMaximumCapacity: 2,
+                clock: clock
+            )
+        )
         for id in ["a", "b", "c"] { cache.addToCache(reference(id, at: clock.now())) }
 
         // When a (only on disk now) is read, then d is added

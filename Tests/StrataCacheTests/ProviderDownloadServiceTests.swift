@@ -16,8 +16,11 @@ struct ProviderDownloadServiceTests {
         let cached = folder.url.appendingPathComponent("cached")
         let provider = ScriptedProvider(cachePolicy: .bypassServerCallOnFoundItem, folder: folder.url, found: cached)
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "123",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "123",
+            client: try makeClient(folder)
+        )
         let progress = ProgressValues()
 
         // When
@@ -38,8 +41,11 @@ struct ProviderDownloadServiceTests {
         defer { Task { await server.stop() } }
         let provider = ScriptedProvider(cachePolicy: .bypassServerCallOnFoundItem, folder: folder.url)
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
 
         let result = try await service.downloadAsync()
 
@@ -55,11 +61,17 @@ struct ProviderDownloadServiceTests {
         let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
         defer { Task { await server.stop() } }
         let provider = ScriptedProvider(
-            cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url, found: folder.url,
-            headers: ["If-None-Match": "\"v1\""])
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            found: folder.url,
+            headers: ["If-None-Match": "\"v1\""]
+        )
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
 
         // When
         let result = try await service.downloadAsync()
@@ -81,10 +93,16 @@ struct ProviderDownloadServiceTests {
         let server = try await startServer(VersionedResource(body: pattern(count: 5_000), eTag: "\"v2\""))
         defer { Task { await server.stop() } }
         let provider = ScriptedProvider(
-            cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url, headers: ["If-None-Match": "\"v1\""])
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            headers: ["If-None-Match": "\"v1\""]
+        )
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
 
         let result = try await service.downloadAsync()
 
@@ -104,10 +122,17 @@ struct ProviderDownloadServiceTests {
         let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
         defer { Task { await server.stop() } }
         let failure = ProviderFailure(reason: "disk full")
-        let provider = ScriptedProvider(cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url, storeError: failure)
+        let provider = ScriptedProvider(
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            storeError: failure
+        )
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
 
         await #expect(throws: failure) { try await service.downloadAsync() }
         #expect(folder.contents("downloads").isEmpty)
@@ -120,11 +145,17 @@ struct ProviderDownloadServiceTests {
         defer { Task { await server.stop() } }
         let failure = ProviderFailure(reason: "evicted")
         let provider = ScriptedProvider(
-            cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url, headers: ["If-None-Match": "\"v1\""],
-            cachedItemError: failure)
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            headers: ["If-None-Match": "\"v1\""],
+            cachedItemError: failure
+        )
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
 
         await #expect(throws: failure) { try await service.downloadAsync() }
         #expect(server.requestCount(path: "/asset") == 1)
@@ -138,14 +169,19 @@ struct ProviderDownloadServiceTests {
         defer { Task { await server.stop() } }
         let transport = RecordingTransport()
         let provider = ScriptedProvider(
-            cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url,
-            headers: ["if-none-match": "\"new\"", "X-Extra": "1"])
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            headers: ["if-none-match": "\"new\"", "X-Extra": "1"]
+        )
         var request = HTTPRequest(.get, url: server.baseURL.appendingPathComponent("asset"))
         request.headers["If-None-Match"] = "\"old\""
         request.headers["Accept"] = "*/*"
         let service = DownloadService(
-            request: request, cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder, transport: transport))
+            request: request,
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder, transport: transport)
+        )
 
         // When
         let result = try await service.downloadAsync()
@@ -169,8 +205,11 @@ struct ProviderDownloadServiceTests {
         let client = try makeClient(folder)
         func service(_ key: String) -> DownloadService {
             DownloadService(
-                url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: key,
-                client: client)
+                url: server.baseURL.appendingPathComponent("asset"),
+                cacheProvider: provider,
+                cacheKey: key,
+                client: client
+            )
         }
 
         // async
@@ -212,10 +251,17 @@ struct ProviderDownloadServiceTests {
         let server = try await startServer(VersionedResource(body: pattern(count: 10), eTag: "\"v1\""))
         defer { Task { await server.stop() } }
         let failure = ProviderFailure(reason: "nope")
-        let provider = ScriptedProvider(cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url, storeError: failure)
+        let provider = ScriptedProvider(
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            storeError: failure
+        )
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
 
         let viaCompletion = await withCheckedContinuation { continuation in
             service.download(progress: nil) { continuation.resume(returning: $0) }

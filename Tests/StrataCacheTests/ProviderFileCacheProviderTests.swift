@@ -16,8 +16,13 @@ struct ProviderFileCacheProviderTests {
     ) throws -> FileCacheProvider {
         let store = try FileDataSource(
             configuration: .init(
-                location: .url(folder.url), identifier: "assets", maxSize: maxSize, maxCount: maxCount,
-                clock: ManualClock()))
+                location: .url(folder.url),
+                identifier: "assets",
+                maxSize: maxSize,
+                maxCount: maxCount,
+                clock: ManualClock()
+            )
+        )
         return try FileCacheProvider(store: store, cachePolicy: policy)
     }
 
@@ -30,8 +35,11 @@ struct ProviderFileCacheProviderTests {
         defer { Task { await server.stop() } }
         let provider = try makeProvider(folder)
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "123",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "123",
+            client: try makeClient(folder)
+        )
 
         // When: a first download, then a second one
         let first = try await service.downloadAsync()
@@ -58,8 +66,11 @@ struct ProviderFileCacheProviderTests {
         defer { Task { await server.stop() } }
         let provider = try makeProvider(folder)
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
 
         _ = try await service.downloadAsync()
         resource.update(body: pattern(count: 300, seed: 9), eTag: "\"v2\"")
@@ -78,8 +89,11 @@ struct ProviderFileCacheProviderTests {
         defer { Task { await server.stop() } }
         let provider = try makeProvider(folder, policy: .bypassServerCallOnFoundItem)
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
 
         let first = try await service.downloadAsync()
         let second = try await service.downloadAsync()
@@ -100,12 +114,17 @@ struct ProviderFileCacheProviderTests {
 
         // When
         let url = try provider.store(
-            objectAt: download, key: "k", headers: ["etag": "W/\"a\"", "LAST-MODIFIED": "Wed, 15 Nov 2023 00:00:00 GMT"])
+            objectAt: download,
+            key: "k",
+            headers: ["etag": "W/\"a\"", "LAST-MODIFIED": "Wed, 15 Nov 2023 00:00:00 GMT"]
+        )
 
         // Then
-        #expect(provider.headerValues(for: "k") == [
-            "If-None-Match": "W/\"a\"", "If-Modified-Since": "Wed, 15 Nov 2023 00:00:00 GMT",
-        ])
+        #expect(
+            provider.headerValues(for: "k") == [
+                "If-None-Match": "W/\"a\"", "If-Modified-Since": "Wed, 15 Nov 2023 00:00:00 GMT",
+            ]
+        )
         #expect(provider.headerValues(for: "other").isEmpty)
         #expect(try Data(contentsOf: url) == pattern(count: 10))
         #expect(!FileManager.default.fileExists(atPath: download.path))
@@ -140,8 +159,11 @@ struct ProviderFileCacheProviderTests {
         defer { Task { await server.stop() } }
         let provider = try makeProvider(folder, maxSize: 1_000)
         let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"), cacheProvider: provider, cacheKey: "k",
-            client: try makeClient(folder))
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
 
         let error = await #expect(throws: StrataError.self) { try await service.downloadAsync() }
 

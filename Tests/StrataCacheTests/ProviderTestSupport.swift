@@ -45,7 +45,11 @@ final class RecordingTransport: HTTPTransport {
     ) async throws -> HTTPResponse {
         recorded.withLock { $0.append(request) }
         return try await base.download(
-            request, to: destination, maximumBodySize: maximumBodySize, progress: progress)
+            request,
+            to: destination,
+            maximumBodySize: maximumBodySize,
+            progress: progress
+        )
     }
 }
 
@@ -70,7 +74,11 @@ final class VersionedResource: Sendable {
         self.validatorHeader = validatorHeader
     }
 
-    func update(body: Data, eTag: String) { state.withLock { $0.body = body; $0.eTag = eTag } }
+    func update(body: Data, eTag: String) {
+        state.withLock {
+            $0.body = body; $0.eTag = eTag
+        }
+    }
 
     func setExtraHeaders(_ headers: [String: String]) { state.withLock { $0.extra = headers } }
 

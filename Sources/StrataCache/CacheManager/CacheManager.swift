@@ -127,7 +127,8 @@ public final class CacheManager: CacheManagerProtocol {
 
     private func report(_ error: any Error) {
         let strataError =
-            error as? StrataError ?? StrataError.io("The persistent store of the CacheManager failed", underlying: error)
+            error as? StrataError
+            ?? StrataError.io("The persistent store of the CacheManager failed", underlying: error)
         configuration.diagnostics?(strataError)
     }
 }

@@ -42,8 +42,12 @@ public struct DownloadService: Sendable {
     ///   - cacheProvider: The cache to consult and fill.
     ///   - cacheKey: The key of the file in the cache.
     ///   - client: The HTTP client.
-    public init(request: HTTPRequest, cacheProvider: any CacheProvider, cacheKey: String, client: HTTPClient = HTTPClient())
-    {
+    public init(
+        request: HTTPRequest,
+        cacheProvider: any CacheProvider,
+        cacheKey: String,
+        client: HTTPClient = HTTPClient()
+    ) {
         self.request = request
         self.cacheProvider = cacheProvider
         self.cacheKey = cacheKey
@@ -57,7 +61,8 @@ public struct DownloadService: Sendable {
     ///   - cacheProvider: The cache to consult and fill.
     ///   - cacheKey: The key of the file in the cache; the URL when `nil`.
     ///   - client: The HTTP client.
-    public init(url: URL, cacheProvider: any CacheProvider, cacheKey: String? = nil, client: HTTPClient = HTTPClient()) {
+    public init(url: URL, cacheProvider: any CacheProvider, cacheKey: String? = nil, client: HTTPClient = HTTPClient())
+    {
         self.init(
             request: HTTPRequest(.get, url: url),
             cacheProvider: cacheProvider,
@@ -73,8 +78,9 @@ public struct DownloadService: Sendable {
     /// - Throws: The error of the network, of the HTTP status (a ``Strata/StrataError``) or of the provider.
     public func downloadAsync(progress: (@Sendable (Double) -> Void)? = nil) async throws -> DownloadResult<URL> {
         let provider = cacheProvider
+        let reporter = ProgressReporter(progress)
         if provider.cachePolicy == .bypassServerCallOnFoundItem, let found = provider.find(key: cacheKey) {
-            progress?(1)
+            reporter.report(1)
             return DownloadResult(result: found, headers: [:], origin: .cache)
         }
         var request = self.request
@@ -82,11 +88,11 @@ public struct DownloadService: Sendable {
         let file: DownloadedFile
         do {
             file = try await client.download(request) { step in
-                if let fraction = step.fractionCompleted { progress?(fraction) }
+                if let fraction = step.fractionCompleted { reporter.report(fraction) }
             }
         } catch let error as StrataError where error.code == .notModified {
             let cached = try provider.cachedItem(key: cacheKey)
-            progress?(1)
+            reporter.report(1)
             return DownloadResult(
                 result: cached,
                 headers: error.httpFailure?.headers.dictionary ?? [:],
@@ -105,7 +111,7 @@ public struct DownloadService: Sendable {
             // The provider copied rather than moved: the temporary download is ours to delete.
             try? FileManager.default.removeItem(at: file.fileURL)
         }
-        progress?(1)
+        reporter.report(1)
         return DownloadResult(result: stored, headers: headers, origin: .network)
     }
 
