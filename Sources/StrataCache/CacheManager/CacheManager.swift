@@ -13,10 +13,10 @@ import StrataNetwork
 /// if let reference = cache.getReference(identifiedBy: url), cache.isValid(reference: reference) { … }
 /// ```
 ///
-/// - The persistent store is a ``StrataJSONFile/JSONFileDataSource`` of ``CacheReference`` values capped
+/// - The persistent store is a `JSONFileDataSource` of ``CacheReference`` values capped
 ///   at ``Configuration/diskMaximumCapacity`` (least recently written or read evicted first, across
 ///   restarts). Each reference keeps its own ``CacheReference/maxAge`` and ``CacheReference/timeOfCreation``.
-/// - The memory layer is a ``StrataMemory/MemoryDataSource`` capped at
+/// - The memory layer is a `MemoryDataSource` capped at
 ///   ``Configuration/memoryMaximumCapacity``; a disk hit is copied into it. A memory hit does not refresh
 ///   the reference's recency on disk (that would be a disk write per read).
 /// - ``getReference(identifiedBy:)`` returns a reference whether valid or not, so its hash can be sent to

@@ -65,7 +65,7 @@ public struct CachedFetcher: Sendable {
     ///
     /// - Parameters:
     ///   - request: The request.
-    ///   - identifier: The reference's identifier; the request's ``StrataNetwork/HTTPRequest/cacheKey`` when `nil`.
+    ///   - identifier: The reference's identifier; the request's `HTTPRequest/cacheKey` when `nil`.
     /// - Returns: The reference and where it came from.
     /// - Throws: The ``Strata/StrataError`` of the request (network, status); a 304 when no reference is
     ///   cached is thrown as is.

@@ -10,7 +10,7 @@ import StrataFile
     import Musl
 #endif
 
-/// A ready ``CacheProvider`` on a ``StrataFile/FileDataSource``: it keeps each download with its `ETag`
+/// A ready ``CacheProvider`` on a `FileDataSource`: it keeps each download with its `ETag`
 /// and `Last-Modified` in the store's entry metadata and asks the server with `If-None-Match` and
 /// `If-Modified-Since`, so unchanged files come back as `304 Not Modified`.
 ///
@@ -27,7 +27,7 @@ import StrataFile
 ///
 /// ## Files handed out
 ///
-/// A download enters the store by ``StrataFile/FileDataSource/move(fileAt:forKey:options:)``: renamed, its
+/// A download enters the store by `FileDataSource/move(fileAt:forKey:options:)`: renamed, its
 /// bytes not copied. A store's entry file, though, is the data followed by the store's metadata, so it is
 /// not the plain file a ``CacheProvider`` must return. The provider therefore hands out a *checkout*: a
 /// plain copy of the entry in ``checkoutFolder`` (one file per key, replaced atomically), made when a
