@@ -173,6 +173,29 @@ struct ProviderFileCacheProviderTests {
         #expect(folder.contents("assets.checkout").isEmpty)
     }
 
+    @Test func aStoredDownloadIsFoundWithTheSystemClock() throws {
+        // Given a store on the system clock (dates with sub-second precision)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "assets"))
+        let provider = try FileCacheProvider(store: store)
+        let keys = (0..<20).map { "k\($0)" }
+        for key in keys {
+            let download = folder.url.appendingPathComponent("download")
+            try pattern(count: 10).write(to: download)
+            _ = try provider.store(objectAt: download, key: key, headers: ["ETag": "\"v1\""])
+        }
+        for name in folder.contents("assets.checkout") {  // so the next reads check the entries out again
+            try FileManager.default.removeItem(at: provider.checkoutFolder.appendingPathComponent(name))
+        }
+
+        // Then every entry is checked out again (its dates, read back from disk, may be rounded)
+        for key in keys {
+            #expect(try Data(contentsOf: try provider.cachedItem(key: key)) == pattern(count: 10))
+            #expect(provider.find(key: key) != nil)
+        }
+    }
+
     @Test func a304ForAnEvictedEntryFailsWithNotFound() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

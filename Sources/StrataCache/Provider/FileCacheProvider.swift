@@ -160,8 +160,10 @@ public final class FileCacheProvider: CacheProvider {
     private func checkout(_ key: String) throws -> URL? {
         let name = StableHash.hex(key)
         let destination = checkoutFolder.appendingPathComponent(name)
-        guard let entry = store.entry(forKey: key), let info = store.info(forKey: key),
-            info.created == entry.storedAt, info.size == entry.value.count
+        // The entry's metadata before and after the read: equal, they name the version of the data read.
+        guard let before = store.info(forKey: key), let data = store.data(forKey: key),
+            let info = store.info(forKey: key),
+            Self.version(before) == Self.version(info), info.size == data.count
         else {
             checkouts.withLock { checkouts in
                 checkouts[name] = nil
@@ -175,7 +177,7 @@ public final class FileCacheProvider: CacheProvider {
                 return destination
             }
             do {
-                try entry.value.write(to: destination, options: .atomic)
+                try data.write(to: destination, options: .atomic)
             } catch {
                 throw StrataError.io("Writing the checkout \(destination.path) failed", underlying: error)
             }
