@@ -9,6 +9,7 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("StrataFile", ["Strata"]),
     ("StrataJSONFile", ["Strata"]),
     ("StrataNetwork", ["Strata"]),
+    ("StrataCache", ["Strata", "StrataMemory", "StrataFile", "StrataJSONFile", "StrataNetwork"]),
     ("StrataTesting", ["Strata"]),
 ]
 
@@ -17,6 +18,7 @@ let testOnlyDependencies: [String: [Target.Dependency]] = [
     "StrataNetwork": ["LoopbackServer"],
     // Reliability tests put a memory cache in front of the file store.
     "StrataFile": ["StrataMemory"],
+    "StrataCache": ["LoopbackServer"],
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
@@ -61,10 +63,20 @@ targets += operationSamples.map { name in
         path: "Samples/Operations/\(name)"
     )
 }
+/// One sample per StrataCache composition, in `Samples/Compositions/<Composition>`.
+let compositionSamples = ["CacheProvider", "CacheManager"]
+targets += compositionSamples.map { name in
+    .executableTarget(
+        name: "\(name)Sample",
+        dependencies: ["LoopbackServer", "Strata", "StrataCache", "StrataFile", "StrataNetwork", "StrataTesting"],
+        path: "Samples/Compositions/\(name)"
+    )
+}
 targets.append(
     .testTarget(
         name: "SamplesTests",
         dependencies: operationSamples.map { .target(name: "\($0)OperationSample") } + ["StrataTour"]
+            + compositionSamples.map { .target(name: "\($0)Sample") }
     )
 )
 

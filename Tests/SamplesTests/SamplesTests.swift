@@ -29,6 +29,28 @@ struct SamplesTests {
         for line in expected { #expect(output.contains(line), "\(sample) did not print \(line)") }
         #expect(!output.contains("✗ operationNotSupported"))
     }
+
+    @Test func theCacheProviderSampleRevalidatesWithETagsAndBypassesTheServerWhenFound() async throws {
+        let output = try await runSample("CacheProviderSample")
+        #expect(output.contains("1. downloadAsync (empty cache) -> network, 16384 bytes, server called"))
+        #expect(
+            output.contains("2. download(progress:completion:) (same ETag) -> notModified, 16384 bytes, server called")
+        )
+        #expect(output.contains("3. download(progress:) future (asset changed) -> network, 8192 bytes"))
+        #expect(output.contains("5. bypass policy, found -> cache, 8192 bytes, server NOT called"))
+        #expect(output.contains("6. store over its size limit -> ✗ StrataError.tooLarge"))
+        #expect(output.contains("Requests the server received: 5"))
+    }
+
+    @Test func theCacheManagerSampleAnswersFromTheCacheAndRevalidatesWithTheHash() async throws {
+        let output = try await runSample("CacheManagerSample")
+        #expect(output.contains("2. fetch again at once -> cache, hash \"h1\", maxAge 60, server NOT called"))
+        #expect(output.contains("3. after 61 s (stale: hash sent) -> revalidated, hash \"h1\""))
+        #expect(output.contains("4. after the screen changed -> network, hash \"h2\""))
+        #expect(output.contains("6. isValid after 299 s -> true"))
+        #expect(output.contains("7. isValid after 300 s -> false"))
+        #expect(output.contains("Requests the server received: 3"))
+    }
 }
 
 /// Runs a built executable of this package and returns its standard output.

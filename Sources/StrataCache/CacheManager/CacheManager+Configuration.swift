@@ -1,0 +1,52 @@
+import Foundation
+import Strata
+
+extension CacheManager {
+    /// Where a ``CacheManager`` keeps its references, how many, and for how long they are valid: Beagle's
+    /// `CustomCache.Config` with the folder, the memory layer and the clock added.
+    public struct Configuration: Sendable {
+        /// The folder of the persistent store; one live manager per folder.
+        public var folder: URL
+
+        /// The most references kept on disk, least recently used evicted first: 150 by default.
+        public var diskMaximumCapacity: Int
+
+        /// The most references kept in memory in front of the disk: 15 by default.
+        public var memoryMaximumCapacity: Int
+
+        /// The validity in seconds of a reference without its own ``CacheReference/maxAge``: 300 by default.
+        public var cacheMaxAge: Int
+
+        /// The clock ``CacheManager/isValid(reference:)`` and the stores read.
+        public var clock: any WallClock
+
+        /// Receives every error of the persistent store (the protocol's methods do not throw), including
+        /// reports of corrupt entries moved aside; `nil` to ignore them.
+        public var diagnostics: (@Sendable (StrataError) -> Void)?
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - folder: The folder of the persistent store.
+        ///   - diskMaximumCapacity: The most references kept on disk.
+        ///   - memoryMaximumCapacity: The most references kept in memory.
+        ///   - cacheMaxAge: The default validity in seconds.
+        ///   - clock: The clock.
+        ///   - diagnostics: Receives the persistent store's errors.
+        public init(
+            folder: URL,
+            diskMaximumCapacity: Int = 150,
+            memoryMaximumCapacity: Int = 15,
+            cacheMaxAge: Int = 300,
+            clock: any WallClock = SystemClock(),
+            diagnostics: (@Sendable (StrataError) -> Void)? = nil
+        ) {
+            self.folder = folder
+            self.diskMaximumCapacity = diskMaximumCapacity
+            self.memoryMaximumCapacity = memoryMaximumCapacity
+            self.cacheMaxAge = cacheMaxAge
+            self.clock = clock
+            self.diagnostics = diagnostics
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Strata
+import StrataJSONFile
+import StrataMemory
+import StrataNetwork
+
+/// Beagle's cache layer, ready made: references in a count-capped, least-recently-used JSON store on disk
+/// with a small memory layer in front, valid for their own `maxAge` or a default of 300 seconds.
+///
+/// ```swift
+/// let cache = try CacheManager(configuration: .init(folder: cachesURL.appendingPathComponent("beagle")))
+/// cache.addToCache(CacheReference(identifier: url, data: body, hash: eTag, timeOfCreation: Date()))
+/// if let reference = cache.getReference(identifiedBy: url), cache.isValid(reference: reference) { … }
+/// ```
+///
+/// - The persistent store is a `JSONFileDataSource` of ``CacheReference`` values capped
+///   at ``Configuration/diskMaximumCapacity`` (least recently written or read evicted first, across
+///   restarts). Each reference keeps its own ``CacheReference/maxAge`` and ``CacheReference/timeOfCreation``.
+/// - The memory layer is a `MemoryDataSource` capped at
+///   ``Configuration/memoryMaximumCapacity``; a disk hit is copied into it. A memory hit does not refresh
+///   the reference's recency on disk (that would be a disk write per read).
+/// - ``getReference(identifiedBy:)`` returns a reference whether valid or not, so its hash can be sent to
+///   the server (see ``CachedFetcher``); ``isValid(reference:)`` decides freshness with the injected clock.
+///   Unlike the Core Data sample in Beagle's guide, reading a reference does not reset its time of creation.
+/// - A corrupt entry on disk is moved aside by the store and reads as `nil`, so the caller fetches again.
+public final class CacheManager: CacheManagerProtocol {
+    /// The folder, capacities, default validity and clock.
+    public let configuration: Configuration
+
+    /// The persistent store of references.
+    public let persistentStore: JSONFileDataSource<CacheReference>
+
+    /// The memory layer in front of the persistent store.
+    public let memoryLayer: MemoryDataSource<CacheReference>
+
+    /// Opens the manager's persistent store, creating its folder when missing.
+    ///
+    /// - Parameter configuration: The folder, capacities, default validity and clock.
+    /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io`` when the store cannot be
+    ///   opened, ``Strata/StrataError/Code/invalidArgument`` for capacities below 1.
+    public init(configuration: Configuration) throws {
+        guard configuration.diskMaximumCapacity >= 1, configuration.memoryMaximumCapacity >= 1 else {
+            throw StrataError(.invalidArgument, "The capacities of a CacheManager must be at least 1")
+        }
+        self.configuration = configuration
+        persistentStore = try JSONFileDataSource(
+            configuration: .init(
+                folder: configuration.folder,
+                countLimit: configuration.diskMaximumCapacity,
+                clock: configuration.clock,
+                diagnostics: configuration.diagnostics
+            )
+        )
+        memoryLayer = MemoryDataSource(
+            configuration: .init(countLimit: configuration.memoryMaximumCapacity, clock: configuration.clock)
+        )
+    }
+
+    /// Opens a manager with the default capacities (150 on disk, 15 in memory) and validity (300 s).
+    ///
+    /// - Parameters:
+    ///   - folder: The folder of the persistent store.
+    ///   - clock: The clock.
+    /// - Throws: As ``init(configuration:)``.
+    public convenience init(folder: URL, clock: any WallClock = SystemClock()) throws {
+        try self.init(configuration: Configuration(folder: folder, clock: clock))
+    }
+
+    /// Stores `reference` in memory and on disk, evicting the least recently used beyond the capacities.
+    ///
+    /// A disk error is reported to ``Configuration/diagnostics``; the reference then lives in memory only.
+    ///
+    /// - Parameter reference: The reference.
+    public func addToCache(_ reference: CacheReference) {
+        memoryLayer.setValue(reference, forKey: reference.identifier)
+        do {
+            try persistentStore.setValue(reference, forKey: reference.identifier)
+        } catch {
+            report(error)
+        }
+    }
+
+    /// Returns the reference stored under `id`, from memory or else from disk (then kept in memory), valid
+    /// or not; `nil` when there is none or its file was corrupt.
+    ///
+    /// - Parameter id: The reference's identifier.
+    public func getReference(identifiedBy id: String) -> CacheReference? {
+        if let reference = memoryLayer.value(forKey: id) { return reference }
+        do {
+            guard let reference = try persistentStore.value(forKey: id) else { return nil }
+            memoryLayer.setValue(reference, forKey: id)
+            return reference
+        } catch {
+            report(error)
+            return nil
+        }
+    }
+
+    /// Whether `reference` is still valid: its time of creation plus its ``CacheReference/maxAge`` (or
+    /// ``Configuration/cacheMaxAge``) is later than the clock's now. At the exact expiry instant it is not.
+    ///
+    /// - Parameter reference: The reference.
+    public func isValid(reference: CacheReference) -> Bool {
+        let maxAge = reference.maxAge ?? configuration.cacheMaxAge
+        let expiration = reference.timeOfCreation.addingTimeInterval(TimeInterval(maxAge))
+        return expiration > configuration.clock.now()
+    }
+
+    /// Removes every reference, in memory and on disk; a disk error goes to ``Configuration/diagnostics``.
+    public func clear() {
+        memoryLayer.removeAll()
+        do {
+            try persistentStore.removeAll()
+        } catch {
+            report(error)
+        }
+    }
+
+    /// A fetcher that answers from this manager and the network, with the manager's clock.
+    ///
+    /// - Parameters:
+    ///   - client: The HTTP client.
+    ///   - hashHeader: The request header that carries a stale reference's hash.
+    public func fetcher(client: HTTPClient = HTTPClient(), hashHeader: String = "If-None-Match") -> CachedFetcher {
+        CachedFetcher(cacheManager: self, client: client, hashHeader: hashHeader, clock: configuration.clock)
+    }
+
+    private func report(_ error: any Error) {
+        let strataError =
+            error as? StrataError
+            ?? StrataError.io("The persistent store of the CacheManager failed", underlying: error)
+        configuration.diagnostics?(strataError)
+    }
+}

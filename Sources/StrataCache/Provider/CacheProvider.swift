@@ -1,0 +1,53 @@
+import Foundation
+
+/// A URL-based cache that a ``DownloadService`` consults and fills: the Oracle Content SDK's
+/// `CacheProvider`, with `Sendable` and `[String: String]` headers.
+///
+/// ```swift
+/// struct MyCacheProvider: CacheProvider {
+///     var cachePolicy: CachePolicy { .alwaysFetchWithCustomHeader }
+///     func find(key: String) -> URL? { … }
+///     func cachedItem(key: String) throws -> URL { … }
+///     func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL { … }
+///     func headerValues(for cacheKey: String) -> [String: String] { ["If-None-Match": eTag(for: cacheKey)] }
+/// }
+/// ```
+///
+/// The download service calls the methods from any thread, so a provider is `Sendable`. Every error a
+/// method throws fails the download with that same error. ``FileCacheProvider`` is a ready implementation.
+public protocol CacheProvider: Sendable {
+    /// Whether the download service asks ``find(key:)`` before making any request.
+    var cachePolicy: CachePolicy { get }
+
+    /// Returns the file cached under `key`, or `nil`; a file means no request is made.
+    ///
+    /// Called only when ``cachePolicy`` is ``CachePolicy/bypassServerCallOnFoundItem``.
+    ///
+    /// - Parameter key: The download's cache key.
+    func find(key: String) -> URL?
+
+    /// Returns the file cached under `key` after the server answered `304 Not Modified`.
+    ///
+    /// - Parameter key: The download's cache key.
+    /// - Throws: Any error, when the cache no longer holds the item; the download fails with it.
+    func cachedItem(key: String) throws -> URL
+
+    /// Takes a finished download into the cache and returns where the cached file now is.
+    ///
+    /// The file at `file` is a temporary file the provider may move (best) or copy; the download service
+    /// deletes it afterwards if it is still there and is not the returned URL.
+    ///
+    /// - Parameters:
+    ///   - file: The downloaded file.
+    ///   - key: The download's cache key.
+    ///   - headers: The response headers (names as the server sent them: compare them case-insensitively).
+    /// - Returns: The cached file, which the download returns to its caller.
+    /// - Throws: Any error; the download fails with it.
+    func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL
+
+    /// Headers to set on the request for `cacheKey`, such as `If-None-Match`; each replaces any header of
+    /// the same name (compared case-insensitively) the request already has.
+    ///
+    /// - Parameter cacheKey: The download's cache key.
+    func headerValues(for cacheKey: String) -> [String: String]
+}

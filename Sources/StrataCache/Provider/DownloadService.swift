@@ -1,0 +1,146 @@
+import Foundation
+import Strata
+import StrataNetwork
+
+/// Downloads a file through a ``CacheProvider``: the Oracle Content SDK's download services, with the
+/// same three invocation forms.
+///
+/// ```swift
+/// let service = DownloadService(url: assetURL, cacheProvider: provider, cacheKey: "123")
+/// let file = try await service.downloadAsync(progress: nil).result
+/// ```
+///
+/// The flow:
+/// 1. With ``CachePolicy/bypassServerCallOnFoundItem``, ``CacheProvider/find(key:)`` is asked first;
+///    a file ends the download with no request (``DownloadOrigin/cache``).
+/// 2. Otherwise the request is sent with ``CacheProvider/headerValues(for:)`` set on it, each replacing a
+///    header of the same name (case-insensitive).
+/// 3. `304 Not Modified` answers from ``CacheProvider/cachedItem(key:)`` (``DownloadOrigin/notModified``);
+///    a 2xx response is downloaded to a temporary file and handed to
+///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (``DownloadOrigin/network``).
+/// 4. Any error — from the network, a status, or the provider — fails the download with that error.
+///
+/// Progress runs from 0 to 1 while bytes arrive (when the server sends a `Content-Length`) and is always
+/// reported as 1 once a download succeeds, however it was answered.
+public struct DownloadService: Sendable {
+    /// The request sent when the cache does not answer alone.
+    public var request: HTTPRequest
+
+    /// The cache consulted and filled.
+    public var cacheProvider: any CacheProvider
+
+    /// The key under which the provider caches the file.
+    public var cacheKey: String
+
+    /// The client that sends the request.
+    public var client: HTTPClient
+
+    /// Creates a service for a request.
+    ///
+    /// - Parameters:
+    ///   - request: The request (usually a GET).
+    ///   - cacheProvider: The cache to consult and fill.
+    ///   - cacheKey: The key of the file in the cache.
+    ///   - client: The HTTP client.
+    public init(
+        request: HTTPRequest,
+        cacheProvider: any CacheProvider,
+        cacheKey: String,
+        client: HTTPClient = HTTPClient()
+    ) {
+        self.request = request
+        self.cacheProvider = cacheProvider
+        self.cacheKey = cacheKey
+        self.client = client
+    }
+
+    /// Creates a service that GETs a URL.
+    ///
+    /// - Parameters:
+    ///   - url: The file's URL.
+    ///   - cacheProvider: The cache to consult and fill.
+    ///   - cacheKey: The key of the file in the cache; the URL when `nil`.
+    ///   - client: The HTTP client.
+    public init(url: URL, cacheProvider: any CacheProvider, cacheKey: String? = nil, client: HTTPClient = HTTPClient())
+    {
+        self.init(
+            request: HTTPRequest(.get, url: url),
+            cacheProvider: cacheProvider,
+            cacheKey: cacheKey ?? url.absoluteString,
+            client: client
+        )
+    }
+
+    /// Downloads the file, or takes it from the cache.
+    ///
+    /// - Parameter progress: Receives the share done, from 0 to 1, from any thread.
+    /// - Returns: The file the provider returned, the response headers and the origin.
+    /// - Throws: The error of the network, of the HTTP status (a ``Strata/StrataError``) or of the provider.
+    public func downloadAsync(progress: (@Sendable (Double) -> Void)? = nil) async throws -> DownloadResult<URL> {
+        let provider = cacheProvider
+        let reporter = ProgressReporter(progress)
+        if provider.cachePolicy == .bypassServerCallOnFoundItem, let found = provider.find(key: cacheKey) {
+            reporter.report(1)
+            return DownloadResult(result: found, headers: [:], origin: .cache)
+        }
+        var request = self.request
+        for (name, value) in provider.headerValues(for: cacheKey) { request.headers[name] = value }
+        let file: DownloadedFile
+        do {
+            file = try await client.download(request) { step in
+                if let fraction = step.fractionCompleted { reporter.report(fraction) }
+            }
+        } catch let error as StrataError where error.code == .notModified {
+            let cached = try provider.cachedItem(key: cacheKey)
+            reporter.report(1)
+            return DownloadResult(
+                result: cached,
+                headers: error.httpFailure?.headers.dictionary ?? [:],
+                origin: .notModified
+            )
+        }
+        let headers = file.headers.dictionary
+        let stored: URL
+        do {
+            stored = try provider.store(objectAt: file.fileURL, key: cacheKey, headers: headers)
+        } catch {
+            try? FileManager.default.removeItem(at: file.fileURL)
+            throw error
+        }
+        if stored.standardizedFileURL != file.fileURL.standardizedFileURL {
+            // The provider copied rather than moved: the temporary download is ours to delete.
+            try? FileManager.default.removeItem(at: file.fileURL)
+        }
+        reporter.report(1)
+        return DownloadResult(result: stored, headers: headers, origin: .network)
+    }
+
+    /// Downloads the file, or takes it from the cache, and calls `completion` with the outcome.
+    ///
+    /// - Parameters:
+    ///   - progress: Receives the share done, from 0 to 1, from any thread.
+    ///   - completion: Receives the result or the error once, from any thread.
+    public func download(
+        progress: (@Sendable (Double) -> Void)?,
+        completion: @escaping @Sendable (Result<DownloadResult<URL>, any Error>) -> Void
+    ) {
+        let service = self
+        Task {
+            do {
+                completion(.success(try await service.downloadAsync(progress: progress)))
+            } catch {
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// Starts the download and returns a future of its result: the form that returns a Combine `Future` in
+    /// the Oracle Content SDK.
+    ///
+    /// - Parameter progress: Receives the share done, from 0 to 1, from any thread.
+    /// - Returns: A future that holds the result once the download finishes.
+    public func download(progress: (@Sendable (Double) -> Void)?) -> DownloadFuture<DownloadResult<URL>> {
+        let service = self
+        return DownloadFuture { try await service.downloadAsync(progress: progress) }
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import Strata
+import StrataFile
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A ready ``CacheProvider`` on a `FileDataSource`: it keeps each download with its `ETag`
+/// and `Last-Modified` in the store's entry metadata and asks the server with `If-None-Match` and
+/// `If-Modified-Since`, so unchanged files come back as `304 Not Modified`.
+///
+/// ```swift
+/// let store = try FileDataSource(configuration: .init(identifier: "assets", maxSize: 200 << 20, maxCount: 5_000))
+/// let provider = try FileCacheProvider(store: store)
+/// let service = DownloadService(url: assetURL, cacheProvider: provider, cacheKey: "123")
+/// let file = try await service.downloadAsync(progress: nil).result
+/// ```
+///
+/// The store's limits, lifetime and least-recently-used eviction apply to the downloads: a download larger
+/// than the store's `maxSize` fails the download with ``Strata/StrataError/Code/tooLarge``, and an evicted
+/// or expired file is a miss.
+///
+/// ## Files handed out
+///
+/// A download enters the store by `FileDataSource/move(fileAt:forKey:options:)`: renamed, its
+/// bytes not copied. A store's entry file, though, is the data followed by the store's metadata, so it is
+/// not the plain file a ``CacheProvider`` must return. The provider therefore hands out a *checkout*: a
+/// plain copy of the entry in ``checkoutFolder`` (one file per key, replaced atomically), made when a
+/// download is stored (`FileManager.copyItem`, a clone on APFS) or when an entry is read and its checkout
+/// is missing or out of date. Checkouts of entries the store no longer holds are deleted when a download is
+/// stored, and when a lookup misses. Treat a returned URL as read-only: open it soon, or copy it.
+public final class FileCacheProvider: CacheProvider {
+    /// The store that keeps the downloads and their HTTP metadata.
+    public let store: FileDataSource
+
+    /// Whether downloads ask the store before the server; ``CachePolicy/alwaysFetchWithCustomHeader`` by
+    /// default, since the provider's purpose is revalidation with ETags.
+    public let cachePolicy: CachePolicy
+
+    /// The folder of the plain files the provider hands out.
+    public let checkoutFolder: URL
+
+    private struct Version: Hashable {
+        var created: Date
+        var size: Int
+        var contentHash: UInt64
+    }
+
+    /// Checkout file name → the version of the entry it holds; also the lock that serialises checkouts.
+    private let checkouts = Locked<[String: Version]>([:])
+
+    /// Creates a provider on a store.
+    ///
+    /// - Parameters:
+    ///   - store: The store for the downloads.
+    ///   - cachePolicy: Whether to ask the store before the server.
+    ///   - checkoutFolder: The folder of the files handed out; by default a sibling of the store's folder
+    ///     named `<identifier>.checkout`.
+    /// - Throws: ``Strata/StrataError/Code/io`` when the checkout folder cannot be created.
+    public init(
+        store: FileDataSource,
+        cachePolicy: CachePolicy = .alwaysFetchWithCustomHeader,
+        checkoutFolder: URL? = nil
+    ) throws {
+        let folder =
+            checkoutFolder
+            ?? store.folderURL.deletingLastPathComponent()
+            .appendingPathComponent(store.folderURL.lastPathComponent + ".checkout", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw StrataError.io("Creating the checkout folder \(folder.path) failed", underlying: error)
+        }
+        self.store = store
+        self.cachePolicy = cachePolicy
+        self.checkoutFolder = folder
+        checkouts.withLock { pruneCheckouts(&$0, removingStaged: true) }
+    }
+
+    /// Returns a plain file with the data cached under `key`, or `nil` when the store has none.
+    ///
+    /// - Parameter key: The download's cache key.
+    public func find(key: String) -> URL? {
+        try? checkout(key)
+    }
+
+    /// Returns a plain file with the data cached under `key`, after a `304 Not Modified`.
+    ///
+    /// - Parameter key: The download's cache key.
+    /// - Throws: ``Strata/StrataError/Code/notFound`` when the store no longer holds it (evicted, expired or
+    ///   damaged), ``Strata/StrataError/Code/io`` when the checkout cannot be written.
+    public func cachedItem(key: String) throws -> URL {
+        guard let url = try checkout(key) else {
+            throw StrataError.notFound("The cache holds no file for \"\(key)\" to answer 304 Not Modified")
+        }
+        return url
+    }
+
+    /// Moves a finished download into the store with its `ETag` and `Last-Modified` (header names compared
+    /// case-insensitively) and returns its checkout.
+    ///
+    /// - Parameters:
+    ///   - file: The downloaded file; the store takes it over.
+    ///   - key: The download's cache key.
+    ///   - headers: The response headers.
+    /// - Returns: The plain file handed out for `key`.
+    /// - Throws: ``Strata/StrataError/Code/tooLarge`` when the file exceeds the store's size limit,
+    ///   ``Strata/StrataError/Code/io`` when a file operation fails; nothing is stored then.
+    public func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
+        let options = FileDataSource.EntryOptions(
+            eTag: Self.header("ETag", in: headers),
+            lastModified: Self.header("Last-Modified", in: headers)
+        )
+        let name = StableHash.hex(key)
+        let staged = checkoutFolder.appendingPathComponent(".tmp-\(name)-\(UUID().uuidString)")
+        do {
+            try FileManager.default.copyItem(at: file, to: staged)
+        } catch {
+            throw StrataError.io("Copying \(file.path) to \(staged.path) failed", underlying: error)
+        }
+        do {
+            try store.move(fileAt: file, forKey: key, options: options)
+        } catch {
+            try? FileManager.default.removeItem(at: staged)
+            throw error
+        }
+        let destination = checkoutFolder.appendingPathComponent(name)
+        return try checkouts.withLock { checkouts in
+            guard rename(staged.path, destination.path) == 0 else {
+                let error = StrataError.io("Renaming \(staged.path) to \(destination.path) failed (errno \(errno))")
+                try? FileManager.default.removeItem(at: staged)
+                throw error
+            }
+            checkouts[name] = store.info(forKey: key).map(Self.version)
+            pruneCheckouts(&checkouts)
+            return destination
+        }
+    }
+
+    /// `If-None-Match` with the stored `ETag` and `If-Modified-Since` with the stored `Last-Modified`, when
+    /// the store holds an entry for `cacheKey`; no headers otherwise.
+    ///
+    /// - Parameter cacheKey: The download's cache key.
+    public func headerValues(for cacheKey: String) -> [String: String] {
+        guard let info = store.info(forKey: cacheKey) else { return [:] }
+        var headers: [String: String] = [:]
+        if let eTag = info.eTag { headers["If-None-Match"] = eTag }
+        if let lastModified = info.lastModified { headers["If-Modified-Since"] = lastModified }
+        return headers
+    }
+
+    // MARK: - Checkouts
+
+    /// Reads the entry (which marks it recently used and checks it) and makes sure its checkout is current.
+    private func checkout(_ key: String) throws -> URL? {
+        let name = StableHash.hex(key)
+        let destination = checkoutFolder.appendingPathComponent(name)
+        // The entry's metadata before and after the read: equal, they name the version of the data read.
+        guard let before = store.info(forKey: key), let data = store.data(forKey: key),
+            let info = store.info(forKey: key),
+            Self.version(before) == Self.version(info), info.size == data.count
+        else {
+            checkouts.withLock { checkouts in
+                checkouts[name] = nil
+                try? FileManager.default.removeItem(at: destination)
+            }
+            return nil
+        }
+        let version = Self.version(info)
+        return try checkouts.withLock { checkouts in
+            if checkouts[name] == version, FileManager.default.fileExists(atPath: destination.path) {
+                return destination
+            }
+            do {
+                try data.write(to: destination, options: .atomic)
+            } catch {
+                throw StrataError.io("Writing the checkout \(destination.path) failed", underlying: error)
+            }
+            checkouts[name] = version
+            return destination
+        }
+    }
+
+    /// Deletes checkouts of keys the store no longer holds; staged files of stores in progress stay unless
+    /// `removingStaged` (when the provider opens, as a crash may have left some).
+    private func pruneCheckouts(_ checkouts: inout [String: Version], removingStaged: Bool = false) {
+        let live = Set(store.keys().map(StableHash.hex))
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: checkoutFolder.path)) ?? []
+        for name in names where (removingStaged || !name.hasPrefix(".tmp-")) && !live.contains(name) {
+            try? FileManager.default.removeItem(at: checkoutFolder.appendingPathComponent(name))
+            checkouts[name] = nil
+        }
+    }
+
+    private static func version(_ info: FileEntryInfo) -> Version {
+        Version(created: info.created, size: info.size, contentHash: info.contentHash)
+    }
+
+    /// The value of a header, its name compared case-insensitively.
+    static func header(_ name: String, in headers: [String: String]) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}

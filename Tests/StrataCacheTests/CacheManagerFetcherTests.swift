@@ -1,0 +1,207 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataCache
+import StrataNetwork
+import StrataTesting
+import Testing
+
+/// Collects the errors a cache manager reports.
+final class ReportedErrors: Sendable {
+    private let errors = Locked<[StrataError]>([])
+
+    func append(_ error: StrataError) { errors.withLock { $0.append(error) } }
+
+    var all: [StrataError] { errors.withLock { $0 } }
+}
+
+struct CacheManagerFetcherTests {
+    private func makeCache(_ folder: TemporaryFolder, clock: ManualClock, errors: ReportedErrors? = nil) throws
+        -> CacheManager
+    {
+        var diagnostics: (@Sendable (StrataError) -> Void)?
+        if let errors { diagnostics = { errors.append($0) } }
+        return try CacheManager(
+            configuration: .init(
+                folder: folder.url.appendingPathComponent("beagle"),
+                clock: clock,
+                diagnostics: diagnostics
+            )
+        )
+    }
+
+    @Test func aValidReferenceAnswersAndAStaleOneIsRevalidatedWithA304() async throws {
+        // Given a cached screen
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: Data("{\"screen\":1}".utf8), eTag: "\"v1\"")
+        let server = try await startServer(resource, path: "/screen")
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let cache = try makeCache(folder, clock: clock)
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+        let first = try await fetcher.fetch(url: url)
+
+        // When it is fetched while valid, then after 300 s
+        let fresh = try await fetcher.fetch(url: url)
+        clock.advance(by: .seconds(300))
+        let revalidated = try await fetcher.fetch(url: url)
+        let again = try await fetcher.fetch(url: url)
+
+        // Then
+        #expect(first.origin == .network)
+        #expect(first.reference.hash == "\"v1\"")
+        #expect(fresh.origin == .cache)
+        #expect(revalidated.origin == .revalidated)
+        #expect(revalidated.reference.timeOfCreation == clock.now())
+        #expect(revalidated.reference.data == first.reference.data)
+        #expect(again.origin == .cache)
+        #expect(server.requestCount(path: "/screen") == 2)
+        #expect(server.requests.first?.headers["if-none-match"] == nil)
+        #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
+        #expect(cache.getReference(identifiedBy: url.absoluteString)?.timeOfCreation == clock.now())
+    }
+
+    @Test func theHashGoesInTheConfiguredHeader() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: Data("a".utf8), eTag: "\"v1\"", validatorHeader: "beagle-hash")
+        let server = try await startServer(resource, path: "/screen")
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let cache = try makeCache(folder, clock: clock)
+        let fetcher = cache.fetcher(client: try makeClient(folder), hashHeader: "beagle-hash")
+        let url = server.baseURL.appendingPathComponent("screen")
+
+        _ = try await fetcher.fetch(url: url)
+        clock.advance(by: .seconds(301))
+        let revalidated = try await fetcher.fetch(url: url)
+
+        #expect(revalidated.origin == .revalidated)
+        #expect(server.requests.last?.headers["beagle-hash"] == "\"v1\"")
+        #expect(server.requests.last?.headers["if-none-match"] == nil)
+    }
+
+    @Test func a2xxReplacesAStaleReference() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: Data("old".utf8), eTag: "\"v1\"")
+        let server = try await startServer(resource, path: "/screen")
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let cache = try makeCache(folder, clock: clock)
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+        _ = try await fetcher.fetch(url: url)
+
+        resource.update(body: Data("new".utf8), eTag: "\"v2\"")
+        clock.advance(by: .seconds(400))
+        let replaced = try await fetcher.fetch(url: url)
+
+        #expect(replaced.origin == .network)
+        #expect(replaced.reference.data == Data("new".utf8))
+        #expect(replaced.reference.hash == "\"v2\"")
+        #expect(cache.getReference(identifiedBy: url.absoluteString) == replaced.reference)
+        #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
+    }
+
+    @Test func maxAgeFromTheResponseSetsTheReferencesValidity() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(
+            body: Data("a".utf8),
+            eTag: "\"v1\"",
+            extraHeaders: ["Cache-Control": "public, max-age=60"]
+        )
+        let server = try await startServer(resource, path: "/screen")
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let cache = try makeCache(folder, clock: clock)
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+
+        let first = try await fetcher.fetch(url: url)
+        clock.advance(by: .seconds(59))
+        let cached = try await fetcher.fetch(url: url)
+        clock.advance(by: .seconds(1))
+        let revalidated = try await fetcher.fetch(url: url)
+
+        #expect(first.reference.maxAge == 60)
+        #expect(cached.origin == .cache)
+        #expect(revalidated.origin == .revalidated)
+        #expect(revalidated.reference.maxAge == 60)
+        #expect(server.requestCount(path: "/screen") == 2)
+    }
+
+    @Test func withoutAnETagTheHashIsAHashOfTheContent() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await LoopbackServer.start([
+            ("GET /screen", { _ in ServerReply(status: 200, body: Data("body".utf8)) })
+        ])
+        defer { Task { await server.stop() } }
+        let cache = try makeCache(folder, clock: ManualClock())
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+
+        let result = try await fetcher.fetch(url: server.baseURL.appendingPathComponent("screen"))
+
+        #expect(result.reference.hash.count == 32)
+        #expect(result.reference.hash.allSatisfy { $0.isHexDigit })
+        #expect(result.reference.maxAge == nil)
+    }
+
+    @Test func noStoreResponsesAreNotCached() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(
+            body: Data("a".utf8),
+            eTag: "\"v1\"",
+            extraHeaders: ["Cache-Control": "no-store"]
+        )
+        let server = try await startServer(resource, path: "/screen")
+        defer { Task { await server.stop() } }
+        let cache = try makeCache(folder, clock: ManualClock())
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+
+        _ = try await fetcher.fetch(url: url)
+        let second = try await fetcher.fetch(url: url)
+
+        #expect(second.origin == .network)
+        #expect(cache.getReference(identifiedBy: url.absoluteString) == nil)
+        #expect(server.requestCount(path: "/screen") == 2)
+    }
+
+    @Test func aCorruptPersistentEntryIsRefetched() async throws {
+        // Given a screen cached by a previous run whose entry file was then damaged
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: Data("a".utf8), eTag: "\"v1\""), path: "/screen")
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let url = server.baseURL.appendingPathComponent("screen")
+        do {
+            let cache = try makeCache(folder, clock: clock)
+            _ = try await cache.fetcher(client: try makeClient(folder)).fetch(url: url)
+        }
+        let entries = folder.url.appendingPathComponent("beagle/entries")
+        let files =
+            FileManager.default.enumerator(at: entries, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "json" } ?? []
+        #expect(files.count == 1)
+        for file in files { try Data("{ not json".utf8).write(to: file) }
+
+        // When the next run fetches it
+        let errors = ReportedErrors()
+        let cache = try makeCache(folder, clock: clock, errors: errors)
+        let result = try await cache.fetcher(client: try makeClient(folder)).fetch(url: url)
+
+        // Then it is fetched again (no hash sent) and the corruption reported
+        #expect(result.origin == .network)
+        #expect(server.requestCount(path: "/screen") == 2)
+        #expect(server.requests.last?.headers["if-none-match"] == nil)
+        #expect(errors.all.contains { $0.code == .corrupt })
+        #expect(cache.getReference(identifiedBy: url.absoluteString)?.data == Data("a".utf8))
+    }
+}

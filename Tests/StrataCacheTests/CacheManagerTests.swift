@@ -1,0 +1,121 @@
+import Foundation
+import Strata
+import StrataCache
+import StrataTesting
+import Testing
+
+struct CacheManagerTests {
+    private func reference(_ id: String, maxAge: Int? = nil, at date: Date) -> CacheReference {
+        CacheReference(identifier: id, data: Data(id.utf8), hash: "\"\(id)\"", maxAge: maxAge, timeOfCreation: date)
+    }
+
+    @Test func aReferenceIsValidForTheDefault300SecondsAndNotAtTheBoundary() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let cache = try CacheManager(folder: folder.url.appendingPathComponent("beagle"), clock: clock)
+        let stored = reference("screen", at: clock.now())
+        cache.addToCache(stored)
+
+        clock.advance(by: .milliseconds(299_999))
+        #expect(cache.isValid(reference: stored))
+        clock.advance(by: .milliseconds(1))
+        #expect(!cache.isValid(reference: stored))
+        #expect(cache.getReference(identifiedBy: "screen") == stored)  // stale references are still returned
+    }
+
+    @Test func aReferencesOwnMaxAgeWinsOverTheDefault() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let cache = try CacheManager(
+            configuration: .init(folder: folder.url.appendingPathComponent("beagle"), cacheMaxAge: 5, clock: clock)
+        )
+        let long = reference("long", maxAge: 60, at: clock.now())
+        let short = reference("short", at: clock.now())
+
+        clock.advance(by: .seconds(5))
+        #expect(cache.isValid(reference: long))
+        #expect(!cache.isValid(reference: short))
+        clock.advance(by: .seconds(55))
+        #expect(!cache.isValid(reference: long))
+    }
+
+    @Test func theDefaultsAreBeaglesConfig() throws {
+        let configuration = CacheManager.Configuration(folder: URL(fileURLWithPath: "/unused"))
+        #expect(configuration.diskMaximumCapacity == 150)
+        #expect(configuration.memoryMaximumCapacity == 15)
+        #expect(configuration.cacheMaxAge == 300)
+    }
+
+    @Test func thePersistentStoreAndTheMemoryLayerKeepTheLeastRecentlyUsedWithinTheirCaps() throws {
+        // Given 3 references on disk, 2 in memory
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let cache = try CacheManager(
+            configuration: .init(
+                folder: folder.url.appendingPathComponent("beagle"),
+                diskMaximumCapacity: 3,
+                memoryMaximumCapacity: 2,
+                clock: clock
+            )
+        )
+        for id in ["a", "b", "c"] { cache.addToCache(reference(id, at: clock.now())) }
+
+        // When a (only on disk now) is read, then d is added
+        #expect(cache.memoryLayer.value(forKey: "a") == nil)
+        #expect(cache.getReference(identifiedBy: "a")?.identifier == "a")
+        cache.addToCache(reference("d", at: clock.now()))
+
+        // Then b, the least recently used on disk, is gone
+        #expect(cache.persistentStore.count == 3)
+        #expect(Set(cache.persistentStore.keys()) == ["a", "c", "d"])
+        #expect(cache.memoryLayer.count == 2)
+        #expect(cache.memoryLayer.keysByRecency == ["d", "a"])
+        #expect(cache.getReference(identifiedBy: "b") == nil)
+    }
+
+    @Test func aRestartKeepsTheReferencesAndTheirMaxAge() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let location = folder.url.appendingPathComponent("beagle")
+        let stored = reference("screen", maxAge: 42, at: clock.now())
+        do {
+            let cache = try CacheManager(folder: location, clock: clock)
+            cache.addToCache(stored)
+        }
+
+        let reopened = try CacheManager(folder: location, clock: clock)
+
+        let read = try #require(reopened.getReference(identifiedBy: "screen"))
+        #expect(read == stored)
+        #expect(read.maxAge == 42)
+        clock.advance(by: .seconds(42))
+        #expect(!reopened.isValid(reference: read))
+    }
+
+    @Test func clearRemovesEveryReference() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let cache = try CacheManager(folder: folder.url.appendingPathComponent("beagle"), clock: clock)
+        cache.addToCache(reference("a", at: clock.now()))
+
+        cache.clear()
+
+        #expect(cache.getReference(identifiedBy: "a") == nil)
+        #expect(cache.persistentStore.count == 0)
+        #expect(cache.memoryLayer.count == 0)
+    }
+
+    @Test func capacitiesBelowOneAreRefused() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let error = #expect(throws: StrataError.self) {
+            _ = try CacheManager(configuration: .init(folder: folder.url, diskMaximumCapacity: 0))
+        }
+        #expect(error?.code == .invalidArgument)
+    }
+}

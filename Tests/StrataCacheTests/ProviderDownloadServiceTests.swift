@@ -1,0 +1,274 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataCache
+import StrataNetwork
+import Testing
+
+struct ProviderDownloadServiceTests {
+    @Test func bypassPolicyWithAFoundItemMakesNoRequest() async throws {
+        // Given a provider that finds the item
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: pattern(count: 100), eTag: "\"v1\"")
+        let server = try await startServer(resource)
+        defer { Task { await server.stop() } }
+        let cached = folder.url.appendingPathComponent("cached")
+        let provider = ScriptedProvider(cachePolicy: .bypassServerCallOnFoundItem, folder: folder.url, found: cached)
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "123",
+            client: try makeClient(folder)
+        )
+        let progress = ProgressValues()
+
+        // When
+        let result = try await service.downloadAsync { progress.append($0) }
+
+        // Then
+        #expect(result.result == cached)
+        #expect(result.origin == .cache)
+        #expect(server.requestCount() == 0)
+        #expect(provider.recorded.find == ["123"])
+        #expect(progress.all.last == 1.0)
+    }
+
+    @Test func bypassPolicyWithoutAFoundItemDownloadsAndStores() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let provider = ScriptedProvider(cachePolicy: .bypassServerCallOnFoundItem, folder: folder.url)
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
+
+        let result = try await service.downloadAsync()
+
+        #expect(result.origin == .network)
+        #expect(server.requestCount(path: "/asset") == 1)
+        #expect(try Data(contentsOf: result.result) == pattern(count: 100))
+    }
+
+    @Test func alwaysFetchSendsTheHeadersAndAnswersA304FromCachedItem() async throws {
+        // Given a server whose current ETag the provider knows
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let provider = ScriptedProvider(
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            found: folder.url,
+            headers: ["If-None-Match": "\"v1\""]
+        )
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
+
+        // When
+        let result = try await service.downloadAsync()
+
+        // Then: one request, find never asked, the 304 answered from cachedItem with its headers
+        #expect(server.requestCount(path: "/asset") == 1)
+        #expect(server.requests.first?.headers["if-none-match"] == "\"v1\"")
+        #expect(provider.recorded.find.isEmpty)
+        #expect(provider.recorded.cachedItem == ["k"])
+        #expect(provider.recorded.store.isEmpty)
+        #expect(result.origin == .notModified)
+        #expect(result.result == folder.url.appendingPathComponent("cached-k"))
+        #expect(result.headers.first { $0.key.lowercased() == "etag" }?.value == "\"v1\"")
+    }
+
+    @Test func a2xxIsStoredWithTheDownloadedFileAndTheResponseHeaders() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 5_000), eTag: "\"v2\""))
+        defer { Task { await server.stop() } }
+        let provider = ScriptedProvider(
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            headers: ["If-None-Match": "\"v1\""]
+        )
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
+
+        let result = try await service.downloadAsync()
+
+        let store = try #require(provider.recorded.store.first)
+        #expect(store.key == "k")
+        #expect(store.fileExisted)
+        #expect(store.headers.first { $0.key.lowercased() == "etag" }?.value == "\"v2\"")
+        #expect(result.origin == .network)
+        #expect(result.result == folder.url.appendingPathComponent("stored-k"))
+        #expect(try Data(contentsOf: result.result) == pattern(count: 5_000))
+        #expect(folder.contents("downloads").isEmpty)
+    }
+
+    @Test func aThrowingStoreFailsTheDownloadWithThatErrorAndLeavesNoTemporaryFile() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let failure = ProviderFailure(reason: "disk full")
+        let provider = ScriptedProvider(
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            storeError: failure
+        )
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
+
+        await #expect(throws: failure) { try await service.downloadAsync() }
+        #expect(folder.contents("downloads").isEmpty)
+    }
+
+    @Test func aThrowingCachedItemFailsTheDownloadWithThatError() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let failure = ProviderFailure(reason: "evicted")
+        let provider = ScriptedProvider(
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            headers: ["If-None-Match": "\"v1\""],
+            cachedItemError: failure
+        )
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
+
+        await #expect(throws: failure) { try await service.downloadAsync() }
+        #expect(server.requestCount(path: "/asset") == 1)
+    }
+
+    @Test func providerHeadersReplaceRequestHeadersOfTheSameNameWhateverTheirCase() async throws {
+        // Given a request that already has an If-None-Match and a provider that gives one in lower case
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 10), eTag: "\"new\""))
+        defer { Task { await server.stop() } }
+        let transport = RecordingTransport()
+        let provider = ScriptedProvider(
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            headers: ["if-none-match": "\"new\"", "X-Extra": "1"]
+        )
+        var request = HTTPRequest(.get, url: server.baseURL.appendingPathComponent("asset"))
+        request.headers["If-None-Match"] = "\"old\""
+        request.headers["Accept"] = "*/*"
+        let service = DownloadService(
+            request: request,
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder, transport: transport)
+        )
+
+        // When
+        let result = try await service.downloadAsync()
+
+        // Then: one If-None-Match, the provider's; other headers kept
+        let sent = try #require(transport.requests.first)
+        #expect(sent.headers.values(for: "If-None-Match") == ["\"new\""])
+        #expect(sent.headers["accept"] == "*/*")
+        #expect(sent.headers["x-extra"] == "1")
+        #expect(server.requests.first?.headers["if-none-match"] == "\"new\"")
+        #expect(result.origin == .notModified)
+    }
+
+    @Test func theThreeInvocationFormsGiveTheSameResultAndProgressReachesOne() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let body = pattern(count: 64 * 1024)
+        let server = try await startServer(VersionedResource(body: body, eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let provider = ScriptedProvider(cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url)
+        let client = try makeClient(folder)
+        func service(_ key: String) -> DownloadService {
+            DownloadService(
+                url: server.baseURL.appendingPathComponent("asset"),
+                cacheProvider: provider,
+                cacheKey: key,
+                client: client
+            )
+        }
+
+        // async
+        let asyncProgress = ProgressValues()
+        let viaAsync = try await service("async").downloadAsync { asyncProgress.append($0) }
+
+        // completion handler
+        let completionProgress = ProgressValues()
+        let viaCompletion = try await withCheckedThrowingContinuation { continuation in
+            service("completion").download(progress: { completionProgress.append($0) }) { result in
+                continuation.resume(with: result)
+            }
+        }
+
+        // future: awaited and observed
+        let futureProgress = ProgressValues()
+        let future = service("future").download(progress: { futureProgress.append($0) })
+        let viaFuture = try await future.value
+        let observed = await withCheckedContinuation { continuation in
+            future.onComplete { continuation.resume(returning: $0) }
+        }
+
+        for (result, key) in [(viaAsync, "async"), (viaCompletion, "completion"), (viaFuture, "future")] {
+            #expect(result.origin == .network)
+            #expect(result.result == folder.url.appendingPathComponent("stored-\(key)"))
+            #expect(try Data(contentsOf: result.result) == body)
+        }
+        #expect(try observed.get() == viaFuture)
+        for progress in [asyncProgress, completionProgress, futureProgress] {
+            #expect(progress.all.last == 1.0)
+            #expect(zip(progress.all, progress.all.dropFirst()).allSatisfy { $0 <= $1 })
+        }
+        #expect(server.requestCount(path: "/asset") == 3)
+    }
+
+    @Test func theFutureAndTheCompletionFormsReportProviderErrors() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 10), eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let failure = ProviderFailure(reason: "nope")
+        let provider = ScriptedProvider(
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            storeError: failure
+        )
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
+
+        let viaCompletion = await withCheckedContinuation { continuation in
+            service.download(progress: nil) { continuation.resume(returning: $0) }
+        }
+        let viaFuture = await service.download(progress: nil).result
+
+        #expect(throws: failure) { try viaCompletion.get() }
+        #expect(throws: failure) { try viaFuture.get() }
+    }
+}

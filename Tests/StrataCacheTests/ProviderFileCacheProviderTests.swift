@@ -1,0 +1,226 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataCache
+import StrataFile
+import StrataNetwork
+import StrataTesting
+import Testing
+
+struct ProviderFileCacheProviderTests {
+    private func makeProvider(
+        _ folder: TemporaryFolder,
+        maxSize: Int? = nil,
+        maxCount: Int? = nil,
+        policy: CachePolicy = .alwaysFetchWithCustomHeader
+    ) throws -> FileCacheProvider {
+        let store = try FileDataSource(
+            configuration: .init(
+                location: .url(folder.url),
+                identifier: "assets",
+                maxSize: maxSize,
+                maxCount: maxCount,
+                clock: ManualClock()
+            )
+        )
+        return try FileCacheProvider(store: store, cachePolicy: policy)
+    }
+
+    @Test func aDownloadIsMovedIntoTheStoreAndRevalidatedWithItsETag() async throws {
+        // Given
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let body = pattern(count: 20_000)
+        let server = try await startServer(VersionedResource(body: body, eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let provider = try makeProvider(folder)
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "123",
+            client: try makeClient(folder)
+        )
+
+        // When: a first download, then a second one
+        let first = try await service.downloadAsync()
+        let second = try await service.downloadAsync()
+
+        // Then: stored with its validators, moved (no download left behind), then a 304 answered from the store
+        #expect(first.origin == .network)
+        #expect(try Data(contentsOf: first.result) == body)
+        #expect(provider.store.info(forKey: "123")?.eTag == "\"v1\"")
+        #expect(provider.store.info(forKey: "123")?.lastModified == "Tue, 14 Nov 2023 22:13:20 GMT")
+        #expect(folder.contents("downloads").isEmpty)
+        #expect(second.origin == .notModified)
+        #expect(try Data(contentsOf: second.result) == body)
+        #expect(server.requestCount(path: "/asset") == 2)
+        #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
+        #expect(server.requests.last?.headers["if-modified-since"] == "Tue, 14 Nov 2023 22:13:20 GMT")
+    }
+
+    @Test func aChangedResourceReplacesTheStoredFile() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: pattern(count: 100), eTag: "\"v1\"")
+        let server = try await startServer(resource)
+        defer { Task { await server.stop() } }
+        let provider = try makeProvider(folder)
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
+
+        _ = try await service.downloadAsync()
+        resource.update(body: pattern(count: 300, seed: 9), eTag: "\"v2\"")
+        let second = try await service.downloadAsync()
+
+        #expect(second.origin == .network)
+        #expect(try Data(contentsOf: second.result) == pattern(count: 300, seed: 9))
+        #expect(provider.store.info(forKey: "k")?.eTag == "\"v2\"")
+        #expect(provider.find(key: "k") == second.result)
+    }
+
+    @Test func bypassPolicyAnswersFromTheStoreWithoutARequest() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let provider = try makeProvider(folder, policy: .bypassServerCallOnFoundItem)
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
+
+        let first = try await service.downloadAsync()
+        let second = try await service.downloadAsync()
+
+        #expect(first.origin == .network)
+        #expect(second.origin == .cache)
+        #expect(try Data(contentsOf: second.result) == pattern(count: 100))
+        #expect(server.requestCount() == 1)
+    }
+
+    @Test func headerNamesAreCaseInsensitive() throws {
+        // Given a download stored with lower-case header names
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+        let download = folder.url.appendingPathComponent("download")
+        try pattern(count: 10).write(to: download)
+
+        // When
+        let url = try provider.store(
+            objectAt: download,
+            key: "k",
+            headers: ["etag": "W/\"a\"", "LAST-MODIFIED": "Wed, 15 Nov 2023 00:00:00 GMT"]
+        )
+
+        // Then
+        #expect(
+            provider.headerValues(for: "k") == [
+                "If-None-Match": "W/\"a\"", "If-Modified-Since": "Wed, 15 Nov 2023 00:00:00 GMT",
+            ]
+        )
+        #expect(provider.headerValues(for: "other").isEmpty)
+        #expect(try Data(contentsOf: url) == pattern(count: 10))
+        #expect(!FileManager.default.fileExists(atPath: download.path))
+    }
+
+    @Test func theCountLimitEvictsTheLeastRecentlyUsedDownloadAndItsCheckout() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder, maxCount: 2)
+        func store(_ key: String) throws -> URL {
+            let download = folder.url.appendingPathComponent("download-\(key)")
+            try Data(key.utf8).write(to: download)
+            return try provider.store(objectAt: download, key: key, headers: ["ETag": "\"\(key)\""])
+        }
+
+        let first = try store("a")
+        _ = try store("b")
+        #expect(provider.find(key: "a") == first)  // a is now the most recently used
+        _ = try store("c")
+
+        #expect(provider.find(key: "b") == nil)
+        #expect(throws: StrataError.self) { try provider.cachedItem(key: "b") }
+        #expect(try Data(contentsOf: try provider.cachedItem(key: "a")) == Data("a".utf8))
+        #expect(provider.store.count == 2)
+        #expect(folder.contents("assets.checkout").count == 2)
+    }
+
+    @Test func aDownloadOverTheSizeLimitFailsTheDownloadAndStoresNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 2_000), eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let provider = try makeProvider(folder, maxSize: 1_000)
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: try makeClient(folder)
+        )
+
+        let error = await #expect(throws: StrataError.self) { try await service.downloadAsync() }
+
+        #expect(error?.code == .tooLarge)
+        #expect(provider.store.count == 0)
+        #expect(folder.contents("downloads").isEmpty)
+        #expect(folder.contents("assets.checkout").isEmpty)
+    }
+
+    @Test func aStoredDownloadIsFoundWithTheSystemClock() throws {
+        // Given a store on the system clock (dates with sub-second precision)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "assets"))
+        let provider = try FileCacheProvider(store: store)
+        let keys = (0..<20).map { "k\($0)" }
+        for key in keys {
+            let download = folder.url.appendingPathComponent("download")
+            try pattern(count: 10).write(to: download)
+            _ = try provider.store(objectAt: download, key: key, headers: ["ETag": "\"v1\""])
+        }
+        for name in folder.contents("assets.checkout") {  // so the next reads check the entries out again
+            try FileManager.default.removeItem(at: provider.checkoutFolder.appendingPathComponent(name))
+        }
+
+        // Then every entry is checked out again (its dates, read back from disk, may be rounded)
+        for key in keys {
+            #expect(try Data(contentsOf: try provider.cachedItem(key: key)) == pattern(count: 10))
+            #expect(provider.find(key: key) != nil)
+        }
+    }
+
+    @Test func a304ForAnEvictedEntryFailsWithNotFound() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+
+        let error = #expect(throws: StrataError.self) { try provider.cachedItem(key: "gone") }
+
+        #expect(error?.code == .notFound)
+    }
+
+    @Test func reopeningKeepsTheDownloadsAndRemovesStaleCheckouts() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        do {
+            let provider = try makeProvider(folder)
+            let download = folder.url.appendingPathComponent("download")
+            try pattern(count: 10).write(to: download)
+            _ = try provider.store(objectAt: download, key: "k", headers: ["ETag": "\"v1\""])
+            try Data("stray".utf8).write(to: provider.checkoutFolder.appendingPathComponent("stray"))
+        }
+
+        let reopened = try makeProvider(folder)
+
+        #expect(folder.contents("assets.checkout").count == 1)
+        #expect(reopened.headerValues(for: "k")["If-None-Match"] == "\"v1\"")
+        #expect(try Data(contentsOf: try reopened.cachedItem(key: "k")) == pattern(count: 10))
+    }
+}
