@@ -9,7 +9,7 @@ import StrataMemory
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .instructions, .mallocCountTotal],
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
         warmupIterations: Settings.warmup(5),
         maxDuration: .seconds(1),
         maxIterations: Settings.iterations(1_000_000)
