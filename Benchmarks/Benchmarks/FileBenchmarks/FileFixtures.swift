@@ -110,7 +110,11 @@ func registerRemovals(_ name: String, remove: @escaping (TemporaryFolder, [Strin
     let payload = Fixture.values(1, size: 4 << 10)[0]
     Benchmark(
         name,
-        configuration: .init(warmupIterations: Settings.warmup(1), maxDuration: .seconds(5), maxIterations: Settings.iterations(10))
+        configuration: .init(
+            warmupIterations: Settings.warmup(1),
+            maxDuration: .seconds(5),
+            maxIterations: Settings.iterations(10)
+        )
     ) { benchmark in
         let folder = try TemporaryFolder("cleanup")
         defer { folder.remove() }
@@ -126,7 +130,11 @@ func registerListing(_ name: String, list: @escaping (TemporaryFolder) throws ->
     var folder: TemporaryFolder?
     Benchmark(
         name,
-        configuration: .init(warmupIterations: Settings.warmup(1), maxDuration: .seconds(3), maxIterations: Settings.iterations(20))
+        configuration: .init(
+            warmupIterations: Settings.warmup(1),
+            maxDuration: .seconds(3),
+            maxIterations: Settings.iterations(20)
+        )
     ) { benchmark in
         guard let folder else { return }
         let count = try list(folder)

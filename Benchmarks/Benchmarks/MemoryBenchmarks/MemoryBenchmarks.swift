@@ -53,10 +53,20 @@ func registerRepositoryBenchmarks() {
 func registerScalingBenchmarks() {
     let sizes: [(String, @Sendable () -> ScalingFixture)] = [("1k", { .small }), ("1M", { .large })]
     for (label, fixture) in sizes {
-        registerReads("Memory get scaling: Strata \(label)", tasks: 1, keys: { fixture().keys }, order: { fixture().order }) {
+        registerReads(
+            "Memory get scaling: Strata \(label)",
+            tasks: 1,
+            keys: { fixture().keys },
+            order: { fixture().order }
+        ) {
             StrataSyncReader(source: fixture().strata)
         }
-        registerReads("Memory get scaling: dictionary \(label)", tasks: 1, keys: { fixture().keys }, order: { fixture().order }) {
+        registerReads(
+            "Memory get scaling: dictionary \(label)",
+            tasks: 1,
+            keys: { fixture().keys },
+            order: { fixture().order }
+        ) {
             DictionaryReader(dictionary: fixture().dictionary)
         }
     }
@@ -66,7 +76,11 @@ func registerScalingBenchmarks() {
 /// set size at the start and its peak growth, in KiB.
 func registerResidentMemoryBenchmark() {
     let startMetric = BenchmarkMetric.custom("RSS at start (KiB)", polarity: .prefersSmaller, useScalingFactor: false)
-    let growthMetric = BenchmarkMetric.custom("peak RSS growth (KiB)", polarity: .prefersSmaller, useScalingFactor: false)
+    let growthMetric = BenchmarkMetric.custom(
+        "peak RSS growth (KiB)",
+        polarity: .prefersSmaller,
+        useScalingFactor: false
+    )
     let blobSize = 64 << 10
     let blobCount = 16_384
     Benchmark(
