@@ -6,7 +6,15 @@ import PackageDescription
 let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("Strata", []),
     ("StrataMemory", ["Strata"]),
+    ("StrataFile", ["Strata"]),
+    ("StrataJSONFile", ["Strata"]),
+    ("StrataNetwork", ["Strata"]),
     ("StrataTesting", ["Strata"]),
+]
+
+/// Packages that only test targets use: a consumer of Strata never fetches them.
+let testOnlyDependencies: [String: [Target.Dependency]] = [
+    "StrataNetwork": ["LoopbackServer", .product(name: "FlyingSocks", package: "FlyingFox")]
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
@@ -14,22 +22,75 @@ targets += libraries.map { library in
     .testTarget(
         name: "\(library.name)Tests",
         dependencies: library.name == "StrataTesting"
-            ? [.target(name: library.name)] : [.target(name: library.name), "StrataTesting"]
+            ? [.target(name: library.name)]
+            : [.target(name: library.name), "StrataTesting"]
+                + (testOnlyDependencies[library.name] ?? [])
     )
 }
+// Samples: executables of this package that are not products, so consumers never build or fetch them.
 targets += [
+    // A FlyingFox server on 127.0.0.1 that samples start themselves and tests reuse.
+    .target(
+        name: "LoopbackServer",
+        dependencies: ["Strata", .product(name: "FlyingFox", package: "FlyingFox")],
+        path: "Samples/LoopbackServer"
+    ),
+    .target(name: "SampleSupport", dependencies: ["Strata"], path: "Samples/SampleSupport"),
     .executableTarget(
         name: "StrataTour",
-        dependencies: ["Strata", "StrataMemory"],
+        dependencies: [
+            "SampleSupport", "LoopbackServer", "Strata", "StrataMemory", "StrataFile", "StrataJSONFile",
+            "StrataNetwork",
+        ],
         path: "Samples/StrataTour"
-    )
+    ),
+    .executableTarget(
+        name: "ObservationScreen",
+        dependencies: ["Strata", "StrataMemory"],
+        path: "Samples/ObservationScreen"
+    ),
 ]
+/// One sample per operation, in `Samples/Operations/<Operation>`.
+let operationSamples = ["Default", "Main", "MainSync", "Cache", "CacheSync", "CacheSyncFallback"]
+targets += operationSamples.map { name in
+    .executableTarget(
+        name: "\(name)OperationSample",
+        dependencies: ["SampleSupport", "Strata", "StrataMemory", "StrataTesting"],
+        path: "Samples/Operations/\(name)"
+    )
+}
+targets.append(
+    .testTarget(
+        name: "SamplesTests",
+        dependencies: operationSamples.map { .target(name: "\($0)OperationSample") } + ["StrataTour"]
+    )
+)
+
+/// Crash-test fixtures: a child process per store that the store's tests kill with SIGKILL at random moments.
+/// Executables of this package, never products.
+let crashWriters = ["StrataFile", "StrataJSONFile"]
+targets += crashWriters.map { module in
+    .executableTarget(
+        name: "\(module)CrashWriter",
+        dependencies: [.target(name: module)],
+        path: "Tests/Fixtures/\(module)CrashWriter"
+    )
+}
+for module in crashWriters {
+    for target in targets where target.name == "\(module)Tests" {
+        target.dependencies.append(.target(name: "\(module)CrashWriter"))
+    }
+}
 
 let package = Package(
     name: "Strata",
-    // `Synchronization.Mutex` is the lock of every thread-safe type; it needs these minimums.
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    // `Duration` and parameterized protocol types (`any DataSource<User>`) need the Swift 5.7 runtime.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: libraries.map { .library(name: $0.name, targets: [$0.name]) },
+    dependencies: [
+        // Only for tests and samples (never a product's dependency): a loopback HTTP server.
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1")
+    ],
     targets: targets
 )
 

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Index-linked nodes make get, put and eviction O(1) without a reference-counted object per entry.
 /// The list runs from the most recently used entry (`head`) to the least recently used (`tail`).
-/// Not thread-safe: ``MemoryDataSource`` owns it inside a `Mutex`.
+/// Not thread-safe: ``MemoryDataSource`` owns it inside a lock.
 struct LRUStorage<Value> {
     struct Node {
         var key: String

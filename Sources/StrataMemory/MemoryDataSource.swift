@@ -1,12 +1,11 @@
 import Foundation
 import Strata
-import Synchronization
 
 /// An in-memory data source bounded by count and by cost, with true least-recently-used eviction and
 /// expiry.
 ///
-/// Get and put are O(1): a dictionary points into a linked list kept in arrays, guarded by one `Mutex`
-/// (no actor hop). Both the async ``DataSource`` protocol and a synchronous API
+/// Get and put are O(1): a dictionary points into a linked list kept in arrays, guarded by one lock
+/// (no actor hop). Both the async ``Strata/DataSource`` protocol and a synchronous API
 /// (``value(forKey:)``, ``setValue(_:forKey:timeToLive:)``) are available.
 ///
 /// ```swift
@@ -20,14 +19,18 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// The limits and policies of the source.
     public let configuration: Configuration
 
-    private let storage: Mutex<LRUStorage<Value>>
+    private let storage: Locked<LRUStorage<Value>>
+
+    /// Announces every put, removal and ``removeAll()`` to observers (see ``changes(forKey:)``); evictions,
+    /// expiry and ``purge(keeping:)`` are not announced, as they do not change the data, only what is kept.
+    public let changeBroadcaster = ChangeBroadcaster()
 
     /// Creates an empty source.
     ///
     /// - Parameter configuration: Limits, time to live, cost function and clock.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.storage = Mutex(LRUStorage())
+        self.storage = Locked(LRUStorage())
     }
 
     /// Creates an empty source with a count limit.
@@ -80,6 +83,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
             storage.set(key, value: value, cost: cost, storedAt: now, expiresAt: expiresAt)
             evict(&storage)
         }
+        changeBroadcaster.publish(.put(key: key))
     }
 
     /// Removes the value stored under `key`; returns whether there was one.
@@ -87,12 +91,15 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// - Parameter key: The key.
     @discardableResult
     public func removeValue(forKey key: String) -> Bool {
-        storage.withLock { $0.remove(key) }
+        let removed = storage.withLock { $0.remove(key) }
+        if removed { changeBroadcaster.publish(.delete(key: key)) }
+        return removed
     }
 
     /// Removes every entry: what an app calls on memory pressure.
     public func removeAll() {
         storage.withLock { $0.removeAll() }
+        changeBroadcaster.publish(.deleteAll)
     }
 
     /// Removes entries until at most `fraction` of the cost and count limits is used, least recently used

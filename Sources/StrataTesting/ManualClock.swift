@@ -1,6 +1,5 @@
 import Foundation
 import Strata
-import Synchronization
 
 /// A clock that moves only when a test tells it to, so time-dependent behaviour is tested without
 /// sleeping.
@@ -27,13 +26,13 @@ public final class ManualClock: WallClock {
         var sleepCalls: [Duration] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a clock that starts at `start`.
     ///
     /// - Parameter start: The initial date; a fixed date by default so tests are repeatable.
     public init(start: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
-        state = Mutex(State(now: start))
+        state = Locked(State(now: start))
     }
 
     /// The clock's current date.

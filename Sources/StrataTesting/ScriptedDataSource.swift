@@ -1,5 +1,4 @@
 import Strata
-import Synchronization
 
 /// A fake data source whose answers a test scripts call by call, with a key-value store behind it for
 /// every call that has no script.
@@ -10,8 +9,8 @@ import Synchronization
 /// main.script(.put, .transform { $0.uppercased() })                 // the next put stores "ABC" for "abc"
 /// ```
 ///
-/// Unscripted calls behave like a plain in-memory source for ``KeyedQuery``, ``MultiKeyedQuery`` and
-/// ``AllObjectsQuery`` (key order); other queries throw ``StrataError/Code/queryNotSupported``.
+/// Unscripted calls behave like a plain in-memory source for ``Strata/KeyedQuery``, ``Strata/MultiKeyedQuery`` and
+/// ``Strata/AllObjectsQuery`` (key order); other queries throw ``Strata/StrataError/Code/queryNotSupported``.
 public final class ScriptedDataSource<Value: Sendable>: DataSource {
     /// What one scripted call does.
     public enum Outcome: Sendable {
@@ -31,7 +30,7 @@ public final class ScriptedDataSource<Value: Sendable>: DataSource {
         var callCounts: [SpyCall.Method: Int] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a fake with an optional initial content.
     ///

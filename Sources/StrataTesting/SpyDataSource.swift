@@ -1,5 +1,4 @@
 import Strata
-import Synchronization
 
 /// One call a spy saw.
 public struct SpyCall: Sendable, Equatable, CustomStringConvertible {
@@ -44,7 +43,7 @@ public struct SpyCall: Sendable, Equatable, CustomStringConvertible {
 
 /// A journal that several spies share, so a test can check the order of calls across sources.
 public final class CallJournal: Sendable {
-    private let calls = Mutex<[SpyCall]>([])
+    private let calls = Locked<[SpyCall]>([])
 
     /// Creates an empty journal.
     public init() {}

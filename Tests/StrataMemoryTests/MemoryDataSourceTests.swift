@@ -178,3 +178,9 @@ struct SplitMix: RandomNumberGenerator {
         return value ^ (value >> 31)
     }
 }
+
+struct MemoryConformanceTests {
+    @Test func memoryDataSourcePassesTheConformanceSuite() async throws {
+        try await DataSourceConformance(makeSource: { MemoryDataSource<Int>() }, makeValue: { $0 }).run()
+    }
+}

@@ -53,3 +53,22 @@ struct ScriptedDataSourceTests {
         #expect(first.calls.count == 2)
     }
 }
+
+struct DataSourceConformanceTests {
+    @Test func theScriptedFakePassesTheConformanceSuite() async throws {
+        try await DataSourceConformance(makeSource: { ScriptedDataSource<String>() }, makeValue: { "v\($0)" }).run()
+    }
+
+    @Test func aSourceThatLosesWritesFailsWithTheRuleNamed() async throws {
+        let suite = DataSourceConformance(
+            makeSource: { () -> ScriptedDataSource<String> in
+                let source = ScriptedDataSource<String>()
+                source.script(.get, .value("wrong"), .value("wrong"))
+                return source
+            },
+            makeValue: { "v\($0)" }
+        )
+        let failure = await #expect(throws: ConformanceFailure.self) { try await suite.run() }
+        #expect(failure?.rule == "a missing key is notFound")
+    }
+}

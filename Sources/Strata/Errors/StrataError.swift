@@ -59,6 +59,8 @@ public struct StrataError: Error, Sendable {
     ///     ``Code/network`` errors and `false` otherwise.
     ///   - retryAfter: How long the server asked the caller to wait.
     ///   - payload: A value the failing call still had at hand.
+    ///   - file: The source file creating the error; leave the default.
+    ///   - line: The source line creating the error; leave the default.
     public init(
         _ code: Code,
         _ message: String,

@@ -2,7 +2,7 @@ import Foundation
 
 /// A data source that converts the values of another source with mappers in both directions.
 ///
-/// Build it with ``GetDataSource/mapped(to:from:)`` or ``GetDataSource/decoding(_:decoder:encoder:)``.
+/// Build it with `mapped(to:from:)` or ``GetDataSource/decoding(_:decoder:encoder:)``.
 public struct MappedDataSource<Source: Sendable, SourceValue: Sendable, Value: Sendable>: Sendable {
     /// The wrapped source.
     public let source: Source

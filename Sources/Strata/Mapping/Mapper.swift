@@ -2,7 +2,7 @@ import Foundation
 
 /// Converts a value of one type into another, throwing when it cannot.
 ///
-/// Mappers sit around data sources and repositories (``GetDataSource/mapped(_:)``) so that a source of
+/// Mappers sit around data sources and repositories (`source.mapped(to:from:)`) so that a source of
 /// `Data` can serve `User` values. A failure surfaces as ``StrataError/Code/dataSerialization``.
 public protocol Mapper<From, To>: Sendable {
     /// The input type.

@@ -17,6 +17,7 @@ extension CacheRepository: DeleteRepository where Main: DeleteDataSource, Cache:
             try await cache.delete(query)
             try await main.delete(query)
         }
+        changeBroadcaster.publishDeletion(of: query)
     }
 }
 

@@ -10,9 +10,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Main.Value {
         try await read(
             plan: readPlan(for: operation),
-            fromMain: { try await main.get(query) },
+            coalescing: (.get, query),
+            fromMain: { [main] in try await main.get(query) },
             fromCache: { try await cache.get(query) },
-            storeInCache: { try await cache.put($0, in: query) }
+            storeInCache: { [cache] in try await cache.put($0, in: query) }
         )
     }
 
@@ -24,18 +25,20 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Main.Value] {
         try await read(
             plan: readPlan(for: operation),
-            fromMain: { try await main.getAll(query) },
+            coalescing: (.getAll, query),
+            fromMain: { [main] in try await main.getAll(query) },
             fromCache: { try await cache.getAll(query) },
-            storeInCache: { try await cache.putAll($0, in: query) }
+            storeInCache: { [cache] in try await cache.putAll($0, in: query) }
         )
     }
 
     /// The GET column of the operation table, shared by `get` and `getAll`.
     private func read<Result: Sendable>(
         plan: Plan,
-        fromMain: () async throws -> Result,
+        coalescing: (method: PluginCall.Method, query: any Query),
+        fromMain: @escaping @Sendable () async throws -> Result,
         fromCache: () async throws -> Result,
-        storeInCache: (Result) async throws -> Result
+        storeInCache: @escaping @Sendable (Result) async throws -> Result
     ) async throws -> Result {
         switch plan {
         case .main:
@@ -58,8 +61,14 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 miss = error
             }
             do {
-                let value = try await fromMain()
-                return try await syncCache(after: value) { try await storeInCache(value) }
+                let readAndStore = { @Sendable in
+                    let value = try await fromMain()
+                    return try await syncCache(after: value) { try await storeInCache(value) }
+                }
+                guard let key = mainReadKey(coalescing.method, coalescing.query) else {
+                    return try await readAndStore()
+                }
+                return try await sharedMainRead(key, readAndStore)
             } catch {
                 if miss.code == .notValid, let stale = miss.value(as: Result.self), fallback(error) {
                     return stale

@@ -10,7 +10,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     public func put(_ value: Main.Value, in query: any Query, operation: any RepositoryOperation) async throws
         -> Main.Value
     {
-        try await write(
+        defer { changeBroadcaster.publishWrite(to: query) }
+        return try await write(
             plan: writePlan(for: operation),
             value,
             toMain: { try await main.put($0, in: query) },
@@ -29,7 +30,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Main.Value] {
-        try await write(
+        defer { changeBroadcaster.publishWrite(to: query) }
+        return try await write(
             plan: writePlan(for: operation),
             values,
             toMain: { try await main.putAll($0, in: query) },

@@ -13,6 +13,10 @@
 /// it is. When the main source then fails and the operation's fallback rule accepts the error, the stale
 /// cached value is returned instead (serve-stale-on-error).
 ///
+/// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
+/// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own
+/// fallback rule.
+///
 /// ```swift
 /// let users = CacheRepository(
 ///     main: UsersAPI(client),
@@ -30,6 +34,12 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
 
     /// How the repository behaves around its two sources.
     public let configuration: Configuration
+
+    /// Shares the main read of a CacheSync miss among concurrent identical reads.
+    let mainReads = RequestCoalescer<MainReadKey, any Sendable>()
+
+    /// Announces every write and delete made through this repository (and its copies) to its streams.
+    public let changeBroadcaster = ChangeBroadcaster()
 
     /// Creates a repository over a main and a cache data source.
     ///
@@ -50,12 +60,22 @@ extension CacheRepository {
         /// What a failed cache write after a successful main call does.
         public var cacheWrites: CacheWritePolicy
 
+        /// Whether concurrent CacheSync reads of an equal query that miss the cache share one main read
+        /// (and its cache write); on by default.
+        ///
+        /// Only queries that are `Hashable` are shared. A caller whose task is cancelled stops waiting
+        /// with ``StrataError/Code/cancelled``; the shared main read goes on for the others.
+        public var coalescesMainReads: Bool
+
         /// Creates a configuration.
         ///
-        /// - Parameter cacheWrites: ``CacheWritePolicy/required`` (the default) reports a failed cache
-        ///   write as ``StrataError/Code/cacheSyncFailed``; ``CacheWritePolicy/bestEffort`` ignores it.
-        public init(cacheWrites: CacheWritePolicy = .required) {
+        /// - Parameters:
+        ///   - cacheWrites: ``CacheWritePolicy/required`` (the default) reports a failed cache write as
+        ///     ``StrataError/Code/cacheSyncFailed``; ``CacheWritePolicy/bestEffort`` ignores it.
+        ///   - coalescesMainReads: Share the main read of concurrent identical CacheSync misses.
+        public init(cacheWrites: CacheWritePolicy = .required, coalescesMainReads: Bool = true) {
             self.cacheWrites = cacheWrites
+            self.coalescesMainReads = coalescesMainReads
         }
     }
 

@@ -6,6 +6,9 @@ public struct SingleDataSourceRepository<Source: Sendable>: Sendable {
     /// The data source every call goes to.
     public let source: Source
 
+    /// Announces every write and delete made through this repository (and its copies) to its streams.
+    public let changeBroadcaster = ChangeBroadcaster()
+
     /// Creates a repository over one data source.
     ///
     /// - Parameter source: The source that answers every call.
@@ -33,7 +36,8 @@ extension SingleDataSourceRepository: PutRepository where Source: PutDataSource 
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> Source.Value {
-        try await source.put(value, in: query)
+        defer { changeBroadcaster.publishWrite(to: query) }
+        return try await source.put(value, in: query)
     }
 
     /// Writes to the source.
@@ -42,7 +46,8 @@ extension SingleDataSourceRepository: PutRepository where Source: PutDataSource 
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Source.Value] {
-        try await source.putAll(values, in: query)
+        defer { changeBroadcaster.publishWrite(to: query) }
+        return try await source.putAll(values, in: query)
     }
 }
 
@@ -50,6 +55,7 @@ extension SingleDataSourceRepository: DeleteRepository where Source: DeleteDataS
     /// Deletes from the source.
     public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
         try await source.delete(query)
+        changeBroadcaster.publishDeletion(of: query)
     }
 }
 

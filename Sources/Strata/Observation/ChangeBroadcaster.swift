@@ -1,0 +1,135 @@
+/// Announces ``DataChange``s to any number of observers, each through its own bounded `AsyncStream`.
+///
+/// Observers register for one key or for every key with ``changes(forKey:bufferingNewest:)``; writers call
+/// ``publish(_:)``. Each observer's stream keeps only the newest changes (`bufferingNewest`, one by
+/// default): a slow observer is never behind by more than its buffer, and because a change names a key
+/// rather than carrying a value, reading again after the newest change always gives the latest state.
+///
+/// A registration is removed when its stream ends (the consuming task is cancelled or stops iterating),
+/// so ``observerCount`` returns to zero on its own. With no observer, ``publish(_:)`` costs one uncontended
+/// load: data sources can publish on every write.
+///
+/// ```swift
+/// let broadcaster = ChangeBroadcaster()
+/// Task { for await change in broadcaster.changes(forKey: "42") { print(change) } }
+/// broadcaster.publish(.put(key: "42"))
+/// ```
+public final class ChangeBroadcaster: Sendable {
+    private struct Observer {
+        let continuation: AsyncStream<DataChange>.Continuation
+        let limit: Int
+        /// Registered by a repository stream: changes written by a stream's own refresh are not sent to it.
+        let isStream: Bool
+    }
+
+    private struct State {
+        var nextID: UInt64 = 0
+        var byKey: [String: [UInt64: Observer]] = [:]
+        var allKeys: [UInt64: Observer] = [:]
+        var maxBufferedCount = 0
+        var droppedCount = 0
+    }
+
+    private let state = Locked(State())
+    private let liveObservers = Locked(0)
+
+    /// Creates a broadcaster with no observers.
+    public init() {}
+
+    /// Returns a stream of the changes of one key, or of every key.
+    ///
+    /// Changes of every key (``DataChange/deleteAll``, ``DataChange/invalidateAll``) reach every observer.
+    ///
+    /// - Parameters:
+    ///   - key: The key to observe; `nil` for every key.
+    ///   - limit: How many undelivered changes the stream keeps; older ones are dropped first. At least 1.
+    /// - Returns: A stream that ends, and unregisters, when its consumer is cancelled.
+    public func changes(forKey key: String? = nil, bufferingNewest limit: Int = 1) -> AsyncStream<DataChange> {
+        let limit = max(limit, 1)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DataChange.self,
+            bufferingPolicy: .bufferingNewest(limit)
+        )
+        let observer = Observer(continuation: continuation, limit: limit, isStream: ObservationScope.isStreamRefresh)
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            if let key {
+                state.byKey[key, default: [:]][state.nextID] = observer
+            } else {
+                state.allKeys[state.nextID] = observer
+            }
+            liveObservers.withLock { $0 += 1 }
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.remove(id, key: key)
+        }
+        return stream
+    }
+
+    /// Sends a change to every observer of its key and to every observer of all keys.
+    ///
+    /// Each observer receives changes in the order they were published; a slow observer loses the oldest
+    /// of its undelivered changes, never the newest.
+    ///
+    /// - Parameter change: What changed.
+    public func publish(_ change: DataChange) {
+        guard liveObservers.withLock({ $0 }) > 0 else { return }
+        let fromStream = ObservationScope.isStreamRefresh
+        state.withLock { state in
+            if let key = change.key {
+                if let observers = state.byKey[key] {
+                    for observer in observers.values { send(change, to: observer, fromStream, &state) }
+                }
+            } else {
+                for observers in state.byKey.values {
+                    for observer in observers.values { send(change, to: observer, fromStream, &state) }
+                }
+            }
+            for observer in state.allKeys.values { send(change, to: observer, fromStream, &state) }
+        }
+    }
+
+    /// The number of registered observers.
+    public var observerCount: Int { liveObservers.withLock { $0 } }
+
+    /// Whether any observer is registered; one uncontended lock.
+    public var hasObservers: Bool { observerCount > 0 }
+
+    /// The most changes that ever waited, undelivered, in one observer's buffer: never more than the
+    /// largest `bufferingNewest` limit in use.
+    public var maxBufferedCount: Int { state.withLock { $0.maxBufferedCount } }
+
+    /// How many changes were dropped because an observer's buffer was full.
+    public var droppedCount: Int { state.withLock { $0.droppedCount } }
+
+    private func send(_ change: DataChange, to observer: Observer, _ fromStream: Bool, _ state: inout State) {
+        // A stream's refresh (a cache write after a main read) never wakes a stream: two screens on one
+        // key would otherwise refresh each other for ever.
+        if fromStream && observer.isStream { return }
+        switch observer.continuation.yield(change) {
+        case .enqueued(let remaining):
+            state.maxBufferedCount = max(state.maxBufferedCount, observer.limit - remaining)
+        case .dropped:
+            state.droppedCount += 1
+            state.maxBufferedCount = max(state.maxBufferedCount, observer.limit)
+        case .terminated:
+            break
+        @unknown default:
+            break
+        }
+    }
+
+    private func remove(_ id: UInt64, key: String?) {
+        state.withLock { state in
+            let removed: Observer?
+            if let key {
+                removed = state.byKey[key]?.removeValue(forKey: id)
+                if state.byKey[key]?.isEmpty == true { state.byKey[key] = nil }
+            } else {
+                removed = state.allKeys.removeValue(forKey: id)
+            }
+            if removed != nil { liveObservers.withLock { $0 -= 1 } }
+        }
+    }
+}

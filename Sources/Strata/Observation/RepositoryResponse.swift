@@ -1,0 +1,86 @@
+import struct Foundation.Date
+
+/// One update of a repository stream: loading, a value with its origin and staleness, or an error.
+///
+/// The Swift counterpart of Store5's `StoreReadResponse`, with staleness added. A screen switches on it:
+///
+/// ```swift
+/// for await response in users.stream(IdQuery(42), operation: .cacheSync) {
+///     switch response {
+///     case .loading: showSpinner()
+///     case .value(let user, _, _, let isStale): show(user, dimmed: isStale)
+///     case .error(let error, _): showBanner(error)
+///     }
+/// }
+/// ```
+public enum RepositoryResponse<Value: Sendable>: Sendable {
+    /// The stream is reading from `origin`; nothing to show yet.
+    case loading(origin: DataOrigin)
+
+    /// A value read from `origin`.
+    ///
+    /// `storedAt` is when the source stored the entry, for sources that record it
+    /// (``StoredEntryDataSource``), and `nil` otherwise (a value fresh from the network, a stale value whose
+    /// date the validator did not pass on). `isStale` is `true` for a value that failed validation and is
+    /// shown while a fresh one is fetched.
+    case value(Value, origin: DataOrigin, storedAt: Date?, isStale: Bool)
+
+    /// A read from `origin` failed; the stream stays open and reports the next change.
+    ///
+    /// After a delete of the observed entry the error is a ``StrataError`` with code
+    /// ``StrataError/Code/notFound``.
+    case error(any Error, origin: DataOrigin)
+}
+
+extension RepositoryResponse {
+    /// The value of a ``value(_:origin:storedAt:isStale:)`` response, or `nil`.
+    public var value: Value? {
+        if case .value(let value, _, _, _) = self { value } else { nil }
+    }
+
+    /// The error of an ``error(_:origin:)`` response, or `nil`.
+    public var error: (any Error)? {
+        if case .error(let error, _) = self { error } else { nil }
+    }
+
+    /// Where the response came from.
+    public var origin: DataOrigin {
+        switch self {
+        case .loading(let origin), .value(_, let origin, _, _), .error(_, let origin): origin
+        }
+    }
+
+    /// Whether this is a ``loading(origin:)`` response.
+    public var isLoading: Bool {
+        if case .loading = self { true } else { false }
+    }
+
+    /// Whether this is a value that failed validation.
+    public var isStale: Bool {
+        if case .value(_, _, _, let isStale) = self { isStale } else { false }
+    }
+
+    /// When the value's entry was stored, if its source records it.
+    public var storedAt: Date? {
+        if case .value(_, _, let storedAt, _) = self { storedAt } else { nil }
+    }
+
+    /// How old the value's entry is at `now`, if its source records when it was stored.
+    ///
+    /// - Parameter now: The current date, from the app's ``WallClock``.
+    public func age(at now: Date) -> Duration? {
+        storedAt.map { .seconds(now.timeIntervalSince($0)) }
+    }
+}
+
+extension RepositoryResponse: CustomStringConvertible {
+    /// A short description such as `value(42, memory)` or `value(41, memory, stale)`.
+    public var description: String {
+        switch self {
+        case .loading(let origin): "loading(\(origin))"
+        case .value(let value, let origin, _, let isStale): "value(\(value), \(origin)\(isStale ? ", stale" : ""))"
+        case .error(let error, let origin):
+            "error(\(error.strataCode.map(String.init(describing:)) ?? "\(error)"), \(origin))"
+        }
+    }
+}

@@ -1,0 +1,98 @@
+/// The loop behind every repository stream: register for changes, emit the first read, then read again
+/// after every change, until the consumer goes away.
+struct ResponseStream<Value: Sendable>: Sendable {
+    /// Sends responses to the consumer, skipping a value equal to the previous one (for `Equatable` values).
+    final class Emitter: Sendable {
+        private let continuation: AsyncStream<RepositoryResponse<Value>>.Continuation
+        private let last: Locked<RepositoryResponse<Value>?> = Locked(nil)
+
+        init(_ continuation: AsyncStream<RepositoryResponse<Value>>.Continuation) {
+            self.continuation = continuation
+        }
+
+        func callAsFunction(_ response: RepositoryResponse<Value>) {
+            let isRepeat = last.withLock { last in
+                defer { last = response }
+                guard let last else { return false }
+                return Self.isRepeat(response, of: last)
+            }
+            if !isRepeat { continuation.yield(response) }
+        }
+
+        private static func isRepeat(_ response: RepositoryResponse<Value>, of last: RepositoryResponse<Value>) -> Bool
+        {
+            guard case .value(let new, let origin, _, let isStale) = response,
+                case .value(let old, let lastOrigin, _, let wasStale) = last,
+                origin == lastOrigin, isStale == wasStale, let new = new as? any Equatable
+            else { return false }
+            return new.isEqual(to: old)
+        }
+    }
+
+    /// The key the query names, or `nil` when any change should trigger a new read.
+    let key: String?
+    /// The origin of the first source the read asks, for ``RepositoryResponse/loading(origin:)``.
+    let loadingOrigin: DataOrigin
+    /// The origin a deletion is reported from.
+    let primaryOrigin: DataOrigin
+    /// Registers for changes; called inside the stream's task, before the first read.
+    let observe: @Sendable () -> [AsyncStream<DataChange>]
+    /// Reads once and emits what it finds.
+    let read: @Sendable (Emitter) async -> Void
+
+    /// Starts the loop in a task that ends when the consumer is cancelled or drops the stream.
+    func start(bufferingNewest limit: Int) -> AsyncStream<RepositoryResponse<Value>> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: RepositoryResponse<Value>.self,
+            bufferingPolicy: .bufferingNewest(max(limit, 1))
+        )
+        let task = Task {
+            await ObservationScope.$isStreamRefresh.withValue(true) {
+                await run(Emitter(continuation))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    private func run(_ emit: Emitter) async {
+        // Register before the first read, so a change between that read and the registration is not lost.
+        let sources = observe()
+        emit(.loading(origin: loadingOrigin))
+        await read(emit)
+        guard !sources.isEmpty else { return }
+        let (merged, mergedContinuation) = AsyncStream.makeStream(
+            of: DataChange.self,
+            bufferingPolicy: .bufferingNewest(1)
+        )
+        await withDiscardingTaskGroup { group in
+            for source in sources {
+                group.addTask {
+                    for await change in source { mergedContinuation.yield(change) }
+                }
+            }
+            // Several sources announce one delete (the cache, then the repository): report it once.
+            var isRemoved = false
+            for await change in merged {
+                if Task.isCancelled { break }
+                if let key, change.removes(key: key) {
+                    if isRemoved { continue }
+                    isRemoved = true
+                    emit(.error(StrataError.notFound("The value for key \(key) was deleted"), origin: primaryOrigin))
+                } else {
+                    isRemoved = false
+                    await read(emit)
+                }
+            }
+            group.cancelAll()
+        }
+    }
+}
+
+extension Equatable {
+    fileprivate func isEqual(to other: Any) -> Bool {
+        guard let other = other as? Self else { return false }
+        return self == other
+    }
+}

@@ -1,0 +1,61 @@
+/// A plugin that makes concurrent identical reads share one call to the source.
+///
+/// Two `get` (or `getAll`) calls are identical when they have the same method, the same source name and
+/// equal queries — queries that are `Hashable`; a query that is not is never coalesced — and, for a
+/// repository, equal operations (an operation that is not `Hashable`, such as ``CacheSyncOperation``,
+/// is never coalesced; ``CacheRepository`` coalesces its own main reads instead). Writes and deletes are
+/// never coalesced.
+///
+/// Place it outermost to share everything below it (retries included), or after a logging plugin to log
+/// every caller. Cancellation follows ``RequestCoalescer``: a cancelled caller stops waiting, the others
+/// still get the result.
+///
+/// ```swift
+/// let avatars = AvatarAPI(client).plugins([CoalescingPlugin()])
+/// ```
+public final class CoalescingPlugin: StrataPlugin {
+    private struct Key: Hashable, @unchecked Sendable {
+        // `AnyHashable` is not declared `Sendable`; it only ever wraps `Sendable` queries and operations.
+        let method: PluginCall.Method
+        let source: String
+        let resultType: ObjectIdentifier
+        let query: AnyHashable
+        let operation: AnyHashable?
+    }
+
+    private let coalescer = RequestCoalescer<Key, any Sendable>()
+
+    /// Creates the plugin.
+    public init() {}
+
+    /// The number of distinct reads in flight now.
+    public var inFlightCount: Int { coalescer.inFlightCount }
+
+    /// The number of callers waiting for a read in flight, the ones that started it included.
+    public var waiterCount: Int { coalescer.waiterCount }
+
+    /// Runs the call, or joins an identical one in flight.
+    public func intercept<R: Sendable>(
+        _ call: PluginCall,
+        next: @escaping @Sendable () async throws -> R
+    ) async throws -> R {
+        guard call.method.isRead, let query = call.query as? any Hashable else { return try await next() }
+        var operation: AnyHashable?
+        if let callOperation = call.operation {
+            guard let hashable = callOperation as? any Hashable else { return try await next() }
+            operation = AnyHashable(hashable)
+        }
+        let key = Key(
+            method: call.method,
+            source: call.source,
+            resultType: ObjectIdentifier(R.self),
+            query: AnyHashable(query),
+            operation: operation
+        )
+        let value = try await coalescer.run(key: key) { try await next() }
+        guard let result = value as? R else {
+            throw StrataError(.dataSerialization, "A shared read returned \(type(of: value)), not \(R.self)")
+        }
+        return result
+    }
+}

@@ -1,0 +1,104 @@
+/// One line of the ``LoggingPlugin``: a call starting or ending, with its details.
+public struct LogRecord: Sendable {
+    /// Which moment of the call the record describes.
+    public enum Event: String, Sendable, Hashable {
+        /// The call is about to run.
+        case started
+        /// The call returned a value.
+        case succeeded
+        /// The call failed with *not found* or *not valid*.
+        case missed
+        /// The call failed with any other error.
+        case failed
+    }
+
+    /// The importance of the record.
+    public let level: LogLevel
+
+    /// The moment of the call.
+    public let event: Event
+
+    /// The method called.
+    public let method: PluginCall.Method
+
+    /// The name of the source or repository.
+    public let source: String
+
+    /// The query, as text.
+    public let query: String
+
+    /// The repository operation's name; `nil` for a data source.
+    public let operation: String?
+
+    /// How long the call took; `nil` for ``Event/started``.
+    public let duration: Duration?
+
+    /// The error's code when the call failed with a ``StrataError``.
+    public let errorCode: StrataError.Code?
+
+    /// The error as text when the call failed.
+    public let error: String?
+
+    /// The value returned (or written, for a start of `put`) as text — only when the plugin was asked to
+    /// include values; `nil` otherwise.
+    public let value: String?
+
+    /// Creates a record.
+    ///
+    /// - Parameters:
+    ///   - level: The importance.
+    ///   - event: The moment of the call.
+    ///   - call: The call.
+    ///   - duration: How long it took.
+    ///   - error: The error it failed with.
+    ///   - value: The value as text, if values are logged.
+    public init(
+        level: LogLevel,
+        event: Event,
+        call: PluginCall,
+        duration: Duration? = nil,
+        error: (any Error)? = nil,
+        value: String? = nil
+    ) {
+        self.level = level
+        self.event = event
+        self.method = call.method
+        self.source = call.source
+        self.query = call.queryDescription
+        self.operation = call.operationName
+        self.duration = duration
+        self.errorCode = error?.strataCode
+        self.error = error.map { String(describing: $0) }
+        self.value = value
+    }
+
+    /// A one-line summary, such as `get IdQuery<Int>(id: 42) on Users [cacheSync]: missed (notFound) in 2 ms`.
+    public var message: String {
+        var text = "\(method) \(query) on \(source)"
+        if let operation { text += " [\(operation)]" }
+        text += ": \(event.rawValue)"
+        if let errorCode { text += " (\(errorCode))" } else if event == .failed, let error { text += " (\(error))" }
+        if let duration { text += " in \(Self.milliseconds(duration))" }
+        if let value { text += " value: \(value)" }
+        return text
+    }
+
+    /// The details as key-value pairs, for structured loggers.
+    public var metadata: [String: String] {
+        var metadata = ["strata.method": method.rawValue, "strata.source": source, "strata.query": query]
+        metadata["strata.event"] = event.rawValue
+        if let operation { metadata["strata.operation"] = operation }
+        if let duration { metadata["strata.duration"] = Self.milliseconds(duration) }
+        if let errorCode { metadata["strata.error.code"] = errorCode.description }
+        if let error { metadata["strata.error"] = error }
+        if let value { metadata["strata.value"] = value }
+        return metadata
+    }
+
+    /// A duration in milliseconds with microsecond precision, such as `12.345 ms`.
+    private static func milliseconds(_ duration: Duration) -> String {
+        let microseconds = max(duration.nanoseconds / 1_000, 0)
+        let fraction = String(microseconds % 1_000)
+        return "\(microseconds / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) ms"
+    }
+}

@@ -1,0 +1,79 @@
+/// What a plugin sees of one call: the method, the query, the operation and the source.
+///
+/// The expensive descriptions (``queryDescription``, ``operationName``) are computed only when read, so a
+/// plugin that does not need them costs nothing for them.
+public struct PluginCall: Sendable {
+    /// The method of a data source or repository that is being called.
+    public enum Method: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// `get(_:)` or `get(_:operation:)`.
+        case get
+        /// `getAll(_:)` or `getAll(_:operation:)`.
+        case getAll
+        /// `put(_:in:)` or `put(_:in:operation:)`.
+        case put
+        /// `putAll(_:in:)` or `putAll(_:in:operation:)`.
+        case putAll
+        /// `delete(_:)` or `delete(_:operation:)`.
+        case delete
+
+        /// Whether the method reads (`get`, `getAll`).
+        public var isRead: Bool { self == .get || self == .getAll }
+
+        /// The method's name, such as `getAll`.
+        public var description: String { rawValue }
+    }
+
+    /// The method being called.
+    public let method: Method
+
+    /// The query of the call.
+    public let query: any Query
+
+    /// The operation of a repository call; `nil` for a data source.
+    public let operation: (any RepositoryOperation)?
+
+    /// The name of the data source or repository the plugins are attached to.
+    public let source: String
+
+    /// The value being written by `put` (the value) or `putAll` (the array); `nil` otherwise.
+    public let value: (any Sendable)?
+
+    /// Creates a call description.
+    ///
+    /// - Parameters:
+    ///   - method: The method being called.
+    ///   - query: The query of the call.
+    ///   - operation: The repository operation, or `nil` for a data source.
+    ///   - source: The name of the source or repository.
+    ///   - value: The value being written, if any.
+    public init(
+        method: Method,
+        query: any Query,
+        operation: (any RepositoryOperation)? = nil,
+        source: String,
+        value: (any Sendable)? = nil
+    ) {
+        self.method = method
+        self.query = query
+        self.operation = operation
+        self.source = source
+        self.value = value
+    }
+
+    /// The query as text, such as `IdQuery<Int>(id: 42)`.
+    public var queryDescription: String { String(describing: query) }
+
+    /// The operation's call-site name (`default`, `main`, `mainSync`, `cache`, `cacheSync`, or the type
+    /// name of a custom operation); `nil` for a data source.
+    public var operationName: String? {
+        guard let operation else { return nil }
+        switch operation {
+        case is DefaultOperation: return "default"
+        case is MainOperation: return "main"
+        case is MainSyncOperation: return "mainSync"
+        case let cache as CacheOperation: return cache.ignoringValidation ? "cacheIgnoringValidation" : "cache"
+        case is CacheSyncOperation: return "cacheSync"
+        default: return String(describing: type(of: operation))
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// Shares one run of an operation among every concurrent caller that asks for the same key.
+///
+/// The first caller for a key starts the operation in an unstructured task owned by the coalescer;
+/// callers that arrive while it runs wait for the same outcome, value or error. When it finishes, the key
+/// is free again: the next caller starts a new run. Nothing is cached.
+///
+/// A waiter that is cancelled stops waiting (it throws ``StrataError/Code/cancelled``); the shared work
+/// goes on for the others, and finishes even when every waiter has left, so that its side effects (a
+/// cache write, for example) are not lost halfway.
+///
+/// ```swift
+/// let downloads = RequestCoalescer<URL, Data>()
+/// // 100 concurrent calls for one URL make one request:
+/// let data = try await downloads.run(key: url) { try await transport.data(from: url) }
+/// ```
+public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private typealias Waiter = CheckedContinuation<Value, any Error>
+
+    private struct State {
+        var groups: [Key: [UInt64: Waiter]] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+
+    /// Creates a coalescer with nothing in flight.
+    public init() {}
+
+    /// The number of keys whose operation is running now.
+    public var inFlightCount: Int { state.withLock { $0.groups.count } }
+
+    /// The number of callers waiting, for all keys.
+    public var waiterCount: Int { state.withLock { $0.groups.values.reduce(0) { $0 + $1.count } } }
+
+    /// The number of callers waiting for the operation of `key`.
+    ///
+    /// - Parameter key: The key.
+    public func waiterCount(for key: Key) -> Int { state.withLock { $0.groups[key]?.count ?? 0 } }
+
+    /// Returns the outcome of `operation`, run once for all the concurrent callers with an equal `key`.
+    ///
+    /// - Parameters:
+    ///   - key: What identifies identical requests.
+    ///   - operation: The work; it runs only when no run for `key` is in flight, in a task of its own
+    ///     (task-local values and priority are inherited from the caller that starts it).
+    /// - Returns: The operation's value.
+    /// - Throws: The operation's error, to every waiter; ``StrataError/Code/cancelled`` to a waiter whose
+    ///   task is cancelled while it waits.
+    public func run(key: Key, operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter &+= 1
+            return state.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: Waiter) in
+                let starts: Bool? = state.withLock { state in
+                    if Task.isCancelled { return nil }
+                    let starts = state.groups[key] == nil
+                    state.groups[key, default: [:]][id] = waiter
+                    return starts
+                }
+                switch starts {
+                case nil: waiter.resume(throwing: Self.cancelled())
+                case true?: Task { await self.finish(key, with: Self.outcome(of: operation)) }
+                case false?: break
+                }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.groups[key]?.removeValue(forKey: id) }
+            waiter?.resume(throwing: Self.cancelled())
+        }
+    }
+
+    private static func outcome(of operation: @Sendable () async throws -> Value) async -> Result<Value, any Error> {
+        do {
+            return .success(try await operation())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func finish(_ key: Key, with outcome: Result<Value, any Error>) {
+        let waiters = state.withLock { $0.groups.removeValue(forKey: key) } ?? [:]
+        for waiter in waiters.values { waiter.resume(with: outcome) }
+    }
+
+    private static func cancelled() -> StrataError {
+        StrataError(.cancelled, "The caller stopped waiting for a shared request", underlying: CancellationError())
+    }
+}

@@ -1,0 +1,93 @@
+extension RetryPlugin {
+    /// Exponential backoff with a cap and optional full jitter.
+    ///
+    /// The ceiling before retry *n* (1 for the first retry) is `min(maximum, initial × multiplier^(n−1))`.
+    /// With ``Jitter/full`` the pause is drawn uniformly from `0..<ceiling` (AWS's "full jitter", which
+    /// spreads retrying clients best); with ``Jitter/none`` it is the ceiling itself.
+    public struct Backoff: Sendable, Hashable {
+        /// How the pause is drawn below its ceiling.
+        public enum Jitter: Sendable, Hashable {
+            /// The pause is the ceiling.
+            case none
+            /// The pause is uniform in `0..<ceiling`.
+            case full
+        }
+
+        /// The ceiling before the first retry.
+        public var initial: Duration
+
+        /// The factor between one ceiling and the next.
+        public var multiplier: Double
+
+        /// The largest ceiling.
+        public var maximum: Duration
+
+        /// How the pause is drawn below the ceiling.
+        public var jitter: Jitter
+
+        /// Creates a backoff.
+        ///
+        /// - Parameters:
+        ///   - initial: The ceiling before the first retry.
+        ///   - multiplier: The growth factor.
+        ///   - maximum: The largest ceiling.
+        ///   - jitter: ``Jitter/full`` by default.
+        public init(
+            initial: Duration = .milliseconds(100),
+            multiplier: Double = 2,
+            maximum: Duration = .seconds(10),
+            jitter: Jitter = .full
+        ) {
+            self.initial = initial
+            self.multiplier = multiplier
+            self.maximum = maximum
+            self.jitter = jitter
+        }
+
+        /// The ceiling of the pause before retry `retry` (1 for the first), in whole nanoseconds.
+        ///
+        /// - Parameter retry: The number of the retry, from 1.
+        public func ceiling(beforeRetry retry: Int) -> Duration {
+            let cap = Double(maximum.nanoseconds)
+            var grown = Double(initial.nanoseconds)
+            var step = 1
+            while step < retry, grown < cap {
+                grown *= max(multiplier, 1)
+                step += 1
+            }
+            return .nanoseconds(Int64(max(min(grown, cap), 0).rounded()))
+        }
+
+        /// The pause before retry `retry`, given a uniform random value in `0..<1`.
+        ///
+        /// - Parameters:
+        ///   - retry: The number of the retry, from 1.
+        ///   - unitRandom: A uniform value in `0..<1`; ignored without jitter.
+        public func delay(beforeRetry retry: Int, unitRandom: Double) -> Duration {
+            let ceiling = ceiling(beforeRetry: retry)
+            switch jitter {
+            case .none: return ceiling
+            case .full: return .nanoseconds(Int64((Double(ceiling.nanoseconds) * unitRandom).rounded(.down)))
+            }
+        }
+
+        /// The pause before retry `retry`, drawing the jitter from `random`.
+        ///
+        /// - Parameters:
+        ///   - retry: The number of the retry, from 1.
+        ///   - random: The generator; one value is drawn even without jitter, so sequences stay aligned.
+        public func delay(beforeRetry retry: Int, using random: inout some RandomNumberGenerator) -> Duration {
+            delay(beforeRetry: retry, unitRandom: random.nextUnitInterval())
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, saturating at `Int64.max`.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        return whole &+ attoseconds / 1_000_000_000
+    }
+}

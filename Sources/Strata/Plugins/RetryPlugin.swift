@@ -1,0 +1,131 @@
+/// A plugin that repeats a failed call after a growing, randomised pause.
+///
+/// After a failure the plugin asks ``Configuration/isRetryable``; when it says yes and attempts remain,
+/// it sleeps on its clock and calls again. The pause before retry *n* is drawn by ``Backoff``
+/// (exponential, capped, with full jitter by default) unless the error carries
+/// ``StrataError/retryAfter`` (an HTTP `Retry-After`), which is then waited exactly.
+///
+/// The default rule retries what ``StrataError/isRetryable`` marks — transport failures, 5xx and 429
+/// answers — and never *not found*, *not valid*, *unauthorized* or a cancellation. A task cancelled
+/// during the pause stops at once with ``StrataError/Code/cancelled``.
+///
+/// ```swift
+/// let api = UsersAPI(client).plugins([
+///     RetryPlugin(configuration: .init(maxAttempts: 4, backoff: .init(initial: .milliseconds(200))))
+/// ])
+/// ```
+public struct RetryPlugin: StrataPlugin {
+    /// How many times, how long between and which errors.
+    public struct Configuration: Sendable {
+        /// The most calls made for one request, the first included; `1` never retries.
+        public var maxAttempts: Int
+
+        /// The pauses between attempts.
+        public var backoff: Backoff
+
+        /// Whether to wait what an error's ``StrataError/retryAfter`` asks instead of the backoff.
+        public var honoursRetryAfter: Bool
+
+        /// The longest `Retry-After` the plugin waits; a longer one fails the call with the error
+        /// instead. `nil` waits any.
+        public var maxRetryAfter: Duration?
+
+        /// The methods that are retried; all by default.
+        public var methods: Set<PluginCall.Method>
+
+        /// Decides whether an error is worth another attempt.
+        public var isRetryable: @Sendable (any Error) -> Bool
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - maxAttempts: The most calls for one request, the first included.
+        ///   - backoff: The pauses between attempts.
+        ///   - honoursRetryAfter: Wait what ``StrataError/retryAfter`` asks when an error has it.
+        ///   - maxRetryAfter: The longest `Retry-After` to wait; `nil` for no limit.
+        ///   - methods: The methods to retry.
+        ///   - isRetryable: The rule; ``RetryPlugin/defaultIsRetryable(_:)`` by default.
+        public init(
+            maxAttempts: Int = 3,
+            backoff: Backoff = Backoff(),
+            honoursRetryAfter: Bool = true,
+            maxRetryAfter: Duration? = .seconds(60),
+            methods: Set<PluginCall.Method> = Set(PluginCall.Method.allCases),
+            isRetryable: @escaping @Sendable (any Error) -> Bool = RetryPlugin.defaultIsRetryable
+        ) {
+            self.maxAttempts = maxAttempts
+            self.backoff = backoff
+            self.honoursRetryAfter = honoursRetryAfter
+            self.maxRetryAfter = maxRetryAfter
+            self.methods = methods
+            self.isRetryable = isRetryable
+        }
+    }
+
+    /// The plugin's settings.
+    public let configuration: Configuration
+
+    private let clock: any WallClock
+    private let random: SharedRandom
+
+    /// Creates the plugin.
+    ///
+    /// - Parameters:
+    ///   - configuration: Attempts, backoff and the retry rule.
+    ///   - clock: What the pauses sleep on; `ManualClock` in tests.
+    ///   - random: The source of jitter; a ``SeededRandomNumberGenerator`` makes pauses repeatable.
+    public init(
+        configuration: Configuration = Configuration(),
+        clock: any WallClock = SystemClock(),
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        self.configuration = configuration
+        self.clock = clock
+        self.random = SharedRandom(random)
+    }
+
+    /// The default retry rule: a ``StrataError`` marked ``StrataError/isRetryable``, except *not found*,
+    /// *not valid*, *unauthorized* and *cancelled*; never any other error.
+    ///
+    /// - Parameter error: The error of the last attempt.
+    public static func defaultIsRetryable(_ error: any Error) -> Bool {
+        guard let error = error as? StrataError, error.isRetryable else { return false }
+        return error.code != .notFound && error.code != .notValid && error.code != .unauthorized
+            && error.code != .cancelled
+    }
+
+    /// Calls `next`, and again after each retryable failure while attempts remain.
+    public func intercept<R: Sendable>(
+        _ call: PluginCall,
+        next: @escaping @Sendable () async throws -> R
+    ) async throws -> R {
+        guard configuration.maxAttempts > 1, configuration.methods.contains(call.method) else {
+            return try await next()
+        }
+        var attempt = 1
+        while true {
+            do {
+                return try await next()
+            } catch {
+                guard attempt < configuration.maxAttempts, !Task.isCancelled, configuration.isRetryable(error),
+                    let pause = pause(after: error, attempt: attempt)
+                else { throw error }
+                do {
+                    try await clock.sleep(for: pause)
+                } catch {
+                    throw StrataError(.cancelled, "Cancelled while waiting to retry \(call.method)", underlying: error)
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    /// The pause before the next attempt, or `nil` when the server asked for a longer one than allowed.
+    private func pause(after error: any Error, attempt: Int) -> Duration? {
+        if configuration.honoursRetryAfter, let retryAfter = (error as? StrataError)?.retryAfter {
+            if let limit = configuration.maxRetryAfter, retryAfter > limit { return nil }
+            return max(retryAfter, .zero)
+        }
+        return configuration.backoff.delay(beforeRetry: attempt, unitRandom: random.unitInterval())
+    }
+}

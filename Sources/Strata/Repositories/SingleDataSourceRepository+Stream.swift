@@ -1,0 +1,48 @@
+extension SingleDataSourceRepository where Source: GetDataSource {
+    /// Returns a stream of responses for a query: loading, the source's answer, then a new answer after
+    /// every change.
+    ///
+    /// The operation is ignored, as on every call of this repository. A write through this repository
+    /// (or a copy of it), or directly on the source when it is an ``ObservableDataSource``, makes every
+    /// open stream on the same key read again; a delete emits ``RepositoryResponse/error(_:origin:)`` with
+    /// ``StrataError/Code/notFound``. The origin is the source's (``OriginProviding``) or
+    /// ``DataOrigin/main``. Backpressure and cancellation are as for
+    /// ``CacheRepository/stream(_:operation:bufferingNewest:)``.
+    ///
+    /// - Parameters:
+    ///   - query: Which value to read; a ``KeyedQuery`` to observe one entry.
+    ///   - operation: Ignored.
+    ///   - limit: How many undelivered responses to keep; older ones are dropped first.
+    /// - Returns: A stream of ``RepositoryResponse``s that ends when its consumer is cancelled.
+    public func stream(
+        _ query: any Query,
+        operation: any RepositoryOperation = DefaultOperation(),
+        bufferingNewest limit: Int = 1
+    ) -> AsyncStream<RepositoryResponse<Source.Value>> {
+        let origin = (source as? any OriginProviding)?.origin ?? .main
+        let key = (query as? any KeyedQuery)?.key
+        let stream = ResponseStream<Source.Value>(
+            key: key,
+            loadingOrigin: origin,
+            primaryOrigin: origin,
+            observe: {
+                var sources = [changeBroadcaster.changes(forKey: key)]
+                if let source = source as? any ObservableDataSource { sources.append(source.changes(forKey: key)) }
+                return sources
+            },
+            read: { emit in
+                do {
+                    if let entries = source as? any StoredEntryDataSource<Source.Value> {
+                        let entry = try await entries.getEntry(query)
+                        emit(.value(entry.value, origin: origin, storedAt: entry.storedAt, isStale: false))
+                    } else {
+                        emit(.value(try await source.get(query), origin: origin, storedAt: nil, isStale: false))
+                    }
+                } catch {
+                    emit(.error(error, origin: origin))
+                }
+            }
+        )
+        return stream.start(bufferingNewest: limit)
+    }
+}

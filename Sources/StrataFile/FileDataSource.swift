@@ -1,0 +1,198 @@
+import Foundation
+import Strata
+
+/// A persistent blob store: one file per key in a folder, with size and count limits, expiry,
+/// least-recently-used eviction and per-entry HTTP metadata.
+///
+/// The store is what Cache-Store's disk and Kumo's persistent layer are, made fast and crash-safe:
+///
+/// - **One read per get.** Each entry file holds the data followed by a small trailer (key, dates, size,
+///   ETag, Last-Modified, content hash, checksum). An in-memory index, loaded once when the store opens,
+///   knows every entry's length, so a get is one `open`, one `read` and one `close`, with no `stat` and no
+///   metadata call. Last-access dates live in memory and are saved to a journal (`.strata-index`) by
+///   ``cleanup()``, ``flush()`` and when the store is released.
+/// - **Checked reads.** A truncated or damaged file, a checksum mismatch or a file holding another key is a
+///   miss: the file is removed, ``corruptEntriesRemoved`` counts it and the configuration's `diagnostics`
+///   hears of it. Files without the `.strata` extension are never touched.
+/// - **Atomic writes.** A put writes a temporary file in the store's folder and renames it over the
+///   entry, optionally with `fsync` (``Durability/durable``).
+/// - **Eviction without the file system's dates.** The order is a sequence number the store keeps, so two
+///   writes in one millisecond still have an order and a restart keeps it. The store counts its own bytes.
+/// - **Safe names.** A key of any content maps to 32 hex digits (two xxHash64 hashes) plus `.strata`.
+///   Keys are compared by their UTF-8 bytes.
+///
+/// ```swift
+/// let images = try FileDataSource(configuration: .init(identifier: "images", maxSize: 50 << 20))
+/// try images.setData(png, forKey: url.absoluteString, options: .init(eTag: "\"v1\""))
+/// let cached = images.data(forKey: url.absoluteString)
+/// ```
+///
+/// Both the async ``Strata/DataSource`` protocol and a synchronous API are available; the async methods
+/// do their (short) file I/O on the caller's thread. Only one live store may use a folder: in one process
+/// a second store fails with ``Strata/StrataError/Code/alreadyInUse``, and an advisory lock (`flock` on
+/// `.strata-lock`) keeps other processes out.
+public final class FileDataSource: Sendable {
+    struct State {
+        var index = EntryIndex()
+        var corruptEntriesRemoved = 0
+    }
+
+    /// The configuration the store was opened with.
+    public let configuration: Configuration
+
+    /// The store's folder.
+    public let folderURL: URL
+
+    /// The folder's path, ending in `/`.
+    let folderPath: String
+
+    let state: Locked<State>
+
+    /// Announces every put, move, removal and ``removeAll()`` to observers (see ``changes(forKey:)``).
+    public let changeBroadcaster = ChangeBroadcaster()
+
+    private let lockDescriptor: Int32
+
+    /// Opens the store in `configuration.location/configuration.identifier`, creating the folder if needed,
+    /// and loads the metadata of its entries.
+    ///
+    /// - Parameter configuration: Where the store lives, its limits and policies.
+    /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live store (in this process or another)
+    ///   uses the folder, ``Strata/StrataError/Code/invalidArgument`` for an empty or path-like identifier or
+    ///   limits below 1, ``Strata/StrataError/Code/io`` when the folder cannot be created.
+    public init(configuration: Configuration) throws {
+        try Self.validate(configuration)
+        let folder = configuration.folderURL
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw StrataError.io("Creating the store folder \(folder.path) failed", underlying: error)
+        }
+        let resolved = folder.resolvingSymlinksInPath().standardizedFileURL
+        let path = resolved.path.hasSuffix("/") ? resolved.path : resolved.path + "/"
+        guard StoreRegistry.claim(path) else {
+            throw StrataError(.alreadyInUse, "A live FileDataSource already uses \(path)")
+        }
+        let lockPath = path + ".strata-lock"
+        let descriptor = POSIX.open(lockPath, O_RDWR | O_CREAT)
+        guard descriptor >= 0 else {
+            let error = POSIX.ioError("Opening the lock file", lockPath)
+            StoreRegistry.release(path)
+            throw error
+        }
+        guard POSIX.tryLock(descriptor) else {
+            POSIX.close(descriptor)
+            StoreRegistry.release(path)
+            throw StrataError(.alreadyInUse, "Another process holds the store folder \(path)")
+        }
+        let loaded = Self.load(folder: path, diagnostics: configuration.diagnostics)
+        self.configuration = configuration
+        self.folderURL = resolved
+        self.folderPath = path
+        self.lockDescriptor = descriptor
+        self.state = Locked(State(index: loaded.index, corruptEntriesRemoved: loaded.corrupt))
+    }
+
+    /// Opens a store with a few common settings.
+    ///
+    /// - Parameters:
+    ///   - identifier: The name of the store's folder.
+    ///   - location: The folder that holds it.
+    ///   - maxSize: The most bytes of data kept.
+    /// - Throws: As ``init(configuration:)``.
+    public convenience init(identifier: String, location: Location = .caches, maxSize: Int? = nil) throws {
+        try self.init(configuration: Configuration(location: location, identifier: identifier, maxSize: maxSize))
+    }
+
+    deinit {
+        state.withLock { saveJournal($0.index) }
+        POSIX.close(lockDescriptor)
+        StoreRegistry.release(folderPath)
+    }
+
+    private static func validate(_ configuration: Configuration) throws {
+        let identifier = configuration.identifier
+        guard !identifier.isEmpty, identifier != ".", identifier != "..", !identifier.contains("/"),
+            !identifier.utf8.contains(0)
+        else {
+            throw StrataError(.invalidArgument, "The identifier \"\(identifier)\" is not a single folder name")
+        }
+        if let maxCount = configuration.maxCount, maxCount < 1 {
+            throw StrataError(.invalidArgument, "maxCount must be at least 1, not \(maxCount)")
+        }
+        if let maxSize = configuration.maxSize, maxSize < 1 {
+            throw StrataError(.invalidArgument, "maxSize must be at least 1, not \(maxSize)")
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Returns the data stored under `key` and marks it most recently used, or `nil` when there is none, it
+    /// has expired or its file is damaged (which removes it).
+    ///
+    /// - Parameter key: The key.
+    public func data(forKey key: String) -> Data? {
+        read(key)?.data
+    }
+
+    /// Returns the data stored under `key` with the date it was written.
+    ///
+    /// - Parameter key: The key.
+    public func entry(forKey key: String) -> StoredEntry<Data>? {
+        read(key).map { StoredEntry(value: $0.data, storedAt: $0.trailer.created) }
+    }
+
+    /// Returns what the store knows about the entry under `key`, without reading its data; `nil` when there
+    /// is none or it has expired.
+    ///
+    /// - Parameter key: The key.
+    public func info(forKey key: String) -> FileEntryInfo? {
+        let name = EntryName(key: key)
+        let now = configuration.clock.now()
+        return state.withLock { state -> FileEntryInfo? in
+            guard let entry = state.index.entry(name), entry.trailer.key.utf8.elementsEqual(key.utf8) else {
+                return nil
+            }
+            if let expiresAt = entry.trailer.expiresAt, now >= expiresAt { return nil }
+            let trailer = entry.trailer
+            return FileEntryInfo(
+                key: trailer.key,
+                size: trailer.payloadSize,
+                created: trailer.created,
+                lastAccess: entry.lastAccess,
+                expiresAt: trailer.expiresAt,
+                eTag: trailer.eTag,
+                lastModified: trailer.lastModified,
+                contentHash: trailer.contentHash
+            )
+        }
+    }
+
+    /// The keys of the live entries in ascending order (by UTF-8 bytes), the order of
+    /// ``Strata/AllObjectsQuery`` and of pagination.
+    public func keys() -> [String] {
+        let now = configuration.clock.now()
+        let keys = state.withLock { state in
+            state.index.entries.compactMap { entry -> String? in
+                guard let entry else { return nil }
+                if let expiresAt = entry.trailer.expiresAt, now >= expiresAt { return nil }
+                return entry.trailer.key
+            }
+        }
+        return keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The keys from the most to the least recently used: the reverse of the eviction order.
+    public var keysByRecency: [String] {
+        state.withLock { $0.index.entriesByRecency.map(\.trailer.key) }
+    }
+
+    /// The number of entries, expired ones included until they are read or cleaned up.
+    public var count: Int { state.withLock { $0.index.count } }
+
+    /// The bytes of data the store holds (entries' data, as written; metadata not included).
+    public var totalSize: Int { state.withLock { $0.index.totalSize } }
+
+    /// How many damaged entry files the store has found and removed since it was opened.
+    public var corruptEntriesRemoved: Int { state.withLock { $0.corruptEntriesRemoved } }
+}

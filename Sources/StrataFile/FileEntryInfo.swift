@@ -1,0 +1,59 @@
+import Foundation
+
+/// What a ``FileDataSource`` knows about one entry, without reading its data.
+public struct FileEntryInfo: Sendable, Hashable {
+    /// The entry's key.
+    public var key: String
+
+    /// The size of the entry's data in bytes.
+    public var size: Int
+
+    /// When the entry was written.
+    public var created: Date
+
+    /// When the entry was last read or written.
+    public var lastAccess: Date
+
+    /// When the entry expires; `nil` for never.
+    public var expiresAt: Date?
+
+    /// The `ETag` stored with the entry.
+    public var eTag: String?
+
+    /// The `Last-Modified` value stored with the entry.
+    public var lastModified: String?
+
+    /// The xxHash64 of the entry's data, checked on every read.
+    public var contentHash: UInt64
+
+    /// Creates an info value.
+    ///
+    /// - Parameters:
+    ///   - key: The entry's key.
+    ///   - size: The size of its data.
+    ///   - created: When it was written.
+    ///   - lastAccess: When it was last read or written.
+    ///   - expiresAt: When it expires.
+    ///   - eTag: Its `ETag`.
+    ///   - lastModified: Its `Last-Modified` value.
+    ///   - contentHash: The hash of its data.
+    public init(
+        key: String,
+        size: Int,
+        created: Date,
+        lastAccess: Date,
+        expiresAt: Date?,
+        eTag: String?,
+        lastModified: String?,
+        contentHash: UInt64
+    ) {
+        self.key = key
+        self.size = size
+        self.created = created
+        self.lastAccess = lastAccess
+        self.expiresAt = expiresAt
+        self.eTag = eTag
+        self.lastModified = lastModified
+        self.contentHash = contentHash
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+
+/// The in-memory index of a store: every entry's metadata, its least-recently-used order and the store's
+/// byte count, loaded once at open so that reads and writes never list or stat the folder.
+///
+/// A dictionary points into a doubly linked list kept in arrays (O(1) touch, insert and removal of the
+/// least recently used). Every read and write also takes the next value of one sequence counter, so that
+/// the order survives a restart and two writes in one millisecond still have one. Not thread-safe:
+/// ``FileDataSource`` owns it inside a lock.
+struct EntryIndex {
+    struct Entry {
+        var name: EntryName
+        var trailer: EntryTrailer
+        var lastAccess: Date
+        var accessSequence: UInt64
+        var fileLength: Int
+        var previous = -1
+        var next = -1
+    }
+
+    private(set) var entries: [Entry?] = []
+    private var freeSlots: [Int] = []
+    private var slots: [EntryName: Int] = [:]
+    private var head = -1
+    private var tail = -1
+
+    /// The sum of the data sizes of the entries.
+    private(set) var totalSize = 0
+
+    /// The last sequence number handed out.
+    private(set) var sequence: UInt64 = 0
+
+    /// The earliest expiry of any entry, or later; expired entries are searched only once it has passed.
+    private(set) var earliestExpiry = Date.distantFuture
+
+    /// The number of entries.
+    var count: Int { slots.count }
+
+    /// Returns the next sequence number.
+    mutating func nextSequence() -> UInt64 {
+        sequence += 1
+        return sequence
+    }
+
+    /// Makes later sequence numbers larger than `value`.
+    mutating func observe(sequence value: UInt64) {
+        sequence = max(sequence, value)
+    }
+
+    /// The entry with this name.
+    func entry(_ name: EntryName) -> Entry? {
+        slots[name].flatMap { entries[$0] }
+    }
+
+    /// Marks the entry most recently used at `date`; returns it.
+    mutating func touch(_ name: EntryName, at date: Date) -> Entry? {
+        guard let slot = slots[name], entries[slot] != nil else { return nil }
+        let sequence = nextSequence()
+        entries[slot]?.accessSequence = sequence
+        entries[slot]?.lastAccess = date
+        moveToHead(slot)
+        return entries[slot]
+    }
+
+    /// Inserts or replaces an entry as the most recently used.
+    mutating func insert(_ entry: Entry) {
+        remove(entry.name)
+        var entry = entry
+        entry.previous = -1
+        entry.next = head
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            entries[slot] = entry
+        } else {
+            slot = entries.count
+            entries.append(entry)
+        }
+        if head >= 0 { entries[head]?.previous = slot }
+        head = slot
+        if tail < 0 { tail = slot }
+        slots[entry.name] = slot
+        totalSize += entry.trailer.payloadSize
+        if let expiresAt = entry.trailer.expiresAt, expiresAt < earliestExpiry { earliestExpiry = expiresAt }
+    }
+
+    /// Removes an entry; returns it.
+    @discardableResult
+    mutating func remove(_ name: EntryName) -> Entry? {
+        guard let slot = slots.removeValue(forKey: name), let entry = entries[slot] else { return nil }
+        let previous = entry.previous
+        let next = entry.next
+        if previous >= 0 { entries[previous]?.next = next } else { head = next }
+        if next >= 0 { entries[next]?.previous = previous } else { tail = previous }
+        entries[slot] = nil
+        freeSlots.append(slot)
+        totalSize -= entry.trailer.payloadSize
+        if slots.isEmpty { removeAll() }
+        return entry
+    }
+
+    /// The least recently used entry.
+    var leastRecentlyUsed: Entry? { tail >= 0 ? entries[tail] : nil }
+
+    /// The names of the entries expired at `date`, and resets the earliest expiry to the rest's.
+    mutating func expiredNames(at date: Date) -> [EntryName] {
+        guard date >= earliestExpiry else { return [] }
+        var expired: [EntryName] = []
+        var earliest = Date.distantFuture
+        for case let entry? in entries {
+            guard let expiresAt = entry.trailer.expiresAt else { continue }
+            if expiresAt <= date {
+                expired.append(entry.name)
+            } else if expiresAt < earliest {
+                earliest = expiresAt
+            }
+        }
+        earliestExpiry = earliest
+        return expired
+    }
+
+    /// Every entry, most recently used first.
+    var entriesByRecency: [Entry] {
+        var result: [Entry] = []
+        result.reserveCapacity(count)
+        var slot = head
+        while slot >= 0, let entry = entries[slot] {
+            result.append(entry)
+            slot = entry.next
+        }
+        return result
+    }
+
+    /// Removes every entry; the sequence counter keeps counting.
+    mutating func removeAll() {
+        entries.removeAll()
+        freeSlots.removeAll()
+        slots.removeAll()
+        head = -1
+        tail = -1
+        totalSize = 0
+        earliestExpiry = .distantFuture
+    }
+
+    private mutating func moveToHead(_ slot: Int) {
+        guard slot != head, let entry = entries[slot] else { return }
+        let previous = entry.previous
+        let next = entry.next
+        if previous >= 0 { entries[previous]?.next = next } else { head = next }
+        if next >= 0 { entries[next]?.previous = previous } else { tail = previous }
+        entries[slot]?.previous = -1
+        entries[slot]?.next = head
+        if head >= 0 { entries[head]?.previous = slot }
+        head = slot
+        if tail < 0 { tail = slot }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The metadata written after an entry's bytes, so one `read` of the file returns both and a downloaded
+/// file can be moved into the store with its metadata appended instead of its bytes copied.
+///
+/// Layout (little-endian), after `payloadSize` bytes of data:
+///
+/// | field | bytes |
+/// |---|---|
+/// | version (1), flags (bit 0: has expiry), reserved | 1, 1, 2 |
+/// | key length, ETag length, Last-Modified length (`UInt32.max` = none) | 4, 4, 4 |
+/// | payload size, content hash (xxHash64), write sequence | 8, 8, 8 |
+/// | created, expires (seconds since 1970 as `Double` bits) | 8, 8 |
+/// | key, ETag, Last-Modified (UTF-8) | variable |
+/// | checksum of everything above in the trailer (xxHash64) | 8 |
+/// | trailer length (from version through checksum) | 4 |
+/// | magic `STRF` | 4 |
+struct EntryTrailer: Equatable {
+    static let magic: UInt32 = 0x4652_5453  // "STRF" read as little-endian
+    static let version: UInt8 = 1
+    static let fixedLength = 56
+    /// The checksum, the trailer length and the magic.
+    static let footerLength = 16
+    private static let noString = UInt32.max
+
+    var key: String
+    var eTag: String?
+    var lastModified: String?
+    var payloadSize: Int
+    var contentHash: UInt64
+    var writeSequence: UInt64
+    var created: Date
+    var expiresAt: Date?
+
+    /// The trailer's bytes, to write after the payload.
+    func encoded() -> [UInt8] {
+        let keyBytes = Array(key.utf8)
+        let eTagBytes = eTag.map { Array($0.utf8) }
+        let lastModifiedBytes = lastModified.map { Array($0.utf8) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(
+            Self.fixedLength + keyBytes.count + (eTagBytes?.count ?? 0) + (lastModifiedBytes?.count ?? 0)
+                + Self.footerLength
+        )
+        bytes.append(Self.version)
+        bytes.append(expiresAt == nil ? 0 : 1)
+        bytes.append(contentsOf: [0, 0])
+        Self.append(UInt32(keyBytes.count), to: &bytes)
+        Self.append(eTagBytes.map { UInt32($0.count) } ?? Self.noString, to: &bytes)
+        Self.append(lastModifiedBytes.map { UInt32($0.count) } ?? Self.noString, to: &bytes)
+        Self.append(UInt64(payloadSize), to: &bytes)
+        Self.append(contentHash, to: &bytes)
+        Self.append(writeSequence, to: &bytes)
+        Self.append(created.timeIntervalSince1970.bitPattern, to: &bytes)
+        Self.append((expiresAt?.timeIntervalSince1970 ?? 0).bitPattern, to: &bytes)
+        bytes.append(contentsOf: keyBytes)
+        bytes.append(contentsOf: eTagBytes ?? [])
+        bytes.append(contentsOf: lastModifiedBytes ?? [])
+        let checksum = bytes.withUnsafeBytes { XXHash64.hash($0) }
+        Self.append(checksum, to: &bytes)
+        Self.append(UInt32(bytes.count), to: &bytes)
+        Self.append(Self.magic, to: &bytes)
+        return bytes
+    }
+
+    /// The length of the trailer at the end of a file, read from its last 8 bytes; `nil` when they are not
+    /// a Strata footer.
+    static func trailerLength(footer: UnsafeRawBufferPointer) -> Int? {
+        guard footer.count >= 8 else { return nil }
+        let end = footer.count
+        guard UInt32(littleEndian: footer.loadUnaligned(fromByteOffset: end - 4, as: UInt32.self)) == magic else {
+            return nil
+        }
+        let length = Int(UInt32(littleEndian: footer.loadUnaligned(fromByteOffset: end - 8, as: UInt32.self)))
+        guard length >= fixedLength + 8 else { return nil }
+        return length
+    }
+
+    /// Parses a trailer whose bytes (from version through checksum) are `bytes`; `nil` when it is damaged.
+    init?(bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
+        guard count >= Self.fixedLength + 8 else { return nil }
+        let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+        guard XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<(count - 8)])) == stored else { return nil }
+        guard bytes[0] == Self.version else { return nil }
+        func u32(_ offset: Int) -> UInt32 {
+            UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        }
+        func u64(_ offset: Int) -> UInt64 {
+            UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        let keyLength = Int(u32(4))
+        let eTagLength = u32(8)
+        let lastModifiedLength = u32(12)
+        let eTagCount = eTagLength == Self.noString ? 0 : Int(eTagLength)
+        let lastModifiedCount = lastModifiedLength == Self.noString ? 0 : Int(lastModifiedLength)
+        guard Self.fixedLength + keyLength + eTagCount + lastModifiedCount + 8 == count else { return nil }
+        guard let payloadSize = Int(exactly: u64(16)) else { return nil }
+        self.payloadSize = payloadSize
+        contentHash = u64(24)
+        writeSequence = u64(32)
+        created = Date(timeIntervalSince1970: Double(bitPattern: u64(40)))
+        expiresAt = bytes[1] & 1 == 1 ? Date(timeIntervalSince1970: Double(bitPattern: u64(48))) : nil
+        var offset = Self.fixedLength
+        func string(_ length: Int) -> String {
+            defer { offset += length }
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
+        }
+        key = string(keyLength)
+        eTag = eTagLength == Self.noString ? nil : string(eTagCount)
+        lastModified = lastModifiedLength == Self.noString ? nil : string(lastModifiedCount)
+    }
+
+    init(
+        key: String,
+        eTag: String?,
+        lastModified: String?,
+        payloadSize: Int,
+        contentHash: UInt64,
+        writeSequence: UInt64,
+        created: Date,
+        expiresAt: Date?
+    ) {
+        self.key = key
+        self.eTag = eTag
+        self.lastModified = lastModified
+        self.payloadSize = payloadSize
+        self.contentHash = contentHash
+        self.writeSequence = writeSequence
+        self.created = created
+        self.expiresAt = expiresAt
+    }
+
+    private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Strata
+
+/// How hard a ``JSONFileDataSource`` works to keep a write through a crash.
+public enum JSONFileDurability: Sendable, Hashable {
+    /// Temporary file and rename, no fsync: a write survives a crash of the process, and after a
+    /// power loss each entry is still either its old or its new value, though recent writes may be lost.
+    case atomic
+    /// As ``atomic``, and the entry file, its folder and the index are fsynced before a write returns:
+    /// an acknowledged write survives a power loss.
+    case durable
+}
+
+extension JSONFileDataSource {
+    /// Where a ``JSONFileDataSource`` keeps its files, its limits, and how it encodes values.
+    public struct Configuration: Sendable {
+        /// The store's folder; created when missing. One live store per folder.
+        public var folder: URL
+
+        /// The most entries kept; the least recently used (by writes and keyed reads) go first.
+        /// `nil` for no limit.
+        public var countLimit: Int?
+
+        /// How long an entry lives unless its write gives its own maximum age; `nil` for ever.
+        ///
+        /// It is applied when an entry is read, so changing it applies to entries already stored without
+        /// their own maximum age. An expired entry reads as not found and is removed by
+        /// ``JSONFileDataSource/cleanup()``.
+        public var maxAge: Duration?
+
+        /// Whether a write is fsynced before it returns.
+        public var durability: JSONFileDurability
+
+        /// Makes the encoder for each write.
+        public var makeEncoder: @Sendable () -> JSONEncoder
+
+        /// Makes the decoder for each read.
+        public var makeDecoder: @Sendable () -> JSONDecoder
+
+        /// The key under which ``Strata/PutDataSource/putAll(_:in:)`` stores each value for
+        /// ``Strata/AllObjectsQuery``; `nil` refuses such puts.
+        public var key: (@Sendable (Value) -> String)?
+
+        /// The clock for stored dates and expiry.
+        public var clock: any WallClock
+
+        /// Receives every ``Strata/StrataError/Code/corrupt`` report (a damaged entry file or index,
+        /// with the file's path), after the file was moved aside.
+        public var diagnostics: (@Sendable (StrataError) -> Void)?
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - folder: The store's folder.
+        ///   - countLimit: The most entries kept.
+        ///   - maxAge: The default lifetime of an entry.
+        ///   - durability: ``JSONFileDurability/atomic`` (the default) or ``JSONFileDurability/durable``.
+        ///   - makeEncoder: Makes the encoder for each write; a plain `JSONEncoder` by default.
+        ///   - makeDecoder: Makes the decoder for each read; a plain `JSONDecoder` by default.
+        ///   - key: The key of a value, for puts of lists.
+        ///   - clock: The clock for stored dates and expiry.
+        ///   - diagnostics: Receives corruption reports.
+        public init(
+            folder: URL,
+            countLimit: Int? = nil,
+            maxAge: Duration? = nil,
+            durability: JSONFileDurability = .atomic,
+            makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
+            makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() },
+            key: (@Sendable (Value) -> String)? = nil,
+            clock: any WallClock = SystemClock(),
+            diagnostics: (@Sendable (StrataError) -> Void)? = nil
+        ) {
+            self.folder = folder
+            self.countLimit = countLimit
+            self.maxAge = maxAge
+            self.durability = durability
+            self.makeEncoder = makeEncoder
+            self.makeDecoder = makeDecoder
+            self.key = key
+            self.clock = clock
+            self.diagnostics = diagnostics
+        }
+    }
+}

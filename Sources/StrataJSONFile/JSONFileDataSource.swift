@@ -1,0 +1,117 @@
+import Foundation
+import Strata
+
+/// A data source that keeps `Codable` values as JSON files in a folder: no SQLite, every query kind,
+/// atomic saves, a count limit with least-recently-used eviction, and maximum ages.
+///
+/// ```swift
+/// let users = try JSONFileDataSource<User>(
+///     configuration: .init(folder: cachesURL.appending(path: "users"), countLimit: 150, maxAge: .seconds(300))
+/// )
+/// try await users.put(user, in: IdQuery(user.id))
+/// let page = try await users.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 20))
+/// ```
+///
+/// ## Storage layout
+///
+/// Built for stores of 100,000 entries: opening reads only the index, and a write rewrites only its
+/// entry's file and appends one line to the index.
+///
+/// - term `entries/<ab>/<abcd…>.json`: one JSON file per entry, named by the first 128 bits of the
+///   SHA-256 of the key's NFC form in hexadecimal (in 256 sub-folders), so any key — `../`, NUL, 10 KB,
+///   emoji, keys that differ only in case — is a safe file name, and keys Swift considers equal
+///   (canonically equivalent) share one file. The file holds the key, the stored date,
+///   the entry's maximum age, its LRU sequence and the value, so the index can be rebuilt from it.
+/// - term `index.journal`: the index — keys, stored dates, maximum ages and LRU sequence numbers — as
+///   an append-only journal of checksummed lines (a write, a read, a removal each append one). It is
+///   compacted when the store opens with a torn or long journal, when it grows past four times the
+///   entry count, and by ``cleanup()``. When it is missing or damaged, it is rebuilt from the entry
+///   files.
+///
+/// LRU order comes from sequence numbers that every write and keyed read takes, never from file dates.
+///
+/// ## Crashes and corruption
+///
+/// An entry file is written to a temporary file in its folder and renamed over the old one, then the
+/// index line is appended; after a crash at any point the store opens with each entry either its old
+/// or its new value. With ``JSONFileDurability/durable`` the file, its folder and the index are
+/// fsynced before a write returns. A file that cannot be decoded is moved aside as
+/// `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deleted), reported as a ``Strata/StrataError`` with code
+/// ``Strata/StrataError/Code/corrupt`` naming the file (to ``Configuration/diagnostics`` and
+/// ``corruptionReports``), and the entry reads as not found; the rest of the store stays usable.
+///
+/// One lock guards the state and the file operations, so calls are serialised. Use one live
+/// instance per folder.
+public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
+    /// The folder, limits, policies and coders of the source.
+    public let configuration: Configuration
+
+    private let storage: Locked<JSONFileStorage>
+
+    /// Announces every put, removal and ``removeAll()`` to observers (see ``changes(forKey:)``).
+    public let changeBroadcaster = ChangeBroadcaster()
+
+    /// Opens the store in the configuration's folder, creating it when missing.
+    ///
+    /// Opening replays the index; it reads no entry file unless the index must be rebuilt.
+    ///
+    /// - Parameter configuration: Folder, limits, maximum age, coders, clock and diagnostics.
+    /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io`` when the folder or the
+    ///   index cannot be read or written, ``Strata/StrataError/Code/invalidArgument`` for a negative
+    ///   count limit.
+    public init(configuration: Configuration) throws {
+        if let countLimit = configuration.countLimit, countLimit < 0 {
+            throw StrataError(.invalidArgument, "countLimit must not be negative, got \(countLimit)")
+        }
+        self.configuration = configuration
+        var state = JSONFileStorage(
+            root: configuration.folder.standardizedFileURL.path,
+            durable: configuration.durability == .durable
+        )
+        let makeDecoder = configuration.makeDecoder
+        try state.open(now: configuration.clock.now()) { data in
+            try makeDecoder().decode(EntryHeader.self, from: data)
+        }
+        let reports = state.pendingReports
+        state.pendingReports = []
+        self.storage = Locked(state)
+        deliver(reports)
+    }
+
+    /// Opens a store with the common options.
+    ///
+    /// - Parameters:
+    ///   - folder: The store's folder.
+    ///   - countLimit: The most entries kept.
+    ///   - maxAge: The default lifetime of an entry.
+    ///   - clock: The clock for stored dates and expiry.
+    public convenience init(
+        folder: URL,
+        countLimit: Int? = nil,
+        maxAge: Duration? = nil,
+        clock: any WallClock = SystemClock()
+    ) throws {
+        try self.init(
+            configuration: Configuration(folder: folder, countLimit: countLimit, maxAge: maxAge, clock: clock)
+        )
+    }
+
+    /// Runs `body` under the lock, then hands the corruption reports it made to the diagnostics closure.
+    func withStorage<Result: Sendable>(_ body: (inout JSONFileStorage) throws -> Result) throws -> Result {
+        let (result, reports) = storage.withLock { storage -> (Swift.Result<Result, any Error>, [StrataError]) in
+            let result = Swift.Result { try body(&storage) }
+            let reports = storage.pendingReports
+            storage.pendingReports = []
+            return (result, reports)
+        }
+        deliver(reports)
+        return try result.get()
+    }
+
+    private func deliver(_ reports: [StrataError]) {
+        guard let diagnostics = configuration.diagnostics else { return }
+        for report in reports { diagnostics(report) }
+    }
+
+    var defaultMaxAge: Double? { configuration.maxAge?.timeInterval }
+}

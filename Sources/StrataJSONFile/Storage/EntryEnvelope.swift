@@ -1,0 +1,26 @@
+import Foundation
+
+/// The content of one entry file: the value with the key and metadata, so the index can be rebuilt
+/// from the entry files alone.
+struct EntryEnvelope<Value: Codable>: Codable {
+    /// The key, to detect a file that does not belong to the key it was looked up for.
+    var key: String
+    /// When the value was written, in seconds since 1970 (a number, whatever the date strategy).
+    var storedAt: Double
+    /// The entry's own maximum age in seconds.
+    var maxAge: Double?
+    /// The LRU sequence at the time of writing.
+    var sequence: UInt64
+    /// The value.
+    var value: Value
+}
+
+/// The metadata of an entry file without its value: what rebuilding the index reads.
+struct EntryHeader: Decodable {
+    var key: String
+    var storedAt: Double
+    var maxAge: Double?
+    var sequence: UInt64
+
+    var record: IndexRecord { IndexRecord(storedAt: storedAt, maxAge: maxAge, sequence: sequence) }
+}

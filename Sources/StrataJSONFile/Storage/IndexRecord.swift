@@ -1,0 +1,26 @@
+import Foundation
+
+/// What the index knows of one entry: enough to answer expiry, LRU order and listings without opening
+/// the entry's file.
+struct IndexRecord: Equatable {
+    /// When the value was written, in seconds since 1970.
+    var storedAt: Double
+
+    /// The entry's own maximum age in seconds; `nil` defers to the configuration's default.
+    var maxAge: Double?
+
+    /// The entry's last use (write or read); higher is more recent.
+    var sequence: UInt64
+}
+
+/// One line of the index journal.
+enum JournalRecord: Equatable {
+    /// An entry was written.
+    case put(key: String, record: IndexRecord)
+    /// An entry was read: its new LRU sequence.
+    case touch(key: String, sequence: UInt64)
+    /// An entry was removed.
+    case remove(key: String)
+    /// Every entry was removed.
+    case clear
+}

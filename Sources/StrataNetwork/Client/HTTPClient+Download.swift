@@ -1,0 +1,123 @@
+import Foundation
+import Strata
+
+extension HTTPClient {
+    /// Downloads a response body to a new temporary file, reporting progress.
+    ///
+    /// ```swift
+    /// let file = try await client.download(request) { progress in
+    ///     print(progress.fractionCompleted ?? Double(progress.bytesReceived))
+    /// }
+    /// try FileManager.default.moveItem(at: file.fileURL, to: destination)
+    /// ```
+    ///
+    /// The file is created in ``Configuration/downloadDirectory``. When the call fails — a status error,
+    /// ``Strata/StrataError/Code/tooLarge``, a network error, or cancellation of the calling task — the
+    /// partial file is deleted before the error is thrown.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - progress: Called as bytes arrive, from any thread, with growing values; the last call of a
+    ///     successful download reports completion (fraction 1).
+    /// - Returns: The file, status and headers.
+    public func download(
+        _ request: HTTPRequest,
+        progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
+    ) async throws -> DownloadedFile {
+        let request = prepared(request)
+        let fileURL = configuration.downloadDirectory.appendingPathComponent("strata-\(UUID().uuidString).download")
+        let recorder = ProgressRecorder(progress)
+        do {
+            let response = try await transport.download(
+                request,
+                to: fileURL,
+                maximumBodySize: configuration.maximumResponseSize,
+                progress: recorder.report
+            )
+            try Task.checkCancellation()
+            if !response.isSuccess {
+                let prefix = Self.prefix(of: fileURL)
+                if let error = Self.error(
+                    status: response.status,
+                    headers: response.headers,
+                    bodyPrefix: prefix,
+                    request: Self.describe(request),
+                    now: configuration.clock.now()
+                ) {
+                    throw error
+                }
+            }
+            let size = Self.size(of: fileURL)
+            recorder.complete(size: size)
+            return DownloadedFile(fileURL: fileURL, status: response.status, headers: response.headers, byteCount: size)
+        } catch {
+            try? FileManager.default.removeItem(at: fileURL)
+            if error is CancellationError { throw StrataError(.cancelled, "\(Self.describe(request)) was cancelled") }
+            throw error
+        }
+    }
+
+    /// Downloads a response body to a new temporary file as a sequence of events: progress, then the
+    /// finished file.
+    ///
+    /// ```swift
+    /// for try await event in client.downloads(request) {
+    ///     switch event {
+    ///     case .progress(let progress): bar.value = progress.fractionCompleted ?? 0
+    ///     case .finished(let file): use(file.fileURL)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Ending the iteration early (or cancelling the iterating task) cancels the download and deletes
+    /// the partial file.
+    ///
+    /// - Parameter request: The request.
+    public func downloads(_ request: HTTPRequest) -> AsyncThrowingStream<DownloadEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let file = try await download(request) { continuation.yield(.progress($0)) }
+                    continuation.yield(.finished(file))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    static func prefix(of fileURL: URL) -> Data {
+        guard let handle = try? FileHandle(forReadingFrom: fileURL) else { return Data() }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: HTTPFailure.bodyPrefixLimit)) ?? Data()
+    }
+
+    static func size(of fileURL: URL) -> Int64 {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: fileURL.path)
+        return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}
+
+/// Forwards progress to the caller and remembers the last value, so the end can be reported once.
+private final class ProgressRecorder: Sendable {
+    private let forward: @Sendable (DownloadProgress) -> Void
+    private let last = Locked<DownloadProgress?>(nil)
+
+    init(_ forward: @escaping @Sendable (DownloadProgress) -> Void) {
+        self.forward = forward
+    }
+
+    var report: @Sendable (DownloadProgress) -> Void {
+        { [self] progress in
+            last.withLock { $0 = progress }
+            forward(progress)
+        }
+    }
+
+    func complete(size: Int64) {
+        let done = last.withLock { $0?.fractionCompleted == 1 }
+        if !done { forward(DownloadProgress(bytesReceived: size, expectedBytes: size)) }
+    }
+}

@@ -1,0 +1,32 @@
+import Strata
+
+/// A ``Strata/DeleteDataSource`` over HTTP: a rule turns each query into a request (usually `DELETE`).
+///
+/// A 404 counts as success: deleting what is not there succeeds, as ``Strata/DeleteDataSource`` asks.
+public struct NetworkDeleteDataSource: DeleteDataSource {
+    /// The client that sends the requests.
+    public let client: HTTPClient
+
+    private let request: NetworkRequestRule
+
+    /// Creates a source.
+    ///
+    /// - Parameters:
+    ///   - client: The client.
+    ///   - request: Maps a query to a request.
+    public init(client: HTTPClient, request: @escaping NetworkRequestRule) {
+        self.client = client
+        self.request = request
+    }
+
+    /// Sends the request of the query.
+    ///
+    /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``; never `notFound`.
+    public func delete(_ query: any Query) async throws {
+        do {
+            _ = try await client.send(makeRequest(request, for: query))
+        } catch let error as StrataError where error.code == .notFound && error.httpStatus == 404 {
+            return
+        }
+    }
+}

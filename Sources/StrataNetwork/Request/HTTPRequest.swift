@@ -1,0 +1,127 @@
+import Foundation
+import Strata
+
+/// An HTTP request described as a value: method, base URL and path, query items, headers, body,
+/// timeout and cache key.
+///
+/// ```swift
+/// var request = HTTPRequest(.get, baseURL: api, path: "users/42")
+/// request.queryItems = [URLQueryItem(name: "fields", value: "name")]
+/// request.headers["Accept"] = "application/json"
+/// request.timeout = .seconds(10)
+/// ```
+public struct HTTPRequest: Hashable, Sendable {
+    /// The method, `GET` by default.
+    public var method: HTTPMethod
+
+    /// The URL the path is resolved against.
+    public var baseURL: URL
+
+    /// The path appended to ``baseURL``; empty for the base URL itself.
+    public var path: String
+
+    /// The query items appended to the URL, in order.
+    public var queryItems: [URLQueryItem]
+
+    /// The header fields.
+    public var headers: HTTPHeaders
+
+    /// The body, if any; see ``withJSONBody(_:encoder:)`` for `Encodable` values.
+    public var body: Data?
+
+    /// The longest the transport may wait for data (an idle timeout); `nil` uses the client's default.
+    public var timeout: Duration?
+
+    private var customCacheKey: String?
+
+    /// Creates a request.
+    ///
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - baseURL: The URL the path is resolved against.
+    ///   - path: The path appended to the base URL; a leading `/` is not needed.
+    ///   - queryItems: The query items.
+    ///   - headers: The header fields.
+    ///   - body: The body.
+    ///   - timeout: The idle timeout; `nil` uses the client's default.
+    public init(
+        _ method: HTTPMethod = .get,
+        baseURL: URL,
+        path: String = "",
+        queryItems: [URLQueryItem] = [],
+        headers: HTTPHeaders = [:],
+        body: Data? = nil,
+        timeout: Duration? = nil
+    ) {
+        self.method = method
+        self.baseURL = baseURL
+        self.path = path
+        self.queryItems = queryItems
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    /// Creates a request for a full URL.
+    ///
+    /// - Parameters:
+    ///   - method: The method.
+    ///   - url: The URL.
+    public init(_ method: HTTPMethod = .get, url: URL) {
+        self.init(method, baseURL: url)
+    }
+
+    /// The key a cache stores the response under: by default the full URL with its query.
+    ///
+    /// Set it to share one cache entry between URLs that differ only in, say, a signature parameter.
+    public var cacheKey: String {
+        get { customCacheKey ?? (try? url().absoluteString) ?? baseURL.absoluteString + path }
+        set { customCacheKey = newValue }
+    }
+
+    /// The full URL: base URL, path and query items.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the parts do not form a URL.
+    public func url() throws -> URL {
+        var url = baseURL
+        let trimmed = path.drop { $0 == "/" }
+        if !trimmed.isEmpty {
+            url = url.appendingPathComponent(String(trimmed), isDirectory: trimmed.hasSuffix("/"))
+        }
+        guard !queryItems.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            throw StrataError(.invalidArgument, "Invalid URL: \(url)")
+        }
+        components.queryItems = (components.queryItems ?? []) + queryItems
+        guard let result = components.url else {
+            throw StrataError(.invalidArgument, "Invalid query for \(url): \(queryItems)")
+        }
+        return result
+    }
+
+    /// Returns a copy whose body is `value` encoded as JSON, with `Content-Type: application/json`.
+    ///
+    /// - Parameters:
+    ///   - value: The value to encode.
+    ///   - encoder: The encoder.
+    /// - Throws: ``Strata/StrataError/Code/dataSerialization`` when encoding fails.
+    public func withJSONBody(_ value: some Encodable, encoder: JSONEncoder = JSONEncoder()) throws -> HTTPRequest {
+        var copy = self
+        do {
+            copy.body = try encoder.encode(value)
+        } catch {
+            throw StrataError.serialization(error, "Encoding the body of \(method) \(path) failed")
+        }
+        if copy.headers["Content-Type"] == nil { copy.headers["Content-Type"] = "application/json" }
+        return copy
+    }
+
+    /// Returns a copy with the headers of a conditional request added.
+    ///
+    /// - Parameter conditions: The validators of the stored response.
+    public func withConditions(_ conditions: ConditionalHeaders) -> HTTPRequest {
+        var copy = self
+        copy.headers.merge(conditions.headers)
+        return copy
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// The directives of a `Cache-Control` response header (RFC 9111, section 5.2.2; RFC 5861).
+///
+/// Parsing is lenient, as RFC 9111 asks of recipients: directive names are case-insensitive, spaces
+/// and empty list members are skipped, arguments may be quoted (`max-age="60"`), commas inside quoted
+/// strings do not split, and unknown directives are kept in ``extensions``. A delta-seconds argument
+/// that is not a non-negative integer counts as `0`, so the response is treated as stale (section
+/// 4.2.1); values beyond 2³¹ are capped at 2³¹ (section 1.2.2). When a directive repeats, the first
+/// occurrence wins.
+///
+/// ```swift
+/// let control = CacheControl(parsing: "max-age=0, no-cache")
+/// control.maxAge      // .zero
+/// control.noCache     // true
+/// ```
+public struct CacheControl: Hashable, Sendable {
+    /// `max-age`: how long the response stays fresh.
+    public var maxAge: Duration?
+    /// `s-maxage`: how long the response stays fresh in a shared cache.
+    public var sharedMaxAge: Duration?
+    /// `no-store`: never store the response.
+    public var noStore: Bool
+    /// `no-cache`: store it, but revalidate before every reuse.
+    public var noCache: Bool
+    /// `must-revalidate`: never serve it stale.
+    public var mustRevalidate: Bool
+    /// `proxy-revalidate`: never serve it stale from a shared cache.
+    public var proxyRevalidate: Bool
+    /// `private`: only a private cache may store it.
+    public var isPrivate: Bool
+    /// `public`: any cache may store it.
+    public var isPublic: Bool
+    /// `immutable`: the response will not change while fresh.
+    public var immutable: Bool
+    /// `no-transform`: intermediaries must not change the content.
+    public var noTransform: Bool
+    /// `stale-while-revalidate` (RFC 5861): how long past freshness it may be served while revalidating.
+    public var staleWhileRevalidate: Duration?
+    /// `stale-if-error` (RFC 5861): how long past freshness it may be served when revalidation fails.
+    public var staleIfError: Duration?
+    /// Directives this type does not model, by lower-cased name, with their argument if any.
+    public var extensions: [String: String?]
+
+    /// Creates directives.
+    ///
+    /// - Parameters:
+    ///   - maxAge: `max-age`.
+    ///   - sharedMaxAge: `s-maxage`.
+    ///   - noStore: `no-store`.
+    ///   - noCache: `no-cache`.
+    ///   - mustRevalidate: `must-revalidate`.
+    ///   - isPrivate: `private`.
+    ///   - isPublic: `public`.
+    ///   - staleWhileRevalidate: `stale-while-revalidate`.
+    ///   - staleIfError: `stale-if-error`.
+    public init(
+        maxAge: Duration? = nil,
+        sharedMaxAge: Duration? = nil,
+        noStore: Bool = false,
+        noCache: Bool = false,
+        mustRevalidate: Bool = false,
+        isPrivate: Bool = false,
+        isPublic: Bool = false,
+        staleWhileRevalidate: Duration? = nil,
+        staleIfError: Duration? = nil
+    ) {
+        self.maxAge = maxAge
+        self.sharedMaxAge = sharedMaxAge
+        self.noStore = noStore
+        self.noCache = noCache
+        self.mustRevalidate = mustRevalidate
+        self.proxyRevalidate = false
+        self.isPrivate = isPrivate
+        self.isPublic = isPublic
+        self.immutable = false
+        self.noTransform = false
+        self.staleWhileRevalidate = staleWhileRevalidate
+        self.staleIfError = staleIfError
+        self.extensions = [:]
+    }
+
+    /// Parses a `Cache-Control` header value; several header lines may be joined with commas.
+    ///
+    /// - Parameter header: The header value.
+    public init(parsing header: String) {
+        self.init()
+        var seen = Set<String>()
+        for (name, argument) in Self.directives(in: header) where seen.insert(name).inserted {
+            switch name {
+            case "max-age": maxAge = Self.deltaSeconds(argument)
+            case "s-maxage": sharedMaxAge = Self.deltaSeconds(argument)
+            case "no-store": noStore = true
+            // The qualified forms (`no-cache="Set-Cookie"`, `private="…"`) are taken as the unqualified
+            // ones: stricter, never wrong for a cache that does not track single fields.
+            case "no-cache": noCache = true
+            case "must-revalidate": mustRevalidate = true
+            case "proxy-revalidate": proxyRevalidate = true
+            case "private": isPrivate = true
+            case "public": isPublic = true
+            case "immutable": immutable = true
+            case "no-transform": noTransform = true
+            case "stale-while-revalidate": staleWhileRevalidate = Self.deltaSeconds(argument)
+            case "stale-if-error": staleIfError = Self.deltaSeconds(argument)
+            default: extensions[name] = argument
+            }
+        }
+    }
+
+    /// The largest delta-seconds a cache must represent (RFC 9111, section 1.2.2).
+    static let maximumDeltaSeconds = 2_147_483_648
+
+    private static func deltaSeconds(_ argument: String?) -> Duration {
+        guard let argument, !argument.isEmpty, argument.allSatisfy(\.isASCII), argument.allSatisfy(\.isNumber) else {
+            return .zero
+        }
+        // Too many digits for Int: cap, as the RFC asks.
+        guard let value = Int(argument) else { return .seconds(maximumDeltaSeconds) }
+        return .seconds(min(value, maximumDeltaSeconds))
+    }
+
+    /// Splits a header into lower-cased directive names and unquoted arguments.
+    private static func directives(in header: String) -> [(String, String?)] {
+        var result: [(String, String?)] = []
+        for member in splitList(header) {
+            let trimmed = member.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { continue }
+            guard let equals = trimmed.firstIndex(of: "=") else {
+                result.append((trimmed.lowercased(), nil))
+                continue
+            }
+            let name = trimmed[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            guard !name.isEmpty else { continue }
+            var argument = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if argument.count >= 2, argument.hasPrefix("\""), argument.hasSuffix("\"") {
+                argument = String(argument.dropFirst().dropLast()).replacingOccurrences(of: "\\", with: "")
+            }
+            result.append((name, argument))
+        }
+        return result
+    }
+
+    /// Splits on commas that are outside quoted strings.
+    private static func splitList(_ header: String) -> [String] {
+        var members: [String] = []
+        var current = ""
+        var inQuotes = false
+        var escaped = false
+        for character in header {
+            if escaped {
+                escaped = false
+            } else if inQuotes && character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                inQuotes.toggle()
+            } else if character == "," && !inQuotes {
+                members.append(current)
+                current = ""
+                continue
+            }
+            current.append(character)
+        }
+        members.append(current)
+        return members
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// HTTP header fields with case-insensitive names, in the order they were added.
+///
+/// Reading a name that occurs several times joins the values with `", "`, as RFC 9110 allows for list
+/// fields such as `Cache-Control`.
+///
+/// ```swift
+/// var headers: HTTPHeaders = ["Content-Type": "application/json"]
+/// headers["accept"] = "application/json"
+/// headers["CONTENT-TYPE"]   // "application/json"
+/// ```
+public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One header field.
+    public struct Field: Hashable, Sendable {
+        /// The name as it was given.
+        public var name: String
+        /// The value.
+        public var value: String
+
+        /// Creates a field.
+        ///
+        /// - Parameters:
+        ///   - name: The field name.
+        ///   - value: The field value.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields in order.
+    public private(set) var fields: [Field]
+
+    /// Creates headers from fields.
+    ///
+    /// - Parameter fields: The fields, in order.
+    public init(_ fields: [Field] = []) {
+        self.fields = fields
+    }
+
+    /// Creates headers from a dictionary.
+    ///
+    /// - Parameter dictionary: Values by name.
+    public init(_ dictionary: [String: String]) {
+        self.fields = dictionary.sorted { $0.key < $1.key }.map { Field(name: $0.key, value: $0.value) }
+    }
+
+    /// Creates headers from a dictionary literal.
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    /// The value of the field with this name (case-insensitive), several occurrences joined by `", "`;
+    /// setting replaces every occurrence, and `nil` removes them.
+    ///
+    /// - Parameter name: The field name.
+    public subscript(name: String) -> String? {
+        get {
+            let values = self.values(for: name)
+            return values.isEmpty ? nil : values.joined(separator: ", ")
+        }
+        set {
+            let index = fields.firstIndex { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            guard let newValue else { return }
+            fields.insert(Field(name: name, value: newValue), at: Swift.min(index ?? fields.count, fields.count))
+        }
+    }
+
+    /// Every value of the fields with this name (case-insensitive), in order.
+    ///
+    /// - Parameter name: The field name.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+
+    /// Adds a field, keeping the fields already there.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - name: The field name.
+    public mutating func add(_ value: String, for name: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Sets every field of `other`, replacing fields of the same names.
+    ///
+    /// - Parameter other: The headers that win.
+    public mutating func merge(_ other: HTTPHeaders) {
+        for name in Set(other.fields.map { $0.name.lowercased() }) { self[name] = nil }
+        fields.append(contentsOf: other.fields)
+    }
+
+    /// The headers as a dictionary, names as given and repeated names joined by `", "`.
+    public var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        for field in fields {
+            if let key = result.keys.first(where: { $0.caseInsensitiveCompare(field.name) == .orderedSame }) {
+                result[key] = (result[key] ?? "") + ", " + field.value
+            } else {
+                result[field.name] = field.value
+            }
+        }
+        return result
+    }
+
+    /// Whether there are no fields.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Iterates over the fields in order.
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+}

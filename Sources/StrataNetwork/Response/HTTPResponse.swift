@@ -1,0 +1,36 @@
+import Foundation
+
+/// An HTTP response: status, headers and body, with the caching headers parsed.
+///
+/// See ``cacheControl``, ``eTag``, ``expires`` and ``freshnessLifetime(sharedCache:responseDate:)`` for what a
+/// cache needs.
+public struct HTTPResponse: Hashable, Sendable {
+    /// The status code, such as `200`.
+    public var status: Int
+
+    /// The header fields, looked up case-insensitively.
+    public var headers: HTTPHeaders
+
+    /// The body; empty for a download, whose body is in a file.
+    public var body: Data
+
+    /// The URL that answered, after redirects, when the transport knows it.
+    public var url: URL?
+
+    /// Creates a response.
+    ///
+    /// - Parameters:
+    ///   - status: The status code.
+    ///   - headers: The header fields.
+    ///   - body: The body.
+    ///   - url: The URL that answered.
+    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data(), url: URL? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// Whether the status is in the 2xx range.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// What sends HTTP requests for an ``HTTPClient``: ``URLSessionTransport`` by default, or your own (a
+/// stub in tests, another HTTP library on a server).
+///
+/// A transport returns every response, whatever its status: the client maps statuses to errors. It
+/// throws only ``Strata/StrataError``: ``Strata/StrataError/Code/network`` for transport failures (with
+/// the `URLError` as `underlying`), ``Strata/StrataError/Code/tooLarge`` when the body exceeds the
+/// limit, ``Strata/StrataError/Code/cancelled`` when the calling task is cancelled.
+public protocol HTTPTransport: Sendable {
+    /// Sends a request and returns the response with its body in memory.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its ``HTTPRequest/timeout`` is set.
+    ///   - maximumBodySize: The most body bytes to accept; a transport fails with
+    ///     ``Strata/StrataError/Code/tooLarge`` as soon as it knows the body is larger, without reading
+    ///     the rest.
+    func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse
+
+    /// Sends a request and writes the response body to a file, reporting progress.
+    ///
+    /// - Parameters:
+    ///   - request: The request; its ``HTTPRequest/timeout`` is set.
+    ///   - destination: The file to create; the caller deletes it when the call fails.
+    ///   - maximumBodySize: The most body bytes to accept.
+    ///   - progress: Called as bytes arrive, from any thread.
+    /// - Returns: The response, with an empty body.
+    func download(
+        _ request: HTTPRequest,
+        to destination: URL,
+        maximumBodySize: Int,
+        progress: @escaping @Sendable (DownloadProgress) -> Void
+    ) async throws -> HTTPResponse
+}

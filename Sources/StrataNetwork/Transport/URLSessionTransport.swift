@@ -1,0 +1,123 @@
+import Foundation
+import Strata
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default ``HTTPTransport``: `URLSession` (FoundationNetworking on Linux) with a delegate that
+/// streams each body, counting bytes.
+///
+/// Why a delegate: `URLSession.bytes(for:)` does not exist in FoundationNetworking, and the
+/// completion-handler and `async` data APIs read a body whole before anyone can look at its size. The
+/// delegate sees every chunk: a body whose `Content-Length` exceeds the limit fails before its first
+/// byte, and one without a length (chunked, or a length that lies) fails at the first chunk past the
+/// limit; the bytes gathered so far are dropped and the task is cancelled, so no more than the limit
+/// is ever held. Downloads write each chunk to the file as it arrives, which gives progress for free.
+///
+/// `URLCache` is switched off (`urlCache = nil`, `.reloadIgnoringLocalCacheData`): in FoundationNetworking
+/// it ignores query strings in its key and never revalidates, so Strata's caches must be the only ones.
+///
+/// FoundationNetworking ignores per-task delegates (`URLSessionTask.delegate`), so the transport owns
+/// its session: give it a `URLSessionConfiguration` (headers, timeouts, proxies, cookie storage), or a
+/// session whose configuration it copies.
+public final class URLSessionTransport: HTTPTransport, Sendable {
+    /// The session the transport owns.
+    public let session: URLSession
+
+    private let delegate: URLSessionTransportDelegate
+
+    /// Creates a transport with a session of its own.
+    ///
+    /// - Parameter configuration: The session configuration; the transport works on a copy whose
+    ///   `urlCache` is `nil` and whose cache policy ignores local data. The default is `.ephemeral`.
+    public init(configuration: URLSessionConfiguration = .ephemeral) {
+        let copy = (configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
+        copy.urlCache = nil
+        copy.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let delegate = URLSessionTransportDelegate()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "StrataNetwork.URLSessionTransport"
+        self.delegate = delegate
+        self.session = URLSession(configuration: copy, delegate: delegate, delegateQueue: queue)
+    }
+
+    /// Creates a transport from a user-supplied session's configuration.
+    ///
+    /// The session itself is not used: its delegate could not see the bodies on Linux. Its
+    /// configuration is copied, with `URLCache` switched off.
+    ///
+    /// - Parameter session: The session whose configuration to use.
+    public convenience init(session: URLSession) {
+        self.init(configuration: session.configuration)
+    }
+
+    deinit {
+        // The session keeps its delegate alive until it is invalidated.
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends a request, gathering the body in memory up to `maximumBodySize` bytes.
+    public func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
+        try await run(request, sink: .memory, maximumBodySize: maximumBodySize, progress: nil)
+    }
+
+    /// Sends a request, writing the body to `destination` as it arrives.
+    public func download(
+        _ request: HTTPRequest,
+        to destination: URL,
+        maximumBodySize: Int,
+        progress: @escaping @Sendable (DownloadProgress) -> Void
+    ) async throws -> HTTPResponse {
+        guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
+            throw StrataError.io("Cannot create the download file \(destination.path)")
+        }
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forWritingTo: destination)
+        } catch {
+            throw StrataError.io("Cannot open the download file \(destination.path)", underlying: error)
+        }
+        return try await run(request, sink: .file(handle), maximumBodySize: maximumBodySize, progress: progress)
+    }
+
+    private func run(
+        _ request: HTTPRequest,
+        sink: URLSessionTransportDelegate.Sink,
+        maximumBodySize: Int,
+        progress: (@Sendable (DownloadProgress) -> Void)?
+    ) async throws -> HTTPResponse {
+        let urlRequest: URLRequest
+        do {
+            urlRequest = try request.urlRequest()
+        } catch {
+            sink.close()
+            throw error
+        }
+        let task = session.dataTask(with: urlRequest)
+        let identifier = task.taskIdentifier
+        let transfer = URLSessionTransportDelegate.Transfer(
+            description: "\(request.method) \(urlRequest.url?.absoluteString ?? request.path)",
+            method: request.method,
+            limit: maximumBodySize,
+            sink: sink,
+            progress: progress
+        )
+        let delegate = self.delegate
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                delegate.register(identifier, transfer: transfer, continuation: continuation)
+                if Task.isCancelled {
+                    delegate.cancel(identifier)
+                    task.cancel()
+                } else {
+                    task.resume()
+                }
+            }
+        } onCancel: {
+            delegate.cancel(identifier)
+            task.cancel()
+        }
+    }
+}

@@ -1,0 +1,41 @@
+// Writes values into a FileDataSource in a loop and prints each acknowledged write, until killed.
+//
+// Usage: StrataFileCrashWriter <parent folder> <identifier> <atomic|durable> <first index>
+// Write i stores `CrashValue.bytes(i)` under `k<i % 16>` and then prints `ack <i>`.
+import Foundation
+import StrataFile
+
+let arguments = CommandLine.arguments
+guard arguments.count == 5, let first = Int(arguments[4]) else {
+    FileHandle.standardError.write(Data("usage: StrataFileCrashWriter <folder> <identifier> <mode> <first>\n".utf8))
+    exit(2)
+}
+let durability: FileDataSource.Durability = arguments[3] == "durable" ? .durable : .atomic
+do {
+    let store = try FileDataSource(
+        configuration: .init(
+            location: .url(URL(fileURLWithPath: arguments[1])),
+            identifier: arguments[2],
+            durability: durability
+        )
+    )
+    var index = first
+    while true {
+        // Sizes vary from a few bytes to 24 KB so that kills land in writes of every length.
+        let length = (index &* 7_919) % 24_000 + 8
+        var bytes = [UInt8](repeating: 0, count: length)
+        var state = UInt64(index) &* 0x9E37_79B9_7F4A_7C15
+        for position in 0..<length {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes[position] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        withUnsafeBytes(of: UInt64(index).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
+        try store.setData(Data(bytes), forKey: "k\(index % 16)")
+        // One unbuffered write per acknowledgement, so a kill never hides an acknowledged write.
+        FileHandle.standardOutput.write(Data("ack \(index)\n".utf8))
+        index += 1
+    }
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
+}

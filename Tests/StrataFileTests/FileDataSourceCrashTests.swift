@@ -1,0 +1,156 @@
+import Foundation
+import Strata
+import StrataFile
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Sends `SIGKILL` to a process.
+private func sendKill(_ process: pid_t) {
+    #if canImport(Glibc)
+        _ = Glibc.kill(process, SIGKILL)
+    #elseif canImport(Darwin)
+        _ = Darwin.kill(process, SIGKILL)
+    #endif
+}
+
+/// Runs `StrataFileCrashWriter` (a fixture executable of this package), kills it with `SIGKILL` at random
+/// moments and checks the store it leaves behind.
+struct FileDataSourceCrashTests {
+    private static let writerName = "StrataFileCrashWriter"
+
+    /// The built fixture: beside the test bundle or runner, or in `.build/debug` of this package.
+    private static func writerURL() -> URL? {
+        var folders = [
+            Bundle.main.bundleURL,
+            Bundle.main.bundleURL.deletingLastPathComponent(),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        ]
+        folders += Bundle.allBundles.filter { $0.bundleURL.pathExtension == "xctest" }
+            .map { $0.bundleURL.deletingLastPathComponent() }
+        let packageRoot = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        folders.append(packageRoot.appendingPathComponent(".build/debug"))
+        return folders.map { $0.appendingPathComponent(writerName) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// A running writer and the acknowledgements it printed.
+    private final class Writer {
+        let process = Process()
+        private let output = Pipe()
+        private var pending = Data()
+        private(set) var acknowledged: [Int] = []
+
+        init(executable: URL, folder: URL, identifier: String, mode: String, first: Int) throws {
+            process.executableURL = executable
+            process.arguments = [folder.path, identifier, mode, String(first)]
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
+
+        /// Reads until at least `count` acknowledgements arrived; false when the writer stopped first.
+        func waitForAcknowledgements(_ count: Int) -> Bool {
+            while acknowledged.count < count {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { return false }
+                consume(chunk)
+            }
+            return true
+        }
+
+        /// Kills the writer with `SIGKILL`, waits for it, and reads what it printed before dying.
+        func kill() {
+            sendKill(process.processIdentifier)
+            process.waitUntilExit()
+            consume(output.fileHandleForReading.readDataToEndOfFile())
+        }
+
+        private func consume(_ chunk: Data) {
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending.removeSubrange(pending.startIndex...newline)
+                if line.hasPrefix("ack "), let index = Int(line.dropFirst(4)) { acknowledged.append(index) }
+            }
+        }
+    }
+
+    /// The value the writer stores for write `index` (see the fixture's `main.swift`).
+    private static func expectedValue(_ index: Int) -> Data {
+        let length = (index &* 7_919) % 24_000 + 8
+        var bytes = [UInt8](repeating: 0, count: length)
+        var state = UInt64(index) &* 0x9E37_79B9_7F4A_7C15
+        for position in 0..<length {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes[position] = UInt8(truncatingIfNeeded: state >> 56)
+        }
+        withUnsafeBytes(of: UInt64(index).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
+        return Data(bytes)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func killedWritersLeaveEveryEntryOldOrNew() throws {
+        let executable = try #require(Self.writerURL(), "build the StrataFileCrashWriter fixture")
+        let folder = try TemporaryFolder()
+        var generator = SeededGenerator(seed: 0xC0FFEE)
+        var lastAcknowledged: [String: Int] = [:]
+        for round in 0..<60 {
+            // Given a writer killed after a random number of acknowledged writes
+            let mode = round < 40 ? "atomic" : "durable"
+            let writer = try Writer(
+                executable: executable,
+                folder: folder.url,
+                identifier: "crash",
+                mode: mode,
+                first: round * 100_000
+            )
+            let started = writer.waitForAcknowledgements(Int.random(in: 1...30, using: &generator))
+            writer.kill()
+            try #require(started, "the writer stopped by itself in round \(round)")
+            for index in writer.acknowledged { lastAcknowledged["k\(index % 16)"] = index }
+            let inFlight = (writer.acknowledged.last ?? round * 100_000 - 1) + 1
+
+            // When the store is opened again
+            let store = try folder.makeStore("crash")
+
+            // Then no entry is damaged and each key holds its last acknowledged value or the one in flight
+            #expect(store.corruptEntriesRemoved == 0, "round \(round)")
+            for key in (0..<16).map({ "k\($0)" }) {
+                let stored = store.data(forKey: key)
+                let index = stored.map {
+                    Int(UInt64(littleEndian: $0.prefix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }))
+                }
+                var allowed: Set<Int?> = [lastAcknowledged[key]]
+                if "k\(inFlight % 16)" == key { allowed.insert(inFlight) }
+                #expect(allowed.contains(index), "round \(round) (\(mode)), \(key): \(String(describing: index))")
+                if let stored, let index { #expect(stored == Self.expectedValue(index), "round \(round), \(key)") }
+                if let index, index == inFlight { lastAcknowledged[key] = index }
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anotherProcessCannotOpenALiveStore() throws {
+        let executable = try #require(Self.writerURL(), "build the StrataFileCrashWriter fixture")
+        let folder = try TemporaryFolder()
+        let writer = try Writer(
+            executable: executable,
+            folder: folder.url,
+            identifier: "busy",
+            mode: "atomic",
+            first: 0
+        )
+        defer { writer.kill() }
+        try #require(writer.waitForAcknowledgements(1))
+
+        #expect {
+            _ = try folder.makeStore("busy")
+        } throws: { ($0 as? StrataError)?.code == .alreadyInUse }
+    }
+}

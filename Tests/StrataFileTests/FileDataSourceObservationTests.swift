@@ -1,0 +1,65 @@
+import Foundation
+import Strata
+import StrataFile
+import StrataTesting
+import Testing
+
+struct FileDataSourceObservationTests {
+    @Test(.timeLimit(.minutes(1))) func writesRemovalsAndClearsAreAnnouncedInOrder() async throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        var changes = store.changes(forKey: nil).makeAsyncIterator()
+        try store.setData(Data("a".utf8), forKey: "k")
+        #expect(await changes.next() == .put(key: "k"))
+        try store.removeData(forKey: "k")
+        #expect(await changes.next() == .delete(key: "k"))
+        try store.removeData(forKey: "never-stored")
+        try store.removeAll()
+        #expect(await changes.next() == .deleteAll)
+        #expect(store.origin == .file)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aMovedDownloadIsAnnouncedAsAPut() async throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        let download = folder.url.appendingPathComponent("download.tmp")
+        try Data("body".utf8).write(to: download)
+        var changes = store.changes(forKey: "k").makeAsyncIterator()
+        try store.move(fileAt: download, forKey: "k")
+        #expect(await changes.next() == .put(key: "k"))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aDirectWriteReachesARepositoryStreamOverTheStore() async throws {
+        // Given a stream of a repository whose cache is the file store
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setData(Data("v1".utf8), forKey: "k")
+        let repository = CacheRepository(main: ScriptedDataSource<Data>(), cache: store)
+        var responses = repository.stream(KeyQuery("k"), operation: .cache).makeAsyncIterator()
+        #expect(await responses.next()?.isLoading == true)
+        #expect(await responses.next()?.value == Data("v1".utf8))
+        // When another part of the app writes to the store directly
+        try store.setData(Data("v2".utf8), forKey: "k")
+        // Then the stream shows the new value, from the file origin
+        let update = await responses.next()
+        #expect(update?.value == Data("v2".utf8))
+        #expect(update?.origin == .file)
+    }
+}
+
+struct FileDataSourceConformanceTests {
+    @Test func fileDataSourcePassesTheConformanceSuite() async throws {
+        let folder = try TemporaryFolder()
+        let counter = Locked(0)
+        try await DataSourceConformance(
+            makeSource: {
+                let identifier = counter.withLock { count -> String in
+                    count += 1
+                    return "conformance-\(count)"
+                }
+                return try folder.makeStore(identifier)
+            },
+            makeValue: { Data("value \($0)".utf8) }
+        ).run()
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import Strata
+import StrataFile
+import StrataTesting
+import Testing
+
+struct FileDataSourceSafetyTests {
+    static let hostileKeys = [
+        "../../etc/passwd", "/etc/passwd", "..", ".", "", "a/b/c", "nul\u{0}byte", "\u{0}",
+        String(repeating: "k", count: 10_240), "🦊🔥👩‍👩‍👧", "Key", "key", "KEY", "C:\\Windows\\win.ini",
+        ".strata-index", ".strata-lock", "line\nbreak", "e\u{301}", "é",
+    ]
+
+    @Test func hostileKeysStayInsideTheFolderAndDoNotCollide() throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+
+        for (index, key) in Self.hostileKeys.enumerated() {
+            try store.setData(Data("value \(index)".utf8), forKey: key)
+        }
+
+        for (index, key) in Self.hostileKeys.enumerated() {
+            #expect(store.data(forKey: key) == Data("value \(index)".utf8), "key \(index)")
+        }
+        #expect(store.count == Self.hostileKeys.count)
+        #expect(try folder.entryFiles().count == Self.hostileKeys.count)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["store"])
+    }
+
+    @Test func randomKeysNeverEscapeOrCollide() throws {
+        var generator = SeededGenerator(seed: 0x5EED)
+        var keys = Set<[UInt8]>()
+        var strings: [String] = []
+        while strings.count < 2_000 {
+            let length = Int.random(in: 0...64, using: &generator)
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let key = String(decoding: bytes, as: UTF8.self)
+            if keys.insert(Array(key.utf8)).inserted { strings.append(key) }
+        }
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+
+        for (index, key) in strings.enumerated() { try store.setData(Data(String(index).utf8), forKey: key) }
+
+        #expect(store.count == 2_000)
+        #expect(try folder.entryFiles().count == 2_000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["store"])
+        for (index, key) in strings.enumerated() where store.data(forKey: key) != Data(String(index).utf8) {
+            Issue.record("key \(index) read back wrong")
+        }
+    }
+
+    enum Damage: String, CaseIterable, Sendable {
+        case flippedDataByte, flippedTrailerByte, truncated, extended, garbage, empty, anotherKeysFile
+
+        func apply(to file: URL, folder: TemporaryFolder, store: FileDataSource?) throws {
+            var bytes = try Data(contentsOf: file)
+            switch self {
+            case .flippedDataByte: bytes[10] ^= 0x01
+            case .flippedTrailerByte: bytes[bytes.count - 30] ^= 0x40
+            case .truncated: bytes = bytes.prefix(bytes.count - 5)
+            case .extended: bytes.append(contentsOf: [1, 2, 3])
+            case .garbage: bytes = Data(repeating: 0xAB, count: 500)
+            case .empty: bytes = Data()
+            case .anotherKeysFile:
+                let other = try #require(try folder.entryFiles().first { $0 != file.lastPathComponent })
+                bytes = try Data(contentsOf: folder.storeURL().appendingPathComponent(other))
+            }
+            try bytes.write(to: file)
+        }
+    }
+
+    private func damagedFile(_ folder: TemporaryFolder, store: FileDataSource) throws -> URL {
+        try store.setData(.pattern(2_000, seed: 7), forKey: "other")
+        let before = Set(try folder.entryFiles())
+        try store.setData(.pattern(1_000), forKey: "victim")
+        let name = try #require(Set(try folder.entryFiles()).subtracting(before).first)
+        return folder.storeURL().appendingPathComponent(name)
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aDamagedEntryIsAMissRemovedAndCounted(_ damage: Damage) throws {
+        // Given an entry whose file is damaged while the store is open
+        let log = DiagnosticsLog()
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore(diagnostics: { log.record($0) })
+        let file = try damagedFile(folder, store: store)
+        try damage.apply(to: file, folder: folder, store: store)
+
+        // When it is read
+        let value = store.data(forKey: "victim")
+
+        // Then it is a miss, its file is gone, and the damage is counted and reported
+        #expect(value == nil)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(store.corruptEntriesRemoved == 1)
+        #expect(log.messages.count == 1)
+        #expect(store.data(forKey: "other") == .pattern(2_000, seed: 7))
+        #expect(store.count == 1)
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aDamagedEntryFoundAtOpenIsAMissRemovedAndCounted(_ damage: Damage) throws {
+        let folder = try TemporaryFolder()
+        var store: FileDataSource? = try folder.makeStore()
+        let file = try damagedFile(folder, store: try #require(store))
+        store = nil
+        try damage.apply(to: file, folder: folder, store: nil)
+
+        let reopened = try folder.makeStore()
+
+        #expect(reopened.data(forKey: "victim") == nil)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(reopened.corruptEntriesRemoved == 1)
+        #expect(reopened.data(forKey: "other") == .pattern(2_000, seed: 7))
+    }
+
+    @Test func aFailedWriteIsAnIOErrorAndLeavesOtherEntriesReadable() throws {
+        // Given a store where one entry's file name is taken by a folder
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setData(Data("safe".utf8), forKey: "safe")
+        let before = Set(try folder.entryFiles())
+        try store.setData(Data("x".utf8), forKey: "blocked")
+        let blockedName = try #require(Set(try folder.entryFiles()).subtracting(before).first)
+        try store.removeData(forKey: "blocked")
+        let blocker = folder.storeURL().appendingPathComponent(blockedName)
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: false)
+        try Data("inside".utf8).write(to: blocker.appendingPathComponent("file"))
+
+        // When writing that entry
+        #expect {
+            try store.setData(Data("new".utf8), forKey: "blocked")
+        } throws: { error in
+            (error as? StrataError)?.code == .io && (error as? StrataError)?.underlying is POSIXError
+        }
+
+        // Then nothing else is lost and the index matches the disk
+        #expect(store.data(forKey: "safe") == Data("safe".utf8))
+        #expect(store.data(forKey: "blocked") == nil)
+        #expect(store.count == 1)
+        #expect(store.totalSize == 4)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path).filter {
+                $0.hasPrefix(".strata-tmp-")
+            }.isEmpty
+        )
+    }
+
+    @Test func aRemovedFolderGivesIOErrorsAndMissesNotCrashes() throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setData(Data("a".utf8), forKey: "a")
+        try FileManager.default.removeItem(at: folder.storeURL())
+
+        #expect {
+            try store.setData(Data("b".utf8), forKey: "b")
+        } throws: { ($0 as? StrataError)?.code == .io }
+        #expect(store.data(forKey: "a") == nil)
+        #expect(store.count == 0)
+        #expect(store.corruptEntriesRemoved == 0)
+    }
+}
+
+struct FileDataSourceVerificationTests {
+    @Test func withoutContentVerificationTruncationIsStillCaught() throws {
+        let folder = try TemporaryFolder()
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "store", verifiesContent: false)
+        )
+        try store.setData(.pattern(1_000), forKey: "k")
+        let file = folder.storeURL().appendingPathComponent(try #require(try folder.entryFiles().first))
+        try Data(contentsOf: file).prefix(900).write(to: file)
+
+        #expect(store.data(forKey: "k") == nil)
+        #expect(store.corruptEntriesRemoved == 1)
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Strata
+import StrataJSONFile
+import StrataTesting
+import Testing
+
+struct JSONFileDataSourceLifetimeTests {
+    @Test func reopeningKeepsValuesMaxAgesAndRecency() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            // Given a store with a per-entry max age and a read that changed the LRU order
+            do {
+                let store = try fixture.open()
+                try store.setValue(Item(name: "a", number: 1), forKey: "a")
+                try store.setValue(Item(name: "b", number: 2), forKey: "b", maxAge: .seconds(10))
+                try store.setValue(Item(name: "c", number: 3), forKey: "c")
+                _ = try store.value(forKey: "a")
+                #expect(store.keysByRecency == ["a", "c", "b"])
+            }
+            // When it is opened again
+            let reopened = try fixture.open()
+            // Then values, order and max ages are those of before
+            #expect(reopened.keysByRecency == ["a", "c", "b"])
+            #expect(try reopened.value(forKey: "c") == Item(name: "c", number: 3))
+            fixture.clock.advance(by: .seconds(10))
+            #expect(try reopened.value(forKey: "b") == nil)
+            #expect(try reopened.value(forKey: "a") == Item(name: "a", number: 1))
+        }
+    }
+
+    @Test func countLimitEvictsTheLeastRecentlyUsedAndReadsCountAsUse() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open(countLimit: 3)
+            for name in ["a", "b", "c"] { try store.setValue(Item(name: name, number: 0), forKey: name) }
+            _ = try store.value(forKey: "a")
+
+            try store.setValue(Item(name: "d", number: 0), forKey: "d")
+
+            #expect(store.keys() == ["a", "c", "d"])
+            #expect(store.count == 3)
+            #expect(try fixture.files().filter { $0.hasSuffix(".json") }.count == 3)
+        }
+    }
+
+    @Test func evictionOrderSurvivesAReopen() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            do {
+                let store = try fixture.open(countLimit: 3)
+                for name in ["a", "b", "c"] { try store.setValue(Item(name: name, number: 0), forKey: name) }
+                _ = try await store.get(KeyQuery("a"))
+                _ = try await store.getAll(IdsQuery(["b"]))
+            }
+            let store = try fixture.open(countLimit: 3)
+            try store.setValue(Item(name: "d", number: 0), forKey: "d")
+            #expect(store.keys() == ["a", "b", "d"])
+            try store.setValue(Item(name: "e", number: 0), forKey: "e")
+            #expect(store.keys() == ["b", "d", "e"])
+        }
+    }
+
+    @Test func rewritingAKeyDoesNotGrowTheCount() async throws {
+        try await withTemporaryFolder { folder in
+            let store = try Fixture(folder: folder).open(countLimit: 2)
+            for number in 0..<5 { try store.setValue(Item(name: "a", number: number), forKey: "a") }
+            try store.setValue(Item(name: "b", number: 0), forKey: "b")
+            #expect(store.keys() == ["a", "b"])
+            #expect(try store.value(forKey: "a")?.number == 4)
+        }
+    }
+
+    @Test func defaultMaxAgeExpiresExactlyAtTheBoundary() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open(maxAge: .seconds(300))
+            try store.setValue(Item(name: "a", number: 1), forKey: "a")
+
+            fixture.clock.advance(by: .milliseconds(299_999))
+            #expect(try store.value(forKey: "a") != nil)
+            #expect(store.keys() == ["a"])
+
+            fixture.clock.advance(by: .milliseconds(1))
+            #expect(try store.value(forKey: "a") == nil)
+            await expectError(.notFound) { try await store.get(KeyQuery("a")) }
+            #expect(store.keys().isEmpty)
+            #expect(try await store.getAll(AllObjectsQuery()).isEmpty)
+        }
+    }
+
+    @Test func perEntryMaxAgeOverridesTheDefault() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open(maxAge: .seconds(300))
+            try store.setValue(Item(name: "short", number: 1), forKey: "short", maxAge: .seconds(10))
+            try store.setValue(Item(name: "long", number: 2), forKey: "long", maxAge: .seconds(1_000))
+            try store.setValue(Item(name: "default", number: 3), forKey: "default")
+
+            fixture.clock.advance(by: .seconds(10))
+            #expect(try store.value(forKey: "short") == nil)
+            #expect(store.keys() == ["default", "long"])
+
+            fixture.clock.advance(by: .seconds(290))
+            #expect(store.keys() == ["long"])
+
+            fixture.clock.advance(by: .seconds(700))
+            #expect(store.keys().isEmpty)
+        }
+    }
+
+    @Test func cleanupRemovesExpiredEntriesAndTheirFiles() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open(maxAge: .seconds(60))
+            try store.setValue(Item(name: "old", number: 1), forKey: "old")
+            fixture.clock.advance(by: .seconds(30))
+            try store.setValue(Item(name: "new", number: 2), forKey: "new")
+            fixture.clock.advance(by: .seconds(30))
+            #expect(store.count == 2)
+
+            #expect(try store.cleanup() == 1)
+
+            #expect(store.count == 1)
+            #expect(try fixture.files().filter { $0.hasSuffix(".json") }.count == 1)
+            #expect(try fixture.open(maxAge: .seconds(60)).keys() == ["new"])
+        }
+    }
+
+    @Test func cleanupDeletesOrphanAndTemporaryFiles() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open()
+            try store.setValue(Item(name: "a", number: 1), forKey: "a")
+            // Leftovers of a crash: a temporary file and an entry file the index does not name.
+            let shard = folder.appendingPathComponent("entries/00")
+            try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
+            try Data("{}".utf8).write(to: shard.appendingPathComponent(".tmp-123"))
+            try Data("{}".utf8).write(to: shard.appendingPathComponent(String(repeating: "0", count: 32) + ".json"))
+
+            try store.cleanup()
+
+            #expect(try fixture.files().filter { $0.hasPrefix("entries/00/") }.isEmpty)
+            #expect(try store.value(forKey: "a") == Item(name: "a", number: 1))
+        }
+    }
+
+    @Test func aRemovedEntryFileReadsAsNotFound() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open()
+            try store.setValue(Item(name: "a", number: 1), forKey: "a")
+            for file in try fixture.files() where file.hasSuffix(".json") {
+                try FileManager.default.removeItem(at: folder.appendingPathComponent(file))
+            }
+            #expect(try store.value(forKey: "a") == nil)
+            #expect(store.count == 0)
+            #expect(fixture.reports.all.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Strata
+import StrataJSONFile
+import StrataTesting
+import Testing
+
+/// The value the tests store.
+struct Item: Codable, Sendable, Equatable {
+    var name: String
+    var number: Int
+}
+
+/// A unique temporary folder, removed when the test body returns.
+func withTemporaryFolder<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
+    let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("StrataJSONFileTests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try await body(folder)
+}
+
+/// Counts calls, across threads.
+final class Counter: Sendable {
+    private let value = Locked(0)
+
+    func increment() { value.withLock { $0 += 1 } }
+
+    var count: Int { value.withLock { $0 } }
+}
+
+/// Collects the reports a store sends to its diagnostics closure.
+final class ReportCollector: Sendable {
+    private let reports = Locked<[StrataError]>([])
+
+    var diagnostics: @Sendable (StrataError) -> Void {
+        { report in self.reports.withLock { $0.append(report) } }
+    }
+
+    var all: [StrataError] { reports.withLock { $0 } }
+}
+
+/// A configuration for tests: the folder, a manual clock and counters on the coders.
+struct Fixture {
+    let folder: URL
+    let clock = ManualClock()
+    let decodes = Counter()
+    let reports = ReportCollector()
+
+    func configuration(countLimit: Int? = nil, maxAge: Duration? = nil) -> JSONFileDataSource<Item>.Configuration {
+        let decodes = decodes
+        return .init(
+            folder: folder,
+            countLimit: countLimit,
+            maxAge: maxAge,
+            makeDecoder: {
+                decodes.increment()
+                return JSONDecoder()
+            },
+            key: { $0.name },
+            clock: clock,
+            diagnostics: reports.diagnostics
+        )
+    }
+
+    func open(countLimit: Int? = nil, maxAge: Duration? = nil) throws -> JSONFileDataSource<Item> {
+        try JSONFileDataSource(configuration: configuration(countLimit: countLimit, maxAge: maxAge))
+    }
+
+    /// Every file under the store's folder, as paths relative to it.
+    func files() throws -> [String] {
+        let root = folder.standardizedFileURL.path
+        guard let enumerator = FileManager.default.enumerator(atPath: root) else { return [] }
+        var paths: [String] = []
+        while let path = enumerator.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isFolder), !isFolder.boolValue {
+                paths.append(path)
+            }
+        }
+        return paths.sorted()
+    }
+}
+
+/// A small seeded generator (SplitMix64), so random tests repeat.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A query no data source knows.
+struct UnknownQuery: Query {}
+
+/// Expects `body` to throw a ``StrataError`` with `code`.
+func expectError<Result>(
+    _ code: StrataError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> Result
+) async {
+    do {
+        _ = try await body()
+        Issue.record("Expected a \(code) error, got a value", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.strataCode == code, "\(error)", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Strata
+import StrataNetwork
+import Testing
+
+struct CacheControlTests {
+    static let cases: [(String, CacheControl)] = [
+        ("max-age=60", CacheControl(maxAge: .seconds(60))),
+        ("max-age=0, no-cache", CacheControl(maxAge: .zero, noCache: true)),
+        ("  MAX-AGE = 30 ,Public", CacheControl(maxAge: .seconds(30), isPublic: true)),
+        ("max-age=\"45\"", CacheControl(maxAge: .seconds(45))),
+        ("no-store", CacheControl(noStore: true)),
+        ("private, must-revalidate", CacheControl(mustRevalidate: true, isPrivate: true)),
+        ("s-maxage=100, max-age=10", CacheControl(maxAge: .seconds(10), sharedMaxAge: .seconds(100))),
+        (
+            "max-age=600, stale-while-revalidate=30, stale-if-error=86400",
+            CacheControl(maxAge: .seconds(600), staleWhileRevalidate: .seconds(30), staleIfError: .seconds(86_400))
+        ),
+        ("no-cache=\"Set-Cookie, Set-Cookie2\", max-age=5", CacheControl(maxAge: .seconds(5), noCache: true)),
+        (",, max-age=7 ,,", CacheControl(maxAge: .seconds(7))),
+        ("max-age=-1", CacheControl(maxAge: .zero)),
+        ("max-age=abc", CacheControl(maxAge: .zero)),
+        ("max-age", CacheControl(maxAge: .zero)),
+        ("max-age=99999999999999999999", CacheControl(maxAge: .seconds(2_147_483_648))),
+        ("max-age=10, max-age=20", CacheControl(maxAge: .seconds(10))),
+        ("", CacheControl()),
+    ]
+
+    @Test("Cache-Control parses", arguments: cases)
+    func parses(header: String, expected: CacheControl) {
+        #expect(CacheControl(parsing: header) == expected)
+    }
+
+    @Test func unknownDirectivesAreKept() {
+        let control = CacheControl(parsing: "max-age=1, community=\"UCI\", x-flag, immutable")
+        #expect(control.maxAge == .seconds(1))
+        #expect(control.immutable)
+        #expect(control.extensions["community"] == .some("UCI"))
+        #expect(control.extensions["x-flag"] == .some(nil))
+    }
+}
+
+struct FreshnessTests {
+    @Test func sharedMaxAgeThenMaxAgeThenExpires() {
+        let date = "Sun, 06 Nov 1994 08:49:37 GMT"
+        let expires = "Sun, 06 Nov 1994 09:49:37 GMT"
+        let both = HTTPResponse(status: 200, headers: ["Cache-Control": "s-maxage=5, max-age=10"])
+        #expect(both.freshnessLifetime() == .seconds(5))
+        #expect(both.freshnessLifetime(sharedCache: false) == .seconds(10))
+        let maxAge = HTTPResponse(
+            status: 200,
+            headers: ["Cache-Control": "max-age=10", "Expires": expires, "Date": date]
+        )
+        #expect(maxAge.freshnessLifetime() == .seconds(10))
+        let dated = HTTPResponse(status: 200, headers: ["Expires": expires, "Date": date])
+        #expect(dated.freshnessLifetime() == .seconds(3600))
+    }
+
+    @Test func invalidExpiresIsAlreadyStale() {
+        let response = HTTPResponse(status: 200, headers: ["Expires": "0", "Date": "Sun, 06 Nov 1994 08:49:37 GMT"])
+        #expect(response.expires == .distantPast)
+        #expect(response.freshnessLifetime() == .zero)
+    }
+
+    @Test func noExplicitFreshnessIsNil() {
+        #expect(HTTPResponse(status: 200, headers: ["ETag": "\"x\""]).freshnessLifetime() == nil)
+    }
+
+    @Test func cachingHeadersAreParsed() {
+        let response = HTTPResponse(
+            status: 200,
+            headers: [
+                "etag": "W/\"abc\"", "last-modified": "Sun, 06 Nov 1994 08:49:37 GMT", "AGE": "12",
+                "date": "Sunday, 06-Nov-94 08:49:37 GMT",
+            ]
+        )
+        #expect(response.eTag == "W/\"abc\"")
+        #expect(response.lastModified == Date(timeIntervalSince1970: 784_111_777))
+        #expect(response.date == Date(timeIntervalSince1970: 784_111_777))
+        #expect(response.age == .seconds(12))
+    }
+}
+
+struct HTTPDateTests {
+    @Test(
+        "The three HTTP date forms parse",
+        arguments: ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"]
+    )
+    func parses(text: String) {
+        #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 784_111_777))
+    }
+
+    @Test(arguments: ["", "0", "yesterday", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT"])
+    func rejects(text: String) {
+        #expect(HTTPDate.parse(text) == nil)
+    }
+
+    @Test func formatsIMFFixdate() {
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(HTTPDate.parse(HTTPDate.format(now)) == now)
+    }
+}
+
+struct RetryAfterTests {
+    static let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static let cases: [(String, Duration?)] = [
+        ("120", .seconds(120)),
+        (" 0 ", .zero),
+        (HTTPDate.format(now.addingTimeInterval(90)), .seconds(90)),
+        (HTTPDate.format(now.addingTimeInterval(-90)), .zero),
+        ("-5", nil),
+        ("soon", nil),
+    ]
+
+    @Test("Retry-After parses seconds and dates", arguments: cases)
+    func parses(value: String, expected: Duration?) {
+        #expect(RetryAfter.parse(value, now: Self.now) == expected)
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataNetwork
+import Testing
+
+/// Collects progress values from any thread.
+final class ProgressLog: Sendable {
+    private let values = Locked<[DownloadProgress]>([])
+
+    func append(_ progress: DownloadProgress) { values.withLock { $0.append(progress) } }
+
+    var all: [DownloadProgress] { values.withLock { $0 } }
+}
+
+struct DownloadTests {
+    @Test func largeDownloadReportsMonotonicProgressToOne() async throws {
+        // Given an 8 MiB resource
+        let payload = pattern(count: 8 * 1024 * 1024)
+        let server = try await LoopbackServer.start([
+            ("GET /file", { _ in ServerReply(status: 200, headers: ["ETag": "\"f1\""], body: payload) })
+        ])
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(downloadDirectory: folder.url)
+        let log = ProgressLog()
+
+        // When
+        let file = try await client.download(HTTPRequest(baseURL: server.baseURL, path: "file")) { log.append($0) }
+
+        // Then
+        let progress = log.all
+        #expect(progress.count > 2)
+        #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
+        let fractions = progress.compactMap(\.fractionCompleted)
+        #expect(fractions.count == progress.count)
+        #expect(zip(fractions, fractions.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(fractions.last == 1.0)
+        #expect(file.status == 200)
+        #expect(file.headers["etag"] == "\"f1\"")
+        #expect(file.byteCount == Int64(payload.count))
+        #expect(try Data(contentsOf: file.fileURL) == payload)
+    }
+
+    @Test func unknownLengthReportsBytesThenCompletion() async throws {
+        // Given a chunked body of 1 MiB
+        let server = try await RawServer.start { write in
+            try await write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+            for _ in 0..<16 {
+                try await write(Data("10000\r\n".utf8) + Data(repeating: 9, count: 65_536) + Data("\r\n".utf8))
+            }
+            try await write(Data("0\r\n\r\n".utf8))
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let log = ProgressLog()
+
+        let file = try await makeClient(downloadDirectory: folder.url).download(HTTPRequest(url: server.baseURL)) {
+            log.append($0)
+        }
+
+        let progress = log.all
+        #expect(progress.dropLast().allSatisfy { $0.expectedBytes == nil && $0.fractionCompleted == nil })
+        #expect(progress.last?.fractionCompleted == 1.0)
+        #expect(progress.last?.bytesReceived == 1_048_576)
+        #expect(file.byteCount == 1_048_576)
+    }
+
+    @Test func downloadsSequenceEndsWithTheFile() async throws {
+        let payload = pattern(count: 300_000)
+        let server = try await LoopbackServer.start([("GET /file", { _ in ServerReply(status: 200, body: payload) })])
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+
+        var events: [DownloadEvent] = []
+        for try await event in makeClient(downloadDirectory: folder.url).downloads(
+            HTTPRequest(baseURL: server.baseURL, path: "file")
+        ) {
+            events.append(event)
+        }
+
+        guard case .finished(let file) = try #require(events.last) else {
+            Issue.record("The last event is not .finished")
+            return
+        }
+        #expect(try Data(contentsOf: file.fileURL) == payload)
+        #expect(events.dropLast().allSatisfy { if case .progress = $0 { true } else { false } })
+    }
+
+    @Test func cancellationMidDownloadLeavesNoFile() async throws {
+        // Given a server that sends 1 MiB of a promised 8 MiB, then waits
+        let gate = Gate()
+        let server = try await RawServer.start { write in
+            try await write(Data("HTTP/1.1 200 OK\r\nContent-Length: 8388608\r\n\r\n".utf8))
+            try await write(Data(repeating: 5, count: 1024 * 1024))
+            await gate.wait()
+        }
+        defer {
+            gate.open()
+            server.stop()
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(downloadDirectory: folder.url)
+        let started = Gate()
+
+        // When the download task is cancelled after its first progress
+        let task = Task {
+            defer { started.open() }
+            return try await client.download(HTTPRequest(url: server.baseURL)) { _ in started.open() }
+        }
+        await started.wait()
+        task.cancel()
+        let result = await task.result
+
+        // Then
+        #expect((try? result.get()) == nil)
+        #expect(result.strataCode == .cancelled)
+        #expect(try folder.contents().isEmpty)
+    }
+
+    @Test func downloadOverTheLimitLeavesNoFile() async throws {
+        let server = try await RawServer.start { write in
+            try await write(Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8))
+            for _ in 0..<64 { try await write(Data(repeating: 1, count: 65_536)) }
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+
+        let error = await strataError {
+            _ = try await makeClient(maximumResponseSize: 256 * 1024, downloadDirectory: folder.url)
+                .download(HTTPRequest(url: server.baseURL))
+        }
+
+        #expect(error?.code == .tooLarge)
+        #expect(try folder.contents().isEmpty)
+    }
+
+    @Test func failedStatusDownloadThrowsAndLeavesNoFile() async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /missing", { _ in ServerReply(status: 404, body: Data("no such file".utf8)) })
+        ])
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+
+        let error = await strataError {
+            _ = try await makeClient(downloadDirectory: folder.url).download(
+                HTTPRequest(baseURL: server.baseURL, path: "missing")
+            )
+        }
+
+        #expect(error?.code == .notFound)
+        #expect(error?.message.contains("no such file") == true)
+        #expect(try folder.contents().isEmpty)
+    }
+}
+
+extension Result {
+    fileprivate var strataCode: StrataError.Code? {
+        if case .failure(let error) = self { return error.strataCode }
+        return nil
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Strata
+import StrataNetwork
+
+/// A unique temporary folder for one test.
+struct TemporaryFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-network-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// The names of the files in the folder.
+    func contents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: url.path)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// A client with short timeouts so that no test can hang for long.
+func makeClient(
+    maximumResponseSize: Int = 100 * 1024 * 1024,
+    timeout: Duration = .seconds(30),
+    downloadDirectory: URL = FileManager.default.temporaryDirectory
+) -> HTTPClient {
+    HTTPClient(
+        transport: URLSessionTransport(),
+        configuration: HTTPClient.Configuration(
+            maximumResponseSize: maximumResponseSize,
+            timeout: timeout,
+            downloadDirectory: downloadDirectory
+        )
+    )
+}
+
+/// Runs `body` and returns the ``StrataError`` it throws, or `nil`.
+func strataError(_ body: () async throws -> Void) async -> StrataError? {
+    do {
+        try await body()
+        return nil
+    } catch let error as StrataError {
+        return error
+    } catch {
+        return StrataError(.io, "Unexpected \(error)")
+    }
+}
+
+/// Deterministic bytes of a given size.
+func pattern(count: Int) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+}

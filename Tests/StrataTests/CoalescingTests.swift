@@ -1,0 +1,322 @@
+import StrataTesting
+import Testing
+
+@testable import Strata
+
+/// Counts how often an operation ran and whether it saw a cancellation.
+private final class OperationCounter: Sendable {
+    private let state = Locked((runs: 0, sawCancellation: false))
+
+    var runs: Int { state.withLock { $0.runs } }
+    var sawCancellation: Bool { state.withLock { $0.sawCancellation } }
+
+    func run() { state.withLock { $0.runs += 1 } }
+    func noteCancellation() { state.withLock { $0.sawCancellation = $0.sawCancellation || Task.isCancelled } }
+}
+
+/// Waits until `condition` holds, yielding in between.
+private func waitUntil(_ condition: () -> Bool) async {
+    while !condition() { await Task.yield() }
+}
+
+struct CoalescingTests {
+    // MARK: - RequestCoalescer
+
+    @Test func aThousandConcurrentCallersShareOneRun() async throws {
+        // Given an operation held at a gate
+        let coalescer = RequestCoalescer<String, Int>()
+        let gate = PluginTestGate()
+        let counter = OperationCounter()
+
+        // When 1,000 callers ask for one key while it is held
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<1_000 {
+                group.addTask {
+                    try await coalescer.run(key: "k") {
+                        counter.run()
+                        await gate.enter()
+                        return 42
+                    }
+                }
+            }
+            await waitUntil { coalescer.waiterCount(for: "k") == 1_000 }
+            gate.open()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        // Then the operation ran once and everyone got its value
+        #expect(counter.runs == 1)
+        #expect(results.count == 1_000 && results.allSatisfy { $0 == 42 })
+        #expect(coalescer.inFlightCount == 0)
+    }
+
+    @Test func aFailureReachesEveryWaiter() async throws {
+        let coalescer = RequestCoalescer<String, Int>()
+        let gate = PluginTestGate()
+
+        let codes = await withTaskGroup(of: StrataError.Code?.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    do {
+                        _ = try await coalescer.run(key: "k") {
+                            await gate.enter()
+                            throw StrataError(.network, "Down")
+                        }
+                        return nil
+                    } catch {
+                        return error.strataCode
+                    }
+                }
+            }
+            await waitUntil { coalescer.waiterCount(for: "k") == 10 }
+            gate.open()
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(codes == Array(repeating: .network, count: 10))
+        #expect(gate.entered == 1)
+    }
+
+    @Test func aCancelledWaiterDoesNotCancelTheOthers() async throws {
+        // Given two waiters on one held run
+        let coalescer = RequestCoalescer<String, Int>()
+        let gate = PluginTestGate()
+        let counter = OperationCounter()
+        let operation: @Sendable () async throws -> Int = {
+            counter.run()
+            await gate.enter()
+            counter.noteCancellation()
+            return 7
+        }
+        let leaving = Task { try await coalescer.run(key: "k", operation: operation) }
+        let staying = Task { try await coalescer.run(key: "k", operation: operation) }
+        await waitUntil { coalescer.waiterCount(for: "k") == 2 }
+
+        // When one is cancelled
+        leaving.cancel()
+        let error = await #expect(throws: StrataError.self) { try await leaving.value }
+
+        // Then it stops waiting at once, and the shared run goes on for the other
+        #expect(error?.code == .cancelled)
+        #expect(coalescer.waiterCount(for: "k") == 1)
+        gate.open()
+        #expect(try await staying.value == 7)
+        #expect(counter.runs == 1)
+        #expect(!counter.sawCancellation)
+    }
+
+    @Test func aCallerCancelledBeforeItArrivesDoesNotStartARun() async throws {
+        let coalescer = RequestCoalescer<String, Int>()
+        let counter = OperationCounter()
+
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await coalescer.run(key: "k") {
+                counter.run()
+                return 1
+            }
+        }
+
+        await #expect(throws: StrataError.self) { try await task.value }
+        #expect(counter.runs == 0)
+    }
+
+    @Test func theKeyIsFreeAgainOnceTheRunEnds() async throws {
+        let coalescer = RequestCoalescer<Int, Int>()
+        let counter = OperationCounter()
+
+        for _ in 0..<3 {
+            _ = try await coalescer.run(key: 1) {
+                counter.run()
+                return 1
+            }
+        }
+
+        #expect(counter.runs == 3)
+    }
+
+    @Test func differentKeysRunSeparately() async throws {
+        let coalescer = RequestCoalescer<Int, Int>()
+        let gate = PluginTestGate()
+
+        async let one = coalescer.run(key: 1) {
+            await gate.enter()
+            return 1
+        }
+        async let two = coalescer.run(key: 2) {
+            await gate.enter()
+            return 2
+        }
+        await gate.waitForEntered(2)
+        gate.open()
+
+        #expect(try await [one, two] == [1, 2])
+    }
+
+    // MARK: - CoalescingPlugin
+
+    @Test func thePluginSharesOneSourceCallAmongAThousandGets() async throws {
+        let gate = PluginTestGate()
+        let store = PluginTestStore(["a": "value"], gate: gate)
+        let plugin = CoalescingPlugin()
+        let source = store.plugins([plugin])
+
+        let results = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<1_000 { group.addTask { try await source.get(KeyQuery("a")) } }
+            await waitUntil { plugin.waiterCount == 1_000 }
+            gate.open()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(store.calls(.get) == 1)
+        #expect(results.count == 1_000 && results.allSatisfy { $0 == "value" })
+    }
+
+    @Test func thePluginSharesGetAllsApartFromGets() async throws {
+        let gate = PluginTestGate()
+        let store = PluginTestStore(["a": 1, "b": 2], gate: gate)
+        let plugin = CoalescingPlugin()
+        let source = store.plugins([plugin])
+
+        async let all1 = source.getAll(IdsQuery(["a", "b"]))
+        async let all2 = source.getAll(IdsQuery(["a", "b"]))
+        async let one1 = source.get(KeyQuery("a"))
+        async let one2 = source.get(KeyQuery("a"))
+        await waitUntil { plugin.waiterCount == 4 }
+        gate.open()
+
+        #expect(try await [all1, all2] == [[1, 2], [1, 2]])
+        #expect(try await [one1, one2] == [1, 1])
+        #expect(store.calls(.getAll) == 1)
+        #expect(store.calls(.get) == 1)
+    }
+
+    @Test func queriesThatAreNotHashableAreNotShared() async throws {
+        let gate = PluginTestGate()
+        let store = PluginTestStore(["a": 1], gate: gate)
+        let source = store.plugins([CoalescingPlugin()])
+
+        async let first = source.get(PluginTestUnhashableQuery(key: "a"))
+        async let second = source.get(PluginTestUnhashableQuery(key: "a"))
+        await gate.waitForEntered(2)
+        gate.open()
+
+        #expect(try await [first, second] == [1, 1])
+        #expect(store.calls(.get) == 2)
+    }
+
+    @Test func writesAreNeverShared() async throws {
+        let store = PluginTestStore<Int>()
+        let source = store.plugins([CoalescingPlugin()])
+
+        async let first = source.put(1, in: KeyQuery("a"))
+        async let second = source.put(1, in: KeyQuery("a"))
+        _ = try await [first, second]
+        try await source.delete(KeyQuery("a"))
+
+        #expect(store.calls(.put) == 2)
+        #expect(store.calls(.delete) == 1)
+    }
+
+    // MARK: - CacheRepository
+
+    @Test func aColdCacheHitByAHundredReadersMakesOneMainCall() async throws {
+        // Given an empty cache and a main source held at a gate
+        let gate = PluginTestGate()
+        let main = PluginTestStore(["a": 1], gate: gate)
+        let cache = PluginTestStore<Int>()
+        let repository = CacheRepository(main: main, cache: cache)
+
+        // When 100 CacheSync reads arrive together
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<100 { group.addTask { try await repository.get(KeyQuery("a"), operation: .cacheSync) } }
+            await waitUntil { repository.mainReads.waiterCount == 100 }
+            gate.open()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        // Then one main read and one cache write served them all
+        #expect(results == Array(repeating: 1, count: 100))
+        #expect(cache.calls(.get) == 100)
+        #expect(main.calls(.get) == 1)
+        #expect(cache.calls(.put) == 1)
+        #expect(cache.peek("a") == 1)
+    }
+
+    @Test func coalescedGetAllMissesMakeOneMainCall() async throws {
+        let gate = PluginTestGate()
+        let main = PluginTestStore(["a": 1, "b": 2], gate: gate)
+        let cache = PluginTestStore<Int>()
+        let repository = CacheRepository(main: main, cache: cache)
+
+        let results = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for _ in 0..<50 { group.addTask { try await repository.getAll(IdsQuery(["a", "b"])) } }
+            await waitUntil { repository.mainReads.waiterCount == 50 }
+            gate.open()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(results == Array(repeating: [1, 2], count: 50))
+        #expect(main.calls(.getAll) == 1)
+        #expect(cache.calls(.putAll) == 1)
+    }
+
+    @Test func withCoalescingOffEveryMissReadsTheMainSource() async throws {
+        let gate = PluginTestGate()
+        let main = PluginTestStore(["a": 1], gate: gate)
+        let cache = PluginTestStore<Int>()
+        let repository = CacheRepository(
+            main: main,
+            cache: cache,
+            configuration: .init(coalescesMainReads: false)
+        )
+
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<100 { group.addTask { try await repository.get(KeyQuery("a"), operation: .cacheSync) } }
+            await gate.waitForEntered(100)
+            gate.open()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(results == Array(repeating: 1, count: 100))
+        #expect(main.calls(.get) == 100)
+        #expect(cache.calls(.put) == 100)
+        #expect(repository.mainReads.inFlightCount == 0)
+    }
+
+    @Test func aSharedMainFailureReachesEveryReaderAndEachKeepsItsFallback() async throws {
+        // Given a cache holding a stale value and a main source that will fail
+        let gate = PluginTestGate()
+        let main = PluginTestStore<Int>(gate: gate)
+        main.failNext(StrataError(.network, "Down"))
+        let cache = PluginTestStore<Int>()
+        cache.failNext(.notValid(staleValue: 5), .notValid(staleValue: 5))
+        let repository = CacheRepository(main: main, cache: cache)
+
+        // When one reader falls back to the stale value and another does not
+        async let stale = repository.get(KeyQuery("a"), operation: .cacheSync(fallback: { _ in true }))
+        let strict = Task { try await repository.get(KeyQuery("a"), operation: .cacheSync) }
+        await waitUntil { repository.mainReads.waiterCount == 2 }
+        gate.open()
+
+        // Then the one main failure reached both, and each applied its own rule
+        #expect(try await stale == 5)
+        let error = await #expect(throws: StrataError.self) { try await strict.value }
+        #expect(error?.code == .network)
+        #expect(main.calls(.get) == 1)
+    }
+
+    @Test func mainSyncReadsAreNotCoalesced() async throws {
+        let gate = PluginTestGate()
+        let main = PluginTestStore(["a": 1], gate: gate)
+        let repository = CacheRepository(main: main, cache: PluginTestStore<Int>())
+
+        async let first = repository.get(KeyQuery("a"), operation: .mainSync)
+        async let second = repository.get(KeyQuery("a"), operation: .mainSync)
+        await gate.waitForEntered(2)
+        gate.open()
+
+        #expect(try await [first, second] == [1, 1])
+        #expect(main.calls(.get) == 2)
+    }
+}

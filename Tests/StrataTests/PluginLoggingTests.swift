@@ -1,0 +1,112 @@
+import Strata
+import StrataTesting
+import Testing
+
+/// Collects log records.
+final class PluginTestLog: Sendable {
+    private let records = Locked<[LogRecord]>([])
+
+    var all: [LogRecord] { records.withLock { $0 } }
+
+    func sink(_ record: LogRecord) { records.withLock { $0.append(record) } }
+}
+
+struct PluginLoggingTests {
+    @Test func byDefaultLogsOutcomesAtDebugWithoutValues() async throws {
+        // Given
+        let log = PluginTestLog()
+        let source = PluginTestStore(["token": "s3cret"]).plugins([LoggingPlugin(sink: log.sink)], name: "tokens")
+
+        // When
+        _ = try await source.get(KeyQuery("token"))
+        _ = try await source.put("an0ther", in: KeyQuery("token"))
+
+        // Then no start records, no values anywhere
+        #expect(log.all.map(\.level) == [.debug, .debug])
+        #expect(log.all.map(\.event) == [.succeeded, .succeeded])
+        #expect(log.all.allSatisfy { $0.value == nil })
+        let text = log.all.map { "\($0.message) \($0.metadata)" }.joined()
+        #expect(!text.contains("s3cret") && !text.contains("an0ther"))
+        #expect(log.all[0].message.hasPrefix("get KeyQuery(key: \"token\") on tokens: succeeded in "))
+    }
+
+    @Test func traceLevelAlsoLogsTheStartOfEachCall() async throws {
+        let log = PluginTestLog()
+        let source = PluginTestStore(["a": 1]).plugins([LoggingPlugin(minimumLevel: .trace, sink: log.sink)])
+
+        _ = try await source.get(KeyQuery("a"))
+
+        #expect(log.all.map(\.event) == [.started, .succeeded])
+        #expect(log.all.map(\.level) == [.trace, .debug])
+    }
+
+    @Test func errorLevelLogsOnlyFailures() async throws {
+        let log = PluginTestLog()
+        let store = PluginTestStore(["a": 1])
+        let source = store.plugins([LoggingPlugin(minimumLevel: .error, sink: log.sink)])
+
+        _ = try await source.get(KeyQuery("a"))
+        _ = try? await source.get(KeyQuery("missing"))
+        store.failNext(StrataError(.network, "Reset"))
+        _ = try? await source.get(KeyQuery("a"))
+
+        #expect(log.all.count == 1)
+        #expect(log.all.first?.level == .error)
+        #expect(log.all.first?.event == .failed)
+        #expect(log.all.first?.errorCode == .network)
+    }
+
+    @Test func missesAreLoggedAtDebugWithTheirCode() async throws {
+        let log = PluginTestLog()
+        let repository = SingleDataSourceRepository(PluginTestStore<Int>())
+            .plugins([LoggingPlugin(sink: log.sink)], name: "repo")
+
+        _ = try? await repository.get(KeyQuery("missing"), operation: .mainSync)
+
+        let record = try #require(log.all.first)
+        #expect(record.level == .debug)
+        #expect(record.event == .missed)
+        #expect(record.errorCode == .notFound)
+        #expect(record.operation == "mainSync")
+        #expect(record.metadata["strata.error.code"] == "notFound")
+        #expect(record.message.contains("[mainSync]: missed (notFound)"))
+    }
+
+    @Test func valuesAreLoggedOnlyWhenAskedFor() async throws {
+        let log = PluginTestLog()
+        let plugin = LoggingPlugin(minimumLevel: .trace, includesValues: true, sink: log.sink)
+        let source = PluginTestStore<String>().plugins([plugin])
+
+        _ = try await source.put("visible", in: KeyQuery("a"))
+
+        #expect(log.all.map(\.value) == ["visible", "visible"])
+        #expect(log.all.last?.metadata["strata.value"] == "visible")
+    }
+
+    @Test func recordsCarryTheDurationOnThePluginsClock() async throws {
+        let clock = ManualClock()
+        let log = PluginTestLog()
+        let source = PluginTestStore(["a": 1], clock: clock, readDurations: [.microseconds(5_250)])
+            .plugins([LoggingPlugin(clock: clock, sink: log.sink)])
+
+        _ = try await source.get(KeyQuery("a"))
+
+        #expect(log.all.first?.duration == .microseconds(5_250))
+        #expect(log.all.first?.message.hasSuffix("in 5.250 ms") == true)
+        #expect(log.all.first?.metadata["strata.duration"] == "5.250 ms")
+    }
+
+    @Test func customLevelsDecideWhatIsLogged() async throws {
+        let log = PluginTestLog()
+        let levels = LoggingPlugin.Levels(succeeded: .info, missed: .warning)
+        let source = PluginTestStore(["a": 1]).plugins([
+            LoggingPlugin(minimumLevel: .info, levels: levels, sink: log.sink)
+        ])
+
+        _ = try await source.get(KeyQuery("a"))
+        _ = try? await source.get(KeyQuery("b"))
+
+        #expect(log.all.map(\.level) == [.info, .warning])
+        #expect(LogLevel.trace < .debug && LogLevel.error < .critical)
+    }
+}
