@@ -21,7 +21,7 @@ let package = Package(
 /// Benchmark targets: one executable per folder under `Benchmarks/`.
 let suites: [(name: String, strata: [String])] = [
     ("MemoryBenchmarks", ["Strata", "StrataMemory"]),
-    ("FileBenchmarks", ["Strata"]),
+    ("FileBenchmarks", ["Strata", "StrataFile", "StrataJSONFile", "StrataTesting"]),
 ]
 
 package.targets += suites.map { suite in

@@ -1,6 +1,9 @@
 import Benchmark
 import BenchmarkSupport
 import Foundation
+import StrataFile
+import StrataJSONFile
+import Synchronization
 
 /// Operations per iteration of each kind of file row.
 enum FileBatch {
@@ -33,6 +36,13 @@ final class ReadFixture: Sendable {
     let folder: TemporaryFolder
     let keys: [String]
     let order: [Int]
+    /// Strata's stores over the same keys, opened on first use (see `StrataFixtures.swift`).
+    let stores = Mutex(Stores())
+
+    struct Stores {
+        var file: FileDataSource?
+        var json: JSONFileDataSource<Article>?
+    }
 
     init(name: String, count: Int, payload: Data) {
         do {
