@@ -5,30 +5,56 @@ import Foundation
 /// Index-linked nodes make get, put and eviction O(1) without a reference-counted object per entry.
 /// The list runs from the most recently used entry (`head`) to the least recently used (`tail`).
 /// Not thread-safe: ``MemoryDataSource`` owns it inside a lock.
+@usableFromInline
 struct LRUStorage<Value> {
+    @usableFromInline
     struct Node {
-        var key: String
-        var value: Value?
-        var cost: Int
-        var storedAt: Date
-        var expiresAt: Date?
-        var previous: Int
-        var next: Int
+        @usableFromInline var key: String
+        @usableFromInline var value: Value?
+        @usableFromInline var cost: Int
+        @usableFromInline var storedAt: Date
+        @usableFromInline var expiresAt: Date?
+        @usableFromInline var previous: Int
+        @usableFromInline var next: Int
+
+        @inlinable
+        init(
+            key: String,
+            value: Value?,
+            cost: Int,
+            storedAt: Date,
+            expiresAt: Date?,
+            previous: Int,
+            next: Int
+        ) {
+            self.key = key
+            self.value = value
+            self.cost = cost
+            self.storedAt = storedAt
+            self.expiresAt = expiresAt
+            self.previous = previous
+            self.next = next
+        }
     }
 
-    private(set) var nodes: [Node] = []
-    private var freeSlots: [Int] = []
-    private(set) var index: [String: Int] = [:]
-    private var head = -1
-    private var tail = -1
+    @usableFromInline var nodes: [Node] = []
+    @usableFromInline var freeSlots: [Int] = []
+    @usableFromInline var index: [String: Int] = [:]
+    @usableFromInline var head = -1
+    @usableFromInline var tail = -1
 
     /// The sum of the costs of the live entries.
-    private(set) var totalCost = 0
+    @usableFromInline var totalCost = 0
+
+    @inlinable
+    init() {}
 
     /// The number of live entries.
+    @inlinable
     var count: Int { index.count }
 
     /// Returns the slot of the entry and marks it most recently used.
+    @inlinable
     mutating func touch(_ key: String) -> Int? {
         guard let slot = index[key] else { return nil }
         moveToHead(slot)
@@ -36,9 +62,11 @@ struct LRUStorage<Value> {
     }
 
     /// Returns the slot of the entry without changing the order.
+    @inlinable
     func slot(of key: String) -> Int? { index[key] }
 
     /// Inserts or replaces the entry for `key` and marks it most recently used.
+    @inlinable
     mutating func set(_ key: String, value: Value, cost: Int, storedAt: Date, expiresAt: Date?) {
         if let slot = index[key] {
             totalCost += cost - nodes[slot].cost
@@ -75,6 +103,7 @@ struct LRUStorage<Value> {
 
     /// Removes the entry for `key`; returns whether there was one.
     @discardableResult
+    @inlinable
     mutating func remove(_ key: String) -> Bool {
         guard let slot = index.removeValue(forKey: key) else { return false }
         unlink(slot)
@@ -86,9 +115,11 @@ struct LRUStorage<Value> {
     }
 
     /// The key of the least recently used entry.
+    @inlinable
     var leastRecentlyUsedKey: String? { tail >= 0 ? nodes[tail].key : nil }
 
     /// Removes every entry.
+    @inlinable
     mutating func removeAll() {
         nodes.removeAll()
         freeSlots.removeAll()
@@ -99,6 +130,7 @@ struct LRUStorage<Value> {
     }
 
     /// The keys from most to least recently used.
+    @inlinable
     var keysByRecency: [String] {
         var keys: [String] = []
         keys.reserveCapacity(count)
@@ -110,7 +142,8 @@ struct LRUStorage<Value> {
         return keys
     }
 
-    private mutating func moveToHead(_ slot: Int) {
+    @inlinable
+    mutating func moveToHead(_ slot: Int) {
         guard slot != head else { return }
         unlink(slot)
         nodes[slot].previous = -1
@@ -120,7 +153,8 @@ struct LRUStorage<Value> {
         if tail < 0 { tail = slot }
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable
+    mutating func unlink(_ slot: Int) {
         let previous = nodes[slot].previous
         let next = nodes[slot].next
         if previous >= 0 { nodes[previous].next = next } else { head = next }

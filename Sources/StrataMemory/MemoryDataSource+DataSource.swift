@@ -6,6 +6,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when absent or expired,
     ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
+    @inlinable
     public func get(_ query: any Query) async throws -> Value {
         try getEntry(query).value
     }
@@ -19,9 +20,18 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     }
 
     /// Returns the entry a ``Strata/KeyedQuery`` names with its stored date.
+    @inlinable
     public func getEntry(_ query: any Query) throws -> StoredEntry<Value> {
-        guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
-        guard let entry = entry(forKey: query.key) else { throw StrataError.notFound("No value for key \(query.key)") }
+        // A cast to the concrete `KeyQuery` is cheaper than a conformance lookup, and it is the common query.
+        let key: String
+        if let query = query as? KeyQuery {
+            key = query.key
+        } else if let query = query as? any KeyedQuery {
+            key = query.key
+        } else {
+            throw StrataError.queryNotSupported(query, by: Self.self)
+        }
+        guard let entry = entry(forKey: key) else { throw StrataError.notFound("No value for key \(key)") }
         return entry
     }
 

@@ -19,7 +19,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// The limits and policies of the source.
     public let configuration: Configuration
 
-    private let storage: Locked<LRUStorage<Value>>
+    @usableFromInline let storage: Locked<LRUStorage<Value>>
 
     /// Announces every put, removal and ``removeAll()`` to observers (see ``changes(forKey:)``); evictions,
     /// expiry and ``purge(keeping:)`` are not announced, as they do not change the data, only what is kept.
@@ -47,6 +47,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// Returns the value stored under `key` and marks it most recently used, or `nil`.
     ///
     /// - Parameter key: The key.
+    @inlinable
     public func value(forKey key: String) -> Value? {
         entry(forKey: key)?.value
     }
@@ -54,17 +55,17 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// Returns the entry stored under `key` with its stored date and marks it most recently used.
     ///
     /// - Parameter key: The key.
+    @inlinable
     public func entry(forKey key: String) -> StoredEntry<Value>? {
         storage.withLock { storage in
             guard let slot = storage.touch(key) else { return nil }
-            let node = storage.nodes[slot]
             // The clock is read only for entries that can expire: the common hit stays clock-free.
-            if let expiresAt = node.expiresAt, configuration.clock.now() >= expiresAt {
+            if let expiresAt = storage.nodes[slot].expiresAt, configuration.clock.now() >= expiresAt {
                 storage.remove(key)
                 return nil
             }
-            guard let value = node.value else { return nil }
-            return StoredEntry(value: value, storedAt: node.storedAt)
+            guard let value = storage.nodes[slot].value else { return nil }
+            return StoredEntry(value: value, storedAt: storage.nodes[slot].storedAt)
         }
     }
 
@@ -74,6 +75,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     ///   - value: The value.
     ///   - key: The key.
     ///   - timeToLive: How long this entry lives; `nil` uses the configuration's default.
+    @inlinable
     public func setValue(_ value: Value, forKey key: String, timeToLive: Duration? = nil) {
         let now = configuration.clock.now()
         let lifetime = timeToLive ?? configuration.timeToLive
@@ -150,7 +152,8 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         }.sorted()
     }
 
-    private func evict(_ storage: inout LRUStorage<Value>) {
+    @inlinable
+    func evict(_ storage: inout LRUStorage<Value>) {
         let countLimit = configuration.countLimit ?? .max
         let costLimit = configuration.costLimit ?? .max
         while storage.count > countLimit || storage.totalCost > costLimit,

@@ -12,6 +12,7 @@
 /// so every access under it is reported as a race and the sanitizer becomes useless; it also requires macOS 15.
 /// This lock is a `pthread_mutex_t` (an `os_unfair_lock` on Apple platforms), which ThreadSanitizer understands,
 /// at the same uncontended cost.
+@usableFromInline
 package final class Locked<State: ~Copyable>: @unchecked Sendable {
     // @unchecked Sendable is sound: `state` is only touched inside `withLock`, under `lock`.
     #if canImport(Darwin)
@@ -22,6 +23,7 @@ package final class Locked<State: ~Copyable>: @unchecked Sendable {
     @usableFromInline var state: State
 
     /// Creates a lock around an initial state.
+    @usableFromInline
     package init(_ initialState: consuming State) {
         state = initialState
         lock = .allocate(capacity: 1)

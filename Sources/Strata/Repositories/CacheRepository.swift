@@ -95,12 +95,11 @@ extension CacheRepository {
         case cacheSync(fallback: @Sendable (any Error) -> Bool)
     }
 
-    /// Resolves an operation for a GET.
+    /// Resolves an operation for a GET; the common CacheSync and Default are checked first.
     func readPlan(for operation: any RepositoryOperation) throws -> Plan {
-        switch operation {
-        case is DefaultOperation: return .cacheSync(fallback: { _ in false })
-        default: return try plan(for: operation)
-        }
+        if let operation = operation as? CacheSyncOperation { return .cacheSync(fallback: operation.fallback) }
+        if operation is DefaultOperation { return .cacheSync(fallback: { _ in false }) }
+        return try plan(for: operation)
     }
 
     /// Resolves an operation for a PUT or DELETE.
