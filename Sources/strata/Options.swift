@@ -86,6 +86,7 @@ struct Options {
 
     private mutating func assign(_ positional: [String], help: Bool) throws {
         guard let first = positional.first else {
+            guard help else { throw ToolError.usage("a command is needed") }
             command = .help
             return
         }
