@@ -82,18 +82,20 @@ for module in crashWriters {
 // The `strata` tool: inspects, verifies, prunes and clears file and JSON-file stores. A product (so the
 // command plugin can run it), so it depends on nothing but this package's libraries.
 targets += [
-    .executableTarget(name: "StrataTool", dependencies: ["Strata", "StrataFile", "StrataJSONFile"], path: "Sources/strata"),
+    // Named as its product: the plugin asks SwiftPM for the tool by that name.
+    .executableTarget(name: "strata", dependencies: ["Strata", "StrataFile", "StrataJSONFile"]),
     .plugin(
         name: "StrataCommand",
+        // No permission asked: stores live outside the package (caches). On macOS, writing commands take
+        // `swift package --allow-writing-to-directory <folder> strata prune <folder>`.
         capability: .command(
-            intent: .custom(verb: "strata", description: "Inspect, verify, prune or clear a Strata store folder."),
-            permissions: [.writeToPackageDirectory(reason: "prune, clear and verify --repair remove entry files.")]
+            intent: .custom(verb: "strata", description: "Inspect, verify, prune or clear a Strata store folder.")
         ),
-        dependencies: ["StrataTool"]
+        dependencies: ["strata"]
     ),
     .testTarget(
         name: "StrataToolTests",
-        dependencies: ["StrataTool", "Strata", "StrataFile", "StrataJSONFile", "StrataTesting"]
+        dependencies: ["strata", "Strata", "StrataFile", "StrataJSONFile", "StrataTesting"]
     ),
 ]
 
@@ -102,7 +104,7 @@ let package = Package(
     // `Duration` and parameterized protocol types (`any DataSource<User>`) need the Swift 5.7 runtime.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: libraries.map { .library(name: $0.name, targets: [$0.name]) } + [
-        .executable(name: "strata", targets: ["StrataTool"]),
+        .executable(name: "strata", targets: ["strata"]),
         .plugin(name: "StrataCommand", targets: ["StrataCommand"]),
     ],
     dependencies: [

@@ -74,7 +74,8 @@ public final class FileStoreInspector: Sendable {
     public static func isStore(at folder: URL) -> Bool {
         let path = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
         let manager = FileManager.default
-        if manager.fileExists(atPath: path + ".strata-lock") || manager.fileExists(atPath: path + AccessJournal.fileName)
+        if manager.fileExists(atPath: path + ".strata-lock")
+            || manager.fileExists(atPath: path + AccessJournal.fileName)
         {
             return true
         }
@@ -156,7 +157,13 @@ public final class FileStoreInspector: Sendable {
     private func describe(_ fileName: String, journal: [EntryName: AccessJournal.Record]) -> FileStoreEntry {
         let path = folderPath + fileName
         guard let name = EntryName(fileName: fileName) else {
-            return FileStoreEntry(fileName: fileName, fileSize: 0, info: nil, accessSequence: 0, problem: "not an entry")
+            return FileStoreEntry(
+                fileName: fileName,
+                fileSize: 0,
+                info: nil,
+                accessSequence: 0,
+                problem: "not an entry"
+            )
         }
         guard let (trailer, length) = FileDataSource.readTrailer(path: path) else {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0

@@ -4,7 +4,9 @@ import Foundation
 enum Clear {
     static func run(_ options: Options) throws -> Int32 {
         guard options.yes else {
-            throw ToolError.usage("clear removes every entry in \(options.folder ?? "the folder"); add --yes to confirm")
+            throw ToolError.usage(
+                "clear removes every entry in \(options.folder ?? "the folder"); add --yes to confirm"
+            )
         }
         let store = try StrataTool.store(options)
         let removed = try store.removeAll()

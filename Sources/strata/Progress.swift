@@ -21,7 +21,8 @@ final class Progress {
     init(requested: Bool, verb: String) {
         enabled = requested || isatty(STDERR_FILENO) == 1
         self.verb = verb
-        interval = ProcessInfo.processInfo.environment["STRATA_PROGRESS_INTERVAL"].flatMap { Int($0) }.map { max(1, $0) }
+        interval =
+            ProcessInfo.processInfo.environment["STRATA_PROGRESS_INTERVAL"].flatMap { Int($0) }.map { max(1, $0) }
             ?? 10_000
     }
 

@@ -61,7 +61,8 @@ enum Prune {
 
     /// What goes: every expired entry, then the least recently used while the rest is over a limit.
     /// Damaged entries are left to `verify --repair`.
-    static func plan(_ rows: [EntryRow], now: Date, maxSize: Int?, maxCount: Int?) -> [(row: EntryRow, reason: String)] {
+    static func plan(_ rows: [EntryRow], now: Date, maxSize: Int?, maxCount: Int?) -> [(row: EntryRow, reason: String)]
+    {
         let sound = rows.filter { $0.problem == nil }.sorted { $0.recency < $1.recency }
         var victims: [(row: EntryRow, reason: String)] = []
         var kept: [EntryRow] = []

@@ -75,7 +75,8 @@ enum Store {
     func contents(verifying: Bool, defaultMaxAge: Double?, progress: Progress) throws -> Contents {
         switch self {
         case .file(let inspector):
-            let entries = verifying ? inspector.verify(progress: progress.tick) : inspector.entries(progress: progress.tick)
+            let entries =
+                verifying ? inspector.verify(progress: progress.tick) : inspector.entries(progress: progress.tick)
             progress.finish()
             return Contents(rows: entries.map(Self.row), indexProblem: nil, orphans: [])
         case .json(let inspector):

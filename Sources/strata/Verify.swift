@@ -12,7 +12,9 @@ enum Verify {
             try store.repair(damaged)
             remaining = try check(store, options)
         }
-        let remainingDamaged = remaining.map { $0.rows.filter { $0.problem != nil }.count + ($0.indexProblem == nil ? 0 : 1) }
+        let remainingDamaged = remaining.map {
+            $0.rows.filter { $0.problem != nil }.count + ($0.indexProblem == nil ? 0 : 1)
+        }
         let failed = remainingDamaged.map { $0 > 0 } ?? (!damaged.isEmpty || contents.indexProblem != nil)
         if options.json {
             try Output.json(
