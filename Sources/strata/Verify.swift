@@ -58,7 +58,7 @@ enum Verify {
             Output.line("Repaired: \(action); \(remainingDamaged) problems remain")
         } else if failed {
             Output.line()
-            Output.line("Run 'strata verify --repair \(options.folder ?? "")' to remove them.")
+            Output.line("Run 'strata verify --repair \(options.folder ?? "")' to repair them.")
         }
         return failed ? 1 : 0
     }
