@@ -96,11 +96,34 @@ for module in crashWriters {
     }
 }
 
+// The `strata` tool: inspects, verifies, prunes and clears file and JSON-file stores. A product (so the
+// command plugin can run it), so it depends on nothing but this package's libraries.
+targets += [
+    // Named as its product: the plugin asks SwiftPM for the tool by that name.
+    .executableTarget(name: "strata", dependencies: ["Strata", "StrataFile", "StrataJSONFile"]),
+    .plugin(
+        name: "StrataCommand",
+        // No permission asked: stores live outside the package (caches). On macOS, writing commands take
+        // `swift package --allow-writing-to-directory <folder> strata prune <folder>`.
+        capability: .command(
+            intent: .custom(verb: "strata", description: "Inspect, verify, prune or clear a Strata store folder.")
+        ),
+        dependencies: ["strata"]
+    ),
+    .testTarget(
+        name: "StrataToolTests",
+        dependencies: ["strata", "Strata", "StrataFile", "StrataJSONFile", "StrataTesting"]
+    ),
+]
+
 let package = Package(
     name: "Strata",
     // `Duration` and parameterized protocol types (`any DataSource<User>`) need the Swift 5.7 runtime.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
-    products: libraries.map { .library(name: $0.name, targets: [$0.name]) },
+    products: libraries.map { .library(name: $0.name, targets: [$0.name]) } + [
+        .executable(name: "strata", targets: ["strata"]),
+        .plugin(name: "StrataCommand", targets: ["StrataCommand"]),
+    ],
     dependencies: [
         // Only for tests and samples (never a product's dependency): a loopback HTTP server.
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1")
@@ -108,7 +131,7 @@ let package = Package(
     targets: targets
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .plugin {
     var settings = target.swiftSettings ?? []
     // Swift 6 language mode is the package default (tools 6.x); strict concurrency comes with it.
     // Require `any` for existential types (SE-0335).

@@ -67,7 +67,7 @@ extension FileDataSource {
     }
 
     /// The trailer of an entry file and the file's length; `nil` when the file is not a whole entry.
-    private static func readTrailer(path: String) -> (EntryTrailer, Int)? {
+    static func readTrailer(path: String) -> (EntryTrailer, Int)? {
         let descriptor = POSIX.open(path, O_RDONLY)
         guard descriptor >= 0 else { return nil }
         defer { POSIX.close(descriptor) }

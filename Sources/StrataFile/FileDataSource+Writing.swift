@@ -245,7 +245,7 @@ extension FileDataSource {
         _ = POSIX.remove(source)
     }
 
-    private static func hashFile(_ descriptor: Int32, size: Int, into hasher: inout XXHash64) -> Bool {
+    static func hashFile(_ descriptor: Int32, size: Int, into hasher: inout XXHash64) -> Bool {
         var buffer = [UInt8](repeating: 0, count: min(max(size, 1), 1 << 20))
         var offset = 0
         while offset < size {

@@ -1,0 +1,61 @@
+import Foundation
+
+/// One entry of a ``JSONFileDataSource`` folder as a ``JSONFileStoreInspector`` found it.
+public struct JSONFileStoreEntry: Sendable, Hashable {
+    /// The entry's key; `nil` for a file whose key could not be read.
+    public var key: String?
+
+    /// The entry file's path inside the store's folder: `entries/<ab>/<abcd…>.json`.
+    public var path: String
+
+    /// The entry file's length in bytes; `nil` when the file is missing.
+    public var fileSize: Int?
+
+    /// When the value was written; `nil` when unknown.
+    public var storedAt: Date?
+
+    /// The entry's own maximum age in seconds; `nil` when it uses the store's default.
+    public var maxAge: Double?
+
+    /// The entry's place in the least-recently-used order: higher is more recent.
+    public var sequence: UInt64
+
+    /// What is wrong with the entry (a missing or undecodable file, another key); `nil` for a sound one.
+    public var problem: String?
+
+    /// Creates an entry description.
+    ///
+    /// - Parameters:
+    ///   - key: The entry's key.
+    ///   - path: The entry file's path inside the store's folder.
+    ///   - fileSize: The file's length.
+    ///   - storedAt: When the value was written.
+    ///   - maxAge: The entry's own maximum age in seconds.
+    ///   - sequence: Its place in the recency order.
+    ///   - problem: What is wrong with it.
+    public init(
+        key: String?,
+        path: String,
+        fileSize: Int?,
+        storedAt: Date?,
+        maxAge: Double?,
+        sequence: UInt64,
+        problem: String?
+    ) {
+        self.key = key
+        self.path = path
+        self.fileSize = fileSize
+        self.storedAt = storedAt
+        self.maxAge = maxAge
+        self.sequence = sequence
+        self.problem = problem
+    }
+
+    /// When the entry expires, given the store's default maximum age; `nil` for never.
+    ///
+    /// - Parameter defaultMaxAge: The store's ``JSONFileDataSource/Configuration/maxAge``, in seconds.
+    public func expiresAt(defaultMaxAge: Double?) -> Date? {
+        guard let storedAt, let maxAge = maxAge ?? defaultMaxAge else { return nil }
+        return storedAt.addingTimeInterval(maxAge)
+    }
+}

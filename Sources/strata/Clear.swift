@@ -1,0 +1,25 @@
+import Foundation
+
+/// `strata clear <folder> --yes [--json]`: removes every entry; files that are not entries stay.
+enum Clear {
+    static func run(_ options: Options) throws -> Int32 {
+        guard options.yes else {
+            throw ToolError.usage(
+                "clear removes every entry in \(options.folder ?? "the folder"); add --yes to confirm"
+            )
+        }
+        let store = try StrataTool.store(options)
+        let removed = try store.removeAll()
+        if options.json {
+            try Output.json(
+                .object([
+                    "command": .string("clear"), "store": Output.store(store), "removedCount": .int(removed),
+                ])
+            )
+        } else {
+            Output.storeLine(store)
+            Output.line("Removed \(Output.grouped(removed)) entries; files that are not entries were left alone")
+        }
+        return 0
+    }
+}

@@ -1,0 +1,68 @@
+/// The text of `strata help [command]`.
+enum Help {
+    static func text(for command: Options.Command?) -> String {
+        switch command {
+        case .inspect?:
+            """
+            USAGE: strata inspect <folder> [--limit N] [--max-age SECONDS] [--json] [--progress]
+
+            Lists the entries (key, size, created, expiry, last access, ETag), most recently used first,
+            then a summary: count, total size, expired and damaged entries. Changes nothing.
+
+              --limit N          List at most N entries (the summary still counts all).
+              --max-age SECONDS  JSON-file store: the default maximum age of entries without their own.
+            """
+        case .verify?:
+            """
+            USAGE: strata verify <folder> [--repair] [--json] [--progress]
+
+            Reads every entry in full and checks its metadata, its key and its data (content hash for file
+            stores, JSON decoding for JSON-file stores). Exit code 1 when any entry is corrupt.
+
+              --repair  Remove corrupt entry files (file store) or move them aside as *.corrupt-<date>
+                        (JSON-file store), then check again. Without it, nothing is changed.
+            """
+        case .prune?:
+            """
+            USAGE: strata prune <folder> [--max-size SIZE] [--max-count N] [--max-age SECONDS] [--dry-run] [--json]
+
+            Removes expired entries, then the least recently used while the store is over a limit.
+
+              --max-size SIZE    Keep at most SIZE bytes of entries: 1048576, 512K, 10MB, 1.5G (K = 1024).
+              --max-count N      Keep at most N entries.
+              --max-age SECONDS  JSON-file store: the default maximum age of entries without their own.
+              --dry-run, -n      List what would be removed; remove nothing.
+            """
+        case .clear?:
+            """
+            USAGE: strata clear <folder> --yes [--json]
+
+            Removes every entry. Files in the folder that are not entries stay.
+
+              --yes, -y  Confirm.
+            """
+        case .help?, nil:
+            """
+            USAGE: strata <command> <folder> [options]
+
+            Inspects and maintains a Strata store folder: a FileDataSource folder (a BlobCache's persistent
+            layer) or a JSONFileDataSource folder. The kind is detected. A file store is locked while the tool
+            runs; the tool fails if another process has it open.
+
+            COMMANDS:
+              inspect   List entries and a summary.
+              verify    Check every entry; exit code 1 if any is corrupt.
+              prune     Remove expired entries and entries over --max-size / --max-count.
+              clear     Remove every entry (needs --yes).
+              help      Show this help, or a command's: strata help <command>.
+
+            OPTIONS (every command):
+              --json       Print JSON for scripts instead of tables.
+              --progress   Report progress on standard error every 10,000 entries (default: when it is a terminal).
+              -h, --help   Show help.
+
+            EXIT CODES: 0 success, 1 corruption found or failure, 2 usage error.
+            """
+        }
+    }
+}

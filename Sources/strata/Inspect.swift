@@ -1,0 +1,77 @@
+import Foundation
+
+/// `strata inspect <folder> [--limit N] [--max-age S] [--json]`: every entry, most recently used first, then a
+/// summary.
+enum Inspect {
+    static func run(_ options: Options) throws -> Int32 {
+        let store = try StrataTool.store(options)
+        let contents = try store.contents(
+            verifying: false,
+            defaultMaxAge: options.maxAge,
+            progress: Progress(requested: options.progress, verb: "read")
+        )
+        let now = Date()
+        let rows = contents.rows.sorted { $0.recency > $1.recency }
+        let listed = options.limit.map { Array(rows.prefix($0)) } ?? rows
+        let sound = rows.filter { $0.problem == nil }
+        let created = sound.compactMap(\.created)
+        let summary: [String: JSONValue] = [
+            "count": .int(sound.count),
+            "listed": .int(listed.count),
+            "totalSize": .int(sound.reduce(0) { $0 + $1.size }),
+            "expired": .int(sound.filter { $0.isExpired(at: now) }.count),
+            "damaged": .int(rows.count - sound.count),
+            "oldestCreated": Output.isoDate(created.min()),
+            "newestCreated": Output.isoDate(created.max()),
+            "indexProblem": .optional(contents.indexProblem),
+            "orphans": .int(contents.orphans.count),
+        ]
+        if options.json {
+            try Output.json(
+                .object([
+                    "command": .string("inspect"),
+                    "store": Output.store(store),
+                    "entries": .array(listed.map { .object(StrataTool.json($0, now: now)) }),
+                    "summary": .object(summary),
+                ])
+            )
+            return 0
+        }
+        Output.storeLine(store)
+        if !listed.isEmpty {
+            Output.line()
+            Output.table(
+                ["KEY", "SIZE", "CREATED", "EXPIRES", "LAST ACCESS", "ETAG"],
+                listed.map { row in
+                    [
+                        row.problem == nil ? Output.cell(row.key) : "(damaged) \(row.file)",
+                        Output.size(row.size),
+                        Output.date(row.created),
+                        row.isExpired(at: now) ? "expired" : Output.date(row.expiresAt),
+                        Output.date(row.lastAccess),
+                        Output.cell(row.eTag, limit: 40),
+                    ]
+                },
+                rightAligned: [1]
+            )
+            if listed.count < rows.count {
+                Output.line("… \(Output.grouped(rows.count - listed.count)) more (--limit \(listed.count))")
+            }
+        }
+        Output.line()
+        let total = sound.reduce(0) { $0 + $1.size }
+        Output.line(
+            "Entries: \(Output.grouped(sound.count))   Size: \(Output.size(total)) (\(Output.grouped(total)) bytes)"
+                + "   Expired: \(Output.grouped(sound.filter { $0.isExpired(at: now) }.count))"
+                + "   Damaged: \(Output.grouped(rows.count - sound.count))"
+        )
+        if let oldest = created.min(), let newest = created.max() {
+            Output.line("Created: \(Output.date(oldest)) … \(Output.date(newest)) (UTC)")
+        }
+        if let problem = contents.indexProblem { Output.line("Index: \(problem)") }
+        if !contents.orphans.isEmpty {
+            Output.line("Orphan files (no index record; cleanup removes them): \(contents.orphans.count)")
+        }
+        return 0
+    }
+}

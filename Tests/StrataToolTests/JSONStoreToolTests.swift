@@ -1,0 +1,66 @@
+import Foundation
+import Strata
+import StrataJSONFile
+import Testing
+
+/// The `strata` binary over a JSONFileDataSource folder.
+struct JSONStoreToolTests {
+    @Test func inspectDetectsAJSONFileStore() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.jsonStore(in: folder)
+
+        let json = try await strata("inspect", store, "--json").json()
+
+        #expect((json["store"] as? [String: Any])?["kind"] as? String == "json")
+        let entries = try #require(json["entries"] as? [[String: Any]])
+        #expect(entries.map { $0["key"] as? String } == ["grace", "ada", "old"])
+        let summary = try #require(json["summary"] as? [String: Any])
+        #expect(summary["count"] as? Int == 3)
+        #expect(summary["expired"] as? Int == 1)
+
+        let table = try await strata("inspect", store)
+        #expect(table.status == 0)
+        #expect(table.output.contains("JSON-file store"))
+    }
+
+    @Test func verifyReportsAnUndecodableFileAndRepairMovesItAside() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.jsonStore(in: folder)
+        let inspected = try await strata("inspect", store, "--json").json()
+        let entries = try #require(inspected["entries"] as? [[String: Any]])
+        let path = try #require(entries.first { $0["key"] as? String == "ada" }?["file"] as? String)
+        try Data("{ not json".utf8).write(to: URL(fileURLWithPath: store + "/" + path))
+
+        let run = try await strata("verify", store)
+
+        #expect(run.status == 1)
+        #expect(run.output.contains("ada"))
+        #expect(FileManager.default.fileExists(atPath: store + "/" + path), "nothing moved without --repair")
+
+        let repaired = try await strata("verify", store, "--repair", "--json").json()
+
+        #expect(repaired["remainingCorrupt"] as? Int == 0)
+        let shard = URL(fileURLWithPath: store + "/" + path).deletingLastPathComponent().path
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shard).contains { $0.contains(".corrupt-") })
+        #expect(try await strata("verify", store).status == 0)
+    }
+
+    @Test func pruneAndClearGoThroughTheStoreAndLeaveForeignFiles() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.jsonStore(in: folder)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: store + "/notes.txt"))
+
+        let dryRun = try await strata("prune", store, "--max-count", "1", "--dry-run")
+        #expect(dryRun.output.contains("Would remove 2 entries"))
+        let pruned = try await strata("prune", store, "--max-count", "1")
+        #expect(pruned.status == 0)
+        let reopened = try JSONFileDataSource<[String: String]>(folder: URL(fileURLWithPath: store))
+        #expect(reopened.keys() == ["grace"])
+
+        let cleared = try await strata("clear", store, "--yes", "--json").json()
+
+        #expect(cleared["removedCount"] as? Int == 1)
+        #expect(FileManager.default.fileExists(atPath: store + "/notes.txt"))
+        #expect(try JSONFileDataSource<[String: String]>(folder: URL(fileURLWithPath: store)).count == 0)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// What a run of the built `strata` binary printed and returned.
+struct ToolRun {
+    var status: Int32
+    var output: String
+    var errors: String
+
+    /// Standard output parsed as a JSON object.
+    func json() throws -> [String: Any] {
+        let value = try JSONSerialization.jsonObject(with: Data(output.utf8))
+        return try #require(value as? [String: Any], "not a JSON object: \(output)")
+    }
+}
+
+/// Runs the built `strata` binary without blocking a thread: output goes to files, the exit is awaited.
+func strata(_ arguments: String..., environment: [String: String] = [:]) async throws -> ToolRun {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-run-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let outputURL = folder.appendingPathComponent("stdout")
+    let errorsURL = folder.appendingPathComponent("stderr")
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
+    let output = try FileHandle(forWritingTo: outputURL)
+    let errors = try FileHandle(forWritingTo: errorsURL)
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("strata")
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.standardOutput = output
+    process.standardError = errors
+    let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do {
+            try process.run()
+        } catch {
+            process.terminationHandler = nil
+            continuation.resume(returning: -1)
+        }
+    }
+    try output.close()
+    try errors.close()
+    return ToolRun(
+        status: status,
+        output: try String(contentsOf: outputURL, encoding: .utf8),
+        errors: try String(contentsOf: errorsURL, encoding: .utf8)
+    )
+}
+
+/// The folder of the built products: the test bundle's folder.
+let productsDirectory: URL = {
+    let bundle = Bundle.main.bundleURL
+    for candidate in [bundle, bundle.deletingLastPathComponent()]
+    where FileManager.default.fileExists(atPath: candidate.appendingPathComponent("strata").path) {
+        return candidate
+    }
+    return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+}()
+
+/// A unique temporary folder, removed when the value is released.
+final class TemporaryFolder: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("StrataToolTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The path of a file or folder inside.
+    func path(_ name: String) -> String {
+        url.appendingPathComponent(name).path
+    }
+
+    /// The names in a folder inside, sorted.
+    func names(in name: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: path(name)).sorted()
+    }
+}
