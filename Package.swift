@@ -10,11 +10,13 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("StrataJSONFile", ["Strata"]),
     ("StrataNetwork", ["Strata"]),
     ("StrataTesting", ["Strata"]),
+    ("StrataCache", ["Strata", "StrataMemory", "StrataFile", "StrataJSONFile", "StrataNetwork"]),
 ]
 
 /// Packages that only test targets use: a consumer of Strata never fetches them.
 let testOnlyDependencies: [String: [Target.Dependency]] = [
-    "StrataNetwork": ["LoopbackServer", .product(name: "FlyingSocks", package: "FlyingFox")]
+    "StrataNetwork": ["LoopbackServer", .product(name: "FlyingSocks", package: "FlyingFox")],
+    "StrataCache": ["LoopbackServer"],
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
@@ -46,6 +48,11 @@ targets += [
         dependencies: ["Strata", "StrataMemory"],
         path: "Samples/ObservationScreen"
     ),
+    .executableTarget(
+        name: "BlobCacheSample",
+        dependencies: ["LoopbackServer", "Strata", "StrataCache", "StrataNetwork"],
+        path: "Samples/Compositions/BlobCache"
+    ),
 ]
 /// One sample per operation, in `Samples/Operations/<Operation>`.
 let operationSamples = ["Default", "Main", "MainSync", "Cache", "CacheSync", "CacheSyncFallback"]
@@ -59,7 +66,7 @@ targets += operationSamples.map { name in
 targets.append(
     .testTarget(
         name: "SamplesTests",
-        dependencies: operationSamples.map { .target(name: "\($0)OperationSample") } + ["StrataTour"]
+        dependencies: operationSamples.map { .target(name: "\($0)OperationSample") } + ["StrataTour", "BlobCacheSample"]
     )
 )
 
