@@ -123,7 +123,9 @@ public final class BlobCache: Sendable {
         let url = try resolve(url)
         let key = url.absoluteString
         if let data = ephemeralHit(key) { return Fetched(data: data, layer: .ephemeral) }
-        return try await downloads.run(key: key) { [self] in
+        // A weak reference: a shared download must not keep a released cache (and its folder's claim) alive.
+        return try await downloads.run(key: key) { [weak self] in
+            guard let self else { throw StrataError(.cancelled, "The BlobCache was released") }
             if let data = ephemeralHit(key, extending: false) { return Fetched(data: data, layer: .ephemeral) }
             return try await loadBelowEphemeral(url: url, key: key)
         }
