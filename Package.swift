@@ -50,7 +50,7 @@ targets += [
     ),
     .executableTarget(
         name: "BlobCacheSample",
-        dependencies: ["LoopbackServer", "Strata", "StrataCache", "StrataNetwork"],
+        dependencies: ["LoopbackServer", "Strata", "StrataCache", "StrataNetwork", "StrataTesting"],
         path: "Samples/Compositions/BlobCache"
     ),
 ]

@@ -23,6 +23,15 @@ struct SamplesTests {
         for line in expected { #expect(output.contains(line), "\(sample) did not print \(line)") }
         #expect(!output.contains("✗ operationNotSupported"))
     }
+
+    @Test func theBlobCacheSampleShowsWhichLayerAnsweredEachScenario() throws {
+        let output = try runSample("BlobCacheSample")
+        #expect(output.contains("  fetch: PNG bytes <- network (requests so far: 1)"))
+        #expect(output.contains("  fetch: PNG bytes <- persistent (requests so far: 1)"))
+        #expect(output.contains("  fetch again: PNG bytes <- ephemeral (requests so far: 1)"))
+        #expect(output.contains("  fetch: PNG bytes <- revalidated (requests so far: 2)"))
+        #expect(output.contains("0 in memory, 1 on disk"))
+    }
 }
 
 /// Runs a built executable of this package and returns its standard output.
