@@ -66,7 +66,9 @@ targets += operationSamples.map { name in
 targets.append(
     .testTarget(
         name: "SamplesTests",
-        dependencies: operationSamples.map { .target(name: "\($0)OperationSample") } + ["StrataTour", "BlobCacheSample"]
+        dependencies: operationSamples.map { .target(name: "\($0)OperationSample") } + [
+            "StrataTour", "BlobCacheSample",
+        ]
     )
 )
 

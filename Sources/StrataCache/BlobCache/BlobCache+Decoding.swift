@@ -5,7 +5,7 @@ extension BlobCache {
     /// Returns the blob at `url` as UTF-8 text.
     ///
     /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
-    /// - Throws: As ``fetch(from:)-(URL)``, and ``Strata/StrataError/Code/dataSerialization`` when the blob is
+    /// - Throws: As ``fetch(from:)->Data``, and ``Strata/StrataError/Code/dataSerialization`` when the blob is
     ///   not valid UTF-8.
     @_disfavoredOverload
     public func fetch(from url: URL) async throws -> String {
@@ -22,7 +22,7 @@ extension BlobCache {
     ///   - url: An absolute URL, or one relative to ``baseURL``.
     ///   - type: The type to decode.
     ///   - decoder: The decoder.
-    /// - Throws: As ``fetch(from:)-(URL)``, and ``Strata/StrataError/Code/dataSerialization`` when decoding
+    /// - Throws: As ``fetch(from:)->Data``, and ``Strata/StrataError/Code/dataSerialization`` when decoding
     ///   fails.
     public func fetch<Value: Decodable>(
         from url: URL,
@@ -43,7 +43,7 @@ extension BlobCache {
     /// - Parameters:
     ///   - url: An absolute URL, or one relative to ``baseURL``.
     ///   - mapper: Converts the bytes.
-    /// - Throws: As ``fetch(from:)-(URL)``, and ``Strata/StrataError/Code/dataSerialization`` when the
+    /// - Throws: As ``fetch(from:)->Data``, and ``Strata/StrataError/Code/dataSerialization`` when the
     ///   mapper fails.
     public func fetch<Value>(from url: URL, decodingWith mapper: some Mapper<Data, Value>) async throws -> Value {
         let data: Data = try await fetch(from: url)

@@ -2,7 +2,7 @@ import Foundation
 import StrataFile
 
 extension BlobCache {
-    /// The settings of a ``BlobCache``'s in-memory layer: a ``StrataMemory/MemoryDataSource``.
+    /// The settings of a ``BlobCache``'s in-memory layer: a `MemoryDataSource`.
     ///
     /// The layer starts empty in every process.
     public struct EphemeralLayer: Sendable {
@@ -45,7 +45,7 @@ extension BlobCache {
         }
     }
 
-    /// The settings of a ``BlobCache``'s on-disk layer: a ``StrataFile/FileDataSource``.
+    /// The settings of a ``BlobCache``'s on-disk layer: a `FileDataSource`.
     ///
     /// The blobs live in `location/identifier`; their freshness records (a few dozen bytes each, so that a
     /// `304` or a lifetime extension never rewrites a blob) in `location/identifier.freshness`.

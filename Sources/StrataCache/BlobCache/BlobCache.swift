@@ -7,8 +7,8 @@ import StrataNetwork
 /// A cache of downloaded blobs in three layers — memory, disk, network — built from Strata's own data sources:
 /// Kumo's `BlobCache`.
 ///
-/// A fetch asks the ephemeral layer (a ``StrataMemory/MemoryDataSource``) first, then the persistent layer (a
-/// ``StrataFile/FileDataSource``), then downloads with an ``StrataNetwork/HTTPClient``. A hit in a lower layer
+/// A fetch asks the ephemeral layer (a `MemoryDataSource`) first, then the persistent layer (a
+/// `FileDataSource`), then downloads with an `HTTPClient`. A hit in a lower layer
 /// is copied into the higher ones; a download is stored in both. Concurrent fetches of one URL share one
 /// request (a ``Strata/RequestCoalescer``).
 ///
