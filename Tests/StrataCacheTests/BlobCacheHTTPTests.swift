@@ -82,6 +82,30 @@ struct BlobCacheHTTPTests {
         }
     }
 
+    @Test func noCacheIsStoredButRevalidatedBeforeEveryReuse() async throws {
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            if request.headers["if-none-match"] == "\"v1\"" { return ServerReply(status: 304) }
+            return ServerReply(
+                status: 200,
+                headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
+                body: Data("v1".utf8)
+            )
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache()
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+
+            let again = try await cache.fetchWithLayer(from: fixture.url("a"))
+
+            #expect(again.layer == .revalidated)
+            #expect(again.data == Data("v1".utf8))
+            #expect(fixture.server.requests.last?.headers["if-none-match"] == "\"v1\"")
+            // The 304 said nothing new: no-cache still holds, so the next fetch revalidates again.
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .revalidated)
+            #expect(fixture.server.requestCount(path: "/a") == 3)
+        }
+    }
+
     @Test func lastModifiedIsSentAsIfModifiedSince() async throws {
         let stamp = "Tue, 14 Nov 2023 22:13:20 GMT"
         let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in

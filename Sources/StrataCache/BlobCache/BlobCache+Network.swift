@@ -6,7 +6,12 @@ extension BlobCache {
     /// The persistent layer, then the network: runs once per URL for all concurrent callers.
     func loadBelowEphemeral(url: URL, key: String) async throws -> Fetched {
         if let hit = persistentHit(key) { return Fetched(data: hit.data, layer: .persistent) }
-        let stale = persistentEntry(key)
+        // A stale blob is read only when it can serve: revalidation needs a validator, serve-stale the option.
+        let validators = blobs.info(forKey: key).map {
+            ConditionalHeaders(eTag: $0.eTag, lastModified: $0.lastModified)
+        }
+        let canUseStale = (validators.map { !$0.isEmpty } ?? false) || configuration.servesStaleOnError
+        let stale = canUseStale ? persistentEntry(key) : nil
         var request = HTTPRequest(.get, url: url)
         let conditions = ConditionalHeaders(eTag: stale?.info.eTag, lastModified: stale?.info.lastModified)
         if stale != nil, !conditions.isEmpty { request = request.withConditions(conditions) }
@@ -61,6 +66,7 @@ extension BlobCache {
                     lifetime: persistentLifetime.timeInterval,
                     staleIfError: control.staleIfError?.timeInterval,
                     mustRevalidate: control.mustRevalidate || control.noCache,
+                    noCache: control.noCache,
                     contentHash: hash
                 )
             }
@@ -76,17 +82,26 @@ extension BlobCache {
     }
 
     /// Renews a stale blob after a `304`: a new freshness record, no rewrite of the blob, and a copy in memory.
+    ///
+    /// The 304's `Cache-Control` and freshness headers replace the stored ones when it has them (RFC 9111,
+    /// section 4.3.4); otherwise the stored directives and lifetime apply again.
     func renew(_ stale: PersistentEntry, forKey key: String, with response: HTTPResponse) throws {
         let now = configuration.clock.now()
         let control = response.cacheControl
         let hasDirectives = response.headers["Cache-Control"] != nil
-        let lifetime = Self.freshnessLifetime(of: response, now: now) ?? configuration.persistent.initialLifetime
+        let noCache = hasDirectives ? control.noCache : stale.record?.noCache ?? false
+        let lifetime: Duration =
+            noCache
+            ? .zero
+            : Self.freshnessLifetime(of: response, now: now) ?? stale.record.map { .seconds($0.lifetime) }
+                ?? configuration.persistent.initialLifetime
         let record = FreshnessRecord(
             freshUntil: now.addingTimeInterval(lifetime.timeInterval),
             lifetime: lifetime.timeInterval,
             staleIfError: hasDirectives ? control.staleIfError?.timeInterval : stale.record?.staleIfError,
             mustRevalidate: hasDirectives
                 ? control.mustRevalidate || control.noCache : stale.record?.mustRevalidate ?? false,
+            noCache: noCache,
             contentHash: stale.info.contentHash
         )
         do {

@@ -47,7 +47,8 @@ extension BlobCache {
             now: now
         ) {
             record.freshUntil = extended
-            try? freshness.setData(record.encoded(), forKey: key)
+            // Best effort: a lost extension only means an earlier revalidation, never wrong data.
+            _ = try? freshness.setData(record.encoded(), forKey: key)
         }
         copyUp(data, info: info, record: record, now: now)
         return (data, record)

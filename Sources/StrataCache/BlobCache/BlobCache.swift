@@ -151,7 +151,7 @@ public final class BlobCache: Sendable {
         return persistentHit(key)?.data
     }
 
-    /// Whether either layer holds a fresh blob for `url`; reads no blob and changes nothing.
+    /// Whether either layer holds a fresh blob for `url`; reads no blob from disk and extends no lifetime.
     ///
     /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
     public func contains(_ url: URL) -> Bool {

@@ -11,6 +11,8 @@ struct FreshnessRecord: Codable, Sendable {
     var staleIfError: Double?
     /// `must-revalidate` or `no-cache`: never serve it stale.
     var mustRevalidate: Bool
+    /// `no-cache`: revalidate before every reuse, also after a `304` that does not say otherwise.
+    var noCache: Bool
     /// The content hash of the blob version the record belongs to; another version makes the record void.
     var contentHash: UInt64
 
