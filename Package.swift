@@ -64,7 +64,8 @@ targets += operationSamples.map { name in
     )
 }
 /// One sample per StrataCache composition, in `Samples/Compositions/<Composition>`.
-let compositionSamples = ["CacheProvider", "CacheManager"]
+/// One sample per composition, in `Samples/Compositions/<Composition>`; each starts its own local server.
+let compositionSamples = ["BlobCache", "CacheProvider", "CacheManager"]
 targets += compositionSamples.map { name in
     .executableTarget(
         name: "\(name)Sample",

@@ -51,6 +51,15 @@ struct SamplesTests {
         #expect(output.contains("7. isValid after 300 s -> false"))
         #expect(output.contains("Requests the server received: 3"))
     }
+
+    @Test func theBlobCacheSampleShowsWhichLayerAnsweredEachScenario() async throws {
+        let output = try await runSample("BlobCacheSample")
+        #expect(output.contains("  fetch: PNG bytes <- network (requests so far: 1)"))
+        #expect(output.contains("  fetch: PNG bytes <- persistent (requests so far: 1)"))
+        #expect(output.contains("  fetch again: PNG bytes <- ephemeral (requests so far: 1)"))
+        #expect(output.contains("  fetch: PNG bytes <- revalidated (requests so far: 2)"))
+        #expect(output.contains("0 in memory, 1 on disk"))
+    }
 }
 
 /// Runs a built executable of this package and returns its standard output.

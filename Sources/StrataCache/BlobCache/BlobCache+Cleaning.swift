@@ -1,0 +1,61 @@
+import Foundation
+import Strata
+
+extension BlobCache {
+    /// Cleans the ephemeral layer by its ``EphemeralLayer/cleaning`` rule (everything by default): what an app
+    /// calls on a memory warning.
+    public func purgeEphemeral() {
+        switch configuration.ephemeral.cleaning {
+        case .all: memory.removeAll()
+        case .expiredOnly: memory.removeExpired()
+        }
+    }
+
+    /// Cleans the persistent layer by its ``PersistentLayer/cleaning`` rule (expired blobs only by default),
+    /// then trims it to its limits: what an app calls when it terminates.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
+    public func cleanPersistent() throws {
+        switch configuration.persistent.cleaning {
+        case .all:
+            try blobs.removeAll()
+            try freshness.removeAll()
+        case .expiredOnly:
+            let now = configuration.clock.now()
+            for key in blobs.keys() {
+                guard let info = blobs.info(forKey: key) else { continue }
+                if let record = record(for: info), record.freshUntil > now { continue }
+                try blobs.removeData(forKey: key)
+                try freshness.removeData(forKey: key)
+            }
+            for key in freshness.keys() where blobs.info(forKey: key) == nil {
+                try freshness.removeData(forKey: key)
+            }
+        }
+        try blobs.cleanup()
+        try freshness.cleanup()
+    }
+
+    /// Cleans both layers, each by its own rule.
+    ///
+    /// - Throws: As ``cleanPersistent()``.
+    public func clean() throws {
+        purgeEphemeral()
+        try cleanPersistent()
+    }
+
+    /// Removes every blob from both layers.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
+    public func removeAll() throws {
+        memory.removeAll()
+        try blobs.removeAll()
+        try freshness.removeAll()
+    }
+
+    /// The number of blobs in the ephemeral layer, expired ones included until they are read or purged.
+    public var ephemeralCount: Int { memory.count }
+
+    /// The number of blobs in the persistent layer, stale ones included until they are cleaned.
+    public var persistentCount: Int { blobs.count }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Strata
+
+extension BlobCache {
+    /// The layers of a ``BlobCache``, its stale-on-error policy and its clock.
+    ///
+    /// ```swift
+    /// let configuration = BlobCache.Configuration(
+    ///     ephemeral: .init(countLimit: 200, initialLifetime: .seconds(60), lifetimeExtension: .onAccess(by: .seconds(60))),
+    ///     persistent: .init(identifier: "images", maxSize: 100 << 20))
+    /// ```
+    public struct Configuration: Sendable {
+        /// The in-memory layer.
+        public var ephemeral: EphemeralLayer
+
+        /// The on-disk layer.
+        public var persistent: PersistentLayer
+
+        /// Whether a stale on-disk blob is served when the network fails (a transport error or a 5xx);
+        /// off by default.
+        ///
+        /// A response's `stale-if-error` bounds how long past its freshness it may be served that way, and
+        /// `must-revalidate` or `no-cache` forbid it.
+        public var servesStaleOnError: Bool
+
+        /// The clock for lifetimes, shared by both layers.
+        public var clock: any WallClock
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - ephemeral: The in-memory layer.
+        ///   - persistent: The on-disk layer.
+        ///   - servesStaleOnError: Whether a stale on-disk blob is served when the network fails.
+        ///   - clock: The clock for lifetimes.
+        public init(
+            ephemeral: EphemeralLayer = EphemeralLayer(),
+            persistent: PersistentLayer = PersistentLayer(),
+            servesStaleOnError: Bool = false,
+            clock: any WallClock = SystemClock()
+        ) {
+            self.ephemeral = ephemeral
+            self.persistent = persistent
+            self.servesStaleOnError = servesStaleOnError
+            self.clock = clock
+        }
+    }
+}

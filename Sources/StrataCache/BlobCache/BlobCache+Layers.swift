@@ -1,0 +1,108 @@
+import Foundation
+import StrataFile
+
+extension BlobCache {
+    /// The settings of a ``BlobCache``'s in-memory layer: a `MemoryDataSource`.
+    ///
+    /// The layer starts empty in every process.
+    public struct EphemeralLayer: Sendable {
+        /// The most blobs kept; `nil` for no limit.
+        public var countLimit: Int?
+
+        /// The most bytes kept (the blobs' sizes); `nil` for no limit.
+        public var costLimit: Int?
+
+        /// How long a downloaded blob lives here when its response gives no freshness; a blob copied up from
+        /// the persistent layer lives this long at most, and never beyond its persistent freshness.
+        public var initialLifetime: Duration
+
+        /// When a hit pushes back a blob's expiry.
+        public var lifetimeExtension: LifetimeExtension
+
+        /// What ``BlobCache/purgeEphemeral()`` removes: ``CleaningRule/all`` by default.
+        public var cleaning: CleaningRule
+
+        /// Creates the settings.
+        ///
+        /// - Parameters:
+        ///   - countLimit: The most blobs kept.
+        ///   - costLimit: The most bytes kept; 64 MiB by default.
+        ///   - initialLifetime: The lifetime of a blob whose response gives none; 5 minutes by default.
+        ///   - lifetimeExtension: When a hit pushes back the expiry.
+        ///   - cleaning: What a purge removes.
+        public init(
+            countLimit: Int? = nil,
+            costLimit: Int? = 64 << 20,
+            initialLifetime: Duration = .seconds(300),
+            lifetimeExtension: LifetimeExtension = .none,
+            cleaning: CleaningRule = .all
+        ) {
+            self.countLimit = countLimit
+            self.costLimit = costLimit
+            self.initialLifetime = initialLifetime
+            self.lifetimeExtension = lifetimeExtension
+            self.cleaning = cleaning
+        }
+    }
+
+    /// The settings of a ``BlobCache``'s on-disk layer: a `FileDataSource`.
+    ///
+    /// The blobs live in `location/identifier`; their freshness records (a few dozen bytes each, so that a
+    /// `304` or a lifetime extension never rewrites a blob) in `location/identifier.freshness`.
+    public struct PersistentLayer: Sendable {
+        /// The folder that holds the layer's folders.
+        public var location: FileDataSource.Location
+
+        /// The name of the layer's folder; unique among live caches.
+        public var identifier: String
+
+        /// The most bytes of blobs kept; `nil` for no limit. A larger blob is kept in memory only.
+        public var maxSize: Int?
+
+        /// The most blobs kept; `nil` for no limit.
+        public var maxCount: Int?
+
+        /// What a completed write survives.
+        public var durability: FileDataSource.Durability
+
+        /// How long a downloaded blob is fresh here when its response gives no freshness.
+        public var initialLifetime: Duration
+
+        /// When a hit pushes back a blob's expiry.
+        public var lifetimeExtension: LifetimeExtension
+
+        /// What ``BlobCache/cleanPersistent()`` removes: ``CleaningRule/expiredOnly`` by default.
+        public var cleaning: CleaningRule
+
+        /// Creates the settings.
+        ///
+        /// - Parameters:
+        ///   - location: The folder that holds the layer's folders.
+        ///   - identifier: The name of the layer's folder.
+        ///   - maxSize: The most bytes of blobs kept.
+        ///   - maxCount: The most blobs kept.
+        ///   - durability: What a completed write survives.
+        ///   - initialLifetime: The freshness of a blob whose response gives none; one day by default.
+        ///   - lifetimeExtension: When a hit pushes back the expiry.
+        ///   - cleaning: What cleaning removes.
+        public init(
+            location: FileDataSource.Location = .caches,
+            identifier: String = "StrataBlobCache",
+            maxSize: Int? = 256 << 20,
+            maxCount: Int? = nil,
+            durability: FileDataSource.Durability = .atomic,
+            initialLifetime: Duration = .seconds(86_400),
+            lifetimeExtension: LifetimeExtension = .none,
+            cleaning: CleaningRule = .expiredOnly
+        ) {
+            self.location = location
+            self.identifier = identifier
+            self.maxSize = maxSize
+            self.maxCount = maxCount
+            self.durability = durability
+            self.initialLifetime = initialLifetime
+            self.lifetimeExtension = lifetimeExtension
+            self.cleaning = cleaning
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Strata
+import StrataNetwork
+
+extension BlobCache {
+    /// The persistent layer, then the network: runs once per URL for all concurrent callers.
+    func loadBelowEphemeral(url: URL, key: String) async throws -> Fetched {
+        if let hit = persistentHit(key) { return Fetched(data: hit.data, layer: .persistent) }
+        // A stale blob is read only when it can serve: revalidation needs a validator, serve-stale the option.
+        let validators = blobs.info(forKey: key).map {
+            ConditionalHeaders(eTag: $0.eTag, lastModified: $0.lastModified)
+        }
+        let canUseStale = (validators.map { !$0.isEmpty } ?? false) || configuration.servesStaleOnError
+        let stale = canUseStale ? persistentEntry(key) : nil
+        var request = HTTPRequest(.get, url: url)
+        let conditions = ConditionalHeaders(eTag: stale?.info.eTag, lastModified: stale?.info.lastModified)
+        if stale != nil, !conditions.isEmpty { request = request.withConditions(conditions) }
+        do {
+            let response = try await client.send(request)
+            return Fetched(data: try store(response, forKey: key), layer: .network)
+        } catch let error as StrataError where error.code == .notModified {
+            guard let stale else { throw error }
+            let headers = error.httpFailure?.headers ?? HTTPHeaders()
+            try renew(stale, forKey: key, with: HTTPResponse(status: 304, headers: headers))
+            return Fetched(data: stale.data, layer: .revalidated)
+        } catch {
+            if let stale, servesStale(stale, after: error) { return Fetched(data: stale.data, layer: .stale) }
+            throw error
+        }
+    }
+
+    /// Stores a download in both layers as its headers allow and returns its body.
+    func store(_ response: HTTPResponse, forKey key: String) throws -> Data {
+        let control = response.cacheControl
+        let now = configuration.clock.now()
+        guard !control.noStore else {
+            // Never stored; an older copy must not be served in its place later.
+            memory.removeValue(forKey: key)
+            forgetPersistent(key)
+            return response.body
+        }
+        let httpLifetime = Self.freshnessLifetime(of: response, now: now)
+        let persistentLifetime = httpLifetime ?? configuration.persistent.initialLifetime
+        let ephemeralLifetime = httpLifetime ?? configuration.ephemeral.initialLifetime
+        if ephemeralLifetime > .zero {
+            let blob = CachedBlob(
+                data: response.body,
+                expiresAt: now.addingTimeInterval(ephemeralLifetime.timeInterval),
+                lifetime: ephemeralLifetime,
+                eTag: response.eTag,
+                lastModified: response.headers["Last-Modified"]
+            )
+            putInMemory(blob, forKey: key, now: now)
+        } else {
+            memory.removeValue(forKey: key)
+        }
+        do {
+            _ = try storePersistent(
+                response.body,
+                forKey: key,
+                eTag: response.eTag,
+                lastModified: response.headers["Last-Modified"]
+            ) { hash in
+                FreshnessRecord(
+                    freshUntil: now.addingTimeInterval(persistentLifetime.timeInterval),
+                    lifetime: persistentLifetime.timeInterval,
+                    staleIfError: control.staleIfError?.timeInterval,
+                    mustRevalidate: control.mustRevalidate || control.noCache,
+                    noCache: control.noCache,
+                    contentHash: hash
+                )
+            }
+        } catch {
+            throw StrataError(
+                .cacheSyncFailed,
+                "Storing the download of \(key) on disk failed",
+                underlying: error,
+                payload: response.body
+            )
+        }
+        return response.body
+    }
+
+    /// Renews a stale blob after a `304`: a new freshness record, no rewrite of the blob, and a copy in memory.
+    ///
+    /// The 304's `Cache-Control` and freshness headers replace the stored ones when it has them (RFC 9111,
+    /// section 4.3.4); otherwise the stored directives and lifetime apply again.
+    func renew(_ stale: PersistentEntry, forKey key: String, with response: HTTPResponse) throws {
+        let now = configuration.clock.now()
+        let control = response.cacheControl
+        let hasDirectives = response.headers["Cache-Control"] != nil
+        let noCache = hasDirectives ? control.noCache : stale.record?.noCache ?? false
+        let lifetime: Duration =
+            noCache
+            ? .zero
+            : Self.freshnessLifetime(of: response, now: now) ?? stale.record.map { .seconds($0.lifetime) }
+                ?? configuration.persistent.initialLifetime
+        let record = FreshnessRecord(
+            freshUntil: now.addingTimeInterval(lifetime.timeInterval),
+            lifetime: lifetime.timeInterval,
+            staleIfError: hasDirectives ? control.staleIfError?.timeInterval : stale.record?.staleIfError,
+            mustRevalidate: hasDirectives
+                ? control.mustRevalidate || control.noCache : stale.record?.mustRevalidate ?? false,
+            noCache: noCache,
+            contentHash: stale.info.contentHash
+        )
+        do {
+            try freshness.setData(record.encoded(), forKey: key)
+        } catch {
+            throw StrataError(
+                .cacheSyncFailed,
+                "Renewing \(key) after 304 failed",
+                underlying: error,
+                payload: stale.data
+            )
+        }
+        copyUp(stale.data, info: stale.info, record: record, now: now)
+    }
+
+    /// Whether a stale blob may stand in for a failed download: only when configured, for transport
+    /// failures and 5xx, within `stale-if-error` when the response gave it, never under `must-revalidate`.
+    func servesStale(_ stale: PersistentEntry, after error: any Error) -> Bool {
+        guard configuration.servesStaleOnError, let error = error as? StrataError else { return false }
+        let isOutage = error.code == .network || (error.code == .httpStatus && (error.httpStatus ?? 0) >= 500)
+        guard isOutage else { return false }
+        guard let record = stale.record else { return true }
+        guard !record.mustRevalidate else { return false }
+        guard let window = record.staleIfError else { return true }
+        return configuration.clock.now() < record.freshUntil.addingTimeInterval(window)
+    }
+
+    /// The remaining freshness of a response: `s-maxage`, `max-age` or `Expires` − `Date`, less its `Age`;
+    /// zero for `no-cache`; `nil` when the headers give none.
+    static func freshnessLifetime(of response: HTTPResponse, now: Date) -> Duration? {
+        if response.cacheControl.noCache { return .zero }
+        guard let lifetime = response.freshnessLifetime(sharedCache: true, responseDate: now) else { return nil }
+        let remaining = lifetime - (response.age ?? .zero)
+        return remaining > .zero ? remaining : .zero
+    }
+}

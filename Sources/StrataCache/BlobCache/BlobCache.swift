@@ -1,0 +1,183 @@
+import Foundation
+import Strata
+import StrataFile
+import StrataMemory
+import StrataNetwork
+
+/// A cache of downloaded blobs in three layers — memory, disk, network — built from Strata's own data sources:
+/// Kumo's `BlobCache`.
+///
+/// A fetch asks the ephemeral layer (a `MemoryDataSource`) first, then the persistent layer (a
+/// `FileDataSource`), then downloads with an `HTTPClient`. A hit in a lower layer
+/// is copied into the higher ones; a download is stored in both. Concurrent fetches of one URL share one
+/// request (a ``Strata/RequestCoalescer``).
+///
+/// ```swift
+/// let blobs = try BlobCache(baseURL: URL(string: "https://example.com")!)
+/// let png: Data = try await blobs.fetch(from: URL(string: "images/logo.png")!)
+/// let notes: String = try await blobs.fetch(from: notesURL)
+/// let user = try await blobs.fetch(from: userURL, as: User.self)
+/// ```
+///
+/// Each layer has its own heuristics (``EphemeralLayer``, ``PersistentLayer``): an initial lifetime, a
+/// ``LifetimeExtension`` policy and a ``CleaningRule``. Downloads follow HTTP caching (RFC 9111): freshness
+/// comes from `s-maxage`, `max-age` or `Expires` − `Date` when the response has them, otherwise from the
+/// layer's initial lifetime; `no-store` responses are not stored; `no-cache` ones are stored stale; a stale
+/// blob with an `ETag` or `Last-Modified` is revalidated with `If-None-Match` / `If-Modified-Since`, and a
+/// `304` renews it without transferring or rewriting its bytes.
+public final class BlobCache: Sendable {
+    /// The layers, policies and clock.
+    public let configuration: Configuration
+
+    /// The client that downloads what neither layer holds: Kumo's `Service`.
+    public let client: HTTPClient
+
+    /// The URL that relative URLs are resolved against, if any.
+    public let baseURL: URL?
+
+    let memory: MemoryDataSource<CachedBlob>
+    let blobs: FileDataSource
+    let freshness: FileDataSource
+    let downloads = RequestCoalescer<String, Fetched>()
+
+    /// Creates a cache that downloads with `service`.
+    ///
+    /// - Parameters:
+    ///   - service: The client for downloads.
+    ///   - baseURL: The URL relative URLs are resolved against; `nil` to accept absolute URLs only.
+    ///   - configuration: The layers, policies and clock.
+    /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live cache already uses the persistent
+    ///   layer's folder, ``Strata/StrataError/Code/io`` when it cannot be created.
+    public init(using service: HTTPClient, baseURL: URL? = nil, configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        self.client = service
+        self.baseURL = baseURL
+        let ephemeral = configuration.ephemeral
+        memory = MemoryDataSource(
+            configuration: .init(
+                countLimit: ephemeral.countLimit,
+                costLimit: ephemeral.costLimit,
+                cost: { $0.data.count },
+                clock: configuration.clock
+            )
+        )
+        let persistent = configuration.persistent
+        blobs = try FileDataSource(
+            configuration: .init(
+                location: persistent.location,
+                identifier: persistent.identifier,
+                maxSize: persistent.maxSize,
+                maxCount: persistent.maxCount,
+                durability: persistent.durability,
+                clock: configuration.clock
+            )
+        )
+        freshness = try FileDataSource(
+            configuration: .init(
+                location: persistent.location,
+                identifier: persistent.identifier + ".freshness",
+                maxCount: persistent.maxCount,
+                durability: persistent.durability,
+                clock: configuration.clock
+            )
+        )
+    }
+
+    /// Creates a cache with its own client; relative URLs resolve against `baseURL`.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The URL relative URLs are resolved against.
+    ///   - configuration: The layers, policies and clock.
+    /// - Throws: As ``init(using:baseURL:configuration:)``.
+    public convenience init(baseURL: URL, configuration: Configuration = Configuration()) throws {
+        try self.init(using: HTTPClient(), baseURL: baseURL, configuration: configuration)
+    }
+
+    /// The bytes of a fetch and the layer that answered.
+    public struct Fetched: Sendable {
+        /// The blob.
+        public var data: Data
+        /// Where it came from.
+        public var layer: Layer
+
+        /// Creates a value.
+        ///
+        /// - Parameters:
+        ///   - data: The blob.
+        ///   - layer: Where it came from.
+        public init(data: Data, layer: Layer) {
+            self.data = data
+            self.layer = layer
+        }
+    }
+
+    /// Returns the blob at `url` with the layer that answered: ephemeral, then persistent, then the network.
+    ///
+    /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
+    /// - Throws: ``Strata/StrataError``: the download's error (``Strata/StrataError/Code/notFound`` for a
+    ///   404, ``Strata/StrataError/Code/network``, ``Strata/StrataError/Code/httpStatus`` …),
+    ///   ``Strata/StrataError/Code/invalidArgument`` for a relative URL without a base URL, and
+    ///   ``Strata/StrataError/Code/cacheSyncFailed`` (the downloaded data as its payload) when the download
+    ///   succeeded but could not be stored on disk.
+    public func fetchWithLayer(from url: URL) async throws -> Fetched {
+        let url = try resolve(url)
+        let key = url.absoluteString
+        if let data = ephemeralHit(key) { return Fetched(data: data, layer: .ephemeral) }
+        // A weak reference: a shared download must not keep a released cache (and its folder's claim) alive.
+        return try await downloads.run(key: key) { [weak self] in
+            guard let self else { throw StrataError(.cancelled, "The BlobCache was released") }
+            if let data = ephemeralHit(key, extending: false) { return Fetched(data: data, layer: .ephemeral) }
+            return try await loadBelowEphemeral(url: url, key: key)
+        }
+    }
+
+    /// Returns the blob at `url`: ephemeral, then persistent, then the network.
+    ///
+    /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
+    /// - Throws: As ``fetchWithLayer(from:)``.
+    public func fetch(from url: URL) async throws -> Data {
+        try await fetchWithLayer(from: url).data
+    }
+
+    /// Returns a fresh cached blob without touching the network, or `nil` when neither layer holds one.
+    ///
+    /// A persistent hit is copied into the ephemeral layer, and hits extend lifetimes, as in a fetch.
+    ///
+    /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a relative URL without a base URL.
+    public func cached(from url: URL) throws -> Data? {
+        let key = try resolve(url).absoluteString
+        if let data = ephemeralHit(key) { return data }
+        return persistentHit(key)?.data
+    }
+
+    /// Whether either layer holds a fresh blob for `url`; reads no blob from disk and extends no lifetime.
+    ///
+    /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
+    public func contains(_ url: URL) -> Bool {
+        guard let key = try? resolve(url).absoluteString else { return false }
+        let now = configuration.clock.now()
+        if let blob = memory.value(forKey: key), blob.expiresAt > now { return true }
+        guard let info = blobs.info(forKey: key), let record = record(for: info) else { return false }
+        return record.freshUntil > now
+    }
+
+    /// Removes the blob for `url` from both layers.
+    ///
+    /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
+    /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
+    public func remove(_ url: URL) throws {
+        let key = try resolve(url).absoluteString
+        memory.removeValue(forKey: key)
+        try blobs.removeData(forKey: key)
+        try freshness.removeData(forKey: key)
+    }
+
+    func resolve(_ url: URL) throws -> URL {
+        if url.scheme != nil { return url.absoluteURL }
+        guard let baseURL, let resolved = URL(string: url.relativeString, relativeTo: baseURL) else {
+            throw StrataError(.invalidArgument, "\(url) is relative and the BlobCache has no base URL")
+        }
+        return resolved.absoluteURL
+    }
+}

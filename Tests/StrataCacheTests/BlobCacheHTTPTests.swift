@@ -1,0 +1,253 @@
+import Foundation
+import LoopbackServer
+import Strata
+import Testing
+
+@testable import StrataCache
+
+/// HTTP caching: freshness headers, no-store, ETag revalidation, stale-on-error, damaged files.
+struct BlobCacheHTTPTests {
+    /// A route that answers 304 to `If-None-Match: "v1"` and the body with `ETag: "v1"` otherwise.
+    static let eTagRoute: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+        if request.headers["if-none-match"] == "\"v1\"" {
+            return ServerReply(status: 304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=120"])
+        }
+        return ServerReply(
+            status: 200,
+            headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"],
+            body: Data(repeating: 7, count: 4_096)
+        )
+    }
+
+    @Test func maxAgeSetsTheFreshnessOfBothLayers() async throws {
+        try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=30"]))]) { fixture in
+            let cache = try fixture.makeCache(
+                ephemeral: .init(initialLifetime: .seconds(3_600)),
+                persistent: .init(initialLifetime: .seconds(3_600))
+            )
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+
+            fixture.clock.advance(by: .seconds(29))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            fixture.clock.advance(by: .seconds(2))
+            #expect(!cache.contains(fixture.url("a")))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+            #expect(fixture.server.requestCount(path: "/a") == 2)
+        }
+    }
+
+    @Test func noStoreResponsesAreNotStored() async throws {
+        try await withFixture([("GET /a", reply("secret", headers: ["Cache-Control": "no-store"]))]) { fixture in
+            let cache = try fixture.makeCache()
+
+            let first = try await cache.fetchWithLayer(from: fixture.url("a"))
+            let second = try await cache.fetchWithLayer(from: fixture.url("a"))
+
+            #expect(first.layer == .network && second.layer == .network)
+            #expect(second.data == Data("secret".utf8))
+            #expect(cache.ephemeralCount == 0)
+            #expect(cache.persistentCount == 0)
+            #expect(try fixture.blobFiles().isEmpty)
+            #expect(fixture.server.requestCount(path: "/a") == 2)
+        }
+    }
+
+    @Test func staleEntryWithETagIsRevalidatedAnd304TransfersNoBody() async throws {
+        try await withFixture([("GET /a", Self.eTagRoute)]) { fixture in
+            let cache = try fixture.makeCache()
+            let original = try await cache.fetch(from: fixture.url("a")) as Data
+            let file = try #require(try fixture.blobFiles().first)
+            let written = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+
+            // When: the blob is stale in both layers
+            fixture.clock.advance(by: .seconds(61))
+            let revalidated = try await cache.fetchWithLayer(from: fixture.url("a"))
+
+            // Then: a conditional request, a 304 without body, the same bytes, the blob file untouched
+            #expect(revalidated.layer == .revalidated)
+            #expect(revalidated.data == original)
+            let requests = fixture.server.requests
+            #expect(requests.count == 2)
+            #expect(requests.last?.headers["if-none-match"] == "\"v1\"")
+            #expect(try fixture.blobFiles() == [file])
+            let after = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+            #expect(after == written)
+
+            // And: the 304's max-age=120 renewed the freshness on disk and in memory
+            fixture.clock.advance(by: .seconds(119))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            cache.purgeEphemeral()
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(fixture.server.requestCount(path: "/a") == 2)
+        }
+    }
+
+    @Test func noCacheIsStoredButRevalidatedBeforeEveryReuse() async throws {
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            if request.headers["if-none-match"] == "\"v1\"" { return ServerReply(status: 304) }
+            return ServerReply(
+                status: 200,
+                headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
+                body: Data("v1".utf8)
+            )
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache()
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+
+            let again = try await cache.fetchWithLayer(from: fixture.url("a"))
+
+            #expect(again.layer == .revalidated)
+            #expect(again.data == Data("v1".utf8))
+            #expect(fixture.server.requests.last?.headers["if-none-match"] == "\"v1\"")
+            // The 304 said nothing new: no-cache still holds, so the next fetch revalidates again.
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .revalidated)
+            #expect(fixture.server.requestCount(path: "/a") == 3)
+        }
+    }
+
+    @Test func lastModifiedIsSentAsIfModifiedSince() async throws {
+        let stamp = "Tue, 14 Nov 2023 22:13:20 GMT"
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            if request.headers["if-modified-since"] == stamp { return ServerReply(status: 304) }
+            return ServerReply(status: 200, headers: ["Last-Modified": stamp], body: Data("v1".utf8))
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache(persistent: .init(initialLifetime: .seconds(10)))
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+
+            fixture.clock.advance(by: .seconds(301))
+            let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
+
+            #expect(fetched.layer == .revalidated)
+            #expect(fetched.data == Data("v1".utf8))
+        }
+    }
+
+    @Test func staleEntryAndNetworkDownIsAnErrorByDefault() async throws {
+        try await withFixture([("GET /a", Self.eTagRoute)]) { fixture in
+            let cache = try fixture.makeCache()
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+            await fixture.server.stop()
+            fixture.clock.advance(by: .seconds(61))
+
+            let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
+
+            #expect(error?.code == .network)
+        }
+    }
+
+    @Test func staleEntryIsServedWhenTheNetworkIsDownAndTheCacheIsConfiguredTo() async throws {
+        try await withFixture([("GET /a", Self.eTagRoute)]) { fixture in
+            let cache = try fixture.makeCache(servesStaleOnError: true)
+            let original = try await cache.fetch(from: fixture.url("a")) as Data
+            await fixture.server.stop()
+            fixture.clock.advance(by: .seconds(61))
+
+            let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
+
+            #expect(fetched.layer == .stale)
+            #expect(fetched.data == original)
+        }
+    }
+
+    @Test func staleIfErrorBoundsHowLongAStaleEntryIsServedOnA5xx() async throws {
+        let failing = Locked(false)
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { _ in
+            if failing.withLock({ $0 }) { return ServerReply(status: 503) }
+            return ServerReply(
+                status: 200,
+                headers: ["Cache-Control": "max-age=60, stale-if-error=100"],
+                body: Data("v1".utf8)
+            )
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache(servesStaleOnError: true)
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+            failing.withLock { $0 = true }
+
+            fixture.clock.advance(by: .seconds(150))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .stale)
+            fixture.clock.advance(by: .seconds(20))
+            let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
+            #expect(error?.code == .httpStatus)
+        }
+    }
+
+    @Test func mustRevalidateIsNeverServedStale() async throws {
+        let failing = Locked(false)
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { _ in
+            if failing.withLock({ $0 }) { return ServerReply(status: 500) }
+            return ServerReply(status: 200, headers: ["Cache-Control": "max-age=60, must-revalidate"])
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache(servesStaleOnError: true)
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+            failing.withLock { $0 = true }
+            fixture.clock.advance(by: .seconds(61))
+
+            let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
+
+            #expect(error?.code == .httpStatus)
+        }
+    }
+
+    @Test func aCorruptPersistentEntryIsRefetched() async throws {
+        try await withFixture([("GET /a", reply(String(repeating: "x", count: 1_000)))]) { fixture in
+            do {
+                let earlier = try fixture.makeCache()
+                _ = try await earlier.fetch(from: fixture.url("a")) as Data
+            }
+            // Given: the blob's bytes are damaged on disk
+            let file = try #require(try fixture.blobFiles().first)
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.seek(toOffset: 10)
+            try handle.write(contentsOf: Data("damage".utf8))
+            try handle.close()
+
+            // When: a new cache fetches it
+            let cache = try fixture.makeCache()
+            let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
+
+            // Then: the damaged entry is a miss and the blob is downloaded again
+            #expect(fetched.layer == .network)
+            #expect(fetched.data == Data(String(repeating: "x", count: 1_000).utf8))
+            #expect(fixture.server.requestCount(path: "/a") == 2)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+        }
+    }
+
+    @Test func aHundredConcurrentFetchesOfOneURLMakeOneRequest() async throws {
+        let gate = Gate()
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { _ in
+            await gate.wait()
+            return ServerReply(status: 200, body: Data("shared".utf8))
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache()
+            let url = fixture.url("a")
+
+            let results = try await withThrowingTaskGroup(of: Data.self) { group in
+                for _ in 0..<100 { group.addTask { try await cache.fetch(from: url) } }
+                await waitUntil { cache.downloads.waiterCount(for: url.absoluteString) == 100 }
+                gate.open()
+                return try await group.reduce(into: [Data]()) { $0.append($1) }
+            }
+
+            #expect(results.count == 100)
+            #expect(results.allSatisfy { $0 == Data("shared".utf8) })
+            #expect(fixture.server.requestCount(path: "/a") == 1)
+        }
+    }
+
+    @Test func notFoundIsReportedAndNothingIsStored() async throws {
+        try await withFixture([("GET /a", reply("gone", status: 404))]) { fixture in
+            let cache = try fixture.makeCache()
+
+            let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
+
+            #expect(error?.code == .notFound)
+            #expect(cache.persistentCount == 0)
+        }
+    }
+}
