@@ -44,7 +44,7 @@ targets += [
         name: "StrataTour",
         dependencies: [
             "SampleSupport", "LoopbackServer", "Strata", "StrataMemory", "StrataFile", "StrataJSONFile",
-            "StrataNetwork",
+            "StrataNetwork", "StrataCache",
         ],
         path: "Samples/StrataTour"
     ),

@@ -1,5 +1,6 @@
 // The Strata tour: one run through every module — the operations of a CacheRepository, plugins, the file and
-// JSON-file stores behind an HTTP API on a local server, and streams. Run it with `swift run StrataTour`.
+// JSON-file stores behind an HTTP API on a local server, streams, and the BlobCache.
+// Run it with `swift run StrataTour`.
 
 import Foundation
 
@@ -13,6 +14,7 @@ struct StrataTour {
         await operations()
         await persistence(in: folder)
         await streams()
+        await caches(in: folder)
         print("\nDone.")
     }
 }
