@@ -142,7 +142,11 @@ struct JSONFileDataSourceCrashTests {
                         figures.entries += 1
                         if key == inFlight.key {
                             #expect(found == model[key] || found == inFlight.value, "\(key) after a kill")
-                            if found == inFlight.value && found != model[key] { figures.new += 1 } else { figures.old += 1 }
+                            if found == inFlight.value && found != model[key] {
+                                figures.new += 1
+                            } else {
+                                figures.old += 1
+                            }
                         } else {
                             #expect(found == model[key], "\(key) after a kill: every acknowledged write is kept")
                         }

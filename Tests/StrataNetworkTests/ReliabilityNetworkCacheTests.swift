@@ -78,7 +78,9 @@ struct ReliabilityNetworkCacheTests {
             (
                 "GET /item",
                 { request in
-                    if let tag = request.headers["if-none-match"] { return ServerReply(status: 304, headers: ["ETag": tag]) }
+                    if let tag = request.headers["if-none-match"] {
+                        return ServerReply(status: 304, headers: ["ETag": tag])
+                    }
                     return ServerReply(status: 200, headers: ["ETag": "W/\"v-1\""], body: Data("body".utf8))
                 }
             )
@@ -123,7 +125,10 @@ struct ReliabilityNetworkCacheTests {
             return HTTPRequest(baseURL: baseURL, path: "item")
         }
         let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
-        let repository = CacheRepository(main: network, cache: memory.validated(by: .maxAge(.seconds(60), clock: clock)))
+        let repository = CacheRepository(
+            main: network,
+            cache: memory.validated(by: .maxAge(.seconds(60), clock: clock))
+        )
         let serveStale = CacheSyncOperation(fallback: { $0.strataCode == .network })
         let query = KeyQuery("item")
 

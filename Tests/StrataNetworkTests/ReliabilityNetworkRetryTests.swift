@@ -75,7 +75,12 @@ struct ReliabilityNetworkRetryTests {
         let server = try await Self.flakyServer(failures: 3)
         defer { Task { await server.stop() } }
         let clock = ManualClock()
-        let backoff = RetryPlugin.Backoff(initial: .milliseconds(100), multiplier: 2, maximum: .seconds(10), jitter: .none)
+        let backoff = RetryPlugin.Backoff(
+            initial: .milliseconds(100),
+            multiplier: 2,
+            maximum: .seconds(10),
+            jitter: .none
+        )
         let source = Self.source(server: server, clock: clock, retry: .init(maxAttempts: 5, backoff: backoff))
 
         // When the read runs, the clock moving only by each pause the plugin asked for
