@@ -15,7 +15,7 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
 
 /// Packages that only test targets use: a consumer of Strata never fetches them.
 let testOnlyDependencies: [String: [Target.Dependency]] = [
-    "StrataNetwork": ["LoopbackServer"],
+    "StrataNetwork": ["LoopbackServer", "StrataMemory"],
     // Reliability tests put a memory cache in front of the file store.
     "StrataFile": ["StrataMemory"],
     "StrataCache": ["LoopbackServer"],

@@ -105,6 +105,7 @@ struct FileDataSourceCrashTests {
         let folder = try TemporaryFolder()
         var generator = SeededGenerator(seed: 0xC0FFEE)
         var lastAcknowledged: [String: Int] = [:]
+        var tally = CrashTally()
         for round in 0..<Self.kills {
             // Given a writer killed after a random number of acknowledged writes (on a thread of its own: the
             // pipe reads and the wait for the dead process block)
@@ -131,6 +132,9 @@ struct FileDataSourceCrashTests {
 
             // Then no entry is damaged and each key holds its last acknowledged value or the one in flight
             #expect(store.corruptEntriesRemoved == 0, "round \(round)")
+            tally.kills += 1
+            tally.acknowledgedWrites += writer.acknowledged.count
+            tally.corrupt += store.corruptEntriesRemoved
             for key in (0..<16).map({ "k\($0)" }) {
                 let stored = store.data(forKey: key)
                 let index = stored.map {
@@ -141,8 +145,11 @@ struct FileDataSourceCrashTests {
                 #expect(allowed.contains(index), "round \(round) (\(mode)), \(key): \(String(describing: index))")
                 if let stored, let index { #expect(stored == Self.expectedValue(index), "round \(round), \(key)") }
                 if let index, index == inFlight { lastAcknowledged[key] = index }
+                tally.entriesChecked += 1
+                if "k\(inFlight % 16)" == key { tally.record(inFlightLanded: index == inFlight) }
             }
         }
+        tally.report("StrataFile")
     }
 
     @Test(.timeLimit(.minutes(1)))

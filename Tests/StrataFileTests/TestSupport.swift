@@ -105,3 +105,27 @@ func onDedicatedThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) 
 func crashKills(default defaultCount: Int) -> Int {
     ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCount
 }
+
+/// What a crash test saw over all its kills; printed as one `crash-soak` line when `STRATA_CRASH_KILLS` is set.
+struct CrashTally {
+    var kills = 0
+    var acknowledgedWrites = 0
+    var entriesChecked = 0
+    var inFlightOld = 0
+    var inFlightNew = 0
+    var corrupt = 0
+
+    /// Counts whether the write under way at the kill landed (new) or not (old).
+    mutating func record(inFlightLanded: Bool) {
+        if inFlightLanded { inFlightNew += 1 } else { inFlightOld += 1 }
+    }
+
+    /// Prints the figures for the soak script (only in a soak run, so CI output stays quiet).
+    func report(_ store: String) {
+        guard ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"] != nil else { return }
+        print(
+            "crash-soak \(store): kills=\(kills) acknowledged=\(acknowledgedWrites) entries=\(entriesChecked)"
+                + " in-flight-old=\(inFlightOld) in-flight-new=\(inFlightNew) corrupt=\(corrupt)"
+        )
+    }
+}

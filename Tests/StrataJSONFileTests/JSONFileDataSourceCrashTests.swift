@@ -104,6 +104,8 @@ struct JSONFileDataSourceCrashTests {
         try await withTemporaryFolder { folder in
             var generator = SeededGenerator(seed: 2024)
             let atomicKills = Self.kills * 8 / 13
+            // Figures for the soak script: kills, acknowledged writes, entries checked, in-flight old/new, reports.
+            var figures = (kills: 0, acknowledged: 0, entries: 0, old: 0, new: 0, reports: 0)
             for durable in [false, true] {
                 let store = folder.appendingPathComponent(durable ? "durable" : "atomic")
                 // What each key holds after the operations acknowledged so far.
@@ -137,17 +139,33 @@ struct JSONFileDataSourceCrashTests {
                     for index in 0..<Self.keyCount {
                         let key = "k\(index)"
                         let found = try reopened.value(forKey: key)
+                        figures.entries += 1
                         if key == inFlight.key {
                             #expect(found == model[key] || found == inFlight.value, "\(key) after a kill")
+                            if found == inFlight.value && found != model[key] {
+                                figures.new += 1
+                            } else {
+                                figures.old += 1
+                            }
                         } else {
                             #expect(found == model[key], "\(key) after a kill: every acknowledged write is kept")
                         }
                         model[key] = found
                     }
                     #expect(reports.all.isEmpty, "\(reports.all)")
+                    figures.kills += 1
+                    figures.acknowledged += acknowledged.count
+                    figures.reports += reports.all.count
                     #expect(Set(reopened.keys()) == Set(model.keys))
                     first += acknowledged.count + 1
                 }
+            }
+            if ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"] != nil {
+                print(
+                    "crash-soak StrataJSONFile: kills=\(figures.kills) acknowledged=\(figures.acknowledged)"
+                        + " entries=\(figures.entries) in-flight-old=\(figures.old) in-flight-new=\(figures.new)"
+                        + " corrupt=\(figures.reports)"
+                )
             }
         }
     }

@@ -17,6 +17,10 @@ final class RawServer: Sendable {
     /// A blocking write of bytes to the connection; throws once the client has gone.
     typealias Write = (Data) throws -> Void
 
+    /// Thrown by a response to end its connection with a reset (`SO_LINGER` 0, so the close sends `RST`)
+    /// instead of an orderly close.
+    struct ResetConnection: Error {}
+
     private let listener: Int32
     private let state = Locked(State())
 
@@ -110,7 +114,14 @@ final class RawServer: Sendable {
             close(connection)
         }
         guard Self.readHead(connection) else { return }
-        try? respond { data in try Self.writeAll(data, to: connection) }
+        do {
+            try respond { data in try Self.writeAll(data, to: connection) }
+        } catch is ResetConnection {
+            var option = linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(connection, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        } catch {
+            // The client went away: the connection closes normally.
+        }
     }
 
     /// Reads up to the blank line that ends a request head; `false` when the client went away first.

@@ -44,6 +44,14 @@ struct RequestTests {
         #expect(request.headers["If-Modified-Since"] == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(ConditionalHeaders.weakMatch("W/\"v1\"", "\"v1\""))
         #expect(!ConditionalHeaders.weakMatch("\"v1\"", "\"v2\""))
+        #expect(ConditionalHeaders.isValidEntityTag("\"v1\""))
+        #expect(ConditionalHeaders.isValidEntityTag("W/\"v1\""))
+        #expect(ConditionalHeaders.isValidEntityTag("\"\""))
+        #expect(ConditionalHeaders.isValidEntityTag("\"caf\u{E9}\""))
+        #expect(!ConditionalHeaders.isValidEntityTag("v1"))
+        #expect(!ConditionalHeaders.isValidEntityTag("\""))
+        #expect(!ConditionalHeaders.isValidEntityTag("W/\"\u{1}\""))
+        #expect(ConditionalHeaders(eTag: "garbage").headers["If-None-Match"] == nil)
         #expect(
             ConditionalHeaders(eTag: nil, lastModifiedDate: Date(timeIntervalSince1970: 784_111_777)).lastModified
                 == "Sun, 06 Nov 1994 08:49:37 GMT"

@@ -36,18 +36,24 @@ public struct ConditionalHeaders: Hashable, Sendable {
 
     /// Creates conditions from the validators of a stored response.
     ///
+    /// An `ETag` that is not a valid entity tag (unquoted, unterminated, a list) is left out: it is never
+    /// sent back to revalidate.
+    ///
     /// - Parameter response: The stored response.
     public init(response: HTTPResponse) {
-        self.init(eTag: response.eTag, lastModified: response.headers["Last-Modified"])
+        self.init(
+            eTag: response.eTag.flatMap { Self.isValidEntityTag($0) ? $0 : nil },
+            lastModified: response.headers["Last-Modified"]
+        )
     }
 
     /// Whether there is nothing to send.
     public var isEmpty: Bool { eTag == nil && lastModified == nil }
 
-    /// The request headers: `If-None-Match` and `If-Modified-Since`.
+    /// The request headers: `If-None-Match` (only for a valid entity tag) and `If-Modified-Since`.
     public var headers: HTTPHeaders {
         var headers = HTTPHeaders()
-        if let eTag { headers["If-None-Match"] = eTag }
+        if let eTag, Self.isValidEntityTag(eTag) { headers["If-None-Match"] = eTag }
         if let lastModified { headers["If-Modified-Since"] = lastModified }
         return headers
     }
@@ -61,6 +67,21 @@ public struct ConditionalHeaders: Hashable, Sendable {
     /// - Returns: Whether they match weakly.
     public static func weakMatch(_ lhs: String, _ rhs: String) -> Bool {
         opaqueTag(lhs) == opaqueTag(rhs)
+    }
+
+    /// Whether a value is one entity tag as RFC 9110 (section 8.8.3) defines it: an optional `W/`, then
+    /// a quoted string of visible characters other than `"` (`"abc"`, `W/"abc"`, `""`).
+    ///
+    /// - Parameter tag: An `ETag` value as received.
+    /// - Returns: `false` for garbage such as `abc`, `"abc`, `*` or a list.
+    public static func isValidEntityTag(_ tag: String) -> Bool {
+        var bytes = Array(tag.trimmingCharacters(in: .whitespaces).utf8)[...]
+        if bytes.starts(with: "W/".utf8) { bytes = bytes.dropFirst(2) }
+        guard bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") else {
+            return false
+        }
+        // etagc = %x21 / %x23-7E / obs-text (%x80-FF)
+        return bytes.dropFirst().dropLast().allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
     }
 
     private static func opaqueTag(_ tag: String) -> Substring {

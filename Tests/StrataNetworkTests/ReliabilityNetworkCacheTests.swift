@@ -1,0 +1,161 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataMemory
+import StrataNetwork
+import StrataTesting
+import Testing
+
+/// A cache in front of a real server on 127.0.0.1 when the server misbehaves or goes away: a 304 with
+/// nothing cached, garbage entity tags, a server that is down while the cached value is stale.
+struct ReliabilityNetworkCacheTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aNotModifiedWithNothingCachedIsATypedErrorAndCachesNothing() async throws {
+        // Given a server that answers every conditional GET with 304, and a repository whose network side
+        // sends a validator the app remembered while its cache is empty
+        let server = try await LoopbackServer.start([
+            (
+                "GET /item",
+                { request in
+                    guard request.headers["if-none-match"] == nil else {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+                    }
+                    return ServerReply(status: 200, body: Data(#"{"name":"fresh"}"#.utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let cache = MemoryDataSource<Item>()
+        let network = NetworkGetDataSource<Item>(client: makeClient()) { _ in
+            HTTPRequest(baseURL: server.baseURL, path: "item").withConditions(ConditionalHeaders(eTag: "\"v1\""))
+        }
+        let repository = CacheRepository(main: network, cache: cache)
+
+        // When it reads, with and without a fallback rule that accepts any error
+        for operation: any RepositoryOperation in [.cacheSync, .cacheSync(fallback: { _ in true }), .mainSync] {
+            let error = await strataError { _ = try await repository.get(KeyQuery("item"), operation: operation) }
+
+            // Then the 304 is a typed, non-retryable error: there is no stale value to serve in its place
+            #expect(error?.code == .notModified, "\(operation): \(String(describing: error))")
+            #expect(error?.httpStatus == 304)
+            #expect(error?.isRetryable == false)
+        }
+        #expect(server.requestCount(path: "/item") == 3)
+        #expect(cache.entry(forKey: "item") == nil)
+    }
+
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: ["v1", "\"v1", "v1\"", "W/v1", "W/", "\"a\"b\"", "\"with space\"", "*", "\"v1\", \"v2\""]
+    )
+    func anInvalidEntityTagIsNeverSentBack(eTag: String) async throws {
+        // Given a server whose ETag is garbage (unquoted, unterminated, a list, a wildcard)
+        let server = try await LoopbackServer.start([
+            ("GET /item", { _ in ServerReply(status: 200, headers: ["ETag": eTag], body: Data("body".utf8)) })
+        ])
+        defer { Task { await server.stop() } }
+        let client = makeClient()
+        let request = HTTPRequest(baseURL: server.baseURL, path: "item")
+
+        // When a first response is read and its validators are sent back
+        let first = try await client.send(request)
+        let conditions = ConditionalHeaders(response: first)
+        let second = try await client.send(request.withConditions(conditions))
+
+        // Then nothing crashed, the tag is not used to revalidate, and the server answered in full
+        #expect(first.body == Data("body".utf8))
+        #expect(conditions.eTag == nil)
+        #expect(conditions.isEmpty)
+        #expect(second.status == 200)
+        #expect(server.requests.count == 2)
+        #expect(server.requests.allSatisfy { $0.headers["if-none-match"] == nil }, "\(server.requests)")
+        #expect(!ConditionalHeaders.isValidEntityTag(eTag))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func validEntityTagsAreSentBackAsIs() async throws {
+        let server = try await LoopbackServer.start([
+            (
+                "GET /item",
+                { request in
+                    if let tag = request.headers["if-none-match"] {
+                        return ServerReply(status: 304, headers: ["ETag": tag])
+                    }
+                    return ServerReply(status: 200, headers: ["ETag": "W/\"v-1\""], body: Data("body".utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let client = makeClient()
+        let request = HTTPRequest(baseURL: server.baseURL, path: "item")
+
+        let first = try await client.send(request)
+        let error = await strataError { _ = try await client.send(request.withConditions(.init(response: first))) }
+
+        #expect(error?.code == .notModified)
+        #expect(server.requests.last?.headers["if-none-match"] == "W/\"v-1\"")
+    }
+
+    /// Where the next request of the stale-serving test goes: the server is restarted on a new port.
+    private final class Origin: Sendable {
+        private let url = Locked<URL?>(nil)
+
+        var baseURL: URL? {
+            get { url.withLock { $0 } }
+            set { url.withLock { $0 = newValue } }
+        }
+    }
+
+    /// A server that answers `/item` with `{"name": name}`.
+    private static func itemServer(_ name: String) async throws -> LoopbackServer {
+        try await LoopbackServer.start([
+            ("GET /item", { _ in ServerReply(status: 200, body: Data(#"{"name":"\#(name)"}"#.utf8)) })
+        ])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStaleValueIsServedWhileTheServerIsDownAndRefreshedWhenItIsBack() async throws {
+        // Given a memory cache valid for 60 s (manual clock) in front of a server
+        let clock = ManualClock()
+        let origin = Origin()
+        let first = try await Self.itemServer("v1")
+        origin.baseURL = first.baseURL
+        let network = NetworkGetDataSource<Item>(client: makeClient()) { _ in
+            guard let baseURL = origin.baseURL else { throw StrataError(.network, "no server") }
+            return HTTPRequest(baseURL: baseURL, path: "item")
+        }
+        let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
+        let repository = CacheRepository(
+            main: network,
+            cache: memory.validated(by: .maxAge(.seconds(60), clock: clock))
+        )
+        let serveStale = CacheSyncOperation(fallback: { $0.strataCode == .network })
+        let query = KeyQuery("item")
+
+        // When the value is read, then goes stale, then the server stops
+        #expect(try await repository.get(query, operation: serveStale) == Item(name: "v1"))
+        #expect(try await repository.get(query, operation: serveStale) == Item(name: "v1"))
+        #expect(first.requestCount(path: "/item") == 1)
+        clock.advance(by: .seconds(61))
+        await first.stop()
+
+        // Then the stale value is served while the server is down; without the fallback the error shows
+        #expect(try await repository.get(query, operation: serveStale) == Item(name: "v1"))
+        #expect(try await repository.get(query, operation: serveStale) == Item(name: "v1"))
+        let down = await strataError { _ = try await repository.get(query, operation: .cacheSync) }
+        #expect(down?.code == .network, "\(String(describing: down))")
+        #expect(memory.entry(forKey: "item")?.value == Item(name: "v1"))
+
+        // When the server is back with a new value
+        let second = try await Self.itemServer("v2")
+        defer { Task { await second.stop() } }
+        origin.baseURL = second.baseURL
+
+        // Then the next read refreshes the cache, and the one after is a fresh cache hit
+        #expect(try await repository.get(query, operation: serveStale) == Item(name: "v2"))
+        #expect(try await repository.get(query, operation: serveStale) == Item(name: "v2"))
+        #expect(second.requestCount(path: "/item") == 1)
+        #expect(memory.entry(forKey: "item")?.value == Item(name: "v2"))
+        #expect(memory.entry(forKey: "item")?.storedAt == clock.now())
+    }
+}
