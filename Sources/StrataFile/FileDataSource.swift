@@ -51,7 +51,7 @@ public final class FileDataSource: Sendable {
     /// Announces every put, move, removal and ``removeAll()`` to observers (see ``changes(forKey:)``).
     public let changeBroadcaster = ChangeBroadcaster()
 
-    private let lockDescriptor: Int32
+    private let claim: StoreClaim
 
     /// Opens the store in `configuration.location/configuration.identifier`, creating the folder if needed,
     /// and loads the metadata of its entries.
@@ -68,28 +68,12 @@ public final class FileDataSource: Sendable {
         } catch {
             throw StrataError.io("Creating the store folder \(folder.path) failed", underlying: error)
         }
-        let resolved = folder.resolvingSymlinksInPath().standardizedFileURL
-        let path = resolved.path.hasSuffix("/") ? resolved.path : resolved.path + "/"
-        guard StoreRegistry.claim(path) else {
-            throw StrataError(.alreadyInUse, "A live FileDataSource already uses \(path)")
-        }
-        let lockPath = path + ".strata-lock"
-        let descriptor = POSIX.open(lockPath, O_RDWR | O_CREAT)
-        guard descriptor >= 0 else {
-            let error = POSIX.ioError("Opening the lock file", lockPath)
-            StoreRegistry.release(path)
-            throw error
-        }
-        guard POSIX.tryLock(descriptor) else {
-            POSIX.close(descriptor)
-            StoreRegistry.release(path)
-            throw StrataError(.alreadyInUse, "Another process holds the store folder \(path)")
-        }
-        let loaded = Self.load(folder: path, diagnostics: configuration.diagnostics)
+        let claim = try StoreClaim.take(folder)
+        let loaded = Self.load(folder: claim.folderPath, diagnostics: configuration.diagnostics)
         self.configuration = configuration
-        self.folderURL = resolved
-        self.folderPath = path
-        self.lockDescriptor = descriptor
+        self.folderURL = claim.folderURL
+        self.folderPath = claim.folderPath
+        self.claim = claim
         self.state = Locked(State(index: loaded.index, corruptEntriesRemoved: loaded.corrupt))
     }
 
@@ -106,8 +90,7 @@ public final class FileDataSource: Sendable {
 
     deinit {
         state.withLock { saveJournal($0.index) }
-        POSIX.close(lockDescriptor)
-        StoreRegistry.release(folderPath)
+        claim.release()
     }
 
     private static func validate(_ configuration: Configuration) throws {

@@ -27,7 +27,7 @@ public final class FileStoreInspector: Sendable {
     public let folderURL: URL
 
     private let folderPath: String
-    private let lockDescriptor: Int32
+    private let claim: StoreClaim
 
     /// Takes the lock of the store in `folder`.
     ///
@@ -40,31 +40,13 @@ public final class FileStoreInspector: Sendable {
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
             throw StrataError.notFound("No folder at \(folder.path)")
         }
-        let resolved = folder.resolvingSymlinksInPath().standardizedFileURL
-        let path = resolved.path.hasSuffix("/") ? resolved.path : resolved.path + "/"
-        guard StoreRegistry.claim(path) else {
-            throw StrataError(.alreadyInUse, "A live FileDataSource already uses \(path)")
-        }
-        let lockPath = path + ".strata-lock"
-        let descriptor = POSIX.open(lockPath, O_RDWR | O_CREAT)
-        guard descriptor >= 0 else {
-            let error = POSIX.ioError("Opening the lock file", lockPath)
-            StoreRegistry.release(path)
-            throw error
-        }
-        guard POSIX.tryLock(descriptor) else {
-            POSIX.close(descriptor)
-            StoreRegistry.release(path)
-            throw StrataError(.alreadyInUse, "Another process holds the store folder \(path)")
-        }
-        folderURL = resolved
-        folderPath = path
-        lockDescriptor = descriptor
+        claim = try StoreClaim.take(folder)
+        folderURL = claim.folderURL
+        folderPath = claim.folderPath
     }
 
     deinit {
-        POSIX.close(lockDescriptor)
-        StoreRegistry.release(folderPath)
+        claim.release()
     }
 
     /// Whether `folder` looks like a ``FileDataSource`` folder: it holds the store's lock file, its access
