@@ -28,10 +28,11 @@ struct BlobCacheCrashTests {
         defer { folder.remove() }
         var generator = SplitMix(state: 0xB10B_CAC4E)
         var lastAcknowledged: [String: Int] = [:]
-        var totals = (acknowledged: 0, bodies: 0, damaged: 0)
+        var totals = (acknowledged: 0, bodies: 0, damaged: 0, midWrite: 0, inFlightStored: 0)
         for round in 0..<Self.kills {
             // Given a writer killed after a random number of acknowledged fetches (on a thread of its own: the
-            // pipe reads and the wait for the dead process block), each round later than every freshness before
+            // pipe reads, the delay and the wait for the dead process block), each round later than every
+            // freshness before
             let mode = round < Self.kills * 2 / 3 ? "atomic" : "durable"
             let target = Int.random(in: 1...40, using: &generator)
             let start = Date(timeIntervalSince1970: 1_700_000_000 + Double(round) * 1_000_000)
@@ -42,8 +43,12 @@ struct BlobCacheCrashTests {
                     String(start.timeIntervalSince1970),
                 ]
             )
+            // A fetch's writes come at its end, after the download: a kill right after an acknowledgement lands
+            // in the next request, so the kill waits a seeded 0–3 ms more to land anywhere in a fetch.
+            let delay = UInt32.random(in: 0..<3_000, using: &generator)
             let started = try await onDedicatedThread {
                 let started = writer.waitForAcknowledgements(target)
+                usleep(delay)
                 writer.kill()
                 return started
             }
@@ -53,6 +58,9 @@ struct BlobCacheCrashTests {
 
             // Then the `strata verify` logic finds every entry of both stores whole
             for store in ["blobs", "blobs.freshness"] {
+                // A temporary file left behind: the kill landed in a write (a figure, not a check).
+                let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent(store).path)
+                if names.contains(where: { $0.hasPrefix(".strata-tmp-") }) { totals.midWrite += 1 }
                 let inspector = try FileStoreInspector(folder: folder.url.appendingPathComponent(store))
                 let damaged = inspector.verify().filter { $0.problem != nil }
                 totals.damaged += damaged.count
@@ -77,6 +85,7 @@ struct BlobCacheCrashTests {
                 if let fresh = try cache.cached(from: url) { #expect(fresh == onDisk, "round \(round), \(name)") }
                 let served = try? await cache.fetch(from: url)
                 #expect(served == onDisk, "round \(round), \(name): served \(served?.prefix(16) ?? Data())")
+                if let version, version != lastAcknowledged[name] { totals.inFlightStored += 1 }
                 if let version { lastAcknowledged[name] = version }
                 if onDisk != nil { totals.bodies += 1 }
             }
@@ -84,7 +93,8 @@ struct BlobCacheCrashTests {
         // One line for the soak script and `Docs/Reliability.md`.
         print(
             "BlobCache crash: \(Self.kills) kills, \(totals.acknowledged) acknowledged fetches, "
-                + "\(totals.bodies) cached bodies checked, \(totals.damaged) corrupt entries"
+                + "\(totals.bodies) cached bodies checked, \(totals.damaged) corrupt entries; "
+                + "\(totals.midWrite) kills inside a file write, \(totals.inFlightStored) in-flight downloads stored"
         )
     }
 
