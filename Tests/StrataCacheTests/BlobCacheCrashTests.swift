@@ -59,12 +59,17 @@ struct BlobCacheCrashTests {
             // Then the `strata verify` logic finds every entry of both stores whole
             for store in ["blobs", "blobs.freshness"] {
                 // A temporary file left behind: the kill landed in a write (a figure, not a check).
-                let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.appendingPathComponent(store).path)
+                let names = try FileManager.default.contentsOfDirectory(
+                    atPath: folder.url.appendingPathComponent(store).path
+                )
                 if names.contains(where: { $0.hasPrefix(".strata-tmp-") }) { totals.midWrite += 1 }
                 let inspector = try FileStoreInspector(folder: folder.url.appendingPathComponent(store))
                 let damaged = inspector.verify().filter { $0.problem != nil }
                 totals.damaged += damaged.count
-                #expect(damaged.isEmpty, "round \(round), \(store): \(damaged.map { "\($0.fileName) \($0.problem ?? "")" })")
+                #expect(
+                    damaged.isEmpty,
+                    "round \(round), \(store): \(damaged.map { "\($0.fileName) \($0.problem ?? "")" })"
+                )
             }
 
             // When the folder is opened again with no network
