@@ -83,11 +83,15 @@ targets.append(
 
 /// Crash-test fixtures: a child process per store that the store's tests kill with SIGKILL at random moments.
 /// Executables of this package, never products.
-let crashWriters = ["StrataFile", "StrataJSONFile"]
+let crashWriters = ["StrataFile", "StrataJSONFile", "StrataCache"]
+/// What a fixture needs beside its store's module: the BlobCache writer serves its own downloads over loopback HTTP.
+let crashWriterDependencies: [String: [Target.Dependency]] = [
+    "StrataCache": ["Strata", "StrataFile", "StrataNetwork", "StrataTesting", "LoopbackServer"]
+]
 targets += crashWriters.map { module in
     .executableTarget(
         name: "\(module)CrashWriter",
-        dependencies: [.target(name: module)],
+        dependencies: [.target(name: module)] + (crashWriterDependencies[module] ?? []),
         path: "Tests/Fixtures/\(module)CrashWriter"
     )
 }

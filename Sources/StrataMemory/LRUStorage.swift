@@ -163,3 +163,7 @@ struct LRUStorage<Value> {
         nodes[slot].next = -1
     }
 }
+
+extension LRUStorage: Sendable where Value: Sendable {}
+
+extension LRUStorage.Node: Sendable where Value: Sendable {}

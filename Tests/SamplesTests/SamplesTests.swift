@@ -13,7 +13,7 @@ struct SamplesTests {
         #expect(output.contains("api.get: 2 calls, 1 hits, 1 misses"))
         #expect(output.contains("after reopening: [Ada (#1), Grace (#2), Edsger (#3)]"))
         #expect(output.contains("screen shows Countess of Lovelace"))
-        #expect(output.contains("10 fetches answered by: [\"network\"]"))
+        #expect(output.contains("10 fetches returned 40960 bytes in all"))
         #expect(output.contains("The server saw 1 request."))
         #expect(output.hasSuffix("Done.\n"))
     }

@@ -121,9 +121,26 @@ enum POSIX {
         rename(source, destination) == 0
     }
 
-    /// Takes an exclusive advisory lock without waiting; false when another descriptor holds it.
+    /// Takes an exclusive advisory lock on the whole file without waiting; false when another process holds it.
+    ///
+    /// A POSIX record lock (`fcntl(F_SETLK)`), not `flock`: a `flock` lock belongs to the open file description,
+    /// which a child process inherits between `fork` and `exec` — so while any thread of this process spawns a
+    /// child, a store that was just closed still looks locked. A record lock belongs to the process and is never
+    /// inherited. Its one caveat — closing any descriptor of the file releases it — cannot bite: the lock file is
+    /// opened once per folder per process (``StoreRegistry``).
     static func tryLock(_ descriptor: Int32) -> Bool {
-        flock(descriptor, LOCK_EX | LOCK_NB) == 0
+        #if canImport(Darwin)
+            var lock = Darwin.flock()
+        #elseif canImport(Glibc)
+            var lock = Glibc.flock()
+        #else
+            var lock = Musl.flock()
+        #endif
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 0
+        return fcntl(descriptor, F_SETLK, &lock) == 0
     }
 
     /// Shortens or extends an open file to `length` bytes.
