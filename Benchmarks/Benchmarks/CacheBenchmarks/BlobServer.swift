@@ -12,9 +12,9 @@ final class BlobServer: Sendable {
     let baseURL: URL
     private let server: HTTPServer
     private let task: Task<Void, any Error>
-    private let counts: Mutex<[String: Int]>
+    private let counts: RequestCounts
 
-    private init(baseURL: URL, server: HTTPServer, task: Task<Void, any Error>, counts: Mutex<[String: Int]>) {
+    private init(baseURL: URL, server: HTTPServer, task: Task<Void, any Error>, counts: RequestCounts) {
         self.baseURL = baseURL
         self.server = server
         self.task = task
@@ -25,22 +25,22 @@ final class BlobServer: Sendable {
     func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
 
     /// How many requests reached `path` (such as `/slow/3`).
-    func requestCount(path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
+    func requestCount(path: String) -> Int { counts.count(path) }
 
     /// Starts a server that answers with `body`.
     static func start(body: Data) async throws -> BlobServer {
-        let counts = Mutex<[String: Int]>([:])
+        let counts = RequestCounts()
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 60, logger: .disabled)
         let headers: HTTPHeaders = [
             HTTPHeader("Cache-Control"): "max-age=86400",
             HTTPHeader("Content-Type"): "application/octet-stream",
         ]
         await server.appendRoute("GET /blob/*") { request in
-            counts.withLock { $0[request.path, default: 0] += 1 }
+            counts.record(request.path)
             return HTTPResponse(statusCode: .ok, headers: headers, body: body)
         }
         await server.appendRoute("GET /slow/*") { request in
-            counts.withLock { $0[request.path, default: 0] += 1 }
+            counts.record(request.path)
             try await Task.sleep(for: .milliseconds(50))
             return HTTPResponse(statusCode: .ok, headers: headers, body: body)
         }
@@ -60,4 +60,13 @@ final class BlobServer: Sendable {
         task.cancel()
         await server.stop(timeout: 0)
     }
+}
+
+/// Requests received, by path.
+final class RequestCounts: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    func record(_ path: String) { counts.withLock { $0[path, default: 0] += 1 } }
+
+    func count(_ path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
 }

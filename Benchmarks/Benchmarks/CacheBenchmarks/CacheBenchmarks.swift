@@ -114,6 +114,30 @@ func registerDiskHits() {
     } teardown: {
         files?.remove()
     }
+
+    // Context: the same reads, each buffer kept until the next iteration, as a cache's memory layer keeps
+    // what it copies up (fresh pages are faulted in for every kept buffer; a buffer freed at once is reused).
+    var keptFiles: TemporaryFolder?
+    var keptCursor = Cursor(order: BlobFixture.order)
+    var kept: [Data] = []
+    Benchmark("BlobCache disk hit: Data(contentsOf:) kept") { benchmark in
+        guard let keptFiles else { return }
+        kept.removeAll()
+        benchmark.startMeasurement()
+        for position in keptCursor.next(CacheBatch.diskHits) {
+            let data = try Data(contentsOf: keptFiles.file("blob-\(keptCursor.order[position])"))
+            if data.count != BlobFixture.size { benchmark.error("short file") }
+            kept.append(data)
+        }
+        benchmark.stopMeasurement()
+    } setup: {
+        let created = try TemporaryFolder("blob-kept")
+        for index in 0..<BlobFixture.count { try created.writeQuickly(BlobFixture.body, to: "blob-\(index)") }
+        keptFiles = created
+        kept.reserveCapacity(CacheBatch.diskHits)
+    } teardown: {
+        keptFiles?.remove()
+    }
 }
 
 /// Cold: every fetch is of a new URL, so it goes to the loopback server and is stored in both layers; the

@@ -2,6 +2,7 @@ import BenchmarkSupport
 import Foundation
 import StrataCache
 import StrataFile
+import StrataNetwork
 import Synchronization
 
 #if canImport(FoundationNetworking)
