@@ -24,7 +24,10 @@ let package = Package(
 let suites: [(name: String, strata: [String], others: [Target.Dependency])] = [
     ("MemoryBenchmarks", ["Strata", "StrataMemory"], []),
     ("FileBenchmarks", ["Strata", "StrataFile", "StrataJSONFile", "StrataTesting"], []),
-    ("CacheBenchmarks", ["Strata", "StrataCache", "StrataNetwork"], [.product(name: "FlyingFox", package: "FlyingFox")]),
+    (
+        "CacheBenchmarks", ["Strata", "StrataCache", "StrataNetwork"],
+        [.product(name: "FlyingFox", package: "FlyingFox")]
+    ),
 ]
 
 package.targets += suites.map { suite in

@@ -57,7 +57,9 @@ struct ContentChecksumTests {
             #expect(checksum(changed) != original)
         }
         // Zero padding of the last block is told apart by the length.
-        #expect(Set([checksum([]), checksum([0]), checksum([0, 0]), checksum(Array(repeating: 0, count: 64))]).count == 4)
+        #expect(
+            Set([checksum([]), checksum([0]), checksum([0, 0]), checksum(Array(repeating: 0, count: 64))]).count == 4
+        )
     }
 
     @Test func anEntryOfTheOlderTrailerVersionIsAMissAndIsRemoved() throws {
@@ -77,7 +79,9 @@ struct ContentChecksumTests {
         #expect(bytes[start] == EntryTrailer.version)
         bytes[start] = 1
         let checksum = bytes[start..<(bytes.count - 16)].withUnsafeBytes { XXHash64.hash($0) }
-        withUnsafeBytes(of: checksum.littleEndian) { bytes.replaceSubrange((bytes.count - 16)..<(bytes.count - 8), with: $0) }
+        withUnsafeBytes(of: checksum.littleEndian) {
+            bytes.replaceSubrange((bytes.count - 16)..<(bytes.count - 8), with: $0)
+        }
         try Data(bytes).write(to: file)
 
         // When the store opens, then the old entry is a miss, removed and counted, and the other entry stays

@@ -79,7 +79,8 @@ let benchmarks: @Sendable () -> Void = {
     let sizes: [(String, @Sendable () -> ScalingFixture)] = [("1k", { .small }), ("100k", { .large })]
     for (label, fixture) in sizes {
         registerScalingReads("File get scaling: Strata \(label)", fixture: fixture, prepare: { _ = $0.store() }) {
-            fixture, key in
+            fixture,
+            key in
             try fixture.store().data(forKey: key).orThrow(key)
         }
         registerScalingReads("File get scaling: Data(contentsOf:) \(label)", fixture: fixture) { fixture, key in

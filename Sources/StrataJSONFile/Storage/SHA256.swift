@@ -32,7 +32,11 @@ enum SHA256 {
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
                 message.withUnsafeBufferPointer { message in
                     for block in 0..<wholeBlocks {
-                        compress(UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]), &state, words)
+                        compress(
+                            UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
+                            &state,
+                            words
+                        )
                     }
                     tail.initialize(repeating: 0)
                     for index in 0..<restCount { tail[index] = message[wholeBlocks * 64 + index] }
