@@ -11,6 +11,8 @@ let package = Package(
         // `name:` keeps `package: "Strata"` below working whatever the checkout folder is called.
         .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        // A loopback HTTP server for the BlobCache rows (the root package's `LoopbackServer` is not a product).
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
         // Fixtures, run settings and measurements shared by the suites.
@@ -19,16 +21,20 @@ let package = Package(
 )
 
 /// Benchmark targets: one executable per folder under `Benchmarks/`.
-let suites: [(name: String, strata: [String])] = [
-    ("MemoryBenchmarks", ["Strata", "StrataMemory"]),
-    ("FileBenchmarks", ["Strata", "StrataFile", "StrataJSONFile", "StrataTesting"]),
+let suites: [(name: String, strata: [String], others: [Target.Dependency])] = [
+    ("MemoryBenchmarks", ["Strata", "StrataMemory"], []),
+    ("FileBenchmarks", ["Strata", "StrataFile", "StrataJSONFile", "StrataTesting"], []),
+    (
+        "CacheBenchmarks", ["Strata", "StrataCache", "StrataNetwork"],
+        [.product(name: "FlyingFox", package: "FlyingFox")]
+    ),
 ]
 
 package.targets += suites.map { suite in
     .executableTarget(
         name: suite.name,
         dependencies: [.product(name: "Benchmark", package: "benchmark"), "BenchmarkSupport"]
-            + suite.strata.map { .product(name: $0, package: "Strata") },
+            + suite.strata.map { .product(name: $0, package: "Strata") } + suite.others,
         path: "Benchmarks/\(suite.name)",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )

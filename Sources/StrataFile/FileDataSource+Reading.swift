@@ -104,7 +104,7 @@ extension FileDataSource {
             return .damaged("unreadable metadata")
         }
         let payload = UnsafeRawBufferPointer(rebasing: bytes[0..<trailer.payloadSize])
-        guard !configuration.verifiesContent || XXHash64.hash(payload) == trailer.contentHash else {
+        guard !configuration.verifiesContent || ContentChecksum.checksum(payload) == trailer.contentHash else {
             free(buffer)
             return .damaged("checksum mismatch")
         }

@@ -26,7 +26,7 @@ extension FileDataSource {
     public func setData(_ data: Data, forKey key: String, options: EntryOptions = EntryOptions()) throws {
         try checkSize(data.count)
         let trailer = makeTrailer(key: key, size: data.count, options: options) {
-            data.withUnsafeBytes { XXHash64.hash($0) }
+            data.withUnsafeBytes { ContentChecksum.checksum($0) }
         }
         let encoded = trailer.encoded()
         let temporary = folderPath + Self.temporaryPrefix + String(trailer.writeSequence)
@@ -68,7 +68,7 @@ extension FileDataSource {
         try checkSize(size)
         var failure: StrataError?
         let trailer = makeTrailer(key: key, size: size, options: options) {
-            var hasher = XXHash64()
+            var hasher = ContentChecksum()
             if !Self.hashFile(descriptor, size: size, into: &hasher) { failure = POSIX.ioError("Reading", source) }
             return hasher.finalize()
         }
@@ -245,7 +245,7 @@ extension FileDataSource {
         _ = POSIX.remove(source)
     }
 
-    static func hashFile(_ descriptor: Int32, size: Int, into hasher: inout XXHash64) -> Bool {
+    static func hashFile(_ descriptor: Int32, size: Int, into hasher: inout ContentChecksum) -> Bool {
         var buffer = [UInt8](repeating: 0, count: min(max(size, 1), 1 << 20))
         var offset = 0
         while offset < size {

@@ -23,7 +23,7 @@ public struct FileEntryInfo: Sendable, Hashable {
     /// The `Last-Modified` value stored with the entry.
     public var lastModified: String?
 
-    /// The xxHash64 of the entry's data, checked on every read.
+    /// The checksum of the entry's data (a 64-bit, eight-lane Fletcher sum), checked on every read.
     public var contentHash: UInt64
 
     /// Creates an info value.

@@ -190,7 +190,7 @@ public final class FileStoreInspector: Sendable {
         let descriptor = POSIX.open(path, O_RDONLY)
         guard descriptor >= 0 else { return "unreadable (\(POSIX.lastError().code))" }
         defer { POSIX.close(descriptor) }
-        var hasher = XXHash64()
+        var hasher = ContentChecksum()
         guard FileDataSource.hashFile(descriptor, size: info.size, into: &hasher) else { return "truncated data" }
         return hasher.finalize() == info.contentHash ? nil : "checksum mismatch"
     }

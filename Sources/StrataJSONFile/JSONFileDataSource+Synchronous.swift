@@ -152,7 +152,7 @@ extension JSONFileDataSource {
         }
         let value: Value
         do {
-            let envelope = try configuration.makeDecoder().decode(EntryEnvelope<Value>.self, from: data)
+            let envelope = try configuration.makeDecoder().decode(ValueEnvelope<Value>.self, from: data)
             guard envelope.key == key else {
                 throw StrataError(.corrupt, "The file holds the key \"\(envelope.key)\" instead of \"\(key)\"")
             }

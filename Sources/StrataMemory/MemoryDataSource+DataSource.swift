@@ -49,9 +49,16 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     }
 
     /// Stores a value under the key a ``Strata/KeyedQuery`` names.
+    @inlinable
     public func put(_ value: Value, in query: any Query) async throws -> Value {
-        guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
-        setValue(value, forKey: query.key)
+        // As in `getEntry(_:)`: the concrete `KeyQuery` first, a conformance lookup only for other queries.
+        if let query = query as? KeyQuery {
+            setValue(value, forKey: query.key)
+        } else if let query = query as? any KeyedQuery {
+            setValue(value, forKey: query.key)
+        } else {
+            throw StrataError.queryNotSupported(query, by: Self.self)
+        }
         return value
     }
 

@@ -55,7 +55,15 @@ let benchmarks: @Sendable () -> Void = {
     registerFileReads("JSON get: Data(contentsOf:) + JSONDecoder", fixture: ReadFixture.json) { fixture, key in
         try JSONDecoder().decode(Article.self, from: Data(contentsOf: fixture.folder.file(key)))
     }
-    registerJSONWrites("JSON put: Strata") { store, key in try store.setValue(Article.sample, forKey: key) }
+    // `.durable` (fsync), as `Data.write(.atomic)` in the baseline fsyncs every file.
+    registerJSONWrites("JSON put: Strata", durability: .durable) { store, key in
+        try store.setValue(Article.sample, forKey: key)
+    }
+    // Strata's default, `.atomic` (temporary file and rename, no fsync), against the same baseline: default
+    // against default.
+    registerJSONWrites("JSON put: Strata default (atomic, no fsync)", durability: .atomic) { store, key in
+        try store.setValue(Article.sample, forKey: key)
+    }
     registerFileReads("JSON get: Strata", fixture: ReadFixture.json) { fixture, key in
         try fixture.jsonStore().value(forKey: key).orThrow(key)
     }
@@ -63,5 +71,20 @@ let benchmarks: @Sendable () -> Void = {
     // Opening a store of 100,000 entries is compared with listing a folder of 100,000 files.
     registerListing("JSON open 100,000 entries: folder listing") { folder in
         try FileManager.default.contentsOfDirectory(atPath: folder.url.path).count
+    }
+    registerJSONOpen("JSON open 100,000 entries: Strata")
+
+    // A file-store get of 1 KiB at 1,000 and at 100,000 entries; `Data(contentsOf:)` over folders of as many
+    // files shows what the file system itself adds.
+    let sizes: [(String, @Sendable () -> ScalingFixture)] = [("1k", { .small }), ("100k", { .large })]
+    for (label, fixture) in sizes {
+        registerScalingReads("File get scaling: Strata \(label)", fixture: fixture, prepare: { _ = $0.store() }) {
+            fixture,
+            key in
+            try fixture.store().data(forKey: key).orThrow(key)
+        }
+        registerScalingReads("File get scaling: Data(contentsOf:) \(label)", fixture: fixture) { fixture, key in
+            try Data(contentsOf: fixture.folder.file(key))
+        }
     }
 }

@@ -11,7 +11,11 @@ enum FileBatch {
     static let largeReads = 4
     static let writes = 10
     static let removals = 10_000
-    static let listed = 100_000
+    /// Entries of the open and listing rows (1,000 in a smoke run, which only checks that the rows run).
+    static let listed = Settings.isSmoke ? 1_000 : 100_000
+    /// Entries of the large store of the scaling rows (2,000 in a smoke run).
+    static let scaled = Settings.isSmoke ? 2_000 : 100_000
+    static let scalingReads = 100
 }
 
 /// A small Codable value, as an app would keep in a JSON store.
@@ -132,6 +136,52 @@ func registerRemovals(_ name: String, remove: @escaping (TemporaryFolder, [Strin
         benchmark.startMeasurement()
         try remove(folder, keys)
         benchmark.stopMeasurement()
+    }
+}
+
+/// Files of 1 KiB in one folder, `count` of them, for the scaling rows: laid out on first use and read in a
+/// shuffled order.
+final class ScalingFixture: Sendable {
+    let folder: TemporaryFolder
+    let keys: [String]
+    let order: [Int]
+    let payload = Fixture.values(1, size: 1 << 10)[0]
+    /// A `FileDataSource` over the same keys and bytes, filled on first use (see `StrataFixtures.swift`).
+    let stores = Mutex<FileDataSource?>(nil)
+
+    init(name: String, count: Int) {
+        do {
+            folder = try TemporaryFolder(name)
+            keys = Fixture.keys(count, prefix: "entry-")
+            for key in keys { try folder.writeQuickly(payload, to: key) }
+            order = Fixture.accessOrder(count)
+        } catch {
+            preconditionFailure("cannot lay out the \(name) fixture: \(error)")
+        }
+    }
+
+    static let small = ScalingFixture(name: "scale1k", count: 1_000)
+    static let large = ScalingFixture(name: "scale100k", count: FileBatch.scaled)
+}
+
+/// Registers a scaling read row: each iteration reads the next `FileBatch.scalingReads` keys of `fixture`.
+func registerScalingReads<Result>(
+    _ name: String,
+    fixture: @escaping @Sendable () -> ScalingFixture,
+    prepare: @escaping @Sendable (ScalingFixture) -> Void = { _ in },
+    read: @escaping (ScalingFixture, String) throws -> Result
+) {
+    var cursor = Cursor(order: [])
+    Benchmark(name) { _ in
+        let fixture = fixture()
+        for position in cursor.next(FileBatch.scalingReads) {
+            blackHole(try read(fixture, fixture.keys[cursor.order[position]]))
+        }
+    } setup: {
+        cursor = Cursor(order: fixture().order)
+        prepare(fixture())
+    } teardown: {
+        fixture().folder.remove()
     }
 }
 

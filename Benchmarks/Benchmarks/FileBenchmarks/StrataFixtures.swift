@@ -77,8 +77,58 @@ func registerStoreWrites(
     }
 }
 
+extension ScalingFixture {
+    /// A `FileDataSource` holding the fixture's keys with its bytes, filled once per process.
+    func store() -> FileDataSource {
+        stores.withLock { store in
+            if let store { return store }
+            do {
+                let created = try FileDataSource(
+                    configuration: .init(location: .url(folder.url), identifier: "strata-store")
+                )
+                for key in keys { try created.setData(payload, forKey: key) }
+                created.flush()
+                store = created
+                return created
+            } catch {
+                preconditionFailure("cannot fill the file store: \(error)")
+            }
+        }
+    }
+}
+
+/// Registers the Strata half of the JSON open row: a store of `FileBatch.listed` entries is written once
+/// per process (not measured, it takes a while), then each iteration opens it (replaying its index).
+func registerJSONOpen(_ name: String) {
+    var folder: TemporaryFolder?
+    Benchmark(
+        name,
+        configuration: .init(
+            warmupIterations: Settings.warmup(1),
+            maxDuration: .seconds(3),
+            maxIterations: Settings.iterations(20)
+        )
+    ) { benchmark in
+        guard let folder else { return }
+        let store = try JSONFileDataSource<Article>(folder: folder.file("store"))
+        if store.count != FileBatch.listed { benchmark.error("opened \(store.count) of \(FileBatch.listed) entries") }
+        blackHole(store)
+    } setup: {
+        let created = try TemporaryFolder("json-open")
+        let store = try JSONFileDataSource<Article>(folder: created.file("store"))
+        for key in Fixture.keys(FileBatch.listed, prefix: "entry-") { try store.setValue(Article.sample, forKey: key) }
+        folder = created
+    } teardown: {
+        folder?.remove()
+    }
+}
+
 /// Registers a Strata JSON-store write row: each iteration writes `FileBatch.writes` new keys.
-func registerJSONWrites(_ name: String, write: @escaping (JSONFileDataSource<Article>, String) throws -> Void) {
+func registerJSONWrites(
+    _ name: String,
+    durability: JSONFileDurability,
+    write: @escaping (JSONFileDataSource<Article>, String) throws -> Void
+) {
     var folder: TemporaryFolder?
     var store: JSONFileDataSource<Article>?
     var next = 0
@@ -91,9 +141,8 @@ func registerJSONWrites(_ name: String, write: @escaping (JSONFileDataSource<Art
     } setup: {
         let created = try TemporaryFolder("strata-json-put")
         folder = created
-        // `.durable`, as `Data.write(.atomic)` in the baseline fsyncs every file.
         store = try JSONFileDataSource<Article>(
-            configuration: .init(folder: created.file("store"), durability: .durable)
+            configuration: .init(folder: created.file("store"), durability: durability)
         )
     } teardown: {
         store = nil

@@ -123,6 +123,9 @@ public final class BlobCache: Sendable {
         let url = try resolve(url)
         let key = url.absoluteString
         if let data = ephemeralHit(key) { return Fetched(data: data, layer: .ephemeral) }
+        // A fresh blob on disk needs no coordination between callers: read it here, without the shared
+        // download's task and continuation (a thread hop each way, most of the cost of a disk hit).
+        if let hit = persistentHit(key) { return Fetched(data: hit.data, layer: .persistent) }
         // A weak reference: a shared download must not keep a released cache (and its folder's claim) alive.
         return try await downloads.run(key: key) { [weak self] in
             guard let self else { throw StrataError(.cancelled, "The BlobCache was released") }

@@ -7,9 +7,9 @@ import Foundation
 ///
 /// | field | bytes |
 /// |---|---|
-/// | version (1), flags (bit 0: has expiry), reserved | 1, 1, 2 |
+/// | version (2), flags (bit 0: has expiry), reserved | 1, 1, 2 |
 /// | key length, ETag length, Last-Modified length (`UInt32.max` = none) | 4, 4, 4 |
-/// | payload size, content hash (xxHash64), write sequence | 8, 8, 8 |
+/// | payload size, content checksum (`ContentChecksum`), write sequence | 8, 8, 8 |
 /// | created, expires (seconds since 1970 as `Double` bits) | 8, 8 |
 /// | key, ETag, Last-Modified (UTF-8) | variable |
 /// | checksum of everything above in the trailer (xxHash64) | 8 |
@@ -17,7 +17,9 @@ import Foundation
 /// | magic `STRF` | 4 |
 struct EntryTrailer: Equatable {
     static let magic: UInt32 = 0x4652_5453  // "STRF" read as little-endian
-    static let version: UInt8 = 1
+    /// 2: the content checksum is a `ContentChecksum` (version 1 held an xxHash64 of the data). A file of
+    /// another version reads as damaged: a miss, and the file is removed.
+    static let version: UInt8 = 2
     static let fixedLength = 56
     /// The checksum, the trailer length and the magic.
     static let footerLength = 16

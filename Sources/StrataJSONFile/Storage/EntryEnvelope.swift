@@ -24,3 +24,10 @@ struct EntryHeader: Decodable {
 
     var record: IndexRecord { IndexRecord(storedAt: storedAt, maxAge: maxAge, sequence: sequence) }
 }
+
+/// The part of an entry file a read needs: the key (to check the file belongs to it) and the value. Decoding
+/// skips the metadata, which the index already holds.
+struct ValueEnvelope<Value: Decodable>: Decodable {
+    var key: String
+    var value: Value
+}

@@ -112,52 +112,130 @@ enum IndexJournal {
     private static func parse(_ line: ArraySlice<UInt8>) -> JournalRecord? {
         guard let lastSpace = line.lastIndex(of: 0x20) else { return nil }
         let body = line[line.startIndex..<lastSpace]
-        guard String(decoding: line[(lastSpace + 1)...], as: UTF8.self) == checksum(body) else { return nil }
-        let fields = body.split(separator: 0x20, omittingEmptySubsequences: false).map {
-            String(decoding: $0, as: UTF8.self)
+        // The checksum is compared as a number: no string is made for it (opening replays every line).
+        guard let stored = hexChecksum(line[(lastSpace + 1)...]), stored == checksumValue(body) else { return nil }
+        // Fields are cut by hand (at most five): `split` would allocate an array for every line.
+        var fields: [ArraySlice<UInt8>] = []
+        fields.reserveCapacity(5)
+        var fieldStart = body.startIndex
+        for index in body.indices where body[index] == 0x20 {
+            fields.append(body[fieldStart..<index])
+            fieldStart = index + 1
+            if fields.count > 5 { return nil }
         }
-        switch (fields.first, fields.count) {
-        case ("P", 5):
-            guard let sequence = UInt64(fields[1]), let storedAt = Double(fields[2]), let key = decode(fields[4])
+        fields.append(body[fieldStart..<body.endIndex])
+        guard fields[0].count == 1, let letter = fields[0].first else { return nil }
+        switch (letter, fields.count) {
+        case (0x50, 5):  // "P"
+            guard let sequence = number(fields[1]), let storedAt = Double(text(fields[2])), let key = decode(fields[4])
             else { return nil }
             let maxAge: Double?
-            if fields[3] == "-" {
+            if fields[3].elementsEqual([0x2D]) {  // "-"
                 maxAge = nil
             } else {
-                guard let value = Double(fields[3]) else { return nil }
+                guard let value = Double(text(fields[3])) else { return nil }
                 maxAge = value
             }
             return .put(key: key, record: IndexRecord(storedAt: storedAt, maxAge: maxAge, sequence: sequence))
-        case ("T", 3):
-            guard let sequence = UInt64(fields[1]), let key = decode(fields[2]) else { return nil }
+        case (0x54, 3):  // "T"
+            guard let sequence = number(fields[1]), let key = decode(fields[2]) else { return nil }
             return .touch(key: key, sequence: sequence)
-        case ("R", 2):
+        case (0x52, 2):  // "R"
             guard let key = decode(fields[1]) else { return nil }
             return .remove(key: key)
-        case ("C", 1):
+        case (0x43, 1):  // "C"
             return .clear
         default:
             return nil
         }
     }
 
+    private static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A decimal `UInt64` (digits only, as the journal writes it); `nil` when empty, not digits or too large.
+    private static func number(_ bytes: ArraySlice<UInt8>) -> UInt64? {
+        guard !bytes.isEmpty, bytes.count <= 20 else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - 0x30))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// The value of exactly eight lowercase hexadecimal digits, as ``checksum(_:)`` writes them.
+    private static func hexChecksum(_ bytes: ArraySlice<UInt8>) -> UInt32? {
+        guard bytes.count == 8 else { return nil }
+        var value: UInt32 = 0
+        for byte in bytes {
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case 0x61...0x66: digit = byte - 0x61 + 10
+            default: return nil
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    /// A key written by ``encode(_:)``: standard base64 with padding, of valid UTF-8.
+    private static func decode(_ field: ArraySlice<UInt8>) -> String? {
+        guard field.count % 4 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(field.count / 4 * 3)
+        var index = field.startIndex
+        while index < field.endIndex {
+            let quad = field[index..<(index + 4)]
+            index += 4
+            let isLast = index == field.endIndex
+            var values: UInt32 = 0
+            var padding = 0
+            for (position, byte) in quad.enumerated() {
+                let value: UInt8
+                switch byte {
+                case 0x41...0x5A: value = byte - 0x41  // A-Z
+                case 0x61...0x7A: value = byte - 0x61 + 26  // a-z
+                case 0x30...0x39: value = byte - 0x30 + 52  // 0-9
+                case 0x2B: value = 62  // +
+                case 0x2F: value = 63  // /
+                case 0x3D where isLast && position >= 2:  // = (padding, at the end only)
+                    padding += 1
+                    value = 0
+                default: return nil
+                }
+                if padding > 0, byte != 0x3D { return nil }
+                values = values << 6 | UInt32(value)
+            }
+            bytes.append(UInt8(truncatingIfNeeded: values >> 16))
+            if padding < 2 { bytes.append(UInt8(truncatingIfNeeded: values >> 8)) }
+            if padding < 1 { bytes.append(UInt8(truncatingIfNeeded: values)) }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     private static func encode(_ key: String) -> String {
         Data(key.utf8).base64EncodedString()
     }
 
-    private static func decode(_ text: String) -> String? {
-        guard let data = Data(base64Encoded: text) else { return nil }
-        return String(data: data, encoding: .utf8)
-    }
-
     /// FNV-1a 32-bit, eight lowercase hexadecimal digits.
     static func checksum(_ bytes: some Sequence<UInt8>) -> String {
+        let text = String(checksumValue(bytes), radix: 16)
+        return String(repeating: "0", count: 8 - text.count) + text
+    }
+
+    /// FNV-1a 32-bit.
+    static func checksumValue(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var hash: UInt32 = 0x811c_9dc5
         for byte in bytes {
             hash ^= UInt32(byte)
             hash = hash &* 0x0100_0193
         }
-        let text = String(hash, radix: 16)
-        return String(repeating: "0", count: 8 - text.count) + text
+        return hash
     }
 }

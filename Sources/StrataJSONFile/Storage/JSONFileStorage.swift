@@ -70,7 +70,9 @@ struct JSONFileStorage: ~Copyable {
 
     /// The file name stem of `key`: 32 hexadecimal digits of the SHA-256 of its NFC form.
     static func fileName(of key: String) -> String {
-        SHA256.hex(of: key.precomposedStringWithCanonicalMapping)
+        // An ASCII string is its own NFC form: skip Foundation's normalization (a bridge to NSString on
+        // Linux, which costs more than the hash) for the keys most apps use.
+        SHA256.hex(of: key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping)
     }
 
     // MARK: - Index

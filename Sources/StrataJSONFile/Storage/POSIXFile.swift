@@ -33,19 +33,25 @@ enum POSIXFile {
             throw POSIXFileError(call: "open", path: path, code: code)
         }
         defer { close(fd) }
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // Read straight into a buffer of the file's size (plus one byte, to notice a file that grew), then
+        // go on in chunks only if it did: one allocation and usually two `read` calls.
+        var info = stat()
+        let expected = fstat(fd, &info) == 0 ? max(Int(info.st_size), 0) : 0
+        var data = Data(count: expected + 1)
+        var length = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                posixRead(fd, buffer.baseAddress, buffer.count)
+            if length == data.count { data.count += max(64 * 1024, data.count) }
+            let count = data.withUnsafeMutableBytes { buffer in
+                posixRead(fd, buffer.baseAddress.map { $0 + length }, buffer.count - length)
             }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw POSIXFileError(call: "read", path: path, code: errno)
             }
             if count == 0 { break }
-            data.append(contentsOf: chunk[0..<count])
+            length += count
         }
+        data.count = length
         return data
     }
 

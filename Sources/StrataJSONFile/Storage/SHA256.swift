@@ -15,43 +15,75 @@ enum SHA256 {
     ]
 
     /// The 32-byte digest of `bytes`.
+    ///
+    /// The message schedule and the padded tail live in stack buffers: deriving a file name costs no heap
+    /// allocation but the result's.
     static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        var state: [UInt32] = [
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
-        ]
-        var message = Array(bytes)
+        var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+        )
+        let message = Array(bytes)
         let bitLength = UInt64(message.count) &* 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for shift in stride(from: 56, through: 0, by: -8) {
-            message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+        // Whole blocks of the message, then one or two blocks of tail: the rest, 0x80, zeros, the length.
+        let wholeBlocks = message.count / 64
+        let restCount = message.count - wholeBlocks * 64
+        let tailCount = restCount < 56 ? 64 : 128
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+                message.withUnsafeBufferPointer { message in
+                    for block in 0..<wholeBlocks {
+                        compress(
+                            UnsafeBufferPointer(rebasing: message[(block * 64)..<(block * 64 + 64)]),
+                            &state,
+                            words
+                        )
+                    }
+                    tail.initialize(repeating: 0)
+                    for index in 0..<restCount { tail[index] = message[wholeBlocks * 64 + index] }
+                }
+                tail[restCount] = 0x80
+                for index in 0..<8 {
+                    tail[tailCount - 1 - index] = UInt8(truncatingIfNeeded: bitLength >> UInt64(index * 8))
+                }
+                for start in stride(from: 0, to: tailCount, by: 64) {
+                    compress(UnsafeBufferPointer(rebasing: tail[start..<(start + 64)]), &state, words)
+                }
+            }
         }
+        var digest: [UInt8] = []
+        digest.reserveCapacity(32)
+        for word in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
+            digest.append(UInt8(word >> 24))
+            digest.append(UInt8(truncatingIfNeeded: word >> 16))
+            digest.append(UInt8(truncatingIfNeeded: word >> 8))
+            digest.append(UInt8(truncatingIfNeeded: word))
+        }
+        return digest
+    }
 
-        var words = [UInt32](repeating: 0, count: 64)
-        for blockStart in stride(from: 0, to: message.count, by: 64) {
-            for index in 0..<16 {
-                let offset = blockStart + index * 4
-                words[index] =
-                    UInt32(message[offset]) << 24 | UInt32(message[offset + 1]) << 16
-                    | UInt32(message[offset + 2]) << 8 | UInt32(message[offset + 3])
-            }
-            for index in 16..<64 {
-                let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
-                let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
-                words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-            }
-            var a = state[0]
-            var b = state[1]
-            var c = state[2]
-            var d = state[3]
-            var e = state[4]
-            var f = state[5]
-            var g = state[6]
-            var h = state[7]
+    /// Compresses one 64-byte block into `state`; `words` is scratch space for the message schedule.
+    private static func compress(
+        _ block: UnsafeBufferPointer<UInt8>,
+        _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+        _ words: UnsafeMutableBufferPointer<UInt32>
+    ) {
+        for index in 0..<16 {
+            let offset = index * 4
+            words[index] =
+                UInt32(block[offset]) << 24 | UInt32(block[offset + 1]) << 16
+                | UInt32(block[offset + 2]) << 8 | UInt32(block[offset + 3])
+        }
+        for index in 16..<64 {
+            let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
+            let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
+            words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
+        }
+        var (a, b, c, d, e, f, g, h) = state
+        roundConstants.withUnsafeBufferPointer { constants in
             for index in 0..<64 {
                 let sum1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
                 let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sum1 &+ choice &+ roundConstants[index] &+ words[index]
+                let temp1 = h &+ sum1 &+ choice &+ constants[index] &+ words[index]
                 let sum0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
                 let majority = (a & b) ^ (a & c) ^ (b & c)
                 let temp2 = sum0 &+ majority
@@ -64,37 +96,29 @@ enum SHA256 {
                 b = a
                 a = temp1 &+ temp2
             }
-            state[0] = state[0] &+ a
-            state[1] = state[1] &+ b
-            state[2] = state[2] &+ c
-            state[3] = state[3] &+ d
-            state[4] = state[4] &+ e
-            state[5] = state[5] &+ f
-            state[6] = state[6] &+ g
-            state[7] = state[7] &+ h
         }
-        var digest: [UInt8] = []
-        digest.reserveCapacity(32)
-        for word in state {
-            digest += [
-                UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
-                UInt8(truncatingIfNeeded: word),
-            ]
-        }
-        return digest
+        state = (
+            state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g,
+            state.7 &+ h
+        )
     }
 
     /// Lowercase hexadecimal of the first `byteCount` bytes of the digest of `string`'s UTF-8.
     static func hex(of string: String, byteCount: Int = 16) -> String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
         let digest = digest(string.utf8)
-        var characters: [UInt8] = []
-        characters.reserveCapacity(byteCount * 2)
-        for byte in digest.prefix(byteCount) {
-            characters.append(digits[Int(byte >> 4)])
-            characters.append(digits[Int(byte & 0x0f)])
+        let count = min(byteCount, digest.count)
+        return String(unsafeUninitializedCapacity: count * 2) { characters in
+            for (index, byte) in digest.prefix(count).enumerated() {
+                characters[2 * index] = hexDigit(byte >> 4)
+                characters[2 * index + 1] = hexDigit(byte & 0x0f)
+            }
+            return count * 2
         }
-        return String(decoding: characters, as: UTF8.self)
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? 0x30 + value : 0x61 + value - 10
     }
 
     @inline(__always)

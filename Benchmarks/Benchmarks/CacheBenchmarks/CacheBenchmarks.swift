@@ -1,0 +1,228 @@
+import Benchmark
+import BenchmarkSupport
+import Foundation
+import StrataCache
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+// The BlobCache rows: a fetch answered by memory, by disk and by the network, each beside the raw way to get
+// the same bytes from the same place; and 100 concurrent fetches of one URL, which must make one request.
+// Names are "<row>: <contender>"; `scripts/benchmarks` matches on them.
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        warmupIterations: Settings.warmup(3),
+        maxDuration: .seconds(1),
+        maxIterations: Settings.iterations(1_000_000)
+    )
+    registerMemoryHits()
+    registerDiskHits()
+    registerColdFetches()
+    registerCoalescedFetches()
+}
+
+/// Operations per iteration of each row.
+enum CacheBatch {
+    static let memoryHits = BlobFixture.count
+    static let diskHits = 64
+    static let coldFetches = 10
+    static let concurrentFetches = 100
+}
+
+/// Warm memory: every blob is in the ephemeral layer; the baseline is a dictionary behind a `Mutex`.
+func registerMemoryHits() {
+    var folder: TemporaryFolder?
+    var cache: BlobCache?
+    var urls: [URL] = []
+    Benchmark("BlobCache memory hit: Strata fetch") { benchmark in
+        guard let cache else { return }
+        for index in BlobFixture.order {
+            let data = try await cache.fetch(from: urls[index])
+            if data.count != BlobFixture.size { benchmark.error("short blob from memory") }
+        }
+    } setup: {
+        let server = try await BlobFixture.server.value
+        let created = try TemporaryFolder("blob-memory")
+        folder = created
+        cache = try await BlobFixture.warmCache(in: created, server: server)
+        urls = BlobFixture.urls(server)
+        if cache?.ephemeralCount != BlobFixture.count { throw CocoaError(.featureUnsupported) }
+    } teardown: {
+        cache = nil
+        folder?.remove()
+    }
+
+    var dictionary: BlobDictionary?
+    Benchmark("BlobCache memory hit: Mutex dictionary") { benchmark in
+        guard let dictionary else { return }
+        for index in BlobFixture.order {
+            let data = dictionary.data(for: urls[index])
+            if data?.count != BlobFixture.size { benchmark.error("miss in the dictionary") }
+            blackHole(data)
+        }
+    } setup: {
+        let server = try await BlobFixture.server.value
+        urls = BlobFixture.urls(server)
+        dictionary = BlobDictionary(Dictionary(uniqueKeysWithValues: urls.map { ($0, BlobFixture.body) }))
+    }
+}
+
+/// Warm disk: the ephemeral layer is purged before each iteration (not measured), so every fetch reads the
+/// blob and its freshness record from disk and copies the blob up into memory; the baseline reads the same
+/// bytes from one file each with `Data(contentsOf:)`.
+func registerDiskHits() {
+    var folder: TemporaryFolder?
+    var cache: BlobCache?
+    var urls: [URL] = []
+    var cursor = Cursor(order: BlobFixture.order)
+    Benchmark("BlobCache disk hit: Strata fetch") { benchmark in
+        guard let cache else { return }
+        cache.purgeEphemeral()
+        let positions = cursor.next(CacheBatch.diskHits)
+        benchmark.startMeasurement()
+        for position in positions {
+            let fetched = try await cache.fetchWithLayer(from: urls[cursor.order[position]])
+            if fetched.layer != .persistent { benchmark.error("a disk-row fetch was answered by \(fetched.layer)") }
+        }
+        benchmark.stopMeasurement()
+    } setup: {
+        let server = try await BlobFixture.server.value
+        let created = try TemporaryFolder("blob-disk")
+        folder = created
+        cache = try await BlobFixture.warmCache(in: created, server: server)
+        urls = BlobFixture.urls(server)
+    } teardown: {
+        cache = nil
+        folder?.remove()
+    }
+
+    var files: TemporaryFolder?
+    var fileCursor = Cursor(order: BlobFixture.order)
+    Benchmark("BlobCache disk hit: Data(contentsOf:)") { benchmark in
+        guard let files else { return }
+        for position in fileCursor.next(CacheBatch.diskHits) {
+            let data = try Data(contentsOf: files.file("blob-\(fileCursor.order[position])"))
+            if data.count != BlobFixture.size { benchmark.error("short file") }
+        }
+    } setup: {
+        let created = try TemporaryFolder("blob-files")
+        for index in 0..<BlobFixture.count { try created.writeQuickly(BlobFixture.body, to: "blob-\(index)") }
+        files = created
+    } teardown: {
+        files?.remove()
+    }
+
+    // Context: the same reads, each buffer kept until the next iteration, as a cache's memory layer keeps
+    // what it copies up (fresh pages are faulted in for every kept buffer; a buffer freed at once is reused).
+    var keptFiles: TemporaryFolder?
+    var keptCursor = Cursor(order: BlobFixture.order)
+    var kept: [Data] = []
+    Benchmark("BlobCache disk hit: Data(contentsOf:) kept") { benchmark in
+        guard let keptFiles else { return }
+        kept.removeAll()
+        benchmark.startMeasurement()
+        for position in keptCursor.next(CacheBatch.diskHits) {
+            let data = try Data(contentsOf: keptFiles.file("blob-\(keptCursor.order[position])"))
+            if data.count != BlobFixture.size { benchmark.error("short file") }
+            kept.append(data)
+        }
+        benchmark.stopMeasurement()
+    } setup: {
+        let created = try TemporaryFolder("blob-kept")
+        for index in 0..<BlobFixture.count { try created.writeQuickly(BlobFixture.body, to: "blob-\(index)") }
+        keptFiles = created
+        kept.reserveCapacity(CacheBatch.diskHits)
+    } teardown: {
+        keptFiles?.remove()
+    }
+}
+
+/// Cold: every fetch is of a new URL, so it goes to the loopback server and is stored in both layers; the
+/// baseline downloads new URLs of the same server with `URLSession.data(from:)`.
+func registerColdFetches() {
+    var folder: TemporaryFolder?
+    var cache: BlobCache?
+    var server: BlobServer?
+    var next = 0
+    Benchmark("BlobCache cold fetch: Strata fetch") { benchmark in
+        guard let cache, let server else { return }
+        for _ in 0..<CacheBatch.coldFetches {
+            let fetched = try await cache.fetchWithLayer(from: server.url("blob/cold-\(next)"))
+            next += 1
+            if fetched.layer != .network { benchmark.error("a cold fetch was answered by \(fetched.layer)") }
+        }
+    } setup: {
+        server = try await BlobFixture.server.value
+        let created = try TemporaryFolder("blob-cold")
+        folder = created
+        cache = try BlobFixture.cache(in: created)
+    } teardown: {
+        cache = nil
+        folder?.remove()
+    }
+
+    var plainNext = 0
+    Benchmark("BlobCache cold fetch: URLSession.data(from:)") { benchmark in
+        guard let server else { return }
+        for _ in 0..<CacheBatch.coldFetches {
+            let (data, _) = try await PlainSession.session.data(from: server.url("blob/plain-\(plainNext)"))
+            plainNext += 1
+            if data.count != BlobFixture.size { benchmark.error("short download") }
+        }
+    } setup: {
+        server = try await BlobFixture.server.value
+    }
+}
+
+/// 100 tasks fetch one new URL at once (the server answers after 50 ms, so they overlap); the server must
+/// see exactly one request. Records the count; any other count fails the run.
+func registerCoalescedFetches() {
+    let requestsMetric = BenchmarkMetric.custom(
+        "requests per 100 concurrent fetches",
+        polarity: .prefersSmaller,
+        useScalingFactor: false
+    )
+    var folder: TemporaryFolder?
+    var cache: BlobCache?
+    var server: BlobServer?
+    var next = 0
+    Benchmark(
+        "BlobCache 100 concurrent fetches of one URL: Strata",
+        configuration: .init(
+            metrics: [.wallClock, .throughput, requestsMetric],
+            warmupIterations: 0,
+            maxDuration: .seconds(2),
+            maxIterations: Settings.iterations(20)
+        )
+    ) { benchmark in
+        guard let cache, let server else { return }
+        let path = "slow/\(next)"
+        next += 1
+        let url = server.url(path)
+        let received = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<CacheBatch.concurrentFetches {
+                group.addTask { try await cache.fetch(from: url).count }
+            }
+            return try await group.reduce(0, +)
+        }
+        let requests = server.requestCount(path: "/" + path)
+        benchmark.measurement(requestsMetric, requests)
+        if received != CacheBatch.concurrentFetches * BlobFixture.size {
+            benchmark.error("the concurrent fetches received \(received) bytes")
+        }
+        if requests != 1 {
+            benchmark.error("100 concurrent fetches of one URL made \(requests) requests, not 1")
+        }
+    } setup: {
+        server = try await BlobFixture.server.value
+        let created = try TemporaryFolder("blob-coalesce")
+        folder = created
+        cache = try BlobFixture.cache(in: created)
+    } teardown: {
+        cache = nil
+        folder?.remove()
+    }
+}

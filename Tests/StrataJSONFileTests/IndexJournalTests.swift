@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+@testable import StrataJSONFile
+
+struct IndexJournalTests {
+    private func journal(_ records: [JournalRecord]) -> Data {
+        var data = Data((IndexJournal.header + "\n").utf8)
+        for record in records { data.append(IndexJournal.line(for: record)) }
+        return data
+    }
+
+    @Test func everyKindOfRecordAndKeyReplays() throws {
+        // Keys of every length modulo 3 (each base64 padding), empty, non-ASCII and with spaces.
+        let keys = ["", "a", "ab", "abc", "abcd", "key with spaces", "é", "e\u{301}", "🦊🔥", "line\nbreak", "\u{0}"]
+        var records: [JournalRecord] = []
+        for (index, key) in keys.enumerated() {
+            let maxAge: Double? = index.isMultiple(of: 2) ? nil : Double(index) + 0.5
+            records.append(
+                .put(key: key, record: IndexRecord(storedAt: 1_750_000_000.25, maxAge: maxAge, sequence: UInt64(index)))
+            )
+        }
+        records.append(.touch(key: "abc", sequence: 100))
+        records.append(.remove(key: "ab"))
+
+        let replay = try IndexJournal.replay(journal(records))
+
+        #expect(replay.recordCount == records.count)
+        #expect(replay.maxSequence == 100)
+        #expect(replay.records.count == Set(keys).count - 1)  // "é" and "e\u{301}" are one Swift key
+        #expect(replay.records["ab"] == nil)
+        #expect(replay.records["abc"]?.sequence == 100)
+        #expect(replay.records["abcd"] == IndexRecord(storedAt: 1_750_000_000.25, maxAge: nil, sequence: 4))
+        #expect(replay.records["key with spaces"] == IndexRecord(storedAt: 1_750_000_000.25, maxAge: 5.5, sequence: 5))
+        #expect(replay.records["🦊🔥"]?.sequence == 8)
+        #expect(replay.records[""]?.sequence == 0)
+    }
+
+    @Test(arguments: [
+        "P 1 2.0 - a2V5 0000000g",  // checksum digit out of range
+        "P 1 2.0 - a2V5 0000000",  // checksum too short
+        "P x 2.0 - a2V5 ",  // (checksum filled in below) sequence not a number
+        "P 1 2.0 - a2V ",  // base64 not a multiple of four
+        "P 1 2.0 - a=V5 ",  // padding in the middle
+        "P 1 2.0 - /w== ",  // not UTF-8 (0xFF)
+        "T 1 ",  // too few fields
+        "X 1 a2V5 ",  // unknown kind
+        "P 1 2.0 - a2V5 extra ",  // too many fields
+    ])
+    func aDamagedRecordIsAParseError(_ line: String) {
+        var text = line
+        if text.hasSuffix(" ") {
+            text += IndexJournal.checksum(Array(line.dropLast().utf8))
+        }
+        let data = Data((IndexJournal.header + "\n" + text + "\n").utf8)
+        #expect(throws: IndexJournal.ParseError.self) { try IndexJournal.replay(data) }
+    }
+}
