@@ -43,18 +43,18 @@ extension MemoryDataSource {
             self.countLimit = countLimit
             self.costLimit = costLimit
             self.timeToLive = timeToLive
-            self.cost = cost ?? Self.defaultCost
+            self.cost = cost ?? Self.defaultCost()
             self.key = key
             self.clock = clock
         }
 
-        @Sendable
-        private static func defaultCost(_ value: Value) -> Int {
-            switch value {
-            case let data as Data: data.count
-            case let string as String: string.utf8.count
-            default: 0
-            }
+        /// The byte count for `Data` and `String` values, 0 for others; the type is checked once, here, rather
+        /// than cast on every put.
+        private static func defaultCost() -> @Sendable (Value) -> Int {
+            // `unsafeBitCast` is sound: each branch runs only when `Value` is exactly the type cast to.
+            if Value.self == Data.self { return { unsafeBitCast($0, to: Data.self).count } }
+            if Value.self == String.self { return { unsafeBitCast($0, to: String.self).utf8.count } }
+            return { _ in 0 }
         }
     }
 }

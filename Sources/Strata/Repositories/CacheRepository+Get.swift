@@ -10,8 +10,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     @inlinable
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Main.Value {
         // The hot path — a CacheSync or Default read that the cache answers — stays inlinable and allocation
-        // free; everything else (misses, other operations) takes the general path below.
-        if operation is CacheSyncOperation || operation is DefaultOperation {
+        // free; everything else (misses, other operations) takes the general path below. Comparing the dynamic
+        // type is a pointer comparison, where `is` would be a runtime cast.
+        let kind = ObjectIdentifier(type(of: operation))
+        if kind == ObjectIdentifier(CacheSyncOperation.self) || kind == ObjectIdentifier(DefaultOperation.self) {
             do {
                 return try await cache.get(query)
             } catch let error as StrataError where error.isMiss {
