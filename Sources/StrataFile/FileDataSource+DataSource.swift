@@ -41,9 +41,7 @@ extension FileDataSource: DataSource, StoredEntryDataSource {
             // A listing skips entries that expired, were damaged or were removed since the keys were read.
             return keys().compactMap { entry(forKey: $0) }
         case let query as PaginationOffsetLimitQuery:
-            let keys = keys()
-            guard query.offset < keys.count else { return [] }
-            return keys[query.offset..<min(keys.count, query.offset + query.limit)].compactMap { entry(forKey: $0) }
+            return query.page(of: keys()).compactMap { entry(forKey: $0) }
         default:
             throw StrataError.queryNotSupported(query, by: Self.self)
         }

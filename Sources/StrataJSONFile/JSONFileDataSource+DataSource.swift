@@ -57,9 +57,7 @@ extension JSONFileDataSource: DataSource, StoredEntryDataSource {
         case let query as PaginationOffsetLimitQuery:
             return try withStorage { storage in
                 let keys = liveKeys(in: &storage, now: now)
-                guard query.offset < keys.count else { return [] }
-                let page = keys[query.offset..<min(keys.count, query.offset + query.limit)]
-                return try page.compactMap { try readEntry($0, from: &storage, touching: false) }
+                return try query.page(of: keys).compactMap { try readEntry($0, from: &storage, touching: false) }
             }
         default:
             throw StrataError.queryNotSupported(query, by: Self.self)

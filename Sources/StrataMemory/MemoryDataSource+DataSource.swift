@@ -96,10 +96,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
         switch query {
         case let query as any MultiKeyedQuery: return query.keys
         case is AllObjectsQuery: return sortedKeys()
-        case let query as PaginationOffsetLimitQuery:
-            let keys = sortedKeys()
-            guard query.offset < keys.count else { return [] }
-            return Array(keys[query.offset..<min(keys.count, query.offset + query.limit)])
+        case let query as PaginationOffsetLimitQuery: return Array(query.page(of: sortedKeys()))
         case let query as any KeyedQuery: return [query.key]
         default: throw StrataError.queryNotSupported(query, by: Self.self)
         }

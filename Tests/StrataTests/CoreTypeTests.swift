@@ -62,3 +62,12 @@ struct SingleDataSourceRepositoryTests {
         #expect(error?.code == .queryNotSupported)
     }
 }
+
+struct PaginationTests {
+    @Test(arguments: [
+        (0, 2, [0, 1]), (3, 2, [3, 4]), (4, 5, [4]), (5, 1, []), (Int.max, Int.max, []), (1, Int.max, [1, 2, 3, 4]),
+    ])
+    func aPageIsASliceOfTheStableOrder(offset: Int, limit: Int, expected: [Int]) {
+        #expect(Array(PaginationOffsetLimitQuery(offset: offset, limit: limit).page(of: [0, 1, 2, 3, 4])) == expected)
+    }
+}

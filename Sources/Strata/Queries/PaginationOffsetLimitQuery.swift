@@ -18,3 +18,14 @@ public struct PaginationOffsetLimitQuery: Query, Hashable {
         self.limit = max(1, limit)
     }
 }
+
+extension PaginationOffsetLimitQuery {
+    /// The page of `items` this query names: at most ``limit`` elements from ``offset`` on, empty past the end.
+    ///
+    /// - Parameter items: All the items, in the source's stable order.
+    public func page<Items: RandomAccessCollection>(of items: Items) -> Items.SubSequence where Items.Index == Int {
+        // No overflow for any offset or limit: both are clamped to what is left before adding.
+        let start = items.startIndex + min(offset, items.count)
+        return items[start..<(start + min(limit, items.endIndex - start))]
+    }
+}
