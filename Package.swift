@@ -6,7 +6,7 @@ import PackageDescription
 let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("Strata", []),
     ("StrataMemory", ["Strata"]),
-    ("StrataFile", ["Strata"]),
+    ("StrataFile", ["Strata", "CStrataChecksum"]),
     ("StrataJSONFile", ["Strata"]),
     ("StrataNetwork", ["Strata"]),
     ("StrataCache", ["Strata", "StrataMemory", "StrataFile", "StrataJSONFile", "StrataNetwork"]),
@@ -22,6 +22,8 @@ let testOnlyDependencies: [String: [Target.Dependency]] = [
 ]
 
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
+// StrataFile's checksum kernel (AVX2, chosen at run time): C, because Swift cannot target one function at AVX2.
+targets.append(.target(name: "CStrataChecksum"))
 targets += libraries.map { library in
     .testTarget(
         name: "\(library.name)Tests",
@@ -136,7 +138,7 @@ let package = Package(
     targets: targets
 )
 
-for target in package.targets where target.type != .plugin {
+for target in package.targets where target.type != .plugin && target.name != "CStrataChecksum" {
     var settings = target.swiftSettings ?? []
     // Swift 6 language mode is the package default (tools 6.x); strict concurrency comes with it.
     // Require `any` for existential types (SE-0335).

@@ -26,6 +26,46 @@ struct ContentChecksumTests {
         }
     }
 
+    /// Values written by version 2 trailers: the on-disk format, whatever path computes them.
+    @Test func theChecksumKeepsItsOnDiskValues() {
+        let expected: [(length: Int, checksum: UInt64)] = [
+            (0, 0x0), (5, 0xC2C_A0D1_AFA4_452E), (64, 0x239B_EC06_6662_4BF8), (1_000, 0x7250_B24E_A855_BF9F),
+            (100_003, 0xC7DC_A178_B8F7_78AA), ((1 << 20) + 37, 0x226C_B7B2_1BC9_B3AD),
+        ]
+        for (length, value) in expected {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: ($0 &* 131 &+ 17) ^ ($0 >> 9)) }
+            #expect(checksum(bytes) == value, "length \(length)")
+            var rounds = ContentChecksum(usesKernel: false)
+            bytes.withUnsafeBytes { rounds.update($0) }
+            #expect(rounds.finalize() == value, "length \(length), Swift rounds")
+        }
+    }
+
+    /// The vector kernel (where the processor has it) and the Swift rounds agree on any data, any length,
+    /// any split into pieces, and on the worst case for the sums (every bit set).
+    @Test func theVectorKernelAndTheSwiftRoundsAgree() {
+        var generator = SeededGenerator(seed: 0xC0FFEE)
+        var cases: [[UInt8]] = [Array(repeating: 0xFF, count: 256 << 10), Array(repeating: 0, count: 4_096)]
+        for _ in 0..<40 {
+            let length = Int.random(in: 0...40_000, using: &generator)
+            cases.append((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
+        for bytes in cases {
+            var rounds = ContentChecksum(usesKernel: false)
+            bytes.withUnsafeBytes { rounds.update($0) }
+            let reference = rounds.finalize()
+            var pieces = ContentChecksum()
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(bytes.count, offset + Int.random(in: 0...5_000, using: &generator))
+                bytes[offset..<end].withUnsafeBytes { pieces.update($0) }
+                offset = end
+            }
+            #expect(checksum(bytes) == reference, "length \(bytes.count)")
+            #expect(pieces.finalize() == reference, "length \(bytes.count), in pieces")
+        }
+    }
+
     @Test func everySingleBitFlipChangesTheChecksum() {
         let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }
         let original = checksum(bytes)
