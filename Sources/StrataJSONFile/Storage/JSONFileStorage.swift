@@ -138,15 +138,28 @@ struct JSONFileStorage: ~Copyable {
 
     // MARK: - Journal
 
-    mutating func append(_ record: JournalRecord) throws {
+    /// Appends one record to the journal; with `durable` (and `syncs`), fsyncs it.
+    ///
+    /// - Parameter syncs: `false` when the caller fsyncs the journal itself with ``syncJournal()``, after
+    ///   other flushes of the same write.
+    mutating func append(_ record: JournalRecord, syncs: Bool = true) throws {
         let line = IndexJournal.line(for: record)
         do {
             try POSIXFile.writeAll(journal, line, path: indexPath)
-            if durable, fsync(journal) != 0 { throw POSIXFileError(call: "fsync", path: indexPath, code: errno) }
         } catch {
             throw StrataError.io("Appending to the index \(indexPath) failed", underlying: error)
         }
         journalRecordCount += 1
+        if syncs { try syncJournal() }
+    }
+
+    /// Flushes the journal to the disk when the store is durable.
+    func syncJournal() throws {
+        guard durable, fsync(journal) != 0 else { return }
+        throw StrataError.io(
+            "Flushing the index \(indexPath) failed",
+            underlying: POSIXFileError(call: "fsync", path: indexPath, code: errno)
+        )
     }
 
     /// Compacts the journal when it holds far more records than live entries (reads append to it).
@@ -212,21 +225,34 @@ struct JSONFileStorage: ~Copyable {
     ///
     /// A crash between the two leaves either the old record with the new file (the value is the new
     /// one) or, for a new key, an orphan file that the index does not name (the value is absent).
+    ///
+    /// When durable, the entry file is fsynced before its rename; the folder and the journal are fsynced
+    /// after the index line is appended, folder first: the folder's flush then commits the journal's
+    /// metadata with the rename (on journaling file systems such as ext4 and XFS), so the journal's own
+    /// flush has only its data left to write. Both are done before the write returns.
     mutating func write(_ data: Data, for key: String, record: IndexRecord) throws {
         let (folder, path) = location(of: key)
         do {
             do {
-                try POSIXFile.writeAtomically(data, to: path, folder: folder, durable: durable)
+                try POSIXFile.writeAtomically(data, to: path, folder: folder, durable: durable, syncsFolder: false)
             } catch let error as POSIXFileError where error.isNotFound {
                 try POSIXFile.makeFolder(folder)
                 if durable { try POSIXFile.syncFolder(entriesFolder) }
-                try POSIXFile.writeAtomically(data, to: path, folder: folder, durable: durable)
+                try POSIXFile.writeAtomically(data, to: path, folder: folder, durable: durable, syncsFolder: false)
             }
         } catch {
             throw StrataError.io("Writing the entry file \(path) failed", underlying: error)
         }
-        try append(.put(key: key, record: record))
+        try append(.put(key: key, record: record), syncs: false)
         setRecord(record, for: key)
+        if durable {
+            do {
+                try POSIXFile.syncFolder(folder)
+            } catch {
+                throw StrataError.io("Flushing the entry folder \(folder) failed", underlying: error)
+            }
+            try syncJournal()
+        }
         try compactIfLarge()
     }
 

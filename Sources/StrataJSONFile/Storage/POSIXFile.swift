@@ -81,11 +81,27 @@ enum POSIXFile {
 
     /// Writes `data` to a temporary file beside `path` and renames it over `path`.
     ///
-    /// With `durable`, the temporary file is fsynced before the rename and the folder after it.
+    /// With `durable`, the temporary file is fsynced before the rename (so that after a power loss the name
+    /// holds either the old or the whole new bytes) and, with `syncsFolder` too, the folder after it (so that
+    /// the rename itself survives one). A caller that passes `syncsFolder: false` must sync the folder itself
+    /// before it reports the write durable.
     /// Throws `ENOENT` (as ``POSIXFileError``) when the folder does not exist.
-    static func writeAtomically(_ data: Data, to path: String, folder: String, durable: Bool) throws {
-        let temporary = folder + "/.tmp-" + UUID().uuidString
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    static func writeAtomically(
+        _ data: Data,
+        to path: String,
+        folder: String,
+        durable: Bool,
+        syncsFolder: Bool = true
+    ) throws {
+        // A random name from `getrandom` (Foundation's `UUID()` opens and reads `/dev/urandom` on Linux);
+        // `O_EXCL` refuses the one-in-2⁶⁴ clash with a leftover, and the next name is drawn.
+        var fd: Int32 = -1
+        var temporary = ""
+        for _ in 0..<4 {
+            temporary = folder + "/.tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
+            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw POSIXFileError(call: "open", path: temporary, code: errno) }
         do {
             try writeAll(fd, data, path: temporary)
@@ -97,7 +113,7 @@ enum POSIXFile {
             unlink(temporary)
             throw error
         }
-        if durable { try syncFolder(folder) }
+        if durable, syncsFolder { try syncFolder(folder) }
     }
 
     /// Flushes a folder's entries (creations, renames, removals) to the disk.
