@@ -16,6 +16,19 @@ extension JSONFileStorage {
         } catch {
             throw StrataError.io("Creating the store folder \(root) failed", underlying: error)
         }
+        try openIndex(now: now, decodeHeader: decodeHeader)
+        try recordSession()
+    }
+
+    /// Replays the index, or rebuilds it from the entry files when it is missing, damaged, or may lack
+    /// lines of acknowledged durable writes (a durable session of another boot did not close).
+    private mutating func openIndex(now: Date, decodeHeader: (Data) throws -> EntryHeader) throws {
+        if let previous = StoreSession.read(root: root), !previous.isClean,
+            previous.bootID != StoreSession.currentBootID
+        {
+            try rebuild(now: now, decodeHeader: decodeHeader)
+            return
+        }
         let indexData: Data?
         do {
             indexData = try POSIXFile.read(indexPath)
@@ -39,6 +52,24 @@ extension JSONFileStorage {
         } catch let error as IndexJournal.ParseError {
             try quarantine(indexPath, now: now, reason: "Corrupt index (\(error))", underlying: error)
             try rebuild(now: now, decodeHeader: decodeHeader)
+        }
+    }
+
+    /// Records this session in the `session` file: a durable store writes its boot there (open, not clean)
+    /// and from then on fsyncs no index line; any other store removes the file, whose promise its
+    /// unsynced lines would break.
+    private mutating func recordSession() throws {
+        do {
+            guard durable, let bootID = StoreSession.currentBootID else {
+                try StoreSession.remove(root: root)
+                syncsEveryJournalLine = durable
+                return
+            }
+            try StoreSession.write(StoreSession.State(bootID: bootID, isClean: false), root: root)
+            sessionBootID = bootID
+            syncsEveryJournalLine = false
+        } catch {
+            throw StrataError.io("Writing the session file in \(root) failed", underlying: error)
         }
     }
 

@@ -33,6 +33,11 @@ struct JSONFileStorage: ~Copyable {
     private var recencyStart = 0
     /// The keys in ascending order, until a key is added or removed.
     private var sortedKeysCache: [String]?
+    /// Whether every index line is fsynced: a durable store on a platform without a boot identifier (see
+    /// ``StoreSession``). Set when the store opens.
+    var syncsEveryJournalLine: Bool
+    /// The boot of this session, once a durable store has recorded it in its `session` file.
+    var sessionBootID: String?
     /// The journal, open for appending.
     var journal: Int32 = -1
     /// How many records the journal holds beyond its header.
@@ -50,10 +55,18 @@ struct JSONFileStorage: ~Copyable {
         self.entriesFolder = root + "/entries"
         self.indexPath = root + "/index.journal"
         self.durable = durable
+        self.syncsEveryJournalLine = durable
     }
 
     deinit {
-        if journal >= 0 { close(journal) }
+        if journal >= 0 {
+            // A durable store closes cleanly: its index is flushed, so the next open may replay it whatever
+            // happens to the machine meanwhile.
+            if let sessionBootID, fsync(journal) == 0 {
+                try? StoreSession.write(StoreSession.State(bootID: sessionBootID, isClean: true), root: root)
+            }
+            close(journal)
+        }
     }
 
     // MARK: - Paths
@@ -153,9 +166,9 @@ struct JSONFileStorage: ~Copyable {
         if syncs { try syncJournal() }
     }
 
-    /// Flushes the journal to the disk when the store is durable.
+    /// Flushes the journal to the disk when the store fsyncs every index line.
     func syncJournal() throws {
-        guard durable, fsync(journal) != 0 else { return }
+        guard syncsEveryJournalLine, fsync(journal) != 0 else { return }
         throw StrataError.io(
             "Flushing the index \(indexPath) failed",
             underlying: POSIXFileError(call: "fsync", path: indexPath, code: errno)
@@ -226,10 +239,9 @@ struct JSONFileStorage: ~Copyable {
     /// A crash between the two leaves either the old record with the new file (the value is the new
     /// one) or, for a new key, an orphan file that the index does not name (the value is absent).
     ///
-    /// When durable, the entry file is fsynced before its rename; the folder and the journal are fsynced
-    /// after the index line is appended, folder first: the folder's flush then commits the journal's
-    /// metadata with the rename (on journaling file systems such as ext4 and XFS), so the journal's own
-    /// flush has only its data left to write. Both are done before the write returns.
+    /// When durable, the entry file is fsynced before its rename and its folder after it, before the write
+    /// returns; the index line is not (see ``StoreSession``: a store left open by a session of another boot
+    /// is rebuilt from its entry files), except where the platform gives no boot identifier.
     mutating func write(_ data: Data, for key: String, record: IndexRecord) throws {
         let (folder, path) = location(of: key)
         do {
@@ -282,23 +294,30 @@ struct JSONFileStorage: ~Copyable {
     mutating func removeAll() throws {
         load([:], maxSequence: nextSequence)
         try compact()
-        try sweep(keepingHashes: [])
+        // Durable: the removals are flushed too, or a rebuild after a crash of the machine (see
+        // `StoreSession`) would bring the entries back.
+        try sweep(keepingHashes: [], syncsFolders: durable)
     }
 
     /// Deletes temporary files, and entry files that no index record names, from the entry folders.
     ///
     /// Files moved aside as corrupt are kept.
-    func sweep(keepingHashes: Set<String>) throws {
+    ///
+    /// - Parameter syncsFolders: Whether each folder something was removed from is fsynced.
+    func sweep(keepingHashes: Set<String>, syncsFolders: Bool = false) throws {
         do {
             for shard in try POSIXFile.names(in: entriesFolder) {
                 let folder = entriesFolder + "/" + shard
+                var removed = false
                 for name in try POSIXFile.names(in: folder) {
                     if name.hasPrefix(".tmp-") {
                         try POSIXFile.remove(folder + "/" + name)
                     } else if name.hasSuffix(".json"), !keepingHashes.contains(String(name.dropLast(5))) {
                         try POSIXFile.remove(folder + "/" + name)
+                        removed = true
                     }
                 }
+                if syncsFolders, removed { try POSIXFile.syncFolder(folder) }
             }
         } catch {
             throw StrataError.io("Cleaning the entry folder \(entriesFolder) failed", underlying: error)

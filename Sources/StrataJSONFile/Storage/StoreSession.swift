@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The `session` file of a durable store: which boot of the machine last opened it, and whether that session
+/// closed cleanly.
+///
+/// A durable write fsyncs its entry file and its folder but not its index line: a crash of the process
+/// loses no line (the kernel holds it), and only a crash of the machine can. So a store that was left open
+/// by a session of another boot may lack index lines for acknowledged writes, and is rebuilt from its entry
+/// files when it opens; any other open replays the index.
+enum StoreSession {
+    static let fileName = "session"
+
+    /// What the file says.
+    struct State: Equatable {
+        var bootID: String
+        var isClean: Bool
+    }
+
+    /// An identifier of the current boot of the machine; `nil` when the platform gives none (then a durable
+    /// store fsyncs every index line).
+    static let currentBootID: String? = {
+        #if os(Linux)
+            guard let data = try? POSIXFile.read("/proc/sys/kernel/random/boot_id") else { return nil }
+            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return text.isEmpty ? nil : text
+        #elseif canImport(Darwin)
+            var size = 0
+            guard sysctlbyname("kern.bootsessionuuid", nil, &size, nil, 0) == 0, size > 1 else { return nil }
+            var bytes = [CChar](repeating: 0, count: size)
+            guard sysctlbyname("kern.bootsessionuuid", &bytes, &size, nil, 0) == 0 else { return nil }
+            let text = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return text.isEmpty ? nil : text
+        #else
+            return nil
+        #endif
+    }()
+
+    /// The file's state; `nil` when there is none or it cannot be read.
+    static func read(root: String) -> State? {
+        guard let data = try? POSIXFile.read(root + "/" + fileName) else { return nil }
+        let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
+        guard fields.count == 2, fields[1] == "open" || fields[1] == "clean" else { return nil }
+        return State(bootID: String(fields[0]), isClean: fields[1] == "clean")
+    }
+
+    /// Writes the file atomically and durably.
+    static func write(_ state: State, root: String) throws {
+        let text = state.bootID + (state.isClean ? " clean" : " open")
+        try POSIXFile.writeAtomically(Data(text.utf8), to: root + "/" + fileName, folder: root, durable: true)
+    }
+
+    /// Removes the file.
+    static func remove(root: String) throws {
+        try POSIXFile.remove(root + "/" + fileName)
+    }
+}
