@@ -6,8 +6,15 @@ public enum JSONFileDurability: Sendable, Hashable {
     /// Temporary file and rename, no fsync: a write survives a crash of the process, and after a
     /// power loss each entry is still either its old or its new value, though recent writes may be lost.
     case atomic
-    /// As ``atomic``, and the entry file, its folder and the index are fsynced before a write returns:
-    /// an acknowledged write survives a power loss.
+    /// As ``atomic``, and the entry file and its folder are fsynced before a write returns (a removal
+    /// fsyncs the folder): an acknowledged write survives a power loss.
+    ///
+    /// The index line of a write is not fsynced: a crash of the process loses none (the kernel holds it),
+    /// and a store that a session of another boot of the machine left open (a power loss, a kernel crash)
+    /// is rebuilt from its entry files when it next opens, which reads every entry file once. The store
+    /// keeps that boot in a `session` file; where the platform gives no boot identifier, every index line
+    /// is fsynced too. Keyed reads (which move an entry in the LRU order) are not flushed either: a
+    /// rebuild orders entries by their writes, so a power loss can lose the order of reads, never a value.
     case durable
 }
 

@@ -34,8 +34,9 @@ import Strata
 ///
 /// An entry file is written to a temporary file in its folder and renamed over the old one, then the
 /// index line is appended; after a crash at any point the store opens with each entry either its old
-/// or its new value. With ``JSONFileDurability/durable`` the file, its folder and the index are
-/// fsynced before a write returns. A file that cannot be decoded is moved aside as
+/// or its new value. With ``JSONFileDurability/durable`` the file and its folder are fsynced before a
+/// write returns, and a store left open by another boot of the machine is rebuilt from its entry files
+/// (see ``JSONFileDurability/durable``). A file that cannot be decoded is moved aside as
 /// `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deleted), reported as a ``Strata/StrataError`` with code
 /// ``Strata/StrataError/Code/corrupt`` naming the file (to ``Configuration/diagnostics`` and
 /// ``corruptionReports``), and the entry reads as not found; the rest of the store stays usable.
