@@ -16,16 +16,19 @@ extension JSONFileStorage {
         } catch {
             throw StrataError.io("Creating the store folder \(root) failed", underlying: error)
         }
-        try openIndex(now: now, decodeHeader: decodeHeader)
-        try recordSession()
+        let previous = StoreSession.read(root: root)
+        try openIndex(after: previous, now: now, decodeHeader: decodeHeader)
+        try recordSession(after: previous)
     }
 
     /// Replays the index, or rebuilds it from the entry files when it is missing, damaged, or may lack
     /// lines of acknowledged durable writes (a durable session of another boot did not close).
-    private mutating func openIndex(now: Date, decodeHeader: (Data) throws -> EntryHeader) throws {
-        if let previous = StoreSession.read(root: root), !previous.isClean,
-            previous.bootID != StoreSession.currentBootID
-        {
+    private mutating func openIndex(
+        after previous: StoreSession.State?,
+        now: Date,
+        decodeHeader: (Data) throws -> EntryHeader
+    ) throws {
+        if let previous, !previous.isClean, previous.bootID != StoreSession.currentBootID {
             try rebuild(now: now, decodeHeader: decodeHeader)
             return
         }
@@ -58,10 +61,10 @@ extension JSONFileStorage {
     /// Records this session in the `session` file: a durable store writes its boot there (open, not clean)
     /// and from then on fsyncs no index line; any other store removes the file, whose promise its
     /// unsynced lines would break.
-    private mutating func recordSession() throws {
+    private mutating func recordSession(after previous: StoreSession.State?) throws {
         do {
             guard durable, let bootID = StoreSession.currentBootID else {
-                try StoreSession.remove(root: root)
+                if previous != nil { try StoreSession.remove(root: root) }
                 syncsEveryJournalLine = durable
                 return
             }
