@@ -32,7 +32,7 @@ import Strata
 ///
 /// ## Crashes and corruption
 ///
-/// An entry file is written to a temporary file in its folder and renamed over the old one, then the
+/// An entry file is written to a temporary file in the store's folder and renamed over the old one, then the
 /// index line is appended; after a crash at any point the store opens with each entry either its old
 /// or its new value. With ``JSONFileDurability/durable`` the file and its folder are fsynced before a
 /// write returns, and a store left open by another boot of the machine is rebuilt from its entry files

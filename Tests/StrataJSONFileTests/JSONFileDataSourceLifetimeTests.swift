@@ -136,10 +136,13 @@ struct JSONFileDataSourceLifetimeTests {
             try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
             try Data("{}".utf8).write(to: shard.appendingPathComponent(".tmp-123"))
             try Data("{}".utf8).write(to: shard.appendingPathComponent(String(repeating: "0", count: 32) + ".json"))
+            // Writes create their temporary files in the store's folder, then rename them into a shard.
+            try Data("{}".utf8).write(to: folder.appendingPathComponent(".tmp-456"))
 
             try store.cleanup()
 
             #expect(try fixture.files().filter { $0.hasPrefix("entries/00/") }.isEmpty)
+            #expect(try fixture.files().filter { $0.hasPrefix(".tmp-") }.isEmpty)
             #expect(try store.value(forKey: "a") == Item(name: "a", number: 1))
         }
     }

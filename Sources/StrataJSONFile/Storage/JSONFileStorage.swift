@@ -242,16 +242,27 @@ struct JSONFileStorage: ~Copyable {
     /// When durable, the entry file is fsynced before its rename and its folder after it, before the write
     /// returns; the index line is not (see ``StoreSession``: a store left open by a session of another boot
     /// is rebuilt from its entry files), except where the platform gives no boot identifier.
+    ///
+    /// The temporary file is created in the store's root folder and renamed into its shard folder: on ext4,
+    /// creating a file in one of the 256 shard folders (spread over the disk's block groups) cost 0.7–1.1 ms
+    /// on the development machine, against 0.04 ms in the root folder. ``sweep(keepingHashes:syncsFolders:)``
+    /// removes the temporary files a crash leaves in either place.
     mutating func write(_ data: Data, for key: String, record: IndexRecord) throws {
         let (folder, path) = location(of: key)
         do {
-            do {
-                try POSIXFile.writeAtomically(data, to: path, folder: folder, durable: durable, syncsFolder: false)
-            } catch let error as POSIXFileError where error.isNotFound {
-                try POSIXFile.makeFolder(folder)
-                if durable { try POSIXFile.syncFolder(entriesFolder) }
-                try POSIXFile.writeAtomically(data, to: path, folder: folder, durable: durable, syncsFolder: false)
-            }
+            let (entriesFolder, durable) = (self.entriesFolder, self.durable)
+            try POSIXFile.writeAtomically(
+                data,
+                to: path,
+                folder: folder,
+                temporaryFolder: root,
+                durable: durable,
+                syncsFolder: false,
+                makeFolder: {
+                    try POSIXFile.makeFolder(folder)
+                    if durable { try POSIXFile.syncFolder(entriesFolder) }
+                }
+            )
         } catch {
             throw StrataError.io("Writing the entry file \(path) failed", underlying: error)
         }
@@ -306,6 +317,9 @@ struct JSONFileStorage: ~Copyable {
     /// - Parameter syncsFolders: Whether each folder something was removed from is fsynced.
     func sweep(keepingHashes: Set<String>, syncsFolders: Bool = false) throws {
         do {
+            for name in try POSIXFile.names(in: root) where name.hasPrefix(".tmp-") {
+                try POSIXFile.remove(root + "/" + name)
+            }
             for shard in try POSIXFile.names(in: entriesFolder) {
                 let folder = entriesFolder + "/" + shard
                 var removed = false

@@ -79,37 +79,62 @@ enum POSIXFile {
         }
     }
 
-    /// Writes `data` to a temporary file beside `path` and renames it over `path`.
+    /// Writes `data` to a temporary file and renames it over `path`, in `folder`.
     ///
-    /// With `durable`, the temporary file is fsynced before the rename (so that after a power loss the name
-    /// holds either the old or the whole new bytes) and, with `syncsFolder` too, the folder after it (so that
+    /// The temporary file is created in `temporaryFolder` (by default `folder`), which must be on the same
+    /// file system. With `durable`, it is fsynced before the rename (so that after a power loss the name
+    /// holds either the old or the whole new bytes) and, with `syncsFolder` too, `folder` after it (so that
     /// the rename itself survives one). A caller that passes `syncsFolder: false` must sync the folder itself
     /// before it reports the write durable.
-    /// Throws `ENOENT` (as ``POSIXFileError``) when the folder does not exist.
+    /// Throws `ENOENT` (as ``POSIXFileError``) when a folder does not exist, except that with a
+    /// `temporaryFolder`, `makeFolder` (when given) is called once when `folder` is missing.
     static func writeAtomically(
         _ data: Data,
         to path: String,
         folder: String,
+        temporaryFolder: String? = nil,
         durable: Bool,
-        syncsFolder: Bool = true
+        syncsFolder: Bool = true,
+        makeFolder: (() throws -> Void)? = nil
     ) throws {
         // A random name from `getrandom` (Foundation's `UUID()` opens and reads `/dev/urandom` on Linux);
         // `O_EXCL` refuses the one-in-2⁶⁴ clash with a leftover, and the next name is drawn.
         var fd: Int32 = -1
         var temporary = ""
+        var madeFolder = false
         for _ in 0..<4 {
-            temporary = folder + "/.tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
+            temporary = (temporaryFolder ?? folder) + "/.tmp-" + String(UInt64.random(in: .min ... .max), radix: 16)
             fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if fd >= 0 || errno != EEXIST { break }
+            if fd >= 0 { break }
+            if errno == ENOENT, temporaryFolder != nil, let makeFolder, !madeFolder {
+                // The whole store folder was removed: `makeFolder` makes it again with the entry's folder.
+                try makeFolder()
+                madeFolder = true
+                continue
+            }
+            if errno != EEXIST { break }
         }
         guard fd >= 0 else { throw POSIXFileError(call: "open", path: temporary, code: errno) }
         do {
-            try writeAll(fd, data, path: temporary)
-            if durable, fsync(fd) != 0 { throw POSIXFileError(call: "fsync", path: temporary, code: errno) }
+            do {
+                try writeAll(fd, data, path: temporary)
+                if durable, fsync(fd) != 0 { throw POSIXFileError(call: "fsync", path: temporary, code: errno) }
+            } catch {
+                close(fd)
+                throw error
+            }
             close(fd)
-            guard rename(temporary, path) == 0 else { throw POSIXFileError(call: "rename", path: path, code: errno) }
+            if rename(temporary, path) != 0 {
+                // The folder is missing (a new shard): made once, then the same file is renamed into it.
+                guard errno == ENOENT, temporaryFolder != nil, let makeFolder, !madeFolder else {
+                    throw POSIXFileError(call: "rename", path: path, code: errno)
+                }
+                try makeFolder()
+                guard rename(temporary, path) == 0 else {
+                    throw POSIXFileError(call: "rename", path: path, code: errno)
+                }
+            }
         } catch {
-            close(fd)
             unlink(temporary)
             throw error
         }
