@@ -55,21 +55,21 @@ extension BlobCache {
             memory.removeValue(forKey: key)
         }
         do {
-            _ = try storePersistent(
+            let record = FreshnessRecord(
+                freshUntil: now.addingTimeInterval(persistentLifetime.timeInterval),
+                lifetime: persistentLifetime.timeInterval,
+                staleIfError: control.staleIfError?.timeInterval,
+                mustRevalidate: control.mustRevalidate || control.noCache,
+                noCache: control.noCache,
+                contentHash: 0
+            )
+            try storePersistent(
                 response.body,
                 forKey: key,
                 eTag: response.eTag,
-                lastModified: response.headers["Last-Modified"]
-            ) { hash in
-                FreshnessRecord(
-                    freshUntil: now.addingTimeInterval(persistentLifetime.timeInterval),
-                    lifetime: persistentLifetime.timeInterval,
-                    staleIfError: control.staleIfError?.timeInterval,
-                    mustRevalidate: control.mustRevalidate || control.noCache,
-                    noCache: control.noCache,
-                    contentHash: hash
-                )
-            }
+                lastModified: response.headers["Last-Modified"],
+                record: record
+            )
         } catch {
             throw StrataError(
                 .cacheSyncFailed,

@@ -119,7 +119,34 @@ public final class BlobCache: Sendable {
     ///   ``Strata/StrataError/Code/invalidArgument`` for a relative URL without a base URL, and
     ///   ``Strata/StrataError/Code/cacheSyncFailed`` (the downloaded data as its payload) when the download
     ///   succeeded but could not be stored on disk.
+    @inlinable
     public func fetchWithLayer(from url: URL) async throws -> Fetched {
+        // A memory hit is synchronous and inlined into the caller: no async frame, no executor hop.
+        if let data = memoryHit(url) { return Fetched(data: data, layer: .ephemeral) }
+        return try await fetchBelowMemory(url)
+    }
+
+    /// Returns the blob at `url`: ephemeral, then persistent, then the network.
+    ///
+    /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
+    /// - Throws: As ``fetchWithLayer(from:)``.
+    @inlinable
+    public func fetch(from url: URL) async throws -> Data {
+        if let data = memoryHit(url) { return data }
+        return try await fetchBelowMemory(url).data
+    }
+
+    /// The fresh blob for `url` in the ephemeral layer, or `nil` (also for a URL that does not resolve).
+    @usableFromInline
+    func memoryHit(_ url: URL) -> Data? {
+        guard let url = try? resolve(url) else { return nil }
+        return ephemeralHit(url.absoluteString)
+    }
+
+    /// A fetch after a memory miss: the ephemeral layer again (a blob may have arrived since), the persistent
+    /// layer, then one download shared by every concurrent caller.
+    @usableFromInline
+    func fetchBelowMemory(_ url: URL) async throws -> Fetched {
         let url = try resolve(url)
         let key = url.absoluteString
         if let data = ephemeralHit(key) { return Fetched(data: data, layer: .ephemeral) }
@@ -132,14 +159,6 @@ public final class BlobCache: Sendable {
             if let data = ephemeralHit(key, extending: false) { return Fetched(data: data, layer: .ephemeral) }
             return try await loadBelowEphemeral(url: url, key: key)
         }
-    }
-
-    /// Returns the blob at `url`: ephemeral, then persistent, then the network.
-    ///
-    /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
-    /// - Throws: As ``fetchWithLayer(from:)``.
-    public func fetch(from url: URL) async throws -> Data {
-        try await fetchWithLayer(from: url).data
     }
 
     /// Returns a fresh cached blob without touching the network, or `nil` when neither layer holds one.
