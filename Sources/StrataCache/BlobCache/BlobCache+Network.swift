@@ -46,9 +46,7 @@ extension BlobCache {
             let blob = CachedBlob(
                 data: response.body,
                 expiresAt: now.addingTimeInterval(ephemeralLifetime.timeInterval),
-                lifetime: ephemeralLifetime,
-                eTag: response.eTag,
-                lastModified: response.headers["Last-Modified"]
+                lifetime: ephemeralLifetime
             )
             putInMemory(blob, forKey: key, now: now)
         } else {

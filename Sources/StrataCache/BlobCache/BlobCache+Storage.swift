@@ -19,11 +19,16 @@ extension BlobCache {
     /// extension policy a hit reads the clock once, inside the memory source.
     func ephemeralHit(_ key: String, extending: Bool = true) -> Data? {
         guard let blob = memory.value(forKey: key) else { return nil }
-        let policy = configuration.ephemeral.lifetimeExtension
-        if !extending || policy == .none { return blob.data }
+        guard extending, ephemeralExtends else { return blob.data }
         let now = configuration.clock.now()
-        if let extended = policy.extendedExpiry(expiresAt: blob.expiresAt, lifetime: blob.lifetime, now: now) {
-            putInMemory(blob.expiring(at: extended), forKey: key, now: now)
+        if let extended = configuration.ephemeral.lifetimeExtension.extendedExpiry(
+            expiresAt: blob.expiresAt,
+            lifetime: blob.lifetime,
+            now: now
+        ) {
+            var renewed = blob
+            renewed.expiresAt = extended
+            putInMemory(renewed, forKey: key, now: now)
         }
         return blob.data
     }
@@ -78,9 +83,7 @@ extension BlobCache {
         let blob = CachedBlob(
             data: data,
             expiresAt: expiresAt,
-            lifetime: .seconds(expiresAt.timeIntervalSince(now)),
-            eTag: info.eTag,
-            lastModified: info.lastModified
+            lifetime: .seconds(expiresAt.timeIntervalSince(now))
         )
         putInMemory(blob, forKey: info.key, now: now)
     }

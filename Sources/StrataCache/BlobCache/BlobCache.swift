@@ -36,6 +36,8 @@ public final class BlobCache: Sendable {
     public let baseURL: URL?
 
     let memory: MemoryDataSource<CachedBlob>
+    /// Whether the ephemeral layer extends lifetimes on hits; read once, not per hit.
+    let ephemeralExtends: Bool
     let blobs: FileDataSource
     let freshness: FileDataSource
     let downloads = RequestCoalescer<String, Fetched>()
@@ -53,6 +55,7 @@ public final class BlobCache: Sendable {
         self.client = service
         self.baseURL = baseURL
         let ephemeral = configuration.ephemeral
+        ephemeralExtends = ephemeral.lifetimeExtension != .none
         memory = MemoryDataSource(
             configuration: .init(
                 countLimit: ephemeral.countLimit,
@@ -139,8 +142,11 @@ public final class BlobCache: Sendable {
     /// The fresh blob for `url` in the ephemeral layer, or `nil` (also for a URL that does not resolve).
     @usableFromInline
     func memoryHit(_ url: URL) -> Data? {
-        guard let url = try? resolve(url) else { return nil }
-        return ephemeralHit(url.absoluteString)
+        // Every key in the ephemeral layer is an absolute URL string, and a URL's absolute string is what
+        // ``resolve(_:)`` would key it by, whenever it is absolute. A URL relative to nothing yields a string
+        // without a scheme, which no key equals: it misses here and the slow path resolves it against
+        // ``baseURL``.
+        ephemeralHit(url.absoluteString)
     }
 
     /// A fetch after a memory miss: the ephemeral layer again (a blob may have arrived since), the persistent
