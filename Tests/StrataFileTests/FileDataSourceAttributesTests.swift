@@ -110,7 +110,8 @@ struct FileDataSourceAttributesTests {
         )
         let path = folder.storeURL().appendingPathComponent(file)
         var bytes = [UInt8](try Data(contentsOf: path))
-        let trailerLength = Int(bytes[(bytes.count - 8)..<(bytes.count - 4)].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        let lengthBytes = bytes[(bytes.count - 8)..<(bytes.count - 4)]
+        let trailerLength = Int(lengthBytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
         let start = bytes.count - 8 - trailerLength
         var trailer = Array(bytes[start..<(bytes.count - 16)])
         trailer[0] = 2
