@@ -74,6 +74,9 @@ extension BlobCache {
         /// What ``BlobCache/cleanPersistent()`` removes: ``CleaningRule/expiredOnly`` by default.
         public var cleaning: CleaningRule
 
+        /// Whether a download is written before the fetch returns (the default) or after it.
+        public var writes: PersistentWrites
+
         /// Creates the settings.
         ///
         /// - Parameters:
@@ -85,6 +88,7 @@ extension BlobCache {
         ///   - initialLifetime: The freshness of a blob whose response gives none; one day by default.
         ///   - lifetimeExtension: When a hit pushes back the expiry.
         ///   - cleaning: What cleaning removes.
+        ///   - writes: When a download is written: before the fetch returns, or after it.
         public init(
             location: FileDataSource.Location = .caches,
             identifier: String = "StrataBlobCache",
@@ -93,8 +97,10 @@ extension BlobCache {
             durability: FileDataSource.Durability = .atomic,
             initialLifetime: Duration = .seconds(86_400),
             lifetimeExtension: LifetimeExtension = .none,
-            cleaning: CleaningRule = .expiredOnly
+            cleaning: CleaningRule = .expiredOnly,
+            writes: PersistentWrites = .beforeReturning
         ) {
+            self.writes = writes
             self.location = location
             self.identifier = identifier
             self.maxSize = maxSize

@@ -37,6 +37,7 @@ extension BlobCache {
     /// into memory; `nil` when absent, stale or damaged.
     func persistentHit(_ key: String) -> (data: Data, record: FreshnessRecord)? {
         let now = configuration.clock.now()
+        if let write = queuedWrite(forKey: key) { return queuedHit(write, forKey: key, now: now) }
         guard let info = blobs.info(forKey: key), var record = record(for: info), record.freshUntil > now,
             let data = blobs.data(forKey: key)
         else { return nil }
@@ -51,8 +52,24 @@ extension BlobCache {
             // Best effort: a lost extension only means an earlier revalidation, never wrong data.
             _ = try? freshness.setData(record.encoded(), forKey: key)
         }
-        copyUp(data, info: info, record: record, now: now)
+        copyUp(data, forKey: key, record: record, now: now)
         return (data, record)
+    }
+
+    /// A download not written yet, served as the persistent layer would serve it once written.
+    private func queuedHit(_ write: WriteQueue.Write, forKey key: String, now: Date) -> (Data, FreshnessRecord)? {
+        var record = write.record
+        guard record.freshUntil > now else { return nil }
+        if let extended = configuration.persistent.lifetimeExtension.extendedExpiry(
+            expiresAt: record.freshUntil,
+            lifetime: .seconds(record.lifetime),
+            now: now
+        ) {
+            record.freshUntil = extended
+            writeQueue.extend(key, generation: write.generation, to: extended)
+        }
+        copyUp(write.data, forKey: key, record: record, now: now)
+        return (write.data, record)
     }
 
     /// The stale (or damaged-record) entry under `key` on disk with its bytes, for revalidation or
@@ -76,7 +93,7 @@ extension BlobCache {
 
     /// Copies a persistent blob into memory for the ephemeral layer's lifetime, never beyond its persistent
     /// freshness.
-    func copyUp(_ data: Data, info: FileEntryInfo, record: FreshnessRecord, now: Date) {
+    func copyUp(_ data: Data, forKey key: String, record: FreshnessRecord, now: Date) {
         let ephemeralExpiry = now.addingTimeInterval(configuration.ephemeral.initialLifetime.timeInterval)
         let expiresAt = min(ephemeralExpiry, record.freshUntil)
         guard expiresAt > now else { return }
@@ -85,7 +102,7 @@ extension BlobCache {
             expiresAt: expiresAt,
             lifetime: .seconds(expiresAt.timeIntervalSince(now))
         )
-        putInMemory(blob, forKey: info.key, now: now)
+        putInMemory(blob, forKey: key, now: now)
     }
 
     /// Stores a blob in memory; the memory source's own expiry is the blob's, to the nanosecond, so reads

@@ -41,6 +41,7 @@ public final class BlobCache: Sendable {
     let blobs: FileDataSource
     let freshness: FileDataSource
     let downloads = RequestCoalescer<String, Fetched>()
+    let writeQueue = WriteQueue()
 
     /// Creates a cache that downloads with `service`.
     ///
@@ -186,6 +187,7 @@ public final class BlobCache: Sendable {
         guard let key = try? resolve(url).absoluteString else { return false }
         let now = configuration.clock.now()
         if let blob = memory.value(forKey: key), blob.expiresAt > now { return true }
+        if let write = queuedWrite(forKey: key) { return write.record.freshUntil > now }
         guard let info = blobs.info(forKey: key), let record = record(for: info) else { return false }
         return record.freshUntil > now
     }
@@ -196,9 +198,12 @@ public final class BlobCache: Sendable {
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func remove(_ url: URL) throws {
         let key = try resolve(url).absoluteString
-        memory.removeValue(forKey: key)
-        try blobs.removeData(forKey: key)
-        try freshness.removeData(forKey: key)
+        try afterQueuedWrites {
+            writeQueue.drop(key)
+            memory.removeValue(forKey: key)
+            try blobs.removeData(forKey: key)
+            try freshness.removeData(forKey: key)
+        }
     }
 
     func resolve(_ url: URL) throws -> URL {
