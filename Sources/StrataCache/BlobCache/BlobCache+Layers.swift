@@ -47,8 +47,10 @@ extension BlobCache {
 
     /// The settings of a ``BlobCache``'s on-disk layer: a `FileDataSource`.
     ///
-    /// The blobs live in `location/identifier`; their freshness records (a few dozen bytes each, so that a
-    /// `304` or a lifetime extension never rewrites a blob) in `location/identifier.freshness`.
+    /// The blobs live in `location/identifier`, one file each, with their validators and freshness in the
+    /// file's metadata. A `304` or a lifetime extension never rewrites a blob: it writes a small override
+    /// record in `location/identifier.freshness` instead (a few dozen bytes), which counts while it belongs
+    /// to the blob's current content. See ``writes`` for when a download is written.
     public struct PersistentLayer: Sendable {
         /// The folder that holds the layer's folders.
         public var location: FileDataSource.Location
