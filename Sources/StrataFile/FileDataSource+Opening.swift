@@ -72,7 +72,7 @@ extension FileDataSource {
         guard descriptor >= 0 else { return nil }
         defer { POSIX.close(descriptor) }
         let length = POSIX.fileSize(descriptor)
-        let minimum = EntryTrailer.fixedLength + EntryTrailer.footerLength
+        let minimum = EntryTrailer.minimumLength
         guard length >= minimum else { return nil }
         var tailLength = min(length, 4096)
         var tail = [UInt8](repeating: 0, count: tailLength)

@@ -21,10 +21,12 @@ extension FileDataSource {
     ///   - key: Any string.
     ///   - options: The entry's lifetime, ETag and Last-Modified.
     /// - Throws: ``Strata/StrataError/Code/tooLarge`` when `data` alone exceeds the size limit,
-    ///   ``Strata/StrataError/Code/io`` (with the `POSIXError`) when writing fails; the previous entry, if
-    ///   any, and every other entry stay as they were.
+    ///   ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
+    ///   ``EntryOptions/maxAttributesSize``, ``Strata/StrataError/Code/io`` (with the `POSIXError`) when
+    ///   writing fails; the previous entry, if any, and every other entry stay as they were.
     public func setData(_ data: Data, forKey key: String, options: EntryOptions = EntryOptions()) throws {
         try checkSize(data.count)
+        try checkAttributes(options)
         let trailer = makeTrailer(key: key, size: data.count, options: options) {
             data.withUnsafeBytes { ContentChecksum.checksum($0) }
         }
@@ -57,7 +59,9 @@ extension FileDataSource {
     ///   - key: Any string.
     ///   - options: The entry's lifetime, ETag and Last-Modified.
     /// - Throws: ``Strata/StrataError/Code/io`` when the file cannot be read, appended to or moved,
-    ///   ``Strata/StrataError/Code/tooLarge`` when it alone exceeds the size limit.
+    ///   ``Strata/StrataError/Code/tooLarge`` when it alone exceeds the size limit,
+    ///   ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
+    ///   ``EntryOptions/maxAttributesSize``.
     public func move(fileAt url: URL, forKey key: String, options: EntryOptions = EntryOptions()) throws {
         let source = url.path
         let descriptor = POSIX.open(source, O_RDWR)
@@ -66,6 +70,7 @@ extension FileDataSource {
         let size = POSIX.fileSize(descriptor)
         guard size >= 0 else { throw POSIX.ioError("Reading the size of", source) }
         try checkSize(size)
+        try checkAttributes(options)
         var failure: StrataError?
         let trailer = makeTrailer(key: key, size: size, options: options) {
             var hasher = ContentChecksum()
@@ -160,6 +165,15 @@ extension FileDataSource {
         }
     }
 
+    private func checkAttributes(_ options: EntryOptions) throws {
+        if let attributes = options.attributes, attributes.count > EntryOptions.maxAttributesSize {
+            throw StrataError(
+                .invalidArgument,
+                "\(attributes.count) bytes of attributes exceed the limit of \(EntryOptions.maxAttributesSize)"
+            )
+        }
+    }
+
     private func makeTrailer(
         key: String,
         size: Int,
@@ -176,7 +190,8 @@ extension FileDataSource {
             contentHash: hash(),
             writeSequence: state.withLock { $0.index.nextSequence() },
             created: now,
-            expiresAt: lifetime.map { now.addingTimeInterval($0.timeInterval) }
+            expiresAt: lifetime.map { now.addingTimeInterval($0.timeInterval) },
+            attributes: options.attributes
         )
     }
 

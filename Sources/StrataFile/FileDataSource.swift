@@ -146,7 +146,8 @@ public final class FileDataSource: Sendable {
                 expiresAt: trailer.expiresAt,
                 eTag: trailer.eTag,
                 lastModified: trailer.lastModified,
-                contentHash: trailer.contentHash
+                contentHash: trailer.contentHash,
+                attributes: trailer.attributes
             )
         }
     }

@@ -26,6 +26,9 @@ public struct FileEntryInfo: Sendable, Hashable {
     /// The checksum of the entry's data (a 64-bit, eight-lane Fletcher sum), checked on every read.
     public var contentHash: UInt64
 
+    /// The caller's metadata stored with the entry (``FileDataSource/EntryOptions/attributes``), if any.
+    public var attributes: Data?
+
     /// Creates an info value.
     ///
     /// - Parameters:
@@ -37,6 +40,7 @@ public struct FileEntryInfo: Sendable, Hashable {
     ///   - eTag: Its `ETag`.
     ///   - lastModified: Its `Last-Modified` value.
     ///   - contentHash: The hash of its data.
+    ///   - attributes: The caller's metadata stored with it.
     public init(
         key: String,
         size: Int,
@@ -45,7 +49,8 @@ public struct FileEntryInfo: Sendable, Hashable {
         expiresAt: Date?,
         eTag: String?,
         lastModified: String?,
-        contentHash: UInt64
+        contentHash: UInt64,
+        attributes: Data? = nil
     ) {
         self.key = key
         self.size = size
@@ -55,5 +60,6 @@ public struct FileEntryInfo: Sendable, Hashable {
         self.eTag = eTag
         self.lastModified = lastModified
         self.contentHash = contentHash
+        self.attributes = attributes
     }
 }

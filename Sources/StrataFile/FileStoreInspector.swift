@@ -171,7 +171,8 @@ public final class FileStoreInspector: Sendable {
             expiresAt: trailer.expiresAt,
             eTag: trailer.eTag,
             lastModified: trailer.lastModified,
-            contentHash: trailer.contentHash
+            contentHash: trailer.contentHash,
+            attributes: trailer.attributes
         )
         let problem = EntryName(key: trailer.key) == name ? nil : "holds a key that belongs to another file"
         return FileStoreEntry(

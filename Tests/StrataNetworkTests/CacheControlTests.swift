@@ -8,6 +8,8 @@ struct CacheControlTests {
         ("max-age=60", CacheControl(maxAge: .seconds(60))),
         ("max-age=0, no-cache", CacheControl(maxAge: .zero, noCache: true)),
         ("  MAX-AGE = 30 ,Public", CacheControl(maxAge: .seconds(30), isPublic: true)),
+        ("\tmax-age\t=\t20\t,\tno-cache \t", CacheControl(maxAge: .seconds(20), noCache: true)),
+        (" , ,max-age=5", CacheControl(maxAge: .seconds(5))),
         ("max-age=\"45\"", CacheControl(maxAge: .seconds(45))),
         ("no-store", CacheControl(noStore: true)),
         ("private, must-revalidate", CacheControl(mustRevalidate: true, isPrivate: true)),

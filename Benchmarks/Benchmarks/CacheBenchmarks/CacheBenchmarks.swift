@@ -164,6 +164,32 @@ func registerColdFetches() {
         folder?.remove()
     }
 
+    // The same fetches with `.behind` persistent writes: the fetch returns once the download is in memory;
+    // the queued writes are flushed after each iteration, outside the measured time.
+    var behindFolder: TemporaryFolder?
+    var behindCache: BlobCache?
+    var behindNext = 0
+    Benchmark("BlobCache cold fetch: Strata fetch, writes behind") { benchmark in
+        guard let behindCache, let server else { return }
+        benchmark.startMeasurement()
+        for _ in 0..<CacheBatch.coldFetches {
+            let fetched = try await behindCache.fetchWithLayer(from: server.url("blob/behind-\(behindNext)"))
+            behindNext += 1
+            if fetched.layer != .network { benchmark.error("a cold fetch was answered by \(fetched.layer)") }
+        }
+        benchmark.stopMeasurement()
+        await behindCache.flush()
+        if behindCache.persistentWriteFailures > 0 { benchmark.error("a queued write failed") }
+    } setup: {
+        server = try await BlobFixture.server.value
+        let created = try TemporaryFolder("blob-behind")
+        behindFolder = created
+        behindCache = try BlobFixture.cache(in: created, writes: .behind)
+    } teardown: {
+        behindCache = nil
+        behindFolder?.remove()
+    }
+
     var plainNext = 0
     Benchmark("BlobCache cold fetch: URLSession.data(from:)") { benchmark in
         guard let server else { return }

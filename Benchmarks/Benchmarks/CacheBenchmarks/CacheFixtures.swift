@@ -22,11 +22,14 @@ enum BlobFixture {
     /// The URLs of the warm rows: `/blob/warm-0` …
     static func urls(_ server: BlobServer) -> [URL] { (0..<count).map { server.url("blob/warm-\($0)") } }
 
-    /// A BlobCache in a folder of its own, default layers (64 MiB of memory, `.atomic` disk writes).
-    static func cache(in folder: TemporaryFolder) throws -> BlobCache {
+    /// A BlobCache in a folder of its own, default layers (64 MiB of memory, `.atomic` disk writes written before
+    /// the fetch returns, unless `writes` says otherwise).
+    static func cache(in folder: TemporaryFolder, writes: BlobCache.PersistentWrites = .beforeReturning) throws
+        -> BlobCache
+    {
         try BlobCache(
             using: HTTPClient(),
-            configuration: .init(persistent: .init(location: .url(folder.url), identifier: "blobs"))
+            configuration: .init(persistent: .init(location: .url(folder.url), identifier: "blobs", writes: writes))
         )
     }
 

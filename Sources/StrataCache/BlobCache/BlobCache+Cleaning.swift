@@ -16,8 +16,13 @@ extension BlobCache {
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func cleanPersistent() throws {
+        try afterQueuedWrites { try cleanWrittenBlobs() }
+    }
+
+    private func cleanWrittenBlobs() throws {
         switch configuration.persistent.cleaning {
         case .all:
+            writeQueue.drop()
             try blobs.removeAll()
             try freshness.removeAll()
         case .expiredOnly:
@@ -49,8 +54,11 @@ extension BlobCache {
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func removeAll() throws {
         memory.removeAll()
-        try blobs.removeAll()
-        try freshness.removeAll()
+        try afterQueuedWrites {
+            writeQueue.drop()
+            try blobs.removeAll()
+            try freshness.removeAll()
+        }
     }
 
     /// The number of blobs in the ephemeral layer, expired ones included until they are read or purged.

@@ -47,8 +47,10 @@ extension BlobCache {
 
     /// The settings of a ``BlobCache``'s on-disk layer: a `FileDataSource`.
     ///
-    /// The blobs live in `location/identifier`; their freshness records (a few dozen bytes each, so that a
-    /// `304` or a lifetime extension never rewrites a blob) in `location/identifier.freshness`.
+    /// The blobs live in `location/identifier`, one file each, with their validators and freshness in the
+    /// file's metadata. A `304` or a lifetime extension never rewrites a blob: it writes a small override
+    /// record in `location/identifier.freshness` instead (a few dozen bytes), which counts while it belongs
+    /// to the blob's current content. See ``writes`` for when a download is written.
     public struct PersistentLayer: Sendable {
         /// The folder that holds the layer's folders.
         public var location: FileDataSource.Location
@@ -74,6 +76,9 @@ extension BlobCache {
         /// What ``BlobCache/cleanPersistent()`` removes: ``CleaningRule/expiredOnly`` by default.
         public var cleaning: CleaningRule
 
+        /// Whether a download is written before the fetch returns (the default) or after it.
+        public var writes: PersistentWrites
+
         /// Creates the settings.
         ///
         /// - Parameters:
@@ -85,6 +90,7 @@ extension BlobCache {
         ///   - initialLifetime: The freshness of a blob whose response gives none; one day by default.
         ///   - lifetimeExtension: When a hit pushes back the expiry.
         ///   - cleaning: What cleaning removes.
+        ///   - writes: When a download is written: before the fetch returns, or after it.
         public init(
             location: FileDataSource.Location = .caches,
             identifier: String = "StrataBlobCache",
@@ -93,8 +99,10 @@ extension BlobCache {
             durability: FileDataSource.Durability = .atomic,
             initialLifetime: Duration = .seconds(86_400),
             lifetimeExtension: LifetimeExtension = .none,
-            cleaning: CleaningRule = .expiredOnly
+            cleaning: CleaningRule = .expiredOnly,
+            writes: PersistentWrites = .beforeReturning
         ) {
+            self.writes = writes
             self.location = location
             self.identifier = identifier
             self.maxSize = maxSize

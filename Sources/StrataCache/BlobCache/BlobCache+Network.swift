@@ -5,6 +5,8 @@ import StrataNetwork
 extension BlobCache {
     /// The persistent layer, then the network: runs once per URL for all concurrent callers.
     func loadBelowEphemeral(url: URL, key: String) async throws -> Fetched {
+        // A stale download still queued is written first, so revalidation sees its validators.
+        await settleQueuedWrite(forKey: key)
         if let hit = persistentHit(key) { return Fetched(data: hit.data, layer: .persistent) }
         // A stale blob is read only when it can serve: revalidation needs a validator, serve-stale the option.
         let validators = blobs.info(forKey: key).map {
@@ -36,7 +38,10 @@ extension BlobCache {
         guard !control.noStore else {
             // Never stored; an older copy must not be served in its place later.
             memory.removeValue(forKey: key)
-            forgetPersistent(key)
+            afterQueuedWrites {
+                writeQueue.drop(key)
+                forgetPersistent(key)
+            }
             return response.body
         }
         let httpLifetime = Self.freshnessLifetime(of: response, now: now)
@@ -46,30 +51,38 @@ extension BlobCache {
             let blob = CachedBlob(
                 data: response.body,
                 expiresAt: now.addingTimeInterval(ephemeralLifetime.timeInterval),
-                lifetime: ephemeralLifetime,
-                eTag: response.eTag,
-                lastModified: response.headers["Last-Modified"]
+                lifetime: ephemeralLifetime
             )
             putInMemory(blob, forKey: key, now: now)
         } else {
             memory.removeValue(forKey: key)
         }
         do {
-            _ = try storePersistent(
+            let record = FreshnessRecord(
+                freshUntil: now.addingTimeInterval(persistentLifetime.timeInterval),
+                lifetime: persistentLifetime.timeInterval,
+                staleIfError: control.staleIfError?.timeInterval,
+                mustRevalidate: control.mustRevalidate || control.noCache,
+                noCache: control.noCache,
+                contentHash: 0
+            )
+            guard configuration.persistent.writes == .beforeReturning else {
+                let write = WriteQueue.Write(
+                    data: response.body,
+                    eTag: response.eTag,
+                    lastModified: response.headers["Last-Modified"],
+                    record: record
+                )
+                enqueuePersistent(write, forKey: key)
+                return response.body
+            }
+            try storePersistent(
                 response.body,
                 forKey: key,
                 eTag: response.eTag,
-                lastModified: response.headers["Last-Modified"]
-            ) { hash in
-                FreshnessRecord(
-                    freshUntil: now.addingTimeInterval(persistentLifetime.timeInterval),
-                    lifetime: persistentLifetime.timeInterval,
-                    staleIfError: control.staleIfError?.timeInterval,
-                    mustRevalidate: control.mustRevalidate || control.noCache,
-                    noCache: control.noCache,
-                    contentHash: hash
-                )
-            }
+                lastModified: response.headers["Last-Modified"],
+                record: record
+            )
         } catch {
             throw StrataError(
                 .cacheSyncFailed,
@@ -114,7 +127,7 @@ extension BlobCache {
                 payload: stale.data
             )
         }
-        copyUp(stale.data, info: stale.info, record: record, now: now)
+        copyUp(stale.data, forKey: key, record: record, now: now)
     }
 
     /// Whether a stale blob may stand in for a failed download: only when configured, for transport

@@ -12,23 +12,23 @@ extension BlobCache {
     }
 
     /// The fresh blob under `key` in memory, after applying the ephemeral extension policy; `nil` when
-    /// absent or expired (an expired blob is removed).
+    /// absent or expired.
+    ///
+    /// The memory source holds each blob until exactly its ``CachedBlob/expiresAt`` (see
+    /// ``putInMemory(_:forKey:now:)``) and drops it after, so a blob it returns is fresh: without an
+    /// extension policy a hit reads the clock once, inside the memory source.
     func ephemeralHit(_ key: String, extending: Bool = true) -> Data? {
-        guard var blob = memory.value(forKey: key) else { return nil }
+        guard let blob = memory.value(forKey: key) else { return nil }
+        guard extending, ephemeralExtends else { return blob.data }
         let now = configuration.clock.now()
-        guard blob.expiresAt > now else {
-            memory.removeValue(forKey: key)
-            return nil
-        }
-        if extending,
-            let extended = configuration.ephemeral.lifetimeExtension.extendedExpiry(
-                expiresAt: blob.expiresAt,
-                lifetime: blob.lifetime,
-                now: now
-            )
-        {
-            blob.expiresAt = extended
-            putInMemory(blob, forKey: key, now: now)
+        if let extended = configuration.ephemeral.lifetimeExtension.extendedExpiry(
+            expiresAt: blob.expiresAt,
+            lifetime: blob.lifetime,
+            now: now
+        ) {
+            var renewed = blob
+            renewed.expiresAt = extended
+            putInMemory(renewed, forKey: key, now: now)
         }
         return blob.data
     }
@@ -37,6 +37,7 @@ extension BlobCache {
     /// into memory; `nil` when absent, stale or damaged.
     func persistentHit(_ key: String) -> (data: Data, record: FreshnessRecord)? {
         let now = configuration.clock.now()
+        if let write = queuedWrite(forKey: key) { return queuedHit(write, forKey: key, now: now) }
         guard let info = blobs.info(forKey: key), var record = record(for: info), record.freshUntil > now,
             let data = blobs.data(forKey: key)
         else { return nil }
@@ -47,11 +48,28 @@ extension BlobCache {
             now: now
         ) {
             record.freshUntil = extended
+            record.contentHash = info.contentHash  // an override names the version it belongs to
             // Best effort: a lost extension only means an earlier revalidation, never wrong data.
             _ = try? freshness.setData(record.encoded(), forKey: key)
         }
-        copyUp(data, info: info, record: record, now: now)
+        copyUp(data, forKey: key, record: record, now: now)
         return (data, record)
+    }
+
+    /// A download not written yet, served as the persistent layer would serve it once written.
+    private func queuedHit(_ write: WriteQueue.Write, forKey key: String, now: Date) -> (Data, FreshnessRecord)? {
+        var record = write.record
+        guard record.freshUntil > now else { return nil }
+        if let extended = configuration.persistent.lifetimeExtension.extendedExpiry(
+            expiresAt: record.freshUntil,
+            lifetime: .seconds(record.lifetime),
+            now: now
+        ) {
+            record.freshUntil = extended
+            writeQueue.extend(key, generation: write.generation, to: extended)
+        }
+        copyUp(write.data, forKey: key, record: record, now: now)
+        return (write.data, record)
     }
 
     /// The stale (or damaged-record) entry under `key` on disk with its bytes, for revalidation or
@@ -61,56 +79,64 @@ extension BlobCache {
         return PersistentEntry(data: data, info: info, record: record(for: info))
     }
 
-    /// The freshness record of a blob, if it belongs to this version of it.
+    /// The freshness record of a blob: the override written by a `304` or an extension when there is one
+    /// for this version of the blob, otherwise the record stored in the blob's own entry.
     func record(for info: FileEntryInfo) -> FreshnessRecord? {
-        guard let bytes = freshness.data(forKey: info.key), let record = FreshnessRecord.decode(bytes),
-            record.contentHash == info.contentHash
-        else { return nil }
-        return record
+        // The freshness store's index answers without touching the disk when there is no override.
+        if freshness.info(forKey: info.key) != nil, let bytes = freshness.data(forKey: info.key),
+            let record = FreshnessRecord.decode(bytes), record.contentHash == info.contentHash
+        {
+            return record
+        }
+        return info.attributes.flatMap(FreshnessRecord.decode)
     }
 
     /// Copies a persistent blob into memory for the ephemeral layer's lifetime, never beyond its persistent
     /// freshness.
-    func copyUp(_ data: Data, info: FileEntryInfo, record: FreshnessRecord, now: Date) {
+    func copyUp(_ data: Data, forKey key: String, record: FreshnessRecord, now: Date) {
         let ephemeralExpiry = now.addingTimeInterval(configuration.ephemeral.initialLifetime.timeInterval)
         let expiresAt = min(ephemeralExpiry, record.freshUntil)
         guard expiresAt > now else { return }
         let blob = CachedBlob(
             data: data,
             expiresAt: expiresAt,
-            lifetime: .seconds(expiresAt.timeIntervalSince(now)),
-            eTag: info.eTag,
-            lastModified: info.lastModified
+            lifetime: .seconds(expiresAt.timeIntervalSince(now))
         )
-        putInMemory(blob, forKey: info.key, now: now)
+        putInMemory(blob, forKey: key, now: now)
     }
 
-    /// Stores a blob in memory; the memory source's own time to live matches the blob's expiry, so its
-    /// `removeExpired()` agrees with the blob's metadata.
+    /// Stores a blob in memory; the memory source's own expiry is the blob's, to the nanosecond, so reads
+    /// and `removeExpired()` agree with the blob's metadata.
     func putInMemory(_ blob: CachedBlob, forKey key: String, now: Date) {
-        memory.setValue(blob, forKey: key, timeToLive: .seconds(blob.expiresAt.timeIntervalSince(now)))
+        memory.setValue(blob, forKey: key, storedAt: now, expiresAt: blob.expiresAt)
     }
 
-    /// Writes a blob and then its freshness record; a blob too large for the layer is skipped.
+    /// Writes a blob with its freshness record in one entry, after removing any override of an earlier
+    /// version's record; a blob too large for the layer is skipped.
     ///
-    /// - Returns: The record written, or `nil` when the blob was too large.
+    /// - Returns: Whether the blob was stored (`false` when it was too large).
+    @discardableResult
     func storePersistent(
         _ data: Data,
         forKey key: String,
         eTag: String?,
         lastModified: String?,
-        makeRecord: (UInt64) -> FreshnessRecord
-    ) throws -> FreshnessRecord? {
+        record: FreshnessRecord
+    ) throws -> Bool {
+        // First, so that no crash can leave an older override beside the new blob.
+        if freshness.info(forKey: key) != nil { try freshness.removeData(forKey: key) }
         do {
-            try blobs.setData(data, forKey: key, options: .init(eTag: eTag, lastModified: lastModified))
+            let options = FileDataSource.EntryOptions(
+                eTag: eTag,
+                lastModified: lastModified,
+                attributes: record.encoded()
+            )
+            try blobs.setData(data, forKey: key, options: options)
         } catch let error as StrataError where error.code == .tooLarge {
             forgetPersistent(key)
-            return nil
+            return false
         }
-        guard let info = blobs.info(forKey: key) else { return nil }
-        let record = makeRecord(info.contentHash)
-        try freshness.setData(record.encoded(), forKey: key)
-        return record
+        return true
     }
 
     /// Removes the blob and record under `key` from disk, if it can: a blob that cannot be removed stays and is

@@ -36,9 +36,12 @@ public final class BlobCache: Sendable {
     public let baseURL: URL?
 
     let memory: MemoryDataSource<CachedBlob>
+    /// Whether the ephemeral layer extends lifetimes on hits; read once, not per hit.
+    let ephemeralExtends: Bool
     let blobs: FileDataSource
     let freshness: FileDataSource
     let downloads = RequestCoalescer<String, Fetched>()
+    let writeQueue = WriteQueue()
 
     /// Creates a cache that downloads with `service`.
     ///
@@ -53,6 +56,7 @@ public final class BlobCache: Sendable {
         self.client = service
         self.baseURL = baseURL
         let ephemeral = configuration.ephemeral
+        ephemeralExtends = ephemeral.lifetimeExtension != .none
         memory = MemoryDataSource(
             configuration: .init(
                 countLimit: ephemeral.countLimit,
@@ -119,7 +123,37 @@ public final class BlobCache: Sendable {
     ///   ``Strata/StrataError/Code/invalidArgument`` for a relative URL without a base URL, and
     ///   ``Strata/StrataError/Code/cacheSyncFailed`` (the downloaded data as its payload) when the download
     ///   succeeded but could not be stored on disk.
+    @inlinable
     public func fetchWithLayer(from url: URL) async throws -> Fetched {
+        // A memory hit is synchronous and inlined into the caller: no async frame, no executor hop.
+        if let data = memoryHit(url) { return Fetched(data: data, layer: .ephemeral) }
+        return try await fetchBelowMemory(url)
+    }
+
+    /// Returns the blob at `url`: ephemeral, then persistent, then the network.
+    ///
+    /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
+    /// - Throws: As ``fetchWithLayer(from:)``.
+    @inlinable
+    public func fetch(from url: URL) async throws -> Data {
+        if let data = memoryHit(url) { return data }
+        return try await fetchBelowMemory(url).data
+    }
+
+    /// The fresh blob for `url` in the ephemeral layer, or `nil` (also for a URL that does not resolve).
+    @usableFromInline
+    func memoryHit(_ url: URL) -> Data? {
+        // Every key in the ephemeral layer is an absolute URL string, and a URL's absolute string is what
+        // ``resolve(_:)`` would key it by, whenever it is absolute. A URL relative to nothing yields a string
+        // without a scheme, which no key equals: it misses here and the slow path resolves it against
+        // ``baseURL``.
+        ephemeralHit(url.absoluteString)
+    }
+
+    /// A fetch after a memory miss: the ephemeral layer again (a blob may have arrived since), the persistent
+    /// layer, then one download shared by every concurrent caller.
+    @usableFromInline
+    func fetchBelowMemory(_ url: URL) async throws -> Fetched {
         let url = try resolve(url)
         let key = url.absoluteString
         if let data = ephemeralHit(key) { return Fetched(data: data, layer: .ephemeral) }
@@ -132,14 +166,6 @@ public final class BlobCache: Sendable {
             if let data = ephemeralHit(key, extending: false) { return Fetched(data: data, layer: .ephemeral) }
             return try await loadBelowEphemeral(url: url, key: key)
         }
-    }
-
-    /// Returns the blob at `url`: ephemeral, then persistent, then the network.
-    ///
-    /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
-    /// - Throws: As ``fetchWithLayer(from:)``.
-    public func fetch(from url: URL) async throws -> Data {
-        try await fetchWithLayer(from: url).data
     }
 
     /// Returns a fresh cached blob without touching the network, or `nil` when neither layer holds one.
@@ -161,6 +187,7 @@ public final class BlobCache: Sendable {
         guard let key = try? resolve(url).absoluteString else { return false }
         let now = configuration.clock.now()
         if let blob = memory.value(forKey: key), blob.expiresAt > now { return true }
+        if let write = queuedWrite(forKey: key) { return write.record.freshUntil > now }
         guard let info = blobs.info(forKey: key), let record = record(for: info) else { return false }
         return record.freshUntil > now
     }
@@ -171,9 +198,12 @@ public final class BlobCache: Sendable {
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func remove(_ url: URL) throws {
         let key = try resolve(url).absoluteString
-        memory.removeValue(forKey: key)
-        try blobs.removeData(forKey: key)
-        try freshness.removeData(forKey: key)
+        try afterQueuedWrites {
+            writeQueue.drop(key)
+            memory.removeValue(forKey: key)
+            try blobs.removeData(forKey: key)
+            try freshness.removeData(forKey: key)
+        }
     }
 
     func resolve(_ url: URL) throws -> URL {

@@ -7,22 +7,30 @@ import Foundation
 ///
 /// | field | bytes |
 /// |---|---|
-/// | version (2), flags (bit 0: has expiry), reserved | 1, 1, 2 |
+/// | version (3), flags (bit 0: has expiry), reserved | 1, 1, 2 |
 /// | key length, ETag length, Last-Modified length (`UInt32.max` = none) | 4, 4, 4 |
 /// | payload size, content checksum (`ContentChecksum`), write sequence | 8, 8, 8 |
 /// | created, expires (seconds since 1970 as `Double` bits) | 8, 8 |
-/// | key, ETag, Last-Modified (UTF-8) | variable |
+/// | attributes length (`UInt32.max` = none) | 4 |
+/// | key, ETag, Last-Modified (UTF-8), attributes | variable |
 /// | checksum of everything above in the trailer (xxHash64) | 8 |
 /// | trailer length (from version through checksum) | 4 |
 /// | magic `STRF` | 4 |
 struct EntryTrailer: Equatable {
     static let magic: UInt32 = 0x4652_5453  // "STRF" read as little-endian
-    /// 2: the content checksum is a `ContentChecksum` (version 1 held an xxHash64 of the data). A file of
-    /// another version reads as damaged: a miss, and the file is removed.
-    static let version: UInt8 = 2
-    static let fixedLength = 56
+    /// 3: version 2 plus the caller's attributes. Version 2 (no attributes field) is still read; version 1
+    /// (an xxHash64 of the data instead of a `ContentChecksum`) and any other version read as damaged: a
+    /// miss, and the file is removed.
+    static let version: UInt8 = 3
+    /// The fixed part of a version 3 trailer; version 2's ends before the attributes length.
+    static let fixedLength = 60
+    private static let fixedLengthVersion2 = 56
+    /// The most bytes of attributes an entry carries.
+    static let maxAttributesLength = 4096
     /// The checksum, the trailer length and the magic.
     static let footerLength = 16
+    /// The shortest trailer of any readable version, footer included.
+    static let minimumLength = fixedLengthVersion2 + footerLength
     private static let noString = UInt32.max
 
     var key: String
@@ -33,6 +41,7 @@ struct EntryTrailer: Equatable {
     var writeSequence: UInt64
     var created: Date
     var expiresAt: Date?
+    var attributes: Data?
 
     /// The trailer's bytes, to write after the payload.
     func encoded() -> [UInt8] {
@@ -42,7 +51,7 @@ struct EntryTrailer: Equatable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(
             Self.fixedLength + keyBytes.count + (eTagBytes?.count ?? 0) + (lastModifiedBytes?.count ?? 0)
-                + Self.footerLength
+                + (attributes?.count ?? 0) + Self.footerLength
         )
         bytes.append(Self.version)
         bytes.append(expiresAt == nil ? 0 : 1)
@@ -55,9 +64,11 @@ struct EntryTrailer: Equatable {
         Self.append(writeSequence, to: &bytes)
         Self.append(created.timeIntervalSince1970.bitPattern, to: &bytes)
         Self.append((expiresAt?.timeIntervalSince1970 ?? 0).bitPattern, to: &bytes)
+        Self.append(attributes.map { UInt32($0.count) } ?? Self.noString, to: &bytes)
         bytes.append(contentsOf: keyBytes)
         bytes.append(contentsOf: eTagBytes ?? [])
         bytes.append(contentsOf: lastModifiedBytes ?? [])
+        bytes.append(contentsOf: attributes ?? Data())
         let checksum = bytes.withUnsafeBytes { XXHash64.hash($0) }
         Self.append(checksum, to: &bytes)
         Self.append(UInt32(bytes.count), to: &bytes)
@@ -74,17 +85,20 @@ struct EntryTrailer: Equatable {
             return nil
         }
         let length = Int(UInt32(littleEndian: footer.loadUnaligned(fromByteOffset: end - 8, as: UInt32.self)))
-        guard length >= fixedLength + 8 else { return nil }
+        guard length >= fixedLengthVersion2 + 8 else { return nil }
         return length
     }
 
     /// Parses a trailer whose bytes (from version through checksum) are `bytes`; `nil` when it is damaged.
     init?(bytes: UnsafeRawBufferPointer) {
         let count = bytes.count
-        guard count >= Self.fixedLength + 8 else { return nil }
+        guard count >= Self.fixedLengthVersion2 + 8 else { return nil }
         let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
         guard XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<(count - 8)])) == stored else { return nil }
-        guard bytes[0] == Self.version else { return nil }
+        let version = bytes[0]
+        guard version == Self.version || version == 2 else { return nil }
+        let fixedLength = version == 2 ? Self.fixedLengthVersion2 : Self.fixedLength
+        guard count >= fixedLength + 8 else { return nil }
         func u32(_ offset: Int) -> UInt32 {
             UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         }
@@ -96,14 +110,18 @@ struct EntryTrailer: Equatable {
         let lastModifiedLength = u32(12)
         let eTagCount = eTagLength == Self.noString ? 0 : Int(eTagLength)
         let lastModifiedCount = lastModifiedLength == Self.noString ? 0 : Int(lastModifiedLength)
-        guard Self.fixedLength + keyLength + eTagCount + lastModifiedCount + 8 == count else { return nil }
+        let attributesLength = version == 2 ? Self.noString : u32(56)
+        let attributesCount = attributesLength == Self.noString ? 0 : Int(attributesLength)
+        guard fixedLength + keyLength + eTagCount + lastModifiedCount + attributesCount + 8 == count else {
+            return nil
+        }
         guard let payloadSize = Int(exactly: u64(16)) else { return nil }
         self.payloadSize = payloadSize
         contentHash = u64(24)
         writeSequence = u64(32)
         created = Date(timeIntervalSince1970: Double(bitPattern: u64(40)))
         expiresAt = bytes[1] & 1 == 1 ? Date(timeIntervalSince1970: Double(bitPattern: u64(48))) : nil
-        var offset = Self.fixedLength
+        var offset = fixedLength
         func string(_ length: Int) -> String {
             defer { offset += length }
             return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
@@ -111,6 +129,9 @@ struct EntryTrailer: Equatable {
         key = string(keyLength)
         eTag = eTagLength == Self.noString ? nil : string(eTagCount)
         lastModified = lastModifiedLength == Self.noString ? nil : string(lastModifiedCount)
+        attributes =
+            attributesLength == Self.noString
+            ? nil : Data(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + attributesCount)]))
     }
 
     init(
@@ -121,7 +142,8 @@ struct EntryTrailer: Equatable {
         contentHash: UInt64,
         writeSequence: UInt64,
         created: Date,
-        expiresAt: Date?
+        expiresAt: Date?,
+        attributes: Data? = nil
     ) {
         self.key = key
         self.eTag = eTag
@@ -131,6 +153,7 @@ struct EntryTrailer: Equatable {
         self.writeSequence = writeSequence
         self.created = created
         self.expiresAt = expiresAt
+        self.attributes = attributes
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {

@@ -123,15 +123,15 @@ public struct CacheControl: Hashable, Sendable {
     private static func directives(in header: String) -> [(String, String?)] {
         var result: [(String, String?)] = []
         for member in splitList(header) {
-            let trimmed = member.trimmingCharacters(in: .whitespaces)
+            let trimmed = member.trimmingOptionalWhitespace()
             guard !trimmed.isEmpty else { continue }
             guard let equals = trimmed.firstIndex(of: "=") else {
                 result.append((trimmed.lowercased(), nil))
                 continue
             }
-            let name = trimmed[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            let name = trimmed[..<equals].trimmingOptionalWhitespace().lowercased()
             guard !name.isEmpty else { continue }
-            var argument = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            var argument = trimmed[trimmed.index(after: equals)...].trimmingOptionalWhitespace()
             if argument.count >= 2, argument.hasPrefix("\""), argument.hasSuffix("\"") {
                 argument = String(argument.dropFirst().dropLast()).replacingOccurrences(of: "\\", with: "")
             }

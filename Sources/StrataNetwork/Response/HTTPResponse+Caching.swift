@@ -24,7 +24,7 @@ extension HTTPResponse {
 
     /// The `Age` header: how long the response has been in caches upstream.
     public var age: Duration? {
-        guard let value = headers["Age"]?.trimmingCharacters(in: .whitespaces), let seconds = Int(value), seconds >= 0
+        guard let value = headers["Age"]?.trimmingOptionalWhitespace(), let seconds = Int(value), seconds >= 0
         else { return nil }
         return .seconds(seconds)
     }

@@ -1,0 +1,21 @@
+import Foundation
+import Strata
+
+extension MemoryDataSource {
+    /// Stores a value that expires at an instant the caller has already computed from its own clock reading,
+    /// so that the source's expiry and the caller's metadata agree to the nanosecond.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key.
+    ///   - storedAt: The caller's reading of the configuration's clock.
+    ///   - expiresAt: When the entry expires; `nil` for never.
+    package func setValue(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?) {
+        let cost = configuration.cost(value)
+        storage.withLock { storage in
+            storage.set(key, value: value, cost: cost, storedAt: storedAt, expiresAt: expiresAt)
+            evict(&storage)
+        }
+        changeBroadcaster.publish(.put(key: key))
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataFile
+import Testing
+
+@testable import StrataCache
+
+/// The persistent layer's layout: one file per blob with its freshness record inside; overrides only after a
+/// `304` or an extension; records of earlier versions still honoured.
+struct BlobCachePersistentLayoutTests {
+    /// The entry files of the freshness store (the overrides).
+    private func overrideFiles(_ fixture: BlobCacheFixture) throws -> [String] {
+        let folder = fixture.folder.appendingPathComponent("blobs.freshness").path
+        guard FileManager.default.fileExists(atPath: folder) else { return [] }
+        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".strata") }
+    }
+
+    @Test func aDownloadIsOneFileWithItsRecordInsideAndADiskHitNeedsNoOther() async throws {
+        try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            let cache = try fixture.makeCache()
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+
+            #expect(try fixture.blobFiles().count == 1)
+            #expect(try overrideFiles(fixture).isEmpty)
+            let key = fixture.url("a").absoluteString
+            let info = try #require(cache.blobs.info(forKey: key))
+            let record = try #require(info.attributes.flatMap(FreshnessRecord.decode))
+            #expect(record.freshUntil == fixture.clock.now().addingTimeInterval(60))
+
+            // A disk hit within the freshness, then none after it
+            cache.purgeEphemeral()
+            fixture.clock.advance(by: .seconds(59))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            cache.purgeEphemeral()
+            fixture.clock.advance(by: .seconds(1))
+            #expect(!cache.contains(fixture.url("a")))
+            #expect(fixture.server.requestCount(path: "/a") == 1)
+        }
+    }
+
+    @Test func a304WritesAnOverrideAndTheNextDownloadRemovesIt() async throws {
+        let version = Locked(1)
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            let current = version.withLock { $0 }
+            if request.headers["if-none-match"] == "\"v\(current)\"" {
+                return ServerReply(status: 304, headers: ["ETag": "\"v\(current)\"", "Cache-Control": "max-age=120"])
+            }
+            return ServerReply(
+                status: 200,
+                headers: ["ETag": "\"v\(current)\"", "Cache-Control": "max-age=60"],
+                body: Data("body \(current)".utf8)
+            )
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache()
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+
+            // A 304 renews through an override naming the blob's version
+            fixture.clock.advance(by: .seconds(61))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .revalidated)
+            #expect(try overrideFiles(fixture).count == 1)
+            cache.purgeEphemeral()
+            fixture.clock.advance(by: .seconds(119))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+
+            // A new version downloaded replaces the blob and drops the override
+            version.withLock { $0 = 2 }
+            fixture.clock.advance(by: .seconds(2))
+            let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
+            #expect(fetched.layer == .network && fetched.data == Data("body 2".utf8))
+            #expect(try overrideFiles(fixture).isEmpty)
+            cache.purgeEphemeral()
+            fixture.clock.advance(by: .seconds(59))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(fixture.server.requestCount(path: "/a") == 3)
+        }
+    }
+
+    @Test func aBlobAndAJSONRecordWrittenByAnEarlierVersionAreServedFresh() async throws {
+        try await withFixture([("GET /a", reply("network"))]) { fixture in
+            let key = fixture.url("a").absoluteString
+            let now = fixture.clock.now()
+            // Given the earlier layout: a blob without attributes and a JSON record in the freshness store
+            do {
+                let blobs = try FileDataSource(
+                    configuration: .init(location: .url(fixture.folder), identifier: "blobs", clock: fixture.clock)
+                )
+                let records = try FileDataSource(
+                    configuration: .init(
+                        location: .url(fixture.folder),
+                        identifier: "blobs.freshness",
+                        clock: fixture.clock
+                    )
+                )
+                try blobs.setData(Data("legacy".utf8), forKey: key)
+                let hash = try #require(blobs.info(forKey: key)?.contentHash)
+                let json = """
+                    {"freshUntil":\(now.addingTimeInterval(300).timeIntervalSinceReferenceDate),"lifetime":300,\
+                    "mustRevalidate":false,"noCache":false,"contentHash":\(hash)}
+                    """
+                try records.setData(Data(json.utf8), forKey: key)
+            }
+
+            // When a cache opens the folder, then the blob is fresh on disk until the record says otherwise
+            let cache = try fixture.makeCache()
+            let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
+            #expect(fetched.layer == .persistent && fetched.data == Data("legacy".utf8))
+            fixture.clock.advance(by: .seconds(300))
+            cache.purgeEphemeral()
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+            #expect(fixture.server.requestCount(path: "/a") == 1)
+        }
+    }
+
+    @Test func theMemoryLayerDropsABlobAtExactlyItsExpiry() async throws {
+        try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=30"]))]) { fixture in
+            let cache = try fixture.makeCache()
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+            fixture.clock.advance(by: .milliseconds(29_999))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            fixture.clock.advance(by: .milliseconds(1))
+            #expect(cache.ephemeralCount == 1)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+        }
+    }
+
+    @Test func freshnessRecordsRoundTripAndDamagedOnesAreRefused() throws {
+        let record = FreshnessRecord(
+            freshUntil: Date(timeIntervalSince1970: 1_234_567.25),
+            lifetime: 86_400,
+            staleIfError: 30,
+            mustRevalidate: true,
+            noCache: false,
+            contentHash: 0xDEAD_BEEF_0123_4567
+        )
+        let encoded = record.encoded()
+        #expect(encoded.count == 36)
+        #expect(FreshnessRecord.decode(encoded) == record)
+        var without = record
+        without.staleIfError = nil
+        #expect(FreshnessRecord.decode(without.encoded()) == without)
+
+        var badFlag = encoded
+        badFlag[26] = 7
+        #expect(FreshnessRecord.decode(badFlag) == nil)
+        var infinite = encoded
+        infinite.replaceSubrange(1..<9, with: withUnsafeBytes(of: Double.infinity.bitPattern.littleEndian) { Data($0) })
+        #expect(FreshnessRecord.decode(infinite) == nil)
+        #expect(FreshnessRecord.decode(Data()) == nil)
+        #expect(FreshnessRecord.decode(Data(repeating: 1, count: 35)) == nil)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import LoopbackServer
+import Strata
+import Testing
+
+@testable import StrataCache
+
+/// ``BlobCache/PersistentWrites/behind``: downloads written after the fetch returns, served meanwhile.
+struct BlobCacheWriteBehindTests {
+    /// Holds the cache's write queue until `release()`, so a write is deterministically still queued.
+    final class QueueHold: Sendable {
+        let semaphore = DispatchSemaphore(value: 0)
+
+        init(_ cache: BlobCache) {
+            cache.writeQueue.queue.async { [semaphore] in semaphore.wait() }
+        }
+
+        func release() { semaphore.signal() }
+    }
+
+    private func makeCache(_ fixture: BlobCacheFixture) throws -> BlobCache {
+        try fixture.makeCache(persistent: .init(writes: .behind))
+    }
+
+    @Test func aQueuedDownloadIsServedFromTheQueueAndWrittenLater() async throws {
+        try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            let cache = try makeCache(fixture)
+            let hold = QueueHold(cache)
+
+            // When a download returns while its write waits
+            let first = try await cache.fetchWithLayer(from: fixture.url("a"))
+            #expect(first.layer == .network && first.data == Data("alpha".utf8))
+            #expect(try fixture.blobFiles().isEmpty)
+            #expect(cache.contains(fixture.url("a")))
+
+            // Then, purged from memory, it is served from the queue without a request
+            cache.purgeEphemeral()
+            let second = try await cache.fetchWithLayer(from: fixture.url("a"))
+            #expect(second.layer == .persistent && second.data == first.data)
+            #expect(fixture.server.requestCount(path: "/a") == 1)
+
+            // And once the queue runs, it is on disk with its freshness
+            hold.release()
+            await cache.flush()
+            #expect(try fixture.blobFiles().count == 1)
+            #expect(cache.persistentCount == 1)
+            cache.purgeEphemeral()
+            fixture.clock.advance(by: .seconds(59))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(cache.persistentWriteFailures == 0)
+        }
+    }
+
+    @Test func aQueuedDownloadPastItsFreshnessIsWrittenBeforeRevalidation() async throws {
+        try await withFixture([("GET /a", BlobCacheHTTPTests.eTagRoute)]) { fixture in
+            let cache = try makeCache(fixture)
+            let hold = QueueHold(cache)
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+            fixture.clock.advance(by: .seconds(61))
+            #expect(!cache.contains(fixture.url("a")))
+
+            // The revalidation waits for the write (released from another thread, in whichever order the two
+            // run), then sends the blob's ETag and gets a 304
+            DispatchQueue.global().async { hold.release() }
+            let revalidated = try await cache.fetchWithLayer(from: fixture.url("a"))
+            #expect(revalidated.layer == .revalidated)
+            #expect(fixture.server.requests.last?.headers["if-none-match"] == "\"v1\"")
+        }
+    }
+
+    @Test func removeAndRemoveAllDropQueuedWrites() async throws {
+        try await withFixture([("GET /*", reply("body", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            let cache = try makeCache(fixture)
+            let hold = QueueHold(cache)
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+            _ = try await cache.fetch(from: fixture.url("b")) as Data
+            _ = try await cache.fetch(from: fixture.url("c")) as Data
+
+            // remove waits for the queue, so it is released from a thread outside the task pool
+            DispatchQueue.global().async { hold.release() }
+            try cache.remove(fixture.url("a"))
+            await cache.flush()
+            #expect(!cache.contains(fixture.url("a")))
+            #expect(cache.contains(fixture.url("b")))
+            #expect(try fixture.blobFiles().count == 2)
+
+            let second = QueueHold(cache)
+            _ = try await cache.fetch(from: fixture.url("d")) as Data
+            second.release()
+            try cache.removeAll()
+            await cache.flush()
+            #expect(try fixture.blobFiles().isEmpty)
+            #expect(!cache.contains(fixture.url("d")))
+        }
+    }
+
+    @Test func aFailedWriteIsCountedAndTheBlobStaysInMemory() async throws {
+        try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            let cache = try makeCache(fixture)
+            // The layer's folder becomes a file: every write in it fails
+            let folder = fixture.folder.appendingPathComponent("blobs")
+            try FileManager.default.removeItem(at: folder)
+            try Data().write(to: folder)
+
+            let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
+            await cache.flush()
+
+            #expect(fetched.layer == .network && fetched.data == Data("alpha".utf8))
+            #expect(cache.persistentWriteFailures == 1)
+            #expect(cache.persistentCount == 0)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+        }
+    }
+
+    @Test func flushReturnsAtOnceWithNothingQueued() async throws {
+        try await withFixture([]) { fixture in
+            let cache = try makeCache(fixture)
+            await cache.flush()
+            #expect(cache.persistentWriteFailures == 0)
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+@testable import StrataFile
+
+/// The caller's attributes stored with an entry, and the trailer versions that carry them.
+struct FileDataSourceAttributesTests {
+    @Test func attributesAreStoredWithTheEntryAndSurviveAReopen() throws {
+        // Given entries with and without attributes
+        let folder = try TemporaryFolder()
+        var store: FileDataSource? = try folder.makeStore()
+        let attributes = Data((0..<200).map { UInt8($0) })
+        try store?.setData(Data("a".utf8), forKey: "a", options: .init(eTag: "\"1\"", attributes: attributes))
+        try store?.setData(Data("b".utf8), forKey: "b")
+        try store?.setData(Data("c".utf8), forKey: "c", options: .init(attributes: Data()))
+
+        // Then info returns them without a read, and a reopened store reads them from the files
+        #expect(store?.info(forKey: "a")?.attributes == attributes)
+        #expect(store?.info(forKey: "a")?.eTag == "\"1\"")
+        #expect(store?.info(forKey: "b")?.attributes == nil)
+        #expect(store?.info(forKey: "c")?.attributes == Data())
+        store = nil
+        let reopened = try folder.makeStore()
+        #expect(reopened.info(forKey: "a")?.attributes == attributes)
+        #expect(reopened.info(forKey: "b")?.attributes == nil)
+        #expect(reopened.info(forKey: "c")?.attributes == Data())
+        #expect(reopened.data(forKey: "a") == Data("a".utf8))
+    }
+
+    @Test func replacingAnEntryReplacesItsAttributes() throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setData(Data("1".utf8), forKey: "k", options: .init(attributes: Data([1])))
+        try store.setData(Data("2".utf8), forKey: "k")
+        #expect(store.info(forKey: "k")?.attributes == nil)
+    }
+
+    @Test func movedFilesCarryTheirAttributes() throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        let file = folder.url.appendingPathComponent("download")
+        try Data("body".utf8).write(to: file)
+        try store.move(fileAt: file, forKey: "k", options: .init(attributes: Data([9, 9])))
+        #expect(store.info(forKey: "k")?.attributes == Data([9, 9]))
+        #expect(store.data(forKey: "k") == Data("body".utf8))
+    }
+
+    @Test func attributesOverTheLimitAreRefusedAndLeaveTheEntry() throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setData(Data("old".utf8), forKey: "k")
+        let tooMany = Data(count: FileDataSource.EntryOptions.maxAttributesSize + 1)
+        let error = #expect(throws: StrataError.self) {
+            try store.setData(Data("new".utf8), forKey: "k", options: .init(attributes: tooMany))
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(store.data(forKey: "k") == Data("old".utf8))
+        let atLimit = Data(count: FileDataSource.EntryOptions.maxAttributesSize)
+        try store.setData(Data("new".utf8), forKey: "k", options: .init(attributes: atLimit))
+        #expect(store.info(forKey: "k")?.attributes == atLimit)
+    }
+
+    @Test func aVersion2TrailerIsStillReadAndAVersion3OneRoundTrips() throws {
+        // A version 2 trailer: the version 3 encoding without the attributes length, version byte 2
+        let trailer = EntryTrailer(
+            key: "key",
+            eTag: "\"e\"",
+            lastModified: nil,
+            payloadSize: 5,
+            contentHash: 42,
+            writeSequence: 7,
+            created: Date(timeIntervalSince1970: 1_000),
+            expiresAt: Date(timeIntervalSince1970: 2_000)
+        )
+        var version2 = Array(trailer.encoded().dropLast(EntryTrailer.footerLength))
+        version2[0] = 2
+        version2.removeSubrange(56..<60)
+        let checksum = version2.withUnsafeBytes { XXHash64.hash($0) }
+        withUnsafeBytes(of: checksum.littleEndian) { version2.append(contentsOf: $0) }
+        let parsed = version2.withUnsafeBytes { EntryTrailer(bytes: $0) }
+        #expect(parsed == trailer)
+
+        var withAttributes = trailer
+        withAttributes.attributes = Data([1, 2, 3])
+        let encoded = withAttributes.encoded()
+        let body = Array(encoded.dropLast(8))
+        #expect(body.withUnsafeBytes { EntryTrailer(bytes: $0) } == withAttributes)
+
+        // A version the store does not know reads as damaged
+        var unknown = body
+        unknown[0] = 4
+        let rehashed = Array(unknown.dropLast(8))
+        var resealed = rehashed
+        let sum = rehashed.withUnsafeBytes { XXHash64.hash($0) }
+        withUnsafeBytes(of: sum.littleEndian) { resealed.append(contentsOf: $0) }
+        #expect(resealed.withUnsafeBytes { EntryTrailer(bytes: $0) } == nil)
+    }
+
+    @Test func aVersion2EntryFileOpensAndReads() throws {
+        // Given a store folder holding an entry written in the version 2 layout
+        let folder = try TemporaryFolder()
+        do {
+            let store = try folder.makeStore()
+            try store.setData(Data("payload".utf8), forKey: "legacy", options: .init(eTag: "\"v\""))
+        }
+        let file = try #require(
+            FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path).first { $0.hasSuffix(".strata") }
+        )
+        let path = folder.storeURL().appendingPathComponent(file)
+        var bytes = [UInt8](try Data(contentsOf: path))
+        let lengthBytes = bytes[(bytes.count - 8)..<(bytes.count - 4)]
+        let trailerLength = Int(lengthBytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+        let start = bytes.count - 8 - trailerLength
+        var trailer = Array(bytes[start..<(bytes.count - 16)])
+        trailer[0] = 2
+        trailer.removeSubrange(56..<60)
+        let checksum = trailer.withUnsafeBytes { XXHash64.hash($0) }
+        withUnsafeBytes(of: checksum.littleEndian) { trailer.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(trailer.count).littleEndian) { trailer.append(contentsOf: $0) }
+        withUnsafeBytes(of: EntryTrailer.magic.littleEndian) { trailer.append(contentsOf: $0) }
+        bytes.replaceSubrange(start..., with: trailer)
+        try Data(bytes).write(to: path)
+
+        // When it is opened, then the entry reads with its metadata and no attributes
+        let store = try folder.makeStore()
+        #expect(store.data(forKey: "legacy") == Data("payload".utf8))
+        #expect(store.info(forKey: "legacy")?.eTag == "\"v\"")
+        #expect(store.info(forKey: "legacy")?.attributes == nil)
+        #expect(store.corruptEntriesRemoved == 0)
+    }
+}
