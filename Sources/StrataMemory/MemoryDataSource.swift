@@ -4,7 +4,7 @@ import Strata
 /// An in-memory data source bounded by count and by cost, with true least-recently-used eviction and
 /// expiry.
 ///
-/// Get and put are O(1): a dictionary points into a linked list kept in arrays, guarded by one lock
+/// Get and put are O(1): a hash index points into a linked list kept in arrays, guarded by one lock
 /// (no actor hop). Both the async ``Strata/DataSource`` protocol and a synchronous API
 /// (``value(forKey:)``, ``setValue(_:forKey:timeToLive:)``) are available.
 ///
