@@ -22,15 +22,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     /// Returns the entry a ``Strata/KeyedQuery`` names with its stored date.
     @inlinable
     public func getEntry(_ query: any Query) throws -> StoredEntry<Value> {
-        // A cast to the concrete `KeyQuery` is cheaper than a conformance lookup, and it is the common query.
-        let key: String
-        if let query = query as? KeyQuery {
-            key = query.key
-        } else if let query = query as? any KeyedQuery {
-            key = query.key
-        } else {
-            throw StrataError.queryNotSupported(query, by: Self.self)
-        }
+        guard let key = Self.key(of: query) else { throw StrataError.queryNotSupported(query, by: Self.self) }
         guard let entry = entry(forKey: key) else { throw StrataError.notFound("No value for key \(key)") }
         return entry
     }
@@ -51,15 +43,26 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     /// Stores a value under the key a ``Strata/KeyedQuery`` names.
     @inlinable
     public func put(_ value: Value, in query: any Query) async throws -> Value {
-        // As in `getEntry(_:)`: the concrete `KeyQuery` first, a conformance lookup only for other queries.
-        if let query = query as? KeyQuery {
-            setValue(value, forKey: query.key)
-        } else if let query = query as? any KeyedQuery {
-            setValue(value, forKey: query.key)
-        } else {
-            throw StrataError.queryNotSupported(query, by: Self.self)
-        }
+        guard let key = Self.key(of: query) else { throw StrataError.queryNotSupported(query, by: Self.self) }
+        setValue(value, forKey: key)
         return value
+    }
+
+    /// The key a ``Strata/KeyedQuery`` names, or `nil` for other queries.
+    ///
+    /// The common `KeyQuery` is recognised by comparing the opened existential's type, a pointer comparison;
+    /// only other queries pay for a runtime conformance lookup.
+    @inlinable
+    static func key(of query: any Query) -> String? {
+        if let key = keyQueryKey(query) { return key }
+        return (query as? any KeyedQuery)?.key
+    }
+
+    @inlinable
+    static func keyQueryKey<Q: Query>(_ query: Q) -> String? {
+        guard Q.self == KeyQuery.self else { return nil }
+        // `unsafeBitCast` is sound: this line runs only when `Q` is exactly `KeyQuery`.
+        return unsafeBitCast(query, to: KeyQuery.self).key
     }
 
     /// Stores values under the keys a ``Strata/MultiKeyedQuery`` names (one value per key, in order), or,

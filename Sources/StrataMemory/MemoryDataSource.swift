@@ -4,7 +4,7 @@ import Strata
 /// An in-memory data source bounded by count and by cost, with true least-recently-used eviction and
 /// expiry.
 ///
-/// Get and put are O(1): a dictionary points into a linked list kept in arrays, guarded by one lock
+/// Get and put are O(1): a hash index points into a linked list kept in arrays, guarded by one lock
 /// (no actor hop). Both the async ``Strata/DataSource`` protocol and a synchronous API
 /// (``value(forKey:)``, ``setValue(_:forKey:timeToLive:)``) are available.
 ///
@@ -23,14 +23,18 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
 
     /// Announces every put, removal and ``removeAll()`` to observers (see ``changes(forKey:)``); evictions,
     /// expiry and ``purge(keeping:)`` are not announced, as they do not change the data, only what is kept.
-    public let changeBroadcaster = ChangeBroadcaster()
+    public let changeBroadcaster: ChangeBroadcaster
 
     /// Creates an empty source.
     ///
     /// - Parameter configuration: Limits, time to live, cost function and clock.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.storage = Locked(LRUStorage())
+        let storage = Locked(LRUStorage<Value>())
+        self.storage = storage
+        // The broadcaster mirrors its observer count into the storage, so a write checks for observers
+        // under the lock it already holds instead of taking the broadcaster's.
+        self.changeBroadcaster = ChangeBroadcaster { count in storage.withLock { $0.observerCount = count } }
     }
 
     /// Creates an empty source with a count limit.
@@ -81,11 +85,13 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         let lifetime = timeToLive ?? configuration.timeToLive
         let expiresAt = lifetime.map { now.addingTimeInterval($0.timeInterval) }
         let cost = configuration.cost(value)
-        storage.withLock { storage in
-            storage.set(key, value: value, cost: cost, storedAt: now, expiresAt: expiresAt)
+        let countLimit = configuration.countLimit ?? .max
+        let observed = storage.withLock { storage in
+            storage.set(key, value: value, cost: cost, storedAt: now, expiresAt: expiresAt, countLimit: countLimit)
             evict(&storage)
+            return storage.observerCount > 0
         }
-        changeBroadcaster.publish(.put(key: key))
+        if observed { changeBroadcaster.publish(.put(key: key)) }
     }
 
     /// Removes the value stored under `key`; returns whether there was one.
@@ -93,8 +99,8 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// - Parameter key: The key.
     @discardableResult
     public func removeValue(forKey key: String) -> Bool {
-        let removed = storage.withLock { $0.remove(key) }
-        if removed { changeBroadcaster.publish(.delete(key: key)) }
+        let (removed, observed) = storage.withLock { ($0.remove(key), $0.observerCount > 0) }
+        if removed, observed { changeBroadcaster.publish(.delete(key: key)) }
         return removed
     }
 
@@ -113,11 +119,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         storage.withLock { storage in
             let countTarget = Int(Double(configuration.countLimit ?? storage.count) * share)
             let costTarget = Int(Double(configuration.costLimit ?? storage.totalCost) * share)
-            while storage.count > countTarget || storage.totalCost > costTarget,
-                let key = storage.leastRecentlyUsedKey
-            {
-                storage.remove(key)
-            }
+            while storage.count > countTarget || storage.totalCost > costTarget, storage.removeLeastRecentlyUsed() {}
         }
     }
 
@@ -125,8 +127,11 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func removeExpired() {
         let now = configuration.clock.now()
         storage.withLock { storage in
-            for node in storage.nodes where node.value != nil {
-                if let expiresAt = node.expiresAt, now >= expiresAt { storage.remove(node.key) }
+            for slot in storage.nodes.indices where storage.nodes[slot].value != nil {
+                if let expiresAt = storage.nodes[slot].expiresAt, now >= expiresAt {
+                    storage.removeSlot(slot)
+                    storage.release(slot)
+                }
             }
         }
     }
@@ -156,10 +161,6 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     func evict(_ storage: inout LRUStorage<Value>) {
         let countLimit = configuration.countLimit ?? .max
         let costLimit = configuration.costLimit ?? .max
-        while storage.count > countLimit || storage.totalCost > costLimit,
-            let key = storage.leastRecentlyUsedKey
-        {
-            storage.remove(key)
-        }
+        while storage.count > countLimit || storage.totalCost > costLimit, storage.removeLeastRecentlyUsed() {}
     }
 }

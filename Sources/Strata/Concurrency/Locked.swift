@@ -20,7 +20,7 @@ package final class Locked<State: ~Copyable>: @unchecked Sendable {
     #else
         @usableFromInline let lock: UnsafeMutablePointer<pthread_mutex_t>
     #endif
-    @usableFromInline var state: State
+    @exclusivity(unchecked) @usableFromInline var state: State
 
     /// Creates a lock around an initial state.
     @usableFromInline

@@ -32,9 +32,24 @@ public final class ChangeBroadcaster: Sendable {
 
     private let state = Locked(State())
     private let liveObservers = Locked(0)
+    private let observerCountDidChange: (@Sendable (Int) -> Void)?
 
     /// Creates a broadcaster with no observers.
-    public init() {}
+    public init() {
+        observerCountDidChange = nil
+    }
+
+    /// Creates a broadcaster that reports every change of its observer count.
+    ///
+    /// A data source that owns the broadcaster can keep the count in its own locked state and skip
+    /// ``publish(_:)`` while nobody observes, without taking the broadcaster's lock on every write. The
+    /// report runs under the broadcaster's lock, in registration order: it must not call back into the
+    /// broadcaster, and whatever lock it takes must never be held while calling the broadcaster.
+    ///
+    /// - Parameter observerCountDidChange: Receives the new observer count.
+    package init(observerCountDidChange: @escaping @Sendable (Int) -> Void) {
+        self.observerCountDidChange = observerCountDidChange
+    }
 
     /// Returns a stream of the changes of one key, or of every key.
     ///
@@ -58,7 +73,11 @@ public final class ChangeBroadcaster: Sendable {
             } else {
                 state.allKeys[state.nextID] = observer
             }
-            liveObservers.withLock { $0 += 1 }
+            let count = liveObservers.withLock { count in
+                count += 1
+                return count
+            }
+            observerCountDidChange?(count)
             return state.nextID
         }
         continuation.onTermination = { [weak self] _ in
@@ -129,7 +148,13 @@ public final class ChangeBroadcaster: Sendable {
             } else {
                 removed = state.allKeys.removeValue(forKey: id)
             }
-            if removed != nil { liveObservers.withLock { $0 -= 1 } }
+            if removed != nil {
+                let count = liveObservers.withLock { count in
+                    count -= 1
+                    return count
+                }
+                observerCountDidChange?(count)
+            }
         }
     }
 }

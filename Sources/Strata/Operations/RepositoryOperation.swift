@@ -11,18 +11,21 @@ public protocol RepositoryOperation: Sendable {}
 /// Lets the repository choose: GET as ``CacheSyncOperation``, PUT and DELETE as ``MainSyncOperation``.
 public struct DefaultOperation: RepositoryOperation, Hashable {
     /// Creates the operation.
+    @inlinable
     public init() {}
 }
 
 /// Uses the main data source only.
 public struct MainOperation: RepositoryOperation, Hashable {
     /// Creates the operation.
+    @inlinable
     public init() {}
 }
 
 /// Asks the main data source first; when it succeeds, the cache is updated to match.
 public struct MainSyncOperation: RepositoryOperation, Hashable {
     /// Creates the operation.
+    @inlinable
     public init() {}
 }
 
@@ -35,6 +38,7 @@ public struct CacheOperation: RepositoryOperation, Hashable {
     ///
     /// - Parameter ignoringValidation: Return an expired or otherwise invalid cached value on GET
     ///   instead of throwing ``StrataError/Code/notValid``.
+    @inlinable
     public init(ignoringValidation: Bool = false) {
         self.ignoringValidation = ignoringValidation
     }
@@ -52,6 +56,7 @@ public struct CacheSyncOperation: RepositoryOperation {
     ///
     /// - Parameter fallback: Returns `true` for a main-source error after which the stale (invalid)
     ///   cached value should be returned. The default never falls back.
+    @inlinable
     public init(fallback: @escaping @Sendable (any Error) -> Bool = { _ in false }) {
         self.fallback = fallback
     }
@@ -61,35 +66,42 @@ public struct CacheSyncOperation: RepositoryOperation {
 
 extension RepositoryOperation where Self == DefaultOperation {
     /// GET as CacheSync, PUT and DELETE as MainSync.
+    @inlinable
     public static var `default`: DefaultOperation { DefaultOperation() }
 }
 
 extension RepositoryOperation where Self == MainOperation {
     /// The main data source only.
+    @inlinable
     public static var main: MainOperation { MainOperation() }
 }
 
 extension RepositoryOperation where Self == MainSyncOperation {
     /// The main data source, then the cache on success.
+    @inlinable
     public static var mainSync: MainSyncOperation { MainSyncOperation() }
 }
 
 extension RepositoryOperation where Self == CacheOperation {
     /// The cache data source only.
+    @inlinable
     public static var cache: CacheOperation { CacheOperation() }
 
     /// The cache data source only, returning invalid values instead of a *not valid* error.
+    @inlinable
     public static var cacheIgnoringValidation: CacheOperation { CacheOperation(ignoringValidation: true) }
 }
 
 extension RepositoryOperation where Self == CacheSyncOperation {
     /// The cache first, then the main data source on a miss.
+    @inlinable
     public static var cacheSync: CacheSyncOperation { CacheSyncOperation() }
 
     /// The cache first, then the main data source; serves the stale cached value when the main
     /// source fails with an error that `rule` accepts.
     ///
     /// - Parameter rule: Returns `true` for errors after which the stale value is served.
+    @inlinable
     public static func cacheSync(fallback rule: @escaping @Sendable (any Error) -> Bool) -> CacheSyncOperation {
         CacheSyncOperation(fallback: rule)
     }

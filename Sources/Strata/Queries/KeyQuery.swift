@@ -6,6 +6,7 @@ public struct KeyQuery: KeyedQuery, Hashable, ExpressibleByStringLiteral {
     /// Creates a query for the value under this key.
     ///
     /// - Parameter key: Any string; stores map it to something safe for their medium.
+    @inlinable
     public init(_ key: String) {
         self.key = key
     }

@@ -10,10 +10,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     @inlinable
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Main.Value {
         // The hot path — a CacheSync or Default read that the cache answers — stays inlinable and allocation
-        // free; everything else (misses, other operations) takes the general path below. Comparing the dynamic
-        // type is a pointer comparison, where `is` would be a runtime cast.
-        let kind = ObjectIdentifier(type(of: operation))
-        if kind == ObjectIdentifier(CacheSyncOperation.self) || kind == ObjectIdentifier(DefaultOperation.self) {
+        // free; everything else (misses, other operations) takes the general path below.
+        if Self.readsCacheFirst(operation) {
             do {
                 return try await cache.get(query)
             } catch let error as StrataError where error.isMiss {
@@ -21,6 +19,16 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             }
         }
         return try await readAny(query, operation: operation)
+    }
+
+    /// Whether the operation is CacheSync or Default, the two whose GET asks the cache first.
+    ///
+    /// Opening the existential reads the operation's type from its container: comparing it is a pointer
+    /// comparison, where `type(of:)` would be a runtime call and `is` a runtime cast. The operations are
+    /// structs, so the container's type is the dynamic type.
+    @inlinable
+    static func readsCacheFirst<Operation: RepositoryOperation>(_ operation: Operation) -> Bool {
+        Operation.self == CacheSyncOperation.self || Operation.self == DefaultOperation.self
     }
 
     /// A GET with any operation, by the table.
