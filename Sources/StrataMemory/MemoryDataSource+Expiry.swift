@@ -12,10 +12,12 @@ extension MemoryDataSource {
     ///   - expiresAt: When the entry expires; `nil` for never.
     package func setValue(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?) {
         let cost = configuration.cost(value)
-        storage.withLock { storage in
-            storage.set(key, value: value, cost: cost, storedAt: storedAt, expiresAt: expiresAt)
+        let countLimit = configuration.countLimit ?? .max
+        let observed = storage.withLock { storage in
+            storage.set(key, value: value, cost: cost, storedAt: storedAt, expiresAt: expiresAt, countLimit: countLimit)
             evict(&storage)
+            return storage.observerCount > 0
         }
-        changeBroadcaster.publish(.put(key: key))
+        if observed { changeBroadcaster.publish(.put(key: key)) }
     }
 }
