@@ -1,13 +1,15 @@
 import Foundation
 import Strata
 
+// The async methods never suspend: `nonisolated(nonsending)` runs them on the caller's executor, so a direct call
+// makes no executor hop before taking the lock.
 extension MemoryDataSource: DataSource, StoredEntryDataSource {
     /// Returns the value a ``Strata/KeyedQuery`` names.
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when absent or expired,
     ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
     @inlinable
-    public func get(_ query: any Query) async throws -> Value {
+    nonisolated(nonsending) public func get(_ query: any Query) async throws -> Value {
         try getEntry(query).value
     }
 
@@ -15,7 +17,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     /// ``Strata/AllObjectsQuery`` (in key order) or of a ``Strata/PaginationOffsetLimitQuery``.
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when a named key is absent.
-    public func getAll(_ query: any Query) async throws -> [Value] {
+    nonisolated(nonsending) public func getAll(_ query: any Query) async throws -> [Value] {
         try getAllEntries(query).map(\.value)
     }
 
@@ -42,7 +44,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
 
     /// Stores a value under the key a ``Strata/KeyedQuery`` names.
     @inlinable
-    public func put(_ value: Value, in query: any Query) async throws -> Value {
+    nonisolated(nonsending) public func put(_ value: Value, in query: any Query) async throws -> Value {
         guard let key = Self.key(of: query) else { throw StrataError.queryNotSupported(query, by: Self.self) }
         setValue(value, forKey: key)
         return value
@@ -67,7 +69,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
 
     /// Stores values under the keys a ``Strata/MultiKeyedQuery`` names (one value per key, in order), or,
     /// for ``Strata/AllObjectsQuery``, under the keys the configuration's `key` function gives.
-    public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
+    nonisolated(nonsending) public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
         switch query {
         case let query as any MultiKeyedQuery:
             let keys = query.keys
@@ -86,7 +88,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
 
     /// Deletes one entry (``Strata/KeyedQuery``), several (``Strata/MultiKeyedQuery``) or all
     /// (``Strata/AllObjectsQuery``).
-    public func delete(_ query: any Query) async throws {
+    nonisolated(nonsending) public func delete(_ query: any Query) async throws {
         switch query {
         case let query as any KeyedQuery: removeValue(forKey: query.key)
         case let query as any MultiKeyedQuery: for key in query.keys { removeValue(forKey: key) }
