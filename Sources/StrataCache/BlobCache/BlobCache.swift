@@ -124,8 +124,10 @@ public final class BlobCache: Sendable {
     ///   ``Strata/StrataError/Code/cacheSyncFailed`` (the downloaded data as its payload) when the download
     ///   succeeded but could not be stored on disk.
     @inlinable
-    public func fetchWithLayer(from url: URL) async throws -> Fetched {
-        // A memory hit is synchronous and inlined into the caller: no async frame, no executor hop.
+    nonisolated(nonsending) public func fetchWithLayer(from url: URL) async throws -> Fetched {
+        // A memory hit is synchronous, inlined into the caller and run on the caller's executor (no hop, even
+        // from the main actor); a miss continues off it, in `fetchBelowMemory`, which reads files and
+        // downloads.
         if let data = memoryHit(url) { return Fetched(data: data, layer: .ephemeral) }
         return try await fetchBelowMemory(url)
     }
@@ -135,7 +137,7 @@ public final class BlobCache: Sendable {
     /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
     /// - Throws: As ``fetchWithLayer(from:)``.
     @inlinable
-    public func fetch(from url: URL) async throws -> Data {
+    nonisolated(nonsending) public func fetch(from url: URL) async throws -> Data {
         if let data = memoryHit(url) { return data }
         return try await fetchBelowMemory(url).data
     }
@@ -153,7 +155,7 @@ public final class BlobCache: Sendable {
     /// A fetch after a memory miss: the ephemeral layer again (a blob may have arrived since), the persistent
     /// layer, then one download shared by every concurrent caller.
     @usableFromInline
-    func fetchBelowMemory(_ url: URL) async throws -> Fetched {
+    @concurrent func fetchBelowMemory(_ url: URL) async throws -> Fetched {
         let url = try resolve(url)
         let key = url.absoluteString
         if let data = ephemeralHit(key) { return Fetched(data: data, layer: .ephemeral) }
