@@ -44,7 +44,7 @@ extension BlobCache {
             }
             return response.body
         }
-        let httpLifetime = Self.freshnessLifetime(of: response, now: now)
+        let httpLifetime = Self.freshnessLifetime(of: response, control: control, now: now)
         let persistentLifetime = httpLifetime ?? configuration.persistent.initialLifetime
         let ephemeralLifetime = httpLifetime ?? configuration.ephemeral.initialLifetime
         if ephemeralLifetime > .zero {
@@ -103,10 +103,11 @@ extension BlobCache {
         let control = response.cacheControl
         let hasDirectives = response.headers["Cache-Control"] != nil
         let noCache = hasDirectives ? control.noCache : stale.record?.noCache ?? false
-        let lifetime: Duration =
+        let storedLifetime = stale.record.map { Duration.seconds($0.lifetime) }
+        let lifetime =
             noCache
             ? .zero
-            : Self.freshnessLifetime(of: response, now: now) ?? stale.record.map { .seconds($0.lifetime) }
+            : Self.freshnessLifetime(of: response, control: control, now: now) ?? storedLifetime
                 ?? configuration.persistent.initialLifetime
         let record = FreshnessRecord(
             freshUntil: now.addingTimeInterval(lifetime.timeInterval),
@@ -142,11 +143,13 @@ extension BlobCache {
         return configuration.clock.now() < record.freshUntil.addingTimeInterval(window)
     }
 
-    /// The remaining freshness of a response: `s-maxage`, `max-age` or `Expires` − `Date`, less its `Age`;
-    /// zero for `no-cache`; `nil` when the headers give none.
-    static func freshnessLifetime(of response: HTTPResponse, now: Date) -> Duration? {
-        if response.cacheControl.noCache { return .zero }
-        guard let lifetime = response.freshnessLifetime(sharedCache: true, responseDate: now) else { return nil }
+    /// The remaining freshness of a response whose `Cache-Control` is `control`: `s-maxage`, `max-age` or
+    /// `Expires` − `Date`, less its `Age`; zero for `no-cache`; `nil` when the headers give none.
+    static func freshnessLifetime(of response: HTTPResponse, control: CacheControl, now: Date) -> Duration? {
+        if control.noCache { return .zero }
+        guard let lifetime = response.freshnessLifetime(given: control, sharedCache: true, responseDate: now) else {
+            return nil
+        }
         let remaining = lifetime - (response.age ?? .zero)
         return remaining > .zero ? remaining : .zero
     }

@@ -40,7 +40,20 @@ extension HTTPResponse {
     /// - Returns: The lifetime (zero or more), or `nil` when the response gives none (a cache may then
     ///   use a heuristic or a default).
     public func freshnessLifetime(sharedCache: Bool = true, responseDate: Date? = nil) -> Duration? {
-        let control = cacheControl
+        freshnessLifetime(given: cacheControl, sharedCache: sharedCache, responseDate: responseDate)
+    }
+
+    /// How long the response is fresh, as ``freshnessLifetime(sharedCache:responseDate:)``, with its
+    /// `Cache-Control` already parsed (a caller that has ``cacheControl`` in hand parses it once).
+    ///
+    /// - Parameters:
+    ///   - control: The response's ``cacheControl``.
+    ///   - sharedCache: Whether `s-maxage` applies.
+    ///   - responseDate: The date to use when the response has no `Date` header.
+    /// - Returns: The lifetime (zero or more), or `nil` when the response gives none.
+    public func freshnessLifetime(given control: CacheControl, sharedCache: Bool = true, responseDate: Date? = nil)
+        -> Duration?
+    {
         if sharedCache, let sharedMaxAge = control.sharedMaxAge { return sharedMaxAge }
         if let maxAge = control.maxAge { return maxAge }
         guard let expires else { return nil }
