@@ -10,6 +10,7 @@ extension MemoryDataSource {
     ///   - key: The key.
     ///   - storedAt: The caller's reading of the configuration's clock.
     ///   - expiresAt: When the entry expires; `nil` for never.
+    @inlinable
     package func setValue(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?) {
         let cost = configuration.cost(value)
         let countLimit = configuration.countLimit ?? .max

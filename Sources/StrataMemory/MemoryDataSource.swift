@@ -83,15 +83,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func setValue(_ value: Value, forKey key: String, timeToLive: Duration? = nil) {
         let now = configuration.clock.now()
         let lifetime = timeToLive ?? configuration.timeToLive
-        let expiresAt = lifetime.map { now.addingTimeInterval($0.timeInterval) }
-        let cost = configuration.cost(value)
-        let countLimit = configuration.countLimit ?? .max
-        let observed = storage.withLock { storage in
-            storage.set(key, value: value, cost: cost, storedAt: now, expiresAt: expiresAt, countLimit: countLimit)
-            evict(&storage)
-            return storage.observerCount > 0
-        }
-        if observed { changeBroadcaster.publish(.put(key: key)) }
+        setValue(value, forKey: key, storedAt: now, expiresAt: lifetime.map { now.addingTimeInterval($0.timeInterval) })
     }
 
     /// Removes the value stored under `key`; returns whether there was one.

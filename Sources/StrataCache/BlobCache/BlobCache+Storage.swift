@@ -82,9 +82,9 @@ extension BlobCache {
     /// The freshness record of a blob: the override written by a `304` or an extension when there is one
     /// for this version of the blob, otherwise the record stored in the blob's own entry.
     func record(for info: FileEntryInfo) -> FreshnessRecord? {
-        // The freshness store's index answers without touching the disk when there is no override.
-        if freshness.info(forKey: info.key) != nil, let bytes = freshness.data(forKey: info.key),
-            let record = FreshnessRecord.decode(bytes), record.contentHash == info.contentHash
+        // Without an override, the freshness store's index answers without touching the disk.
+        if let bytes = freshness.data(forKey: info.key), let record = FreshnessRecord.decode(bytes),
+            record.contentHash == info.contentHash
         {
             return record
         }
@@ -123,8 +123,9 @@ extension BlobCache {
         lastModified: String?,
         record: FreshnessRecord
     ) throws -> Bool {
-        // First, so that no crash can leave an older override beside the new blob.
-        if freshness.info(forKey: key) != nil { try freshness.removeData(forKey: key) }
+        // First, so that no crash can leave an older override beside the new blob (a lookup in the index
+        // when there is none).
+        try freshness.removeData(forKey: key)
         do {
             let options = FileDataSource.EntryOptions(
                 eTag: eTag,
