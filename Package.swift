@@ -6,8 +6,8 @@ import PackageDescription
 let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("Strata", []),
     ("StrataMemory", ["Strata"]),
-    ("StrataFile", ["Strata", "CStrataChecksum"]),
-    ("StrataJSONFile", ["Strata"]),
+    ("StrataFile", ["Strata", "StrataStorage", "CStrataChecksum"]),
+    ("StrataJSONFile", ["Strata", "StrataStorage"]),
     ("StrataNetwork", ["Strata"]),
     ("StrataCache", ["Strata", "StrataMemory", "StrataFile", "StrataJSONFile", "StrataNetwork"]),
     ("StrataTesting", ["Strata"]),
@@ -24,6 +24,10 @@ let testOnlyDependencies: [String: [Target.Dependency]] = [
 var targets: [Target] = libraries.map { .target(name: $0.name, dependencies: $0.dependencies) }
 // StrataFile's checksum kernel (AVX2, chosen at run time): C, because Swift cannot target one function at AVX2.
 targets.append(.target(name: "CStrataChecksum"))
+// The stores' shared folder layer (descriptor-relative calls that never follow a link, the owner lock, the store
+// marker): internal to the package, compiled into the store modules, never a product of its own.
+targets.append(.target(name: "StrataStorage", dependencies: ["Strata"]))
+targets.append(.testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage", "Strata"]))
 targets += libraries.map { library in
     .testTarget(
         name: "\(library.name)Tests",
@@ -107,7 +111,7 @@ for module in crashWriters {
 // command plugin can run it), so it depends on nothing but this package's libraries.
 targets += [
     // Named as its product: the plugin asks SwiftPM for the tool by that name.
-    .executableTarget(name: "strata", dependencies: ["Strata", "StrataFile", "StrataJSONFile"]),
+    .executableTarget(name: "strata", dependencies: ["Strata", "StrataStorage", "StrataFile", "StrataJSONFile"]),
     .plugin(
         name: "StrataCommand",
         // No permission asked: stores live outside the package (caches). On macOS, writing commands take

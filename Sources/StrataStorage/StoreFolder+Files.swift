@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What is at a name inside a store folder, as seen without following links.
+package enum ItemKind: Sendable, Equatable {
+    case file
+    case folder
+    case link
+    /// A socket, a device, a pipe: never a store's.
+    case other
+}
+
+extension StoreFolder {
+    /// Opens the file `name` with `flags` (`O_RDONLY`, `O_RDWR | O_CREAT`, …), never following a link.
+    ///
+    /// - Throws: ``POSIXCallError``; ``POSIXCallError/isLink`` when a link is at `name`.
+    package func openFile(_ name: String, _ flags: Int32, mode: mode_t = 0o644) throws(POSIXCallError) -> Int32 {
+        try Self.checkName(name)
+        while true {
+            let fd = openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw .last("openat", qualified(name)) }
+        }
+    }
+
+    /// Creates a new file with an unpredictable name that starts with `prefix`, exclusively
+    /// (`O_CREAT | O_EXCL | O_NOFOLLOW`): nothing planted at that name, a link least of all, is ever written through.
+    ///
+    /// - Returns: The open descriptor (write-only) and the name.
+    package func createTemporary(prefix: String) throws(POSIXCallError) -> (descriptor: Int32, name: String) {
+        var lastError = POSIXCallError(call: "openat", path: qualified(prefix), code: EEXIST)
+        // 64 random bits from the system's generator (`getrandom` on Linux): a clash is a planted name, and the
+        // next draw is taken.
+        for _ in 0..<8 {
+            let name = prefix + String(UInt64.random(in: .min ... .max), radix: 16)
+            do {
+                let fd = try openFile(name, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+                return (fd, name)
+            } catch {
+                lastError = error
+                if !error.alreadyExists { break }
+            }
+        }
+        throw lastError
+    }
+
+    /// Reads the whole file `name`, at most `limit` bytes; `nil` when nothing is there.
+    ///
+    /// - Throws: ``POSIXCallError``: a link (``POSIXCallError/isLink``), a folder (``POSIXCallError/isWrongKind``),
+    ///   or a file longer than `limit` (`EFBIG`).
+    package func readFile(_ name: String, limit: Int) throws(POSIXCallError) -> [UInt8]? {
+        let fd: Int32
+        do {
+            fd = try openFile(name, O_RDONLY)
+        } catch {
+            if error.isNotFound { return nil }
+            throw error
+        }
+        defer { _ = close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .last("fstat", qualified(name)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw POSIXCallError(call: "read", path: qualified(name), code: EISDIR)
+        }
+        guard info.st_size <= limit else { throw POSIXCallError(call: "read", path: qualified(name), code: EFBIG) }
+        return try FileDescriptor.readAll(fd, limit: limit, path: qualified(name))
+    }
+
+    /// Writes `bytes` to `name` atomically: an exclusively created temporary file, then `renameat` over the name.
+    ///
+    /// With `durable`, the file is flushed before the rename and the folder after it.
+    package func writeAtomically(
+        _ bytes: UnsafeRawBufferPointer,
+        to name: String,
+        temporaryPrefix: String,
+        durable: Bool
+    ) throws(POSIXCallError) {
+        try Self.checkName(name)
+        let (fd, temporary) = try createTemporary(prefix: temporaryPrefix)
+        do throws(POSIXCallError) {
+            guard FileDescriptor.writeAll(fd, bytes) else { throw POSIXCallError.last("write", qualified(temporary)) }
+            if durable, !FileDescriptor.sync(fd) { throw POSIXCallError.last("fsync", qualified(temporary)) }
+            _ = close(fd)
+            try rename(temporary, to: name)
+        } catch {
+            _ = close(fd)
+            _ = try? remove(temporary)
+            throw error
+        }
+        if durable { try sync() }
+    }
+
+    /// Writes `bytes` to `name` atomically; see ``writeAtomically(_:to:temporaryPrefix:durable:)``.
+    package func writeAtomically(
+        _ bytes: [UInt8],
+        to name: String,
+        temporaryPrefix: String,
+        durable: Bool
+    ) throws(POSIXCallError) {
+        let result: Result<Void, POSIXCallError> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(POSIXCallError) in
+                try writeAtomically(buffer, to: name, temporaryPrefix: temporaryPrefix, durable: durable)
+            }
+        }
+        try result.get()
+    }
+
+    /// Renames `name` to `newName` in `destination` (by default this folder), replacing what is there.
+    ///
+    /// A link at `newName` is replaced, never written through; a link at `name` is moved as a link.
+    package func rename(_ name: String, to newName: String, in destination: StoreFolder? = nil) throws(POSIXCallError) {
+        try Self.checkName(name)
+        try Self.checkName(newName)
+        guard renameat(descriptor, name, (destination ?? self).descriptor, newName) == 0 else {
+            throw .last("renameat", qualified(name))
+        }
+    }
+
+    /// Removes the file or link `name` (a link itself, never what it points to); false when nothing was there.
+    ///
+    /// - Throws: ``POSIXCallError``; ``POSIXCallError/isWrongKind`` when `name` is a folder.
+    @discardableResult
+    package func remove(_ name: String) throws(POSIXCallError) -> Bool {
+        try Self.checkName(name)
+        if unlinkat(descriptor, name, 0) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw .last("unlinkat", qualified(name))
+    }
+
+    /// Removes the empty folder `name`; false when nothing was there.
+    @discardableResult
+    package func removeEmptyFolder(_ name: String) throws(POSIXCallError) -> Bool {
+        try Self.checkName(name)
+        if unlinkat(descriptor, name, AT_REMOVEDIR) == 0 { return true }
+        if errno == ENOENT { return false }
+        throw .last("unlinkat", qualified(name))
+    }
+
+    /// What is at `name`, without following a link; `nil` when nothing is.
+    package func kind(of name: String) throws(POSIXCallError) -> ItemKind? {
+        try status(of: name).map { Self.kind(mode: $0.st_mode) }
+    }
+
+    /// `fstatat` without following a link; `nil` when nothing is at `name`.
+    package func status(of name: String) throws(POSIXCallError) -> stat? {
+        try Self.checkName(name)
+        var info = stat()
+        if fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { return info }
+        if errno == ENOENT { return nil }
+        throw .last("fstatat", qualified(name))
+    }
+
+    /// The kind a `st_mode` names.
+    package static func kind(mode: mode_t) -> ItemKind {
+        switch mode & S_IFMT {
+        case S_IFREG: .file
+        case S_IFDIR: .folder
+        case S_IFLNK: .link
+        default: .other
+        }
+    }
+
+    /// The names in the folder (without `.` and `..`) and what each is, links reported as links.
+    package func items() throws(POSIXCallError) -> [(name: String, kind: ItemKind)] {
+        // `fdopendir` takes the descriptor over, so it is given a duplicate; reading starts at the beginning.
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw .last("fcntl", path) }
+        guard let stream = fdopendir(copy) else {
+            let error = POSIXCallError.last("fdopendir", path)
+            _ = close(copy)
+            throw error
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var items: [(name: String, kind: ItemKind)] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            let kind: ItemKind
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_REG): kind = .file
+            case Int32(DT_DIR): kind = .folder
+            case Int32(DT_LNK): kind = .link
+            case Int32(DT_UNKNOWN):
+                // Some file systems do not fill in the type: ask, without following a link.
+                guard let found = try self.kind(of: name) else { continue }
+                kind = found
+            default: kind = .other
+            }
+            items.append((name, kind))
+        }
+        return items
+    }
+}

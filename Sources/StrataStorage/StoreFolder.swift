@@ -1,0 +1,137 @@
+import Strata
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A store's folder, held open: every call on a name inside it is made relative to this descriptor
+/// (`openat`, `renameat`, `unlinkat`, `fstatat`) and never follows a symbolic link.
+///
+/// Renaming or replacing the folder's path after it was opened cannot redirect a call: the descriptor keeps
+/// naming the folder that was opened. Names are single path components; a name with `/` or `..` is refused.
+///
+/// The security model this serves: a store writes, renames and deletes only names it created, in the folder it
+/// opened, and a link anywhere inside is damage, not a way out.
+package final class StoreFolder: Sendable {
+    /// The open folder (`O_DIRECTORY | O_NOFOLLOW`).
+    package let descriptor: Int32
+
+    /// The path the folder was opened at, for messages; never used to reach a file.
+    package let path: String
+
+    /// The folder's device and inode: its identity, whatever path reached it.
+    package let identity: FolderIdentity
+
+    private init(descriptor: Int32, path: String, identity: FolderIdentity) {
+        self.descriptor = descriptor
+        self.path = path
+        self.identity = identity
+    }
+
+    deinit {
+        _ = close(descriptor)
+    }
+
+    /// Opens the folder at `path`, making it (and its parents) first when `create` is true.
+    ///
+    /// The last component must be a real folder: a link there is refused with `ELOOP` (the user gave the path,
+    /// so links among its parents are theirs and are followed).
+    /// - Throws: ``POSIXCallError``.
+    package static func open(_ path: String, create: Bool) throws(POSIXCallError) -> StoreFolder {
+        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        var fd = openFolder(AT_FDCWD, trimmed)
+        if fd < 0, errno == ENOENT, create {
+            try makeFolders(trimmed)
+            fd = openFolder(AT_FDCWD, trimmed)
+        }
+        guard fd >= 0 else { throw .last("open", trimmed) }
+        return try adopt(fd, path: trimmed)
+    }
+
+    /// Opens the subfolder `name`, making it first when `create` is true; `nil` when it is missing and not made.
+    ///
+    /// - Throws: ``POSIXCallError`` — ``POSIXCallError/isLink`` for a link, ``POSIXCallError/isWrongKind`` for a
+    ///   file where the folder should be.
+    package func subfolder(_ name: String, create: Bool) throws(POSIXCallError) -> StoreFolder? {
+        try Self.checkName(name)
+        var fd = Self.openFolder(descriptor, name)
+        if fd < 0, errno == ENOENT {
+            guard create else { return nil }
+            if mkdirat(descriptor, name, 0o755) != 0, errno != EEXIST { throw .last("mkdirat", qualified(name)) }
+            fd = Self.openFolder(descriptor, name)
+        }
+        guard fd >= 0 else {
+            // Linux answers `O_DIRECTORY | O_NOFOLLOW` on a link with ENOTDIR: tell a link apart.
+            let error = POSIXCallError.last("openat", qualified(name))
+            if error.code == ENOTDIR, (try? kind(of: name)) == .link {
+                throw POSIXCallError(call: "openat", path: qualified(name), code: ELOOP)
+            }
+            throw error
+        }
+        return try Self.adopt(fd, path: qualified(name))
+    }
+
+    /// `path/name`, for messages.
+    package func qualified(_ name: String) -> String {
+        path.hasSuffix("/") ? path + name : path + "/" + name
+    }
+
+    /// Flushes the folder's entries (creations, renames, removals) to stable storage.
+    package func sync() throws(POSIXCallError) {
+        guard FileDescriptor.sync(descriptor) else { throw .last("fsync", path) }
+    }
+
+    // MARK: - Opening
+
+    private static func openFolder(_ base: Int32, _ name: String) -> Int32 {
+        while true {
+            let fd = openat(base, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if fd >= 0 || errno != EINTR { return fd }
+        }
+    }
+
+    private static func adopt(_ fd: Int32, path: String) throws(POSIXCallError) -> StoreFolder {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = POSIXCallError.last("fstat", path)
+            _ = close(fd)
+            throw error
+        }
+        return StoreFolder(
+            descriptor: fd,
+            path: path,
+            identity: FolderIdentity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(info.st_ino))
+        )
+    }
+
+    /// `mkdir -p`, following links among the parents (the caller's path), making the missing ones.
+    private static func makeFolders(_ path: String) throws(POSIXCallError) {
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        guard errno == ENOENT else { throw .last("mkdir", path) }
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { throw .last("mkdir", path) }
+        try makeFolders(String(path[..<slash]))
+        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        throw .last("mkdir", path)
+    }
+
+    /// Refuses a name that is not one path component.
+    package static func checkName(_ name: String) throws(POSIXCallError) {
+        if name.isEmpty || name == "." || name == ".." || name.utf8.contains(UInt8(ascii: "/"))
+            || name.utf8.contains(0)
+        {
+            throw POSIXCallError(call: "name", path: name, code: EINVAL)
+        }
+    }
+}
+
+/// A folder's identity: device and inode numbers, the same through every path, link or bind mount that reaches it.
+package struct FolderIdentity: Hashable, Sendable, CustomStringConvertible {
+    package let device: UInt64
+    package let inode: UInt64
+
+    package var description: String { "device \(device), inode \(inode)" }
+}

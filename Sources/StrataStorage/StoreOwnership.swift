@@ -1,0 +1,126 @@
+import Strata
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One owner's hold on a store folder: within this process through a registry keyed by the folder's device and
+/// inode (so an alias path, a link or a bind mount reaches the same entry), across processes through a POSIX
+/// record lock on `.strata-lock`.
+///
+/// A record lock (`fcntl(F_SETLK)`), not `flock`: a `flock` lock belongs to the open file description, which a
+/// child process inherits between `fork` and `exec`, so while any thread spawns a child a store that was just
+/// closed still looks locked. A record lock belongs to the process. Its caveat — closing any descriptor of the
+/// file releases it — cannot bite, because the registry lets one claim per folder per process open the file.
+package final class StoreOwnership: Sendable {
+    /// How a claim holds the folder.
+    package enum Mode: Sendable {
+        /// A store that writes: an exclusive lock, the lock file created when missing.
+        case exclusive
+        /// A reader that changes nothing (the tool's `inspect` and `verify`): a shared lock when the lock file
+        /// exists, none when it does not; never creates a file, so it works on read-only media.
+        case shared
+    }
+
+    /// The lock file's name in every store folder.
+    package static let lockName = ".strata-lock"
+
+    private static let registry = Locked<[FolderIdentity: String]>([:])
+
+    /// The folder claimed.
+    package let identity: FolderIdentity
+
+    private let lockDescriptor: Int32
+    private let released = Locked(false)
+
+    private init(identity: FolderIdentity, lockDescriptor: Int32) {
+        self.identity = identity
+        self.lockDescriptor = lockDescriptor
+    }
+
+    deinit {
+        release()
+    }
+
+    /// Claims `folder` for `owner` (named in the error another claimant gets).
+    ///
+    /// A link at the lock file's name is removed (the link, never its target) and the file made anew; a folder
+    /// there is set aside under a new name. Neither is followed.
+    /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live owner in this process or another holds the
+    ///   folder, ``Strata/StrataError/Code/io`` when the lock file cannot be opened.
+    package static func claim(_ folder: StoreFolder, mode: Mode, owner: String) throws(StrataError) -> StoreOwnership {
+        let holder: String? = registry.withLock { owners in
+            if let holder = owners[folder.identity] { return holder }
+            owners[folder.identity] = owner
+            return nil
+        }
+        if let holder {
+            throw StrataError(.alreadyInUse, "\(folder.path) is already in use in this process by \(holder)")
+        }
+        do throws(StrataError) {
+            let fd = try openLock(in: folder, mode: mode)
+            if fd >= 0, !lock(fd, exclusive: mode == .exclusive) {
+                _ = close(fd)
+                throw StrataError(.alreadyInUse, "Another process holds the store folder \(folder.path)")
+            }
+            return StoreOwnership(identity: folder.identity, lockDescriptor: fd)
+        } catch {
+            _ = registry.withLock { $0.removeValue(forKey: folder.identity) }
+            throw error
+        }
+    }
+
+    /// Gives the folder up: closes the lock file (releasing the lock) and leaves the registry. Idempotent.
+    package func release() {
+        let first = released.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        if lockDescriptor >= 0 { _ = close(lockDescriptor) }
+        _ = Self.registry.withLock { $0.removeValue(forKey: identity) }
+    }
+
+    /// Opens the lock file; -1 for a shared claim when there is none.
+    private static func openLock(in folder: StoreFolder, mode: Mode) throws(StrataError) -> Int32 {
+        let flags = mode == .exclusive ? O_RDWR | O_CREAT : O_RDONLY
+        for _ in 0..<2 {
+            do {
+                return try folder.openFile(lockName, flags)
+            } catch {
+                if mode == .shared, error.isNotFound || error.isLink || error.isWrongKind { return -1 }
+                if error.isLink {
+                    _ = try? folder.remove(lockName)
+                    continue
+                }
+                if error.isWrongKind || error.code == ENXIO {
+                    // A folder (or a socket, a pipe) at the lock file's name: moved aside, not removed.
+                    let aside = lockName + ".damaged-" + String(UInt32.random(in: .min ... .max), radix: 16)
+                    _ = try? folder.rename(lockName, to: aside)
+                    continue
+                }
+                throw error.strataError("Opening the store's lock file")
+            }
+        }
+        throw StrataError(.io, "Could not make the lock file in \(folder.path)")
+    }
+
+    private static func lock(_ fd: Int32, exclusive: Bool) -> Bool {
+        #if canImport(Darwin)
+            var lock = Darwin.flock()
+        #elseif canImport(Glibc)
+            var lock = Glibc.flock()
+        #else
+            var lock = Musl.flock()
+        #endif
+        lock.l_type = Int16(exclusive ? F_WRLCK : F_RDLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 0
+        return fcntl(fd, F_SETLK, &lock) == 0
+    }
+}
