@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataFile
 import StrataTesting
+import Testing
 
 /// A unique temporary folder, removed when the value is released.
 final class TemporaryFolder: Sendable {
@@ -201,4 +202,38 @@ func snapshot(_ url: URL) throws -> [String: String] {
         }
     }
     return result
+}
+
+/// The built `StrataFileCrashWriter` fixture: beside the test bundle or runner, or in `.build/debug` of this
+/// package.
+func crashWriterURL() -> URL? {
+    var folders = [
+        Bundle.main.bundleURL,
+        Bundle.main.bundleURL.deletingLastPathComponent(),
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+    ]
+    folders += Bundle.allBundles.filter { $0.bundleURL.pathExtension == "xctest" }
+        .map { $0.bundleURL.deletingLastPathComponent() }
+    let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    folders.append(packageRoot.appendingPathComponent(".build/debug"))
+    return folders.map { $0.appendingPathComponent("StrataFileCrashWriter") }
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+}
+
+/// Asks the crash-writer fixture, in a process of its own, to open the store `identifier` in `location` once.
+///
+/// - Returns: `opened`, `in use`, or what else it said.
+func probeFromAnotherProcess(location: URL, identifier: String) throws -> String {
+    let executable = try #require(crashWriterURL(), "build the StrataFileCrashWriter fixture")
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = [location.path, identifier, "probe", "0"]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let said = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
