@@ -75,7 +75,8 @@ extension FileDataSource {
     }
 
     /// One `openat` (relative to the folder, never following a link), one `pread` of the expected length plus
-    /// one byte (to notice a longer file) and a `close`.
+    /// one byte (to notice a longer file; a read that returns the expected length is not repeated to confirm the
+    /// end of the file) and a `close`.
     private func readFile(_ name: EntryName, length: Int) -> FileRead {
         let descriptor: Int32
         do {
@@ -87,7 +88,7 @@ extension FileDataSource {
             _ = close(descriptor)
             return .problem(.unreadable(POSIXCallError(call: "malloc", path: name.fileName, code: ENOMEM)))
         }
-        let read = POSIX.read(descriptor, into: buffer, count: length + 1, at: 0)
+        let read = POSIX.read(descriptor, into: buffer, count: length + 1, at: 0, minimum: length)
         let readError = errno
         _ = close(descriptor)
         guard read >= 0 else {
