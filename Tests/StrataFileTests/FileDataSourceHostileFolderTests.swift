@@ -242,4 +242,33 @@ struct FileDataSourceHostileFolderTests {
         #expect(names.contains { $0.hasPrefix(name + ".damaged-") })
         #expect(!names.contains(name))
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aPipeOrAFolderAtTheJournalsNameNeitherHangsTheOpenNorStopsTheJournal() throws {
+        for planted in ["pipe", "folder"] {
+            let folder = try TemporaryFolder()
+            do {
+                let store = try folder.makeStore()
+                try store.setData(.pattern(10), forKey: "a")
+            }
+            let journal = folder.storeURL().appendingPathComponent(".strata-index")
+            try FileManager.default.removeItem(at: journal)
+            if planted == "pipe" {
+                #expect(mkfifo(journal.path, 0o644) == 0)
+            } else {
+                try FileManager.default.createDirectory(at: journal, withIntermediateDirectories: false)
+            }
+
+            let log = DiagnosticsLog()
+            let store = try folder.makeStore(diagnostics: log.record)
+            #expect(store.data(forKey: "a") == .pattern(10), "\(planted)")
+            store.flush()
+
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)
+            #expect(names.contains { $0.hasPrefix(".strata-index.damaged-") }, "\(planted)")
+            let type = try FileManager.default.attributesOfItem(atPath: journal.path)[.type] as? FileAttributeType
+            #expect(type == .typeRegular, "\(planted)")
+            #expect(log.messages.count == 1, "\(planted)")
+        }
+    }
 }
