@@ -75,13 +75,14 @@ public struct HTTPClient: Sendable {
         try await send(request, decodingWith: DataToDecodableMapper<Value>(decoder: decoder))
     }
 
-    /// The request with the client's default headers and timeout filled in.
+    /// The request with the client's default headers and deadlines filled in.
     func prepared(_ request: HTTPRequest) -> HTTPRequest {
         var request = request
         var headers = configuration.headers
         headers.merge(request.headers)
         request.headers = headers
         if request.timeout == nil { request.timeout = configuration.timeout }
+        if request.totalTimeout == nil { request.totalTimeout = configuration.totalTimeout }
         return request
     }
 
