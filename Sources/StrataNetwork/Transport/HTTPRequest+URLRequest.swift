@@ -14,8 +14,10 @@ extension HTTPRequest {
     /// so ``URLSessionTransport`` enforces both deadlines itself. A caller sending the `URLRequest` another
     /// way must do the same.
     ///
-    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the URL cannot be formed.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the URL cannot be formed, or when the method
+    ///   or a header could change the request's framing (see ``validate()``).
     public func urlRequest() throws -> URLRequest {
+        try validate()
         var request = URLRequest(url: try url())
         request.httpMethod = method.rawValue
         request.cachePolicy = .reloadIgnoringLocalCacheData
