@@ -207,3 +207,32 @@ struct HostileHeaderServerTests {
         #expect(error?.retryAfter == expected)
     }
 }
+
+/// A `Content-Length` that is not a length is parsed by libcurl and Foundation, not by Strata: whatever they
+/// make of it, the client answers with a response or a typed error, and never holds more than the limit.
+struct HostileContentLengthTests {
+    @Test(
+        "An absurd Content-Length ends in a response or a typed error",
+        .timeLimit(.minutes(1)),
+        // Not 9223372036854775807, nor any value within 512 of it: FoundationNetworking's header callback
+        // converts libcurl's length (a Double, which rounds it to 2⁶³) to Int64 and traps, before any
+        // delegate is asked. A transport other than URLSession is the only defence on Linux.
+        arguments: ["99999999999999999999999", "9223372036854774784", "-5", "1e3", "2, 3", "\u{1}", "0x10"]
+    )
+    func absurdContentLength(value: String) async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(value)\r\nConnection: close\r\n\r\nok".utf8))
+        }
+        defer { server.stop() }
+        let transport = URLSessionTransport()
+        let client = HTTPClient(
+            transport: transport,
+            configuration: .init(maximumResponseSize: 1024, timeout: .seconds(5))
+        )
+
+        let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+
+        #expect(error == nil || [.network, .tooLarge].contains(error?.code), "\(String(describing: error))")
+        #expect(transport.peakBodyBytes <= 1024)
+    }
+}

@@ -107,8 +107,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     /// Ends a transfer because a deadline passed.
     func expire(_ identifier: Int, _ expiry: RequestDeadlines.Expiry) {
-        guard let transfer = state.withLock({ $0.transfers[identifier] }) else { return }
-        finish(identifier, with: .failure(transfer.deadlines.error(expiry, request: transfer.description)))
+        // The error is made under the lock, so no copy of the transfer (and of its body) outlives it.
+        let error = state.withLock { state in
+            state.transfers[identifier].map { $0.deadlines.error(expiry, request: $0.description) }
+        }
+        guard let error else { return }
+        finish(identifier, with: .failure(error))
     }
 
     private func finish(_ identifier: Int, with result: Result<HTTPResponse, any Error>) {
