@@ -1,8 +1,9 @@
 import Foundation
 import LoopbackServer
 import Strata
-import StrataCache
 import Testing
+
+@testable import StrataCache
 
 /// A BlobCache fed absurd caching headers by a real server: it neither crashes nor caches for longer than
 /// the headers can mean.
@@ -59,5 +60,26 @@ struct HostileHeaderCacheTests {
             #expect(error?.isRetryable == true)
             #expect(error?.retryAfter == nil)
         }
+    }
+}
+
+/// A freshness record whose lifetime no `Duration` can hold (only a damaged or forged file has one) is no
+/// record: the blob is stale, and nothing traps.
+struct FreshnessRecordBoundsTests {
+    @Test(arguments: [1e300, -1e300, 1e19])
+    func anUnrepresentableLifetimeIsNoRecord(lifetime: Double) throws {
+        let record = FreshnessRecord(
+            freshUntil: Date(timeIntervalSince1970: 1_700_000_000),
+            lifetime: lifetime,
+            staleIfError: nil,
+            mustRevalidate: false,
+            noCache: false,
+            contentHash: 0
+        )
+        #expect(FreshnessRecord.decode(record.encoded()) == nil)
+        #expect(FreshnessRecord.decode(try JSONEncoder().encode(record)) == nil)
+        var valid = record
+        valid.lifetime = 2_147_483_648
+        #expect(FreshnessRecord.decode(valid.encoded()) == valid)
     }
 }
