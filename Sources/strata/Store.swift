@@ -28,7 +28,7 @@ enum Store {
         }
         guard isFolder.boolValue else { throw ToolError.failure("not a folder: \(path)") }
         if JSONFileStoreInspector.isStore(at: url) {
-            return .json(try wrap { try JSONFileStoreInspector(folder: url) })
+            return .json(try wrap { try JSONFileStoreInspector(folder: url, access: .readOnly) })
         }
         if FileStoreInspector.isStore(at: url) {
             return .file(try wrap { try FileStoreInspector(folder: url) })
