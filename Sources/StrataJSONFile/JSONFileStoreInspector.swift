@@ -47,30 +47,29 @@ public struct JSONFileStoreInspector: Sendable {
         folderURL = folder.standardizedFileURL
         self.access = access
         let opened = try Self.openFolder(folderURL.path)
-        ownership = try StoreOwnership.claim(
-            opened,
-            mode: access == .readOnly ? .shared : .exclusive,
-            owner: "a JSONFileStoreInspector"
-        )
+        // The marker first: a folder that is no JSON store is left exactly as it is (not even a lock file).
         switch StoreMarker.read(in: opened) {
         case .marker(let contents) where contents.kind == JSONFileStorage.markerKind:
-            self.folder = opened
+            break
         case .marker(let contents):
-            ownership.release()
             throw StrataError(
                 .invalidArgument,
                 "\(folderURL.path) holds a Strata \(contents.kind) store, not a JSON-file store"
             )
         case .missing:
-            ownership.release()
             throw StrataError(
                 .invalidArgument,
                 "\(folderURL.path) is not a Strata JSON-file store: it has no \(StoreMarker.fileName) marker"
             )
         case .unrecognised(let reason):
-            ownership.release()
             throw StrataError(.invalidArgument, "\(folderURL.path) is not a Strata JSON-file store: \(reason)")
         }
+        self.folder = opened
+        ownership = try StoreOwnership.claim(
+            opened,
+            mode: access == .readOnly ? .shared : .exclusive,
+            owner: "a JSONFileStoreInspector"
+        )
     }
 
     /// Opens the folder, never following a link as its last component.
