@@ -28,7 +28,7 @@ enum Store {
         }
         guard isFolder.boolValue else { throw ToolError.failure("not a folder: \(path)") }
         if JSONFileStoreInspector.isStore(at: url) {
-            return .json(try wrap { try JSONFileStoreInspector(folder: url) })
+            return .json(try wrap { try JSONFileStoreInspector(folder: url, access: .readOnly) })
         }
         if FileStoreInspector.isStore(at: url) {
             return .file(try wrap { try FileStoreInspector(folder: url) })
@@ -127,6 +127,7 @@ enum Store {
         case .file(let inspector):
             return try Self.wrap { try inspector.remove(fileNames: rows.map(\.file)) }
         case .json(let inspector):
+            inspector.close()
             let source = try Self.wrap { try JSONFileDataSource<JSONValue>(folder: inspector.folderURL) }
             var removed = 0
             for key in rows.compactMap(\.key) where try Self.wrap({ try source.removeValue(forKey: key) }) {
@@ -142,6 +143,7 @@ enum Store {
         case .file(let inspector):
             return try Self.wrap { try inspector.removeAllEntries() }
         case .json(let inspector):
+            inspector.close()
             let source = try Self.wrap { try JSONFileDataSource<JSONValue>(folder: inspector.folderURL) }
             let count = source.count
             try Self.wrap { try source.removeAll() }
@@ -157,6 +159,7 @@ enum Store {
         case .file(let inspector):
             _ = try Self.wrap { try inspector.remove(fileNames: damaged.map(\.file)) }
         case .json(let inspector):
+            inspector.close()
             let source = try Self.wrap { try JSONFileDataSource<JSONValue>(folder: inspector.folderURL) }
             for key in damaged.compactMap(\.key) { _ = try? source.value(forKey: key) }
         }
