@@ -1,58 +1,65 @@
-import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import StrataStorage
 
 extension FileDataSource {
-    /// The prefix of the store's temporary files; leftovers of a crash are removed when the store opens.
+    /// The prefix of the store's temporary files (unpredictable names, created exclusively); leftovers of a
+    /// crash are removed when the store opens.
     static let temporaryPrefix = ".strata-tmp-"
 
-    /// Reads the trailer of every entry file in the folder (one `fstat` and one `pread` each), removes
-    /// damaged entries and leftover temporary files, applies the access journal and builds the index.
+    /// The kind the store's marker (`.strata-store`) names.
+    static let markerKind = "file"
+
+    /// Reads the trailer of every entry file in the folder (one `openat`, `fstat` and `pread` each), discards
+    /// damaged entries (a link or a folder at an entry's name included) and leftover temporary files, applies
+    /// the access journal and builds the index.
     static func load(
-        folder: String,
+        _ folder: StoreFolder,
         diagnostics: (@Sendable (String) -> Void)?
     ) -> (index: EntryIndex, corrupt: Int) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let items = (try? folder.items()) ?? []
         var loaded: [EntryIndex.Entry] = []
         var corrupt = 0
-        for fileName in names {
-            if fileName.hasPrefix(temporaryPrefix) {
-                _ = POSIX.remove(folder + fileName)
+        for item in items {
+            if item.name.hasPrefix(temporaryPrefix) {
+                // Only what the store may have made: a file, or a link planted in its place (removed, never
+                // followed).
+                if item.kind == .file || item.kind == .link { _ = try? folder.remove(item.name) }
                 continue
             }
-            guard let name = EntryName(fileName: fileName) else { continue }
-            let path = folder + fileName
-            switch readTrailer(path: path) {
-            case .some(let (trailer, length)) where EntryName(key: trailer.key) == name:
-                let entry = EntryIndex.Entry(
-                    name: name,
-                    trailer: trailer,
-                    lastAccess: trailer.created,
-                    accessSequence: trailer.writeSequence,
-                    fileLength: length
-                )
-                loaded.append(entry)
-            default:
-                if POSIX.remove(path) {
-                    corrupt += 1
-                    diagnostics?("FileDataSource removed the damaged entry file \(path) when opening the store")
+            guard let name = EntryName(fileName: item.name) else { continue }
+            let problem: EntryFileProblem
+            switch item.kind {
+            case .file:
+                switch EntryFile.readTrailer(in: folder, fileName: item.name) {
+                case .success(let (trailer, length)) where EntryName(key: trailer.key) == name:
+                    loaded.append(
+                        EntryIndex.Entry(
+                            name: name,
+                            trailer: trailer,
+                            lastAccess: trailer.created,
+                            accessSequence: trailer.writeSequence,
+                            fileLength: length
+                        )
+                    )
+                    continue
+                case .success: problem = .damaged("holds another key")
+                case .failure(let failure): problem = failure
                 }
+            case .link: problem = .link
+            case .folder, .other: problem = .notAFile
             }
+            guard problem.isDamage, let outcome = EntryFile.discard(item.name, in: folder) else { continue }
+            corrupt += 1
+            diagnostics?(
+                "FileDataSource found a damaged entry file \(folder.qualified(item.name)) when opening the store "
+                    + "(\(problem)): \(outcome)"
+            )
         }
-        let journal = (try? Data(contentsOf: URL(fileURLWithPath: folder + AccessJournal.fileName))).map {
-            AccessJournal.decode($0)
-        }
+        let journal = readJournal(folder, diagnostics: diagnostics)
         var index = EntryIndex()
         for position in loaded.indices {
             let entry = loaded[position]
             index.observe(sequence: entry.trailer.writeSequence)
-            guard let record = journal?[entry.name] else { continue }
+            guard let record = journal[entry.name] else { continue }
             index.observe(sequence: record.accessSequence)
             if record.accessSequence > entry.trailer.writeSequence {
                 loaded[position].accessSequence = record.accessSequence
@@ -66,39 +73,25 @@ extension FileDataSource {
         return (index, corrupt)
     }
 
-    /// The trailer of an entry file and the file's length; `nil` when the file is not a whole entry.
-    static func readTrailer(path: String) -> (EntryTrailer, Int)? {
-        let descriptor = POSIX.open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { POSIX.close(descriptor) }
-        let length = POSIX.fileSize(descriptor)
-        let minimum = EntryTrailer.minimumLength
-        guard length >= minimum else { return nil }
-        var tailLength = min(length, 4096)
-        var tail = [UInt8](repeating: 0, count: tailLength)
-        var read = tail.withUnsafeMutableBytes { buffer -> Int in
-            guard let base = buffer.baseAddress else { return -1 }
-            return POSIX.read(descriptor, into: base, count: tailLength, at: length - tailLength)
-        }
-        guard read == tailLength else { return nil }
-        guard let trailerLength = tail.withUnsafeBytes({ EntryTrailer.trailerLength(footer: $0) }),
-            trailerLength + 8 <= length
-        else { return nil }
-        if trailerLength + 8 > tailLength {
-            tailLength = trailerLength + 8
-            tail = [UInt8](repeating: 0, count: tailLength)
-            read = tail.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return -1 }
-                return POSIX.read(descriptor, into: base, count: tailLength, at: length - tailLength)
-            }
-            guard read == tailLength else { return nil }
-        }
-        let trailer = tail.withUnsafeBytes { bytes in
-            EntryTrailer(
-                bytes: UnsafeRawBufferPointer(rebasing: bytes[(tailLength - 8 - trailerLength)..<(tailLength - 8)])
+    /// The access journal's records; none when it is missing or damaged. A link or a folder at its name is
+    /// discarded (reported when `diagnostics` is given), so the next save can write the journal.
+    static func readJournal(
+        _ folder: StoreFolder,
+        diagnostics: (@Sendable (String) -> Void)?,
+        discarding: Bool = true
+    ) -> [EntryName: AccessJournal.Record] {
+        do {
+            let bytes = try folder.readFile(AccessJournal.fileName, limit: AccessJournal.maximumLength)
+            return bytes.map { AccessJournal.decode($0) } ?? [:]
+        } catch {
+            guard discarding, error.isLink || error.isWrongKind,
+                let outcome = EntryFile.discard(AccessJournal.fileName, in: folder)
+            else { return [:] }
+            diagnostics?(
+                "FileDataSource found no access journal but \(error.isLink ? "a symbolic link" : "not a regular file")"
+                    + " at \(folder.qualified(AccessJournal.fileName)): \(outcome)"
             )
+            return [:]
         }
-        guard let trailer, trailer.payloadSize + trailerLength + 8 == length else { return nil }
-        return (trailer, length)
     }
 }

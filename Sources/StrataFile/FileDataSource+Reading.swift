@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -11,9 +12,7 @@ import Foundation
 extension FileDataSource {
     private enum FileRead {
         case entry(Data, EntryTrailer)
-        case missing
-        case unreadable
-        case damaged(String)
+        case problem(EntryFileProblem)
     }
 
     /// Reads an entry: a lookup and touch under the lock, then the file read outside it.
@@ -30,69 +29,80 @@ extension FileDataSource {
                     return nil
                 }
                 if let expiresAt = entry.trailer.expiresAt, now >= expiresAt {
-                    removeFile(name, in: &state)
+                    try? removeFile(name, in: &state)
                     return nil
                 }
                 return state.index.touch(name, at: now)
             }
             guard let snapshot else { return nil }
-            let problem: String?
+            let problem: EntryFileProblem
             switch readFile(name, length: snapshot.fileLength) {
             case .entry(let data, let trailer):
                 if trailer.writeSequence == snapshot.trailer.writeSequence, trailer.key.utf8.elementsEqual(key.utf8) {
                     return (data, trailer)
                 }
-                problem = trailer.key.utf8.elementsEqual(key.utf8) ? "holds another version" : "holds another key"
-            case .unreadable:
+                problem = .damaged(
+                    trailer.key.utf8.elementsEqual(key.utf8) ? "holds another version" : "holds another key"
+                )
+            case .problem(.unreadable):
                 return nil
-            case .missing:
-                problem = nil
-            case .damaged(let reason):
-                problem = reason
+            case .problem(let found):
+                problem = found
             }
-            let outcome = state.withLock { state -> Bool? in
+            let outcome = state.withLock { state -> String?? in
                 guard state.index.entry(name)?.trailer.writeSequence == snapshot.trailer.writeSequence else {
                     return nil  // replaced meanwhile: read again
                 }
-                guard problem != nil else {
-                    state.index.remove(name)  // deleted behind the store's back
-                    return false
+                // Forgotten even when it cannot be discarded: the next put replaces it.
+                state.index.remove(name)
+                guard problem.isDamage, let done = EntryFile.discard(name.fileName, in: folder) else {
+                    return .some(nil)  // deleted behind the store's back
                 }
-                guard removeFile(name, in: &state) else { return false }
                 state.corruptEntriesRemoved += 1
-                return true
+                return done
             }
             switch outcome {
             case nil: continue
-            case true?:
+            case let done??:
                 configuration.diagnostics?(
-                    "FileDataSource removed the damaged entry file \(folderPath + name.fileName): \(problem ?? "")"
+                    "FileDataSource found a damaged entry file \(folder.qualified(name.fileName)) (\(problem)): \(done)"
                 )
                 return nil
-            case false?: return nil
+            case .some(nil): return nil
             }
         }
         return nil
     }
 
-    /// One `open`, one `read` of the expected length plus one byte (to notice a longer file) and a `close`.
+    /// One `openat` (relative to the folder, never following a link), one `pread` of the expected length plus
+    /// one byte (to notice a longer file; a read that returns the expected length is not repeated to confirm the
+    /// end of the file) and a `close`.
     private func readFile(_ name: EntryName, length: Int) -> FileRead {
-        let descriptor = POSIX.open(folderPath + name.fileName, O_RDONLY)
-        guard descriptor >= 0 else { return errno == ENOENT ? .missing : .unreadable }
-        guard let buffer = malloc(length + 1) else {
-            POSIX.close(descriptor)
-            return .unreadable
+        let descriptor: Int32
+        do {
+            descriptor = try folder.openFile(name.fileName, EntryFile.readFlags)
+        } catch {
+            return .problem(EntryFileProblem(opening: error))
         }
-        let read = POSIX.read(descriptor, into: buffer, count: length + 1, at: 0)
-        POSIX.close(descriptor)
+        guard let buffer = malloc(length + 1) else {
+            _ = close(descriptor)
+            return .problem(.unreadable(POSIXCallError(call: "malloc", path: name.fileName, code: ENOMEM)))
+        }
+        let read = POSIX.read(descriptor, into: buffer, count: length + 1, at: 0, minimum: length)
+        let readError = errno
+        _ = close(descriptor)
         guard read >= 0 else {
             free(buffer)
-            return .unreadable
+            // A folder (EISDIR) or a pipe (ESPIPE) opened where the entry's file was.
+            if readError == EISDIR || readError == ESPIPE || readError == EINVAL { return .problem(.notAFile) }
+            return .problem(.unreadable(POSIXCallError(call: "pread", path: name.fileName, code: readError)))
         }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: read)
         guard read == length else {
             free(buffer)
-            return .damaged(read < length ? "truncated (\(read) of \(length) bytes)" : "longer than written")
+            return .problem(
+                .damaged(read < length ? "truncated (\(read) of \(length) bytes)" : "longer than written")
+            )
         }
         guard let trailerLength = EntryTrailer.trailerLength(footer: bytes), trailerLength + 8 <= read,
             let trailer = EntryTrailer(
@@ -101,12 +111,12 @@ extension FileDataSource {
             trailer.payloadSize + trailerLength + 8 == read
         else {
             free(buffer)
-            return .damaged("unreadable metadata")
+            return .problem(.damaged("unreadable metadata"))
         }
         let payload = UnsafeRawBufferPointer(rebasing: bytes[0..<trailer.payloadSize])
         guard !configuration.verifiesContent || ContentChecksum.checksum(payload) == trailer.contentHash else {
             free(buffer)
-            return .damaged("checksum mismatch")
+            return .problem(.damaged("checksum mismatch"))
         }
         guard trailer.payloadSize > 0 else {
             free(buffer)

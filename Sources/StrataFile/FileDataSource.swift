@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 /// A persistent blob store: one file per key in a folder, with size and count limits, expiry,
 /// least-recently-used eviction and per-entry HTTP metadata.
@@ -8,12 +9,18 @@ import Strata
 ///
 /// - **One read per get.** Each entry file holds the data followed by a small trailer (key, dates, size,
 ///   ETag, Last-Modified, content hash, checksum). An in-memory index, loaded once when the store opens,
-///   knows every entry's length, so a get is one `open`, one `read` and one `close`, with no `stat` and no
+///   knows every entry's length, so a get is one `openat`, one `pread` and one `close`, with no `stat` and no
 ///   metadata call. Last-access dates live in memory and are saved to a journal (`.strata-index`) by
 ///   ``cleanup()``, ``flush()`` and when the store is released.
 /// - **Checked reads.** A truncated or damaged file, a checksum mismatch or a file holding another key is a
 ///   miss: the file is removed, ``corruptEntriesRemoved`` counts it and the configuration's `diagnostics`
 ///   hears of it. Files without the `.strata` extension are never touched.
+/// - **Never outside its folder.** The store holds its folder open and makes every call relative to it
+///   (`openat`, `renameat`, `unlinkat`), never following a symbolic link: a link at an entry's name is damage
+///   (the link is removed, never its target, and the get is a miss), a folder there is set aside by a rename,
+///   temporary files are created exclusively under unpredictable names, and renaming or replacing the folder's
+///   path after the store opened cannot redirect a write. The folder carries the marker `.strata-store`
+///   (`strata-store 1 file`); a folder marked as another kind of store is refused.
 /// - **Atomic writes.** A put writes a temporary file in the store's folder and renames it over the
 ///   entry, optionally with `fsync` (``Durability/durable``).
 /// - **Eviction without the file system's dates.** The order is a sequence number the store keeps, so two
@@ -28,9 +35,10 @@ import Strata
 /// ```
 ///
 /// Both the async ``Strata/DataSource`` protocol and a synchronous API are available; the async methods
-/// do their (short) file I/O on the caller's thread. Only one live store may use a folder: in one process
-/// a second store fails with ``Strata/StrataError/Code/alreadyInUse``, and an advisory lock (`flock` on
-/// `.strata-lock`) keeps other processes out.
+/// do their (short) file I/O on the caller's thread. Only one live store may use a folder, however its path
+/// is spelled (the folder is known by its device and inode, so a link or a bind mount reaches the same
+/// folder): in one process a second store fails with ``Strata/StrataError/Code/alreadyInUse``, and a record
+/// lock (`fcntl` on `.strata-lock`) keeps other processes out.
 public final class FileDataSource: Sendable {
     struct State {
         var index = EntryIndex()
@@ -43,37 +51,49 @@ public final class FileDataSource: Sendable {
     /// The store's folder.
     public let folderURL: URL
 
-    /// The folder's path, ending in `/`.
-    let folderPath: String
+    /// The store's folder, held open: every call on a file in it is relative to this descriptor.
+    let folder: StoreFolder
 
     let state: Locked<State>
 
     /// Announces every put, move, removal and ``removeAll()`` to observers (see ``changes(forKey:)``).
     public let changeBroadcaster = ChangeBroadcaster()
 
-    private let claim: StoreClaim
+    private let ownership: StoreOwnership
 
     /// Opens the store in `configuration.location/configuration.identifier`, creating the folder if needed,
     /// and loads the metadata of its entries.
     ///
     /// - Parameter configuration: Where the store lives, its limits and policies.
     /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live store (in this process or another)
-    ///   uses the folder, ``Strata/StrataError/Code/invalidArgument`` for an empty or path-like identifier or
-    ///   limits below 1, ``Strata/StrataError/Code/io`` when the folder cannot be created.
+    ///   uses the folder, ``Strata/StrataError/Code/invalidArgument`` for an empty or path-like identifier,
+    ///   limits below 1 or a folder that holds another kind of Strata store, ``Strata/StrataError/Code/io``
+    ///   when the folder cannot be created or opened (a symbolic link in place of the store's folder is
+    ///   refused).
     public init(configuration: Configuration) throws {
         try Self.validate(configuration)
-        let folder = configuration.folderURL
+        let url = configuration.folderURL
+        let folder: StoreFolder
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            folder = try StoreFolder.open(url.path, create: true)
         } catch {
-            throw StrataError.io("Creating the store folder \(folder.path) failed", underlying: error)
+            throw error.strataError("Opening the store folder")
         }
-        let claim = try StoreClaim.take(folder)
-        let loaded = Self.load(folder: claim.folderPath, diagnostics: configuration.diagnostics)
+        // Another kind of store's folder is refused before the claim creates a lock file in it (`adopt` says why).
+        if case .marker(let contents) = StoreMarker.read(in: folder), contents.kind != Self.markerKind {
+            try StoreMarker.adopt(folder, kind: Self.markerKind, durable: false)
+        }
+        let ownership = try StoreOwnership.claim(
+            folder,
+            mode: .exclusive,
+            owner: "a FileDataSource (\(configuration.identifier))"
+        )
+        try StoreMarker.adopt(folder, kind: Self.markerKind, durable: configuration.durability == .durable)
+        let loaded = Self.load(folder, diagnostics: configuration.diagnostics)
         self.configuration = configuration
-        self.folderURL = claim.folderURL
-        self.folderPath = claim.folderPath
-        self.claim = claim
+        self.folderURL = url.resolvingSymlinksInPath().standardizedFileURL
+        self.folder = folder
+        self.ownership = ownership
         self.state = Locked(State(index: loaded.index, corruptEntriesRemoved: loaded.corrupt))
     }
 
@@ -90,7 +110,7 @@ public final class FileDataSource: Sendable {
 
     deinit {
         state.withLock { saveJournal($0.index) }
-        claim.release()
+        ownership.release()
     }
 
     private static func validate(_ configuration: Configuration) throws {
@@ -177,6 +197,7 @@ public final class FileDataSource: Sendable {
     /// The bytes of data the store holds (entries' data, as written; metadata not included).
     public var totalSize: Int { state.withLock { $0.index.totalSize } }
 
-    /// How many damaged entry files the store has found and removed since it was opened.
+    /// How many damaged entry files the store has found and discarded since it was opened: removed, or set
+    /// aside by a rename when a folder or another non-file was at an entry's name.
     public var corruptEntriesRemoved: Int { state.withLock { $0.corruptEntriesRemoved } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -9,80 +10,120 @@ import Strata
     import Darwin
 #endif
 
-/// Exclusive access to a ``FileDataSource`` folder without opening the store: lists, verifies and removes
-/// entry files, for tools such as `strata`.
+/// Access to a ``FileDataSource`` folder without opening the store: lists, verifies and removes entry
+/// files, for tools such as `strata`.
 ///
-/// An inspector takes the store's lock (`.strata-lock`) for as long as it lives, exactly as a store does, so
-/// it fails with ``Strata/StrataError/Code/alreadyInUse`` while a store (in this process or another) uses the
-/// folder, and no store can open the folder meanwhile. Unlike opening a store, listing and verifying change
-/// nothing: damaged files are reported, not removed. Only files named like entries (32 hex digits and
-/// `.strata`) are ever removed; other files in the folder stay.
+/// An inspector acts only on a folder that carries a file store's marker (`.strata-store`, which every store
+/// writes when it opens), and holds the folder as its ``Strata/StoreAccess`` says for as long as it lives:
+///
+/// - ``Strata/StoreAccess/readOnly``: a shared claim (a live store, in this process or another, makes it fail
+///   with ``Strata/StrataError/Code/alreadyInUse``); it creates, renames, repairs and removes nothing — not
+///   even a lock file — so it works on read-only media, and damaged items are reported, never removed.
+/// - ``Strata/StoreAccess/readWrite``: the store's exclusive claim, so no store can open the folder meanwhile;
+///   ``remove(fileNames:)`` and ``removeAllEntries()`` may remove entry files.
+///
+/// Listing and verifying change nothing in either mode. Only items at entry names (32 hex digits and
+/// `.strata`) are ever removed — a link itself, never its target; a folder at such a name is set aside by a
+/// rename, never deleted — and other files in the folder stay. No call follows a symbolic link.
 ///
 /// ```swift
-/// let inspector = try FileStoreInspector(folder: imagesFolder)
+/// let inspector = try FileStoreInspector(folder: imagesFolder, access: .readOnly)
 /// let damaged = inspector.verify().filter { $0.problem != nil }
 /// ```
 public final class FileStoreInspector: Sendable {
     /// The store's folder.
     public let folderURL: URL
 
-    private let folderPath: String
-    private let claim: StoreClaim
+    /// How the inspector holds the folder.
+    public let access: StoreAccess
 
-    /// Takes the lock of the store in `folder`.
+    private let folder: StoreFolder
+    private let ownership: StoreOwnership
+
+    /// Opens the store in `folder` and claims it as `access` says.
     ///
-    /// - Parameter folder: A store's folder (``FileDataSource/folderURL``).
+    /// - Parameters:
+    ///   - folder: A store's folder (``FileDataSource/folderURL``); a symbolic link in its place is refused.
+    ///   - access: ``Strata/StoreAccess/readOnly`` to look without changing anything (read-only media work),
+    ///     ``Strata/StoreAccess/readWrite`` to be able to remove entries.
     /// - Throws: ``Strata/StrataError/Code/notFound`` when the folder does not exist,
-    ///   ``Strata/StrataError/Code/alreadyInUse`` when a live store or inspector holds it,
-    ///   ``Strata/StrataError/Code/io`` when the lock file cannot be opened.
-    public init(folder: URL) throws {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw StrataError.notFound("No folder at \(folder.path)")
+    ///   ``Strata/StrataError/Code/invalidArgument`` when it is not a file store (no `.strata-store` marker of
+    ///   kind `file`, or a link in the folder's place), ``Strata/StrataError/Code/alreadyInUse`` when a live
+    ///   store or inspector holds it, ``Strata/StrataError/Code/io`` when it cannot be opened.
+    public init(folder: URL, access: StoreAccess = .readWrite) throws {
+        let opened: StoreFolder
+        do {
+            opened = try StoreFolder.open(folder.path, create: false)
+        } catch {
+            if error.isNotFound { throw StrataError.notFound("No folder at \(folder.path)") }
+            if error.isLink || error.code == ENOTDIR {
+                throw StrataError(.invalidArgument, "\(folder.path) is not a folder (a link or a file is there)")
+            }
+            throw error.strataError("Opening the store folder")
         }
-        claim = try StoreClaim.take(folder)
-        folderURL = claim.folderURL
-        folderPath = claim.folderPath
+        switch StoreMarker.read(in: opened) {
+        case .marker(let contents) where contents.kind == FileDataSource.markerKind:
+            guard contents.version <= StoreMarker.currentVersion else {
+                throw StrataError(
+                    .invalidArgument,
+                    "\(folder.path) was written by a newer Strata (layout \(contents.version)); use that version"
+                )
+            }
+        case .marker(let contents):
+            throw StrataError(
+                .invalidArgument,
+                "\(folder.path) holds a Strata \(contents.kind) store, not a file store"
+            )
+        case .missing:
+            throw StrataError(
+                .invalidArgument,
+                "\(folder.path) is not a Strata file store: it has no \(StoreMarker.fileName) marker"
+            )
+        case .unrecognised(let reason):
+            throw StrataError(.invalidArgument, "\(folder.path) is not a Strata file store: \(reason)")
+        }
+        ownership = try StoreOwnership.claim(
+            opened,
+            mode: access == .readOnly ? .shared : .exclusive,
+            owner: "a FileStoreInspector"
+        )
+        self.folder = opened
+        self.access = access
+        folderURL = folder.resolvingSymlinksInPath().standardizedFileURL
     }
 
     deinit {
-        claim.release()
+        ownership.release()
     }
 
-    /// Whether `folder` looks like a ``FileDataSource`` folder: it holds the store's lock file, its access
-    /// journal or an entry file.
+    /// Whether `folder` is a ``FileDataSource`` folder: it carries a file store's marker (`.strata-store`,
+    /// kind `file`). Nothing else counts — not entry-like names, not a lock file — and no link is followed.
     ///
     /// - Parameter folder: Any folder.
     public static func isStore(at folder: URL) -> Bool {
-        let path = folder.path.hasSuffix("/") ? folder.path : folder.path + "/"
-        let manager = FileManager.default
-        if manager.fileExists(atPath: path + ".strata-lock")
-            || manager.fileExists(atPath: path + AccessJournal.fileName)
-        {
-            return true
-        }
-        let names = (try? manager.contentsOfDirectory(atPath: path)) ?? []
-        return names.contains { EntryName(fileName: $0) != nil }
+        guard let opened = try? StoreFolder.open(folder.path, create: false),
+            case .marker(let contents) = StoreMarker.read(in: opened)
+        else { return false }
+        return contents.kind == FileDataSource.markerKind
     }
 
-    /// The names of the entry files in the folder, in ascending order.
-    private func entryFileNames() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []
-        return names.filter { EntryName(fileName: $0) != nil }.sorted()
+    /// The items at entry names in the folder (files, links, folders), in ascending name order.
+    private func entryItems() -> [(name: String, kind: ItemKind)] {
+        let items = (try? folder.items()) ?? []
+        return items.filter { EntryName(fileName: $0.name) != nil }.sorted { $0.name < $1.name }
     }
 
-    /// Reads the metadata of every entry file (one `open`, `fstat` and `pread` each) and the access journal,
-    /// without reading the entries' data; files whose metadata is damaged come with a ``FileStoreEntry/problem``.
+    /// Reads the metadata of every entry file (one `openat`, `fstat` and `pread` each) and the access journal,
+    /// without reading the entries' data; damaged files, and links or folders at entry names, come with a
+    /// ``FileStoreEntry/problem``.
     ///
     /// - Parameter progress: Called after each file with the number of files read so far.
     /// - Returns: The entries, in file-name order.
     public func entries(progress: (Int) -> Void = { _ in }) -> [FileStoreEntry] {
-        let journal = (try? Data(contentsOf: URL(fileURLWithPath: folderPath + AccessJournal.fileName))).map {
-            AccessJournal.decode($0)
-        }
+        let journal = FileDataSource.readJournal(folder, diagnostics: nil, discarding: false)
         var result: [FileStoreEntry] = []
-        for (position, fileName) in entryFileNames().enumerated() {
-            result.append(describe(fileName, journal: journal ?? [:]))
+        for (position, item) in entryItems().enumerated() {
+            result.append(describe(item, journal: journal))
             progress(position + 1)
         }
         return result
@@ -104,21 +145,24 @@ public final class FileStoreInspector: Sendable {
         return result
     }
 
-    /// Removes entry files by name; names that are not entry file names are ignored, and missing files
-    /// count as removed.
+    /// Removes entry files by name — a link at such a name is removed itself, a folder set aside by a rename —
+    /// names that are not entry file names are ignored, and missing files count as removed.
     ///
     /// - Parameter fileNames: ``FileStoreEntry/fileName`` values.
-    /// - Returns: How many files were removed.
-    /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed (the others still are).
+    /// - Returns: How many items were removed or set aside.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a ``Strata/StoreAccess/readOnly`` inspector
+    ///   (nothing is removed), ``Strata/StrataError/Code/io`` when a file cannot be removed (the others still
+    ///   are).
     @discardableResult
     public func remove(fileNames: [String]) throws -> Int {
+        try checkWritable()
         var removed = 0
         var failure: StrataError?
         for fileName in fileNames where EntryName(fileName: fileName) != nil {
-            if POSIX.remove(folderPath + fileName) {
-                removed += 1
-            } else {
-                failure = failure ?? POSIX.ioError("Removing", folderPath + fileName)
+            do {
+                if try EntryFile.remove(fileName, in: folder) { removed += 1 }
+            } catch {
+                failure = failure ?? error.strataError("Removing an entry")
             }
         }
         if let failure { throw failure }
@@ -128,34 +172,53 @@ public final class FileStoreInspector: Sendable {
     /// Removes every entry file (damaged ones included) and the access journal; other files stay.
     ///
     /// - Returns: How many entry files were removed.
-    /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a ``Strata/StoreAccess/readOnly`` inspector,
+    ///   ``Strata/StrataError/Code/io`` when a file cannot be removed.
     @discardableResult
     public func removeAllEntries() throws -> Int {
-        let removed = try remove(fileNames: entryFileNames())
-        _ = POSIX.remove(folderPath + AccessJournal.fileName)
+        try checkWritable()
+        let removed = try remove(fileNames: entryItems().map(\.name))
+        _ = EntryFile.discard(AccessJournal.fileName, in: folder)
         return removed
     }
 
-    private func describe(_ fileName: String, journal: [EntryName: AccessJournal.Record]) -> FileStoreEntry {
-        let path = folderPath + fileName
-        guard let name = EntryName(fileName: fileName) else {
-            return FileStoreEntry(
-                fileName: fileName,
-                fileSize: 0,
-                info: nil,
-                accessSequence: 0,
-                problem: "not an entry"
+    private func checkWritable() throws {
+        guard access == .readWrite else {
+            throw StrataError(
+                .invalidArgument,
+                "The inspector of \(folder.path) was opened read-only; it removes nothing"
             )
         }
-        guard let (trailer, length) = FileDataSource.readTrailer(path: path) else {
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
+    private func describe(
+        _ item: (name: String, kind: ItemKind),
+        journal: [EntryName: AccessJournal.Record]
+    ) -> FileStoreEntry {
+        let fileName = item.name
+        func damaged(_ problem: String) -> FileStoreEntry {
+            let size =
+                item.kind == .file ? (try? folder.status(of: fileName)).flatMap { $0.map { Int($0.st_size) } } : nil
             return FileStoreEntry(
                 fileName: fileName,
-                fileSize: size,
+                fileSize: size ?? 0,
                 info: nil,
                 accessSequence: 0,
-                problem: "unreadable metadata (truncated or damaged)"
+                problem: problem
             )
+        }
+        guard let name = EntryName(fileName: fileName) else { return damaged("not an entry") }
+        switch item.kind {
+        case .link: return damaged(EntryFileProblem.link.description)
+        case .folder, .other: return damaged(EntryFileProblem.notAFile.description)
+        case .file: break
+        }
+        let trailer: EntryTrailer
+        let length: Int
+        switch EntryFile.readTrailer(in: folder, fileName: fileName) {
+        case .success(let found): (trailer, length) = found
+        case .failure(.damaged): return damaged("unreadable metadata (truncated or damaged)")
+        case .failure(let problem): return damaged(problem.description)
         }
         var lastAccess = trailer.created
         var sequence = trailer.writeSequence
@@ -187,10 +250,13 @@ public final class FileStoreInspector: Sendable {
     /// Hashes an entry's data and compares it with its content hash; the problem, or `nil`.
     private func checkContent(of entry: FileStoreEntry) -> String? {
         guard let info = entry.info else { return nil }
-        let path = folderPath + entry.fileName
-        let descriptor = POSIX.open(path, O_RDONLY)
-        guard descriptor >= 0 else { return "unreadable (\(POSIX.lastError().code))" }
-        defer { POSIX.close(descriptor) }
+        let descriptor: Int32
+        do {
+            descriptor = try folder.openFile(entry.fileName, EntryFile.readFlags)
+        } catch {
+            return EntryFileProblem(opening: error).description
+        }
+        defer { _ = close(descriptor) }
         var hasher = ContentChecksum()
         guard FileDataSource.hashFile(descriptor, size: info.size, into: &hasher) else { return "truncated data" }
         return hasher.finalize() == info.contentHash ? nil : "checksum mismatch"

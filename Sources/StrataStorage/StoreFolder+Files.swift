@@ -56,7 +56,8 @@ extension StoreFolder {
     package func readFile(_ name: String, limit: Int) throws(POSIXCallError) -> [UInt8]? {
         let fd: Int32
         do {
-            fd = try openFile(name, O_RDONLY)
+            // O_NONBLOCK: a pipe planted at the name cannot hang the open (the type check below refuses it).
+            fd = try openFile(name, O_RDONLY | O_NONBLOCK)
         } catch {
             if error.isNotFound { return nil }
             throw error

@@ -87,7 +87,8 @@ package final class StoreOwnership: Sendable {
 
     /// Opens the lock file; -1 for a shared claim when there is none.
     private static func openLock(in folder: StoreFolder, mode: Mode) throws(StrataError) -> Int32 {
-        let flags = mode == .exclusive ? O_RDWR | O_CREAT : O_RDONLY
+        // O_NONBLOCK: a pipe planted at the name cannot hang a shared claim's open.
+        let flags = (mode == .exclusive ? O_RDWR | O_CREAT : O_RDONLY) | O_NONBLOCK
         for _ in 0..<2 {
             do {
                 return try folder.openFile(lockName, flags)

@@ -1,11 +1,12 @@
 import Foundation
 import LoopbackServer
 import Strata
-import StrataCache
 import StrataFile
 import StrataNetwork
 import StrataTesting
 import Testing
+
+@testable import StrataCache
 
 struct ProviderFileCacheProviderTests {
     private func makeProvider(
@@ -211,16 +212,97 @@ struct ProviderFileCacheProviderTests {
         defer { folder.remove() }
         do {
             let provider = try makeProvider(folder)
-            let download = folder.url.appendingPathComponent("download")
-            try pattern(count: 10).write(to: download)
-            _ = try provider.store(objectAt: download, key: "k", headers: ["ETag": "\"v1\""])
+            for key in ["k", "gone"] {
+                let download = folder.url.appendingPathComponent("download")
+                try pattern(count: 10).write(to: download)
+                _ = try provider.store(objectAt: download, key: key, headers: ["ETag": "\"v1\""])
+            }
+            try provider.store.removeData(forKey: "gone")
             try Data("stray".utf8).write(to: provider.checkoutFolder.appendingPathComponent("stray"))
         }
 
         let reopened = try makeProvider(folder)
 
-        #expect(folder.contents("assets.checkout").count == 1)
+        // The checkout of the removed key is gone; the user's stray file stays
+        #expect(folder.contents("assets.checkout") == [FileCacheProvider.checkoutName("k"), "stray"].sorted())
         #expect(reopened.headerValues(for: "k")["If-None-Match"] == "\"v1\"")
         #expect(try Data(contentsOf: try reopened.cachedItem(key: "k")) == pattern(count: 10))
+    }
+
+    @Test func theProviderDeletesOnlyItsOwnCheckoutsInAFolderOfTheUsers() throws {
+        // Given a checkout folder of the user's: files (one named like an older checkout), a subfolder with a
+        // file, a link to a folder outside and a link named like a checkout
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let documents = folder.url.appendingPathComponent("Documents", isDirectory: true)
+        let outside = folder.url.appendingPathComponent("outside", isDirectory: true)
+        try FileManager.default.createDirectory(
+            at: documents.appendingPathComponent("Photos"),
+            withIntermediateDirectories: true
+        )
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
+        try Data("letter".utf8).write(to: documents.appendingPathComponent("letter.txt"))
+        try Data("old".utf8).write(to: documents.appendingPathComponent(String(repeating: "a", count: 32)))
+        try Data("photo".utf8).write(to: documents.appendingPathComponent("Photos/photo.jpg"))
+        try Data("elsewhere".utf8).write(to: outside.appendingPathComponent("kept.txt"))
+        try FileManager.default.createSymbolicLink(
+            at: documents.appendingPathComponent("Outside"),
+            withDestinationURL: outside
+        )
+        try FileManager.default.createSymbolicLink(
+            at: documents.appendingPathComponent(FileCacheProvider.checkoutName("never stored")),
+            withDestinationURL: outside.appendingPathComponent("kept.txt")
+        )
+        try FileManager.default.createDirectory(
+            at: documents.appendingPathComponent(FileCacheProvider.checkoutName("a folder")),
+            withIntermediateDirectories: false
+        )
+        let before = try userItems(documents, outside)
+
+        // When the provider opens on it, stores downloads, evicts, misses and reopens
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "assets", maxCount: 1, clock: ManualClock())
+        )
+        var provider: FileCacheProvider? = try FileCacheProvider(store: store, checkoutFolder: documents)
+        for key in ["first", "second"] {
+            let download = folder.url.appendingPathComponent("download")
+            try pattern(count: 10).write(to: download)
+            _ = try provider?.store(objectAt: download, key: key, headers: [:])
+        }
+        #expect(provider?.find(key: "first") == nil)
+        #expect(provider?.find(key: "never stored") == nil)
+        #expect(provider?.find(key: "a folder") == nil)
+        try store.removeData(forKey: "second")
+        #expect(provider?.find(key: "second") == nil)
+        provider = nil
+        _ = try FileCacheProvider(store: store, checkoutFolder: documents)
+
+        // Then every item of the user's is intact, and the provider's own checkouts are gone
+        #expect(try userItems(documents, outside) == before)
+        let names = try FileManager.default.contentsOfDirectory(atPath: documents.path)
+        #expect(!names.contains { $0.hasPrefix(".strata-checkout") })
+        #expect(!names.contains(FileCacheProvider.checkoutName("first")))
+        #expect(!names.contains(FileCacheProvider.checkoutName("second")))
+    }
+
+    /// Every item in the two folders (not following links): path → bytes, link destination or `folder`.
+    private func userItems(_ folders: URL...) throws -> [String: String] {
+        var result: [String: String] = [:]
+        let manager = FileManager.default
+        for folder in folders {
+            guard let enumerator = manager.enumerator(atPath: folder.path) else { continue }
+            while let name = enumerator.nextObject() as? String {
+                let path = folder.appendingPathComponent(name).path
+                let type = try manager.attributesOfItem(atPath: path)[.type] as? FileAttributeType
+                switch type {
+                case .typeSymbolicLink?: result[path] = try manager.destinationOfSymbolicLink(atPath: path)
+                case .typeDirectory?: result[path] = "folder"
+                default:
+                    if FileCacheProvider.isCheckoutName(name) { continue }  // the provider's own
+                    result[path] = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+                }
+            }
+        }
+        return result
     }
 }

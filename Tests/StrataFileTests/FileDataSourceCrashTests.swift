@@ -21,23 +21,7 @@ private func sendKill(_ process: pid_t) {
 /// Runs `StrataFileCrashWriter` (a fixture executable of this package), kills it with `SIGKILL` at random
 /// moments and checks the store it leaves behind.
 struct FileDataSourceCrashTests {
-    private static let writerName = "StrataFileCrashWriter"
-
-    /// The built fixture: beside the test bundle or runner, or in `.build/debug` of this package.
-    private static func writerURL() -> URL? {
-        var folders = [
-            Bundle.main.bundleURL,
-            Bundle.main.bundleURL.deletingLastPathComponent(),
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        ]
-        folders += Bundle.allBundles.filter { $0.bundleURL.pathExtension == "xctest" }
-            .map { $0.bundleURL.deletingLastPathComponent() }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        folders.append(packageRoot.appendingPathComponent(".build/debug"))
-        return folders.map { $0.appendingPathComponent(writerName) }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    private static func writerURL() -> URL? { crashWriterURL() }
 
     /// A running writer and the acknowledgements it printed.
     ///

@@ -119,10 +119,11 @@ struct FileDataSourceSafetyTests {
         #expect(reopened.data(forKey: "other") == .pattern(2_000, seed: 7))
     }
 
-    @Test func aFailedWriteIsAnIOErrorAndLeavesOtherEntriesReadable() throws {
-        // Given a store where one entry's file name is taken by a folder
+    @Test func aFolderAtAnEntryNameIsSetAsideNotDeletedAndThePutSucceeds() throws {
+        // Given a store where one entry's file name is taken by a folder with a file of the user's in it
         let folder = try TemporaryFolder()
-        let store = try folder.makeStore()
+        let log = DiagnosticsLog()
+        let store = try folder.makeStore(diagnostics: log.record)
         try store.setData(Data("safe".utf8), forKey: "safe")
         let before = Set(try folder.entryFiles())
         try store.setData(Data("x".utf8), forKey: "blocked")
@@ -133,22 +134,18 @@ struct FileDataSourceSafetyTests {
         try Data("inside".utf8).write(to: blocker.appendingPathComponent("file"))
 
         // When writing that entry
-        #expect {
-            try store.setData(Data("new".utf8), forKey: "blocked")
-        } throws: { error in
-            (error as? StrataError)?.code == .io && (error as? StrataError)?.underlying is POSIXError
-        }
+        try store.setData(Data("new".utf8), forKey: "blocked")
 
-        // Then nothing else is lost and the index matches the disk
+        // Then the folder was set aside with its contents, reported, and every entry reads back
         #expect(store.data(forKey: "safe") == Data("safe".utf8))
-        #expect(store.data(forKey: "blocked") == nil)
-        #expect(store.count == 1)
-        #expect(store.totalSize == 4)
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path).filter {
-                $0.hasPrefix(".strata-tmp-")
-            }.isEmpty
-        )
+        #expect(store.data(forKey: "blocked") == Data("new".utf8))
+        #expect(store.count == 2)
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)
+        let aside = try #require(names.first { $0.hasPrefix(blockedName + ".damaged-") })
+        let kept = folder.storeURL().appendingPathComponent(aside).appendingPathComponent("file")
+        #expect(try Data(contentsOf: kept) == Data("inside".utf8))
+        #expect(log.messages.count == 1)
+        #expect(names.filter { $0.hasPrefix(".strata-tmp-") }.isEmpty)
     }
 
     @Test func aRemovedFolderGivesIOErrorsAndMissesNotCrashes() throws {

@@ -21,10 +21,11 @@ struct ReliabilityFileFaultTests {
         #expect(try Data(contentsOf: folder.storeURL()) == Data("not a folder".utf8))
     }
 
-    @Test func aFolderWhereAnEntryFileMustBeFailsOnlyThatKey() throws {
-        // Given two entries, and the file of one replaced by a non-empty folder
+    @Test func aFolderWhereAnEntryFileMustBeIsAMissSetAsideAndNeverDeleted() throws {
+        // Given two entries, and the file of one replaced by a non-empty folder while the store is open
         let folder = try TemporaryFolder()
-        var store: FileDataSource? = try folder.makeStore()
+        let log = DiagnosticsLog()
+        var store: FileDataSource? = try folder.makeStore(diagnostics: log.record)
         try store?.setData(.pattern(100), forKey: "victim")
         let victimFile = try #require(try folder.entryFiles().first)
         try store?.setData(.pattern(200, seed: 2), forKey: "other")
@@ -33,19 +34,31 @@ struct ReliabilityFileFaultTests {
         try FileManager.default.createDirectory(at: path, withIntermediateDirectories: false)
         try Data("x".utf8).write(to: path.appendingPathComponent("inside"))
 
-        // When the key is written again
-        #expect { try store?.setData(.pattern(300), forKey: "victim") } throws: {
-            ($0 as? StrataError)?.code == .io
-        }
+        // When the key is read
+        let value = store?.data(forKey: "victim")
 
-        // Then that key is a miss, the other entry is intact, and a reopen agrees
-        #expect(store?.data(forKey: "victim") == nil)
+        // Then it is a miss, reported and counted, the folder is set aside with its contents, and the rest works
+        #expect(value == nil)
+        #expect(store?.corruptEntriesRemoved == 1)
+        #expect(log.messages.count == 1)
         #expect(store?.data(forKey: "other") == .pattern(200, seed: 2))
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)
+        let aside = try #require(names.first { $0.hasPrefix(victimFile + ".damaged-") })
+        #expect(try Data(contentsOf: folder.storeURL().appendingPathComponent(aside + "/inside")) == Data("x".utf8))
+        try store?.setData(.pattern(300), forKey: "victim")
+        #expect(store?.data(forKey: "victim") == .pattern(300))
+
+        // And a folder found at an entry's name when the store opens is set aside too, and the store opens
+        try FileManager.default.createDirectory(
+            at: folder.storeURL().appendingPathComponent(String(repeating: "ab", count: 16) + ".strata"),
+            withIntermediateDirectories: false
+        )
         store = nil
         let reopened = try folder.makeStore()
+        #expect(reopened.corruptEntriesRemoved == 1)
         #expect(reopened.data(forKey: "other") == .pattern(200, seed: 2))
-        #expect(reopened.data(forKey: "victim") == nil)
-        #expect(try folder.entryFiles().allSatisfy { !$0.hasPrefix(".") })
+        #expect(reopened.data(forKey: "victim") == .pattern(300))
+        #expect(try folder.entryFiles().count == 2)
     }
 
     @Test func aDeletedStoreFolderIsAnIOErrorWhileTheMemoryCacheKeepsServing() async throws {

@@ -34,6 +34,10 @@ import StrataFile
 /// download is stored (`FileManager.copyItem`, a clone on APFS) or when an entry is read and its checkout
 /// is missing or out of date. Checkouts of entries the store no longer holds are deleted when a download is
 /// stored, and when a lookup misses. Treat a returned URL as read-only: open it soon, or copy it.
+///
+/// The provider deletes only what it made: regular files named as its checkouts (32 hex digits and
+/// `.strata-checkout`) or as its staged copies (`.strata-checkout-staged-…`). Anything else in the checkout
+/// folder — the user's files, subfolders, links — is never touched, and no link is followed.
 public final class FileCacheProvider: CacheProvider {
     /// The store that keeps the downloads and their HTTP metadata.
     public let store: FileDataSource
@@ -116,8 +120,8 @@ public final class FileCacheProvider: CacheProvider {
             eTag: Self.header("ETag", in: headers),
             lastModified: Self.header("Last-Modified", in: headers)
         )
-        let name = StableHash.hex(key)
-        let staged = checkoutFolder.appendingPathComponent(".tmp-\(name)-\(UUID().uuidString)")
+        let name = Self.checkoutName(key)
+        let staged = checkoutFolder.appendingPathComponent(Self.stagedName(name))
         do {
             try FileManager.default.copyItem(at: file, to: staged)
         } catch {
@@ -126,14 +130,14 @@ public final class FileCacheProvider: CacheProvider {
         do {
             try store.move(fileAt: file, forKey: key, options: options)
         } catch {
-            try? FileManager.default.removeItem(at: staged)
+            Self.removeOwnFile(staged)
             throw error
         }
         let destination = checkoutFolder.appendingPathComponent(name)
         return try checkouts.withLock { checkouts in
             guard rename(staged.path, destination.path) == 0 else {
                 let error = StrataError.io("Renaming \(staged.path) to \(destination.path) failed (errno \(errno))")
-                try? FileManager.default.removeItem(at: staged)
+                Self.removeOwnFile(staged)
                 throw error
             }
             checkouts[name] = store.info(forKey: key).map(Self.version)
@@ -158,7 +162,7 @@ public final class FileCacheProvider: CacheProvider {
 
     /// Reads the entry (which marks it recently used and checks it) and makes sure its checkout is current.
     private func checkout(_ key: String) throws -> URL? {
-        let name = StableHash.hex(key)
+        let name = Self.checkoutName(key)
         let destination = checkoutFolder.appendingPathComponent(name)
         // The entry's metadata before and after the read: equal, they name the version of the data read.
         guard let before = store.info(forKey: key), let data = store.data(forKey: key),
@@ -167,7 +171,7 @@ public final class FileCacheProvider: CacheProvider {
         else {
             checkouts.withLock { checkouts in
                 checkouts[name] = nil
-                try? FileManager.default.removeItem(at: destination)
+                Self.removeOwnFile(destination)
             }
             return nil
         }
@@ -176,25 +180,94 @@ public final class FileCacheProvider: CacheProvider {
             if checkouts[name] == version, FileManager.default.fileExists(atPath: destination.path) {
                 return destination
             }
-            do {
-                try data.write(to: destination, options: .atomic)
-            } catch {
-                throw StrataError.io("Writing the checkout \(destination.path) failed", underlying: error)
-            }
+            try writeCheckout(data, to: name)
             checkouts[name] = version
             return destination
         }
     }
 
     /// Deletes checkouts of keys the store no longer holds; staged files of stores in progress stay unless
-    /// `removingStaged` (when the provider opens, as a crash may have left some).
+    /// `removingStaged` (when the provider opens, as a crash may have left some). Only regular files with the
+    /// provider's own names are deleted.
     private func pruneCheckouts(_ checkouts: inout [String: Version], removingStaged: Bool = false) {
-        let live = Set(store.keys().map(StableHash.hex))
+        let live = Set(store.keys().map(Self.checkoutName))
         let names = (try? FileManager.default.contentsOfDirectory(atPath: checkoutFolder.path)) ?? []
-        for name in names where (removingStaged || !name.hasPrefix(".tmp-")) && !live.contains(name) {
-            try? FileManager.default.removeItem(at: checkoutFolder.appendingPathComponent(name))
+        for name in names {
+            let stale = Self.isCheckoutName(name) && !live.contains(name)
+            guard stale || (removingStaged && Self.isStagedName(name)) else { continue }
+            Self.removeOwnFile(checkoutFolder.appendingPathComponent(name))
             checkouts[name] = nil
         }
+    }
+
+    /// Writes a checkout: a new staged file (created exclusively, never through a link) renamed over `name`.
+    private func writeCheckout(_ data: Data, to name: String) throws {
+        let staged = checkoutFolder.appendingPathComponent(Self.stagedName(name))
+        let descriptor = open(staged.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw StrataError.io("Creating the checkout \(staged.path) failed (errno \(errno))")
+        }
+        var written = true
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while written, offset < bytes.count, let base = bytes.baseAddress {
+                let count = write(descriptor, base + offset, bytes.count - offset)
+                if count < 0, errno == EINTR { continue }
+                written = count > 0
+                offset += max(count, 0)
+            }
+        }
+        let code = errno
+        _ = close(descriptor)
+        guard written, rename(staged.path, checkoutFolder.appendingPathComponent(name).path) == 0 else {
+            let failure = written ? errno : code
+            Self.removeOwnFile(staged)
+            throw StrataError.io("Writing the checkout \(name) in \(checkoutFolder.path) failed (errno \(failure))")
+        }
+    }
+
+    // MARK: - Names
+
+    /// The name of the checkout of `key`: its stable hash (32 hex digits) and ``checkoutSuffix``.
+    static func checkoutName(_ key: String) -> String {
+        StableHash.hex(key) + checkoutSuffix
+    }
+
+    /// The extension of every checkout.
+    static let checkoutSuffix = ".strata-checkout"
+
+    /// The prefix of staged copies (a checkout before its rename).
+    static let stagedPrefix = ".strata-checkout-staged-"
+
+    /// A new, unpredictable staged name for the checkout `name`.
+    private static func stagedName(_ name: String) -> String {
+        stagedPrefix + String(UInt64.random(in: .min ... .max), radix: 16) + "-" + name
+    }
+
+    /// Whether `name` is a checkout's: 32 lowercase hex digits and ``checkoutSuffix``.
+    static func isCheckoutName(_ name: String) -> Bool {
+        guard name.hasSuffix(checkoutSuffix) else { return false }
+        let digits = name.utf8.dropLast(checkoutSuffix.utf8.count)
+        return digits.count == 32 && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// Whether `name` is a staged copy's: ``stagedPrefix``, hex digits, `-` and a checkout name.
+    static func isStagedName(_ name: String) -> Bool {
+        guard name.hasPrefix(stagedPrefix) else { return false }
+        let rest = name.dropFirst(stagedPrefix.count)
+        guard let dash = rest.firstIndex(of: "-") else { return false }
+        let random = rest[..<dash].utf8
+        return (1...16).contains(random.count)
+            && random.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+            && isCheckoutName(String(rest[rest.index(after: dash)...]))
+    }
+
+    /// Deletes `url` when it is a regular file (`lstat`: a link is never followed nor deleted, a folder never
+    /// deleted); the caller has checked the name is the provider's.
+    static func removeOwnFile(_ url: URL) {
+        var info = stat()
+        guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
+        _ = unlink(url.path)
     }
 
     private static func version(_ info: FileEntryInfo) -> Version {

@@ -3,7 +3,8 @@ import Foundation
 /// The file that keeps last-access dates and the recency order across restarts: `.strata-index` in the
 /// store's folder.
 ///
-/// Reads change only the in-memory index; the journal is rewritten (temporary file and rename) on
+/// Reads change only the in-memory index; the journal is rewritten (an exclusively created temporary file
+/// renamed over it, so a link planted at either name is never written through) on
 /// ``FileDataSource/cleanup()``, ``FileDataSource/flush()`` and when the store is released. An entry
 /// written after the journal carries a newer write sequence in its own trailer, which wins; a missing or
 /// damaged journal costs only the recency of reads since the last save.
@@ -12,6 +13,8 @@ import Foundation
 /// sequence (8), last access (8, `Double` bits), then an xxHash64 of everything before it.
 enum AccessJournal {
     static let fileName = ".strata-index"
+    /// The longest journal read (8 million entries); a longer file is not a journal.
+    static let maximumLength = 16 + 8_000_000 * 32
     private static let magic: UInt32 = 0x4A52_5453  // "STRJ"
     private static let recordLength = 32
 
@@ -37,7 +40,7 @@ enum AccessJournal {
     }
 
     /// The records of a journal; empty when the bytes are not a whole, undamaged journal.
-    static func decode(_ data: Data) -> [EntryName: Record] {
+    static func decode(_ data: [UInt8]) -> [EntryName: Record] {
         data.withUnsafeBytes { bytes in
             guard bytes.count >= 16 else { return [:] }
             func u32(_ offset: Int) -> UInt32 {

@@ -2,13 +2,32 @@
 //
 // Usage: StrataFileCrashWriter <parent folder> <identifier> <atomic|durable> <first index>
 // Write i stores `CrashValue.bytes(i)` under `k<i % 16>` and then prints `ack <i>`.
+//
+// Mode `probe` only tries to open the store once: it prints `opened` (exit 0) or `in use` (exit 3), so a test
+// can tell from a second process whether a folder is still locked.
 import Foundation
+import Strata
 import StrataFile
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let first = Int(arguments[4]) else {
     FileHandle.standardError.write(Data("usage: StrataFileCrashWriter <folder> <identifier> <mode> <first>\n".utf8))
     exit(2)
+}
+if arguments[3] == "probe" {
+    do {
+        _ = try FileDataSource(
+            configuration: .init(location: .url(URL(fileURLWithPath: arguments[1])), identifier: arguments[2])
+        )
+        print("opened")
+        exit(0)
+    } catch let error as StrataError where error.code == .alreadyInUse {
+        print("in use")
+        exit(3)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
 }
 let durability: FileDataSource.Durability = arguments[3] == "durable" ? .durable : .atomic
 do {

@@ -1,0 +1,206 @@
+import Foundation
+import Strata
+import StrataStorage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The store's calls on its files: every one relative to ``FileDataSource/folder``, none following a link.
+extension FileDataSource {
+    /// Where a committed entry's file comes from.
+    enum CommitSource {
+        /// A temporary file the store created in its folder (its name there).
+        case temporary(String)
+        /// A file of the caller's (``FileDataSource/move(fileAt:forKey:options:)``): its path.
+        case external(String)
+    }
+
+    /// Creates a temporary file exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`, 64 random bits in its name),
+    /// lets `write` fill it, flushes it in ``Durability/durable`` mode and closes it.
+    ///
+    /// - Returns: The temporary file's name in the folder.
+    /// - Throws: ``Strata/StrataError/Code/io``; the temporary file is removed then.
+    func writeTemporary(_ write: (Int32) -> Bool) throws -> String {
+        let descriptor: Int32
+        let name: String
+        do {
+            (descriptor, name) = try folder.createTemporary(prefix: Self.temporaryPrefix)
+        } catch {
+            throw error.strataError("Creating a temporary file")
+        }
+        if !write(descriptor) || (configuration.durability == .durable && !FileDescriptor.sync(descriptor)) {
+            let error = POSIXCallError.last("write", folder.qualified(name))
+            _ = close(descriptor)
+            _ = try? folder.remove(name)
+            throw error.strataError("Writing an entry")
+        }
+        _ = close(descriptor)
+        return name
+    }
+
+    /// Renames a finished file over the entry and records it, unless a later put of the key already has.
+    ///
+    func commit(from source: CommitSource, trailer: EntryTrailer, fileLength: Int) throws {
+        let name = EntryName(key: trailer.key)
+        let now = configuration.clock.now()
+        try state.withLock { state in
+            if let existing = state.index.entry(name), existing.trailer.writeSequence > trailer.writeSequence {
+                discard(source)  // a later put of this key won; this one is overwritten at once
+                return
+            }
+            do throws(POSIXCallError) {
+                try renameOverEntry(source, name.fileName)
+            } catch {
+                if case .temporary = source { discard(source) }
+                throw error.strataError("Renaming a file over an entry")
+            }
+            var entry = EntryIndex.Entry(
+                name: name,
+                trailer: trailer,
+                lastAccess: now,
+                accessSequence: 0,
+                fileLength: fileLength
+            )
+            entry.accessSequence = state.index.nextSequence()
+            state.index.insert(entry)
+            var failure: POSIXCallError?
+            if configuration.durability == .durable {
+                do throws(POSIXCallError) { try folder.sync() } catch { failure = error }
+            }
+            _ = evict(&state, now: now)
+            if let failure { throw failure.strataError("Flushing the store folder") }
+        }
+    }
+
+    /// Renames `source` over the entry file `fileName`; a folder (or other non-file) found there is set aside
+    /// and the rename tried once more.
+    private func renameOverEntry(_ source: CommitSource, _ fileName: String) throws(POSIXCallError) {
+        do {
+            try rename(source, to: fileName)
+        } catch {
+            guard error.isWrongKind || error.code == ENOTEMPTY || error.code == EEXIST,
+                EntryFile.setAside(fileName, in: folder) != nil
+            else { throw error }
+            configuration.diagnostics?(
+                "FileDataSource set aside a folder at the entry file \(folder.qualified(fileName))"
+            )
+            try rename(source, to: fileName)
+        }
+    }
+
+    private func rename(_ source: CommitSource, to fileName: String) throws(POSIXCallError) {
+        switch source {
+        case .temporary(let name):
+            try folder.rename(name, to: fileName)
+        case .external(let path):
+            // From the caller's path into the folder's descriptor: a path swapped underneath cannot redirect it.
+            guard renameat(AT_FDCWD, path, folder.descriptor, fileName) == 0 else { throw .last("renameat", path) }
+        }
+    }
+
+    private func discard(_ source: CommitSource) {
+        switch source {
+        case .temporary(let name): _ = try? folder.remove(name)
+        case .external(let path): _ = unlink(path)
+        }
+    }
+
+    /// Copies a file the store could not rename in (it is on another volume) into a temporary file, commits
+    /// that, and removes the original.
+    func copyAcrossVolumes(_ source: String, descriptor: Int32, trailer: EntryTrailer, length: Int) throws {
+        let temporary: String
+        do {
+            temporary = try writeTemporary { output in
+                var buffer = [UInt8](repeating: 0, count: 1 << 20)
+                var offset = 0
+                while offset < length {
+                    let count = buffer.withUnsafeMutableBytes { chunk -> Int in
+                        guard let base = chunk.baseAddress else { return -1 }
+                        return POSIX.read(descriptor, into: base, count: min(chunk.count, length - offset), at: offset)
+                    }
+                    guard count > 0,
+                        buffer.withUnsafeBytes({ FileDescriptor.writeAll(output, .init(rebasing: $0[0..<count])) })
+                    else { return false }
+                    offset += count
+                }
+                return true
+            }
+            try commit(from: .temporary(temporary), trailer: trailer, fileLength: length)
+        } catch {
+            _ = POSIX.truncate(descriptor, to: trailer.payloadSize)
+            throw error
+        }
+        _ = unlink(source)
+    }
+
+    static func hashFile(_ descriptor: Int32, size: Int, into hasher: inout ContentChecksum) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: min(max(size, 1), 1 << 20))
+        var offset = 0
+        while offset < size {
+            let count = buffer.withUnsafeMutableBytes { chunk -> Int in
+                guard let base = chunk.baseAddress else { return -1 }
+                return POSIX.read(descriptor, into: base, count: min(chunk.count, size - offset), at: offset)
+            }
+            guard count > 0 else { return false }
+            buffer.withUnsafeBytes { hasher.update(.init(rebasing: $0[0..<count])) }
+            offset += count
+        }
+        return true
+    }
+
+    /// Unlinks an entry's file (a link there is removed itself; a folder is set aside) and forgets the entry;
+    /// a missing file counts as removed.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when the file exists and cannot be removed: the entry then
+    ///   stays, as the file does.
+    func removeFile(_ name: EntryName, in state: inout State) throws(StrataError) {
+        do {
+            _ = try EntryFile.remove(name.fileName, in: folder)
+        } catch {
+            throw error.strataError("Removing an entry")
+        }
+        state.index.remove(name)
+    }
+
+    /// Removes the files of `names`; the first failure, after trying every one.
+    func removeFiles(_ names: [EntryName], in state: inout State) -> StrataError? {
+        var failure: StrataError?
+        for name in names {
+            do { try removeFile(name, in: &state) } catch { failure = failure ?? error }
+        }
+        return failure
+    }
+
+    /// Removes expired entries, then the least recently used, while over a limit; the failure when a file could
+    /// not be removed (eviction then stops rather than spin).
+    @discardableResult
+    func evict(_ state: inout State, now: Date) -> StrataError? {
+        let maxCount = configuration.maxCount ?? .max
+        let maxSize = configuration.maxSize ?? .max
+        func overLimits() -> Bool { state.index.count > maxCount || state.index.totalSize > maxSize }
+        guard overLimits() else { return nil }
+        if let failure = removeFiles(state.index.expiredNames(at: now), in: &state) { return failure }
+        while overLimits(), let oldest = state.index.leastRecentlyUsed {
+            do { try removeFile(oldest.name, in: &state) } catch { return error }
+        }
+        return nil
+    }
+
+    /// Writes the access journal: an exclusively created temporary file renamed over `.strata-index`, so a link
+    /// planted at either name is replaced, never written through. Failures are ignored, as the journal only
+    /// refines the recency order.
+    func saveJournal(_ index: EntryIndex) {
+        let bytes = AccessJournal.encode(index.entriesByRecency)
+        _ = try? folder.writeAtomically(
+            bytes,
+            to: AccessJournal.fileName,
+            temporaryPrefix: Self.temporaryPrefix,
+            durable: false
+        )
+    }
+}

@@ -1,0 +1,153 @@
+import StrataStorage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Why an item at an entry's name is not a readable entry.
+enum EntryFileProblem: Error, CustomStringConvertible {
+    /// Nothing is there (removed behind the store's back).
+    case missing
+    /// A symbolic link: never followed, whatever it points to.
+    case link
+    /// A folder, a socket, a pipe or a device.
+    case notAFile
+    /// A regular file that is not a whole, undamaged entry.
+    case damaged(String)
+    /// The file cannot be read (permissions, an I/O error); it is left alone.
+    case unreadable(POSIXCallError)
+
+    /// The problem for a failed `openat` of an entry file.
+    init(opening error: POSIXCallError) {
+        if error.isNotFound {
+            self = .missing
+        } else if error.isLink {
+            self = .link
+        } else if error.isWrongKind || error.code == ENXIO {
+            self = .notAFile
+        } else {
+            self = .unreadable(error)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .missing: "missing"
+        case .link: "a symbolic link"
+        case .notAFile: "not a regular file"
+        case .damaged(let reason): reason
+        case .unreadable(let error): "unreadable: \(error)"
+        }
+    }
+
+    /// Whether the item is damage the store discards (removes, or sets aside when it is not a file).
+    var isDamage: Bool {
+        switch self {
+        case .missing, .unreadable: false
+        case .link, .notAFile, .damaged: true
+        }
+    }
+}
+
+/// Reading and discarding the items at entry names in a store's folder, never following a link.
+enum EntryFile {
+    /// The flags every entry file is opened with for reading: `O_NONBLOCK` so that a pipe planted at an entry's
+    /// name cannot hang the open (it changes nothing for a regular file); ``StoreFolder`` adds `O_NOFOLLOW`.
+    static let readFlags = O_RDONLY | O_NONBLOCK
+
+    /// The trailer of the entry file `fileName` and the file's length (one `openat`, `fstat` and `pread`).
+    static func readTrailer(
+        in folder: StoreFolder,
+        fileName: String
+    ) -> Result<(trailer: EntryTrailer, length: Int), EntryFileProblem> {
+        let descriptor: Int32
+        do {
+            descriptor = try folder.openFile(fileName, readFlags)
+        } catch {
+            return .failure(EntryFileProblem(opening: error))
+        }
+        defer { _ = close(descriptor) }
+        let length = POSIX.regularFileSize(descriptor)
+        guard length >= 0 else { return .failure(.notAFile) }
+        guard length >= EntryTrailer.minimumLength else { return .failure(.damaged("shorter than any entry")) }
+        var tailLength = min(length, 4096)
+        var tail = [UInt8](repeating: 0, count: tailLength)
+        guard readTail(descriptor, into: &tail, fileLength: length) else {
+            return .failure(.damaged("unreadable metadata"))
+        }
+        guard let trailerLength = tail.withUnsafeBytes({ EntryTrailer.trailerLength(footer: $0) }),
+            trailerLength + 8 <= length
+        else { return .failure(.damaged("unreadable metadata")) }
+        if trailerLength + 8 > tailLength {
+            tailLength = trailerLength + 8
+            tail = [UInt8](repeating: 0, count: tailLength)
+            guard readTail(descriptor, into: &tail, fileLength: length) else {
+                return .failure(.damaged("unreadable metadata"))
+            }
+        }
+        let trailer = tail.withUnsafeBytes { bytes in
+            EntryTrailer(
+                bytes: UnsafeRawBufferPointer(rebasing: bytes[(tailLength - 8 - trailerLength)..<(tailLength - 8)])
+            )
+        }
+        guard let trailer, trailer.payloadSize + trailerLength + 8 == length else {
+            return .failure(.damaged("unreadable metadata"))
+        }
+        return .success((trailer, length))
+    }
+
+    /// Reads the last `tail.count` bytes of a file of `fileLength` bytes.
+    private static func readTail(_ descriptor: Int32, into tail: inout [UInt8], fileLength: Int) -> Bool {
+        let count = tail.count
+        let read = tail.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return -1 }
+            return POSIX.read(descriptor, into: base, count: count, at: fileLength - count)
+        }
+        return read == count
+    }
+
+    /// Discards the damaged item at `fileName`: a file or a link is removed (a link itself, never its target),
+    /// a folder or any other non-file is set aside under a new name and never deleted.
+    ///
+    /// - Returns: What was done, for a report (`removed`, `set aside as …`); `nil` when nothing was there or the
+    ///   item could not be discarded.
+    static func discard(_ fileName: String, in folder: StoreFolder) -> String? {
+        switch try? folder.kind(of: fileName) {
+        case nil:
+            return nil
+        case .file?, .link?:
+            return (try? folder.remove(fileName)) == true ? "removed" : nil
+        case .folder?, .other?:
+            return setAside(fileName, in: folder).map { "set aside as \($0)" }
+        }
+    }
+
+    /// Removes the file or link at `fileName`; a folder or other non-file found there instead is set aside.
+    ///
+    /// - Returns: True when nothing is at the name any more.
+    /// - Throws: ``StrataStorage/POSIXCallError`` when the item can be neither removed nor set aside.
+    static func remove(_ fileName: String, in folder: StoreFolder) throws(POSIXCallError) -> Bool {
+        do {
+            try folder.remove(fileName)
+            return true
+        } catch {
+            // Linux answers `unlinkat` on a folder with EISDIR, Darwin with EPERM: ask what is there.
+            guard let kind = try? folder.kind(of: fileName), kind == .folder || kind == .other,
+                setAside(fileName, in: folder) != nil
+            else { throw error }
+            return true
+        }
+    }
+
+    /// Renames the item at `fileName` to `<fileName>.damaged-<random>`, a name the store never reads or removes.
+    ///
+    /// - Returns: The new name; `nil` when the rename failed.
+    static func setAside(_ fileName: String, in folder: StoreFolder) -> String? {
+        let aside = fileName + ".damaged-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        return (try? folder.rename(fileName, to: aside)) != nil ? aside : nil
+    }
+}
