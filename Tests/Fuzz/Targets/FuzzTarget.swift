@@ -10,6 +10,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case cacheControl = "cache-control"
     /// The JSON store's index journal (`IndexJournal.replay`).
     case jsonJournal = "json-journal"
+    /// A JSON store's entry file and its checksum line (`EntrySeal.open`).
+    case jsonEntry = "json-entry"
     /// The file store's entry trailer (`EntryTrailer(bytes:)` and the footer it is found by).
     case entryTrailer = "entry-trailer"
     /// The store marker (`StoreMarker.parse`, and `StoreMarker.read` on a real folder as the `strata` tool does).
@@ -24,6 +26,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .httpDate: try Self.httpDate(bytes)
             case .cacheControl: try Self.cacheControl(bytes)
             case .jsonJournal: try Self.jsonJournal(bytes)
+            case .jsonEntry: try Self.jsonEntry(bytes)
             case .entryTrailer: try Self.entryTrailer(bytes)
             case .storeMarker: try Self.storeMarker(bytes)
             }
