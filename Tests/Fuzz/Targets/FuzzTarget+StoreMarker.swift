@@ -3,12 +3,18 @@
     import StrataStorage
 
     extension FuzzTarget {
-        /// A scratch folder for the marker file, made on first use and reused for every input.
+        /// A scratch folder for the marker file, made on first use, reused for every input, and removed when the
+        /// process exits.
         private static let scratch: StoreFolder? = {
-            let path = FileManager.default.temporaryDirectory
-                .appendingPathComponent("strata-fuzz-marker-\(ProcessInfo.processInfo.processIdentifier)").path
-            return try? StoreFolder.open(path, create: true)
+            atexit { try? FileManager.default.removeItem(atPath: scratchPath) }
+            return try? StoreFolder.open(scratchPath, create: true)
         }()
+
+        /// The scratch folder's path: one per process, so that runs side by side do not share it.
+        private static var scratchPath: String {
+            FileManager.default.temporaryDirectory
+                .appendingPathComponent("strata-fuzz-marker-\(ProcessInfo.processInfo.processIdentifier)").path
+        }
 
         /// Parses the input as a marker: a parsed marker survives its own line; and written as a real
         /// `.strata-store` file, `StoreMarker.read` (what the `strata` tool detects a store by) agrees with `parse`.
