@@ -51,37 +51,7 @@ public final class FileStoreInspector: Sendable {
     ///   kind `file`, or a link in the folder's place), ``Strata/StrataError/Code/alreadyInUse`` when a live
     ///   store or inspector holds it, ``Strata/StrataError/Code/io`` when it cannot be opened.
     public init(folder: URL, access: StoreAccess = .readWrite) throws {
-        let opened: StoreFolder
-        do {
-            opened = try StoreFolder.open(folder.path, create: false)
-        } catch {
-            if error.isNotFound { throw StrataError.notFound("No folder at \(folder.path)") }
-            if error.isLink || error.code == ENOTDIR {
-                throw StrataError(.invalidArgument, "\(folder.path) is not a folder (a link or a file is there)")
-            }
-            throw error.strataError("Opening the store folder")
-        }
-        switch StoreMarker.read(in: opened) {
-        case .marker(let contents) where contents.kind == FileDataSource.markerKind:
-            guard contents.version <= StoreMarker.currentVersion else {
-                throw StrataError(
-                    .invalidArgument,
-                    "\(folder.path) was written by a newer Strata (layout \(contents.version)); use that version"
-                )
-            }
-        case .marker(let contents):
-            throw StrataError(
-                .invalidArgument,
-                "\(folder.path) holds a Strata \(contents.kind) store, not a file store"
-            )
-        case .missing:
-            throw StrataError(
-                .invalidArgument,
-                "\(folder.path) is not a Strata file store: it has no \(StoreMarker.fileName) marker"
-            )
-        case .unrecognised(let reason):
-            throw StrataError(.invalidArgument, "\(folder.path) is not a Strata file store: \(reason)")
-        }
+        let opened = try StoreFolder.openStore(folder.path, kind: FileDataSource.markerKind, kindName: "file store")
         ownership = try StoreOwnership.claim(
             opened,
             mode: access == .readOnly ? .shared : .exclusive,
@@ -101,10 +71,7 @@ public final class FileStoreInspector: Sendable {
     ///
     /// - Parameter folder: Any folder.
     public static func isStore(at folder: URL) -> Bool {
-        guard let opened = try? StoreFolder.open(folder.path, create: false),
-            case .marker(let contents) = StoreMarker.read(in: opened)
-        else { return false }
-        return contents.kind == FileDataSource.markerKind
+        StoreFolder.isStore(at: folder.path, kind: FileDataSource.markerKind)
     }
 
     /// The items at entry names in the folder (files, links, folders), in ascending name order.

@@ -46,43 +46,18 @@ public struct JSONFileStoreInspector: Sendable {
     public init(folder: URL, access: StoreAccess) throws {
         folderURL = folder.standardizedFileURL
         self.access = access
-        let opened = try Self.openFolder(folderURL.path)
         // The marker first: a folder that is no JSON store is left exactly as it is (not even a lock file).
-        switch StoreMarker.read(in: opened) {
-        case .marker(let contents) where contents.kind == JSONFileStorage.markerKind:
-            break
-        case .marker(let contents):
-            throw StrataError(
-                .invalidArgument,
-                "\(folderURL.path) holds a Strata \(contents.kind) store, not a JSON-file store"
-            )
-        case .missing:
-            throw StrataError(
-                .invalidArgument,
-                "\(folderURL.path) is not a Strata JSON-file store: it has no \(StoreMarker.fileName) marker"
-            )
-        case .unrecognised(let reason):
-            throw StrataError(.invalidArgument, "\(folderURL.path) is not a Strata JSON-file store: \(reason)")
-        }
+        let opened = try StoreFolder.openStore(
+            folderURL.path,
+            kind: JSONFileStorage.markerKind,
+            kindName: "JSON-file store"
+        )
         self.folder = opened
         ownership = try StoreOwnership.claim(
             opened,
             mode: access == .readOnly ? .shared : .exclusive,
             owner: "a JSONFileStoreInspector"
         )
-    }
-
-    /// Opens the folder, never following a link as its last component.
-    private static func openFolder(_ path: String) throws -> StoreFolder {
-        do {
-            return try StoreFolder.open(path, create: false)
-        } catch {
-            if error.isNotFound { throw StrataError.notFound("No folder at \(path)") }
-            if error.isLink || error.isWrongKind {
-                throw StrataError(.invalidArgument, "\(path) is not a folder (a link or a file)")
-            }
-            throw error.strataError("Opening the store folder")
-        }
     }
 
     /// Gives the folder up before the inspector goes (so that a store may open it); the inspector reads
@@ -96,11 +71,7 @@ public struct JSONFileStoreInspector: Sendable {
     ///
     /// - Parameter folder: Any folder.
     public static func isStore(at folder: URL) -> Bool {
-        guard let opened = try? StoreFolder.open(folder.standardizedFileURL.path, create: false) else { return false }
-        if case .marker(let contents) = StoreMarker.read(in: opened) {
-            return contents.kind == JSONFileStorage.markerKind
-        }
-        return false
+        StoreFolder.isStore(at: folder.standardizedFileURL.path, kind: JSONFileStorage.markerKind)
     }
 
     /// Lists the entries the index names, with their files' sizes; with `verifying`, also reads and decodes
