@@ -17,7 +17,7 @@ extension JSONFileStorage {
     /// A link in its place is removed (never what it points to) and a file set aside, both reported; a write
     /// then makes the shard anew, a read finds nothing.
     mutating func shard(_ name: String, create: Bool, now: Date) throws -> StoreFolder? {
-        if let folder = shards[name] { return folder }
+        if let kept = shards[name] { return kept.folder }
         for _ in 0..<3 {
             do throws(POSIXCallError) {
                 var folder = try entries.subfolder(name, create: false)
@@ -27,7 +27,7 @@ extension JSONFileStorage {
                 }
                 guard let folder else { return nil }
                 if shards.count >= Self.maximumOpenShards { shards.remove(at: shards.startIndex) }
-                shards[name] = folder
+                if let kept = KeptShard(folder) { shards[name] = kept }
                 return folder
             } catch {
                 guard try setAsideDamage(name, in: entries, error: error, now: now) else {

@@ -35,9 +35,9 @@ struct JSONFileStorage: ~Copyable {
     /// The exclusive hold on the folder, released when the storage goes.
     let ownership: StoreOwnership
 
-    /// Shard folders opened so far (at most ``maximumOpenShards``): a write or a read of a known shard opens
-    /// no folder.
-    var shards: [String: StoreFolder] = [:]
+    /// Shard folders kept open (at most ``maximumOpenShards`` across every store of the process): a write or a
+    /// read of a kept shard opens no folder.
+    var shards: [String: KeptShard] = [:]
 
     /// The live entries (expired ones included until cleanup).
     private(set) var records: [String: IndexRecord] = [:]
@@ -71,9 +71,10 @@ struct JSONFileStorage: ~Copyable {
     static let entriesName = "entries"
     /// The prefix of every temporary file the store makes.
     static let temporaryPrefix = ".tmp-"
-    /// The most shard folders kept open, a descriptor each: all 256 where the process may open many files, so
-    /// that a write or a read opens no folder (a miss costs `openat`, `fstat` and `close`), and never more than
-    /// an eighth of the process's descriptor limit (256 on a default macOS shell: 32 shards).
+    /// The most shard folders kept open by all the JSON stores of the process together, a descriptor each
+    /// (``KeptShard``): all 256 shards of one store where the process may open many files, so that a write or a
+    /// read opens no folder (a miss costs `openat`, `fstat` and `close`), and never more than an eighth of the
+    /// process's descriptor limit (256 on a default macOS shell: 32 shards).
     static let maximumOpenShards: Int = {
         #if canImport(Glibc)
             let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
@@ -365,7 +366,7 @@ struct JSONFileStorage: ~Copyable {
         setRecord(record, for: key)
         if durable {
             do {
-                try shards[shardName]?.sync()
+                try shards[shardName]?.folder.sync()
             } catch {
                 throw error.strataError("Flushing the entry folder")
             }
