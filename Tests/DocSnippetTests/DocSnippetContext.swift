@@ -14,6 +14,8 @@ struct DocSnippetContext {
     let nativeRenditionURL = URL(fileURLWithPath: "/rendition")
     let cachesURL = FileManager.default.temporaryDirectory
     let png = Data()
+    let storedETag: String? = "\"v1\""
+    let storedLastModified: String? = nil
     let logger = DocLogger()
     let clock = ManualClock()
     let users = CacheRepository(main: UsersAPI(HTTPClient()), cache: MemoryDataSource<User>(countLimit: 10))
@@ -23,6 +25,7 @@ struct DocSnippetContext {
     let faults = FaultInjectionPlugin(configuration: .init(), seed: 1)
 
     func fetch(_ url: URL) async throws -> Data { Data() }
+    func keyOf(_ query: any Query) -> String { (query as? any KeyedQuery)?.key ?? "" }
     func render(_ user: User, stale: Bool, from origin: DataOrigin) {}
     func render(_ data: Data) {}
     func show(_ user: User, from origin: DataOrigin, dimmed: Bool) {}
