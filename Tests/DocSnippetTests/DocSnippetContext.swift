@@ -80,3 +80,15 @@ struct MyStore: DataSource {
 
 /// A folder for a snippet's test.
 func temporaryFolder() -> URL { FileManager.default.temporaryDirectory }
+
+/// swift-metrics' `Counter`, as far as the README's export recipe uses it.
+struct Counter {
+    init(label: String, dimensions: [(String, String)] = []) {}
+    func increment<Amount: BinaryInteger>(by amount: Amount) {}
+}
+
+/// swift-metrics' `Gauge`, as far as the README's export recipe uses it.
+struct Gauge {
+    init(label: String, dimensions: [(String, String)] = []) {}
+    func record(_ value: Double) {}
+}

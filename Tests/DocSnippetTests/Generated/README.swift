@@ -12,9 +12,9 @@ import StrataNetwork
 import StrataTesting
 import Testing
 
-// README.md:18
+// README.md:39
 extension DocSnippetContext {
-    func README_18() async throws {
+    func README_39() async throws {
         let users = CacheRepository(
             main: UsersAPI(client),                                             // any DataSource<User>
             cache: MemoryDataSource<User>(countLimit: 500).validated(by: .maxAge(.seconds(300)))
@@ -29,6 +29,55 @@ extension DocSnippetContext {
 // README.md:99
 extension DocSnippetContext {
     func README_99() async throws {
+        let disk = try JSONFileDataSource<User>(folder: cachesURL.appending(path: "users"), countLimit: 1_000)
+        let users = CacheRepository(main: disk, cache: MemoryDataSource<User>(countLimit: 100))
+        _ = try await users.put(User(id: 42, name: "Ada"), in: IdQuery(42), operation: .mainSync)  // the files, then memory
+        let ada = try await users.get(IdQuery(42), operation: .cacheSync)  // memory; after a restart the files, then memory
+        _ = (disk, users, ada)
+    }
+}
+
+// README.md:112
+extension DocSnippetContext {
+    func README_112() async throws {
+        struct Article: Decodable { var title: String }
+
+        let blobs = try BlobCache(using: client, baseURL: URL(string: "https://example.com/"))
+        let article = try await blobs.fetch(from: URL(fileURLWithPath: "/articles/1.json"), as: Article.self)
+        let logo: Data = try await blobs.fetch(from: URL(fileURLWithPath: "/images/logo.png"))  // bytes, or String for text
+        _ = (blobs, article, logo)
+    }
+}
+
+// README.md:126
+struct README_126 {
+    /// Every `interval`, adds what `plugin` counted since the last export to swift-metrics counters and records the
+    /// latest p99 latency.
+    func exportMetrics(of plugin: MetricsPlugin, every interval: Duration) async throws {
+        var previous: [MetricsSnapshot.Key: CallMetrics] = [:]
+        while !Task.isCancelled {
+            try await Task.sleep(for: interval)
+            for (key, now) in plugin.snapshot().entries {
+                let before = previous[key] ?? CallMetrics()
+                var dimensions = [("source", key.source), ("method", key.method.rawValue)]
+                if let operation = key.operation { dimensions.append(("operation", operation)) }
+                Counter(label: "strata_calls", dimensions: dimensions).increment(by: now.calls - before.calls)
+                Counter(label: "strata_hits", dimensions: dimensions).increment(by: now.hits - before.hits)
+                Counter(label: "strata_misses", dimensions: dimensions).increment(by: now.misses - before.misses)
+                Counter(label: "strata_failures", dimensions: dimensions).increment(by: now.failures - before.failures)
+                if let p99 = now.latency.p99 {
+                    let seconds = Double(p99.components.seconds) + Double(p99.components.attoseconds) / 1e18
+                    Gauge(label: "strata_latency_p99_seconds", dimensions: dimensions).record(seconds)
+                }
+                previous[key] = now
+            }
+        }
+    }
+}
+
+// README.md:179
+extension DocSnippetContext {
+    func README_179() async throws {
         let metrics = MetricsPlugin()
         let api = UsersAPI(client).plugins([
             LoggingPlugin { record in logger.debug("\(record.message)") },   // no values logged unless asked
@@ -40,9 +89,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:114
+// README.md:194
 extension DocSnippetContext {
-    func README_114() async throws {
+    func README_194() async throws {
         for await response in users.stream(IdQuery(42), operation: .cacheSync) {
             // .loading, then the cached value (isStale if expired), then main's fresh value, then every later write
             if let user = response.value { render(user, stale: response.isStale, from: response.origin) }
