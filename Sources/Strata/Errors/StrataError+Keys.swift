@@ -17,7 +17,10 @@ extension StrataError {
 
     /// The *not found* error of a store that has no value for a key: `No value for key "user/42"`.
     ///
-    /// - Parameter key: The key that was looked up, quoted by ``quoted(key:)``.
+    /// - Parameters:
+    ///   - key: The key that was looked up, quoted by ``quoted(key:)``.
+    ///   - file: The source file creating the error; leave the default.
+    ///   - line: The source line creating the error; leave the default.
     public static func notFound(key: String, file: String = #fileID, line: Int = #line) -> StrataError {
         StrataError(.notFound, "No value for key \(quoted(key: key))", file: file, line: line)
     }
@@ -42,7 +45,10 @@ extension StrataError {
 
     /// Throws ``emptyKey(file:line:)`` when the key is empty.
     ///
-    /// - Parameter key: The key a query names.
+    /// - Parameters:
+    ///   - key: The key a query names.
+    ///   - file: The source file creating the error; leave the default.
+    ///   - line: The source line creating the error; leave the default.
     public static func checkKey(_ key: String, file: String = #fileID, line: Int = #line) throws(StrataError) {
         if key.isEmpty { throw emptyKey(file: file, line: line) }
     }
