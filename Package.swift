@@ -136,6 +136,20 @@ targets += [
     ),
 ]
 
+// Fuzz targets (Tests/Fuzz): one per parser that reads what a file or a server wrote. `scripts/fuzz` builds
+// `StrataFuzz` with `-sanitize=fuzzer` (libFuzzer); a normal build replays input files given as arguments, and
+// StrataFuzzTests replays the checked-in seed corpora. Not products; the targets reach internal parsers through
+// `@testable import`, so they run in debug builds.
+targets += [
+    .target(
+        name: "StrataFuzzTargets",
+        dependencies: ["Strata", "StrataStorage", "StrataFile", "StrataJSONFile", "StrataNetwork"],
+        path: "Tests/Fuzz/Targets"
+    ),
+    .executableTarget(name: "StrataFuzz", dependencies: ["StrataFuzzTargets"], path: "Tests/Fuzz/Driver"),
+    .testTarget(name: "StrataFuzzTests", dependencies: ["StrataFuzzTargets"]),
+]
+
 let package = Package(
     name: "Strata",
     // `Duration` and parameterized protocol types (`any DataSource<User>`) need the Swift 5.7 runtime.

@@ -30,7 +30,8 @@ extension JSONFileDataSource {
     ///   value cannot be encoded (nothing is written), ``Strata/StrataError/Code/io`` when a file
     ///   operation fails.
     public func setValue(_ value: Value, forKey key: String, maxAge: Duration? = nil) throws {
-        let now = configuration.clock.now().timeIntervalSince1970
+        let date = configuration.clock.now()
+        let now = date.timeIntervalSince1970
         let maxAgeSeconds = maxAge?.timeInterval
         let encoder = configuration.makeEncoder()
         try withStorage { storage in
@@ -42,20 +43,22 @@ extension JSONFileDataSource {
                 sequence: sequence,
                 value: value
             )
-            let data: Data
+            var data: Data
             do {
                 data = try encoder.encode(envelope)
             } catch {
                 throw StrataError.serialization(error, "Encoding the value for key \"\(key)\" failed")
             }
+            data.append(contentsOf: data.withUnsafeBytes { EntrySeal.trailer(for: $0) })
             try storage.write(
                 data,
                 for: key,
-                record: IndexRecord(storedAt: now, maxAge: maxAgeSeconds, sequence: sequence)
+                record: IndexRecord(storedAt: now, maxAge: maxAgeSeconds, sequence: sequence),
+                now: date
             )
             if let countLimit = configuration.countLimit {
                 while storage.count > countLimit, let victim = storage.leastRecentlyUsedKey() {
-                    try storage.remove(victim)
+                    try storage.remove(victim, now: date)
                 }
             }
         }
@@ -69,21 +72,25 @@ extension JSONFileDataSource {
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
     @discardableResult
     public func removeValue(forKey key: String) throws -> Bool {
-        let removed = try withStorage { try $0.remove(key) }
+        let now = configuration.clock.now()
+        let removed = try withStorage { try $0.remove(key, now: now) }
         if removed { changeBroadcaster.publish(.delete(key: key)) }
         return removed
     }
 
-    /// Removes every entry. Files moved aside as corrupt stay.
+    /// Removes every entry. Files moved aside as corrupt stay, and so does every file the store did not name.
     ///
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
     public func removeAll() throws {
         defer { changeBroadcaster.publish(.deleteAll) }
-        try withStorage { try $0.removeAll() }
+        let now = configuration.clock.now()
+        try withStorage { try $0.removeAll(now: now) }
     }
 
-    /// Removes expired entries, deletes temporary and orphaned files (left by crashes), and compacts
-    /// the index: what an app calls when it goes to the background or terminates.
+    /// Removes expired entries, deletes temporary files (left by crashes), takes into the index the intact
+    /// entry files it does not name (a put a crash stopped before its index line), and compacts the index:
+    /// what an app calls when it goes to the background or terminates. No entry file is deleted because the
+    /// index does not know it; damaged ones are moved aside and reported.
     ///
     /// - Returns: How many expired entries were removed.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
@@ -94,10 +101,12 @@ extension JSONFileDataSource {
             let expired = storage.sortedKeys().filter { key in
                 storage.record(for: key).map { storage.isExpired($0, now: now, defaultMaxAge: defaultMaxAge) } ?? false
             }
-            for key in expired { try storage.remove(key) }
-            try storage.compact()
-            let hashes = Set(storage.sortedKeys().map { JSONFileStorage.fileName(of: $0) })
-            try storage.sweep(keepingHashes: hashes)
+            for key in expired { try storage.remove(key, now: now) }
+            let makeDecoder = configuration.makeDecoder
+            try storage.adoptUnindexedEntries(now: now) { data in
+                try makeDecoder().decode(EntryHeader.self, from: data)
+            }
+            try storage.compact(now: now)
             return expired.count
         }
     }
@@ -140,34 +149,21 @@ extension JSONFileDataSource {
         }
     }
 
-    /// Reads and decodes one entry; a corrupt file is moved aside and reads as `nil`.
+    /// Reads and decodes one entry; a damaged file is moved aside and reads as `nil`.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/dataSerialization`` when the file is intact but its value does not
+    ///   decode as `Value` (the file stays where it is).
     func readEntry(_ key: String, from storage: inout JSONFileStorage, touching: Bool) throws -> StoredEntry<Value>? {
         guard let record = storage.record(for: key) else { return nil }
         let now = configuration.clock.now()
         if storage.isExpired(record, now: now, defaultMaxAge: defaultMaxAge) { return nil }
-        guard let data = try storage.readEntry(key) else {
+        guard let data = try storage.readEntry(key, now: now) else {
             // The file is gone (removed by hand, or a crash during a delete): the entry is.
             try storage.forget(key)
             return nil
         }
-        let value: Value
-        do {
-            let envelope = try configuration.makeDecoder().decode(ValueEnvelope<Value>.self, from: data)
-            guard envelope.key == key else {
-                throw StrataError(.corrupt, "The file holds the key \"\(envelope.key)\" instead of \"\(key)\"")
-            }
-            value = envelope.value
-        } catch {
-            try storage.quarantine(
-                storage.location(of: key).path,
-                now: now,
-                reason: "Corrupt entry file for key \"\(key.prefix(200))\"",
-                underlying: StrataError.serialization(error, "Decoding the entry file failed")
-            )
-            try storage.forget(key)
-            return nil
-        }
-        if touching { try storage.touch(key) }
+        guard let value = try decodeValue(data, key: key, storage: &storage, now: now) else { return nil }
+        if touching { try storage.touch(key, now: now) }
         return StoredEntry(value: value, storedAt: Date(timeIntervalSince1970: record.storedAt))
     }
 }

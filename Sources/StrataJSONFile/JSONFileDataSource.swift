@@ -36,13 +36,21 @@ import Strata
 /// index line is appended; after a crash at any point the store opens with each entry either its old
 /// or its new value. With ``JSONFileDurability/durable`` the file and its folder are fsynced before a
 /// write returns, and a store left open by another boot of the machine is rebuilt from its entry files
-/// (see ``JSONFileDurability/durable``). A file that cannot be decoded is moved aside as
+/// (see ``JSONFileDurability/durable``). Each entry file ends in a checksum line; a damaged file (a checksum
+/// that does not match, bytes that are not JSON, the file of another key) is moved aside as
 /// `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deleted), reported as a ``Strata/StrataError`` with code
 /// ``Strata/StrataError/Code/corrupt`` naming the file (to ``Configuration/diagnostics`` and
-/// ``corruptionReports``), and the entry reads as not found; the rest of the store stays usable.
+/// ``corruptionReports``), and the entry reads as not found; the rest of the store stays usable. An intact
+/// file whose value does not decode as `Value` (the app changed its type) is left where it is and its read
+/// throws ``Strata/StrataError/Code/dataSerialization``. A damaged or cut index is rebuilt from the entry
+/// files and reported.
 ///
-/// One lock guards the state and the file operations, so calls are serialised. Use one live
-/// instance per folder.
+/// One lock guards the state and the file operations, so calls are serialised. A folder has one live
+/// store: a second one, in this process or another, and through any path that reaches the same folder,
+/// fails with ``Strata/StrataError/Code/alreadyInUse``. The folder carries a marker (`.strata-store`) that
+/// tells tools it is a JSON store, and every file call is made relative to the open folder without following
+/// links: a link, file or folder where the store keeps something else is reported and set aside (a link is
+/// removed, never what it points to), and no file the store did not name is ever deleted.
 public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
     /// The folder, limits, policies and coders of the source.
     public let configuration: Configuration
@@ -58,19 +66,20 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
     ///
     /// - Parameter configuration: Folder, limits, maximum age, coders, clock and diagnostics.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io`` when the folder or the
-    ///   index cannot be read or written, ``Strata/StrataError/Code/invalidArgument`` for a negative
-    ///   count limit.
+    ///   index cannot be read or written, ``Strata/StrataError/Code/alreadyInUse`` when a live store holds the
+    ///   folder, ``Strata/StrataError/Code/invalidArgument`` for a negative count limit or a folder that holds
+    ///   another kind of store.
     public init(configuration: Configuration) throws {
         if let countLimit = configuration.countLimit, countLimit < 0 {
             throw StrataError(.invalidArgument, "countLimit must not be negative, got \(countLimit)")
         }
         self.configuration = configuration
-        var state = JSONFileStorage(
-            root: configuration.folder.standardizedFileURL.path,
-            durable: configuration.durability == .durable
-        )
         let makeDecoder = configuration.makeDecoder
-        try state.open(now: configuration.clock.now()) { data in
+        var state = try JSONFileStorage.open(
+            path: configuration.folder.standardizedFileURL.path,
+            durable: configuration.durability == .durable,
+            now: configuration.clock.now()
+        ) { data in
             try makeDecoder().decode(EntryHeader.self, from: data)
         }
         let reports = state.pendingReports

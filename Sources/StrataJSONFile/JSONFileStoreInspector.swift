@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -13,41 +14,93 @@ import Strata
 /// entries from the index and checks every entry file, changing nothing.
 ///
 /// Opening a store may compact its index, rebuild it and move damaged files aside; an inspector only reads,
-/// so a damaged file is reported where it is. A JSON-file store takes no lock: do not inspect a folder that
-/// a live store is writing to.
+/// so a damaged file is reported where it is. It acts only on a folder that carries a JSON store's marker
+/// (`.strata-store`, written by the store), never follows a link inside it, and holds the folder as ``access``
+/// says while it lives: ``Strata/StoreAccess/readOnly`` shares it with other readers (and creates nothing, so
+/// read-only media work), ``Strata/StoreAccess/readWrite`` holds it alone, as a store does.
 ///
 /// ```swift
-/// let report = try JSONFileStoreInspector(folder: usersFolder).report(verifying: true)
+/// let report = try JSONFileStoreInspector(folder: usersFolder, access: .readOnly).report(verifying: true)
 /// let damaged = report.entries.filter { $0.problem != nil }
 /// ```
 public struct JSONFileStoreInspector: Sendable {
     /// The store's folder.
     public let folderURL: URL
 
-    private var root: String { folderURL.path }
+    /// How the folder is held.
+    public let access: StoreAccess
 
-    /// Prepares to read the store in `folder`.
+    private let folder: StoreFolder
+    private let ownership: StoreOwnership
+
+    /// Opens the store in `folder` for inspection.
     ///
-    /// - Parameter folder: A store's folder (``JSONFileDataSource/Configuration/folder``).
-    /// - Throws: ``Strata/StrataError/Code/notFound`` when the folder does not exist.
-    public init(folder: URL) throws {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw StrataError.notFound("No folder at \(folder.path)")
-        }
+    /// - Parameters:
+    ///   - folder: A store's folder (``JSONFileDataSource/Configuration/folder``).
+    ///   - access: ``Strata/StoreAccess/readOnly`` (a shared hold; nothing is created or changed) or
+    ///     ``Strata/StoreAccess/readWrite`` (an exclusive hold, as a store's).
+    /// - Throws: ``Strata/StrataError/Code/notFound`` when the folder does not exist,
+    ///   ``Strata/StrataError/Code/invalidArgument`` when it carries no JSON store's marker (or is a link),
+    ///   ``Strata/StrataError/Code/alreadyInUse`` when a store or inspector holds it in a way that excludes
+    ///   this one.
+    public init(folder: URL, access: StoreAccess) throws {
         folderURL = folder.standardizedFileURL
+        self.access = access
+        let opened = try Self.openFolder(folderURL.path)
+        // The marker first: a folder that is no JSON store is left exactly as it is (not even a lock file).
+        switch StoreMarker.read(in: opened) {
+        case .marker(let contents) where contents.kind == JSONFileStorage.markerKind:
+            break
+        case .marker(let contents):
+            throw StrataError(
+                .invalidArgument,
+                "\(folderURL.path) holds a Strata \(contents.kind) store, not a JSON-file store"
+            )
+        case .missing:
+            throw StrataError(
+                .invalidArgument,
+                "\(folderURL.path) is not a Strata JSON-file store: it has no \(StoreMarker.fileName) marker"
+            )
+        case .unrecognised(let reason):
+            throw StrataError(.invalidArgument, "\(folderURL.path) is not a Strata JSON-file store: \(reason)")
+        }
+        self.folder = opened
+        ownership = try StoreOwnership.claim(
+            opened,
+            mode: access == .readOnly ? .shared : .exclusive,
+            owner: "a JSONFileStoreInspector"
+        )
     }
 
-    /// Whether `folder` looks like a ``JSONFileDataSource`` folder: it holds `index.journal` or an
-    /// `entries` folder.
+    /// Opens the folder, never following a link as its last component.
+    private static func openFolder(_ path: String) throws -> StoreFolder {
+        do {
+            return try StoreFolder.open(path, create: false)
+        } catch {
+            if error.isNotFound { throw StrataError.notFound("No folder at \(path)") }
+            if error.isLink || error.isWrongKind {
+                throw StrataError(.invalidArgument, "\(path) is not a folder (a link or a file)")
+            }
+            throw error.strataError("Opening the store folder")
+        }
+    }
+
+    /// Gives the folder up before the inspector goes (so that a store may open it); the inspector reads
+    /// nothing more after.
+    public func close() {
+        ownership.release()
+    }
+
+    /// Whether `folder` is a ``JSONFileDataSource`` folder: it carries a JSON store's marker. Nothing else
+    /// counts (an `entries` folder, an `index.journal`): a foreign folder is never taken for a store.
     ///
     /// - Parameter folder: Any folder.
     public static func isStore(at folder: URL) -> Bool {
-        var isFolder: ObjCBool = false
-        let manager = FileManager.default
-        return manager.fileExists(atPath: folder.appendingPathComponent("index.journal").path)
-            || (manager.fileExists(atPath: folder.appendingPathComponent("entries").path, isDirectory: &isFolder)
-                && isFolder.boolValue)
+        guard let opened = try? StoreFolder.open(folder.standardizedFileURL.path, create: false) else { return false }
+        if case .marker(let contents) = StoreMarker.read(in: opened) {
+            return contents.kind == JSONFileStorage.markerKind
+        }
+        return false
     }
 
     /// Lists the entries the index names, with their files' sizes; with `verifying`, also reads and decodes
@@ -63,22 +116,25 @@ public struct JSONFileStoreInspector: Sendable {
     /// - Throws: ``Strata/StrataError/Code/io`` when a folder cannot be listed.
     public func report(verifying: Bool, progress: (Int) -> Void = { _ in }) throws -> JSONFileStoreReport {
         let files = try entryFiles()
-        let indexPath = root + "/index.journal"
+        var indexProblem: String?
         let indexData: Data?
         do {
-            indexData = try POSIXFile.read(indexPath)
+            indexData = try JSONFileStorage.contents(of: JSONFileStorage.indexName, in: folder)
         } catch {
-            throw StrataError.io("Reading the index \(indexPath) failed", underlying: error)
+            guard error.isLink || error.isWrongKind else { throw error.strataError("Reading the index") }
+            indexData = nil
+            indexProblem = "index.journal is not a regular file"
         }
-        var indexProblem: String?
         var records: [String: IndexRecord]?
         if let indexData {
             do {
-                records = try IndexJournal.replay(indexData).records
+                let replay = try IndexJournal.replay(indexData)
+                records = replay.records
+                if replay.hasTornTail { indexProblem = "index.journal ends in an incomplete line" }
             } catch {
                 indexProblem = "damaged index.journal (\(error))"
             }
-        } else if !files.isEmpty {
+        } else if !files.isEmpty, indexProblem == nil {
             indexProblem = "missing index.journal"
         }
         guard let records else {
@@ -108,40 +164,64 @@ public struct JSONFileStoreInspector: Sendable {
 
     /// `entries/<ab>/<hash>.json` for `key`.
     private static func relativePath(of key: String) -> String {
-        let hash = JSONFileStorage.fileName(of: key)
-        return "entries/" + hash.prefix(2) + "/" + hash + ".json"
+        let (shard, file) = JSONFileStorage.location(of: key)
+        return JSONFileStorage.relativePath(shard: shard, file: file)
     }
 
-    /// The entry files in the shard folders, as paths inside the store's folder.
+    /// The entry files (regular files with an entry's name) in the real shard folders, as paths inside the
+    /// store's folder. Links are not followed.
     private func entryFiles() throws -> [String] {
-        let entries = root + "/entries"
         do {
+            guard let entries = try folder.subfolder(JSONFileStorage.entriesName, create: false) else { return [] }
             var files: [String] = []
-            for shard in try POSIXFile.names(in: entries) {
-                for name in try POSIXFile.names(in: entries + "/" + shard)
-                where name.hasSuffix(".json") && !name.hasPrefix(".") {
-                    files.append("entries/" + shard + "/" + name)
+            for shard in try entries.items() where shard.kind == .folder && JSONFileStorage.isShardName(shard.name) {
+                guard let shardFolder = try entries.subfolder(shard.name, create: false) else { continue }
+                for file in try shardFolder.items() where file.kind == .file && JSONFileStorage.isEntryName(file.name) {
+                    files.append(JSONFileStorage.relativePath(shard: shard.name, file: file.name))
                 }
             }
             return files
         } catch {
-            throw StrataError.io("Listing the entry folder \(entries) failed", underlying: error)
+            if error.isLink || error.isWrongKind { return [] }
+            throw error.strataError("Listing the entry folder")
         }
+    }
+
+    /// The bytes of the file at `path` (`entries/<shard>/<file>`), reached without following a link; `nil`
+    /// when missing.
+    private func contents(of path: String) throws(POSIXCallError) -> Data? {
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count == 3,
+            let entries = try folder.subfolder(parts[0], create: false),
+            let shard = try entries.subfolder(parts[1], create: false)
+        else { return nil }
+        return try JSONFileStorage.contents(of: parts[2], in: shard)
     }
 
     /// An entry from its index record and its file's size.
     private func describe(path: String, key: String, record: IndexRecord) -> JSONFileStoreEntry {
-        var info = stat()
-        let exists = stat(root + "/" + path, &info) == 0
+        let size = (try? contentsSize(of: path)) ?? nil
         return JSONFileStoreEntry(
             key: key,
             path: path,
-            fileSize: exists ? Int(info.st_size) : nil,
+            fileSize: size,
             storedAt: Date(timeIntervalSince1970: record.storedAt),
             maxAge: record.maxAge,
             sequence: record.sequence,
-            problem: exists ? nil : "file missing"
+            problem: size == nil ? "file missing" : nil
         )
+    }
+
+    /// The size of the regular file at `path`; `nil` when missing or not a regular file.
+    private func contentsSize(of path: String) throws(POSIXCallError) -> Int? {
+        let parts = path.split(separator: "/").map(String.init)
+        guard parts.count == 3,
+            let entries = try folder.subfolder(parts[0], create: false),
+            let shard = try entries.subfolder(parts[1], create: false),
+            let info = try shard.status(of: parts[2]),
+            StoreFolder.kind(mode: info.st_mode) == .file
+        else { return nil }
+        return Int(info.st_size)
     }
 
     /// An entry from its file, read and decoded; `key` and `record` are what the index says, if known.
@@ -157,7 +237,7 @@ public struct JSONFileStoreInspector: Sendable {
         )
         let data: Data?
         do {
-            data = try POSIXFile.read(root + "/" + path)
+            data = try contents(of: path)
         } catch {
             entry.problem = "unreadable (\(error))"
             return entry
@@ -167,9 +247,16 @@ public struct JSONFileStoreInspector: Sendable {
             return entry
         }
         entry.fileSize = data.count
+        let json: Range<Int>
+        switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
+        case .sealed(let range), .legacy(let range): json = range
+        case .damaged(let reason):
+            entry.problem = "damaged entry file (\(reason))"
+            return entry
+        }
         let header: EntryHeader
         do {
-            header = try JSONDecoder().decode(EntryHeader.self, from: data)
+            header = try JSONDecoder().decode(EntryHeader.self, from: data[json])
         } catch {
             entry.problem = "not a decodable entry file (\(Self.summary(of: error)))"
             return entry

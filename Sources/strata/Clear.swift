@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// `strata clear <folder> --yes [--json]`: removes every entry; files that are not entries stay.
 enum Clear {
@@ -8,7 +9,7 @@ enum Clear {
                 "clear removes every entry in \(options.folder ?? "the folder"); add --yes to confirm"
             )
         }
-        let store = try StrataTool.store(options)
+        let store = try StrataTool.store(options, access: .readWrite)
         let removed = try store.removeAll()
         if options.json {
             try Output.json(

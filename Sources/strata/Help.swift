@@ -7,7 +7,8 @@ enum Help {
             USAGE: strata inspect <folder> [--limit N] [--max-age SECONDS] [--json] [--progress]
 
             Lists the entries (key, size, created, expiry, last access, ETag), most recently used first,
-            then a summary: count, total size, expired and damaged entries. Changes nothing.
+            then a summary: count, total size, expired and damaged entries. Changes and creates nothing,
+            shares the store with other readers, and works on read-only media.
 
               --limit N          List at most N entries (the summary still counts all).
               --max-age SECONDS  JSON-file store: the default maximum age of entries without their own.
@@ -17,10 +18,12 @@ enum Help {
             USAGE: strata verify <folder> [--repair] [--json] [--progress]
 
             Reads every entry in full and checks its metadata, its key and its data (content hash for file
-            stores, JSON decoding for JSON-file stores). Exit code 1 when any entry is corrupt.
+            stores, JSON decoding for JSON-file stores); a link inside the store is damage. Exit code 1 when
+            any entry is corrupt. Without --repair it changes and creates nothing, as inspect.
 
-              --repair  Remove corrupt entry files (file store) or move them aside as *.corrupt-<date>
-                        (JSON-file store), then check again. Without it, nothing is changed.
+              --repair  Take the store alone (as an app would) and remove corrupt entry files and links
+                        (file store; a link itself, never its target) or move them aside as
+                        *.corrupt-<date> (JSON-file store), then check again.
             """
         case .prune?:
             """
@@ -46,8 +49,10 @@ enum Help {
             USAGE: strata <command> <folder> [options]
 
             Inspects and maintains a Strata store folder: a FileDataSource folder (a BlobCache's persistent
-            layer) or a JSONFileDataSource folder. The kind is detected. A file store is locked while the tool
-            runs; the tool fails if another process has it open.
+            layer) or a JSONFileDataSource folder. It acts only on a folder carrying a store's marker
+            (.strata-store, which the store writes) and refuses any other folder, changing nothing in it; it
+            never follows a link. inspect and verify share the store with other readers and change nothing;
+            prune, clear and verify --repair hold it alone, and fail while an app has it open.
 
             COMMANDS:
               inspect   List entries and a summary.

@@ -1,10 +1,11 @@
 import Foundation
+import Strata
 
 /// `strata inspect <folder> [--limit N] [--max-age S] [--json]`: every entry, most recently used first, then a
 /// summary.
 enum Inspect {
     static func run(_ options: Options) throws -> Int32 {
-        let store = try StrataTool.store(options)
+        let store = try StrataTool.store(options, access: .readOnly)
         let contents = try store.contents(
             verifying: false,
             defaultMaxAge: options.maxAge,

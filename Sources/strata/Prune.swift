@@ -1,10 +1,11 @@
 import Foundation
+import Strata
 
 /// `strata prune <folder> [--max-size S] [--max-count N] [--max-age S] [--dry-run] [--json]`: removes expired
 /// entries, then the least recently used while over a limit, as the store's own cleanup does.
 enum Prune {
     static func run(_ options: Options) throws -> Int32 {
-        let store = try StrataTool.store(options)
+        let store = try StrataTool.store(options, access: options.dryRun ? .readOnly : .readWrite)
         let contents = try store.contents(
             verifying: false,
             defaultMaxAge: options.maxAge,

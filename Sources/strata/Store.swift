@@ -2,9 +2,11 @@ import Foundation
 import Strata
 import StrataFile
 import StrataJSONFile
+import StrataStorage
 
-/// A store folder the tool works on: a file store (held under its lock while the tool runs) or a
-/// JSON-file store.
+/// A store folder the tool works on: a file store or a JSON-file store, held through its inspector as the
+/// command's access says (shared and creating nothing for `.readOnly`, exclusive for `.readWrite`) while the
+/// tool runs.
 enum Store {
     case file(FileStoreInspector)
     case json(JSONFileStoreInspector)
@@ -16,27 +18,56 @@ enum Store {
         var orphans: [String]
     }
 
-    /// Detects the kind of store in `path` and opens it.
+    /// Opens the store in `path` if, and only if, the folder carries a store's marker (`.strata-store`, written
+    /// by the store); with `.readOnly` access nothing in the folder is created or changed.
     ///
-    /// - Throws: ``ToolError/failure(_:)`` for a missing folder, a folder that is no store, or a file store
-    ///   that another process holds.
-    static func open(_ path: String) throws -> Store {
+    /// The marker is the only sign taken: an `entries` folder, hex-named files or a lock file do not make a
+    /// store, and a link (as the folder or as the marker) is never followed.
+    ///
+    /// - Throws: ``ToolError/failure(_:)`` for a missing folder, a link or a file in its place, a folder without
+    ///   a marker of a known kind, or a store that another process holds.
+    static func open(_ path: String, access: StoreAccess) throws -> Store {
         let url = URL(fileURLWithPath: path, isDirectory: true)
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else {
-            throw ToolError.failure("no such folder: \(path)")
+        switch try marker(in: path) {
+        case .marker(let contents) where contents.version > StoreMarker.currentVersion:
+            throw ToolError.failure(
+                "\(path) holds a Strata store of layout \(contents.version); this strata reads up to layout "
+                    + "\(StoreMarker.currentVersion). Nothing was changed."
+            )
+        case .marker(let contents) where contents.kind == "file":
+            return .file(try wrap { try FileStoreInspector(folder: url, access: access) })
+        case .marker(let contents) where contents.kind == "json":
+            return .json(try wrap { try JSONFileStoreInspector(folder: url, access: access) })
+        case .marker(let contents):
+            throw ToolError.failure(
+                "\(path) holds a Strata store of kind \"\(contents.kind)\", which this strata does not know. "
+                    + "Nothing was changed."
+            )
+        case .missing:
+            throw ToolError.failure(
+                "\(path) is not a Strata store: it has no \(StoreMarker.fileName) marker (a store writes one in "
+                    + "its folder; the tool acts on nothing else). Nothing was changed."
+            )
+        case .unrecognised(let reason):
+            throw ToolError.failure("\(path) is not a Strata store: \(reason). Nothing was changed.")
         }
-        guard isFolder.boolValue else { throw ToolError.failure("not a folder: \(path)") }
-        if JSONFileStoreInspector.isStore(at: url) {
-            return .json(try wrap { try JSONFileStoreInspector(folder: url) })
+    }
+
+    /// What the folder at `path` says it is, read without following a link and without changing anything.
+    private static func marker(in path: String) throws -> StoreMarker.Reading {
+        do {
+            return StoreMarker.read(in: try StoreFolder.open(path, create: false))
+        } catch {
+            if error.isNotFound { throw ToolError.failure("no such folder: \(path)") }
+            // O_NOFOLLOW | O_DIRECTORY on a link fails with ELOOP or ENOTDIR, depending on the system.
+            if error.isLink || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
+                throw ToolError.failure(
+                    "\(path) is a symbolic link, which the tool never follows; give the folder it names"
+                )
+            }
+            if error.isWrongKind { throw ToolError.failure("not a folder: \(path)") }
+            throw ToolError.failure("cannot open \(path): \(error)")
         }
-        if FileStoreInspector.isStore(at: url) {
-            return .file(try wrap { try FileStoreInspector(folder: url) })
-        }
-        throw ToolError.failure(
-            "\(path) is neither a file store (.strata entries, .strata-lock) nor a JSON-file store "
-                + "(index.journal, entries/)"
-        )
     }
 
     /// Runs `body`, turning a ``Strata/StrataError`` into a failure with its message.
@@ -127,7 +158,7 @@ enum Store {
         case .file(let inspector):
             return try Self.wrap { try inspector.remove(fileNames: rows.map(\.file)) }
         case .json(let inspector):
-            let source = try Self.wrap { try JSONFileDataSource<JSONValue>(folder: inspector.folderURL) }
+            let source = try Self.source(replacing: inspector)
             var removed = 0
             for key in rows.compactMap(\.key) where try Self.wrap({ try source.removeValue(forKey: key) }) {
                 removed += 1
@@ -142,7 +173,7 @@ enum Store {
         case .file(let inspector):
             return try Self.wrap { try inspector.removeAllEntries() }
         case .json(let inspector):
-            let source = try Self.wrap { try JSONFileDataSource<JSONValue>(folder: inspector.folderURL) }
+            let source = try Self.source(replacing: inspector)
             let count = source.count
             try Self.wrap { try source.removeAll() }
             return count
@@ -152,13 +183,22 @@ enum Store {
     /// Repairs what verification found: removes damaged entry files of a file store; in a JSON-file store,
     /// opens the store (which rebuilds a damaged index) and reads each damaged entry, which moves its file
     /// aside as `<name>.corrupt-<date>`.
+    ///
+    /// A JSON-file store's inspector is closed for this; open the store again to read it after.
     func repair(_ damaged: [EntryRow]) throws {
         switch self {
         case .file(let inspector):
             _ = try Self.wrap { try inspector.remove(fileNames: damaged.map(\.file)) }
         case .json(let inspector):
-            let source = try Self.wrap { try JSONFileDataSource<JSONValue>(folder: inspector.folderURL) }
+            let source = try Self.source(replacing: inspector)
             for key in damaged.compactMap(\.key) { _ = try? source.value(forKey: key) }
         }
+    }
+
+    /// The data source of a JSON-file store, which changes it as the store itself does: the inspector gives
+    /// the folder up first (a store holds its folder alone).
+    private static func source(replacing inspector: JSONFileStoreInspector) throws -> JSONFileDataSource<JSONValue> {
+        inspector.close()
+        return try wrap { try JSONFileDataSource<JSONValue>(folder: inspector.folderURL) }
     }
 }

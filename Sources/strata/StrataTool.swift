@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// The `strata` command: parses the arguments, runs a subcommand and maps the outcome to an exit code
 /// (0 ok, 1 corruption found or failure, 2 usage error).
@@ -28,10 +29,12 @@ enum StrataTool {
         }
     }
 
-    /// Opens the store of the command's folder.
-    static func store(_ options: Options) throws -> Store {
+    /// Opens the store of the command's folder, as `access` says: `.readOnly` for a command that changes
+    /// nothing (the folder is shared with other readers and nothing in it is created), `.readWrite` for one
+    /// that removes or repairs.
+    static func store(_ options: Options, access: StoreAccess) throws -> Store {
         guard let folder = options.folder else { throw ToolError.usage("a store folder is needed") }
-        return try Store.open(folder)
+        return try Store.open(folder, access: access)
     }
 
     /// An entry as JSON, with every field present (`null` when unknown).

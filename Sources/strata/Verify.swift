@@ -1,16 +1,19 @@
 import Foundation
+import Strata
 
 /// `strata verify <folder> [--repair] [--json]`: reads every entry in full and reports damaged ones; exit code
 /// 1 when any (or, with `--repair`, when any remain after the repair).
 enum Verify {
     static func run(_ options: Options) throws -> Int32 {
-        let store = try StrataTool.store(options)
+        let store = try StrataTool.store(options, access: options.repair ? .readWrite : .readOnly)
         let contents = try check(store, options)
         let damaged = contents.rows.filter { $0.problem != nil }
         var remaining: Store.Contents?
         if options.repair, !damaged.isEmpty || contents.indexProblem != nil {
             try store.repair(damaged)
-            remaining = try check(store, options)
+            // A JSON-file store's inspector gave the folder up to the store for the repair: check through a new one.
+            let repaired = if case .json = store { try StrataTool.store(options, access: .readOnly) } else { store }
+            remaining = try check(repaired, options)
         }
         let remainingDamaged = remaining.map {
             $0.rows.filter { $0.problem != nil }.count + ($0.indexProblem == nil ? 0 : 1)

@@ -41,7 +41,7 @@ struct JSONFileDataSourceCorruptionTests {
             #expect(store.keys() == ["b"])
             // The store is still writable, also under the key that was corrupt.
             try store.setValue(Item(name: "a", number: 3), forKey: "a")
-            #expect(try fixture.open().value(forKey: "a") == Item(name: "a", number: 3))
+            #expect(try store.value(forKey: "a") == Item(name: "a", number: 3))
         }
     }
 
@@ -58,21 +58,46 @@ struct JSONFileDataSourceCorruptionTests {
         }
     }
 
-    @Test func aValueOfAnotherShapeIsCorruptWithADataSerializationCause() async throws {
+    @Test func aValueOfAnotherTypeIsADataSerializationErrorAndItsFileStays() async throws {
         struct Other: Codable, Sendable {
             var flag: Bool
         }
         try await withTemporaryFolder { folder in
+            // Given entries written with one type
             let fixture = Fixture(folder: folder)
-            try fixture.open().setValue(Item(name: "a", number: 1), forKey: "a")
-            let reports = ReportCollector()
-            let other = try JSONFileDataSource<Other>(
-                configuration: .init(folder: folder, diagnostics: reports.diagnostics)
-            )
-            #expect(try other.value(forKey: "a") == nil)
-            let report = try #require(reports.all.first)
-            #expect(report.code == .corrupt)
-            #expect((report.underlying as? StrataError)?.code == .dataSerialization)
+            do {
+                let store = try fixture.open()
+                for number in 0..<5 {
+                    try store.setValue(Item(name: "i\(number)", number: number), forKey: "k\(number)")
+                }
+            }
+            let before = try fixture.files().filter { $0.hasSuffix(".json") }
+            let bytes = try before.map { try Data(contentsOf: folder.appendingPathComponent($0)) }
+
+            // When the store is reopened with an incompatible type
+            do {
+                let reports = ReportCollector()
+                let other = try JSONFileDataSource<Other>(
+                    configuration: .init(folder: folder, diagnostics: reports.diagnostics)
+                )
+                await expectError(.dataSerialization) { try other.value(forKey: "k1") }
+                await expectError(.dataSerialization) { try await other.getAll(AllObjectsQuery()) }
+                try other.cleanup()
+
+                // Then nothing is moved aside or counted corrupt
+                #expect(reports.all.isEmpty)
+                #expect(other.corruptionCount == 0)
+                #expect(other.count == 5)
+            }
+            #expect(try fixture.files().filter { $0.hasSuffix(".json") } == before)
+            #expect(try before.map { try Data(contentsOf: folder.appendingPathComponent($0)) } == bytes)
+            #expect(try fixture.files().allSatisfy { !$0.contains(".corrupt-") })
+
+            // And the values are back with the original type
+            let store = try fixture.open()
+            for number in 0..<5 {
+                #expect(try store.value(forKey: "k\(number)") == Item(name: "i\(number)", number: number))
+            }
         }
     }
 
@@ -91,18 +116,20 @@ struct JSONFileDataSourceCorruptionTests {
             lines[2] = "P garbage"
             try Data(lines.joined(separator: "\n").utf8).write(to: index)
 
-            let store = try fixture.open()
+            do {
+                let store = try fixture.open()
 
-            let report = try #require(fixture.reports.all.first)
-            #expect(report.code == .corrupt)
-            #expect(report.message.contains("index.journal"))
-            #expect(report.message.contains("index.journal.corrupt-" + stamp))
-            #expect(FileManager.default.fileExists(atPath: index.path + ".corrupt-" + stamp))
-            #expect(store.keys() == ["a", "b", "c"])
-            #expect(store.keysByRecency == ["c", "b", "a"])
-            #expect(try store.value(forKey: "b") == Item(name: "b", number: 2))
-            fixture.clock.advance(by: .seconds(10))
-            #expect(try store.value(forKey: "a") == nil)
+                let report = try #require(fixture.reports.all.first)
+                #expect(report.code == .corrupt)
+                #expect(report.message.contains("index.journal"))
+                #expect(report.message.contains("index.journal.corrupt-" + stamp))
+                #expect(FileManager.default.fileExists(atPath: index.path + ".corrupt-" + stamp))
+                #expect(store.keys() == ["a", "b", "c"])
+                #expect(store.keysByRecency == ["c", "b", "a"])
+                #expect(try store.value(forKey: "b") == Item(name: "b", number: 2))
+                fixture.clock.advance(by: .seconds(10))
+                #expect(try store.value(forKey: "a") == nil)
+            }
             // The rebuilt index is healthy: a second open reports nothing new.
             _ = try fixture.open()
             #expect(fixture.reports.all.count == 1)
@@ -142,8 +169,10 @@ struct JSONFileDataSourceCorruptionTests {
             try index.write(contentsOf: Data("P 99 1700000000.0 - Yg".utf8))
             try index.close()
 
-            let store = try fixture.open()
-            try store.setValue(Item(name: "b", number: 2), forKey: "b")
+            do {
+                let store = try fixture.open()
+                try store.setValue(Item(name: "b", number: 2), forKey: "b")
+            }
 
             #expect(fixture.reports.all.isEmpty)
             let reopened = try fixture.open()

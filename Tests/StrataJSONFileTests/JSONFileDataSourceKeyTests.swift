@@ -50,7 +50,8 @@ struct JSONFileDataSourceKeyTests {
             #expect(!FileManager.default.fileExists(atPath: "/tmp/strata-escape"))
             for file in try fixture.files() {
                 #expect(
-                    file == "index.journal" || file.wholeMatch(of: /entries\/[0-9a-f]{2}\/[0-9a-f]{32}\.json/) != nil
+                    [".strata-lock", ".strata-store", "index.journal"].contains(file)
+                        || file.wholeMatch(of: /entries\/[0-9a-f]{2}\/[0-9a-f]{32}\.json/) != nil
                 )
             }
             // The index carries every key through a reopen.

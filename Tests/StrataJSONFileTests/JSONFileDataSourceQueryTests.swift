@@ -73,6 +73,7 @@ struct JSONFileDataSourceQueryTests {
 
             var configuration = fixture.configuration()
             configuration.key = nil
+            configuration.folder = folder.appendingPathComponent("keyless")
             let keyless = try JSONFileDataSource<Item>(configuration: configuration)
             await expectError(.queryNotSupported) {
                 try await keyless.putAll([Item(name: "z", number: 0)], in: AllObjectsQuery())
@@ -93,7 +94,7 @@ struct JSONFileDataSourceQueryTests {
 
             try await store.delete(AllObjectsQuery())
             #expect(store.count == 0)
-            #expect(try fixture.files() == ["index.journal"])
+            #expect(try fixture.files() == [".strata-lock", ".strata-store", "index.journal"])
             // Deleting what is not there succeeds.
             try await store.delete(KeyQuery("4"))
         }

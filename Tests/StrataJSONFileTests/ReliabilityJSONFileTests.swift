@@ -116,20 +116,23 @@ struct ReliabilityJSONFileTests {
         }
     }
 
-    @Test func aDeletedStoreFolderIsATypedErrorAndTheStoreRecovers() async throws {
+    @Test func aDeletedStoreFolderIsATypedErrorAndAReopenRecovers() async throws {
         try await withTemporaryFolder { parent in
             // Given a store with a value, whose folder is then deleted
             let folder = parent.appendingPathComponent("store")
-            let store = try Fixture(folder: folder).open()
-            try store.setValue(Item(name: "a", number: 1), forKey: "a")
-            try FileManager.default.removeItem(at: folder)
+            do {
+                let store = try Fixture(folder: folder).open()
+                try store.setValue(Item(name: "a", number: 1), forKey: "a")
+                try FileManager.default.removeItem(at: folder)
 
-            // When a value is written again
-            try store.setValue(Item(name: "b", number: 2), forKey: "b")
-
-            // Then the store has recreated its folder: the new value is saved and survives a reopen
-            #expect(try store.value(forKey: "b") == Item(name: "b", number: 2))
+                // When a value is written again: the store holds the deleted folder, never a new one at its
+                // path (which anyone could have put there), so the write is a typed error
+                await expectError(.io) { try store.setValue(Item(name: "b", number: 2), forKey: "b") }
+                #expect(!FileManager.default.fileExists(atPath: folder.path))
+            }
+            // Then a reopen makes the folder again and works
             let reopened = try Fixture(folder: folder).open()
+            try reopened.setValue(Item(name: "b", number: 2), forKey: "b")
             #expect(try reopened.value(forKey: "b") == Item(name: "b", number: 2))
         }
     }

@@ -8,7 +8,8 @@ import Strata
 #endif
 
 /// A TCP server on 127.0.0.1 that reads a request head and lets the test write any bytes back — a
-/// truncated body, an endless chunked body — then closes the connection.
+/// truncated body, an endless chunked body — then closes the connection. It keeps every request head it
+/// read, for tests that check what reached the wire.
 ///
 /// It uses blocking POSIX sockets on dedicated threads (one to accept, one per connection), never the
 /// cooperative pool: a client that stops reading simply blocks the connection's thread, and a busy pool
@@ -31,7 +32,11 @@ final class RawServer: Sendable {
         var isStopped = false
         var acceptEnded = false
         var connections: Set<Int32> = []
+        var heads: [String] = []
     }
+
+    /// The request heads read so far, as text (invalid UTF-8 replaced), in order.
+    var requestHeads: [String] { state.withLock { $0.heads } }
 
     private init(listener: Int32, baseURL: URL) {
         self.listener = listener
@@ -113,7 +118,8 @@ final class RawServer: Sendable {
             state.withLock { _ = $0.connections.remove(connection) }
             close(connection)
         }
-        guard Self.readHead(connection) else { return }
+        guard let head = Self.readHead(connection) else { return }
+        state.withLock { $0.heads.append(String(decoding: head, as: UTF8.self)) }
         do {
             try respond { data in try Self.writeAll(data, to: connection) }
         } catch is ResetConnection {
@@ -124,17 +130,18 @@ final class RawServer: Sendable {
         }
     }
 
-    /// Reads up to the blank line that ends a request head; `false` when the client went away first.
-    private static func readHead(_ connection: Int32) -> Bool {
+    /// Reads up to the blank line that ends a request head (at most 64 KiB); `nil` when the client went away
+    /// first.
+    private static func readHead(_ connection: Int32) -> [UInt8]? {
         var head: [UInt8] = []
         var byte: UInt8 = 0
         while !head.ends(with: [13, 10, 13, 10]) && head.count <= 65_536 {
             let count = recv(connection, &byte, 1, 0)
             if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { return false }
+            guard count == 1 else { return nil }
             head.append(byte)
         }
-        return true
+        return head
     }
 
     private static func writeAll(_ data: Data, to connection: Int32) throws {

@@ -54,8 +54,11 @@ struct JSONStoreToolTests {
         #expect(dryRun.output.contains("Would remove 2 entries"))
         let pruned = try await strata("prune", store, "--max-count", "1")
         #expect(pruned.status == 0)
-        let reopened = try JSONFileDataSource<[String: String]>(folder: URL(fileURLWithPath: store))
-        #expect(reopened.keys() == ["grace"])
+        do {
+            // Released before `clear`: a store holds its folder alone, and the tool would find it in use.
+            let reopened = try JSONFileDataSource<[String: String]>(folder: URL(fileURLWithPath: store))
+            #expect(reopened.keys() == ["grace"])
+        }
 
         let cleared = try await strata("clear", store, "--yes", "--json").json()
 

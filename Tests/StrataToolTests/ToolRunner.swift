@@ -16,6 +16,11 @@ struct ToolRun {
 
 /// Runs the built `strata` binary without blocking a thread: output goes to files, the exit is awaited.
 func strata(_ arguments: String..., environment: [String: String] = [:]) async throws -> ToolRun {
+    try await strata(arguments: arguments, environment: environment)
+}
+
+/// Runs the built `strata` binary with `arguments`; see ``strata(_:environment:)``.
+func strata(arguments: [String], environment: [String: String] = [:]) async throws -> ToolRun {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }

@@ -13,7 +13,7 @@ struct UsageToolTests {
         [],
     ])
     func usageErrorsExitWithTwo(arguments: [String]) async throws {
-        let run = try await strataArguments(arguments)
+        let run = try await strata(arguments: arguments)
         #expect(run.status == 2)
         #expect(run.errors.contains("strata help"))
     }
@@ -36,17 +36,7 @@ struct UsageToolTests {
 
         let neither = try await strata("verify", folder.url.path)
         #expect(neither.status == 1)
-        #expect(neither.errors.contains("neither a file store"))
+        #expect(neither.errors.contains("is not a Strata store"))
         #expect(try folder.names(in: "") == ["notes.txt"], "nothing created in a folder that is no store")
-    }
-}
-
-private func strataArguments(_ arguments: [String]) async throws -> ToolRun {
-    switch arguments.count {
-    case 0: try await strata()
-    case 1: try await strata(arguments[0])
-    case 2: try await strata(arguments[0], arguments[1])
-    case 3: try await strata(arguments[0], arguments[1], arguments[2])
-    default: try await strata(arguments[0], arguments[1], arguments[2], arguments[3])
     }
 }

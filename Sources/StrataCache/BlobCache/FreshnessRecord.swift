@@ -42,8 +42,18 @@ struct FreshnessRecord: Codable, Sendable, Equatable {
         return Data(bytes)
     }
 
-    /// The record in `data`, binary or legacy JSON; `nil` when it is neither.
+    /// The longest lifetime a record may hold, in seconds (about 3 × 10¹⁰ years): any longer one, which only a
+    /// damaged or forged record can hold, would trap when made a `Duration`.
+    static let longestLifetime: Double = 1e18
+
+    /// The record in `data`, binary or legacy JSON; `nil` when it is neither, or when its lifetime is not a
+    /// number of seconds a `Duration` can hold.
     static func decode(_ data: Data) -> FreshnessRecord? {
+        guard let record = decodeEitherFormat(data), abs(record.lifetime) <= longestLifetime else { return nil }
+        return record
+    }
+
+    private static func decodeEitherFormat(_ data: Data) -> FreshnessRecord? {
         guard data.count == length, data.first == format else {
             return try? JSONDecoder().decode(FreshnessRecord.self, from: data)
         }

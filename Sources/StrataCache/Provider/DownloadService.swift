@@ -14,7 +14,9 @@ import StrataNetwork
 /// 1. With ``CachePolicy/bypassServerCallOnFoundItem``, ``CacheProvider/find(key:)`` is asked first;
 ///    a file ends the download with no request (``DownloadOrigin/cache``).
 /// 2. Otherwise the request is sent with ``CacheProvider/headerValues(for:)`` set on it, each replacing a
-///    header of the same name (case-insensitive).
+///    header of the same name (case-insensitive). A name that is not a token or a value with a control
+///    character (a CR/LF that would add a line) fails the download with
+///    ``Strata/StrataError/Code/invalidArgument`` before anything is sent.
 /// 3. `304 Not Modified` answers from ``CacheProvider/cachedItem(key:)`` (``DownloadOrigin/notModified``);
 ///    a 2xx response is downloaded to a temporary file and handed to
 ///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (``DownloadOrigin/network``).

@@ -1,164 +1,223 @@
 import Foundation
 import Strata
+import StrataStorage
 
 extension JSONFileStorage {
-    /// Opens the store's folder: replays the index (no entry file is read) or, when the index is missing
-    /// or damaged, rebuilds it from the entry files' metadata.
+    /// The store kind written in the folder's marker.
+    static let markerKind = "json"
+
+    /// Opens the store's folder: claims it (one live store per folder, in this process or another), marks it
+    /// as a JSON store, then replays the index (no entry file is read) or, when the index is missing or
+    /// damaged, rebuilds it from the entry files.
     ///
     /// - Parameters:
+    ///   - path: The store's folder; made when missing. A link as its last component is refused.
     ///   - now: The time, for naming files moved aside.
     ///   - decodeHeader: Decodes an entry file's metadata; used only when rebuilding.
-    mutating func open(now: Date, decodeHeader: (Data) throws -> EntryHeader) throws {
+    /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live store holds the folder,
+    ///   ``Strata/StrataError/Code/invalidArgument`` when it is another kind of store,
+    ///   ``Strata/StrataError/Code/io``.
+    static func open(
+        path: String,
+        durable: Bool,
+        now: Date,
+        decodeHeader: (Data) throws -> EntryHeader
+    ) throws -> JSONFileStorage {
+        let root: StoreFolder
         do {
-            try POSIXFile.makeFolder(root)
-            try POSIXFile.makeFolder(entriesFolder)
-            if durable { try POSIXFile.syncFolder(root) }
+            root = try StoreFolder.open(path, create: true)
         } catch {
-            throw StrataError.io("Creating the store folder \(root) failed", underlying: error)
+            throw error.strataError("Opening the store folder")
         }
-        let previous = StoreSession.read(root: root)
-        try openIndex(after: previous, now: now, decodeHeader: decodeHeader)
-        try recordSession(after: previous)
+        let ownership = try StoreOwnership.claim(root, mode: .exclusive, owner: "a JSONFileDataSource")
+        do {
+            try StoreMarker.adopt(root, kind: markerKind, durable: durable)
+            var reports: [StrataError] = []
+            let entries = try openEntriesFolder(in: root, now: now, reports: &reports)
+            if durable {
+                do { try root.sync() } catch { throw error.strataError("Flushing the store folder") }
+            }
+            var storage = JSONFileStorage(root: root, entries: entries, ownership: ownership, durable: durable)
+            for report in reports { storage.record(report) }
+            let previous = StoreSession.read(in: root)
+            try storage.openIndex(after: previous, now: now, decodeHeader: decodeHeader)
+            try storage.recordSession(after: previous, now: now)
+            return storage
+        } catch {
+            ownership.release()
+            throw error
+        }
     }
 
-    /// Replays the index, or rebuilds it from the entry files when it is missing, damaged, or may lack
-    /// lines of acknowledged durable writes (a durable session of another boot did not close).
+    /// Opens (or makes) the `entries` folder; a link there is removed, a file set aside, each reported.
+    private static func openEntriesFolder(
+        in root: StoreFolder,
+        now: Date,
+        reports: inout [StrataError]
+    ) throws -> StoreFolder {
+        for _ in 0..<3 {
+            do throws(POSIXCallError) {
+                if let folder = try root.subfolder(entriesName, create: true) { return folder }
+            } catch {
+                guard let report = try setAsideDamage(entriesName, in: root, error: error, now: now) else {
+                    throw error.strataError("Opening the entry folder")
+                }
+                reports.append(report)
+            }
+        }
+        throw StrataError(.io, "The entry folder \(root.qualified(entriesName)) keeps changing underneath the store")
+    }
+
+    /// Replays the index, or rebuilds it from the entry files when it is missing, damaged, cut short, or may
+    /// lack lines of acknowledged durable writes (a durable session of another boot did not close).
     private mutating func openIndex(
         after previous: StoreSession.State?,
         now: Date,
         decodeHeader: (Data) throws -> EntryHeader
     ) throws {
         if let previous, !previous.isClean, previous.bootID != StoreSession.currentBootID {
-            try rebuild(now: now, decodeHeader: decodeHeader)
+            try rebuild(known: [:], now: now, decodeHeader: decodeHeader)
             return
         }
         let indexData: Data?
         do {
-            indexData = try POSIXFile.read(indexPath)
+            indexData = try Self.contents(of: Self.indexName, in: root)
         } catch {
-            throw StrataError.io("Reading the index \(indexPath) failed", underlying: error)
+            // A link or a folder in the index's place: set aside, and the entry files are the truth.
+            guard try setAsideDamage(Self.indexName, in: root, error: error, now: now) else {
+                throw error.strataError("Reading the index")
+            }
+            indexData = nil
         }
         guard let indexData else {
             // A new store, or one whose index was deleted: the entry files are the truth.
-            try rebuild(now: now, decodeHeader: decodeHeader)
+            try rebuild(known: [:], now: now, decodeHeader: decodeHeader)
             return
         }
+        let replay: IndexJournal.Replay
         do {
-            let replay = try IndexJournal.replay(indexData)
-            load(replay.records, maxSequence: replay.maxSequence)
-            journalRecordCount = replay.recordCount
-            if replay.hasTornTail || replay.recordCount > 2 * replay.records.count + 1024 {
-                try compact()
-            } else {
-                try reopenJournal()
-            }
-        } catch let error as IndexJournal.ParseError {
-            try quarantine(indexPath, now: now, reason: "Corrupt index (\(error))", underlying: error)
-            try rebuild(now: now, decodeHeader: decodeHeader)
+            replay = try IndexJournal.replay(indexData)
+        } catch {
+            try setAside(
+                Self.indexName,
+                in: root,
+                now: now,
+                reason: "Damaged index (\(error)), rebuilt from the entry files",
+                underlying: error
+            )
+            try rebuild(known: [:], now: now, decodeHeader: decodeHeader)
+            return
+        }
+        if replay.hasTornTail {
+            // An append cut short by a crash, or a journal cut anywhere: the entry files tell which.
+            try rebuild(known: replay.records, now: now, decodeHeader: decodeHeader)
+            return
+        }
+        load(replay.records, maxSequence: replay.maxSequence)
+        journalRecordCount = replay.recordCount
+        if replay.recordCount > 2 * replay.records.count + 1024 {
+            try compact(now: now)
+        } else {
+            try reopenJournal(now: now)
         }
     }
 
     /// Records this session in the `session` file: a durable store writes its boot there (open, not clean)
     /// and from then on fsyncs no index line; any other store removes the file, whose promise its
     /// unsynced lines would break.
-    private mutating func recordSession(after previous: StoreSession.State?) throws {
-        do {
-            guard durable, let bootID = StoreSession.currentBootID else {
-                if previous != nil { try StoreSession.remove(root: root) }
-                syncsEveryJournalLine = durable
-                return
+    private mutating func recordSession(after previous: StoreSession.State?, now: Date) throws {
+        guard durable, let bootID = StoreSession.currentBootID else {
+            if previous != nil {
+                do { try root.remove(StoreSession.fileName) } catch { throw error.strataError("Removing the session") }
             }
-            try StoreSession.write(StoreSession.State(bootID: bootID, isClean: false), root: root)
-            sessionBootID = bootID
-            syncsEveryJournalLine = false
-        } catch {
-            throw StrataError.io("Writing the session file in \(root) failed", underlying: error)
+            syncsEveryJournalLine = durable
+            return
         }
-    }
-
-    /// Rebuilds the index from the entry files, moving aside those that cannot be read, and writes it.
-    private mutating func rebuild(now: Date, decodeHeader: (Data) throws -> EntryHeader) throws {
-        var rebuilt: [String: IndexRecord] = [:]
-        var hashes: Set<String> = []
-        var maxSequence: UInt64 = 0
-        do {
-            for shard in try POSIXFile.names(in: entriesFolder) {
-                let folder = entriesFolder + "/" + shard
-                for name in try POSIXFile.names(in: folder) where name.hasSuffix(".json") && !name.hasPrefix(".") {
-                    let path = folder + "/" + name
-                    guard let data = try POSIXFile.read(path) else { continue }
-                    let header: EntryHeader
-                    do {
-                        header = try decodeHeader(data)
-                        guard location(of: header.key).path == path else {
-                            throw StrataError(.corrupt, "The file holds the key \"\(header.key)\" of another file")
-                        }
-                    } catch {
-                        try quarantine(
-                            path,
-                            now: now,
-                            reason: "Corrupt entry file",
-                            underlying: StrataError.serialization(error, "Decoding the entry file failed")
-                        )
-                        continue
-                    }
-                    rebuilt[header.key] = header.record
-                    hashes.insert(String(name.dropLast(5)))
-                    maxSequence = max(maxSequence, header.sequence)
-                }
-            }
-        } catch let error as StrataError {
-            throw error
-        } catch {
-            throw StrataError.io("Reading the entry folder \(entriesFolder) failed", underlying: error)
-        }
-        load(rebuilt, maxSequence: maxSequence)
-        try compact()
-        try sweep(keepingHashes: hashes)
-    }
-
-    /// Moves a damaged file aside as `<name>.corrupt-<yyyyMMdd-HHmmss>` and records a ``StrataError``
-    /// with code `corrupt` that names it.
-    ///
-    /// - Returns: The report.
-    @discardableResult
-    mutating func quarantine(_ path: String, now: Date, reason: String, underlying: (any Error)?) throws
-        -> StrataError
-    {
-        let stamp = Self.stamp(now)
-        var destination = path + ".corrupt-" + stamp
-        var attempt = 1
-        while POSIXFile.exists(destination) {
-            attempt += 1
-            destination = path + ".corrupt-" + stamp + "-\(attempt)"
-        }
-        do {
-            try POSIXFile.move(path, to: destination)
-        } catch {
-            throw StrataError.io("Moving the corrupt file \(path) aside failed", underlying: error)
-        }
-        let report = StrataError(
-            .corrupt,
-            "\(reason): \(path); moved aside to \(destination)",
-            underlying: underlying
+        try replace(
+            StoreSession.fileName,
+            with: StoreSession.bytes(of: .init(bootID: bootID, isClean: false)),
+            now: now
         )
-        corruptionCount += 1
-        corruptionReports.append(report)
-        if corruptionReports.count > 100 { corruptionReports.removeFirst() }
-        pendingReports.append(report)
-        return report
+        sessionBootID = bootID
+        syncsEveryJournalLine = false
     }
 
-    /// `yyyyMMdd-HHmmss` in UTC.
-    private static func stamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func pad(_ value: Int?, _ width: Int) -> String {
-            let text = String(value ?? 0)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+    /// Rebuilds the index from the entry files, moving aside those that are damaged, and writes it.
+    ///
+    /// - Parameter known: What the journal said, when it could be read up to a cut: its records keep their
+    ///   place in the recency order where the file agrees, and entries it lacks are reported.
+    private mutating func rebuild(
+        known: [String: IndexRecord],
+        now: Date,
+        decodeHeader: (Data) throws -> EntryHeader
+    ) throws {
+        var rebuilt: [String: IndexRecord] = [:]
+        var maxSequence: UInt64 = 0
+        var unknown = 0
+        try forEachEntryFile(now: now) { storage, shard, folder, file in
+            guard let header = try storage.header(of: file, in: folder, shard: shard, now: now, decode: decodeHeader)
+            else { return }
+            var record = header.record
+            if let old = known[header.key], old.storedAt == header.storedAt, old.sequence > record.sequence {
+                record.sequence = old.sequence
+            } else if !known.isEmpty, known[header.key] == nil {
+                unknown += 1
+            }
+            rebuilt[header.key] = record
+            maxSequence = max(maxSequence, record.sequence)
         }
-        return pad(parts.year, 4) + pad(parts.month, 2) + pad(parts.day, 2) + "-" + pad(parts.hour, 2)
-            + pad(parts.minute, 2) + pad(parts.second, 2)
+        if unknown > 0 {
+            try setAside(
+                Self.indexName,
+                in: root,
+                now: now,
+                reason: "The index was cut short and lacked \(unknown) entries that their files hold; rebuilt "
+                    + "from the entry files"
+            )
+        }
+        load(rebuilt, maxSequence: max(maxSequence, known.values.map(\.sequence).max() ?? 0))
+        try compact(now: now)
+    }
+
+    /// The metadata of the entry file `file` in shard `shard`, checked: sealed or legacy, JSON, and holding a
+    /// key whose file it is. Damage is set aside and reported, and gives `nil`.
+    mutating func header(
+        of file: String,
+        in folder: StoreFolder,
+        shard: String,
+        now: Date,
+        decode: (Data) throws -> EntryHeader
+    ) throws -> EntryHeader? {
+        let data: Data
+        do {
+            guard let read = try Self.contents(of: file, in: folder) else { return nil }
+            data = read
+        } catch {
+            if try setAsideDamage(file, in: folder, error: error, now: now) { return nil }
+            throw error.strataError("Reading the entry file")
+        }
+        let json: Range<Int>
+        switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
+        case .sealed(let range), .legacy(let range): json = range
+        case .damaged(let reason):
+            try setAside(file, in: folder, now: now, reason: "Damaged entry file (\(reason))")
+            return nil
+        }
+        do {
+            let header = try decode(data[json])
+            guard Self.location(of: header.key) == (shard, file) else {
+                throw StrataError(.corrupt, "The file holds the key \"\(header.key.prefix(200))\" of another file")
+            }
+            return header
+        } catch {
+            try setAside(
+                file,
+                in: folder,
+                now: now,
+                reason: "Damaged entry file",
+                underlying: StrataError.serialization(error, "Decoding the entry file failed")
+            )
+            return nil
+        }
     }
 }

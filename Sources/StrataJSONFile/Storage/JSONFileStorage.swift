@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -15,14 +16,28 @@ import Strata
 /// Layout of the store's folder:
 ///
 /// ```
+/// .strata-store                      the marker: `strata-store 1 json`
+/// .strata-lock                       the owner lock (see StoreOwnership)
 /// index.journal                      the index: an append-only journal (see IndexJournal)
 /// entries/<h0h1>/<h0…h31>.json       one JSON file per entry, named by SHA-256 of the key
 /// ```
+///
+/// Every call on a file is made relative to a held folder descriptor and never follows a link (see
+/// `StoreFolder`): a link, a folder or a file where the store expects something else is damage, reported and
+/// set aside (a link removed, never its target), and the rest of the store goes on working.
 struct JSONFileStorage: ~Copyable {
-    let root: String
-    let entriesFolder: String
-    let indexPath: String
+    /// The store's folder.
+    let root: StoreFolder
+    /// The `entries` folder.
+    let entries: StoreFolder
+    /// Whether writes are fsynced.
     let durable: Bool
+    /// The exclusive hold on the folder, released when the storage goes.
+    let ownership: StoreOwnership
+
+    /// Shard folders opened so far (at most ``maximumOpenShards``): a write or a read of a known shard opens
+    /// no folder.
+    var shards: [String: StoreFolder] = [:]
 
     /// The live entries (expired ones included until cleanup).
     private(set) var records: [String: IndexRecord] = [:]
@@ -50,10 +65,20 @@ struct JSONFileStorage: ~Copyable {
     /// How many corrupt files were found since the store was opened.
     var corruptionCount = 0
 
-    init(root: String, durable: Bool) {
+    /// The index's file name.
+    static let indexName = "index.journal"
+    /// The entry folder's name.
+    static let entriesName = "entries"
+    /// The prefix of every temporary file the store makes.
+    static let temporaryPrefix = ".tmp-"
+    /// The most shard folders kept open: a descriptor each.
+    static let maximumOpenShards = 64
+
+    /// Takes an opened, claimed store folder (see ``open(path:durable:now:decodeHeader:)``).
+    init(root: StoreFolder, entries: StoreFolder, ownership: StoreOwnership, durable: Bool) {
         self.root = root
-        self.entriesFolder = root + "/entries"
-        self.indexPath = root + "/index.journal"
+        self.entries = entries
+        self.ownership = ownership
         self.durable = durable
         self.syncsEveryJournalLine = durable
     }
@@ -63,22 +88,33 @@ struct JSONFileStorage: ~Copyable {
             // A durable store closes cleanly: its index is flushed, so the next open may replay it whatever
             // happens to the machine meanwhile.
             if let sessionBootID, fsync(journal) == 0 {
-                try? StoreSession.write(StoreSession.State(bootID: sessionBootID, isClean: true), root: root)
+                let state = StoreSession.State(bootID: sessionBootID, isClean: true)
+                try? root.writeAtomically(
+                    StoreSession.bytes(of: state),
+                    to: StoreSession.fileName,
+                    temporaryPrefix: Self.temporaryPrefix,
+                    durable: true
+                )
             }
             close(journal)
         }
+        ownership.release()
     }
 
-    // MARK: - Paths
+    // MARK: - Names
 
-    /// The folder and the path of the file of `key`.
+    /// The shard folder's name and the file name of `key`'s entry.
     ///
     /// The hash is taken of the key's canonical composition (NFC), because Swift compares strings by
     /// canonical equivalence: `"e\u{301}"` and `"é"` are one key, so they must be one file.
-    func location(of key: String) -> (folder: String, path: String) {
-        let hash = Self.fileName(of: key)
-        let folder = entriesFolder + "/" + String(hash.prefix(2))
-        return (folder, folder + "/" + hash + ".json")
+    static func location(of key: String) -> (shard: String, file: String) {
+        let hash = fileName(of: key)
+        return (String(hash.prefix(2)), hash + ".json")
+    }
+
+    /// `entries/<shard>/<file>`, for messages and reports.
+    static func relativePath(shard: String, file: String) -> String {
+        entriesName + "/" + shard + "/" + file
     }
 
     /// The file name stem of `key`: 32 hexadecimal digits of the SHA-256 of its NFC form.
@@ -86,6 +122,21 @@ struct JSONFileStorage: ~Copyable {
         // An ASCII string is its own NFC form: skip Foundation's normalization (a bridge to NSString on
         // Linux, which costs more than the hash) for the keys most apps use.
         SHA256.hex(of: key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping)
+    }
+
+    /// Whether `name` is a shard folder's name: two lowercase hexadecimal digits.
+    static func isShardName(_ name: String) -> Bool {
+        name.utf8.count == 2 && name.utf8.allSatisfy(isHexDigit)
+    }
+
+    /// Whether `name` is an entry file's name: 32 lowercase hexadecimal digits and `.json`.
+    static func isEntryName(_ name: String) -> Bool {
+        let bytes = name.utf8
+        return bytes.count == 37 && name.hasSuffix(".json") && bytes.prefix(32).allSatisfy(isHexDigit)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
     }
 
     // MARK: - Index
@@ -117,7 +168,7 @@ struct JSONFileStorage: ~Copyable {
         recencyStart = 0
     }
 
-    private mutating func setRecord(_ record: IndexRecord, for key: String) {
+    mutating func setRecord(_ record: IndexRecord, for key: String) {
         if records.updateValue(record, forKey: key) == nil { sortedKeysCache = nil }
         recency.append((record.sequence, key))
         compactRecencyIfNeeded()
@@ -157,10 +208,9 @@ struct JSONFileStorage: ~Copyable {
     ///   other flushes of the same write.
     mutating func append(_ record: JournalRecord, syncs: Bool = true) throws {
         let line = IndexJournal.line(for: record)
-        do {
-            try POSIXFile.writeAll(journal, line, path: indexPath)
-        } catch {
-            throw StrataError.io("Appending to the index \(indexPath) failed", underlying: error)
+        let written = line.withUnsafeBytes { FileDescriptor.writeAll(journal, $0) }
+        guard written else {
+            throw POSIXCallError.last("write", root.qualified(Self.indexName)).strataError("Appending to the index")
         }
         journalRecordCount += 1
         if syncs { try syncJournal() }
@@ -168,64 +218,93 @@ struct JSONFileStorage: ~Copyable {
 
     /// Flushes the journal to the disk when the store fsyncs every index line.
     func syncJournal() throws {
-        guard syncsEveryJournalLine, fsync(journal) != 0 else { return }
-        throw StrataError.io(
-            "Flushing the index \(indexPath) failed",
-            underlying: POSIXFileError(call: "fsync", path: indexPath, code: errno)
-        )
+        guard syncsEveryJournalLine, !FileDescriptor.sync(journal) else { return }
+        throw POSIXCallError.last("fsync", root.qualified(Self.indexName)).strataError("Flushing the index")
     }
 
     /// Compacts the journal when it holds far more records than live entries (reads append to it).
-    mutating func compactIfLarge() throws {
-        if journalRecordCount > 4 * records.count + 4096 { try compact() }
+    mutating func compactIfLarge(now: Date) throws {
+        if journalRecordCount > 4 * records.count + 4096 { try compact(now: now) }
     }
 
     /// Rewrites the journal as one record per live entry, atomically, and reopens it for appending.
-    mutating func compact() throws {
-        do {
-            try POSIXFile.writeAtomically(
-                IndexJournal.snapshot(of: records),
-                to: indexPath,
-                folder: root,
-                durable: durable
-            )
-        } catch {
-            throw StrataError.io("Writing the index \(indexPath) failed", underlying: error)
-        }
+    mutating func compact(now: Date) throws {
+        try replace(Self.indexName, with: [UInt8](IndexJournal.snapshot(of: records)), now: now)
         journalRecordCount = records.count
-        try reopenJournal()
+        try reopenJournal(now: now)
     }
 
-    mutating func reopenJournal() throws {
+    /// Opens the journal for appending (`O_NOFOLLOW`: a link put in its place is never written through).
+    mutating func reopenJournal(now: Date) throws {
         if journal >= 0 { close(journal) }
         journal = -1
         do {
-            journal = try POSIXFile.openForAppending(indexPath)
+            journal = try root.openFile(Self.indexName, O_WRONLY | O_APPEND)
         } catch {
-            throw StrataError.io("Opening the index \(indexPath) failed", underlying: error)
+            throw error.strataError("Opening the index")
         }
     }
 
     // MARK: - Entries
 
-    /// The bytes of the entry file of `key`; `nil` when the file is missing.
-    func readEntry(_ key: String) throws -> Data? {
-        let path = location(of: key).path
+    /// The bytes of the entry file of `key`; `nil` when there is none.
+    ///
+    /// A link or a folder in its place is damage: reported and set aside (the link removed), and a miss.
+    mutating func readEntry(_ key: String, now: Date) throws -> Data? {
+        let (shardName, file) = Self.location(of: key)
+        guard let shard = try shard(shardName, create: false, now: now) else { return nil }
         do {
-            return try POSIXFile.read(path)
+            return try Self.contents(of: file, in: shard)
         } catch {
-            throw StrataError.io("Reading the entry file \(path) failed", underlying: error)
+            if try setAsideDamage(file, in: shard, error: error, now: now) { return nil }
+            throw error.strataError("Reading the entry file")
         }
     }
 
+    /// Reads a whole regular file into one buffer of its size; `nil` when nothing is at `name`.
+    ///
+    /// - Throws: ``StrataStorage/POSIXCallError``: a link (`ELOOP`) or anything but a regular file (`EISDIR`).
+    static func contents(of name: String, in folder: StoreFolder) throws(POSIXCallError) -> Data? {
+        let fd: Int32
+        do {
+            fd = try folder.openFile(name, O_RDONLY | O_NONBLOCK)
+        } catch {
+            if error.isNotFound { return nil }
+            throw error
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .last("fstat", folder.qualified(name)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw POSIXCallError(call: "read", path: folder.qualified(name), code: EISDIR)
+        }
+        // One buffer of the file's size plus one byte (to notice a file that grew), then chunks only if it did.
+        var data = Data(count: max(Int(info.st_size), 0) + 1)
+        var length = 0
+        while true {
+            if length == data.count { data.count += max(64 * 1024, data.count) }
+            let count = data.withUnsafeMutableBytes { buffer in
+                read(fd, buffer.baseAddress.map { $0 + length }, buffer.count - length)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .last("read", folder.qualified(name))
+            }
+            if count == 0 { break }
+            length += count
+        }
+        data.count = length
+        return data
+    }
+
     /// Marks `key` most recently used.
-    mutating func touch(_ key: String) throws {
+    mutating func touch(_ key: String, now: Date) throws {
         guard var record = records[key] else { return }
         record.sequence = nextSequence
         nextSequence += 1
         try append(.touch(key: key, sequence: record.sequence))
         setRecord(record, for: key)
-        try compactIfLarge()
+        try compactIfLarge(now: now)
     }
 
     /// Hands out the next LRU sequence, for a write.
@@ -237,58 +316,88 @@ struct JSONFileStorage: ~Copyable {
     /// Writes an entry file atomically, then records it in the index.
     ///
     /// A crash between the two leaves either the old record with the new file (the value is the new
-    /// one) or, for a new key, an orphan file that the index does not name (the value is absent).
+    /// one) or, for a new key, a file that the index does not name (the next cleanup takes it in).
     ///
     /// When durable, the entry file is fsynced before its rename and its folder after it, before the write
     /// returns; the index line is not (see ``StoreSession``: a store left open by a session of another boot
     /// is rebuilt from its entry files), except where the platform gives no boot identifier.
     ///
-    /// The temporary file is created in the store's root folder and renamed into its shard folder: on ext4,
-    /// creating a file in one of the 256 shard folders (spread over the disk's block groups) cost 0.7–1.1 ms
-    /// on the development machine, against 0.04 ms in the root folder. ``sweep(keepingHashes:syncsFolders:)``
-    /// removes the temporary files a crash leaves in either place.
-    mutating func write(_ data: Data, for key: String, record: IndexRecord) throws {
-        let (folder, path) = location(of: key)
+    /// The temporary file is created exclusively, under an unpredictable name, in the store's root folder and
+    /// renamed into its shard folder: on ext4, creating a file in one of the 256 shard folders (spread over
+    /// the disk's block groups) cost 0.7–1.1 ms on the development machine, against 0.04 ms in the root
+    /// folder. ``forEachEntryFile(now:_:)`` removes the temporary files a crash leaves.
+    mutating func write(_ data: Data, for key: String, record: IndexRecord, now: Date) throws {
+        let (shardName, file) = Self.location(of: key)
         do {
-            let (entriesFolder, durable) = (self.entriesFolder, self.durable)
-            try POSIXFile.writeAtomically(
-                data,
-                to: path,
-                folder: folder,
-                temporaryFolder: root,
-                durable: durable,
-                syncsFolder: false,
-                makeFolder: {
-                    try POSIXFile.makeFolder(folder)
-                    if durable { try POSIXFile.syncFolder(entriesFolder) }
-                }
-            )
-        } catch {
-            throw StrataError.io("Writing the entry file \(path) failed", underlying: error)
+            let (fd, temporary) = try root.createTemporary(prefix: Self.temporaryPrefix)
+            do throws(POSIXCallError) {
+                let written = data.withUnsafeBytes { FileDescriptor.writeAll(fd, $0) }
+                guard written else { throw .last("write", root.qualified(temporary)) }
+                if durable, !FileDescriptor.sync(fd) { throw .last("fsync", root.qualified(temporary)) }
+                close(fd)
+            } catch {
+                close(fd)
+                _ = try? root.remove(temporary)
+                throw error
+            }
+            do {
+                try moveIntoShard(temporary, shardName: shardName, file: file, now: now)
+            } catch {
+                _ = try? root.remove(temporary)
+                throw error
+            }
+        } catch let error as POSIXCallError {
+            throw error.strataError("Writing the entry file \(Self.relativePath(shard: shardName, file: file))")
         }
         try append(.put(key: key, record: record), syncs: false)
         setRecord(record, for: key)
         if durable {
             do {
-                try POSIXFile.syncFolder(folder)
+                try shards[shardName]?.sync()
             } catch {
-                throw StrataError.io("Flushing the entry folder \(folder) failed", underlying: error)
+                throw error.strataError("Flushing the entry folder")
             }
             try syncJournal()
         }
-        try compactIfLarge()
+        try compactIfLarge(now: now)
+    }
+
+    /// Renames the temporary file into the shard folder as `file`: a folder in the way is set aside, a shard
+    /// folder removed underneath is made again, each once.
+    private mutating func moveIntoShard(_ temporary: String, shardName: String, file: String, now: Date) throws {
+        for attempt in 0..<3 {
+            guard let shard = try shard(shardName, create: true, now: now) else { break }
+            do {
+                try root.rename(temporary, to: file, in: shard)
+                return
+            } catch {
+                guard attempt < 2 else { throw error }
+                if error.isNotFound {
+                    shards[shardName] = nil
+                } else if error.isWrongKind || error.code == ENOTEMPTY || error.code == EEXIST {
+                    try setAside(file, in: shard, now: now, reason: "A folder where an entry file belongs")
+                } else {
+                    throw error
+                }
+            }
+        }
+        throw POSIXCallError(call: "renameat", path: root.qualified(temporary), code: ENOENT)
     }
 
     /// Removes the entry of `key`: its file, then its index record. Returns whether it existed.
     @discardableResult
-    mutating func remove(_ key: String) throws -> Bool {
+    mutating func remove(_ key: String, now: Date) throws -> Bool {
         guard records[key] != nil else { return false }
-        let (folder, path) = location(of: key)
-        do {
-            try POSIXFile.remove(path)
-            if durable { try POSIXFile.syncFolder(folder) }
-        } catch {
-            throw StrataError.io("Removing the entry file \(path) failed", underlying: error)
+        let (shardName, file) = Self.location(of: key)
+        if let shard = try shard(shardName, create: false, now: now) {
+            do {
+                try shard.remove(file)
+                if durable { try shard.sync() }
+            } catch {
+                if try !setAsideDamage(file, in: shard, error: error, now: now) {
+                    throw error.strataError("Removing the entry file")
+                }
+            }
         }
         try forget(key)
         return true
@@ -301,40 +410,11 @@ struct JSONFileStorage: ~Copyable {
         dropRecord(for: key)
     }
 
-    /// Removes every entry: an empty index first, then the entry files (corrupt files moved aside stay).
-    mutating func removeAll() throws {
+    /// Removes every entry: an empty index first, then the store's entry and temporary files (files moved
+    /// aside as corrupt, and every file the store did not name, stay).
+    mutating func removeAll(now: Date) throws {
         load([:], maxSequence: nextSequence)
-        try compact()
-        // Durable: the removals are flushed too, or a rebuild after a crash of the machine (see
-        // `StoreSession`) would bring the entries back.
-        try sweep(keepingHashes: [], syncsFolders: durable)
-    }
-
-    /// Deletes temporary files, and entry files that no index record names, from the entry folders.
-    ///
-    /// Files moved aside as corrupt are kept.
-    ///
-    /// - Parameter syncsFolders: Whether each folder something was removed from is fsynced.
-    func sweep(keepingHashes: Set<String>, syncsFolders: Bool = false) throws {
-        do {
-            for name in try POSIXFile.names(in: root) where name.hasPrefix(".tmp-") {
-                try POSIXFile.remove(root + "/" + name)
-            }
-            for shard in try POSIXFile.names(in: entriesFolder) {
-                let folder = entriesFolder + "/" + shard
-                var removed = false
-                for name in try POSIXFile.names(in: folder) {
-                    if name.hasPrefix(".tmp-") {
-                        try POSIXFile.remove(folder + "/" + name)
-                    } else if name.hasSuffix(".json"), !keepingHashes.contains(String(name.dropLast(5))) {
-                        try POSIXFile.remove(folder + "/" + name)
-                        removed = true
-                    }
-                }
-                if syncsFolders, removed { try POSIXFile.syncFolder(folder) }
-            }
-        } catch {
-            throw StrataError.io("Cleaning the entry folder \(entriesFolder) failed", underlying: error)
-        }
+        try compact(now: now)
+        try removeEntryFiles(now: now)
     }
 }

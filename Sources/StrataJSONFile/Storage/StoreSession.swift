@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -28,7 +29,9 @@ enum StoreSession {
     /// store fsyncs every index line).
     static let currentBootID: String? = {
         #if os(Linux)
-            guard let data = try? POSIXFile.read("/proc/sys/kernel/random/boot_id") else { return nil }
+            guard let folder = try? StoreFolder.open("/proc/sys/kernel/random", create: false),
+                let data = try? folder.readFile("boot_id", limit: 256)
+            else { return nil }
             let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             return text.isEmpty ? nil : text
         #elseif canImport(Darwin)
@@ -43,22 +46,16 @@ enum StoreSession {
         #endif
     }()
 
-    /// The file's state; `nil` when there is none or it cannot be read.
-    static func read(root: String) -> State? {
-        guard let data = try? POSIXFile.read(root + "/" + fileName) else { return nil }
+    /// The file's state; `nil` when there is none or it cannot be read (a link or a folder there is not one).
+    static func read(in root: StoreFolder) -> State? {
+        guard let data = try? root.readFile(fileName, limit: 256) else { return nil }
         let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
         guard fields.count == 2, fields[1] == "open" || fields[1] == "clean" else { return nil }
         return State(bootID: String(fields[0]), isClean: fields[1] == "clean")
     }
 
-    /// Writes the file atomically and durably.
-    static func write(_ state: State, root: String) throws {
-        let text = state.bootID + (state.isClean ? " clean" : " open")
-        try POSIXFile.writeAtomically(Data(text.utf8), to: root + "/" + fileName, folder: root, durable: true)
-    }
-
-    /// Removes the file.
-    static func remove(root: String) throws {
-        try POSIXFile.remove(root + "/" + fileName)
+    /// The file's bytes for `state`.
+    static func bytes(of state: State) -> [UInt8] {
+        Array((state.bootID + (state.isClean ? " clean" : " open")).utf8)
     }
 }

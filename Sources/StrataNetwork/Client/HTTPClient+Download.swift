@@ -11,7 +11,9 @@ extension HTTPClient {
     /// try FileManager.default.moveItem(at: file.fileURL, to: destination)
     /// ```
     ///
-    /// The file is created in ``Configuration/downloadDirectory``. When the call fails — a status error,
+    /// The file is created in ``Configuration/downloadDirectory``; a request whose method or headers could
+    /// change its framing fails with ``Strata/StrataError/Code/invalidArgument`` before any file or request.
+    /// When the call fails — a status error,
     /// ``Strata/StrataError/Code/tooLarge``, a network error, or cancellation of the calling task — the
     /// partial file is deleted before the error is thrown.
     ///
@@ -24,7 +26,7 @@ extension HTTPClient {
         _ request: HTTPRequest,
         progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws -> DownloadedFile {
-        let request = prepared(request)
+        let request = try prepared(request)
         let fileURL = configuration.downloadDirectory.appendingPathComponent("strata-\(UUID().uuidString).download")
         let recorder = ProgressRecorder(progress)
         do {

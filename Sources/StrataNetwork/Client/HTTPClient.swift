@@ -39,10 +39,11 @@ public struct HTTPClient: Sendable {
     /// - Parameter request: The request.
     /// - Returns: The response, body in memory.
     /// - Throws: ``Strata/StrataError``: a status error (see ``error(for:request:now:)``),
-    ///   ``Strata/StrataError/Code/network``, ``Strata/StrataError/Code/tooLarge`` or
-    ///   ``Strata/StrataError/Code/cancelled``.
+    ///   ``Strata/StrataError/Code/network``, ``Strata/StrataError/Code/tooLarge``,
+    ///   ``Strata/StrataError/Code/cancelled``, or ``Strata/StrataError/Code/invalidArgument`` for a method or
+    ///   header that could change the request's framing (nothing is sent).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let request = prepared(request)
+        let request = try prepared(request)
         let response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
         if let error = Self.error(for: response, request: Self.describe(request), now: configuration.clock.now()) {
             throw error
@@ -75,13 +76,16 @@ public struct HTTPClient: Sendable {
         try await send(request, decodingWith: DataToDecodableMapper<Value>(decoder: decoder))
     }
 
-    /// The request with the client's default headers and timeout filled in.
-    func prepared(_ request: HTTPRequest) -> HTTPRequest {
+    /// The request with the client's default headers and deadlines filled in, validated (see
+    /// ``HTTPRequest/validate()``): nothing invalid reaches the transport.
+    func prepared(_ request: HTTPRequest) throws -> HTTPRequest {
         var request = request
         var headers = configuration.headers
         headers.merge(request.headers)
         request.headers = headers
         if request.timeout == nil { request.timeout = configuration.timeout }
+        if request.totalTimeout == nil { request.totalTimeout = configuration.totalTimeout }
+        try request.validate()
         return request
     }
 

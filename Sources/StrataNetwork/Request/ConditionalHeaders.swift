@@ -50,11 +50,12 @@ public struct ConditionalHeaders: Hashable, Sendable {
     /// Whether there is nothing to send.
     public var isEmpty: Bool { eTag == nil && lastModified == nil }
 
-    /// The request headers: `If-None-Match` (only for a valid entity tag) and `If-Modified-Since`.
+    /// The request headers: `If-None-Match` (only for a valid entity tag) and `If-Modified-Since` (only for a
+    /// value without control characters, which could not be sent).
     public var headers: HTTPHeaders {
         var headers = HTTPHeaders()
         if let eTag, Self.isValidEntityTag(eTag) { headers["If-None-Match"] = eTag }
-        if let lastModified { headers["If-Modified-Since"] = lastModified }
+        if let lastModified, HTTPSyntax.isFieldValue(lastModified) { headers["If-Modified-Since"] = lastModified }
         return headers
     }
 

@@ -2,13 +2,14 @@ import Foundation
 import Strata
 
 /// An HTTP request described as a value: method, base URL and path, query items, headers, body,
-/// timeout and cache key.
+/// deadlines and cache key.
 ///
 /// ```swift
 /// var request = HTTPRequest(.get, baseURL: api, path: "users/42")
 /// request.queryItems = [URLQueryItem(name: "fields", value: "name")]
 /// request.headers["Accept"] = "application/json"
-/// request.timeout = .seconds(10)
+/// request.timeout = .seconds(10)        // no byte for 10 s: fail
+/// request.totalTimeout = .seconds(30)   // not done in 30 s: fail
 /// ```
 public struct HTTPRequest: Hashable, Sendable {
     /// The method, `GET` by default.
@@ -29,8 +30,14 @@ public struct HTTPRequest: Hashable, Sendable {
     /// The body, if any; see ``withJSONBody(_:encoder:)`` for `Encodable` values.
     public var body: Data?
 
-    /// The longest the transport may wait for data (an idle timeout); `nil` uses the client's default.
+    /// The idle timeout: the request fails when no byte moves, either way, for this long; `nil` uses the
+    /// client's ``HTTPClient/Configuration/timeout`` (60 seconds by default). Honoured to the millisecond.
     public var timeout: Duration?
+
+    /// The total deadline: the request fails when it has not finished, body included, this long after it
+    /// started; `nil` uses the client's ``HTTPClient/Configuration/totalTimeout`` (10 minutes by default).
+    /// Honoured to the millisecond.
+    public var totalTimeout: Duration?
 
     private var customCacheKey: String?
 
@@ -44,6 +51,7 @@ public struct HTTPRequest: Hashable, Sendable {
     ///   - headers: The header fields.
     ///   - body: The body.
     ///   - timeout: The idle timeout; `nil` uses the client's default.
+    ///   - totalTimeout: The total deadline; `nil` uses the client's default.
     public init(
         _ method: HTTPMethod = .get,
         baseURL: URL,
@@ -51,7 +59,8 @@ public struct HTTPRequest: Hashable, Sendable {
         queryItems: [URLQueryItem] = [],
         headers: HTTPHeaders = [:],
         body: Data? = nil,
-        timeout: Duration? = nil
+        timeout: Duration? = nil,
+        totalTimeout: Duration? = nil
     ) {
         self.method = method
         self.baseURL = baseURL
@@ -60,6 +69,7 @@ public struct HTTPRequest: Hashable, Sendable {
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.totalTimeout = totalTimeout
     }
 
     /// Creates a request for a full URL.

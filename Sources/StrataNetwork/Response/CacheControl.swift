@@ -6,8 +6,8 @@ import Foundation
 /// and empty list members are skipped, arguments may be quoted (`max-age="60"`), commas inside quoted
 /// strings do not split, and unknown directives are kept in ``extensions``. A delta-seconds argument
 /// that is not a non-negative integer counts as `0`, so the response is treated as stale (section
-/// 4.2.1); values beyond 2³¹ are capped at 2³¹ (section 1.2.2). When a directive repeats, the first
-/// occurrence wins.
+/// 4.2.1); values beyond 2³¹ are capped at 2³¹ (section 1.2.2), however many digits they have. When a
+/// directive repeats, the first occurrence wins. Parsing is total: no value traps, whatever its bytes.
 ///
 /// ```swift
 /// let control = CacheControl(parsing: "max-age=0, no-cache")
@@ -107,16 +107,9 @@ public struct CacheControl: Hashable, Sendable {
         }
     }
 
-    /// The largest delta-seconds a cache must represent (RFC 9111, section 1.2.2).
-    static let maximumDeltaSeconds = 2_147_483_648
-
+    /// A delta-seconds argument: `0` when it is missing or not a non-negative integer, saturated at 2³¹.
     private static func deltaSeconds(_ argument: String?) -> Duration {
-        guard let argument, !argument.isEmpty, argument.allSatisfy(\.isASCII), argument.allSatisfy(\.isNumber) else {
-            return .zero
-        }
-        // Too many digits for Int: cap, as the RFC asks.
-        guard let value = Int(argument) else { return .seconds(maximumDeltaSeconds) }
-        return .seconds(min(value, maximumDeltaSeconds))
+        .seconds(argument.flatMap(DeltaSeconds.parse) ?? 0)
     }
 
     /// Splits a header into lower-cased directive names and unquoted arguments.

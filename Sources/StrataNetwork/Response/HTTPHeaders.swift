@@ -5,6 +5,9 @@ import Foundation
 /// Reading a name that occurs several times joins the values with `", "`, as RFC 9110 allows for list
 /// fields such as `Cache-Control`.
 ///
+/// In a request, names must be RFC 9110 tokens and values free of control characters other than a tab:
+/// ``HTTPRequest/validate()`` checks it before anything is sent, so no header can add a line on the wire.
+///
 /// ```swift
 /// var headers: HTTPHeaders = ["Content-Type": "application/json"]
 /// headers["accept"] = "application/json"

@@ -22,11 +22,10 @@ extension HTTPResponse {
     /// The `Date` header: when the origin generated the response.
     public var date: Date? { headers["Date"].flatMap(HTTPDate.parse) }
 
-    /// The `Age` header: how long the response has been in caches upstream.
+    /// The `Age` header: how long the response has been in caches upstream; a value too large to represent
+    /// is 2³¹ seconds (RFC 9111, section 1.2.2), one that is not a number `nil`.
     public var age: Duration? {
-        guard let value = headers["Age"]?.trimmingOptionalWhitespace(), let seconds = Int(value), seconds >= 0
-        else { return nil }
-        return .seconds(seconds)
+        headers["Age"].flatMap { DeltaSeconds.parse($0.trimmingOptionalWhitespace()) }.map { .seconds($0) }
     }
 
     /// How long the response is fresh from when it was generated, from its explicit headers
@@ -58,8 +57,7 @@ extension HTTPResponse {
         if let maxAge = control.maxAge { return maxAge }
         guard let expires else { return nil }
         guard let base = date ?? responseDate else { return expires == .distantPast ? .zero : nil }
-        let seconds = expires.timeIntervalSince(base)
-        return seconds > 0 ? .seconds(Int(seconds)) : .zero
+        return DeltaSeconds.duration(expires.timeIntervalSince(base))
     }
 
     /// The wait the server asked for in `Retry-After`, seconds or an HTTP date.

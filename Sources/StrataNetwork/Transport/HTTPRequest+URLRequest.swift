@@ -9,12 +9,19 @@ extension HTTPRequest {
     /// The `URLRequest` for this request, with local caching off
     /// (`.reloadIgnoringLocalCacheData`): Strata's caches are the only ones.
     ///
-    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the URL cannot be formed.
+    /// Its `timeoutInterval` is only a backstop, a minute past the longer of ``timeout`` and
+    /// ``totalTimeout``: FoundationNetworking truncates it to whole seconds and restarts it at every byte,
+    /// so ``URLSessionTransport`` enforces both deadlines itself. A caller sending the `URLRequest` another
+    /// way must do the same.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the URL cannot be formed, or when the method
+    ///   or a header could change the request's framing (see ``validate()``).
     public func urlRequest() throws -> URLRequest {
+        try validate()
         var request = URLRequest(url: try url())
         request.httpMethod = method.rawValue
         request.cachePolicy = .reloadIgnoringLocalCacheData
-        if let timeout { request.timeoutInterval = timeout.timeInterval }
+        request.timeoutInterval = RequestDeadlines.backstop(idle: timeout, total: totalTimeout)
         for field in headers.fields { request.addValue(field.value, forHTTPHeaderField: field.name) }
         request.httpBody = body
         return request

@@ -7,11 +7,15 @@ import Foundation
 /// throws only ``Strata/StrataError``: ``Strata/StrataError/Code/network`` for transport failures (with
 /// the `URLError` as `underlying`), ``Strata/StrataError/Code/tooLarge`` when the body exceeds the
 /// limit, ``Strata/StrataError/Code/cancelled`` when the calling task is cancelled.
+///
+/// A transport enforces both deadlines of every request — ``HTTPRequest/timeout`` (no byte for that long)
+/// and ``HTTPRequest/totalTimeout`` (not finished within that long) — failing with a retryable
+/// ``Strata/StrataError/Code/network`` error, and never holds more than `maximumBodySize` body bytes.
 public protocol HTTPTransport: Sendable {
     /// Sends a request and returns the response with its body in memory.
     ///
     /// - Parameters:
-    ///   - request: The request; its ``HTTPRequest/timeout`` is set.
+    ///   - request: The request; its ``HTTPRequest/timeout`` and ``HTTPRequest/totalTimeout`` are set.
     ///   - maximumBodySize: The most body bytes to accept; a transport fails with
     ///     ``Strata/StrataError/Code/tooLarge`` as soon as it knows the body is larger, without reading
     ///     the rest.
@@ -20,7 +24,7 @@ public protocol HTTPTransport: Sendable {
     /// Sends a request and writes the response body to a file, reporting progress.
     ///
     /// - Parameters:
-    ///   - request: The request; its ``HTTPRequest/timeout`` is set.
+    ///   - request: The request; its ``HTTPRequest/timeout`` and ``HTTPRequest/totalTimeout`` are set.
     ///   - destination: The file to create; the caller deletes it when the call fails.
     ///   - maximumBodySize: The most body bytes to accept.
     ///   - progress: Called as bytes arrive, from any thread.

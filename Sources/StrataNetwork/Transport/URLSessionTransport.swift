@@ -15,11 +15,18 @@ import Strata
 /// limit; the bytes gathered so far are dropped and the task is cancelled, so no more than the limit
 /// is ever held. Downloads write each chunk to the file as it arrives, which gives progress for free.
 ///
+/// Strata enforces every request's deadlines itself — the idle timeout (``HTTPRequest/timeout``) and the total
+/// deadline (``HTTPRequest/totalTimeout``) — with a timer per request that cancels the task, to the millisecond:
+/// FoundationNetworking truncates `timeoutInterval` to whole seconds (a 500 ms timeout fires at once) and
+/// restarts it at every byte (a trickling body never times out). URLSession's own timeouts are set out of the
+/// way, a minute past Strata's. A deadline that passes is a retryable ``Strata/StrataError/Code/network``
+/// error whose message names it, with `URLError(.timedOut)` as its underlying error.
+///
 /// `URLCache` is switched off (`urlCache = nil`, `.reloadIgnoringLocalCacheData`): in FoundationNetworking
 /// it ignores query strings in its key and never revalidates, so Strata's caches must be the only ones.
 ///
 /// FoundationNetworking ignores per-task delegates (`URLSessionTask.delegate`), so the transport owns
-/// its session: give it a `URLSessionConfiguration` (headers, timeouts, proxies, cookie storage), or a
+/// its session: give it a `URLSessionConfiguration` (headers, proxies, cookie storage), or a
 /// session whose configuration it copies.
 public final class URLSessionTransport: HTTPTransport, Sendable {
     /// The session the transport owns.
@@ -30,11 +37,14 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
     /// Creates a transport with a session of its own.
     ///
     /// - Parameter configuration: The session configuration; the transport works on a copy whose
-    ///   `urlCache` is `nil` and whose cache policy ignores local data. The default is `.ephemeral`.
+    ///   `urlCache` is `nil`, whose cache policy ignores local data and whose timeouts are out of the way of
+    ///   the ones Strata enforces. The default is `.ephemeral`.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
         let copy = (configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
         copy.urlCache = nil
         copy.requestCachePolicy = .reloadIgnoringLocalCacheData
+        copy.timeoutIntervalForRequest = RequestDeadlines.longestBackstop
+        copy.timeoutIntervalForResource = RequestDeadlines.longestBackstop
         let delegate = URLSessionTransportDelegate()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -52,6 +62,10 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
     public convenience init(session: URLSession) {
         self.init(configuration: session.configuration)
     }
+
+    /// The most body bytes any one request of this transport has held, in memory or written to its file:
+    /// never more than the request's limit. For tests.
+    var peakBodyBytes: Int { delegate.peakBodyBytes }
 
     deinit {
         // The session keeps its delegate alive until it is invalidated.
@@ -102,7 +116,11 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
             method: request.method,
             limit: maximumBodySize,
             sink: sink,
-            progress: progress
+            progress: progress,
+            deadlines: RequestDeadlines(
+                idle: request.timeout ?? HTTPClient.Configuration.defaultTimeout,
+                total: request.totalTimeout ?? HTTPClient.Configuration.defaultTotalTimeout
+            )
         )
         let delegate = self.delegate
         return try await withTaskCancellationHandler {
@@ -112,12 +130,35 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
                     delegate.cancel(identifier)
                     task.cancel()
                 } else {
+                    delegate.attach(
+                        Task { await Self.watch(identifier, task: task, delegate: delegate) },
+                        to: identifier
+                    )
                     task.resume()
                 }
             }
         } onCancel: {
             delegate.cancel(identifier)
             task.cancel()
+        }
+    }
+
+    /// Sleeps until the transfer's next deadline, and ends the transfer and cancels its task once one has
+    /// passed; returns when the transfer ends first (the transfer then cancels this task).
+    private static func watch(_ identifier: Int, task: URLSessionTask, delegate: URLSessionTransportDelegate) async {
+        while let verdict = delegate.verdict(identifier, now: .now) {
+            switch verdict {
+            case .wait(let instant):
+                do {
+                    try await Task.sleep(until: instant, tolerance: .milliseconds(1), clock: .continuous)
+                } catch {
+                    return
+                }
+            case .expired(let expiry):
+                delegate.expire(identifier, expiry)
+                task.cancel()
+                return
+            }
         }
     }
 }

@@ -8,8 +8,14 @@ import Strata
 /// The session delegate of ``URLSessionTransport``: one state per task, behind one lock.
 ///
 /// Every transfer ends exactly once, in ``finish(_:with:)``: it is removed from the table, its file is
-/// closed and its continuation resumed. Callbacks that arrive for a finished transfer (the chunks
-/// libcurl had buffered before a cancellation took effect) find nothing and are dropped.
+/// closed, its deadline timer cancelled and its continuation resumed. Callbacks that arrive for a finished
+/// transfer (the chunks libcurl had buffered before a cancellation took effect) find nothing and are
+/// dropped.
+///
+/// A chunk is appended in place (never by copying the body so far) and only while the body stays within
+/// the limit: the chunk that would pass it ends the transfer instead, so no transfer ever holds more than
+/// its limit. FoundationNetworking hands every chunk to the delegate queue without back-pressure, so a
+/// delegate that keeps up is also what keeps the chunks queued behind it few.
 final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Where the body goes.
     enum Sink: Sendable {
@@ -28,10 +34,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var limit: Int
         var sink: Sink
         var progress: (@Sendable (DownloadProgress) -> Void)?
+        var deadlines: RequestDeadlines
         var continuation: CheckedContinuation<HTTPResponse, any Error>?
+        var watchdog: Task<Void, Never>?
+        /// When a byte last moved, either way.
+        var lastActivity: ContinuousClock.Instant
         var response: HTTPURLResponse?
         var expected: Int64?
-        var received: Int64 = 0
+        /// The body bytes accepted: in ``body`` or written to the file; never more than ``limit``.
+        var received = 0
         var body = Data()
 
         init(
@@ -39,34 +50,86 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             method: HTTPMethod,
             limit: Int,
             sink: Sink,
-            progress: (@Sendable (DownloadProgress) -> Void)?
+            progress: (@Sendable (DownloadProgress) -> Void)?,
+            deadlines: RequestDeadlines
         ) {
             self.description = description
             self.method = method
             self.limit = limit
             self.sink = sink
             self.progress = progress
+            self.deadlines = deadlines
+            self.lastActivity = deadlines.start
         }
     }
 
-    private let transfers = Locked<[Int: Transfer]>([:])
+    private struct State {
+        var transfers: [Int: Transfer] = [:]
+        /// The most body bytes any one transfer has held (in memory or in its file), for tests.
+        var peakBodyBytes = 0
+    }
+
+    private let state = Locked(State())
+
+    /// The most body bytes any one transfer of this delegate has held, in memory or written to its file:
+    /// never more than that transfer's limit.
+    var peakBodyBytes: Int { state.withLock { $0.peakBodyBytes } }
 
     func register(_ identifier: Int, transfer: Transfer, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         var transfer = transfer
         transfer.continuation = continuation
-        transfers.withLock { $0[identifier] = transfer }
+        state.withLock { $0.transfers[identifier] = transfer }
+    }
+
+    /// Hands a running transfer the task that watches its deadlines, to be cancelled when it ends; a
+    /// transfer that has already ended cancels the task at once.
+    func attach(_ watchdog: Task<Void, Never>, to identifier: Int) {
+        let attached = state.withLock { state -> Bool in
+            guard state.transfers[identifier] != nil else { return false }
+            state.transfers[identifier]?.watchdog = watchdog
+            return true
+        }
+        if !attached { watchdog.cancel() }
     }
 
     /// Ends a transfer because its task was cancelled by the caller.
     func cancel(_ identifier: Int) {
-        let description = transfers.withLock { $0[identifier]?.description } ?? "request"
+        let description = state.withLock { $0.transfers[identifier]?.description } ?? "request"
         finish(identifier, with: .failure(StrataError(.cancelled, "\(description) was cancelled")))
     }
 
+    /// What the deadline timer of a transfer does next; `nil` once the transfer has ended.
+    func verdict(_ identifier: Int, now: ContinuousClock.Instant) -> RequestDeadlines.Verdict? {
+        state.withLock { state in
+            state.transfers[identifier].map { $0.deadlines.verdict(lastActivity: $0.lastActivity, now: now) }
+        }
+    }
+
+    /// Ends a transfer because a deadline passed.
+    func expire(_ identifier: Int, _ expiry: RequestDeadlines.Expiry) {
+        // The error is made under the lock, so no copy of the transfer (and of its body) outlives it.
+        let error = state.withLock { state in
+            state.transfers[identifier].map { $0.deadlines.error(expiry, request: $0.description) }
+        }
+        guard let error else { return }
+        finish(identifier, with: .failure(error))
+    }
+
     private func finish(_ identifier: Int, with result: Result<HTTPResponse, any Error>) {
-        guard let transfer = transfers.withLock({ $0.removeValue(forKey: identifier) }) else { return }
+        guard let transfer = state.withLock({ $0.transfers.removeValue(forKey: identifier) }) else { return }
         transfer.sink.close()
+        transfer.watchdog?.cancel()
         transfer.continuation?.resume(with: result)
+    }
+
+    /// Runs `body` on the transfer in place (no copy of its body), under the lock; `nil` when it has ended.
+    private func update<Result>(_ identifier: Int, _ body: (inout Transfer) -> Result) -> Result? {
+        state.withLock { state in
+            guard let index = state.transfers.index(forKey: identifier) else { return nil }
+            let result = body(&state.transfers.values[index])
+            state.peakBodyBytes = max(state.peakBodyBytes, state.transfers.values[index].received)
+            return result
+        }
     }
 
     // MARK: - URLSessionDataDelegate
@@ -78,19 +141,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let identifier = dataTask.taskIdentifier
-        let expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
-        let failure: StrataError? = transfers.withLock { transfers in
-            guard var transfer = transfers[identifier] else { return nil }
-            transfer.response = response as? HTTPURLResponse
-            transfer.expected = expected
-            transfers[identifier] = transfer
-            guard let expected, expected > Int64(transfer.limit) else { return nil }
-            return StrataError(
-                .tooLarge,
-                "\(transfer.description): Content-Length \(expected) exceeds the limit of \(transfer.limit) bytes",
-                httpStatus: (response as? HTTPURLResponse)?.statusCode
-            )
-        }
+        let now = ContinuousClock.now
+        // `nil` twice over: the transfer has ended, or the response is within the limit.
+        let failure = update(identifier) { Self.admit(response, into: &$0, now: now) } ?? nil
         if let failure {
             finish(identifier, with: .failure(failure))
             completionHandler(.cancel)
@@ -102,47 +155,91 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
-        let outcome: (failure: StrataError?, report: (@Sendable (DownloadProgress) -> Void)?, DownloadProgress?) =
-            transfers.withLock { transfers in
-                guard var transfer = transfers[identifier] else { return (nil, nil, nil) }
-                transfer.received += Int64(data.count)
-                if transfer.received > Int64(transfer.limit) {
-                    return (
-                        StrataError(
-                            .tooLarge,
-                            "\(transfer.description): the body exceeds the limit of \(transfer.limit) bytes",
-                            httpStatus: transfer.response?.statusCode
-                        ), nil, nil
-                    )
-                }
-                switch transfer.sink {
-                case .memory:
-                    transfer.body.append(data)
-                case .file(let handle):
-                    do {
-                        try handle.write(contentsOf: data)
-                    } catch {
-                        return (
-                            StrataError.io("Writing \(transfer.description) to a file failed", underlying: error), nil,
-                            nil
-                        )
-                    }
-                }
-                transfers[identifier] = transfer
-                let progress = DownloadProgress(bytesReceived: transfer.received, expectedBytes: transfer.expected)
-                return (nil, transfer.progress, progress)
-            }
-        if let failure = outcome.failure {
+        let now = ContinuousClock.now
+        switch update(identifier, { Self.accept(data, into: &$0, now: now) }) {
+        case .failed(let failure):
             finish(identifier, with: .failure(failure))
             dataTask.cancel()
-        } else if let report = outcome.report, let progress = outcome.2 {
+        case .accepted(let report?, let progress):
             report(progress)
+        case .accepted(nil, _), nil:
+            break
         }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        let now = ContinuousClock.now
+        _ = update(task.taskIdentifier) { $0.lastActivity = now }
+    }
+
+    /// Records a transfer's response; the error when its `Content-Length` exceeds the limit.
+    private static func admit(_ response: URLResponse, into transfer: inout Transfer, now: ContinuousClock.Instant)
+        -> StrataError?
+    {
+        let expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        transfer.lastActivity = now
+        transfer.response = response as? HTTPURLResponse
+        transfer.expected = expected
+        guard let expected, expected > Int64(transfer.limit) else {
+            // A length within the limit is room reserved once, instead of growing the body chunk by chunk.
+            if case .memory = transfer.sink, let expected, transfer.method != .head {
+                transfer.body.reserveCapacity(Int(expected))
+            }
+            return nil
+        }
+        return StrataError(
+            .tooLarge,
+            "\(transfer.description): Content-Length \(expected) exceeds the limit of \(transfer.limit) bytes",
+            httpStatus: transfer.response?.statusCode
+        )
+    }
+
+    /// What became of a chunk.
+    private enum Acceptance {
+        case accepted((@Sendable (DownloadProgress) -> Void)?, DownloadProgress)
+        case failed(StrataError)
+    }
+
+    /// Adds a chunk to a transfer's body or file, or fails the transfer when the chunk would take it past
+    /// its limit (the chunk is then dropped, so the body never exceeds the limit).
+    private static func accept(_ data: Data, into transfer: inout Transfer, now: ContinuousClock.Instant)
+        -> Acceptance
+    {
+        transfer.lastActivity = now
+        // `received` never exceeds `limit`, so the subtraction cannot overflow.
+        guard data.count <= transfer.limit - transfer.received else {
+            return .failed(
+                StrataError(
+                    .tooLarge,
+                    "\(transfer.description): the body exceeds the limit of \(transfer.limit) bytes",
+                    httpStatus: transfer.response?.statusCode
+                )
+            )
+        }
+        switch transfer.sink {
+        case .memory:
+            transfer.body.append(data)
+        case .file(let handle):
+            do {
+                try handle.write(contentsOf: data)
+            } catch {
+                return .failed(StrataError.io("Writing \(transfer.description) to a file failed", underlying: error))
+            }
+        }
+        transfer.received += data.count
+        let progress = DownloadProgress(bytesReceived: Int64(transfer.received), expectedBytes: transfer.expected)
+        return .accepted(transfer.progress, progress)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
-        guard let transfer = transfers.withLock({ $0[identifier] }) else { return }
+        guard let transfer = state.withLock({ $0.transfers[identifier] }) else { return }
         if let error {
             let urlError = Self.urlError(from: error)
             let reason = urlError.code == .timedOut ? "timed out" : "failed: \(urlError.localizedDescription)"
@@ -157,7 +254,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             return
         }
         let headers = Self.headers(of: response)
-        if let expected = transfer.expected, transfer.received < expected, Self.bodyIsCountable(transfer, headers) {
+        if let expected = transfer.expected, Int64(transfer.received) < expected,
+            Self.bodyIsCountable(transfer, headers)
+        {
             let message = "\(transfer.description): the body ended after \(transfer.received) of \(expected) bytes"
             finish(
                 identifier,

@@ -1,0 +1,157 @@
+import Foundation
+import Strata
+import StrataStorage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension JSONFileStorage {
+    /// Opens the shard folder `name` (never following a link), making it when `create` is true; `nil` when it
+    /// is missing and not made.
+    ///
+    /// A link in its place is removed (never what it points to) and a file set aside, both reported; a write
+    /// then makes the shard anew, a read finds nothing.
+    mutating func shard(_ name: String, create: Bool, now: Date) throws -> StoreFolder? {
+        if let folder = shards[name] { return folder }
+        for _ in 0..<3 {
+            do throws(POSIXCallError) {
+                var folder = try entries.subfolder(name, create: false)
+                if folder == nil, create {
+                    folder = try entries.subfolder(name, create: true)
+                    if durable { try entries.sync() }
+                }
+                guard let folder else { return nil }
+                if shards.count >= Self.maximumOpenShards { shards.remove(at: shards.startIndex) }
+                shards[name] = folder
+                return folder
+            } catch {
+                guard try setAsideDamage(name, in: entries, error: error, now: now) else {
+                    throw error.strataError("Opening the entry folder")
+                }
+                if !create { return nil }
+            }
+        }
+        throw StrataError(.io, "The entry folder \(entries.qualified(name)) keeps changing underneath the store")
+    }
+
+    /// Handles a failure that means something foreign is at `name`: a link is removed (the link itself), a
+    /// folder or a special file set aside; either is reported. Returns whether it was such damage.
+    mutating func setAsideDamage(_ name: String, in folder: StoreFolder, error: POSIXCallError, now: Date) throws
+        -> Bool
+    {
+        guard let report = try Self.setAsideDamage(name, in: folder, error: error, now: now) else { return false }
+        record(report)
+        return true
+    }
+
+    /// ``setAsideDamage(_:in:error:now:)`` before the storage exists: returns the report instead of keeping it.
+    static func setAsideDamage(_ name: String, in folder: StoreFolder, error: POSIXCallError, now: Date) throws
+        -> StrataError?
+    {
+        if error.isLink {
+            do {
+                try folder.remove(name)
+            } catch {
+                throw error.strataError("Removing a symbolic link from the store")
+            }
+            return StrataError(
+                .corrupt,
+                "A symbolic link where the store keeps \(folder.qualified(name)): removed the link, not what it "
+                    + "pointed to"
+            )
+        }
+        guard error.isWrongKind || error.code == ENXIO else { return nil }
+        return try setAside(name, in: folder, now: now, reason: "Not what the store keeps there")
+    }
+
+    /// Moves `name` aside as `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deletes it) and records the report.
+    @discardableResult
+    mutating func setAside(
+        _ name: String,
+        in folder: StoreFolder,
+        now: Date,
+        reason: String,
+        underlying: (any Error)? = nil
+    ) throws -> StrataError {
+        let report = try Self.setAside(name, in: folder, now: now, reason: reason, underlying: underlying)
+        record(report)
+        return report
+    }
+
+    /// Moves the entry file of `key` aside and forgets the key; see ``setAside(_:in:now:reason:underlying:)``.
+    mutating func setAsideEntry(_ key: String, now: Date, reason: String, underlying: (any Error)?) throws {
+        let (shardName, file) = Self.location(of: key)
+        if let shard = try shard(shardName, create: false, now: now) {
+            try setAside(file, in: shard, now: now, reason: reason, underlying: underlying)
+        }
+        try forget(key)
+    }
+
+    /// Moves `name` aside and returns the ``Strata/StrataError/Code/corrupt`` report naming both places.
+    static func setAside(
+        _ name: String,
+        in folder: StoreFolder,
+        now: Date,
+        reason: String,
+        underlying: (any Error)? = nil
+    ) throws -> StrataError {
+        let stamp = Self.stamp(now)
+        var destination = name + ".corrupt-" + stamp
+        var attempt = 1
+        while (try? folder.kind(of: destination)) != nil {
+            attempt += 1
+            destination = name + ".corrupt-" + stamp + "-\(attempt)"
+        }
+        do {
+            try folder.rename(name, to: destination)
+        } catch {
+            throw error.strataError("Moving the damaged \(folder.qualified(name)) aside")
+        }
+        return StrataError(
+            .corrupt,
+            "\(reason): \(folder.qualified(name)); moved aside to \(destination)",
+            underlying: underlying
+        )
+    }
+
+    /// Keeps a report: in the last 100, in the count, and for the diagnostics closure.
+    mutating func record(_ report: StrataError) {
+        corruptionCount += 1
+        corruptionReports.append(report)
+        if corruptionReports.count > 100 { corruptionReports.removeFirst() }
+        pendingReports.append(report)
+    }
+
+    /// Writes `bytes` to `name` in the root folder atomically; a folder in the way is set aside (once).
+    mutating func replace(_ name: String, with bytes: [UInt8], now: Date) throws {
+        for attempt in 0..<2 {
+            do {
+                try root.writeAtomically(bytes, to: name, temporaryPrefix: Self.temporaryPrefix, durable: durable)
+                return
+            } catch {
+                guard attempt == 0, error.isWrongKind || error.code == ENOTEMPTY || error.code == EEXIST else {
+                    throw error.strataError("Writing \(name)")
+                }
+                try setAside(name, in: root, now: now, reason: "A folder where the store keeps a file")
+            }
+        }
+    }
+
+    /// `yyyyMMdd-HHmmss` in UTC.
+    private static func stamp(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func pad(_ value: Int?, _ width: Int) -> String {
+            let text = String(value ?? 0)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return pad(parts.year, 4) + pad(parts.month, 2) + pad(parts.day, 2) + "-" + pad(parts.hour, 2)
+            + pad(parts.minute, 2) + pad(parts.second, 2)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Strata
+import StrataStorage
+
+extension JSONFileStorage {
+    /// Walks the store's own files: removes temporary files (regular files with the store's prefix) from the
+    /// root and the shard folders, and calls `visit` with each entry file (a regular file with an entry's name)
+    /// in each real shard folder.
+    ///
+    /// Nothing else is touched: names the store does not make are left alone, and a link, file or folder
+    /// where the store expects something else is damage (reported; a link removed, never followed, anything
+    /// else set aside).
+    mutating func forEachEntryFile(
+        now: Date,
+        _ visit: (inout JSONFileStorage, _ shard: String, _ folder: StoreFolder, _ file: String) throws -> Void
+    ) throws {
+        do {
+            for item in try root.items() where item.kind == .file && item.name.hasPrefix(Self.temporaryPrefix) {
+                try root.remove(item.name)
+            }
+            for item in try entries.items() where Self.isShardName(item.name) {
+                guard item.kind == .folder else {
+                    shards[item.name] = nil
+                    try setAsideItem(item.name, kind: item.kind, in: entries, now: now)
+                    continue
+                }
+                guard let folder = try shard(item.name, create: false, now: now) else { continue }
+                for file in try folder.items() {
+                    if file.name.hasPrefix(Self.temporaryPrefix) {
+                        if file.kind == .file { try folder.remove(file.name) }
+                    } else if Self.isEntryName(file.name) {
+                        if file.kind == .file {
+                            try visit(&self, item.name, folder, file.name)
+                        } else {
+                            try setAsideItem(file.name, kind: file.kind, in: folder, now: now)
+                        }
+                    }
+                }
+            }
+        } catch let error as POSIXCallError {
+            throw error.strataError("Walking the entry folder \(entries.path)")
+        }
+    }
+
+    /// Removes a link at `name` (the link itself) or sets aside what else is there, and reports it.
+    private mutating func setAsideItem(_ name: String, kind: ItemKind, in folder: StoreFolder, now: Date) throws {
+        if kind == .link {
+            _ = try setAsideDamage(
+                name,
+                in: folder,
+                error: POSIXCallError(call: "openat", path: folder.qualified(name), code: ELOOP),
+                now: now
+            )
+        } else {
+            try setAside(name, in: folder, now: now, reason: "Not what the store keeps there")
+        }
+    }
+
+    /// Takes into the index every intact entry file it does not name (written by a put that a crash stopped
+    /// before its index line, or lost with a damaged index); damaged ones are set aside. No entry file is ever
+    /// deleted because the index does not know it.
+    ///
+    /// - Returns: How many entries were taken in.
+    @discardableResult
+    mutating func adoptUnindexedEntries(now: Date, decodeHeader: (Data) throws -> EntryHeader) throws -> Int {
+        let indexed = Set(records.keys.map { Self.fileName(of: $0) + ".json" })
+        var adopted = 0
+        try forEachEntryFile(now: now) { storage, shard, folder, file in
+            guard !indexed.contains(file),
+                let header = try storage.header(of: file, in: folder, shard: shard, now: now, decode: decodeHeader),
+                storage.record(for: header.key) == nil
+            else { return }
+            let record = header.record
+            try storage.append(.put(key: header.key, record: record))
+            storage.setRecord(record, for: header.key)
+            storage.nextSequence = max(storage.nextSequence, record.sequence + 1)
+            adopted += 1
+        }
+        return adopted
+    }
+
+    /// Deletes every entry file and temporary file the store made (``removeAll(now:)``, after the index was
+    /// emptied); with `durable`, each shard folder something was removed from is fsynced.
+    mutating func removeEntryFiles(now: Date) throws {
+        var emptied: [StoreFolder] = []
+        try forEachEntryFile(now: now) { _, _, folder, file in
+            do throws(POSIXCallError) {
+                try folder.remove(file)
+            } catch {
+                throw error.strataError("Removing the entry file")
+            }
+            if emptied.last !== folder { emptied.append(folder) }
+        }
+        guard durable else { return }
+        for folder in emptied {
+            do { try folder.sync() } catch { throw error.strataError("Flushing the entry folder") }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Strata
+
+extension HTTPRequest {
+    /// Checks that nothing in the request can add or split a line on the wire: the method and every header
+    /// name are RFC 9110 tokens, and no header value holds a control character other than a tab.
+    ///
+    /// ``HTTPClient`` calls it before handing a request to its transport, and ``urlRequest()`` before
+    /// building one, so an invalid request is never sent — a carriage return in a `CacheProvider`'s header
+    /// name included. A transport of your own that does not go through ``HTTPClient`` should call it too.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` naming the method or the header (a value is
+    ///   never quoted, as it may be a secret).
+    public func validate() throws {
+        guard HTTPSyntax.isToken(method.rawValue) else {
+            throw StrataError(.invalidArgument, "The method \(HTTPSyntax.quoted(method.rawValue)) is not a token")
+        }
+        for field in headers.fields {
+            guard HTTPSyntax.isToken(field.name) else {
+                throw StrataError(
+                    .invalidArgument,
+                    "The header name \(HTTPSyntax.quoted(field.name)) is not a token (RFC 9110, section 5.1)"
+                )
+            }
+            if let offset = HTTPSyntax.controlCharacterOffset(in: field.value) {
+                throw StrataError(
+                    .invalidArgument,
+                    "The value of the header \(field.name) holds a control character at byte \(offset)"
+                )
+            }
+        }
+    }
+}
+
+/// The pieces of RFC 9110's grammar that keep a request's framing intact.
+enum HTTPSyntax {
+    /// Whether `text` is a non-empty token: ASCII letters, digits and ``!#$%&'*+-.^_`|~``.
+    static func isToken(_ text: String) -> Bool {
+        !text.utf8.isEmpty && text.utf8.allSatisfy(isTokenCharacter)
+    }
+
+    /// The byte offset of the first control character in a field value (anything below a space but a tab,
+    /// and DEL), or `nil` when there is none. Bytes of 0x80 and above (`obs-text`, UTF-8) are allowed.
+    static func controlCharacterOffset(in value: String) -> Int? {
+        value.utf8.enumerated().first { _, byte in (byte < 0x20 && byte != 0x09) || byte == 0x7F }?.offset
+    }
+
+    /// Whether a field value can be sent as it is.
+    static func isFieldValue(_ value: String) -> Bool {
+        controlCharacterOffset(in: value) == nil
+    }
+
+    /// `text` quoted for a message, control characters escaped, cut to 64 characters.
+    static func quoted(_ text: String) -> String {
+        let shown = text.count > 64 ? String(text.prefix(64)) + "…" : text
+        return String(reflecting: shown)
+    }
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}

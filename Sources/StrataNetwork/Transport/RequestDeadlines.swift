@@ -1,0 +1,109 @@
+import Foundation
+import Strata
+
+/// The two deadlines of one request, which ``URLSessionTransport`` enforces with its own timer: an idle
+/// timeout (no byte sent or received for that long) and a total deadline (the whole exchange, body
+/// included, within that long).
+///
+/// Both are honoured to the millisecond. FoundationNetworking cannot do either: it truncates
+/// `URLRequest.timeoutInterval` to whole seconds (a 500 ms timeout fires at once) and restarts it at
+/// every byte (a body trickling one byte every 100 ms never times out), so the transport sets URLSession's
+/// own timeout to ``backstop``, out of the way, and cancels the task itself when a deadline passes.
+struct RequestDeadlines: Sendable, Equatable {
+    /// Which deadline passed.
+    enum Expiry: Sendable, Equatable {
+        /// No byte for ``RequestDeadlines/idle``.
+        case idle
+        /// The exchange took longer than ``RequestDeadlines/total``.
+        case total
+    }
+
+    /// What the timer does next.
+    enum Verdict: Sendable, Equatable {
+        /// Sleep until this instant, then look again.
+        case wait(until: ContinuousClock.Instant)
+        /// A deadline passed: end the request.
+        case expired(Expiry)
+    }
+
+    /// The longest deadline taken as given: about 31 years. Longer ones are cut to it, so that no
+    /// arithmetic on instants can overflow, whatever `Duration` a caller passes.
+    static let longest = Duration.seconds(1_000_000_000)
+
+    /// The most URLSession's own timeout is set to, in seconds: about 11 days. FoundationNetworking
+    /// multiplies the interval by 1,000 as an `Int`, so it must stay far from overflowing.
+    static let longestBackstop: TimeInterval = 1_000_000
+
+    /// The idle timeout, between zero and ``longest``.
+    let idle: Duration
+    /// The total deadline, between zero and ``longest``.
+    let total: Duration
+    /// When the request started.
+    let start: ContinuousClock.Instant
+
+    /// Creates the deadlines of a request starting now.
+    ///
+    /// - Parameters:
+    ///   - idle: The idle timeout; negative is zero.
+    ///   - total: The total deadline; negative is zero.
+    ///   - start: When the request starts.
+    init(idle: Duration, total: Duration, start: ContinuousClock.Instant = .now) {
+        self.idle = Self.clamped(idle)
+        self.total = Self.clamped(total)
+        self.start = start
+    }
+
+    /// When the total deadline passes.
+    var end: ContinuousClock.Instant { start + total }
+
+    /// Whether a deadline has passed at `now` for a request whose last byte moved at `lastActivity`, and
+    /// otherwise when to look again. The total deadline wins when both have passed.
+    ///
+    /// - Parameters:
+    ///   - lastActivity: When the last byte was sent or received (the start before any).
+    ///   - now: The current instant.
+    func verdict(lastActivity: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Verdict {
+        if now >= end { return .expired(.total) }
+        let idleEnd = lastActivity + idle
+        if now >= idleEnd { return .expired(.idle) }
+        return .wait(until: min(end, idleEnd))
+    }
+
+    /// The error of a request ended by a deadline: ``Strata/StrataError/Code/network``, retryable, with
+    /// `URLError(.timedOut)` as its underlying error and a message that names the deadline.
+    ///
+    /// - Parameters:
+    ///   - expiry: Which deadline passed.
+    ///   - request: The request, as `METHOD URL`.
+    func error(_ expiry: Expiry, request: String) -> StrataError {
+        let reason =
+            switch expiry {
+            case .idle: "no data moved for \(Self.describe(idle)) (the idle timeout)"
+            case .total: "it did not finish within \(Self.describe(total)) (the total deadline)"
+            }
+        return StrataError(.network, "\(request) timed out: \(reason)", underlying: URLError(.timedOut))
+    }
+
+    /// URLSession's own timeout for a request with these limits, in whole seconds: a minute past the
+    /// longer of the two, at most ``longestBackstop``. It only matters if Strata's timer could not run.
+    ///
+    /// - Parameters:
+    ///   - idle: The request's idle timeout.
+    ///   - total: The request's total deadline.
+    static func backstop(idle: Duration?, total: Duration?) -> TimeInterval {
+        let longer = max(clamped(idle ?? .zero), clamped(total ?? .zero))
+        return min(longer.timeInterval.rounded(.up) + 60, longestBackstop)
+    }
+
+    private static func clamped(_ duration: Duration) -> Duration {
+        min(max(duration, .zero), longest)
+    }
+
+    /// `250 ms`, `2 s` or `1.5 s`.
+    private static func describe(_ duration: Duration) -> String {
+        let milliseconds = Int(duration.timeInterval * 1_000)
+        if milliseconds < 1_000 { return "\(milliseconds) ms" }
+        if milliseconds % 1_000 == 0 { return "\(milliseconds / 1_000) s" }
+        return "\(Double(milliseconds) / 1_000) s"
+    }
+}

@@ -1,0 +1,24 @@
+#if DEBUG
+    import Foundation
+    import StrataNetwork
+
+    extension FuzzTarget {
+        /// Parses the input as `Cache-Control` and `Age`: every delta-seconds is between zero and the RFC 9111 cap,
+        /// and parsing is deterministic.
+        static func cacheControl(_ bytes: UnsafeRawBufferPointer) throws(FuzzFailure) {
+            let text = String(decoding: bytes, as: UTF8.self)
+            let control = CacheControl(parsing: text)
+            // The cap CacheControl documents (RFC 9111, section 1.2.2): 2³¹ seconds.
+            let limit = Duration.seconds(1 << 31)
+            for delta in [control.maxAge, control.sharedMaxAge, control.staleWhileRevalidate, control.staleIfError] {
+                guard let delta else { continue }
+                try expect((.zero...limit).contains(delta), "a delta-seconds of \(delta)", input: bytes)
+            }
+            try expect(CacheControl(parsing: text) == control, "two parses of one header differ", input: bytes)
+            let response = HTTPResponse(status: 200, headers: ["Cache-Control": text, "Age": text])
+            if let age = response.age { try expect(age >= .zero, "a negative Age \(age)", input: bytes) }
+            _ = response.freshnessLifetime(sharedCache: true)
+            _ = response.freshnessLifetime(sharedCache: false)
+        }
+    }
+#endif

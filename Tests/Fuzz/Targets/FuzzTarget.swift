@@ -1,0 +1,72 @@
+/// A parser that the fuzz driver feeds arbitrary bytes, and the invariants it must keep on any input.
+///
+/// Each target must never trap (a trap is what libFuzzer reports as a crash) and throws ``FuzzFailure`` when an
+/// invariant breaks, such as a value that does not survive its own serializer. The seed corpus of a target is
+/// `Tests/Fuzz/Corpus/<rawValue>`.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// `HTTPDate.parse` and the headers read through it: `Date`, `Expires`, `Last-Modified`, `Retry-After`.
+    case httpDate = "http-date"
+    /// `CacheControl(parsing:)`, the `Age` header and the freshness lifetime computed from them.
+    case cacheControl = "cache-control"
+    /// The JSON store's index journal (`IndexJournal.replay`).
+    case jsonJournal = "json-journal"
+    /// A JSON store's entry file and its checksum line (`EntrySeal.open`).
+    case jsonEntry = "json-entry"
+    /// The file store's entry trailer (`EntryTrailer(bytes:)` and the footer it is found by).
+    case entryTrailer = "entry-trailer"
+    /// The store marker (`StoreMarker.parse`, and `StoreMarker.read` on a real folder as the `strata` tool does).
+    case storeMarker = "store-marker"
+
+    /// Feeds `bytes` to the parser and checks its invariants.
+    ///
+    /// - Throws: ``FuzzFailure`` when an invariant does not hold.
+    public func run(_ bytes: UnsafeRawBufferPointer) throws(FuzzFailure) {
+        #if DEBUG
+            switch self {
+            case .httpDate: try Self.httpDate(bytes)
+            case .cacheControl: try Self.cacheControl(bytes)
+            case .jsonJournal: try Self.jsonJournal(bytes)
+            case .jsonEntry: try Self.jsonEntry(bytes)
+            case .entryTrailer: try Self.entryTrailer(bytes)
+            case .storeMarker: try Self.storeMarker(bytes)
+            }
+        #else
+            // The targets reach internal parsers through `@testable import`, which only a debug build allows.
+            throw FuzzFailure("the fuzz targets need a debug build", input: [UInt8]())
+        #endif
+    }
+
+    /// Feeds `bytes` to the parser; see ``run(_:)-(UnsafeRawBufferPointer)``.
+    public func run(_ bytes: [UInt8]) throws(FuzzFailure) {
+        let result: Result<Void, FuzzFailure> = bytes.withUnsafeBytes { buffer in
+            Result { () throws(FuzzFailure) in try run(buffer) }
+        }
+        try result.get()
+    }
+}
+
+/// An invariant of a fuzz target that an input broke.
+public struct FuzzFailure: Error, CustomStringConvertible, Sendable {
+    /// What did not hold.
+    public let message: String
+    /// The input, as text with escapes.
+    public let input: String
+
+    /// Creates a failure for `input`.
+    init(_ message: String, input: some Collection<UInt8>) {
+        self.message = message
+        self.input = String(decoding: input, as: UTF8.self).debugDescription
+    }
+
+    /// The message and the input.
+    public var description: String { "\(message); input \(input)" }
+}
+
+/// Throws a ``FuzzFailure`` unless `condition` holds.
+func expect(
+    _ condition: Bool,
+    _ message: @autoclosure () -> String,
+    input: some Collection<UInt8>
+) throws(FuzzFailure) {
+    if !condition { throw FuzzFailure(message(), input: input) }
+}

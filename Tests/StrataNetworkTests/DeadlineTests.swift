@@ -1,0 +1,239 @@
+import Foundation
+import Strata
+import Testing
+
+@testable import StrataNetwork
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The idle timeout and the total deadline, decided on instants given by the test: no waiting.
+struct RequestDeadlinesTests {
+    static let start = ContinuousClock.now
+
+    static func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
+
+    static let cases: [(lastActivity: Int, now: Int, verdict: RequestDeadlines.Verdict)] = [
+        // Nothing yet: wake when the idle timeout would pass.
+        (0, 0, .wait(until: at(500))),
+        (0, 499, .wait(until: at(500))),
+        (0, 500, .expired(.idle)),
+        // A byte moved: the idle timeout restarts from it.
+        (400, 600, .wait(until: at(900))),
+        (1_800, 1_900, .wait(until: at(2_000))),
+        // Bytes keep moving, but the total deadline does not move.
+        (1_999, 2_000, .expired(.total)),
+        (3_000, 3_000, .expired(.total)),
+    ]
+
+    @Test("Deadlines decide on the instants they are given", arguments: cases)
+    func verdicts(lastActivity: Int, now: Int, verdict: RequestDeadlines.Verdict) {
+        let deadlines = RequestDeadlines(idle: .milliseconds(500), total: .seconds(2), start: Self.start)
+        #expect(deadlines.verdict(lastActivity: Self.at(lastActivity), now: Self.at(now)) == verdict)
+    }
+
+    /// Any `Duration` is taken: negative as zero, beyond about 31 years as 31 years; no arithmetic traps.
+    @Test func absurdDurationsAreClamped() {
+        let negative = RequestDeadlines(idle: .seconds(-5), total: .seconds(-5), start: Self.start)
+        #expect(negative.verdict(lastActivity: Self.start, now: Self.start) == .expired(.total))
+        let huge = RequestDeadlines(idle: .seconds(Int64.max), total: .seconds(Int64.max) * 10, start: Self.start)
+        #expect(huge.idle == RequestDeadlines.longest && huge.total == RequestDeadlines.longest)
+        #expect(huge.verdict(lastActivity: Self.start, now: Self.start) == .wait(until: Self.start + huge.total))
+    }
+
+    /// URLSession's own timeout is a backstop a minute past Strata's, in whole seconds, never huge.
+    @Test func urlSessionTimeoutIsABackstop() throws {
+        let url = try #require(URL(string: "http://127.0.0.1/"))
+        let subSecond = HTTPRequest(.get, baseURL: url, timeout: .milliseconds(500), totalTimeout: .milliseconds(500))
+        #expect(try subSecond.urlRequest().timeoutInterval == 61)
+        let long = HTTPRequest(.get, baseURL: url, timeout: .seconds(10), totalTimeout: .seconds(600))
+        #expect(try long.urlRequest().timeoutInterval == 660)
+        let absurd = HTTPRequest(.get, baseURL: url, timeout: .seconds(Int64.max))
+        #expect(try absurd.urlRequest().timeoutInterval == RequestDeadlines.longestBackstop)
+    }
+
+    /// The messages name the deadline that fired.
+    @Test func errorsNameTheirDeadline() {
+        let deadlines = RequestDeadlines(idle: .milliseconds(250), total: .seconds(2))
+        let idle = deadlines.error(.idle, request: "GET http://127.0.0.1/")
+        let total = deadlines.error(.total, request: "GET http://127.0.0.1/")
+        #expect(idle.code == .network && idle.isRetryable)
+        #expect(idle.message == "GET http://127.0.0.1/ timed out: no data moved for 250 ms (the idle timeout)")
+        #expect(total.message.hasSuffix("did not finish within 2 s (the total deadline)"))
+        #expect((total.underlying as? URLError)?.code == .timedOut)
+    }
+}
+
+/// A client that records the requests it is handed, to see what the client fills in.
+private final class RecordingTransport: HTTPTransport {
+    let requests = Locked<[HTTPRequest]>([])
+
+    func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
+        requests.withLock { $0.append(request) }
+        return HTTPResponse(status: 200)
+    }
+
+    func download(
+        _ request: HTTPRequest,
+        to destination: URL,
+        maximumBodySize: Int,
+        progress: @escaping @Sendable (DownloadProgress) -> Void
+    ) async throws -> HTTPResponse {
+        try await send(request, maximumBodySize: maximumBodySize)
+    }
+}
+
+/// Deadlines against real servers on 127.0.0.1 that answer late, trickle or stall.
+struct DeadlineTests {
+    /// The client fills in its defaults (60 s idle, 10 min total) where a request sets none.
+    @Test func theClientFillsInItsDefaults() async throws {
+        let transport = RecordingTransport()
+        let url = try #require(URL(string: "http://127.0.0.1/"))
+        _ = try await HTTPClient(transport: transport).send(HTTPRequest(url: url))
+        let custom = HTTPClient(
+            transport: transport,
+            configuration: .init(timeout: .seconds(3), totalTimeout: .seconds(9))
+        )
+        _ = try await custom.send(HTTPRequest(url: url))
+        _ = try await custom.send(HTTPRequest(.get, baseURL: url, timeout: .seconds(1), totalTimeout: .seconds(2)))
+
+        let sent = transport.requests.withLock { $0 }.map { [$0.timeout, $0.totalTimeout] }
+        #expect(sent == [[.seconds(60), .seconds(600)], [.seconds(3), .seconds(9)], [.seconds(1), .seconds(2)]])
+    }
+
+    /// A 500 ms timeout is 500 ms: a server that answers in 100 ms succeeds (FoundationNetworking alone
+    /// truncated it to 0 s and failed at once).
+    @Test(.timeLimit(.minutes(1)))
+    func aSubSecondTimeoutLetsAFastAnswerThrough() async throws {
+        let server = try RawServer.start { write in
+            usleep(100_000)
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8))
+        }
+        defer { server.stop() }
+
+        let request = HTTPRequest(
+            .get,
+            baseURL: server.baseURL,
+            timeout: .milliseconds(500),
+            totalTimeout: .milliseconds(500)
+        )
+        let response = try await makeClient().send(request)
+
+        #expect(response.body == Data("ok".utf8))
+    }
+
+    /// A body trickling one byte every 100 ms keeps the idle timeout from firing, but not the total
+    /// deadline: 2 s after the start the request fails (FoundationNetworking alone ran for 40 s).
+    @Test(.timeLimit(.minutes(1)))
+    func aTricklingBodyHitsTheTotalDeadline() async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 400\r\nConnection: close\r\n\r\n".utf8))
+            for _ in 0..<400 {
+                try write(Data("x".utf8))
+                usleep(100_000)
+            }
+        }
+        defer { server.stop() }
+        let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(1), totalTimeout: .seconds(2))
+
+        let start = ContinuousClock.now
+        let error = await strataError { _ = try await makeClient().send(request) }
+        let elapsed = ContinuousClock.now - start
+
+        #expect(error?.code == .network)
+        #expect(error?.isRetryable == true)
+        #expect((error?.underlying as? URLError)?.code == .timedOut)
+        #expect(error?.message.contains("(the total deadline)") == true, "\(String(describing: error))")
+        // It cannot fire before the deadline; the upper bound only checks that it fired near it.
+        #expect(elapsed >= .seconds(2))
+        #expect(elapsed < .seconds(10))
+    }
+
+    /// The same trickle with a generous total deadline finishes: each byte restarts the idle timeout.
+    @Test(.timeLimit(.minutes(1)))
+    func aTricklingBodyWithinTheIdleTimeoutFinishes() async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n".utf8))
+            for _ in 0..<10 {
+                usleep(100_000)
+                try write(Data("x".utf8))
+            }
+        }
+        defer { server.stop() }
+        let request = HTTPRequest(
+            .get,
+            baseURL: server.baseURL,
+            timeout: .milliseconds(600),
+            totalTimeout: .seconds(30)
+        )
+
+        let response = try await makeClient().send(request)
+
+        #expect(response.body == Data(repeating: UInt8(ascii: "x"), count: 10))
+    }
+
+    /// A server that stalls mid-body fails the request once nothing has moved for the idle timeout, with
+    /// the idle timeout named; a download also leaves no partial file.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aStallMidBodyHitsTheIdleTimeout(download: Bool) async throws {
+        let never = ThreadLatch()
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n".utf8))
+            try write(pattern(count: 1_000))
+            never.wait()
+        }
+        defer {
+            never.open()
+            server.stop()
+        }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(downloadDirectory: folder.url)
+        let request = HTTPRequest(
+            .get,
+            baseURL: server.baseURL,
+            timeout: .milliseconds(300),
+            totalTimeout: .seconds(30)
+        )
+
+        let start = ContinuousClock.now
+        let error = await strataError {
+            if download { _ = try await client.download(request) } else { _ = try await client.send(request) }
+        }
+        let elapsed = ContinuousClock.now - start
+
+        #expect(error?.code == .network)
+        #expect((error?.underlying as? URLError)?.code == .timedOut)
+        #expect(
+            error?.message.contains("no data moved for 300 ms (the idle timeout)") == true,
+            "\(String(describing: error))"
+        )
+        #expect(elapsed >= .milliseconds(300))
+        #expect(elapsed < .seconds(10))
+        #expect(try folder.contents().isEmpty)
+    }
+
+    /// A timeout of any size is taken as given: a huge one neither traps nor stops a quick answer.
+    @Test(.timeLimit(.minutes(1)))
+    func aHugeTimeoutIsHarmless() async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8))
+        }
+        defer { server.stop() }
+        let request = HTTPRequest(
+            .get,
+            baseURL: server.baseURL,
+            timeout: .seconds(Int64.max),
+            totalTimeout: .seconds(Int64.max)
+        )
+
+        #expect(try await makeClient().send(request).body == Data("ok".utf8))
+    }
+}
