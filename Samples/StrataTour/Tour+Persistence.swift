@@ -67,12 +67,14 @@ extension StrataTour {
         print("\n━━ 3. A JSON-file store: Codable values, every query, survives a restart")
         await step("Store three users, read a page, reopen the folder and read them back") {
             let configuration = JSONFileDataSource<User>.Configuration(folder: folder.appendingPathComponent("json"))
-            let store = try JSONFileDataSource(configuration: configuration)
-            let people = [User(id: 1, name: "Ada"), User(id: 2, name: "Grace"), User(id: 3, name: "Edsger")]
-            _ = try await store.putAll(people, in: IdsQuery([1, 2, 3]))
-            print(
-                "    page 2 of 2-per-page: \(try await store.getAll(PaginationOffsetLimitQuery(offset: 2, limit: 2)))"
-            )
+            do {
+                // One live store per folder: this one goes before the folder is reopened.
+                let store = try JSONFileDataSource(configuration: configuration)
+                let people = [User(id: 1, name: "Ada"), User(id: 2, name: "Grace"), User(id: 3, name: "Edsger")]
+                _ = try await store.putAll(people, in: IdsQuery([1, 2, 3]))
+                let page = try await store.getAll(PaginationOffsetLimitQuery(offset: 2, limit: 2))
+                print("    page 2 of 2-per-page: \(page)")
+            }
             let reopened = try JSONFileDataSource(configuration: configuration)
             print("    after reopening: \(try await reopened.getAll(AllObjectsQuery()))")
         }
