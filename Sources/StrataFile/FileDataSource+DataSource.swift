@@ -5,6 +5,7 @@ extension FileDataSource: DataSource, StoredEntryDataSource {
     /// Returns the data a ``Strata/KeyedQuery`` names.
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when absent, expired or damaged,
+    ///   ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
     public func get(_ query: any Query) async throws -> Data {
         try getEntry(query).value
@@ -23,7 +24,7 @@ extension FileDataSource: DataSource, StoredEntryDataSource {
     /// - Throws: As ``get(_:)``.
     public func getEntry(_ query: any Query) throws -> StoredEntry<Data> {
         guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
-        guard let entry = entry(forKey: query.key) else { throw StrataError.notFound("No value for key \(query.key)") }
+        guard let entry = entry(forKey: query.key) else { throw StrataError.miss(key: query.key) }
         return entry
     }
 
@@ -34,7 +35,7 @@ extension FileDataSource: DataSource, StoredEntryDataSource {
         switch query {
         case let query as any MultiKeyedQuery:
             return try query.keys.map { key in
-                guard let entry = entry(forKey: key) else { throw StrataError.notFound("No value for key \(key)") }
+                guard let entry = entry(forKey: key) else { throw StrataError.miss(key: key) }
                 return entry
             }
         case is AllObjectsQuery:

@@ -19,13 +19,15 @@ extension FileDataSource {
     ///
     /// - Parameters:
     ///   - data: The bytes to store.
-    ///   - key: Any string.
+    ///   - key: Any string but the empty one.
     ///   - options: The entry's lifetime, ETag and Last-Modified.
-    /// - Throws: ``Strata/StrataError/Code/tooLarge`` when `data` alone exceeds the size limit,
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
+    ///   ``Strata/StrataError/Code/tooLarge`` when `data` alone exceeds the size limit,
     ///   ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
     ///   ``EntryOptions/maxAttributesSize``, ``Strata/StrataError/Code/io`` (with the `POSIXError`) when
     ///   writing fails; the previous entry, if any, and every other entry stay as they were.
     public func setData(_ data: Data, forKey key: String, options: EntryOptions = EntryOptions()) throws {
+        try StrataError.checkKey(key)
         try checkSize(data.count)
         try checkAttributes(options)
         let trailer = makeTrailer(key: key, size: data.count, options: options) {
@@ -53,11 +55,13 @@ extension FileDataSource {
     ///   - url: The file to move; the store takes it over.
     ///   - key: Any string.
     ///   - options: The entry's lifetime, ETag and Last-Modified.
-    /// - Throws: ``Strata/StrataError/Code/io`` when the file cannot be read, appended to or moved,
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
+    ///   ``Strata/StrataError/Code/io`` when the file cannot be read, appended to or moved,
     ///   ``Strata/StrataError/Code/tooLarge`` when it alone exceeds the size limit,
     ///   ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
     ///   ``EntryOptions/maxAttributesSize``.
     public func move(fileAt url: URL, forKey key: String, options: EntryOptions = EntryOptions()) throws {
+        try StrataError.checkKey(key)
         let source = url.path
         // The caller's path: links among its parents are theirs, but the file itself must not be a link (the
         // store would take the link in, not the file).
@@ -100,10 +104,11 @@ extension FileDataSource {
     /// Removes the entry under `key`; returns whether there was one.
     ///
     /// - Parameter key: The key.
-    /// - Throws: ``Strata/StrataError/Code/io`` when the file exists but cannot be removed; the entry then
-    ///   stays.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
+    ///   ``Strata/StrataError/Code/io`` when the file exists but cannot be removed; the entry then stays.
     @discardableResult
     public func removeData(forKey key: String) throws -> Bool {
+        try StrataError.checkKey(key)
         let name = EntryName(key: key)
         let removed = try state.withLock { state in
             guard let entry = state.index.entry(name), entry.trailer.key.utf8.elementsEqual(key.utf8) else {

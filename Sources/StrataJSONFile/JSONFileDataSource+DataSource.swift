@@ -29,7 +29,7 @@ extension JSONFileDataSource: DataSource, StoredEntryDataSource {
     public func getEntry(_ query: any Query) throws -> StoredEntry<Value> {
         guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
         guard let entry = try entry(forKey: query.key) else {
-            throw StrataError.notFound("No value for key \"\(query.key.prefix(200))\"")
+            throw StrataError.miss(key: query.key)
         }
         return entry
     }
@@ -45,7 +45,7 @@ extension JSONFileDataSource: DataSource, StoredEntryDataSource {
             return try withStorage { storage in
                 try keys.map { key in
                     guard let entry = try readEntry(key, from: &storage, touching: true) else {
-                        throw StrataError.notFound("No value for key \"\(key.prefix(200))\"")
+                        throw StrataError.miss(key: key)
                     }
                     return entry
                 }
@@ -89,6 +89,7 @@ extension JSONFileDataSource: DataSource, StoredEntryDataSource {
             guard keys.count == values.count else {
                 throw StrataError(.invalidArgument, "\(values.count) values for \(keys.count) keys")
             }
+            for key in keys { try StrataError.checkKey(key) }
             for (key, value) in zip(keys, values) { try setValue(value, forKey: key) }
         case is AllObjectsQuery:
             guard let key = configuration.key else { throw StrataError.queryNotSupported(query, by: Self.self) }

@@ -17,7 +17,7 @@ extension JSONFileDataSource {
             try storage.setAsideEntry(
                 key,
                 now: now,
-                reason: "Damaged entry file (\(reason)) for key \"\(key.prefix(200))\"",
+                reason: "Damaged entry file (\(reason)) for key \(StrataError.quoted(key: key))",
                 underlying: nil
             )
             return nil
@@ -32,14 +32,14 @@ extension JSONFileDataSource {
             if let header = try? decoder.decode(EntryHeader.self, from: data[json]), header.key == key {
                 throw StrataError.serialization(
                     error,
-                    "The entry of key \"\(key.prefix(200))\" does not decode as \(Value.self) (stored by another "
+                    "The entry of key \(StrataError.quoted(key: key)) does not decode as \(Value.self) (stored by another "
                         + "version of the app?); its file is left as it is"
                 )
             }
             try storage.setAsideEntry(
                 key,
                 now: now,
-                reason: "Damaged entry file for key \"\(key.prefix(200))\"",
+                reason: "Damaged entry file for key \(StrataError.quoted(key: key))",
                 underlying: StrataError.serialization(error, "Decoding the entry file failed")
             )
             return nil
@@ -47,7 +47,7 @@ extension JSONFileDataSource {
         try storage.setAsideEntry(
             key,
             now: now,
-            reason: "The entry file for key \"\(key.prefix(200))\" holds another key",
+            reason: "The entry file for key \(StrataError.quoted(key: key)) holds another key",
             underlying: nil
         )
         return nil

@@ -24,12 +24,14 @@ extension JSONFileDataSource {
     ///
     /// - Parameters:
     ///   - value: The value.
-    ///   - key: The key; any string.
+    ///   - key: The key; any string but the empty one.
     ///   - maxAge: How long this entry lives; `nil` uses the configuration's default.
-    /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/dataSerialization`` when the
+    /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/invalidArgument`` for an empty key,
+    ///   ``Strata/StrataError/Code/dataSerialization`` when the
     ///   value cannot be encoded (nothing is written), ``Strata/StrataError/Code/io`` when a file
     ///   operation fails.
     public func setValue(_ value: Value, forKey key: String, maxAge: Duration? = nil) throws {
+        try StrataError.checkKey(key)
         let date = configuration.clock.now()
         let now = date.timeIntervalSince1970
         let maxAgeSeconds = maxAge?.timeInterval
@@ -47,7 +49,10 @@ extension JSONFileDataSource {
             do {
                 data = try encoder.encode(envelope)
             } catch {
-                throw StrataError.serialization(error, "Encoding the value for key \"\(key)\" failed")
+                throw StrataError.serialization(
+                    error,
+                    "Encoding the value for key \(StrataError.quoted(key: key)) failed"
+                )
             }
             data.append(contentsOf: data.withUnsafeBytes { EntrySeal.trailer(for: $0) })
             try storage.write(
@@ -69,9 +74,11 @@ extension JSONFileDataSource {
     ///
     /// - Parameter key: The key.
     /// - Returns: Whether there was an entry.
-    /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
+    /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/invalidArgument`` for an empty key,
+    ///   ``Strata/StrataError/Code/io`` when a file operation fails.
     @discardableResult
     public func removeValue(forKey key: String) throws -> Bool {
+        try StrataError.checkKey(key)
         let now = configuration.clock.now()
         let removed = try withStorage { try $0.remove(key, now: now) }
         if removed { changeBroadcaster.publish(.delete(key: key)) }

@@ -239,7 +239,7 @@ public struct JSONFileStoreInspector: Sendable {
             entry.sequence = header.sequence
         }
         if Self.relativePath(of: header.key) != path || (key != nil && key != header.key) {
-            entry.problem = "holds the key \"\(header.key.prefix(200))\" of another file"
+            entry.problem = "holds the key \(StrataError.quoted(key: header.key)) of another file"
         }
         return entry
     }

@@ -7,6 +7,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     /// Returns the value a ``Strata/KeyedQuery`` names.
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when absent or expired,
+    ///   ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
     @inlinable
     nonisolated(nonsending) public func get(_ query: any Query) async throws -> Value {
@@ -25,7 +26,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     @inlinable
     public func getEntry(_ query: any Query) throws -> StoredEntry<Value> {
         guard let key = Self.key(of: query) else { throw StrataError.queryNotSupported(query, by: Self.self) }
-        guard let entry = entry(forKey: key) else { throw StrataError.notFound("No value for key \(key)") }
+        guard let entry = entry(forKey: key) else { throw StrataError.miss(key: key) }
         return entry
     }
 
@@ -37,7 +38,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
             return keys.compactMap { entry(forKey: $0) }
         }
         return try keys.map { key in
-            guard let entry = entry(forKey: key) else { throw StrataError.notFound("No value for key \(key)") }
+            guard let entry = entry(forKey: key) else { throw StrataError.miss(key: key) }
             return entry
         }
     }
@@ -46,6 +47,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     @inlinable
     nonisolated(nonsending) public func put(_ value: Value, in query: any Query) async throws -> Value {
         guard let key = Self.key(of: query) else { throw StrataError.queryNotSupported(query, by: Self.self) }
+        try StrataError.checkKey(key)
         setValue(value, forKey: key)
         return value
     }
@@ -76,10 +78,13 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
             guard keys.count == values.count else {
                 throw StrataError(.invalidArgument, "\(values.count) values for \(keys.count) keys")
             }
+            for key in keys { try StrataError.checkKey(key) }
             for (key, value) in zip(keys, values) { setValue(value, forKey: key) }
         case is AllObjectsQuery:
             guard let key = configuration.key else { throw StrataError.queryNotSupported(query, by: Self.self) }
-            for value in values { setValue(value, forKey: key(value)) }
+            let keys = values.map(key)
+            for key in keys { try StrataError.checkKey(key) }
+            for (key, value) in zip(keys, values) { setValue(value, forKey: key) }
         default:
             throw StrataError.queryNotSupported(query, by: Self.self)
         }
@@ -90,8 +95,12 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     /// (``Strata/AllObjectsQuery``).
     nonisolated(nonsending) public func delete(_ query: any Query) async throws {
         switch query {
-        case let query as any KeyedQuery: removeValue(forKey: query.key)
-        case let query as any MultiKeyedQuery: for key in query.keys { removeValue(forKey: key) }
+        case let query as any KeyedQuery:
+            try StrataError.checkKey(query.key)
+            removeValue(forKey: query.key)
+        case let query as any MultiKeyedQuery:
+            for key in query.keys { try StrataError.checkKey(key) }
+            for key in query.keys { removeValue(forKey: key) }
         case is AllObjectsQuery: removeAll()
         default: throw StrataError.queryNotSupported(query, by: Self.self)
         }

@@ -89,7 +89,7 @@ public final class ScriptedDataSource<Value: Sendable>: DataSource {
         case .values, .transform, nil: break
         }
         guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
-        guard let value = contents[query.key] else { throw StrataError.notFound("No value for \(query.key)") }
+        guard let value = contents[query.key] else { throw StrataError.notFound(key: query.key) }
         return value
     }
 
@@ -104,7 +104,7 @@ public final class ScriptedDataSource<Value: Sendable>: DataSource {
         switch query {
         case let query as any MultiKeyedQuery:
             return try query.keys.map { key in
-                guard let value = store[key] else { throw StrataError.notFound("No value for \(key)") }
+                guard let value = store[key] else { throw StrataError.notFound(key: key) }
                 return value
             }
         case is AllObjectsQuery: return store.keys.sorted().compactMap { store[$0] }

@@ -8,7 +8,7 @@ import Testing
 
 struct JSONFileDataSourceKeyTests {
     static let hostileKeys: [String] = [
-        "", ".", "..", "../escape", "../../../../../../tmp/strata-escape", "/absolute", "a/b/c", "\\windows\\path",
+        ".", "..", "../escape", "../../../../../../tmp/strata-escape", "/absolute", "a/b/c", "\\windows\\path",
         "a\0b", "\0", "line\nbreak", "tab\there", "space key", "Case", "case", "CASE", "😀🇫🇷👩‍👩‍👧", "e\u{301}",
         "index.journal", "entries", "con", "nul.json", ".tmp-1", "x.corrupt-20231114-221320",
         String(repeating: "k", count: 10_000), String(repeating: "🙂", count: 2_500),
@@ -82,7 +82,8 @@ struct JSONFileDataSourceKeyTests {
                         scalars.append(scalar)
                     }
                 }
-                keys.insert(String(scalars))
+                // An empty key is refused (anEmptyKeyIsRefusedByEveryCall); every other string is a key.
+                if !scalars.isEmpty { keys.insert(String(scalars)) }
             }
             let fixture = Fixture(folder: folder)
             let ordered = keys.sorted()
@@ -101,6 +102,38 @@ struct JSONFileDataSourceKeyTests {
             let sameNames = items.map(\.name) == ordered
             #expect(sameNames)
             #expect(fixture.reports.all.isEmpty)
+        }
+    }
+
+    @Test func aMissQuotesTheKeyAsTheOtherStoresDo() async throws {
+        try await withTemporaryFolder { folder in
+            let store = try Fixture(folder: folder).open()
+
+            let error = await #expect(throws: StrataError.self) { try await store.get(KeyQuery("line\nbreak")) }
+
+            #expect(error?.code == .notFound)
+            #expect(error?.description == #"StrataError.notFound: No value for key "line\nbreak""#)
+        }
+    }
+
+    @Test func anEmptyKeyIsRefusedByEveryCall() async throws {
+        try await withTemporaryFolder { folder in
+            let store = try Fixture(folder: folder).open()
+            let item = Item(name: "a", number: 1)
+
+            let errors = [
+                await #expect(throws: StrataError.self) { try await store.put(item, in: KeyQuery("")) },
+                await #expect(throws: StrataError.self) {
+                    try await store.putAll([item, item], in: IdsQuery(["a", ""]))
+                },
+                #expect(throws: StrataError.self) { try store.setValue(item, forKey: "") },
+                await #expect(throws: StrataError.self) { try await store.get(KeyQuery("")) },
+                await #expect(throws: StrataError.self) { try await store.delete(KeyQuery("")) },
+            ]
+
+            for error in errors { #expect(error?.code == .invalidArgument) }
+            // Nothing was stored, not even the valid key of the refused batch
+            #expect(try store.value(forKey: "a") == nil)
         }
     }
 }

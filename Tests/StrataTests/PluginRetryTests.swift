@@ -42,9 +42,12 @@ struct PluginRetryTests {
 
         let outcome = await drive(Task { try await source.get(KeyQuery("a")) }, clock: clock, sleeps: 2)
 
-        #expect(throws: StrataError.self) { try outcome.get() }
+        let error = #expect(throws: StrataError.self) { try outcome.get() }
         #expect(store.calls(.get) == 3)
         #expect(clock.sleepCalls.count == 2)
+        // The final error says how many attempts were made over how long (the time the test's clock moved)
+        #expect(error?.code == .network)
+        #expect(error?.message == "Connection reset (after 3 attempts over 7200.000 s)")
     }
 
     @Test func backoffCeilingsGrowExponentiallyUpToTheMaximum() {

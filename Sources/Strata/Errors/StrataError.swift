@@ -172,23 +172,6 @@ extension StrataError {
     }
 }
 
-// MARK: - Description
-
-extension StrataError: CustomStringConvertible, LocalizedError {
-    /// A readable, multi-line description: code, message, HTTP status and cause.
-    public var description: String {
-        var text = "StrataError.\(code): \(message)"
-        if let httpStatus { text += "\n  HTTP status: \(httpStatus)" }
-        if let retryAfter { text += "\n  Retry after: \(retryAfter)" }
-        if let underlying { text += "\n  Caused by: \(String(reflecting: underlying))" }
-        text += "\n  At: \(file):\(line)"
-        return text
-    }
-
-    /// The message with its code, for `localizedDescription`.
-    public var errorDescription: String? { "\(code): \(message)" }
-}
-
 /// Checks an arbitrary error for a Strata code.
 extension Error {
     /// The ``StrataError/Code`` of this error, or `nil` when it is not a ``StrataError``.

@@ -79,7 +79,8 @@ struct ResponseStream<Value: Sendable>: Sendable {
                 if let key, change.removes(key: key) {
                     if isRemoved { continue }
                     isRemoved = true
-                    emit(.error(StrataError.notFound("The value for key \(key) was deleted"), origin: primaryOrigin))
+                    let deleted = StrataError.notFound("The value for key \(StrataError.quoted(key: key)) was deleted")
+                    emit(.error(deleted, origin: primaryOrigin))
                 } else {
                     isRemoved = false
                     await read(emit)

@@ -36,7 +36,8 @@ public struct LogRecord: Sendable {
     /// The error's code when the call failed with a ``StrataError``.
     public let errorCode: StrataError.Code?
 
-    /// The error as text when the call failed.
+    /// The error as one line of text when the call failed (a ``StrataError``'s ``StrataError/description``; its
+    /// causes are left out — a logger that wants them calls ``StrataError/detailedDescription()``).
     public let error: String?
 
     /// The value returned (or written, for a start of `put`) as text — only when the plugin was asked to
@@ -68,7 +69,8 @@ public struct LogRecord: Sendable {
         self.operation = call.operationName
         self.duration = duration
         self.errorCode = error?.strataCode
-        self.error = error.map { String(describing: $0) }
+        // One line whatever the error: a StrataError's description is one line, another error's may not be.
+        self.error = error.map { StrataError.oneLine(String(describing: $0)) }
         self.value = value
     }
 
@@ -78,7 +80,7 @@ public struct LogRecord: Sendable {
         if let operation { text += " [\(operation)]" }
         text += ": \(event.rawValue)"
         if let errorCode { text += " (\(errorCode))" } else if event == .failed, let error { text += " (\(error))" }
-        if let duration { text += " in \(Self.milliseconds(duration))" }
+        if let duration { text += " in \(duration.millisecondsText)" }
         if let value { text += " value: \(value)" }
         return text
     }
@@ -88,17 +90,10 @@ public struct LogRecord: Sendable {
         var metadata = ["strata.method": method.rawValue, "strata.source": source, "strata.query": query]
         metadata["strata.event"] = event.rawValue
         if let operation { metadata["strata.operation"] = operation }
-        if let duration { metadata["strata.duration"] = Self.milliseconds(duration) }
+        if let duration { metadata["strata.duration"] = duration.millisecondsText }
         if let errorCode { metadata["strata.error.code"] = errorCode.description }
         if let error { metadata["strata.error"] = error }
         if let value { metadata["strata.value"] = value }
         return metadata
-    }
-
-    /// A duration in milliseconds with microsecond precision, such as `12.345 ms`.
-    private static func milliseconds(_ duration: Duration) -> String {
-        let microseconds = max(duration.nanoseconds / 1_000, 0)
-        let fraction = String(microseconds % 1_000)
-        return "\(microseconds / 1_000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction) ms"
     }
 }

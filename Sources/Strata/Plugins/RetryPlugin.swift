@@ -102,6 +102,7 @@ public struct RetryPlugin: StrataPlugin {
         guard configuration.maxAttempts > 1, configuration.methods.contains(call.method) else {
             return try await next()
         }
+        let stopwatch = PluginStopwatch(clock: clock)
         var attempt = 1
         while true {
             do {
@@ -109,7 +110,7 @@ public struct RetryPlugin: StrataPlugin {
             } catch {
                 guard attempt < configuration.maxAttempts, !Task.isCancelled, configuration.isRetryable(error),
                     let pause = pause(after: error, attempt: attempt)
-                else { throw error }
+                else { throw Self.finalError(error, attempts: attempt, over: stopwatch.elapsed()) }
                 do {
                     try await clock.sleep(for: pause)
                 } catch {
@@ -118,6 +119,14 @@ public struct RetryPlugin: StrataPlugin {
                 attempt += 1
             }
         }
+    }
+
+    /// The last attempt's error; when there was more than one attempt and it is a ``StrataError``, its message
+    /// ends with how many attempts were made over how long, such as `(after 3 attempts over 1.204 s)`.
+    static func finalError(_ error: any Error, attempts: Int, over elapsed: Duration) -> any Error {
+        guard attempts > 1, var error = error as? StrataError else { return error }
+        error.message += " (after \(attempts) attempts over \(elapsed.readableText))"
+        return error
     }
 
     /// The pause before the next attempt, or `nil` when the server asked for a longer one than allowed.

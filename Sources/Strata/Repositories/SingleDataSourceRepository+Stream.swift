@@ -2,7 +2,7 @@ extension SingleDataSourceRepository where Source: GetDataSource {
     /// Returns a stream of responses for a query: loading, the source's answer, then a new answer after
     /// every change.
     ///
-    /// The operation is ignored, as on every call of this repository. A write through this repository
+    /// A write through this repository
     /// (or a copy of it), or directly on the source when it is an ``ObservableDataSource``, makes every
     /// open stream on the same key read again; a delete emits ``RepositoryResponse/error(_:origin:)`` with
     /// ``StrataError/Code/notFound``. The origin is the source's (``OriginProviding``) or
@@ -11,12 +11,10 @@ extension SingleDataSourceRepository where Source: GetDataSource {
     ///
     /// - Parameters:
     ///   - query: Which value to read; a ``KeyedQuery`` to observe one entry.
-    ///   - operation: Ignored.
     ///   - limit: How many undelivered responses to keep; older ones are dropped first.
     /// - Returns: A stream of ``RepositoryResponse``s that ends when its consumer is cancelled.
     public func stream(
         _ query: any Query,
-        operation: any RepositoryOperation = DefaultOperation(),
         bufferingNewest limit: Int = 1
     ) -> AsyncStream<RepositoryResponse<Source.Value>> {
         let origin = (source as? any OriginProviding)?.origin ?? .main
@@ -44,5 +42,21 @@ extension SingleDataSourceRepository where Source: GetDataSource {
             }
         )
         return stream.start(bufferingNewest: limit)
+    }
+
+    /// Returns a stream of responses for a query; the operation is ignored, as on every call of this repository.
+    ///
+    /// - Parameters:
+    ///   - query: Which value to read.
+    ///   - operation: Ignored.
+    ///   - limit: How many undelivered responses to keep.
+    /// - Returns: As ``stream(_:bufferingNewest:)``.
+    @available(*, deprecated, message: "The operation is ignored; call stream(_:bufferingNewest:)")
+    public func stream(
+        _ query: any Query,
+        operation: any RepositoryOperation,
+        bufferingNewest limit: Int = 1
+    ) -> AsyncStream<RepositoryResponse<Source.Value>> {
+        stream(query, bufferingNewest: limit)
     }
 }

@@ -100,7 +100,9 @@ public final class FileCacheProvider: CacheProvider {
     ///   damaged), ``Strata/StrataError/Code/io`` when the checkout cannot be written.
     public func cachedItem(key: String) throws -> URL {
         guard let url = try checkout(key) else {
-            throw StrataError.notFound("The cache holds no file for \"\(key)\" to answer 304 Not Modified")
+            throw StrataError.notFound(
+                "The cache holds no file for \(StrataError.quoted(key: key)) to answer 304 Not Modified"
+            )
         }
         return url
     }

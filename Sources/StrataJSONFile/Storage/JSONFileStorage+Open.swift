@@ -206,7 +206,10 @@ extension JSONFileStorage {
         do {
             let header = try decode(data[json])
             guard Self.location(of: header.key) == (shard, file) else {
-                throw StrataError(.corrupt, "The file holds the key \"\(header.key.prefix(200))\" of another file")
+                throw StrataError(
+                    .corrupt,
+                    "The file holds the key \(StrataError.quoted(key: header.key)) of another file"
+                )
             }
             return header
         } catch {

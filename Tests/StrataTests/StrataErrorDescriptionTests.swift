@@ -1,0 +1,79 @@
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+struct StrataErrorDescriptionTests {
+    @Test func descriptionIsOneLineWithCodeMessageAndHTTPDetails() {
+        let cause = StrataError(.io, "Writing the body failed", underlying: CocoaError(.fileWriteUnknown))
+        let error = StrataError(
+            .httpStatus,
+            "GET /users/42 answered 503",
+            underlying: cause,
+            httpStatus: 503,
+            retryAfter: .seconds(2)
+        )
+
+        #expect(
+            error.description
+                == "StrataError.httpStatus: GET /users/42 answered 503 (HTTP 503, retry after 2.0 seconds)"
+        )
+        #expect(!error.description.contains("\n"))
+        #expect(error.localizedDescription == "httpStatus: GET /users/42 answered 503")
+    }
+
+    @Test func aMessageWithLineBreaksStillPrintsOnOneLine() {
+        let error = StrataError(.invalidArgument, "first\nsecond\r\nthird")
+
+        #expect(error.description == "StrataError.invalidArgument: first second third")
+    }
+
+    @Test func detailedDescriptionDrawsTheCausesAsATree() {
+        let root = StrataError(.io, "open failed", underlying: CocoaError(.fileNoSuchFile), file: "M/A.swift", line: 1)
+        let middle = StrataError(.corrupt, "entry unreadable", underlying: root, file: "M/B.swift", line: 2)
+        let top = StrataError(.network, "download failed", underlying: middle, file: "M/C.swift", line: 3)
+
+        let lines = top.detailedDescription().split(separator: "\n").map(String.init)
+
+        #expect(lines.first == "StrataError.network: download failed")
+        #expect(lines[1] == "├─ Cause:")
+        #expect(lines[2] == "│  └─ StrataError.corrupt: entry unreadable")
+        #expect(lines[3] == "│     ├─ Cause:")
+        #expect(lines[4] == "│     │  └─ StrataError.io: open failed")
+        #expect(lines[5].hasPrefix("│     │     ├─ Cause: "))
+        #expect(lines.contains("│     │     └─ Source location: M/A.swift:1"))
+        #expect(lines.contains("│     └─ Source location: M/B.swift:2"))
+        #expect(lines.last == "└─ Source location: M/C.swift:3")
+        #expect(String(reflecting: top) == top.detailedDescription())
+    }
+
+    @Test func keysAreQuotedOneWayAndLongOnesAreCut() {
+        #expect(StrataError.quoted(key: "user/42") == #""user/42""#)
+        #expect(StrataError.quoted(key: "a\"b\nc") == #""a\"b\nc""#)
+        let long = String(repeating: "k", count: 500)
+        #expect(StrataError.quoted(key: long) == "\"\(String(repeating: "k", count: 200))\"…")
+        #expect(StrataError.notFound(key: "x\ny").description == #"StrataError.notFound: No value for key "x\ny""#)
+        #expect(StrataError.miss(key: "").code == .invalidArgument)
+        #expect(StrataError.miss(key: "a").code == .notFound)
+    }
+
+    @Test func loggingPluginWritesOneLineForAFailure() async throws {
+        // Given a source that fails with an error whose cause spans several lines
+        let records = Locked<[LogRecord]>([])
+        let store = PluginTestStore(["a": 1])
+        let cause = StrataError(.io, "disk\nfull", underlying: CocoaError(.fileWriteOutOfSpace))
+        store.failNext(StrataError(.network, "upload failed", underlying: cause))
+        let source = store.plugins([
+            LoggingPlugin(clock: ManualClock()) { record in records.withLock { $0.append(record) } }
+        ])
+
+        // When
+        _ = try? await source.get(KeyQuery("a"))
+
+        // Then the failure record and every metadata value are one line
+        let failure = try #require(records.withLock { $0 }.first { $0.event == .failed })
+        #expect(failure.error == "StrataError.network: upload failed")
+        #expect(!failure.message.contains("\n"))
+        #expect(failure.metadata.values.allSatisfy { !$0.contains("\n") })
+    }
+}
