@@ -166,6 +166,9 @@ extension StoreFolder {
         }
     }
 
+    /// Where `d_name` lies in a `dirent`.
+    private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 0
+
     /// The names in the folder (without `.` and `..`) and what each is, links reported as links.
     package func items() throws(POSIXCallError) -> [(name: String, kind: ItemKind)] {
         // `fdopendir` takes the descriptor over, so it is given a duplicate; reading starts at the beginning.
@@ -180,9 +183,11 @@ extension StoreFolder {
         rewinddir(stream)
         var items: [(name: String, kind: ItemKind)] = []
         while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
-                pointer.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
+            // The name is read where it lies, up to its NUL: a record is only as long as its name, so copying the
+            // whole `d_name` array (256 bytes) would read past the end of the last record in the buffer.
+            let name = String(
+                cString: UnsafeRawPointer(entry).advanced(by: Self.nameOffset).assumingMemoryBound(to: CChar.self)
+            )
             if name == "." || name == ".." { continue }
             let kind: ItemKind
             switch Int32(entry.pointee.d_type) {
