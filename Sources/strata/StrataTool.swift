@@ -18,7 +18,7 @@ enum StrataTool {
             }
         } catch ToolError.usage(let message) {
             Output.error("strata: error: \(message)")
-            Output.error("Run 'strata help' for usage.")
+            Output.error("Run '\(Invocation.name) help' for usage.")
             return 2
         } catch ToolError.failure(let message) {
             Output.error("strata: error: \(message)")

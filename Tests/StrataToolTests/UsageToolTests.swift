@@ -18,6 +18,27 @@ struct UsageToolTests {
         #expect(run.errors.contains("strata help"))
     }
 
+    @Test func hintsUseTheSpellingTheUserTyped() async throws {
+        let plugin = ["STRATA_INVOCATION": "swift package strata"]
+        let usage = try await strata(arguments: ["frobnicate"], environment: plugin)
+        #expect(usage.status == 2)
+        #expect(usage.errors.contains("Run 'swift package strata help' for usage."))
+        let help = try await strata(arguments: ["help", "verify"], environment: plugin)
+        #expect(help.output.contains("USAGE: swift package strata verify <folder>"))
+
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.fileStore(in: folder)
+        let damaged = try StoreFixtures.fileEntry(holding: 2, count: 200, in: store)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        bytes[10] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let verify = try await strata(arguments: ["verify", store], environment: plugin)
+        #expect(verify.status == 1)
+        #expect(verify.output.contains("Run 'swift package strata verify --repair \(store)'"))
+        let plain = try await strata(arguments: ["verify", store], environment: ["STRATA_INVOCATION": ""])
+        #expect(plain.output.contains("Run 'strata verify --repair \(store)'"))
+    }
+
     @Test func helpExitsWithZero() async throws {
         let run = try await strata("help")
         #expect(run.status == 0)
