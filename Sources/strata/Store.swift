@@ -24,7 +24,7 @@ enum Store {
     /// The marker is the only sign taken: an `entries` folder, hex-named files or a lock file do not make a
     /// store, and a link (as the folder or as the marker) is never followed.
     ///
-    /// - Throws: ``ToolError/failure(_:)`` for a missing folder, a link or a file in its place, a folder without
+    /// - Throws: ``ToolError/failure(_:code:)`` for a missing folder, a link or a file in its place, a folder without
     ///   a marker of a known kind, or a store that another process holds.
     static func open(_ path: String, access: StoreAccess) throws -> Store {
         let url = URL(fileURLWithPath: path, isDirectory: true)
@@ -32,7 +32,8 @@ enum Store {
         case .marker(let contents) where contents.version > StoreMarker.currentVersion:
             throw ToolError.failure(
                 "\(path) holds a Strata store of layout \(contents.version); this strata reads up to layout "
-                    + "\(StoreMarker.currentVersion). Nothing was changed."
+                    + "\(StoreMarker.currentVersion). Nothing was changed.",
+                code: "unsupportedStore"
             )
         case .marker(let contents) where contents.kind == "file":
             return .file(try wrap { try FileStoreInspector(folder: url, access: access) })
@@ -41,15 +42,17 @@ enum Store {
         case .marker(let contents):
             throw ToolError.failure(
                 "\(path) holds a Strata store of kind \"\(contents.kind)\", which this strata does not know. "
-                    + "Nothing was changed."
+                    + "Nothing was changed.",
+                code: "unsupportedStore"
             )
         case .missing:
             throw ToolError.failure(
                 "\(path) is not a Strata store: it has no \(StoreMarker.fileName) marker (a store writes one in "
-                    + "its folder; the tool acts on nothing else). Nothing was changed."
+                    + "its folder; the tool acts on nothing else). Nothing was changed.",
+                code: "notAStore"
             )
         case .unrecognised(let reason):
-            throw ToolError.failure("\(path) is not a Strata store: \(reason). Nothing was changed.")
+            throw ToolError.failure("\(path) is not a Strata store: \(reason). Nothing was changed.", code: "notAStore")
         }
     }
 
@@ -58,15 +61,16 @@ enum Store {
         do {
             return StoreMarker.read(in: try StoreFolder.open(path, create: false))
         } catch {
-            if error.isNotFound { throw ToolError.failure("no such folder: \(path)") }
+            if error.isNotFound { throw ToolError.failure("no such folder: \(path)", code: "noSuchFolder") }
             // O_NOFOLLOW | O_DIRECTORY on a link fails with ELOOP or ENOTDIR, depending on the system.
             if error.isLink || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
                 throw ToolError.failure(
-                    "\(path) is a symbolic link, which the tool never follows; give the folder it names"
+                    "\(path) is a symbolic link, which the tool never follows; give the folder it names",
+                    code: "link"
                 )
             }
-            if error.isWrongKind { throw ToolError.failure("not a folder: \(path)") }
-            throw ToolError.failure("cannot open \(path): \(error)")
+            if error.isWrongKind { throw ToolError.failure("not a folder: \(path)", code: "notAFolder") }
+            throw ToolError.failure("cannot open \(path): \(error)", code: "io")
         }
     }
 
@@ -75,9 +79,12 @@ enum Store {
         do {
             return try body()
         } catch let error as StrataError where error.code == .alreadyInUse {
-            throw ToolError.failure("the store is in use by another process; close it first (\(error.message))")
+            throw ToolError.failure(
+                "the store is in use by another process; close it first (\(error.message))",
+                code: "inUse"
+            )
         } catch let error as StrataError {
-            throw ToolError.failure(error.message)
+            throw ToolError.failure(error.message, code: error.code.description)
         }
     }
 
