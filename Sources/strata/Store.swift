@@ -28,7 +28,8 @@ enum Store {
     ///   a marker of a known kind, or a store that another process holds.
     static func open(_ path: String, access: StoreAccess) throws -> Store {
         let url = URL(fileURLWithPath: path, isDirectory: true)
-        switch try marker(in: path) {
+        let folder = try openFolder(path)
+        switch StoreMarker.read(in: folder) {
         case .marker(let contents) where contents.version > StoreMarker.currentVersion:
             throw ToolError.failure(
                 "\(path) holds a Strata store of layout \(contents.version); this strata reads up to layout "
@@ -36,8 +37,10 @@ enum Store {
                 code: "unsupportedStore"
             )
         case .marker(let contents) where contents.kind == "file":
+            try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .file(try wrap { try FileStoreInspector(folder: url, access: access) })
         case .marker(let contents) where contents.kind == "json":
+            try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .json(try wrap { try JSONFileStoreInspector(folder: url, access: access) })
         case .marker(let contents):
             throw ToolError.failure(
@@ -56,10 +59,10 @@ enum Store {
         }
     }
 
-    /// What the folder at `path` says it is, read without following a link and without changing anything.
-    private static func marker(in path: String) throws -> StoreMarker.Reading {
+    /// The folder at `path`, opened without following a link and without changing anything.
+    private static func openFolder(_ path: String) throws -> StoreFolder {
         do {
-            return StoreMarker.read(in: try StoreFolder.open(path, create: false))
+            return try StoreFolder.open(path, create: false)
         } catch {
             if error.isNotFound { throw ToolError.failure("no such folder: \(path)", code: "noSuchFolder") }
             // O_NOFOLLOW | O_DIRECTORY on a link fails with ELOOP or ENOTDIR, depending on the system.
