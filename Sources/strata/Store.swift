@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataCache
 import StrataFile
 import StrataJSONFile
 import StrataStorage
@@ -49,6 +50,7 @@ enum Store {
                 code: "unsupportedStore"
             )
         case .missing:
+            if let checkout = StoreRole.describeUnmarked(path) { throw ToolError.failure(checkout, code: "notAStore") }
             throw ToolError.failure(
                 "\(path) is not a Strata store: it has no \(StoreMarker.fileName) marker (a store writes one in "
                     + "its folder; the tool acts on nothing else). Nothing was changed.",
@@ -99,6 +101,12 @@ enum Store {
         }
     }
 
+    /// What wrote the store, when a StrataCache composition did.
+    var role: StoreRole? {
+        if case .file = self { return StoreRole.of(fileStore: url) }
+        return nil
+    }
+
     /// The store's folder.
     var url: URL {
         switch self {
@@ -137,13 +145,19 @@ enum Store {
             file: entry.fileName,
             size: entry.info?.size ?? entry.fileSize,
             created: entry.info?.created,
-            expiresAt: entry.info?.expiresAt,
+            expiresAt: entry.info.flatMap(Self.expiry),
             lastAccess: entry.info?.lastAccess,
             eTag: entry.info?.eTag,
             lastModified: entry.info?.lastModified,
             recency: entry.accessSequence,
             problem: entry.problem
         )
+    }
+
+    /// When a file store's entry expires: its own expiry, or for a BlobCache's blob the freshness stored with
+    /// it (its attributes). A later `304` or lifetime extension is kept in the `.freshness` store beside it.
+    private static func expiry(_ info: FileEntryInfo) -> Date? {
+        info.expiresAt ?? info.attributes.flatMap(FreshnessRecord.decode)?.freshUntil
     }
 
     private static func row(_ entry: JSONFileStoreEntry, defaultMaxAge: Double?) -> EntryRow {
