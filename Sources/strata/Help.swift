@@ -41,7 +41,8 @@ enum Help {
             """
             USAGE: \(strata) clear <folder> --yes [--json]
 
-            Removes every entry. Files in the folder that are not entries stay.
+            Removes every entry and the store's own side files (journal, leftover temporaries, damaged
+            entries it set aside). The marker, the lock file and files the store did not write stay.
 
               --yes, -y  Confirm.
             """
