@@ -120,7 +120,10 @@ for module in crashWriters {
 // command plugin can run it), so it depends on nothing but this package's libraries.
 targets += [
     // Named as its product: the plugin asks SwiftPM for the tool by that name.
-    .executableTarget(name: "strata", dependencies: ["Strata", "StrataStorage", "StrataFile", "StrataJSONFile"]),
+    .executableTarget(
+        name: "strata",
+        dependencies: ["Strata", "StrataStorage", "StrataFile", "StrataJSONFile", "StrataCache"]
+    ),
     .plugin(
         name: "StrataCommand",
         // No permission asked: stores live outside the package (caches). On macOS, writing commands take
@@ -132,7 +135,10 @@ targets += [
     ),
     .testTarget(
         name: "StrataToolTests",
-        dependencies: ["strata", "Strata", "StrataFile", "StrataJSONFile", "StrataTesting"]
+        dependencies: [
+            "strata", "Strata", "StrataFile", "StrataJSONFile", "StrataCache", "StrataNetwork", "StrataTesting",
+            "LoopbackServer",
+        ]
     ),
 ]
 

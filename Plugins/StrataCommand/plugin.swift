@@ -13,12 +13,16 @@ struct StrataCommand: CommandPlugin {
         process.executableURL = tool.url
         process.arguments = arguments
         process.currentDirectoryURL = context.package.directoryURL
+        // The commands the tool suggests use the spelling the user typed.
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "STRATA_INVOCATION": "swift package strata"
+        ]) { $1 }
         try process.run()
         process.waitUntilExit()
-        if process.terminationStatus != 0 {
-            // The tool has printed its own message; pass its exit code on.
-            Diagnostics.error("strata exited with status \(process.terminationStatus)")
-            exit(process.terminationStatus)
-        }
+        // The plugin ends with the tool's status: SwiftPM then prints `error: Plugin ended with exit code <status>`
+        // after everything the tool printed (a diagnostic of the plugin's own would come before it), and
+        // `swift package` exits with 1 (SwiftPM gives a plugin no way to choose its exit code).
+        if process.terminationReason == .uncaughtSignal { exit(128 + process.terminationStatus) }
+        if process.terminationStatus != 0 { exit(process.terminationStatus) }
     }
 }

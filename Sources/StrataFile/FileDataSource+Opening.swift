@@ -5,6 +5,12 @@ extension FileDataSource {
     /// crash are removed when the store opens.
     static let temporaryPrefix = ".strata-tmp-"
 
+    /// Whether `item` is a temporary file a write left behind: only what the store may have made, a file, or a
+    /// link planted in its place (removed, never followed).
+    static func isLeftoverTemporary(_ item: (name: String, kind: ItemKind)) -> Bool {
+        item.name.hasPrefix(temporaryPrefix) && (item.kind == .file || item.kind == .link)
+    }
+
     /// The kind the store's marker (`.strata-store`) names.
     static let markerKind = "file"
 
@@ -20,9 +26,7 @@ extension FileDataSource {
         var corrupt = 0
         for item in items {
             if item.name.hasPrefix(temporaryPrefix) {
-                // Only what the store may have made: a file, or a link planted in its place (removed, never
-                // followed).
-                if item.kind == .file || item.kind == .link { _ = try? folder.remove(item.name) }
+                if isLeftoverTemporary(item) { _ = try? folder.remove(item.name) }
                 continue
             }
             guard let name = EntryName(fileName: item.name) else { continue }

@@ -136,7 +136,9 @@ public final class FileStoreInspector: Sendable {
         return removed
     }
 
-    /// Removes every entry file (damaged ones included) and the access journal; other files stay.
+    /// Removes every entry file (damaged ones included), the access journal and the store's own leftovers:
+    /// temporary files of interrupted writes, and entry files or journals set aside as damaged (files and
+    /// links; a folder set aside stays). The marker, the lock file and every other file stay.
     ///
     /// - Returns: How many entry files were removed.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a ``Strata/StoreAccess/readOnly`` inspector,
@@ -146,6 +148,10 @@ public final class FileStoreInspector: Sendable {
         try checkWritable()
         let removed = try remove(fileNames: entryItems().map(\.name))
         _ = EntryFile.discard(AccessJournal.fileName, in: folder)
+        for item in (try? folder.items()) ?? []
+        where FileDataSource.isLeftoverTemporary(item) || (item.kind != .folder && EntryFile.isSetAside(item.name)) {
+            _ = try? folder.remove(item.name)
+        }
         return removed
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-/// `strata clear <folder> --yes [--json]`: removes every entry; files that are not entries stay.
+/// `strata clear <folder> --yes [--json]`: removes every entry and the store's side files; other files stay.
 enum Clear {
     static func run(_ options: Options) throws -> Int32 {
         guard options.yes else {
@@ -19,7 +19,10 @@ enum Clear {
             )
         } else {
             Output.storeLine(store)
-            Output.line("Removed \(Output.grouped(removed)) entries; files that are not entries were left alone")
+            Output.line(
+                "Removed \(Output.grouped(removed)) entries and the store's side files; files the store did not "
+                    + "write were left alone"
+            )
         }
         return 0
     }

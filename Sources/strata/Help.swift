@@ -1,10 +1,11 @@
 /// The text of `strata help [command]`.
 enum Help {
     static func text(for command: Options.Command?) -> String {
-        switch command {
+        let strata = Invocation.name
+        return switch command {
         case .inspect?:
             """
-            USAGE: strata inspect <folder> [--limit N] [--max-age SECONDS] [--json] [--progress]
+            USAGE: \(strata) inspect <folder> [--limit N] [--max-age SECONDS] [--json] [--progress]
 
             Lists the entries (key, size, created, expiry, last access, ETag), most recently used first,
             then a summary: count, total size, expired and damaged entries. Changes and creates nothing,
@@ -15,7 +16,7 @@ enum Help {
             """
         case .verify?:
             """
-            USAGE: strata verify <folder> [--repair] [--json] [--progress]
+            USAGE: \(strata) verify <folder> [--repair] [--json] [--progress]
 
             Reads every entry in full and checks its metadata, its key and its data (content hash for file
             stores, JSON decoding for JSON-file stores); a link inside the store is damage. Exit code 1 when
@@ -27,7 +28,7 @@ enum Help {
             """
         case .prune?:
             """
-            USAGE: strata prune <folder> [--max-size SIZE] [--max-count N] [--max-age SECONDS] [--dry-run] [--json]
+            USAGE: \(strata) prune <folder> [--max-size SIZE] [--max-count N] [--max-age SECONDS] [--dry-run] [--json]
 
             Removes expired entries, then the least recently used while the store is over a limit.
 
@@ -38,15 +39,16 @@ enum Help {
             """
         case .clear?:
             """
-            USAGE: strata clear <folder> --yes [--json]
+            USAGE: \(strata) clear <folder> --yes [--json]
 
-            Removes every entry. Files in the folder that are not entries stay.
+            Removes every entry and the store's own side files (journal, leftover temporaries, damaged
+            entries it set aside). The marker, the lock file and files the store did not write stay.
 
               --yes, -y  Confirm.
             """
         case .help?, nil:
             """
-            USAGE: strata <command> <folder> [options]
+            USAGE: \(strata) <command> <folder> [options]
 
             Inspects and maintains a Strata store folder: a FileDataSource folder (a BlobCache's persistent
             layer) or a JSONFileDataSource folder. It acts only on a folder carrying a store's marker
@@ -59,7 +61,7 @@ enum Help {
               verify    Check every entry; exit code 1 if any is corrupt.
               prune     Remove expired entries and entries over --max-size / --max-count.
               clear     Remove every entry (needs --yes).
-              help      Show this help, or a command's: strata help <command>.
+              help      Show this help, or a command's: \(strata) help <command>.
 
             OPTIONS (every command):
               --json       Print JSON for scripts instead of tables.

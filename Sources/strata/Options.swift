@@ -84,6 +84,11 @@ struct Options {
         try assign(positional, help: seenHelp)
     }
 
+    /// Whether `arguments` ask for JSON output (`--json` before any `--`), told even when they do not parse.
+    static func asksForJSON(_ arguments: [String]) -> Bool {
+        arguments.prefix { $0 != "--" }.contains("--json")
+    }
+
     private mutating func assign(_ positional: [String], help: Bool) throws {
         guard let first = positional.first else {
             guard help else { throw ToolError.usage("a command is needed") }

@@ -87,13 +87,17 @@ enum Output {
         return safe
     }
 
-    /// A store as JSON: its kind and folder.
+    /// A store as JSON: its kind, folder and role (`null` when no composition is recognised).
     static func store(_ store: Store) -> JSONValue {
-        .object(["kind": .string(store.kind), "path": .string(store.url.path)])
+        .object([
+            "kind": .string(store.kind), "path": .string(store.url.path),
+            "role": .optional(store.role?.rawValue),
+        ])
     }
 
     /// The first line of every table output.
     static func storeLine(_ store: Store) {
-        line("Store: \(store.url.path) (\(store.kind == "file" ? "file store" : "JSON-file store"))")
+        let kind = store.kind == "file" ? "file store" : "JSON-file store"
+        line("Store: \(store.url.path) (\(kind)\(store.role.map { ": " + $0.label } ?? ""))")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataCache
 import StrataFile
 import StrataJSONFile
 import StrataStorage
@@ -24,49 +25,57 @@ enum Store {
     /// The marker is the only sign taken: an `entries` folder, hex-named files or a lock file do not make a
     /// store, and a link (as the folder or as the marker) is never followed.
     ///
-    /// - Throws: ``ToolError/failure(_:)`` for a missing folder, a link or a file in its place, a folder without
+    /// - Throws: ``ToolError/failure(_:code:)`` for a missing folder, a link or a file in its place, a folder without
     ///   a marker of a known kind, or a store that another process holds.
     static func open(_ path: String, access: StoreAccess) throws -> Store {
         let url = URL(fileURLWithPath: path, isDirectory: true)
-        switch try marker(in: path) {
+        let folder = try openFolder(path)
+        switch StoreMarker.read(in: folder) {
         case .marker(let contents) where contents.version > StoreMarker.currentVersion:
             throw ToolError.failure(
                 "\(path) holds a Strata store of layout \(contents.version); this strata reads up to layout "
-                    + "\(StoreMarker.currentVersion). Nothing was changed."
+                    + "\(StoreMarker.currentVersion). Nothing was changed.",
+                code: "unsupportedStore"
             )
         case .marker(let contents) where contents.kind == "file":
+            try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .file(try wrap { try FileStoreInspector(folder: url, access: access) })
         case .marker(let contents) where contents.kind == "json":
+            try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .json(try wrap { try JSONFileStoreInspector(folder: url, access: access) })
         case .marker(let contents):
             throw ToolError.failure(
                 "\(path) holds a Strata store of kind \"\(contents.kind)\", which this strata does not know. "
-                    + "Nothing was changed."
+                    + "Nothing was changed.",
+                code: "unsupportedStore"
             )
         case .missing:
+            if let checkout = StoreRole.describeUnmarked(path) { throw ToolError.failure(checkout, code: "notAStore") }
             throw ToolError.failure(
                 "\(path) is not a Strata store: it has no \(StoreMarker.fileName) marker (a store writes one in "
-                    + "its folder; the tool acts on nothing else). Nothing was changed."
+                    + "its folder; the tool acts on nothing else). Nothing was changed.",
+                code: "notAStore"
             )
         case .unrecognised(let reason):
-            throw ToolError.failure("\(path) is not a Strata store: \(reason). Nothing was changed.")
+            throw ToolError.failure("\(path) is not a Strata store: \(reason). Nothing was changed.", code: "notAStore")
         }
     }
 
-    /// What the folder at `path` says it is, read without following a link and without changing anything.
-    private static func marker(in path: String) throws -> StoreMarker.Reading {
+    /// The folder at `path`, opened without following a link and without changing anything.
+    private static func openFolder(_ path: String) throws -> StoreFolder {
         do {
-            return StoreMarker.read(in: try StoreFolder.open(path, create: false))
+            return try StoreFolder.open(path, create: false)
         } catch {
-            if error.isNotFound { throw ToolError.failure("no such folder: \(path)") }
+            if error.isNotFound { throw ToolError.failure("no such folder: \(path)", code: "noSuchFolder") }
             // O_NOFOLLOW | O_DIRECTORY on a link fails with ELOOP or ENOTDIR, depending on the system.
             if error.isLink || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
                 throw ToolError.failure(
-                    "\(path) is a symbolic link, which the tool never follows; give the folder it names"
+                    "\(path) is a symbolic link, which the tool never follows; give the folder it names",
+                    code: "link"
                 )
             }
-            if error.isWrongKind { throw ToolError.failure("not a folder: \(path)") }
-            throw ToolError.failure("cannot open \(path): \(error)")
+            if error.isWrongKind { throw ToolError.failure("not a folder: \(path)", code: "notAFolder") }
+            throw ToolError.failure("cannot open \(path): \(error)", code: "io")
         }
     }
 
@@ -75,9 +84,12 @@ enum Store {
         do {
             return try body()
         } catch let error as StrataError where error.code == .alreadyInUse {
-            throw ToolError.failure("the store is in use by another process; close it first (\(error.message))")
+            throw ToolError.failure(
+                "the store is in use by another process; close it first (\(error.message))",
+                code: "inUse"
+            )
         } catch let error as StrataError {
-            throw ToolError.failure(error.message)
+            throw ToolError.failure(error.message, code: error.code.description)
         }
     }
 
@@ -87,6 +99,12 @@ enum Store {
         case .file: "file"
         case .json: "json"
         }
+    }
+
+    /// What wrote the store, when a StrataCache composition did.
+    var role: StoreRole? {
+        if case .file = self { return StoreRole.of(fileStore: url) }
+        return nil
     }
 
     /// The store's folder.
@@ -127,13 +145,19 @@ enum Store {
             file: entry.fileName,
             size: entry.info?.size ?? entry.fileSize,
             created: entry.info?.created,
-            expiresAt: entry.info?.expiresAt,
+            expiresAt: entry.info.flatMap(Self.expiry),
             lastAccess: entry.info?.lastAccess,
             eTag: entry.info?.eTag,
             lastModified: entry.info?.lastModified,
             recency: entry.accessSequence,
             problem: entry.problem
         )
+    }
+
+    /// When a file store's entry expires: its own expiry, or for a BlobCache's blob the freshness stored with
+    /// it (its attributes). A later `304` or lifetime extension is kept in the `.freshness` store beside it.
+    private static func expiry(_ info: FileEntryInfo) -> Date? {
+        info.expiresAt ?? info.attributes.flatMap(FreshnessRecord.decode)?.freshUntil
     }
 
     private static func row(_ entry: JSONFileStoreEntry, defaultMaxAge: Double?) -> EntryRow {

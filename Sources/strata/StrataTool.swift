@@ -16,17 +16,28 @@ enum StrataTool {
             case .prune: return try Prune.run(options)
             case .clear: return try Clear.run(options)
             }
-        } catch ToolError.usage(let message) {
-            Output.error("strata: error: \(message)")
-            Output.error("Run 'strata help' for usage.")
-            return 2
-        } catch ToolError.failure(let message) {
-            Output.error("strata: error: \(message)")
-            return 1
+        } catch let error as ToolError {
+            return report(error, json: Options.asksForJSON(arguments))
         } catch {
-            Output.error("strata: error: \(error)")
-            return 1
+            return report(.failure("\(error)"), json: Options.asksForJSON(arguments))
         }
+    }
+
+    /// Prints why the tool stops and returns its exit code: with `--json`, an object
+    /// `{"error": {"code", "message", "status"}}` on standard output (where the result would have gone) and
+    /// nothing on standard error; otherwise `strata: error: …` on standard error, with a hint after a usage error.
+    private static func report(_ error: ToolError, json: Bool) -> Int32 {
+        if json {
+            let object = JSONValue.object([
+                "error": .object([
+                    "code": .string(error.code), "message": .string(error.message), "status": .int(Int(error.status)),
+                ])
+            ])
+            if (try? Output.json(object)) != nil { return error.status }
+        }
+        Output.error("strata: error: \(error.message)")
+        if case .usage = error { Output.error("Run '\(Invocation.name) help' for usage.") }
+        return error.status
     }
 
     /// Opens the store of the command's folder, as `access` says: `.readOnly` for a command that changes

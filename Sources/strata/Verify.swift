@@ -61,7 +61,7 @@ enum Verify {
             Output.line("Repaired: \(action); \(remainingDamaged) problems remain")
         } else if failed {
             Output.line()
-            Output.line("Run 'strata verify --repair \(options.folder ?? "")' to repair them.")
+            Output.line("Run '\(Invocation.name) verify --repair \(options.folder ?? "")' to repair them.")
         }
         return failed ? 1 : 0
     }

@@ -142,6 +142,34 @@ struct FileStoreToolTests {
         #expect(left.filter { $0.hasSuffix(".strata") } == ["README.strata"])
     }
 
+    @Test func clearRemovesTheStoresOwnSideFilesAndKeepsItUsable() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.fileStore(in: folder)
+        let entry = try StoreFixtures.fileEntry(holding: 2, count: 200, in: store)
+        let entryName = URL(fileURLWithPath: entry).lastPathComponent
+        // What the store itself leaves: a write's temporary, a damaged entry and a journal set aside.
+        let own = [".strata-tmp-0123abcd", entryName + ".damaged-9f", ".strata-index.damaged-1a"]
+        // What it never writes, though the names look close.
+        let foreign = ["notes.txt", "notes.txt.damaged-1", ".strata-tmpnote", "a.damaged-", "README.strata"]
+        for name in own + foreign { try Data("x".utf8).write(to: URL(fileURLWithPath: store + "/" + name)) }
+        try FileManager.default.createDirectory(
+            atPath: store + "/" + entryName.replacingOccurrences(of: "2", with: "3") + ".damaged-2f",
+            withIntermediateDirectories: false
+        )
+
+        let run = try await strata("clear", store, "--yes")
+
+        #expect(run.status == 0)
+        let left = Set(try folder.names(in: "store"))
+        #expect(left.isDisjoint(with: own), "\(left)")
+        #expect(!left.contains(".strata-index"))
+        #expect(left.isSuperset(of: foreign))
+        #expect(left.contains(".strata-store") && left.contains(".strata-lock"), "the store stays usable")
+        #expect(left.contains { $0.hasSuffix(".damaged-2f") }, "a folder set aside stays")
+        let reopened = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "store"))
+        #expect(reopened.count == 0)
+    }
+
     @Test func aStoreOpenInAnotherProcessIsRefused() async throws {
         let folder = try TemporaryFolder()
         try StoreFixtures.fileStore(in: folder)

@@ -45,6 +45,27 @@ struct JSONStoreToolTests {
         #expect(try await strata("verify", store).status == 0)
     }
 
+    @Test func clearRemovesTheStoresTemporariesAndKeepsCorruptCopiesAndTheIndex() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.jsonStore(in: folder)
+        let shard = try #require(try folder.names(in: "json/entries").first)
+        let entryFile = try #require(try folder.names(in: "json/entries/\(shard)").first { $0.hasSuffix(".json") })
+        let corrupt = "\(entryFile).corrupt-20240101-000000"
+        for path in ["json/.tmp-left", "json/entries/\(shard)/.tmp-left", "json/entries/\(shard)/\(corrupt)"] {
+            try Data("x".utf8).write(to: folder.url.appendingPathComponent(path))
+        }
+
+        let run = try await strata("clear", store, "--yes")
+
+        #expect(run.status == 0)
+        let root = try folder.names(in: "json")
+        #expect(!root.contains(".tmp-left"))
+        #expect(root.contains("index.journal") && root.contains(".strata-store"), "the store stays usable")
+        #expect(try folder.names(in: "json/entries/\(shard)") == [corrupt], "a corrupt copy is never deleted")
+        let reopened = try JSONFileDataSource<[String: String]>(folder: folder.url.appendingPathComponent("json"))
+        #expect(reopened.count == 0)
+    }
+
     @Test func pruneAndClearGoThroughTheStoreAndLeaveForeignFiles() async throws {
         let folder = try TemporaryFolder()
         let store = try StoreFixtures.jsonStore(in: folder)

@@ -18,6 +18,51 @@ struct UsageToolTests {
         #expect(run.errors.contains("strata help"))
     }
 
+    @Test func hintsUseTheSpellingTheUserTyped() async throws {
+        let plugin = ["STRATA_INVOCATION": "swift package strata"]
+        let usage = try await strata(arguments: ["frobnicate"], environment: plugin)
+        #expect(usage.status == 2)
+        #expect(usage.errors.contains("Run 'swift package strata help' for usage."))
+        let help = try await strata(arguments: ["help", "verify"], environment: plugin)
+        #expect(help.output.contains("USAGE: swift package strata verify <folder>"))
+
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.fileStore(in: folder)
+        let damaged = try StoreFixtures.fileEntry(holding: 2, count: 200, in: store)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        bytes[10] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let verify = try await strata(arguments: ["verify", store], environment: plugin)
+        #expect(verify.status == 1)
+        #expect(verify.output.contains("Run 'swift package strata verify --repair \(store)'"))
+        let plain = try await strata(arguments: ["verify", store], environment: ["STRATA_INVOCATION": ""])
+        #expect(plain.output.contains("Run 'strata verify --repair \(store)'"))
+    }
+
+    @Test func withJSONErrorsAreAJSONObjectOnStandardOutput() async throws {
+        let folder = try TemporaryFolder()
+        try Data("x".utf8).write(to: folder.url.appendingPathComponent("notes.txt"))
+        let cases: [(arguments: [String], code: String, status: Int32)] = [
+            (["frobnicate", "--json"], "usage", 2),
+            (["inspect", folder.url.path, "--json", "--limit", "many"], "usage", 2),
+            (["clear", folder.url.path, "--json"], "usage", 2),
+            (["inspect", folder.path("absent"), "--json"], "noSuchFolder", 1),
+            (["verify", folder.url.path, "--json"], "notAStore", 1),
+            (["inspect", folder.path("notes.txt"), "--json"], "notAFolder", 1),
+        ]
+        for (arguments, code, status) in cases {
+            let run = try await strata(arguments: arguments)
+            #expect(run.status == status, "\(arguments)")
+            #expect(run.errors.isEmpty, "\(arguments): \(run.errors)")
+            let error = try #require(try run.json()["error"] as? [String: Any], "\(arguments)")
+            #expect(error["code"] as? String == code, "\(arguments)")
+            #expect(error["status"] as? Int == Int(status))
+            let message = try #require(error["message"] as? String)
+            #expect(!message.isEmpty && !message.contains("\n"))
+        }
+        #expect(try folder.names(in: "") == ["notes.txt"], "nothing created in a folder that is no store")
+    }
+
     @Test func helpExitsWithZero() async throws {
         let run = try await strata("help")
         #expect(run.status == 0)

@@ -10,9 +10,9 @@ import Foundation
 /// Binary layout (little-endian, 36 bytes): format (1, value 1), fresh until and lifetime (`Double` bits,
 /// 8 + 8), has `stale-if-error` (1) and its value (8), `must-revalidate` (1), `no-cache` (1), content hash
 /// (8). Records written as JSON by earlier versions are still read.
-struct FreshnessRecord: Codable, Sendable, Equatable {
+package struct FreshnessRecord: Codable, Sendable, Equatable {
     /// When the blob stops being fresh.
-    var freshUntil: Date
+    package var freshUntil: Date
     /// The lifetime it was stored with, in seconds (for the extension policies).
     var lifetime: Double
     /// `stale-if-error`, in seconds, if the response had it.
@@ -23,7 +23,7 @@ struct FreshnessRecord: Codable, Sendable, Equatable {
     var noCache: Bool
     /// The content hash of the blob version an override belongs to; another version makes it void. Zero in
     /// a blob's own record, which belongs to the blob by construction.
-    var contentHash: UInt64
+    package var contentHash: UInt64
 
     private static let format: UInt8 = 1
     private static let length = 36
@@ -48,7 +48,7 @@ struct FreshnessRecord: Codable, Sendable, Equatable {
 
     /// The record in `data`, binary or legacy JSON; `nil` when it is neither, or when its lifetime is not a
     /// number of seconds a `Duration` can hold.
-    static func decode(_ data: Data) -> FreshnessRecord? {
+    package static func decode(_ data: Data) -> FreshnessRecord? {
         guard let record = decodeEitherFormat(data), abs(record.lifetime) <= longestLifetime else { return nil }
         return record
     }

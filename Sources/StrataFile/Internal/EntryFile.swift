@@ -147,7 +147,16 @@ enum EntryFile {
     ///
     /// - Returns: The new name; `nil` when the rename failed.
     static func setAside(_ fileName: String, in folder: StoreFolder) -> String? {
-        let aside = fileName + ".damaged-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        let aside = fileName + setAsideInfix + String(UInt64.random(in: .min ... .max), radix: 16)
         return (try? folder.rename(fileName, to: aside)) != nil ? aside : nil
+    }
+
+    private static let setAsideInfix = ".damaged-"
+
+    /// Whether `name` is what ``setAside(_:in:)`` made of an entry file or of the access journal.
+    static func isSetAside(_ name: String) -> Bool {
+        guard let infix = name.range(of: setAsideInfix, options: .backwards) else { return false }
+        let original = String(name[..<infix.lowerBound])
+        return EntryName(fileName: original) != nil || original == AccessJournal.fileName
     }
 }
