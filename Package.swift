@@ -9,7 +9,7 @@ let libraries: [(name: String, dependencies: [Target.Dependency])] = [
     ("StrataFile", ["Strata", "StrataStorage", "CStrataChecksum"]),
     ("StrataJSONFile", ["Strata", "StrataStorage"]),
     ("StrataNetwork", ["Strata"]),
-    ("StrataCache", ["Strata", "StrataMemory", "StrataFile", "StrataJSONFile", "StrataNetwork"]),
+    ("StrataCache", ["Strata", "StrataStorage", "StrataMemory", "StrataFile", "StrataJSONFile", "StrataNetwork"]),
     ("StrataTesting", ["Strata"]),
 ]
 

@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -96,9 +98,10 @@ extension StoreFolder {
         if durable { try sync() }
     }
 
-    /// Writes `bytes` to `name` atomically; see ``writeAtomically(_:to:temporaryPrefix:durable:)``.
+    /// Writes `bytes` (an array, `Data`) to `name` atomically; see
+    /// ``writeAtomically(_:to:temporaryPrefix:durable:)``.
     package func writeAtomically(
-        _ bytes: [UInt8],
+        _ bytes: some ContiguousBytes,
         to name: String,
         temporaryPrefix: String,
         durable: Bool

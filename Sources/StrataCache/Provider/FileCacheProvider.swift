@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataFile
+import StrataStorage
 
 #if canImport(Darwin)
     import Darwin
@@ -49,6 +50,9 @@ public final class FileCacheProvider: CacheProvider {
     /// The folder of the plain files the provider hands out.
     public let checkoutFolder: URL
 
+    /// The checkout folder, held open: every checkout is created, renamed and removed relative to it.
+    private let folder: StoreFolder
+
     private struct Version: Hashable {
         var created: Date
         var size: Int
@@ -76,9 +80,9 @@ public final class FileCacheProvider: CacheProvider {
             ?? store.folderURL.deletingLastPathComponent()
             .appendingPathComponent(store.folderURL.lastPathComponent + ".checkout", isDirectory: true)
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            self.folder = try StoreFolder.open(folder.path, create: true)
         } catch {
-            throw StrataError.io("Creating the checkout folder \(folder.path) failed", underlying: error)
+            throw error.strataError("Opening the checkout folder")
         }
         self.store = store
         self.cachePolicy = cachePolicy
@@ -123,24 +127,25 @@ public final class FileCacheProvider: CacheProvider {
             lastModified: Self.header("Last-Modified", in: headers)
         )
         let name = Self.checkoutName(key)
-        let staged = checkoutFolder.appendingPathComponent(Self.stagedName(name))
+        let staged = Self.stagedName()
         do {
-            try FileManager.default.copyItem(at: file, to: staged)
+            try FileManager.default.copyItem(at: file, to: checkoutFolder.appendingPathComponent(staged))
         } catch {
-            throw StrataError.io("Copying \(file.path) to \(staged.path) failed", underlying: error)
+            throw StrataError.io("Copying \(file.path) into \(checkoutFolder.path) failed", underlying: error)
         }
         do {
             try store.move(fileAt: file, forKey: key, options: options)
         } catch {
-            Self.removeOwnFile(staged)
+            removeOwnFile(staged)
             throw error
         }
         let destination = checkoutFolder.appendingPathComponent(name)
         return try checkouts.withLock { checkouts in
-            guard rename(staged.path, destination.path) == 0 else {
-                let error = StrataError.io("Renaming \(staged.path) to \(destination.path) failed (errno \(errno))")
-                Self.removeOwnFile(staged)
-                throw error
+            do throws(POSIXCallError) {
+                try folder.rename(staged, to: name)
+            } catch {
+                removeOwnFile(staged)
+                throw error.strataError("Handing out the checkout \(name)")
             }
             checkouts[name] = store.info(forKey: key).map(Self.version)
             pruneCheckouts(&checkouts)
@@ -173,13 +178,13 @@ public final class FileCacheProvider: CacheProvider {
         else {
             checkouts.withLock { checkouts in
                 checkouts[name] = nil
-                Self.removeOwnFile(destination)
+                removeOwnFile(name)
             }
             return nil
         }
         let version = Self.version(info)
         return try checkouts.withLock { checkouts in
-            if checkouts[name] == version, FileManager.default.fileExists(atPath: destination.path) {
+            if checkouts[name] == version, (try? folder.kind(of: name)) == .file {
                 return destination
             }
             try writeCheckout(data, to: name)
@@ -193,39 +198,28 @@ public final class FileCacheProvider: CacheProvider {
     /// provider's own names are deleted.
     private func pruneCheckouts(_ checkouts: inout [String: Version], removingStaged: Bool = false) {
         let live = Set(store.keys().map(Self.checkoutName))
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: checkoutFolder.path)) ?? []
-        for name in names {
+        for (name, kind) in (try? folder.items()) ?? [] where kind == .file {
             let stale = Self.isCheckoutName(name) && !live.contains(name)
             guard stale || (removingStaged && Self.isStagedName(name)) else { continue }
-            Self.removeOwnFile(checkoutFolder.appendingPathComponent(name))
+            _ = try? folder.remove(name)
             checkouts[name] = nil
         }
     }
 
     /// Writes a checkout: a new staged file (created exclusively, never through a link) renamed over `name`.
     private func writeCheckout(_ data: Data, to name: String) throws {
-        let staged = checkoutFolder.appendingPathComponent(Self.stagedName(name))
-        let descriptor = open(staged.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw StrataError.io("Creating the checkout \(staged.path) failed (errno \(errno))")
+        do {
+            try folder.writeAtomically(data, to: name, temporaryPrefix: Self.stagedPrefix, durable: false)
+        } catch {
+            throw error.strataError("Writing the checkout \(name)")
         }
-        var written = true
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while written, offset < bytes.count, let base = bytes.baseAddress {
-                let count = write(descriptor, base + offset, bytes.count - offset)
-                if count < 0, errno == EINTR { continue }
-                written = count > 0
-                offset += max(count, 0)
-            }
-        }
-        let code = errno
-        _ = close(descriptor)
-        guard written, rename(staged.path, checkoutFolder.appendingPathComponent(name).path) == 0 else {
-            let failure = written ? errno : code
-            Self.removeOwnFile(staged)
-            throw StrataError.io("Writing the checkout \(name) in \(checkoutFolder.path) failed (errno \(failure))")
-        }
+    }
+
+    /// Deletes `name` when it is a regular file (a link is never followed nor deleted, a folder never deleted);
+    /// the caller has checked the name is the provider's.
+    private func removeOwnFile(_ name: String) {
+        guard (try? folder.kind(of: name)) == .file else { return }
+        _ = try? folder.remove(name)
     }
 
     // MARK: - Names
@@ -241,9 +235,10 @@ public final class FileCacheProvider: CacheProvider {
     /// The prefix of staged copies (a checkout before its rename).
     static let stagedPrefix = ".strata-checkout-staged-"
 
-    /// A new, unpredictable staged name for the checkout `name`.
-    private static func stagedName(_ name: String) -> String {
-        stagedPrefix + String(UInt64.random(in: .min ... .max), radix: 16) + "-" + name
+    /// A new, unpredictable staged name: ``stagedPrefix`` and 64 random bits in hex, as
+    /// ``StrataStorage/StoreFolder/createTemporary(prefix:)`` names them.
+    private static func stagedName() -> String {
+        stagedPrefix + String(UInt64.random(in: .min ... .max), radix: 16)
     }
 
     /// Whether `name` is a checkout's: 32 lowercase hex digits and ``checkoutSuffix``.
@@ -253,23 +248,12 @@ public final class FileCacheProvider: CacheProvider {
         return digits.count == 32 && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    /// Whether `name` is a staged copy's: ``stagedPrefix``, hex digits, `-` and a checkout name.
+    /// Whether `name` is a staged copy's: ``stagedPrefix`` and 1 to 16 lowercase hex digits.
     static func isStagedName(_ name: String) -> Bool {
         guard name.hasPrefix(stagedPrefix) else { return false }
-        let rest = name.dropFirst(stagedPrefix.count)
-        guard let dash = rest.firstIndex(of: "-") else { return false }
-        let random = rest[..<dash].utf8
+        let random = name.utf8.dropFirst(stagedPrefix.utf8.count)
         return (1...16).contains(random.count)
             && random.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-            && isCheckoutName(String(rest[rest.index(after: dash)...]))
-    }
-
-    /// Deletes `url` when it is a regular file (`lstat`: a link is never followed nor deleted, a folder never
-    /// deleted); the caller has checked the name is the provider's.
-    static func removeOwnFile(_ url: URL) {
-        var info = stat()
-        guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
-        _ = unlink(url.path)
     }
 
     private static func version(_ info: FileEntryInfo) -> Version {
