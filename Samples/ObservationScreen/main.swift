@@ -13,7 +13,7 @@ struct User: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A pretend server: answers after a short delay.
-struct UsersAPI: DataSource, OriginProviding {
+struct UsersAPI: DataSource {
     let store = MemoryDataSource<User>()
     var origin: DataOrigin { .network }
 

@@ -63,12 +63,22 @@ public struct NarratedDataSource<Source: DataSource>: DataSource {
     }
 }
 
-extension NarratedDataSource: StoredEntryDataSource where Source: StoredEntryDataSource {
+extension NarratedDataSource {
+    /// The wrapped source's origin.
+    public var origin: DataOrigin { source.origin }
+
+    /// The wrapped source's changes.
+    public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
+
     /// Forwards and prints the outcome.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Source.Value> {
-        try await narrate("get(\(describe(query)))", describing: { "\($0.value) (stored \($0.storedAt))" }) {
+        try await narrate("get(\(describe(query)))", describing: Self.describe(entry:)) {
             try await source.getEntry(query)
         }
+    }
+
+    private static func describe(entry: StoredEntry<Source.Value>) -> String {
+        "\(entry.value) (stored \(entry.storedAt.map { "\($0)" } ?? "at an unknown time"))"
     }
 
     /// Forwards and prints the outcome.

@@ -1,14 +1,14 @@
 import Foundation
 import Strata
 
-extension FileDataSource: DataSource, StoredEntryDataSource {
+extension FileDataSource: DataSource {
     /// Returns the data a ``Strata/KeyedQuery`` names.
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when absent, expired or damaged,
     ///   ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
     public func get(_ query: any Query) async throws -> Data {
-        try getEntry(query).value
+        try entry(for: query).value
     }
 
     /// Returns the values of a ``Strata/MultiKeyedQuery`` (in its order), of ``Strata/AllObjectsQuery`` (in
@@ -16,13 +16,18 @@ extension FileDataSource: DataSource, StoredEntryDataSource {
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when a key a ``Strata/MultiKeyedQuery`` names is absent.
     public func getAll(_ query: any Query) async throws -> [Data] {
-        try getAllEntries(query).map(\.value)
+        try entries(for: query).map(\.value)
     }
 
     /// Returns the entry a ``Strata/KeyedQuery`` names with the date it was written.
     ///
     /// - Throws: As ``get(_:)``.
-    public func getEntry(_ query: any Query) throws -> StoredEntry<Data> {
+    public func getEntry(_ query: any Query) async throws -> StoredEntry<Data> {
+        try entry(for: query)
+    }
+
+    /// The entry a ``Strata/KeyedQuery`` names, read without suspending.
+    func entry(for query: any Query) throws -> StoredEntry<Data> {
         guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
         guard let entry = entry(forKey: query.key) else { throw StrataError.miss(key: query.key) }
         return entry
@@ -31,7 +36,12 @@ extension FileDataSource: DataSource, StoredEntryDataSource {
     /// Returns the entries of a multi-value query with the dates they were written.
     ///
     /// - Throws: As ``getAll(_:)``.
-    public func getAllEntries(_ query: any Query) throws -> [StoredEntry<Data>] {
+    public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Data>] {
+        try entries(for: query)
+    }
+
+    /// The entries a multi-value query names, read without suspending.
+    func entries(for query: any Query) throws -> [StoredEntry<Data>] {
         switch query {
         case let query as any MultiKeyedQuery:
             return try query.keys.map { key in

@@ -1,6 +1,6 @@
 import Strata
 
-extension FileDataSource: ObservableDataSource, OriginProviding {
+extension FileDataSource {
     /// Returns the changes of one key, or of all keys: every put and ``move(fileAt:forKey:options:)``, every
     /// removal and delete, and ``removeAll()`` made through this store.
     ///

@@ -1,13 +1,13 @@
 import Foundation
 import Strata
 
-extension JSONFileDataSource: DataSource, StoredEntryDataSource {
+extension JSONFileDataSource: DataSource {
     /// Returns the value a ``Strata/KeyedQuery`` names and marks it most recently used.
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when absent, expired or corrupt,
     ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
     public func get(_ query: any Query) async throws -> Value {
-        try getEntry(query).value
+        try entry(for: query).value
     }
 
     /// Returns the values of a ``Strata/MultiKeyedQuery`` (in its order), of
@@ -20,13 +20,18 @@ extension JSONFileDataSource: DataSource, StoredEntryDataSource {
     /// - Throws: ``Strata/StrataError/Code/notFound`` when a key a ``Strata/MultiKeyedQuery`` names is
     ///   absent, ``Strata/StrataError/Code/queryNotSupported`` for other queries.
     public func getAll(_ query: any Query) async throws -> [Value] {
-        try getAllEntries(query).map(\.value)
+        try entries(for: query).map(\.value)
     }
 
     /// Returns the entry a ``Strata/KeyedQuery`` names with its stored date.
     ///
     /// - Throws: As ``get(_:)``.
-    public func getEntry(_ query: any Query) throws -> StoredEntry<Value> {
+    public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
+        try entry(for: query)
+    }
+
+    /// The entry a ``Strata/KeyedQuery`` names, read without suspending.
+    func entry(for query: any Query) throws -> StoredEntry<Value> {
         guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
         guard let entry = try entry(forKey: query.key) else {
             throw StrataError.miss(key: query.key)
@@ -37,7 +42,12 @@ extension JSONFileDataSource: DataSource, StoredEntryDataSource {
     /// Returns the entries of a multi-value query with their stored dates.
     ///
     /// - Throws: As ``getAll(_:)``.
-    public func getAllEntries(_ query: any Query) throws -> [StoredEntry<Value>] {
+    public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
+        try entries(for: query)
+    }
+
+    /// The entries a multi-value query names, read without suspending.
+    func entries(for query: any Query) throws -> [StoredEntry<Value>] {
         let now = configuration.clock.now()
         switch query {
         case let query as any MultiKeyedQuery:

@@ -1,6 +1,6 @@
 import Strata
 
-extension JSONFileDataSource: ObservableDataSource, OriginProviding {
+extension JSONFileDataSource {
     /// Returns the changes of one key, or of all keys: every put, every removal and delete, and
     /// ``removeAll()`` made through this store.
     ///

@@ -3,7 +3,7 @@ import Strata
 
 // The async methods never suspend: `nonisolated(nonsending)` runs them on the caller's executor, so a direct call
 // makes no executor hop before taking the lock.
-extension MemoryDataSource: DataSource, StoredEntryDataSource {
+extension MemoryDataSource: DataSource {
     /// Returns the value a ``Strata/KeyedQuery`` names.
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when absent or expired,
@@ -11,7 +11,7 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
     @inlinable
     nonisolated(nonsending) public func get(_ query: any Query) async throws -> Value {
-        try getEntry(query).value
+        try entry(for: query).value
     }
 
     /// Returns the values of a ``Strata/MultiKeyedQuery`` (in its order), of
@@ -19,19 +19,30 @@ extension MemoryDataSource: DataSource, StoredEntryDataSource {
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when a named key is absent.
     nonisolated(nonsending) public func getAll(_ query: any Query) async throws -> [Value] {
-        try getAllEntries(query).map(\.value)
+        try entries(for: query).map(\.value)
     }
 
     /// Returns the entry a ``Strata/KeyedQuery`` names with its stored date.
     @inlinable
-    public func getEntry(_ query: any Query) throws -> StoredEntry<Value> {
+    nonisolated(nonsending) public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
+        try entry(for: query)
+    }
+
+    /// The entry a ``Strata/KeyedQuery`` names, read without suspending.
+    @inlinable
+    func entry(for query: any Query) throws -> StoredEntry<Value> {
         guard let key = Self.key(of: query) else { throw StrataError.queryNotSupported(query, by: Self.self) }
         guard let entry = entry(forKey: key) else { throw StrataError.miss(key: key) }
         return entry
     }
 
     /// Returns the entries of a multi-value query with their stored dates.
-    public func getAllEntries(_ query: any Query) throws -> [StoredEntry<Value>] {
+    nonisolated(nonsending) public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
+        try entries(for: query)
+    }
+
+    /// The entries a multi-value query names, read without suspending.
+    func entries(for query: any Query) throws -> [StoredEntry<Value>] {
         let keys = try keys(for: query)
         guard query is any MultiKeyedQuery || query is any KeyedQuery else {
             // A listing skips entries that expired or were removed since the keys were read.

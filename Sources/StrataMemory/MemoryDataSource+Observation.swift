@@ -1,6 +1,6 @@
 import Strata
 
-extension MemoryDataSource: ObservableDataSource, OriginProviding {
+extension MemoryDataSource {
     /// Returns the changes of one key, or of all keys: every ``setValue(_:forKey:timeToLive:)`` and put,
     /// every removal and delete, and ``removeAll()``.
     ///

@@ -127,9 +127,15 @@ public struct SpyDataSource<Source: DataSource>: DataSource {
         record(.delete, query)
         try await source.delete(query)
     }
-}
 
-extension SpyDataSource: StoredEntryDataSource where Source: StoredEntryDataSource {
+    // MARK: Capabilities, forwarded
+
+    /// The wrapped source's origin.
+    public var origin: DataOrigin { source.origin }
+
+    /// The wrapped source's changes.
+    public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
+
     /// Records a `get` and forwards.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Source.Value> {
         record(.get, query)
@@ -140,5 +146,34 @@ extension SpyDataSource: StoredEntryDataSource where Source: StoredEntryDataSour
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Source.Value>] {
         record(.getAll, query)
         return try await source.getAllEntries(query)
+    }
+
+    /// Records a `get` and forwards.
+    public func getIfModified(
+        _ query: any Query,
+        since metadata: EntryMetadata
+    ) async throws -> ConditionalRead<Source.Value> {
+        record(.get, query)
+        return try await source.getIfModified(query, since: metadata)
+    }
+
+    /// Records a `put` and forwards.
+    public func putEntry(_ entry: StoredEntry<Source.Value>, in query: any Query) async throws -> Source.Value {
+        record(.put, query)
+        return try await source.putEntry(entry, in: query)
+    }
+
+    /// Records a `putAll` and forwards.
+    public func putAllEntries(
+        _ entries: [StoredEntry<Source.Value>],
+        in query: any Query
+    ) async throws -> [Source.Value] {
+        record(.putAll, query)
+        return try await source.putAllEntries(entries, in: query)
+    }
+
+    /// Forwards without recording (no value is read or written).
+    public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
+        try await source.renewMetadata(metadata, in: query)
     }
 }

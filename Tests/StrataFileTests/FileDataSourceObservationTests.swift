@@ -45,6 +45,31 @@ struct FileDataSourceObservationTests {
         #expect(update?.value == Data("v2".utf8))
         #expect(update?.origin == .file)
     }
+
+    @Test(.timeLimit(.minutes(1))) func theToursCacheStackStreamsDiskWritesWithTheFileOrigin() async throws {
+        // Given the tour's cache stack: the disk store, decoded, with a metrics plugin, then validated
+        struct User: Codable, Sendable, Equatable { var name: String }
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        let disk = try folder.makeStore(clock: clock)
+        let metrics = MetricsPlugin()
+        let cache = disk.decoding(User.self).plugins([metrics], name: "disk")
+            .validated(by: .maxAge(.seconds(300), clock: clock))
+        let repository = CacheRepository(main: ScriptedDataSource<User>(), cache: cache)
+        try disk.setData(try JSONEncoder().encode(User(name: "Ada")), forKey: "u")
+        var responses = repository.stream(KeyQuery("u"), operation: .cache).makeAsyncIterator()
+        #expect(await responses.next()?.isLoading == true)
+        let first = await responses.next()
+        #expect(first?.value == User(name: "Ada"))
+        #expect(first?.origin == .file)
+        // When the disk store is written directly, under the stack
+        try disk.setData(try JSONEncoder().encode(User(name: "Grace")), forKey: "u")
+        // Then the write streams through every wrapper, and the origin is still the file's
+        let update = await responses.next()
+        #expect(update?.value == User(name: "Grace"))
+        #expect(update?.origin == .file)
+        #expect(update?.storedAt != nil)
+    }
 }
 
 struct FileDataSourceConformanceTests {

@@ -102,8 +102,8 @@ struct FileDataSourceQueryTests {
         try store.setData(Data("v".utf8), forKey: "k")
         clock.advance(by: .seconds(30))
 
-        let entry = try store.getEntry(KeyQuery("k"))
-        let entries = try store.getAllEntries(AllObjectsQuery())
+        let entry = try await store.getEntry(KeyQuery("k"))
+        let entries = try await store.getAllEntries(AllObjectsQuery())
 
         #expect(entry.storedAt == written)
         #expect(entries.map(\.storedAt) == [written])

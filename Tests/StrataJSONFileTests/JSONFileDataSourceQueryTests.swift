@@ -120,8 +120,8 @@ struct JSONFileDataSourceQueryTests {
             let storedAt = fixture.clock.now()
             try store.setValue(Item(name: "a", number: 1), forKey: "a")
             fixture.clock.advance(by: .seconds(30))
-            #expect(try store.getEntry(KeyQuery("a")).storedAt == storedAt)
-            #expect(try store.getAllEntries(AllObjectsQuery()).map(\.storedAt) == [storedAt])
+            #expect(try await store.getEntry(KeyQuery("a")).storedAt == storedAt)
+            #expect(try await store.getAllEntries(AllObjectsQuery()).map(\.storedAt) == [storedAt])
         }
     }
 

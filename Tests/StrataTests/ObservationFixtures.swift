@@ -2,9 +2,9 @@ import Foundation
 import Strata
 import StrataTesting
 
-/// A key-value source that records stored dates and announces its changes: what adopting
-/// ``ObservableDataSource`` takes for a source of one's own.
-final class ObservableStore<Value: Sendable>: DataSource, StoredEntryDataSource, ObservableDataSource, OriginProviding {
+/// A key-value source that records stored dates and announces its changes: what implementing the capabilities
+/// (``DataSourceCapabilities``) takes for a source of one's own.
+final class ObservableStore<Value: Sendable>: DataSource {
     let changeBroadcaster = ChangeBroadcaster()
     let origin: DataOrigin
     private let clock: any WallClock

@@ -76,7 +76,7 @@ struct ValidatorTests {
 }
 
 /// A minimal source that records stored dates, to test ``StoredTimeValidator`` inside the core.
-final class EntryDatedSource: DataSource, StoredEntryDataSource {
+final class EntryDatedSource: DataSource {
     private let store = ScriptedDataSource<StoredEntry<String>>()
     let clock: ManualClock
 

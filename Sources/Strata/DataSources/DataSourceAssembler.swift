@@ -5,7 +5,8 @@
 /// ```
 ///
 /// It also erases the types of its parts, so it is the way to store sources of different types in one
-/// property.
+/// property. Capabilities are forwarded: the origin, entries and conditional reads of the get part, the changes
+/// and metadata writes of the put part (where writes happen).
 public struct DataSourceAssembler<Value: Sendable>: DataSource {
     private let getter: any GetDataSource<Value>
     private let putter: any PutDataSource<Value>
@@ -48,6 +49,41 @@ public struct DataSourceAssembler<Value: Sendable>: DataSource {
     /// Writes through the put part.
     public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
         try await putter.putAll(values, in: query)
+    }
+
+    /// The get part's origin.
+    public var origin: DataOrigin { getter.origin }
+
+    /// The put part's changes: writes happen there.
+    public func changes(forKey key: String?) -> AsyncStream<DataChange> { putter.changes(forKey: key) }
+
+    /// Reads the entry through the get part.
+    public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> { try await getter.getEntry(query) }
+
+    /// Reads the entries through the get part.
+    public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
+        try await getter.getAllEntries(query)
+    }
+
+    /// Reads conditionally through the get part.
+    public func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Value>
+    {
+        try await getter.getIfModified(query, since: metadata)
+    }
+
+    /// Writes the entry through the put part.
+    public func putEntry(_ entry: StoredEntry<Value>, in query: any Query) async throws -> Value {
+        try await putter.putEntry(entry, in: query)
+    }
+
+    /// Writes the entries through the put part.
+    public func putAllEntries(_ entries: [StoredEntry<Value>], in query: any Query) async throws -> [Value] {
+        try await putter.putAllEntries(entries, in: query)
+    }
+
+    /// Renews the metadata through the put part.
+    public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
+        try await putter.renewMetadata(metadata, in: query)
     }
 
     /// Deletes through the delete part.

@@ -1,5 +1,5 @@
 /// A source that deletes values.
-public protocol DeleteDataSource: Sendable {
+public protocol DeleteDataSource: DataSourceCapabilities {
     /// Deletes what the query names: one entry, several (``IdsQuery``) or all (``AllObjectsQuery``).
     ///
     /// Deleting something that is not there succeeds.

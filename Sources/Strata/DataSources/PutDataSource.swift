@@ -1,5 +1,9 @@
 /// A source that writes values.
-public protocol PutDataSource<Value>: Sendable {
+///
+/// A store that records metadata also implements ``putEntry(_:in:)`` (so a value copied from another tier
+/// keeps its stored date and expiry) and ``renewMetadata(_:in:)`` (so a revalidated entry is renewed without
+/// rewriting its value). Both have defaults.
+public protocol PutDataSource<Value>: DataSourceCapabilities {
     /// The type of the values the source holds.
     associatedtype Value: Sendable
 
@@ -21,4 +25,54 @@ public protocol PutDataSource<Value>: Sendable {
     ///   - query: Where to store them.
     /// - Returns: The stored values.
     func putAll(_ values: [Value], in query: any Query) async throws -> [Value]
+
+    /// Stores a value with the metadata it had where it came from, and returns what was stored.
+    ///
+    /// A store that records metadata keeps the entry's stored date and expiry (and validators), so a copy
+    /// never outlives its original. The default stores the value with ``put(_:in:)``: as if written now.
+    ///
+    /// - Parameters:
+    ///   - entry: The value and its metadata.
+    ///   - query: Where to store it.
+    /// - Returns: The stored value.
+    func putEntry(_ entry: StoredEntry<Value>, in query: any Query) async throws -> Value
+
+    /// Stores several values with their metadata, as ``putEntry(_:in:)`` does for one.
+    ///
+    /// The default stores the values with ``putAll(_:in:)``.
+    ///
+    /// - Parameters:
+    ///   - entries: The values and their metadata; for an ``IdsQuery`` one per identifier, in order.
+    ///   - query: Where to store them.
+    /// - Returns: The stored values.
+    func putAllEntries(_ entries: [StoredEntry<Value>], in query: any Query) async throws -> [Value]
+
+    /// Replaces the metadata of the entry the query names without rewriting its value; returns whether the
+    /// source could.
+    ///
+    /// What a cache does after a conditional read answered *not modified*. The default returns `false`, and
+    /// the caller writes the value again with ``putEntry(_:in:)``.
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata (stored date, expiry, validators).
+    ///   - query: Which entry to renew.
+    /// - Returns: `true` when the entry was renewed, `false` when the source cannot renew (or holds no entry).
+    func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool
+}
+
+// MARK: - Defaults
+
+extension PutDataSource {
+    /// Stores the value with ``put(_:in:)``; the metadata is not kept.
+    public func putEntry(_ entry: StoredEntry<Value>, in query: any Query) async throws -> Value {
+        try await put(entry.value, in: query)
+    }
+
+    /// Stores the values with ``putAll(_:in:)``; the metadata is not kept.
+    public func putAllEntries(_ entries: [StoredEntry<Value>], in query: any Query) async throws -> [Value] {
+        try await putAll(entries.map(\.value), in: query)
+    }
+
+    /// Returns `false`: the source cannot renew an entry without rewriting it.
+    public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool { false }
 }

@@ -88,7 +88,8 @@ public struct StrataError: Error, Sendable {
     /// - Parameter type: The type the payload is expected to have.
     /// - Returns: The payload, or `nil` when there is none or it has another type.
     public func value<Value>(as type: Value.Type = Value.self) -> Value? {
-        payload as? Value
+        if let stale = payload as? any StalePayload { return stale.staleValue as? Value }
+        return payload as? Value
     }
 }
 
@@ -112,6 +113,28 @@ extension StrataError {
         line: Int = #line
     ) -> StrataError {
         StrataError(.notValid, message, payload: staleValue, file: file, line: line)
+    }
+
+    /// A *not valid* error carrying the stale entry, so that callers may still serve its value and revalidate
+    /// it with its metadata (``value(as:)`` gives the value, ``staleEntry(as:)`` the entry).
+    public static func notValid<Value: Sendable>(
+        staleEntry: StoredEntry<Value>,
+        _ message: String = "The stored value is no longer valid",
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        StrataError(.notValid, message, payload: StaleEntry(entry: staleEntry), file: file, line: line)
+    }
+
+    /// A *not valid* error carrying the stale entries of a list read (``value(as:)`` gives the values as an
+    /// array, ``staleEntries(as:)`` the entries).
+    public static func notValid<Value: Sendable>(
+        staleEntries: [StoredEntry<Value>],
+        _ message: String = "A stored value is no longer valid",
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        StrataError(.notValid, message, payload: StaleEntries(entries: staleEntries), file: file, line: line)
     }
 
     /// A *query not supported* error naming the query's type and the source that refused it.

@@ -27,6 +27,14 @@ public struct MappedDataSource<Source: Sendable, SourceValue: Sendable, Value: S
     }
 }
 
+extension MappedDataSource: DataSourceCapabilities where Source: DataSourceCapabilities {
+    /// The wrapped source's origin.
+    public var origin: DataOrigin { source.origin }
+
+    /// The wrapped source's changes.
+    public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
+}
+
 extension MappedDataSource: GetDataSource where Source: GetDataSource, Source.Value == SourceValue {
     /// Reads from the source and converts the value.
     ///
@@ -39,20 +47,23 @@ extension MappedDataSource: GetDataSource where Source: GetDataSource, Source.Va
     public func getAll(_ query: any Query) async throws -> [Value] {
         try await source.getAll(query).map { try toValue.mapOrThrowSerialization($0) }
     }
-}
 
-extension MappedDataSource: StoredEntryDataSource
-where Source: StoredEntryDataSource, Source.Value == SourceValue {
-    /// Reads the entry from the source and converts its value.
+    /// Reads the entry from the source and converts its value; the metadata is kept.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
-        let entry = try await source.getEntry(query)
-        return StoredEntry(value: try toValue.mapOrThrowSerialization(entry.value), storedAt: entry.storedAt)
+        try await source.getEntry(query).map { try toValue.mapOrThrowSerialization($0) }
     }
 
-    /// Reads the entries from the source and converts their values.
+    /// Reads the entries from the source and converts their values; the metadata is kept.
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
-        try await source.getAllEntries(query).map {
-            StoredEntry(value: try toValue.mapOrThrowSerialization($0.value), storedAt: $0.storedAt)
+        try await source.getAllEntries(query).map { entry in try entry.map { try toValue.mapOrThrowSerialization($0) } }
+    }
+
+    /// Reads conditionally from the source and converts a new value.
+    public func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Value>
+    {
+        switch try await source.getIfModified(query, since: metadata) {
+        case .modified(let entry): .modified(try entry.map { try toValue.mapOrThrowSerialization($0) })
+        case .notModified(let renewed): .notModified(renewed)
         }
     }
 }
@@ -68,6 +79,23 @@ extension MappedDataSource: PutDataSource where Source: PutDataSource, Source.Va
     public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
         let converted = try values.map { try toSourceValue.mapOrThrowSerialization($0) }
         return try await source.putAll(converted, in: query).map { try toValue.mapOrThrowSerialization($0) }
+    }
+
+    /// Converts the entry's value and writes it with its metadata.
+    public func putEntry(_ entry: StoredEntry<Value>, in query: any Query) async throws -> Value {
+        let stored = try await source.putEntry(entry.map { try toSourceValue.mapOrThrowSerialization($0) }, in: query)
+        return try toValue.mapOrThrowSerialization(stored)
+    }
+
+    /// Converts the entries' values and writes them with their metadata.
+    public func putAllEntries(_ entries: [StoredEntry<Value>], in query: any Query) async throws -> [Value] {
+        let converted = try entries.map { entry in try entry.map { try toSourceValue.mapOrThrowSerialization($0) } }
+        return try await source.putAllEntries(converted, in: query).map { try toValue.mapOrThrowSerialization($0) }
+    }
+
+    /// Renews the metadata in the source.
+    public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
+        try await source.renewMetadata(metadata, in: query)
     }
 }
 

@@ -82,3 +82,5 @@ extension GetRepository {
         MappedRepository(self, toValue: toValue, toBaseValue: fromValue)
     }
 }
+
+extension MappedRepository: RepositoryCapabilities {}

@@ -1,10 +1,10 @@
 /// Where a value in a ``RepositoryResponse`` came from: memory, a file, the network, or a source of your own.
 ///
-/// A data source names its origin by conforming to ``OriginProviding``; a source that does not is reported
+/// A data source names its origin with ``DataSourceCapabilities/origin``; a source that does not is reported
 /// by its role in the repository, ``main`` or ``cache``.
 ///
 /// ```swift
-/// extension UsersAPI: OriginProviding {
+/// extension UsersAPI {
 ///     var origin: DataOrigin { .network }
 /// }
 /// let sqlite = DataOrigin("sqlite")
@@ -37,24 +37,15 @@ public struct DataOrigin: Sendable, Hashable, CustomStringConvertible {
 
     /// The cache source of a repository that does not say what it is.
     public static let cache = DataOrigin("cache")
-}
 
-/// A data source that says where its values come from, for ``RepositoryResponse``.
-///
-/// Optional: a repository reports a source that does not conform as ``DataOrigin/main`` or
-/// ``DataOrigin/cache``, by its role. Wrappers such as ``ValidatedDataSource`` forward their source's
-/// origin.
-public protocol OriginProviding {
-    /// Where this source's values come from.
-    var origin: DataOrigin { get }
-}
+    /// A source that does not say where its values come from: the default of
+    /// ``DataSourceCapabilities/origin``.
+    public static let unspecified = DataOrigin("unspecified")
 
-extension ValidatedDataSource: OriginProviding where Source: OriginProviding {
-    /// The wrapped source's origin.
-    public var origin: DataOrigin { source.origin }
-}
-
-extension MappedDataSource: OriginProviding where Source: OriginProviding {
-    /// The wrapped source's origin.
-    public var origin: DataOrigin { source.origin }
+    /// This origin, or `role` when it is ``unspecified``: how a repository names a source in its responses.
+    ///
+    /// - Parameter role: ``main`` or ``cache``, the source's role in the repository.
+    public func specified(or role: DataOrigin) -> DataOrigin {
+        self == .unspecified ? role : self
+    }
 }

@@ -20,7 +20,7 @@ public enum RepositoryResponse<Value: Sendable>: Sendable {
     /// A value read from `origin`.
     ///
     /// `storedAt` is when the source stored the entry, for sources that record it
-    /// (``StoredEntryDataSource``), and `nil` otherwise (a value fresh from the network, a stale value whose
+    /// (``GetDataSource/getEntry(_:)``), and `nil` otherwise (a value fresh from the network, a stale value whose
     /// date the validator did not pass on). `isStale` is `true` for a value that failed validation and is
     /// shown while a fresh one is fetched.
     case value(Value, origin: DataOrigin, storedAt: Date?, isStale: Bool)

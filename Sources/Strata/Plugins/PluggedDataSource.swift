@@ -10,8 +10,8 @@
 /// ```
 ///
 /// The first plugin is the outermost: it sees each call first and its outcome last. Conformances follow
-/// the wrapped source: a plugged ``GetDataSource`` is a ``GetDataSource``, and so on. With no plugins
-/// every call goes straight to the source.
+/// the wrapped source: a plugged ``GetDataSource`` is a ``GetDataSource``, and so on; the source's capabilities
+/// (origin, changes, entries with metadata) are forwarded. With no plugins every call goes straight to the source.
 public struct PluggedDataSource<Source: Sendable>: Sendable {
     /// The wrapped source.
     public let source: Source
@@ -47,6 +47,14 @@ public struct PluggedDataSource<Source: Sendable>: Sendable {
     }
 }
 
+extension PluggedDataSource: DataSourceCapabilities where Source: DataSourceCapabilities {
+    /// The wrapped source's origin.
+    public var origin: DataOrigin { source.origin }
+
+    /// The wrapped source's changes.
+    public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
+}
+
 extension PluggedDataSource: GetDataSource where Source: GetDataSource {
     /// Reads through the plugins.
     public func get(_ query: any Query) async throws -> Source.Value {
@@ -59,9 +67,7 @@ extension PluggedDataSource: GetDataSource where Source: GetDataSource {
         if plugins.isEmpty { return try await source.getAll(query) }
         return try await run(.getAll, query) { [source] in try await source.getAll(query) }
     }
-}
 
-extension PluggedDataSource: StoredEntryDataSource where Source: StoredEntryDataSource {
     /// Reads the entry through the plugins; they see a ``PluginCall/Method/get``.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Source.Value> {
         if plugins.isEmpty { return try await source.getEntry(query) }
@@ -72,6 +78,15 @@ extension PluggedDataSource: StoredEntryDataSource where Source: StoredEntryData
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Source.Value>] {
         if plugins.isEmpty { return try await source.getAllEntries(query) }
         return try await run(.getAll, query) { [source] in try await source.getAllEntries(query) }
+    }
+
+    /// Reads conditionally through the plugins; they see a ``PluginCall/Method/get``.
+    public func getIfModified(
+        _ query: any Query,
+        since metadata: EntryMetadata
+    ) async throws -> ConditionalRead<Source.Value> {
+        if plugins.isEmpty { return try await source.getIfModified(query, since: metadata) }
+        return try await run(.get, query) { [source] in try await source.getIfModified(query, since: metadata) }
     }
 }
 
@@ -88,6 +103,29 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
         return try await run(.putAll, query, value: values) { [source] in
             try await source.putAll(values, in: query)
         }
+    }
+
+    /// Writes the entry through the plugins; they see a ``PluginCall/Method/put`` of its value.
+    public func putEntry(_ entry: StoredEntry<Source.Value>, in query: any Query) async throws -> Source.Value {
+        if plugins.isEmpty { return try await source.putEntry(entry, in: query) }
+        return try await run(.put, query, value: entry.value) { [source] in try await source.putEntry(entry, in: query)
+        }
+    }
+
+    /// Writes the entries through the plugins; they see a ``PluginCall/Method/putAll`` of their values.
+    public func putAllEntries(
+        _ entries: [StoredEntry<Source.Value>],
+        in query: any Query
+    ) async throws -> [Source.Value] {
+        if plugins.isEmpty { return try await source.putAllEntries(entries, in: query) }
+        return try await run(.putAll, query, value: entries.map(\.value)) { [source] in
+            try await source.putAllEntries(entries, in: query)
+        }
+    }
+
+    /// Renews the entry's metadata in the wrapped source; plugins do not see it (no value is read or written).
+    public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
+        try await source.renewMetadata(metadata, in: query)
     }
 }
 

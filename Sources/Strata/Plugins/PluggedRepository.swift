@@ -94,3 +94,5 @@ extension PluggedRepository: DeleteRepository where Base: DeleteRepository {
 }
 
 extension PluggedRepository: Repository where Base: Repository {}
+
+extension PluggedRepository: RepositoryCapabilities {}

@@ -14,7 +14,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// | ``CacheOperation`` | loading; the cached value or error (stale with `ignoringValidation`) |
     ///
     /// The stream then stays open. A write or a delete through this repository (or a copy of it), or
-    /// directly on its cache or main source when it is an ``ObservableDataSource``, makes every open stream
+    /// directly on its cache or main source when it announces changes
+    /// (``DataSourceCapabilities/changes(forKey:)``), makes every open stream
     /// on the same key respond: after a write it reads again as above (without `loading`) and emits what
     /// it finds; after a delete it emits ``RepositoryResponse/error(_:origin:)`` with
     /// ``StrataError/Code/notFound`` without reading again. A failed read emits an error and the stream
@@ -39,8 +40,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         operation: any RepositoryOperation = DefaultOperation(),
         bufferingNewest limit: Int = 1
     ) -> AsyncStream<RepositoryResponse<Main.Value>> {
-        let mainOrigin = (main as? any OriginProviding)?.origin ?? .main
-        let cacheOrigin = (cache as? any OriginProviding)?.origin ?? .cache
+        let mainOrigin = main.origin.specified(or: .main)
+        let cacheOrigin = cache.origin.specified(or: .cache)
         let plan: Plan
         do {
             plan = try readPlan(for: operation)
@@ -61,10 +62,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             loadingOrigin: readsMainFirst ? mainOrigin : cacheOrigin,
             primaryOrigin: readsMainFirst ? mainOrigin : cacheOrigin,
             observe: {
-                var sources = [changeBroadcaster.changes(forKey: key)]
-                if let cache = cache as? any ObservableDataSource { sources.append(cache.changes(forKey: key)) }
-                if let main = main as? any ObservableDataSource { sources.append(main.changes(forKey: key)) }
-                return sources
+                [changeBroadcaster.changes(forKey: key), cache.changes(forKey: key), main.changes(forKey: key)]
             },
             read: { emit in
                 await streamRead(query, plan: plan, origins: (main: mainOrigin, cache: cacheOrigin), emit: emit)
@@ -136,10 +134,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
 
     /// Reads the cache with the entry's stored date when the cache records it.
     private func readCacheEntry(_ query: any Query) async throws -> (value: Main.Value, storedAt: Date?) {
-        if let entries = cache as? any StoredEntryDataSource<Main.Value> {
-            let entry = try await entries.getEntry(query)
-            return (entry.value, entry.storedAt)
-        }
-        return (try await cache.get(query), nil)
+        let entry = try await cache.getEntry(query)
+        return (entry.value, entry.storedAt)
     }
 }

@@ -138,3 +138,5 @@ extension CacheRepository {
         }
     }
 }
+
+extension CacheRepository: RepositoryCapabilities {}

@@ -1,5 +1,5 @@
 /// A repository that deletes values, choosing its sources by the operation of each call.
-public protocol DeleteRepository: Sendable {
+public protocol DeleteRepository: RepositoryCapabilities {
     /// Deletes what the query names from the sources the operation selects.
     ///
     /// - Parameters:

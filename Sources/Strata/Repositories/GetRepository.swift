@@ -1,5 +1,5 @@
 /// A repository that reads values, choosing its sources by the operation of each call.
-public protocol GetRepository<Value>: Sendable {
+public protocol GetRepository<Value>: RepositoryCapabilities {
     /// The type of the values the repository serves.
     associatedtype Value: Sendable
 

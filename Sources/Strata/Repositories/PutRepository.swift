@@ -1,5 +1,5 @@
 /// A repository that writes values, choosing its sources by the operation of each call.
-public protocol PutRepository<Value>: Sendable {
+public protocol PutRepository<Value>: RepositoryCapabilities {
     /// The type of the values the repository serves.
     associatedtype Value: Sendable
 

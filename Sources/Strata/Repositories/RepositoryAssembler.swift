@@ -62,3 +62,5 @@ public struct RepositoryAssembler<Value: Sendable>: Repository {
 
 /// The type-erased repository: an alias for ``RepositoryAssembler``.
 public typealias AnyRepository<Value: Sendable> = RepositoryAssembler<Value>
+
+extension RepositoryAssembler: RepositoryCapabilities {}

@@ -3,9 +3,10 @@ extension SingleDataSourceRepository where Source: GetDataSource {
     /// every change.
     ///
     /// A write through this repository
-    /// (or a copy of it), or directly on the source when it is an ``ObservableDataSource``, makes every
-    /// open stream on the same key read again; a delete emits ``RepositoryResponse/error(_:origin:)`` with
-    /// ``StrataError/Code/notFound``. The origin is the source's (``OriginProviding``) or
+    /// (or a copy of it), or directly on the source when it announces changes
+    /// (``DataSourceCapabilities/changes(forKey:)``), makes every open stream on the same key read again; a
+    /// delete emits ``RepositoryResponse/error(_:origin:)`` with ``StrataError/Code/notFound``. The origin is
+    /// the source's (``DataSourceCapabilities/origin``) or
     /// ``DataOrigin/main``. Backpressure and cancellation are as for
     /// ``CacheRepository/stream(_:operation:bufferingNewest:)``.
     ///
@@ -17,25 +18,17 @@ extension SingleDataSourceRepository where Source: GetDataSource {
         _ query: any Query,
         bufferingNewest limit: Int = 1
     ) -> AsyncStream<RepositoryResponse<Source.Value>> {
-        let origin = (source as? any OriginProviding)?.origin ?? .main
+        let origin = source.origin.specified(or: .main)
         let key = (query as? any KeyedQuery)?.key
         let stream = ResponseStream<Source.Value>(
             key: key,
             loadingOrigin: origin,
             primaryOrigin: origin,
-            observe: {
-                var sources = [changeBroadcaster.changes(forKey: key)]
-                if let source = source as? any ObservableDataSource { sources.append(source.changes(forKey: key)) }
-                return sources
-            },
+            observe: { [changeBroadcaster.changes(forKey: key), source.changes(forKey: key)] },
             read: { emit in
                 do {
-                    if let entries = source as? any StoredEntryDataSource<Source.Value> {
-                        let entry = try await entries.getEntry(query)
-                        emit(.value(entry.value, origin: origin, storedAt: entry.storedAt, isStale: false))
-                    } else {
-                        emit(.value(try await source.get(query), origin: origin, storedAt: nil, isStale: false))
-                    }
+                    let entry = try await source.getEntry(query)
+                    emit(.value(entry.value, origin: origin, storedAt: entry.storedAt, isStale: false))
                 } catch {
                     emit(.error(error, origin: origin))
                 }

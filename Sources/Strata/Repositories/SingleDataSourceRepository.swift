@@ -60,3 +60,5 @@ extension SingleDataSourceRepository: DeleteRepository where Source: DeleteDataS
 }
 
 extension SingleDataSourceRepository: Repository where Source: DataSource {}
+
+extension SingleDataSourceRepository: RepositoryCapabilities {}

@@ -2,7 +2,7 @@ import Foundation
 
 /// Accepts a value while its entry is younger than a maximum age, by the date its source stored it.
 ///
-/// It needs a source that records when each entry was stored (``StoredEntryDataSource``: the memory,
+/// It needs a source that records when each entry was stored (``GetDataSource/getEntry(_:)``: the memory,
 /// file and JSON-file sources do). A value whose stored date is unknown is treated as invalid.
 ///
 /// A value is valid while `now < storedAt + maxAge`: at exactly `storedAt + maxAge` it has expired.

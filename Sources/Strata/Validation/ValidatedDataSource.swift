@@ -20,42 +20,58 @@ public struct ValidatedDataSource<Source: Sendable, V: Validator>: Sendable {
     }
 }
 
+extension ValidatedDataSource: DataSourceCapabilities where Source: DataSourceCapabilities {
+    /// The wrapped source's origin.
+    public var origin: DataOrigin { source.origin }
+
+    /// The wrapped source's changes.
+    public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
+}
+
 extension ValidatedDataSource: GetDataSource where Source: GetDataSource, V.Value == Source.Value {
     /// Reads the value and validates it.
     ///
     /// - Throws: ``StrataError/Code/notValid`` with the value as payload when validation fails.
     public func get(_ query: any Query) async throws -> Source.Value {
-        let entry: StoredEntry<Source.Value>? =
-            if let entries = source as? any StoredEntryDataSource<Source.Value> {
-                try await entries.getEntry(query)
-            } else {
-                nil
-            }
-        let value = if let entry { entry.value } else { try await source.get(query) }
-        guard validator.isValid(value, context: ValidationContext(storedAt: entry?.storedAt)) else {
-            throw StrataError.notValid(staleValue: value)
-        }
-        return value
+        try await getEntry(query).value
     }
 
     /// Reads the values and validates each; one invalid value makes the whole answer invalid.
     ///
     /// - Throws: ``StrataError/Code/notValid`` with all the values as payload when one fails.
     public func getAll(_ query: any Query) async throws -> [Source.Value] {
-        let entries: [StoredEntry<Source.Value>]? =
-            if let source = source as? any StoredEntryDataSource<Source.Value> {
-                try await source.getAllEntries(query)
-            } else {
-                nil
-            }
-        let values = if let entries { entries.map(\.value) } else { try await source.getAll(query) }
-        for (index, value) in values.enumerated() {
-            let context = ValidationContext(storedAt: entries?[index].storedAt)
-            guard validator.isValid(value, context: context) else {
-                throw StrataError.notValid(staleValue: values)
-            }
+        try await getAllEntries(query).map(\.value)
+    }
+
+    /// Reads the entry and validates its value, so a validated cache still tells its metadata.
+    ///
+    /// - Throws: ``StrataError/Code/notValid`` with the value as payload (and the entry as
+    ///   ``StrataError/staleEntry(as:)``) when validation fails.
+    public func getEntry(_ query: any Query) async throws -> StoredEntry<Source.Value> {
+        let entry = try await source.getEntry(query)
+        guard validator.isValid(entry.value, context: ValidationContext(entry.metadata)) else {
+            throw StrataError.notValid(staleEntry: entry)
         }
-        return values
+        return entry
+    }
+
+    /// Reads the entries and validates each; one invalid value makes the whole answer invalid.
+    ///
+    /// - Throws: ``StrataError/Code/notValid`` with all the values as payload when one fails.
+    public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Source.Value>] {
+        let entries = try await source.getAllEntries(query)
+        for entry in entries where !validator.isValid(entry.value, context: ValidationContext(entry.metadata)) {
+            throw StrataError.notValid(staleEntries: entries)
+        }
+        return entries
+    }
+
+    /// Reads conditionally from the source; a new entry is not validated (it is what the source has now).
+    public func getIfModified(
+        _ query: any Query,
+        since metadata: EntryMetadata
+    ) async throws -> ConditionalRead<Source.Value> {
+        try await source.getIfModified(query, since: metadata)
     }
 }
 
@@ -68,6 +84,24 @@ extension ValidatedDataSource: PutDataSource where Source: PutDataSource, V.Valu
     /// Writes through to the source.
     public func putAll(_ values: [Source.Value], in query: any Query) async throws -> [Source.Value] {
         try await source.putAll(values, in: query)
+    }
+
+    /// Writes through to the source, metadata included.
+    public func putEntry(_ entry: StoredEntry<Source.Value>, in query: any Query) async throws -> Source.Value {
+        try await source.putEntry(entry, in: query)
+    }
+
+    /// Writes through to the source, metadata included.
+    public func putAllEntries(
+        _ entries: [StoredEntry<Source.Value>],
+        in query: any Query
+    ) async throws -> [Source.Value] {
+        try await source.putAllEntries(entries, in: query)
+    }
+
+    /// Renews the metadata in the source.
+    public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
+        try await source.renewMetadata(metadata, in: query)
     }
 }
 

@@ -22,14 +22,27 @@ public protocol Validator<Value>: Sendable {
 
 /// What a validator knows about a stored entry beyond its value.
 public struct ValidationContext: Sendable {
+    /// What the source knows about the entry: stored date, expiry, validators.
+    public var metadata: EntryMetadata
+
     /// When the entry was written to its source, if the source records it.
-    public var storedAt: Date?
+    public var storedAt: Date? {
+        get { metadata.storedAt }
+        set { metadata.storedAt = newValue }
+    }
 
     /// Creates a context.
     ///
     /// - Parameter storedAt: When the entry was stored, if known.
     public init(storedAt: Date? = nil) {
-        self.storedAt = storedAt
+        self.metadata = EntryMetadata(storedAt: storedAt)
+    }
+
+    /// Creates a context from an entry's metadata.
+    ///
+    /// - Parameter metadata: What the source knows about the entry.
+    public init(_ metadata: EntryMetadata) {
+        self.metadata = metadata
     }
 }
 

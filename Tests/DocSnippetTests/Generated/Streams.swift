@@ -27,7 +27,7 @@ extension DocSnippetContext {
 
 // Sources/Strata/Strata.docc/Streams.md:84
 struct Streams_84 {
-    final class NotesStore: DataSource, ObservableDataSource {
+    final class NotesStore: DataSource {
         let changeBroadcaster = ChangeBroadcaster()
         private let notes = MemoryDataSource<Note>()  // where this store keeps its notes: a database, files, …
 

@@ -33,9 +33,9 @@ struct WritingADataSource_10 {
     }
 }
 
-// Sources/Strata/Strata.docc/WritingADataSource.md:46
+// Sources/Strata/Strata.docc/WritingADataSource.md:47
 @Suite(.disabled("a documentation snippet: compiled, not run"))
-struct WritingADataSource_46 {
+struct WritingADataSource_47 {
     @Test func myStoreConforms() async throws {
         try await DataSourceConformance(makeSource: { MyStore() }, makeValue: { "value \($0)" }).run()
     }

@@ -1,0 +1,40 @@
+/// A payload that stands for a stale value: ``StrataError/value(as:)`` answers with ``staleValue``.
+protocol StalePayload: Sendable {
+    /// The stale value (one value, or an array of values for a list read).
+    var staleValue: any Sendable { get }
+}
+
+/// The stale entry of a *not valid* read.
+struct StaleEntry<Value: Sendable>: StalePayload {
+    let entry: StoredEntry<Value>
+    var staleValue: any Sendable { entry.value }
+}
+
+/// The stale entries of a *not valid* list read.
+struct StaleEntries<Value: Sendable>: StalePayload {
+    let entries: [StoredEntry<Value>]
+    var staleValue: any Sendable { entries.map(\.value) }
+}
+
+extension StrataError {
+    /// The stale entry a *not valid* error carries, with its metadata, when it has one of this value type.
+    ///
+    /// A cache that knows the entry's validators (ETag, Last-Modified) lets a repository revalidate it with
+    /// main instead of reading it again in full.
+    ///
+    /// - Parameter type: The value type.
+    public func staleEntry<Value: Sendable>(as type: Value.Type = Value.self) -> StoredEntry<Value>? {
+        if let stale = payload as? StaleEntry<Value> { return stale.entry }
+        if let value = payload as? Value { return StoredEntry(value: value, metadata: EntryMetadata()) }
+        return nil
+    }
+
+    /// The stale entries a *not valid* list read carries, with their metadata.
+    ///
+    /// - Parameter type: The value type.
+    public func staleEntries<Value: Sendable>(as type: Value.Type = Value.self) -> [StoredEntry<Value>]? {
+        if let stale = payload as? StaleEntries<Value> { return stale.entries }
+        if let values = payload as? [Value] { return values.map { StoredEntry(value: $0, metadata: EntryMetadata()) } }
+        return nil
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+/// Every wrapper the core ships forwards every capability of the source it wraps (``WrapperConformance``).
+struct CapabilityForwardingTests {
+    @Test func pluginsWithoutPluginsForwardEveryCapability() async throws {
+        try await WrapperConformance { $0.plugins([]) }.run()
+    }
+
+    @Test func pluginsWithPluginsForwardEveryCapability() async throws {
+        try await WrapperConformance { $0.plugins([MetricsPlugin(), RetryPlugin()]) }.run()
+    }
+
+    @Test func aValidatorThatAcceptsForwardsEveryCapability() async throws {
+        try await WrapperConformance { $0.validated(by: ClosureValidator { _, _ in true }) }.run()
+    }
+
+    @Test func aMapperForwardsEveryCapability() async throws {
+        try await WrapperConformance { $0.mapped(to: { $0 }, from: { $0 }) }.run()
+    }
+
+    @Test func theAssemblerForwardsEveryCapability() async throws {
+        try await WrapperConformance { DataSourceAssembler($0) }.run()
+    }
+
+    @Test func aSpyForwardsEveryCapability() async throws {
+        try await WrapperConformance { SpyDataSource(name: "spy", wrapping: $0) }.run()
+    }
+
+    @Test func aStackOfWrappersForwardsEveryCapability() async throws {
+        try await WrapperConformance { probe in
+            SpyDataSource(
+                name: "spy",
+                wrapping: DataSourceAssembler(
+                    probe.mapped(to: { $0 }, from: { $0 }).plugins([MetricsPlugin()])
+                        .validated(by: ClosureValidator { _, _ in true })
+                )
+            )
+        }.run()
+    }
+
+    @Test func theCheckFindsAWrapperThatDropsACapability() async throws {
+        // Given a wrapper of its own that forwards reads and writes but not the capabilities
+        let check = WrapperConformance { ForgetfulWrapper(source: $0) }
+        // Then the check names the first capability it lost
+        await #expect(throws: ConformanceFailure.self) { try await check.run() }
+        do {
+            try await check.run()
+        } catch let failure as ConformanceFailure {
+            #expect(failure.rule == "origin")
+        }
+    }
+
+    @Test func aRejectedValueCarriesItsEntryWithItsMetadata() async throws {
+        let probe = CapabilityProbe()
+        let metadata = EntryMetadata(storedAt: Date(timeIntervalSince1970: 5), eTag: "\"e\"")
+        probe.store(StoredEntry(value: "old", metadata: metadata), forKey: "k")
+        let validated = probe.validated(by: ClosureValidator { _, _ in false })
+        do {
+            _ = try await validated.get(KeyQuery("k"))
+            Issue.record("a rejected value must throw")
+        } catch let error as StrataError {
+            #expect(error.code == .notValid)
+            #expect(error.value(as: String.self) == "old")
+            #expect(error.staleEntry(as: String.self)?.metadata == metadata)
+        }
+    }
+}
+
+/// A wrapper that forgets every capability: what the defaults answer for a wrapper written before them.
+private struct ForgetfulWrapper: DataSource {
+    let source: CapabilityProbe
+    func get(_ query: any Query) async throws -> String { try await source.get(query) }
+    func getAll(_ query: any Query) async throws -> [String] { try await source.getAll(query) }
+    func put(_ value: String, in query: any Query) async throws -> String { try await source.put(value, in: query) }
+    func putAll(_ values: [String], in query: any Query) async throws -> [String] {
+        try await source.putAll(values, in: query)
+    }
+    func delete(_ query: any Query) async throws { try await source.delete(query) }
+}
