@@ -18,7 +18,7 @@ struct ValidatorTests {
     func maxAgeOnTheValuesTimestampExpiresExactlyAtTheBoundary(elapsed: Duration, valid: Bool) {
         // Given a value stamped now and a five-minute validator
         let clock = ManualClock()
-        let validator = MaxAgeValidator<Stamped>(maxAge: .seconds(300), timestamp: \.fetchedAt, clock: clock)
+        let validator = TimestampValidator<Stamped>(maxAge: .seconds(300), timestamp: \.fetchedAt, clock: clock)
         let value = Stamped(name: "a", fetchedAt: clock.now())
         // When time passes
         clock.advance(by: elapsed)

@@ -50,7 +50,7 @@ extension Validator {
         _ maxAge: Duration,
         of timestamp: @escaping @Sendable (V) -> Date,
         clock: any WallClock = SystemClock()
-    ) -> Self where Self == MaxAgeValidator<V> {
-        MaxAgeValidator(maxAge: maxAge, timestamp: timestamp, clock: clock)
+    ) -> Self where Self == TimestampValidator<V> {
+        TimestampValidator(maxAge: maxAge, timestamp: timestamp, clock: clock)
     }
 }

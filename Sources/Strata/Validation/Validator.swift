@@ -6,7 +6,7 @@ import Foundation
 /// ``StrataError/Code/notValid`` error that carries the value, which ``CacheRepository`` uses to refetch
 /// (CacheSync) or to serve stale data (fallback, ``CacheOperation/ignoringValidation``).
 ///
-/// Strata ships ``MaxAgeValidator`` (age of a timestamp the value carries), ``StoredTimeValidator`` (age
+/// Strata ships ``TimestampValidator`` (age of a timestamp the value carries), ``StoredTimeValidator`` (age
 /// of the entry in its source) and the combinators ``AllValidator`` and ``AnyValidator``.
 public protocol Validator<Value>: Sendable {
     /// The type of value this validator checks.

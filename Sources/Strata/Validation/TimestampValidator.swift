@@ -1,13 +1,17 @@
 import Foundation
 
-/// Accepts a value while the timestamp it carries is younger than a maximum age.
+/// Accepts a value while a timestamp it carries (when it was fetched, produced, signed) is younger than a maximum
+/// age.
+///
+/// Its sibling ``StoredTimeValidator`` checks the time the *source* stored the entry instead; build them with
+/// `.maxAge(_:of:)` and `.maxAge(_:)`.
 ///
 /// ```swift
-/// let cache = memory.validated(by: MaxAgeValidator(maxAge: .seconds(300), timestamp: \.fetchedAt))
+/// let cache = memory.validated(by: TimestampValidator(maxAge: .seconds(300), timestamp: \.fetchedAt))
 /// ```
 ///
 /// A value is valid while `now < timestamp + maxAge`: at exactly `timestamp + maxAge` it has expired.
-public struct MaxAgeValidator<Value>: Validator {
+public struct TimestampValidator<Value>: Validator {
     /// The longest time a value stays valid.
     public let maxAge: Duration
 
@@ -35,3 +39,8 @@ public struct MaxAgeValidator<Value>: Validator {
         clock.now() < timestamp(value).addingTimeInterval(maxAge.timeInterval)
     }
 }
+
+/// The earlier name of ``TimestampValidator``: it checks a timestamp the value carries, where `.maxAge(_:)`
+/// builds a ``StoredTimeValidator`` on the entry's stored time.
+@available(*, deprecated, renamed: "TimestampValidator")
+public typealias MaxAgeValidator<Value> = TimestampValidator<Value>
