@@ -77,6 +77,34 @@ extension NarratedDataSource {
         }
     }
 
+    /// Forwards a conditional read and prints the outcome.
+    public func getIfModified(
+        _ query: any Query,
+        since metadata: EntryMetadata
+    ) async throws -> ConditionalRead<Source.Value> {
+        try await narrate("getIfModified(\(describe(query)))") {
+            try await source.getIfModified(query, since: metadata)
+        }
+    }
+
+    /// Forwards a write with metadata and prints the outcome.
+    public func putEntry(_ entry: StoredEntry<Source.Value>, in query: any Query) async throws -> Source.Value {
+        try await narrate("put(\(describe(query)))") { try await source.putEntry(entry, in: query) }
+    }
+
+    /// Forwards writes with metadata and prints the outcome.
+    public func putAllEntries(
+        _ entries: [StoredEntry<Source.Value>],
+        in query: any Query
+    ) async throws -> [Source.Value] {
+        try await narrate("putAll(\(describe(query)))") { try await source.putAllEntries(entries, in: query) }
+    }
+
+    /// Forwards a metadata renewal and prints the outcome.
+    public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
+        try await narrate("renewMetadata(\(describe(query)))") { try await source.renewMetadata(metadata, in: query) }
+    }
+
     private static func describe(entry: StoredEntry<Source.Value>) -> String {
         "\(entry.value) (stored \(entry.storedAt.map { "\($0)" } ?? "at an unknown time"))"
     }
