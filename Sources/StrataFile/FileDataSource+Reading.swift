@@ -1,5 +1,6 @@
 import Foundation
 import StrataStorage
+internal import StrataSupport
 
 #if canImport(Glibc)
     import Glibc

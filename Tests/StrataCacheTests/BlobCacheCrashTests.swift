@@ -26,7 +26,7 @@ struct BlobCacheCrashTests {
         let executable = try #require(CrashWriter.executableURL(), "build the StrataCacheCrashWriter fixture")
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var generator = SplitMix(state: 0xB10B_CAC4E)
+        var generator = SeededRandomNumberGenerator(seed: 0xB10B_CAC4E)
         var lastAcknowledged: [String: Int] = [:]
         var totals = (acknowledged: 0, bodies: 0, damaged: 0, midWrite: 0, inFlightStored: 0)
         for round in 0..<Self.kills {

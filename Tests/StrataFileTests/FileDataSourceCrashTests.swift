@@ -87,7 +87,7 @@ struct FileDataSourceCrashTests {
     func killedWritersLeaveEveryEntryOldOrNew() async throws {
         let executable = try #require(Self.writerURL(), "build the StrataFileCrashWriter fixture")
         let folder = try TemporaryFolder()
-        var generator = SeededGenerator(seed: 0xC0FFEE)
+        var generator = SeededRandomNumberGenerator(seed: 0xC0FFEE)
         var lastAcknowledged: [String: Int] = [:]
         var tally = CrashTally()
         for round in 0..<Self.kills {

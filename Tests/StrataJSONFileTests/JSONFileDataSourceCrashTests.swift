@@ -102,7 +102,7 @@ struct JSONFileDataSourceCrashTests {
     func killedWritersLeaveEveryEntryOldOrNew() async throws {
         let writer = try Self.writerURL()
         try await withTemporaryFolder { folder in
-            var generator = SeededGenerator(seed: 2024)
+            var generator = SeededRandomNumberGenerator(seed: 2024)
             let atomicKills = Self.kills * 8 / 13
             // Figures for the soak script: kills, acknowledged writes, entries checked, in-flight old/new, reports.
             var figures = (kills: 0, acknowledged: 0, entries: 0, old: 0, new: 0, reports: 0)

@@ -55,7 +55,7 @@ func run(folder: URL, identifier: String, durability: FileDataSource.Durability,
             clock: clock
         )
     )
-    var generator = SplitMix(state: UInt64(truncatingIfNeeded: first))
+    var generator = SeededRandomNumberGenerator(seed: UInt64(truncatingIfNeeded: first))
     var version = first
     while true {
         let name = "p\(Int.random(in: 0..<CrashBlob.count, using: &generator))"
