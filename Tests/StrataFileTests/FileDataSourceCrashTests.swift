@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataFile
+import StrataTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ private func sendKill(_ process: pid_t) {
 /// Runs `StrataFileCrashWriter` (a fixture executable of this package), kills it with `SIGKILL` at random
 /// moments and checks the store it leaves behind.
 struct FileDataSourceCrashTests {
-    private static func writerURL() -> URL? { crashWriterURL() }
+    private static func writerURL() -> URL? { CrashWriterFixture.url(of: "StrataFileCrashWriter") }
 
     /// A running writer and the acknowledgements it printed.
     ///
@@ -81,7 +82,7 @@ struct FileDataSourceCrashTests {
     }
 
     /// Kills per run: 60 by default, `STRATA_CRASH_KILLS` in a soak run (two thirds atomic, one third durable).
-    private static let kills = crashKills(default: 60)
+    private static let kills = CrashWriterFixture.kills(default: 60)
 
     @Test(.timeLimit(.minutes(max(5, kills / 10))))
     func killedWritersLeaveEveryEntryOldOrNew() async throws {

@@ -97,17 +97,3 @@ func expectError<Result>(
         #expect(error.strataCode == code, "\(error)", sourceLocation: sourceLocation)
     }
 }
-
-/// Runs blocking work (a child process, a pipe read) on a thread of its own and awaits it, so the wait never
-/// holds one of the few threads of the cooperative pool that every other test needs.
-func onDedicatedThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}
-
-/// How many times a crash test kills its writer: `STRATA_CRASH_KILLS` when set (the soak script sets it),
-/// else `defaultCount`.
-func crashKills(default defaultCount: Int) -> Int {
-    ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCount
-}
