@@ -165,9 +165,3 @@ struct MemoryDataSourceTests {
         for key in keys { #expect(memory.value(forKey: key) != nil) }
     }
 }
-
-struct MemoryConformanceTests {
-    @Test func memoryDataSourcePassesTheConformanceSuite() async throws {
-        try await DataSourceConformance(makeSource: { MemoryDataSource<Int>() }, makeValue: { $0 }).run()
-    }
-}
