@@ -14,9 +14,10 @@
 ///   come from ``collisionResistantName(of:)``.
 ///
 /// **Checksums and seals guard against accident, not against an adversary**: ``ContentChecksum`` (an entry's
-/// data) and ``XXHash64`` (trailers, journals) catch bit rot, torn writes and truncation; whoever can write the
-/// store's folder can write any bytes anyway. A content version that a server itself produced (``FNV1a128``, for
-/// a body without an `ETag`) needs no collision resistance either: that server controls those bytes.
+/// data), ``XXHash64`` (trailers, journals) and `StrataJSONFile`'s entry seal catch bit rot, torn writes and
+/// truncation; whoever can write the store's folder can write any bytes anyway. A content version that a server
+/// itself produced (``FNV1a128``, for a body without an `ETag`) needs no collision resistance either: that server
+/// controls those bytes.
 package enum Hashing {
     /// The collision-resistant file name of `key`: 32 lowercase hex digits, the first 128 bits of the SHA-256 of its
     /// UTF-8 bytes.
