@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataStorage
+internal import StrataSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -121,7 +122,12 @@ extension FileDataSource {
                 while offset < length {
                     let count = buffer.withUnsafeMutableBytes { chunk -> Int in
                         guard let base = chunk.baseAddress else { return -1 }
-                        return POSIX.read(descriptor, into: base, count: min(chunk.count, length - offset), at: offset)
+                        return FileDescriptor.read(
+                            descriptor,
+                            into: base,
+                            count: min(chunk.count, length - offset),
+                            at: offset
+                        )
                     }
                     guard count > 0,
                         buffer.withUnsafeBytes({ FileDescriptor.writeAll(output, .init(rebasing: $0[0..<count])) })
@@ -132,7 +138,7 @@ extension FileDataSource {
             }
             try commit(from: .temporary(temporary), trailer: trailer, fileLength: length)
         } catch {
-            _ = POSIX.truncate(descriptor, to: trailer.payloadSize)
+            _ = FileDescriptor.truncate(descriptor, to: trailer.payloadSize)
             throw error
         }
         _ = unlink(source)
@@ -144,7 +150,7 @@ extension FileDataSource {
         while offset < size {
             let count = buffer.withUnsafeMutableBytes { chunk -> Int in
                 guard let base = chunk.baseAddress else { return -1 }
-                return POSIX.read(descriptor, into: base, count: min(chunk.count, size - offset), at: offset)
+                return FileDescriptor.read(descriptor, into: base, count: min(chunk.count, size - offset), at: offset)
             }
             guard count > 0 else { return false }
             buffer.withUnsafeBytes { hasher.update(.init(rebasing: $0[0..<count])) }

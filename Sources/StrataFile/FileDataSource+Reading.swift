@@ -1,5 +1,6 @@
 import Foundation
 import StrataStorage
+internal import StrataSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -88,7 +89,7 @@ extension FileDataSource {
             _ = close(descriptor)
             return .problem(.unreadable(POSIXCallError(call: "malloc", path: name.fileName, code: ENOMEM)))
         }
-        let read = POSIX.read(descriptor, into: buffer, count: length + 1, at: 0, minimum: length)
+        let read = FileDescriptor.read(descriptor, into: buffer, count: length + 1, at: 0, minimum: length)
         let readError = errno
         _ = close(descriptor)
         guard read >= 0 else {

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataStorage
+internal import StrataSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -68,7 +69,7 @@ extension FileDataSource {
         let descriptor = open(source, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard descriptor >= 0 else { throw POSIXCallError.last("open", source).strataError("Opening a file to move") }
         defer { _ = close(descriptor) }
-        let size = POSIX.regularFileSize(descriptor)
+        let size = FileDescriptor.regularFileSize(descriptor)
         guard size >= 0 else { throw StrataError(.invalidArgument, "\(source) is not a regular file") }
         try checkSize(size)
         try checkAttributes(options)
@@ -87,7 +88,7 @@ extension FileDataSource {
             && encoded.withUnsafeBytes { FileDescriptor.writeAll(descriptor, $0) }
         if !appended || (configuration.durability == .durable && !FileDescriptor.sync(descriptor)) {
             let error = POSIXCallError.last("write", source).strataError("Appending metadata to a file to move")
-            _ = POSIX.truncate(descriptor, to: size)
+            _ = FileDescriptor.truncate(descriptor, to: size)
             throw error
         }
         do {
@@ -95,7 +96,7 @@ extension FileDataSource {
         } catch let error as StrataError where (error.underlying as? POSIXError)?.code == .EXDEV {
             try copyAcrossVolumes(source, descriptor: descriptor, trailer: trailer, length: size + encoded.count)
         } catch {
-            _ = POSIX.truncate(descriptor, to: size)
+            _ = FileDescriptor.truncate(descriptor, to: size)
             throw error
         }
         changeBroadcaster.publish(.put(key: key))

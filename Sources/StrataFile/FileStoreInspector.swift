@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataStorage
+internal import StrataSupport
 
 #if canImport(Glibc)
     import Glibc

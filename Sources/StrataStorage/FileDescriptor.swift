@@ -6,21 +6,53 @@
     import Darwin
 #endif
 
-/// Calls on an open descriptor that retry on `EINTR` and never read or write past what they were given.
+/// Calls on an open descriptor that retry on `EINTR` and never read or write past what they were given: the
+/// positional reads, writes, sizes and flushes every store makes, where Foundation adds metadata calls and copies
+/// (see PEERS.md). Calls on a name go through ``StoreFolder``.
 package enum FileDescriptor {
+    /// Runs a system call until it is not interrupted: its result, with `errno` set when it is negative.
+    @inline(__always)
+    package static func retryingInterrupts<Result: SignedInteger>(_ call: () -> Result) -> Result {
+        while true {
+            let result = call()
+            if result >= 0 || errno != EINTR { return result }
+        }
+    }
+
     /// Writes every byte; false with `errno` set on failure.
     package static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         var written = 0
         while written < bytes.count {
-            let result = write(fd, base + written, bytes.count - written)
-            if result < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
+            let result = retryingInterrupts { write(fd, base + written, bytes.count - written) }
+            if result < 0 { return false }
             written += result
         }
         return true
+    }
+
+    /// Reads up to `count` bytes at `offset` into `buffer`, stopping at the end of the file or, once `minimum`
+    /// bytes are in, at the first short read; returns how many were read, or -1 with `errno` set.
+    ///
+    /// A `minimum` below `count` saves the call that would only confirm the end of the file: a get asks for
+    /// one byte more than the entry's length (to notice a longer file) and stops when the length is in.
+    package static func read(
+        _ fd: Int32,
+        into buffer: UnsafeMutableRawPointer,
+        count: Int,
+        at offset: Int,
+        minimum: Int? = nil
+    ) -> Int {
+        let enough = minimum ?? count
+        var total = 0
+        while total < count {
+            let result = retryingInterrupts { pread(fd, buffer + total, count - total, off_t(offset + total)) }
+            if result < 0 { return -1 }
+            if result == 0 { break }
+            total += result
+            if total >= enough, total < count { break }
+        }
+        return total
     }
 
     /// Reads to the end of the file, at most `limit` bytes.
@@ -30,15 +62,26 @@ package enum FileDescriptor {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .last("read", path)
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                retryingInterrupts { systemRead(fd, buffer.baseAddress, buffer.count) }
             }
+            if count < 0 { throw .last("read", path) }
             if count == 0 { return bytes }
             guard bytes.count + count <= limit else { throw POSIXCallError(call: "read", path: path, code: EFBIG) }
             bytes.append(contentsOf: chunk[0..<count])
         }
+    }
+
+    /// The size of an open regular file; -1 when it cannot be read or is not a regular file.
+    package static func regularFileSize(_ fd: Int32) -> Int {
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return -1 }
+        return Int(info.st_size)
+    }
+
+    /// Shortens or extends an open file to `length` bytes; false with `errno` set on failure.
+    package static func truncate(_ fd: Int32, to length: Int) -> Bool {
+        retryingInterrupts { ftruncate(fd, off_t(length)) } == 0
     }
 
     /// Flushes a file's data (or a folder's entries) to stable storage; on Apple platforms with `F_FULLFSYNC`.
@@ -46,6 +89,11 @@ package enum FileDescriptor {
         #if canImport(Darwin)
             if fcntl(fd, F_FULLFSYNC) == 0 { return true }
         #endif
-        return fsync(fd) == 0
+        return retryingInterrupts { fsync(fd) } == 0
     }
+}
+
+/// `read(2)`, named apart from ``FileDescriptor/read(_:into:count:at:minimum:)``.
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(fd, buffer, count)
 }

@@ -11,7 +11,9 @@ import Strata
 
 /// A failed system call: which call, on which path, and the `errno` it set.
 ///
-/// The store modules turn it into a ``Strata/StrataError`` with ``strataError(_:)``; the predicates tell the
+/// The one POSIX error of the package: every store module, `FileCacheProvider` and the `strata` tool make their
+/// system calls through ``StoreFolder`` and ``FileDescriptor`` and turn a failure into a ``Strata/StrataError``
+/// with ``strataError(_:)``, whose one errno table picks the code and says what to do. The predicates tell the
 /// outcomes a store handles itself (a missing name, a link where a file belongs, a folder where a file belongs).
 package struct POSIXCallError: Error, CustomStringConvertible, Sendable {
     /// The system call, e.g. `openat`.
@@ -21,6 +23,7 @@ package struct POSIXCallError: Error, CustomStringConvertible, Sendable {
     /// The `errno` it set.
     package let code: Int32
 
+    /// Creates the error of `call` on `path` with `errno` `code`.
     package init(call: String, path: String, code: Int32) {
         self.call = call
         self.path = path
@@ -32,6 +35,7 @@ package struct POSIXCallError: Error, CustomStringConvertible, Sendable {
         POSIXCallError(call: call, path: path, code: errno)
     }
 
+    /// `call(path) failed: <the system's words> (errno N)`.
     package var description: String {
         "\(call)(\(path)) failed: \(String(cString: strerror(code))) (errno \(code))"
     }
@@ -50,10 +54,4 @@ package struct POSIXCallError: Error, CustomStringConvertible, Sendable {
     /// The name exists already (an exclusive create).
     package var alreadyExists: Bool { code == EEXIST }
 
-    /// The error a store reports for this failure: ``Strata/StrataError/Code/io`` with the call, the path and
-    /// the system's words, the POSIX error as its cause.
-    package func strataError(_ action: String) -> StrataError {
-        let cause = POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        return StrataError(.io, "\(action): \(description)", underlying: cause)
-    }
 }

@@ -23,11 +23,9 @@ extension StoreFolder {
     /// - Throws: ``POSIXCallError``; ``POSIXCallError/isLink`` when a link is at `name`.
     package func openFile(_ name: String, _ flags: Int32, mode: mode_t = 0o644) throws(POSIXCallError) -> Int32 {
         try Self.checkName(name)
-        while true {
-            let fd = openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)
-            if fd >= 0 { return fd }
-            if errno != EINTR { throw .last("openat", qualified(name)) }
-        }
+        let fd = FileDescriptor.retryingInterrupts { openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) }
+        guard fd >= 0 else { throw .last("openat", qualified(name)) }
+        return fd
     }
 
     /// Creates a new file with an unpredictable name that starts with `prefix`, exclusively
@@ -120,7 +118,8 @@ extension StoreFolder {
     package func rename(_ name: String, to newName: String, in destination: StoreFolder? = nil) throws(POSIXCallError) {
         try Self.checkName(name)
         try Self.checkName(newName)
-        guard renameat(descriptor, name, (destination ?? self).descriptor, newName) == 0 else {
+        let target = (destination ?? self).descriptor
+        guard FileDescriptor.retryingInterrupts({ renameat(descriptor, name, target, newName) }) == 0 else {
             throw .last("renameat", qualified(name))
         }
     }
@@ -131,7 +130,7 @@ extension StoreFolder {
     @discardableResult
     package func remove(_ name: String) throws(POSIXCallError) -> Bool {
         try Self.checkName(name)
-        if unlinkat(descriptor, name, 0) == 0 { return true }
+        if FileDescriptor.retryingInterrupts({ unlinkat(descriptor, name, 0) }) == 0 { return true }
         if errno == ENOENT { return false }
         throw .last("unlinkat", qualified(name))
     }
@@ -140,7 +139,7 @@ extension StoreFolder {
     @discardableResult
     package func removeEmptyFolder(_ name: String) throws(POSIXCallError) -> Bool {
         try Self.checkName(name)
-        if unlinkat(descriptor, name, AT_REMOVEDIR) == 0 { return true }
+        if FileDescriptor.retryingInterrupts({ unlinkat(descriptor, name, AT_REMOVEDIR) }) == 0 { return true }
         if errno == ENOENT { return false }
         throw .last("unlinkat", qualified(name))
     }
@@ -154,7 +153,9 @@ extension StoreFolder {
     package func status(of name: String) throws(POSIXCallError) -> stat? {
         try Self.checkName(name)
         var info = stat()
-        if fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 { return info }
+        if FileDescriptor.retryingInterrupts({ fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) }) == 0 {
+            return info
+        }
         if errno == ENOENT { return nil }
         throw .last("fstatat", qualified(name))
     }

@@ -61,7 +61,9 @@ package final class StoreFolder: Sendable {
         var fd = Self.openFolder(descriptor, name)
         if fd < 0, errno == ENOENT {
             guard create else { return nil }
-            if mkdirat(descriptor, name, 0o755) != 0, errno != EEXIST { throw .last("mkdirat", qualified(name)) }
+            if FileDescriptor.retryingInterrupts({ mkdirat(descriptor, name, 0o755) }) != 0, errno != EEXIST {
+                throw .last("mkdirat", qualified(name))
+            }
             fd = Self.openFolder(descriptor, name)
         }
         guard fd >= 0 else {
@@ -88,10 +90,7 @@ package final class StoreFolder: Sendable {
     // MARK: - Opening
 
     private static func openFolder(_ base: Int32, _ name: String) -> Int32 {
-        while true {
-            let fd = openat(base, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            if fd >= 0 || errno != EINTR { return fd }
-        }
+        FileDescriptor.retryingInterrupts { openat(base, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
     }
 
     private static func adopt(_ fd: Int32, path: String) throws(POSIXCallError) -> StoreFolder {
@@ -110,7 +109,7 @@ package final class StoreFolder: Sendable {
 
     /// `mkdir -p`, following links among the parents (the caller's path), making the missing ones.
     private static func makeFolders(_ path: String) throws(POSIXCallError) {
-        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
+        if FileDescriptor.retryingInterrupts({ mkdir(path, 0o755) }) == 0 || errno == EEXIST { return }
         guard errno == ENOENT else { throw .last("mkdir", path) }
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { throw .last("mkdir", path) }
         try makeFolders(String(path[..<slash]))

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataFile
 import StrataNetwork
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -23,10 +24,13 @@ struct BlobCacheCrashTests {
 
     @Test(.timeLimit(.minutes(max(5, kills / 10))))
     func killedWritersLeaveEveryBlobWholeAndAcknowledged() async throws {
-        let executable = try #require(CrashWriter.executableURL(), "build the StrataCacheCrashWriter fixture")
+        let executable = try #require(
+            CrashWriterFixture.url(of: "StrataCacheCrashWriter"),
+            "build the StrataCacheCrashWriter fixture"
+        )
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var generator = SplitMix(state: 0xB10B_CAC4E)
+        var generator = SeededRandomNumberGenerator(seed: 0xB10B_CAC4E)
         var lastAcknowledged: [String: Int] = [:]
         var totals = (acknowledged: 0, bodies: 0, damaged: 0, midWrite: 0, inFlightStored: 0)
         for round in 0..<Self.kills {
@@ -106,7 +110,7 @@ struct BlobCacheCrashTests {
     /// A cache on the writer's folder whose every download fails at once, so fetches answer from disk only.
     static func offlineCache(folder: URL, now: Date) throws -> BlobCache {
         try BlobCache(
-            using: HTTPClient(transport: OfflineTransport()),
+            using: HTTPClient(transport: TestTransport(.offline)),
             baseURL: CrashBlob.baseURL,
             configuration: .init(
                 persistent: .init(location: .url(folder), identifier: "blobs", maxSize: nil),
@@ -114,22 +118,6 @@ struct BlobCacheCrashTests {
                 clock: ManualClock(start: now)
             )
         )
-    }
-}
-
-/// A transport without a network: every request fails with ``Strata/StrataError/Code/network``.
-private struct OfflineTransport: HTTPTransport {
-    func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
-        throw StrataError(.network, "Offline: \(request.cacheKey)")
-    }
-
-    func download(
-        _ request: HTTPRequest,
-        to destination: URL,
-        maximumBodySize: Int,
-        progress: @escaping @Sendable (DownloadProgress) -> Void
-    ) async throws -> HTTPResponse {
-        throw StrataError(.network, "Offline: \(request.cacheKey)")
     }
 }
 
@@ -154,21 +142,6 @@ private final class CrashWriter: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = errorOutput
         try process.run()
-    }
-
-    /// The built fixture: beside the test bundle or runner, or in `.build/debug` of this package.
-    static func executableURL() -> URL? {
-        var folders = [
-            Bundle.main.bundleURL,
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        ]
-        folders += Bundle.allBundles.filter { $0.bundleURL.pathExtension == "xctest" }
-            .map { $0.bundleURL.deletingLastPathComponent() }
-        let packageRoot = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        folders.append(packageRoot.appendingPathComponent(".build/debug"))
-        return folders.map { $0.appendingPathComponent("StrataCacheCrashWriter") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
     /// Reads until at least `count` acknowledgements arrived; false when the writer stopped first.
@@ -205,13 +178,5 @@ private final class CrashWriter: @unchecked Sendable {
                 inFlight = nil
             }
         }
-    }
-}
-
-/// Runs blocking work (a child process, a pipe read) on a thread of its own and awaits it, so the wait never
-/// holds one of the few threads of the cooperative pool that every other test needs.
-private func onDedicatedThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }

@@ -3,6 +3,7 @@ import LoopbackServer
 import Strata
 import StrataCache
 import StrataNetwork
+import StrataTestSupport
 import Testing
 
 struct ProviderDownloadServiceTests {
@@ -167,7 +168,7 @@ struct ProviderDownloadServiceTests {
         defer { folder.remove() }
         let server = try await startServer(VersionedResource(body: pattern(count: 10), eTag: "\"new\""))
         defer { Task { await server.stop() } }
-        let transport = RecordingTransport()
+        let transport = TestTransport()
         let provider = ScriptedProvider(
             cachePolicy: .alwaysFetchWithCustomHeader,
             folder: folder.url,

@@ -3,6 +3,7 @@ import LoopbackServer
 import Strata
 import StrataFile
 import StrataNetwork
+import StrataTestSupport
 import StrataTesting
 import Testing
 

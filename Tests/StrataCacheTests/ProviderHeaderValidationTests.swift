@@ -3,6 +3,7 @@ import LoopbackServer
 import Strata
 import StrataCache
 import StrataNetwork
+import StrataTestSupport
 import Testing
 
 /// A `CacheProvider`'s `headerValues` reach the wire only when they are valid: a CR/LF in a name or a value
@@ -22,7 +23,7 @@ struct ProviderHeaderValidationTests {
         let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
         defer { Task { await server.stop() } }
         let provider = ScriptedProvider(cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url, headers: headers)
-        let transport = RecordingTransport()
+        let transport = TestTransport()
         let service = DownloadService(
             url: server.baseURL.appendingPathComponent("asset"),
             cacheProvider: provider,

@@ -25,34 +25,6 @@ struct TemporaryFolder {
     }
 }
 
-/// A transport that records every request it forwards to a real `URLSessionTransport`.
-final class RecordingTransport: HTTPTransport {
-    private let base = URLSessionTransport()
-    private let recorded = Locked<[HTTPRequest]>([])
-
-    var requests: [HTTPRequest] { recorded.withLock { $0 } }
-
-    func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
-        recorded.withLock { $0.append(request) }
-        return try await base.send(request, maximumBodySize: maximumBodySize)
-    }
-
-    func download(
-        _ request: HTTPRequest,
-        to destination: URL,
-        maximumBodySize: Int,
-        progress: @escaping @Sendable (DownloadProgress) -> Void
-    ) async throws -> HTTPResponse {
-        recorded.withLock { $0.append(request) }
-        return try await base.download(
-            request,
-            to: destination,
-            maximumBodySize: maximumBodySize,
-            progress: progress
-        )
-    }
-}
-
 /// A client writing downloads into `folder`, with a generous timeout for a busy machine.
 func makeClient(_ folder: TemporaryFolder, transport: any HTTPTransport = URLSessionTransport()) throws -> HTTPClient {
     let downloads = folder.url.appendingPathComponent("downloads")
@@ -167,9 +139,4 @@ final class ProgressValues: Sendable {
     func append(_ value: Double) { values.withLock { $0.append(value) } }
 
     var all: [Double] { values.withLock { $0 } }
-}
-
-/// Deterministic bytes.
-func pattern(count: Int, seed: UInt8 = 7) -> Data {
-    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataSupport
 import StrataTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataFile
+import StrataTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ private func sendKill(_ process: pid_t) {
 /// Runs `StrataFileCrashWriter` (a fixture executable of this package), kills it with `SIGKILL` at random
 /// moments and checks the store it leaves behind.
 struct FileDataSourceCrashTests {
-    private static func writerURL() -> URL? { crashWriterURL() }
+    private static func writerURL() -> URL? { CrashWriterFixture.url(of: "StrataFileCrashWriter") }
 
     /// A running writer and the acknowledgements it printed.
     ///
@@ -81,13 +82,13 @@ struct FileDataSourceCrashTests {
     }
 
     /// Kills per run: 60 by default, `STRATA_CRASH_KILLS` in a soak run (two thirds atomic, one third durable).
-    private static let kills = crashKills(default: 60)
+    private static let kills = CrashWriterFixture.kills(default: 60)
 
     @Test(.timeLimit(.minutes(max(5, kills / 10))))
     func killedWritersLeaveEveryEntryOldOrNew() async throws {
         let executable = try #require(Self.writerURL(), "build the StrataFileCrashWriter fixture")
         let folder = try TemporaryFolder()
-        var generator = SeededGenerator(seed: 0xC0FFEE)
+        var generator = SeededRandomNumberGenerator(seed: 0xC0FFEE)
         var lastAcknowledged: [String: Int] = [:]
         var tally = CrashTally()
         for round in 0..<Self.kills {

@@ -28,7 +28,7 @@ struct FileDataSourceSafetyTests {
     }
 
     @Test func randomKeysNeverEscapeOrCollide() async throws {
-        var generator = SeededGenerator(seed: 0x5EED)
+        var generator = SeededRandomNumberGenerator(seed: 0x5EED)
         var keys = Set<[UInt8]>()
         var strings: [String] = []
         while strings.count < 2_000 {

@@ -44,7 +44,7 @@ struct ReliabilityFileConcurrencyTests {
         let models = try await withThrowingTaskGroup(of: [String: Data].self) { group in
             for task in 0..<Self.tasks {
                 group.addTask {
-                    var generator = SeededGenerator(seed: UInt64(task) + 1)
+                    var generator = SeededRandomNumberGenerator(seed: UInt64(task) + 1)
                     var model: [String: Data] = [:]
                     for step in 0..<Self.operationsPerTask {
                         let key = "t\(task)-\(Int.random(in: 0..<8, using: &generator))"
@@ -100,7 +100,7 @@ struct ReliabilityFileConcurrencyTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<Self.tasks {
                 group.addTask {
-                    var generator = SeededGenerator(seed: UInt64(task) + 100)
+                    var generator = SeededRandomNumberGenerator(seed: UInt64(task) + 100)
                     for step in 0..<Self.operationsPerTask {
                         let key = "k\(Int.random(in: 0..<100, using: &generator))"
                         switch Int.random(in: 0..<100, using: &generator) {
@@ -144,7 +144,7 @@ struct ReliabilityFileConcurrencyTests {
         let models = try await withThrowingTaskGroup(of: [String: Data].self) { group in
             for task in 0..<Self.tasks {
                 group.addTask {
-                    var generator = SeededGenerator(seed: UInt64(task) + 200)
+                    var generator = SeededRandomNumberGenerator(seed: UInt64(task) + 200)
                     var model: [String: Data] = [:]
                     for step in 0..<Self.operationsPerTask {
                         let key = "t\(task)-\(Int.random(in: 0..<6, using: &generator))"

@@ -17,7 +17,7 @@ struct ReliabilityFileHostileInputTests {
     static let droppedFiles = 300
 
     /// A random key: any bytes (decoded as UTF-8, so invalid sequences become U+FFFD), any length up to 4 KiB.
-    static func randomKey(using generator: inout SeededGenerator) -> String {
+    static func randomKey(using generator: inout SeededRandomNumberGenerator) -> String {
         let length =
             Int.random(in: 0...100, using: &generator) < 95
             ? Int.random(in: 0...48, using: &generator) : Int.random(in: 49...4_096, using: &generator)
@@ -27,7 +27,7 @@ struct ReliabilityFileHostileInputTests {
 
     @Test func randomKeysAndRandomFilesInTheFolderNeverBreakTheStore() async throws {
         // Given a store holding values under random keys
-        var generator = SeededGenerator(seed: 0xF022)
+        var generator = SeededRandomNumberGenerator(seed: 0xF022)
         let folder = try TemporaryFolder()
         var model: [String: Data] = [:]
         do {

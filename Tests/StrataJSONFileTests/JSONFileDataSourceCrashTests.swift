@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataJSONFile
+import StrataTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -30,18 +31,10 @@ struct JSONFileDataSourceCrashTests {
 
     static func writerURL() throws -> URL {
         let name = "StrataJSONFileCrashWriter"
-        var folders: [URL] = []
-        if let executable = Bundle.main.executableURL { folders.append(executable.deletingLastPathComponent()) }
-        folders.append(Bundle.main.bundleURL)
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        guard let url = CrashWriterFixture.url(of: name) else {
+            throw StrataError.notFound("\(name) not found next to the test bundle or in .build/debug")
         }
-        folders.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for folder in folders {
-            let candidate = folder.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        throw StrataError.notFound("\(name) not found next to the test bundle in \(folders.map(\.path))")
+        return url
     }
 
     /// Runs the writer until it acknowledged `acknowledgements` operations (or finished starting, for 0),
@@ -96,13 +89,13 @@ struct JSONFileDataSourceCrashTests {
 
     /// Kills per run: 52 by default (32 atomic, 20 durable), `STRATA_CRASH_KILLS` in a soak run (in the same
     /// proportions).
-    static let kills = crashKills(default: 52)
+    static let kills = CrashWriterFixture.kills(default: 52)
 
     @Test(.timeLimit(.minutes(max(5, kills / 10))))
     func killedWritersLeaveEveryEntryOldOrNew() async throws {
         let writer = try Self.writerURL()
         try await withTemporaryFolder { folder in
-            var generator = SeededGenerator(seed: 2024)
+            var generator = SeededRandomNumberGenerator(seed: 2024)
             let atomicKills = Self.kills * 8 / 13
             // Figures for the soak script: kills, acknowledged writes, entries checked, in-flight old/new, reports.
             var figures = (kills: 0, acknowledged: 0, entries: 0, old: 0, new: 0, reports: 0)

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataJSONFile
+import StrataSupport
 import StrataTesting
 import Testing
 
@@ -68,7 +69,7 @@ struct JSONFileDataSourceKeyTests {
 
     @Test func aThousandRandomKeysRoundTripThroughAReopen() async throws {
         try await withTemporaryFolder { folder in
-            var generator = SeededGenerator(seed: 0x5EED)
+            var generator = SeededRandomNumberGenerator(seed: 0x5EED)
             var keys: Set<String> = []
             while keys.count < 1_000 {
                 let length = Int.random(in: 0...40, using: &generator)

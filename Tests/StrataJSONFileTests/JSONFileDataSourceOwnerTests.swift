@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataJSONFile
+import StrataTestSupport
 import Testing
 
 #if canImport(Glibc)

@@ -27,7 +27,7 @@ struct ReliabilityJSONFileTests {
         let models = try await withThrowingTaskGroup(of: [String: Item].self) { group in
             for task in 0..<6 {
                 group.addTask {
-                    var generator = SeededGenerator(seed: UInt64(task) + 1)
+                    var generator = SeededRandomNumberGenerator(seed: UInt64(task) + 1)
                     var model: [String: Item] = [:]
                     for step in 0..<150 {
                         let key = "t\(task)-\(Int.random(in: 0..<6, using: &generator))"
@@ -63,7 +63,7 @@ struct ReliabilityJSONFileTests {
         try await withTemporaryFolder { parent in
             // Given 1,000 values under random keys (any bytes, any length)
             let folder = parent.appendingPathComponent("store")
-            var generator = SeededGenerator(seed: 0xF022)
+            var generator = SeededRandomNumberGenerator(seed: 0xF022)
             var model: [String: Item] = [:]
             do {
                 let store = try Fixture(folder: folder).open()
@@ -139,7 +139,7 @@ struct ReliabilityJSONFileTests {
         }
     }
 
-    private static func randomBytes(using generator: inout SeededGenerator) -> Data {
+    private static func randomBytes(using generator: inout SeededRandomNumberGenerator) -> Data {
         Data((0..<Int.random(in: 0...300, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 }

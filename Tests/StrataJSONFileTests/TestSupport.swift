@@ -81,21 +81,6 @@ struct Fixture {
     }
 }
 
-/// A small seeded generator (SplitMix64), so random tests repeat.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A query no data source knows.
 struct UnknownQuery: Query {}
 
@@ -111,18 +96,4 @@ func expectError<Result>(
     } catch {
         #expect(error.strataCode == code, "\(error)", sourceLocation: sourceLocation)
     }
-}
-
-/// Runs blocking work (a child process, a pipe read) on a thread of its own and awaits it, so the wait never
-/// holds one of the few threads of the cooperative pool that every other test needs.
-func onDedicatedThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}
-
-/// How many times a crash test kills its writer: `STRATA_CRASH_KILLS` when set (the soak script sets it),
-/// else `defaultCount`.
-func crashKills(default defaultCount: Int) -> Int {
-    ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"].flatMap { Int($0) }.map { max(1, $0) } ?? defaultCount
 }

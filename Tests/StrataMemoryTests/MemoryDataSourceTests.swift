@@ -145,7 +145,7 @@ struct MemoryDataSourceTests {
         await withTaskGroup(of: Void.self) { group in
             for task in 0..<1_000 {
                 group.addTask {
-                    var generator = SplitMix(seed: UInt64(task))
+                    var generator = SeededRandomNumberGenerator(seed: UInt64(task))
                     for _ in 0..<1_000 {
                         let key = "k\(generator.next() % 200)"
                         switch generator.next() % 4 {
@@ -163,24 +163,5 @@ struct MemoryDataSourceTests {
         #expect(Set(keys).count == keys.count)
         #expect(keys.count == memory.count)
         for key in keys { #expect(memory.value(forKey: key) != nil) }
-    }
-}
-
-/// A tiny deterministic generator for tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
-
-struct MemoryConformanceTests {
-    @Test func memoryDataSourcePassesTheConformanceSuite() async throws {
-        try await DataSourceConformance(makeSource: { MemoryDataSource<Int>() }, makeValue: { $0 }).run()
     }
 }

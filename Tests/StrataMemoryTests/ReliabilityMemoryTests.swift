@@ -24,7 +24,7 @@ struct ReliabilityMemoryTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<16 {
                 group.addTask {
-                    var generator = SplitMix(seed: UInt64(task) + 7)
+                    var generator = SeededRandomNumberGenerator(seed: UInt64(task) + 7)
                     for step in 0..<2_000 {
                         let key = "k\(generator.next() % 200)"
                         switch generator.next() % 100 {

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 @testable import StrataNetwork
@@ -71,30 +72,11 @@ struct RequestDeadlinesTests {
     }
 }
 
-/// A client that records the requests it is handed, to see what the client fills in.
-private final class RecordingTransport: HTTPTransport {
-    let requests = Locked<[HTTPRequest]>([])
-
-    func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
-        requests.withLock { $0.append(request) }
-        return HTTPResponse(status: 200)
-    }
-
-    func download(
-        _ request: HTTPRequest,
-        to destination: URL,
-        maximumBodySize: Int,
-        progress: @escaping @Sendable (DownloadProgress) -> Void
-    ) async throws -> HTTPResponse {
-        try await send(request, maximumBodySize: maximumBodySize)
-    }
-}
-
 /// Deadlines against real servers on 127.0.0.1 that answer late, trickle or stall.
 struct DeadlineTests {
     /// The client fills in its defaults (60 s idle, 10 min total) where a request sets none.
     @Test func theClientFillsInItsDefaults() async throws {
-        let transport = RecordingTransport()
+        let transport = TestTransport(.ok)
         let url = try #require(URL(string: "http://127.0.0.1/"))
         _ = try await HTTPClient(transport: transport).send(HTTPRequest(url: url))
         let custom = HTTPClient(
@@ -104,7 +86,7 @@ struct DeadlineTests {
         _ = try await custom.send(HTTPRequest(url: url))
         _ = try await custom.send(HTTPRequest(.get, baseURL: url, timeout: .seconds(1), totalTimeout: .seconds(2)))
 
-        let sent = transport.requests.withLock { $0 }.map { [$0.timeout, $0.totalTimeout] }
+        let sent = transport.requests.map { [$0.timeout, $0.totalTimeout] }
         #expect(sent == [[.seconds(60), .seconds(600)], [.seconds(3), .seconds(9)], [.seconds(1), .seconds(2)]])
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataNetwork
+import StrataTestSupport
 import StrataTesting
 import Testing
 

@@ -48,8 +48,3 @@ func strataError(_ body: () async throws -> Void) async -> StrataError? {
         return StrataError(.io, "Unexpected \(error)")
     }
 }
-
-/// Deterministic bytes of a given size.
-func pattern(count: Int) -> Data {
-    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
-}

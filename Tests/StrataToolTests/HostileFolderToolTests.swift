@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataFile
 import StrataJSONFile
+import StrataTestSupport
 import Testing
 
 /// The `strata` binary on folders it must not take for a store, and on stores an attacker has planted links
@@ -190,7 +191,7 @@ struct HostileFolderToolTests {
         let fileStore = try StoreFixtures.fileStore(in: folder)
         let jsonStore = try StoreFixtures.jsonStore(in: folder)
         do {
-            guard let mount = ReadOnlyMount.make(of: folder.url, at: folder.url.appendingPathComponent("media"))
+            guard let mount = BindMount.make(folder.url, at: folder.url.appendingPathComponent("media"), readOnly: true)
             else { return }
             for (store, count) in [("store", 4), ("json", 3)] {
                 let path = mount.url.appendingPathComponent(store).path

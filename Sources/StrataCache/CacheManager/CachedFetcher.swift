@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataNetwork
+internal import StrataSupport
 
 /// Fetches through a ``CacheManagerProtocol`` as Beagle's network layer does: a valid reference answers
 /// alone; a stale one is revalidated by sending its hash, and a `304 Not Modified` keeps it.
@@ -96,7 +97,7 @@ public struct CachedFetcher: Sendable {
         let reference = CacheReference(
             identifier: identifier,
             data: response.body,
-            hash: response.eTag ?? StableHash.hex(bytes: response.body),
+            hash: response.eTag ?? FNV1a128.hex(bytes: response.body),
             maxAge: maxAge(of: response),
             timeOfCreation: clock.now()
         )

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataNetwork
+internal import StrataSupport
 
 /// Downloads a file through a ``CacheProvider``: the Oracle Content SDK's download services, with the
 /// same three invocation forms.
@@ -80,7 +81,7 @@ public struct DownloadService: Sendable {
     /// - Throws: The error of the network, of the HTTP status (a ``Strata/StrataError``) or of the provider.
     public func downloadAsync(progress: (@Sendable (Double) -> Void)? = nil) async throws -> DownloadResult<URL> {
         let provider = cacheProvider
-        let reporter = ProgressReporter(progress)
+        let reporter = ProgressDeduplicator(progress)
         if provider.cachePolicy == .bypassServerCallOnFoundItem, let found = provider.find(key: cacheKey) {
             reporter.report(1)
             return DownloadResult(result: found, headers: [:], origin: .cache)

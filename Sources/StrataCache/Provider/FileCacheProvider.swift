@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataFile
 import StrataStorage
+internal import StrataSupport
 
 #if canImport(Darwin)
     import Darwin
@@ -224,9 +225,13 @@ public final class FileCacheProvider: CacheProvider {
 
     // MARK: - Names
 
-    /// The name of the checkout of `key`: its stable hash (32 hex digits) and ``checkoutSuffix``.
+    /// The name of the checkout of `key`: its collision-resistant hash (32 hex digits) and ``checkoutSuffix``.
+    ///
+    /// Collision-resistant because a checkout is handed out as a plain file that nothing checks against its key
+    /// (the rule of `StrataSupport.Hashing`). Checkouts named by the FNV-1a hash of earlier versions match
+    /// ``isCheckoutName(_:)`` and belong to no live key, so opening the provider removes them.
     static func checkoutName(_ key: String) -> String {
-        StableHash.hex(key) + checkoutSuffix
+        Hashing.collisionResistantName(of: key) + checkoutSuffix
     }
 
     /// The extension of every checkout.

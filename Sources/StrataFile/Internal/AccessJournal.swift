@@ -1,4 +1,5 @@
 import Foundation
+internal import StrataSupport
 
 /// The file that keeps last-access dates and the recency order across restarts: `.strata-index` in the
 /// store's folder.

@@ -71,7 +71,7 @@ enum EntryFile {
             return .failure(EntryFileProblem(opening: error))
         }
         defer { _ = close(descriptor) }
-        let length = POSIX.regularFileSize(descriptor)
+        let length = FileDescriptor.regularFileSize(descriptor)
         guard length >= 0 else { return .failure(.notAFile) }
         guard length >= EntryTrailer.minimumLength else { return .failure(.damaged("shorter than any entry")) }
         var tailLength = min(length, 4096)
@@ -105,7 +105,7 @@ enum EntryFile {
         let count = tail.count
         let read = tail.withUnsafeMutableBytes { buffer -> Int in
             guard let base = buffer.baseAddress else { return -1 }
-            return POSIX.read(descriptor, into: base, count: count, at: fileLength - count)
+            return FileDescriptor.read(descriptor, into: base, count: count, at: fileLength - count)
         }
         return read == count
     }

@@ -1,3 +1,5 @@
+internal import StrataSupport
+
 /// The 128-bit name of an entry's file: two independent 64-bit hashes of the key's UTF-8 bytes.
 ///
 /// The file name is the name in 32 lowercase hex digits plus ``fileExtension``, so no key — `../x`, an

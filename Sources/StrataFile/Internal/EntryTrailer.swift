@@ -1,4 +1,5 @@
 import Foundation
+internal import StrataSupport
 
 /// The metadata written after an entry's bytes, so one `read` of the file returns both and a downloaded
 /// file can be moved into the store with its metadata appended instead of its bytes copied.

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataStorage
+internal import StrataSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -134,7 +135,9 @@ struct JSONFileStorage: ~Copyable {
     static func fileName(of key: String) -> String {
         // An ASCII string is its own NFC form: skip Foundation's normalization (a bridge to NSString on
         // Linux, which costs more than the hash) for the keys most apps use.
-        SHA256.hex(of: key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping)
+        Hashing.collisionResistantName(
+            of: key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping
+        )
     }
 
     /// Whether `name` is a shard folder's name: two lowercase hexadecimal digits.

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+internal import StrataSupport
 
 extension HTTPClient {
     /// Downloads a response body to a new temporary file, reporting progress.
@@ -28,13 +29,18 @@ extension HTTPClient {
     ) async throws -> DownloadedFile {
         let request = try prepared(request)
         let fileURL = configuration.downloadDirectory.appendingPathComponent("strata-\(UUID().uuidString).download")
-        let recorder = ProgressRecorder(progress)
+        // How far a download has come: its bytes, and completion beyond any count (so a download of unknown
+        // length still closes with fraction 1, once).
+        let reporter = ProgressDeduplicator<DownloadProgress>(
+            measure: { $0.fractionCompleted == 1 ? .infinity : Double($0.bytesReceived) },
+            forward: progress
+        )
         do {
             let response = try await transport.download(
                 request,
                 to: fileURL,
                 maximumBodySize: configuration.maximumResponseSize,
-                progress: recorder.report
+                progress: reporter.report
             )
             try Task.checkCancellation()
             if !response.isSuccess {
@@ -50,7 +56,8 @@ extension HTTPClient {
                 }
             }
             let size = Self.size(of: fileURL)
-            recorder.complete(size: size)
+            // The closing report, unless the transport's last one said the download was complete.
+            reporter.report(DownloadProgress(bytesReceived: size, expectedBytes: size))
             return DownloadedFile(fileURL: fileURL, status: response.status, headers: response.headers, byteCount: size)
         } catch {
             try? FileManager.default.removeItem(at: fileURL)
@@ -99,27 +106,5 @@ extension HTTPClient {
     static func size(of fileURL: URL) -> Int64 {
         let attributes = try? FileManager.default.attributesOfItem(atPath: fileURL.path)
         return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-    }
-}
-
-/// Forwards progress to the caller and remembers the last value, so the end can be reported once.
-private final class ProgressRecorder: Sendable {
-    private let forward: @Sendable (DownloadProgress) -> Void
-    private let last = Locked<DownloadProgress?>(nil)
-
-    init(_ forward: @escaping @Sendable (DownloadProgress) -> Void) {
-        self.forward = forward
-    }
-
-    var report: @Sendable (DownloadProgress) -> Void {
-        { [self] progress in
-            last.withLock { $0 = progress }
-            forward(progress)
-        }
-    }
-
-    func complete(size: Int64) {
-        let done = last.withLock { $0?.fractionCompleted == 1 }
-        if !done { forward(DownloadProgress(bytesReceived: size, expectedBytes: size)) }
     }
 }

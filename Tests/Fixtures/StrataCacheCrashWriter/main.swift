@@ -13,6 +13,7 @@ import Strata
 import StrataCache
 import StrataFile
 import StrataNetwork
+import StrataTestSupport
 import StrataTesting
 
 /// One unbuffered write per line, so a kill never hides a line printed before it.
@@ -39,7 +40,7 @@ func run(folder: URL, identifier: String, durability: FileDataSource.Durability,
     let clock = ManualClock(start: start)
     let cache = try BlobCache(
         using: HTTPClient(
-            transport: LoopbackTransport(server: server.baseURL),
+            transport: TestTransport(.loopback(server.baseURL)),
             configuration: .init(timeout: .seconds(60))
         ),
         baseURL: CrashBlob.baseURL,
@@ -55,7 +56,7 @@ func run(folder: URL, identifier: String, durability: FileDataSource.Durability,
             clock: clock
         )
     )
-    var generator = SplitMix(state: UInt64(truncatingIfNeeded: first))
+    var generator = SeededRandomNumberGenerator(seed: UInt64(truncatingIfNeeded: first))
     var version = first
     while true {
         let name = "p\(Int.random(in: 0..<CrashBlob.count, using: &generator))"

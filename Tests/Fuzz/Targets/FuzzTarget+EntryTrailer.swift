@@ -1,5 +1,6 @@
 #if DEBUG
     import Foundation
+    import StrataSupport
     @testable import StrataFile
 
     extension FuzzTarget {

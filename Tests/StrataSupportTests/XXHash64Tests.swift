@@ -1,7 +1,7 @@
 import Foundation
+import Strata
+import StrataSupport
 import Testing
-
-@testable import StrataFile
 
 struct XXHash64Tests {
     @Test(arguments: [
@@ -15,7 +15,7 @@ struct XXHash64Tests {
     }
 
     @Test func hashingInPiecesEqualsHashingAtOnce() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SeededRandomNumberGenerator(seed: 42)
         let bytes = (0..<1_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let whole = bytes.withUnsafeBytes { XXHash64.hash($0, seed: 7) }
         for _ in 0..<50 {
@@ -28,14 +28,5 @@ struct XXHash64Tests {
             }
             #expect(hasher.finalize() == whole)
         }
-    }
-
-    @Test func entryNamesRoundTripThroughFileNames() {
-        let name = EntryName(key: "https://example.com/image.png?size=2")
-        let fileName = name.fileName
-        #expect(fileName.count == 32 + EntryName.fileExtension.count)
-        #expect(EntryName(fileName: fileName) == name)
-        #expect(EntryName(fileName: "notes.txt") == nil)
-        #expect(EntryName(fileName: String(repeating: "G", count: 32) + ".strata") == nil)
     }
 }

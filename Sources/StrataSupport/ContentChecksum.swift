@@ -14,7 +14,7 @@ internal import CStrataChecksum
 ///
 /// The 16 sums and the length are then folded into 64 bits, each step a bijection of the running value, so
 /// any other corruption passes with a probability of about 2⁻⁶⁴. It is not a hash against an adversary:
-/// it guards against bit rot, torn writes and truncation, as ZFS's Fletcher checksums do.
+/// it guards against bit rot, torn writes and truncation, as ZFS's Fletcher checksums do (see ``Hashing``).
 ///
 /// It hashes in one call (``checksum(_:)``) or in pieces (``update(_:)`` then ``finalize()``), with the
 /// same result.
@@ -25,9 +25,9 @@ internal import CStrataChecksum
 /// (mod 2⁶⁴), `n` blocks take a lane from `(a, b)` to `a + W − (2³² − 1)·H` and
 /// `b + 2n·a + 2·(PW − (2³² − 1)·PH) − H` — exactly what the step-by-step rounds give (tested against them),
 /// in five vector operations per word instead of six, at twice the width: about 12 µs per MiB instead of 27.
-struct ContentChecksum {
+package struct ContentChecksum: Sendable {
     /// Bytes per round: eight lanes of one 64-bit word.
-    static let blockSize = 64
+    package static let blockSize = 64
 
     private var a: Lanes = Self.zero
     private var b: Lanes = Self.zero
@@ -38,7 +38,7 @@ struct ContentChecksum {
     private let usesKernel: Bool
 
     /// Whether the vector kernel runs on this processor.
-    static let kernelAvailable = strata_checksum_kernel_available() != 0
+    package static let kernelAvailable = strata_checksum_kernel_available() != 0
     /// The fewest blocks handed to the kernel: below, the call and the fold cost more than they save.
     private static let kernelMinimumBlocks = 16
 
@@ -46,19 +46,19 @@ struct ContentChecksum {
     ///
     /// - Parameter usesKernel: Whether runs of blocks may go through the vector kernel, when the processor
     ///   has it; the result is the same either way.
-    init(usesKernel: Bool = true) {
+    package init(usesKernel: Bool = true) {
         self.usesKernel = usesKernel && Self.kernelAvailable
     }
 
     /// The checksum of a buffer, in one call.
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         var checksum = ContentChecksum()
         checksum.update(bytes)
         return checksum.finalize()
     }
 
     /// Adds bytes.
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         let count = bytes.count
         totalLength &+= UInt64(count)
@@ -92,7 +92,7 @@ struct ContentChecksum {
     }
 
     /// Returns the checksum of every byte added so far.
-    func finalize() -> UInt64 {
+    package func finalize() -> UInt64 {
         var a = self.a
         var b = self.b
         if buffered > 0 {

@@ -1,9 +1,12 @@
 /// xxHash64: a fast, non-cryptographic 64-bit hash, written in Swift so that deriving a file name or
 /// checking an entry's bytes stays off the profile (SHA-256 with `String(format:)` costs ten raw reads).
 ///
+/// It does not resist collisions: use it only where ``Hashing`` says a collision is harmless (a name whose file
+/// stores the key that every read compares, a seal against accidental damage).
+///
 /// It hashes in one call (``hash(_:seed:)``) or in pieces (``update(_:)`` then ``finalize()``), with the
 /// same result.
-struct XXHash64 {
+package struct XXHash64: Sendable {
     private static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
     private static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
     private static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
@@ -17,7 +20,7 @@ struct XXHash64 {
     private var totalLength: UInt64 = 0
 
     /// Starts a hash with a seed.
-    init(seed: UInt64 = 0) {
+    package init(seed: UInt64 = 0) {
         self.seed = seed
         lanes = (
             seed &+ Self.prime1 &+ Self.prime2, seed &+ Self.prime2, seed, seed &- Self.prime1
@@ -25,7 +28,7 @@ struct XXHash64 {
     }
 
     /// Hashes a buffer in one call.
-    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
         var hasher = XXHash64(seed: seed)
         hasher.update(bytes)
         return hasher.finalize()
@@ -43,7 +46,7 @@ struct XXHash64 {
     }
 
     /// Adds bytes to the hash.
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         var offset = 0
         let count = bytes.count
@@ -85,7 +88,7 @@ struct XXHash64 {
     }
 
     /// Returns the hash of every byte added so far.
-    func finalize() -> UInt64 {
+    package func finalize() -> UInt64 {
         var hash: UInt64
         if totalLength >= 32 {
             let (v1, v2, v3, v4) = lanes

@@ -1,8 +1,7 @@
-/// A small SHA-256 (FIPS 180-4), used to derive entry file names from keys.
+/// A small SHA-256 (FIPS 180-4): the collision-resistant hash of ``Hashing``'s rule.
 ///
-/// The toolchain has no portable SHA-256 (CryptoKit is Apple-only), and a non-cryptographic hash would
-/// let a hostile key collide with another on purpose.
-enum SHA256 {
+/// The toolchain has no portable SHA-256 (CryptoKit is Apple-only).
+package enum SHA256 {
     private static let roundConstants: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
         0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
@@ -18,7 +17,7 @@ enum SHA256 {
     ///
     /// The message schedule and the padded tail live in stack buffers: deriving a file name costs no heap
     /// allocation but the result's.
-    static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func digest(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
             0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
         )
@@ -104,7 +103,7 @@ enum SHA256 {
     }
 
     /// Lowercase hexadecimal of the first `byteCount` bytes of the digest of `string`'s UTF-8.
-    static func hex(of string: String, byteCount: Int = 16) -> String {
+    package static func hex(of string: String, byteCount: Int = 16) -> String {
         let digest = digest(string.utf8)
         let count = min(byteCount, digest.count)
         return String(unsafeUninitializedCapacity: count * 2) { characters in

@@ -1,0 +1,38 @@
+import Foundation
+import StrataSupport
+import Testing
+
+@testable import StrataFile
+
+/// Entries written by an older layout: the trailer's version decides whether an entry is read.
+struct FileDataSourceTrailerVersionTests {
+    @Test func anEntryOfTheOlderTrailerVersionIsAMissAndIsRemoved() throws {
+        // Given an entry whose trailer is intact but says version 1 (an xxHash64 content hash)
+        let folder = try TemporaryFolder()
+        var store: FileDataSource? = try folder.makeStore()
+        try store?.setData(.pattern(1_000), forKey: "old")
+        try store?.setData(.pattern(500, seed: 3), forKey: "new")
+        store = nil
+        let name = EntryName(key: "old").fileName
+        let file = folder.storeURL().appendingPathComponent(name)
+        var bytes = [UInt8](try Data(contentsOf: file))
+        let trailerLength = bytes.withUnsafeBytes {
+            Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt32.self)))
+        }
+        let start = bytes.count - 8 - trailerLength
+        #expect(bytes[start] == EntryTrailer.version)
+        bytes[start] = 1
+        let checksum = bytes[start..<(bytes.count - 16)].withUnsafeBytes { XXHash64.hash($0) }
+        withUnsafeBytes(of: checksum.littleEndian) {
+            bytes.replaceSubrange((bytes.count - 16)..<(bytes.count - 8), with: $0)
+        }
+        try Data(bytes).write(to: file)
+
+        // When the store opens, then the old entry is a miss, removed and counted, and the other entry stays
+        let reopened = try folder.makeStore()
+        #expect(reopened.data(forKey: "old") == nil)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(reopened.corruptEntriesRemoved == 1)
+        #expect(reopened.data(forKey: "new") == .pattern(500, seed: 3))
+    }
+}
