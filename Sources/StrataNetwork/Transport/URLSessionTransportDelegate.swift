@@ -344,12 +344,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         return encoding == "identity"
     }
 
+    /// The response's headers. FoundationNetworking hands repeated fields joined with `", "`; the ones that
+    /// can be told apart again (`Set-Cookie`, and list fields such as `Link` and `Cache-Control`) are split
+    /// back into one field each, in order (``HTTPHeaders/splittingJoinedFields(_:)``).
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for (name, value) in response.allHeaderFields {
-            headers.add(String(describing: value), for: String(describing: name))
-        }
-        return headers
+        HTTPHeaders.splittingJoinedFields(
+            response.allHeaderFields.map { (name: String(describing: $0.key), value: String(describing: $0.value)) }
+        )
     }
 
     static func urlError(from error: any Error) -> URLError {
