@@ -47,7 +47,9 @@ struct HTTPRevalidationRepositoryTests {
                 "GET /blob",
                 { request in
                     let headers = ["ETag": "\"v1\"", "Cache-Control": "max-age=60"]
-                    if request.headers["if-none-match"] == "\"v1\"" { return ServerReply(status: 304, headers: headers) }
+                    if request.headers["if-none-match"] == "\"v1\"" {
+                        return ServerReply(status: 304, headers: headers)
+                    }
                     return ServerReply(status: 200, headers: headers, body: body)
                 }
             )
@@ -105,7 +107,9 @@ struct HTTPRevalidationRepositoryTests {
                 "GET /blob",
                 { request in
                     let headers = ["ETag": "\"v1\"", "Cache-Control": "max-age=60", "Age": "10"]
-                    if request.headers["if-none-match"] == "\"v1\"" { return ServerReply(status: 304, headers: headers) }
+                    if request.headers["if-none-match"] == "\"v1\"" {
+                        return ServerReply(status: 304, headers: headers)
+                    }
                     return ServerReply(status: 200, headers: headers, body: Data("body".utf8))
                 }
             )

@@ -80,7 +80,9 @@ struct ConditionalFetchTests {
         defer { folder.remove() }
         let client = makeClient(downloadDirectory: folder.url)
 
-        let error = await strataError { _ = try await client.download(HTTPRequest(baseURL: server.baseURL, path: "file")) }
+        let error = await strataError {
+            _ = try await client.download(HTTPRequest(baseURL: server.baseURL, path: "file"))
+        }
 
         #expect(error?.code == .unexpectedResponse)
         #expect(error?.httpFailure?.status == 503)
@@ -93,17 +95,18 @@ struct ConditionalFetchTests {
     @Test(.timeLimit(.minutes(1)))
     func repeatedHeaderFieldsSurviveInOrder() async throws {
         // Given a server that sends two Set-Cookie, two Link and a Cache-Control split over two lines
-        let head = [
-            "HTTP/1.1 200 OK",
-            "Content-Length: 2",
-            "Connection: close",
-            "Set-Cookie: a=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT",
-            "Link: </one>; rel=\"preload\"",
-            "Cache-Control: max-age=60",
-            "Set-Cookie: b=2; Path=/",
-            "Link: </two>; rel=\"preload\"",
-            "Cache-Control: no-cache",
-        ].joined(separator: "\r\n") + "\r\n\r\nok"
+        let head =
+            [
+                "HTTP/1.1 200 OK",
+                "Content-Length: 2",
+                "Connection: close",
+                "Set-Cookie: a=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT",
+                "Link: </one>; rel=\"preload\"",
+                "Cache-Control: max-age=60",
+                "Set-Cookie: b=2; Path=/",
+                "Link: </two>; rel=\"preload\"",
+                "Cache-Control: no-cache",
+            ].joined(separator: "\r\n") + "\r\n\r\nok"
         let server = try RawServer.start { write in try write(Data(head.utf8)) }
         defer { server.stop() }
 

@@ -58,7 +58,12 @@ struct HTTPFreshnessTests {
             lifetime: .seconds(120),
             remaining: .seconds(120)
         ),
-        Row(name: "an invalid Expires is already expired", headers: ["Expires": "0"], lifetime: .zero, remaining: .zero),
+        Row(
+            name: "an invalid Expires is already expired",
+            headers: ["Expires": "0"],
+            lifetime: .zero,
+            remaining: .zero
+        ),
         Row(
             name: "Age is subtracted",
             headers: ["Cache-Control": "max-age=60", "Age": "45"],
@@ -84,10 +89,26 @@ struct HTTPFreshnessTests {
             lifetime: .seconds(60),
             remaining: .zero
         ),
-        Row(name: "no-cache is stale at once", headers: ["Cache-Control": "no-cache, max-age=60"], lifetime: .seconds(60), remaining: .zero),
+        Row(
+            name: "no-cache is stale at once",
+            headers: ["Cache-Control": "no-cache, max-age=60"],
+            lifetime: .seconds(60),
+            remaining: .zero
+        ),
         Row(name: "no-cache without a lifetime is stale too", headers: ["Cache-Control": "no-cache"], remaining: .zero),
-        Row(name: "no-store is not storable", headers: ["Cache-Control": "no-store, max-age=60"], lifetime: .seconds(60), remaining: .seconds(60), storable: false),
-        Row(name: "a private cache stores private", headers: ["Cache-Control": "private, max-age=60"], lifetime: .seconds(60), remaining: .seconds(60)),
+        Row(
+            name: "no-store is not storable",
+            headers: ["Cache-Control": "no-store, max-age=60"],
+            lifetime: .seconds(60),
+            remaining: .seconds(60),
+            storable: false
+        ),
+        Row(
+            name: "a private cache stores private",
+            headers: ["Cache-Control": "private, max-age=60"],
+            lifetime: .seconds(60),
+            remaining: .seconds(60)
+        ),
         Row(
             name: "a shared cache does not store private",
             headers: ["Cache-Control": "private, max-age=60"],

@@ -100,7 +100,9 @@ struct PluginRetryTests {
         let clock = ManualClock()
         let store = PluginTestStore(["a": 1])
         // The wait comes from the error's cause (RetryAdvising), as a network source's HTTP failure gives it.
-        store.failNext(StrataError.remote(.unexpectedResponse, "Busy", status: 503, isRetryable: true, delay: .seconds(7)))
+        store.failNext(
+            StrataError.remote(.unexpectedResponse, "Busy", status: 503, isRetryable: true, delay: .seconds(7))
+        )
         let source = store.plugins([retry(clock: clock)])
 
         let outcome = await drive(Task { try await source.get(KeyQuery("a")) }, clock: clock, sleeps: 1)

@@ -115,7 +115,9 @@ public struct CachedFetcher: Sendable {
     /// The seconds a response stays fresh once received (``StrataNetwork/HTTPFreshness/remainingLifetime``: 0
     /// for `no-cache`), or `nil` when it gives no lifetime.
     private func maxAge(of response: HTTPResponse, requestTime: Date) -> Int? {
-        Self.seconds(HTTPFreshness(response: response, requestTime: requestTime, responseTime: clock.now()).remainingLifetime)
+        Self.seconds(
+            HTTPFreshness(response: response, requestTime: requestTime, responseTime: clock.now()).remainingLifetime
+        )
     }
 
     private static func seconds(_ duration: Duration?) -> Int? {

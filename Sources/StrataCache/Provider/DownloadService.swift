@@ -92,9 +92,13 @@ public struct DownloadService: Sendable {
         // The provider's headers are set as they are (they need not be validators), so no conditions are
         // added; a 304 is still a value, and writes nothing to disk.
         let file: DownloadedFile
-        switch try await client.download(request, ifModifiedSince: ConditionalHeaders(), progress: { step in
-            if let fraction = step.fractionCompleted { reporter.report(fraction) }
-        }) {
+        switch try await client.download(
+            request,
+            ifModifiedSince: ConditionalHeaders(),
+            progress: { step in
+                if let fraction = step.fractionCompleted { reporter.report(fraction) }
+            }
+        ) {
         case .modified(let downloaded):
             file = downloaded
         case .notModified(let response):

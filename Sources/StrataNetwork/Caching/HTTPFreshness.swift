@@ -129,7 +129,13 @@ public struct HTTPFreshness: Sendable, Hashable {
         staleWhileRevalidate = control.staleWhileRevalidate
         staleIfError = control.staleIfError
         self.responseTime = responseTime
-        let explicit = Self.explicitLifetime(headers: headers, control: control, date: date, responseTime: responseTime, policy: policy)
+        let explicit = Self.explicitLifetime(
+            headers: headers,
+            control: control,
+            date: date,
+            responseTime: responseTime,
+            policy: policy
+        )
         if let explicit {
             lifetime = explicit
             isHeuristic = false

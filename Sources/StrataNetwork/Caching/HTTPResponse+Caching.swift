@@ -57,23 +57,16 @@ extension HTTPResponse {
     /// The old entry points' lifetime, through ``HTTPFreshness``: without a `Date` or a `responseDate`, an
     /// `Expires` date gives no lifetime (there is nothing to subtract it from).
     private func legacyLifetime(control: CacheControl, sharedCache: Bool, responseDate: Date?) -> Duration? {
-        guard let received = date ?? responseDate else {
-            let explicit = control.maxAge != nil || (sharedCache && control.sharedMaxAge != nil)
-            if !explicit, headers["Expires"] != nil { return expires == .distantPast ? .zero : nil }
-            let now = Date(timeIntervalSince1970: 0)
-            return HTTPFreshness(
-                headers: headers,
-                control: control,
-                requestTime: now,
-                responseTime: now,
-                policy: HTTPFreshness.Policy(isShared: sharedCache)
-            ).lifetime
-        }
+        let explicit = control.maxAge != nil || (sharedCache && control.sharedMaxAge != nil)
+        let received = date ?? responseDate
+        if received == nil, !explicit, headers["Expires"] != nil { return expires == .distantPast ? .zero : nil }
+        // `max-age` and `s-maxage` do not depend on the times; `Expires` is read against `received`.
+        let time = received ?? Date(timeIntervalSince1970: 0)
         return HTTPFreshness(
             headers: headers,
             control: control,
-            requestTime: received,
-            responseTime: received,
+            requestTime: time,
+            responseTime: time,
             policy: HTTPFreshness.Policy(isShared: sharedCache)
         ).lifetime
     }

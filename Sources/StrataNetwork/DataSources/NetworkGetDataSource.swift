@@ -76,7 +76,10 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         let requestTime = client.configuration.clock.now()
         let response = try await client.send(request)
         let metadata = metadata(of: response, requestTime: requestTime)
-        return StoredEntry(value: try HTTPClient.decode(response.body, with: decode, request: request), metadata: metadata)
+        return StoredEntry(
+            value: try HTTPClient.decode(response.body, with: decode, request: request),
+            metadata: metadata
+        )
     }
 
     /// Sends the request of the query with the validators of `metadata` (`If-None-Match` from its
@@ -95,7 +98,10 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         case .modified(let response):
             let renewed = self.metadata(of: response, requestTime: requestTime)
             return .modified(
-                StoredEntry(value: try HTTPClient.decode(response.body, with: decode, request: request), metadata: renewed)
+                StoredEntry(
+                    value: try HTTPClient.decode(response.body, with: decode, request: request),
+                    metadata: renewed
+                )
             )
         case .notModified(let response):
             var renewed = self.metadata(of: response, requestTime: requestTime)
