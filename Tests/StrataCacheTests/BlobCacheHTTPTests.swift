@@ -170,7 +170,7 @@ struct BlobCacheHTTPTests {
             #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .stale)
             fixture.clock.advance(by: .seconds(20))
             let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
-            #expect(error?.code == .httpStatus)
+            #expect(error?.code == .unexpectedResponse)
         }
     }
 
@@ -188,7 +188,7 @@ struct BlobCacheHTTPTests {
 
             let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
 
-            #expect(error?.code == .httpStatus)
+            #expect(error?.code == .unexpectedResponse)
         }
     }
 

@@ -55,10 +55,10 @@ struct HostileHeaderCacheTests {
 
             let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) }
 
-            #expect(error?.code == .httpStatus)
-            #expect(error?.httpStatus == 503)
+            #expect(error?.code == .unexpectedResponse)
+            #expect(error?.httpFailure?.status == 503)
             #expect(error?.isRetryable == true)
-            #expect(error?.retryAfter == nil)
+            #expect(error?.suggestedRetryDelay == nil)
         }
     }
 }

@@ -55,7 +55,7 @@ struct BodyLimitStreamingTests {
         switch framing {
         case .chunked, .closeDelimited, .lengthAboveLimit:
             #expect(error?.code == .tooLarge, "\(String(describing: error))")
-            #expect(error?.httpStatus == 200)
+            #expect(error?.httpFailure?.status == 200)
         case .lengthBelowSent:
             #expect(error == nil, "\(String(describing: error))")
             #expect(bodyCount == limit / 2)

@@ -8,10 +8,12 @@ struct HTTPClientStatusTests {
     /// status, expected code (nil for success), retryable.
     static let table: [(Int, StrataError.Code?, Bool)] = [
         (200, nil, false), (201, nil, false), (204, nil, false),
-        (304, .notModified, false),
-        (400, .httpStatus, false), (401, .unauthorized, false), (403, .unauthorized, false),
-        (404, .notFound, false), (408, .httpStatus, true), (409, .httpStatus, false), (422, .httpStatus, false),
-        (429, .httpStatus, true), (500, .httpStatus, true), (502, .httpStatus, true), (503, .httpStatus, true),
+        // A 304 to a request that asked for none is unexpected; the conditional forms answer it as a value.
+        (304, .unexpectedResponse, false),
+        (400, .unexpectedResponse, false), (401, .unauthorized, false), (403, .unauthorized, false),
+        (404, .notFound, false), (408, .unexpectedResponse, true), (409, .unexpectedResponse, false),
+        (422, .unexpectedResponse, false), (429, .unexpectedResponse, true), (500, .unexpectedResponse, true),
+        (502, .unexpectedResponse, true), (503, .unexpectedResponse, true),
     ]
 
     @Test("Statuses map to codes", arguments: table)
@@ -46,9 +48,9 @@ struct HTTPClientStatusTests {
         }
         let failure = try #require(error)
         #expect(failure.code == code)
-        #expect(failure.httpStatus == status)
+        #expect(failure.httpFailure?.status == status)
         #expect(failure.isRetryable == retryable)
-        #expect(failure.retryAfter == (retryable ? .seconds(7) : nil))
+        #expect(failure.suggestedRetryDelay == (retryable ? .seconds(7) : nil))
         #expect(failure.httpFailure?.headers["x-trace"] == "t1")
         if status != 304 {
             #expect(failure.httpFailure?.bodyPrefix.count == 512)
@@ -61,7 +63,7 @@ struct HTTPClientStatusTests {
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         let response = HTTPResponse(status: 503, headers: ["Retry-After": HTTPDate.format(now.addingTimeInterval(30))])
         let error = HTTPClient.error(for: response, request: "GET /", now: now)
-        #expect(error?.retryAfter == .seconds(30))
+        #expect(error?.suggestedRetryDelay == .seconds(30))
         #expect(error?.isRetryable == true)
     }
 
@@ -133,15 +135,51 @@ struct ConditionalRequestTests {
         // When the first fetch stores the validators and the second sends them
         let first = try await client.send(request)
         let conditions = ConditionalHeaders(response: first)
-        let error = await strataError { _ = try await client.send(request.withConditions(conditions)) }
+        let second = try await client.send(request, ifModifiedSince: conditions)
 
-        // Then
+        // Then the 304 is a value, with its headers, not an error
         #expect(first.eTag == "\"v1\"")
         #expect(first.cacheControl.maxAge == .seconds(60))
         #expect(conditions.lastModified == "Sun, 06 Nov 1994 08:49:37 GMT")
-        #expect(error?.code == .notModified)
-        #expect(error?.httpStatus == 304)
+        guard case .notModified(let notModified) = second else {
+            Issue.record("Expected not modified, got \(second)")
+            return
+        }
+        #expect(notModified.status == 304)
+        #expect(notModified.headers["Cache-Control"] == "max-age=120")
+        #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
+    }
+
+    @Test func aChangedResourceIsModified() async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /resource", { _ in ServerReply(status: 200, headers: ["ETag": "\"v2\""], body: Data("new".utf8)) })
+        ])
+        defer { Task { await server.stop() } }
+        let request = HTTPRequest(baseURL: server.baseURL, path: "resource")
+
+        let answer = try await makeClient().send(request, ifModifiedSince: ConditionalHeaders(eTag: "\"v1\""))
+
+        guard case .modified(let response) = answer else {
+            Issue.record("Expected modified, got \(answer)")
+            return
+        }
+        #expect(response.body == Data("new".utf8))
+        #expect(response.eTag == "\"v2\"")
+    }
+
+    @Test func aPlain304IsAnUnexpectedResponseWithItsDetailsInTheCause() async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /resource", { _ in ServerReply(status: 304, headers: ["ETag": "\"v1\""]) })
+        ])
+        defer { Task { await server.stop() } }
+
+        let error = await strataError {
+            _ = try await makeClient().send(HTTPRequest(baseURL: server.baseURL, path: "resource"))
+        }
+
+        #expect(error?.code == .unexpectedResponse)
+        #expect(error?.httpFailure?.status == 304)
         #expect(error?.isRetryable == false)
-        #expect(error?.httpFailure?.headers["Cache-Control"] == "max-age=120")
+        #expect(error?.httpFailure?.headers["ETag"] == "\"v1\"")
     }
 }

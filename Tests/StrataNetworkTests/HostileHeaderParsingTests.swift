@@ -201,10 +201,10 @@ struct HostileHeaderServerTests {
 
         let error = await strataError { _ = try await makeClient().send(HTTPRequest(url: server.baseURL)) }
 
-        #expect(error?.code == .httpStatus)
-        #expect(error?.httpStatus == 503)
+        #expect(error?.code == .unexpectedResponse)
+        #expect(error?.httpFailure?.status == 503)
         #expect(error?.isRetryable == true)
-        #expect(error?.retryAfter == expected)
+        #expect(error?.suggestedRetryDelay == expected)
     }
 }
 

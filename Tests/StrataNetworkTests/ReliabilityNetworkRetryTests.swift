@@ -118,8 +118,8 @@ struct ReliabilityNetworkRetryTests {
         let error = await strataError { _ = try await task.value }
 
         // Then
-        #expect(error?.code == .httpStatus)
-        #expect(error?.httpStatus == 500)
+        #expect(error?.code == .unexpectedResponse)
+        #expect(error?.httpFailure?.status == 500)
         #expect(server.requestCount(path: "/flaky") == 3)
         #expect(clock.sleepCalls == [.seconds(1), .seconds(2)])
     }
@@ -211,9 +211,9 @@ struct ReliabilityNetworkRetryTests {
         let error = await strataError { _ = try await source.get(KeyQuery("item")) }
 
         // Then the 503 is returned with the server's wait, and no second request was made
-        #expect(error?.code == .httpStatus)
-        #expect(error?.httpStatus == 503)
-        #expect(error?.retryAfter == .seconds(3_600))
+        #expect(error?.code == .unexpectedResponse)
+        #expect(error?.httpFailure?.status == 503)
+        #expect(error?.suggestedRetryDelay == .seconds(3_600))
         #expect(server.requestCount(path: "/flaky") == 1)
         #expect(clock.sleepCalls.isEmpty)
     }

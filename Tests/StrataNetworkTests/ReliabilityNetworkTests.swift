@@ -26,7 +26,7 @@ struct ReliabilityNetworkTests {
                 _ = try await makeClient(maximumResponseSize: limit).send(HTTPRequest(url: server.baseURL))
             }
             #expect(error?.code == .tooLarge, "\(String(describing: error))")
-            #expect(error?.httpStatus == 200)
+            #expect(error?.httpFailure?.status == 200)
             #expect(error?.message.contains("Content-Length 2147483648") == true, "\(String(describing: error))")
         }
 

@@ -71,7 +71,7 @@ struct TransportFailureTests {
         let error = await strataError { _ = try await client.send(HTTPRequest(baseURL: server.baseURL, path: "big")) }
 
         #expect(error?.code == .tooLarge)
-        #expect(error?.httpStatus == 200)
+        #expect(error?.httpFailure?.status == 200)
     }
 
     @Test(

@@ -19,10 +19,10 @@ struct QueryTests {
 
 struct StrataErrorTests {
     @Test func codesCompareAndDescribeThemselves() {
-        let error = StrataError(.httpStatus, "Server error", httpStatus: 503, isRetryable: true)
-        #expect(error.code == .httpStatus)
+        let error = StrataError.remote(.unexpectedResponse, "Server error", status: 503, isRetryable: true)
+        #expect(error.code == .unexpectedResponse)
         #expect(error.code != .network)
-        #expect(error.description.contains("httpStatus"))
+        #expect(error.description.contains("unexpectedResponse"))
         #expect(error.description.contains("503"))
         #expect(error.isRetryable)
     }

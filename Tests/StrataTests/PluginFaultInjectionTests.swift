@@ -31,12 +31,12 @@ struct PluginFaultInjectionTests {
 
     @Test func anErrorRateOfOneThrowsTheConfiguredErrorWithoutCallingTheSource() async {
         let store = PluginTestStore(["a": 1])
-        let injected = StrataError(.httpStatus, "Injected 503", httpStatus: 503)
+        let injected = StrataError.remote(.unexpectedResponse, "Injected 503", status: 503)
         let source = store.plugins([FaultInjectionPlugin(configuration: .init(errorRate: 1, error: injected))])
 
         let error = await #expect(throws: StrataError.self) { try await source.get(KeyQuery("a")) }
 
-        #expect(error?.httpStatus == 503)
+        #expect(error?.cause(as: RemoteFailureStub.self)?.status == 503)
         #expect(store.calls(.get) == 0)
     }
 

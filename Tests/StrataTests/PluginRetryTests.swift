@@ -99,7 +99,10 @@ struct PluginRetryTests {
     @Test func waitsExactlyWhatRetryAfterAsks() async throws {
         let clock = ManualClock()
         let store = PluginTestStore(["a": 1])
-        store.failNext(StrataError(.httpStatus, "Busy", httpStatus: 503, isRetryable: true, retryAfter: .seconds(7)))
+        // The wait comes from the error's cause (RetryAdvising), as a network source's HTTP failure gives it.
+        store.failNext(
+            StrataError.remote(.unexpectedResponse, "Busy", status: 503, isRetryable: true, delay: .seconds(7))
+        )
         let source = store.plugins([retry(clock: clock)])
 
         let outcome = await drive(Task { try await source.get(KeyQuery("a")) }, clock: clock, sleeps: 1)
@@ -111,12 +114,14 @@ struct PluginRetryTests {
     @Test func aRetryAfterLongerThanTheLimitFailsAtOnce() async throws {
         let clock = ManualClock()
         let store = PluginTestStore(["a": 1])
-        store.failNext(StrataError(.httpStatus, "Later", httpStatus: 429, isRetryable: true, retryAfter: .seconds(600)))
+        store.failNext(
+            StrataError.remote(.unexpectedResponse, "Later", status: 429, isRetryable: true, delay: .seconds(600))
+        )
         let source = store.plugins([retry(clock: clock)])
 
         let error = await #expect(throws: StrataError.self) { try await source.get(KeyQuery("a")) }
 
-        #expect(error?.httpStatus == 429)
+        #expect(error?.cause(as: RemoteFailureStub.self)?.status == 429)
         #expect(store.calls(.get) == 1)
         #expect(clock.sleepCalls.isEmpty)
     }
@@ -124,9 +129,9 @@ struct PluginRetryTests {
     @Test(
         arguments: [
             StrataError.notFound(),
-            StrataError(.unauthorized, "Forbidden", httpStatus: 403, isRetryable: true),
+            StrataError.remote(.unauthorized, "Forbidden", status: 403, isRetryable: true),
             StrataError(.notFound, "Gone", isRetryable: true),
-            StrataError(.httpStatus, "Bad request", httpStatus: 400),
+            StrataError.remote(.unexpectedResponse, "Bad request", status: 400),
             StrataError(.dataSerialization, "Bad JSON"),
         ]
     )

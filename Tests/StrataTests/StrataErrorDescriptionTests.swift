@@ -5,21 +5,19 @@ import Testing
 
 struct StrataErrorDescriptionTests {
     @Test func descriptionIsOneLineWithCodeMessageAndHTTPDetails() {
-        let cause = StrataError(.io, "Writing the body failed", underlying: CocoaError(.fileWriteUnknown))
-        let error = StrataError(
-            .httpStatus,
-            "GET /users/42 answered 503",
-            underlying: cause,
-            httpStatus: 503,
-            retryAfter: .seconds(2)
-        )
+        // The HTTP details come from the cause, two levels down: the core error names no transport.
+        let remote = RemoteFailureStub(status: 503, isRetryable: true, suggestedRetryDelay: .seconds(2))
+        let cause = StrataError(.io, "Reading the response failed", underlying: remote)
+        let error = StrataError(.unexpectedResponse, "GET /users/42 answered 503", underlying: cause)
 
         #expect(
             error.description
-                == "StrataError.httpStatus: GET /users/42 answered 503 (HTTP 503, retry after 2.0 seconds)"
+                == "StrataError.unexpectedResponse: GET /users/42 answered 503 (HTTP 503, retry after 2.0 seconds)"
         )
         #expect(!error.description.contains("\n"))
-        #expect(error.localizedDescription == "httpStatus: GET /users/42 answered 503")
+        #expect(error.localizedDescription == "unexpectedResponse: GET /users/42 answered 503")
+        #expect(error.suggestedRetryDelay == .seconds(2))
+        #expect(error.cause(as: RemoteFailureStub.self) == remote)
     }
 
     @Test func aMessageWithLineBreaksStillPrintsOnOneLine() {

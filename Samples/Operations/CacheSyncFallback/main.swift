@@ -26,7 +26,7 @@ struct CacheSyncFallbackSample {
         await step("GET 1 two minutes later, offline: main fails with a network error, the stale value is served") {
             print("    = \(try await users.get(IdQuery(1), operation: offlineFirst))")
         }
-        api.script(.get, .failure(StrataError(.unauthorized, "The session expired", httpStatus: 401)))
+        api.script(.get, .failure(StrataError(.unauthorized, "The session expired")))
         await step("GET 1 with an expired session: the rule refuses `unauthorized`, so the error is thrown") {
             print("    = \(try await users.get(IdQuery(1), operation: offlineFirst))")
         }

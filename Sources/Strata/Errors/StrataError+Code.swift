@@ -11,7 +11,7 @@ extension StrataError {
             case dataSerialization
             case unauthorized
             case network
-            case httpStatus
+            case unexpectedResponse
             case notModified
             case io
             case cancelled
@@ -41,14 +41,18 @@ extension StrataError {
         public static let operationNotSupported = Code(.operationNotSupported)
         /// A value could not be encoded, decoded or mapped.
         public static let dataSerialization = Code(.dataSerialization)
-        /// The server refused the credentials (HTTP 401 or 403).
+        /// The remote source refused the credentials (for HTTP, a 401 or a 403).
         public static let unauthorized = Code(.unauthorized)
         /// The transport failed: no connection, a timeout, a reset.
         public static let network = Code(.network)
-        /// The server answered with a status that is neither success nor one of the mapped ones.
-        public static let httpStatus = Code(.httpStatus)
-        /// The server answered 304 Not Modified to a conditional request.
-        public static let notModified = Code(.notModified)
+        /// The remote source answered, but with neither a value nor one of the mapped failures (for HTTP, a
+        /// status that is not 2xx, 401, 403 or 404: a 5xx, a 429, a 400…). The source's own error, as
+        /// ``StrataError/underlying``, has the details.
+        public static let unexpectedResponse = Code(.unexpectedResponse)
+        /// The code of the *not modified* errors earlier releases threw for an HTTP 304; no error has it now
+        /// (a 304 is the value ``ConditionalRead/notModified(_:)``). Kept for the deprecated spelling in
+        /// StrataNetwork.
+        package static let retiredNotModified = Code(.notModified)
         /// A file-system operation failed.
         public static let io = Code(.io)
         /// The task was cancelled.

@@ -1,14 +1,16 @@
 import Foundation
 
 extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, LocalizedError {
-    /// One line: the code, the message and, when the error came from HTTP, the status and the wait asked for —
-    /// such as `StrataError.httpStatus: GET /users/42 answered 503 (HTTP 503, retry after 2 seconds)`.
+    /// One line: the code, the message and, when a cause says so, its summary and the wait it asked for —
+    /// such as `StrataError.unexpectedResponse: GET /users/42 answered 503 (HTTP 503, retry after 2 seconds)`.
     ///
-    /// The cause and the source location are in ``detailedDescription()``; a log line or an alert shows this.
+    /// The summary is the first ``ErrorSummarizing`` cause's (an HTTP failure's status), the wait
+    /// ``suggestedRetryDelay``. The whole cause and the source location are in ``detailedDescription()``; a log
+    /// line or an alert shows this.
     public var description: String {
         var details: [String] = []
-        if let httpStatus { details.append("HTTP \(httpStatus)") }
-        if let retryAfter { details.append("retry after \(retryAfter)") }
+        if let summary = cause(as: (any ErrorSummarizing).self)?.errorSummary { details.append(summary) }
+        if let delay = suggestedRetryDelay { details.append("retry after \(delay)") }
         let suffix = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"
         return "StrataError.\(code): \(Self.oneLine(message))\(suffix)"
     }
@@ -19,7 +21,7 @@ extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, Lo
     /// The ``detailedDescription()``, for `String(reflecting:)` and debuggers.
     public var debugDescription: String { detailedDescription() }
 
-    /// A multi-line description: the one-line ``description``, then the HTTP details, the chain of causes as a
+    /// A multi-line description: the one-line ``description``, then the chain of causes as a
     /// tree (a cause that is itself a ``StrataError`` is drawn with its own causes) and where the error was made.
     ///
     /// ```text

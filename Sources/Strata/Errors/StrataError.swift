@@ -3,9 +3,13 @@ import Foundation
 /// The error every Strata data source, repository and plugin throws.
 ///
 /// A caller switches on ``code`` — ``Code/notFound``, ``Code/notValid``, ``Code/network`` and so on —
-/// and reads ``message``, ``underlying`` and the HTTP details for diagnostics. The code is a struct over a
-/// private enum, so new codes can be added without breaking a caller's `switch` (match with `==` or
+/// and reads ``message`` and ``underlying`` for diagnostics. The code is a struct over a private enum, so new codes can be added without breaking a caller's `switch` (match with `==` or
 /// `case .notFound` patterns and keep a `default`).
+///
+/// The error names no transport: what a source knows about its protocol — an HTTP status, the response's
+/// headers, a `Retry-After` — is in its own error type, reached as ``underlying`` (see ``cause(as:)``). Whether
+/// to retry, and after how long, stay answerable here: ``isRetryable`` and ``suggestedRetryDelay``, which a
+/// cause adopting ``RetryAdvising`` supplies.
 ///
 /// ```swift
 /// do {
@@ -24,17 +28,10 @@ public struct StrataError: Error, Sendable {
     /// The error that caused this one, if any (a POSIX error, a `URLError`, a `DecodingError`, …).
     public var underlying: (any Error)?
 
-    /// The HTTP status code of the response that caused the error, for ``Code/httpStatus``,
-    /// ``Code/unauthorized``, ``Code/notFound`` and ``Code/notModified`` errors that came from HTTP.
-    public var httpStatus: Int?
-
-    /// Whether repeating the same call may succeed (a transport failure, a 5xx, a 429).
+    /// Whether repeating the same call may succeed (a transport failure, a server that is busy or down).
     ///
     /// The retry plugin reads this by default.
     public var isRetryable: Bool
-
-    /// How long the server asked the caller to wait before retrying (`Retry-After`), if it did.
-    public var retryAfter: Duration?
 
     /// A value the failing call still had at hand, such as the stale value of a ``Code/notValid``
     /// error or the main source's value of a ``Code/cacheSyncFailed`` error.
@@ -53,11 +50,10 @@ public struct StrataError: Error, Sendable {
     /// - Parameters:
     ///   - code: The kind of failure.
     ///   - message: What went wrong, for a human.
-    ///   - underlying: The error that caused this one.
-    ///   - httpStatus: The HTTP status of the response behind the error.
+    ///   - underlying: The error that caused this one; a source's own failure (an HTTP response, say) that
+    ///     may adopt ``RetryAdvising`` to say how long to wait.
     ///   - isRetryable: Whether repeating the call may succeed; defaults to `true` for
     ///     ``Code/network`` errors and `false` otherwise.
-    ///   - retryAfter: How long the server asked the caller to wait.
     ///   - payload: A value the failing call still had at hand.
     ///   - file: The source file creating the error; leave the default.
     ///   - line: The source line creating the error; leave the default.
@@ -65,9 +61,7 @@ public struct StrataError: Error, Sendable {
         _ code: Code,
         _ message: String,
         underlying: (any Error)? = nil,
-        httpStatus: Int? = nil,
         isRetryable: Bool? = nil,
-        retryAfter: Duration? = nil,
         payload: (any Sendable)? = nil,
         file: String = #fileID,
         line: Int = #line
@@ -75,9 +69,7 @@ public struct StrataError: Error, Sendable {
         self.code = code
         self.message = message
         self.underlying = underlying
-        self.httpStatus = httpStatus
         self.isRetryable = isRetryable ?? (code == .network)
-        self.retryAfter = retryAfter
         self.payload = payload
         self.file = file
         self.line = line

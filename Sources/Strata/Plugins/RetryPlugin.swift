@@ -2,11 +2,12 @@
 ///
 /// After a failure the plugin asks ``Configuration/isRetryable``; when it says yes and attempts remain,
 /// it sleeps on its clock and calls again. The pause before retry *n* is drawn by ``Backoff``
-/// (exponential, capped, with full jitter by default) unless the error carries
-/// ``StrataError/retryAfter`` (an HTTP `Retry-After`), which is then waited exactly.
+/// (exponential, capped, with full jitter by default) unless the error suggests a delay
+/// (``RetryAdvising/suggestedRetryDelay``: for an HTTP source, the response's `Retry-After`, found on the
+/// error's cause), which is then waited exactly.
 ///
-/// The default rule retries what ``StrataError/isRetryable`` marks — transport failures, 5xx and 429
-/// answers — and never *not found*, *not valid*, *unauthorized* or a cancellation. A task cancelled
+/// The default rule retries what ``StrataError/isRetryable`` marks — transport failures, and for HTTP 5xx,
+/// 408 and 429 answers — and never *not found*, *not valid*, *unauthorized* or a cancellation. A task cancelled
 /// during the pause stops at once with ``StrataError/Code/cancelled``.
 ///
 /// ```swift
@@ -23,11 +24,12 @@ public struct RetryPlugin: StrataPlugin {
         /// The pauses between attempts.
         public var backoff: Backoff
 
-        /// Whether to wait what an error's ``StrataError/retryAfter`` asks instead of the backoff.
+        /// Whether to wait what an error's ``RetryAdvising/suggestedRetryDelay`` asks (an HTTP `Retry-After`)
+        /// instead of the backoff.
         public var honoursRetryAfter: Bool
 
-        /// The longest `Retry-After` the plugin waits; a longer one fails the call with the error
-        /// instead. `nil` waits any.
+        /// The longest suggested delay (`Retry-After`) the plugin waits; a longer one fails the call with the
+        /// error instead. `nil` waits any.
         public var maxRetryAfter: Duration?
 
         /// The methods that are retried; all by default.
@@ -41,8 +43,8 @@ public struct RetryPlugin: StrataPlugin {
         /// - Parameters:
         ///   - maxAttempts: The most calls for one request, the first included.
         ///   - backoff: The pauses between attempts.
-        ///   - honoursRetryAfter: Wait what ``StrataError/retryAfter`` asks when an error has it.
-        ///   - maxRetryAfter: The longest `Retry-After` to wait; `nil` for no limit.
+        ///   - honoursRetryAfter: Wait what ``RetryAdvising/suggestedRetryDelay`` asks when an error has it.
+        ///   - maxRetryAfter: The longest suggested delay to wait; `nil` for no limit.
         ///   - methods: The methods to retry.
         ///   - isRetryable: The rule; ``RetryPlugin/defaultIsRetryable(_:)`` by default.
         public init(
@@ -129,11 +131,11 @@ public struct RetryPlugin: StrataPlugin {
         return error
     }
 
-    /// The pause before the next attempt, or `nil` when the server asked for a longer one than allowed.
+    /// The pause before the next attempt, or `nil` when the source asked for a longer one than allowed.
     private func pause(after error: any Error, attempt: Int) -> Duration? {
-        if configuration.honoursRetryAfter, let retryAfter = (error as? StrataError)?.retryAfter {
-            if let limit = configuration.maxRetryAfter, retryAfter > limit { return nil }
-            return max(retryAfter, .zero)
+        if configuration.honoursRetryAfter, let delay = (error as? any RetryAdvising)?.suggestedRetryDelay {
+            if let limit = configuration.maxRetryAfter, delay > limit { return nil }
+            return max(delay, .zero)
         }
         return configuration.backoff.delay(beforeRetry: attempt, unitRandom: random.unitInterval())
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataNetwork
 
 extension BlobCache {
     /// The layers of a ``BlobCache``, its stale-on-error policy and its clock.
@@ -26,6 +27,10 @@ extension BlobCache {
         /// The clock for lifetimes, shared by both layers.
         public var clock: any WallClock
 
+        /// What kind of HTTP cache the blobs' freshness is computed for (``StrataNetwork/HTTPFreshness``): a
+        /// private cache without heuristics by default, which ignores `s-maxage`.
+        public var freshnessPolicy: HTTPFreshness.Policy
+
         /// Creates a configuration.
         ///
         /// - Parameters:
@@ -33,16 +38,19 @@ extension BlobCache {
         ///   - persistent: The on-disk layer.
         ///   - servesStaleOnError: Whether a stale on-disk blob is served when the network fails.
         ///   - clock: The clock for lifetimes.
+        ///   - freshnessPolicy: What kind of HTTP cache the freshness is computed for.
         public init(
             ephemeral: EphemeralLayer = EphemeralLayer(),
             persistent: PersistentLayer = PersistentLayer(),
             servesStaleOnError: Bool = false,
-            clock: any WallClock = SystemClock()
+            clock: any WallClock = SystemClock(),
+            freshnessPolicy: HTTPFreshness.Policy = .privateCache
         ) {
             self.ephemeral = ephemeral
             self.persistent = persistent
             self.servesStaleOnError = servesStaleOnError
             self.clock = clock
+            self.freshnessPolicy = freshnessPolicy
         }
     }
 }

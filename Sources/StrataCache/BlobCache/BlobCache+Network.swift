@@ -14,17 +14,22 @@ extension BlobCache {
         }
         let canUseStale = (validators.map { !$0.isEmpty } ?? false) || configuration.servesStaleOnError
         let stale = canUseStale ? persistentEntry(key) : nil
-        var request = HTTPRequest(.get, url: url)
         let conditions = ConditionalHeaders(eTag: stale?.info.eTag, lastModified: stale?.info.lastModified)
-        if stale != nil, !conditions.isEmpty { request = request.withConditions(conditions) }
+        let requestTime = configuration.clock.now()
         do {
-            let response = try await client.send(request)
-            return Fetched(data: try store(response, forKey: key), layer: .network)
-        } catch let error as StrataError where error.code == .notModified {
-            guard let stale else { throw error }
-            let headers = error.httpFailure?.headers ?? HTTPHeaders()
-            try renew(stale, forKey: key, with: HTTPResponse(status: 304, headers: headers))
-            return Fetched(data: stale.data, layer: .revalidated)
+            switch try await client.send(HTTPRequest(.get, url: url), ifModifiedSince: conditions) {
+            case .modified(let response):
+                return Fetched(data: try store(response, forKey: key, requestTime: requestTime), layer: .network)
+            case .notModified(let response):
+                guard let stale else {
+                    // A 304 to a request that sent no validators: there is nothing to renew.
+                    let request = "GET \(url.absoluteString)"
+                    throw HTTPClient.error(for: response, request: request, now: configuration.clock.now())
+                        ?? StrataError(.unexpectedResponse, "\(request) answered 304 Not Modified")
+                }
+                try renew(stale, forKey: key, with: response, requestTime: requestTime)
+                return Fetched(data: stale.data, layer: .revalidated)
+            }
         } catch {
             if let stale, servesStale(stale, after: error) { return Fetched(data: stale.data, layer: .stale) }
             throw error
@@ -32,10 +37,17 @@ extension BlobCache {
     }
 
     /// Stores a download in both layers as its headers allow and returns its body.
-    func store(_ response: HTTPResponse, forKey key: String) throws -> Data {
+    func store(_ response: HTTPResponse, forKey key: String, requestTime: Date) throws -> Data {
         let control = response.cacheControl
         let now = configuration.clock.now()
-        guard !control.noStore else {
+        let freshness = HTTPFreshness(
+            headers: response.headers,
+            control: control,
+            requestTime: requestTime,
+            responseTime: now,
+            policy: configuration.freshnessPolicy
+        )
+        guard freshness.isStorable else {
             // Never stored; an older copy must not be served in its place later.
             memory.removeValue(forKey: key)
             afterQueuedWrites {
@@ -44,7 +56,7 @@ extension BlobCache {
             }
             return response.body
         }
-        let httpLifetime = Self.freshnessLifetime(of: response, control: control, now: now)
+        let httpLifetime = freshness.remainingLifetime
         let persistentLifetime = httpLifetime ?? configuration.persistent.initialLifetime
         let ephemeralLifetime = httpLifetime ?? configuration.ephemeral.initialLifetime
         if ephemeralLifetime > .zero {
@@ -61,9 +73,9 @@ extension BlobCache {
             let record = FreshnessRecord(
                 freshUntil: now.addingTimeInterval(persistentLifetime.timeInterval),
                 lifetime: persistentLifetime.timeInterval,
-                staleIfError: control.staleIfError?.timeInterval,
-                mustRevalidate: control.mustRevalidate || control.noCache,
-                noCache: control.noCache,
+                staleIfError: freshness.staleIfError?.timeInterval,
+                mustRevalidate: freshness.forbidsServingStale,
+                noCache: freshness.requiresRevalidation,
                 contentHash: 0
             )
             guard configuration.persistent.writes == .beforeReturning else {
@@ -98,23 +110,26 @@ extension BlobCache {
     ///
     /// The 304's `Cache-Control` and freshness headers replace the stored ones when it has them (RFC 9111,
     /// section 4.3.4); otherwise the stored directives and lifetime apply again.
-    func renew(_ stale: PersistentEntry, forKey key: String, with response: HTTPResponse) throws {
+    func renew(_ stale: PersistentEntry, forKey key: String, with response: HTTPResponse, requestTime: Date) throws {
         let now = configuration.clock.now()
-        let control = response.cacheControl
+        let http = HTTPFreshness(
+            response: response,
+            requestTime: requestTime,
+            responseTime: now,
+            policy: configuration.freshnessPolicy
+        )
         let hasDirectives = response.headers["Cache-Control"] != nil
-        let noCache = hasDirectives ? control.noCache : stale.record?.noCache ?? false
+        let noCache = hasDirectives ? http.requiresRevalidation : stale.record?.noCache ?? false
         let storedLifetime = stale.record.map { Duration.seconds($0.lifetime) }
         let lifetime =
             noCache
             ? .zero
-            : Self.freshnessLifetime(of: response, control: control, now: now) ?? storedLifetime
-                ?? configuration.persistent.initialLifetime
+            : http.remainingLifetime ?? storedLifetime ?? configuration.persistent.initialLifetime
         let record = FreshnessRecord(
             freshUntil: now.addingTimeInterval(lifetime.timeInterval),
             lifetime: lifetime.timeInterval,
-            staleIfError: hasDirectives ? control.staleIfError?.timeInterval : stale.record?.staleIfError,
-            mustRevalidate: hasDirectives
-                ? control.mustRevalidate || control.noCache : stale.record?.mustRevalidate ?? false,
+            staleIfError: hasDirectives ? http.staleIfError?.timeInterval : stale.record?.staleIfError,
+            mustRevalidate: hasDirectives ? http.forbidsServingStale : stale.record?.mustRevalidate ?? false,
             noCache: noCache,
             contentHash: stale.info.contentHash
         )
@@ -135,22 +150,12 @@ extension BlobCache {
     /// failures and 5xx, within `stale-if-error` when the response gave it, never under `must-revalidate`.
     func servesStale(_ stale: PersistentEntry, after error: any Error) -> Bool {
         guard configuration.servesStaleOnError, let error = error as? StrataError else { return false }
-        let isOutage = error.code == .network || (error.code == .httpStatus && (error.httpStatus ?? 0) >= 500)
+        let isOutage =
+            error.code == .network || (error.code == .unexpectedResponse && (error.httpFailure?.status ?? 0) >= 500)
         guard isOutage else { return false }
         guard let record = stale.record else { return true }
         guard !record.mustRevalidate else { return false }
         guard let window = record.staleIfError else { return true }
         return configuration.clock.now() < record.freshUntil.addingTimeInterval(window)
-    }
-
-    /// The remaining freshness of a response whose `Cache-Control` is `control`: `s-maxage`, `max-age` or
-    /// `Expires` − `Date`, less its `Age`; zero for `no-cache`; `nil` when the headers give none.
-    static func freshnessLifetime(of response: HTTPResponse, control: CacheControl, now: Date) -> Duration? {
-        if control.noCache { return .zero }
-        guard let lifetime = response.freshnessLifetime(given: control, sharedCache: true, responseDate: now) else {
-            return nil
-        }
-        let remaining = lifetime - (response.age ?? .zero)
-        return remaining > .zero ? remaining : .zero
     }
 }

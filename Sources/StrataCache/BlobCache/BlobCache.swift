@@ -20,9 +20,10 @@ import StrataNetwork
 /// ```
 ///
 /// Each layer has its own heuristics (``EphemeralLayer``, ``PersistentLayer``): an initial lifetime, a
-/// ``LifetimeExtension`` policy and a ``CleaningRule``. Downloads follow HTTP caching (RFC 9111): freshness
-/// comes from `s-maxage`, `max-age` or `Expires` − `Date` when the response has them, otherwise from the
-/// layer's initial lifetime; `no-store` responses are not stored; `no-cache` ones are stored stale; a stale
+/// ``LifetimeExtension`` policy and a ``CleaningRule``. Downloads follow HTTP caching (RFC 9111), computed by
+/// StrataNetwork's `HTTPFreshness` for a private cache (``Configuration/freshnessPolicy``): freshness comes
+/// from `max-age` or `Expires` − `Date`, less the response's age, when the response has them, otherwise from
+/// the layer's initial lifetime; `no-store` responses are not stored; `no-cache` ones are stored stale; a stale
 /// blob with an `ETag` or `Last-Modified` is revalidated with `If-None-Match` / `If-Modified-Since`, and a
 /// `304` renews it without transferring or rewriting its bytes.
 public final class BlobCache: Sendable {
@@ -119,7 +120,7 @@ public final class BlobCache: Sendable {
     ///
     /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
     /// - Throws: ``Strata/StrataError``: the download's error (``Strata/StrataError/Code/notFound`` for a
-    ///   404, ``Strata/StrataError/Code/network``, ``Strata/StrataError/Code/httpStatus`` …),
+    ///   404, ``Strata/StrataError/Code/network``, ``Strata/StrataError/Code/unexpectedResponse`` …),
     ///   ``Strata/StrataError/Code/invalidArgument`` for a relative URL without a base URL, and
     ///   ``Strata/StrataError/Code/cacheSyncFailed`` (the downloaded data as its payload) when the download
     ///   succeeded but could not be stored on disk.

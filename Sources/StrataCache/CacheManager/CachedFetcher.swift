@@ -18,8 +18,9 @@ internal import StrataSupport
 ///   Beagle's own backend reads `beagle-hash`). A 304 stores the reference again with a new time of creation
 ///   (and the 304's `max-age`, if any).
 /// - A 2xx response replaces the reference: its hash is the `ETag`, or a 128-bit FNV-1a hash of the body
-///   when there is none; its maxAge is the response's freshness lifetime (`max-age`, then `Expires` −
-///   `Date`; `no-cache` makes it 0 so the next fetch revalidates), or `nil` for the manager's default.
+///   when there is none; its maxAge is how long the response stays fresh once received, from StrataNetwork's
+///   `HTTPFreshness` for a private cache (`max-age`, then `Expires` − `Date`, less the response's age;
+///   `no-cache` makes it 0 so the next fetch revalidates), or `nil` for the manager's default.
 ///   A `no-store` response is returned but not cached.
 public struct CachedFetcher: Sendable {
     /// The cache consulted and filled.
@@ -78,37 +79,49 @@ public struct CachedFetcher: Sendable {
         }
         var request = request
         if let existing, !existing.hash.isEmpty { request.headers[hashHeader] = existing.hash }
+        let requestTime = clock.now()
         let response: HTTPResponse
-        do {
-            response = try await client.send(request)
-        } catch let error as StrataError where error.code == .notModified {
-            guard let existing else { throw error }
-            let notModified = HTTPResponse(status: 304, headers: error.httpFailure?.headers ?? [:])
+        // The hash travels in `hashHeader` as it is (it need not be an entity tag), so no conditions are added;
+        // a 304 is still a value.
+        switch try await client.send(request, ifModifiedSince: ConditionalHeaders()) {
+        case .modified(let modified):
+            response = modified
+        case .notModified(let notModified):
+            guard let existing else {
+                throw HTTPClient.error(for: notModified, request: "\(request.method) \(identifier)", now: clock.now())
+                    ?? StrataError(.unexpectedResponse, "\(identifier) answered 304 Not Modified with nothing cached")
+            }
             let refreshed = CacheReference(
                 identifier: identifier,
                 data: existing.data,
                 hash: notModified.eTag ?? existing.hash,
-                maxAge: maxAge(of: notModified) ?? existing.maxAge,
+                maxAge: maxAge(of: notModified, requestTime: requestTime) ?? existing.maxAge,
                 timeOfCreation: clock.now()
             )
             cacheManager.addToCache(refreshed)
             return CachedFetchResult(reference: refreshed, origin: .revalidated)
         }
+        let freshness = HTTPFreshness(response: response, requestTime: requestTime, responseTime: clock.now())
         let reference = CacheReference(
             identifier: identifier,
             data: response.body,
             hash: response.eTag ?? FNV1a128.hex(bytes: response.body),
-            maxAge: maxAge(of: response),
+            maxAge: Self.seconds(freshness.remainingLifetime),
             timeOfCreation: clock.now()
         )
-        if !response.cacheControl.noStore { cacheManager.addToCache(reference) }
+        if freshness.isStorable { cacheManager.addToCache(reference) }
         return CachedFetchResult(reference: reference, origin: .network)
     }
 
-    /// The response's freshness lifetime in whole seconds (0 for `no-cache`), or `nil` when it gives none.
-    private func maxAge(of response: HTTPResponse) -> Int? {
-        if response.cacheControl.noCache { return 0 }
-        return response.freshnessLifetime(sharedCache: false, responseDate: clock.now())
-            .map { Int(clamping: $0.components.seconds) }
+    /// The seconds a response stays fresh once received (``StrataNetwork/HTTPFreshness/remainingLifetime``: 0
+    /// for `no-cache`), or `nil` when it gives no lifetime.
+    private func maxAge(of response: HTTPResponse, requestTime: Date) -> Int? {
+        Self.seconds(
+            HTTPFreshness(response: response, requestTime: requestTime, responseTime: clock.now()).remainingLifetime
+        )
+    }
+
+    private static func seconds(_ duration: Duration?) -> Int? {
+        duration.map { Int(clamping: $0.components.seconds) }
     }
 }

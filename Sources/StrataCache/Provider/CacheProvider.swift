@@ -1,4 +1,5 @@
 import Foundation
+import StrataNetwork
 
 /// A URL-based cache that a ``DownloadService`` consults and fills: the Oracle Content SDK's
 /// `CacheProvider`, with `Sendable` and `[String: String]` headers.
@@ -50,4 +51,21 @@ public protocol CacheProvider: Sendable {
     ///
     /// - Parameter cacheKey: The download's cache key.
     func headerValues(for cacheKey: String) -> [String: String]
+
+    /// Renews the item cached under `key` after the server answered `304 Not Modified`, before
+    /// ``cachedItem(key:)`` returns it: its validators and dates, from the 304's headers, without rewriting
+    /// the file.
+    ///
+    /// The default does nothing.
+    ///
+    /// - Parameters:
+    ///   - key: The download's cache key.
+    ///   - response: The 304, with every header it had.
+    /// - Throws: Any error; the download fails with it.
+    func renewItem(key: String, notModified response: HTTPResponse) async throws
+}
+
+extension CacheProvider {
+    /// Does nothing: the item stays as it was stored.
+    public func renewItem(key: String, notModified response: HTTPResponse) async throws {}
 }

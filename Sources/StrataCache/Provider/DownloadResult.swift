@@ -1,12 +1,18 @@
 import Foundation
+import StrataNetwork
 
 /// What a ``DownloadService`` returns: the cached file, the response headers and where the answer came from.
 public struct DownloadResult<Result: Sendable>: Sendable {
     /// The downloaded or cached item: for a ``DownloadService``, the URL of the file the provider returned.
     public var result: Result
 
-    /// The response headers: those of the 2xx response or of the 304; empty when no request was made.
+    /// The response headers as a dictionary, repeated fields joined by `", "`: those of the 2xx response or
+    /// of the 304; empty when no request was made.
     public var headers: [String: String]
+
+    /// The response headers, every field in the order received (two `Set-Cookie` stay two): those of the 2xx
+    /// response or of the 304; empty when no request was made.
+    public var responseHeaders: HTTPHeaders
 
     /// Whether the server was called, and what it answered.
     public var origin: DownloadOrigin
@@ -20,6 +26,20 @@ public struct DownloadResult<Result: Sendable>: Sendable {
     public init(result: Result, headers: [String: String], origin: DownloadOrigin) {
         self.result = result
         self.headers = headers
+        self.responseHeaders = HTTPHeaders(headers)
+        self.origin = origin
+    }
+
+    /// Creates a result with the response's headers as received.
+    ///
+    /// - Parameters:
+    ///   - result: The item.
+    ///   - responseHeaders: The response headers, repeated fields kept.
+    ///   - origin: Where the item came from.
+    public init(result: Result, responseHeaders: HTTPHeaders, origin: DownloadOrigin) {
+        self.result = result
+        self.headers = responseHeaders.dictionary
+        self.responseHeaders = responseHeaders
         self.origin = origin
     }
 }
@@ -34,4 +54,10 @@ public enum DownloadOrigin: Sendable, Hashable {
     case network
 }
 
-extension DownloadResult: Equatable where Result: Equatable {}
+extension DownloadResult: Equatable where Result: Equatable {
+    /// Equal results: the same item, origin and ``headers`` (the dictionary, so a result made from one compares
+    /// equal to one made from the same fields).
+    public static func == (lhs: DownloadResult, rhs: DownloadResult) -> Bool {
+        lhs.result == rhs.result && lhs.headers == rhs.headers && lhs.origin == rhs.origin
+    }
+}

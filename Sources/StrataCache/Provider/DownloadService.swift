@@ -18,7 +18,9 @@ internal import StrataSupport
 ///    header of the same name (case-insensitive). A name that is not a token or a value with a control
 ///    character (a CR/LF that would add a line) fails the download with
 ///    ``Strata/StrataError/Code/invalidArgument`` before anything is sent.
-/// 3. `304 Not Modified` answers from ``CacheProvider/cachedItem(key:)`` (``DownloadOrigin/notModified``);
+/// 3. `304 Not Modified` — a value, not an error, for which no file is created — renews the item
+///    (``CacheProvider/renewItem(key:notModified:)``) and answers from ``CacheProvider/cachedItem(key:)``
+///    (``DownloadOrigin/notModified``);
 ///    a 2xx response is downloaded to a temporary file and handed to
 ///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (``DownloadOrigin/network``).
 /// 4. Any error — from the network, a status, or the provider — fails the download with that error.
@@ -88,24 +90,27 @@ public struct DownloadService: Sendable {
         }
         var request = self.request
         for (name, value) in provider.headerValues(for: cacheKey) { request.headers[name] = value }
+        // The provider's headers are set as they are (they need not be validators), so no conditions are
+        // added; a 304 is still a value, and writes nothing to disk.
         let file: DownloadedFile
-        do {
-            file = try await client.download(request) { step in
+        switch try await client.download(
+            request,
+            ifModifiedSince: ConditionalHeaders(),
+            progress: { step in
                 if let fraction = step.fractionCompleted { reporter.report(fraction) }
             }
-        } catch let error as StrataError where error.code == .notModified {
+        ) {
+        case .modified(let downloaded):
+            file = downloaded
+        case .notModified(let response):
+            try await provider.renewItem(key: cacheKey, notModified: response)
             let cached = try provider.cachedItem(key: cacheKey)
             reporter.report(1)
-            return DownloadResult(
-                result: cached,
-                headers: error.httpFailure?.headers.dictionary ?? [:],
-                origin: .notModified
-            )
+            return DownloadResult(result: cached, responseHeaders: response.headers, origin: .notModified)
         }
-        let headers = file.headers.dictionary
         let stored: URL
         do {
-            stored = try provider.store(objectAt: file.fileURL, key: cacheKey, headers: headers)
+            stored = try provider.store(objectAt: file.fileURL, key: cacheKey, headers: file.headers.dictionary)
         } catch {
             try? FileManager.default.removeItem(at: file.fileURL)
             throw error
@@ -115,7 +120,7 @@ public struct DownloadService: Sendable {
             try? FileManager.default.removeItem(at: file.fileURL)
         }
         reporter.report(1)
-        return DownloadResult(result: stored, headers: headers, origin: .network)
+        return DownloadResult(result: stored, responseHeaders: file.headers, origin: .network)
     }
 
     /// Downloads the file, or takes it from the cache, and calls `completion` with the outcome.

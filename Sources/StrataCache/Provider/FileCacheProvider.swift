@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataFile
+import StrataNetwork
 import StrataStorage
 internal import StrataSupport
 
@@ -164,6 +165,25 @@ public final class FileCacheProvider: CacheProvider {
         if let eTag = info.eTag { headers["If-None-Match"] = eTag }
         if let lastModified = info.lastModified { headers["If-Modified-Since"] = lastModified }
         return headers
+    }
+
+    /// Renews the entry under `key` after a `304 Not Modified` without rewriting its file: received now, with
+    /// the 304's `ETag` and `Last-Modified` (or the stored ones), through the store's
+    /// `renewMetadata(_:in:)`. The entry keeps the store's own expiry, which is when it is evicted: an HTTP
+    /// expiry there would drop a stale entry before it could be revalidated.
+    ///
+    /// - Parameters:
+    ///   - key: The download's cache key.
+    ///   - response: The 304.
+    public func renewItem(key: String, notModified response: HTTPResponse) async throws {
+        guard let info = store.info(forKey: key) else { return }
+        let metadata = EntryMetadata(
+            storedAt: store.configuration.clock.now(),
+            expiresAt: info.expiresAt,
+            eTag: response.eTag ?? info.eTag,
+            lastModified: response.headers["Last-Modified"] ?? info.lastModified
+        )
+        _ = try await store.renewMetadata(metadata, in: KeyQuery(key))
     }
 
     // MARK: - Checkouts

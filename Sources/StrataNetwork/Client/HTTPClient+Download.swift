@@ -12,9 +12,10 @@ extension HTTPClient {
     /// try FileManager.default.moveItem(at: file.fileURL, to: destination)
     /// ```
     ///
-    /// The file is created in ``Configuration/downloadDirectory``; a request whose method or headers could
-    /// change its framing fails with ``Strata/StrataError/Code/invalidArgument`` before any file or request.
-    /// When the call fails — a status error,
+    /// The file is created in ``Configuration/downloadDirectory`` when a 2xx response arrives; a request whose
+    /// method or headers could change its framing fails with ``Strata/StrataError/Code/invalidArgument`` before
+    /// any file or request. When the call fails — a status error (a 304 included: use
+    /// ``download(_:ifModifiedSince:progress:)`` to revalidate),
     /// ``Strata/StrataError/Code/tooLarge``, a network error, or cancellation of the calling task — the
     /// partial file is deleted before the error is thrown.
     ///
@@ -27,7 +28,49 @@ extension HTTPClient {
         _ request: HTTPRequest,
         progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws -> DownloadedFile {
-        let request = try prepared(request)
+        switch try await download(prepared(request), acceptingNotModified: false, progress: progress) {
+        case .modified(let file): return file
+        case .notModified(let response):
+            // Not reached: without `acceptingNotModified` a 304 is thrown as a status error.
+            throw StrataError(.unexpectedResponse, "HTTP \(response.status) for \(Self.describe(request))")
+        }
+    }
+
+    /// Downloads a response body to a new temporary file unless the stored copy is still current: sends the
+    /// validators (`If-None-Match`, `If-Modified-Since`) and returns the file, or *not modified* as a value.
+    ///
+    /// ```swift
+    /// switch try await client.download(request, ifModifiedSince: ConditionalHeaders(eTag: stored.eTag)) {
+    /// case .modified(let file): try store.move(fileAt: file.fileURL, forKey: key)
+    /// case .notModified(let response): renew(key, with: response.headers)
+    /// }
+    /// ```
+    ///
+    /// For a 304 nothing touches the disk: no file is created, read or deleted (with ``URLSessionTransport``,
+    /// or any transport that creates the destination only for a 2xx, see ``HTTPTransport``).
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - conditions: The stored copy's validators.
+    ///   - progress: Called as bytes arrive, as for ``download(_:progress:)``.
+    /// - Returns: ``ConditionalResponse/modified(_:)`` with the file, or ``ConditionalResponse/notModified(_:)``
+    ///   with the 304 and every header it had.
+    /// - Throws: As ``download(_:progress:)`` for every other status and failure.
+    public func download(
+        _ request: HTTPRequest,
+        ifModifiedSince conditions: ConditionalHeaders,
+        progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
+    ) async throws -> ConditionalResponse<DownloadedFile> {
+        let request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
+        return try await download(request, acceptingNotModified: true, progress: progress)
+    }
+
+    /// Downloads a prepared request; a 304 is a value when `acceptingNotModified`, a status error otherwise.
+    private func download(
+        _ request: HTTPRequest,
+        acceptingNotModified: Bool,
+        progress: @escaping @Sendable (DownloadProgress) -> Void
+    ) async throws -> ConditionalResponse<DownloadedFile> {
         let fileURL = configuration.downloadDirectory.appendingPathComponent("strata-\(UUID().uuidString).download")
         // How far a download has come: its bytes, and completion beyond any count (so a download of unknown
         // length still closes with fraction 1, once).
@@ -43,8 +86,11 @@ extension HTTPClient {
                 progress: reporter.report
             )
             try Task.checkCancellation()
+            if acceptingNotModified, response.status == 304 { return .notModified(response) }
             if !response.isSuccess {
-                let prefix = Self.prefix(of: fileURL)
+                // The transport keeps an error's body in memory; a transport that wrote it to the file anyway
+                // is read from there.
+                let prefix = response.body.isEmpty ? Self.prefix(of: fileURL) : response.body
                 if let error = Self.error(
                     status: response.status,
                     headers: response.headers,
@@ -58,7 +104,9 @@ extension HTTPClient {
             let size = Self.size(of: fileURL)
             // The closing report, unless the transport's last one said the download was complete.
             reporter.report(DownloadProgress(bytesReceived: size, expectedBytes: size))
-            return DownloadedFile(fileURL: fileURL, status: response.status, headers: response.headers, byteCount: size)
+            return .modified(
+                DownloadedFile(fileURL: fileURL, status: response.status, headers: response.headers, byteCount: size)
+            )
         } catch {
             try? FileManager.default.removeItem(at: fileURL)
             if error is CancellationError { throw StrataError(.cancelled, "\(Self.describe(request)) was cancelled") }

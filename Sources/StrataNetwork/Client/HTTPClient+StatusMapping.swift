@@ -7,15 +7,19 @@ extension HTTPClient {
     /// | status | code | retryable |
     /// |---|---|---|
     /// | 2xx | — (success) | |
-    /// | 304 | ``Strata/StrataError/Code/notModified`` | no |
     /// | 404 | ``Strata/StrataError/Code/notFound`` | no |
     /// | 401, 403 | ``Strata/StrataError/Code/unauthorized`` | no |
-    /// | 408, 429, 5xx | ``Strata/StrataError/Code/httpStatus`` | yes, with `Retry-After` |
-    /// | any other | ``Strata/StrataError/Code/httpStatus`` | no |
+    /// | 408, 429, 5xx | ``Strata/StrataError/Code/unexpectedResponse`` | yes, with `Retry-After` |
+    /// | any other (a 304 included) | ``Strata/StrataError/Code/unexpectedResponse`` | no |
     ///
-    /// Every error has ``Strata/StrataError/httpStatus`` set and an ``HTTPFailure`` (status, headers,
-    /// first 512 body bytes) as ``Strata/StrataError/underlying``; its message includes at most the first
-    /// 512 bytes of the body.
+    /// A 304 is an error only here, for a request that did not ask for one: the conditional forms
+    /// (``send(_:ifModifiedSince:)``, ``download(_:ifModifiedSince:progress:)``) answer it as
+    /// ``ConditionalResponse/notModified(_:)``.
+    ///
+    /// Every error has an ``HTTPFailure`` (status, every header, first 512 body bytes, the `Retry-After` wait)
+    /// as ``Strata/StrataError/underlying``, read with ``Strata/StrataError/httpFailure``; the wait is also the
+    /// error's ``Strata/StrataError/suggestedRetryDelay``. The message includes at most the first 512 bytes of
+    /// the body.
     ///
     /// - Parameters:
     ///   - response: The response.
@@ -27,27 +31,26 @@ extension HTTPClient {
 
     static func error(status: Int, headers: HTTPHeaders, bodyPrefix: Data, request: String, now: Date) -> StrataError? {
         guard !(200..<300).contains(status) else { return nil }
-        let failure = HTTPFailure(status: status, headers: headers, body: bodyPrefix, request: request)
         let code: StrataError.Code
         var isRetryable = false
         var retryAfter: Duration?
         switch status {
-        case 304: code = .notModified
         case 404: code = .notFound
         case 401, 403: code = .unauthorized
         case 408, 429, 500..<600:
-            code = .httpStatus
+            code = .unexpectedResponse
             isRetryable = true
             retryAfter = headers["Retry-After"].flatMap { RetryAfter.parse($0, now: now) }
-        default: code = .httpStatus
+        default: code = .unexpectedResponse
         }
-        return StrataError(
-            code,
-            failure.description,
-            underlying: failure,
-            httpStatus: status,
-            isRetryable: isRetryable,
-            retryAfter: retryAfter
+        let failure = HTTPFailure(
+            status: status,
+            headers: headers,
+            body: bodyPrefix,
+            request: request,
+            retryAfter: retryAfter,
+            isRetryable: isRetryable
         )
+        return StrataError(code, failure.description, underlying: failure, isRetryable: isRetryable)
     }
 }

@@ -9,10 +9,11 @@ import Strata
 /// let user = try await client.send(request, decoding: User.self)
 /// ```
 ///
-/// 2xx is success; 304 throws ``Strata/StrataError/Code/notModified``; 404
-/// ``Strata/StrataError/Code/notFound``; 401 and 403 ``Strata/StrataError/Code/unauthorized``; everything
-/// else ``Strata/StrataError/Code/httpStatus`` (retryable for 408, 429 and 5xx, with `Retry-After`). See
-/// ``error(for:request:now:)``. Bodies larger than ``Configuration/maximumResponseSize`` fail with
+/// 2xx is success; 404 throws ``Strata/StrataError/Code/notFound``; 401 and 403
+/// ``Strata/StrataError/Code/unauthorized``; everything else ``Strata/StrataError/Code/unexpectedResponse``
+/// (retryable for 408, 429 and 5xx, with `Retry-After`), with the response's details in an ``HTTPFailure``
+/// cause. See ``error(for:request:now:)``. A conditional request (``send(_:ifModifiedSince:)``) answers a
+/// `304 Not Modified` as a value, ``ConditionalResponse/notModified(_:)``. Bodies larger than ``Configuration/maximumResponseSize`` fail with
 /// ``Strata/StrataError/Code/tooLarge`` without being read whole.
 public struct HTTPClient: Sendable {
     /// The transport that sends the requests.
@@ -45,10 +46,42 @@ public struct HTTPClient: Sendable {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let request = try prepared(request)
         let response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        try check(response, of: request)
+        return response
+    }
+
+    /// Sends a request with the validators of a stored copy (`If-None-Match`, `If-Modified-Since`) and returns
+    /// the 2xx response, or *not modified* as a value.
+    ///
+    /// ```swift
+    /// switch try await client.send(request, ifModifiedSince: ConditionalHeaders(eTag: stored.eTag)) {
+    /// case .modified(let response): store(response)
+    /// case .notModified(let response): renew(stored, with: response.headers)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - conditions: The stored copy's validators; empty conditions send the request as it is (a 304 is
+    ///     still answered as ``ConditionalResponse/notModified(_:)``).
+    /// - Returns: ``ConditionalResponse/modified(_:)`` with a 2xx response, or
+    ///   ``ConditionalResponse/notModified(_:)`` with the 304 and every header it had.
+    /// - Throws: As ``send(_:)`` for every other status and failure.
+    public func send(_ request: HTTPRequest, ifModifiedSince conditions: ConditionalHeaders) async throws
+        -> ConditionalResponse<HTTPResponse>
+    {
+        let request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
+        let response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        if response.status == 304 { return .notModified(response) }
+        try check(response, of: request)
+        return .modified(response)
+    }
+
+    /// Throws the error a response's status stands for; nothing for a 2xx.
+    func check(_ response: HTTPResponse, of request: HTTPRequest) throws {
         if let error = Self.error(for: response, request: Self.describe(request), now: configuration.clock.now()) {
             throw error
         }
-        return response
     }
 
     /// Sends a request and decodes its body with a mapper.

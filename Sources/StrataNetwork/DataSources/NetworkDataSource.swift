@@ -43,6 +43,16 @@ public struct NetworkDataSource<Value: Sendable>: DataSource {
     /// Reads through ``getter``.
     public func getAll(_ query: any Query) async throws -> [Value] { try await getter.getAll(query) }
 
+    /// Reads through ``getter``, with the response's metadata (see ``NetworkGetDataSource/getEntry(_:)``).
+    public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> { try await getter.getEntry(query) }
+
+    /// Revalidates through ``getter`` (see ``NetworkGetDataSource/getIfModified(_:since:)``): a 304 is
+    /// ``Strata/ConditionalRead/notModified(_:)``.
+    public func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Value>
+    {
+        try await getter.getIfModified(query, since: metadata)
+    }
+
     /// Writes through ``putter``.
     public func put(_ value: Value, in query: any Query) async throws -> Value {
         try await putter.put(value, in: query)

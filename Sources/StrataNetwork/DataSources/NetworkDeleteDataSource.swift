@@ -25,7 +25,7 @@ public struct NetworkDeleteDataSource: DeleteDataSource {
     public func delete(_ query: any Query) async throws {
         do {
             _ = try await client.send(makeRequest(request, for: query))
-        } catch let error as StrataError where error.code == .notFound && error.httpStatus == 404 {
+        } catch let error as StrataError where error.code == .notFound && error.httpFailure?.status == 404 {
             return
         }
     }

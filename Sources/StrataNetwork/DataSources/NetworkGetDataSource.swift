@@ -15,9 +15,18 @@ import Strata
 ///
 /// Errors are the client's: 404 is ``Strata/StrataError/Code/notFound`` (so a ``Strata/CacheRepository``
 /// treats it as a miss), a body that does not decode is ``Strata/StrataError/Code/dataSerialization``.
+///
+/// The source speaks HTTP caching to the tiers in front of it: ``getEntry(_:)`` returns the value with its
+/// metadata — received at, expiry from ``HTTPFreshness``, `ETag`, `Last-Modified` — and
+/// ``getIfModified(_:since:)`` sends a stored entry's validators and answers a 304 as
+/// ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata, so a cache renews its copy without
+/// transferring or rewriting the value.
 public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// The client that sends the requests.
     public let client: HTTPClient
+
+    /// What kind of cache the entries' expiry is computed for: a private cache without heuristics by default.
+    public var freshnessPolicy: HTTPFreshness.Policy = .privateCache
 
     private let request: NetworkRequestRule
     private let decode: any Mapper<Data, Value>
@@ -54,6 +63,69 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func getAll(_ query: any Query) async throws -> [Value] {
         try await client.send(makeRequest(request, for: query), decodingWith: decodeAll)
+    }
+
+    /// Sends the request of the query and decodes one value, with its metadata: ``Strata/EntryMetadata/storedAt``
+    /// is when the response was received (the client's clock), ``Strata/EntryMetadata/expiresAt`` when it stops
+    /// being fresh (``HTTPFreshness/expiresAt``; `nil` when the response gives no lifetime), with its `ETag` and
+    /// `Last-Modified`.
+    ///
+    /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
+    public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
+        let request = try makeRequest(request, for: query)
+        let requestTime = client.configuration.clock.now()
+        let response = try await client.send(request)
+        let metadata = metadata(of: response, requestTime: requestTime)
+        return StoredEntry(
+            value: try HTTPClient.decode(response.body, with: decode, request: request),
+            metadata: metadata
+        )
+    }
+
+    /// Sends the request of the query with the validators of `metadata` (`If-None-Match` from its
+    /// ``Strata/EntryMetadata/eTag``, `If-Modified-Since` from its ``Strata/EntryMetadata/lastModified``): a 304
+    /// is ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata (received now, a new expiry, the
+    /// 304's validators or else the stored ones), a 2xx ``Strata/ConditionalRead/modified(_:)`` as
+    /// ``getEntry(_:)``.
+    ///
+    /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
+    public func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Value>
+    {
+        let request = try makeRequest(request, for: query)
+        let conditions = ConditionalHeaders(eTag: metadata.eTag, lastModified: metadata.lastModified)
+        let requestTime = client.configuration.clock.now()
+        switch try await client.send(request, ifModifiedSince: conditions) {
+        case .modified(let response):
+            let renewed = self.metadata(of: response, requestTime: requestTime)
+            return .modified(
+                StoredEntry(
+                    value: try HTTPClient.decode(response.body, with: decode, request: request),
+                    metadata: renewed
+                )
+            )
+        case .notModified(let response):
+            var renewed = self.metadata(of: response, requestTime: requestTime)
+            renewed.eTag = renewed.eTag ?? metadata.eTag
+            renewed.lastModified = renewed.lastModified ?? metadata.lastModified
+            return .notModified(renewed)
+        }
+    }
+
+    /// The metadata of a response received now: its freshness, `ETag` and `Last-Modified`.
+    private func metadata(of response: HTTPResponse, requestTime: Date) -> EntryMetadata {
+        let responseTime = client.configuration.clock.now()
+        let freshness = HTTPFreshness(
+            response: response,
+            requestTime: requestTime,
+            responseTime: responseTime,
+            policy: freshnessPolicy
+        )
+        return EntryMetadata(
+            storedAt: responseTime,
+            expiresAt: freshness.expiresAt,
+            eTag: response.eTag,
+            lastModified: response.headers["Last-Modified"]
+        )
     }
 }
 

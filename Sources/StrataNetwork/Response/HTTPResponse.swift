@@ -2,8 +2,7 @@ import Foundation
 
 /// An HTTP response: status, headers and body, with the caching headers parsed.
 ///
-/// See ``cacheControl``, ``eTag``, ``expires`` and ``freshnessLifetime(sharedCache:responseDate:)`` for what a
-/// cache needs.
+/// See ``cacheControl``, ``eTag``, ``expires`` and ``HTTPFreshness`` for what a cache needs.
 public struct HTTPResponse: Hashable, Sendable {
     /// The status code, such as `200`.
     public var status: Int

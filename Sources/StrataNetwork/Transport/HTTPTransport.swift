@@ -23,12 +23,17 @@ public protocol HTTPTransport: Sendable {
 
     /// Sends a request and writes the response body to a file, reporting progress.
     ///
+    /// Only a 2xx response's body goes to the file: for any other status (a `304 Not Modified`, an error) the
+    /// transport should create no file and return the body, or its first ``HTTPFailure/bodyPrefixLimit``
+    /// bytes, in the response. The client deletes a file a transport created anyway, except after a 304.
+    ///
     /// - Parameters:
     ///   - request: The request; its ``HTTPRequest/timeout`` and ``HTTPRequest/totalTimeout`` are set.
-    ///   - destination: The file to create; the caller deletes it when the call fails.
+    ///   - destination: The file to create for a 2xx response; the caller deletes it when the call fails.
     ///   - maximumBodySize: The most body bytes to accept.
     ///   - progress: Called as bytes arrive, from any thread.
-    /// - Returns: The response, with an empty body.
+    /// - Returns: The response: for a 2xx with an empty body (it is in the file), otherwise with its body or
+    ///   the beginning of it.
     func download(
         _ request: HTTPRequest,
         to destination: URL,

@@ -78,22 +78,17 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
     }
 
     /// Sends a request, writing the body to `destination` as it arrives.
+    ///
+    /// The file is created when the response arrives, and only for a 2xx status: a `304 Not Modified` or an
+    /// error status writes nothing to disk, and its body (at most its first ``HTTPFailure/bodyPrefixLimit``
+    /// bytes) comes back in the response.
     public func download(
         _ request: HTTPRequest,
         to destination: URL,
         maximumBodySize: Int,
         progress: @escaping @Sendable (DownloadProgress) -> Void
     ) async throws -> HTTPResponse {
-        guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
-            throw StrataError.io("Cannot create the download file \(destination.path)")
-        }
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forWritingTo: destination)
-        } catch {
-            throw StrataError.io("Cannot open the download file \(destination.path)", underlying: error)
-        }
-        return try await run(request, sink: .file(handle), maximumBodySize: maximumBodySize, progress: progress)
+        try await run(request, sink: .pendingFile(destination), maximumBodySize: maximumBodySize, progress: progress)
     }
 
     private func run(

@@ -20,10 +20,21 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// Where the body goes.
     enum Sink: Sendable {
         case memory
+        /// A download before its response: the file is created only for a 2xx status.
+        case pendingFile(URL)
         case file(FileHandle)
+        /// The body of a download's non-2xx response: its first bytes kept in memory for the error, the rest
+        /// counted and dropped; no file.
+        case prefix
 
         func close() {
             if case .file(let handle) = self { try? handle.close() }
+        }
+
+        /// The file a download creates once its response is a 2xx.
+        var pendingFile: URL? {
+            if case .pendingFile(let url) = self { return url }
+            return nil
         }
     }
 
@@ -141,9 +152,20 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let identifier = dataTask.taskIdentifier
+        // A download's file is created here, outside the lock, and only for a 2xx: a 304 or an error status
+        // writes nothing to disk.
+        var file: Result<FileHandle, StrataError>?
+        if let url = state.withLock({ $0.transfers[identifier]?.sink.pendingFile }),
+            let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status)
+        {
+            file = Self.createFile(at: url)
+        }
         let now = ContinuousClock.now
+        let admitted = update(identifier) { Self.admit(response, file: file, into: &$0, now: now) }
+        // The transfer ended meanwhile (cancelled): the file it would have written is closed here.
+        if admitted == nil, case .success(let handle) = file { try? handle.close() }
         // `nil` twice over: the transfer has ended, or the response is within the limit.
-        let failure = update(identifier) { Self.admit(response, into: &$0, now: now) } ?? nil
+        let failure = admitted ?? nil
         if let failure {
             finish(identifier, with: .failure(failure))
             completionHandler(.cancel)
@@ -178,14 +200,38 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ = update(task.taskIdentifier) { $0.lastActivity = now }
     }
 
-    /// Records a transfer's response; the error when its `Content-Length` exceeds the limit.
-    private static func admit(_ response: URLResponse, into transfer: inout Transfer, now: ContinuousClock.Instant)
-        -> StrataError?
-    {
+    /// Creates and opens a download's file.
+    private static func createFile(at url: URL) -> Result<FileHandle, StrataError> {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            return .failure(StrataError.io("Cannot create the download file \(url.path)"))
+        }
+        do {
+            return .success(try FileHandle(forWritingTo: url))
+        } catch {
+            return .failure(StrataError.io("Cannot open the download file \(url.path)", underlying: error))
+        }
+    }
+
+    /// Records a transfer's response (and, for a download, where its body goes); the error when its
+    /// `Content-Length` exceeds the limit or its file could not be created.
+    private static func admit(
+        _ response: URLResponse,
+        file: Result<FileHandle, StrataError>?,
+        into transfer: inout Transfer,
+        now: ContinuousClock.Instant
+    ) -> StrataError? {
         let expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
         transfer.lastActivity = now
         transfer.response = response as? HTTPURLResponse
         transfer.expected = expected
+        if case .pendingFile = transfer.sink {
+            switch file {
+            case .success(let handle): transfer.sink = .file(handle)
+            case .failure(let error): return error
+            case nil: transfer.sink = .prefix
+            }
+        }
+        if case .prefix = transfer.sink { return nil }
         guard let expected, expected > Int64(transfer.limit) else {
             // A length within the limit is room reserved once, instead of growing the body chunk by chunk.
             if case .memory = transfer.sink, let expected, transfer.method != .head {
@@ -196,7 +242,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         return StrataError(
             .tooLarge,
             "\(transfer.description): Content-Length \(expected) exceeds the limit of \(transfer.limit) bytes",
-            httpStatus: transfer.response?.statusCode
+            underlying: failure(of: transfer)
         )
     }
 
@@ -212,18 +258,24 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         -> Acceptance
     {
         transfer.lastActivity = now
+        if case .prefix = transfer.sink {
+            // An error's body: its first bytes for the message, the rest dropped (no limit applies to nothing).
+            let room = HTTPFailure.bodyPrefixLimit - transfer.body.count
+            if room > 0 { transfer.body.append(data.prefix(room)) }
+            return .accepted(nil, DownloadProgress(bytesReceived: 0, expectedBytes: nil))
+        }
         // `received` never exceeds `limit`, so the subtraction cannot overflow.
         guard data.count <= transfer.limit - transfer.received else {
             return .failed(
                 StrataError(
                     .tooLarge,
                     "\(transfer.description): the body exceeds the limit of \(transfer.limit) bytes",
-                    httpStatus: transfer.response?.statusCode
+                    underlying: failure(of: transfer)
                 )
             )
         }
         switch transfer.sink {
-        case .memory:
+        case .memory, .prefix, .pendingFile:
             transfer.body.append(data)
         case .file(let handle):
             do {
@@ -274,21 +326,31 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     // MARK: - Helpers
 
+    /// The HTTP details of a transfer that failed after its response came: the cause of a *too large* error.
+    private static func failure(of transfer: Transfer) -> HTTPFailure? {
+        transfer.response.map {
+            HTTPFailure(status: $0.statusCode, headers: headers(of: $0), body: Data(), request: transfer.description)
+        }
+    }
+
     /// Whether the received byte count can be compared with `Content-Length`: not for `HEAD`, 204 and
-    /// 304, nor for a body the transport decompressed.
+    /// 304, nor for a body the transport decompressed, nor for a download's error body (only its first bytes
+    /// are kept).
     private static func bodyIsCountable(_ transfer: Transfer, _ headers: HTTPHeaders) -> Bool {
         guard transfer.method != .head, let status = transfer.response?.statusCode, status != 204, status != 304
         else { return false }
+        if case .prefix = transfer.sink { return false }
         let encoding = headers["Content-Encoding"]?.lowercased() ?? "identity"
         return encoding == "identity"
     }
 
+    /// The response's headers. FoundationNetworking hands repeated fields joined with `", "`; the ones that
+    /// can be told apart again (`Set-Cookie`, and list fields such as `Link` and `Cache-Control`) are split
+    /// back into one field each, in order (``HTTPHeaders/splittingJoinedFields(_:)``).
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        for (name, value) in response.allHeaderFields {
-            headers.add(String(describing: value), for: String(describing: name))
-        }
-        return headers
+        HTTPHeaders.splittingJoinedFields(
+            response.allHeaderFields.map { (name: String(describing: $0.key), value: String(describing: $0.value)) }
+        )
     }
 
     static func urlError(from error: any Error) -> URLError {

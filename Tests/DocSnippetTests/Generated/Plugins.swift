@@ -37,9 +37,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:94
+// Sources/Strata/Strata.docc/Plugins.md:96
 extension DocSnippetContext {
-    func Plugins_94() async throws {
+    func Plugins_96() async throws {
         let retry = RetryPlugin(
             configuration: .init(maxAttempts: 4, backoff: .init(initial: .milliseconds(200), maximum: .seconds(5))),
             clock: clock,
@@ -49,25 +49,25 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:109
+// Sources/Strata/Strata.docc/Plugins.md:111
 extension DocSnippetContext {
-    func Plugins_109() async throws {
+    func Plugins_111() async throws {
         let faults = FaultInjectionPlugin(configuration: .init(delay: .fixed(.seconds(1)), errorRate: 0.25), seed: 42)
         _ = faults
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:124
+// Sources/Strata/Strata.docc/Plugins.md:126
 extension DocSnippetContext {
-    func Plugins_124() async throws {
+    func Plugins_126() async throws {
         let downloads = RequestCoalescer<URL, Data>()
         let data = try await downloads.run(key: url) { try await fetch(url) }
         _ = (downloads, data)
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:141
-struct Plugins_141 {
+// Sources/Strata/Strata.docc/Plugins.md:143
+struct Plugins_143 {
     /// Serves a placeholder when the source fails, and fails fast while a circuit is open.
     struct PlaceholderPlugin: StrataPlugin {
         let placeholder: User

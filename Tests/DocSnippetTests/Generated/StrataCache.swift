@@ -12,9 +12,9 @@ import StrataNetwork
 import StrataTesting
 import Testing
 
-// Sources/StrataCache/StrataCache.docc/StrataCache.md:28
+// Sources/StrataCache/StrataCache.docc/StrataCache.md:29
 extension DocSnippetContext {
-    func StrataCache_28() async throws {
+    func StrataCache_29() async throws {
         let blobs = try BlobCache(baseURL: URL(string: "https://example.com")!)
         let logo: Data = try await blobs.fetch(from: URL(string: "images/logo.png")!)
         let notes: String = try await blobs.fetch(from: URL(string: "notes.txt")!)

@@ -12,9 +12,9 @@ import StrataNetwork
 import StrataTesting
 import Testing
 
-// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:14
+// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:39
 extension DocSnippetContext {
-    func StrataNetwork_14() async throws {
+    func StrataNetwork_39() async throws {
         let client = HTTPClient()
         let api = URL(string: "https://api.example.com/")!
 
@@ -32,14 +32,18 @@ extension DocSnippetContext {
         let repository = CacheRepository(main: users, cache: MemoryDataSource<User>(countLimit: 500))
         let user = try await repository.get(IdQuery(42), operation: .cacheSync)
 
-        // Revalidate a stored response with its ETag: a 304 throws `.notModified`.
+        // Revalidate a stored response with its ETag: a 304 is a value.
         let request = HTTPRequest(.get, baseURL: api, path: "avatar.png")
-            .withConditions(ConditionalHeaders(eTag: storedETag, lastModified: storedLastModified))
+        let conditions = ConditionalHeaders(eTag: storedETag, lastModified: storedLastModified)
+        switch try await client.send(request, ifModifiedSince: conditions) {
+        case .modified(let response): print("new body of \(response.body.count) bytes")
+        case .notModified(let response): print("still current until", response.cacheControl.maxAge ?? .zero)
+        }
 
         // Download to a temporary file with progress.
         let file = try await client.download(request) { progress in
             print(progress.fractionCompleted ?? Double(progress.bytesReceived))
         }
-        _ = (client, api, users, repository, user, request, file)
+        _ = (client, api, users, repository, user, request, conditions, file)
     }
 }

@@ -19,6 +19,22 @@
             if let age = response.age { try expect(age >= .zero, "a negative Age \(age)", input: bytes) }
             _ = response.freshnessLifetime(sharedCache: true)
             _ = response.freshnessLifetime(sharedCache: false)
+            // The one freshness computation: every lifetime and age stays within the cap, whatever the headers.
+            let received = Date(timeIntervalSince1970: 1_700_000_000)
+            for policy in [HTTPFreshness.Policy.privateCache, .sharedCache, .init(usesHeuristics: true)] {
+                let freshness = HTTPFreshness(
+                    response: response,
+                    requestTime: received,
+                    responseTime: received,
+                    policy: policy
+                )
+                for duration in [freshness.lifetime, freshness.remainingLifetime, freshness.initialAge] {
+                    guard let duration else { continue }
+                    try expect((.zero...limit).contains(duration), "a freshness of \(duration)", input: bytes)
+                }
+                _ = freshness.isFresh(at: received.addingTimeInterval(1))
+                _ = freshness.staleIfErrorUntil
+            }
         }
     }
 #endif

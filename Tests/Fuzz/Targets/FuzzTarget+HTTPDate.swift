@@ -19,6 +19,14 @@
                 headers: ["Date": text, "Expires": text, "Last-Modified": text, "Retry-After": text]
             )
             _ = response.freshnessLifetime()
+            let freshness = HTTPFreshness(
+                response: response,
+                requestTime: now,
+                responseTime: now,
+                policy: .init(usesHeuristics: true)
+            )
+            _ = freshness.expiresAt
+            _ = freshness.age(at: now)
             _ = response.lastModified
             if let wait = RetryAfter.parse(text, now: now) {
                 try expect(wait >= .zero, "a negative Retry-After wait \(wait)", input: bytes)

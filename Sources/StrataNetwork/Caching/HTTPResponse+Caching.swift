@@ -28,36 +28,47 @@ extension HTTPResponse {
         headers["Age"].flatMap { DeltaSeconds.parse($0.trimmingOptionalWhitespace()) }.map { .seconds($0) }
     }
 
-    /// How long the response is fresh from when it was generated, from its explicit headers
-    /// (RFC 9111, section 4.2.1): `s-maxage` (for a shared cache), then `max-age`, then
-    /// `Expires` − `Date`.
+    /// How long the response is fresh from when it was generated, from its explicit headers: `s-maxage` (for a
+    /// shared cache), then `max-age`, then `Expires` − `Date`: ``HTTPFreshness/lifetime``, for a caller that
+    /// has no request and response times (a cache computes the whole ``HTTPFreshness``, age included).
     ///
     /// - Parameters:
-    ///   - sharedCache: Whether `s-maxage` applies; the brief's order (s-maxage first) is the default.
-    ///   - responseDate: The date to use when the response has no `Date` header (the time it was
-    ///     received).
-    /// - Returns: The lifetime (zero or more), or `nil` when the response gives none (a cache may then
-    ///   use a heuristic or a default).
+    ///   - sharedCache: Whether `s-maxage` applies.
+    ///   - responseDate: The time the response was received, used when it has no `Date` header.
+    /// - Returns: The lifetime, or `nil` when the response gives none.
     public func freshnessLifetime(sharedCache: Bool = true, responseDate: Date? = nil) -> Duration? {
-        freshnessLifetime(given: cacheControl, sharedCache: sharedCache, responseDate: responseDate)
+        legacyLifetime(control: cacheControl, sharedCache: sharedCache, responseDate: responseDate)
     }
 
     /// How long the response is fresh, as ``freshnessLifetime(sharedCache:responseDate:)``, with its
-    /// `Cache-Control` already parsed (a caller that has ``cacheControl`` in hand parses it once).
+    /// `Cache-Control` already parsed.
     ///
     /// - Parameters:
     ///   - control: The response's ``cacheControl``.
     ///   - sharedCache: Whether `s-maxage` applies.
-    ///   - responseDate: The date to use when the response has no `Date` header.
-    /// - Returns: The lifetime (zero or more), or `nil` when the response gives none.
+    ///   - responseDate: The time the response was received, used when it has no `Date` header.
+    /// - Returns: The lifetime, or `nil` when the response gives none.
     public func freshnessLifetime(given control: CacheControl, sharedCache: Bool = true, responseDate: Date? = nil)
         -> Duration?
     {
-        if sharedCache, let sharedMaxAge = control.sharedMaxAge { return sharedMaxAge }
-        if let maxAge = control.maxAge { return maxAge }
-        guard let expires else { return nil }
-        guard let base = date ?? responseDate else { return expires == .distantPast ? .zero : nil }
-        return DeltaSeconds.duration(expires.timeIntervalSince(base))
+        legacyLifetime(control: control, sharedCache: sharedCache, responseDate: responseDate)
+    }
+
+    /// The old entry points' lifetime, through ``HTTPFreshness``: without a `Date` or a `responseDate`, an
+    /// `Expires` date gives no lifetime (there is nothing to subtract it from).
+    private func legacyLifetime(control: CacheControl, sharedCache: Bool, responseDate: Date?) -> Duration? {
+        let explicit = control.maxAge != nil || (sharedCache && control.sharedMaxAge != nil)
+        let received = date ?? responseDate
+        if received == nil, !explicit, headers["Expires"] != nil { return expires == .distantPast ? .zero : nil }
+        // `max-age` and `s-maxage` do not depend on the times; `Expires` is read against `received`.
+        let time = received ?? Date(timeIntervalSince1970: 0)
+        return HTTPFreshness(
+            headers: headers,
+            control: control,
+            requestTime: time,
+            responseTime: time,
+            policy: HTTPFreshness.Policy(isShared: sharedCache)
+        ).lifetime
     }
 
     /// The wait the server asked for in `Retry-After`, seconds or an HTTP date.

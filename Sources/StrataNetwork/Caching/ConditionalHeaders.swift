@@ -5,8 +5,10 @@ import Foundation
 ///
 /// ```swift
 /// let conditions = ConditionalHeaders(eTag: entry.eTag, lastModified: entry.lastModified)
-/// let response = try await client.send(request.withConditions(conditions))
-/// // a 304 throws StrataError with code .notModified
+/// switch try await client.send(request, ifModifiedSince: conditions) {
+/// case .modified(let response): store(response)
+/// case .notModified(let response): renew(entry, with: response.headers)   // a 304 is a value
+/// }
 /// ```
 public struct ConditionalHeaders: Hashable, Sendable {
     /// The entity tag of the stored response, as the server sent it (`"abc"` or `W/"abc"`).

@@ -1,0 +1,227 @@
+import Foundation
+import Strata
+
+/// How long a response may be served from a cache without asking the server: RFC 9111's freshness, computed
+/// once for every cache of Strata (``StrataNetwork/NetworkGetDataSource``'s entries, StrataCache's `BlobCache`,
+/// `CachedFetcher` and `FileCacheProvider`).
+///
+/// ```swift
+/// let freshness = HTTPFreshness(response: response, requestTime: sent, responseTime: received)
+/// if freshness.isStorable { store(response.body, expiresAt: freshness.expiresAt) }
+/// if freshness.isFresh(at: clock.now()) { serveWithoutAsking() }
+/// ```
+///
+/// - The **freshness lifetime** (section 4.2.1) is `s-maxage` (only for a shared cache, see
+///   ``Policy/isShared``), else `max-age`, else `Expires` − `Date` (the time of receipt when there is no
+///   `Date`; an invalid `Expires`, such as `0`, is already expired). Without any of them the lifetime is
+///   `nil` — the caller's default applies — unless ``Policy/usesHeuristics`` allows 10% of `Date` −
+///   `Last-Modified` (section 4.2.2), off by default.
+/// - The **age** (section 4.2.3) is the corrected initial age — the larger of `responseTime` − `Date` and
+///   `Age` + (`responseTime` − `requestTime`) — plus the time since receipt.
+/// - `no-store` makes the response not storable; `no-cache` makes it stale from the start (stored, but
+///   revalidated before every reuse); `must-revalidate` (and `no-cache`, and for a shared cache
+///   `proxy-revalidate`) forbids serving it stale; `stale-while-revalidate` and `stale-if-error` (RFC 5861)
+///   give the windows past freshness in which it may be served while revalidating or when the server fails.
+///
+/// Strata's caches live in one app, for one user: they are **private caches** by default, which ignore
+/// `s-maxage` and `proxy-revalidate` and may store `private` responses. A gateway that serves many users
+/// sets ``Policy/isShared``. Every value saturates: a lifetime or an age never exceeds 2³¹ seconds, whatever
+/// the headers say, and no header can make the arithmetic overflow or trap.
+public struct HTTPFreshness: Sendable, Hashable {
+    /// What kind of cache computes the freshness.
+    public struct Policy: Sendable, Hashable {
+        /// Whether the cache is shared between users (RFC 9111, section 1): `s-maxage` and `proxy-revalidate`
+        /// apply, and `private` responses are not stored. `false` by default: Strata's caches are private.
+        public var isShared: Bool
+
+        /// Whether a response without an explicit lifetime gets a heuristic one: 10% of the time since its
+        /// `Last-Modified` (section 4.2.2). Off by default: such a response gets the cache's own default.
+        public var usesHeuristics: Bool
+
+        /// A private cache without heuristics: the default.
+        public static let privateCache = Policy()
+
+        /// A shared cache without heuristics.
+        public static let sharedCache = Policy(isShared: true)
+
+        /// Creates a policy.
+        ///
+        /// - Parameters:
+        ///   - isShared: Whether the cache is shared between users.
+        ///   - usesHeuristics: Whether to give a heuristic lifetime to responses without one.
+        public init(isShared: Bool = false, usesHeuristics: Bool = false) {
+            self.isShared = isShared
+            self.usesHeuristics = usesHeuristics
+        }
+    }
+
+    /// The share of `Date` − `Last-Modified` a heuristic lifetime is: 10%.
+    public static let heuristicFraction = 0.1
+
+    /// Whether the response may be stored at all: `false` for `no-store` (and, in a shared cache, `private`).
+    public var isStorable: Bool
+
+    /// How long the response is fresh from its generation; `nil` when the headers give no lifetime (and no
+    /// heuristic applies): the cache's own default then applies.
+    public var lifetime: Duration?
+
+    /// Whether ``lifetime`` is a heuristic one (``Policy/usesHeuristics``).
+    public var isHeuristic: Bool
+
+    /// The response's age when it was received: the corrected initial age of RFC 9111, section 4.2.3.
+    public var initialAge: Duration
+
+    /// When the response was received.
+    public var responseTime: Date
+
+    /// `no-cache`: the response may be stored but must be revalidated before every reuse; it is stale from
+    /// the start.
+    public var requiresRevalidation: Bool
+
+    /// Whether a stale copy must never be served without revalidating it: `must-revalidate`, `no-cache`, and
+    /// in a shared cache `proxy-revalidate`.
+    public var forbidsServingStale: Bool
+
+    /// `stale-while-revalidate` (RFC 5861): how long past freshness the response may be served while it is
+    /// revalidated in the background.
+    public var staleWhileRevalidate: Duration?
+
+    /// `stale-if-error` (RFC 5861): how long past freshness the response may be served when revalidating it
+    /// fails (a transport error or a 5xx).
+    public var staleIfError: Duration?
+
+    /// Computes the freshness of a response.
+    ///
+    /// - Parameters:
+    ///   - response: The response (a 2xx, or a 304 whose headers update a stored one).
+    ///   - requestTime: When the request was sent.
+    ///   - responseTime: When the response was received.
+    ///   - policy: What kind of cache computes it; a private cache without heuristics by default.
+    public init(response: HTTPResponse, requestTime: Date, responseTime: Date, policy: Policy = .privateCache) {
+        self.init(
+            headers: response.headers,
+            control: response.cacheControl,
+            requestTime: requestTime,
+            responseTime: responseTime,
+            policy: policy
+        )
+    }
+
+    /// Computes the freshness from headers whose `Cache-Control` is already parsed.
+    ///
+    /// - Parameters:
+    ///   - headers: The response headers.
+    ///   - control: Their `Cache-Control`.
+    ///   - requestTime: When the request was sent.
+    ///   - responseTime: When the response was received.
+    ///   - policy: What kind of cache computes it.
+    public init(
+        headers: HTTPHeaders,
+        control: CacheControl,
+        requestTime: Date,
+        responseTime: Date,
+        policy: Policy = .privateCache
+    ) {
+        let date = headers["Date"].flatMap(HTTPDate.parse)
+        isStorable = !control.noStore && !(policy.isShared && control.isPrivate)
+        requiresRevalidation = control.noCache
+        forbidsServingStale = control.mustRevalidate || control.noCache || (policy.isShared && control.proxyRevalidate)
+        staleWhileRevalidate = control.staleWhileRevalidate
+        staleIfError = control.staleIfError
+        self.responseTime = responseTime
+        let explicit = Self.explicitLifetime(
+            headers: headers,
+            control: control,
+            date: date,
+            responseTime: responseTime,
+            policy: policy
+        )
+        if let explicit {
+            lifetime = explicit
+            isHeuristic = false
+        } else if policy.usesHeuristics, let lastModified = headers["Last-Modified"].flatMap(HTTPDate.parse) {
+            let since = (date ?? responseTime).timeIntervalSince(lastModified)
+            lifetime = DeltaSeconds.duration(since * Self.heuristicFraction)
+            isHeuristic = true
+        } else {
+            lifetime = nil
+            isHeuristic = false
+        }
+        // Section 4.2.3, every term saturated at 2³¹ seconds.
+        let ageValue = headers["Age"].flatMap { DeltaSeconds.parse($0.trimmingOptionalWhitespace()) } ?? 0
+        let apparentAge = date.map { DeltaSeconds.duration(responseTime.timeIntervalSince($0)) } ?? .zero
+        let responseDelay = DeltaSeconds.duration(responseTime.timeIntervalSince(requestTime))
+        let correctedAgeValue = Self.saturated(.seconds(ageValue) + responseDelay)
+        initialAge = max(apparentAge, correctedAgeValue)
+    }
+
+    /// `s-maxage` (shared caches), `max-age`, or `Expires` − `Date`; `nil` when none is there.
+    private static func explicitLifetime(
+        headers: HTTPHeaders,
+        control: CacheControl,
+        date: Date?,
+        responseTime: Date,
+        policy: Policy
+    ) -> Duration? {
+        if policy.isShared, let sharedMaxAge = control.sharedMaxAge { return sharedMaxAge }
+        if let maxAge = control.maxAge { return maxAge }
+        guard let expiresValue = headers["Expires"] else { return nil }
+        // An invalid `Expires` (such as `0`) means already expired (section 5.3).
+        guard let expires = HTTPDate.parse(expiresValue) else { return .zero }
+        return DeltaSeconds.duration(expires.timeIntervalSince(date ?? responseTime))
+    }
+
+    /// The most a lifetime or an age can be: 2³¹ seconds.
+    static let maximum = Duration.seconds(DeltaSeconds.maximum)
+
+    private static func saturated(_ duration: Duration) -> Duration {
+        min(max(duration, .zero), maximum)
+    }
+
+    /// How long the response stays fresh after it was received: ``lifetime`` less ``initialAge``, never below
+    /// zero; zero for `no-cache` (with or without a lifetime); `nil` when there is no lifetime.
+    public var remainingLifetime: Duration? {
+        if requiresRevalidation { return .zero }
+        guard let lifetime else { return nil }
+        return Self.saturated(lifetime - initialAge)
+    }
+
+    /// When the response stops being fresh: ``responseTime`` + ``remainingLifetime``; `nil` when there is no
+    /// lifetime (and it is not `no-cache`).
+    public var expiresAt: Date? {
+        remainingLifetime.map { responseTime.addingTimeInterval($0.timeInterval) }
+    }
+
+    /// The response's age at `now` (`current_age`): ``initialAge`` plus the time since it was received.
+    ///
+    /// - Parameter now: The current time.
+    public func age(at now: Date) -> Duration {
+        Self.saturated(initialAge + DeltaSeconds.duration(now.timeIntervalSince(responseTime)))
+    }
+
+    /// Whether the response may be served without revalidation at `now`: its age is below its lifetime, and it
+    /// is not `no-cache`. A response without a lifetime is not fresh (the caller's default decides).
+    ///
+    /// - Parameter now: The current time.
+    public func isFresh(at now: Date) -> Bool {
+        guard let lifetime, !requiresRevalidation else { return false }
+        return age(at: now) < lifetime
+    }
+
+    /// Until when a stale copy may be served while it is revalidated (`stale-while-revalidate`); `nil` when
+    /// the response gives no window, has no lifetime, or forbids serving stale.
+    public var staleWhileRevalidateUntil: Date? {
+        staleWindowEnd(staleWhileRevalidate)
+    }
+
+    /// Until when a stale copy may be served when revalidating fails (`stale-if-error`); `nil` when the
+    /// response gives no window, has no lifetime, or forbids serving stale.
+    public var staleIfErrorUntil: Date? {
+        staleWindowEnd(staleIfError)
+    }
+
+    private func staleWindowEnd(_ window: Duration?) -> Date? {
+        guard let window, !forbidsServingStale, let expiresAt else { return nil }
+        return expiresAt.addingTimeInterval(window.timeInterval)
+    }
+}

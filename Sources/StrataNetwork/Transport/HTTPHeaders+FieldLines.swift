@@ -1,0 +1,79 @@
+extension HTTPHeaders {
+    /// The lower-cased names of the list fields whose members are split back into fields: their members never
+    /// hold a comma outside quotes or angle brackets.
+    static let splittableListFields: Set<String> = ["cache-control", "link", "vary", "allow", "pragma"]
+
+    /// Headers from a table that joined repeated fields with `", "` (FoundationNetworking's
+    /// `allHeaderFields`), with the fields it joined split back, in order: `Set-Cookie` at each `", "` that
+    /// starts another `name=` (never inside an `Expires` date), and the list fields of
+    /// ``splittableListFields`` at every comma outside quotes and angle brackets (one field per member, which
+    /// RFC 9110, section 5.3, makes equivalent). Every other field stays as received.
+    ///
+    /// - Parameter joined: Values by name, repeated fields joined.
+    static func splittingJoinedFields(_ joined: [(name: String, value: String)]) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for (name, value) in joined {
+            let lowered = name.lowercased()
+            let values: [String]
+            if lowered == "set-cookie" {
+                values = splitCookies(value)
+            } else if splittableListFields.contains(lowered) {
+                values = splitList(value)
+            } else {
+                values = [value]
+            }
+            for value in values { headers.add(value, for: name) }
+        }
+        return headers
+    }
+
+    /// Splits joined `Set-Cookie` values at each `", "` followed by a cookie name and `=`.
+    private static func splitCookies(_ value: String) -> [String] {
+        var cookies: [String] = []
+        var rest = Substring(value)
+        var searchStart = rest.startIndex
+        while let comma = rest[searchStart...].range(of: ", ") {
+            let next = rest[comma.upperBound...]
+            let name = next.prefix { $0 != "=" && $0 != ";" && $0 != "," && $0 != " " }
+            if !name.isEmpty, next.dropFirst(name.count).first == "=" {
+                cookies.append(String(rest[..<comma.lowerBound]))
+                rest = next
+                searchStart = rest.startIndex
+            } else {
+                searchStart = comma.upperBound
+            }
+        }
+        cookies.append(String(rest))
+        return cookies
+    }
+
+    /// Splits a list value at each comma outside quotes and angle brackets; empty members are dropped.
+    private static func splitList(_ value: String) -> [String] {
+        var members: [String] = []
+        var current = ""
+        var inQuotes = false
+        var escaped = false
+        var angleDepth = 0
+        for character in value {
+            if escaped {
+                escaped = false
+            } else if inQuotes, character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                inQuotes.toggle()
+            } else if !inQuotes, character == "<" {
+                angleDepth += 1
+            } else if !inQuotes, character == ">", angleDepth > 0 {
+                angleDepth -= 1
+            } else if !inQuotes, angleDepth == 0, character == "," {
+                members.append(current.trimmingOptionalWhitespace())
+                current = ""
+                continue
+            }
+            current.append(character)
+        }
+        members.append(current.trimmingOptionalWhitespace())
+        let kept = members.filter { !$0.isEmpty }
+        return kept.isEmpty ? [value] : kept
+    }
+}

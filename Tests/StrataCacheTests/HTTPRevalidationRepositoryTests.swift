@@ -1,0 +1,143 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataFile
+import StrataNetwork
+import StrataTesting
+import Testing
+
+/// `CacheRepository(main: http, cache: file)` speaks HTTP caching end to end: the first read downloads (200),
+/// a read once the entry has expired revalidates it with its ETag, and the 304 renews the cached entry's
+/// metadata without rewriting its file.
+///
+/// Needs, besides this branch's `NetworkGetDataSource.getIfModified(_:since:)`: the executor calling it for a
+/// stale entry with validators and then `renewMetadata(_:in:)` (the operations branch), and `FileDataSource`
+/// keeping entry metadata and renewing it in place (the stores branch).
+struct HTTPRevalidationRepositoryTests {
+    /// The identity of a file's bytes: its inode and modification date.
+    private struct FileStamp: Equatable {
+        var inode: Int
+        var modified: Date
+    }
+
+    /// The regular files of a folder (recursively) whose contents begin with `bytes`, by path.
+    private static func files(in folder: URL, startingWith bytes: Data) throws -> [String: FileStamp] {
+        var result: [String: FileStamp] = [:]
+        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        while let url = enumerator?.nextObject() as? URL {
+            let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+            guard attributes[.type] as? FileAttributeType == .typeRegular,
+                try Data(contentsOf: url).starts(with: bytes)
+            else { continue }
+            result[url.path] = FileStamp(
+                inode: (attributes[.systemFileNumber] as? NSNumber)?.intValue ?? -1,
+                modified: attributes[.modificationDate] as? Date ?? .distantPast
+            )
+        }
+        return result
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aStaleFileEntryIsRevalidatedAndRenewedWithoutRewritingItsBytes() async throws {
+        // Given a server that answers 304 to the current ETag (and counts), a file cache whose entries are valid
+        // until their HTTP expiry, and one clock for both
+        let body = Data(repeating: UInt8(ascii: "z"), count: 2_048)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /blob",
+                { request in
+                    let headers = ["ETag": "\"v1\"", "Cache-Control": "max-age=60"]
+                    if request.headers["if-none-match"] == "\"v1\"" {
+                        return ServerReply(status: 304, headers: headers)
+                    }
+                    return ServerReply(status: 200, headers: headers, body: body)
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let client = HTTPClient(configuration: .init(clock: clock))
+        let http = NetworkGetDataSource<Data>(
+            client: client,
+            request: { _ in HTTPRequest(baseURL: server.baseURL, path: "blob") },
+            decode: IdentityMapper<Data>(),
+            decodeAll: ClosureMapper<Data, [Data]> { [$0] }
+        )
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "blobs", clock: clock)
+        )
+        let cache = store.validated(
+            by: ClosureValidator<Data> { _, context in
+                context.metadata.expiresAt.map { clock.now() < $0 } ?? false
+            }
+        )
+        let repository = CacheRepository(main: http, cache: cache)
+
+        // When it reads once, then three more times, each after the entry's 60 s have passed
+        let first = try await repository.get(KeyQuery("blob"), operation: .cacheSync)
+        let written = try Self.files(in: store.folderURL, startingWith: body)
+        var later: [Data] = []
+        for _ in 0..<3 {
+            clock.advance(by: .seconds(61))
+            later.append(try await repository.get(KeyQuery("blob"), operation: .cacheSync))
+        }
+
+        // Then one 200 and three 304s: every read served the same bytes, and the cache's files were never
+        // rewritten (same inodes, same modification dates)
+        #expect(first == body)
+        #expect(later == [body, body, body])
+        #expect(server.requestCount(path: "/blob") == 4)
+        let conditional = server.requests.filter { $0.headers["if-none-match"] == "\"v1\"" }
+        #expect(conditional.count == 3, "every read after expiry revalidated: \(server.requests)")
+        #expect(written.count == 1)
+        #expect(try Self.files(in: store.folderURL, startingWith: body) == written)
+        // And the renewed entry is fresh again until the last 304's max-age runs out
+        let entry = try await store.getEntry(KeyQuery("blob"))
+        #expect(entry.metadata.eTag == "\"v1\"")
+        #expect(entry.metadata.expiresAt == clock.now().addingTimeInterval(60))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theHTTPSourceAnswersNotModifiedWithRenewedMetadata() async throws {
+        // The part of the flow this branch owns: getEntry's metadata and getIfModified's 304 as a value.
+        let server = try await LoopbackServer.start([
+            (
+                "GET /blob",
+                { request in
+                    let headers = ["ETag": "\"v1\"", "Cache-Control": "max-age=60", "Age": "10"]
+                    if request.headers["if-none-match"] == "\"v1\"" {
+                        return ServerReply(status: 304, headers: headers)
+                    }
+                    return ServerReply(status: 200, headers: headers, body: Data("body".utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let http = NetworkGetDataSource<Data>(
+            client: HTTPClient(configuration: .init(clock: clock)),
+            request: { _ in HTTPRequest(baseURL: server.baseURL, path: "blob") },
+            decode: IdentityMapper<Data>(),
+            decodeAll: ClosureMapper<Data, [Data]> { [$0] }
+        )
+
+        let entry = try await http.getEntry(KeyQuery("blob"))
+        clock.advance(by: .seconds(100))
+        let answer = try await http.getIfModified(KeyQuery("blob"), since: entry.metadata)
+
+        #expect(entry.value == Data("body".utf8))
+        #expect(entry.metadata.storedAt == clock.now().addingTimeInterval(-100))
+        #expect(entry.metadata.expiresAt == clock.now().addingTimeInterval(-50))
+        #expect(entry.metadata.eTag == "\"v1\"")
+        guard case .notModified(let renewed) = answer else {
+            Issue.record("Expected not modified, got \(answer)")
+            return
+        }
+        #expect(renewed.storedAt == clock.now())
+        #expect(renewed.expiresAt == clock.now().addingTimeInterval(50))
+        #expect(renewed.eTag == "\"v1\"")
+        #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataCache
+import StrataFile
+import StrataNetwork
+import Testing
+
+/// A 304 through ``DownloadService`` is a value: no file is created for it, and the provider's entry is kept
+/// as it is (renewed, never rewritten).
+struct ProviderNotModifiedTests {
+    /// A transport that lists the download folder as soon as each download returns, before the client could
+    /// delete anything: a file created for a 304 would show there.
+    private final class FolderWatchingTransport: HTTPTransport {
+        private let base = URLSessionTransport()
+        private let folder: URL
+        private let seen = Locked<[[String]]>([])
+
+        init(watching folder: URL) {
+            self.folder = folder
+        }
+
+        /// The folder's contents after each download, in order.
+        var listings: [[String]] { seen.withLock { $0 } }
+
+        func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
+            try await base.send(request, maximumBodySize: maximumBodySize)
+        }
+
+        func download(
+            _ request: HTTPRequest,
+            to destination: URL,
+            maximumBodySize: Int,
+            progress: @escaping @Sendable (DownloadProgress) -> Void
+        ) async throws -> HTTPResponse {
+            let response = try await base.download(
+                request,
+                to: destination,
+                maximumBodySize: maximumBodySize,
+                progress: progress
+            )
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            seen.withLock { $0.append(names.sorted()) }
+            return response
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aNotModifiedDownloadCreatesNoFileAndKeepsTheStoredEntry() async throws {
+        // Given a provider on a file store, a server that answers 304 to the stored ETag, and a transport that
+        // watches the download folder
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let body = pattern(count: 8_192)
+        let server = try await startServer(VersionedResource(body: body, eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let downloads = folder.url.appendingPathComponent("downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let transport = FolderWatchingTransport(watching: downloads)
+        let client = HTTPClient(
+            transport: transport,
+            configuration: .init(timeout: .seconds(60), downloadDirectory: downloads)
+        )
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "assets"))
+        let provider = try FileCacheProvider(store: store)
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "asset",
+            client: client
+        )
+
+        // When it downloads, then revalidates twice
+        let first = try await service.downloadAsync()
+        let stored = try #require(store.info(forKey: "asset"))
+        let second = try await service.downloadAsync()
+        let third = try await service.downloadAsync()
+
+        // Then the 200 went through a file; the 304s created none (the folder was empty when each returned),
+        // and the store's entry is the one first written
+        #expect(first.origin == .network)
+        #expect(second.origin == .notModified)
+        #expect(third.origin == .notModified)
+        #expect(transport.listings.count == 3)
+        #expect(transport.listings.first?.count == 1)
+        #expect(Array(transport.listings.dropFirst()) == [[], []], "\(transport.listings)")
+        #expect(folder.contents("downloads").isEmpty)
+        #expect(try Data(contentsOf: third.result) == body)
+        #expect(store.info(forKey: "asset")?.contentHash == stored.contentHash)
+        #expect(second.responseHeaders.values(for: "ETag") == ["\"v1\""])
+        #expect(server.requestCount(path: "/asset") == 3)
+    }
+}

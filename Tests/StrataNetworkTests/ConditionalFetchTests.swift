@@ -1,0 +1,127 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataNetwork
+import Testing
+
+/// The conditional forms of the client: a 304 is a value with every header, and a download answered 304 writes
+/// nothing to disk.
+struct ConditionalFetchTests {
+    /// A server whose `/file` answers 304 to `If-None-Match: "v1"` and 200 with `body` otherwise.
+    private static func fileServer(body: Data) async throws -> LoopbackServer {
+        try await LoopbackServer.start([
+            (
+                "GET /file",
+                { request in
+                    if request.headers["if-none-match"] == "\"v1\"" {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=30"])
+                    }
+                    return ServerReply(status: 200, headers: ["ETag": "\"v1\""], body: body)
+                }
+            )
+        ])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aDownloadAnswered304CreatesNoFile() async throws {
+        // Given a server that answers 304 to the stored ETag, and a client downloading into an empty folder
+        let body = pattern(count: 4_096)
+        let server = try await Self.fileServer(body: body)
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(downloadDirectory: folder.url)
+        let request = HTTPRequest(baseURL: server.baseURL, path: "file")
+
+        // When it revalidates
+        let answer = try await client.download(request, ifModifiedSince: ConditionalHeaders(eTag: "\"v1\""))
+
+        // Then the 304 is a value with its headers, and the folder stayed empty all along (the transport never
+        // created a file, so none was read or deleted)
+        guard case .notModified(let response) = answer else {
+            Issue.record("Expected not modified, got \(answer)")
+            return
+        }
+        #expect(response.status == 304)
+        #expect(response.headers["Cache-Control"] == "max-age=30")
+        #expect(try folder.contents().isEmpty)
+        #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aModifiedDownloadIsAFileAsBefore() async throws {
+        let body = pattern(count: 4_096)
+        let server = try await Self.fileServer(body: body)
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(downloadDirectory: folder.url)
+
+        let answer = try await client.download(
+            HTTPRequest(baseURL: server.baseURL, path: "file"),
+            ifModifiedSince: ConditionalHeaders(eTag: "\"v0\"")
+        )
+
+        guard case .modified(let file) = answer else {
+            Issue.record("Expected modified, got \(answer)")
+            return
+        }
+        #expect(try Data(contentsOf: file.fileURL) == body)
+        #expect(try folder.contents() == [file.fileURL.lastPathComponent])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func anErrorStatusOfADownloadCreatesNoFileAndKeepsTheBodyPrefix() async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /file", { _ in ServerReply(status: 503, headers: ["Retry-After": "5"], body: Data("busy".utf8)) })
+        ])
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(downloadDirectory: folder.url)
+
+        let error = await strataError {
+            _ = try await client.download(HTTPRequest(baseURL: server.baseURL, path: "file"))
+        }
+
+        #expect(error?.code == .unexpectedResponse)
+        #expect(error?.httpFailure?.status == 503)
+        #expect(error?.httpFailure?.bodyText == "busy")
+        #expect(error?.suggestedRetryDelay == .seconds(5))
+        #expect(error?.description.contains("(HTTP 503, retry after 5.0 seconds)") == true)
+        #expect(try folder.contents().isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func repeatedHeaderFieldsSurviveInOrder() async throws {
+        // Given a server that sends two Set-Cookie, two Link and a Cache-Control split over two lines
+        let head =
+            [
+                "HTTP/1.1 200 OK",
+                "Content-Length: 2",
+                "Connection: close",
+                "Set-Cookie: a=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT",
+                "Link: </one>; rel=\"preload\"",
+                "Cache-Control: max-age=60",
+                "Set-Cookie: b=2; Path=/",
+                "Link: </two>; rel=\"preload\"",
+                "Cache-Control: no-cache",
+            ].joined(separator: "\r\n") + "\r\n\r\nok"
+        let server = try RawServer.start { write in try write(Data(head.utf8)) }
+        defer { server.stop() }
+
+        // When
+        let response = try await makeClient().send(HTTPRequest(url: server.baseURL))
+
+        // Then every field line is there, in order
+        #expect(
+            response.headers.values(for: "set-cookie") == [
+                "a=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT", "b=2; Path=/",
+            ]
+        )
+        #expect(response.headers.values(for: "Link") == ["</one>; rel=\"preload\"", "</two>; rel=\"preload\""])
+        #expect(response.headers.values(for: "Cache-Control") == ["max-age=60", "no-cache"])
+        #expect(response.cacheControl.maxAge == .seconds(60))
+        #expect(response.cacheControl.noCache)
+    }
+}

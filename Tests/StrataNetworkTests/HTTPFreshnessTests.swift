@@ -1,0 +1,213 @@
+import Foundation
+import Strata
+import StrataNetwork
+import Testing
+
+/// The one freshness computation (RFC 9111 section 4.2, RFC 5861), over a table of header combinations.
+struct HTTPFreshnessTests {
+    static let received = Date(timeIntervalSince1970: 1_700_000_000)
+
+    /// An HTTP date `offset` seconds from ``received``.
+    static func date(_ offset: TimeInterval) -> String { HTTPDate.format(received.addingTimeInterval(offset)) }
+
+    /// A row: what it shows, the headers, the policy, and the expected lifetime, remaining lifetime (at receipt)
+    /// and whether the response may be stored.
+    struct Row: Sendable, CustomTestStringConvertible {
+        var name: String
+        var headers: [String: String]
+        var policy = HTTPFreshness.Policy.privateCache
+        var requestDelay: TimeInterval = 0
+        var lifetime: Duration?
+        var remaining: Duration?
+        var storable = true
+
+        var testDescription: String { name }
+    }
+
+    static let rows: [Row] = [
+        Row(name: "nothing: no lifetime", headers: [:]),
+        Row(name: "max-age", headers: ["Cache-Control": "max-age=60"], lifetime: .seconds(60), remaining: .seconds(60)),
+        Row(
+            name: "a private cache ignores s-maxage",
+            headers: ["Cache-Control": "s-maxage=600, max-age=60"],
+            lifetime: .seconds(60),
+            remaining: .seconds(60)
+        ),
+        Row(
+            name: "a shared cache takes s-maxage first",
+            headers: ["Cache-Control": "s-maxage=600, max-age=60"],
+            policy: .sharedCache,
+            lifetime: .seconds(600),
+            remaining: .seconds(600)
+        ),
+        Row(
+            name: "max-age wins over Expires",
+            headers: ["Cache-Control": "max-age=60", "Date": date(0), "Expires": date(3_600)],
+            lifetime: .seconds(60),
+            remaining: .seconds(60)
+        ),
+        Row(
+            name: "Expires − Date",
+            headers: ["Date": date(-10), "Expires": date(290)],
+            lifetime: .seconds(300),
+            remaining: .seconds(290)
+        ),
+        Row(
+            name: "Expires without Date counts from receipt",
+            headers: ["Expires": date(120)],
+            lifetime: .seconds(120),
+            remaining: .seconds(120)
+        ),
+        Row(
+            name: "an invalid Expires is already expired",
+            headers: ["Expires": "0"],
+            lifetime: .zero,
+            remaining: .zero
+        ),
+        Row(
+            name: "Age is subtracted",
+            headers: ["Cache-Control": "max-age=60", "Age": "45"],
+            lifetime: .seconds(60),
+            remaining: .seconds(15)
+        ),
+        Row(
+            name: "the response delay is added to Age",
+            headers: ["Cache-Control": "max-age=60", "Age": "10"],
+            requestDelay: 5,
+            lifetime: .seconds(60),
+            remaining: .seconds(45)
+        ),
+        Row(
+            name: "the apparent age counts when it is larger",
+            headers: ["Cache-Control": "max-age=60", "Date": date(-50), "Age": "10"],
+            lifetime: .seconds(60),
+            remaining: .seconds(10)
+        ),
+        Row(
+            name: "an Age beyond the lifetime leaves zero",
+            headers: ["Cache-Control": "max-age=60", "Age": "600"],
+            lifetime: .seconds(60),
+            remaining: .zero
+        ),
+        Row(
+            name: "no-cache is stale at once",
+            headers: ["Cache-Control": "no-cache, max-age=60"],
+            lifetime: .seconds(60),
+            remaining: .zero
+        ),
+        Row(name: "no-cache without a lifetime is stale too", headers: ["Cache-Control": "no-cache"], remaining: .zero),
+        Row(
+            name: "no-store is not storable",
+            headers: ["Cache-Control": "no-store, max-age=60"],
+            lifetime: .seconds(60),
+            remaining: .seconds(60),
+            storable: false
+        ),
+        Row(
+            name: "a private cache stores private",
+            headers: ["Cache-Control": "private, max-age=60"],
+            lifetime: .seconds(60),
+            remaining: .seconds(60)
+        ),
+        Row(
+            name: "a shared cache does not store private",
+            headers: ["Cache-Control": "private, max-age=60"],
+            policy: .sharedCache,
+            lifetime: .seconds(60),
+            remaining: .seconds(60),
+            storable: false
+        ),
+        Row(
+            name: "heuristics are off by default",
+            headers: ["Date": date(0), "Last-Modified": date(-1_000)]
+        ),
+        Row(
+            name: "heuristics give 10% of Date − Last-Modified",
+            headers: ["Date": date(0), "Last-Modified": date(-1_000)],
+            policy: HTTPFreshness.Policy(usesHeuristics: true),
+            lifetime: .seconds(100),
+            remaining: .seconds(100)
+        ),
+        Row(
+            name: "absurd values saturate at 2³¹ s",
+            headers: ["Cache-Control": "max-age=99999999999999999999999", "Age": "99999999999999999999"],
+            lifetime: .seconds(2_147_483_648),
+            remaining: .zero
+        ),
+        Row(
+            name: "an Expires in the year 9999 saturates",
+            headers: ["Date": date(0), "Expires": "Fri, 31 Dec 9999 23:59:59 GMT"],
+            lifetime: .seconds(2_147_483_648),
+            remaining: .seconds(2_147_483_648)
+        ),
+    ]
+
+    @Test("Freshness rules", arguments: rows)
+    func freshness(row: Row) {
+        let response = HTTPResponse(status: 200, headers: HTTPHeaders(row.headers))
+        let freshness = HTTPFreshness(
+            response: response,
+            requestTime: Self.received.addingTimeInterval(-row.requestDelay),
+            responseTime: Self.received,
+            policy: row.policy
+        )
+
+        #expect(freshness.lifetime == row.lifetime)
+        #expect(freshness.remainingLifetime == row.remaining)
+        #expect(freshness.isStorable == row.storable)
+        #expect(freshness.expiresAt == row.remaining.map { Self.received.addingTimeInterval($0.timeInterval) })
+    }
+
+    @Test func freshUntilTheLifetimeIsUsedUpThenStale() {
+        let response = HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=60", "Age": "20"])
+        let freshness = HTTPFreshness(response: response, requestTime: Self.received, responseTime: Self.received)
+
+        #expect(freshness.age(at: Self.received) == .seconds(20))
+        #expect(freshness.isFresh(at: Self.received.addingTimeInterval(39)))
+        #expect(freshness.age(at: Self.received.addingTimeInterval(40)) == .seconds(60))
+        #expect(!freshness.isFresh(at: Self.received.addingTimeInterval(40)))
+    }
+
+    @Test func staleWindowsAreParsedAndExposed() {
+        let headers: HTTPHeaders = ["Cache-Control": "max-age=60, stale-while-revalidate=30, stale-if-error=600"]
+        let freshness = HTTPFreshness(
+            response: HTTPResponse(status: 200, headers: headers),
+            requestTime: Self.received,
+            responseTime: Self.received
+        )
+
+        #expect(freshness.staleWhileRevalidate == .seconds(30))
+        #expect(freshness.staleIfError == .seconds(600))
+        #expect(freshness.staleWhileRevalidateUntil == Self.received.addingTimeInterval(90))
+        #expect(freshness.staleIfErrorUntil == Self.received.addingTimeInterval(660))
+        #expect(!freshness.forbidsServingStale)
+    }
+
+    @Test func mustRevalidateForbidsTheStaleWindows() {
+        let headers: HTTPHeaders = ["Cache-Control": "max-age=60, must-revalidate, stale-if-error=600"]
+        let freshness = HTTPFreshness(
+            response: HTTPResponse(status: 200, headers: headers),
+            requestTime: Self.received,
+            responseTime: Self.received
+        )
+
+        #expect(freshness.forbidsServingStale)
+        #expect(freshness.staleIfError == .seconds(600))
+        #expect(freshness.staleIfErrorUntil == nil)
+    }
+
+    @Test func cacheControlSplitOverTwoFieldLinesIsReadWhole() {
+        var headers = HTTPHeaders()
+        headers.add("max-age=60", for: "Cache-Control")
+        headers.add("no-cache", for: "cache-control")
+        let freshness = HTTPFreshness(
+            response: HTTPResponse(status: 200, headers: headers),
+            requestTime: Self.received,
+            responseTime: Self.received
+        )
+
+        #expect(freshness.lifetime == .seconds(60))
+        #expect(freshness.requiresRevalidation)
+        #expect(freshness.remainingLifetime == .zero)
+    }
+}
