@@ -4,6 +4,7 @@ import Strata
 import StrataCache
 import StrataFile
 import StrataNetwork
+import StrataTestSupport
 import Testing
 
 /// A 304 through ``DownloadService`` is a value: no file is created for it, and the provider's entry is kept

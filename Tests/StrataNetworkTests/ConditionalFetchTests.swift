@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Strata
 import StrataNetwork
+import StrataTestSupport
 import Testing
 
 /// The conditional forms of the client: a 304 is a value with every header, and a download answered 304 writes
