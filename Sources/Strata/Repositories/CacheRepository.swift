@@ -87,42 +87,35 @@ extension CacheRepository {
         case bestEffort
     }
 
-    /// What the repository does for one call, after resolving ``DefaultOperation``.
-    enum Plan {
-        case main
-        case mainSync
-        case cache(ignoringValidation: Bool)
-        case cacheSync(fallback: @Sendable (any Error) -> Bool)
+    /// The operation's plan for reads, or ``StrataError/Code/operationNotSupported`` when it declines them.
+    func readPlan(of operation: any RepositoryOperation) throws -> OperationPlan.Read {
+        guard let plan = operation.plan.read else { throw StrataError.operationNotSupported(operation, by: Self.self) }
+        return plan
     }
 
-    /// Resolves an operation for a GET; the common CacheSync and Default are checked first.
-    func readPlan(for operation: any RepositoryOperation) throws -> Plan {
-        if let operation = operation as? CacheSyncOperation { return .cacheSync(fallback: operation.fallback) }
-        if operation is DefaultOperation { return .cacheSync(fallback: { _ in false }) }
-        return try plan(for: operation)
+    /// The operation's plan for writes, or ``StrataError/Code/operationNotSupported`` when it declines them.
+    func writePlan(of operation: any RepositoryOperation) throws -> OperationPlan.Write {
+        guard let plan = operation.plan.write else { throw StrataError.operationNotSupported(operation, by: Self.self) }
+        return plan
     }
 
-    /// Resolves an operation for a PUT or DELETE.
-    func writePlan(for operation: any RepositoryOperation) throws -> Plan {
-        switch operation {
-        case is DefaultOperation: return .mainSync
-        default: return try plan(for: operation)
+    /// The operation's plan for deletes, or ``StrataError/Code/operationNotSupported`` when it declines them.
+    func deletePlan(of operation: any RepositoryOperation) throws -> OperationPlan.Write {
+        guard let plan = operation.plan.delete else {
+            throw StrataError.operationNotSupported(operation, by: Self.self)
         }
-    }
-
-    private func plan(for operation: any RepositoryOperation) throws -> Plan {
-        switch operation {
-        case is MainOperation: return .main
-        case is MainSyncOperation: return .mainSync
-        case let operation as CacheOperation: return .cache(ignoringValidation: operation.ignoringValidation)
-        case let operation as CacheSyncOperation: return .cacheSync(fallback: operation.fallback)
-        default: throw StrataError.operationNotSupported(operation, by: Self.self)
-        }
+        return plan
     }
 
     /// Runs a cache write that follows a successful main call, applying the write policy.
+    ///
+    /// - Parameters:
+    ///   - mainResult: What the call returns when a best-effort write fails.
+    ///   - payload: The payload of ``StrataError/Code/cacheSyncFailed``: main's value; `mainResult` by default.
+    ///   - write: The cache write.
     func syncCache<Result: Sendable>(
         after mainResult: Result,
+        payload: (any Sendable)? = nil,
         _ write: () async throws -> Result
     ) async throws -> Result {
         do {
@@ -133,7 +126,7 @@ extension CacheRepository {
                 .cacheSyncFailed,
                 "The main source succeeded but writing its result to the cache failed",
                 underlying: error,
-                payload: mainResult
+                payload: payload ?? mainResult
             )
         }
     }
