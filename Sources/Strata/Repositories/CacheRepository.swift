@@ -2,16 +2,22 @@
 ///
 /// | operation | GET | PUT | DELETE |
 /// |---|---|---|---|
-/// | ``DefaultOperation`` | as CacheSync | as MainSync | as MainSync |
-/// | ``MainOperation`` | main only | main only | main only |
-/// | ``MainSyncOperation`` | main, then put into cache | main, then cache with main's value | main, then cache |
-/// | ``CacheOperation`` | cache only | cache only | cache only |
-/// | ``CacheSyncOperation`` | cache; on a miss, as MainSync | cache, then main | cache, then main |
+/// | ``DefaultOperation`` | as `.cacheSync` | as `.mainSync` | as `.mainSync` |
+/// | ``MainOperation`` | main | main | main |
+/// | ``MainSyncOperation`` | main, then its entry into the cache | main, then the cache with main's value | main, then the cache |
+/// | ``CacheOperation`` | cache (`.cacheIgnoringValidation` serves stale values) | cache | cache |
+/// | ``CacheSyncOperation`` | cache; on *not found* or *not valid* main, then its entry into the cache; other cache errors are thrown | cache, then main with the cache's value | cache, then main |
+///
+/// Each row is the operation's ``RepositoryOperation/plan``, and one algorithm carries out every plan (see
+/// ``OperationPlan/Read`` and ``OperationPlan/Write``), so an operation of your own behaves by the same rules.
 ///
 /// A GET with CacheSync goes to the main source only when the cache throws
 /// ``StrataError/Code/notFound`` or ``StrataError/Code/notValid``; any other cache error is returned as
 /// it is. When the main source then fails and the operation's fallback rule accepts the error, the stale
-/// cached value is returned instead (serve-stale-on-error).
+/// cached value is returned instead (serve-stale-on-error). A value copied from main into the cache keeps its
+/// metadata (``PutDataSource/putEntry(_:in:)``), so the copy never outlives its original; a stale cached entry with
+/// validators is revalidated (``GetDataSource/getIfModified(_:since:)``), and *not modified* renews its metadata
+/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it.
 ///
 /// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
 /// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own
