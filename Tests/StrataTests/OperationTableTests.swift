@@ -137,9 +137,18 @@ struct OperationTableTests {
 
     @Test(arguments: TableRow.all)
     func getAllFollowsTheRow(row: TableRow) async throws {
+        let hit = Harness(main: ["1": "main"], cache: ["1": "cached"])
+        _ = try await hit.repository().getAll(IdsQuery([1]), operation: row.operation)
+        #expect(hit.journal.trace == row.renamed(row.getHit, "getAll"))
+
         let miss = Harness(main: ["1": "main"])
         _ = try? await miss.repository().getAll(IdsQuery([1]), operation: row.operation)
         #expect(miss.journal.trace == row.renamed(row.getMiss, "getAll"))
+
+        let down = Harness()
+        down.mainStore.script(.getAll, .failure(offline))
+        _ = try? await down.repository().getAll(IdsQuery([1]), operation: row.operation)
+        #expect(down.journal.trace == row.renamed(row.getMainFails, "getAll"))
     }
 
     @Test(arguments: TableRow.all)

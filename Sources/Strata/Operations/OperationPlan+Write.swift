@@ -34,8 +34,5 @@ extension OperationPlan {
 
         /// The cache, then main with the cache's returned value.
         public static var cacheSync: Self { Self(first: .cache, thenOther: true) }
-
-        /// The sources in the order they are written.
-        var sources: (first: Source, second: Source?) { (first, thenOther ? first.other : nil) }
     }
 }
