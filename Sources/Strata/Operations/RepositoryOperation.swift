@@ -2,17 +2,49 @@
 ///
 /// The operations are Harmony's: ``DefaultOperation``, ``MainOperation``, ``MainSyncOperation``,
 /// ``CacheOperation`` and ``CacheSyncOperation``, spelled `.default`, `.main`, `.mainSync`, `.cache` and
-/// `.cacheSync` at the call site. A repository that receives an operation it does not know throws
-/// ``StrataError/Code/operationNotSupported``.
+/// `.cacheSync` at the call site.
+///
+/// An operation says what it does as a value: its ``plan`` (``OperationPlan``) tells a repository, for reads,
+/// writes and deletes, which source is asked first, what is written back and what falls back. The repository
+/// carries out every plan with one algorithm, so an operation of your own is a struct that returns a plan (see
+/// <doc:WritingAnOperation>). A repository throws ``StrataError/Code/operationNotSupported`` for a kind of call
+/// whose plan part is `nil`.
 ///
 /// (Foundation already has a class named `Operation`, hence the longer protocol name.)
-public protocol RepositoryOperation: Sendable {}
+public protocol RepositoryOperation: Sendable {
+    /// The operation's name in logs and metrics (``PluginCall/operationName``), such as `cacheSync`.
+    ///
+    /// The default is the type's name.
+    var name: String { get }
+
+    /// How a repository carries out the operation: for reads, writes and deletes, which source is asked first,
+    /// what is written back and what falls back.
+    ///
+    /// The default declines every call (``OperationPlan/unsupported``).
+    var plan: OperationPlan { get }
+}
+
+// MARK: - Defaults
+
+extension RepositoryOperation {
+    /// The type's name, such as `OfflineFirst`.
+    public var name: String { String(describing: Self.self) }
+
+    /// ``OperationPlan/unsupported``: every call is declined.
+    public var plan: OperationPlan { .unsupported }
+}
 
 /// Lets the repository choose: GET as ``CacheSyncOperation``, PUT and DELETE as ``MainSyncOperation``.
 public struct DefaultOperation: RepositoryOperation, Hashable {
     /// Creates the operation.
     @inlinable
     public init() {}
+
+    /// `default`.
+    public var name: String { "default" }
+
+    /// GET as ``OperationPlan/Read/cacheSync``, PUT and DELETE as ``OperationPlan/Write/mainSync``.
+    public var plan: OperationPlan { OperationPlan(read: .cacheSync, write: .mainSync, delete: .mainSync) }
 }
 
 /// Uses the main data source only.
@@ -20,6 +52,12 @@ public struct MainOperation: RepositoryOperation, Hashable {
     /// Creates the operation.
     @inlinable
     public init() {}
+
+    /// `main`.
+    public var name: String { "main" }
+
+    /// Main only, for every call.
+    public var plan: OperationPlan { OperationPlan(read: .main, write: .main, delete: .main) }
 }
 
 /// Asks the main data source first; when it succeeds, the cache is updated to match.
@@ -27,6 +65,12 @@ public struct MainSyncOperation: RepositoryOperation, Hashable {
     /// Creates the operation.
     @inlinable
     public init() {}
+
+    /// `mainSync`.
+    public var name: String { "mainSync" }
+
+    /// Main, then the cache, for every call.
+    public var plan: OperationPlan { OperationPlan(read: .mainSync, write: .mainSync, delete: .mainSync) }
 }
 
 /// Uses the cache data source only.
@@ -41,6 +85,14 @@ public struct CacheOperation: RepositoryOperation, Hashable {
     @inlinable
     public init(ignoringValidation: Bool = false) {
         self.ignoringValidation = ignoringValidation
+    }
+
+    /// `cache`, or `cacheIgnoringValidation`.
+    public var name: String { ignoringValidation ? "cacheIgnoringValidation" : "cache" }
+
+    /// The cache only, for every call.
+    public var plan: OperationPlan {
+        OperationPlan(read: .cache(ignoringValidation: ignoringValidation), write: .cache, delete: .cache)
     }
 }
 
@@ -59,6 +111,14 @@ public struct CacheSyncOperation: RepositoryOperation {
     @inlinable
     public init(fallback: @escaping @Sendable (any Error) -> Bool = { _ in false }) {
         self.fallback = fallback
+    }
+
+    /// `cacheSync`.
+    public var name: String { "cacheSync" }
+
+    /// The cache, then main on a miss (serving stale by ``fallback``); PUT and DELETE the cache, then main.
+    public var plan: OperationPlan {
+        OperationPlan(read: .cacheSync(fallback: fallback), write: .cacheSync, delete: .cacheSync)
     }
 }
 

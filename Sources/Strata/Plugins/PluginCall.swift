@@ -63,17 +63,8 @@ public struct PluginCall: Sendable {
     /// The query as text, such as `IdQuery<Int>(id: 42)`.
     public var queryDescription: String { String(describing: query) }
 
-    /// The operation's call-site name (`default`, `main`, `mainSync`, `cache`, `cacheSync`, or the type
-    /// name of a custom operation); `nil` for a data source.
-    public var operationName: String? {
-        guard let operation else { return nil }
-        switch operation {
-        case is DefaultOperation: return "default"
-        case is MainOperation: return "main"
-        case is MainSyncOperation: return "mainSync"
-        case let cache as CacheOperation: return cache.ignoringValidation ? "cacheIgnoringValidation" : "cache"
-        case is CacheSyncOperation: return "cacheSync"
-        default: return String(describing: type(of: operation))
-        }
-    }
+    /// The operation's name (``RepositoryOperation/name``): `default`, `main`, `mainSync`, `cache`,
+    /// `cacheIgnoringValidation`, `cacheSync`, or what a custom operation says (its type name by default); `nil`
+    /// for a data source.
+    public var operationName: String? { operation?.name }
 }

@@ -1,15 +1,16 @@
 extension CacheRepository {
-    /// Identifies identical main reads: the method and the query.
+    /// Identifies identical main reads: the method, the query, and whether the value is written back.
     struct MainReadKey: Hashable, @unchecked Sendable {
         // `AnyHashable` is not declared `Sendable`; it only ever wraps a `Sendable` query.
         let isGetAll: Bool
+        let writesBack: Bool
         let query: AnyHashable
     }
 
     /// The key of a main read, or `nil` when coalescing is off or the query is not `Hashable`.
-    func mainReadKey(_ method: PluginCall.Method, _ query: any Query) -> MainReadKey? {
+    func mainReadKey(isGetAll: Bool, writesBack: Bool, _ query: any Query) -> MainReadKey? {
         guard configuration.coalescesMainReads, let query = query as? any Hashable else { return nil }
-        return MainReadKey(isGetAll: method == .getAll, query: AnyHashable(query))
+        return MainReadKey(isGetAll: isGetAll, writesBack: writesBack, query: AnyHashable(query))
     }
 
     /// Runs `readAndStore` once for all the concurrent callers with an equal key.

@@ -1,23 +1,20 @@
 extension CacheRepository: DeleteRepository where Main: DeleteDataSource, Cache: DeleteDataSource {
-    /// Deletes what the query names from the sources the operation selects.
+    /// Deletes what the query names from the sources the operation's plan selects.
+    ///
+    /// Observers are told of the deletion once it happened, including a partial one (the first source deleted,
+    /// the second failed); a delete that failed at the first source is not announced.
     ///
     /// - Parameters:
     ///   - query: What to delete.
     ///   - operation: See the table on ``CacheRepository``.
     public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
-        switch try writePlan(for: operation) {
-        case .main:
-            try await main.delete(query)
-        case .mainSync:
-            try await main.delete(query)
-            try await syncCache(after: ()) { try await cache.delete(query) }
-        case .cache:
-            try await cache.delete(query)
-        case .cacheSync:
-            try await cache.delete(query)
-            try await main.delete(query)
-        }
-        changeBroadcaster.publishDeletion(of: query)
+        try await runWrite(
+            deletePlan(of: operation),
+            (),
+            toMain: { try await main.delete(query) },
+            toCache: { try await cache.delete(query) },
+            announce: { changeBroadcaster.publishDeletion(of: query) }
+        )
     }
 }
 

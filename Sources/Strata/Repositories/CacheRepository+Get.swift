@@ -1,16 +1,17 @@
 extension CacheRepository: GetRepository
 where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == Cache.Value {
-    /// Reads the value the query names from the sources the operation selects.
+    /// Reads the value the query names from the sources the operation's plan selects.
     ///
     /// - Parameters:
     ///   - query: Which value to read.
     ///   - operation: See the table on ``CacheRepository``.
     /// - Throws: ``StrataError``: the source's error, ``StrataError/Code/cacheSyncFailed`` when the main
-    ///   value could not be cached, ``StrataError/Code/operationNotSupported`` for an unknown operation.
+    ///   value could not be cached, ``StrataError/Code/operationNotSupported`` for an operation that does not read.
     @inlinable
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Main.Value {
         // The hot path — a CacheSync or Default read that the cache answers — stays inlinable and allocation
-        // free; everything else (misses, other operations) takes the general path below.
+        // free: no plan is built, no existential is called. Both plans start at the cache and return its value, so
+        // this is their first step; a miss continues in the plan's algorithm from the second.
         if Self.readsCacheFirst(operation) {
             do {
                 return try await cache.get(query)
@@ -21,7 +22,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         return try await readAny(query, operation: operation)
     }
 
-    /// Whether the operation is CacheSync or Default, the two whose GET asks the cache first.
+    /// Whether the operation is CacheSync or Default, the two built-in plans whose GET asks the cache first.
     ///
     /// Opening the existential reads the operation's type from its container: comparing it is a pointer
     /// comparison, where `type(of:)` would be a runtime call and `is` a runtime cast. The operations are
@@ -31,16 +32,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         Operation.self == CacheSyncOperation.self || Operation.self == DefaultOperation.self
     }
 
-    /// A GET with any operation, by the table.
+    /// A GET with any operation, by its plan.
     @usableFromInline
     func readAny(_ query: any Query, operation: any RepositoryOperation) async throws -> Main.Value {
-        try await read(
-            plan: readPlan(for: operation),
-            coalescing: (.get, query),
-            fromMain: { [main] in try await main.get(query) },
-            fromCache: { try await cache.get(query) },
-            storeInCache: { [cache] in try await cache.put($0, in: query) }
-        )
+        try await getEntry(query, operation: operation).value
     }
 
     /// The rest of a CacheSync (or Default) GET after the cache missed with `miss`.
@@ -50,97 +45,58 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         operation: any RepositoryOperation,
         miss: StrataError
     ) async throws -> Main.Value {
-        let fallback: @Sendable (any Error) -> Bool
-        if let operation = operation as? CacheSyncOperation {
-            fallback = operation.fallback
-        } else {
-            fallback = { _ in false }
+        do {
+            return try await runRead(readPlan(of: operation), plannedGet(query), knownMiss: miss).entry.value
+        } catch let failure as PlannedReadFailure {
+            throw failure.error
         }
-        return try await readFromMain(
-            afterMiss: miss,
-            fallback: fallback,
-            coalescing: (.get, query),
-            fromMain: { [main] in try await main.get(query) },
-            storeInCache: { [cache] in try await cache.put($0, in: query) }
-        )
     }
 
-    /// Reads every value the query names from the sources the operation selects.
+    /// Reads every value the query names from the sources the operation's plan selects.
     ///
     /// - Parameters:
     ///   - query: Which values to read.
     ///   - operation: See the table on ``CacheRepository``.
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Main.Value] {
-        try await read(
-            plan: readPlan(for: operation),
-            coalescing: (.getAll, query),
-            fromMain: { [main] in try await main.getAll(query) },
-            fromCache: { try await cache.getAll(query) },
-            storeInCache: { [cache] in try await cache.putAll($0, in: query) }
-        )
+        try await getAllEntries(query, operation: operation).map(\.value)
     }
 
-    /// The GET column of the operation table, shared by `get` and `getAll`.
-    private func read<Result: Sendable>(
-        plan: Plan,
-        coalescing: (method: PluginCall.Method, query: any Query),
-        fromMain: @escaping @Sendable () async throws -> Result,
-        fromCache: () async throws -> Result,
-        storeInCache: @escaping @Sendable (Result) async throws -> Result
-    ) async throws -> Result {
-        switch plan {
-        case .main:
-            return try await fromMain()
-        case .mainSync:
-            let value = try await fromMain()
-            return try await syncCache(after: value) { try await storeInCache(value) }
-        case .cache(let ignoringValidation):
-            do {
-                return try await fromCache()
-            } catch let error as StrataError where ignoringValidation && error.code == .notValid {
-                guard let stale = error.value(as: Result.self) else { throw error }
-                return stale
-            }
-        case .cacheSync(let fallback):
-            let miss: StrataError
-            do {
-                return try await fromCache()
-            } catch let error as StrataError where error.isMiss {
-                miss = error
-            }
-            return try await readFromMain(
-                afterMiss: miss,
-                fallback: fallback,
-                coalescing: coalescing,
-                fromMain: fromMain,
-                storeInCache: storeInCache
-            )
+    /// Reads the value the query names with its metadata, by the operation's plan.
+    ///
+    /// The entry has the metadata of the source that answered: a value copied from main into the cache keeps
+    /// main's stored date and expiry.
+    ///
+    /// - Parameters:
+    ///   - query: Which value to read.
+    ///   - operation: See the table on ``CacheRepository``.
+    /// - Throws: As ``get(_:operation:)``.
+    public func getEntry(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> StoredEntry<Main.Value> {
+        let plan = try readPlan(of: operation)
+        do {
+            return try await runRead(plan, plannedGet(query)).entry
+        } catch {
+            throw error.error
         }
     }
 
-    /// The main half of a CacheSync read: main (shared among concurrent identical misses), then the cache;
-    /// on failure, the stale value when the fallback rule accepts the error.
-    private func readFromMain<Result: Sendable>(
-        afterMiss miss: StrataError,
-        fallback: @Sendable (any Error) -> Bool,
-        coalescing: (method: PluginCall.Method, query: any Query),
-        fromMain: @escaping @Sendable () async throws -> Result,
-        storeInCache: @escaping @Sendable (Result) async throws -> Result
-    ) async throws -> Result {
+    /// Reads every value the query names with its metadata, by the operation's plan.
+    ///
+    /// - Parameters:
+    ///   - query: Which values to read.
+    ///   - operation: See the table on ``CacheRepository``.
+    /// - Throws: As ``getAll(_:operation:)``.
+    public func getAllEntries(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> [StoredEntry<Main.Value>] {
+        let plan = try readPlan(of: operation)
         do {
-            let readAndStore = { @Sendable in
-                let value = try await fromMain()
-                return try await syncCache(after: value) { try await storeInCache(value) }
-            }
-            guard let key = mainReadKey(coalescing.method, coalescing.query) else {
-                return try await readAndStore()
-            }
-            return try await sharedMainRead(key, readAndStore)
+            return try await runRead(plan, plannedGetAll(query)).entry
         } catch {
-            if miss.code == .notValid, let stale = miss.value(as: Result.self), fallback(error) {
-                return stale
-            }
-            throw error
+            throw error.error
         }
     }
 }

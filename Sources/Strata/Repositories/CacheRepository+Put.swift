@@ -1,6 +1,9 @@
 extension CacheRepository: PutRepository
 where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
-    /// Writes a value to the sources the operation selects.
+    /// Writes a value to the sources the operation's plan selects.
+    ///
+    /// Observers are told of the write once it happened, including a partial one (the first source written,
+    /// the second failed); a write that failed at the first source is not announced.
     ///
     /// - Parameters:
     ///   - value: The value to store.
@@ -10,16 +13,16 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     public func put(_ value: Main.Value, in query: any Query, operation: any RepositoryOperation) async throws
         -> Main.Value
     {
-        defer { changeBroadcaster.publishWrite(to: query) }
-        return try await write(
-            plan: writePlan(for: operation),
+        try await runWrite(
+            writePlan(of: operation),
             value,
             toMain: { try await main.put($0, in: query) },
-            toCache: { try await cache.put($0, in: query) }
+            toCache: { try await cache.put($0, in: query) },
+            announce: { changeBroadcaster.publishWrite(to: query) }
         )
     }
 
-    /// Writes several values to the sources the operation selects.
+    /// Writes several values to the sources the operation's plan selects.
     ///
     /// - Parameters:
     ///   - values: The values to store.
@@ -30,33 +33,81 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Main.Value] {
-        defer { changeBroadcaster.publishWrite(to: query) }
-        return try await write(
-            plan: writePlan(for: operation),
+        try await runWrite(
+            writePlan(of: operation),
             values,
             toMain: { try await main.putAll($0, in: query) },
-            toCache: { try await cache.putAll($0, in: query) }
+            toCache: { try await cache.putAll($0, in: query) },
+            announce: { changeBroadcaster.publishWrite(to: query) }
         )
     }
 
-    /// The PUT column of the operation table, shared by `put` and `putAll`.
-    private func write<Input: Sendable>(
-        plan: Plan,
-        _ input: Input,
-        toMain: (Input) async throws -> Input,
-        toCache: (Input) async throws -> Input
-    ) async throws -> Input {
-        switch plan {
-        case .main:
-            return try await toMain(input)
-        case .mainSync:
-            let stored = try await toMain(input)
-            return try await syncCache(after: stored) { try await toCache(stored) }
-        case .cache:
-            return try await toCache(input)
-        case .cacheSync:
-            let cached = try await toCache(input)
-            return try await toMain(cached)
+    /// Writes a value with its metadata to the sources the operation's plan selects, as
+    /// ``PutDataSource/putEntry(_:in:)`` does for one source: each keeps the entry's stored date and expiry.
+    ///
+    /// - Parameters:
+    ///   - entry: The value and its metadata.
+    ///   - query: Where to store it.
+    ///   - operation: See the table on ``CacheRepository``.
+    /// - Returns: The value the last source returned.
+    public func putEntry(
+        _ entry: StoredEntry<Main.Value>,
+        in query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> Main.Value {
+        try await runWrite(
+            writePlan(of: operation),
+            entry,
+            toMain: { StoredEntry(value: try await main.putEntry($0, in: query), metadata: $0.metadata) },
+            toCache: { StoredEntry(value: try await cache.putEntry($0, in: query), metadata: $0.metadata) },
+            announce: { changeBroadcaster.publishWrite(to: query) }
+        ).value
+    }
+
+    /// Writes several values with their metadata to the sources the operation's plan selects.
+    ///
+    /// - Parameters:
+    ///   - entries: The values and their metadata.
+    ///   - query: Where to store them.
+    ///   - operation: See the table on ``CacheRepository``.
+    /// - Returns: The values the last source returned.
+    public func putAllEntries(
+        _ entries: [StoredEntry<Main.Value>],
+        in query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> [Main.Value] {
+        try await runWrite(
+            writePlan(of: operation),
+            entries,
+            toMain: { $0.keepingMetadata(of: try await main.putAllEntries($0, in: query)) },
+            toCache: { $0.keepingMetadata(of: try await cache.putAllEntries($0, in: query)) },
+            announce: { changeBroadcaster.publishWrite(to: query) }
+        ).map(\.value)
+    }
+
+    /// Renews the metadata of the entry the query names in the sources the operation's plan writes, without
+    /// rewriting its value; returns whether every one of them could.
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata.
+    ///   - query: Which entry to renew.
+    ///   - operation: See the table on ``CacheRepository``.
+    /// - Returns: `true` when each source the plan writes renewed the entry.
+    public func renewMetadata(
+        _ metadata: EntryMetadata,
+        in query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> Bool {
+        let plan = try writePlan(of: operation)
+        let sources = plan.thenOther ? [plan.first, plan.first.other] : [plan.first]
+        var renewedAll = true
+        for source in sources {
+            let renewed =
+                source == .main
+                ? try await main.renewMetadata(metadata, in: query)
+                : try await cache.renewMetadata(metadata, in: query)
+            renewedAll = renewedAll && renewed
         }
+        return renewedAll
     }
 }

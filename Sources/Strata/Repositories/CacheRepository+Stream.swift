@@ -1,5 +1,3 @@
-import struct Foundation.Date
-
 extension CacheRepository
 where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == Cache.Value {
     /// Returns a stream of responses for a query: the first read, then a new read after every change.
@@ -12,6 +10,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// | ``MainOperation`` | loading; the main value or error |
     /// | ``MainSyncOperation`` | loading; the main value (stored in the cache) or error |
     /// | ``CacheOperation`` | loading; the cached value or error (stale with `ignoringValidation`) |
+    /// | an operation of your own | as its ``OperationPlan/Read`` says: the same algorithm as ``get(_:operation:)`` |
+    ///
+    /// When main confirms a stale entry with validators as current (*not modified*), the stale value is emitted
+    /// again from main, not stale. A fallback rule (``CacheSyncOperation/fallback``) does not apply: the stream
+    /// has already shown the stale value, and it reports main's error.
     ///
     /// The stream then stays open. A write or a delete through this repository (or a copy of it), or
     /// directly on its cache or main source when it announces changes
@@ -40,101 +43,57 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         operation: any RepositoryOperation = DefaultOperation(),
         bufferingNewest limit: Int = 1
     ) -> AsyncStream<RepositoryResponse<Main.Value>> {
-        let mainOrigin = main.origin.specified(or: .main)
-        let cacheOrigin = cache.origin.specified(or: .cache)
-        let plan: Plan
+        let origins = (main: main.origin.specified(or: .main), cache: cache.origin.specified(or: .cache))
+        var plan: OperationPlan.Read
         do {
-            plan = try readPlan(for: operation)
+            plan = try readPlan(of: operation)
         } catch {
             return AsyncStream { continuation in
-                continuation.yield(.error(error, origin: mainOrigin))
+                continuation.yield(.error(error, origin: origins.main))
                 continuation.finish()
             }
         }
-        let readsMainFirst: Bool =
-            switch plan {
-            case .main, .mainSync: true
-            case .cache, .cacheSync: false
-            }
+        // A stream shows the stale value before main is asked, so main's error is reported, not the stale value
+        // again.
+        if case .servedWhenMainFails = plan.staleValues { plan.staleValues = .notServed }
+        let firstOrigin = plan.first == .main ? origins.main : origins.cache
         let key = (query as? any KeyedQuery)?.key
         let stream = ResponseStream<Main.Value>(
             key: key,
-            loadingOrigin: readsMainFirst ? mainOrigin : cacheOrigin,
-            primaryOrigin: readsMainFirst ? mainOrigin : cacheOrigin,
+            loadingOrigin: firstOrigin,
+            primaryOrigin: firstOrigin,
             observe: {
                 [changeBroadcaster.changes(forKey: key), cache.changes(forKey: key), main.changes(forKey: key)]
             },
-            read: { emit in
-                await streamRead(query, plan: plan, origins: (main: mainOrigin, cache: cacheOrigin), emit: emit)
+            read: { [plan] emit in
+                await streamRead(query, plan: plan, origins: origins, emit: emit)
             }
         )
         return stream.start(bufferingNewest: limit)
     }
 
-    /// One read of a stream, emitting as it goes: a stale value is emitted before the main source is asked.
+    /// One read of a stream: the GET algorithm (``OperationPlan/Read``), emitting a stale value before main is
+    /// asked about it, then the answer or the error with the origin of the source that gave it.
     private func streamRead(
         _ query: any Query,
-        plan: Plan,
+        plan: OperationPlan.Read,
         origins: (main: DataOrigin, cache: DataOrigin),
         emit: ResponseStream<Main.Value>.Emitter
     ) async {
-        switch plan {
-        case .main:
-            do {
-                emit(.value(try await main.get(query), origin: origins.main, storedAt: nil, isStale: false))
-            } catch {
-                emit(.error(error, origin: origins.main))
-            }
-        case .mainSync:
-            await refreshFromMain(query, origin: origins.main, emit: emit)
-        case .cache(let ignoringValidation):
-            do {
-                let entry = try await readCacheEntry(query)
-                emit(.value(entry.value, origin: origins.cache, storedAt: entry.storedAt, isStale: false))
-            } catch let error as StrataError where ignoringValidation && error.code == .notValid {
-                if let stale = error.value(as: Main.Value.self) {
-                    emit(.value(stale, origin: origins.cache, storedAt: nil, isStale: true))
-                } else {
-                    emit(.error(error, origin: origins.cache))
-                }
-            } catch {
-                emit(.error(error, origin: origins.cache))
-            }
-        case .cacheSync:
-            do {
-                let entry = try await readCacheEntry(query)
-                emit(.value(entry.value, origin: origins.cache, storedAt: entry.storedAt, isStale: false))
-                return
-            } catch let error as StrataError where error.isMiss {
-                if error.code == .notValid, let stale = error.value(as: Main.Value.self) {
-                    emit(.value(stale, origin: origins.cache, storedAt: nil, isStale: true))
-                }
-            } catch {
-                emit(.error(error, origin: origins.cache))
-                return
-            }
-            await refreshFromMain(query, origin: origins.main, emit: emit)
+        let response = { @Sendable (answer: PlannedAnswer<StoredEntry<Main.Value>>) in
+            RepositoryResponse.value(
+                answer.entry.value,
+                origin: answer.source == .main ? origins.main : origins.cache,
+                storedAt: answer.entry.storedAt,
+                isStale: answer.isStale
+            )
         }
-    }
-
-    /// Reads the main source and stores its value in the cache, as a MainSync get does.
-    private func refreshFromMain(
-        _ query: any Query,
-        origin: DataOrigin,
-        emit: ResponseStream<Main.Value>.Emitter
-    ) async {
         do {
-            let value = try await main.get(query)
-            let stored = try await syncCache(after: value) { try await cache.put(value, in: query) }
-            emit(.value(stored, origin: origin, storedAt: nil, isStale: false))
+            // Stream reads are not shared with concurrent gets: each read of a stream is its own.
+            let answer = try await runRead(plan, plannedGet(query), coalesces: false) { emit(response($0)) }
+            emit(response(answer))
         } catch {
-            emit(.error(error, origin: origin))
+            emit(.error(error.error, origin: error.source == .main ? origins.main : origins.cache))
         }
-    }
-
-    /// Reads the cache with the entry's stored date when the cache records it.
-    private func readCacheEntry(_ query: any Query) async throws -> (value: Main.Value, storedAt: Date?) {
-        let entry = try await cache.getEntry(query)
-        return (entry.value, entry.storedAt)
     }
 }

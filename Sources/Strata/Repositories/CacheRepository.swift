@@ -2,16 +2,22 @@
 ///
 /// | operation | GET | PUT | DELETE |
 /// |---|---|---|---|
-/// | ``DefaultOperation`` | as CacheSync | as MainSync | as MainSync |
-/// | ``MainOperation`` | main only | main only | main only |
-/// | ``MainSyncOperation`` | main, then put into cache | main, then cache with main's value | main, then cache |
-/// | ``CacheOperation`` | cache only | cache only | cache only |
-/// | ``CacheSyncOperation`` | cache; on a miss, as MainSync | cache, then main | cache, then main |
+/// | ``DefaultOperation`` | as `.cacheSync` | as `.mainSync` | as `.mainSync` |
+/// | ``MainOperation`` | main | main | main |
+/// | ``MainSyncOperation`` | main, then its entry into the cache | main, then the cache with main's value | main, then the cache |
+/// | ``CacheOperation`` | cache (`.cacheIgnoringValidation` serves stale values) | cache | cache |
+/// | ``CacheSyncOperation`` | cache; on *not found* or *not valid* main, then its entry into the cache; other cache errors are thrown | cache, then main with the cache's value | cache, then main |
+///
+/// Each row is the operation's ``RepositoryOperation/plan``, and one algorithm carries out every plan (see
+/// ``OperationPlan/Read`` and ``OperationPlan/Write``), so an operation of your own behaves by the same rules.
 ///
 /// A GET with CacheSync goes to the main source only when the cache throws
 /// ``StrataError/Code/notFound`` or ``StrataError/Code/notValid``; any other cache error is returned as
 /// it is. When the main source then fails and the operation's fallback rule accepts the error, the stale
-/// cached value is returned instead (serve-stale-on-error).
+/// cached value is returned instead (serve-stale-on-error). A value copied from main into the cache keeps its
+/// metadata (``PutDataSource/putEntry(_:in:)``), so the copy never outlives its original; a stale cached entry with
+/// validators is revalidated (``GetDataSource/getIfModified(_:since:)``), and *not modified* renews its metadata
+/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it.
 ///
 /// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
 /// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own
@@ -87,42 +93,35 @@ extension CacheRepository {
         case bestEffort
     }
 
-    /// What the repository does for one call, after resolving ``DefaultOperation``.
-    enum Plan {
-        case main
-        case mainSync
-        case cache(ignoringValidation: Bool)
-        case cacheSync(fallback: @Sendable (any Error) -> Bool)
+    /// The operation's plan for reads, or ``StrataError/Code/operationNotSupported`` when it declines them.
+    func readPlan(of operation: any RepositoryOperation) throws -> OperationPlan.Read {
+        guard let plan = operation.plan.read else { throw StrataError.operationNotSupported(operation, by: Self.self) }
+        return plan
     }
 
-    /// Resolves an operation for a GET; the common CacheSync and Default are checked first.
-    func readPlan(for operation: any RepositoryOperation) throws -> Plan {
-        if let operation = operation as? CacheSyncOperation { return .cacheSync(fallback: operation.fallback) }
-        if operation is DefaultOperation { return .cacheSync(fallback: { _ in false }) }
-        return try plan(for: operation)
+    /// The operation's plan for writes, or ``StrataError/Code/operationNotSupported`` when it declines them.
+    func writePlan(of operation: any RepositoryOperation) throws -> OperationPlan.Write {
+        guard let plan = operation.plan.write else { throw StrataError.operationNotSupported(operation, by: Self.self) }
+        return plan
     }
 
-    /// Resolves an operation for a PUT or DELETE.
-    func writePlan(for operation: any RepositoryOperation) throws -> Plan {
-        switch operation {
-        case is DefaultOperation: return .mainSync
-        default: return try plan(for: operation)
+    /// The operation's plan for deletes, or ``StrataError/Code/operationNotSupported`` when it declines them.
+    func deletePlan(of operation: any RepositoryOperation) throws -> OperationPlan.Write {
+        guard let plan = operation.plan.delete else {
+            throw StrataError.operationNotSupported(operation, by: Self.self)
         }
-    }
-
-    private func plan(for operation: any RepositoryOperation) throws -> Plan {
-        switch operation {
-        case is MainOperation: return .main
-        case is MainSyncOperation: return .mainSync
-        case let operation as CacheOperation: return .cache(ignoringValidation: operation.ignoringValidation)
-        case let operation as CacheSyncOperation: return .cacheSync(fallback: operation.fallback)
-        default: throw StrataError.operationNotSupported(operation, by: Self.self)
-        }
+        return plan
     }
 
     /// Runs a cache write that follows a successful main call, applying the write policy.
+    ///
+    /// - Parameters:
+    ///   - mainResult: What the call returns when a best-effort write fails.
+    ///   - payload: The payload of ``StrataError/Code/cacheSyncFailed``: main's value; `mainResult` by default.
+    ///   - write: The cache write.
     func syncCache<Result: Sendable>(
         after mainResult: Result,
+        payload: (any Sendable)? = nil,
         _ write: () async throws -> Result
     ) async throws -> Result {
         do {
@@ -133,7 +132,7 @@ extension CacheRepository {
                 .cacheSyncFailed,
                 "The main source succeeded but writing its result to the cache failed",
                 underlying: error,
-                payload: mainResult
+                payload: payload ?? mainResult
             )
         }
     }

@@ -30,29 +30,31 @@ extension SingleDataSourceRepository: GetRepository where Source: GetDataSource 
 }
 
 extension SingleDataSourceRepository: PutRepository where Source: PutDataSource {
-    /// Writes to the source.
+    /// Writes to the source; observers are told once the write happened, never after a failed one.
     public func put(
         _ value: Source.Value,
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> Source.Value {
-        defer { changeBroadcaster.publishWrite(to: query) }
-        return try await source.put(value, in: query)
+        let stored = try await source.put(value, in: query)
+        changeBroadcaster.publishWrite(to: query)
+        return stored
     }
 
-    /// Writes to the source.
+    /// Writes to the source; observers are told once the write happened, never after a failed one.
     public func putAll(
         _ values: [Source.Value],
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Source.Value] {
-        defer { changeBroadcaster.publishWrite(to: query) }
-        return try await source.putAll(values, in: query)
+        let stored = try await source.putAll(values, in: query)
+        changeBroadcaster.publishWrite(to: query)
+        return stored
     }
 }
 
 extension SingleDataSourceRepository: DeleteRepository where Source: DeleteDataSource {
-    /// Deletes from the source.
+    /// Deletes from the source; observers are told once the deletion happened, never after a failed one.
     public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
         try await source.delete(query)
         changeBroadcaster.publishDeletion(of: query)

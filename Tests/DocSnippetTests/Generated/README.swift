@@ -26,9 +26,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:99
+// README.md:107
 extension DocSnippetContext {
-    func README_99() async throws {
+    func README_107() async throws {
         let disk = try JSONFileDataSource<User>(folder: cachesURL.appending(path: "users"), countLimit: 1_000)
         let users = CacheRepository(main: disk, cache: MemoryDataSource<User>(countLimit: 100))
         _ = try await users.put(User(id: 42, name: "Ada"), in: IdQuery(42), operation: .mainSync)  // the files, then memory
@@ -37,9 +37,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:112
+// README.md:120
 extension DocSnippetContext {
-    func README_112() async throws {
+    func README_120() async throws {
         struct Article: Decodable { var title: String }
 
         let blobs = try BlobCache(using: client, baseURL: URL(string: "https://example.com/"))
@@ -49,8 +49,8 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:126
-struct README_126 {
+// README.md:134
+struct README_134 {
     /// Every `interval`, adds what `plugin` counted since the last export to swift-metrics counters and records the
     /// latest p99 latency.
     func exportMetrics(of plugin: MetricsPlugin, every interval: Duration) async throws {
@@ -75,9 +75,9 @@ struct README_126 {
     }
 }
 
-// README.md:179
+// README.md:187
 extension DocSnippetContext {
-    func README_179() async throws {
+    func README_187() async throws {
         let metrics = MetricsPlugin()
         let api = UsersAPI(client).plugins([
             LoggingPlugin { record in logger.debug("\(record.message)") },   // no values logged unless asked
@@ -89,9 +89,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:194
+// README.md:202
 extension DocSnippetContext {
-    func README_194() async throws {
+    func README_202() async throws {
         for await response in users.stream(IdQuery(42), operation: .cacheSync) {
             // .loading, then the cached value (isStale if expired), then main's fresh value, then every later write
             if let user = response.value { render(user, stale: response.isStale, from: response.origin) }

@@ -1,0 +1,138 @@
+extension CacheRepository
+where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == Cache.Value {
+    /// Carries out a read plan: the one algorithm behind `get`, `getAll`, `getEntry`, `getAllEntries` and `stream`
+    /// (the steps are described on ``OperationPlan/Read``).
+    ///
+    /// - Parameters:
+    ///   - plan: The operation's read plan.
+    ///   - read: How the method reads and stores entries.
+    ///   - knownMiss: The cache's miss, when the caller already asked the cache (the inlined hot path).
+    ///   - coalesces: Whether a main read after a cache miss is shared with concurrent identical reads.
+    ///   - beforeMain: Called with the stale answer before main is asked about it (a stream emits it).
+    /// - Returns: The entry and where it came from.
+    /// - Throws: The failed call's error with its source.
+    func runRead<Entry, Value>(
+        _ plan: OperationPlan.Read,
+        _ read: PlannedRead<Entry, Value>,
+        knownMiss: StrataError? = nil,
+        coalesces: Bool = true,
+        beforeMain: (@Sendable (PlannedAnswer<Entry>) -> Void)? = nil
+    ) async throws(PlannedReadFailure) -> PlannedAnswer<Entry> {
+        if plan.first == .main {
+            do {
+                return try await readMain(plan, read, stale: nil, coalesces: false)
+            } catch {
+                throw PlannedReadFailure(error: error, source: .main)
+            }
+        }
+        let miss: StrataError
+        if let knownMiss {
+            miss = knownMiss
+        } else {
+            do {
+                return PlannedAnswer(entry: try await read.readCache(), source: .cache, isStale: false)
+            } catch let error as StrataError where error.isMiss {
+                miss = error
+            } catch {
+                throw PlannedReadFailure(error: error, source: .cache)
+            }
+        }
+        let stale = miss.code == .notValid ? read.stale(miss) : nil
+        let staleAnswer = stale.map { PlannedAnswer(entry: $0, source: .cache, isStale: true) }
+        if let staleAnswer, case .served = plan.staleValues { return staleAnswer }
+        guard plan.asksMainOn.contains(miss) else { throw PlannedReadFailure(error: miss, source: .cache) }
+        if let staleAnswer { beforeMain?(staleAnswer) }
+        do {
+            return try await readMain(plan, read, stale: stale, coalesces: coalesces)
+        } catch {
+            if let staleAnswer, plan.staleValues.servesStale(after: error) { return staleAnswer }
+            throw PlannedReadFailure(error: error, source: .main)
+        }
+    }
+
+    /// The main half of a read: a conditional read for a stale entry with validators (renewing the cached entry
+    /// on *not modified*), else main's entry; written back into the cache as the plan says.
+    private func readMain<Entry, Value>(
+        _ plan: OperationPlan.Read,
+        _ read: PlannedRead<Entry, Value>,
+        stale: Entry?,
+        coalesces: Bool
+    ) async throws -> PlannedAnswer<Entry> {
+        let writesBack = plan.writesBack
+        let revalidates = plan.revalidates
+        let readAndStore = { @Sendable [self] () async throws -> PlannedAnswer<Entry> in
+            if revalidates, let stale, let outcome = try await read.revalidate(stale) {
+                switch outcome {
+                case .notModified(let renewed):
+                    guard writesBack else { return PlannedAnswer(entry: renewed, source: .main, isStale: false) }
+                    let stored = try await syncCache(after: renewed, payload: read.value(renewed)) {
+                        try await read.renew(renewed)
+                    }
+                    return PlannedAnswer(entry: stored, source: .main, isStale: false)
+                case .modified(let entry):
+                    return try await store(entry, writesBack: writesBack, read)
+                }
+            }
+            return try await store(try await read.readMain(), writesBack: writesBack, read)
+        }
+        guard coalesces, let key = mainReadKey(isGetAll: read.isGetAll, writesBack: writesBack, read.query) else {
+            return try await readAndStore()
+        }
+        return try await sharedMainRead(key, readAndStore)
+    }
+
+    /// Main's entry, written into the cache when the plan writes back.
+    private func store<Entry, Value>(
+        _ entry: Entry,
+        writesBack: Bool,
+        _ read: PlannedRead<Entry, Value>
+    ) async throws -> PlannedAnswer<Entry> {
+        guard writesBack else { return PlannedAnswer(entry: entry, source: .main, isStale: false) }
+        let stored = try await syncCache(after: entry, payload: read.value(entry)) { try await read.store(entry) }
+        return PlannedAnswer(entry: stored, source: .main, isStale: false)
+    }
+
+    /// How `get` reads: entries with their metadata, a conditional read for a stale entry with validators.
+    func plannedGet(_ query: any Query) -> PlannedRead<StoredEntry<Main.Value>, Main.Value> {
+        PlannedRead(
+            isGetAll: false,
+            query: query,
+            readCache: { [cache] in try await cache.getEntry(query) },
+            readMain: { [main] in try await main.getEntry(query) },
+            revalidate: { [main] stale in
+                guard stale.metadata.hasValidators else { return nil }
+                switch try await main.getIfModified(query, since: stale.metadata) {
+                case .modified(let entry): return .modified(entry)
+                case .notModified(let renewed): return .notModified(StoredEntry(value: stale.value, metadata: renewed))
+                }
+            },
+            store: { [cache] entry in
+                StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
+            },
+            renew: { [cache] entry in
+                if try await cache.renewMetadata(entry.metadata, in: query) { return entry }
+                return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
+            },
+            stale: { $0.staleEntry(as: Main.Value.self) },
+            value: \.value
+        )
+    }
+
+    /// How `getAll` reads: entries with their metadata; there is no conditional list read.
+    func plannedGetAll(_ query: any Query) -> PlannedRead<[StoredEntry<Main.Value>], [Main.Value]> {
+        let storeAll = { @Sendable [cache] (entries: [StoredEntry<Main.Value>]) async throws in
+            entries.keepingMetadata(of: try await cache.putAllEntries(entries, in: query))
+        }
+        return PlannedRead(
+            isGetAll: true,
+            query: query,
+            readCache: { [cache] in try await cache.getAllEntries(query) },
+            readMain: { [main] in try await main.getAllEntries(query) },
+            revalidate: { _ in nil },
+            store: storeAll,
+            renew: storeAll,
+            stale: { $0.staleEntries(as: Main.Value.self) },
+            value: { $0.map(\.value) }
+        )
+    }
+}

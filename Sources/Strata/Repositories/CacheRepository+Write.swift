@@ -1,0 +1,32 @@
+extension CacheRepository {
+    /// Carries out a write plan: the one algorithm behind `put`, `putAll`, `putEntry`, `putAllEntries` and
+    /// `delete`.
+    ///
+    /// The first source is written; only after it succeeded, the other one, with the first's returned value. A
+    /// cache write after main's follows the write policy (``StrataError/Code/cacheSyncFailed``). `announce` runs
+    /// once, after the writes, whenever the first one happened — even when the second then failed — and never
+    /// when nothing was written.
+    ///
+    /// - Parameters:
+    ///   - plan: The operation's write (or delete) plan.
+    ///   - input: What the first source is given.
+    ///   - toMain: Writes main; returns what the next step is given.
+    ///   - toCache: Writes the cache; returns what the next step is given.
+    ///   - announce: Publishes the change to observers.
+    /// - Returns: What the last source returned.
+    func runWrite<Input: Sendable>(
+        _ plan: OperationPlan.Write,
+        _ input: Input,
+        toMain: (Input) async throws -> Input,
+        toCache: (Input) async throws -> Input,
+        announce: () -> Void
+    ) async throws -> Input {
+        let first = plan.first == .main ? try await toMain(input) : try await toCache(input)
+        defer { announce() }
+        guard plan.thenOther else { return first }
+        if plan.first == .main {
+            return try await syncCache(after: first) { try await toCache(first) }
+        }
+        return try await toMain(first)
+    }
+}
