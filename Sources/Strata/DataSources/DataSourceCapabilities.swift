@@ -23,7 +23,7 @@ public protocol DataSourceCapabilities: Sendable {
     /// Returns the changes of one entry, or of every entry when `key` is `nil`.
     ///
     /// A source that announces its changes keeps a ``ChangeBroadcaster``, publishes after each write that
-    /// happened, and returns ``ChangeBroadcaster/changes(forKey:)`` here. The default returns a stream that
+    /// happened, and returns ``ChangeBroadcaster/changes(forKey:bufferingNewest:)`` here. The default returns a stream that
     /// ends at once: the source announces nothing, and repositories learn of changes only through their own
     /// writes.
     ///
