@@ -4,13 +4,13 @@ extension KeyValueStore {
     /// The common ``KeyQuery`` is recognised by comparing the opened existential's type, a pointer comparison
     /// that the specialised caller folds: no cast, no allocation. Only other queries pay for a runtime
     /// conformance lookup.
-    @inlinable
+    @inlinable @inline(__always)
     static func key(of query: any Query) -> String? {
         if let key = keyQueryKey(query) { return key }
         return (query as? any KeyedQuery)?.key
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func keyQueryKey<Q: Query>(_ query: Q) -> String? {
         guard Q.self == KeyQuery.self else { return nil }
         // `unsafeBitCast` is sound: this line runs only when `Q` is exactly `KeyQuery`.

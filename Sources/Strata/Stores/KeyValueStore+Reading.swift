@@ -34,8 +34,8 @@ extension KeyValueStore {
     }
 
     /// The entry a ``KeyedQuery`` names, read without suspending: the hot path of ``get(_:)``.
-    @inlinable
-    func keyedEntry(for query: any Query) throws -> StoredEntry<Value> {
+    @inlinable @inline(__always)
+    package func keyedEntry(for query: any Query) throws -> StoredEntry<Value> {
         guard let key = Self.key(of: query) else { throw Self.unsupported(query) }
         guard let entry = try entry(forKey: key) else { throw StrataError.miss(key: key) }
         return entry

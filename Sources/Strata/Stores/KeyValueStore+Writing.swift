@@ -8,9 +8,7 @@ extension KeyValueStore {
     ///   for other queries, and what the store's write throws.
     @inlinable
     nonisolated(nonsending) public func put(_ value: Value, in query: any Query) async throws -> Value {
-        guard let key = Self.key(of: query) else { throw Self.unsupported(query) }
-        try StrataError.checkKey(key)
-        try setValue(value, forKey: key, metadata: EntryMetadata())
+        try storeKeyed(value, metadata: EntryMetadata(), in: query)
         return value
     }
 
@@ -21,10 +19,16 @@ extension KeyValueStore {
     @inlinable
     nonisolated(nonsending) public func putEntry(_ entry: StoredEntry<Value>, in query: any Query) async throws -> Value
     {
+        try storeKeyed(entry.value, metadata: entry.metadata, in: query)
+        return entry.value
+    }
+
+    /// Writes a value under the key a ``KeyedQuery`` names, without suspending: the hot path of ``put(_:in:)``.
+    @inlinable @inline(__always)
+    package func storeKeyed(_ value: Value, metadata: EntryMetadata, in query: any Query) throws {
         guard let key = Self.key(of: query) else { throw Self.unsupported(query) }
         try StrataError.checkKey(key)
-        try setValue(entry.value, forKey: key, metadata: entry.metadata)
-        return entry.value
+        try setValue(value, forKey: key, metadata: metadata)
     }
 
     /// Stores values: one per key of a ``MultiKeyedQuery`` (in order), exactly one for a ``KeyedQuery``, or,

@@ -19,9 +19,9 @@ extension DocSnippetContext {
             configuration: .init(
                 location: .caches,
                 identifier: "images",
-                lifetime: .duration(.seconds(7 * 86_400)),
+                timeToLive: .seconds(7 * 86_400),
                 maxSize: 50 << 20,
-                maxCount: 10_000
+                countLimit: 10_000
             )
         )
         try images.setValue(png, forKey: url.absoluteString, options: .init(eTag: "\"v1\""))
