@@ -9,8 +9,8 @@ extension FileDataSource {
     ///
     /// ```swift
     /// let configuration = FileDataSource.Configuration(
-    ///     location: .caches, identifier: "images", lifetime: .duration(.seconds(7 * 86_400)),
-    ///     maxSize: 50 << 20, maxCount: 10_000)
+    ///     location: .caches, identifier: "images", timeToLive: .seconds(7 * 86_400),
+    ///     maxSize: 50 << 20, countLimit: 10_000)
     /// ```
     public struct Configuration: Sendable {
         /// The folder that holds the store's folder.
@@ -19,17 +19,18 @@ extension FileDataSource {
         /// The name of the store's folder inside ``location``; unique among live stores.
         public var identifier: String
 
-        /// How long an entry lives unless its put says otherwise.
-        public var lifetime: Lifetime
+        /// How long an entry lives unless its put says otherwise; `nil` for ever (only the limits remove it).
+        public var timeToLive: Duration?
 
         /// The most bytes of data kept (entries' data only, not their ~72-byte metadata); `nil` for no limit.
         public var maxSize: Int?
 
         /// The most entries kept; `nil` for no limit.
-        public var maxCount: Int?
+        public var countLimit: Int?
 
-        /// Whether a write survives only a crash of the process (``Durability/atomic``) or also a power loss.
-        public var durability: Durability
+        /// Whether a write survives only a crash of the process (``Strata/StoreDurability/atomic``) or also a
+        /// power loss.
+        public var durability: StoreDurability
 
         /// The clock for created, last-access and expiry dates.
         public var clock: any WallClock
@@ -42,41 +43,49 @@ extension FileDataSource {
         /// damaged metadata are still caught.
         public var verifiesContent: Bool
 
-        /// Receives a line for each damaged entry the store finds and removes; `nil` to stay quiet.
-        public var diagnostics: (@Sendable (String) -> Void)?
+        /// Receives a ``Strata/StrataError/Code/corrupt`` report for each damaged entry the store finds and
+        /// discards (naming the file and what was done with it); `nil` to stay quiet.
+        public var diagnostics: (@Sendable (StrataError) -> Void)?
+
+        /// The key under which `putAll(_:in: AllObjectsQuery())` stores each value; `nil` refuses such puts of
+        /// a non-empty list.
+        public var key: (@Sendable (Data) -> String)?
 
         /// Creates a configuration.
         ///
         /// - Parameters:
         ///   - location: The folder that holds the store's folder.
         ///   - identifier: The name of the store's folder; unique among live stores.
-        ///   - lifetime: The default lifetime of an entry.
+        ///   - timeToLive: The default lifetime of an entry; `nil` for ever.
         ///   - maxSize: The most bytes of data kept.
-        ///   - maxCount: The most entries kept.
+        ///   - countLimit: The most entries kept.
         ///   - durability: What a write survives.
         ///   - clock: The clock for dates and expiry.
         ///   - verifiesContent: Whether every read checks the data against its content hash.
-        ///   - diagnostics: Receives a line for each damaged entry removed.
+        ///   - diagnostics: Receives a report for each damaged entry discarded.
+        ///   - key: The key of a value, for puts of lists.
         public init(
             location: Location = .caches,
             identifier: String,
-            lifetime: Lifetime = .forever,
+            timeToLive: Duration? = nil,
             maxSize: Int? = nil,
-            maxCount: Int? = nil,
-            durability: Durability = .atomic,
+            countLimit: Int? = nil,
+            durability: StoreDurability = .atomic,
             clock: any WallClock = SystemClock(),
             verifiesContent: Bool = true,
-            diagnostics: (@Sendable (String) -> Void)? = nil
+            diagnostics: (@Sendable (StrataError) -> Void)? = nil,
+            key: (@Sendable (Data) -> String)? = nil
         ) {
             self.location = location
             self.identifier = identifier
-            self.lifetime = lifetime
+            self.timeToLive = timeToLive
             self.maxSize = maxSize
-            self.maxCount = maxCount
+            self.countLimit = countLimit
             self.durability = durability
             self.clock = clock
             self.verifiesContent = verifiesContent
             self.diagnostics = diagnostics
+            self.key = key
         }
 
         /// The store's folder: `location/identifier`.
@@ -105,32 +114,5 @@ extension FileDataSource {
             case .url(let url): url
             }
         }
-    }
-
-    /// How long entries live.
-    public enum Lifetime: Sendable, Hashable {
-        /// Entries expire this long after they are written.
-        case duration(Duration)
-        /// Entries never expire; only the size and count limits remove them.
-        case forever
-
-        /// The duration, or `nil` for ``forever``.
-        public var duration: Duration? {
-            switch self {
-            case .duration(let duration): duration
-            case .forever: nil
-            }
-        }
-    }
-
-    /// What a completed write survives.
-    public enum Durability: Sendable, Hashable {
-        /// A temporary file in the store's folder renamed over the entry, without `fsync`: a reader sees the old
-        /// or the new entry, never a mix, and a crash of the process loses nothing acknowledged. A power loss
-        /// may lose recent writes (never corrupts: a damaged entry is a miss).
-        case atomic
-        /// As ``atomic``, and the file and the folder are flushed (`fsync`) before the write returns, so an
-        /// acknowledged write survives a power loss. About three times slower.
-        case durable
     }
 }

@@ -7,7 +7,7 @@ extension FileDataSource {
         /// The most bytes of ``attributes`` an entry carries: 4 KiB.
         public static let maxAttributesSize = EntryTrailer.maxAttributesLength
 
-        /// How long this entry lives; `nil` uses the configuration's ``Configuration/lifetime``.
+        /// How long this entry lives; `nil` uses the configuration's ``Configuration/timeToLive``.
         public var timeToLive: Duration?
 
         /// The entry's `ETag`, for `If-None-Match` revalidation.

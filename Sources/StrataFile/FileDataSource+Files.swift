@@ -88,7 +88,10 @@ extension FileDataSource {
                 EntryFile.setAside(fileName, in: folder) != nil
             else { throw error }
             configuration.diagnostics?(
-                "FileDataSource set aside a folder at the entry file \(folder.qualified(fileName))"
+                StrataError(
+                    .corrupt,
+                    "FileDataSource set aside a folder at the entry file \(folder.qualified(fileName))"
+                )
             )
             try rename(source, to: fileName)
         }
@@ -186,7 +189,7 @@ extension FileDataSource {
     /// not be removed (eviction then stops rather than spin).
     @discardableResult
     func evict(_ state: inout State, now: Date) -> StrataError? {
-        let maxCount = configuration.maxCount ?? .max
+        let maxCount = configuration.countLimit ?? .max
         let maxSize = configuration.maxSize ?? .max
         func overLimits() -> Bool { state.index.count > maxCount || state.index.totalSize > maxSize }
         guard overLimits() else { return nil }

@@ -4,8 +4,8 @@ extension FileDataSource {
     /// Returns the changes of one key, or of all keys: every put and ``move(fileAt:forKey:options:)``, every
     /// removal and delete, and ``removeAll()`` made through this store.
     ///
-    /// Evictions, expiry and ``cleanup()`` are not announced: the data did not change, the store only forgot
-    /// it. Changes made by another process are not seen. The stream keeps the newest change (see
+    /// Evictions, expiry, ``removeExpired()`` and renewals are not announced: the data did not change, the store
+    /// only forgot it or renewed it. Changes made by another process are not seen. The stream keeps the newest change (see
     /// ``Strata/ChangeBroadcaster``).
     ///
     /// - Parameter key: The key to observe; `nil` for every key.

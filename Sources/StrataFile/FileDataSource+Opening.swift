@@ -1,3 +1,4 @@
+import Strata
 import StrataStorage
 
 extension FileDataSource {
@@ -19,10 +20,11 @@ extension FileDataSource {
     /// the access journal and builds the index.
     static func load(
         _ folder: StoreFolder,
-        diagnostics: (@Sendable (String) -> Void)?
+        diagnostics: (@Sendable (StrataError) -> Void)?
     ) -> (index: EntryIndex, corrupt: Int) {
         let items = (try? folder.items()) ?? []
         var loaded: [EntryIndex.Entry] = []
+        var legacy: [(fileName: String, entry: EntryIndex.Entry)] = []
         var corrupt = 0
         for item in items {
             if item.name.hasPrefix(temporaryPrefix) {
@@ -45,6 +47,17 @@ extension FileDataSource {
                         )
                     )
                     continue
+                case .success(let (trailer, length)) where EntryName(rawKey: trailer.key) == name:
+                    // Named by an earlier version from a key not in NFC: renamed below to its NFC name.
+                    let entry = EntryIndex.Entry(
+                        name: EntryName(key: trailer.key),
+                        trailer: trailer,
+                        lastAccess: trailer.created,
+                        accessSequence: trailer.writeSequence,
+                        fileLength: length
+                    )
+                    legacy.append((item.name, entry))
+                    continue
                 case .success: problem = .damaged("holds another key")
                 case .failure(let failure): problem = failure
                 }
@@ -54,10 +67,14 @@ extension FileDataSource {
             guard problem.isDamage, let outcome = EntryFile.discard(item.name, in: folder) else { continue }
             corrupt += 1
             diagnostics?(
-                "FileDataSource found a damaged entry file \(folder.qualified(item.name)) when opening the store "
-                    + "(\(problem)): \(outcome)"
+                StrataError(
+                    .corrupt,
+                    "FileDataSource found a damaged entry file \(folder.qualified(item.name)) when opening the store "
+                        + "(\(problem)): \(outcome)"
+                )
             )
         }
+        migrate(legacy, into: &loaded, in: folder)
         let journal = readJournal(folder, diagnostics: diagnostics)
         var index = EntryIndex()
         for position in loaded.indices {
@@ -77,11 +94,32 @@ extension FileDataSource {
         return (index, corrupt)
     }
 
+    /// Renames the entry files an earlier version named from keys not in NFC to their NFC names, so that the key
+    /// rule reaches them; one superseded by a later write of the same key is removed, one that cannot be renamed
+    /// is left as it is (unreachable, as it was for a key spelled in NFC).
+    private static func migrate(
+        _ legacy: [(fileName: String, entry: EntryIndex.Entry)],
+        into loaded: inout [EntryIndex.Entry],
+        in folder: StoreFolder
+    ) {
+        for (fileName, entry) in legacy {
+            if let existing = loaded.firstIndex(where: { $0.name == entry.name }),
+                loaded[existing].trailer.writeSequence >= entry.trailer.writeSequence
+            {
+                _ = try? folder.remove(fileName)
+                continue
+            }
+            guard (try? folder.rename(fileName, to: entry.name.fileName)) != nil else { continue }
+            loaded.removeAll { $0.name == entry.name }
+            loaded.append(entry)
+        }
+    }
+
     /// The access journal's records; none when it is missing or damaged. A link or a folder at its name is
     /// discarded (reported when `diagnostics` is given), so the next save can write the journal.
     static func readJournal(
         _ folder: StoreFolder,
-        diagnostics: (@Sendable (String) -> Void)?,
+        diagnostics: (@Sendable (StrataError) -> Void)?,
         discarding: Bool = true
     ) -> [EntryName: AccessJournal.Record] {
         do {
@@ -92,8 +130,12 @@ extension FileDataSource {
                 let outcome = EntryFile.discard(AccessJournal.fileName, in: folder)
             else { return [:] }
             diagnostics?(
-                "FileDataSource found no access journal but \(error.isLink ? "a symbolic link" : "not a regular file")"
-                    + " at \(folder.qualified(AccessJournal.fileName)): \(outcome)"
+                StrataError(
+                    .corrupt,
+                    "FileDataSource found no access journal but "
+                        + "\(error.isLink ? "a symbolic link" : "not a regular file")"
+                        + " at \(folder.qualified(AccessJournal.fileName)): \(outcome)"
+                )
             )
             return [:]
         }

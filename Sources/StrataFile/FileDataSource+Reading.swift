@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataStorage
 internal import StrataSupport
 
@@ -26,7 +27,7 @@ extension FileDataSource {
         for _ in 0..<4 {
             let now = configuration.clock.now()
             let snapshot = state.withLock { state -> EntryIndex.Entry? in
-                guard let entry = state.index.entry(name), entry.trailer.key.utf8.elementsEqual(key.utf8) else {
+                guard let entry = state.index.entry(name), entry.trailer.key == key else {
                     return nil
                 }
                 if let expiresAt = entry.trailer.expiresAt, now >= expiresAt {
@@ -39,11 +40,11 @@ extension FileDataSource {
             let problem: EntryFileProblem
             switch readFile(name, length: snapshot.fileLength) {
             case .entry(let data, let trailer):
-                if trailer.writeSequence == snapshot.trailer.writeSequence, trailer.key.utf8.elementsEqual(key.utf8) {
+                if trailer.writeSequence == snapshot.trailer.writeSequence, trailer.key == key {
                     return (data, trailer)
                 }
                 problem = .damaged(
-                    trailer.key.utf8.elementsEqual(key.utf8) ? "holds another version" : "holds another key"
+                    trailer.key == key ? "holds another version" : "holds another key"
                 )
             case .problem(.unreadable):
                 return nil
@@ -66,7 +67,10 @@ extension FileDataSource {
             case nil: continue
             case let done??:
                 configuration.diagnostics?(
-                    "FileDataSource found a damaged entry file \(folder.qualified(name.fileName)) (\(problem)): \(done)"
+                    StrataError(
+                        .corrupt,
+                        "FileDataSource found a damaged entry file \(folder.qualified(name.fileName)) (\(problem)): \(done)"
+                    )
                 )
                 return nil
             case .some(nil): return nil

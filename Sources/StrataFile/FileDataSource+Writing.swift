@@ -16,7 +16,7 @@ extension FileDataSource {
     /// while the store is over its limits.
     ///
     /// The data and its trailer are written to a temporary file in the store's folder, which is renamed over
-    /// the entry (with `fsync` of the file and the folder in ``Durability/durable`` mode).
+    /// the entry (with `fsync` of the file and the folder in ``Strata/StoreDurability/durable`` mode).
     ///
     /// - Parameters:
     ///   - data: The bytes to store.
@@ -27,11 +27,52 @@ extension FileDataSource {
     ///   ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
     ///   ``EntryOptions/maxAttributesSize``, ``Strata/StrataError/Code/io`` (with the `POSIXError`) when
     ///   writing fails; the previous entry, if any, and every other entry stay as they were.
-    public func setData(_ data: Data, forKey key: String, options: EntryOptions = EntryOptions()) throws {
+    public func setValue(_ data: Data, forKey key: String, options: EntryOptions = EntryOptions()) throws {
+        let now = configuration.clock.now()
+        let lifetime = options.timeToLive ?? configuration.timeToLive
+        try write(
+            data,
+            forKey: key,
+            created: now,
+            expiresAt: lifetime.map { now.addingTimeInterval($0.timeInterval) },
+            options: options
+        )
+    }
+
+    /// Stores `data` under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
+    /// configuration's time to live from the stored date) and the validators.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes to store.
+    ///   - key: Any string but the empty one.
+    ///   - metadata: The entry's metadata.
+    /// - Throws: As ``setValue(_:forKey:options:)``.
+    public func setValue(_ data: Data, forKey key: String, metadata: EntryMetadata) throws {
+        let created = metadata.storedAt ?? configuration.clock.now()
+        try write(
+            data,
+            forKey: key,
+            created: created,
+            expiresAt: metadata.expiresAt
+                ?? configuration.timeToLive.map { created.addingTimeInterval($0.timeInterval) },
+            options: EntryOptions(eTag: metadata.eTag, lastModified: metadata.lastModified)
+        )
+    }
+
+    /// Writes an entry's file, commits it, and announces the put once it is in the store (even when a later
+    /// step, such as flushing the folder, fails).
+    private func write(
+        _ data: Data,
+        forKey key: String,
+        created: Date,
+        expiresAt: Date?,
+        options: EntryOptions
+    ) throws {
         try StrataError.checkKey(key)
         try checkSize(data.count)
         try checkAttributes(options)
-        let trailer = makeTrailer(key: key, size: data.count, options: options) {
+        let trailer = makeTrailer(key: key, size: data.count, created: created, expiresAt: expiresAt, options: options)
+        {
             data.withUnsafeBytes { ContentChecksum.checksum($0) }
         }
         let encoded = trailer.encoded()
@@ -42,8 +83,25 @@ extension FileDataSource {
                 }
             }
         }
-        try commit(from: .temporary(temporary), trailer: trailer, fileLength: data.count + encoded.count)
-        changeBroadcaster.publish(.put(key: key))
+        try commitAnnouncing(from: .temporary(temporary), trailer: trailer, fileLength: data.count + encoded.count)
+    }
+
+    /// Commits a file and announces the put when the entry is in the store: after a success, or after a failure
+    /// that came once the file was in place.
+    private func commitAnnouncing(from source: CommitSource, trailer: EntryTrailer, fileLength: Int) throws {
+        do {
+            try commit(from: source, trailer: trailer, fileLength: fileLength)
+        } catch {
+            if isCommitted(trailer) { changeBroadcaster.publish(.put(key: trailer.key)) }
+            throw error
+        }
+        changeBroadcaster.publish(.put(key: trailer.key))
+    }
+
+    /// Whether the index holds the entry `trailer` describes.
+    private func isCommitted(_ trailer: EntryTrailer) -> Bool {
+        let name = EntryName(key: trailer.key)
+        return state.withLock { $0.index.entry(name)?.trailer.writeSequence == trailer.writeSequence }
     }
 
     /// Moves a file (a finished download, for example) into the store under `key` without copying its bytes:
@@ -74,7 +132,10 @@ extension FileDataSource {
         try checkSize(size)
         try checkAttributes(options)
         var failure: StrataError?
-        let trailer = makeTrailer(key: key, size: size, options: options) {
+        let now = configuration.clock.now()
+        let lifetime = options.timeToLive ?? configuration.timeToLive
+        let expiresAt = lifetime.map { now.addingTimeInterval($0.timeInterval) }
+        let trailer = makeTrailer(key: key, size: size, created: now, expiresAt: expiresAt, options: options) {
             var hasher = ContentChecksum()
             if !Self.hashFile(descriptor, size: size, into: &hasher) {
                 failure = POSIXCallError.last("pread", source).strataError("Reading a file to move")
@@ -94,9 +155,18 @@ extension FileDataSource {
         do {
             try commit(from: .external(source), trailer: trailer, fileLength: size + encoded.count)
         } catch let error as StrataError where (error.underlying as? POSIXError)?.code == .EXDEV {
-            try copyAcrossVolumes(source, descriptor: descriptor, trailer: trailer, length: size + encoded.count)
+            do {
+                try copyAcrossVolumes(source, descriptor: descriptor, trailer: trailer, length: size + encoded.count)
+            } catch {
+                if isCommitted(trailer) { changeBroadcaster.publish(.put(key: key)) }
+                throw error
+            }
         } catch {
-            _ = FileDescriptor.truncate(descriptor, to: size)
+            if isCommitted(trailer) {
+                changeBroadcaster.publish(.put(key: key))
+            } else {
+                _ = FileDescriptor.truncate(descriptor, to: size)
+            }
             throw error
         }
         changeBroadcaster.publish(.put(key: key))
@@ -108,11 +178,11 @@ extension FileDataSource {
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/io`` when the file exists but cannot be removed; the entry then stays.
     @discardableResult
-    public func removeData(forKey key: String) throws -> Bool {
+    public func removeValue(forKey key: String) throws -> Bool {
         try StrataError.checkKey(key)
         let name = EntryName(key: key)
         let removed = try state.withLock { state in
-            guard let entry = state.index.entry(name), entry.trailer.key.utf8.elementsEqual(key.utf8) else {
+            guard let entry = state.index.entry(name), entry.trailer.key == key else {
                 return false
             }
             try removeFile(name, in: &state)
@@ -122,33 +192,43 @@ extension FileDataSource {
         return removed
     }
 
-    /// Removes every entry; files that are not Strata entries stay.
+    /// Removes every entry and forgets the stored list answer; files that are not Strata entries stay.
+    ///
+    /// Announced when every entry, or some, went.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when some files cannot be removed; their entries stay.
     public func removeAll() throws {
-        defer { changeBroadcaster.publish(.deleteAll) }
-        try state.withLock { state in
-            let failure = removeFiles(state.index.entries.compactMap { $0?.name }, in: &state)
+        let (failure, removedAny) = state.withLock { state -> (StrataError?, Bool) in
+            let names = state.index.entries.compactMap { $0?.name }
+            let failure = removeFiles(names, in: &state)
             saveJournal(state.index)
-            if let failure { throw failure }
+            return (failure, state.index.count < names.count)
         }
+        storedListAnswer.forget()
+        if failure == nil || removedAny { changeBroadcaster.publish(.deleteAll) }
+        if let failure { throw failure }
     }
 
     /// Removes expired entries, then least recently used ones until the store is within both limits, and
     /// saves the last-access dates: what an app calls when it goes to the background or terminates.
     ///
+    /// - Returns: How many expired entries were removed.
     /// - Throws: ``Strata/StrataError/Code/io`` when an entry's file cannot be removed.
-    public func cleanup() throws {
+    @discardableResult
+    public func removeExpired() throws -> Int {
         let now = configuration.clock.now()
-        try state.withLock { state in
-            var failure = removeFiles(state.index.expiredNames(at: now), in: &state)
+        return try state.withLock { state in
+            let expired = state.index.expiredNames(at: now)
+            var failure = removeFiles(expired, in: &state)
+            let removed = expired.filter { state.index.entry($0) == nil }.count
             failure = failure ?? evict(&state, now: now)
             saveJournal(state.index)
             if let failure { throw failure }
+            return removed
         }
     }
 
-    /// Saves the last-access dates and the recency order now, rather than at the next ``cleanup()`` or when
+    /// Saves the last-access dates and the recency order now, rather than at the next ``removeExpired()`` or when
     /// the store is released.
     public func flush() {
         state.withLock { saveJournal($0.index) }
@@ -174,20 +254,20 @@ extension FileDataSource {
     private func makeTrailer(
         key: String,
         size: Int,
+        created: Date,
+        expiresAt: Date?,
         options: EntryOptions,
         hash: () -> UInt64
     ) -> EntryTrailer {
-        let now = configuration.clock.now()
-        let lifetime = options.timeToLive ?? configuration.lifetime.duration
-        return EntryTrailer(
+        EntryTrailer(
             key: key,
             eTag: options.eTag,
             lastModified: options.lastModified,
             payloadSize: size,
             contentHash: hash(),
             writeSequence: state.withLock { $0.index.nextSequence() },
-            created: now,
-            expiresAt: lifetime.map { now.addingTimeInterval($0.timeInterval) },
+            created: created,
+            expiresAt: expiresAt,
             attributes: options.attributes
         )
     }

@@ -11,7 +11,7 @@ import StrataStorage
 ///   ETag, Last-Modified, content hash, checksum). An in-memory index, loaded once when the store opens,
 ///   knows every entry's length, so a get is one `openat`, one `pread` and one `close`, with no `stat` and no
 ///   metadata call. Last-access dates live in memory and are saved to a journal (`.strata-index`) by
-///   ``cleanup()``, ``flush()`` and when the store is released.
+///   ``removeExpired()``, ``flush()`` and when the store is released.
 /// - **Checked reads.** A truncated or damaged file, a checksum mismatch or a file holding another key is a
 ///   miss: the file is removed, ``corruptEntriesRemoved`` counts it and the configuration's `diagnostics`
 ///   hears of it. Files without the `.strata` extension are never touched.
@@ -25,13 +25,13 @@ import StrataStorage
 ///   entry, optionally with `fsync` (``Durability/durable``).
 /// - **Eviction without the file system's dates.** The order is a sequence number the store keeps, so two
 ///   writes in one millisecond still have an order and a restart keeps it. The store counts its own bytes.
-/// - **Safe names.** A key of any content maps to 32 hex digits (two xxHash64 hashes) plus `.strata`.
-///   Keys are compared by their UTF-8 bytes.
+/// - **Safe names.** A key of any content maps to 32 hex digits (two xxHash64 hashes of its NFC form) plus
+///   `.strata`. Keys follow the key rule of ``Strata/KeyValueStore``: canonically equivalent keys are one key.
 ///
 /// ```swift
 /// let images = try FileDataSource(configuration: .init(identifier: "images", maxSize: 50 << 20))
-/// try images.setData(png, forKey: url.absoluteString, options: .init(eTag: "\"v1\""))
-/// let cached = images.data(forKey: url.absoluteString)
+/// try images.setValue(png, forKey: url.absoluteString, options: .init(eTag: "\"v1\""))
+/// let cached = images.value(forKey: url.absoluteString)
 /// ```
 ///
 /// Both the async ``Strata/DataSource`` protocol and a synchronous API are available; the async methods
@@ -58,6 +58,9 @@ public final class FileDataSource: Sendable {
 
     /// Announces every put, move, removal and ``removeAll()`` to observers (see ``changes(forKey:)``).
     public let changeBroadcaster = ChangeBroadcaster()
+
+    /// The record of the list answer the store was given (see ``Strata/KeyValueStore``).
+    public let storedListAnswer: StoredListAnswer
 
     private let ownership: StoreOwnership
 
@@ -95,6 +98,7 @@ public final class FileDataSource: Sendable {
         self.folder = folder
         self.ownership = ownership
         self.state = Locked(State(index: loaded.index, corruptEntriesRemoved: loaded.corrupt))
+        self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
     }
 
     /// Opens a store with a few common settings.
@@ -120,8 +124,8 @@ public final class FileDataSource: Sendable {
         else {
             throw StrataError(.invalidArgument, "The identifier \"\(identifier)\" is not a single folder name")
         }
-        if let maxCount = configuration.maxCount, maxCount < 1 {
-            throw StrataError(.invalidArgument, "maxCount must be at least 1, not \(maxCount)")
+        if let countLimit = configuration.countLimit, countLimit < 1 {
+            throw StrataError(.invalidArgument, "countLimit must be at least 1, not \(countLimit)")
         }
         if let maxSize = configuration.maxSize, maxSize < 1 {
             throw StrataError(.invalidArgument, "maxSize must be at least 1, not \(maxSize)")
@@ -134,15 +138,26 @@ public final class FileDataSource: Sendable {
     /// has expired or its file is damaged (which removes it).
     ///
     /// - Parameter key: The key.
-    public func data(forKey key: String) -> Data? {
+    public func value(forKey key: String) -> Data? {
         read(key)?.data
     }
 
-    /// Returns the data stored under `key` with the date it was written.
+    /// Returns the data stored under `key` with its metadata: the date it was written, its expiry and its
+    /// validators.
     ///
     /// - Parameter key: The key.
     public func entry(forKey key: String) -> StoredEntry<Data>? {
-        read(key).map { StoredEntry(value: $0.data, storedAt: $0.trailer.created) }
+        read(key).map { read in
+            StoredEntry(
+                value: read.data,
+                metadata: EntryMetadata(
+                    storedAt: read.trailer.created,
+                    expiresAt: read.trailer.expiresAt,
+                    eTag: read.trailer.eTag,
+                    lastModified: read.trailer.lastModified
+                )
+            )
+        }
     }
 
     /// Returns what the store knows about the entry under `key`, without reading its data; `nil` when there
@@ -153,7 +168,7 @@ public final class FileDataSource: Sendable {
         let name = EntryName(key: key)
         let now = configuration.clock.now()
         return state.withLock { state -> FileEntryInfo? in
-            guard let entry = state.index.entry(name), entry.trailer.key.utf8.elementsEqual(key.utf8) else {
+            guard let entry = state.index.entry(name), entry.trailer.key == key else {
                 return nil
             }
             if let expiresAt = entry.trailer.expiresAt, now >= expiresAt { return nil }
@@ -172,9 +187,9 @@ public final class FileDataSource: Sendable {
         }
     }
 
-    /// The keys of the live entries in ascending order (by UTF-8 bytes), the order of
+    /// The keys of the live entries in ascending order (Swift's `String` order), the order of
     /// ``Strata/AllObjectsQuery`` and of pagination.
-    public func keys() -> [String] {
+    public func sortedKeys() -> [String] {
         let now = configuration.clock.now()
         let keys = state.withLock { state in
             state.index.entries.compactMap { entry -> String? in
@@ -183,7 +198,7 @@ public final class FileDataSource: Sendable {
                 return entry.trailer.key
             }
         }
-        return keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return keys.sorted()
     }
 
     /// The keys from the most to the least recently used: the reverse of the eviction order.

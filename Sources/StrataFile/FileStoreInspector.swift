@@ -211,7 +211,9 @@ public final class FileStoreInspector: Sendable {
             contentHash: trailer.contentHash,
             attributes: trailer.attributes
         )
-        let problem = EntryName(key: trailer.key) == name ? nil : "holds a key that belongs to another file"
+        let problem =
+            EntryName(key: trailer.key) == name || EntryName(rawKey: trailer.key) == name
+            ? nil : "holds a key that belongs to another file"
         return FileStoreEntry(
             fileName: fileName,
             fileSize: length,

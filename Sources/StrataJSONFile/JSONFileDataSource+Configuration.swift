@@ -1,23 +1,6 @@
 import Foundation
 import Strata
 
-/// How hard a ``JSONFileDataSource`` works to keep a write through a crash.
-public enum JSONFileDurability: Sendable, Hashable {
-    /// Temporary file and rename, no fsync: a write survives a crash of the process, and after a
-    /// power loss each entry is still either its old or its new value, though recent writes may be lost.
-    case atomic
-    /// As ``atomic``, and the entry file and its folder are fsynced before a write returns (a removal
-    /// fsyncs the folder): an acknowledged write survives a power loss.
-    ///
-    /// The index line of a write is not fsynced: a crash of the process loses none (the kernel holds it),
-    /// and a store that a session of another boot of the machine left open (a power loss, a kernel crash)
-    /// is rebuilt from its entry files when it next opens, which reads every entry file once. The store
-    /// keeps that boot in a `session` file; where the platform gives no boot identifier, every index line
-    /// is fsynced too. Keyed reads (which move an entry in the LRU order) are not flushed either: a
-    /// rebuild orders entries by their writes, so a power loss can lose the order of reads, never a value.
-    case durable
-}
-
 extension JSONFileDataSource {
     /// Where a ``JSONFileDataSource`` keeps its files, its limits, and how it encodes values.
     public struct Configuration: Sendable {
@@ -28,15 +11,23 @@ extension JSONFileDataSource {
         /// `nil` for no limit.
         public var countLimit: Int?
 
-        /// How long an entry lives unless its write gives its own maximum age; `nil` for ever.
+        /// How long an entry lives unless its write gives its own; `nil` for ever.
         ///
         /// It is applied when an entry is read, so changing it applies to entries already stored without
-        /// their own maximum age. An expired entry reads as not found and is removed by
-        /// ``JSONFileDataSource/cleanup()``.
-        public var maxAge: Duration?
+        /// their own time to live. An expired entry reads as not found and is removed by
+        /// ``JSONFileDataSource/removeExpired()``.
+        public var timeToLive: Duration?
 
         /// Whether a write is fsynced before it returns.
-        public var durability: JSONFileDurability
+        ///
+        /// With ``Strata/StoreDurability/durable``, the index line of a write is not fsynced: a crash of the
+        /// process loses none (the kernel holds it), and a store that a session of another boot of the machine
+        /// left open (a power loss, a kernel crash) is rebuilt from its entry files when it next opens, which
+        /// reads every entry file once. The store keeps that boot in a `session` file; where the platform gives
+        /// no boot identifier, every index line is fsynced too. Keyed reads (which move an entry in the LRU
+        /// order) are not flushed either: a rebuild orders entries by their writes, so a power loss can lose the
+        /// order of reads, never a value.
+        public var durability: StoreDurability
 
         /// Makes the encoder for each write.
         public var makeEncoder: @Sendable () -> JSONEncoder
@@ -60,8 +51,8 @@ extension JSONFileDataSource {
         /// - Parameters:
         ///   - folder: The store's folder.
         ///   - countLimit: The most entries kept.
-        ///   - maxAge: The default lifetime of an entry.
-        ///   - durability: ``JSONFileDurability/atomic`` (the default) or ``JSONFileDurability/durable``.
+        ///   - timeToLive: The default lifetime of an entry.
+        ///   - durability: ``Strata/StoreDurability/atomic`` (the default) or ``Strata/StoreDurability/durable``.
         ///   - makeEncoder: Makes the encoder for each write; a plain `JSONEncoder` by default.
         ///   - makeDecoder: Makes the decoder for each read; a plain `JSONDecoder` by default.
         ///   - key: The key of a value, for puts of lists.
@@ -70,8 +61,8 @@ extension JSONFileDataSource {
         public init(
             folder: URL,
             countLimit: Int? = nil,
-            maxAge: Duration? = nil,
-            durability: JSONFileDurability = .atomic,
+            timeToLive: Duration? = nil,
+            durability: StoreDurability = .atomic,
             makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
             makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() },
             key: (@Sendable (Value) -> String)? = nil,
@@ -80,7 +71,7 @@ extension JSONFileDataSource {
         ) {
             self.folder = folder
             self.countLimit = countLimit
-            self.maxAge = maxAge
+            self.timeToLive = timeToLive
             self.durability = durability
             self.makeEncoder = makeEncoder
             self.makeDecoder = makeDecoder

@@ -11,7 +11,7 @@ extension JSONFileDataSource {
         try entry(forKey: key)?.value
     }
 
-    /// Returns the entry stored under `key` with its stored date and marks it most recently used.
+    /// Returns the entry stored under `key` with its stored date and expiry, and marks it most recently used.
     ///
     /// - Parameter key: The key.
     /// - Returns: The entry, or `nil` when there is none, it expired, or its file was corrupt.
@@ -20,28 +20,87 @@ extension JSONFileDataSource {
         try withStorage { storage in try readEntry(key, from: &storage, touching: true) }
     }
 
+    /// Returns the entry stored under `key` for a listing: as ``entry(forKey:)``, but the recency order is left
+    /// alone (a listing appends nothing to the index).
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: As ``entry(forKey:)``.
+    public func listedEntry(forKey key: String) throws -> StoredEntry<Value>? {
+        try withStorage { storage in try readEntry(key, from: &storage, touching: false) }
+    }
+
     /// Stores a value under `key`, then evicts least recently used entries beyond the count limit.
     ///
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key; any string but the empty one.
-    ///   - maxAge: How long this entry lives; `nil` uses the configuration's default.
+    ///   - timeToLive: How long this entry lives; `nil` uses the configuration's default.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/dataSerialization`` when the
     ///   value cannot be encoded (nothing is written), ``Strata/StrataError/Code/io`` when a file
     ///   operation fails.
-    public func setValue(_ value: Value, forKey key: String, maxAge: Duration? = nil) throws {
+    public func setValue(_ value: Value, forKey key: String, timeToLive: Duration? = nil) throws {
+        let date = configuration.clock.now()
+        try write(value, forKey: key, storedAt: date, maxAge: timeToLive?.timeInterval, now: date)
+    }
+
+    /// Stores a value under `key` with its metadata: the stored date (`nil`: now) and the expiry (`nil`: the
+    /// configuration's time to live from the stored date), both kept in the entry file and the index. The store
+    /// keeps no validators.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key; any string but the empty one.
+    ///   - metadata: The entry's metadata.
+    /// - Throws: As ``setValue(_:forKey:timeToLive:)``.
+    public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws {
+        let date = configuration.clock.now()
+        let storedAt = metadata.storedAt ?? date
+        try write(
+            value,
+            forKey: key,
+            storedAt: storedAt,
+            maxAge: metadata.expiresAt.map { $0.timeIntervalSince(storedAt) },
+            now: date
+        )
+    }
+
+    /// Replaces the stored date and expiry of the entry under `key` (expired or not) with one index record,
+    /// without rewriting its entry file; returns whether there was an entry.
+    ///
+    /// The entry file keeps the dates it was written with: should the index ever be rebuilt from the entry files,
+    /// the entry expires as first written (never later than renewed).
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata, read as ``setValue(_:forKey:metadata:)`` reads it.
+    ///   - key: The key.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key, ``Strata/StrataError/Code/io``
+    ///   when the index cannot be written.
+    @discardableResult
+    public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
         try StrataError.checkKey(key)
         let date = configuration.clock.now()
-        let now = date.timeIntervalSince1970
-        let maxAgeSeconds = maxAge?.timeInterval
+        let storedAt = metadata.storedAt ?? date
+        let maxAge = metadata.expiresAt.map { $0.timeIntervalSince(storedAt) }
+        return try withStorage { storage in
+            try storage.renew(key, storedAt: storedAt.timeIntervalSince1970, maxAge: maxAge, now: date)
+        }
+    }
+
+    /// Encodes and writes an entry, evicts beyond the count limit, and announces the put once it is in the
+    /// index (even when the eviction after it fails).
+    private func write(_ value: Value, forKey key: String, storedAt: Date, maxAge: Double?, now date: Date) throws {
+        try StrataError.checkKey(key)
+        let now = storedAt.timeIntervalSince1970
         let encoder = configuration.makeEncoder()
+        var written = false
+        defer { if written { changeBroadcaster.publish(.put(key: key)) } }
         try withStorage { storage in
             let sequence = storage.takeSequence()
             let envelope = EntryEnvelope(
                 key: key,
                 storedAt: now,
-                maxAge: maxAgeSeconds,
+                maxAge: maxAge,
                 sequence: sequence,
                 value: value
             )
@@ -55,19 +114,20 @@ extension JSONFileDataSource {
                 )
             }
             data.append(contentsOf: data.withUnsafeBytes { EntrySeal.trailer(for: $0) })
-            try storage.write(
-                data,
-                for: key,
-                record: IndexRecord(storedAt: now, maxAge: maxAgeSeconds, sequence: sequence),
-                now: date
-            )
+            let record = IndexRecord(storedAt: now, maxAge: maxAge, sequence: sequence)
+            do {
+                try storage.write(data, for: key, record: record, now: date)
+            } catch {
+                written = storage.record(for: key) == record
+                throw error
+            }
+            written = true
             if let countLimit = configuration.countLimit {
                 while storage.count > countLimit, let victim = storage.leastRecentlyUsedKey() {
                     try storage.remove(victim, now: date)
                 }
             }
         }
-        changeBroadcaster.publish(.put(key: key))
     }
 
     /// Removes the value stored under `key`.
@@ -85,13 +145,26 @@ extension JSONFileDataSource {
         return removed
     }
 
-    /// Removes every entry. Files moved aside as corrupt stay, and so does every file the store did not name.
+    /// Removes every entry and forgets the stored list answer. Files moved aside as corrupt stay, and so does
+    /// every file the store did not name.
+    ///
+    /// Announced once the index is empty, even when removing some entry files then fails.
     ///
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
     public func removeAll() throws {
-        defer { changeBroadcaster.publish(.deleteAll) }
         let now = configuration.clock.now()
-        try withStorage { try $0.removeAll(now: now) }
+        storedListAnswer.forget()
+        var emptied = false
+        defer { if emptied { changeBroadcaster.publish(.deleteAll) } }
+        try withStorage { storage in
+            do {
+                try storage.removeAll(now: now)
+            } catch {
+                emptied = storage.count == 0
+                throw error
+            }
+            emptied = true
+        }
     }
 
     /// Removes expired entries, deletes temporary files (left by crashes), takes into the index the intact
@@ -102,7 +175,7 @@ extension JSONFileDataSource {
     /// - Returns: How many expired entries were removed.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
     @discardableResult
-    public func cleanup() throws -> Int {
+    public func removeExpired() throws -> Int {
         let now = configuration.clock.now()
         return try withStorage { storage in
             let expired = storage.sortedKeys().filter { key in
@@ -120,7 +193,7 @@ extension JSONFileDataSource {
 
     /// The keys of the entries that have not expired, in ascending order: the order of
     /// ``Strata/AllObjectsQuery`` and pagination.
-    public func keys() -> [String] {
+    public func sortedKeys() -> [String] {
         let now = configuration.clock.now()
         return (try? withStorage { storage in liveKeys(in: &storage, now: now) }) ?? []
     }
@@ -130,7 +203,7 @@ extension JSONFileDataSource {
         (try? withStorage { $0.keysByRecency() }) ?? []
     }
 
-    /// The number of entries, expired ones included until they are removed by ``cleanup()``.
+    /// The number of entries, expired ones included until they are removed by ``removeExpired()``.
     public var count: Int {
         (try? withStorage { $0.count }) ?? 0
     }
@@ -171,6 +244,11 @@ extension JSONFileDataSource {
         }
         guard let value = try decodeValue(data, key: key, storage: &storage, now: now) else { return nil }
         if touching { try storage.touch(key, now: now) }
-        return StoredEntry(value: value, storedAt: Date(timeIntervalSince1970: record.storedAt))
+        let storedAt = Date(timeIntervalSince1970: record.storedAt)
+        return StoredEntry(
+            value: value,
+            storedAt: storedAt,
+            expiresAt: (record.maxAge ?? defaultMaxAge).map { storedAt.addingTimeInterval($0) }
+        )
     }
 }

@@ -6,7 +6,7 @@ import Strata
 ///
 /// ```swift
 /// let users = try JSONFileDataSource<User>(
-///     configuration: .init(folder: cachesURL.appending(path: "users"), countLimit: 150, maxAge: .seconds(300))
+///     configuration: .init(folder: cachesURL.appending(path: "users"), countLimit: 150, timeToLive: .seconds(300))
 /// )
 /// try await users.put(user, in: IdQuery(user.id))
 /// let page = try await users.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 20))
@@ -25,7 +25,7 @@ import Strata
 /// - term `index.journal`: the index — keys, stored dates, maximum ages and LRU sequence numbers — as
 ///   an append-only journal of checksummed lines (a write, a read, a removal each append one). It is
 ///   compacted when the store opens with a torn or long journal, when it grows past four times the
-///   entry count, and by ``cleanup()``. When it is missing or damaged, it is rebuilt from the entry
+///   entry count, and by ``removeExpired()``. When it is missing or damaged, it is rebuilt from the entry
 ///   files.
 ///
 /// LRU order comes from sequence numbers that every write and keyed read takes, never from file dates.
@@ -34,9 +34,9 @@ import Strata
 ///
 /// An entry file is written to a temporary file in the store's folder and renamed over the old one, then the
 /// index line is appended; after a crash at any point the store opens with each entry either its old
-/// or its new value. With ``JSONFileDurability/durable`` the file and its folder are fsynced before a
+/// or its new value. With ``Strata/StoreDurability/durable`` the file and its folder are fsynced before a
 /// write returns, and a store left open by another boot of the machine is rebuilt from its entry files
-/// (see ``JSONFileDurability/durable``). Each entry file ends in a checksum line; a damaged file (a checksum
+/// (see ``Configuration/durability``). Each entry file ends in a checksum line; a damaged file (a checksum
 /// that does not match, bytes that are not JSON, the file of another key) is moved aside as
 /// `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deleted), reported as a ``Strata/StrataError`` with code
 /// ``Strata/StrataError/Code/corrupt`` naming the file (to ``Configuration/diagnostics`` and
@@ -60,6 +60,9 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
     /// Announces every put, removal and ``removeAll()`` to observers (see ``changes(forKey:)``).
     public let changeBroadcaster = ChangeBroadcaster()
 
+    /// The record of the list answer the store was given (see ``Strata/KeyValueStore``).
+    public let storedListAnswer: StoredListAnswer
+
     /// Opens the store in the configuration's folder, creating it when missing.
     ///
     /// Opening replays the index; it reads no entry file unless the index must be rebuilt.
@@ -74,6 +77,7 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
             throw StrataError(.invalidArgument, "countLimit must not be negative, got \(countLimit)")
         }
         self.configuration = configuration
+        self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
         let makeDecoder = configuration.makeDecoder
         var state = try JSONFileStorage.open(
             path: configuration.folder.standardizedFileURL.path,
@@ -93,16 +97,16 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
     /// - Parameters:
     ///   - folder: The store's folder.
     ///   - countLimit: The most entries kept.
-    ///   - maxAge: The default lifetime of an entry.
+    ///   - timeToLive: The default lifetime of an entry.
     ///   - clock: The clock for stored dates and expiry.
     public convenience init(
         folder: URL,
         countLimit: Int? = nil,
-        maxAge: Duration? = nil,
+        timeToLive: Duration? = nil,
         clock: any WallClock = SystemClock()
     ) throws {
         try self.init(
-            configuration: Configuration(folder: folder, countLimit: countLimit, maxAge: maxAge, clock: clock)
+            configuration: Configuration(folder: folder, countLimit: countLimit, timeToLive: timeToLive, clock: clock)
         )
     }
 
@@ -123,5 +127,5 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
         for report in reports { diagnostics(report) }
     }
 
-    var defaultMaxAge: Double? { configuration.maxAge?.timeInterval }
+    var defaultMaxAge: Double? { configuration.timeToLive?.timeInterval }
 }

@@ -53,7 +53,7 @@ public struct JSONFileStoreEntry: Sendable, Hashable {
 
     /// When the entry expires, given the store's default maximum age; `nil` for never.
     ///
-    /// - Parameter defaultMaxAge: The store's ``JSONFileDataSource/Configuration/maxAge``, in seconds.
+    /// - Parameter defaultMaxAge: The store's ``JSONFileDataSource/Configuration/timeToLive``, in seconds.
     public func expiresAt(defaultMaxAge: Double?) -> Date? {
         guard let storedAt, let maxAge = maxAge ?? defaultMaxAge else { return nil }
         return storedAt.addingTimeInterval(maxAge)

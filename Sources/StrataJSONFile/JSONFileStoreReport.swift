@@ -6,7 +6,7 @@ public struct JSONFileStoreReport: Sendable, Hashable {
     /// What is wrong with the index (`index.journal`); `nil` when it is sound.
     public var indexProblem: String?
 
-    /// Entry files no index record names (left by a crash or a damaged index; ``JSONFileDataSource/cleanup()``
+    /// Entry files no index record names (left by a crash or a damaged index; ``JSONFileDataSource/removeExpired()``
     /// takes the intact ones into the index), as paths inside the store's folder.
     public var orphans: [String]
 

@@ -20,6 +20,8 @@ struct LRUStorage<Value> {
         @usableFromInline var cost: Int
         @usableFromInline var storedAt: Date
         @usableFromInline var expiresAt: Date?
+        /// The entry's validators; `nil` (the common case) costs no allocation.
+        @usableFromInline var validators: EntryValidators?
         @usableFromInline var previous: Int
         @usableFromInline var next: Int
 
@@ -31,6 +33,7 @@ struct LRUStorage<Value> {
             cost: Int,
             storedAt: Date,
             expiresAt: Date?,
+            validators: EntryValidators?,
             previous: Int,
             next: Int
         ) {
@@ -40,6 +43,7 @@ struct LRUStorage<Value> {
             self.cost = cost
             self.storedAt = storedAt
             self.expiresAt = expiresAt
+            self.validators = validators
             self.previous = previous
             self.next = next
         }
@@ -111,6 +115,7 @@ struct LRUStorage<Value> {
         cost: Int,
         storedAt: Date,
         expiresAt: Date?,
+        validators: EntryValidators? = nil,
         countLimit: Int = .max
     ) {
         let hash = key.hashValue
@@ -123,6 +128,7 @@ struct LRUStorage<Value> {
             nodes[slot].cost = cost
             nodes[slot].storedAt = storedAt
             nodes[slot].expiresAt = expiresAt
+            nodes[slot].validators = validators
             moveToHead(slot)
             return
         }
@@ -139,6 +145,7 @@ struct LRUStorage<Value> {
             nodes[slot].cost = cost
             nodes[slot].storedAt = storedAt
             nodes[slot].expiresAt = expiresAt
+            nodes[slot].validators = validators
             nodes[slot].previous = -1
             nodes[slot].next = head
         } else {
@@ -153,6 +160,7 @@ struct LRUStorage<Value> {
                 cost: cost,
                 storedAt: storedAt,
                 expiresAt: expiresAt,
+                validators: validators,
                 previous: -1,
                 next: head
             )
@@ -301,6 +309,7 @@ struct LRUStorage<Value> {
     @inlinable
     mutating func release(_ slot: Int) {
         nodes[slot].value = nil
+        nodes[slot].validators = nil
         nodes[slot].key = ""
         freeSlots.append(slot)
     }

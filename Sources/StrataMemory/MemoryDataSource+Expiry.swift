@@ -12,10 +12,24 @@ extension MemoryDataSource {
     ///   - expiresAt: When the entry expires; `nil` for never.
     @inlinable
     package func setValue(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?) {
+        write(value, forKey: key, storedAt: storedAt, expiresAt: expiresAt, validators: nil)
+    }
+
+    /// Stores an entry under the lock, evicts beyond the limits, then announces the put to observers.
+    @inlinable
+    func write(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?, validators: EntryValidators?) {
         let cost = configuration.cost(value)
         let countLimit = configuration.countLimit ?? .max
         let observed = storage.withLock { storage in
-            storage.set(key, value: value, cost: cost, storedAt: storedAt, expiresAt: expiresAt, countLimit: countLimit)
+            storage.set(
+                key,
+                value: value,
+                cost: cost,
+                storedAt: storedAt,
+                expiresAt: expiresAt,
+                validators: validators,
+                countLimit: countLimit
+            )
             evict(&storage)
             return storage.observerCount > 0
         }

@@ -4,7 +4,7 @@ extension MemoryDataSource {
     /// Returns the changes of one key, or of all keys: every ``setValue(_:forKey:timeToLive:)`` and put,
     /// every removal and delete, and ``removeAll()``.
     ///
-    /// Evictions under the limits, expiry and ``purge(keeping:)`` are not announced: the data did not change,
+    /// Evictions under the limits, expiry and ``trim(keeping:)`` are not announced: the data did not change,
     /// the source only forgot it. The stream keeps the newest change (see ``Strata/ChangeBroadcaster``).
     ///
     /// - Parameter key: The key to observe; `nil` for every key.

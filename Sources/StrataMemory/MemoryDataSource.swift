@@ -22,8 +22,11 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @usableFromInline let storage: Locked<LRUStorage<Value>>
 
     /// Announces every put, removal and ``removeAll()`` to observers (see ``changes(forKey:)``); evictions,
-    /// expiry and ``purge(keeping:)`` are not announced, as they do not change the data, only what is kept.
+    /// expiry and ``trim(keeping:)`` are not announced, as they do not change the data, only what is kept.
     public let changeBroadcaster: ChangeBroadcaster
+
+    /// The record of the list answer the source was given (see ``Strata/KeyValueStore``).
+    public let storedListAnswer: StoredListAnswer
 
     /// Creates an empty source.
     ///
@@ -35,6 +38,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         // The broadcaster mirrors its observer count into the storage, so a write checks for observers
         // under the lock it already holds instead of taking the broadcaster's.
         self.changeBroadcaster = ChangeBroadcaster { count in storage.withLock { $0.observerCount = count } }
+        self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
     }
 
     /// Creates an empty source with a count limit.
@@ -56,7 +60,8 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         entry(forKey: key)?.value
     }
 
-    /// Returns the entry stored under `key` with its stored date and marks it most recently used.
+    /// Returns the entry stored under `key` with its metadata (stored date, expiry, validators) and marks it most
+    /// recently used, or `nil`.
     ///
     /// - Parameter key: The key.
     @inlinable
@@ -69,7 +74,16 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
                 return nil
             }
             guard let value = storage.nodes[slot].value else { return nil }
-            return StoredEntry(value: value, storedAt: storage.nodes[slot].storedAt)
+            let node = storage.nodes[slot]
+            return StoredEntry(
+                value: value,
+                metadata: EntryMetadata(
+                    storedAt: node.storedAt,
+                    expiresAt: node.expiresAt,
+                    eTag: node.validators?.eTag,
+                    lastModified: node.validators?.lastModified
+                )
+            )
         }
     }
 
@@ -86,6 +100,42 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         setValue(value, forKey: key, storedAt: now, expiresAt: lifetime.map { now.addingTimeInterval($0.timeInterval) })
     }
 
+    /// Stores a value under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
+    /// configuration's time to live from the stored date) and the validators.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key.
+    ///   - metadata: The entry's metadata.
+    @inlinable
+    public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) {
+        let storedAt = metadata.storedAt ?? configuration.clock.now()
+        let expiresAt =
+            metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
+        write(value, forKey: key, storedAt: storedAt, expiresAt: expiresAt, validators: EntryValidators.of(metadata))
+    }
+
+    /// Replaces the metadata of the entry under `key` in place (expired or not); the value is not touched and
+    /// the recency order is left alone. Returns whether there was an entry.
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata, read as ``setValue(_:forKey:metadata:)`` reads it.
+    ///   - key: The key.
+    @discardableResult
+    public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) -> Bool {
+        let storedAt = metadata.storedAt ?? configuration.clock.now()
+        let expiresAt =
+            metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
+        let validators = EntryValidators.of(metadata)
+        return storage.withLock { storage in
+            guard let slot = storage.slot(of: key) else { return false }
+            storage.nodes[slot].storedAt = storedAt
+            storage.nodes[slot].expiresAt = expiresAt
+            storage.nodes[slot].validators = validators
+            return true
+        }
+    }
+
     /// Removes the value stored under `key`; returns whether there was one.
     ///
     /// - Parameter key: The key.
@@ -96,17 +146,19 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         return removed
     }
 
-    /// Removes every entry: what an app calls on memory pressure.
+    /// Removes every entry and forgets the stored list answer: what an app calls on memory pressure.
     public func removeAll() {
         storage.withLock { $0.removeAll() }
+        storedListAnswer.forget()
         changeBroadcaster.publish(.deleteAll)
     }
 
     /// Removes entries until at most `fraction` of the cost and count limits is used, least recently used
-    /// first; with the default of zero it empties the source.
+    /// first; with the default of zero it empties the source. Unlike ``removeAll()``, it is not announced and
+    /// keeps the stored list answer: it trims what is kept, the data did not change.
     ///
     /// - Parameter fraction: The share of the limits to keep, from 0 to 1.
-    public func purge(keeping fraction: Double = 0) {
+    public func trim(keeping fraction: Double = 0) {
         let share = min(max(fraction, 0), 1)
         storage.withLock { storage in
             let countTarget = Int(Double(configuration.countLimit ?? storage.count) * share)
@@ -116,15 +168,21 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     }
 
     /// Removes every entry whose time to live has passed.
-    public func removeExpired() {
+    ///
+    /// - Returns: How many entries were removed.
+    @discardableResult
+    public func removeExpired() -> Int {
         let now = configuration.clock.now()
-        storage.withLock { storage in
+        return storage.withLock { storage in
+            var removed = 0
             for slot in storage.nodes.indices where storage.nodes[slot].value != nil {
                 if let expiresAt = storage.nodes[slot].expiresAt, now >= expiresAt {
                     storage.removeSlot(slot)
                     storage.release(slot)
+                    removed += 1
                 }
             }
+            return removed
         }
     }
 

@@ -11,11 +11,20 @@ import Strata
 /// }
 /// ```
 ///
-/// The rules: a missing key is ``Strata/StrataError/Code/notFound``; a put is read back; a put overwrites; a
-/// delete removes and deleting a missing key succeeds; a query the source does not know is
-/// ``Strata/StrataError/Code/queryNotSupported`` (never a crash); ``Strata/IdsQuery`` answers in its own order;
+/// The rules every source follows: a missing key is ``Strata/StrataError/Code/notFound``; a put is read back; a
+/// put overwrites; ``Strata/IdQuery`` and ``Strata/KeyQuery`` name the same entry; a delete removes and deleting a
+/// missing key succeeds; a query the source does not know is ``Strata/StrataError/Code/queryNotSupported`` for
+/// `get`, `getAll`, `put`, `putAll` and `delete` (never a crash); ``Strata/IdsQuery`` answers in its own order;
 /// ``Strata/AllObjectsQuery`` lists every value and deletes every value; concurrent puts and gets of distinct keys
 /// all land.
+///
+/// The rules of a key-value store (``Strata/KeyValueStore``), each behind a ``Capabilities`` switch that
+/// ``Capabilities/keyValueStore`` turns on: a keyed query answers `getAll` and `putAll` as a list of one;
+/// ``Strata/PaginationOffsetLimitQuery`` pages the key order; the list rule (a store never given a list answer
+/// answers a listing with *not found*, a stored empty answer is served, deleting every value forgets it); the key
+/// rule (a key written in NFC is read in NFD); metadata travels (`putEntry` then `getEntry` keeps the stored date
+/// and the expiry, an expired copy is not served); `renewMetadata` renews without rewriting the value; changes are
+/// announced after the writes that happened, and failed writes and renewals announce nothing.
 public struct DataSourceConformance<Source: DataSource>: Sendable where Source.Value: Equatable {
     /// Which optional capabilities the source under test has.
     public struct Capabilities: Sendable {
@@ -25,23 +34,80 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
         public var allObjectsQuery: Bool
         /// How many concurrent tasks the concurrency check runs.
         public var concurrentTasks: Int
+        /// `getAll` of a ``Strata/KeyedQuery`` answers a list of one, and `putAll` stores exactly one value in it.
+        public var keyedLists: Bool
+        /// The source pages its key order for ``Strata/PaginationOffsetLimitQuery``.
+        public var pagination: Bool
+        /// The source follows the list rule of ``Strata/KeyValueStore``: a listing it was never given an answer
+        /// for is *not found* (also after `delete(AllObjectsQuery())`), and a stored empty answer is served.
+        public var listRule: Bool
+        /// Keys are compared by canonical equivalence: a key written in NFC is read in NFD.
+        public var canonicalKeys: Bool
+        /// `putEntry` and `putAllEntries` keep the stored date and the expiry, `getEntry` returns them, and an
+        /// entry whose expiry has passed is not served.
+        public var metadata: Bool
+        /// `renewMetadata` renews an entry (expired or not) without rewriting its value, and answers `false` for
+        /// a missing one.
+        public var renewal: Bool
+        /// `changes(forKey:)` announces puts and deletes after they happened, and nothing for a failed write or a
+        /// renewal.
+        public var notifications: Bool
 
-        /// Creates a set of capabilities; by default everything is checked.
+        /// Creates a set of capabilities; by default the rules of every source are checked, and the rules of a
+        /// key-value store are not.
         ///
         /// - Parameters:
         ///   - multiKeyQueries: Whether ``Strata/IdsQuery`` is answered.
         ///   - allObjectsQuery: Whether ``Strata/AllObjectsQuery`` is answered.
         ///   - concurrentTasks: How many tasks the concurrency check runs.
-        public init(multiKeyQueries: Bool = true, allObjectsQuery: Bool = true, concurrentTasks: Int = 64) {
+        ///   - keyedLists: Whether keyed queries answer `getAll` and `putAll`.
+        ///   - pagination: Whether pagination is answered.
+        ///   - listRule: Whether the list rule holds.
+        ///   - canonicalKeys: Whether keys are compared by canonical equivalence.
+        ///   - metadata: Whether metadata travels with `putEntry`.
+        ///   - renewal: Whether `renewMetadata` renews.
+        ///   - notifications: Whether changes are announced.
+        public init(
+            multiKeyQueries: Bool = true,
+            allObjectsQuery: Bool = true,
+            concurrentTasks: Int = 64,
+            keyedLists: Bool = false,
+            pagination: Bool = false,
+            listRule: Bool = false,
+            canonicalKeys: Bool = false,
+            metadata: Bool = false,
+            renewal: Bool = false,
+            notifications: Bool = false
+        ) {
             self.multiKeyQueries = multiKeyQueries
             self.allObjectsQuery = allObjectsQuery
             self.concurrentTasks = concurrentTasks
+            self.keyedLists = keyedLists
+            self.pagination = pagination
+            self.listRule = listRule
+            self.canonicalKeys = canonicalKeys
+            self.metadata = metadata
+            self.renewal = renewal
+            self.notifications = notifications
+        }
+
+        /// Every rule: what Strata's key-value stores (memory, file, JSON file) pass.
+        public static var keyValueStore: Capabilities {
+            Capabilities(
+                keyedLists: true,
+                pagination: true,
+                listRule: true,
+                canonicalKeys: true,
+                metadata: true,
+                renewal: true,
+                notifications: true
+            )
         }
     }
 
-    private let makeSource: @Sendable () async throws -> Source
-    private let makeValue: @Sendable (Int) -> Source.Value
-    private let capabilities: Capabilities
+    let makeSource: @Sendable () async throws -> Source
+    let makeValue: @Sendable (Int) -> Source.Value
+    let capabilities: Capabilities
 
     /// Creates the suite.
     ///
@@ -85,14 +151,23 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
             try expectEqual(try await source.get(KeyQuery("b")), makeValue(2), "a neighbour survives a delete")
             try await source.delete(KeyQuery("never-stored"))
         }
+        try await check("IdQuery and KeyQuery name the same entry") { source in
+            _ = try await source.put(makeValue(7), in: IdQuery(7))
+            try expectEqual(try await source.get(KeyQuery("7")), makeValue(7), "get(KeyQuery) after put(IdQuery)")
+            try await source.delete(IdQuery(7))
+            try await expectCode(.notFound) { _ = try await source.get(KeyQuery("7")) }
+        }
         try await check("an unknown query is queryNotSupported") { source in
             try await expectCode(.queryNotSupported) { _ = try await source.get(UnknownQuery()) }
+            try await expectCode(.queryNotSupported) { _ = try await source.getAll(UnknownQuery()) }
             try await expectCode(.queryNotSupported) { _ = try await source.put(makeValue(1), in: UnknownQuery()) }
+            try await expectCode(.queryNotSupported) { _ = try await source.putAll([makeValue(1)], in: UnknownQuery()) }
             try await expectCode(.queryNotSupported) { try await source.delete(UnknownQuery()) }
         }
         if capabilities.multiKeyQueries { try await checkMultiKeyQueries() }
         if capabilities.allObjectsQuery { try await checkAllObjectsQuery() }
         try await checkConcurrency()
+        try await checkKeyValueStoreRules()
     }
 
     private func checkMultiKeyQueries() async throws {
@@ -115,7 +190,17 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
                 throw ConformanceFailure(rule: "AllObjectsQuery", message: "value \(index) is missing")
             }
             try await source.delete(AllObjectsQuery())
-            try expectEqual(try await source.getAll(AllObjectsQuery()).count, 0, "count after delete(AllObjectsQuery)")
+            if capabilities.listRule {
+                // The stored answers are gone: the source no longer knows the list.
+                try await expectCode(.notFound) { _ = try await source.getAll(AllObjectsQuery()) }
+            } else {
+                try expectEqual(
+                    try await source.getAll(AllObjectsQuery()).count,
+                    0,
+                    "count after delete(AllObjectsQuery)"
+                )
+            }
+            try await expectCode(.notFound) { _ = try await source.get(KeyQuery("k0")) }
         }
     }
 
@@ -137,7 +222,7 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
         }
     }
 
-    private func check(_ rule: String, _ body: (Source) async throws -> Void) async throws {
+    func check(_ rule: String, _ body: (Source) async throws -> Void) async throws {
         let source = try await makeSource()
         do {
             try await body(source)
@@ -172,15 +257,15 @@ public struct ConformanceFailure: Error, CustomStringConvertible {
 }
 
 /// A query no data source knows.
-private struct UnknownQuery: Query {}
+struct UnknownQuery: Query {}
 
-private func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: String) throws {
+func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: String) throws {
     guard actual == expected else {
         throw ConformanceFailure(rule: what, message: "\(what): expected \(expected), got \(actual)")
     }
 }
 
-private func expectCode(_ code: StrataError.Code, _ body: () async throws -> Void) async throws {
+func expectCode(_ code: StrataError.Code, _ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as StrataError {

@@ -93,13 +93,13 @@ struct BlobCachePersistentLayoutTests {
                         clock: fixture.clock
                     )
                 )
-                try blobs.setData(Data("legacy".utf8), forKey: key)
+                try blobs.setValue(Data("legacy".utf8), forKey: key)
                 let hash = try #require(blobs.info(forKey: key)?.contentHash)
                 let json = """
                     {"freshUntil":\(now.addingTimeInterval(300).timeIntervalSinceReferenceDate),"lifetime":300,\
                     "mustRevalidate":false,"noCache":false,"contentHash":\(hash)}
                     """
-                try records.setData(Data(json.utf8), forKey: key)
+                try records.setValue(Data(json.utf8), forKey: key)
             }
 
             // When a cache opens the folder, then the blob is fresh on disk until the record says otherwise

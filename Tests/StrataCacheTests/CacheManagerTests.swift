@@ -70,7 +70,7 @@ struct CacheManagerTests {
 
         // Then b, the least recently used on disk, is gone
         #expect(cache.persistentStore.count == 3)
-        #expect(Set(cache.persistentStore.keys()) == ["a", "c", "d"])
+        #expect(Set(cache.persistentStore.sortedKeys()) == ["a", "c", "d"])
         #expect(cache.memoryLayer.count == 2)
         #expect(cache.memoryLayer.keysByRecency == ["d", "a"])
         #expect(cache.getReference(identifiedBy: "b") == nil)

@@ -21,7 +21,7 @@ struct ProviderFileCacheProviderTests {
                 location: .url(folder.url),
                 identifier: "assets",
                 maxSize: maxSize,
-                maxCount: maxCount,
+                countLimit: maxCount,
                 clock: ManualClock()
             )
         )
@@ -218,7 +218,7 @@ struct ProviderFileCacheProviderTests {
                 try pattern(count: 10).write(to: download)
                 _ = try provider.store(objectAt: download, key: key, headers: ["ETag": "\"v1\""])
             }
-            try provider.store.removeData(forKey: "gone")
+            try provider.store.removeValue(forKey: "gone")
             try Data("stray".utf8).write(to: provider.checkoutFolder.appendingPathComponent("stray"))
         }
 
@@ -262,7 +262,7 @@ struct ProviderFileCacheProviderTests {
 
         // When the provider opens on it, stores downloads, evicts, misses and reopens
         let store = try FileDataSource(
-            configuration: .init(location: .url(folder.url), identifier: "assets", maxCount: 1, clock: ManualClock())
+            configuration: .init(location: .url(folder.url), identifier: "assets", countLimit: 1, clock: ManualClock())
         )
         var provider: FileCacheProvider? = try FileCacheProvider(store: store, checkoutFolder: documents)
         for key in ["first", "second"] {
@@ -273,7 +273,7 @@ struct ProviderFileCacheProviderTests {
         #expect(provider?.find(key: "first") == nil)
         #expect(provider?.find(key: "never stored") == nil)
         #expect(provider?.find(key: "a folder") == nil)
-        try store.removeData(forKey: "second")
+        try store.removeValue(forKey: "second")
         #expect(provider?.find(key: "second") == nil)
         provider = nil
         _ = try FileCacheProvider(store: store, checkoutFolder: documents)

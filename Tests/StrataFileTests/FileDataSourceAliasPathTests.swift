@@ -18,7 +18,7 @@ struct FileDataSourceAliasPathTests {
     private func expectSingleOwner(real: URL, alias: URL) async throws {
         // Given a live store
         var first: FileDataSource? = try open(real)
-        try first?.setData(.pattern(10), forKey: "first")
+        try first?.setValue(.pattern(10), forKey: "first")
 
         // When a second store and an inspector are tried through the alias
         for _ in 0..<3 {
@@ -35,16 +35,16 @@ struct FileDataSourceAliasPathTests {
             }
             #expect(said == "in use", "\(location.path)")
         }
-        try first?.setData(.pattern(20), forKey: "second")
-        #expect(first?.data(forKey: "first") == .pattern(10))
-        #expect(first?.data(forKey: "second") == .pattern(20))
+        try first?.setValue(.pattern(20), forKey: "second")
+        #expect(first?.value(forKey: "first") == .pattern(10))
+        #expect(first?.value(forKey: "second") == .pattern(20))
 
         // And once it is closed, the folder opens through the alias and from another process
         first = nil
         let said = try await onDedicatedThread { try probeFromAnotherProcess(location: alias, identifier: "store") }
         #expect(said == "opened")
         let reopened = try open(alias)
-        #expect(reopened.data(forKey: "second") == .pattern(20))
+        #expect(reopened.value(forKey: "second") == .pattern(20))
     }
 
     @Test(.timeLimit(.minutes(1)))

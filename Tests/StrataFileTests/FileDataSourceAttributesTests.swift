@@ -13,9 +13,9 @@ struct FileDataSourceAttributesTests {
         let folder = try TemporaryFolder()
         var store: FileDataSource? = try folder.makeStore()
         let attributes = Data((0..<200).map { UInt8($0) })
-        try store?.setData(Data("a".utf8), forKey: "a", options: .init(eTag: "\"1\"", attributes: attributes))
-        try store?.setData(Data("b".utf8), forKey: "b")
-        try store?.setData(Data("c".utf8), forKey: "c", options: .init(attributes: Data()))
+        try store?.setValue(Data("a".utf8), forKey: "a", options: .init(eTag: "\"1\"", attributes: attributes))
+        try store?.setValue(Data("b".utf8), forKey: "b")
+        try store?.setValue(Data("c".utf8), forKey: "c", options: .init(attributes: Data()))
 
         // Then info returns them without a read, and a reopened store reads them from the files
         #expect(store?.info(forKey: "a")?.attributes == attributes)
@@ -27,14 +27,14 @@ struct FileDataSourceAttributesTests {
         #expect(reopened.info(forKey: "a")?.attributes == attributes)
         #expect(reopened.info(forKey: "b")?.attributes == nil)
         #expect(reopened.info(forKey: "c")?.attributes == Data())
-        #expect(reopened.data(forKey: "a") == Data("a".utf8))
+        #expect(reopened.value(forKey: "a") == Data("a".utf8))
     }
 
     @Test func replacingAnEntryReplacesItsAttributes() throws {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()
-        try store.setData(Data("1".utf8), forKey: "k", options: .init(attributes: Data([1])))
-        try store.setData(Data("2".utf8), forKey: "k")
+        try store.setValue(Data("1".utf8), forKey: "k", options: .init(attributes: Data([1])))
+        try store.setValue(Data("2".utf8), forKey: "k")
         #expect(store.info(forKey: "k")?.attributes == nil)
     }
 
@@ -45,21 +45,21 @@ struct FileDataSourceAttributesTests {
         try Data("body".utf8).write(to: file)
         try store.move(fileAt: file, forKey: "k", options: .init(attributes: Data([9, 9])))
         #expect(store.info(forKey: "k")?.attributes == Data([9, 9]))
-        #expect(store.data(forKey: "k") == Data("body".utf8))
+        #expect(store.value(forKey: "k") == Data("body".utf8))
     }
 
     @Test func attributesOverTheLimitAreRefusedAndLeaveTheEntry() throws {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()
-        try store.setData(Data("old".utf8), forKey: "k")
+        try store.setValue(Data("old".utf8), forKey: "k")
         let tooMany = Data(count: FileDataSource.EntryOptions.maxAttributesSize + 1)
         let error = #expect(throws: StrataError.self) {
-            try store.setData(Data("new".utf8), forKey: "k", options: .init(attributes: tooMany))
+            try store.setValue(Data("new".utf8), forKey: "k", options: .init(attributes: tooMany))
         }
         #expect(error?.code == .invalidArgument)
-        #expect(store.data(forKey: "k") == Data("old".utf8))
+        #expect(store.value(forKey: "k") == Data("old".utf8))
         let atLimit = Data(count: FileDataSource.EntryOptions.maxAttributesSize)
-        try store.setData(Data("new".utf8), forKey: "k", options: .init(attributes: atLimit))
+        try store.setValue(Data("new".utf8), forKey: "k", options: .init(attributes: atLimit))
         #expect(store.info(forKey: "k")?.attributes == atLimit)
     }
 
@@ -104,7 +104,7 @@ struct FileDataSourceAttributesTests {
         let folder = try TemporaryFolder()
         do {
             let store = try folder.makeStore()
-            try store.setData(Data("payload".utf8), forKey: "legacy", options: .init(eTag: "\"v\""))
+            try store.setValue(Data("payload".utf8), forKey: "legacy", options: .init(eTag: "\"v\""))
         }
         let file = try #require(
             FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path).first { $0.hasSuffix(".strata") }
@@ -126,7 +126,7 @@ struct FileDataSourceAttributesTests {
 
         // When it is opened, then the entry reads with its metadata and no attributes
         let store = try folder.makeStore()
-        #expect(store.data(forKey: "legacy") == Data("payload".utf8))
+        #expect(store.value(forKey: "legacy") == Data("payload".utf8))
         #expect(store.info(forKey: "legacy")?.eTag == "\"v\"")
         #expect(store.info(forKey: "legacy")?.attributes == nil)
         #expect(store.corruptEntriesRemoved == 0)

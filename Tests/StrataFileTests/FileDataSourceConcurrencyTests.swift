@@ -7,7 +7,7 @@ struct FileDataSourceConcurrencyTests {
     @Test func concurrentWritesAndReadsOfTheSameKeysNeverLookDamaged() async throws {
         // Given a store shared by eight tasks that write and read the same ten keys
         let folder = try TemporaryFolder()
-        let store = try folder.makeStore(maxCount: 8)
+        let store = try folder.makeStore(countLimit: 8)
 
         // When they run at once
         let wrongValues = await withTaskGroup(of: Int.self) { group in
@@ -18,8 +18,8 @@ struct FileDataSourceConcurrencyTests {
                         let key = "key-\((task + step) % 10)"
                         if step % 3 == 0 {
                             let value = Data("\(key)|\(task)-\(step)|".utf8) + Data.pattern(step * 37)
-                            try? store.setData(value, forKey: key)
-                        } else if let value = store.data(forKey: key),
+                            try? store.setValue(value, forKey: key)
+                        } else if let value = store.value(forKey: key),
                             !value.starts(with: Data("\(key)|".utf8))
                         {
                             wrong += 1

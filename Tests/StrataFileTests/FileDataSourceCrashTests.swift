@@ -121,7 +121,7 @@ struct FileDataSourceCrashTests {
             tally.acknowledgedWrites += writer.acknowledged.count
             tally.corrupt += store.corruptEntriesRemoved
             for key in (0..<16).map({ "k\($0)" }) {
-                let stored = store.data(forKey: key)
+                let stored = store.value(forKey: key)
                 let index = stored.map {
                     Int(UInt64(littleEndian: $0.prefix(8).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }))
                 }

@@ -7,11 +7,11 @@ import Testing
 struct FileDataSourceEvictionTests {
     @Test func keepsAtMostMaxCountEntriesDroppingTheLeastRecentlyUsed() throws {
         let folder = try TemporaryFolder()
-        let store = try folder.makeStore(maxCount: 3)
+        let store = try folder.makeStore(countLimit: 3)
 
-        for index in 0..<5 { try store.setData(.pattern(10), forKey: "k\(index)") }
+        for index in 0..<5 { try store.setValue(.pattern(10), forKey: "k\(index)") }
 
-        #expect(store.keys() == ["k2", "k3", "k4"])
+        #expect(store.sortedKeys() == ["k2", "k3", "k4"])
         #expect(try folder.entryFiles().count == 3)
     }
 
@@ -19,12 +19,12 @@ struct FileDataSourceEvictionTests {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore(maxSize: 1_000)
 
-        for index in 0..<10 { try store.setData(.pattern(300), forKey: "k\(index)") }
+        for index in 0..<10 { try store.setValue(.pattern(300), forKey: "k\(index)") }
 
         #expect(store.totalSize == 900)
-        #expect(store.keys() == ["k7", "k8", "k9"])
+        #expect(store.sortedKeys() == ["k7", "k8", "k9"])
         #expect {
-            try store.setData(.pattern(1_001), forKey: "huge")
+            try store.setValue(.pattern(1_001), forKey: "huge")
         } throws: { ($0 as? StrataError)?.code == .tooLarge }
         #expect(store.count == 3)
     }
@@ -32,30 +32,30 @@ struct FileDataSourceEvictionTests {
     @Test func readsMakeAnEntryRecentlyUsed() throws {
         let clock = ManualClock()
         let folder = try TemporaryFolder()
-        let store = try folder.makeStore(clock: clock, maxCount: 3)
+        let store = try folder.makeStore(clock: clock, countLimit: 3)
         for key in ["a", "b", "c"] {
-            try store.setData(Data(key.utf8), forKey: key)
+            try store.setValue(Data(key.utf8), forKey: key)
             clock.advance(by: .seconds(1))
         }
 
-        _ = store.data(forKey: "a")
-        try store.setData(Data("d".utf8), forKey: "d")
+        _ = store.value(forKey: "a")
+        try store.setValue(Data("d".utf8), forKey: "d")
 
-        #expect(store.keys() == ["a", "c", "d"])
+        #expect(store.sortedKeys() == ["a", "c", "d"])
     }
 
     @Test func writesAtTheSameInstantKeepTheirOrder() throws {
         // Given a clock that never moves, as on a file system whose dates are all equal
         let clock = ManualClock()
         let folder = try TemporaryFolder()
-        var store: FileDataSource? = try folder.makeStore(clock: clock, maxCount: 3)
-        for key in ["first", "second", "third"] { try store?.setData(Data(key.utf8), forKey: key) }
+        var store: FileDataSource? = try folder.makeStore(clock: clock, countLimit: 3)
+        for key in ["first", "second", "third"] { try store?.setValue(Data(key.utf8), forKey: key) }
 
         // When one more entry is written, before and after a restart
-        try store?.setData(Data("fourth".utf8), forKey: "fourth")
+        try store?.setValue(Data("fourth".utf8), forKey: "fourth")
         store = nil
-        let reopened = try folder.makeStore(clock: clock, maxCount: 3)
-        try reopened.setData(Data("fifth".utf8), forKey: "fifth")
+        let reopened = try folder.makeStore(clock: clock, countLimit: 3)
+        try reopened.setValue(Data("fifth".utf8), forKey: "fifth")
 
         // Then the oldest writes go first
         #expect(reopened.keysByRecency == ["fifth", "fourth", "third"])
@@ -64,19 +64,19 @@ struct FileDataSourceEvictionTests {
     @Test func expiredEntriesAreMissesAndCleanupRemovesTheirFiles() throws {
         let clock = ManualClock()
         let folder = try TemporaryFolder()
-        let store = try folder.makeStore(clock: clock, lifetime: .duration(.seconds(60)))
-        try store.setData(Data("short".utf8), forKey: "short")
-        try store.setData(Data("long".utf8), forKey: "long", options: .init(timeToLive: .seconds(600)))
-        try store.setData(Data("gone".utf8), forKey: "gone")
+        let store = try folder.makeStore(clock: clock, timeToLive: .seconds(60))
+        try store.setValue(Data("short".utf8), forKey: "short")
+        try store.setValue(Data("long".utf8), forKey: "long", options: .init(timeToLive: .seconds(600)))
+        try store.setValue(Data("gone".utf8), forKey: "gone")
 
         clock.advance(by: .seconds(59))
-        #expect(store.data(forKey: "short") == Data("short".utf8))
+        #expect(store.value(forKey: "short") == Data("short".utf8))
         clock.advance(by: .seconds(1))
-        #expect(store.data(forKey: "short") == nil)
+        #expect(store.value(forKey: "short") == nil)
         #expect(store.info(forKey: "gone") == nil)
-        #expect(store.keys() == ["long"])
+        #expect(store.sortedKeys() == ["long"])
 
-        try store.cleanup()
+        try store.removeExpired()
         #expect(store.count == 1)
         #expect(try folder.entryFiles().count == 1)
     }
@@ -84,14 +84,14 @@ struct FileDataSourceEvictionTests {
     @Test func evictionRemovesExpiredEntriesBeforeRecentlyUsedOnes() throws {
         let clock = ManualClock()
         let folder = try TemporaryFolder()
-        let store = try folder.makeStore(clock: clock, maxCount: 2)
-        try store.setData(Data("a".utf8), forKey: "old-but-valid")
-        try store.setData(Data("b".utf8), forKey: "recent-but-expiring", options: .init(timeToLive: .seconds(10)))
+        let store = try folder.makeStore(clock: clock, countLimit: 2)
+        try store.setValue(Data("a".utf8), forKey: "old-but-valid")
+        try store.setValue(Data("b".utf8), forKey: "recent-but-expiring", options: .init(timeToLive: .seconds(10)))
 
         clock.advance(by: .seconds(11))
-        try store.setData(Data("c".utf8), forKey: "new")
+        try store.setValue(Data("c".utf8), forKey: "new")
 
-        #expect(store.keys() == ["new", "old-but-valid"])
+        #expect(store.sortedKeys() == ["new", "old-but-valid"])
     }
 
     @Test func cleanupEnforcesLimitsLoweredSinceTheLastRun() async throws {
@@ -99,18 +99,18 @@ struct FileDataSourceEvictionTests {
         let folder = try TemporaryFolder()
         var store: FileDataSource? = try folder.makeStore()
         for index in 0..<3_000 {
-            try store?.setData(Data([UInt8(index & 0xFF)]), forKey: String(index))
+            try store?.setValue(Data([UInt8(index & 0xFF)]), forKey: String(index))
             if index % 100 == 0 { await Task.yield() }
         }
         store = nil
 
         // When the store reopens with a count limit of 10 and cleans up
-        let limited = try folder.makeStore(maxCount: 10)
-        try limited.cleanup()
+        let limited = try folder.makeStore(countLimit: 10)
+        try limited.removeExpired()
 
         // Then the 10 most recent writes remain
         #expect(limited.count == 10)
-        #expect(Set(limited.keys()) == Set((2_990..<3_000).map(String.init)))
+        #expect(Set(limited.sortedKeys()) == Set((2_990..<3_000).map(String.init)))
         #expect(try folder.entryFiles().count == 10)
     }
 }

@@ -39,9 +39,9 @@ struct FileDataSourceHostileFolderTests {
     /// The entry file name of `key` (written once to find out, then removed).
     private func entryFileName(_ key: String, in folder: TemporaryFolder, store: FileDataSource) throws -> String {
         let before = Set(try folder.entryFiles())
-        try store.setData(Data("probe".utf8), forKey: key)
+        try store.setValue(Data("probe".utf8), forKey: key)
         let name = try #require(Set(try folder.entryFiles()).subtracting(before).first)
-        try store.removeData(forKey: key)
+        try store.removeValue(forKey: key)
         return name
     }
 
@@ -68,12 +68,12 @@ struct FileDataSourceHostileFolderTests {
         try plantLink(entryName, in: folder, to: outside.target)
 
         // When the store puts, flushes, removes and closes
-        for index in 0..<20 { try store.setData(.pattern(100 + index), forKey: "key \(index)") }
+        for index in 0..<20 { try store.setValue(.pattern(100 + index), forKey: "key \(index)") }
         store.flush()
-        try store.setData(Data("mine".utf8), forKey: "k")
-        #expect(store.data(forKey: "k") == Data("mine".utf8))
-        try store.removeData(forKey: "k")
-        try store.cleanup()
+        try store.setValue(Data("mine".utf8), forKey: "k")
+        #expect(store.value(forKey: "k") == Data("mine".utf8))
+        try store.removeValue(forKey: "k")
+        try store.removeExpired()
         try store.removeAll()
 
         // Then the target is unchanged, nothing was created outside, and the entry's link is gone (replaced)
@@ -90,14 +90,14 @@ struct FileDataSourceHostileFolderTests {
         let outside = try Outside(folder)
         do {
             let store = try folder.makeStore()
-            try store.setData(.pattern(10), forKey: "a")
-            _ = store.data(forKey: "a")
+            try store.setValue(.pattern(10), forKey: "a")
+            _ = store.value(forKey: "a")
             try plantLink(".strata-index", in: folder, to: outside.target)
         }
 
         try outside.expectUntouched()
         let reopened = try folder.makeStore()
-        #expect(reopened.data(forKey: "a") == .pattern(10))
+        #expect(reopened.value(forKey: "a") == .pattern(10))
     }
 
     @Test func theFolderRenamedAndReplacedByALinkAfterOpenDoesNotRedirectWrites() throws {
@@ -105,17 +105,17 @@ struct FileDataSourceHostileFolderTests {
         let folder = try TemporaryFolder()
         let outside = try Outside(folder)
         let store = try folder.makeStore()
-        try store.setData(.pattern(10), forKey: "before")
+        try store.setValue(.pattern(10), forKey: "before")
         let moved = folder.url.appendingPathComponent("moved", isDirectory: true)
         try FileManager.default.moveItem(at: folder.storeURL(), to: moved)
         try FileManager.default.createSymbolicLink(at: folder.storeURL(), withDestinationURL: outside.url)
 
         // When the store writes, reads, flushes and removes
-        try store.setData(.pattern(20), forKey: "after")
-        #expect(store.data(forKey: "before") == .pattern(10))
-        #expect(store.data(forKey: "after") == .pattern(20))
+        try store.setValue(.pattern(20), forKey: "after")
+        #expect(store.value(forKey: "before") == .pattern(10))
+        #expect(store.value(forKey: "after") == .pattern(20))
         store.flush()
-        try store.removeData(forKey: "before")
+        try store.removeValue(forKey: "before")
 
         // Then everything happened in the folder the store opened, nothing in the link's target
         try outside.expectUntouched()
@@ -157,9 +157,9 @@ struct FileDataSourceHostileFolderTests {
     /// A store with two entries, closed; `victim`'s file copied to `outside/copy` (a valid entry elsewhere).
     private func storeWithVictim(_ folder: TemporaryFolder, outside: Outside) throws -> (name: String, copy: URL) {
         let store = try folder.makeStore()
-        try store.setData(.pattern(2_000, seed: 3), forKey: "other")
+        try store.setValue(.pattern(2_000, seed: 3), forKey: "other")
         let name = try entryFileName("victim", in: folder, store: store)
-        try store.setData(.pattern(1_000), forKey: "victim")
+        try store.setValue(.pattern(1_000), forKey: "victim")
         let copy = outside.url.appendingPathComponent("copy")
         try FileManager.default.copyItem(at: folder.storeURL().appendingPathComponent(name), to: copy)
         return (name, copy)
@@ -183,8 +183,8 @@ struct FileDataSourceHostileFolderTests {
         #expect(store.corruptEntriesRemoved == 1)
         #expect(log.messages.count == 1)
         #expect(log.messages.first?.contains("symbolic link") == true)
-        #expect(store.data(forKey: "victim") == nil)
-        #expect(store.data(forKey: "other") == .pattern(2_000, seed: 3))
+        #expect(store.value(forKey: "victim") == nil)
+        #expect(store.value(forKey: "other") == .pattern(2_000, seed: 3))
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: path.path)) == nil)
         #expect(!FileManager.default.fileExists(atPath: path.path))
         #expect(try Data(contentsOf: copy) == copyBytes)
@@ -197,9 +197,9 @@ struct FileDataSourceHostileFolderTests {
         let outside = try Outside(folder)
         let log = DiagnosticsLog()
         let store = try folder.makeStore(diagnostics: log.record)
-        try store.setData(.pattern(2_000, seed: 3), forKey: "other")
+        try store.setValue(.pattern(2_000, seed: 3), forKey: "other")
         let name = try entryFileName("victim", in: folder, store: store)
-        try store.setData(.pattern(1_000), forKey: "victim")
+        try store.setValue(.pattern(1_000), forKey: "victim")
         let path = folder.storeURL().appendingPathComponent(name)
         let copy = outside.url.appendingPathComponent("copy")
         try FileManager.default.moveItem(at: path, to: copy)
@@ -207,7 +207,7 @@ struct FileDataSourceHostileFolderTests {
         try FileManager.default.createSymbolicLink(at: path, withDestinationURL: copy)
 
         // When the key is read
-        let value = store.data(forKey: "victim")
+        let value = store.value(forKey: "victim")
 
         // Then it is a miss, reported and counted, the link is gone and its target intact
         #expect(value == nil)
@@ -217,7 +217,7 @@ struct FileDataSourceHostileFolderTests {
         #expect(!FileManager.default.fileExists(atPath: path.path))
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: path.path)) == nil)
         #expect(try Data(contentsOf: copy) == copyBytes)
-        #expect(store.data(forKey: "other") == .pattern(2_000, seed: 3))
+        #expect(store.value(forKey: "other") == .pattern(2_000, seed: 3))
         try outside.expectUntouched(allowing: ["copy"])
     }
 
@@ -227,13 +227,13 @@ struct FileDataSourceHostileFolderTests {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()
         let name = try entryFileName("victim", in: folder, store: store)
-        try store.setData(.pattern(100), forKey: "victim")
+        try store.setValue(.pattern(100), forKey: "victim")
         let path = folder.storeURL().appendingPathComponent(name)
         try FileManager.default.removeItem(at: path)
         #expect(mkfifo(path.path, 0o644) == 0)
 
         // When the key is read
-        let value = store.data(forKey: "victim")
+        let value = store.value(forKey: "victim")
 
         // Then the read returns a miss at once, and the pipe is set aside, not deleted
         #expect(value == nil)
@@ -249,7 +249,7 @@ struct FileDataSourceHostileFolderTests {
             let folder = try TemporaryFolder()
             do {
                 let store = try folder.makeStore()
-                try store.setData(.pattern(10), forKey: "a")
+                try store.setValue(.pattern(10), forKey: "a")
             }
             let journal = folder.storeURL().appendingPathComponent(".strata-index")
             try FileManager.default.removeItem(at: journal)
@@ -261,7 +261,7 @@ struct FileDataSourceHostileFolderTests {
 
             let log = DiagnosticsLog()
             let store = try folder.makeStore(diagnostics: log.record)
-            #expect(store.data(forKey: "a") == .pattern(10), "\(planted)")
+            #expect(store.value(forKey: "a") == .pattern(10), "\(planted)")
             store.flush()
 
             let names = try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)

@@ -21,7 +21,7 @@ struct FileDataSourceKeyTests {
 
         let errors = [
             await #expect(throws: StrataError.self) { try await store.put(bytes, in: KeyQuery("")) },
-            #expect(throws: StrataError.self) { try store.setData(bytes, forKey: "") },
+            #expect(throws: StrataError.self) { try store.setValue(bytes, forKey: "") },
             await #expect(throws: StrataError.self) { try await store.get(KeyQuery("")) },
             await #expect(throws: StrataError.self) { try await store.delete(KeyQuery("")) },
         ]

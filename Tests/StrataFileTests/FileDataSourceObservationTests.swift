@@ -9,11 +9,11 @@ struct FileDataSourceObservationTests {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()
         var changes = store.changes(forKey: nil).makeAsyncIterator()
-        try store.setData(Data("a".utf8), forKey: "k")
+        try store.setValue(Data("a".utf8), forKey: "k")
         #expect(await changes.next() == .put(key: "k"))
-        try store.removeData(forKey: "k")
+        try store.removeValue(forKey: "k")
         #expect(await changes.next() == .delete(key: "k"))
-        try store.removeData(forKey: "never-stored")
+        try store.removeValue(forKey: "never-stored")
         try store.removeAll()
         #expect(await changes.next() == .deleteAll)
         #expect(store.origin == .file)
@@ -33,13 +33,13 @@ struct FileDataSourceObservationTests {
         // Given a stream of a repository whose cache is the file store
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()
-        try store.setData(Data("v1".utf8), forKey: "k")
+        try store.setValue(Data("v1".utf8), forKey: "k")
         let repository = CacheRepository(main: ScriptedDataSource<Data>(), cache: store)
         var responses = repository.stream(KeyQuery("k"), operation: .cache).makeAsyncIterator()
         #expect(await responses.next()?.isLoading == true)
         #expect(await responses.next()?.value == Data("v1".utf8))
         // When another part of the app writes to the store directly
-        try store.setData(Data("v2".utf8), forKey: "k")
+        try store.setValue(Data("v2".utf8), forKey: "k")
         // Then the stream shows the new value, from the file origin
         let update = await responses.next()
         #expect(update?.value == Data("v2".utf8))
@@ -56,14 +56,14 @@ struct FileDataSourceObservationTests {
         let cache = disk.decoding(User.self).plugins([metrics], name: "disk")
             .validated(by: .maxAge(.seconds(300), clock: clock))
         let repository = CacheRepository(main: ScriptedDataSource<User>(), cache: cache)
-        try disk.setData(try JSONEncoder().encode(User(name: "Ada")), forKey: "u")
+        try disk.setValue(try JSONEncoder().encode(User(name: "Ada")), forKey: "u")
         var responses = repository.stream(KeyQuery("u"), operation: .cache).makeAsyncIterator()
         #expect(await responses.next()?.isLoading == true)
         let first = await responses.next()
         #expect(first?.value == User(name: "Ada"))
         #expect(first?.origin == .file)
         // When the disk store is written directly, under the stack
-        try disk.setData(try JSONEncoder().encode(User(name: "Grace")), forKey: "u")
+        try disk.setValue(try JSONEncoder().encode(User(name: "Grace")), forKey: "u")
         // Then the write streams through every wrapper, and the origin is still the file's
         let update = await responses.next()
         #expect(update?.value == User(name: "Grace"))
@@ -77,6 +77,7 @@ struct FileDataSourceConformanceTests {
         let folder = try TemporaryFolder()
         let counter = Locked(0)
         try await DataSourceConformance(
+            capabilities: .keyValueStore,
             makeSource: {
                 let identifier = counter.withLock { count -> String in
                     count += 1

@@ -7,7 +7,7 @@ import Testing
 struct FileDataSourceQueryTests {
     private func filledStore(_ folder: TemporaryFolder, clock: ManualClock = ManualClock()) throws -> FileDataSource {
         let store = try folder.makeStore(clock: clock)
-        for key in ["delta", "alpha", "charlie", "bravo", "echo"] { try store.setData(Data(key.utf8), forKey: key) }
+        for key in ["delta", "alpha", "charlie", "bravo", "echo"] { try store.setValue(Data(key.utf8), forKey: key) }
         return store
     }
 
@@ -81,14 +81,14 @@ struct FileDataSourceQueryTests {
         let store = try folder.makeStore()
 
         _ = try await store.putAll([Data("1".utf8), Data("2".utf8)], in: IdsQuery(["one", "two"]))
-        #expect(store.keys() == ["one", "two"])
+        #expect(store.sortedKeys() == ["one", "two"])
         try await store.delete(KeyQuery("one"))
-        #expect(store.keys() == ["two"])
+        #expect(store.sortedKeys() == ["two"])
         _ = try await store.put(Data("3".utf8), in: KeyQuery("three"))
         try await store.delete(IdsQuery(["three"]))
-        #expect(store.keys() == ["two"])
+        #expect(store.sortedKeys() == ["two"])
         try await store.delete(AllObjectsQuery())
-        #expect(store.keys().isEmpty)
+        #expect(store.sortedKeys().isEmpty)
         await #expect {
             _ = try await store.putAll([Data()], in: IdsQuery(["a", "b"]))
         } throws: { ($0 as? StrataError)?.code == .invalidArgument }
@@ -99,7 +99,7 @@ struct FileDataSourceQueryTests {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore(clock: clock)
         let written = clock.now()
-        try store.setData(Data("v".utf8), forKey: "k")
+        try store.setValue(Data("v".utf8), forKey: "k")
         clock.advance(by: .seconds(30))
 
         let entry = try await store.getEntry(KeyQuery("k"))

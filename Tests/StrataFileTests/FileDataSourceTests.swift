@@ -9,15 +9,15 @@ struct FileDataSourceTests {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()
 
-        try store.setData(Data("hello".utf8), forKey: "greeting")
-        try store.setData(Data(), forKey: "empty")
+        try store.setValue(Data("hello".utf8), forKey: "greeting")
+        try store.setValue(Data(), forKey: "empty")
 
-        #expect(store.data(forKey: "greeting") == Data("hello".utf8))
-        #expect(store.data(forKey: "empty") == Data())
-        #expect(store.data(forKey: "missing") == nil)
-        #expect(try store.removeData(forKey: "greeting"))
-        #expect(try !store.removeData(forKey: "greeting"))
-        #expect(store.data(forKey: "greeting") == nil)
+        #expect(store.value(forKey: "greeting") == Data("hello".utf8))
+        #expect(store.value(forKey: "empty") == Data())
+        #expect(store.value(forKey: "missing") == nil)
+        #expect(try store.removeValue(forKey: "greeting"))
+        #expect(try !store.removeValue(forKey: "greeting"))
+        #expect(store.value(forKey: "greeting") == nil)
         #expect(try folder.entryFiles().count == 1)
     }
 
@@ -25,20 +25,20 @@ struct FileDataSourceTests {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()
 
-        try store.setData(.pattern(5_000), forKey: "a")
-        try store.setData(.pattern(300), forKey: "b")
-        try store.setData(.pattern(1_200, seed: 9), forKey: "a")
+        try store.setValue(.pattern(5_000), forKey: "a")
+        try store.setValue(.pattern(300), forKey: "b")
+        try store.setValue(.pattern(1_200, seed: 9), forKey: "a")
 
         #expect(store.totalSize == 1_500)
         #expect(store.count == 2)
-        #expect(store.data(forKey: "a") == .pattern(1_200, seed: 9))
+        #expect(store.value(forKey: "a") == .pattern(1_200, seed: 9))
     }
 
     @Test func removeAllRemovesEntriesAndLeavesForeignFiles() throws {
         // Given a store with entries and two files that are not Strata entries
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()
-        for index in 0..<5 { try store.setData(.pattern(10), forKey: "key-\(index)") }
+        for index in 0..<5 { try store.setValue(.pattern(10), forKey: "key-\(index)") }
         let foreign = folder.storeURL().appendingPathComponent("notes.txt")
         let lookalike = folder.storeURL().appendingPathComponent("not-a-hash.strata")
         try Data("mine".utf8).write(to: foreign)
@@ -57,16 +57,16 @@ struct FileDataSourceTests {
     @Test func infoReportsSizeDatesExpiryAndValidators() throws {
         let clock = ManualClock()
         let folder = try TemporaryFolder()
-        let store = try folder.makeStore(clock: clock, lifetime: .duration(.seconds(3_600)))
+        let store = try folder.makeStore(clock: clock, timeToLive: .seconds(3_600))
         let written = clock.now()
 
-        try store.setData(
+        try store.setValue(
             .pattern(42),
             forKey: "k",
             options: .init(timeToLive: .seconds(60), eTag: "\"v1\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT")
         )
         clock.advance(by: .seconds(10))
-        _ = store.data(forKey: "k")
+        _ = store.value(forKey: "k")
         let info = try #require(store.info(forKey: "k"))
 
         #expect(info.key == "k")
@@ -76,7 +76,7 @@ struct FileDataSourceTests {
         #expect(info.expiresAt == written.addingTimeInterval(60))
         #expect(info.eTag == "\"v1\"")
         #expect(info.lastModified == "Wed, 21 Oct 2015 07:28:00 GMT")
-        try store.setData(.pattern(42), forKey: "same bytes")
+        try store.setValue(.pattern(42), forKey: "same bytes")
         #expect(store.info(forKey: "same bytes")?.contentHash == info.contentHash)
         #expect(store.info(forKey: "missing") == nil)
     }
@@ -84,7 +84,7 @@ struct FileDataSourceTests {
     @Test func asecondStoreWithTheSameIdentifierIsRefusedUntilTheFirstIsReleased() throws {
         let folder = try TemporaryFolder()
         var first: FileDataSource? = try folder.makeStore("shared")
-        try first?.setData(Data("1".utf8), forKey: "k")
+        try first?.setValue(Data("1".utf8), forKey: "k")
 
         #expect {
             _ = try folder.makeStore("shared")
@@ -94,7 +94,7 @@ struct FileDataSourceTests {
 
         first = nil
         let second = try folder.makeStore("shared")
-        #expect(second.data(forKey: "k") == Data("1".utf8))
+        #expect(second.value(forKey: "k") == Data("1".utf8))
     }
 
     @Test(arguments: ["", ".", "..", "a/b", "nul\u{0}"])
@@ -107,7 +107,7 @@ struct FileDataSourceTests {
 
     @Test func rejectsLimitsBelowOne() throws {
         let folder = try TemporaryFolder()
-        #expect(throws: StrataError.self) { _ = try folder.makeStore(maxCount: 0) }
+        #expect(throws: StrataError.self) { _ = try folder.makeStore(countLimit: 0) }
         #expect(throws: StrataError.self) { _ = try folder.makeStore(maxSize: 0) }
     }
 
@@ -117,11 +117,15 @@ struct FileDataSourceTests {
         let folder = try TemporaryFolder()
         var store: FileDataSource? = try folder.makeStore(clock: clock)
         for key in ["a", "b", "c", "d"] {
-            try store?.setData(Data(key.utf8), forKey: key, options: .init(timeToLive: .seconds(600), eTag: "e-\(key)"))
+            try store?.setValue(
+                Data(key.utf8),
+                forKey: key,
+                options: .init(timeToLive: .seconds(600), eTag: "e-\(key)")
+            )
             clock.advance(by: .seconds(1))
         }
-        _ = store?.data(forKey: "b")
-        _ = store?.data(forKey: "a")
+        _ = store?.value(forKey: "b")
+        _ = store?.value(forKey: "a")
         let order = store?.keysByRecency
         let info = store?.info(forKey: "a")
 
@@ -134,14 +138,14 @@ struct FileDataSourceTests {
         #expect(reopened.keysByRecency == order)
         #expect(reopened.info(forKey: "a") == info)
         #expect(reopened.info(forKey: "c")?.eTag == "e-c")
-        #expect(reopened.data(forKey: "d") == Data("d".utf8))
+        #expect(reopened.value(forKey: "d") == Data("d".utf8))
         #expect(reopened.totalSize == 4)
     }
 
     @Test func reopeningWithoutTheJournalKeepsTheWriteOrder() throws {
         let folder = try TemporaryFolder()
         var store: FileDataSource? = try folder.makeStore()
-        for key in ["x", "y", "z"] { try store?.setData(Data(key.utf8), forKey: key) }
+        for key in ["x", "y", "z"] { try store?.setValue(Data(key.utf8), forKey: key) }
         store = nil
         try FileManager.default.removeItem(at: folder.storeURL().appendingPathComponent(".strata-index"))
 
@@ -170,7 +174,7 @@ struct FileDataSourceTests {
         try store.move(fileAt: download, forKey: "https://example.com/a.png", options: .init(eTag: "\"abc\""))
 
         #expect(!FileManager.default.fileExists(atPath: download.path))
-        #expect(store.data(forKey: "https://example.com/a.png") == .pattern(70_000))
+        #expect(store.value(forKey: "https://example.com/a.png") == .pattern(70_000))
         #expect(store.info(forKey: "https://example.com/a.png")?.eTag == "\"abc\"")
         #expect(store.totalSize == 70_000)
     }
@@ -185,7 +189,7 @@ struct FileDataSourceTests {
 
         try store.move(fileAt: download, forKey: "k")
 
-        #expect(store.data(forKey: "k") == .pattern(3_000))
+        #expect(store.value(forKey: "k") == .pattern(3_000))
         #expect(!FileManager.default.fileExists(atPath: download.path))
     }
 

@@ -10,8 +10,8 @@ struct FileDataSourceTrailerVersionTests {
         // Given an entry whose trailer is intact but says version 1 (an xxHash64 content hash)
         let folder = try TemporaryFolder()
         var store: FileDataSource? = try folder.makeStore()
-        try store?.setData(.pattern(1_000), forKey: "old")
-        try store?.setData(.pattern(500, seed: 3), forKey: "new")
+        try store?.setValue(.pattern(1_000), forKey: "old")
+        try store?.setValue(.pattern(500, seed: 3), forKey: "new")
         store = nil
         let name = EntryName(key: "old").fileName
         let file = folder.storeURL().appendingPathComponent(name)
@@ -30,9 +30,9 @@ struct FileDataSourceTrailerVersionTests {
 
         // When the store opens, then the old entry is a miss, removed and counted, and the other entry stays
         let reopened = try folder.makeStore()
-        #expect(reopened.data(forKey: "old") == nil)
+        #expect(reopened.value(forKey: "old") == nil)
         #expect(!FileManager.default.fileExists(atPath: file.path))
         #expect(reopened.corruptEntriesRemoved == 1)
-        #expect(reopened.data(forKey: "new") == .pattern(500, seed: 3))
+        #expect(reopened.value(forKey: "new") == .pattern(500, seed: 3))
     }
 }

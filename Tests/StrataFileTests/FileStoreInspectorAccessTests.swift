@@ -15,9 +15,9 @@ struct FileStoreInspectorAccessTests {
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
         do {
             let store = try folder.makeStore()
-            try store.setData(.pattern(100), forKey: "a")
-            try store.setData(.pattern(200), forKey: "b")
-            try store.setData(.pattern(300), forKey: "damaged")
+            try store.setValue(.pattern(100), forKey: "a")
+            try store.setValue(.pattern(200), forKey: "b")
+            try store.setValue(.pattern(300), forKey: "damaged")
         }
         let files = try folder.entryFiles()
         let store = folder.storeURL()
@@ -123,8 +123,8 @@ struct FileStoreInspectorAccessTests {
                     ($0 as? StrataError)?.code == .alreadyInUse
                 }
             }
-            try store.setData(.pattern(10), forKey: "still mine")
-            #expect(store.data(forKey: "still mine") == .pattern(10))
+            try store.setValue(.pattern(10), forKey: "still mine")
+            #expect(store.value(forKey: "still mine") == .pattern(10))
         }
         for access in [StoreAccess.readOnly, .readWrite] {
             let inspector = try FileStoreInspector(folder: folder.storeURL(), access: access)

@@ -33,7 +33,7 @@ struct ReliabilityFileConcurrencyTests {
         let reopened = try folder.makeStore()
         #expect(reopened.corruptEntriesRemoved == 0)
         #expect(reopened.totalSize == expectedSize)
-        for (key, data) in models { #expect(reopened.data(forKey: key) == data, "\(key) after a reopen") }
+        for (key, data) in models { #expect(reopened.value(forKey: key) == data, "\(key) after a reopen") }
     }
 
     /// Runs the owned-keys mix on a store that is closed on return; returns the model and the final size.
@@ -51,18 +51,18 @@ struct ReliabilityFileConcurrencyTests {
                         switch Int.random(in: 0..<100, using: &generator) {
                         case 0..<50:
                             let data = Self.value(key: key, version: step)
-                            try store.setData(data, forKey: key)
+                            try store.setValue(data, forKey: key)
                             model[key] = data
                         case 50..<65:
-                            _ = try store.removeData(forKey: key)
+                            _ = try store.removeValue(forKey: key)
                             model[key] = nil
                         case 65..<90:
-                            #expect(store.data(forKey: key) == model[key], "\(key) reads its last write")
+                            #expect(store.value(forKey: key) == model[key], "\(key) reads its last write")
                         case 90..<95:
-                            try store.cleanup()
+                            try store.removeExpired()
                         default:
                             let other = "t\(Int.random(in: 0..<Self.tasks, using: &generator))-0"
-                            if let data = store.data(forKey: other) { #expect(Self.isWhole(data, for: other)) }
+                            if let data = store.value(forKey: other) { #expect(Self.isWhole(data, for: other)) }
                         }
                         if step % 25 == 0 { await Task.yield() }
                     }
@@ -73,9 +73,9 @@ struct ReliabilityFileConcurrencyTests {
         }
 
         // Then every acknowledged write is there, and the metadata matches the contents, also after a reopen
-        for (key, data) in models { #expect(store.data(forKey: key) == data, "\(key)") }
+        for (key, data) in models { #expect(store.value(forKey: key) == data, "\(key)") }
         #expect(store.count == models.count)
-        #expect(Set(store.keys()) == Set(models.keys))
+        #expect(Set(store.sortedKeys()) == Set(models.keys))
         #expect(store.totalSize == models.values.reduce(0) { $0 + $1.count })
         #expect(try folder.entryFiles().count == models.count)
         store.flush()
@@ -86,15 +86,15 @@ struct ReliabilityFileConcurrencyTests {
         // Given a store limited to 30 entries and 60,000 bytes, shared by every task
         let folder = try TemporaryFolder()
         let (keys, expectedSize) = try await Self.runSharedKeysMix(folder: folder)
-        let reopened = try folder.makeStore(maxSize: 60_000, maxCount: 30)
-        #expect(Set(reopened.keys()) == Set(keys))
+        let reopened = try folder.makeStore(maxSize: 60_000, countLimit: 30)
+        #expect(Set(reopened.sortedKeys()) == Set(keys))
         #expect(reopened.totalSize == expectedSize)
         #expect(reopened.corruptEntriesRemoved == 0)
     }
 
     /// Runs the shared-keys mix on a limited store that is closed on return; returns its keys and size.
     private static func runSharedKeysMix(folder: TemporaryFolder) async throws -> ([String], Int) {
-        let store = try folder.makeStore(maxSize: 60_000, maxCount: 30)
+        let store = try folder.makeStore(maxSize: 60_000, countLimit: 30)
 
         // When
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -104,11 +104,11 @@ struct ReliabilityFileConcurrencyTests {
                     for step in 0..<Self.operationsPerTask {
                         let key = "k\(Int.random(in: 0..<100, using: &generator))"
                         switch Int.random(in: 0..<100, using: &generator) {
-                        case 0..<55: try store.setData(Self.value(key: key, version: task * 1_000 + step), forKey: key)
-                        case 55..<65: _ = try store.removeData(forKey: key)
+                        case 0..<55: try store.setValue(Self.value(key: key, version: task * 1_000 + step), forKey: key)
+                        case 55..<65: _ = try store.removeValue(forKey: key)
                         case 65..<95:
-                            if let data = store.data(forKey: key) { #expect(Self.isWhole(data, for: key), "\(key)") }
-                        default: try store.cleanup()
+                            if let data = store.value(forKey: key) { #expect(Self.isWhole(data, for: key), "\(key)") }
+                        default: try store.removeExpired()
                         }
                         #expect(store.count <= 30)
                         if step % 25 == 0 { await Task.yield() }
@@ -119,11 +119,11 @@ struct ReliabilityFileConcurrencyTests {
         }
 
         // Then the limits hold, the size is the sum of the entries' sizes, and a reopen agrees
-        let keys = store.keys()
+        let keys = store.sortedKeys()
         #expect(store.count <= 30)
         #expect(store.totalSize <= 60_000)
         #expect(store.totalSize == keys.compactMap { store.info(forKey: $0)?.size }.reduce(0, +))
-        for key in keys { #expect(store.data(forKey: key).map { Self.isWhole($0, for: key) } == true, "\(key)") }
+        for key in keys { #expect(store.value(forKey: key).map { Self.isWhole($0, for: key) } == true, "\(key)") }
         #expect(try folder.entryFiles().count == keys.count)
         store.flush()
         return (keys, store.totalSize)
@@ -175,8 +175,8 @@ struct ReliabilityFileConcurrencyTests {
 
         // Then the file store holds every acknowledged write, the memory cache only copies of them, and the
         // metrics counted every call that reached the file store
-        for (key, data) in models { #expect(file.data(forKey: key) == data, "\(key)") }
-        #expect(Set(file.keys()) == Set(models.keys))
+        for (key, data) in models { #expect(file.value(forKey: key) == data, "\(key)") }
+        #expect(Set(file.sortedKeys()) == Set(models.keys))
         #expect(memory.count <= 16)
         for key in memory.sortedKeys() { #expect(memory.value(forKey: key) == models[key], "cached \(key)") }
         let total = metrics.snapshot().total()

@@ -26,27 +26,27 @@ struct ReliabilityFileFaultTests {
         let folder = try TemporaryFolder()
         let log = DiagnosticsLog()
         var store: FileDataSource? = try folder.makeStore(diagnostics: log.record)
-        try store?.setData(.pattern(100), forKey: "victim")
+        try store?.setValue(.pattern(100), forKey: "victim")
         let victimFile = try #require(try folder.entryFiles().first)
-        try store?.setData(.pattern(200, seed: 2), forKey: "other")
+        try store?.setValue(.pattern(200, seed: 2), forKey: "other")
         let path = folder.storeURL().appendingPathComponent(victimFile)
         try FileManager.default.removeItem(at: path)
         try FileManager.default.createDirectory(at: path, withIntermediateDirectories: false)
         try Data("x".utf8).write(to: path.appendingPathComponent("inside"))
 
         // When the key is read
-        let value = store?.data(forKey: "victim")
+        let value = store?.value(forKey: "victim")
 
         // Then it is a miss, reported and counted, the folder is set aside with its contents, and the rest works
         #expect(value == nil)
         #expect(store?.corruptEntriesRemoved == 1)
         #expect(log.messages.count == 1)
-        #expect(store?.data(forKey: "other") == .pattern(200, seed: 2))
+        #expect(store?.value(forKey: "other") == .pattern(200, seed: 2))
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)
         let aside = try #require(names.first { $0.hasPrefix(victimFile + ".damaged-") })
         #expect(try Data(contentsOf: folder.storeURL().appendingPathComponent(aside + "/inside")) == Data("x".utf8))
-        try store?.setData(.pattern(300), forKey: "victim")
-        #expect(store?.data(forKey: "victim") == .pattern(300))
+        try store?.setValue(.pattern(300), forKey: "victim")
+        #expect(store?.value(forKey: "victim") == .pattern(300))
 
         // And a folder found at an entry's name when the store opens is set aside too, and the store opens
         try FileManager.default.createDirectory(
@@ -56,8 +56,8 @@ struct ReliabilityFileFaultTests {
         store = nil
         let reopened = try folder.makeStore()
         #expect(reopened.corruptEntriesRemoved == 1)
-        #expect(reopened.data(forKey: "other") == .pattern(200, seed: 2))
-        #expect(reopened.data(forKey: "victim") == .pattern(300))
+        #expect(reopened.value(forKey: "other") == .pattern(200, seed: 2))
+        #expect(reopened.value(forKey: "victim") == .pattern(300))
         #expect(try folder.entryFiles().count == 2)
     }
 
@@ -100,7 +100,7 @@ struct ReliabilityFileFaultTests {
         for index in 0..<64 {
             let data = Data.pattern(64 * 1024, seed: UInt8(index))
             do {
-                try store.setData(data, forKey: "k\(index)")
+                try store.setValue(data, forKey: "k\(index)")
                 stored["k\(index)"] = data
             } catch {
                 failure = error
@@ -111,16 +111,16 @@ struct ReliabilityFileFaultTests {
         // Then the failure is a typed I/O error, and every entry stored before it is whole, also after a reopen
         #expect((failure as? StrataError)?.code == .io, "\(String(describing: failure))")
         #expect(stored.count > 4)
-        for (key, data) in stored { #expect(store.data(forKey: key) == data, "\(key)") }
+        for (key, data) in stored { #expect(store.value(forKey: key) == data, "\(key)") }
         #expect(store.totalSize == stored.values.reduce(0) { $0 + $1.count })
         let storeFolder = mount.url.appendingPathComponent("full")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: storeFolder.path)
             .filter { !$0.hasSuffix(".strata") && !$0.hasPrefix(".strata-") }
         #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
         // Freeing space makes the store writable again
-        _ = try store.removeData(forKey: "k0")
-        try store.setData(.pattern(10), forKey: "after")
-        #expect(store.data(forKey: "after") == .pattern(10))
+        _ = try store.removeValue(forKey: "k0")
+        try store.setValue(.pattern(10), forKey: "after")
+        #expect(store.value(forKey: "after") == .pattern(10))
     }
 
     @Test(.enabled(if: TemporaryMount.isAvailable, "needs root and tmpfs (mount(2))"))
@@ -133,8 +133,8 @@ struct ReliabilityFileFaultTests {
         let configuration = FileDataSource.Configuration(location: .url(mount.url), identifier: "ro")
         do {
             let store = try FileDataSource(configuration: configuration)
-            try store.setData(.pattern(1_000), forKey: "a")
-            try store.setData(.pattern(2_000), forKey: "b")
+            try store.setValue(.pattern(1_000), forKey: "a")
+            try store.setValue(.pattern(2_000), forKey: "b")
         }
         try mount.remount(readOnly: true)
 
@@ -147,8 +147,8 @@ struct ReliabilityFileFaultTests {
         // And once the disk is writable again every entry is there
         try mount.remount(readOnly: false)
         let store = try FileDataSource(configuration: configuration)
-        #expect(store.data(forKey: "a") == .pattern(1_000))
-        #expect(store.data(forKey: "b") == .pattern(2_000))
+        #expect(store.value(forKey: "a") == .pattern(1_000))
+        #expect(store.value(forKey: "b") == .pattern(2_000))
         #expect(store.corruptEntriesRemoved == 0)
     }
 }

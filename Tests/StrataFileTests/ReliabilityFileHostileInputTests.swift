@@ -37,7 +37,7 @@ struct ReliabilityFileHostileInputTests {
                 let data = Data.pattern(Int.random(in: 0...64, using: &generator), seed: UInt8(index & 0xFF))
                 // An empty key is refused (FileDataSourceKeyTests); every other string is a key.
                 if key.isEmpty { continue }
-                try store.setData(data, forKey: key)
+                try store.setValue(data, forKey: key)
                 model[key] = data
                 if index % 100 == 0 { await Task.yield() }
             }
@@ -82,7 +82,7 @@ struct ReliabilityFileHostileInputTests {
         #expect(store.corruptEntriesRemoved >= damaged.count)
         var intact = 0
         for (index, (key, data)) in model.enumerated() {
-            if let read = store.data(forKey: key) {
+            if let read = store.value(forKey: key) {
                 #expect(read == data, "a random key read back wrong")
                 intact += 1
             }
@@ -92,9 +92,9 @@ struct ReliabilityFileHostileInputTests {
         #expect(store.count == intact)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["store"])
         // And the store still works with the junk beside it
-        try store.setData(Data("fine".utf8), forKey: "after")
-        try store.cleanup()
-        #expect(store.data(forKey: "after") == Data("fine".utf8))
+        try store.setValue(Data("fine".utf8), forKey: "after")
+        try store.removeExpired()
+        #expect(store.value(forKey: "after") == Data("fine".utf8))
     }
 
     /// Writes a file with plain POSIX calls, without `fsync`.

@@ -28,19 +28,19 @@ final class TemporaryFolder: Sendable {
     func makeStore(
         _ identifier: String = "store",
         clock: ManualClock = ManualClock(),
-        lifetime: FileDataSource.Lifetime = .forever,
+        timeToLive: Duration? = nil,
         maxSize: Int? = nil,
-        maxCount: Int? = nil,
-        durability: FileDataSource.Durability = .atomic,
-        diagnostics: (@Sendable (String) -> Void)? = nil
+        countLimit: Int? = nil,
+        durability: StoreDurability = .atomic,
+        diagnostics: (@Sendable (StrataError) -> Void)? = nil
     ) throws -> FileDataSource {
         try FileDataSource(
             configuration: .init(
                 location: .url(url),
                 identifier: identifier,
-                lifetime: lifetime,
+                timeToLive: timeToLive,
                 maxSize: maxSize,
-                maxCount: maxCount,
+                countLimit: countLimit,
                 durability: durability,
                 clock: clock,
                 diagnostics: diagnostics
@@ -62,8 +62,9 @@ final class DiagnosticsLog: Sendable {
 
     var messages: [String] { lines.withLock { $0 } }
 
-    func record(_ line: String) {
-        lines.withLock { $0.append(line) }
+    func record(_ report: StrataError) {
+        #expect(report.code == .corrupt)
+        lines.withLock { $0.append(report.message) }
     }
 }
 

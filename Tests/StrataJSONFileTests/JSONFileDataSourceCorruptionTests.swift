@@ -38,7 +38,7 @@ struct JSONFileDataSourceCorruptionTests {
             #expect(FileManager.default.fileExists(atPath: file.path + ".corrupt-" + stamp))
             #expect(!FileManager.default.fileExists(atPath: file.path))
             #expect(try store.value(forKey: "b") == Item(name: "b", number: 2))
-            #expect(store.keys() == ["b"])
+            #expect(store.sortedKeys() == ["b"])
             // The store is still writable, also under the key that was corrupt.
             try store.setValue(Item(name: "a", number: 3), forKey: "a")
             #expect(try store.value(forKey: "a") == Item(name: "a", number: 3))
@@ -82,7 +82,7 @@ struct JSONFileDataSourceCorruptionTests {
                 )
                 await expectError(.dataSerialization) { try other.value(forKey: "k1") }
                 await expectError(.dataSerialization) { try await other.getAll(AllObjectsQuery()) }
-                try other.cleanup()
+                try other.removeExpired()
 
                 // Then nothing is moved aside or counted corrupt
                 #expect(reports.all.isEmpty)
@@ -106,7 +106,7 @@ struct JSONFileDataSourceCorruptionTests {
             let fixture = Fixture(folder: folder)
             do {
                 let store = try fixture.open()
-                try store.setValue(Item(name: "a", number: 1), forKey: "a", maxAge: .seconds(10))
+                try store.setValue(Item(name: "a", number: 1), forKey: "a", timeToLive: .seconds(10))
                 try store.setValue(Item(name: "b", number: 2), forKey: "b")
                 try store.setValue(Item(name: "c", number: 3), forKey: "c")
             }
@@ -124,7 +124,7 @@ struct JSONFileDataSourceCorruptionTests {
                 #expect(report.message.contains("index.journal"))
                 #expect(report.message.contains("index.journal.corrupt-" + stamp))
                 #expect(FileManager.default.fileExists(atPath: index.path + ".corrupt-" + stamp))
-                #expect(store.keys() == ["a", "b", "c"])
+                #expect(store.sortedKeys() == ["a", "b", "c"])
                 #expect(store.keysByRecency == ["c", "b", "a"])
                 #expect(try store.value(forKey: "b") == Item(name: "b", number: 2))
                 fixture.clock.advance(by: .seconds(10))
@@ -152,7 +152,7 @@ struct JSONFileDataSourceCorruptionTests {
 
             #expect(fixture.reports.all.count == 2)
             #expect(fixture.reports.all.contains { $0.message.contains(file.lastPathComponent) })
-            #expect(store.keys() == ["b"])
+            #expect(store.sortedKeys() == ["b"])
             #expect(FileManager.default.fileExists(atPath: file.path + ".corrupt-" + stamp))
         }
     }
@@ -176,7 +176,7 @@ struct JSONFileDataSourceCorruptionTests {
 
             #expect(fixture.reports.all.isEmpty)
             let reopened = try fixture.open()
-            #expect(reopened.keys() == ["a", "b"])
+            #expect(reopened.sortedKeys() == ["a", "b"])
             #expect(fixture.reports.all.isEmpty)
         }
     }

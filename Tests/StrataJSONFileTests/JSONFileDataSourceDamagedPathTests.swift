@@ -22,7 +22,7 @@ struct JSONFileDataSourceDamagedPathTests {
             try store.setValue(Item(name: damagedKey, number: 9), forKey: damagedKey)
             #expect(try store.value(forKey: damagedKey) == Item(name: damagedKey, number: 9))
         }
-        try store.cleanup()
+        try store.removeExpired()
         #expect(try store.value(forKey: "kept") == Item(name: "kept", number: 1))
         try store.removeAll()
         #expect(store.count == 0)

@@ -44,7 +44,7 @@ struct JSONFileDataSourceIntegrityTests {
                 #expect(try store.value(forKey: "k\(number)") == Item(name: "i\(number)", number: number))
             }
             #expect(store.count == 20)
-            try store.cleanup()
+            try store.removeExpired()
             #expect(try entryFiles(fixture) == files)
             let report = try #require(fixture.reports.all.first)
             #expect(fixture.reports.all.count == 1)
@@ -65,7 +65,7 @@ struct JSONFileDataSourceIntegrityTests {
 
             let store = try fixture.open()
             // The index does not name every entry, but no entry file is deleted for that: cleanup takes them in.
-            try store.cleanup()
+            try store.removeExpired()
 
             #expect(try entryFiles(fixture) == files)
             for number in 0..<20 {
@@ -90,7 +90,7 @@ struct JSONFileDataSourceIntegrityTests {
             for number in 0..<20 {
                 #expect(try store.value(forKey: "k\(number)") == Item(name: "i\(number)", number: number))
             }
-            try store.cleanup()
+            try store.removeExpired()
             #expect(try entryFiles(fixture) == files)
             #expect(fixture.reports.all.count == 1)
         }

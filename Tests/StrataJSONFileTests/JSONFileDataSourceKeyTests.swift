@@ -57,7 +57,7 @@ struct JSONFileDataSourceKeyTests {
             }
             // The index carries every key through a reopen.
             let reopened = try fixture.open()
-            let sameKeys = reopened.keys() == keys.sorted()
+            let sameKeys = reopened.sortedKeys() == keys.sorted()
             #expect(sameKeys)
             for (number, key) in keys.enumerated() where key != "e\u{301}" {
                 let read = try reopened.value(forKey: key)?.number
@@ -96,7 +96,7 @@ struct JSONFileDataSourceKeyTests {
                 }
             }
             let store = try fixture.open()
-            let sameKeys = store.keys() == ordered
+            let sameKeys = store.sortedKeys() == ordered
             #expect(sameKeys)
             let items = try await store.getAll(IdsQuery(ordered))
             #expect(items.map(\.number) == Array(0..<ordered.count))

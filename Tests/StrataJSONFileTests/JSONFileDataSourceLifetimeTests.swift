@@ -12,7 +12,7 @@ struct JSONFileDataSourceLifetimeTests {
             do {
                 let store = try fixture.open()
                 try store.setValue(Item(name: "a", number: 1), forKey: "a")
-                try store.setValue(Item(name: "b", number: 2), forKey: "b", maxAge: .seconds(10))
+                try store.setValue(Item(name: "b", number: 2), forKey: "b", timeToLive: .seconds(10))
                 try store.setValue(Item(name: "c", number: 3), forKey: "c")
                 _ = try store.value(forKey: "a")
                 #expect(store.keysByRecency == ["a", "c", "b"])
@@ -37,7 +37,7 @@ struct JSONFileDataSourceLifetimeTests {
 
             try store.setValue(Item(name: "d", number: 0), forKey: "d")
 
-            #expect(store.keys() == ["a", "c", "d"])
+            #expect(store.sortedKeys() == ["a", "c", "d"])
             #expect(store.count == 3)
             #expect(try fixture.files().filter { $0.hasSuffix(".json") }.count == 3)
         }
@@ -54,9 +54,9 @@ struct JSONFileDataSourceLifetimeTests {
             }
             let store = try fixture.open(countLimit: 3)
             try store.setValue(Item(name: "d", number: 0), forKey: "d")
-            #expect(store.keys() == ["a", "b", "d"])
+            #expect(store.sortedKeys() == ["a", "b", "d"])
             try store.setValue(Item(name: "e", number: 0), forKey: "e")
-            #expect(store.keys() == ["b", "d", "e"])
+            #expect(store.sortedKeys() == ["b", "d", "e"])
         }
     }
 
@@ -65,7 +65,7 @@ struct JSONFileDataSourceLifetimeTests {
             let store = try Fixture(folder: folder).open(countLimit: 2)
             for number in 0..<5 { try store.setValue(Item(name: "a", number: number), forKey: "a") }
             try store.setValue(Item(name: "b", number: 0), forKey: "b")
-            #expect(store.keys() == ["a", "b"])
+            #expect(store.sortedKeys() == ["a", "b"])
             #expect(try store.value(forKey: "a")?.number == 4)
         }
     }
@@ -73,38 +73,39 @@ struct JSONFileDataSourceLifetimeTests {
     @Test func defaultMaxAgeExpiresExactlyAtTheBoundary() async throws {
         try await withTemporaryFolder { folder in
             let fixture = Fixture(folder: folder)
-            let store = try fixture.open(maxAge: .seconds(300))
+            let store = try fixture.open(timeToLive: .seconds(300))
             try store.setValue(Item(name: "a", number: 1), forKey: "a")
 
             fixture.clock.advance(by: .milliseconds(299_999))
             #expect(try store.value(forKey: "a") != nil)
-            #expect(store.keys() == ["a"])
+            #expect(store.sortedKeys() == ["a"])
 
             fixture.clock.advance(by: .milliseconds(1))
             #expect(try store.value(forKey: "a") == nil)
             await expectError(.notFound) { try await store.get(KeyQuery("a")) }
-            #expect(store.keys().isEmpty)
-            #expect(try await store.getAll(AllObjectsQuery()).isEmpty)
+            #expect(store.sortedKeys().isEmpty)
+            // The list rule: a store that holds nothing and was given no list answer does not know the list.
+            await expectError(.notFound) { try await store.getAll(AllObjectsQuery()) }
         }
     }
 
     @Test func perEntryMaxAgeOverridesTheDefault() async throws {
         try await withTemporaryFolder { folder in
             let fixture = Fixture(folder: folder)
-            let store = try fixture.open(maxAge: .seconds(300))
-            try store.setValue(Item(name: "short", number: 1), forKey: "short", maxAge: .seconds(10))
-            try store.setValue(Item(name: "long", number: 2), forKey: "long", maxAge: .seconds(1_000))
+            let store = try fixture.open(timeToLive: .seconds(300))
+            try store.setValue(Item(name: "short", number: 1), forKey: "short", timeToLive: .seconds(10))
+            try store.setValue(Item(name: "long", number: 2), forKey: "long", timeToLive: .seconds(1_000))
             try store.setValue(Item(name: "default", number: 3), forKey: "default")
 
             fixture.clock.advance(by: .seconds(10))
             #expect(try store.value(forKey: "short") == nil)
-            #expect(store.keys() == ["default", "long"])
+            #expect(store.sortedKeys() == ["default", "long"])
 
             fixture.clock.advance(by: .seconds(290))
-            #expect(store.keys() == ["long"])
+            #expect(store.sortedKeys() == ["long"])
 
             fixture.clock.advance(by: .seconds(700))
-            #expect(store.keys().isEmpty)
+            #expect(store.sortedKeys().isEmpty)
         }
     }
 
@@ -112,19 +113,19 @@ struct JSONFileDataSourceLifetimeTests {
         try await withTemporaryFolder { folder in
             let fixture = Fixture(folder: folder)
             do {
-                let store = try fixture.open(maxAge: .seconds(60))
+                let store = try fixture.open(timeToLive: .seconds(60))
                 try store.setValue(Item(name: "old", number: 1), forKey: "old")
                 fixture.clock.advance(by: .seconds(30))
                 try store.setValue(Item(name: "new", number: 2), forKey: "new")
                 fixture.clock.advance(by: .seconds(30))
                 #expect(store.count == 2)
 
-                #expect(try store.cleanup() == 1)
+                #expect(try store.removeExpired() == 1)
 
                 #expect(store.count == 1)
                 #expect(try fixture.files().filter { $0.hasSuffix(".json") }.count == 1)
             }
-            #expect(try fixture.open(maxAge: .seconds(60)).keys() == ["new"])
+            #expect(try fixture.open(timeToLive: .seconds(60)).sortedKeys() == ["new"])
         }
     }
 
@@ -143,7 +144,7 @@ struct JSONFileDataSourceLifetimeTests {
             // Writes create their temporary files in the store's folder, then rename them into a shard.
             try Data("{}".utf8).write(to: folder.appendingPathComponent(".tmp-456"))
 
-            try store.cleanup()
+            try store.removeExpired()
 
             #expect(try fixture.files().filter { $0.contains(".tmp-") }.isEmpty)
             #expect(FileManager.default.fileExists(atPath: damaged.path + ".corrupt-20231114-221320"))
@@ -170,7 +171,7 @@ struct JSONFileDataSourceLifetimeTests {
             try store.removeValue(forKey: "b")
             try bytes.write(to: folder.appendingPathComponent(fileB))
 
-            try store.cleanup()
+            try store.removeExpired()
 
             #expect(try Data(contentsOf: folder.appendingPathComponent(fileB)) == bytes)
             #expect(try store.value(forKey: "b") == Item(name: "b", number: 2))

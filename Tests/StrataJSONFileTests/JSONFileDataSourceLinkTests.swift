@@ -45,7 +45,7 @@ struct JSONFileDataSourceLinkTests {
                 at: entries.appendingPathComponent(other),
                 withDestinationURL: outside
             )
-            try store.cleanup()
+            try store.removeExpired()
             #expect(try snapshot(of: outside) == before)
             #expect(!itemExists(entries.appendingPathComponent(other)))
 
@@ -84,7 +84,7 @@ struct JSONFileDataSourceLinkTests {
             try FileManager.default.removeItem(at: journal)
             try FileManager.default.createSymbolicLink(at: journal, withDestinationURL: outside)
             try store.setValue(Item(name: "b", number: 2), forKey: "b")
-            try store.cleanup()
+            try store.removeExpired()
             #expect(try Data(contentsOf: outside) == bytes)
             #expect(!isLink(journal))
         }

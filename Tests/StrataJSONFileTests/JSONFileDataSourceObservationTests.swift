@@ -37,6 +37,7 @@ struct JSONFileDataSourceConformanceTests {
     @Test func jsonFileDataSourcePassesTheConformanceSuite() async throws {
         try await withTemporaryFolder { folder in
             try await DataSourceConformance(
+                capabilities: .keyValueStore,
                 makeSource: {
                     try JSONFileDataSource<Item>(
                         configuration: .init(folder: folder.appendingPathComponent(UUID().uuidString))

@@ -59,7 +59,7 @@ struct JSONFileDataSourceQueryTests {
             )
             #expect(try await store.getAll(PaginationOffsetLimitQuery(offset: 4, limit: 2)).map(\.name) == ["echo"])
             #expect(try await store.getAll(PaginationOffsetLimitQuery(offset: 5, limit: 2)).isEmpty)
-            #expect(store.keys() == sorted)
+            #expect(store.sortedKeys() == sorted)
         }
     }
 
@@ -90,7 +90,7 @@ struct JSONFileDataSourceQueryTests {
 
             try await store.delete(IdQuery(1))
             try await store.delete(IdsQuery([2, 3, 99]))
-            #expect(store.keys() == ["4", "5"])
+            #expect(store.sortedKeys() == ["4", "5"])
 
             try await store.delete(AllObjectsQuery())
             #expect(store.count == 0)

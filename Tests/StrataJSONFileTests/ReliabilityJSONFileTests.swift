@@ -15,7 +15,7 @@ struct ReliabilityJSONFileTests {
             // Then a reopen holds exactly the acknowledged writes, with nothing reported
             let fixture = Fixture(folder: folder)
             let reopened = try fixture.open()
-            #expect(Set(reopened.keys()) == Set(models.keys))
+            #expect(Set(reopened.sortedKeys()) == Set(models.keys))
             for (key, item) in models { #expect(try reopened.value(forKey: key) == item, "\(key)") }
             #expect(fixture.reports.all.isEmpty)
         }
@@ -42,7 +42,7 @@ struct ReliabilityJSONFileTests {
                         case 60..<90:
                             #expect(try store.value(forKey: key) == model[key], "\(key) reads its last write")
                         case 90..<95:
-                            _ = try store.cleanup()
+                            _ = try store.removeExpired()
                         default:
                             let page = try await store.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 5))
                             #expect(page.allSatisfy { $0.name.hasPrefix("t") })

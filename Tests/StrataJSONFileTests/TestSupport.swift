@@ -46,12 +46,12 @@ struct Fixture {
     let decodes = Counter()
     let reports = ReportCollector()
 
-    func configuration(countLimit: Int? = nil, maxAge: Duration? = nil) -> JSONFileDataSource<Item>.Configuration {
+    func configuration(countLimit: Int? = nil, timeToLive: Duration? = nil) -> JSONFileDataSource<Item>.Configuration {
         let decodes = decodes
         return .init(
             folder: folder,
             countLimit: countLimit,
-            maxAge: maxAge,
+            timeToLive: timeToLive,
             makeDecoder: {
                 decodes.increment()
                 return JSONDecoder()
@@ -62,8 +62,8 @@ struct Fixture {
         )
     }
 
-    func open(countLimit: Int? = nil, maxAge: Duration? = nil) throws -> JSONFileDataSource<Item> {
-        try JSONFileDataSource(configuration: configuration(countLimit: countLimit, maxAge: maxAge))
+    func open(countLimit: Int? = nil, timeToLive: Duration? = nil) throws -> JSONFileDataSource<Item> {
+        try JSONFileDataSource(configuration: configuration(countLimit: countLimit, timeToLive: timeToLive))
     }
 
     /// Every file under the store's folder, as paths relative to it.

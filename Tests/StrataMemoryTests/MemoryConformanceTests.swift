@@ -7,6 +7,10 @@ import Testing
 /// The memory store against the shared data-source conformance suite.
 struct MemoryConformanceTests {
     @Test func memoryDataSourcePassesTheConformanceSuite() async throws {
-        try await DataSourceConformance(makeSource: { MemoryDataSource<Int>() }, makeValue: { $0 }).run()
+        try await DataSourceConformance(
+            capabilities: .keyValueStore,
+            makeSource: { MemoryDataSource<Int>() },
+            makeValue: { $0 }
+        ).run()
     }
 }

@@ -71,10 +71,10 @@ struct MemoryDataSourceTests {
         clock.advance(by: .seconds(1))
         memory.removeExpired()
         #expect(memory.count == 9)
-        memory.purge(keeping: 0.5)
+        memory.trim(keeping: 0.5)
         #expect(memory.count == 5)
         #expect(memory.value(forKey: "k8") == 8)
-        memory.purge()
+        memory.trim()
         #expect(memory.count == 0)
     }
 

@@ -72,7 +72,7 @@ struct MemoryIndexTests {
                 memory.removeExpired()
                 model.removeExpired(now: clock.now())
             case 196..<199:
-                memory.purge(keeping: 0.5)
+                memory.trim(keeping: 0.5)
                 model.purge(toCount: Int(Double(countLimit) * 0.5))
             default:
                 memory.removeAll()

@@ -39,7 +39,7 @@ struct ReliabilityMemoryTests {
                             } catch let error as StrataError where error.code == .notFound {
                                 // Evicted, deleted or expired by another task.
                             }
-                        case 95..<97: memory.purge(keeping: 0.5)
+                        case 95..<97: memory.trim(keeping: 0.5)
                         case 97..<99: clock.advance(by: .seconds(1))
                         default: memory.removeExpired()
                         }

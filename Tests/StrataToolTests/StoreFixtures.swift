@@ -14,14 +14,14 @@ enum StoreFixtures {
         let store = try FileDataSource(
             configuration: .init(location: .url(folder.url), identifier: "store", clock: clock)
         )
-        try store.setData(Data("expired".utf8), forKey: "old", options: .init(timeToLive: .seconds(60)))
+        try store.setValue(Data("expired".utf8), forKey: "old", options: .init(timeToLive: .seconds(60)))
         clock.advance(by: .seconds(1))
-        try store.setData(Data(repeating: 1, count: 100), forKey: "a")
+        try store.setValue(Data(repeating: 1, count: 100), forKey: "a")
         clock.advance(by: .seconds(1))
-        try store.setData(Data(repeating: 2, count: 200), forKey: "b", options: .init(eTag: "\"v1\""))
+        try store.setValue(Data(repeating: 2, count: 200), forKey: "b", options: .init(eTag: "\"v1\""))
         clock.advance(by: .seconds(1))
-        try store.setData(Data(repeating: 3, count: 300), forKey: "c")
-        for index in 0..<extraCount { try store.setData(Data("\(index)".utf8), forKey: "extra-\(index)") }
+        try store.setValue(Data(repeating: 3, count: 300), forKey: "c")
+        for index in 0..<extraCount { try store.setValue(Data("\(index)".utf8), forKey: "extra-\(index)") }
         return folder.path("store")
     }
 
@@ -34,7 +34,7 @@ enum StoreFixtures {
             folder: folder.url.appendingPathComponent("json"),
             clock: clock
         )
-        try store.setValue(["name": "Old"], forKey: "old", maxAge: .seconds(60))
+        try store.setValue(["name": "Old"], forKey: "old", timeToLive: .seconds(60))
         clock.advance(by: .seconds(1))
         try store.setValue(["name": "Ada"], forKey: "ada")
         clock.advance(by: .seconds(1))

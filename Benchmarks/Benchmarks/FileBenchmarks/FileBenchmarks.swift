@@ -22,10 +22,10 @@ let benchmarks: @Sendable () -> Void = {
         try Data(contentsOf: fixture.folder.file(key))
     }
     registerFileReads("File get 4 KiB: Strata", fixture: ReadFixture.small) { fixture, key in
-        try fixture.store().data(forKey: key).orThrow(key)
+        try fixture.store().value(forKey: key).orThrow(key)
     }
     registerFileReads("File get 1 MiB: Strata", fixture: ReadFixture.large) { fixture, key in
-        try fixture.store().data(forKey: key).orThrow(key)
+        try fixture.store().value(forKey: key).orThrow(key)
     }
 
     // Atomic writes of new keys (temporary file, fsync, rename).
@@ -34,12 +34,12 @@ let benchmarks: @Sendable () -> Void = {
     }
     // `.durable` flushes the file and the folder, as `Data.write(.atomic)` flushes the file.
     registerStoreWrites("File put 4 KiB atomic: Strata", durability: .durable) { store, key, data in
-        try store.setData(data, forKey: key)
+        try store.setValue(data, forKey: key)
     }
     // `.atomic` (temporary file and rename, no fsync): what a cache that may lose its last writes on a
     // power loss uses. Context, no baseline of its own.
     registerStoreWrites("File put 4 KiB atomic: Strata without fsync", durability: .atomic) { store, key, data in
-        try store.setData(data, forKey: key)
+        try store.setValue(data, forKey: key)
     }
 
     // Removing 10,000 entries: the raw loop a cleanup of 10,000 over-limit entries is compared with.
@@ -81,7 +81,7 @@ let benchmarks: @Sendable () -> Void = {
         registerScalingReads("File get scaling: Strata \(label)", fixture: fixture, prepare: { _ = $0.store() }) {
             fixture,
             key in
-            try fixture.store().data(forKey: key).orThrow(key)
+            try fixture.store().value(forKey: key).orThrow(key)
         }
         registerScalingReads("File get scaling: Data(contentsOf:) \(label)", fixture: fixture) { fixture, key in
             try Data(contentsOf: fixture.folder.file(key))

@@ -23,7 +23,7 @@ extension ReadFixture {
                 let store = try FileDataSource(
                     configuration: .init(location: .url(folder.url), identifier: "strata-store")
                 )
-                for key in keys { try store.setData(Data(contentsOf: folder.file(key)), forKey: key) }
+                for key in keys { try store.setValue(Data(contentsOf: folder.file(key)), forKey: key) }
                 store.flush()
                 stores.file = store
                 return store
@@ -52,7 +52,7 @@ extension ReadFixture {
 /// Registers a Strata file-store write row: each iteration writes `FileBatch.writes` new 4 KiB keys.
 func registerStoreWrites(
     _ name: String,
-    durability: FileDataSource.Durability,
+    durability: StoreDurability,
     write: @escaping (FileDataSource, String, Data) throws -> Void
 ) {
     var folder: TemporaryFolder?
@@ -86,7 +86,7 @@ extension ScalingFixture {
                 let created = try FileDataSource(
                     configuration: .init(location: .url(folder.url), identifier: "strata-store")
                 )
-                for key in keys { try created.setData(payload, forKey: key) }
+                for key in keys { try created.setValue(payload, forKey: key) }
                 created.flush()
                 store = created
                 return created
@@ -126,7 +126,7 @@ func registerJSONOpen(_ name: String) {
 /// Registers a Strata JSON-store write row: each iteration writes `FileBatch.writes` new keys.
 func registerJSONWrites(
     _ name: String,
-    durability: JSONFileDurability,
+    durability: StoreDurability,
     write: @escaping (JSONFileDataSource<Article>, String) throws -> Void
 ) {
     var folder: TemporaryFolder?
@@ -151,7 +151,7 @@ func registerJSONWrites(
 }
 
 /// Registers the Strata cleanup row: each iteration fills a store with `FileBatch.removals` entries that
-/// have a lifetime of one second (not measured), moves its clock past it, then measures `cleanup()`.
+/// have a lifetime of one second (not measured), moves its clock past it, then measures `removeExpired()`.
 func registerStoreCleanup(_ name: String) {
     let keys = Fixture.keys(FileBatch.removals, prefix: "entry-")
     let payload = Fixture.values(1, size: 4 << 10)[0]
@@ -170,15 +170,15 @@ func registerStoreCleanup(_ name: String) {
             configuration: .init(
                 location: .url(folder.url),
                 identifier: "store",
-                lifetime: .duration(.seconds(1)),
+                timeToLive: .seconds(1),
                 clock: clock
             )
         )
-        for key in keys { try store.setData(payload, forKey: key) }
+        for key in keys { try store.setValue(payload, forKey: key) }
         clock.advance(by: .seconds(2))
         benchmark.startMeasurement()
-        try store.cleanup()
+        try store.removeExpired()
         benchmark.stopMeasurement()
-        if !store.keys().isEmpty { benchmark.error("\(store.keys().count) entries left after cleanup") }
+        if !store.sortedKeys().isEmpty { benchmark.error("\(store.sortedKeys().count) entries left after cleanup") }
     }
 }

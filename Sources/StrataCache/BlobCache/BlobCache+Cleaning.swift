@@ -27,18 +27,18 @@ extension BlobCache {
             try freshness.removeAll()
         case .expiredOnly:
             let now = configuration.clock.now()
-            for key in blobs.keys() {
+            for key in blobs.sortedKeys() {
                 guard let info = blobs.info(forKey: key) else { continue }
                 if let record = record(for: info), record.freshUntil > now { continue }
-                try blobs.removeData(forKey: key)
-                try freshness.removeData(forKey: key)
+                try blobs.removeValue(forKey: key)
+                try freshness.removeValue(forKey: key)
             }
-            for key in freshness.keys() where blobs.info(forKey: key) == nil {
-                try freshness.removeData(forKey: key)
+            for key in freshness.sortedKeys() where blobs.info(forKey: key) == nil {
+                try freshness.removeValue(forKey: key)
             }
         }
-        try blobs.cleanup()
-        try freshness.cleanup()
+        try blobs.removeExpired()
+        try freshness.removeExpired()
     }
 
     /// Cleans both layers, each by its own rule.

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataFile
 
 extension BlobCache {
@@ -65,7 +66,7 @@ extension BlobCache {
         public var maxCount: Int?
 
         /// What a completed write survives.
-        public var durability: FileDataSource.Durability
+        public var durability: StoreDurability
 
         /// How long a downloaded blob is fresh here when its response gives no freshness.
         public var initialLifetime: Duration
@@ -96,7 +97,7 @@ extension BlobCache {
             identifier: String = "StrataBlobCache",
             maxSize: Int? = 256 << 20,
             maxCount: Int? = nil,
-            durability: FileDataSource.Durability = .atomic,
+            durability: StoreDurability = .atomic,
             initialLifetime: Duration = .seconds(86_400),
             lifetimeExtension: LifetimeExtension = .none,
             cleaning: CleaningRule = .expiredOnly,

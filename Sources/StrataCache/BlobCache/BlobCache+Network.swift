@@ -134,7 +134,7 @@ extension BlobCache {
             contentHash: stale.info.contentHash
         )
         do {
-            try freshness.setData(record.encoded(), forKey: key)
+            try freshness.setValue(record.encoded(), forKey: key)
         } catch {
             throw StrataError(
                 .cacheSyncFailed,

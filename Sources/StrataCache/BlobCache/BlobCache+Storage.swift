@@ -39,7 +39,7 @@ extension BlobCache {
         let now = configuration.clock.now()
         if let write = queuedWrite(forKey: key) { return queuedHit(write, forKey: key, now: now) }
         guard let info = blobs.info(forKey: key), var record = record(for: info), record.freshUntil > now,
-            let data = blobs.data(forKey: key)
+            let data = blobs.value(forKey: key)
         else { return nil }
         let lifetime = Duration.seconds(record.lifetime)
         if let extended = configuration.persistent.lifetimeExtension.extendedExpiry(
@@ -50,7 +50,7 @@ extension BlobCache {
             record.freshUntil = extended
             record.contentHash = info.contentHash  // an override names the version it belongs to
             // Best effort: a lost extension only means an earlier revalidation, never wrong data.
-            _ = try? freshness.setData(record.encoded(), forKey: key)
+            _ = try? freshness.setValue(record.encoded(), forKey: key)
         }
         copyUp(data, forKey: key, record: record, now: now)
         return (data, record)
@@ -75,7 +75,7 @@ extension BlobCache {
     /// The stale (or damaged-record) entry under `key` on disk with its bytes, for revalidation or
     /// serve-stale; `nil` when there is none or its file is damaged.
     func persistentEntry(_ key: String) -> PersistentEntry? {
-        guard let info = blobs.info(forKey: key), let data = blobs.data(forKey: key) else { return nil }
+        guard let info = blobs.info(forKey: key), let data = blobs.value(forKey: key) else { return nil }
         return PersistentEntry(data: data, info: info, record: record(for: info))
     }
 
@@ -83,7 +83,7 @@ extension BlobCache {
     /// for this version of the blob, otherwise the record stored in the blob's own entry.
     func record(for info: FileEntryInfo) -> FreshnessRecord? {
         // Without an override, the freshness store's index answers without touching the disk.
-        if let bytes = freshness.data(forKey: info.key), let record = FreshnessRecord.decode(bytes),
+        if let bytes = freshness.value(forKey: info.key), let record = FreshnessRecord.decode(bytes),
             record.contentHash == info.contentHash
         {
             return record
@@ -125,14 +125,14 @@ extension BlobCache {
     ) throws -> Bool {
         // First, so that no crash can leave an older override beside the new blob (a lookup in the index
         // when there is none).
-        try freshness.removeData(forKey: key)
+        try freshness.removeValue(forKey: key)
         do {
             let options = FileDataSource.EntryOptions(
                 eTag: eTag,
                 lastModified: lastModified,
                 attributes: record.encoded()
             )
-            try blobs.setData(data, forKey: key, options: options)
+            try blobs.setValue(data, forKey: key, options: options)
         } catch let error as StrataError where error.code == .tooLarge {
             forgetPersistent(key)
             return false
@@ -143,7 +143,7 @@ extension BlobCache {
     /// Removes the blob and record under `key` from disk, if it can: a blob that cannot be removed stays and is
     /// revalidated or replaced by a later fetch.
     func forgetPersistent(_ key: String) {
-        _ = try? blobs.removeData(forKey: key)
-        _ = try? freshness.removeData(forKey: key)
+        _ = try? blobs.removeValue(forKey: key)
+        _ = try? freshness.removeValue(forKey: key)
     }
 }

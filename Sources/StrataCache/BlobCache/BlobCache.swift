@@ -72,7 +72,7 @@ public final class BlobCache: Sendable {
                 location: persistent.location,
                 identifier: persistent.identifier,
                 maxSize: persistent.maxSize,
-                maxCount: persistent.maxCount,
+                countLimit: persistent.maxCount,
                 durability: persistent.durability,
                 clock: configuration.clock
             )
@@ -81,7 +81,7 @@ public final class BlobCache: Sendable {
             configuration: .init(
                 location: persistent.location,
                 identifier: persistent.identifier + ".freshness",
-                maxCount: persistent.maxCount,
+                countLimit: persistent.maxCount,
                 durability: persistent.durability,
                 clock: configuration.clock
             )
@@ -204,8 +204,8 @@ public final class BlobCache: Sendable {
         try afterQueuedWrites {
             writeQueue.drop(key)
             memory.removeValue(forKey: key)
-            try blobs.removeData(forKey: key)
-            try freshness.removeData(forKey: key)
+            try blobs.removeValue(forKey: key)
+            try freshness.removeValue(forKey: key)
         }
     }
 

@@ -18,7 +18,7 @@ internal import StrataSupport
 /// `If-Modified-Since`, so unchanged files come back as `304 Not Modified`.
 ///
 /// ```swift
-/// let store = try FileDataSource(configuration: .init(identifier: "assets", maxSize: 200 << 20, maxCount: 5_000))
+/// let store = try FileDataSource(configuration: .init(identifier: "assets", maxSize: 200 << 20, countLimit: 5_000))
 /// let provider = try FileCacheProvider(store: store)
 /// let service = DownloadService(url: assetURL, cacheProvider: provider, cacheKey: "123")
 /// let file = try await service.downloadAsync(progress: nil).result
@@ -193,7 +193,7 @@ public final class FileCacheProvider: CacheProvider {
         let name = Self.checkoutName(key)
         let destination = checkoutFolder.appendingPathComponent(name)
         // The entry's metadata before and after the read: equal, they name the version of the data read.
-        guard let before = store.info(forKey: key), let data = store.data(forKey: key),
+        guard let before = store.info(forKey: key), let data = store.value(forKey: key),
             let info = store.info(forKey: key),
             Self.version(before) == Self.version(info), info.size == data.count
         else {
@@ -218,7 +218,7 @@ public final class FileCacheProvider: CacheProvider {
     /// `removingStaged` (when the provider opens, as a crash may have left some). Only regular files with the
     /// provider's own names are deleted.
     private func pruneCheckouts(_ checkouts: inout [String: Version], removingStaged: Bool = false) {
-        let live = Set(store.keys().map(Self.checkoutName))
+        let live = Set(store.sortedKeys().map(Self.checkoutName))
         for (name, kind) in (try? folder.items()) ?? [] where kind == .file {
             let stale = Self.isCheckoutName(name) && !live.contains(name)
             guard stale || (removingStaged && Self.isStagedName(name)) else { continue }

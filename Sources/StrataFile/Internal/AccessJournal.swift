@@ -6,7 +6,7 @@ internal import StrataSupport
 ///
 /// Reads change only the in-memory index; the journal is rewritten (an exclusively created temporary file
 /// renamed over it, so a link planted at either name is never written through) on
-/// ``FileDataSource/cleanup()``, ``FileDataSource/flush()`` and when the store is released. An entry
+/// ``FileDataSource/removeExpired()``, ``FileDataSource/flush()`` and when the store is released. An entry
 /// written after the journal carries a newer write sequence in its own trailer, which wins; a missing or
 /// damaged journal costs only the recency of reads since the last save.
 ///

@@ -1,6 +1,9 @@
+import Strata
 internal import StrataSupport
 
-/// The 128-bit name of an entry's file: two independent 64-bit hashes of the key's UTF-8 bytes.
+/// The 128-bit name of an entry's file: two independent 64-bit hashes of the UTF-8 bytes of the key's canonical
+/// (NFC) form, so that canonically equivalent keys — one key by the key rule of ``Strata/KeyValueStore`` — share one
+/// file, and a key already in NFC (every ASCII key) keeps the name it always had.
 ///
 /// The file name is the name in 32 lowercase hex digits plus ``fileExtension``, so no key — `../x`, an
 /// absolute path, NUL bytes, 10 KB of emoji — can reach outside the store's folder. Two keys with the
@@ -17,8 +20,13 @@ struct EntryName: Hashable, Sendable {
         self.low = low
     }
 
-    /// The name of the entry for `key`.
+    /// The name of the entry for `key`: the hashes of its NFC form.
     init(key: String) {
+        self.init(rawKey: StoreKey.canonical(key))
+    }
+
+    /// The hashes of `key`'s UTF-8 bytes as they are: the name an earlier version gave a key not in NFC.
+    init(rawKey key: String) {
         var key = key
         (high, low) = key.withUTF8 { bytes in
             let raw = UnsafeRawBufferPointer(bytes)

@@ -133,11 +133,9 @@ struct JSONFileStorage: ~Copyable {
 
     /// The file name stem of `key`: 32 hexadecimal digits of the SHA-256 of its NFC form.
     static func fileName(of key: String) -> String {
-        // An ASCII string is its own NFC form: skip Foundation's normalization (a bridge to NSString on
-        // Linux, which costs more than the hash) for the keys most apps use.
-        Hashing.collisionResistantName(
-            of: key.utf8.allSatisfy { $0 < 0x80 } ? key : key.precomposedStringWithCanonicalMapping
-        )
+        // The key rule of every store (see `KeyValueStore`); an ASCII key skips Foundation's normalization (a
+        // bridge to NSString on Linux, which costs more than the hash).
+        Hashing.collisionResistantName(of: StoreKey.canonical(key))
     }
 
     /// Whether `name` is a shard folder's name: two lowercase hexadecimal digits.
@@ -321,6 +319,18 @@ struct JSONFileStorage: ~Copyable {
         try append(.touch(key: key, sequence: record.sequence))
         setRecord(record, for: key)
         try compactIfLarge(now: now)
+    }
+
+    /// Replaces the stored date and maximum age of `key`'s entry with one index line, leaving its file and its
+    /// place in the LRU order; returns whether there was an entry.
+    mutating func renew(_ key: String, storedAt: Double, maxAge: Double?, now: Date) throws -> Bool {
+        guard var record = records[key] else { return false }
+        record.storedAt = storedAt
+        record.maxAge = maxAge
+        try append(.put(key: key, record: record))
+        setRecord(record, for: key)
+        try compactIfLarge(now: now)
+        return true
     }
 
     /// Hands out the next LRU sequence, for a write.

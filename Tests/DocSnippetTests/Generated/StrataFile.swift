@@ -19,15 +19,15 @@ extension DocSnippetContext {
             configuration: .init(
                 location: .caches,
                 identifier: "images",
-                lifetime: .duration(.seconds(7 * 86_400)),
+                timeToLive: .seconds(7 * 86_400),
                 maxSize: 50 << 20,
-                maxCount: 10_000
+                countLimit: 10_000
             )
         )
-        try images.setData(png, forKey: url.absoluteString, options: .init(eTag: "\"v1\""))
-        let cached = images.data(forKey: url.absoluteString)  // one open + one read
+        try images.setValue(png, forKey: url.absoluteString, options: .init(eTag: "\"v1\""))
+        let cached = images.value(forKey: url.absoluteString)  // one open + one read
         let eTag = images.info(forKey: url.absoluteString)?.eTag
-        try images.cleanup()  // expired first, then least recently used, and save last-access dates
+        try images.removeExpired()  // expired first, then least recently used, and save last-access dates
         _ = (images, cached, eTag)
     }
 }

@@ -24,16 +24,16 @@ extension DocSnippetContext {
             configuration: .init(
                 folder: cachesURL.appending(path: "screens"),
                 countLimit: 150,               // least recently used entries go first
-                maxAge: .seconds(300),         // the default; a write may give its own
+                timeToLive: .seconds(300),     // the default; a write may give its own
                 diagnostics: { report in logger.error("\(report)") }
             )
         )
 
         let screen = Screen(id: "home", json: Data("{}".utf8))
-        try screens.setValue(screen, forKey: screen.id, maxAge: .seconds(60))
+        try screens.setValue(screen, forKey: screen.id, timeToLive: .seconds(60))
         let cached = try screens.value(forKey: screen.id)                     // nil when absent or expired
         let page = try await screens.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 20))
-        try screens.cleanup()                                                 // on background or termination
+        try screens.removeExpired()                                           // on background or termination
         _ = (screens, screen, cached, page)
     }
 }

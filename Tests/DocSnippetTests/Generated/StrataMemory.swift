@@ -20,7 +20,7 @@ extension DocSnippetContext {
         let cached = images.value(forKey: "avatar-42")
 
         // On memory pressure:
-        images.purge()
+        images.trim()
         _ = (images, cached)
     }
 }

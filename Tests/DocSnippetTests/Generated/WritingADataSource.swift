@@ -33,9 +33,9 @@ struct WritingADataSource_10 {
     }
 }
 
-// Sources/Strata/Strata.docc/WritingADataSource.md:47
+// Sources/Strata/Strata.docc/WritingADataSource.md:55
 @Suite(.disabled("a documentation snippet: compiled, not run"))
-struct WritingADataSource_47 {
+struct WritingADataSource_55 {
     @Test func myStoreConforms() async throws {
         try await DataSourceConformance(makeSource: { MyStore() }, makeValue: { "value \($0)" }).run()
     }

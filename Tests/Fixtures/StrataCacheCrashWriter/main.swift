@@ -21,7 +21,7 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-func run(folder: URL, identifier: String, durability: FileDataSource.Durability, first: Int, start: Date) async throws {
+func run(folder: URL, identifier: String, durability: StoreDurability, first: Int, start: Date) async throws {
     let versions = Locked<[String: Int]>([:])
     let server = try await LoopbackServer.start([
         (

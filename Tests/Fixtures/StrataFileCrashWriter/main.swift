@@ -29,7 +29,7 @@ if arguments[3] == "probe" {
         exit(1)
     }
 }
-let durability: FileDataSource.Durability = arguments[3] == "durable" ? .durable : .atomic
+let durability: StoreDurability = arguments[3] == "durable" ? .durable : .atomic
 do {
     let store = try FileDataSource(
         configuration: .init(
@@ -49,7 +49,7 @@ do {
             bytes[position] = UInt8(truncatingIfNeeded: state >> 56)
         }
         withUnsafeBytes(of: UInt64(index).littleEndian) { bytes.replaceSubrange(0..<8, with: $0) }
-        try store.setData(Data(bytes), forKey: "k\(index % 16)")
+        try store.setValue(Data(bytes), forKey: "k\(index % 16)")
         // One unbuffered write per acknowledgement, so a kill never hides an acknowledged write.
         FileHandle.standardOutput.write(Data("ack \(index)\n".utf8))
         index += 1

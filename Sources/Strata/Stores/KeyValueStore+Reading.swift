@@ -1,0 +1,65 @@
+// The reading half of the query dispatcher: one implementation of the async read methods for every store.
+extension KeyValueStore {
+    /// Returns the value a ``KeyedQuery`` names.
+    ///
+    /// - Throws: ``StrataError/Code/notFound`` when absent or expired, ``StrataError/Code/invalidArgument``
+    ///   for an empty key, ``StrataError/Code/queryNotSupported`` for other queries.
+    @inlinable
+    nonisolated(nonsending) public func get(_ query: any Query) async throws -> Value {
+        try keyedEntry(for: query).value
+    }
+
+    /// Returns the entry a ``KeyedQuery`` names with its metadata.
+    ///
+    /// - Throws: As ``get(_:)``.
+    @inlinable
+    nonisolated(nonsending) public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
+        try keyedEntry(for: query)
+    }
+
+    /// Returns the values a query names: a ``MultiKeyedQuery`` in its order, a ``KeyedQuery`` as a list of
+    /// one, a ``KeyListingQuery`` under the list rule (see ``KeyValueStore``).
+    ///
+    /// - Throws: ``StrataError/Code/notFound`` when a named key is absent, or for a listing the store has no
+    ///   answer for; ``StrataError/Code/queryNotSupported`` for other queries.
+    nonisolated(nonsending) public func getAll(_ query: any Query) async throws -> [Value] {
+        try entries(for: query).map(\.value)
+    }
+
+    /// Returns the entries a query names with their metadata, as ``getAll(_:)`` does.
+    ///
+    /// - Throws: As ``getAll(_:)``.
+    nonisolated(nonsending) public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
+        try entries(for: query)
+    }
+
+    /// The entry a ``KeyedQuery`` names, read without suspending: the hot path of ``get(_:)``.
+    @inlinable @inline(__always)
+    package func keyedEntry(for query: any Query) throws -> StoredEntry<Value> {
+        guard let key = Self.key(of: query) else { throw Self.unsupported(query) }
+        guard let entry = try entry(forKey: key) else { throw StrataError.miss(key: key) }
+        return entry
+    }
+
+    /// The entries a multi-value query names, read without suspending.
+    @usableFromInline
+    func entries(for query: any Query) throws -> [StoredEntry<Value>] {
+        switch query {
+        case let query as any MultiKeyedQuery:
+            return try query.keys.map { key in
+                guard let entry = try entry(forKey: key) else { throw StrataError.miss(key: key) }
+                return entry
+            }
+        case let query as any KeyedQuery:
+            return [try keyedEntry(for: query)]
+        case let query as any KeyListingQuery:
+            let keys = sortedKeys()
+            // A listing skips entries that expired, were damaged or were removed since the keys were read.
+            let entries = try query.selectKeys(from: keys).compactMap { try listedEntry(forKey: $0) }
+            if keys.isEmpty, !storedListAnswer.isStored { throw Self.noListAnswer(query) }
+            return entries
+        default:
+            throw Self.unsupported(query)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// The contract of Strata's key-value stores (``MemoryDataSource``-like, file and JSON-file stores): a
+/// synchronous API over keys, on which one query dispatcher builds every ``DataSource`` method.
+///
+/// A type that implements these few synchronous requirements conforms to ``DataSource`` for free: the protocol
+/// extension answers `get`, `getAll`, `getEntry`, `getAllEntries`, `put`, `putAll`, `putEntry`,
+/// `putAllEntries`, `renewMetadata` and `delete` for every query kind, the same way for every store.
+///
+/// ## Queries
+///
+/// - ``KeyedQuery`` (``KeyQuery``, ``IdQuery``): one entry. `getAll` answers it as a list of one value, and
+///   `putAll` stores exactly one value in it.
+/// - ``MultiKeyedQuery`` (``IdsQuery``): the entries of its keys, in its order; a missing key is
+///   ``StrataError/Code/notFound``; `putAll` takes one value per key.
+/// - ``KeyListingQuery`` (``AllObjectsQuery``, ``PaginationOffsetLimitQuery``, and queries of your own): the
+///   entries of the keys it selects from ``sortedKeys()``, under the list rule below. `putAll` in
+///   ``AllObjectsQuery`` stores each value under the key ``keyOfValue`` gives it; `delete` removes what the
+///   query selects (every entry for ``AllObjectsQuery``, through ``removeAll()``).
+/// - Anything else: ``StrataError/Code/queryNotSupported``.
+///
+/// To teach every store a query of your own, make it a ``KeyedQuery``, a ``MultiKeyedQuery`` or a
+/// ``KeyListingQuery`` (the hook: it selects keys out of the store's sorted live keys).
+///
+/// ## The list rule
+///
+/// A cache that has never stored an answer for a listing query answers it with *not found*, so that a
+/// repository's cache-first operations go to main: ``getAll(_:)`` of a ``KeyListingQuery`` on a store that
+/// holds no live entry throws ``StrataError/Code/notFound`` unless a list answer was stored —
+/// `putAll(values, in: AllObjectsQuery())`, even of `[]` — and is still live (it expires when the entries
+/// it stored would: with the store's time to live, or the earliest expiry of `putAllEntries`). A store that
+/// holds entries lists them as always. `delete(AllObjectsQuery())` and ``removeAll()`` forget the stored
+/// answer. The record of a stored answer lives in memory: a store opened again holds none until its next
+/// list answer (its entries are listed as always).
+///
+/// A store without a ``keyOfValue`` function cannot store a list of values; it still records an empty list
+/// answer (`putAll([], in: AllObjectsQuery())`), and refuses a non-empty one with
+/// ``StrataError/Code/queryNotSupported``.
+///
+/// ## The key rule
+///
+/// Keys are compared by Unicode canonical equivalence, as Swift compares strings: a key written in NFC
+/// (`"é"`, U+00E9) is read back in NFD (`"e\u{301}"`) and the reverse, in every store. A store that derives a
+/// file name from a key hashes the key's NFC form (``StoreKey/canonical(_:)``; an all-ASCII key is its own NFC
+/// form and costs nothing more), so a key already in NFC keeps the file name it always had. The empty key is
+/// refused with ``StrataError/Code/invalidArgument``.
+///
+/// ## Metadata
+///
+/// Every entry has its ``EntryMetadata``: the stored date and the expiry always, the validators where the store
+/// keeps them. ``setValue(_:forKey:metadata:)`` keeps what it is given (a `nil` stored date means *now*, a `nil`
+/// expiry means the store's time to live from the stored date), so a value copied from another tier with
+/// `putEntry` never outlives its original. ``renewMetadata(_:forKey:)`` replaces the metadata of an entry,
+/// expired or not, without rewriting its value.
+///
+/// ## Notifications
+///
+/// A store publishes on its ``changeBroadcaster`` exactly the writes that happened, after they happened: a
+/// `putAll` that fails half-way announces the keys it wrote, a failed write announces nothing. Renewals,
+/// evictions and expiry are not announced: the data did not change.
+///
+/// ## Executors
+///
+/// The async methods are `nonisolated(nonsending)`: they never hop, and run the store's synchronous call on
+/// the caller's executor (so a memory hit takes one lock and nothing else; a disk store's short file I/O runs
+/// where the caller runs).
+public protocol KeyValueStore<Value>: DataSource {
+    /// Returns the live entry stored under `key` with its metadata, or `nil` when there is none (absent,
+    /// expired, damaged); a keyed read marks it most recently used.
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: ``StrataError`` when the store cannot tell (an I/O error, a value that no longer decodes).
+    func entry(forKey key: String) throws -> StoredEntry<Value>?
+
+    /// Returns the live entry under `key` for a listing: as ``entry(forKey:)``, but the store may leave the
+    /// recency order alone (a listing is no use of each entry). The default reads ``entry(forKey:)``.
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: As ``entry(forKey:)``.
+    func listedEntry(forKey key: String) throws -> StoredEntry<Value>?
+
+    /// Stores `value` under `key` with `metadata`, replacing any entry, and announces the write.
+    ///
+    /// A `nil` ``EntryMetadata/storedAt`` means now; a `nil` ``EntryMetadata/expiresAt`` means the store's
+    /// time to live from the stored date (never, without one); validators are kept where the store keeps them.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - key: The key; not empty.
+    ///   - metadata: The entry's metadata.
+    /// - Throws: ``StrataError``; nothing is announced then.
+    func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws
+
+    /// Replaces the metadata of the entry under `key` (expired or not) without rewriting its value; returns
+    /// whether there was an entry to renew.
+    ///
+    /// Fields are read as ``setValue(_:forKey:metadata:)`` reads them.
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata.
+    ///   - key: The key.
+    /// - Throws: ``StrataError`` when the store holds the entry but cannot renew it.
+    func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool
+
+    /// Removes the entry under `key`, announcing it when there was one; returns whether there was.
+    ///
+    /// - Parameter key: The key.
+    @discardableResult
+    func removeValue(forKey key: String) throws -> Bool
+
+    /// Removes every entry and forgets the stored list answer (see the list rule).
+    func removeAll() throws
+
+    /// The live keys in ascending order (Swift's `String` order): the order of listings and pages.
+    func sortedKeys() -> [String]
+
+    /// The key under which `putAll(_:in: AllObjectsQuery())` stores each value; `nil` when the store has none.
+    var keyOfValue: (@Sendable (Value) -> String)? { get }
+
+    /// The record of the list answer the store was given (see the list rule).
+    var storedListAnswer: StoredListAnswer { get }
+}
+
+extension KeyValueStore {
+    /// Reads ``entry(forKey:)``: a listing marks the entries it reads as used.
+    ///
+    /// - Parameter key: The key.
+    @inlinable
+    public func listedEntry(forKey key: String) throws -> StoredEntry<Value>? {
+        try entry(forKey: key)
+    }
+}

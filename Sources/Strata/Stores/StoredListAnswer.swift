@@ -1,0 +1,45 @@
+import Foundation
+
+/// What a ``KeyValueStore`` remembers of the list answer it was given, for the list rule: whether one was
+/// stored, and until when it holds.
+///
+/// A store keeps one, records an answer when `putAll(_:in: AllObjectsQuery())` stores one, and forgets it in
+/// ``KeyValueStore/removeAll()``. It lives in memory only.
+public final class StoredListAnswer: Sendable {
+    private let clock: any WallClock
+    private let timeToLive: Duration?
+    /// `nil`: no answer; `.some(nil)`: an answer that does not expire; `.some(date)`: one that expires then.
+    private let answer = Locked<Date??>(nil)
+
+    /// Creates an empty record.
+    ///
+    /// - Parameters:
+    ///   - clock: The store's clock.
+    ///   - timeToLive: The store's time to live; a recorded answer expires when entries written with it would.
+    public init(clock: any WallClock, timeToLive: Duration?) {
+        self.clock = clock
+        self.timeToLive = timeToLive
+    }
+
+    /// Records that a list answer was stored now: it expires with the store's time to live, or at
+    /// `expiresAt` when that comes first.
+    ///
+    /// - Parameter expiresAt: The earliest expiry of the answer's entries, if they carry one.
+    public func record(expiresAt: Date? = nil) {
+        let byTimeToLive = timeToLive.map { clock.now().addingTimeInterval($0.timeInterval) }
+        let expiry = [expiresAt, byTimeToLive].compactMap { $0 }.min()
+        answer.withLock { $0 = .some(expiry) }
+    }
+
+    /// Forgets any recorded answer.
+    public func forget() {
+        answer.withLock { $0 = nil }
+    }
+
+    /// Whether a live answer is recorded.
+    public var isStored: Bool {
+        guard let stored = answer.withLock({ $0 }) else { return false }
+        guard let expiresAt = stored else { return true }
+        return clock.now() < expiresAt
+    }
+}

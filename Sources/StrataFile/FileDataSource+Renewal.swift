@@ -1,0 +1,98 @@
+import Foundation
+import Strata
+import StrataStorage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+extension FileDataSource {
+    /// Replaces the metadata of the entry under `key` (expired or not) by rewriting only its trailer, never its
+    /// data: what a `304` or a lifetime extension costs is one `pwrite` of about a hundred bytes and an
+    /// `ftruncate`. Returns whether there was an entry to renew.
+    ///
+    /// The entry's attributes and content checksum stay; the stored date (`nil`: now), expiry (`nil`: the
+    /// configuration's time to live from the stored date) and validators are replaced. The file is written in
+    /// place only when it is the store's own: a regular file with one link, of the length the store wrote (a
+    /// hard link planted at the entry's name is never written through). A renewal that fails part-way leaves a
+    /// damaged trailer, so the entry is forgotten and its file discarded: a miss, never a torn read.
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata.
+    ///   - key: The key.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key, ``Strata/StrataError/Code/io``
+    ///   when the file cannot be rewritten (the entry is then gone).
+    @discardableResult
+    public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
+        try StrataError.checkKey(key)
+        let name = EntryName(key: key)
+        let storedAt = metadata.storedAt ?? configuration.clock.now()
+        let expiresAt =
+            metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
+        return try state.withLock { state in
+            guard let entry = state.index.entry(name), entry.trailer.key == key else { return false }
+            var trailer = entry.trailer
+            trailer.created = storedAt
+            trailer.expiresAt = expiresAt
+            trailer.eTag = metadata.eTag
+            trailer.lastModified = metadata.lastModified
+            // A new write sequence: a read that overlapped the rewrite sees another version and reads again.
+            trailer.writeSequence = state.index.nextSequence()
+            let encoded = trailer.encoded()
+            do throws(POSIXCallError) {
+                try rewriteTrailer(of: name.fileName, at: trailer.payloadSize, length: entry.fileLength, encoded)
+            } catch {
+                state.index.remove(name)
+                if let outcome = EntryFile.discard(name.fileName, in: folder) {
+                    state.corruptEntriesRemoved += 1
+                    configuration.diagnostics?(
+                        StrataError(
+                            .corrupt,
+                            "FileDataSource could not renew the entry file \(folder.qualified(name.fileName)) "
+                                + "(\(error)): \(outcome)"
+                        )
+                    )
+                }
+                throw error.strataError("Renewing an entry's metadata")
+            }
+            var renewed = entry
+            renewed.trailer = trailer
+            renewed.fileLength = trailer.payloadSize + encoded.count
+            renewed.accessSequence = trailer.writeSequence
+            renewed.lastAccess = storedAt
+            state.index.insert(renewed)
+            return true
+        }
+    }
+
+    /// Writes `trailer` over the trailer of the entry file `fileName` (whose data is `payloadSize` bytes and
+    /// whose file is `length` bytes) and cuts the file after it; flushes it in durable mode.
+    private func rewriteTrailer(
+        of fileName: String,
+        at payloadSize: Int,
+        length: Int,
+        _ trailer: [UInt8]
+    ) throws(POSIXCallError) {
+        let descriptor = try folder.openFile(fileName, O_RDWR | O_NONBLOCK)
+        defer { _ = close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .last("fstat", folder.qualified(fileName)) }
+        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1, Int(info.st_size) == length else {
+            // Not the file the store wrote: another link to it, another kind of item, another length.
+            throw POSIXCallError(call: "fstat", path: folder.qualified(fileName), code: EINVAL)
+        }
+        guard lseek(descriptor, off_t(payloadSize), SEEK_SET) >= 0,
+            trailer.withUnsafeBytes({ FileDescriptor.writeAll(descriptor, $0) })
+        else { throw .last("write", folder.qualified(fileName)) }
+        guard FileDescriptor.truncate(descriptor, to: payloadSize + trailer.count) else {
+            throw .last("ftruncate", folder.qualified(fileName))
+        }
+        if configuration.durability == .durable, !FileDescriptor.sync(descriptor) {
+            throw .last("fsync", folder.qualified(fileName))
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import Strata
+
+// The rules of a key-value store, each behind its `Capabilities` switch.
+extension DataSourceConformance {
+    /// Runs the key-value store rules the capabilities turn on.
+    func checkKeyValueStoreRules() async throws {
+        if capabilities.keyedLists { try await checkKeyedLists() }
+        if capabilities.pagination { try await checkPagination() }
+        if capabilities.listRule { try await checkListRule() }
+        if capabilities.canonicalKeys { try await checkCanonicalKeys() }
+        if capabilities.metadata { try await checkMetadata() }
+        if capabilities.renewal { try await checkRenewal() }
+        if capabilities.notifications { try await checkNotifications() }
+    }
+
+    private func checkKeyedLists() async throws {
+        try await check("a keyed query answers getAll and putAll as a list of one") { source in
+            _ = try await source.put(makeValue(1), in: KeyQuery("a"))
+            try expectEqual(try await source.getAll(KeyQuery("a")), [makeValue(1)], "getAll(KeyQuery)")
+            _ = try await source.putAll([makeValue(2)], in: KeyQuery("a"))
+            try expectEqual(try await source.get(KeyQuery("a")), makeValue(2), "get after putAll(KeyQuery)")
+            try await expectCode(.invalidArgument) {
+                _ = try await source.putAll([makeValue(3), makeValue(4)], in: KeyQuery("a"))
+            }
+            try await expectCode(.notFound) { _ = try await source.getAll(KeyQuery("missing")) }
+        }
+    }
+
+    private func checkPagination() async throws {
+        try await check("pagination pages the key order") { source in
+            for index in 0..<5 { _ = try await source.put(makeValue(index), in: KeyQuery("p\(index)")) }
+            let page = try await source.getAll(PaginationOffsetLimitQuery(offset: 1, limit: 2))
+            try expectEqual(page, [makeValue(1), makeValue(2)], "the second page of two")
+            let beyond = try await source.getAll(PaginationOffsetLimitQuery(offset: 10, limit: 2))
+            try expectEqual(beyond.count, 0, "a page beyond the end")
+        }
+    }
+
+    private func checkListRule() async throws {
+        try await check("a listing never answered is notFound; a stored empty answer is served") { source in
+            try await expectCode(.notFound) { _ = try await source.getAll(AllObjectsQuery()) }
+            try await expectCode(.notFound) {
+                _ = try await source.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 10))
+            }
+            _ = try await source.putAll([], in: AllObjectsQuery())
+            try expectEqual(try await source.getAll(AllObjectsQuery()).count, 0, "the stored empty list")
+            let page = try await source.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 10))
+            try expectEqual(page.count, 0, "a page of the stored empty list")
+            try await source.delete(AllObjectsQuery())
+            try await expectCode(.notFound) { _ = try await source.getAll(AllObjectsQuery()) }
+        }
+    }
+
+    private func checkCanonicalKeys() async throws {
+        try await check("a key written in NFC is read in NFD") { source in
+            let composed = "caf\u{E9}"
+            let decomposed = "cafe\u{301}"
+            _ = try await source.put(makeValue(1), in: KeyQuery(composed))
+            try expectEqual(try await source.get(KeyQuery(decomposed)), makeValue(1), "NFD read of an NFC write")
+            _ = try await source.put(makeValue(2), in: KeyQuery(decomposed))
+            try expectEqual(try await source.get(KeyQuery(composed)), makeValue(2), "NFC read of an NFD write")
+            try await source.delete(KeyQuery(decomposed))
+            try await expectCode(.notFound) { _ = try await source.get(KeyQuery(composed)) }
+        }
+    }
+
+    private func checkMetadata() async throws {
+        // Dates far from any test clock's now: a stored date in the past, an expiry years ahead.
+        let storedAt = Date(timeIntervalSince1970: 1_600_000_000)
+        let expiresAt = Date().addingTimeInterval(20 * 365 * 86_400)
+        try await check("putEntry keeps the stored date and the expiry") { source in
+            let entry = StoredEntry(value: makeValue(1), storedAt: storedAt, expiresAt: expiresAt)
+            _ = try await source.putEntry(entry, in: KeyQuery("m"))
+            let read = try await source.getEntry(KeyQuery("m"))
+            try expectEqual(read.value, makeValue(1), "the value of getEntry")
+            try expectClose(read.storedAt, storedAt, "storedAt")
+            try expectClose(read.expiresAt, expiresAt, "expiresAt")
+            let entries = [StoredEntry(value: makeValue(2), storedAt: storedAt, expiresAt: expiresAt)]
+            _ = try await source.putAllEntries(entries, in: IdsQuery(["n"]))
+            let all = try await source.getAllEntries(IdsQuery(["n"]))
+            try expectEqual(all.map(\.value), [makeValue(2)], "the values of getAllEntries")
+            try expectClose(all.first?.expiresAt, expiresAt, "expiresAt of putAllEntries")
+        }
+        try await check("a copy never outlives its original") { source in
+            let expired = StoredEntry(
+                value: makeValue(1),
+                storedAt: storedAt,
+                expiresAt: storedAt.addingTimeInterval(1)
+            )
+            _ = try await source.putEntry(expired, in: KeyQuery("old"))
+            try await expectCode(.notFound) { _ = try await source.get(KeyQuery("old")) }
+        }
+    }
+
+    private func checkRenewal() async throws {
+        let storedAt = Date(timeIntervalSince1970: 1_600_000_000)
+        let expiresAt = Date().addingTimeInterval(20 * 365 * 86_400)
+        try await check("renewMetadata renews without rewriting the value") { source in
+            _ = try await source.put(makeValue(1), in: KeyQuery("r"))
+            let renewed = EntryMetadata(storedAt: storedAt, expiresAt: expiresAt, eTag: "\"v2\"")
+            try expectEqual(try await source.renewMetadata(renewed, in: KeyQuery("r")), true, "renewMetadata")
+            let read = try await source.getEntry(KeyQuery("r"))
+            try expectEqual(read.value, makeValue(1), "the value after a renewal")
+            try expectClose(read.storedAt, storedAt, "storedAt after a renewal")
+            try expectClose(read.expiresAt, expiresAt, "expiresAt after a renewal")
+            if let eTag = read.metadata.eTag { try expectEqual(eTag, "\"v2\"", "eTag after a renewal") }
+            try expectEqual(
+                try await source.renewMetadata(renewed, in: KeyQuery("missing")),
+                false,
+                "renewMetadata of a missing key"
+            )
+        }
+        try await check("renewMetadata brings an expired entry back") { source in
+            let expired = StoredEntry(
+                value: makeValue(1),
+                storedAt: storedAt,
+                expiresAt: storedAt.addingTimeInterval(1)
+            )
+            _ = try await source.putEntry(expired, in: KeyQuery("e"))
+            let renewed = EntryMetadata(storedAt: storedAt, expiresAt: expiresAt)
+            try expectEqual(try await source.renewMetadata(renewed, in: KeyQuery("e")), true, "renewMetadata")
+            try expectEqual(try await source.get(KeyQuery("e")), makeValue(1), "the renewed value")
+        }
+    }
+
+    private func checkNotifications() async throws {
+        try await check("changes are announced after writes that happened, never for failed ones") { source in
+            let log = ChangeLog()
+            let stream = source.changes(forKey: nil)
+            let consumer = Task { for await change in stream { log.append(change) } }
+            defer { consumer.cancel() }
+            _ = try await source.put(makeValue(1), in: KeyQuery("a"))
+            try await log.expect([.put(key: "a")], "after a put")
+            // Failed writes: an empty key, counts that differ, an unknown query.
+            _ = try? await source.put(makeValue(2), in: KeyQuery(""))
+            _ = try? await source.putAll([makeValue(2)], in: IdsQuery(["b", "c"]))
+            _ = try? await source.put(makeValue(2), in: UnknownQuery())
+            _ = try? await source.renewMetadata(EntryMetadata(expiresAt: Date.distantFuture), in: KeyQuery("a"))
+            try await log.expectNothingNew(after: [.put(key: "a")], "after failed writes and a renewal")
+            // A stream keeps the newest change: a slow consumer may miss `b`, never `c`.
+            _ = try await source.putAll([makeValue(3), makeValue(4)], in: IdsQuery(["b", "c"]))
+            try await log.expectLast(.put(key: "c"), allowed: [.put(key: "a"), .put(key: "b")], "after a putAll")
+            try await source.delete(KeyQuery("a"))
+            try await log.expectLast(
+                .delete(key: "a"),
+                allowed: [.put(key: "a"), .put(key: "b"), .put(key: "c")],
+                "after a delete"
+            )
+        }
+    }
+}
+
+/// The changes a conformance check has seen.
+private final class ChangeLog: Sendable {
+    private let changes = Locked<[DataChange]>([])
+
+    func append(_ change: DataChange) { changes.withLock { $0.append(change) } }
+
+    /// Waits (up to two seconds) until the log is `expected`.
+    func expect(_ expected: [DataChange], _ what: String) async throws {
+        for _ in 0..<400 {
+            if changes.withLock({ $0 }) == expected { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw ConformanceFailure(rule: what, message: "\(what): expected \(expected), saw \(changes.withLock { $0 })")
+    }
+
+    /// Waits (up to two seconds) until the newest change is `last`, and checks that every change seen is `last`
+    /// or `allowed`.
+    func expectLast(_ last: DataChange, allowed: Set<DataChange>, _ what: String) async throws {
+        for _ in 0..<400 {
+            let seen = changes.withLock { $0 }
+            if seen.last == last {
+                guard seen.allSatisfy({ $0 == last || allowed.contains($0) }) else { break }
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw ConformanceFailure(rule: what, message: "\(what): expected \(last) last, saw \(changes.withLock { $0 })")
+    }
+
+    /// Waits a moment and checks that the log is still `expected`.
+    func expectNothingNew(after expected: [DataChange], _ what: String) async throws {
+        try await Task.sleep(for: .milliseconds(50))
+        let seen = changes.withLock { $0 }
+        guard seen == expected else {
+            throw ConformanceFailure(rule: what, message: "\(what): expected \(expected), saw \(seen)")
+        }
+    }
+}
+
+/// Dates agree to the millisecond (a store may keep seconds as a `Double`).
+private func expectClose(_ actual: Date?, _ expected: Date, _ what: String) throws {
+    guard let actual, abs(actual.timeIntervalSince(expected)) < 0.001 else {
+        throw ConformanceFailure(
+            rule: what,
+            message: "\(what): expected \(expected), got \(String(describing: actual))"
+        )
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+@testable import StrataFile
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The file store under the store contract: renewal, the key rule on disk, partial writes announced.
+struct FileDataSourceKeyValueStoreTests {
+    private static func inode(_ url: URL) throws -> UInt64 {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { throw POSIXError(.ENOENT) }
+        return UInt64(info.st_ino)
+    }
+
+    @Test func aRenewalRewritesOnlyTheTrailerAndSurvivesAReopen() async throws {
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        var store: FileDataSource? = try folder.makeStore(clock: clock, timeToLive: .seconds(60))
+        let payload = Data.pattern(100_000)
+        try store?.setValue(payload, forKey: "blob", options: .init(eTag: "\"v1\"", attributes: Data([1, 2, 3])))
+        let file = folder.storeURL().appendingPathComponent(try #require(try folder.entryFiles().first))
+        let inodeBefore = try Self.inode(file)
+
+        let renewed = EntryMetadata(
+            storedAt: clock.now(),
+            expiresAt: clock.now().addingTimeInterval(3_600),
+            eTag: "\"a-much-longer-entity-tag-v2\""
+        )
+        #expect(try store?.renewMetadata(renewed, forKey: "blob") == true)
+
+        // The same file (no rename, so no rewrite of the body), the same bytes of data.
+        #expect(try Self.inode(file) == inodeBefore)
+        #expect(try Data(contentsOf: file).prefix(payload.count) == payload)
+        clock.advance(by: .seconds(120))
+        let entry = try #require(store?.entry(forKey: "blob"))
+        #expect(entry.value == payload)
+        #expect(entry.metadata == renewed)
+        #expect(store?.info(forKey: "blob")?.attributes == Data([1, 2, 3]))
+
+        store = nil
+        let reopened = try folder.makeStore(clock: clock)
+        #expect(reopened.entry(forKey: "blob")?.metadata == renewed)
+        #expect(try reopened.renewMetadata(renewed, forKey: "missing") == false)
+    }
+
+    @Test func aRenewalNeverWritesThroughAHardLink() throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setValue(Data("entry".utf8), forKey: "k")
+        let file = folder.storeURL().appendingPathComponent(try #require(try folder.entryFiles().first))
+        // Another file of the user's, reached by a hard link planted over the entry's name.
+        let victim = folder.url.appendingPathComponent("victim")
+        let entryBytes = try Data(contentsOf: file)
+        try entryBytes.write(to: victim)
+        try FileManager.default.removeItem(at: file)
+        #expect(link(victim.path, file.path) == 0)
+
+        #expect(throws: StrataError.self) {
+            try store.renewMetadata(EntryMetadata(expiresAt: .distantFuture), forKey: "k")
+        }
+        #expect(try Data(contentsOf: victim) == entryBytes)
+        #expect(store.value(forKey: "k") == nil)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    @Test func aFileNamedFromAKeyNotInNFCIsRenamedWhenTheStoreOpens() throws {
+        let folder = try TemporaryFolder()
+        let decomposed = "cafe\u{301}"
+        var store: FileDataSource? = try folder.makeStore()
+        try store?.setValue(Data("legacy".utf8), forKey: decomposed)
+        store = nil
+        // What an earlier version wrote: the file named by the hashes of the raw NFD bytes.
+        let storeFolder = folder.storeURL()
+        try FileManager.default.moveItem(
+            at: storeFolder.appendingPathComponent(EntryName(key: decomposed).fileName),
+            to: storeFolder.appendingPathComponent(EntryName(rawKey: decomposed).fileName)
+        )
+
+        let reopened = try folder.makeStore()
+        #expect(reopened.value(forKey: "caf\u{E9}") == Data("legacy".utf8))
+        #expect(reopened.value(forKey: decomposed) == Data("legacy".utf8))
+        #expect(try folder.entryFiles() == [EntryName(key: decomposed).fileName])
+        #expect(reopened.corruptEntriesRemoved == 0)
+    }
+
+    @Test func aPutAllThatFailsHalfWayAnnouncesTheKeysItWrote() async throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore(maxSize: 10)
+        var changes = store.changeBroadcaster.changes(forKey: nil, bufferingNewest: 10).makeAsyncIterator()
+
+        await #expect(throws: StrataError.self) {
+            _ = try await store.putAll(
+                [Data("small".utf8), Data.pattern(20), Data("third".utf8)],
+                in: IdsQuery(["a", "b", "c"])
+            )
+        }
+        try store.removeValue(forKey: "a")
+
+        #expect(await changes.next() == .put(key: "a"))
+        #expect(await changes.next() == .delete(key: "a"))
+        #expect(store.sortedKeys().isEmpty)
+    }
+
+    @Test func putAllOfAllObjectsUsesTheConfiguredKey() async throws {
+        let folder = try TemporaryFolder()
+        let store = try FileDataSource(
+            configuration: .init(
+                location: .url(folder.url),
+                identifier: "keyed",
+                key: { String(decoding: $0.prefix(1), as: UTF8.self) }
+            )
+        )
+        _ = try await store.putAll([Data("b2".utf8), Data("a1".utf8)], in: AllObjectsQuery())
+        #expect(store.sortedKeys() == ["a", "b"])
+        #expect(try await store.getAll(AllObjectsQuery()) == [Data("a1".utf8), Data("b2".utf8)])
+        #expect(try await store.getAll(KeyQuery("a")) == [Data("a1".utf8)])
+    }
+}
