@@ -89,7 +89,7 @@ extension NarratedDataSource {
 
     /// Forwards a write with metadata and prints the outcome.
     public func putEntry(_ entry: StoredEntry<Source.Value>, in query: any Query) async throws -> Source.Value {
-        try await narrate("put(\(describe(query)))") { try await source.putEntry(entry, in: query) }
+        try await narrate("put(\(entry.value), in: \(describe(query)))") { try await source.putEntry(entry, in: query) }
     }
 
     /// Forwards writes with metadata and prints the outcome.
@@ -97,7 +97,9 @@ extension NarratedDataSource {
         _ entries: [StoredEntry<Source.Value>],
         in query: any Query
     ) async throws -> [Source.Value] {
-        try await narrate("putAll(\(describe(query)))") { try await source.putAllEntries(entries, in: query) }
+        try await narrate("putAll(\(entries.map(\.value)), in: \(describe(query)))") {
+            try await source.putAllEntries(entries, in: query)
+        }
     }
 
     /// Forwards a metadata renewal and prints the outcome.
