@@ -16,7 +16,9 @@ extension FileDataSource {
     /// `ftruncate`. Returns whether there was an entry to renew.
     ///
     /// The entry's attributes and content checksum stay; the stored date (`nil`: now), expiry (`nil`: the
-    /// configuration's time to live from the stored date) and validators are replaced. The file is written in
+    /// configuration's time to live from the stored date), freshness date and validators are replaced. The
+    /// trailer is rewritten in the current layout, so an entry written by an older version grows by the fields
+    /// it lacked; the file is cut or extended to the new trailer's end. The file is written in
     /// place only when it is the store's own: a regular file with one link, of the length the store wrote (a
     /// hard link planted at the entry's name is never written through). A renewal that fails part-way leaves a
     /// damaged trailer, so the entry is forgotten and its file discarded: a miss, never a torn read.
@@ -38,6 +40,7 @@ extension FileDataSource {
             var trailer = entry.trailer
             trailer.created = storedAt
             trailer.expiresAt = expiresAt
+            trailer.freshUntil = metadata.freshUntil
             trailer.eTag = metadata.eTag
             trailer.lastModified = metadata.lastModified
             // A new write sequence: a read that overlapped the rewrite sees another version and reads again.

@@ -40,7 +40,7 @@ extension FileDataSource {
     }
 
     /// Stores `data` under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
-    /// configuration's time to live from the stored date) and the validators.
+    /// configuration's time to live from the stored date), the freshness date and the validators.
     ///
     /// - Parameters:
     ///   - data: The bytes to store.
@@ -55,6 +55,7 @@ extension FileDataSource {
             created: created,
             expiresAt: metadata.expiresAt
                 ?? configuration.timeToLive.map { created.addingTimeInterval($0.timeInterval) },
+            freshUntil: metadata.freshUntil,
             options: EntryOptions(eTag: metadata.eTag, lastModified: metadata.lastModified)
         )
     }
@@ -66,15 +67,17 @@ extension FileDataSource {
         forKey key: String,
         created: Date,
         expiresAt: Date?,
+        freshUntil: Date? = nil,
         options: EntryOptions
     ) throws {
         try StrataError.checkKey(key)
         try checkSize(data.count)
         try checkAttributes(options)
-        let trailer = makeTrailer(key: key, size: data.count, created: created, expiresAt: expiresAt, options: options)
+        var trailer = makeTrailer(key: key, size: data.count, created: created, expiresAt: expiresAt, options: options)
         {
             data.withUnsafeBytes { ContentChecksum.checksum($0) }
         }
+        trailer.freshUntil = freshUntil
         let encoded = trailer.encoded()
         let temporary = try writeTemporary { descriptor in
             data.withUnsafeBytes { payload in

@@ -142,8 +142,8 @@ public final class FileDataSource: Sendable {
         read(key)?.data
     }
 
-    /// Returns the data stored under `key` with its metadata: the date it was written, its expiry and its
-    /// validators.
+    /// Returns the data stored under `key` with its metadata: the date it was written, its expiry, its freshness
+    /// date and its validators.
     ///
     /// - Parameter key: The key.
     public func entry(forKey key: String) -> StoredEntry<Data>? {
@@ -153,6 +153,7 @@ public final class FileDataSource: Sendable {
                 metadata: EntryMetadata(
                     storedAt: read.trailer.created,
                     expiresAt: read.trailer.expiresAt,
+                    freshUntil: read.trailer.freshUntil,
                     eTag: read.trailer.eTag,
                     lastModified: read.trailer.lastModified
                 )
@@ -179,6 +180,7 @@ public final class FileDataSource: Sendable {
                 created: trailer.created,
                 lastAccess: entry.lastAccess,
                 expiresAt: trailer.expiresAt,
+                freshUntil: trailer.freshUntil,
                 eTag: trailer.eTag,
                 lastModified: trailer.lastModified,
                 contentHash: trailer.contentHash,

@@ -14,8 +14,12 @@ public struct FileEntryInfo: Sendable, Hashable {
     /// When the entry was last read or written.
     public var lastAccess: Date
 
-    /// When the entry expires; `nil` for never.
+    /// When the entry expires (the store stops serving it); `nil` for never.
     public var expiresAt: Date?
+
+    /// When the entry's value stops being fresh by its source's rules (``Strata/EntryMetadata/freshUntil``);
+    /// the store keeps serving it past this date. `nil` when its source gave none.
+    public var freshUntil: Date?
 
     /// The `ETag` stored with the entry.
     public var eTag: String?
@@ -37,6 +41,7 @@ public struct FileEntryInfo: Sendable, Hashable {
     ///   - created: When it was written.
     ///   - lastAccess: When it was last read or written.
     ///   - expiresAt: When it expires.
+    ///   - freshUntil: When its value stops being fresh.
     ///   - eTag: Its `ETag`.
     ///   - lastModified: Its `Last-Modified` value.
     ///   - contentHash: The hash of its data.
@@ -47,6 +52,7 @@ public struct FileEntryInfo: Sendable, Hashable {
         created: Date,
         lastAccess: Date,
         expiresAt: Date?,
+        freshUntil: Date? = nil,
         eTag: String?,
         lastModified: String?,
         contentHash: UInt64,
@@ -57,6 +63,7 @@ public struct FileEntryInfo: Sendable, Hashable {
         self.created = created
         self.lastAccess = lastAccess
         self.expiresAt = expiresAt
+        self.freshUntil = freshUntil
         self.eTag = eTag
         self.lastModified = lastModified
         self.contentHash = contentHash

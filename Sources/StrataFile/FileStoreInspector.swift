@@ -206,6 +206,7 @@ public final class FileStoreInspector: Sendable {
             created: trailer.created,
             lastAccess: lastAccess,
             expiresAt: trailer.expiresAt,
+            freshUntil: trailer.freshUntil,
             eTag: trailer.eTag,
             lastModified: trailer.lastModified,
             contentHash: trailer.contentHash,

@@ -44,9 +44,9 @@ extension JSONFileDataSource {
         try write(value, forKey: key, storedAt: date, maxAge: timeToLive?.timeInterval, now: date)
     }
 
-    /// Stores a value under `key` with its metadata: the stored date (`nil`: now) and the expiry (`nil`: the
-    /// configuration's time to live from the stored date), both kept in the entry file and the index. The store
-    /// keeps no validators.
+    /// Stores a value under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
+    /// configuration's time to live from the stored date) and the freshness date, all kept in the entry file and
+    /// the index. The store keeps no validators.
     ///
     /// - Parameters:
     ///   - value: The value.
@@ -61,12 +61,13 @@ extension JSONFileDataSource {
             forKey: key,
             storedAt: storedAt,
             maxAge: metadata.expiresAt.map { $0.timeIntervalSince(storedAt) },
+            freshUntil: metadata.freshUntil?.timeIntervalSince1970,
             now: date
         )
     }
 
-    /// Replaces the stored date and expiry of the entry under `key` (expired or not) with one index record,
-    /// without rewriting its entry file; returns whether there was an entry.
+    /// Replaces the stored date, expiry and freshness date of the entry under `key` (expired or not) with one
+    /// index record, without rewriting its entry file; returns whether there was an entry.
     ///
     /// The entry file keeps the dates it was written with: should the index ever be rebuilt from the entry files,
     /// the entry expires as first written (never later than renewed).
@@ -83,13 +84,26 @@ extension JSONFileDataSource {
         let storedAt = metadata.storedAt ?? date
         let maxAge = metadata.expiresAt.map { $0.timeIntervalSince(storedAt) }
         return try withStorage { storage in
-            try storage.renew(key, storedAt: storedAt.timeIntervalSince1970, maxAge: maxAge, now: date)
+            try storage.renew(
+                key,
+                storedAt: storedAt.timeIntervalSince1970,
+                maxAge: maxAge,
+                freshUntil: metadata.freshUntil?.timeIntervalSince1970,
+                now: date
+            )
         }
     }
 
     /// Encodes and writes an entry, evicts beyond the count limit, and announces the put once it is in the
     /// index (even when the eviction after it fails).
-    private func write(_ value: Value, forKey key: String, storedAt: Date, maxAge: Double?, now date: Date) throws {
+    private func write(
+        _ value: Value,
+        forKey key: String,
+        storedAt: Date,
+        maxAge: Double?,
+        freshUntil: Double? = nil,
+        now date: Date
+    ) throws {
         try StrataError.checkKey(key)
         let now = storedAt.timeIntervalSince1970
         let encoder = configuration.makeEncoder()
@@ -101,6 +115,7 @@ extension JSONFileDataSource {
                 key: key,
                 storedAt: now,
                 maxAge: maxAge,
+                freshUntil: freshUntil,
                 sequence: sequence,
                 value: value
             )
@@ -114,7 +129,7 @@ extension JSONFileDataSource {
                 )
             }
             data.append(contentsOf: data.withUnsafeBytes { EntrySeal.trailer(for: $0) })
-            let record = IndexRecord(storedAt: now, maxAge: maxAge, sequence: sequence)
+            let record = IndexRecord(storedAt: now, maxAge: maxAge, sequence: sequence, freshUntil: freshUntil)
             do {
                 try storage.write(data, for: key, record: record, now: date)
             } catch {
@@ -247,8 +262,11 @@ extension JSONFileDataSource {
         let storedAt = Date(timeIntervalSince1970: record.storedAt)
         return StoredEntry(
             value: value,
-            storedAt: storedAt,
-            expiresAt: (record.maxAge ?? defaultMaxAge).map { storedAt.addingTimeInterval($0) }
+            metadata: EntryMetadata(
+                storedAt: storedAt,
+                expiresAt: (record.maxAge ?? defaultMaxAge).map { storedAt.addingTimeInterval($0) },
+                freshUntil: record.freshUntil.map { Date(timeIntervalSince1970: $0) }
+            )
         )
     }
 }

@@ -20,7 +20,7 @@ struct LRUStorage<Value> {
         @usableFromInline var cost: Int
         @usableFromInline var storedAt: Date
         @usableFromInline var expiresAt: Date?
-        /// The entry's validators; `nil` (the common case) costs no allocation.
+        /// The entry's validators and freshness date; `nil` (the common case) costs no allocation.
         @usableFromInline var validators: EntryValidators?
         @usableFromInline var previous: Int
         @usableFromInline var next: Int

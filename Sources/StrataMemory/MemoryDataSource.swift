@@ -60,8 +60,8 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         entry(forKey: key)?.value
     }
 
-    /// Returns the entry stored under `key` with its metadata (stored date, expiry, validators) and marks it most
-    /// recently used, or `nil`.
+    /// Returns the entry stored under `key` with its metadata (stored date, expiry, freshness, validators) and
+    /// marks it most recently used, or `nil`.
     ///
     /// - Parameter key: The key.
     @inlinable
@@ -80,6 +80,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
                 metadata: EntryMetadata(
                     storedAt: node.storedAt,
                     expiresAt: node.expiresAt,
+                    freshUntil: node.validators?.freshUntil,
                     eTag: node.validators?.eTag,
                     lastModified: node.validators?.lastModified
                 )
@@ -101,7 +102,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     }
 
     /// Stores a value under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
-    /// configuration's time to live from the stored date) and the validators.
+    /// configuration's time to live from the stored date), the freshness date and the validators.
     ///
     /// - Parameters:
     ///   - value: The value.

@@ -69,18 +69,23 @@ extension DataSourceConformance {
         // Dates far from any test clock's now: a stored date in the past, an expiry years ahead.
         let storedAt = Date(timeIntervalSince1970: 1_600_000_000)
         let expiresAt = Date().addingTimeInterval(20 * 365 * 86_400)
-        try await check("putEntry keeps the stored date and the expiry") { source in
-            let entry = StoredEntry(value: makeValue(1), storedAt: storedAt, expiresAt: expiresAt)
+        // A freshness date already past: the store keeps serving the entry all the same.
+        let freshUntil = storedAt.addingTimeInterval(60)
+        let metadata = EntryMetadata(storedAt: storedAt, expiresAt: expiresAt, freshUntil: freshUntil)
+        try await check("putEntry keeps the stored date, the expiry and the freshness date") { source in
+            let entry = StoredEntry(value: makeValue(1), metadata: metadata)
             _ = try await source.putEntry(entry, in: KeyQuery("m"))
             let read = try await source.getEntry(KeyQuery("m"))
             try expectEqual(read.value, makeValue(1), "the value of getEntry")
             try expectClose(read.storedAt, storedAt, "storedAt")
             try expectClose(read.expiresAt, expiresAt, "expiresAt")
-            let entries = [StoredEntry(value: makeValue(2), storedAt: storedAt, expiresAt: expiresAt)]
+            try expectClose(read.metadata.freshUntil, freshUntil, "freshUntil")
+            let entries = [StoredEntry(value: makeValue(2), metadata: metadata)]
             _ = try await source.putAllEntries(entries, in: IdsQuery(["n"]))
             let all = try await source.getAllEntries(IdsQuery(["n"]))
             try expectEqual(all.map(\.value), [makeValue(2)], "the values of getAllEntries")
             try expectClose(all.first?.expiresAt, expiresAt, "expiresAt of putAllEntries")
+            try expectClose(all.first?.metadata.freshUntil, freshUntil, "freshUntil of putAllEntries")
         }
         try await check("a copy never outlives its original") { source in
             let expired = StoredEntry(
@@ -96,14 +101,22 @@ extension DataSourceConformance {
     private func checkRenewal() async throws {
         let storedAt = Date(timeIntervalSince1970: 1_600_000_000)
         let expiresAt = Date().addingTimeInterval(20 * 365 * 86_400)
+        let freshUntil = storedAt.addingTimeInterval(60)
         try await check("renewMetadata renews without rewriting the value") { source in
-            _ = try await source.put(makeValue(1), in: KeyQuery("r"))
-            let renewed = EntryMetadata(storedAt: storedAt, expiresAt: expiresAt, eTag: "\"v2\"")
+            let fresh = EntryMetadata(freshUntil: storedAt)
+            _ = try await source.putEntry(StoredEntry(value: makeValue(1), metadata: fresh), in: KeyQuery("r"))
+            let renewed = EntryMetadata(
+                storedAt: storedAt,
+                expiresAt: expiresAt,
+                freshUntil: freshUntil,
+                eTag: "\"v2\""
+            )
             try expectEqual(try await source.renewMetadata(renewed, in: KeyQuery("r")), true, "renewMetadata")
             let read = try await source.getEntry(KeyQuery("r"))
             try expectEqual(read.value, makeValue(1), "the value after a renewal")
             try expectClose(read.storedAt, storedAt, "storedAt after a renewal")
             try expectClose(read.expiresAt, expiresAt, "expiresAt after a renewal")
+            try expectClose(read.metadata.freshUntil, freshUntil, "freshUntil after a renewal")
             if let eTag = read.metadata.eTag { try expectEqual(eTag, "\"v2\"", "eTag after a renewal") }
             try expectEqual(
                 try await source.renewMetadata(renewed, in: KeyQuery("missing")),

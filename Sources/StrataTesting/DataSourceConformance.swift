@@ -22,9 +22,9 @@ import Strata
 /// ``Capabilities/keyValueStore`` turns on: a keyed query answers `getAll` and `putAll` as a list of one;
 /// ``Strata/PaginationOffsetLimitQuery`` pages the key order; the list rule (a store never given a list answer
 /// answers a listing with *not found*, a stored empty answer is served, deleting every value forgets it); the key
-/// rule (a key written in NFC is read in NFD); metadata travels (`putEntry` then `getEntry` keeps the stored date
-/// and the expiry, an expired copy is not served); `renewMetadata` renews without rewriting the value; changes are
-/// announced after the writes that happened, and failed writes and renewals announce nothing.
+/// rule (a key written in NFC is read in NFD); metadata travels (`putEntry` then `getEntry` keeps the stored date,
+/// the expiry and the freshness date, an expired copy is not served); `renewMetadata` renews without rewriting the
+/// value; changes are announced after the writes that happened, and failed writes and renewals announce nothing.
 public struct DataSourceConformance<Source: DataSource>: Sendable where Source.Value: Equatable {
     /// Which optional capabilities the source under test has.
     public struct Capabilities: Sendable {
@@ -43,8 +43,9 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
         public var listRule: Bool
         /// Keys are compared by canonical equivalence: a key written in NFC is read in NFD.
         public var canonicalKeys: Bool
-        /// `putEntry` and `putAllEntries` keep the stored date and the expiry, `getEntry` returns them, and an
-        /// entry whose expiry has passed is not served.
+        /// `putEntry` and `putAllEntries` keep the stored date, the expiry and the freshness date, `getEntry`
+        /// returns them, and an entry whose expiry has passed is not served (one whose freshness date has passed
+        /// is).
         public var metadata: Bool
         /// `renewMetadata` renews an entry (expired or not) without rewriting its value, and answers `false` for
         /// a missing one.

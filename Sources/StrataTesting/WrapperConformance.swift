@@ -29,6 +29,7 @@ public struct WrapperConformance<Wrapper: DataSource>: Sendable where Wrapper.Va
         let metadata = EntryMetadata(
             storedAt: Date(timeIntervalSince1970: 1_000),
             expiresAt: Date(timeIntervalSince1970: 2_000),
+            freshUntil: Date(timeIntervalSince1970: 1_500),
             eTag: "\"v1\"",
             lastModified: "Thu, 01 Jan 1970 00:16:40 GMT"
         )

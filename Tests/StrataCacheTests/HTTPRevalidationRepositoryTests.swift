@@ -7,17 +7,18 @@ import StrataTesting
 import Testing
 
 /// `CacheRepository(main: http, cache: file)` speaks HTTP caching end to end: the first read downloads (200),
-/// a read once the entry has expired revalidates it with its ETag, and the 304 renews the cached entry's
+/// a read once the entry is no longer fresh revalidates it with its ETag, and the 304 renews the cached entry's
 /// metadata without rewriting its file.
 ///
 /// Needs, besides this branch's `NetworkGetDataSource.getIfModified(_:since:)`: the executor calling it for a
 /// stale entry with validators and then `renewMetadata(_:in:)` (the operations branch), and `FileDataSource`
 /// keeping entry metadata and renewing it in place (the stores branch).
 struct HTTPRevalidationRepositoryTests {
-    /// The identity of a file's bytes: its inode and modification date.
+    /// The identity of an entry file: its inode and its length. (Not its modification date: renewing rewrites the
+    /// trailer in place, and a write in place moves the date, as it should.)
     private struct FileStamp: Equatable {
         var inode: Int
-        var modified: Date
+        var size: Int
     }
 
     /// The regular files of a folder (recursively) whose contents begin with `bytes`, by path.
@@ -31,7 +32,7 @@ struct HTTPRevalidationRepositoryTests {
             else { continue }
             result[url.path] = FileStamp(
                 inode: (attributes[.systemFileNumber] as? NSNumber)?.intValue ?? -1,
-                modified: attributes[.modificationDate] as? Date ?? .distantPast
+                size: (attributes[.size] as? NSNumber)?.intValue ?? -1
             )
         }
         return result
@@ -40,7 +41,7 @@ struct HTTPRevalidationRepositoryTests {
     @Test(.timeLimit(.minutes(1)))
     func aStaleFileEntryIsRevalidatedAndRenewedWithoutRewritingItsBytes() async throws {
         // Given a server that answers 304 to the current ETag (and counts), a file cache whose entries are valid
-        // until their HTTP expiry, and one clock for both
+        // while they are fresh by HTTP's rules, and one clock for both
         let body = Data(repeating: UInt8(ascii: "z"), count: 2_048)
         let server = try await LoopbackServer.start([
             (
@@ -68,14 +69,10 @@ struct HTTPRevalidationRepositoryTests {
         let store = try FileDataSource(
             configuration: .init(location: .url(folder.url), identifier: "blobs", clock: clock)
         )
-        let cache = store.validated(
-            by: ClosureValidator<Data> { _, context in
-                context.metadata.expiresAt.map { clock.now() < $0 } ?? false
-            }
-        )
+        let cache = store.validated(by: .fresh(clock: clock))
         let repository = CacheRepository(main: http, cache: cache)
 
-        // When it reads once, then three more times, each after the entry's 60 s have passed
+        // When it reads once, then three more times, each after the entry's 60 s of freshness have passed
         let first = try await repository.get(KeyQuery("blob"), operation: .cacheSync)
         let written = try Self.files(in: store.folderURL, startingWith: body)
         var later: [Data] = []
@@ -85,18 +82,21 @@ struct HTTPRevalidationRepositoryTests {
         }
 
         // Then one 200 and three 304s: every read served the same bytes, and the cache's files were never
-        // rewritten (same inodes, same modification dates)
+        // rewritten (the same files, still starting with the same bytes, of the same length)
         #expect(first == body)
         #expect(later == [body, body, body])
         #expect(server.requestCount(path: "/blob") == 4)
         let conditional = server.requests.filter { $0.headers["if-none-match"] == "\"v1\"" }
-        #expect(conditional.count == 3, "every read after expiry revalidated: \(server.requests)")
+        #expect(conditional.count == 3, "every read once stale revalidated: \(server.requests)")
         #expect(written.count == 1)
         #expect(try Self.files(in: store.folderURL, startingWith: body) == written)
-        // And the renewed entry is fresh again until the last 304's max-age runs out
+        // And the renewed entry is fresh again until the last 304's max-age runs out, stamped by the store's
+        // clock, with no hard expiry (the store has no time to live)
         let entry = try await store.getEntry(KeyQuery("blob"))
         #expect(entry.metadata.eTag == "\"v1\"")
-        #expect(entry.metadata.expiresAt == clock.now().addingTimeInterval(60))
+        #expect(entry.metadata.freshUntil == clock.now().addingTimeInterval(60))
+        #expect(entry.metadata.storedAt == clock.now())
+        #expect(entry.metadata.expiresAt == nil)
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -127,17 +127,58 @@ struct HTTPRevalidationRepositoryTests {
         clock.advance(by: .seconds(100))
         let answer = try await http.getIfModified(KeyQuery("blob"), since: entry.metadata)
 
+        // The source reports freshness only: no stored date (the cache stamps its own) and no hard expiry
         #expect(entry.value == Data("body".utf8))
-        #expect(entry.metadata.storedAt == clock.now().addingTimeInterval(-100))
-        #expect(entry.metadata.expiresAt == clock.now().addingTimeInterval(-50))
+        #expect(entry.metadata.storedAt == nil)
+        #expect(entry.metadata.expiresAt == nil)
+        #expect(entry.metadata.freshUntil == clock.now().addingTimeInterval(-50))
         #expect(entry.metadata.eTag == "\"v1\"")
         guard case .notModified(let renewed) = answer else {
             Issue.record("Expected not modified, got \(answer)")
             return
         }
-        #expect(renewed.storedAt == clock.now())
-        #expect(renewed.expiresAt == clock.now().addingTimeInterval(50))
+        #expect(renewed.storedAt == nil)
+        #expect(renewed.expiresAt == nil)
+        #expect(renewed.freshUntil == clock.now().addingTimeInterval(50))
         #expect(renewed.eTag == "\"v1\"")
         #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theHTTPSourceReportsFreshnessForEveryKindOfResponse() async throws {
+        // no-cache is stale from the start, must-revalidate keeps its lifetime (or none: stale at once), and a
+        // response without a lifetime says nothing
+        let routes: [(String, [String: String], Duration?)] = [
+            ("max-age", ["Cache-Control": "max-age=60"], .seconds(60)),
+            ("no-cache", ["Cache-Control": "max-age=60, no-cache"], .zero),
+            ("must-revalidate", ["Cache-Control": "max-age=60, must-revalidate"], .seconds(60)),
+            ("must-revalidate-only", ["Cache-Control": "must-revalidate"], .zero),
+            ("none", [:], nil),
+        ]
+        let server = try await LoopbackServer.start(
+            routes.map { path, headers, _ -> (String, @Sendable (ServerRequest) async throws -> ServerReply) in
+                ("GET /\(path)", { _ in ServerReply(status: 200, headers: headers, body: Data("b".utf8)) })
+            }
+        )
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let http = NetworkGetDataSource<Data>(
+            client: HTTPClient(configuration: .init(clock: clock)),
+            request: { query in
+                HTTPRequest(baseURL: server.baseURL, path: (query as? KeyQuery)?.key ?? "")
+            },
+            decode: IdentityMapper<Data>(),
+            decodeAll: ClosureMapper<Data, [Data]> { [$0] }
+        )
+
+        for (path, _, lifetime) in routes {
+            let entry = try await http.getEntry(KeyQuery(path))
+            #expect(
+                entry.metadata.freshUntil == lifetime.map { clock.now().addingTimeInterval($0.timeInterval) },
+                "\(path)"
+            )
+            #expect(entry.metadata.storedAt == nil, "\(path)")
+            #expect(entry.metadata.expiresAt == nil, "\(path)")
+        }
     }
 }

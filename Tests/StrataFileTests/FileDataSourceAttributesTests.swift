@@ -63,24 +63,13 @@ struct FileDataSourceAttributesTests {
         #expect(store.info(forKey: "k")?.attributes == atLimit)
     }
 
-    @Test func aVersion2TrailerIsStillReadAndAVersion3OneRoundTrips() throws {
-        // A version 2 trailer: the version 3 encoding without the attributes length, version byte 2
-        let trailer = EntryTrailer(
-            key: "key",
-            eTag: "\"e\"",
-            lastModified: nil,
-            payloadSize: 5,
-            contentHash: 42,
-            writeSequence: 7,
-            created: Date(timeIntervalSince1970: 1_000),
-            expiresAt: Date(timeIntervalSince1970: 2_000)
-        )
-        var version2 = Array(trailer.encoded().dropLast(EntryTrailer.footerLength))
-        version2[0] = 2
-        version2.removeSubrange(56..<60)
-        let checksum = version2.withUnsafeBytes { XXHash64.hash($0) }
-        withUnsafeBytes(of: checksum.littleEndian) { version2.append(contentsOf: $0) }
-        let parsed = version2.withUnsafeBytes { EntryTrailer(bytes: $0) }
+    @Test func aVersion2TrailerIsStillReadAndAVersion4OneRoundTrips() throws {
+        // A version 2 trailer: the version 4 encoding without the attributes length and the fresh-until date,
+        // version byte 2
+        let trailer = TrailerSurgery.sample
+        var version2 = TrailerSurgery.fields(of: trailer)
+        TrailerSurgery.version2(&version2)
+        let parsed = TrailerSurgery.sealed(version2).withUnsafeBytes { EntryTrailer(bytes: $0) }
         #expect(parsed == trailer)
 
         var withAttributes = trailer
@@ -91,7 +80,7 @@ struct FileDataSourceAttributesTests {
 
         // A version the store does not know reads as damaged
         var unknown = body
-        unknown[0] = 4
+        unknown[0] = 5
         let rehashed = Array(unknown.dropLast(8))
         var resealed = rehashed
         let sum = rehashed.withUnsafeBytes { XXHash64.hash($0) }
@@ -110,19 +99,7 @@ struct FileDataSourceAttributesTests {
             FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path).first { $0.hasSuffix(".strata") }
         )
         let path = folder.storeURL().appendingPathComponent(file)
-        var bytes = [UInt8](try Data(contentsOf: path))
-        let lengthBytes = bytes[(bytes.count - 8)..<(bytes.count - 4)]
-        let trailerLength = Int(lengthBytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
-        let start = bytes.count - 8 - trailerLength
-        var trailer = Array(bytes[start..<(bytes.count - 16)])
-        trailer[0] = 2
-        trailer.removeSubrange(56..<60)
-        let checksum = trailer.withUnsafeBytes { XXHash64.hash($0) }
-        withUnsafeBytes(of: checksum.littleEndian) { trailer.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(trailer.count).littleEndian) { trailer.append(contentsOf: $0) }
-        withUnsafeBytes(of: EntryTrailer.magic.littleEndian) { trailer.append(contentsOf: $0) }
-        bytes.replaceSubrange(start..., with: trailer)
-        try Data(bytes).write(to: path)
+        try TrailerSurgery.editTrailer(of: path, TrailerSurgery.version2)
 
         // When it is opened, then the entry reads with its metadata and no attributes
         let store = try folder.makeStore()

@@ -15,7 +15,8 @@ import Testing
 
 /// The file store under the store contract: renewal, the key rule on disk, partial writes announced.
 struct FileDataSourceKeyValueStoreTests {
-    private static func inode(_ url: URL) throws -> UInt64 {
+    /// The inode of the file at `url` (not following a link).
+    static func inode(_ url: URL) throws -> UInt64 {
         var info = stat()
         guard lstat(url.path, &info) == 0 else { throw POSIXError(.ENOENT) }
         return UInt64(info.st_ino)

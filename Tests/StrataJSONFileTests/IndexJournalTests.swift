@@ -36,6 +36,22 @@ struct IndexJournalTests {
         #expect(replay.records[""]?.sequence == 0)
     }
 
+    @Test func aFreshnessDateRoundTripsAndALineWithoutOneStillReads() throws {
+        // A put with a freshness date gains one field; a put without one is written as before the field existed
+        let fresh = IndexRecord(storedAt: 1_750_000_000.25, maxAge: 60, sequence: 1, freshUntil: 1_750_000_060.5)
+        let plain = IndexRecord(storedAt: 1_750_000_000.25, maxAge: nil, sequence: 2)
+        let plainLine = String(decoding: IndexJournal.line(for: .put(key: "b", record: plain)), as: UTF8.self)
+        #expect(plainLine.split(separator: " ").count == 6)  // letter, four fields, checksum
+
+        let replay = try IndexJournal.replay(journal([.put(key: "a", record: fresh), .put(key: "b", record: plain)]))
+
+        #expect(replay.records["a"] == fresh)
+        #expect(replay.records["b"] == plain)
+        #expect(replay.records["b"]?.freshUntil == nil)
+        let snapshot = try IndexJournal.replay(IndexJournal.snapshot(of: replay.records))
+        #expect(snapshot.records == replay.records)
+    }
+
     @Test(arguments: [
         "P 1 2.0 - a2V5 0000000g",  // checksum digit out of range
         "P 1 2.0 - a2V5 0000000",  // checksum too short
@@ -45,7 +61,8 @@ struct IndexJournalTests {
         "P 1 2.0 - /w== ",  // not UTF-8 (0xFF)
         "T 1 ",  // too few fields
         "X 1 a2V5 ",  // unknown kind
-        "P 1 2.0 - a2V5 extra ",  // too many fields
+        "P 1 2.0 - a2V5 extra ",  // a freshness date that is not a number
+        "P 1 2.0 - a2V5 3.0 4.0 ",  // too many fields
     ])
     func aDamagedRecordIsAParseError(_ line: String) {
         var text = line

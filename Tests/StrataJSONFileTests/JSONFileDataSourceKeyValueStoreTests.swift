@@ -49,3 +49,37 @@ struct JSONFileDataSourceKeyValueStoreTests {
         }
     }
 }
+
+/// The JSON store keeps an entry's freshness date in its index record and its entry file.
+struct JSONFileDataSourceFreshnessTests {
+    @Test func putEntryKeepsFreshUntilARenewalReplacesItAndItSurvivesAReopen() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a store with a time to live, and an entry from a source that gives only freshness
+            let fixture = Fixture(folder: folder)
+            var store: JSONFileDataSource<Item>? = try fixture.open(timeToLive: .seconds(3_600))
+            let storedAt = fixture.clock.now()
+            let freshUntil = storedAt.addingTimeInterval(60)
+            let entry = StoredEntry(value: Item(name: "a", number: 1), metadata: EntryMetadata(freshUntil: freshUntil))
+            _ = try await store?.putEntry(entry, in: KeyQuery("a"))
+
+            // Then, past its freshness, it is still served, stamped by the store's clock, expiring by its time
+            // to live
+            fixture.clock.advance(by: .seconds(120))
+            let read = try #require(try store?.entry(forKey: "a"))
+            #expect(read.value == Item(name: "a", number: 1))
+            #expect(read.metadata.freshUntil == freshUntil)
+            #expect(read.storedAt == storedAt)
+            #expect(read.expiresAt == storedAt.addingTimeInterval(3_600))
+
+            // When it is renewed, then the freshness date is replaced, and kept across a reopen
+            let renewedUntil = fixture.clock.now().addingTimeInterval(60)
+            #expect(try store?.renewMetadata(EntryMetadata(freshUntil: renewedUntil), forKey: "a") == true)
+            #expect(try store?.entry(forKey: "a")?.metadata.freshUntil == renewedUntil)
+            store = nil
+            let reopened = try fixture.open(timeToLive: .seconds(3_600))
+            #expect(try reopened.entry(forKey: "a")?.metadata.freshUntil == renewedUntil)
+            #expect(try reopened.renewMetadata(EntryMetadata(), forKey: "a") == true)
+            #expect(try reopened.entry(forKey: "a")?.metadata.freshUntil == nil)
+        }
+    }
+}

@@ -131,6 +131,45 @@ struct MemoryDataSourceTests {
         #expect(error?.code == .notValid)
     }
 
+    @Test func keepsFreshUntilAndARenewalReplacesIt() async throws {
+        // Given a memory store with a time to live, and an entry from a source that gives only freshness
+        let clock = ManualClock()
+        let memory = MemoryDataSource<String>(configuration: .init(timeToLive: .seconds(3_600), clock: clock))
+        let storedAt = clock.now()
+        let freshUntil = storedAt.addingTimeInterval(60)
+        _ = try await memory.putEntry(
+            StoredEntry(value: "v", metadata: EntryMetadata(freshUntil: freshUntil)),
+            in: KeyQuery("k")
+        )
+
+        // Then, past its freshness, it is still served, stamped by the store's clock, expiring by its time to live
+        clock.advance(by: .seconds(120))
+        let entry = try await memory.getEntry(KeyQuery("k"))
+        #expect(entry.value == "v")
+        #expect(
+            entry.metadata
+                == EntryMetadata(
+                    storedAt: storedAt,
+                    expiresAt: storedAt.addingTimeInterval(3_600),
+                    freshUntil: freshUntil
+                )
+        )
+        let fresh = memory.validated(by: .fresh(clock: clock))
+        let error = await #expect(throws: StrataError.self) { try await fresh.get(KeyQuery("k")) }
+        #expect(error?.code == .notValid)
+
+        // When it is renewed, then the freshness date is replaced; without one, it is cleared
+        let renewedUntil = clock.now().addingTimeInterval(60)
+        #expect(
+            try await memory.renewMetadata(EntryMetadata(freshUntil: renewedUntil, eTag: "\"v2\""), in: KeyQuery("k"))
+        )
+        #expect(memory.entry(forKey: "k")?.metadata.freshUntil == renewedUntil)
+        #expect(memory.entry(forKey: "k")?.metadata.eTag == "\"v2\"")
+        #expect(try await fresh.get(KeyQuery("k")) == "v")
+        #expect(try await memory.renewMetadata(EntryMetadata(), in: KeyQuery("k")))
+        #expect(memory.entry(forKey: "k")?.metadata.freshUntil == nil)
+    }
+
     @Test func worksAsTheCacheOfACacheRepository() async throws {
         let main = ScriptedDataSource(["42": "Ada"])
         let users = CacheRepository(main: main, cache: MemoryDataSource<String>(countLimit: 10))

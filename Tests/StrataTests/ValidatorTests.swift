@@ -47,6 +47,30 @@ struct ValidatorTests {
         await #expect(throws: StrataError.self) { try await validated.get(KeyQuery("k")) }
     }
 
+    @Test(arguments: [
+        (Duration.seconds(59), true),
+        (Duration.seconds(60), false),
+        (Duration.seconds(61), false),
+    ])
+    func freshnessValidatorIsValidStrictlyBeforeFreshUntil(elapsed: Duration, valid: Bool) {
+        // Given an entry fresh for 60 seconds from now
+        let clock = ManualClock()
+        let validator: FreshnessValidator<String> = .fresh(clock: clock)
+        let context = ValidationContext(EntryMetadata(freshUntil: clock.now().addingTimeInterval(60)))
+        // When time passes
+        clock.advance(by: elapsed)
+        // Then it is valid strictly before its freshness date only
+        #expect(validator.isValid("v", context: context) == valid)
+    }
+
+    @Test func freshnessValidatorAcceptsAnEntryWithoutFreshUntil() {
+        // An entry whose source gave no freshness date is valid, whatever its other dates say
+        let clock = ManualClock()
+        let validator = FreshnessValidator<String>(clock: clock)
+        let metadata = EntryMetadata(storedAt: .distantPast, expiresAt: .distantPast)
+        #expect(validator.isValid("v", context: ValidationContext(metadata)))
+    }
+
     @Test func validatorsComposeWithAllAndAny() {
         let yes = ClosureValidator<Int> { _, _ in true }
         let no = ClosureValidator<Int> { _, _ in false }

@@ -1,17 +1,37 @@
 import struct Foundation.Date
 
-/// What a store knows about an entry besides its value: when it was stored, when it expires, and the validators
-/// a server gave it.
+/// What a store knows about an entry besides its value: when it was stored, until when it is fresh, when it
+/// expires, and the validators a server gave it.
 ///
 /// Metadata travels with a value copied between tiers (``PutDataSource/putEntry(_:in:)``), so a copy never
 /// lives longer than its original, and a cache can renew it without rewriting the value
 /// (``PutDataSource/renewMetadata(_:in:)``), as after an HTTP 304.
+///
+/// ## Freshness and expiry
+///
+/// Two dates bound an entry's life, and they mean different things:
+///
+/// - ``freshUntil`` is when the value stops being *fresh* by its source's rules (an HTTP response's freshness
+///   lifetime, for example). Past it the store still serves the entry: a validator such as
+///   ``FreshnessValidator`` may refuse it, and a ``CacheRepository`` then revalidates it with its
+///   ``eTag`` or ``lastModified`` and renews it, or serves it stale when its operation allows.
+/// - ``expiresAt`` is the *hard* expiry: past it the store no longer serves the entry at all (a miss), so it
+///   can neither be served stale nor revalidated.
+///
+/// A source that knows only freshness (as `NetworkGetDataSource` does) reports ``freshUntil`` and leaves
+/// ``expiresAt`` and ``storedAt`` to the cache that stores the copy: its own time to live and its own clock.
 public struct EntryMetadata: Sendable, Hashable {
-    /// When the value was written to its source, if the source records it.
+    /// When the value was written to its source, if the source records it; a store given `nil` stamps the
+    /// entry with its own clock.
     public var storedAt: Date?
 
-    /// When the entry stops being served, if it expires.
+    /// When the store stops serving the entry (a hard expiry: a miss past it), if it expires; a store given
+    /// `nil` applies its own time to live.
     public var expiresAt: Date?
+
+    /// When the value stops being fresh by its source's rules, if the source says; past it a validator may
+    /// refuse it and a repository revalidates it, but the store keeps serving it (unlike ``expiresAt``).
+    public var freshUntil: Date?
 
     /// The entity tag a server gave the value, sent back as `If-None-Match` to revalidate it.
     public var eTag: String?
@@ -22,13 +42,21 @@ public struct EntryMetadata: Sendable, Hashable {
     /// Creates metadata.
     ///
     /// - Parameters:
-    ///   - storedAt: When the value was stored.
-    ///   - expiresAt: When the entry expires; `nil` for never.
+    ///   - storedAt: When the value was stored; `nil` for the storing store's clock.
+    ///   - expiresAt: When the entry stops being served; `nil` for the storing store's time to live.
+    ///   - freshUntil: When the value stops being fresh; `nil` when the source does not say.
     ///   - eTag: The server's entity tag.
     ///   - lastModified: The server's `Last-Modified` value.
-    public init(storedAt: Date? = nil, expiresAt: Date? = nil, eTag: String? = nil, lastModified: String? = nil) {
+    public init(
+        storedAt: Date? = nil,
+        expiresAt: Date? = nil,
+        freshUntil: Date? = nil,
+        eTag: String? = nil,
+        lastModified: String? = nil
+    ) {
         self.storedAt = storedAt
         self.expiresAt = expiresAt
+        self.freshUntil = freshUntil
         self.eTag = eTag
         self.lastModified = lastModified
     }

@@ -7,7 +7,8 @@ import Foundation
 /// (CacheSync) or to serve stale data (fallback, ``CacheOperation/ignoringValidation``).
 ///
 /// Strata ships ``TimestampValidator`` (age of a timestamp the value carries), ``StoredTimeValidator`` (age
-/// of the entry in its source) and the combinators ``AllValidator`` and ``AnyValidator``.
+/// of the entry in its source), ``FreshnessValidator`` (the freshness its source gave it) and the combinators
+/// ``AllValidator`` and ``AnyValidator``.
 public protocol Validator<Value>: Sendable {
     /// The type of value this validator checks.
     associatedtype Value
@@ -22,7 +23,7 @@ public protocol Validator<Value>: Sendable {
 
 /// What a validator knows about a stored entry beyond its value.
 public struct ValidationContext: Sendable {
-    /// What the source knows about the entry: stored date, expiry, validators.
+    /// What the source knows about the entry: stored date, freshness, expiry, validators.
     public var metadata: EntryMetadata
 
     /// When the entry was written to its source, if the source records it.

@@ -8,23 +8,26 @@ internal import StrataSupport
 ///
 /// | field | bytes |
 /// |---|---|
-/// | version (3), flags (bit 0: has expiry), reserved | 1, 1, 2 |
+/// | version (4), flags (bit 0: has expiry, bit 1: has fresh-until), reserved | 1, 1, 2 |
 /// | key length, ETag length, Last-Modified length (`UInt32.max` = none) | 4, 4, 4 |
 /// | payload size, content checksum (`ContentChecksum`), write sequence | 8, 8, 8 |
 /// | created, expires (seconds since 1970 as `Double` bits) | 8, 8 |
 /// | attributes length (`UInt32.max` = none) | 4 |
+/// | fresh until (seconds since 1970 as `Double` bits; 0 without bit 1) | 8 |
 /// | key, ETag, Last-Modified (UTF-8), attributes | variable |
 /// | checksum of everything above in the trailer (xxHash64) | 8 |
 /// | trailer length (from version through checksum) | 4 |
 /// | magic `STRF` | 4 |
 struct EntryTrailer: Equatable {
     static let magic: UInt32 = 0x4652_5453  // "STRF" read as little-endian
-    /// 3: version 2 plus the caller's attributes. Version 2 (no attributes field) is still read; version 1
-    /// (an xxHash64 of the data instead of a `ContentChecksum`) and any other version read as damaged: a
-    /// miss, and the file is removed.
-    static let version: UInt8 = 3
-    /// The fixed part of a version 3 trailer; version 2's ends before the attributes length.
-    static let fixedLength = 60
+    /// 4: version 3 plus the date the value stops being fresh. Versions 3 (no fresh-until field) and 2 (no
+    /// attributes field either) are still read; version 1 (an xxHash64 of the data instead of a
+    /// `ContentChecksum`) and any other version read as damaged: a miss, and the file is removed.
+    static let version: UInt8 = 4
+    /// The fixed part of a version 4 trailer; version 3's ends before the fresh-until date, version 2's before
+    /// the attributes length.
+    static let fixedLength = 68
+    private static let fixedLengthVersion3 = 60
     private static let fixedLengthVersion2 = 56
     /// The most bytes of attributes an entry carries.
     static let maxAttributesLength = 4096
@@ -42,6 +45,7 @@ struct EntryTrailer: Equatable {
     var writeSequence: UInt64
     var created: Date
     var expiresAt: Date?
+    var freshUntil: Date?
     var attributes: Data?
 
     /// The trailer's bytes, to write after the payload.
@@ -55,7 +59,7 @@ struct EntryTrailer: Equatable {
                 + (attributes?.count ?? 0) + Self.footerLength
         )
         bytes.append(Self.version)
-        bytes.append(expiresAt == nil ? 0 : 1)
+        bytes.append((expiresAt == nil ? 0 : 1) | (freshUntil == nil ? 0 : 2))
         bytes.append(contentsOf: [0, 0])
         Self.append(UInt32(keyBytes.count), to: &bytes)
         Self.append(eTagBytes.map { UInt32($0.count) } ?? Self.noString, to: &bytes)
@@ -66,6 +70,7 @@ struct EntryTrailer: Equatable {
         Self.append(created.timeIntervalSince1970.bitPattern, to: &bytes)
         Self.append((expiresAt?.timeIntervalSince1970 ?? 0).bitPattern, to: &bytes)
         Self.append(attributes.map { UInt32($0.count) } ?? Self.noString, to: &bytes)
+        Self.append((freshUntil?.timeIntervalSince1970 ?? 0).bitPattern, to: &bytes)
         bytes.append(contentsOf: keyBytes)
         bytes.append(contentsOf: eTagBytes ?? [])
         bytes.append(contentsOf: lastModifiedBytes ?? [])
@@ -97,8 +102,13 @@ struct EntryTrailer: Equatable {
         let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
         guard XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<(count - 8)])) == stored else { return nil }
         let version = bytes[0]
-        guard version == Self.version || version == 2 else { return nil }
-        let fixedLength = version == 2 ? Self.fixedLengthVersion2 : Self.fixedLength
+        let fixedLength: Int
+        switch version {
+        case Self.version: fixedLength = Self.fixedLength
+        case 3: fixedLength = Self.fixedLengthVersion3
+        case 2: fixedLength = Self.fixedLengthVersion2
+        default: return nil
+        }
         guard count >= fixedLength + 8 else { return nil }
         func u32(_ offset: Int) -> UInt32 {
             UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
@@ -122,6 +132,8 @@ struct EntryTrailer: Equatable {
         writeSequence = u64(32)
         created = Date(timeIntervalSince1970: Double(bitPattern: u64(40)))
         expiresAt = bytes[1] & 1 == 1 ? Date(timeIntervalSince1970: Double(bitPattern: u64(48))) : nil
+        freshUntil =
+            version >= 4 && bytes[1] & 2 == 2 ? Date(timeIntervalSince1970: Double(bitPattern: u64(60))) : nil
         var offset = fixedLength
         func string(_ length: Int) -> String {
             defer { offset += length }
@@ -144,6 +156,7 @@ struct EntryTrailer: Equatable {
         writeSequence: UInt64,
         created: Date,
         expiresAt: Date?,
+        freshUntil: Date? = nil,
         attributes: Data? = nil
     ) {
         self.key = key
@@ -154,6 +167,7 @@ struct EntryTrailer: Equatable {
         self.writeSequence = writeSequence
         self.created = created
         self.expiresAt = expiresAt
+        self.freshUntil = freshUntil
         self.attributes = attributes
     }
 

@@ -9,6 +9,8 @@ struct EntryEnvelope<Value: Codable>: Codable {
     var storedAt: Double
     /// The entry's own maximum age in seconds.
     var maxAge: Double?
+    /// When the value stops being fresh, in seconds since 1970; left out of the file when `nil`.
+    var freshUntil: Double?
     /// The LRU sequence at the time of writing.
     var sequence: UInt64
     /// The value.
@@ -20,9 +22,12 @@ struct EntryHeader: Decodable {
     var key: String
     var storedAt: Double
     var maxAge: Double?
+    var freshUntil: Double?
     var sequence: UInt64
 
-    var record: IndexRecord { IndexRecord(storedAt: storedAt, maxAge: maxAge, sequence: sequence) }
+    var record: IndexRecord {
+        IndexRecord(storedAt: storedAt, maxAge: maxAge, sequence: sequence, freshUntil: freshUntil)
+    }
 }
 
 /// The part of an entry file a read needs: the key (to check the file belongs to it) and the value. Decoding

@@ -11,6 +11,10 @@ struct IndexRecord: Equatable {
 
     /// The entry's last use (write or read); higher is more recent.
     var sequence: UInt64
+
+    /// When the value stops being fresh by its source's rules, in seconds since 1970; `nil` when its source
+    /// gave none (and in journals written before the field existed).
+    var freshUntil: Double? = nil
 }
 
 /// One line of the index journal.

@@ -321,12 +321,19 @@ struct JSONFileStorage: ~Copyable {
         try compactIfLarge(now: now)
     }
 
-    /// Replaces the stored date and maximum age of `key`'s entry with one index line, leaving its file and its
-    /// place in the LRU order; returns whether there was an entry.
-    mutating func renew(_ key: String, storedAt: Double, maxAge: Double?, now: Date) throws -> Bool {
+    /// Replaces the stored date, maximum age and freshness date of `key`'s entry with one index line, leaving its
+    /// file and its place in the LRU order; returns whether there was an entry.
+    mutating func renew(
+        _ key: String,
+        storedAt: Double,
+        maxAge: Double?,
+        freshUntil: Double?,
+        now: Date
+    ) throws -> Bool {
         guard var record = records[key] else { return false }
         record.storedAt = storedAt
         record.maxAge = maxAge
+        record.freshUntil = freshUntil
         try append(.put(key: key, record: record))
         setRecord(record, for: key)
         try compactIfLarge(now: now)

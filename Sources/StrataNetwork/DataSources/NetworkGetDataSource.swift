@@ -17,10 +17,19 @@ import Strata
 /// treats it as a miss), a body that does not decode is ``Strata/StrataError/Code/dataSerialization``.
 ///
 /// The source speaks HTTP caching to the tiers in front of it: ``getEntry(_:)`` returns the value with its
-/// metadata — received at, expiry from ``HTTPFreshness``, `ETag`, `Last-Modified` — and
-/// ``getIfModified(_:since:)`` sends a stored entry's validators and answers a 304 as
-/// ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata, so a cache renews its copy without
+/// metadata — fresh until the end of its ``HTTPFreshness`` lifetime (``Strata/EntryMetadata/freshUntil``),
+/// `ETag`, `Last-Modified` — and ``getIfModified(_:since:)`` sends a stored entry's validators and answers a 304
+/// as ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata, so a cache renews its copy without
 /// transferring or rewriting the value.
+///
+/// HTTP freshness is not a hard expiry: the metadata has no ``Strata/EntryMetadata/expiresAt`` (the cache's own
+/// time to live applies), so a cache keeps the copy past its freshness to serve it stale or revalidate it, and
+/// no ``Strata/EntryMetadata/storedAt`` (the cache stamps the copy with its own clock). Validate the cache with
+/// ``Strata/FreshnessValidator`` (`.fresh(clock:)`) to revalidate each copy once it is stale:
+///
+/// ```swift
+/// let repository = CacheRepository(main: users, cache: files.validated(by: .fresh(clock: clock)))
+/// ```
 public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// The client that sends the requests.
     public let client: HTTPClient
@@ -65,10 +74,12 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         try await client.send(makeRequest(request, for: query), decodingWith: decodeAll)
     }
 
-    /// Sends the request of the query and decodes one value, with its metadata: ``Strata/EntryMetadata/storedAt``
-    /// is when the response was received (the client's clock), ``Strata/EntryMetadata/expiresAt`` when it stops
-    /// being fresh (``HTTPFreshness/expiresAt``; `nil` when the response gives no lifetime), with its `ETag` and
-    /// `Last-Modified`.
+    /// Sends the request of the query and decodes one value, with its metadata: ``Strata/EntryMetadata/freshUntil``
+    /// is when the response stops being fresh (the client's clock at receipt plus
+    /// ``HTTPFreshness/remainingLifetime``; the time of receipt for `no-cache`, and for `must-revalidate` without
+    /// a lifetime; `nil` when the response gives no lifetime), with its `ETag` and `Last-Modified`.
+    /// ``Strata/EntryMetadata/storedAt`` and ``Strata/EntryMetadata/expiresAt`` are `nil`: a cache that stores
+    /// the value stamps it with its own clock and applies its own time to live.
     ///
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
@@ -84,9 +95,9 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
 
     /// Sends the request of the query with the validators of `metadata` (`If-None-Match` from its
     /// ``Strata/EntryMetadata/eTag``, `If-Modified-Since` from its ``Strata/EntryMetadata/lastModified``): a 304
-    /// is ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata (received now, a new expiry, the
-    /// 304's validators or else the stored ones), a 2xx ``Strata/ConditionalRead/modified(_:)`` as
-    /// ``getEntry(_:)``.
+    /// is ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata (fresh until the 304's lifetime
+    /// runs out, the 304's validators or else the stored ones, no stored date and no expiry, as ``getEntry(_:)``
+    /// reports them), a 2xx ``Strata/ConditionalRead/modified(_:)`` as ``getEntry(_:)``.
     ///
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Value>
@@ -111,7 +122,8 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         }
     }
 
-    /// The metadata of a response received now: its freshness, `ETag` and `Last-Modified`.
+    /// The metadata of a response received now: until when it is fresh, its `ETag` and `Last-Modified`; no
+    /// stored date and no expiry, which the cache that stores it decides.
     private func metadata(of response: HTTPResponse, requestTime: Date) -> EntryMetadata {
         let responseTime = client.configuration.clock.now()
         let freshness = HTTPFreshness(
@@ -121,11 +133,22 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             policy: freshnessPolicy
         )
         return EntryMetadata(
-            storedAt: responseTime,
-            expiresAt: freshness.expiresAt,
+            storedAt: nil,
+            expiresAt: nil,
+            freshUntil: Self.freshUntil(freshness),
             eTag: response.eTag,
             lastModified: response.headers["Last-Modified"]
         )
+    }
+
+    /// When a response stops being fresh: its time of receipt plus its remaining lifetime (zero for `no-cache`);
+    /// its time of receipt when it forbids serving stale (`must-revalidate`) without giving a lifetime; `nil`
+    /// when it gives no lifetime.
+    private static func freshUntil(_ freshness: HTTPFreshness) -> Date? {
+        if let remaining = freshness.remainingLifetime {
+            return freshness.responseTime.addingTimeInterval(remaining.timeInterval)
+        }
+        return freshness.forbidsServingStale ? freshness.responseTime : nil
     }
 }
 

@@ -12,9 +12,9 @@ import StrataNetwork
 import StrataTesting
 import Testing
 
-// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:39
+// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:43
 extension DocSnippetContext {
-    func StrataNetwork_39() async throws {
+    func StrataNetwork_43() async throws {
         let client = HTTPClient()
         let api = URL(string: "https://api.example.com/")!
 
