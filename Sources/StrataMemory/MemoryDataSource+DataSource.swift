@@ -15,7 +15,7 @@ extension MemoryDataSource: KeyValueStore {
     ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
     @inlinable
     nonisolated(nonsending) public func get(_ query: any Query) async throws -> Value {
-        try keyedEntry(for: query).value
+        try keyedValue(for: query)
     }
 
     /// Returns the entry a ``Strata/KeyedQuery`` names with its metadata.

@@ -57,7 +57,10 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// - Parameter key: The key.
     @inlinable
     public func value(forKey key: String) -> Value? {
-        entry(forKey: key)?.value
+        storage.withLock { storage in
+            guard let slot = liveSlot(forKey: key, in: &storage) else { return nil }
+            return storage.nodes[slot].value
+        }
     }
 
     /// Returns the entry stored under `key` with its metadata (stored date, expiry, freshness, validators) and
@@ -67,25 +70,35 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @inlinable
     public func entry(forKey key: String) -> StoredEntry<Value>? {
         storage.withLock { storage in
-            guard let slot = storage.touch(key) else { return nil }
-            // The clock is read only for entries that can expire: the common hit stays clock-free.
-            if let expiresAt = storage.nodes[slot].expiresAt, configuration.clock.now() >= expiresAt {
-                storage.remove(key)
+            guard let slot = liveSlot(forKey: key, in: &storage), let value = storage.nodes[slot].value else {
                 return nil
             }
-            guard let value = storage.nodes[slot].value else { return nil }
-            let node = storage.nodes[slot]
+            // Field by field: copying the whole node would retain and release its key and value once more.
+            let validators = storage.nodes[slot].validators
             return StoredEntry(
                 value: value,
                 metadata: EntryMetadata(
-                    storedAt: node.storedAt,
-                    expiresAt: node.expiresAt,
-                    freshUntil: node.validators?.freshUntil,
-                    eTag: node.validators?.eTag,
-                    lastModified: node.validators?.lastModified
+                    storedAt: storage.nodes[slot].storedAt,
+                    expiresAt: storage.nodes[slot].expiresAt,
+                    freshUntil: validators?.freshUntil,
+                    eTag: validators?.eTag,
+                    lastModified: validators?.lastModified
                 )
             )
         }
+    }
+
+    /// The slot of the live entry under `key`, marked most recently used; an expired entry is removed instead.
+    ///
+    /// The clock is read only for entries that can expire: the common hit stays clock-free.
+    @inlinable @inline(__always)
+    func liveSlot(forKey key: String, in storage: inout LRUStorage<Value>) -> Int? {
+        guard let slot = storage.touch(key) else { return nil }
+        if let expiresAt = storage.nodes[slot].expiresAt, configuration.clock.now() >= expiresAt {
+            storage.remove(key)
+            return nil
+        }
+        return slot
     }
 
     /// Stores a value under `key`, evicting least recently used entries beyond the limits.

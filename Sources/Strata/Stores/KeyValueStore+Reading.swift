@@ -6,7 +6,7 @@ extension KeyValueStore {
     ///   for an empty key, ``StrataError/Code/queryNotSupported`` for other queries.
     @inlinable
     nonisolated(nonsending) public func get(_ query: any Query) async throws -> Value {
-        try keyedEntry(for: query).value
+        try keyedValue(for: query)
     }
 
     /// Returns the entry a ``KeyedQuery`` names with its metadata.
@@ -39,6 +39,15 @@ extension KeyValueStore {
         guard let key = Self.key(of: query) else { throw Self.unsupported(query) }
         guard let entry = try entry(forKey: key) else { throw StrataError.miss(key: key) }
         return entry
+    }
+
+    /// The value a ``KeyedQuery`` names, read without suspending and without its metadata: the hot path of
+    /// ``get(_:)``.
+    @inlinable @inline(__always)
+    package func keyedValue(for query: any Query) throws -> Value {
+        guard let key = Self.key(of: query) else { throw Self.unsupported(query) }
+        guard let value = try value(forKey: key) else { throw StrataError.miss(key: key) }
+        return value
     }
 
     /// The entries a multi-value query names, read without suspending.

@@ -70,6 +70,14 @@ public protocol KeyValueStore<Value>: DataSource {
     /// - Throws: ``StrataError`` when the store cannot tell (an I/O error, a value that no longer decodes).
     func entry(forKey key: String) throws -> StoredEntry<Value>?
 
+    /// Returns the live value stored under `key`, or `nil`, as ``entry(forKey:)`` does without its metadata: the
+    /// hot path of `get`. The default reads ``entry(forKey:)``; a store that can skip building the metadata
+    /// implements it.
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: As ``entry(forKey:)``.
+    func value(forKey key: String) throws -> Value?
+
     /// Returns the live entry under `key` for a listing: as ``entry(forKey:)``, but the store may leave the
     /// recency order alone (a listing is no use of each entry). The default reads ``entry(forKey:)``.
     ///
@@ -120,6 +128,12 @@ public protocol KeyValueStore<Value>: DataSource {
 }
 
 extension KeyValueStore {
+    /// The value of ``entry(forKey:)``.
+    @inlinable
+    public func value(forKey key: String) throws -> Value? {
+        try entry(forKey: key)?.value
+    }
+
     /// Reads ``entry(forKey:)``: a listing marks the entries it reads as used.
     ///
     /// - Parameter key: The key.
