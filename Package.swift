@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "StrataJSONFile", targets: ["StrataJSONFile"]),
         .library(name: "StrataNetwork", targets: ["StrataNetwork"]),
         .library(name: "StrataCache", targets: ["StrataCache"]),
+        .library(name: "StrataOffline", targets: ["StrataOffline"]),
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .executable(name: "strata", targets: ["strata"]),
         .plugin(name: "StrataCommand", targets: ["StrataCommand"]),
@@ -36,6 +37,8 @@ let package = Package(
                 "StrataNetwork",
             ]
         ),
+        // Offline writes: a durable outbox (a JSON-file store) that replays writes main missed.
+        .target(name: "StrataOffline", dependencies: ["Strata", "StrataStorage", "StrataJSONFile"]),
         .target(name: "StrataTesting", dependencies: ["Strata"]),
 
         // Internal support: compiled into the libraries that use them, never products of their own.
