@@ -160,6 +160,13 @@ let package = Package(
             path: "Tests/Fixtures/StrataCacheCrashWriter"
         ),
 
+        // The offline writer writes notes through an outbox to a notes server its test runs, which goes up and down.
+        .executableTarget(
+            name: "StrataOfflineCrashWriter",
+            dependencies: ["StrataOffline", "Strata", "StrataMemory", "StrataNetwork"],
+            path: "Tests/Fixtures/StrataOfflineCrashWriter"
+        ),
+
         // Test support: helpers every test target and crash writer shares (the test transport, the crash-writer
         // fixtures' location, a dedicated thread for blocking work, bind mounts). Not a product.
         .target(
@@ -197,6 +204,13 @@ let package = Package(
             name: "StrataCacheTests",
             dependencies: [
                 "StrataCache", "StrataTesting", "StrataTestSupport", "LoopbackServer", "StrataCacheCrashWriter",
+            ]
+        ),
+        .testTarget(
+            name: "StrataOfflineTests",
+            dependencies: [
+                "StrataOffline", "StrataTesting", "StrataTestSupport", "LoopbackServer", "StrataMemory", "StrataNetwork",
+                "StrataJSONFile", "StrataOfflineCrashWriter",
             ]
         ),
         .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting"]),
