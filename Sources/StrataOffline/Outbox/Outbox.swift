@@ -228,13 +228,27 @@ extension Outbox {
 
     /// Adds a record durably, then removes the earlier queued records of its key that it makes useless.
     ///
-    /// The new record is written before the old ones go, so a crash between leaves both, never neither.
+    /// The new record is written before the old ones go, so a crash between leaves both, never neither. A record
+    /// that replaces others keeps the latest backoff among them, so a replacement does not reach a main that is
+    /// known to be down sooner than the write it replaces would have.
     ///
     /// - Parameters:
     ///   - record: The new record.
     ///   - cancels: Which earlier, queued records of the key the new one replaces (never the one being sent).
-    func append(_ record: PendingWrite, cancelling cancels: @Sendable (PendingWrite) -> Bool) async throws {
+    /// - Returns: The record as stored.
+    @discardableResult
+    func append(_ record: PendingWrite, cancelling cancels: @Sendable (PendingWrite) -> Bool) async throws
+        -> PendingWrite
+    {
         try await lane.run {
+            var record = record
+            let cancelled = order.compactMap { records[$0] }.filter {
+                $0.key == record.key && $0.sequence < record.sequence && $0.sequence != sending && !$0.isSetAside
+                    && cancels($0)
+            }
+            if let inherited = cancelled.compactMap(\.notBefore).max(), record.notBefore.map({ $0 < inherited }) ?? true {
+                record.notBefore = inherited
+            }
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             records[record.sequence] = record
             keyCounts[record.key, default: 0] += 1
@@ -244,15 +258,12 @@ extension Outbox {
             } else {
                 order.append(record.sequence)
             }
-            let cancelled = order.compactMap { records[$0] }.filter {
-                $0.key == record.key && $0.sequence < record.sequence && $0.sequence != sending && !$0.isSetAside
-                    && cancels($0)
-            }
             for old in cancelled {
                 try await store.delete(KeyQuery(PendingWrite.storeKey(old.sequence)))
                 forget(old.sequence)
             }
             changeBroadcaster.publish(.put(key: record.key))
+            return record
         }
     }
 

@@ -130,7 +130,7 @@ extension OfflineRepository {
             record.notBefore = now.addingTimeInterval(pause(after: error, attempt: 1).timeInterval)
         }
         let coalesces = configuration.coalescesWrites
-        try await outbox.append(record) { old in
+        record = try await outbox.append(record) { old in
             operation == .delete ? (coalesces || old.operation == .put) : coalesces
         }
         if error == nil { triggerReplay(force: false) } else { scheduleTimer() }

@@ -46,4 +46,18 @@ public struct SyncReport: Sendable, Hashable {
 
     /// Writes set aside (never replayed) after the replay.
     public var setAside: Int
+
+    /// Creates a report.
+    ///
+    /// - Parameters:
+    ///   - delivered: Writes main took.
+    ///   - resolvedByRemote: Writes settled by main's value.
+    ///   - remaining: Writes still queued.
+    ///   - setAside: Writes set aside.
+    public init(delivered: Int, resolvedByRemote: Int, remaining: Int, setAside: Int) {
+        self.delivered = delivered
+        self.resolvedByRemote = resolvedByRemote
+        self.remaining = remaining
+        self.setAside = setAside
+    }
 }
