@@ -89,6 +89,12 @@ let package = Package(
             dependencies: ["Strata", "StrataMemory"],
             path: "Samples/ObservationScreen"
         ),
+        // Offline writes through a durable outbox, against a server that goes down and comes back.
+        .executableTarget(
+            name: "OfflineNotes",
+            dependencies: ["LoopbackServer", "Strata", "StrataMemory", "StrataNetwork", "StrataOffline"],
+            path: "Samples/OfflineNotes"
+        ),
         // One sample per operation, in `Samples/Operations/<Operation>`.
         .executableTarget(
             name: "DefaultOperationSample",
@@ -238,7 +244,7 @@ let package = Package(
             dependencies: [
                 "DefaultOperationSample", "MainOperationSample", "MainSyncOperationSample", "CacheOperationSample",
                 "CacheSyncOperationSample", "CacheSyncFallbackOperationSample", "StrataTour", "BlobCacheSample",
-                "CacheProviderSample", "CacheManagerSample",
+                "CacheProviderSample", "CacheManagerSample", "OfflineNotes",
             ]
         ),
 
