@@ -235,7 +235,7 @@ let package = Package(
             name: "DocSnippetTests",
             dependencies: [
                 "Strata", "StrataMemory", "StrataFile", "StrataJSONFile", "StrataNetwork", "StrataCache",
-                "StrataTesting",
+                "StrataOffline", "StrataTesting",
             ],
             exclude: ["README.md"]
         ),
