@@ -215,7 +215,8 @@ let package = Package(
         .testTarget(
             name: "StrataOfflineTests",
             dependencies: [
-                "StrataOffline", "StrataTesting", "StrataTestSupport", "LoopbackServer", "StrataMemory", "StrataNetwork",
+                "StrataOffline", "StrataTesting", "StrataTestSupport", "LoopbackServer", "StrataMemory",
+                "StrataNetwork",
                 "StrataJSONFile", "StrataOfflineCrashWriter",
             ]
         ),

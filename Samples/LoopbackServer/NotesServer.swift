@@ -21,20 +21,29 @@ public final class NotesServer: Sendable {
         public var body: Data
     }
 
+    /// What the server holds and how it answers.
     private struct State {
+        /// The notes, by key.
         var notes: [String: Data] = [:]
+        /// Whether every request is answered 503.
         var isDown = false
+        /// How many more writes of each key are answered 409.
         var conflicts: [String: Int] = [:]
+        /// The idempotency keys applied, with the index of their write in ``applied``.
         var seenKeys: [String: Int] = [:]
+        /// Every write applied, in order.
         var applied: [AppliedWrite] = []
+        /// Writes that came again with an applied idempotency key.
         var duplicates = 0
     }
 
+    /// The server's state.
     private let state = Locked(State())
 
     /// The running server.
     private let running = Locked<LoopbackServer?>(nil)
 
+    /// Creates a server's state; ``start()`` runs it.
     private init() {}
 
     /// Starts a server.
@@ -80,10 +89,12 @@ public final class NotesServer: Sendable {
     /// How many writes arrived with an idempotency key already applied (and were not applied again).
     public var duplicateCount: Int { state.withLock { $0.duplicates } }
 
+    /// The note key of a request's path.
     private static func key(_ request: ServerRequest) -> String {
         String(request.path.dropFirst("/notes/".count))
     }
 
+    /// Answers a read: 503 when down, the note, or 404.
     private func get(_ request: ServerRequest) -> ServerReply {
         state.withLock { state in
             if state.isDown { return ServerReply(status: 503) }
@@ -92,6 +103,8 @@ public final class NotesServer: Sendable {
         }
     }
 
+    /// Answers a put or a delete: 503 when down, the earlier answer for an applied idempotency key, a scripted
+    /// 409, or applies it.
     private func write(_ request: ServerRequest) -> ServerReply {
         let key = Self.key(request)
         let idempotencyKey = request.headers["idempotency-key"]

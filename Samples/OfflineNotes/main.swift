@@ -92,7 +92,9 @@ print("  delivered \(report.delivered), remaining \(report.remaining)")
 await render()
 for write in server.applied {
     let note = try JSONDecoder().decode(Note.self, from: write.body)
-    print("  server applied \(write.method) \(write.key) \"\(note.text)\" (Idempotency-Key sent: \(write.idempotencyKey != nil))")
+    print(
+        "  server applied \(write.method) \(write.key) \"\(note.text)\" (Idempotency-Key sent: \(write.idempotencyKey != nil))"
+    )
 }
 
 print("3. Another device edits the call note while this one is offline again.")

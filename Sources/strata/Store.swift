@@ -78,10 +78,16 @@ enum Store {
         do {
             records = try folder.subfolder(name, create: false)
         } catch {
-            throw ToolError.failure("\(url.path)/\(name) is not the outbox's records folder: \(error)", code: "notAStore")
+            throw ToolError.failure(
+                "\(url.path)/\(name) is not the outbox's records folder: \(error)",
+                code: "notAStore"
+            )
         }
         guard let records else {
-            throw ToolError.failure("the outbox \(url.path) has no records yet. Nothing was changed.", code: "notAStore")
+            throw ToolError.failure(
+                "the outbox \(url.path) has no records yet. Nothing was changed.",
+                code: "notAStore"
+            )
         }
         try FlockHold.take(in: records, exclusive: access == .readWrite)
         let recordsURL = url.appendingPathComponent(name, isDirectory: true)

@@ -143,7 +143,10 @@ struct OfflineCrashTests {
         var appliedCount: [Int: Int] = [:]
         for write in applied { appliedCount[write.version, default: 0] += 1 }
         for number in acknowledged.sorted() {
-            #expect(appliedCount[number] == 1, "acknowledged write \(number) applied \(appliedCount[number] ?? 0) times")
+            #expect(
+                appliedCount[number] == 1,
+                "acknowledged write \(number) applied \(appliedCount[number] ?? 0) times"
+            )
         }
         for (number, count) in appliedCount {
             #expect(issued.contains(number), "the server applied \(number), which the writer never issued")

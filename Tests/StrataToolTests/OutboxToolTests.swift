@@ -67,7 +67,9 @@ final class FailingNotes: DataSource, Sendable {
         return value
     }
 
-    func getAll(_ query: any Query) async throws -> [String] { try check(); return values.withLock { Array($0.values) } }
+    func getAll(_ query: any Query) async throws -> [String] {
+        try check(); return values.withLock { Array($0.values) }
+    }
 
     func put(_ value: String, in query: any Query) async throws -> String {
         try check()

@@ -56,6 +56,7 @@ public actor Outbox {
     /// The subfolder that holds the JSON-file store of records.
     public static let recordsFolderName = "records"
 
+    /// Creates an outbox over an open records store; ``open(folder:durability:diagnostics:)`` reads it.
     private init(folder: URL, store: JSONFileDataSource<OutboxFile>, marked: StoreFolder) {
         self.folder = folder
         self.store = store
@@ -246,7 +247,8 @@ extension Outbox {
                 $0.key == record.key && $0.sequence < record.sequence && $0.sequence != sending && !$0.isSetAside
                     && cancels($0)
             }
-            if let inherited = cancelled.compactMap(\.notBefore).max(), record.notBefore.map({ $0 < inherited }) ?? true {
+            if let inherited = cancelled.compactMap(\.notBefore).max(), record.notBefore.map({ $0 < inherited }) ?? true
+            {
                 record.notBefore = inherited
             }
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))

@@ -13,6 +13,7 @@ enum OutboxFile: Codable, Sendable {
 
     /// The one field read from a file that is not a whole record.
     private enum SequenceKey: String, CodingKey {
+        /// The record's sequence number.
         case sequence
     }
 

@@ -128,7 +128,9 @@ extension OfflineRepository {
             } catch let error as StrataError where error.code == .conflict {
                 record.conflicts = record.conflicts &+ 1
                 record.lastError = Self.describe(error)
-                guard record.conflicts <= configuration.maxConflicts else { return await setAside(record, because: error) }
+                guard record.conflicts <= configuration.maxConflicts else {
+                    return await setAside(record, because: error)
+                }
                 switch await resolve(record, local: local, query: query, error: error) {
                 case .some(.takeRemote):
                     try? await outbox.remove(record.sequence)
@@ -153,7 +155,7 @@ extension OfflineRepository {
                 } catch {
                     return .failed(error)
                 }
-            } catch where configuration.isRetryable(error) {
+            } catch  where configuration.isRetryable(error) {
                 record.lastError = Self.describe(error)
                 record.notBefore = configuration.clock.now().addingTimeInterval(
                     pause(after: error, attempt: record.attempts).timeInterval

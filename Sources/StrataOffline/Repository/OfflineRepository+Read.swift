@@ -20,7 +20,10 @@ extension OfflineRepository {
         }
         guard let latest = await outbox.latest(forKey: key) else {
             // Only a first attempt is on its way: the cache has its value.
-            return OfflineValue(value: try await repository.get(query, operation: .cacheIgnoringValidation), isPending: true)
+            return OfflineValue(
+                value: try await repository.get(query, operation: .cacheIgnoringValidation),
+                isPending: true
+            )
         }
         guard latest.operation == .put, let data = latest.value else {
             throw StrataError.notFound("The value for key \(key) was deleted; the delete waits to reach main")

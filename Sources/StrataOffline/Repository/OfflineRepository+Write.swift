@@ -39,7 +39,7 @@ extension OfflineRepository {
             await outbox.endDirect(key: key)
             if await outbox.count > 0 { triggerReplay(force: true) }
             return OfflineWrite(value: stored, status: .saved)
-        } catch where configuration.isRetryable(error) {
+        } catch  where configuration.isRetryable(error) {
             return OfflineWrite(
                 value: cached,
                 status: .pending(try await enqueueAfterDirect(sequence, key, .put, encoded, idempotencyKey, error))
@@ -78,7 +78,7 @@ extension OfflineRepository {
             await outbox.endDirect(key: key)
             if await outbox.count > 0 { triggerReplay(force: true) }
             return .saved
-        } catch where configuration.isRetryable(error) {
+        } catch  where configuration.isRetryable(error) {
             return .pending(try await enqueueAfterDirect(sequence, key, .delete, nil, idempotencyKey, error))
         } catch {
             await outbox.endDirect(key: key)
