@@ -17,6 +17,11 @@ struct OutboxToolTests {
         try await notes.put("one", in: KeyQuery("a"))
         try await notes.delete(KeyQuery("b"))
         await notes.close()
+        // The folder is free once the last task of the repository ended; wait for that (a bounded number of turns).
+        for _ in 0..<200 {
+            guard (try? await Outbox.open(folder: url)) == nil else { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         return url.path
     }
 

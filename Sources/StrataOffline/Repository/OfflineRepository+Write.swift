@@ -17,37 +17,16 @@ extension OfflineRepository {
     ///   query without a key; the outbox's error when the write could not be queued.
     @discardableResult
     public func put(_ value: Value, in query: any Query) async throws -> OfflineWrite<Value> {
-        let key = try Self.key(of: query)
-        let (sequence, direct) = try await outbox.beginWrite(key: key)
-        let cached: Value
-        do {
-            cached = try await repository.put(value, in: query, operation: .cache)
-        } catch {
-            if direct { await outbox.endDirect(key: key) }
-            throw error
-        }
-        let encoded = try encode(cached)
-        let idempotencyKey = UUID().uuidString
-        guard direct else {
-            let record = try await enqueue(sequence, key, .put, encoded, idempotencyKey, after: nil)
-            return OfflineWrite(value: cached, status: .pending(record))
-        }
-        do {
-            let stored = try await IdempotencyKey.$current.withValue(idempotencyKey) {
-                try await repository.main.put(cached, in: query)
-            }
-            await outbox.endDirect(key: key)
-            if await outbox.count > 0 { triggerReplay(force: true) }
-            return OfflineWrite(value: stored, status: .saved)
-        } catch  where configuration.isRetryable(error) {
-            return OfflineWrite(
-                value: cached,
-                status: .pending(try await enqueueAfterDirect(sequence, key, .put, encoded, idempotencyKey, error))
-            )
-        } catch {
-            await outbox.endDirect(key: key)
-            throw error
-        }
+        let (stored, status) = try await write(
+            key: Self.key(of: query),
+            .put,
+            toCache: {
+                let cached = try await repository.put(value, in: query, operation: .cache)
+                return (cached, try encode(cached))
+            },
+            toMain: { try await repository.main.put($0, in: query) }
+        )
+        return OfflineWrite(value: stored, status: status)
     }
 
     /// Deletes the key from the cache, then from main; when main fails with a retryable error, queues the delete
@@ -61,44 +40,62 @@ extension OfflineRepository {
     /// - Throws: As ``put(_:in:)``.
     @discardableResult
     public func delete(_ query: any Query) async throws -> WriteStatus {
-        let key = try Self.key(of: query)
+        try await write(
+            key: Self.key(of: query),
+            .delete,
+            toCache: { (try await repository.delete(query, operation: .cache), nil) },
+            toMain: { _ in try await repository.main.delete(query) }
+        ).status
+    }
+
+    /// The one algorithm behind ``put(_:in:)`` and ``delete(_:)``: the cache, then — unless a write of the key
+    /// waits — main with a new idempotency key; a retryable failure of main queues the write.
+    ///
+    /// - Parameters:
+    ///   - key: The entry's key.
+    ///   - operation: Put or delete, for the record.
+    ///   - toCache: Writes the cache; returns what main is given and the value as the record keeps it.
+    ///   - toMain: Writes main; returns what the call returns.
+    /// - Returns: Main's result and ``WriteStatus/saved``, or the cache's and the queued record.
+    private func write<Result: Sendable>(
+        key: String,
+        _ operation: PendingWrite.Operation,
+        toCache: () async throws -> (Result, Data?),
+        toMain: (Result) async throws -> Result
+    ) async throws -> (value: Result, status: WriteStatus) {
         let (sequence, direct) = try await outbox.beginWrite(key: key)
+        let local: Result
+        let encoded: Data?
         do {
-            try await repository.delete(query, operation: .cache)
+            (local, encoded) = try await toCache()
         } catch {
             if direct { await outbox.endDirect(key: key) }
             throw error
         }
-        let idempotencyKey = UUID().uuidString
-        guard direct else {
-            return .pending(try await enqueue(sequence, key, .delete, nil, idempotencyKey, after: nil))
-        }
+        let record = PendingWrite(
+            sequence: sequence,
+            key: key,
+            operation: operation,
+            value: encoded,
+            idempotencyKey: UUID().uuidString,
+            createdAt: configuration.clock.now()
+        )
+        guard direct else { return (local, .pending(try await enqueue(record, after: nil))) }
         do {
-            try await IdempotencyKey.$current.withValue(idempotencyKey) { try await repository.main.delete(query) }
+            let stored = try await IdempotencyKey.$current.withValue(record.idempotencyKey) { try await toMain(local) }
             await outbox.endDirect(key: key)
             if await outbox.count > 0 { triggerReplay(force: true) }
-            return .saved
+            return (stored, .saved)
         } catch  where configuration.isRetryable(error) {
-            return .pending(try await enqueueAfterDirect(sequence, key, .delete, nil, idempotencyKey, error))
-        } catch {
-            await outbox.endDirect(key: key)
-            throw error
-        }
-    }
-
-    /// Queues a write whose first attempt failed, then lets the queue go on with the key.
-    private func enqueueAfterDirect(
-        _ sequence: UInt64,
-        _ key: String,
-        _ operation: PendingWrite.Operation,
-        _ value: Data?,
-        _ idempotencyKey: String,
-        _ error: any Error
-    ) async throws -> PendingWrite {
-        do {
-            let record = try await enqueue(sequence, key, operation, value, idempotencyKey, after: error)
-            await outbox.endDirect(key: key)
-            return record
+            // The queue waits for this key until the record is written (or could not be).
+            do {
+                let queued = try await enqueue(record, after: error)
+                await outbox.endDirect(key: key)
+                return (local, .pending(queued))
+            } catch {
+                await outbox.endDirect(key: key)
+                throw error
+            }
         } catch {
             await outbox.endDirect(key: key)
             throw error
@@ -107,29 +104,15 @@ extension OfflineRepository {
 
     /// Records a write in the outbox (after `error`, its first attempt's failure, or unsent) and schedules its
     /// replay.
-    private func enqueue(
-        _ sequence: UInt64,
-        _ key: String,
-        _ operation: PendingWrite.Operation,
-        _ value: Data?,
-        _ idempotencyKey: String,
-        after error: (any Error)?
-    ) async throws -> PendingWrite {
-        let now = configuration.clock.now()
-        var record = PendingWrite(
-            sequence: sequence,
-            key: key,
-            operation: operation,
-            value: value,
-            idempotencyKey: idempotencyKey,
-            createdAt: now
-        )
+    private func enqueue(_ draft: PendingWrite, after error: (any Error)?) async throws -> PendingWrite {
+        var record = draft
         if let error {
             record.attempts = 1
             record.lastError = Self.describe(error)
-            record.notBefore = now.addingTimeInterval(pause(after: error, attempt: 1).timeInterval)
+            record.notBefore = record.createdAt.addingTimeInterval(pause(after: error, attempt: 1).timeInterval)
         }
         let coalesces = configuration.coalescesWrites
+        let operation = record.operation
         record = try await outbox.append(record) { old in
             operation == .delete ? (coalesces || old.operation == .put) : coalesces
         }
