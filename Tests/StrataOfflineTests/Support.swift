@@ -67,3 +67,24 @@ func awaitChange(in stream: AsyncStream<DataChange>, after action: () async -> V
     await action()
     _ = await iterator.next()
 }
+
+/// Runs `body` with a notes server and a repository over it (its outbox in a fresh folder), then closes both and
+/// removes the folder.
+func withNotes(
+    configuration: NotesRepository.Configuration = .init(replaysOnTimer: false),
+    _ body: (NotesServer, NotesRepository) async throws -> Void
+) async throws {
+    let server = try await NotesServer.start()
+    let folder = temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    let notes = try await notesRepository(server, folder: folder, configuration: configuration)
+    do {
+        try await body(server, notes)
+    } catch {
+        await notes.close()
+        await server.stop()
+        throw error
+    }
+    await notes.close()
+    await server.stop()
+}
