@@ -9,13 +9,13 @@ final class NotesServer: Sendable {
     let baseURL: URL
     private let server: HTTPServer
     private let task: Task<Void, any Error>
-    private let state: Mutex<(isDown: Bool, writes: Int)>
+    private let state: ServerState
 
     private init(
         baseURL: URL,
         server: HTTPServer,
         task: Task<Void, any Error>,
-        state: Mutex<(isDown: Bool, writes: Int)>
+        state: ServerState
     ) {
         self.baseURL = baseURL
         self.server = server
@@ -25,20 +25,20 @@ final class NotesServer: Sendable {
 
     /// Whether every write is answered 503.
     var isDown: Bool {
-        get { state.withLock { $0.isDown } }
-        set { state.withLock { $0.isDown = newValue } }
+        get { state.lock.withLock { $0.isDown } }
+        set { state.lock.withLock { $0.isDown = newValue } }
     }
 
     /// How many writes the server took.
-    var writes: Int { state.withLock { $0.writes } }
+    var writes: Int { state.lock.withLock { $0.writes } }
 
     /// Starts a server.
     static func start() async throws -> NotesServer {
-        let state = Mutex<(isDown: Bool, writes: Int)>((false, 0))
+        let state = ServerState()
         let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 60, logger: .disabled)
         await server.appendRoute("PUT /notes/*") { request in
             let body = try await request.bodyData
-            let isDown = state.withLock { state -> Bool in
+            let isDown = state.lock.withLock { state -> Bool in
                 if !state.isDown { state.writes += 1 }
                 return state.isDown
             }
@@ -60,4 +60,9 @@ final class NotesServer: Sendable {
         task.cancel()
         await server.stop(timeout: 0)
     }
+}
+
+/// Whether the server is down, and the writes it took.
+final class ServerState: Sendable {
+    let lock = Mutex<(isDown: Bool, writes: Int)>((false, 0))
 }

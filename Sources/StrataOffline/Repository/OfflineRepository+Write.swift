@@ -20,11 +20,9 @@ extension OfflineRepository {
         let (stored, status) = try await write(
             key: Self.key(of: query),
             .put,
-            toCache: {
-                let cached = try await repository.put(value, in: query, operation: .cache)
-                return (cached, try encode(cached))
-            },
-            toMain: { try await repository.main.put($0, in: query) }
+            toCache: { try await repository.put(value, in: query, operation: .cache) },
+            toMain: { try await repository.main.put($0, in: query) },
+            record: { try encode($0) }
         )
         return OfflineWrite(value: stored, status: status)
     }
@@ -43,8 +41,9 @@ extension OfflineRepository {
         try await write(
             key: Self.key(of: query),
             .delete,
-            toCache: { (try await repository.delete(query, operation: .cache), nil) },
-            toMain: { _ in try await repository.main.delete(query) }
+            toCache: { try await repository.delete(query, operation: .cache) },
+            toMain: { _ in try await repository.main.delete(query) },
+            record: { _ in nil }
         ).status
     }
 
@@ -54,33 +53,37 @@ extension OfflineRepository {
     /// - Parameters:
     ///   - key: The entry's key.
     ///   - operation: Put or delete, for the record.
-    ///   - toCache: Writes the cache; returns what main is given and the value as the record keeps it.
+    ///   - toCache: Writes the cache; returns what main is given.
     ///   - toMain: Writes main; returns what the call returns.
+    ///   - record: The value as a record keeps it; encoded only when the write is queued.
     /// - Returns: Main's result and ``WriteStatus/saved``, or the cache's and the queued record.
     private func write<Result: Sendable>(
         key: String,
         _ operation: PendingWrite.Operation,
-        toCache: () async throws -> (Result, Data?),
-        toMain: (Result) async throws -> Result
+        toCache: () async throws -> Result,
+        toMain: (Result) async throws -> Result,
+        record encoding: (Result) throws -> Data?
     ) async throws -> (value: Result, status: WriteStatus) {
         let (sequence, direct) = try await outbox.beginWrite(key: key)
         let local: Result
-        let encoded: Data?
         do {
-            (local, encoded) = try await toCache()
+            local = try await toCache()
         } catch {
             if direct { await outbox.endDirect(key: key) }
             throw error
         }
-        let record = PendingWrite(
+        var record = PendingWrite(
             sequence: sequence,
             key: key,
             operation: operation,
-            value: encoded,
+            value: nil,
             idempotencyKey: UUID().uuidString,
             createdAt: configuration.clock.now()
         )
-        guard direct else { return (local, .pending(try await enqueue(record, after: nil))) }
+        guard direct else {
+            record.value = try encoding(local)
+            return (local, .pending(try await enqueue(record, after: nil)))
+        }
         do {
             let stored = try await IdempotencyKey.$current.withValue(record.idempotencyKey) { try await toMain(local) }
             await outbox.endDirect(key: key)
@@ -89,6 +92,7 @@ extension OfflineRepository {
         } catch  where configuration.isRetryable(error) {
             // The queue waits for this key until the record is written (or could not be).
             do {
+                record.value = try encoding(local)
                 let queued = try await enqueue(record, after: error)
                 await outbox.endDirect(key: key)
                 return (local, .pending(queued))
