@@ -24,12 +24,13 @@ extension OfflineRepository {
             of: RepositoryResponse<Value>.self,
             bufferingPolicy: .bufferingNewest(max(limit, 1))
         )
+        // Registered before the first read, so a change of the pending state is never missed.
+        let changes = outbox.changeBroadcaster.changes(forKey: key)
         let task = Task {
             let (events, eventSink) = AsyncStream.makeStream(
                 of: RepositoryResponse<Value>?.self,
                 bufferingPolicy: .bufferingNewest(max(limit, 1) + 1)
             )
-            let changes = outbox.changeBroadcaster.changes(forKey: key)
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     for await response in inner { eventSink.yield(response) }
