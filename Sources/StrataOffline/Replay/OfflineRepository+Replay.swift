@@ -40,7 +40,9 @@ extension OfflineRepository {
         Task {
             guard let due = await outbox.earliestRetry else { return }
             let clock = configuration.clock
-            let wait = Duration.seconds(max(0, due.timeIntervalSince(clock.now())))
+            // A record's date is read from a file: the wait never exceeds the backoff's longest pause.
+            let longest = configuration.backoff.maximum.timeInterval
+            let wait = Duration.seconds(min(max(0, due.timeIntervalSince(clock.now())), longest))
             schedule.withLock { schedule in
                 guard !schedule.isClosed else { return }
                 schedule.timer?.cancel()
@@ -114,7 +116,7 @@ extension OfflineRepository {
             } catch {
                 return await setAside(record, because: error)
             }
-            record.attempts = record.attempts &+ 1
+            record.attempts = Self.incremented(record.attempts)
             do {
                 try await IdempotencyKey.$current.withValue(record.idempotencyKey) {
                     if let local {
@@ -126,7 +128,7 @@ extension OfflineRepository {
                 try? await outbox.remove(record.sequence)
                 return .delivered
             } catch let error as StrataError where error.code == .conflict {
-                record.conflicts = record.conflicts &+ 1
+                record.conflicts = Self.incremented(record.conflicts)
                 record.lastError = Self.describe(error)
                 guard record.conflicts <= configuration.maxConflicts else {
                     return await setAside(record, because: error)
@@ -210,6 +212,11 @@ extension OfflineRepository {
             }
         }
         return resolution
+    }
+
+    /// `count + 1`, saturating: a count read from a file never traps.
+    static func incremented(_ count: Int) -> Int {
+        count == .max ? .max : count + 1
     }
 
     /// Marks a record set aside with the reason, and keeps it for inspection.
