@@ -28,6 +28,10 @@ let suites: [(name: String, strata: [String], others: [Target.Dependency])] = [
         "CacheBenchmarks", ["Strata", "StrataCache", "StrataNetwork"],
         [.product(name: "FlyingFox", package: "FlyingFox")]
     ),
+    (
+        "OfflineBenchmarks", ["Strata", "StrataMemory", "StrataNetwork", "StrataOffline"],
+        [.product(name: "FlyingFox", package: "FlyingFox")]
+    ),
 ]
 
 package.targets += suites.map { suite in

@@ -49,7 +49,7 @@ func render(_ response: RepositoryResponse<User>) {
     switch response {
     case .loading(let origin):
         print("[screen] loading from \(origin)…")
-    case .value(let user, let origin, _, let isStale):
+    case .value(let user, let origin, _, let isStale, _):
         print("[screen] \(user.name) — from \(origin)\(isStale ? " (stale, refreshing)" : "")")
     case .error(let error, let origin):
         print("[screen] \(error.strataCode.map { "\($0)" } ?? "error") — from \(origin)")

@@ -97,7 +97,12 @@ enum Output {
 
     /// The first line of every table output.
     static func storeLine(_ store: Store) {
-        let kind = store.kind == "file" ? "file store" : "JSON-file store"
+        let kind =
+            switch store.kind {
+            case "file": "file store"
+            case "outbox": "offline outbox; keys are write sequence numbers"
+            default: "JSON-file store"
+            }
         line("Store: \(store.url.path) (\(kind)\(store.role.map { ": " + $0.label } ?? ""))")
     }
 }

@@ -5,12 +5,15 @@ import StrataFile
 import StrataJSONFile
 import StrataStorage
 
-/// A store folder the tool works on: a file store or a JSON-file store, held through its inspector as the
-/// command's access says (shared and creating nothing for `.readOnly`, exclusive for `.readWrite`) while the
+/// A store folder the tool works on: a file store, a JSON-file store, or an offline outbox (StrataOffline: a
+/// JSON-file store of write records in its `records` subfolder), held through its inspector as the command's access
+/// says (shared and creating nothing for `.readOnly`, exclusive for `.readWrite`) while the
 /// tool runs.
 enum Store {
     case file(FileStoreInspector)
     case json(JSONFileStoreInspector)
+    /// An offline outbox: its records' JSON-file store, one entry per queued write, keyed by sequence number.
+    case outbox(JSONFileStoreInspector)
 
     /// What the tool found in the folder.
     struct Contents {
@@ -43,6 +46,8 @@ enum Store {
         case .marker(let contents) where contents.kind == "json":
             try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .json(try wrap { try JSONFileStoreInspector(folder: url, access: access) })
+        case .marker(let contents) where contents.kind == "outbox":
+            return .outbox(try openOutboxRecords(in: folder, url: url, access: access))
         case .marker(let contents):
             throw ToolError.failure(
                 "\(path) holds a Strata store of kind \"\(contents.kind)\", which this strata does not know. "
@@ -59,6 +64,34 @@ enum Store {
         case .unrecognised(let reason):
             throw ToolError.failure("\(path) is not a Strata store: \(reason). Nothing was changed.", code: "notAStore")
         }
+    }
+
+    /// The records store of an outbox folder (its `records` subfolder, never followed through a link), held as
+    /// `access` says.
+    private static func openOutboxRecords(
+        in folder: StoreFolder,
+        url: URL,
+        access: StoreAccess
+    ) throws -> JSONFileStoreInspector {
+        let name = "records"
+        let records: StoreFolder?
+        do {
+            records = try folder.subfolder(name, create: false)
+        } catch {
+            throw ToolError.failure(
+                "\(url.path)/\(name) is not the outbox's records folder: \(error)",
+                code: "notAStore"
+            )
+        }
+        guard let records else {
+            throw ToolError.failure(
+                "the outbox \(url.path) has no records yet. Nothing was changed.",
+                code: "notAStore"
+            )
+        }
+        try FlockHold.take(in: records, exclusive: access == .readWrite)
+        let recordsURL = url.appendingPathComponent(name, isDirectory: true)
+        return try wrap { try JSONFileStoreInspector(folder: recordsURL, access: access) }
     }
 
     /// The folder at `path`, opened without following a link and without changing anything.
@@ -93,11 +126,12 @@ enum Store {
         }
     }
 
-    /// `file` or `json`.
+    /// `file`, `json` or `outbox`.
     var kind: String {
         switch self {
         case .file: "file"
         case .json: "json"
+        case .outbox: "outbox"
         }
     }
 
@@ -111,7 +145,7 @@ enum Store {
     var url: URL {
         switch self {
         case .file(let inspector): inspector.folderURL
-        case .json(let inspector): inspector.folderURL
+        case .json(let inspector), .outbox(let inspector): inspector.folderURL
         }
     }
 
@@ -128,7 +162,7 @@ enum Store {
                 verifying ? inspector.verify(progress: progress.tick) : inspector.entries(progress: progress.tick)
             progress.finish()
             return Contents(rows: entries.map(Self.row), indexProblem: nil, orphans: [])
-        case .json(let inspector):
+        case .json(let inspector), .outbox(let inspector):
             let report = try Self.wrap { try inspector.report(verifying: verifying, progress: progress.tick) }
             progress.finish()
             return Contents(
@@ -181,7 +215,7 @@ enum Store {
         switch self {
         case .file(let inspector):
             return try Self.wrap { try inspector.remove(fileNames: rows.map(\.file)) }
-        case .json(let inspector):
+        case .json(let inspector), .outbox(let inspector):
             let source = try Self.source(replacing: inspector)
             var removed = 0
             for key in rows.compactMap(\.key) where try Self.wrap({ try source.removeValue(forKey: key) }) {
@@ -196,7 +230,7 @@ enum Store {
         switch self {
         case .file(let inspector):
             return try Self.wrap { try inspector.removeAllEntries() }
-        case .json(let inspector):
+        case .json(let inspector), .outbox(let inspector):
             let source = try Self.source(replacing: inspector)
             let count = source.count
             try Self.wrap { try source.removeAll() }
@@ -213,7 +247,7 @@ enum Store {
         switch self {
         case .file(let inspector):
             _ = try Self.wrap { try inspector.remove(fileNames: damaged.map(\.file)) }
-        case .json(let inspector):
+        case .json(let inspector), .outbox(let inspector):
             let source = try Self.source(replacing: inspector)
             for key in damaged.compactMap(\.key) { _ = try? source.value(forKey: key) }
         }

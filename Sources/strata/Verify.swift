@@ -12,7 +12,7 @@ enum Verify {
         if options.repair, !damaged.isEmpty || contents.indexProblem != nil {
             try store.repair(damaged)
             // A JSON-file store's inspector gave the folder up to the store for the repair: check through a new one.
-            let repaired = if case .json = store { try StrataTool.store(options, access: .readOnly) } else { store }
+            let repaired = if case .file = store { store } else { try StrataTool.store(options, access: .readOnly) }
             remaining = try check(repaired, options)
         }
         let remainingDamaged = remaining.map {

@@ -44,6 +44,26 @@ struct SamplesTests {
         #expect(output.contains("Requests the server received: 5"))
     }
 
+    @Test func theOfflineNotesSampleQueuesWritesWhileDownDrainsThemAndMergesAConflict() async throws {
+        let output = try await runSample("OfflineNotes")
+        #expect(output.contains("  put groceries \"Buy milk\" -> pending (write #1, attempts 1)"))
+        #expect(output.contains("  get groceries -> \"Buy milk and eggs\" (pending)"))
+        #expect(output.contains("  [screen] Buy milk and eggs — saving…"))
+        #expect(output.contains("    #1 put groceries, attempts 1, last error HTTP 503"))
+        #expect(output.contains("  delivered 3, remaining 0"))
+        #expect(output.contains("  [screen] Buy milk and eggs — saved"))
+        #expect(
+            output.contains(
+                "  server applied PUT groceries \"Buy milk\" (Idempotency-Key sent: true)\n"
+                    + "  server applied PUT groceries \"Buy milk and eggs\" (Idempotency-Key sent: true)\n"
+                    + "  server applied PUT calls \"Call Ada\" (Idempotency-Key sent: true)\n"
+            )
+        )
+        #expect(output.contains("  conflict on calls: here \"Call Ada at 5\", server \"Call Grace\" -> merge"))
+        #expect(output.contains("  server: \"Call Grace / Call Ada at 5\""))
+        #expect(output.hasSuffix("Done.\n"))
+    }
+
     @Test func theCacheManagerSampleAnswersFromTheCacheAndRevalidatesWithTheHash() async throws {
         let output = try await runSample("CacheManagerSample")
         #expect(output.contains("2. fetch again at once -> cache, hash \"h1\", maxAge 60, server NOT called"))

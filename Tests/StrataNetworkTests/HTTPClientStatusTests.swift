@@ -11,7 +11,7 @@ struct HTTPClientStatusTests {
         // A 304 to a request that asked for none is unexpected; the conditional forms answer it as a value.
         (304, .unexpectedResponse, false),
         (400, .unexpectedResponse, false), (401, .unauthorized, false), (403, .unauthorized, false),
-        (404, .notFound, false), (408, .unexpectedResponse, true), (409, .unexpectedResponse, false),
+        (404, .notFound, false), (408, .unexpectedResponse, true), (409, .conflict, false), (412, .conflict, false),
         (422, .unexpectedResponse, false), (429, .unexpectedResponse, true), (500, .unexpectedResponse, true),
         (502, .unexpectedResponse, true), (503, .unexpectedResponse, true),
     ]

@@ -20,6 +20,7 @@ extension StrataError {
             case tooLarge
             case invalidArgument
             case corrupt
+            case conflict
         }
 
         private let wrapped: Wrapped
@@ -46,7 +47,7 @@ extension StrataError {
         /// The transport failed: no connection, a timeout, a reset.
         public static let network = Code(.network)
         /// The remote source answered, but with neither a value nor one of the mapped failures (for HTTP, a
-        /// status that is not 2xx, 401, 403 or 404: a 5xx, a 429, a 400…). The source's own error, as
+        /// status that is not 2xx, 401, 403, 404, 409 or 412: a 5xx, a 429, a 400…). The source's own error, as
         /// ``StrataError/underlying``, has the details.
         public static let unexpectedResponse = Code(.unexpectedResponse)
         /// The code of the *not modified* errors earlier releases threw for an HTTP 304; no error has it now
@@ -68,5 +69,8 @@ extension StrataError {
         public static let invalidArgument = Code(.invalidArgument)
         /// Stored data is damaged (truncated, unreadable or inconsistent with its metadata).
         public static let corrupt = Code(.corrupt)
+        /// The source refused a write because its copy changed since the writer last saw it (for HTTP, a 409 or
+        /// a 412); the offline outbox hands it to a conflict resolver.
+        public static let conflict = Code(.conflict)
     }
 }

@@ -8,7 +8,7 @@ import struct Foundation.Date
 /// for await response in users.stream(IdQuery(42), operation: .cacheSync) {
 ///     switch response {
 ///     case .loading: showSpinner()
-///     case .value(let user, _, _, let isStale): show(user, dimmed: isStale)
+///     case .value(let user, _, _, let isStale, let isPending): show(user, dimmed: isStale, saving: isPending)
 ///     case .error(let error, _): showBanner(error)
 ///     }
 /// }
@@ -22,8 +22,10 @@ public enum RepositoryResponse<Value: Sendable>: Sendable {
     /// `storedAt` is when the source stored the entry, for sources that record it
     /// (``GetDataSource/getEntry(_:)``), and `nil` otherwise (a value fresh from the network, a stale value whose
     /// date the validator did not pass on). `isStale` is `true` for a value that failed validation and is
-    /// shown while a fresh one is fetched.
-    case value(Value, origin: DataOrigin, storedAt: Date?, isStale: Bool)
+    /// shown while a fresh one is fetched. `isPending` is `true` while a write of the value's key waits in an
+    /// offline outbox (StrataOffline) to reach main: a screen shows "saving…", then "saved" when a response
+    /// with `isPending` `false` follows.
+    case value(Value, origin: DataOrigin, storedAt: Date?, isStale: Bool, isPending: Bool = false)
 
     /// A read from `origin` failed; the stream stays open and reports the next change.
     ///
@@ -33,9 +35,9 @@ public enum RepositoryResponse<Value: Sendable>: Sendable {
 }
 
 extension RepositoryResponse {
-    /// The value of a ``value(_:origin:storedAt:isStale:)`` response, or `nil`.
+    /// The value of a ``value(_:origin:storedAt:isStale:isPending:)`` response, or `nil`.
     public var value: Value? {
-        if case .value(let value, _, _, _) = self { value } else { nil }
+        if case .value(let value, _, _, _, _) = self { value } else { nil }
     }
 
     /// The error of an ``error(_:origin:)`` response, or `nil`.
@@ -46,7 +48,7 @@ extension RepositoryResponse {
     /// Where the response came from.
     public var origin: DataOrigin {
         switch self {
-        case .loading(let origin), .value(_, let origin, _, _), .error(_, let origin): origin
+        case .loading(let origin), .value(_, let origin, _, _, _), .error(_, let origin): origin
         }
     }
 
@@ -57,12 +59,17 @@ extension RepositoryResponse {
 
     /// Whether this is a value that failed validation.
     public var isStale: Bool {
-        if case .value(_, _, _, let isStale) = self { isStale } else { false }
+        if case .value(_, _, _, let isStale, _) = self { isStale } else { false }
+    }
+
+    /// Whether this is a value with a write of its key still waiting to reach main (an offline outbox's).
+    public var isPending: Bool {
+        if case .value(_, _, _, _, let isPending) = self { isPending } else { false }
     }
 
     /// When the value's entry was stored, if its source records it.
     public var storedAt: Date? {
-        if case .value(_, _, let storedAt, _) = self { storedAt } else { nil }
+        if case .value(_, _, let storedAt, _, _) = self { storedAt } else { nil }
     }
 
     /// How old the value's entry is at `now`, if its source records when it was stored.
@@ -74,11 +81,12 @@ extension RepositoryResponse {
 }
 
 extension RepositoryResponse: CustomStringConvertible {
-    /// A short description such as `value(42, memory)` or `value(41, memory, stale)`.
+    /// A short description such as `value(42, memory)`, `value(41, memory, stale)` or `value(43, memory, pending)`.
     public var description: String {
         switch self {
         case .loading(let origin): "loading(\(origin))"
-        case .value(let value, let origin, _, let isStale): "value(\(value), \(origin)\(isStale ? ", stale" : ""))"
+        case .value(let value, let origin, _, let isStale, let isPending):
+            "value(\(value), \(origin)\(isStale ? ", stale" : "")\(isPending ? ", pending" : ""))"
         case .error(let error, let origin):
             "error(\(error.strataCode.map(String.init(describing:)) ?? "\(error)"), \(origin))"
         }

@@ -21,9 +21,9 @@ struct ResponseStream<Value: Sendable>: Sendable {
 
         private static func isRepeat(_ response: RepositoryResponse<Value>, of last: RepositoryResponse<Value>) -> Bool
         {
-            guard case .value(let new, let origin, _, let isStale) = response,
-                case .value(let old, let lastOrigin, _, let wasStale) = last,
-                origin == lastOrigin, isStale == wasStale, let new = new as? any Equatable
+            guard case .value(let new, let origin, _, let isStale, let isPending) = response,
+                case .value(let old, let lastOrigin, _, let wasStale, let wasPending) = last,
+                origin == lastOrigin, isStale == wasStale, isPending == wasPending, let new = new as? any Equatable
             else { return false }
             return new.isEqual(to: old)
         }

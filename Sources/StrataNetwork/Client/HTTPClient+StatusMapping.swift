@@ -9,6 +9,7 @@ extension HTTPClient {
     /// | 2xx | — (success) | |
     /// | 404 | ``Strata/StrataError/Code/notFound`` | no |
     /// | 401, 403 | ``Strata/StrataError/Code/unauthorized`` | no |
+    /// | 409, 412 | ``Strata/StrataError/Code/conflict`` | no |
     /// | 408, 429, 5xx | ``Strata/StrataError/Code/unexpectedResponse`` | yes, with `Retry-After` |
     /// | any other (a 304 included) | ``Strata/StrataError/Code/unexpectedResponse`` | no |
     ///
@@ -37,6 +38,7 @@ extension HTTPClient {
         switch status {
         case 404: code = .notFound
         case 401, 403: code = .unauthorized
+        case 409, 412: code = .conflict
         case 408, 429, 500..<600:
             code = .unexpectedResponse
             isRetryable = true

@@ -10,7 +10,7 @@ import Strata
 ///
 /// ```swift
 /// catch let error as StrataError where error.code == .unexpectedResponse {
-///     if error.httpFailure?.status == 409 { resolveConflict() }
+///     if error.httpFailure?.status == 422 { showValidationErrors() }
 /// }
 /// ```
 ///

@@ -5,7 +5,8 @@ import Strata
 /// `POST`, `PATCH` — and URL), the value is encoded into its body, and the response body, if any, is
 /// decoded as the stored value.
 ///
-/// An empty response body (a `204 No Content`) returns the value that was sent.
+/// An empty response body (a `204 No Content`) returns the value that was sent. A write made with an
+/// ``Strata/IdempotencyKey/current`` key (an outbox replay) sends it as the `Idempotency-Key` header.
 public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
     /// The client that sends the requests.
     public let client: HTTPClient
@@ -69,7 +70,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
         var request = try makeRequest(self.request, for: query)
         request.body = body
         if let contentType, request.headers["Content-Type"] == nil { request.headers["Content-Type"] = contentType }
-        return request
+        return request.carryingIdempotencyKey()
     }
 
     private static func map<From>(_ value: From, with mapper: any Mapper<From, Data>) throws -> Data {

@@ -25,3 +25,14 @@ func makeRequest(_ rule: NetworkRequestRule, for query: any Query) throws -> HTT
         throw StrataError(.invalidArgument, "No request for \(type(of: query)): \(error)", underlying: error)
     }
 }
+
+extension HTTPRequest {
+    /// The request with the task's ``Strata/IdempotencyKey/current`` key as its `Idempotency-Key` header, unless
+    /// the rule set one; unchanged outside a keyed write.
+    func carryingIdempotencyKey() -> HTTPRequest {
+        guard let key = IdempotencyKey.current, headers[IdempotencyKey.headerName] == nil else { return self }
+        var request = self
+        request.headers[IdempotencyKey.headerName] = key
+        return request
+    }
+}

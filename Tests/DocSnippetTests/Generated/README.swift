@@ -9,6 +9,7 @@ import StrataFile
 import StrataJSONFile
 import StrataMemory
 import StrataNetwork
+import StrataOffline
 import StrataTesting
 import Testing
 
@@ -26,9 +27,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:107
+// README.md:108
 extension DocSnippetContext {
-    func README_107() async throws {
+    func README_108() async throws {
         let disk = try JSONFileDataSource<User>(folder: cachesURL.appending(path: "users"), countLimit: 1_000)
         let users = CacheRepository(main: disk, cache: MemoryDataSource<User>(countLimit: 100))
         _ = try await users.put(User(id: 42, name: "Ada"), in: IdQuery(42), operation: .mainSync)  // the files, then memory
@@ -37,9 +38,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:120
+// README.md:121
 extension DocSnippetContext {
-    func README_120() async throws {
+    func README_121() async throws {
         struct Article: Decodable { var title: String }
 
         let blobs = try BlobCache(using: client, baseURL: URL(string: "https://example.com/"))
@@ -49,8 +50,8 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:134
-struct README_134 {
+// README.md:135
+struct README_135 {
     /// Every `interval`, adds what `plugin` counted since the last export to swift-metrics counters and records the
     /// latest p99 latency.
     func exportMetrics(of plugin: MetricsPlugin, every interval: Duration) async throws {
@@ -75,9 +76,9 @@ struct README_134 {
     }
 }
 
-// README.md:187
+// README.md:189
 extension DocSnippetContext {
-    func README_187() async throws {
+    func README_189() async throws {
         let metrics = MetricsPlugin()
         let api = UsersAPI(client).plugins([
             LoggingPlugin { record in logger.debug("\(record.message)") },   // no values logged unless asked
@@ -89,9 +90,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:202
+// README.md:204
 extension DocSnippetContext {
-    func README_202() async throws {
+    func README_204() async throws {
         for await response in users.stream(IdQuery(42), operation: .cacheSync) {
             // .loading, then the cached value (isStale if expired), then main's fresh value, then every later write
             if let user = response.value { render(user, stale: response.isStale, from: response.origin) }

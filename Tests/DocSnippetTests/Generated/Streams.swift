@@ -9,6 +9,7 @@ import StrataFile
 import StrataJSONFile
 import StrataMemory
 import StrataNetwork
+import StrataOffline
 import StrataTesting
 import Testing
 
@@ -18,7 +19,7 @@ extension DocSnippetContext {
         for await response in users.stream(IdQuery(42), operation: .cacheSync) {
             switch response {
             case .loading(let origin): showSpinner(origin)
-            case .value(let user, let origin, _, let isStale): show(user, from: origin, dimmed: isStale)
+            case .value(let user, let origin, _, let isStale, _): show(user, from: origin, dimmed: isStale)
             case .error(let error, _): showBanner(error)
             }
         }

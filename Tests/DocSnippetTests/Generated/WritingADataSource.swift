@@ -9,6 +9,7 @@ import StrataFile
 import StrataJSONFile
 import StrataMemory
 import StrataNetwork
+import StrataOffline
 import StrataTesting
 import Testing
 

@@ -1,0 +1,133 @@
+import Foundation
+import Strata
+
+/// A notes API on the loopback server for the offline-write tests, sample and crash harness: `GET`, `PUT` and
+/// `DELETE /notes/<key>`, a switch that makes it answer 503 (down), scripted 409 conflicts, and a log of every
+/// write it applied.
+///
+/// Writes are idempotent by their `Idempotency-Key` header: a write whose key the server already applied is
+/// answered as before and not applied again (``duplicateCount`` counts those). ``applied`` lists each applied
+/// write once, so a test can prove every write arrived exactly once and in order.
+public final class NotesServer: Sendable {
+    /// One write the server applied.
+    public struct AppliedWrite: Sendable, Hashable {
+        /// `PUT` or `DELETE`.
+        public var method: String
+        /// The note's key.
+        public var key: String
+        /// The `Idempotency-Key` header, if the write had one.
+        public var idempotencyKey: String?
+        /// The body of a put.
+        public var body: Data
+    }
+
+    /// What the server holds and how it answers.
+    private struct State {
+        /// The notes, by key.
+        var notes: [String: Data] = [:]
+        /// Whether every request is answered 503.
+        var isDown = false
+        /// How many more writes of each key are answered 409.
+        var conflicts: [String: Int] = [:]
+        /// The idempotency keys applied, with the index of their write in ``applied``.
+        var seenKeys: [String: Int] = [:]
+        /// Every write applied, in order.
+        var applied: [AppliedWrite] = []
+        /// Writes that came again with an applied idempotency key.
+        var duplicates = 0
+    }
+
+    /// The server's state.
+    private let state = Locked(State())
+
+    /// The running server.
+    private let running = Locked<LoopbackServer?>(nil)
+
+    /// Creates a server's state; ``start()`` runs it.
+    private init() {}
+
+    /// Starts a server.
+    public static func start() async throws -> NotesServer {
+        let notes = NotesServer()
+        let server = try await LoopbackServer.start([
+            ("GET /notes/*", { request in notes.get(request) }),
+            ("PUT /notes/*", { request in notes.write(request) }),
+            ("DELETE /notes/*", { request in notes.write(request) }),
+        ])
+        notes.running.withLock { $0 = server }
+        return notes
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    public var baseURL: URL { running.withLock { $0?.baseURL } ?? URL(fileURLWithPath: "/") }
+
+    /// Stops the server.
+    public func stop() async { await running.withLock { $0 }?.stop() }
+
+    /// Whether every request is answered 503 (the server is "down").
+    public var isDown: Bool {
+        get { state.withLock { $0.isDown } }
+        set { state.withLock { $0.isDown = newValue } }
+    }
+
+    /// Makes the next `times` writes of `key` answer 409 Conflict.
+    public func scriptConflict(key: String, times: Int = 1) {
+        state.withLock { $0.conflicts[key] = times }
+    }
+
+    /// Sets a note directly, as another client would.
+    public func setNote(_ body: Data, forKey key: String) {
+        state.withLock { $0.notes[key] = body }
+    }
+
+    /// The stored note of `key`.
+    public func note(forKey key: String) -> Data? { state.withLock { $0.notes[key] } }
+
+    /// Every write applied, in order.
+    public var applied: [AppliedWrite] { state.withLock { $0.applied } }
+
+    /// How many writes arrived with an idempotency key already applied (and were not applied again).
+    public var duplicateCount: Int { state.withLock { $0.duplicates } }
+
+    /// The note key of a request's path.
+    private static func key(_ request: ServerRequest) -> String {
+        String(request.path.dropFirst("/notes/".count))
+    }
+
+    /// Answers a read: 503 when down, the note, or 404.
+    private func get(_ request: ServerRequest) -> ServerReply {
+        state.withLock { state in
+            if state.isDown { return ServerReply(status: 503) }
+            guard let body = state.notes[Self.key(request)] else { return ServerReply(status: 404) }
+            return ServerReply(status: 200, headers: ["Content-Type": "application/json"], body: body)
+        }
+    }
+
+    /// Answers a put or a delete: 503 when down, the earlier answer for an applied idempotency key, a scripted
+    /// 409, or applies it.
+    private func write(_ request: ServerRequest) -> ServerReply {
+        let key = Self.key(request)
+        let idempotencyKey = request.headers["idempotency-key"]
+        return state.withLock { state in
+            if state.isDown { return ServerReply(status: 503) }
+            if let idempotencyKey, state.seenKeys[idempotencyKey] != nil {
+                state.duplicates += 1
+                return ServerReply(status: request.method == "PUT" ? 200 : 204, body: request.body)
+            }
+            if let remaining = state.conflicts[key], remaining > 0 {
+                state.conflicts[key] = remaining - 1
+                return ServerReply(status: 409)
+            }
+            if let idempotencyKey { state.seenKeys[idempotencyKey] = state.applied.count }
+            state.applied.append(
+                AppliedWrite(method: request.method, key: key, idempotencyKey: idempotencyKey, body: request.body)
+            )
+            if request.method == "PUT" {
+                state.notes[key] = request.body
+                return ServerReply(status: 200, body: request.body)
+            }
+            state.notes[key] = nil
+            return ServerReply(status: 204)
+        }
+    }
+}

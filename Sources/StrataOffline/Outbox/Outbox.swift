@@ -1,0 +1,302 @@
+import Foundation
+import Strata
+import StrataJSONFile
+import StrataStorage
+
+/// The durable queue of writes that reached the cache but not yet main, kept in a folder through Strata's
+/// JSON-file store.
+///
+/// An ``OfflineRepository`` adds a record (a ``PendingWrite``) when main fails a write with a retryable error,
+/// and removes it once main took the write. The outbox keeps every record in memory too, so asking whether a
+/// key has a pending write costs no I/O.
+///
+/// ## Storage
+///
+/// The folder carries the store marker of kind `outbox` (so `strata inspect <folder>` lists it) and holds a
+/// JSON-file store in `records/`: one file per record, named by its sequence number in 20 digits. The JSON
+/// store's guarantees hold: a record is written to a temporary file and renamed (fsynced with
+/// ``JSONFileDurability/durable``, the default), a killed process leaves each record whole or absent, a damaged
+/// file is moved aside and reported, and a folder has one live outbox (a second one fails with
+/// ``Strata/StrataError/Code/alreadyInUse``). A file that is intact JSON but not a record is kept as an
+/// ``UnreadableRecord``; a record whose fields make no sense is set aside (``PendingWrite/isSetAside``). Neither
+/// stops the outbox from opening.
+public actor Outbox {
+    /// The outbox's folder.
+    public nonisolated let folder: URL
+
+    /// Announces a change of a key's pending writes (`put(key:)` when one was added or removed), so streams
+    /// can show "saving…" and "saved".
+    public nonisolated let changeBroadcaster = ChangeBroadcaster()
+
+    /// The records, one JSON file each.
+    private let store: JSONFileDataSource<OutboxFile>
+    /// The folder's marker holder, kept open while the outbox lives.
+    private let marked: StoreFolder
+
+    /// Every record, by sequence number.
+    private var records: [UInt64: PendingWrite] = [:]
+    /// The sequence numbers in order; may hold numbers already removed from ``records``.
+    private var order: [UInt64] = []
+    /// How many records (set aside or not) each key has.
+    private var keyCounts: [String: Int] = [:]
+    /// Keys with a write on its way to main outside the queue (the first attempt).
+    private var directKeys: [String: Int] = [:]
+    /// The files that are not records.
+    private var unreadable: [UnreadableRecord] = []
+    /// The record a replay is sending now, which a later write never cancels.
+    private var sending: UInt64?
+    /// The next sequence number handed out.
+    private var nextSequence: UInt64 = 1
+    /// Serialises the changes of the files, so memory and disk change in the same order.
+    private let lane = SerialLane()
+
+    /// The kind written in the folder's store marker.
+    static let markerKind = "outbox"
+
+    /// The subfolder that holds the JSON-file store of records.
+    public static let recordsFolderName = "records"
+
+    /// Creates an outbox over an open records store; ``open(folder:durability:diagnostics:)`` reads it.
+    private init(folder: URL, store: JSONFileDataSource<OutboxFile>, marked: StoreFolder) {
+        self.folder = folder
+        self.store = store
+        self.marked = marked
+    }
+
+    /// Opens the outbox in `folder`, creating it when missing, and reads every record.
+    ///
+    /// - Parameters:
+    ///   - folder: The outbox's folder; give each repository its own.
+    ///   - durability: ``JSONFileDurability/durable`` (the default) fsyncs each record before the write returns.
+    ///   - diagnostics: Receives the JSON store's corruption reports (a damaged record file, moved aside).
+    /// - Throws: ``Strata/StrataError``: ``Strata/StrataError/Code/alreadyInUse`` when a live outbox holds the
+    ///   folder, ``Strata/StrataError/Code/invalidArgument`` when it holds another kind of store,
+    ///   ``Strata/StrataError/Code/io`` when it cannot be read or written.
+    public static func open(
+        folder: URL,
+        durability: JSONFileDurability = .durable,
+        diagnostics: (@Sendable (StrataError) -> Void)? = nil
+    ) async throws -> Outbox {
+        let marked: StoreFolder
+        do {
+            marked = try StoreFolder.open(folder.standardizedFileURL.path, create: true)
+        } catch {
+            throw error.strataError("Opening the outbox folder")
+        }
+        try StoreMarker.adopt(marked, kind: markerKind, durable: durability == .durable)
+        let store = try JSONFileDataSource<OutboxFile>(
+            configuration: .init(
+                folder: folder.appendingPathComponent(recordsFolderName, isDirectory: true),
+                durability: durability,
+                diagnostics: diagnostics
+            )
+        )
+        let outbox = Outbox(folder: folder, store: store, marked: marked)
+        try await outbox.load()
+        return outbox
+    }
+
+    /// Reads every file of the store into memory, in sequence order.
+    private func load() async throws {
+        var maximum: UInt64 = 0
+        for file in try await store.getAll(AllObjectsQuery()) {
+            switch file {
+            case .record(var record):
+                if let defect = record.defect, !record.isSetAside {
+                    record.isSetAside = true
+                    record.lastError = "Set aside when the outbox opened: \(defect)"
+                }
+                guard records[record.sequence] == nil else {
+                    unreadable.append(UnreadableRecord(sequence: nil, reason: "a second record \(record.sequence)"))
+                    continue
+                }
+                records[record.sequence] = record
+                keyCounts[record.key, default: 0] += 1
+                maximum = max(maximum, record.sequence)
+            case .unreadable(let sequence, let reason):
+                unreadable.append(UnreadableRecord(sequence: sequence, reason: reason))
+                if let sequence { maximum = max(maximum, sequence) }
+            }
+        }
+        order = records.keys.sorted()
+        let (next, overflow) = maximum.addingReportingOverflow(1)
+        guard !overflow else {
+            throw StrataError(.corrupt, "The outbox in \(folder.path) has a record numbered \(maximum), the largest")
+        }
+        nextSequence = next
+    }
+}
+
+// MARK: - Inspection
+
+extension Outbox {
+    /// Every record, in the order of writes, set-aside ones included.
+    public var pendingWrites: [PendingWrite] { order.compactMap { records[$0] } }
+
+    /// The records of one key, in the order of writes.
+    ///
+    /// - Parameter key: The entry's key.
+    public func pendingWrites(forKey key: String) -> [PendingWrite] {
+        guard keyCounts[key] != nil else { return [] }
+        return order.compactMap { records[$0] }.filter { $0.key == key }
+    }
+
+    /// How many records the outbox holds, set-aside ones included.
+    public var count: Int { records.count }
+
+    /// The files of the folder that are not records.
+    public var unreadableRecords: [UnreadableRecord] { unreadable }
+
+    /// Whether a write of `key` waits in the outbox (set-aside ones included) or is on its way to main.
+    ///
+    /// - Parameter key: The entry's key.
+    public func isPending(key: String) -> Bool {
+        keyCounts[key] != nil || directKeys[key] != nil
+    }
+
+    /// Whether a write of `key` waits in the outbox, not counting one on its first way to main.
+    func isQueued(key: String) -> Bool { keyCounts[key] != nil }
+
+    /// The newest record of `key` that is not set aside.
+    func latest(forKey key: String) -> PendingWrite? {
+        guard keyCounts[key] != nil else { return nil }
+        return order.reversed().lazy.compactMap { self.records[$0] }.first { $0.key == key && !$0.isSetAside }
+    }
+
+    /// The record numbered `sequence`.
+    func record(_ sequence: UInt64) -> PendingWrite? { records[sequence] }
+
+    /// The earliest ``PendingWrite/notBefore`` of a record that is replayed.
+    var earliestRetry: Date? {
+        records.values.lazy.filter { !$0.isSetAside }.compactMap(\.notBefore).min()
+    }
+
+    /// Removes one record, or one unreadable file by the number it names; nothing when there is none.
+    ///
+    /// - Parameter sequence: The record's ``PendingWrite/sequence``.
+    /// - Throws: ``Strata/StrataError/Code/io`` when the file cannot be removed.
+    public func drop(_ sequence: UInt64) async throws {
+        try await lane.run {
+            try await store.delete(KeyQuery(PendingWrite.storeKey(sequence)))
+            unreadable.removeAll { $0.sequence == sequence }
+            forget(sequence)
+        }
+    }
+
+    /// Removes every record and every unreadable file.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
+    public func dropAll() async throws {
+        try await lane.run {
+            try await store.delete(AllObjectsQuery())
+            let keys = Set(records.values.map(\.key))
+            records = [:]
+            order = []
+            keyCounts = [:]
+            unreadable = []
+            for key in keys { changeBroadcaster.publish(.put(key: key)) }
+        }
+    }
+}
+
+// MARK: - Changes, for the repository
+
+extension Outbox {
+    /// Starts a write of `key`: hands out its sequence number, and says whether its first attempt may go
+    /// straight to main — only when nothing of `key` is queued or on its way; otherwise the write joins the queue
+    /// behind the others.
+    func beginWrite(key: String) throws -> (sequence: UInt64, direct: Bool) {
+        let sequence = nextSequence
+        let (next, overflow) = nextSequence.addingReportingOverflow(1)
+        guard !overflow else { throw StrataError(.invalidArgument, "The outbox ran out of sequence numbers") }
+        nextSequence = next
+        guard keyCounts[key] == nil, directKeys[key] == nil else { return (sequence, false) }
+        directKeys[key] = 1
+        return (sequence, true)
+    }
+
+    /// Ends a first attempt that ``beginWrite(key:)`` let go straight to main, and announces the key's change.
+    func endDirect(key: String) {
+        guard directKeys.removeValue(forKey: key) != nil else { return }
+        changeBroadcaster.publish(.put(key: key))
+    }
+
+    /// Marks the record a replay sends now (`nil` when it is done).
+    func markSending(_ sequence: UInt64?) { sending = sequence }
+
+    /// Whether a first attempt of `key` is on its way: the queue waits for it.
+    func isDirect(key: String) -> Bool { directKeys[key] != nil }
+
+    /// Adds a record durably, then removes the earlier queued records of its key that it makes useless.
+    ///
+    /// The new record is written before the old ones go, so a crash between leaves both, never neither. A record
+    /// that replaces others keeps the latest backoff among them, so a replacement does not reach a main that is
+    /// known to be down sooner than the write it replaces would have.
+    ///
+    /// - Parameters:
+    ///   - record: The new record.
+    ///   - cancels: Which earlier, queued records of the key the new one replaces (never the one being sent).
+    /// - Returns: The record as stored.
+    @discardableResult
+    func append(_ record: PendingWrite, cancelling cancels: @Sendable (PendingWrite) -> Bool) async throws
+        -> PendingWrite
+    {
+        try await lane.run {
+            var record = record
+            let cancelled = order.compactMap { records[$0] }.filter {
+                $0.key == record.key && $0.sequence < record.sequence && $0.sequence != sending && !$0.isSetAside
+                    && cancels($0)
+            }
+            if let inherited = cancelled.compactMap(\.notBefore).max(), record.notBefore.map({ $0 < inherited }) ?? true
+            {
+                record.notBefore = inherited
+            }
+            _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
+            records[record.sequence] = record
+            keyCounts[record.key, default: 0] += 1
+            if let last = order.last, last > record.sequence {
+                let index = order.firstIndex { $0 > record.sequence } ?? order.endIndex
+                order.insert(record.sequence, at: index)
+            } else {
+                order.append(record.sequence)
+            }
+            for old in cancelled {
+                try await store.delete(KeyQuery(PendingWrite.storeKey(old.sequence)))
+                forget(old.sequence)
+            }
+            changeBroadcaster.publish(.put(key: record.key))
+            return record
+        }
+    }
+
+    /// Saves a changed record, unless it was dropped meanwhile.
+    func update(_ record: PendingWrite) async throws {
+        try await lane.run {
+            guard records[record.sequence] != nil else { return }
+            _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
+            records[record.sequence] = record
+        }
+    }
+
+    /// Removes a record main took (or a resolver dropped).
+    func remove(_ sequence: UInt64) async throws {
+        try await lane.run {
+            guard records[sequence] != nil else { return }
+            try await store.delete(KeyQuery(PendingWrite.storeKey(sequence)))
+            forget(sequence)
+        }
+    }
+
+    /// Forgets a removed record in memory and announces its key's change.
+    private func forget(_ sequence: UInt64) {
+        guard let record = records.removeValue(forKey: sequence) else { return }
+        let remaining = (keyCounts[record.key] ?? 1) - 1
+        keyCounts[record.key] = remaining > 0 ? remaining : nil
+        if order.first == sequence {
+            order.removeFirst()
+        } else if order.count > 64, order.count > 2 * records.count {
+            order.removeAll { records[$0] == nil }
+        }
+        changeBroadcaster.publish(.put(key: record.key))
+    }
+}

@@ -1,0 +1,8 @@
+/// A file of the outbox that is intact JSON but not a record: set aside, never replayed, kept until dropped.
+public struct UnreadableRecord: Sendable, Hashable {
+    /// The sequence number the file still names, if any; ``Outbox/drop(_:)`` removes it by that number.
+    public var sequence: UInt64?
+
+    /// Why the file is not a record.
+    public var reason: String
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Strata
+
+extension OfflineRepository {
+    /// Replays every queued write now, ignoring backoff, and returns what it did; waits for a replay in progress
+    /// first.
+    ///
+    /// Writes go in the order they were made; a key whose write fails again waits for its backoff, and the
+    /// others go on. A failure of the transport (main unreachable) ends the replay.
+    @discardableResult
+    public func sync() async -> SyncReport {
+        await replays.run { await self.replayPass(force: true) }
+    }
+
+    /// Starts a replay unless one already waits to start; `force` ignores backoff.
+    func triggerReplay(force: Bool) {
+        let start = schedule.withLock { schedule -> Bool in
+            guard !schedule.isClosed else { return false }
+            schedule.isForced = schedule.isForced || force
+            if schedule.isTriggered { return false }
+            schedule.isTriggered = true
+            return true
+        }
+        guard start else { return }
+        Task {
+            _ = await replays.run {
+                let force = self.schedule.withLock { schedule in
+                    schedule.isTriggered = false
+                    defer { schedule.isForced = false }
+                    return schedule.isForced
+                }
+                return await self.replayPass(force: force)
+            }
+        }
+    }
+
+    /// Sets the timer to the earliest end of a backoff, replacing the previous one.
+    func scheduleTimer() {
+        guard configuration.replaysOnTimer else { return }
+        Task {
+            guard let due = await outbox.earliestRetry else { return }
+            let clock = configuration.clock
+            // A record's date is read from a file: the wait never exceeds the backoff's longest pause.
+            let longest = configuration.backoff.maximum.timeInterval
+            let wait = Duration.seconds(min(max(0, due.timeIntervalSince(clock.now())), longest))
+            schedule.withLock { schedule in
+                guard !schedule.isClosed else { return }
+                schedule.timer?.cancel()
+                schedule.timer = Task { [weak self] in
+                    do {
+                        try await clock.sleep(for: wait)
+                    } catch {
+                        return
+                    }
+                    self?.triggerReplay(force: false)
+                }
+            }
+        }
+    }
+
+    /// One replay: sends each queued write that is due, in order, and settles what main answers.
+    func replayPass(force: Bool) async -> SyncReport {
+        var report = SyncReport(delivered: 0, resolvedByRemote: 0, remaining: 0, setAside: 0)
+        var blocked = Set<String>()
+        let now = configuration.clock.now()
+        passLoop: for queued in await outbox.pendingWrites where !queued.isSetAside {
+            if Task.isCancelled || schedule.withLock({ $0.isClosed }) { break }
+            if blocked.contains(queued.key) { continue }
+            guard let record = await outbox.record(queued.sequence), !record.isSetAside else { continue }
+            if await outbox.isDirect(key: record.key) || (!force && (record.notBefore.map { $0 > now } ?? false)) {
+                blocked.insert(record.key)
+                continue
+            }
+            await outbox.markSending(record.sequence)
+            let outcome = await deliver(record)
+            await outbox.markSending(nil)
+            switch outcome {
+            case .delivered:
+                report.delivered += 1
+            case .resolvedByRemote:
+                report.resolvedByRemote += 1
+            case .failed(let error):
+                blocked.insert(record.key)
+                if (error as? StrataError)?.code == .network { break passLoop }
+            case .setAside:
+                break
+            }
+        }
+        let remaining = await outbox.pendingWrites
+        report.remaining = remaining.count { !$0.isSetAside }
+        report.setAside = remaining.count { $0.isSetAside }
+        if report.remaining > 0 { scheduleTimer() }
+        return report
+    }
+
+    /// How one replayed write ended.
+    enum Delivery {
+        /// Main took it; the record is gone.
+        case delivered
+        /// A resolver let main's value win; the record is gone.
+        case resolvedByRemote
+        /// Main failed with a retryable error; the record waits for its backoff.
+        case failed(any Error)
+        /// The record was set aside.
+        case setAside
+    }
+
+    /// Sends one record to main, and settles conflicts with the resolver (a bounded number of times).
+    private func deliver(_ original: PendingWrite) async -> Delivery {
+        var record = original
+        let query = configuration.query(record.key)
+        while true {
+            let local: Value?
+            do {
+                local = try record.value.map(decode)
+            } catch {
+                return await setAside(record, because: error)
+            }
+            record.attempts = Self.incremented(record.attempts)
+            do {
+                try await IdempotencyKey.$current.withValue(record.idempotencyKey) {
+                    if let local {
+                        _ = try await repository.main.put(local, in: query)
+                    } else {
+                        try await repository.main.delete(query)
+                    }
+                }
+                try? await outbox.remove(record.sequence)
+                return .delivered
+            } catch let error as StrataError where error.code == .conflict {
+                record.conflicts = Self.incremented(record.conflicts)
+                record.lastError = Self.describe(error)
+                guard record.conflicts <= configuration.maxConflicts else {
+                    return await setAside(record, because: error)
+                }
+                switch await resolve(record, local: local, query: query, error: error) {
+                case .some(.takeRemote):
+                    try? await outbox.remove(record.sequence)
+                    return .resolvedByRemote
+                case .some(.keepLocal):
+                    record.idempotencyKey = UUID().uuidString
+                case .some(.merge(let merged)):
+                    do {
+                        record.value = try encode(merged)
+                        if await outbox.latest(forKey: record.key)?.sequence == record.sequence {
+                            _ = try await repository.put(merged, in: query, operation: .cache)
+                        }
+                    } catch {
+                        return await setAside(record, because: error)
+                    }
+                    record.idempotencyKey = UUID().uuidString
+                case .none:
+                    return .setAside
+                }
+                do {
+                    try await outbox.update(record)
+                } catch {
+                    return .failed(error)
+                }
+            } catch  where configuration.isRetryable(error) {
+                record.lastError = Self.describe(error)
+                record.notBefore = configuration.clock.now().addingTimeInterval(
+                    pause(after: error, attempt: record.attempts).timeInterval
+                )
+                try? await outbox.update(record)
+                return .failed(error)
+            } catch {
+                return await setAside(record, because: error)
+            }
+        }
+    }
+
+    /// Asks the resolver about a conflict and applies a win of main to the cache; `nil` when the record was set
+    /// aside instead.
+    private func resolve(
+        _ record: PendingWrite,
+        local: Value?,
+        query: any Query,
+        error: StrataError
+    ) async -> ConflictResolution<Value>? {
+        var remote: Value?
+        var remoteError: (any Error)?
+        do {
+            remote = try await repository.main.get(query)
+        } catch let error as StrataError where error.code == .notFound {
+            remote = nil
+        } catch {
+            remoteError = error
+        }
+        let conflict = OutboxConflict(
+            key: record.key,
+            local: local,
+            remote: remote,
+            remoteError: remoteError,
+            error: error,
+            write: record
+        )
+        let resolution: ConflictResolution<Value>
+        do {
+            resolution = try await configuration.conflictResolver.resolve(conflict)
+        } catch {
+            _ = await setAside(record, because: error)
+            return nil
+        }
+        guard case .takeRemote = resolution else { return resolution }
+        // Main wins; the cache follows unless a later write of the key waits (it is newer still).
+        if remoteError == nil, await outbox.latest(forKey: record.key)?.sequence == record.sequence {
+            if let remote {
+                _ = try? await repository.put(remote, in: query, operation: .cache)
+            } else {
+                try? await repository.delete(query, operation: .cache)
+            }
+        }
+        return resolution
+    }
+
+    /// `count + 1`, saturating: a count read from a file never traps.
+    static func incremented(_ count: Int) -> Int {
+        count == .max ? .max : count + 1
+    }
+
+    /// Marks a record set aside with the reason, and keeps it for inspection.
+    private func setAside(_ original: PendingWrite, because error: any Error) async -> Delivery {
+        var record = original
+        record.isSetAside = true
+        record.lastError = Self.describe(error)
+        try? await outbox.update(record)
+        return .setAside
+    }
+
+    /// The pause before replay `attempt` after `error`: what the error asks (`Retry-After`) up to the backoff's
+    /// maximum, or the backoff's jittered pause.
+    func pause(after error: any Error, attempt: Int) -> Duration {
+        if let asked = (error as? any RetryAdvising)?.suggestedRetryDelay {
+            return min(max(asked, .zero), configuration.backoff.maximum)
+        }
+        let unit = randomUnit.withLock { random -> Double in
+            Double(random.next() >> 11) * 0x1p-53
+        }
+        return configuration.backoff.delay(beforeRetry: max(attempt, 1), unitRandom: unit)
+    }
+}

@@ -1,0 +1,10 @@
+/// Runs replays one at a time: a replay that starts while another runs waits for it.
+actor ReplayLane {
+    /// The serialising lane.
+    private let lane = SerialLane()
+
+    /// Runs `replay` once the previous one ended.
+    func run<Result: Sendable>(_ replay: @Sendable () async -> Result) async -> Result {
+        await lane.run { await replay() }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Strata
+
+extension OfflineRepository {
+    /// How an ``OfflineRepository`` decides what to queue, how it replays and how it settles conflicts.
+    public struct Configuration: Sendable {
+        /// Whether a main failure after the cache was written queues the write (`true`) or is thrown (`false`).
+        ///
+        /// The default queues what ``RetryPlugin/defaultIsRetryable(_:)`` retries: transport failures, timeouts,
+        /// HTTP 5xx, 408 and 429. Anything else (a 400, a 401, a conflict) is thrown, and nothing is queued.
+        public var isRetryable: @Sendable (any Error) -> Bool
+
+        /// The pauses between replays of a write main keeps failing: the retry plugin's backoff (exponential,
+        /// capped, full jitter). A `Retry-After` a failure carries is waited instead, up to the backoff's maximum.
+        public var backoff: RetryPlugin.Backoff
+
+        /// Whether a queued write of a key replaces the queued writes of that key before it (last write wins),
+        /// so main receives only the newest. Off by default: every write is replayed. A delete always replaces
+        /// the queued writes of its key before it.
+        public var coalescesWrites: Bool
+
+        /// Decides replayed writes that main refused as conflicts; ``ConflictResolver/takeRemote`` by default.
+        public var conflictResolver: ConflictResolver<Value>
+
+        /// How many conflicts one write may have before it is set aside.
+        public var maxConflicts: Int
+
+        /// The query a replay sends to main for a key; ``Strata/KeyQuery`` by default. Main must answer it as
+        /// it answered the query of the original write.
+        public var query: @Sendable (String) -> any Query
+
+        /// Whether a timer replays queued writes when their backoff ends. Without it, writes are replayed after
+        /// a successful main call and by ``OfflineRepository/sync()``.
+        public var replaysOnTimer: Bool
+
+        /// Makes the encoder for queued values.
+        public var makeEncoder: @Sendable () -> JSONEncoder
+
+        /// Makes the decoder for queued values.
+        public var makeDecoder: @Sendable () -> JSONDecoder
+
+        /// What the timer sleeps on and dates come from; `ManualClock` in tests.
+        public var clock: any WallClock
+
+        /// The source of the backoff's jitter; a ``Strata/SeededRandomNumberGenerator`` makes pauses repeatable.
+        public var random: any RandomNumberGenerator & Sendable
+
+        /// Creates a configuration.
+        ///
+        /// - Parameters:
+        ///   - isRetryable: Which main failures queue the write.
+        ///   - backoff: The pauses between replays; 1 s doubling up to 5 min, full jitter, by default.
+        ///   - coalescesWrites: Whether a queued write replaces the queued writes of its key.
+        ///   - conflictResolver: Decides conflicts.
+        ///   - maxConflicts: Conflicts one write may have before it is set aside.
+        ///   - query: The query a replay sends for a key.
+        ///   - replaysOnTimer: Whether a timer replays writes when their backoff ends.
+        ///   - makeEncoder: Makes the encoder for queued values.
+        ///   - makeDecoder: Makes the decoder for queued values.
+        ///   - clock: The timer's clock.
+        ///   - random: The source of jitter.
+        public init(
+            isRetryable: @escaping @Sendable (any Error) -> Bool = RetryPlugin.defaultIsRetryable,
+            backoff: RetryPlugin.Backoff = RetryPlugin.Backoff(initial: .seconds(1), maximum: .seconds(300)),
+            coalescesWrites: Bool = false,
+            conflictResolver: ConflictResolver<Value> = .takeRemote,
+            maxConflicts: Int = 3,
+            query: @escaping @Sendable (String) -> any Query = { KeyQuery($0) },
+            replaysOnTimer: Bool = true,
+            makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
+            makeDecoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() },
+            clock: any WallClock = SystemClock(),
+            random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        ) {
+            self.isRetryable = isRetryable
+            self.backoff = backoff
+            self.coalescesWrites = coalescesWrites
+            self.conflictResolver = conflictResolver
+            self.maxConflicts = maxConflicts
+            self.query = query
+            self.replaysOnTimer = replaysOnTimer
+            self.makeEncoder = makeEncoder
+            self.makeDecoder = makeDecoder
+            self.clock = clock
+            self.random = random
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import Strata
+
+extension OfflineRepository {
+    /// Writes a value to the cache, then to main; when main fails with a retryable error, queues the write and
+    /// succeeds with ``WriteStatus/pending(_:)``.
+    ///
+    /// When a write of the key already waits in the outbox, this one joins the queue behind it without asking
+    /// main, so main receives the key's writes in order.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - query: A ``Strata/KeyedQuery``: the outbox replays writes by key.
+    /// - Returns: Main's returned value and ``WriteStatus/saved``, or the cache's value and the queued record.
+    /// - Throws: The cache's error (nothing reached main or the outbox); main's error when it is not retryable
+    ///   (the cache has the value, as after a CacheSync write); ``Strata/StrataError/Code/queryNotSupported`` for a
+    ///   query without a key; the outbox's error when the write could not be queued.
+    @discardableResult
+    public func put(_ value: Value, in query: any Query) async throws -> OfflineWrite<Value> {
+        let (stored, status) = try await write(
+            key: Self.key(of: query),
+            .put,
+            toCache: { try await repository.put(value, in: query, operation: .cache) },
+            toMain: { try await repository.main.put($0, in: query) },
+            record: { try encode($0) }
+        )
+        return OfflineWrite(value: stored, status: status)
+    }
+
+    /// Deletes the key from the cache, then from main; when main fails with a retryable error, queues the delete
+    /// and succeeds with ``WriteStatus/pending(_:)``.
+    ///
+    /// A queued delete replaces the queued puts of its key before it (except one being sent): main would lose
+    /// their values anyway.
+    ///
+    /// - Parameter query: A ``Strata/KeyedQuery``.
+    /// - Returns: ``WriteStatus/saved`` or the queued record.
+    /// - Throws: As ``put(_:in:)``.
+    @discardableResult
+    public func delete(_ query: any Query) async throws -> WriteStatus {
+        try await write(
+            key: Self.key(of: query),
+            .delete,
+            toCache: { try await repository.delete(query, operation: .cache) },
+            toMain: { _ in try await repository.main.delete(query) },
+            record: { _ in nil }
+        ).status
+    }
+
+    /// The one algorithm behind ``put(_:in:)`` and ``delete(_:)``: the cache, then — unless a write of the key
+    /// waits — main with a new idempotency key; a retryable failure of main queues the write.
+    ///
+    /// - Parameters:
+    ///   - key: The entry's key.
+    ///   - operation: Put or delete, for the record.
+    ///   - toCache: Writes the cache; returns what main is given.
+    ///   - toMain: Writes main; returns what the call returns.
+    ///   - record: The value as a record keeps it; encoded only when the write is queued.
+    /// - Returns: Main's result and ``WriteStatus/saved``, or the cache's and the queued record.
+    private func write<Result: Sendable>(
+        key: String,
+        _ operation: PendingWrite.Operation,
+        toCache: () async throws -> Result,
+        toMain: (Result) async throws -> Result,
+        record encoding: (Result) throws -> Data?
+    ) async throws -> (value: Result, status: WriteStatus) {
+        let (sequence, direct) = try await outbox.beginWrite(key: key)
+        let local: Result
+        do {
+            local = try await toCache()
+        } catch {
+            if direct { await outbox.endDirect(key: key) }
+            throw error
+        }
+        var record = PendingWrite(
+            sequence: sequence,
+            key: key,
+            operation: operation,
+            value: nil,
+            idempotencyKey: UUID().uuidString,
+            createdAt: configuration.clock.now()
+        )
+        guard direct else {
+            record.value = try encoding(local)
+            return (local, .pending(try await enqueue(record, after: nil)))
+        }
+        do {
+            let stored = try await IdempotencyKey.$current.withValue(record.idempotencyKey) { try await toMain(local) }
+            await outbox.endDirect(key: key)
+            if await outbox.count > 0 { triggerReplay(force: true) }
+            return (stored, .saved)
+        } catch  where configuration.isRetryable(error) {
+            // The queue waits for this key until the record is written (or could not be).
+            do {
+                record.value = try encoding(local)
+                let queued = try await enqueue(record, after: error)
+                await outbox.endDirect(key: key)
+                return (local, .pending(queued))
+            } catch {
+                await outbox.endDirect(key: key)
+                throw error
+            }
+        } catch {
+            await outbox.endDirect(key: key)
+            throw error
+        }
+    }
+
+    /// Records a write in the outbox (after `error`, its first attempt's failure, or unsent) and schedules its
+    /// replay.
+    private func enqueue(_ draft: PendingWrite, after error: (any Error)?) async throws -> PendingWrite {
+        var record = draft
+        if let error {
+            record.attempts = 1
+            record.lastError = Self.describe(error)
+            record.notBefore = record.createdAt.addingTimeInterval(pause(after: error, attempt: 1).timeInterval)
+        }
+        let coalesces = configuration.coalescesWrites
+        let operation = record.operation
+        record = try await outbox.append(record) { old in
+            operation == .delete ? (coalesces || old.operation == .put) : coalesces
+        }
+        if error == nil { triggerReplay(force: false) } else { scheduleTimer() }
+        return record
+    }
+
+    /// The key of a keyed query, or *query not supported*.
+    static func key(of query: any Query) throws -> String {
+        guard let query = query as? any KeyedQuery else {
+            throw StrataError(
+                .queryNotSupported,
+                "An offline repository writes by key; \(type(of: query)) names no single key"
+            )
+        }
+        return query.key
+    }
+
+    /// The value as the outbox keeps it.
+    func encode(_ value: Value) throws -> Data {
+        do {
+            return try configuration.makeEncoder().encode(value)
+        } catch {
+            throw StrataError.serialization(error, "Encoding a \(Value.self) for the outbox failed")
+        }
+    }
+
+    /// A queued value, decoded.
+    func decode(_ data: Data) throws -> Value {
+        do {
+            return try configuration.makeDecoder().decode(Value.self, from: data)
+        } catch {
+            throw StrataError.serialization(error, "A queued \(Value.self) no longer decodes")
+        }
+    }
+
+    /// The one-line form of an error kept in a record.
+    static func describe(_ error: any Error) -> String {
+        String(String(describing: error).prefix(512))
+    }
+}

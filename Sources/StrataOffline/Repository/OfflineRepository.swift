@@ -1,0 +1,122 @@
+import Foundation
+import Strata
+
+/// A ``Strata/CacheRepository`` whose writes work offline: a put or a delete lands in the cache at once, and when
+/// main fails with a retryable error the write waits in a durable ``Outbox`` and is replayed later, in order,
+/// exactly once.
+///
+/// A put or delete writes the cache, then main (as ``Strata/CacheSyncOperation``). When main fails with an error
+/// ``Configuration/isRetryable`` accepts (a transport failure, a timeout, HTTP 5xx, 408, 429), the write is
+/// recorded in the outbox and the call succeeds with ``WriteStatus/pending(_:)``; any other error is thrown as
+/// a CacheSync write throws it, and nothing is queued. While a write of a key waits, later writes of that key
+/// join the queue behind it, so main receives each key's writes in order.
+///
+/// Queued writes are replayed — one replay at a time — after the next successful main call, by a timer when
+/// their backoff ends (the retry plugin's ``Strata/RetryPlugin/Backoff``), and by ``sync()``. Every write
+/// carries an idempotency key (``Strata/IdempotencyKey/current``; the `Idempotency-Key` header of the HTTP data
+/// sources), the same for each attempt, so a write main applied before a crash or a lost response is not applied
+/// twice. A replay main refuses as a conflict goes to the ``Configuration/conflictResolver``.
+///
+/// Reads see pending writes: ``get(_:operation:)`` answers a key with a waiting write from the outbox and says
+/// so, and ``stream(_:operation:bufferingNewest:)`` marks values ``Strata/RepositoryResponse/isPending`` until
+/// main took the key's writes.
+///
+/// ```swift
+/// let notes = try await OfflineRepository.open(
+///     main: NotesAPI(client),
+///     cache: MemoryDataSource<Note>(),
+///     outboxFolder: support.appending(path: "notes.outbox")
+/// )
+/// let write = try await notes.put(note, in: KeyQuery(note.id))
+/// if write.isPending { showSavingBadge() }
+/// ```
+public final class OfflineRepository<Main: DataSource, Cache: DataSource>: Sendable
+where Main.Value == Cache.Value, Main.Value: Codable {
+    /// The values of the repository.
+    public typealias Value = Main.Value
+
+    /// The repository the reads and the cache writes go through.
+    public let repository: CacheRepository<Main, Cache>
+
+    /// The queue of writes main has not taken yet.
+    public let outbox: Outbox
+
+    /// Retry rule, backoff, coalescing, conflict resolver.
+    public let configuration: Configuration
+
+    /// The replay timer and the pending trigger.
+    let schedule = Locked(ReplaySchedule())
+
+    /// Keeps replays one at a time.
+    let replays = ReplayLane()
+
+    /// The source of the backoff's jitter.
+    let randomUnit: Locked<any RandomNumberGenerator & Sendable>
+
+    /// Creates a repository over a cache repository and an open outbox.
+    ///
+    /// Writes queued before (by an earlier run) are replayed by the timer, by the next successful main call and
+    /// by ``sync()``.
+    ///
+    /// - Parameters:
+    ///   - repository: The main and the cache.
+    ///   - outbox: The outbox; one repository per outbox.
+    ///   - configuration: Retry rule, backoff, coalescing, conflicts.
+    public init(repository: CacheRepository<Main, Cache>, outbox: Outbox, configuration: Configuration = .init()) {
+        self.repository = repository
+        self.outbox = outbox
+        self.configuration = configuration
+        self.randomUnit = Locked(configuration.random)
+        triggerReplay(force: false)
+    }
+
+    /// Opens the outbox in `outboxFolder` and creates a repository over `main` and `cache`.
+    ///
+    /// - Parameters:
+    ///   - main: The authoritative source.
+    ///   - cache: The fast source, written first.
+    ///   - outboxFolder: The outbox's folder.
+    ///   - configuration: Retry rule, backoff, coalescing, conflicts.
+    /// - Throws: As ``Outbox/open(folder:durability:diagnostics:)``.
+    public static func open(
+        main: Main,
+        cache: Cache,
+        outboxFolder: URL,
+        configuration: Configuration = .init()
+    ) async throws -> OfflineRepository {
+        let outbox = try await Outbox.open(folder: outboxFolder)
+        return OfflineRepository(
+            repository: CacheRepository(main: main, cache: cache),
+            outbox: outbox,
+            configuration: configuration
+        )
+    }
+
+    /// Stops the timer and waits for a replay in progress; nothing is replayed after. Queued writes stay in the
+    /// outbox for the next run.
+    public func close() async {
+        let timer = schedule.withLock { schedule in
+            schedule.isClosed = true
+            defer { schedule.timer = nil }
+            return schedule.timer
+        }
+        timer?.cancel()
+        await replays.run {}
+    }
+
+    deinit {
+        schedule.withLock { $0.timer?.cancel() }
+    }
+}
+
+/// The replay timer and the trigger waiting to run.
+struct ReplaySchedule: Sendable {
+    /// The task that replays when the earliest backoff ends.
+    var timer: Task<Void, Never>?
+    /// Whether a triggered replay waits to start.
+    var isTriggered = false
+    /// Whether the waiting replay ignores backoff.
+    var isForced = false
+    /// Whether ``OfflineRepository/close()`` ran.
+    var isClosed = false
+}

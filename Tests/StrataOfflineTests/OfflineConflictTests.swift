@@ -1,0 +1,91 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataOffline
+import Testing
+
+/// Replays that the server refuses with a scripted 409 Conflict, settled by the resolver.
+struct OfflineConflictTests {
+    /// A server that has `remote` for a, and a queued local write of a that the server will refuse once.
+    static func conflicted(
+        _ resolver: ConflictResolver<Note>?
+    ) async throws -> (NotesServer, NotesRepository, URL) {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        var configuration = NotesRepository.Configuration(replaysOnTimer: false)
+        if let resolver { configuration.conflictResolver = resolver }
+        let notes = try await notesRepository(server, folder: folder, configuration: configuration)
+        server.isDown = true
+        try await notes.put(Note(id: "a", text: "local", version: 1), in: KeyQuery("a"))
+        server.setNote(try JSONEncoder().encode(Note(id: "a", text: "remote", version: 2)), forKey: "a")
+        server.scriptConflict(key: "a")
+        server.isDown = false
+        return (server, notes, folder)
+    }
+
+    @Test func byDefaultTheServerWinsAndTheCacheTakesItsValue() async throws {
+        let (server, notes, folder) = try await Self.conflicted(nil)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+
+        let report = await notes.sync()
+
+        #expect(report == SyncReport(delivered: 0, resolvedByRemote: 1, remaining: 0, setAside: 0))
+        #expect(server.applied.isEmpty)
+        let read = try await notes.get(KeyQuery("a"), operation: .cache)
+        #expect(read.value.text == "remote" && !read.isPending)
+        await notes.close()
+        await server.stop()
+    }
+
+    @Test func keepLocalSendsTheWriteAgainWithANewIdempotencyKey() async throws {
+        let (server, notes, folder) = try await Self.conflicted(.keepLocal)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let first = try #require(await notes.outbox.pendingWrites.first)
+
+        let report = await notes.sync()
+
+        #expect(report.delivered == 1)
+        #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["local"])
+        #expect(server.applied.first?.idempotencyKey != first.idempotencyKey)
+        await notes.close()
+        await server.stop()
+    }
+
+    @Test func aMergeIsSentAndCached() async throws {
+        let seen = Locked<OutboxConflict<Note>?>(nil)
+        let merge = ConflictResolver<Note> { conflict in
+            seen.withLock { $0 = conflict }
+            guard let local = conflict.local, let remote = conflict.remote else { return .takeRemote }
+            return .merge(Note(id: "a", text: remote.text + "+" + local.text, version: remote.version + 1))
+        }
+        let (server, notes, folder) = try await Self.conflicted(merge)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+
+        _ = await notes.sync()
+
+        let conflict = try #require(seen.withLock { $0 })
+        #expect(conflict.local?.text == "local" && conflict.remote?.text == "remote")
+        #expect((conflict.error as? StrataError)?.code == .conflict)
+        #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["remote+local"])
+        #expect(try await notes.get(KeyQuery("a"), operation: .cache).value.version == 3)
+        await notes.close()
+        await server.stop()
+    }
+
+    @Test func aWriteThatKeepsConflictingIsSetAside() async throws {
+        let (server, notes, folder) = try await Self.conflicted(.keepLocal)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        server.scriptConflict(key: "a", times: 10)
+
+        let report = await notes.sync()
+
+        #expect(report.setAside == 1 && report.remaining == 0)
+        let record = try #require(await notes.outbox.pendingWrites.first)
+        #expect(record.isSetAside && record.conflicts == 4)
+        // A set-aside write is kept for inspection until dropped.
+        try await notes.outbox.drop(record.sequence)
+        #expect(await notes.outbox.count == 0)
+        await notes.close()
+        await server.stop()
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataMemory
+import StrataNetwork
+import StrataOffline
+
+/// The value the offline tests write.
+struct Note: Codable, Hashable, Sendable {
+    var id: String
+    var text: String
+    var version: Int
+}
+
+/// A repository over the notes server, a memory cache and an outbox in a fresh folder.
+typealias NotesRepository = OfflineRepository<NetworkDataSource<Note>, MemoryDataSource<Note>>
+
+extension NotesServer {
+    /// A JSON source for `/notes/<key>` on this server.
+    var source: NetworkDataSource<Note> {
+        let base = baseURL
+        @Sendable func rule(_ method: HTTPMethod) -> NetworkRequestRule {
+            { query in
+                guard let query = query as? any KeyedQuery else {
+                    throw StrataError.queryNotSupported(query, by: NetworkDataSource<Note>.self)
+                }
+                return HTTPRequest(method, baseURL: base, path: "notes/\(query.key)")
+            }
+        }
+        return NetworkDataSource(
+            client: HTTPClient(),
+            requestForGet: rule(.get),
+            requestForPut: rule(.put),
+            requestForDelete: rule(.delete)
+        )
+    }
+
+    /// The notes the server applied for `key`, decoded (a delete as `nil`).
+    func appliedNotes(forKey key: String) -> [Note?] {
+        applied.filter { $0.key == key }.map { try? JSONDecoder().decode(Note.self, from: $0.body) }
+    }
+}
+
+/// A fresh temporary folder, removed by the caller.
+func temporaryFolder(_ name: String = "outbox") -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("strata-offline-\(UUID().uuidString)")
+        .appendingPathComponent(name, isDirectory: true)
+}
+
+/// Opens a notes repository on `server` with an outbox in `folder`.
+func notesRepository(
+    _ server: NotesServer,
+    folder: URL,
+    configuration: NotesRepository.Configuration = .init(replaysOnTimer: false)
+) async throws -> NotesRepository {
+    try await NotesRepository.open(
+        main: server.source,
+        cache: MemoryDataSource<Note>(),
+        outboxFolder: folder,
+        configuration: configuration
+    )
+}
+
+/// Waits for the next change `stream` announces, after `action`.
+func awaitChange(in stream: AsyncStream<DataChange>, after action: () async -> Void) async {
+    var iterator = stream.makeAsyncIterator()
+    await action()
+    _ = await iterator.next()
+}
+
+/// Runs `body` with a notes server and a repository over it (its outbox in a fresh folder), then closes both and
+/// removes the folder.
+func withNotes(
+    configuration: NotesRepository.Configuration = .init(replaysOnTimer: false),
+    _ body: (NotesServer, NotesRepository) async throws -> Void
+) async throws {
+    let server = try await NotesServer.start()
+    let folder = temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    let notes = try await notesRepository(server, folder: folder, configuration: configuration)
+    do {
+        try await body(server, notes)
+    } catch {
+        await notes.close()
+        await server.stop()
+        throw error
+    }
+    await notes.close()
+    await server.stop()
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Strata
+import StrataOffline
+import Testing
+
+/// The `strata` binary over an offline outbox folder (StrataOffline).
+struct OutboxToolTests {
+    /// An outbox in `folder` holding two queued writes, added with the outbox's repository while main fails.
+    static func outbox(in folder: TemporaryFolder) async throws -> String {
+        let url = folder.url.appendingPathComponent("notes.outbox")
+        let notes = try await OfflineRepository.open(
+            main: FailingNotes(),
+            cache: FailingNotes(failing: false),
+            outboxFolder: url,
+            configuration: .init(replaysOnTimer: false)
+        )
+        try await notes.put("one", in: KeyQuery("a"))
+        try await notes.delete(KeyQuery("b"))
+        await notes.close()
+        // The folder is free once the last task of the repository ended; wait for that (a bounded number of turns).
+        for _ in 0..<200 {
+            guard (try? await Outbox.open(folder: url)) == nil else { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return url.path
+    }
+
+    @Test func inspectListsTheQueuedWritesOfAnOutbox() async throws {
+        let folder = try TemporaryFolder()
+        let outbox = try await Self.outbox(in: folder)
+
+        let json = try await strata("inspect", outbox, "--json").json()
+
+        #expect((json["store"] as? [String: Any])?["kind"] as? String == "outbox")
+        let entries = try #require(json["entries"] as? [[String: Any]])
+        #expect(Set(entries.compactMap { $0["key"] as? String }) == ["00000000000000000001", "00000000000000000002"])
+        let table = try await strata("inspect", outbox)
+        #expect(table.status == 0)
+        #expect(table.output.contains("offline outbox"))
+        let verified = try await strata("verify", outbox)
+        #expect(verified.status == 0)
+    }
+
+    @Test func aFolderWithoutMarkerIsStillNotAStore() async throws {
+        let folder = try TemporaryFolder()
+        let outbox = try await Self.outbox(in: folder)
+        try FileManager.default.removeItem(atPath: outbox + "/.strata-store")
+
+        let run = try await strata("inspect", outbox)
+
+        #expect(run.status != 0)
+        #expect(run.errors.contains("not a Strata store"))
+    }
+}
+
+/// A source of strings that fails every call with a retryable network error (`failing`), or keeps them in memory.
+final class FailingNotes: DataSource, Sendable {
+    private let failing: Bool
+    private let values = Locked<[String: String]>([:])
+
+    init(failing: Bool = true) { self.failing = failing }
+
+    private func check() throws {
+        if failing { throw StrataError(.network, "offline") }
+    }
+
+    func get(_ query: any Query) async throws -> String {
+        try check()
+        guard let key = (query as? any KeyedQuery)?.key, let value = values.withLock({ $0[key] }) else {
+            throw StrataError.notFound()
+        }
+        return value
+    }
+
+    func getAll(_ query: any Query) async throws -> [String] {
+        try check(); return values.withLock { Array($0.values) }
+    }
+
+    func put(_ value: String, in query: any Query) async throws -> String {
+        try check()
+        if let key = (query as? any KeyedQuery)?.key { values.withLock { $0[key] = value } }
+        return value
+    }
+
+    func putAll(_ values: [String], in query: any Query) async throws -> [String] { try check(); return values }
+
+    func delete(_ query: any Query) async throws {
+        try check()
+        if let key = (query as? any KeyedQuery)?.key { _ = values.withLock { $0.removeValue(forKey: key) } }
+    }
+}
