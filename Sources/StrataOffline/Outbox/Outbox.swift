@@ -96,10 +96,20 @@ public actor Outbox {
         return outbox
     }
 
+    /// Every file of the store, in sequence order; none for an empty outbox (a store that holds no entry answers
+    /// a listing with *not found*: it was never given a list).
+    private func storedFiles() async throws -> [OutboxFile] {
+        do {
+            return try await store.getAll(AllObjectsQuery())
+        } catch let error as StrataError where error.code == .notFound {
+            return []
+        }
+    }
+
     /// Reads every file of the store into memory, in sequence order.
     private func load() async throws {
         var maximum: UInt64 = 0
-        for file in try await store.getAll(AllObjectsQuery()) {
+        for file in try await storedFiles() {
             switch file {
             case .record(var record):
                 if let defect = record.defect, !record.isSetAside {
