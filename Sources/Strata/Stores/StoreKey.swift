@@ -2,7 +2,7 @@ import Foundation
 
 /// The one key rule of Strata's stores: keys are compared by Unicode canonical equivalence (see
 /// ``KeyValueStore``).
-public enum StoreKey {
+public enum StoreKey: Sendable {
     /// The canonical (NFC) form of `key`, the form a store hashes into a file name.
     ///
     /// An all-ASCII key is its own NFC form and is returned as it is, after one pass over its bytes.
