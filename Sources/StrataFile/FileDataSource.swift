@@ -22,7 +22,7 @@ import StrataStorage
 ///   path after the store opened cannot redirect a write. The folder carries the marker `.strata-store`
 ///   (`strata-store 1 file`); a folder marked as another kind of store is refused.
 /// - **Atomic writes.** A put writes a temporary file in the store's folder and renames it over the
-///   entry, optionally with `fsync` (``Durability/durable``).
+///   entry, optionally with `fsync` (``Strata/StoreDurability/durable``).
 /// - **Eviction without the file system's dates.** The order is a sequence number the store keeps, so two
 ///   writes in one millisecond still have an order and a restart keeps it. The store counts its own bytes.
 /// - **Safe names.** A key of any content maps to 32 hex digits (two xxHash64 hashes of its NFC form) plus

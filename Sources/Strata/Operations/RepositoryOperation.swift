@@ -6,9 +6,9 @@
 ///
 /// An operation says what it does as a value: its ``plan`` (``OperationPlan``) tells a repository, for reads,
 /// writes and deletes, which source is asked first, what is written back and what falls back. The repository
-/// carries out every plan with one algorithm, so an operation of your own is a struct that returns a plan (see
-/// <doc:WritingAnOperation>). A repository throws ``StrataError/Code/operationNotSupported`` for a kind of call
-/// whose plan part is `nil`.
+/// carries out every plan with one algorithm, so an operation of your own is a struct that returns a plan (the
+/// article "Writing an operation" shows one). A repository throws ``StrataError/Code/operationNotSupported``
+/// for a kind of call whose plan part is `nil`.
 ///
 /// (Foundation already has a class named `Operation`, hence the longer protocol name.)
 public protocol RepositoryOperation: Sendable {

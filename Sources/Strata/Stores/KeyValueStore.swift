@@ -1,4 +1,4 @@
-/// The contract of Strata's key-value stores (``MemoryDataSource``-like, file and JSON-file stores): a
+/// The contract of Strata's key-value stores (the memory, file and JSON-file stores): a
 /// synchronous API over keys, on which one query dispatcher builds every ``DataSource`` method.
 ///
 /// A type that implements these few synchronous requirements conforms to ``DataSource`` for free: the protocol
@@ -23,7 +23,7 @@
 /// ## The list rule
 ///
 /// A cache that has never stored an answer for a listing query answers it with *not found*, so that a
-/// repository's cache-first operations go to main: ``getAll(_:)`` of a ``KeyListingQuery`` on a store that
+/// repository's cache-first operations go to main: ``GetDataSource/getAll(_:)`` of a ``KeyListingQuery`` on a store that
 /// holds no live entry throws ``StrataError/Code/notFound`` unless a list answer was stored —
 /// `putAll(values, in: AllObjectsQuery())`, even of `[]` — and is still live (it expires when the entries
 /// it stored would: with the store's time to live, or the earliest expiry of `putAllEntries`). A store that
@@ -53,7 +53,7 @@
 ///
 /// ## Notifications
 ///
-/// A store publishes on its ``changeBroadcaster`` exactly the writes that happened, after they happened: a
+/// A store publishes on its `changeBroadcaster` exactly the writes that happened, after they happened: a
 /// `putAll` that fails half-way announces the keys it wrote, a failed write announces nothing. Renewals,
 /// evictions and expiry are not announced: the data did not change.
 ///

@@ -27,7 +27,7 @@ extension BlobCache {
         /// The clock for lifetimes, shared by both layers.
         public var clock: any WallClock
 
-        /// What kind of HTTP cache the blobs' freshness is computed for (``StrataNetwork/HTTPFreshness``): a
+        /// What kind of HTTP cache the blobs' freshness is computed for (`HTTPFreshness` of StrataNetwork): a
         /// private cache without heuristics by default, which ignores `s-maxage`.
         public var freshnessPolicy: HTTPFreshness.Policy
 

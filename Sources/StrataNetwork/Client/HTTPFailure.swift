@@ -81,6 +81,6 @@ public struct HTTPFailure: Error, Hashable, Sendable, CustomStringConvertible, R
 
 extension StrataError {
     /// The HTTP details of an error ``StrataNetwork/HTTPClient`` made from a response, or `nil`: the first
-    /// ``HTTPFailure`` down the chain of causes.
+    /// ``StrataNetwork/HTTPFailure`` down the chain of causes.
     public var httpFailure: HTTPFailure? { cause(as: HTTPFailure.self) }
 }

@@ -10,9 +10,9 @@ extension StrataError {
     @available(*, deprecated, renamed: "suggestedRetryDelay")
     public var retryAfter: Duration? { suggestedRetryDelay }
 
-    /// Creates an error with an HTTP status and a `Retry-After` wait, kept in an ``HTTPFailure`` cause.
+    /// Creates an error with an HTTP status and a `Retry-After` wait, kept in an `HTTPFailure` cause.
     ///
-    /// The status and the wait become the cause when `underlying` is `nil` (an ``HTTPFailure`` given as
+    /// The status and the wait become the cause when `underlying` is `nil` (an `HTTPFailure` given as
     /// `underlying` is kept as it is); next to another cause they are dropped.
     ///
     /// - Parameters:

@@ -15,7 +15,7 @@ import StrataStorage
 /// The folder carries the store marker of kind `outbox` (so `strata inspect <folder>` lists it) and holds a
 /// JSON-file store in `records/`: one file per record, named by its sequence number in 20 digits. The JSON
 /// store's guarantees hold: a record is written to a temporary file and renamed (fsynced with
-/// ``StoreDurability/durable``, the default), a killed process leaves each record whole or absent, a damaged
+/// ``Strata/StoreDurability/durable``, the default), a killed process leaves each record whole or absent, a damaged
 /// file is moved aside and reported, and a folder has one live outbox (a second one fails with
 /// ``Strata/StrataError/Code/alreadyInUse``). A file that is intact JSON but not a record is kept as an
 /// ``UnreadableRecord``; a record whose fields make no sense is set aside (``PendingWrite/isSetAside``). Neither
@@ -67,7 +67,7 @@ public actor Outbox {
     ///
     /// - Parameters:
     ///   - folder: The outbox's folder; give each repository its own.
-    ///   - durability: ``StoreDurability/durable`` (the default) fsyncs each record before the write returns.
+    ///   - durability: ``Strata/StoreDurability/durable`` (the default) fsyncs each record before the write returns.
     ///   - diagnostics: Receives the JSON store's corruption reports (a damaged record file, moved aside).
     /// - Throws: ``Strata/StrataError``: ``Strata/StrataError/Code/alreadyInUse`` when a live outbox holds the
     ///   folder, ``Strata/StrataError/Code/invalidArgument`` when it holds another kind of store,

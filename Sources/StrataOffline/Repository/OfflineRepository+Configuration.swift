@@ -6,7 +6,7 @@ extension OfflineRepository {
     public struct Configuration: Sendable {
         /// Whether a main failure after the cache was written queues the write (`true`) or is thrown (`false`).
         ///
-        /// The default queues what ``RetryPlugin/defaultIsRetryable(_:)`` retries: transport failures, timeouts,
+        /// The default queues what ``Strata/RetryPlugin/defaultIsRetryable(_:)`` retries: transport failures, timeouts,
         /// HTTP 5xx, 408 and 429. Anything else (a 400, a 401, a conflict) is thrown, and nothing is queued.
         public var isRetryable: @Sendable (any Error) -> Bool
 
