@@ -56,7 +56,9 @@ let package = Package(
         // as its product, because the plugin asks SwiftPM for the tool by that name.
         .executableTarget(
             name: "strata",
-            dependencies: ["Strata", "StrataStorage", "StrataFile", "StrataJSONFile", "StrataCache"]
+            dependencies: [
+                "Strata", "StrataStorage", "StrataFile", "StrataJSONFile", "StrataCache", "StrataOffline",
+            ]
         ),
         .plugin(
             name: "StrataCommand",

@@ -90,6 +90,7 @@ public struct LoopbackServer: Sendable {
             throw CocoaError(.featureUnsupported)
         }
         guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else { throw CocoaError(.featureUnsupported) }
+        ListeningSocket.disableNagle(port: port)
         return LoopbackServer(server: server, task: task, counter: counter, baseURL: baseURL)
     }
 

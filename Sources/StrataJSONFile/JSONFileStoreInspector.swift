@@ -133,6 +133,58 @@ public struct JSONFileStoreInspector: Sendable {
         return JSONFileStoreReport(entries: entries, indexProblem: indexProblem, orphans: orphans)
     }
 
+    /// Reads the value stored under `key` from its entry file, changing nothing.
+    ///
+    /// A store opened elsewhere would move a damaged file aside; an inspector only reports it, as a thrown
+    /// error.
+    ///
+    /// - Parameters:
+    ///   - key: The entry's key, as ``JSONFileStoreEntry/key`` names it.
+    ///   - type: The type the store's values have.
+    ///   - decoder: Decodes the value, configured as the store's own (``JSONFileDataSource/Configuration/makeDecoder``).
+    /// - Returns: The value; `nil` when no entry file holds the key.
+    /// - Throws: ``Strata/StrataError/Code/dataSerialization`` for a damaged file, a file of another key or a value
+    ///   that does not decode as `type`; ``Strata/StrataError/Code/io`` when the file cannot be read.
+    public func value<Value: Decodable>(
+        forKey key: String,
+        as type: Value.Type = Value.self,
+        decoder: JSONDecoder = JSONDecoder()
+    ) throws -> Value? {
+        let data: Data?
+        do {
+            data = try contents(of: Self.relativePath(of: key))
+        } catch {
+            throw error.strataError("Reading the entry of key \(StrataError.quoted(key: key))")
+        }
+        guard let data else { return nil }
+        let json: Range<Int>
+        switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
+        case .sealed(let range), .legacy(let range): json = range
+        case .damaged(let reason):
+            throw StrataError(
+                .dataSerialization,
+                "The entry file of key \(StrataError.quoted(key: key)) is damaged (\(reason))"
+            )
+        }
+        let envelope: ValueEnvelope<Value>
+        do {
+            envelope = try decoder.decode(ValueEnvelope<Value>.self, from: data[json])
+        } catch {
+            throw StrataError.serialization(
+                error,
+                "The entry of key \(StrataError.quoted(key: key)) does not decode as \(Value.self)"
+            )
+        }
+        guard envelope.key == key else {
+            throw StrataError(
+                .dataSerialization,
+                "The entry file of key \(StrataError.quoted(key: key)) holds the key "
+                    + StrataError.quoted(key: envelope.key)
+            )
+        }
+        return envelope.value
+    }
+
     /// `entries/<ab>/<hash>.json` for `key`.
     private static func relativePath(of key: String) -> String {
         let (shard, file) = JSONFileStorage.location(of: key)

@@ -1,4 +1,5 @@
 import Foundation
+import StrataOffline
 
 /// One entry of either kind of store, as the tool shows it.
 struct EntryRow {
@@ -17,6 +18,8 @@ struct EntryRow {
     var recency: UInt64
     /// What is wrong with the entry; `nil` when sound.
     var problem: String?
+    /// An offline outbox's record: the queued write, its attempts and last error.
+    var write: PendingWrite?
 
     func isExpired(at now: Date) -> Bool {
         guard let expiresAt else { return false }

@@ -39,7 +39,10 @@ enum Inspect {
             return 0
         }
         Output.storeLine(store)
-        if !listed.isEmpty {
+        if case .outbox = store, !listed.isEmpty {
+            Output.line()
+            Self.writes(listed.sorted { ($0.write?.sequence ?? 0) < ($1.write?.sequence ?? 0) })
+        } else if !listed.isEmpty {
             Output.line()
             Output.table(
                 ["KEY", "SIZE", "CREATED", "EXPIRES", "LAST ACCESS", "ETAG"],
@@ -55,9 +58,9 @@ enum Inspect {
                 },
                 rightAligned: [1]
             )
-            if listed.count < rows.count {
-                Output.line("… \(Output.grouped(rows.count - listed.count)) more (--limit \(listed.count))")
-            }
+        }
+        if listed.count < rows.count {
+            Output.line("… \(Output.grouped(rows.count - listed.count)) more (--limit \(listed.count))")
         }
         Output.line()
         let total = sound.reduce(0) { $0 + $1.size }
@@ -74,5 +77,23 @@ enum Inspect {
             Output.line("Orphan files (no index record; cleanup removes them): \(contents.orphans.count)")
         }
         return 0
+    }
+
+    /// An offline outbox's queued writes, oldest first: what each does, its attempts and its last error.
+    private static func writes(_ rows: [EntryRow]) {
+        Output.table(
+            ["SEQ", "KEY", "WRITE", "ATTEMPTS", "STATE", "CREATED", "LAST ERROR"],
+            rows.map { row in
+                guard let write = row.write else {
+                    return ["-", "(damaged) \(row.file)", "-", "-", "-", "-", Output.cell(row.problem)]
+                }
+                return [
+                    String(write.sequence), Output.cell(write.key, limit: 40), write.operation.rawValue,
+                    String(write.attempts), write.isSetAside ? "set aside" : "pending",
+                    Output.date(row.created), Output.cell(write.lastError, limit: 80),
+                ]
+            },
+            rightAligned: [0, 3]
+        )
     }
 }

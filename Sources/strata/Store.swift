@@ -3,6 +3,7 @@ import Strata
 import StrataCache
 import StrataFile
 import StrataJSONFile
+import StrataOffline
 import StrataStorage
 
 /// A store folder the tool works on: a file store, a JSON-file store, or an offline outbox (StrataOffline: a
@@ -165,12 +166,23 @@ enum Store {
         case .json(let inspector), .outbox(let inspector):
             let report = try Self.wrap { try inspector.report(verifying: verifying, progress: progress.tick) }
             progress.finish()
-            return Contents(
-                rows: report.entries.map { Self.row($0, defaultMaxAge: defaultMaxAge) },
-                indexProblem: report.indexProblem,
-                orphans: report.orphans
-            )
+            var rows = report.entries.map { Self.row($0, defaultMaxAge: defaultMaxAge) }
+            if case .outbox = self { rows = rows.map { Self.withWrite($0, from: inspector) } }
+            return Contents(rows: rows, indexProblem: report.indexProblem, orphans: report.orphans)
         }
+    }
+
+    /// An outbox's row with the write its record holds; a record that does not read is the row's problem.
+    private static func withWrite(_ row: EntryRow, from inspector: JSONFileStoreInspector) -> EntryRow {
+        guard row.problem == nil, let key = row.key else { return row }
+        var row = row
+        do {
+            row.write = try inspector.value(forKey: key, as: PendingWrite.self)
+            if row.write == nil { row.problem = "file missing" }
+        } catch {
+            row.problem = "not an outbox record (\((error as? StrataError)?.message ?? "\(error)"))"
+        }
+        return row
     }
 
     private static func row(_ entry: FileStoreEntry) -> EntryRow {

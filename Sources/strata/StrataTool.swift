@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataOffline
 
 /// The `strata` command: parses the arguments, runs a subcommand and maps the outcome to an exit code
 /// (0 ok, 1 corruption found or failure, 2 usage error).
@@ -50,7 +51,7 @@ enum StrataTool {
 
     /// An entry as JSON, with every field present (`null` when unknown).
     static func json(_ row: EntryRow, now: Date) -> [String: JSONValue] {
-        [
+        var object: [String: JSONValue] = [
             "key": .optional(row.key),
             "file": .string(row.file),
             "size": .int(row.size),
@@ -62,5 +63,21 @@ enum StrataTool {
             "expired": .bool(row.isExpired(at: now)),
             "problem": .optional(row.problem),
         ]
+        if let write = row.write { object["write"] = json(write) }
+        return object
+    }
+
+    /// An offline outbox's queued write: what it does, and how delivery went so far.
+    static func json(_ write: PendingWrite) -> JSONValue {
+        .object([
+            "sequence": .int(Int(clamping: write.sequence)),
+            "key": .string(write.key),
+            "operation": .string(write.operation.rawValue),
+            "attempts": .int(write.attempts),
+            "lastError": .optional(write.lastError),
+            "notBefore": Output.isoDate(write.notBefore),
+            "conflicts": .int(write.conflicts),
+            "setAside": .bool(write.isSetAside),
+        ])
     }
 }

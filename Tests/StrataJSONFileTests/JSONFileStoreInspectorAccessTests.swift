@@ -35,6 +35,21 @@ struct JSONFileStoreInspectorAccessTests {
         try FileManager.default.removeItem(at: folder.appendingPathComponent("index.journal"))
     }
 
+    @Test func aValueIsReadWithoutChangingTheStoreAndDamageIsThrownNotMoved() async throws {
+        try await withTemporaryFolder { folder in
+            try makeDamagedStore(in: folder)
+            let before = try tree(of: folder)
+            let inspector = try JSONFileStoreInspector(folder: folder, access: .readOnly)
+            defer { inspector.close() }
+
+            #expect(try inspector.value(forKey: "a", as: Item.self) == Item(name: "a", number: 1))
+            #expect(try inspector.value(forKey: "missing", as: Item.self) == nil)
+            await expectError(.dataSerialization) { try inspector.value(forKey: "b", as: Item.self) }
+            await expectError(.dataSerialization) { try inspector.value(forKey: "a", as: [Int].self) }
+            #expect(try tree(of: folder) == before)
+        }
+    }
+
     @Test func aForeignFolderIsNoStoreAndIsLeftAlone() async throws {
         try await withTemporaryFolder { folder in
             // A user's folder that merely looks like a store

@@ -34,9 +34,20 @@ struct OutboxToolTests {
         #expect((json["store"] as? [String: Any])?["kind"] as? String == "outbox")
         let entries = try #require(json["entries"] as? [[String: Any]])
         #expect(Set(entries.compactMap { $0["key"] as? String }) == ["00000000000000000001", "00000000000000000002"])
+        let writes = entries.compactMap { $0["write"] as? [String: Any] }.sorted {
+            ($0["sequence"] as? Int ?? 0) < ($1["sequence"] as? Int ?? 0)
+        }
+        #expect(writes.map { $0["key"] as? String } == ["a", "b"])
+        #expect(writes.map { $0["operation"] as? String } == ["put", "delete"])
+        #expect(writes.map { $0["attempts"] as? Int } == [1, 1])
+        #expect(writes.allSatisfy { ($0["lastError"] as? String)?.contains("offline") == true })
+        #expect(writes.allSatisfy { $0["setAside"] as? Bool == false })
         let table = try await strata("inspect", outbox)
         #expect(table.status == 0)
         #expect(table.output.contains("offline outbox"))
+        let rows = table.output.split(separator: "\n").filter { $0.contains("pending") }
+        #expect(rows.count == 2)
+        #expect(rows.first?.contains("put") == true && rows.first?.contains("offline") == true)
         let verified = try await strata("verify", outbox)
         #expect(verified.status == 0)
     }
