@@ -1,8 +1,8 @@
 import Foundation
 import LoopbackServer
-import Strata
 import Testing
 
+@testable import Strata
 @testable import StrataCache
 
 /// HTTP caching: freshness headers, no-store, ETag revalidation, stale-on-error, damaged files.
@@ -229,7 +229,7 @@ struct BlobCacheHTTPTests {
 
             let results = try await withThrowingTaskGroup(of: Data.self) { group in
                 for _ in 0..<100 { group.addTask { try await cache.fetch(from: url) } }
-                await waitUntil { cache.downloads.waiterCount(for: url.absoluteString) == 100 }
+                await waitUntil { sharedReadWaiters(cache, url) == 100 }
                 gate.open()
                 return try await group.reduce(into: [Data]()) { $0.append($1) }
             }
@@ -250,4 +250,14 @@ struct BlobCacheHTTPTests {
             #expect(cache.persistentCount == 0)
         }
     }
+}
+
+/// How many fetches of `url` wait for the download shared in the cache's lower repository.
+func sharedReadWaiters(_ cache: BlobCache, _ url: URL) -> Int {
+    let key = BlobCache.DiskRepository.MainReadKey(
+        isGetAll: false,
+        writesBack: true,
+        query: AnyHashable(KeyQuery(url.absoluteString))
+    )
+    return cache.chain.main.repository.mainReads.waiterCount(for: key)
 }

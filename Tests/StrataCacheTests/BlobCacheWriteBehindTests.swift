@@ -7,12 +7,23 @@ import Testing
 
 /// ``BlobCache/PersistentWrites/behind``: downloads written after the fetch returns, served meanwhile.
 struct BlobCacheWriteBehindTests {
-    /// Holds the cache's write queue until `release()`, so a write is deterministically still queued.
+    /// Holds the cache's write queue until `release()`, so a write is deterministically still queued: a
+    /// queued write of its own that waits.
     final class QueueHold: Sendable {
         let semaphore = DispatchSemaphore(value: 0)
 
         init(_ cache: BlobCache) {
-            cache.writeQueue.queue.async { [semaphore] in semaphore.wait() }
+            let write = BlobCache.QueuedWrite(
+                data: Data(),
+                record: FreshnessRecord(
+                    freshUntil: .distantPast,
+                    lifetime: 0,
+                    mustRevalidate: false,
+                    noCache: false,
+                    contentHash: 0
+                )
+            )
+            cache.writes.enqueue(write, forKey: "hold \(UUID())") { [semaphore] _ in semaphore.wait() }
         }
 
         func release() { semaphore.signal() }

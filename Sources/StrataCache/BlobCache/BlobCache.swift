@@ -39,10 +39,14 @@ public final class BlobCache: Sendable {
     let memory: MemoryDataSource<CachedBlob>
     /// Whether the ephemeral layer extends lifetimes on hits; read once, not per hit.
     let ephemeralExtends: Bool
+    /// Whether plugins watch the layers; read once, not per hit.
+    let hasPlugins: Bool
     let blobs: FileDataSource
     let freshness: FileDataSource
-    let downloads = RequestCoalescer<String, Fetched>()
-    let writeQueue = WriteQueue()
+    /// Downloads queued for the persistent layer (``PersistentWrites/behind``).
+    let writes = WriteBehind<String, QueuedWrite>()
+    /// Memory over file over the network: the repository chain every fetch below memory takes.
+    let chain: Chain
 
     /// Creates a cache that downloads with `service`.
     ///
@@ -56,8 +60,11 @@ public final class BlobCache: Sendable {
         self.configuration = configuration
         self.client = service
         self.baseURL = baseURL
+        let link = BlobCacheLink()
+        chain = Self.makeChain(link, configuration: configuration)
         let ephemeral = configuration.ephemeral
         ephemeralExtends = ephemeral.lifetimeExtension != .none
+        hasPlugins = !configuration.plugins.isEmpty
         memory = MemoryDataSource(
             configuration: .init(
                 countLimit: ephemeral.countLimit,
@@ -86,6 +93,7 @@ public final class BlobCache: Sendable {
                 clock: configuration.clock
             )
         )
+        link.cache = self
     }
 
     /// Creates a cache with its own client; relative URLs resolve against `baseURL`.
@@ -127,8 +135,8 @@ public final class BlobCache: Sendable {
     @inlinable
     nonisolated(nonsending) public func fetchWithLayer(from url: URL) async throws -> Fetched {
         // A memory hit is synchronous, inlined into the caller and run on the caller's executor (no hop, even
-        // from the main actor); a miss continues off it, in `fetchBelowMemory`, which reads files and
-        // downloads.
+        // from the main actor); a miss continues off it, in `fetchBelowMemory`, through the repository chain.
+        // With plugins, every fetch takes the chain, so they see the memory layer's calls too.
         if let data = memoryHit(url) { return Fetched(data: data, layer: .ephemeral) }
         return try await fetchBelowMemory(url)
     }
@@ -143,32 +151,22 @@ public final class BlobCache: Sendable {
         return try await fetchBelowMemory(url).data
     }
 
-    /// The fresh blob for `url` in the ephemeral layer, or `nil` (also for a URL that does not resolve).
+    /// The fresh blob for `url` in the ephemeral layer, or `nil` (also for a URL that does not resolve, and
+    /// always when the cache has plugins, which must see the memory layer's call).
     @usableFromInline
     func memoryHit(_ url: URL) -> Data? {
         // Every key in the ephemeral layer is an absolute URL string, and a URL's absolute string is what
         // ``resolve(_:)`` would key it by, whenever it is absolute. A URL relative to nothing yields a string
         // without a scheme, which no key equals: it misses here and the slow path resolves it against
         // ``baseURL``.
-        ephemeralHit(url.absoluteString)
+        hasPlugins ? nil : ephemeralHit(url.absoluteString)
     }
 
-    /// A fetch after a memory miss: the ephemeral layer again (a blob may have arrived since), the persistent
-    /// layer, then one download shared by every concurrent caller.
+    /// A fetch after a memory miss: the repository chain, memory over file over the network, where concurrent
+    /// downloads of one URL share one request.
     @usableFromInline
     @concurrent func fetchBelowMemory(_ url: URL) async throws -> Fetched {
-        let url = try resolve(url)
-        let key = url.absoluteString
-        if let data = ephemeralHit(key) { return Fetched(data: data, layer: .ephemeral) }
-        // A fresh blob on disk needs no coordination between callers: read it here, without the shared
-        // download's task and continuation (a thread hop each way, most of the cost of a disk hit).
-        if let hit = persistentHit(key) { return Fetched(data: hit.data, layer: .persistent) }
-        // A weak reference: a shared download must not keep a released cache (and its folder's claim) alive.
-        return try await downloads.run(key: key) { [weak self] in
-            guard let self else { throw StrataError(.cancelled, "The BlobCache was released") }
-            if let data = ephemeralHit(key, extending: false) { return Fetched(data: data, layer: .ephemeral) }
-            return try await loadBelowEphemeral(url: url, key: key)
-        }
+        try await fetchThroughChain(try resolve(url).absoluteString)
     }
 
     /// Returns a fresh cached blob without touching the network, or `nil` when neither layer holds one.
@@ -180,7 +178,9 @@ public final class BlobCache: Sendable {
     public func cached(from url: URL) throws -> Data? {
         let key = try resolve(url).absoluteString
         if let data = ephemeralHit(key) { return data }
-        return persistentHit(key)?.data
+        guard let hit = persistentHit(key) else { return nil }
+        copyUp(hit.data, forKey: key, freshUntil: hit.record.freshUntil, now: configuration.clock.now())
+        return hit.data
     }
 
     /// Whether either layer holds a fresh blob for `url`; reads no blob from disk and extends no lifetime.
@@ -190,7 +190,7 @@ public final class BlobCache: Sendable {
         guard let key = try? resolve(url).absoluteString else { return false }
         let now = configuration.clock.now()
         if let blob = memory.value(forKey: key), blob.expiresAt > now { return true }
-        if let write = queuedWrite(forKey: key) { return write.record.freshUntil > now }
+        if let write = writes.pending(forKey: key) { return write.record.freshUntil > now }
         guard let info = blobs.info(forKey: key), let record = record(for: info) else { return false }
         return record.freshUntil > now
     }
@@ -201,12 +201,10 @@ public final class BlobCache: Sendable {
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func remove(_ url: URL) throws {
         let key = try resolve(url).absoluteString
-        try afterQueuedWrites {
-            writeQueue.drop(key)
-            memory.removeValue(forKey: key)
-            try blobs.removeValue(forKey: key)
-            try freshness.removeValue(forKey: key)
-        }
+        writes.drop(key)
+        memory.removeValue(forKey: key)
+        try blobs.removeValue(forKey: key)
+        try freshness.removeValue(forKey: key)
     }
 
     func resolve(_ url: URL) throws -> URL {
