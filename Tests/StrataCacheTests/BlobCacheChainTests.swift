@@ -42,7 +42,7 @@ struct BlobCacheChainTests {
             let cache = try fixture.makeCache(plugins: [spy])
 
             // A cold fetch: memory and file miss, the network answers, the file then memory store it
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .network)
             #expect(
                 spy.take() == [
                     "memory get notFound", "file get notFound", "network get ok", "file put ok", "memory put ok",
@@ -50,12 +50,12 @@ struct BlobCacheChainTests {
             )
 
             // A warm fetch: memory answers, and the plugin sees it
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             #expect(spy.take() == ["memory get ok"])
 
             // A disk hit: copied up into memory
             cache.purgeEphemeral()
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
             #expect(spy.take() == ["memory get notFound", "file get ok", "memory put ok"])
         }
     }
@@ -68,7 +68,7 @@ struct BlobCacheChainTests {
             _ = spy.take()
 
             fixture.clock.advance(by: .seconds(61))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .revalidated)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .revalidated)
 
             // The file entry read stale, the 304 (a value, not an error), the renewal, the copy into memory
             #expect(
@@ -87,7 +87,7 @@ struct BlobCacheChainTests {
 
             // While a write is held, a fetch that must forget what is stored returns: nothing blocks it
             let fetched = try await cache.fetchWithLayer(from: fixture.url("secret"))
-            #expect(fetched.layer == .network)
+            #expect(fetched.origin == .network)
             hold.release()
             await cache.flush()
             #expect(cache.persistentCount == 0)

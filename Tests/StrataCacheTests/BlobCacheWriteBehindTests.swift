@@ -40,14 +40,14 @@ struct BlobCacheWriteBehindTests {
 
             // When a download returns while its write waits
             let first = try await cache.fetchWithLayer(from: fixture.url("a"))
-            #expect(first.layer == .network && first.data == Data("alpha".utf8))
+            #expect(first.origin == .network && first.data == Data("alpha".utf8))
             #expect(try fixture.blobFiles().isEmpty)
             #expect(cache.contains(fixture.url("a")))
 
             // Then, purged from memory, it is served from the queue without a request
             cache.purgeEphemeral()
             let second = try await cache.fetchWithLayer(from: fixture.url("a"))
-            #expect(second.layer == .persistent && second.data == first.data)
+            #expect(second.origin == .file && second.data == first.data)
             #expect(fixture.server.requestCount(path: "/a") == 1)
 
             // And once the queue runs, it is on disk with its freshness
@@ -57,7 +57,7 @@ struct BlobCacheWriteBehindTests {
             #expect(cache.persistentCount == 1)
             cache.purgeEphemeral()
             fixture.clock.advance(by: .seconds(59))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
             #expect(cache.persistentWriteFailures == 0)
         }
     }
@@ -74,7 +74,7 @@ struct BlobCacheWriteBehindTests {
             // run), then sends the blob's ETag and gets a 304
             DispatchQueue.global().async { hold.release() }
             let revalidated = try await cache.fetchWithLayer(from: fixture.url("a"))
-            #expect(revalidated.layer == .revalidated)
+            #expect(revalidated.origin == .revalidated)
             #expect(fixture.server.requests.last?.headers["if-none-match"] == "\"v1\"")
         }
     }
@@ -116,10 +116,10 @@ struct BlobCacheWriteBehindTests {
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
             await cache.flush()
 
-            #expect(fetched.layer == .network && fetched.data == Data("alpha".utf8))
+            #expect(fetched.origin == .network && fetched.data == Data("alpha".utf8))
             #expect(cache.persistentWriteFailures == 1)
             #expect(cache.persistentCount == 0)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
         }
     }
 

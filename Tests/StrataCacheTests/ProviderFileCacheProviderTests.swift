@@ -53,7 +53,7 @@ struct ProviderFileCacheProviderTests {
         #expect(provider.store.info(forKey: "123")?.eTag == "\"v1\"")
         #expect(provider.store.info(forKey: "123")?.lastModified == "Tue, 14 Nov 2023 22:13:20 GMT")
         #expect(folder.contents("downloads").isEmpty)
-        #expect(second.origin == .notModified)
+        #expect(second.origin == .revalidated)
         #expect(try Data(contentsOf: second.result) == body)
         #expect(server.requestCount(path: "/asset") == 2)
         #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
@@ -84,7 +84,7 @@ struct ProviderFileCacheProviderTests {
         let renewed = try await service.downloadAsync()
 
         // Then the entry is the same file (same inode), its body bytes as they were
-        #expect(renewed.origin == .notModified)
+        #expect(renewed.origin == .revalidated)
         #expect(names.count == 1)
         #expect(try FileManager.default.attributesOfItem(atPath: entry.path)[.systemFileNumber] as? UInt64 == inode)
         #expect(try Data(contentsOf: entry).prefix(body.count) == body)

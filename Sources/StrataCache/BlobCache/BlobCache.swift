@@ -106,21 +106,41 @@ public final class BlobCache: Sendable {
         try self.init(using: HTTPClient(), baseURL: baseURL, configuration: configuration)
     }
 
-    /// The bytes of a fetch and the layer that answered.
+    /// The bytes of a fetch and where they came from.
     public struct Fetched: Sendable {
         /// The blob.
         public var data: Data
-        /// Where it came from.
-        public var layer: Layer
+
+        /// What answered: `.memory` (the ephemeral layer), `.file` (the persistent layer, fresh), `.network` (a
+        /// download), `.revalidated` (the persistent layer, after a `304`) or `.stale` (the persistent layer,
+        /// stale, because the network failed; see ``Configuration/servesStaleOnError``).
+        public var origin: DataOrigin
 
         /// Creates a value.
         ///
         /// - Parameters:
         ///   - data: The blob.
-        ///   - layer: Where it came from.
-        public init(data: Data, layer: Layer) {
+        ///   - origin: What answered.
+        public init(data: Data, origin: DataOrigin) {
             self.data = data
-            self.layer = layer
+            self.origin = origin
+        }
+
+        /// Creates a value from a layer of the earlier type.
+        ///
+        /// - Parameters:
+        ///   - data: The blob.
+        ///   - layer: Where it came from.
+        @available(*, deprecated, message: "Pass a DataOrigin")
+        public init(data: Data, layer: Layer) {
+            self.init(data: data, origin: layer.origin)
+        }
+
+        /// The layer that answered, as the earlier type; `.network` for an origin it cannot name.
+        @available(*, deprecated, message: "Use origin, a DataOrigin")
+        public var layer: Layer {
+            get { Layer(origin) ?? .network }
+            set { origin = newValue.origin }
         }
     }
 
@@ -137,7 +157,7 @@ public final class BlobCache: Sendable {
         // A memory hit is synchronous, inlined into the caller and run on the caller's executor (no hop, even
         // from the main actor); a miss continues off it, in `fetchBelowMemory`, through the repository chain.
         // With plugins, every fetch takes the chain, so they see the memory layer's calls too.
-        if let data = memoryHit(url) { return Fetched(data: data, layer: .ephemeral) }
+        if let data = memoryHit(url) { return Fetched(data: data, origin: .memory) }
         return try await fetchBelowMemory(url)
     }
 

@@ -6,9 +6,9 @@ import Strata
 struct Blob: Sendable {
     /// The bytes.
     var data: Data
-    /// The layer that answered: `.persistent` for a fresh disk hit, `.revalidated` for a stale one (served
-    /// only after a `304`), `.network` for a download.
-    var layer: BlobCache.Layer
+    /// What answered: `.file` for a fresh disk hit, `.revalidated` for a stale one (served only after a
+    /// `304`), `.network` for a download, `.memory` for a memory hit.
+    var origin: DataOrigin
     /// The persistent freshness record; `nil` for a memory hit, or a disk entry whose record is lost.
     var record: FreshnessRecord?
     /// Whether a download may be stored (`no-store` may not).

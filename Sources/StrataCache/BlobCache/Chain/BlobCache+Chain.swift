@@ -35,7 +35,7 @@ extension BlobCache {
     func fetchThroughChain(_ key: String) async throws -> Fetched {
         do {
             let blob = try await chain.get(KeyQuery(key), operation: CacheSyncOperation())
-            return Fetched(data: blob.data, layer: blob.layer)
+            return Fetched(data: blob.data, origin: blob.origin)
         } catch let error as StrataError where error.code == .cacheSyncFailed {
             // The repository's payload is the chain's value; a BlobCache promises the downloaded bytes.
             let inner = (error.underlying as? StrataError).flatMap { $0.code == .cacheSyncFailed ? $0 : nil }
@@ -48,7 +48,7 @@ extension BlobCache {
             )
         } catch {
             if let stale = persistentEntry(key), servesStale(stale, after: error) {
-                return Fetched(data: stale.data, layer: .stale)
+                return Fetched(data: stale.data, origin: .stale)
             }
             throw error
         }

@@ -23,12 +23,12 @@ struct BlobFileTier: BlobTier, PutDataSource {
             hit = cache.persistentHit(key)
         }
         if let hit {
-            let blob = Blob(data: hit.data, layer: .persistent, record: hit.record)
+            let blob = Blob(data: hit.data, origin: .file, record: hit.record)
             return StoredEntry(value: blob, metadata: hit.metadata)
         }
         guard let stale = cache.usableStaleEntry(key) else { throw StrataError.miss(key: key) }
         return StoredEntry(
-            value: Blob(data: stale.data, layer: .revalidated, record: stale.record),
+            value: Blob(data: stale.data, origin: .revalidated, record: stale.record),
             metadata: EntryMetadata(
                 freshUntil: .distantPast,
                 eTag: stale.info.eTag,

@@ -14,7 +14,7 @@ struct BlobMemoryTier: BlobTier, PutDataSource {
     func getEntry(_ query: any Query) async throws -> StoredEntry<Blob> {
         let (cache, key) = try target(of: query)
         guard let data = cache.ephemeralHit(key) else { throw StrataError.miss(key: key) }
-        return StoredEntry(value: Blob(data: data, layer: .ephemeral), metadata: EntryMetadata())
+        return StoredEntry(value: Blob(data: data, origin: .memory), metadata: EntryMetadata())
     }
 
     func putEntry(_ entry: StoredEntry<Blob>, in query: any Query) async throws -> Blob {
@@ -28,7 +28,7 @@ extension BlobCache {
     /// Stores what a lower layer answered in memory, as the ephemeral layer's rules say.
     func putInMemory(_ blob: Blob, metadata: EntryMetadata, forKey key: String) {
         let now = configuration.clock.now()
-        switch blob.layer {
+        switch blob.origin {
         case .network:
             let lifetime = blob.httpLifetime ?? configuration.ephemeral.initialLifetime
             guard blob.isStorable, lifetime > .zero else {
@@ -40,10 +40,10 @@ extension BlobCache {
         case .revalidated:
             let record = storedRecord(blob.record).renewed(until: metadata.freshUntil, now: now)
             copyUp(blob.data, forKey: key, freshUntil: record.freshUntil, now: now)
-        case .persistent, .stale:
+        case .file:
             guard let freshUntil = metadata.freshUntil else { return }
             copyUp(blob.data, forKey: key, freshUntil: freshUntil, now: now)
-        case .ephemeral:
+        default:
             return
         }
     }

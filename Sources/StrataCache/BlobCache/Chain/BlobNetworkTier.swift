@@ -74,7 +74,7 @@ extension BlobCache {
         )
         let blob = Blob(
             data: response.body,
-            layer: .network,
+            origin: .network,
             record: record,
             isStorable: freshness.isStorable,
             httpLifetime: httpLifetime

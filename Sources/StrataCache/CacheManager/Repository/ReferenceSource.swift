@@ -14,7 +14,7 @@ struct ReferenceSource: GetDataSource {
     let hashHeader: String
     let clock: any WallClock
     /// `.cache` until the server answers.
-    let origin = Locked(CachedFetchOrigin.cache)
+    let origin = Locked(DataOrigin.cache)
 
     func get(_ query: any Query) async throws -> CacheReference {
         try await getEntry(query).value
