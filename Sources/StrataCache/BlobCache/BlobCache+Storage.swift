@@ -67,6 +67,13 @@ extension BlobCache {
         return PersistentHit(data: data, record: record, eTag: info.eTag, lastModified: info.lastModified)
     }
 
+    /// The fresh blob under `key` on disk, copied up into memory; `nil` when there is none.
+    func persistentHitCopiedUp(_ key: String) -> Data? {
+        guard let hit = persistentHit(key) else { return nil }
+        copyUp(hit.data, forKey: key, freshUntil: hit.record.freshUntil, now: configuration.clock.now())
+        return hit.data
+    }
+
     /// A download not written yet, served as the persistent layer would serve it once written.
     private func queuedHit(_ write: QueuedWrite, forKey key: String, now: Date) -> PersistentHit? {
         var record = write.record

@@ -186,7 +186,14 @@ public final class BlobCache: Sendable {
     /// downloads of one URL share one request.
     @usableFromInline
     @concurrent func fetchBelowMemory(_ url: URL) async throws -> Fetched {
-        try await fetchThroughChain(try resolve(url).absoluteString)
+        let key = try resolve(url).absoluteString
+        // Without plugins, a fresh blob in memory (under the resolved key) or on disk is read here, as the chain's
+        // tiers would read it and copy it up, without the two repositories' calls around them.
+        if !hasPlugins {
+            if let data = ephemeralHit(key) { return Fetched(data: data, origin: .memory) }
+            if let data = persistentHitCopiedUp(key) { return Fetched(data: data, origin: .file) }
+        }
+        return try await fetchThroughChain(key)
     }
 
     /// Returns a fresh cached blob without touching the network, or `nil` when neither layer holds one.
@@ -197,10 +204,7 @@ public final class BlobCache: Sendable {
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a relative URL without a base URL.
     public func cached(from url: URL) throws -> Data? {
         let key = try resolve(url).absoluteString
-        if let data = ephemeralHit(key) { return data }
-        guard let hit = persistentHit(key) else { return nil }
-        copyUp(hit.data, forKey: key, freshUntil: hit.record.freshUntil, now: configuration.clock.now())
-        return hit.data
+        return ephemeralHit(key) ?? persistentHitCopiedUp(key)
     }
 
     /// Whether either layer holds a fresh blob for `url`; reads no blob from disk and extends no lifetime.

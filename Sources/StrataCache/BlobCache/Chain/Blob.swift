@@ -35,6 +35,10 @@ extension FreshnessRecord {
 }
 
 extension BlobCache {
+    /// A tier's miss: it never leaves the chain (the repository asks the next tier), so its message names no key
+    /// and costs no formatting.
+    static let tierMiss = StrataError(.notFound, "The layer holds no fresh blob for this URL")
+
     /// The key of a blob in the chain: its absolute URL.
     static func key(of query: any Query) throws -> String {
         guard let query = query as? KeyQuery else { throw StrataError.queryNotSupported(query, by: BlobCache.self) }

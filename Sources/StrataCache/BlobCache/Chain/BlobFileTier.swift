@@ -26,7 +26,7 @@ struct BlobFileTier: BlobTier, PutDataSource {
             let blob = Blob(data: hit.data, origin: .file, record: hit.record)
             return StoredEntry(value: blob, metadata: hit.metadata)
         }
-        guard let stale = cache.usableStaleEntry(key) else { throw StrataError.miss(key: key) }
+        guard let stale = cache.usableStaleEntry(key) else { throw BlobCache.tierMiss }
         return StoredEntry(
             value: Blob(data: stale.data, origin: .revalidated, record: stale.record),
             metadata: EntryMetadata(

@@ -13,7 +13,7 @@ struct BlobMemoryTier: BlobTier, PutDataSource {
 
     func getEntry(_ query: any Query) async throws -> StoredEntry<Blob> {
         let (cache, key) = try target(of: query)
-        guard let data = cache.ephemeralHit(key) else { throw StrataError.miss(key: key) }
+        guard let data = cache.ephemeralHit(key) else { throw BlobCache.tierMiss }
         return StoredEntry(value: Blob(data: data, origin: .memory), metadata: EntryMetadata())
     }
 
