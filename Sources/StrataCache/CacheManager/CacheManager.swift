@@ -110,9 +110,10 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter reference: The reference.
     public func isValid(reference: CacheReference) -> Bool {
+        // The core's stored-time rule, with the reference's own maxAge (or the default) and its time of creation.
         let maxAge = reference.maxAge ?? configuration.cacheMaxAge
-        let expiration = reference.timeOfCreation.addingTimeInterval(TimeInterval(maxAge))
-        return expiration > configuration.clock.now()
+        return StoredTimeValidator<CacheReference>(maxAge: .seconds(maxAge), clock: configuration.clock)
+            .isValid(reference, context: ValidationContext(storedAt: reference.timeOfCreation))
     }
 
     /// Removes every reference, in memory and on disk; a disk error goes to ``Configuration/diagnostics``.
