@@ -12,6 +12,10 @@ import StrataNetwork
 /// is copied into the higher ones; a download is stored in both. Concurrent fetches of one URL share one
 /// request (a ``Strata/RequestCoalescer``).
 ///
+/// Below memory, a fetch is a `CacheRepository` chain: the memory layer over a repository of the file layer
+/// (behind a freshness validator, so a stale blob is revalidated with a conditional request) over the network.
+/// ``Configuration/plugins`` wrap each layer and see its calls.
+///
 /// ```swift
 /// let blobs = try BlobCache(baseURL: URL(string: "https://example.com")!)
 /// let png: Data = try await blobs.fetch(from: URL(string: "images/logo.png")!)
