@@ -28,13 +28,13 @@ extension StrataTour {
                     return try await group.reduce(0, +)
                 }
                 print("    10 fetches returned \(bytes) bytes in all")
-                print("    again: \(try await blobs.fetchWithLayer(from: logo).layer)")
+                print("    again: \(try await blobs.fetchWithLayer(from: logo).origin)")
                 print("    The server saw \(server.requestCount(path: "/logo.png")) request.")
             }
             await step("After a memory warning (purgeEphemeral), the disk answers and refills memory") {
                 blobs.purgeEphemeral()
-                print("    = \(try await blobs.fetchWithLayer(from: logo).layer)")
-                print("    then: \(try await blobs.fetchWithLayer(from: logo).layer)")
+                print("    = \(try await blobs.fetchWithLayer(from: logo).origin)")
+                print("    then: \(try await blobs.fetchWithLayer(from: logo).origin)")
             }
             await server.stop()
         } catch {

@@ -29,6 +29,24 @@ extension JSONFileDataSource {
         try withStorage { storage in try readEntry(key, from: &storage, touching: false) }
     }
 
+    /// Marks the live entry under `key` most recently used without reading its file: what a cache in front of
+    /// the store calls when it answers a read itself, so the store's LRU order still sees the use.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: Whether there was a live entry.
+    /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io`` when the index cannot be written.
+    @discardableResult
+    public func markUsed(forKey key: String) throws -> Bool {
+        let now = configuration.clock.now()
+        return try withStorage { storage in
+            guard let record = storage.record(for: key),
+                !storage.isExpired(record, now: now, defaultMaxAge: defaultMaxAge)
+            else { return false }
+            try storage.touch(key, now: now)
+            return true
+        }
+    }
+
     /// Stores a value under `key`, then evicts least recently used entries beyond the count limit.
     ///
     /// - Parameters:

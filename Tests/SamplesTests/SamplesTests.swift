@@ -36,7 +36,7 @@ struct SamplesTests {
         let output = try await runSample("CacheProviderSample")
         #expect(output.contains("1. downloadAsync (empty cache) -> network, 16384 bytes, server called"))
         #expect(
-            output.contains("2. download(progress:completion:) (same ETag) -> notModified, 16384 bytes, server called")
+            output.contains("2. download(progress:completion:) (same ETag) -> revalidated, 16384 bytes, server called")
         )
         #expect(output.contains("3. download(progress:) future (asset changed) -> network, 8192 bytes"))
         #expect(output.contains("5. bypass policy, found -> cache, 8192 bytes, server NOT called"))
@@ -77,8 +77,8 @@ struct SamplesTests {
     @Test func theBlobCacheSampleShowsWhichLayerAnsweredEachScenario() async throws {
         let output = try await runSample("BlobCacheSample")
         #expect(output.contains("  fetch: PNG bytes <- network (requests so far: 1)"))
-        #expect(output.contains("  fetch: PNG bytes <- persistent (requests so far: 1)"))
-        #expect(output.contains("  fetch again: PNG bytes <- ephemeral (requests so far: 1)"))
+        #expect(output.contains("  fetch: PNG bytes <- file (requests so far: 1)"))
+        #expect(output.contains("  fetch again: PNG bytes <- memory (requests so far: 1)"))
         #expect(output.contains("  fetch: PNG bytes <- revalidated (requests so far: 2)"))
         #expect(output.contains("0 in memory, 1 on disk"))
     }

@@ -1,8 +1,8 @@
 import Foundation
 import LoopbackServer
-import Strata
 import Testing
 
+@testable import Strata
 @testable import StrataCache
 
 /// HTTP caching: freshness headers, no-store, ETag revalidation, stale-on-error, damaged files.
@@ -28,10 +28,10 @@ struct BlobCacheHTTPTests {
             _ = try await cache.fetch(from: fixture.url("a")) as Data
 
             fixture.clock.advance(by: .seconds(29))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             fixture.clock.advance(by: .seconds(2))
             #expect(!cache.contains(fixture.url("a")))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .network)
             #expect(fixture.server.requestCount(path: "/a") == 2)
         }
     }
@@ -43,7 +43,7 @@ struct BlobCacheHTTPTests {
             let first = try await cache.fetchWithLayer(from: fixture.url("a"))
             let second = try await cache.fetchWithLayer(from: fixture.url("a"))
 
-            #expect(first.layer == .network && second.layer == .network)
+            #expect(first.origin == .network && second.origin == .network)
             #expect(second.data == Data("secret".utf8))
             #expect(cache.ephemeralCount == 0)
             #expect(cache.persistentCount == 0)
@@ -64,7 +64,7 @@ struct BlobCacheHTTPTests {
             let revalidated = try await cache.fetchWithLayer(from: fixture.url("a"))
 
             // Then: a conditional request, a 304 without body, the same bytes, the blob file untouched
-            #expect(revalidated.layer == .revalidated)
+            #expect(revalidated.origin == .revalidated)
             #expect(revalidated.data == original)
             let requests = fixture.server.requests
             #expect(requests.count == 2)
@@ -75,9 +75,9 @@ struct BlobCacheHTTPTests {
 
             // And: the 304's max-age=120 renewed the freshness on disk and in memory
             fixture.clock.advance(by: .seconds(119))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             cache.purgeEphemeral()
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
             #expect(fixture.server.requestCount(path: "/a") == 2)
         }
     }
@@ -97,11 +97,11 @@ struct BlobCacheHTTPTests {
 
             let again = try await cache.fetchWithLayer(from: fixture.url("a"))
 
-            #expect(again.layer == .revalidated)
+            #expect(again.origin == .revalidated)
             #expect(again.data == Data("v1".utf8))
             #expect(fixture.server.requests.last?.headers["if-none-match"] == "\"v1\"")
             // The 304 said nothing new: no-cache still holds, so the next fetch revalidates again.
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .revalidated)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .revalidated)
             #expect(fixture.server.requestCount(path: "/a") == 3)
         }
     }
@@ -119,7 +119,7 @@ struct BlobCacheHTTPTests {
             fixture.clock.advance(by: .seconds(301))
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
 
-            #expect(fetched.layer == .revalidated)
+            #expect(fetched.origin == .revalidated)
             #expect(fetched.data == Data("v1".utf8))
         }
     }
@@ -146,7 +146,7 @@ struct BlobCacheHTTPTests {
 
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
 
-            #expect(fetched.layer == .stale)
+            #expect(fetched.origin == .stale)
             #expect(fetched.data == original)
         }
     }
@@ -167,7 +167,7 @@ struct BlobCacheHTTPTests {
             failing.withLock { $0 = true }
 
             fixture.clock.advance(by: .seconds(150))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .stale)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .stale)
             fixture.clock.advance(by: .seconds(20))
             let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
             #expect(error?.code == .unexpectedResponse)
@@ -210,10 +210,10 @@ struct BlobCacheHTTPTests {
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
 
             // Then: the damaged entry is a miss and the blob is downloaded again
-            #expect(fetched.layer == .network)
+            #expect(fetched.origin == .network)
             #expect(fetched.data == Data(String(repeating: "x", count: 1_000).utf8))
             #expect(fixture.server.requestCount(path: "/a") == 2)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
         }
     }
 
@@ -229,7 +229,7 @@ struct BlobCacheHTTPTests {
 
             let results = try await withThrowingTaskGroup(of: Data.self) { group in
                 for _ in 0..<100 { group.addTask { try await cache.fetch(from: url) } }
-                await waitUntil { cache.downloads.waiterCount(for: url.absoluteString) == 100 }
+                await waitUntil { sharedReadWaiters(cache, url) == 100 }
                 gate.open()
                 return try await group.reduce(into: [Data]()) { $0.append($1) }
             }
@@ -250,4 +250,14 @@ struct BlobCacheHTTPTests {
             #expect(cache.persistentCount == 0)
         }
     }
+}
+
+/// How many fetches of `url` wait for the download shared in the cache's lower repository.
+func sharedReadWaiters(_ cache: BlobCache, _ url: URL) -> Int {
+    let key = BlobCache.DiskRepository.MainReadKey(
+        isGetAll: false,
+        writesBack: true,
+        query: AnyHashable(KeyQuery(url.absoluteString))
+    )
+    return cache.chain.main.repository.mainReads.waiterCount(for: key)
 }

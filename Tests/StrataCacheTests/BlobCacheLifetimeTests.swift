@@ -42,10 +42,10 @@ struct BlobCacheLifetimeTests {
             // Every 50 s a read slides the ephemeral expiry 60 s ahead, past the persistent lifetime.
             for _ in 0..<4 {
                 fixture.clock.advance(by: .seconds(50))
-                #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+                #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             }
             fixture.clock.advance(by: .seconds(61))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .network)
             #expect(fixture.server.requestCount(path: "/a") == 2)
         }
     }
@@ -59,11 +59,11 @@ struct BlobCacheLifetimeTests {
             _ = try await cache.fetch(from: fixture.url("a")) as Data
 
             fixture.clock.advance(by: .seconds(50))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             fixture.clock.advance(by: .seconds(20))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
             fixture.clock.advance(by: .seconds(40))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .network)
         }
     }
 
@@ -80,9 +80,9 @@ struct BlobCacheLifetimeTests {
 
             // A read at 90 s (10 s left) renews the blob for 100 s from then: fresh until 190 s.
             fixture.clock.advance(by: .seconds(90))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
             fixture.clock.advance(by: .seconds(95))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
             #expect(fixture.server.requestCount(path: "/a") == 1)
         }
     }
@@ -99,11 +99,11 @@ struct BlobCacheLifetimeTests {
             _ = try await cache.fetch(from: fixture.url("a")) as Data
 
             fixture.clock.advance(by: .seconds(40))  // 60 % left: renewed until 140 s
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             fixture.clock.advance(by: .seconds(90))  // at 130 s, 10 % left: not renewed
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             fixture.clock.advance(by: .seconds(11))  // 141 s
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
         }
     }
 
@@ -124,8 +124,8 @@ struct BlobCacheLifetimeTests {
             #expect(cache.ephemeralCount == 0)
             #expect(cache.persistentCount == 1)
             #expect(try fixture.blobFiles().count == 1)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("short")).layer == .persistent)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("long")).layer == .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("short")).origin == .file)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("long")).origin == .network)
         }
     }
 
@@ -145,7 +145,7 @@ struct BlobCacheLifetimeTests {
             #expect(cache.ephemeralCount == 1)
             #expect(cache.persistentCount == 0)
             #expect(try fixture.blobFiles().isEmpty)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("short")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("short")).origin == .memory)
         }
     }
 }

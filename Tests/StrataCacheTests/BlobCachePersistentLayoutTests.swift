@@ -31,7 +31,7 @@ struct BlobCachePersistentLayoutTests {
             // A disk hit within the freshness, then none after it
             cache.purgeEphemeral()
             fixture.clock.advance(by: .seconds(59))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
             cache.purgeEphemeral()
             fixture.clock.advance(by: .seconds(1))
             #expect(!cache.contains(fixture.url("a")))
@@ -58,21 +58,21 @@ struct BlobCachePersistentLayoutTests {
 
             // A 304 renews through an override naming the blob's version
             fixture.clock.advance(by: .seconds(61))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .revalidated)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .revalidated)
             #expect(try overrideFiles(fixture).count == 1)
             cache.purgeEphemeral()
             fixture.clock.advance(by: .seconds(119))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
 
             // A new version downloaded replaces the blob and drops the override
             version.withLock { $0 = 2 }
             fixture.clock.advance(by: .seconds(2))
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
-            #expect(fetched.layer == .network && fetched.data == Data("body 2".utf8))
+            #expect(fetched.origin == .network && fetched.data == Data("body 2".utf8))
             #expect(try overrideFiles(fixture).isEmpty)
             cache.purgeEphemeral()
             fixture.clock.advance(by: .seconds(59))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
             #expect(fixture.server.requestCount(path: "/a") == 3)
         }
     }
@@ -105,10 +105,10 @@ struct BlobCachePersistentLayoutTests {
             // When a cache opens the folder, then the blob is fresh on disk until the record says otherwise
             let cache = try fixture.makeCache()
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
-            #expect(fetched.layer == .persistent && fetched.data == Data("legacy".utf8))
+            #expect(fetched.origin == .file && fetched.data == Data("legacy".utf8))
             fixture.clock.advance(by: .seconds(300))
             cache.purgeEphemeral()
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .network)
             #expect(fixture.server.requestCount(path: "/a") == 1)
         }
     }
@@ -118,10 +118,10 @@ struct BlobCachePersistentLayoutTests {
             let cache = try fixture.makeCache()
             _ = try await cache.fetch(from: fixture.url("a")) as Data
             fixture.clock.advance(by: .milliseconds(29_999))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             fixture.clock.advance(by: .milliseconds(1))
             #expect(cache.ephemeralCount == 1)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .network)
         }
     }
 

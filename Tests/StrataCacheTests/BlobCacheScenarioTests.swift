@@ -14,13 +14,13 @@ struct BlobCacheScenarioTests {
             let first = try await cache.fetchWithLayer(from: fixture.url("a"))
 
             // Then: one download, stored in memory and on disk
-            #expect(first.layer == .network)
+            #expect(first.origin == .network)
             #expect(first.data == Data("alpha".utf8))
             #expect(fixture.server.requestCount(path: "/a") == 1)
             #expect(cache.ephemeralCount == 1)
             #expect(cache.persistentCount == 1)
             let second = try await cache.fetchWithLayer(from: fixture.url("a"))
-            #expect(second.layer == .ephemeral)
+            #expect(second.origin == .memory)
             #expect(fixture.server.requestCount(path: "/a") == 1)
         }
     }
@@ -39,10 +39,10 @@ struct BlobCacheScenarioTests {
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
 
             // Then: the disk answers, the blob is copied up, the server saw one request in all
-            #expect(fetched.layer == .persistent)
+            #expect(fetched.origin == .file)
             #expect(fetched.data == Data("alpha".utf8))
             #expect(cache.ephemeralCount == 1)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             #expect(fixture.server.requestCount(path: "/a") == 1)
         }
     }
@@ -60,13 +60,13 @@ struct BlobCacheScenarioTests {
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
 
             // Then: the disk answers and the blob is back in memory, with no new request
-            #expect(fetched.layer == .persistent)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(fetched.origin == .file)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
             #expect(fixture.server.requestCount(path: "/a") == 1)
 
             // And: once the persistent lifetime has passed too, the network answers again
             fixture.clock.advance(by: .seconds(3_600))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .network)
             #expect(fixture.server.requestCount(path: "/a") == 2)
         }
     }

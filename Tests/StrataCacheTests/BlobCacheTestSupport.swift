@@ -21,7 +21,8 @@ struct BlobCacheFixture {
     func makeCache(
         ephemeral: BlobCache.EphemeralLayer = .init(),
         persistent: BlobCache.PersistentLayer = .init(),
-        servesStaleOnError: Bool = false
+        servesStaleOnError: Bool = false,
+        plugins: [any StrataPlugin] = []
     ) throws -> BlobCache {
         var persistent = persistent
         persistent.location = .url(folder)
@@ -34,7 +35,8 @@ struct BlobCacheFixture {
                 ephemeral: ephemeral,
                 persistent: persistent,
                 servesStaleOnError: servesStaleOnError,
-                clock: clock
+                clock: clock,
+                plugins: plugins
             )
         )
     }

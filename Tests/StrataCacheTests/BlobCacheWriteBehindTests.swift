@@ -7,12 +7,23 @@ import Testing
 
 /// ``BlobCache/PersistentWrites/behind``: downloads written after the fetch returns, served meanwhile.
 struct BlobCacheWriteBehindTests {
-    /// Holds the cache's write queue until `release()`, so a write is deterministically still queued.
+    /// Holds the cache's write queue until `release()`, so a write is deterministically still queued: a
+    /// queued write of its own that waits.
     final class QueueHold: Sendable {
         let semaphore = DispatchSemaphore(value: 0)
 
         init(_ cache: BlobCache) {
-            cache.writeQueue.queue.async { [semaphore] in semaphore.wait() }
+            let write = BlobCache.QueuedWrite(
+                data: Data(),
+                record: FreshnessRecord(
+                    freshUntil: .distantPast,
+                    lifetime: 0,
+                    mustRevalidate: false,
+                    noCache: false,
+                    contentHash: 0
+                )
+            )
+            cache.writes.enqueue(write, forKey: "hold \(UUID())") { [semaphore] _ in semaphore.wait() }
         }
 
         func release() { semaphore.signal() }
@@ -29,14 +40,14 @@ struct BlobCacheWriteBehindTests {
 
             // When a download returns while its write waits
             let first = try await cache.fetchWithLayer(from: fixture.url("a"))
-            #expect(first.layer == .network && first.data == Data("alpha".utf8))
+            #expect(first.origin == .network && first.data == Data("alpha".utf8))
             #expect(try fixture.blobFiles().isEmpty)
             #expect(cache.contains(fixture.url("a")))
 
             // Then, purged from memory, it is served from the queue without a request
             cache.purgeEphemeral()
             let second = try await cache.fetchWithLayer(from: fixture.url("a"))
-            #expect(second.layer == .persistent && second.data == first.data)
+            #expect(second.origin == .file && second.data == first.data)
             #expect(fixture.server.requestCount(path: "/a") == 1)
 
             // And once the queue runs, it is on disk with its freshness
@@ -46,7 +57,7 @@ struct BlobCacheWriteBehindTests {
             #expect(cache.persistentCount == 1)
             cache.purgeEphemeral()
             fixture.clock.advance(by: .seconds(59))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .persistent)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
             #expect(cache.persistentWriteFailures == 0)
         }
     }
@@ -63,7 +74,7 @@ struct BlobCacheWriteBehindTests {
             // run), then sends the blob's ETag and gets a 304
             DispatchQueue.global().async { hold.release() }
             let revalidated = try await cache.fetchWithLayer(from: fixture.url("a"))
-            #expect(revalidated.layer == .revalidated)
+            #expect(revalidated.origin == .revalidated)
             #expect(fixture.server.requests.last?.headers["if-none-match"] == "\"v1\"")
         }
     }
@@ -105,10 +116,10 @@ struct BlobCacheWriteBehindTests {
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
             await cache.flush()
 
-            #expect(fetched.layer == .network && fetched.data == Data("alpha".utf8))
+            #expect(fetched.origin == .network && fetched.data == Data("alpha".utf8))
             #expect(cache.persistentWriteFailures == 1)
             #expect(cache.persistentCount == 0)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer == .ephemeral)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
         }
     }
 

@@ -76,6 +76,30 @@ struct CacheManagerTests {
         #expect(cache.getReference(identifiedBy: "b") == nil)
     }
 
+    @Test func aReferenceReadFromMemoryIsJustUsedOnDiskAndIsNotEvicted() throws {
+        // Given 3 references on disk and in memory, "a" the least recently written
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let cache = try CacheManager(
+            configuration: .init(
+                folder: folder.url.appendingPathComponent("beagle"),
+                diskMaximumCapacity: 3,
+                memoryMaximumCapacity: 3,
+                clock: clock
+            )
+        )
+        for id in ["a", "b", "c"] { cache.addToCache(reference(id, at: clock.now())) }
+
+        // When "a" is read often, every read answered by memory, then "d" is added
+        for _ in 0..<5 { #expect(cache.getReference(identifiedBy: "a")?.identifier == "a") }
+        cache.addToCache(reference("d", at: clock.now()))
+
+        // Then "b", not the often-read "a", is evicted from disk
+        #expect(Set(cache.persistentStore.sortedKeys()) == ["a", "c", "d"])
+        #expect(cache.persistentStore.keysByRecency.first == "d")
+    }
+
     @Test func aRestartKeepsTheReferencesAndTheirMaxAge() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -27,7 +27,7 @@ struct HostileHeaderCacheTests {
             let second = try await cache.fetchWithLayer(from: fixture.url("a"))
 
             #expect(first.data == Data("alpha".utf8))
-            #expect(first.layer == .network && second.layer == .network)
+            #expect(first.origin == .network && second.origin == .network)
             #expect(fixture.server.requestCount(path: "/a") == 2)
         }
     }
@@ -42,7 +42,7 @@ struct HostileHeaderCacheTests {
 
             fixture.clock.advance(by: .seconds(10 * 365 * 86_400))
 
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).layer != .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin != .network)
             #expect(fixture.server.requestCount(path: "/a") == 1)
         }
     }

@@ -83,7 +83,7 @@ struct ProviderDownloadServiceTests {
         #expect(provider.recorded.find.isEmpty)
         #expect(provider.recorded.cachedItem == ["k"])
         #expect(provider.recorded.store.isEmpty)
-        #expect(result.origin == .notModified)
+        #expect(result.origin == .revalidated)
         #expect(result.result == folder.url.appendingPathComponent("cached-k"))
         #expect(result.headers.first { $0.key.lowercased() == "etag" }?.value == "\"v1\"")
     }
@@ -193,7 +193,7 @@ struct ProviderDownloadServiceTests {
         #expect(sent.headers["accept"] == "*/*")
         #expect(sent.headers["x-extra"] == "1")
         #expect(server.requests.first?.headers["if-none-match"] == "\"new\"")
-        #expect(result.origin == .notModified)
+        #expect(result.origin == .revalidated)
     }
 
     @Test func theThreeInvocationFormsGiveTheSameResultAndProgressReachesOne() async throws {

@@ -53,11 +53,42 @@ struct ProviderFileCacheProviderTests {
         #expect(provider.store.info(forKey: "123")?.eTag == "\"v1\"")
         #expect(provider.store.info(forKey: "123")?.lastModified == "Tue, 14 Nov 2023 22:13:20 GMT")
         #expect(folder.contents("downloads").isEmpty)
-        #expect(second.origin == .notModified)
+        #expect(second.origin == .revalidated)
         #expect(try Data(contentsOf: second.result) == body)
         #expect(server.requestCount(path: "/asset") == 2)
         #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
         #expect(server.requests.last?.headers["if-modified-since"] == "Tue, 14 Nov 2023 22:13:20 GMT")
+    }
+
+    @Test func a304RenewsTheStoredEntryInPlaceWithoutRewritingItsBytes() async throws {
+        // Given a stored download
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let body = pattern(count: 20_000)
+        let server = try await startServer(VersionedResource(body: body, eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let provider = try makeProvider(folder)
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "123",
+            client: try makeClient(folder)
+        )
+        _ = try await service.downloadAsync()
+        let entries = folder.url.appendingPathComponent("assets")
+        let names = try FileManager.default.contentsOfDirectory(atPath: entries.path).filter { $0.hasSuffix(".strata") }
+        let entry = entries.appendingPathComponent(try #require(names.first))
+        let inode = try FileManager.default.attributesOfItem(atPath: entry.path)[.systemFileNumber] as? UInt64
+
+        // When the server answers 304
+        let renewed = try await service.downloadAsync()
+
+        // Then the entry is the same file (same inode), its body bytes as they were
+        #expect(renewed.origin == .revalidated)
+        #expect(names.count == 1)
+        #expect(try FileManager.default.attributesOfItem(atPath: entry.path)[.systemFileNumber] as? UInt64 == inode)
+        #expect(try Data(contentsOf: entry).prefix(body.count) == body)
+        #expect(provider.store.info(forKey: "123")?.eTag == "\"v1\"")
     }
 
     @Test func aChangedResourceReplacesTheStoredFile() async throws {

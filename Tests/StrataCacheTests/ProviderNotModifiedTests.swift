@@ -80,8 +80,8 @@ struct ProviderNotModifiedTests {
         // Then the 200 went through a file; the 304s created none (the folder was empty when each returned),
         // and the store's entry is the one first written
         #expect(first.origin == .network)
-        #expect(second.origin == .notModified)
-        #expect(third.origin == .notModified)
+        #expect(second.origin == .revalidated)
+        #expect(third.origin == .revalidated)
         #expect(transport.listings.count == 3)
         #expect(transport.listings.first?.count == 1)
         #expect(Array(transport.listings.dropFirst()) == [[], []], "\(transport.listings)")

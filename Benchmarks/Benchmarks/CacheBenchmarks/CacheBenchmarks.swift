@@ -85,7 +85,7 @@ func registerDiskHits() {
         benchmark.startMeasurement()
         for position in positions {
             let fetched = try await cache.fetchWithLayer(from: urls[cursor.order[position]])
-            if fetched.layer != .persistent { benchmark.error("a disk-row fetch was answered by \(fetched.layer)") }
+            if fetched.origin != .file { benchmark.error("a disk-row fetch was answered by \(fetched.origin)") }
         }
         benchmark.stopMeasurement()
     } setup: {
@@ -152,7 +152,7 @@ func registerColdFetches() {
         for _ in 0..<CacheBatch.coldFetches {
             let fetched = try await cache.fetchWithLayer(from: server.url("blob/cold-\(next)"))
             next += 1
-            if fetched.layer != .network { benchmark.error("a cold fetch was answered by \(fetched.layer)") }
+            if fetched.origin != .network { benchmark.error("a cold fetch was answered by \(fetched.origin)") }
         }
     } setup: {
         server = try await BlobFixture.server.value
@@ -175,7 +175,7 @@ func registerColdFetches() {
         for _ in 0..<CacheBatch.coldFetches {
             let fetched = try await behindCache.fetchWithLayer(from: server.url("blob/behind-\(behindNext)"))
             behindNext += 1
-            if fetched.layer != .network { benchmark.error("a cold fetch was answered by \(fetched.layer)") }
+            if fetched.origin != .network { benchmark.error("a cold fetch was answered by \(fetched.origin)") }
         }
         benchmark.stopMeasurement()
         await behindCache.flush()

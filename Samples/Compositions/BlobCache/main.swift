@@ -39,7 +39,7 @@ let logo = try require(URL(string: "logo.png"))
 func show(_ label: String, _ cache: BlobCache) async throws {
     let fetched = try await cache.fetchWithLayer(from: logo)
     let text = String(decoding: fetched.data, as: UTF8.self)
-    print("\(label): \(text) <- \(fetched.layer) (requests so far: \(server.requestCount()))")
+    print("\(label): \(text) <- \(fetched.origin) (requests so far: \(server.requestCount()))")
 }
 
 do {

@@ -16,13 +16,9 @@ extension BlobCache {
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func cleanPersistent() throws {
-        try afterQueuedWrites { try cleanWrittenBlobs() }
-    }
-
-    private func cleanWrittenBlobs() throws {
         switch configuration.persistent.cleaning {
         case .all:
-            writeQueue.drop()
+            writes.drop(nil)
             try blobs.removeAll()
             try freshness.removeAll()
         case .expiredOnly:
@@ -54,11 +50,9 @@ extension BlobCache {
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func removeAll() throws {
         memory.removeAll()
-        try afterQueuedWrites {
-            writeQueue.drop()
-            try blobs.removeAll()
-            try freshness.removeAll()
-        }
+        writes.drop(nil)
+        try blobs.removeAll()
+        try freshness.removeAll()
     }
 
     /// The number of blobs in the ephemeral layer, expired ones included until they are read or purged.

@@ -31,6 +31,12 @@ extension BlobCache {
         /// private cache without heuristics by default, which ignores `s-maxage`.
         public var freshnessPolicy: HTTPFreshness.Policy
 
+        /// Plugins that see every layer's calls — the memory, file and network tiers of the cache's repository
+        /// chain, each under its name (`memory`, `file`, `network`); none by default.
+        ///
+        /// With plugins, a memory hit also goes through the chain (so they see it), which makes it slower.
+        public var plugins: [any StrataPlugin]
+
         /// Creates a configuration.
         ///
         /// - Parameters:
@@ -39,13 +45,16 @@ extension BlobCache {
         ///   - servesStaleOnError: Whether a stale on-disk blob is served when the network fails.
         ///   - clock: The clock for lifetimes.
         ///   - freshnessPolicy: What kind of HTTP cache the freshness is computed for.
+        ///   - plugins: Plugins that see every layer's calls.
         public init(
             ephemeral: EphemeralLayer = EphemeralLayer(),
             persistent: PersistentLayer = PersistentLayer(),
             servesStaleOnError: Bool = false,
             clock: any WallClock = SystemClock(),
-            freshnessPolicy: HTTPFreshness.Policy = .privateCache
+            freshnessPolicy: HTTPFreshness.Policy = .privateCache,
+            plugins: [any StrataPlugin] = []
         ) {
+            self.plugins = plugins
             self.ephemeral = ephemeral
             self.persistent = persistent
             self.servesStaleOnError = servesStaleOnError

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 extension BlobCache {
     /// When a layer of a ``BlobCache`` pushes back the expiry of an entry it serves.
@@ -57,6 +58,7 @@ extension BlobCache {
     }
 
     /// The layer that answered a fetch.
+    @available(*, deprecated, renamed: "DataOrigin", message: "Fetched.origin is a DataOrigin")
     public enum Layer: String, Sendable, Hashable, CustomStringConvertible {
         /// The in-memory layer.
         case ephemeral
@@ -72,5 +74,26 @@ extension BlobCache {
 
         /// The raw value.
         public var description: String { rawValue }
+
+        /// The same layer as a `DataOrigin`: `.memory`, `.file`, `.network`, `.revalidated` or `.stale`.
+        public var origin: DataOrigin {
+            switch self {
+            case .ephemeral: .memory
+            case .persistent: .file
+            case .network: .network
+            case .revalidated: .revalidated
+            case .stale: .stale
+            }
+        }
+
+        /// The layer of an origin, or `nil` for one no layer names.
+        ///
+        /// - Parameter origin: The origin.
+        public init?(_ origin: DataOrigin) {
+            guard let layer = Self.allLayers.first(where: { $0.origin == origin }) else { return nil }
+            self = layer
+        }
+
+        private static let allLayers: [Layer] = [.ephemeral, .persistent, .network, .revalidated, .stale]
     }
 }

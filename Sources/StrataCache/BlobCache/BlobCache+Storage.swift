@@ -11,6 +11,19 @@ extension BlobCache {
         var record: FreshnessRecord?
     }
 
+    /// A fresh persistent hit: the bytes, the record (extended if the policy says so) and the validators.
+    struct PersistentHit {
+        var data: Data
+        var record: FreshnessRecord
+        var eTag: String?
+        var lastModified: String?
+
+        /// The metadata the chain carries for it: fresh until the record says, with its validators.
+        var metadata: EntryMetadata {
+            EntryMetadata(freshUntil: record.freshUntil, eTag: eTag, lastModified: lastModified)
+        }
+    }
+
     /// The fresh blob under `key` in memory, after applying the ephemeral extension policy; `nil` when
     /// absent or expired.
     ///
@@ -33,18 +46,17 @@ extension BlobCache {
         return blob.data
     }
 
-    /// The fresh blob under `key` on disk, after applying the persistent extension policy and copying it up
-    /// into memory; `nil` when absent, stale or damaged.
-    func persistentHit(_ key: String) -> (data: Data, record: FreshnessRecord)? {
+    /// The fresh blob under `key` on disk or in the write-behind queue, after applying the persistent extension
+    /// policy; `nil` when absent, stale or damaged. Copies nothing into memory (the caller decides).
+    func persistentHit(_ key: String) -> PersistentHit? {
         let now = configuration.clock.now()
-        if let write = queuedWrite(forKey: key) { return queuedHit(write, forKey: key, now: now) }
+        if let write = writes.pending(forKey: key) { return queuedHit(write, forKey: key, now: now) }
         guard let info = blobs.info(forKey: key), var record = record(for: info), record.freshUntil > now,
             let data = blobs.value(forKey: key)
         else { return nil }
-        let lifetime = Duration.seconds(record.lifetime)
         if let extended = configuration.persistent.lifetimeExtension.extendedExpiry(
             expiresAt: record.freshUntil,
-            lifetime: lifetime,
+            lifetime: .seconds(record.lifetime),
             now: now
         ) {
             record.freshUntil = extended
@@ -52,12 +64,18 @@ extension BlobCache {
             // Best effort: a lost extension only means an earlier revalidation, never wrong data.
             _ = try? freshness.setValue(record.encoded(), forKey: key)
         }
-        copyUp(data, forKey: key, record: record, now: now)
-        return (data, record)
+        return PersistentHit(data: data, record: record, eTag: info.eTag, lastModified: info.lastModified)
+    }
+
+    /// The fresh blob under `key` on disk, copied up into memory; `nil` when there is none.
+    func persistentHitCopiedUp(_ key: String) -> Data? {
+        guard let hit = persistentHit(key) else { return nil }
+        copyUp(hit.data, forKey: key, freshUntil: hit.record.freshUntil, now: configuration.clock.now())
+        return hit.data
     }
 
     /// A download not written yet, served as the persistent layer would serve it once written.
-    private func queuedHit(_ write: WriteQueue.Write, forKey key: String, now: Date) -> (Data, FreshnessRecord)? {
+    private func queuedHit(_ write: QueuedWrite, forKey key: String, now: Date) -> PersistentHit? {
         var record = write.record
         guard record.freshUntil > now else { return nil }
         if let extended = configuration.persistent.lifetimeExtension.extendedExpiry(
@@ -66,10 +84,9 @@ extension BlobCache {
             now: now
         ) {
             record.freshUntil = extended
-            writeQueue.extend(key, generation: write.generation, to: extended)
+            writes.update(forKey: key) { $0.record.freshUntil = extended }
         }
-        copyUp(write.data, forKey: key, record: record, now: now)
-        return (write.data, record)
+        return PersistentHit(data: write.data, record: record, eTag: write.eTag, lastModified: write.lastModified)
     }
 
     /// The stale (or damaged-record) entry under `key` on disk with its bytes, for revalidation or
@@ -77,6 +94,14 @@ extension BlobCache {
     func persistentEntry(_ key: String) -> PersistentEntry? {
         guard let info = blobs.info(forKey: key), let data = blobs.value(forKey: key) else { return nil }
         return PersistentEntry(data: data, info: info, record: record(for: info))
+    }
+
+    /// The stale entry under `key` when it can serve: revalidation needs a validator, serve-stale the option.
+    func usableStaleEntry(_ key: String) -> PersistentEntry? {
+        guard let info = blobs.info(forKey: key) else { return nil }
+        let hasValidators = info.eTag != nil || info.lastModified != nil
+        guard hasValidators || configuration.servesStaleOnError else { return nil }
+        return persistentEntry(key)
     }
 
     /// The freshness record of a blob: the override written by a `304` or an extension when there is one
@@ -91,11 +116,24 @@ extension BlobCache {
         return info.attributes.flatMap(FreshnessRecord.decode)
     }
 
+    /// A stored record, or for a blob whose record is lost one with the persistent layer's initial lifetime.
+    func storedRecord(_ record: FreshnessRecord?) -> FreshnessRecord {
+        record
+            ?? FreshnessRecord(
+                freshUntil: .distantPast,
+                lifetime: configuration.persistent.initialLifetime.timeInterval,
+                staleIfError: nil,
+                mustRevalidate: false,
+                noCache: false,
+                contentHash: 0
+            )
+    }
+
     /// Copies a persistent blob into memory for the ephemeral layer's lifetime, never beyond its persistent
     /// freshness.
-    func copyUp(_ data: Data, forKey key: String, record: FreshnessRecord, now: Date) {
+    func copyUp(_ data: Data, forKey key: String, freshUntil: Date, now: Date) {
         let ephemeralExpiry = now.addingTimeInterval(configuration.ephemeral.initialLifetime.timeInterval)
-        let expiresAt = min(ephemeralExpiry, record.freshUntil)
+        let expiresAt = min(ephemeralExpiry, freshUntil)
         guard expiresAt > now else { return }
         let blob = CachedBlob(
             data: data,
@@ -111,32 +149,65 @@ extension BlobCache {
         memory.setValue(blob, forKey: key, storedAt: now, expiresAt: blob.expiresAt)
     }
 
+    /// Stores what the network answered on disk, now or through the write-behind queue; a `no-store` answer
+    /// removes what was stored instead.
+    func storePersistent(_ blob: Blob, metadata: EntryMetadata, forKey key: String) throws {
+        guard blob.isStorable, let record = blob.record else {
+            // Never stored; an older copy must not be served in its place later. A write of it running now is
+            // followed by a removal, queued: nothing here waits.
+            if writes.cancel(key) {
+                writes.enqueue(.removal, forKey: key) { [self] _ in forgetPersistent(key) }
+            }
+            forgetPersistent(key)
+            return
+        }
+        let write = QueuedWrite(
+            data: blob.data,
+            eTag: metadata.eTag,
+            lastModified: metadata.lastModified,
+            record: record
+        )
+        guard configuration.persistent.writes == .beforeReturning else {
+            writes.enqueue(write, forKey: key) { [self] write in try writePersistent(write, forKey: key) }
+            return
+        }
+        do {
+            try writePersistent(write, forKey: key)
+        } catch {
+            throw StrataError(
+                .cacheSyncFailed,
+                "Storing the download of \(key) on disk failed",
+                underlying: error,
+                payload: blob.data
+            )
+        }
+    }
+
     /// Writes a blob with its freshness record in one entry, after removing any override of an earlier
     /// version's record; a blob too large for the layer is skipped.
-    ///
-    /// - Returns: Whether the blob was stored (`false` when it was too large).
-    @discardableResult
-    func storePersistent(
-        _ data: Data,
-        forKey key: String,
-        eTag: String?,
-        lastModified: String?,
-        record: FreshnessRecord
-    ) throws -> Bool {
+    func writePersistent(_ write: QueuedWrite, forKey key: String) throws {
         // First, so that no crash can leave an older override beside the new blob (a lookup in the index
         // when there is none).
         try freshness.removeValue(forKey: key)
         do {
             let options = FileDataSource.EntryOptions(
-                eTag: eTag,
-                lastModified: lastModified,
-                attributes: record.encoded()
+                eTag: write.eTag,
+                lastModified: write.lastModified,
+                attributes: write.record.encoded()
             )
-            try blobs.setValue(data, forKey: key, options: options)
+            try blobs.setValue(write.data, forKey: key, options: options)
         } catch let error as StrataError where error.code == .tooLarge {
             forgetPersistent(key)
-            return false
         }
+    }
+
+    /// Renews a stale blob after a `304`: a freshness override naming the blob's version, never a rewrite of
+    /// the blob. Returns `false` when the blob is gone.
+    func renewPersistent(forKey key: String, until renewedUntil: Date?) throws -> Bool {
+        guard let info = blobs.info(forKey: key) else { return false }
+        var record = storedRecord(record(for: info)).renewed(until: renewedUntil, now: configuration.clock.now())
+        record.contentHash = info.contentHash
+        try freshness.setValue(record.encoded(), forKey: key)
         return true
     }
 

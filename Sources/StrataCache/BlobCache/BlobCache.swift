@@ -12,6 +12,10 @@ import StrataNetwork
 /// is copied into the higher ones; a download is stored in both. Concurrent fetches of one URL share one
 /// request (a ``Strata/RequestCoalescer``).
 ///
+/// Below memory, a fetch is a `CacheRepository` chain: the memory layer over a repository of the file layer
+/// (behind a freshness validator, so a stale blob is revalidated with a conditional request) over the network.
+/// ``Configuration/plugins`` wrap each layer and see its calls.
+///
 /// ```swift
 /// let blobs = try BlobCache(baseURL: URL(string: "https://example.com")!)
 /// let png: Data = try await blobs.fetch(from: URL(string: "images/logo.png")!)
@@ -39,10 +43,14 @@ public final class BlobCache: Sendable {
     let memory: MemoryDataSource<CachedBlob>
     /// Whether the ephemeral layer extends lifetimes on hits; read once, not per hit.
     let ephemeralExtends: Bool
+    /// Whether plugins watch the layers; read once, not per hit.
+    let hasPlugins: Bool
     let blobs: FileDataSource
     let freshness: FileDataSource
-    let downloads = RequestCoalescer<String, Fetched>()
-    let writeQueue = WriteQueue()
+    /// Downloads queued for the persistent layer (``PersistentWrites/behind``).
+    let writes = WriteBehind<String, QueuedWrite>()
+    /// Memory over file over the network: the repository chain every fetch below memory takes.
+    let chain: Chain
 
     /// Creates a cache that downloads with `service`.
     ///
@@ -56,8 +64,11 @@ public final class BlobCache: Sendable {
         self.configuration = configuration
         self.client = service
         self.baseURL = baseURL
+        let link = BlobCacheLink()
+        chain = Self.makeChain(link, configuration: configuration)
         let ephemeral = configuration.ephemeral
         ephemeralExtends = ephemeral.lifetimeExtension != .none
+        hasPlugins = !configuration.plugins.isEmpty
         memory = MemoryDataSource(
             configuration: .init(
                 countLimit: ephemeral.countLimit,
@@ -86,6 +97,7 @@ public final class BlobCache: Sendable {
                 clock: configuration.clock
             )
         )
+        link.cache = self
     }
 
     /// Creates a cache with its own client; relative URLs resolve against `baseURL`.
@@ -98,21 +110,41 @@ public final class BlobCache: Sendable {
         try self.init(using: HTTPClient(), baseURL: baseURL, configuration: configuration)
     }
 
-    /// The bytes of a fetch and the layer that answered.
+    /// The bytes of a fetch and where they came from.
     public struct Fetched: Sendable {
         /// The blob.
         public var data: Data
-        /// Where it came from.
-        public var layer: Layer
+
+        /// What answered: `.memory` (the ephemeral layer), `.file` (the persistent layer, fresh), `.network` (a
+        /// download), `.revalidated` (the persistent layer, after a `304`) or `.stale` (the persistent layer,
+        /// stale, because the network failed; see ``Configuration/servesStaleOnError``).
+        public var origin: DataOrigin
 
         /// Creates a value.
         ///
         /// - Parameters:
         ///   - data: The blob.
-        ///   - layer: Where it came from.
-        public init(data: Data, layer: Layer) {
+        ///   - origin: What answered.
+        public init(data: Data, origin: DataOrigin) {
             self.data = data
-            self.layer = layer
+            self.origin = origin
+        }
+
+        /// Creates a value from a layer of the earlier type.
+        ///
+        /// - Parameters:
+        ///   - data: The blob.
+        ///   - layer: Where it came from.
+        @available(*, deprecated, message: "Pass a DataOrigin")
+        public init(data: Data, layer: Layer) {
+            self.init(data: data, origin: layer.origin)
+        }
+
+        /// The layer that answered, as the earlier type; `.network` for an origin it cannot name.
+        @available(*, deprecated, message: "Use origin, a DataOrigin")
+        public var layer: Layer {
+            get { Layer(origin) ?? .network }
+            set { origin = newValue.origin }
         }
     }
 
@@ -127,9 +159,9 @@ public final class BlobCache: Sendable {
     @inlinable
     nonisolated(nonsending) public func fetchWithLayer(from url: URL) async throws -> Fetched {
         // A memory hit is synchronous, inlined into the caller and run on the caller's executor (no hop, even
-        // from the main actor); a miss continues off it, in `fetchBelowMemory`, which reads files and
-        // downloads.
-        if let data = memoryHit(url) { return Fetched(data: data, layer: .ephemeral) }
+        // from the main actor); a miss continues off it, in `fetchBelowMemory`, through the repository chain.
+        // With plugins, every fetch takes the chain, so they see the memory layer's calls too.
+        if let data = memoryHit(url) { return Fetched(data: data, origin: .memory) }
         return try await fetchBelowMemory(url)
     }
 
@@ -143,32 +175,29 @@ public final class BlobCache: Sendable {
         return try await fetchBelowMemory(url).data
     }
 
-    /// The fresh blob for `url` in the ephemeral layer, or `nil` (also for a URL that does not resolve).
+    /// The fresh blob for `url` in the ephemeral layer, or `nil` (also for a URL that does not resolve, and
+    /// always when the cache has plugins, which must see the memory layer's call).
     @usableFromInline
     func memoryHit(_ url: URL) -> Data? {
         // Every key in the ephemeral layer is an absolute URL string, and a URL's absolute string is what
         // ``resolve(_:)`` would key it by, whenever it is absolute. A URL relative to nothing yields a string
         // without a scheme, which no key equals: it misses here and the slow path resolves it against
         // ``baseURL``.
-        ephemeralHit(url.absoluteString)
+        hasPlugins ? nil : ephemeralHit(url.absoluteString)
     }
 
-    /// A fetch after a memory miss: the ephemeral layer again (a blob may have arrived since), the persistent
-    /// layer, then one download shared by every concurrent caller.
+    /// A fetch after a memory miss: the repository chain, memory over file over the network, where concurrent
+    /// downloads of one URL share one request.
     @usableFromInline
     @concurrent func fetchBelowMemory(_ url: URL) async throws -> Fetched {
-        let url = try resolve(url)
-        let key = url.absoluteString
-        if let data = ephemeralHit(key) { return Fetched(data: data, layer: .ephemeral) }
-        // A fresh blob on disk needs no coordination between callers: read it here, without the shared
-        // download's task and continuation (a thread hop each way, most of the cost of a disk hit).
-        if let hit = persistentHit(key) { return Fetched(data: hit.data, layer: .persistent) }
-        // A weak reference: a shared download must not keep a released cache (and its folder's claim) alive.
-        return try await downloads.run(key: key) { [weak self] in
-            guard let self else { throw StrataError(.cancelled, "The BlobCache was released") }
-            if let data = ephemeralHit(key, extending: false) { return Fetched(data: data, layer: .ephemeral) }
-            return try await loadBelowEphemeral(url: url, key: key)
+        let key = try resolve(url).absoluteString
+        // Without plugins, a fresh blob in memory (under the resolved key) or on disk is read here, as the chain's
+        // tiers would read it and copy it up, without the two repositories' calls around them.
+        if !hasPlugins {
+            if let data = ephemeralHit(key) { return Fetched(data: data, origin: .memory) }
+            if let data = persistentHitCopiedUp(key) { return Fetched(data: data, origin: .file) }
         }
+        return try await fetchThroughChain(key)
     }
 
     /// Returns a fresh cached blob without touching the network, or `nil` when neither layer holds one.
@@ -179,8 +208,7 @@ public final class BlobCache: Sendable {
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a relative URL without a base URL.
     public func cached(from url: URL) throws -> Data? {
         let key = try resolve(url).absoluteString
-        if let data = ephemeralHit(key) { return data }
-        return persistentHit(key)?.data
+        return ephemeralHit(key) ?? persistentHitCopiedUp(key)
     }
 
     /// Whether either layer holds a fresh blob for `url`; reads no blob from disk and extends no lifetime.
@@ -190,7 +218,7 @@ public final class BlobCache: Sendable {
         guard let key = try? resolve(url).absoluteString else { return false }
         let now = configuration.clock.now()
         if let blob = memory.value(forKey: key), blob.expiresAt > now { return true }
-        if let write = queuedWrite(forKey: key) { return write.record.freshUntil > now }
+        if let write = writes.pending(forKey: key) { return write.record.freshUntil > now }
         guard let info = blobs.info(forKey: key), let record = record(for: info) else { return false }
         return record.freshUntil > now
     }
@@ -201,12 +229,10 @@ public final class BlobCache: Sendable {
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func remove(_ url: URL) throws {
         let key = try resolve(url).absoluteString
-        try afterQueuedWrites {
-            writeQueue.drop(key)
-            memory.removeValue(forKey: key)
-            try blobs.removeValue(forKey: key)
-            try freshness.removeValue(forKey: key)
-        }
+        writes.drop(key)
+        memory.removeValue(forKey: key)
+        try blobs.removeValue(forKey: key)
+        try freshness.removeValue(forKey: key)
     }
 
     func resolve(_ url: URL) throws -> URL {

@@ -17,8 +17,9 @@ import StrataNetwork
 ///   at ``Configuration/diskMaximumCapacity`` (least recently written or read evicted first, across
 ///   restarts). Each reference keeps its own ``CacheReference/maxAge`` and ``CacheReference/timeOfCreation``.
 /// - The memory layer is a `MemoryDataSource` capped at
-///   ``Configuration/memoryMaximumCapacity``; a disk hit is copied into it. A memory hit does not refresh
-///   the reference's recency on disk (that would be a disk write per read).
+///   ``Configuration/memoryMaximumCapacity``; a disk hit is copied into it. Every read is a use, as in
+///   Beagle: a memory hit marks the reference most recently used in the persistent store too (one index line,
+///   no file read), so an often-read reference is never the one evicted.
 /// - ``getReference(identifiedBy:)`` returns a reference whether valid or not, so its hash can be sent to
 ///   the server (see ``CachedFetcher``); ``isValid(reference:)`` decides freshness with the injected clock.
 ///   Unlike the Core Data sample in Beagle's guide, reading a reference does not reset its time of creation.
@@ -85,7 +86,15 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter id: The reference's identifier.
     public func getReference(identifiedBy id: String) -> CacheReference? {
-        if let reference = memoryLayer.value(forKey: id) { return reference }
+        if let reference = memoryLayer.value(forKey: id) {
+            // Beagle's recency: a read answered by memory is still a use of the count-capped store's entry.
+            do {
+                try persistentStore.markUsed(forKey: id)
+            } catch {
+                report(error)
+            }
+            return reference
+        }
         do {
             guard let reference = try persistentStore.value(forKey: id) else { return nil }
             memoryLayer.setValue(reference, forKey: id)
@@ -101,9 +110,10 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter reference: The reference.
     public func isValid(reference: CacheReference) -> Bool {
+        // The core's stored-time rule, with the reference's own maxAge (or the default) and its time of creation.
         let maxAge = reference.maxAge ?? configuration.cacheMaxAge
-        let expiration = reference.timeOfCreation.addingTimeInterval(TimeInterval(maxAge))
-        return expiration > configuration.clock.now()
+        return StoredTimeValidator<CacheReference>(maxAge: .seconds(maxAge), clock: configuration.clock)
+            .isValid(reference, context: ValidationContext(storedAt: reference.timeOfCreation))
     }
 
     /// Removes every reference, in memory and on disk; a disk error goes to ``Configuration/diagnostics``.

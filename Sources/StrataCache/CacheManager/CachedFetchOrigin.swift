@@ -1,4 +1,7 @@
+import Strata
+
 /// Where a ``CachedFetchResult`` came from.
+@available(*, deprecated, message: "Use Strata's DataOrigin: .cache, .revalidated or .network")
 public enum CachedFetchOrigin: Hashable, Sendable {
     /// A valid cached reference; no request was made.
     case cache
@@ -6,4 +9,13 @@ public enum CachedFetchOrigin: Hashable, Sendable {
     case revalidated
     /// A new response (2xx).
     case network
+
+    /// The same origin as a `DataOrigin`.
+    public var dataOrigin: DataOrigin {
+        switch self {
+        case .cache: .cache
+        case .revalidated: .revalidated
+        case .network: .network
+        }
+    }
 }

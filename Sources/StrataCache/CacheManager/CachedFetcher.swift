@@ -1,7 +1,6 @@
 import Foundation
 import Strata
 import StrataNetwork
-internal import StrataSupport
 
 /// Fetches through a ``CacheManagerProtocol`` as Beagle's network layer does: a valid reference answers
 /// alone; a stale one is revalidated by sending its hash, and a `304 Not Modified` keeps it.
@@ -73,55 +72,24 @@ public struct CachedFetcher: Sendable {
     ///   cached is thrown as is.
     public func fetch(_ request: HTTPRequest, identifier: String? = nil) async throws -> CachedFetchResult {
         let identifier = identifier ?? request.cacheKey
-        let existing = cacheManager.getReference(identifiedBy: identifier)
-        if let existing, cacheManager.isValid(reference: existing) {
-            return CachedFetchResult(reference: existing, origin: .cache)
-        }
-        var request = request
-        if let existing, !existing.hash.isEmpty { request.headers[hashHeader] = existing.hash }
-        let requestTime = clock.now()
-        let response: HTTPResponse
-        // The hash travels in `hashHeader` as it is (it need not be an entity tag), so no conditions are added;
-        // a 304 is still a value.
-        switch try await client.send(request, ifModifiedSince: ConditionalHeaders()) {
-        case .modified(let modified):
-            response = modified
-        case .notModified(let notModified):
-            guard let existing else {
-                throw HTTPClient.error(for: notModified, request: "\(request.method) \(identifier)", now: clock.now())
-                    ?? StrataError(.unexpectedResponse, "\(identifier) answered 304 Not Modified with nothing cached")
-            }
-            let refreshed = CacheReference(
-                identifier: identifier,
-                data: existing.data,
-                hash: notModified.eTag ?? existing.hash,
-                maxAge: maxAge(of: notModified, requestTime: requestTime) ?? existing.maxAge,
-                timeOfCreation: clock.now()
-            )
-            cacheManager.addToCache(refreshed)
-            return CachedFetchResult(reference: refreshed, origin: .revalidated)
-        }
-        let freshness = HTTPFreshness(response: response, requestTime: requestTime, responseTime: clock.now())
-        let reference = CacheReference(
+        // A CacheRepository per fetch: the manager's references, valid as the manager says, over the server.
+        let source = ReferenceSource(
+            request: request,
             identifier: identifier,
-            data: response.body,
-            hash: response.eTag ?? FNV1a128.hex(bytes: response.body),
-            maxAge: Self.seconds(freshness.remainingLifetime),
-            timeOfCreation: clock.now()
+            client: client,
+            hashHeader: hashHeader,
+            clock: clock
         )
-        if freshness.isStorable { cacheManager.addToCache(reference) }
-        return CachedFetchResult(reference: reference, origin: .network)
-    }
-
-    /// The seconds a response stays fresh once received (``StrataNetwork/HTTPFreshness/remainingLifetime``: 0
-    /// for `no-cache`), or `nil` when it gives no lifetime.
-    private func maxAge(of response: HTTPResponse, requestTime: Date) -> Int? {
-        Self.seconds(
-            HTTPFreshness(response: response, requestTime: requestTime, responseTime: clock.now()).remainingLifetime
+        let store = ReferenceStore(manager: cacheManager)
+        let repository = CacheRepository(
+            main: source,
+            cache: store.validated(by: ReferenceValidator(manager: cacheManager)),
+            configuration: .init(coalescesMainReads: false)
         )
-    }
-
-    private static func seconds(_ duration: Duration?) -> Int? {
-        duration.map { Int(clamping: $0.components.seconds) }
+        let entry = try await repository.getEntry(KeyQuery(identifier), operation: CacheSyncOperation())
+        let origin = source.origin.withLock { $0 }
+        // After a 304 the repository answers the stale reference with the renewed metadata, as stored.
+        let reference = origin == .revalidated ? entry.value.renewed(by: entry.metadata) : entry.value
+        return CachedFetchResult(reference: reference, origin: origin)
     }
 }

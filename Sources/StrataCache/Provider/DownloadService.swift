@@ -106,7 +106,7 @@ public struct DownloadService: Sendable {
             try await provider.renewItem(key: cacheKey, notModified: response)
             let cached = try provider.cachedItem(key: cacheKey)
             reporter.report(1)
-            return DownloadResult(result: cached, responseHeaders: response.headers, origin: .notModified)
+            return DownloadResult(result: cached, responseHeaders: response.headers, origin: .revalidated)
         }
         let stored: URL
         do {

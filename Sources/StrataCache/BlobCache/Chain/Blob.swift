@@ -1,0 +1,92 @@
+import Foundation
+import Strata
+
+/// What travels through a ``BlobCache``'s repository chain: the bytes, the layer that produced them and what
+/// the persistent layer keeps with them.
+struct Blob: Sendable {
+    /// The bytes.
+    var data: Data
+    /// What answered: `.file` for a fresh disk hit, `.revalidated` for a stale one (served only after a
+    /// `304`), `.network` for a download, `.memory` for a memory hit.
+    var origin: DataOrigin
+    /// The persistent freshness record; `nil` for a memory hit, or a disk entry whose record is lost.
+    var record: FreshnessRecord?
+    /// Whether a download may be stored (`no-store` may not).
+    var isStorable = true
+    /// A download's HTTP lifetime, if its response gave one; the layers' initial lifetimes apply otherwise.
+    var httpLifetime: Duration?
+}
+
+extension FreshnessRecord {
+    /// The record after a `304` answered at `now`: fresh until the 304's own freshness when it gave one
+    /// (`renewedUntil`), otherwise for the stored lifetime again (none under `no-cache`); the stored
+    /// `stale-if-error` and `must-revalidate` still apply.
+    func renewed(until renewedUntil: Date?, now: Date) -> FreshnessRecord {
+        var record = self
+        if let renewedUntil {
+            record.lifetime = max(0, renewedUntil.timeIntervalSince(now))
+            record.noCache = record.lifetime == 0 && noCache
+        } else {
+            record.lifetime = noCache ? 0 : lifetime
+        }
+        record.freshUntil = now.addingTimeInterval(record.lifetime)
+        return record
+    }
+}
+
+extension BlobCache {
+    /// A tier's miss: it never leaves the chain (the repository asks the next tier), so its message names no key
+    /// and costs no formatting.
+    static let tierMiss = StrataError(.notFound, "The layer holds no fresh blob for this URL")
+
+    /// The key of a blob in the chain: its absolute URL.
+    static func key(of query: any Query) throws -> String {
+        guard let query = query as? KeyQuery else { throw StrataError.queryNotSupported(query, by: BlobCache.self) }
+        return query.key
+    }
+}
+
+/// The tiers' way back to their ``BlobCache``, which owns them: weak, so that the chain does not keep a
+/// released cache (and its folder's claim) alive.
+///
+/// `@unchecked Sendable`: ``cache`` is written once, in the cache's initialiser before the chain can be
+/// reached by any other thread, and only read after.
+final class BlobCacheLink: @unchecked Sendable {
+    weak var cache: BlobCache?
+}
+
+/// A layer of a ``BlobCache`` as a data source of ``Blob``s keyed by URL (`KeyQuery`): one value per key, no
+/// lists.
+protocol BlobTier: GetDataSource where Value == Blob {
+    /// The cache whose layers the tier reads and writes.
+    var link: BlobCacheLink { get }
+}
+
+extension BlobTier {
+    /// The cache and the key a call is for.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/cancelled`` once the cache is released, and
+    ///   ``Strata/StrataError/Code/queryNotSupported`` for a query other than a `KeyQuery`.
+    func target(of query: any Query) throws -> (BlobCache, String) {
+        guard let cache = link.cache else { throw StrataError(.cancelled, "The BlobCache was released") }
+        return (cache, try BlobCache.key(of: query))
+    }
+
+    func get(_ query: any Query) async throws -> Blob {
+        try await getEntry(query).value
+    }
+
+    func getAll(_ query: any Query) async throws -> [Blob] {
+        throw StrataError.queryNotSupported(query, by: Self.self)
+    }
+}
+
+extension BlobTier where Self: PutDataSource {
+    func put(_ value: Blob, in query: any Query) async throws -> Blob {
+        try await putEntry(StoredEntry(value: value, metadata: EntryMetadata()), in: query)
+    }
+
+    func putAll(_ values: [Blob], in query: any Query) async throws -> [Blob] {
+        throw StrataError.queryNotSupported(query, by: Self.self)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Strata
+import StrataFile
+
+/// A ``BlobCache``'s persistent layer as a data source: the cache of the chain's lower repository.
+///
+/// A read answers the entry with its freshness as metadata (`freshUntil`, `ETag`, `Last-Modified`), fresh or
+/// stale, so the freshness validator in front of it decides; a fresh hit applies the layer's lifetime
+/// extension. A stale entry is answered only when it can serve: with a validator to revalidate, or for
+/// serve-stale-on-error. Writes go to disk before returning or through the write-behind queue; a renewal after
+/// a `304` writes a freshness override and never the blob.
+struct BlobFileTier: BlobTier, PutDataSource {
+    let link: BlobCacheLink
+
+    var origin: DataOrigin { .file }
+
+    func getEntry(_ query: any Query) async throws -> StoredEntry<Blob> {
+        let (cache, key) = try target(of: query)
+        // A stale download still queued is written first, so revalidation sees its validators.
+        var hit = cache.persistentHit(key)
+        if hit == nil, cache.writes.pending(forKey: key) != nil {
+            await cache.writes.settle(key)
+            hit = cache.persistentHit(key)
+        }
+        if let hit {
+            let blob = Blob(data: hit.data, origin: .file, record: hit.record)
+            return StoredEntry(value: blob, metadata: hit.metadata)
+        }
+        guard let stale = cache.usableStaleEntry(key) else { throw BlobCache.tierMiss }
+        return StoredEntry(
+            value: Blob(data: stale.data, origin: .revalidated, record: stale.record),
+            metadata: EntryMetadata(
+                freshUntil: .distantPast,
+                eTag: stale.info.eTag,
+                lastModified: stale.info.lastModified
+            )
+        )
+    }
+
+    func putEntry(_ entry: StoredEntry<Blob>, in query: any Query) async throws -> Blob {
+        let (cache, key) = try target(of: query)
+        try cache.storePersistent(entry.value, metadata: entry.metadata, forKey: key)
+        return entry.value
+    }
+
+    func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
+        let (cache, key) = try target(of: query)
+        return try cache.renewPersistent(forKey: key, until: metadata.freshUntil)
+    }
+}

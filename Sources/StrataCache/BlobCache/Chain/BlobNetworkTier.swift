@@ -1,0 +1,89 @@
+import Foundation
+import Strata
+import StrataNetwork
+
+/// The network under a ``BlobCache``: the main source of the chain's lower repository, on StrataNetwork's
+/// conditional fetch, where a `304` is a value.
+///
+/// A download carries its HTTP freshness (RFC 9111, computed by `HTTPFreshness` for the cache's policy) and
+/// directives in its ``Blob``; ``getIfModified(_:since:)`` sends the stored `ETag` / `Last-Modified` and answers
+/// a `304` as `notModified` with the 304's freshness, if it gave one.
+struct BlobNetworkTier: BlobTier {
+    let link: BlobCacheLink
+
+    var origin: DataOrigin { .network }
+
+    func getEntry(_ query: any Query) async throws -> StoredEntry<Blob> {
+        switch try await getIfModified(query, since: EntryMetadata()) {
+        case .modified(let entry): return entry
+        case .notModified:
+            // A 304 to a request that sent no validators: there is nothing to renew.
+            throw StrataError(.unexpectedResponse, "GET \(try BlobCache.key(of: query)) answered 304 Not Modified")
+        }
+    }
+
+    func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Blob> {
+        let (cache, key) = try target(of: query)
+        guard let url = URL(string: key) else { throw StrataError(.invalidArgument, "\(key) is not a URL") }
+        let conditions = ConditionalHeaders(eTag: metadata.eTag, lastModified: metadata.lastModified)
+        let clock = cache.configuration.clock
+        let requestTime = clock.now()
+        switch try await cache.client.send(HTTPRequest(.get, url: url), ifModifiedSince: conditions) {
+        case .modified(let response):
+            return .modified(cache.download(response, requestTime: requestTime))
+        case .notModified(let response):
+            if metadata.eTag == nil, metadata.lastModified == nil {
+                let request = "GET \(key)"
+                throw HTTPClient.error(for: response, request: request, now: clock.now())
+                    ?? StrataError(.unexpectedResponse, "\(request) answered 304 Not Modified")
+            }
+            let freshness = HTTPFreshness(
+                response: response,
+                requestTime: requestTime,
+                responseTime: clock.now(),
+                policy: cache.configuration.freshnessPolicy
+            )
+            var renewed = metadata
+            renewed.freshUntil = freshness.expiresAt
+            renewed.eTag = response.eTag ?? metadata.eTag
+            renewed.lastModified = response.headers["Last-Modified"] ?? metadata.lastModified
+            return .notModified(renewed)
+        }
+    }
+}
+
+extension BlobCache {
+    /// A download as the chain carries it: its body, its freshness record and directives, and its metadata.
+    func download(_ response: HTTPResponse, requestTime: Date) -> StoredEntry<Blob> {
+        let now = configuration.clock.now()
+        let freshness = HTTPFreshness(
+            response: response,
+            requestTime: requestTime,
+            responseTime: now,
+            policy: configuration.freshnessPolicy
+        )
+        let httpLifetime = freshness.remainingLifetime
+        let persistentLifetime = httpLifetime ?? configuration.persistent.initialLifetime
+        let record = FreshnessRecord(
+            freshUntil: now.addingTimeInterval(persistentLifetime.timeInterval),
+            lifetime: persistentLifetime.timeInterval,
+            staleIfError: freshness.staleIfError?.timeInterval,
+            mustRevalidate: freshness.forbidsServingStale,
+            noCache: freshness.requiresRevalidation,
+            contentHash: 0
+        )
+        let blob = Blob(
+            data: response.body,
+            origin: .network,
+            record: record,
+            isStorable: freshness.isStorable,
+            httpLifetime: httpLifetime
+        )
+        let metadata = EntryMetadata(
+            freshUntil: record.freshUntil,
+            eTag: response.eTag,
+            lastModified: response.headers["Last-Modified"]
+        )
+        return StoredEntry(value: blob, metadata: metadata)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Strata
+import StrataNetwork
+internal import StrataSupport
+
+/// The server behind a ``CachedFetcher``'s repository, for one request: a 2xx is a new reference, and a stale
+/// reference's hash is sent in the fetcher's hash header, where a `304` is a value.
+///
+/// It records what answered (``origin``) for the fetch's ``CachedFetchResult``.
+struct ReferenceSource: GetDataSource {
+    let request: HTTPRequest
+    let identifier: String
+    let client: HTTPClient
+    let hashHeader: String
+    let clock: any WallClock
+    /// `.cache` until the server answers.
+    let origin = Locked(DataOrigin.cache)
+
+    func get(_ query: any Query) async throws -> CacheReference {
+        try await getEntry(query).value
+    }
+
+    func getAll(_ query: any Query) async throws -> [CacheReference] {
+        throw StrataError.queryNotSupported(query, by: Self.self)
+    }
+
+    func getEntry(_ query: any Query) async throws -> StoredEntry<CacheReference> {
+        switch try await getIfModified(query, since: EntryMetadata()) {
+        case .modified(let entry): return entry
+        case .notModified:
+            throw StrataError(.unexpectedResponse, "\(identifier) answered 304 Not Modified with nothing cached")
+        }
+    }
+
+    func getIfModified(
+        _ query: any Query,
+        since metadata: EntryMetadata
+    ) async throws -> ConditionalRead<CacheReference> {
+        var request = request
+        if let hash = metadata.eTag { request.headers[hashHeader] = hash }
+        let requestTime = clock.now()
+        // The hash travels in `hashHeader` as it is (it need not be an entity tag), so no conditions are added;
+        // a 304 is still a value.
+        switch try await client.send(request, ifModifiedSince: ConditionalHeaders()) {
+        case .modified(let response):
+            origin.withLock { $0 = .network }
+            let freshness = HTTPFreshness(response: response, requestTime: requestTime, responseTime: clock.now())
+            let reference = CacheReference(
+                identifier: identifier,
+                data: response.body,
+                hash: response.eTag ?? FNV1a128.hex(bytes: response.body),
+                maxAge: Self.seconds(freshness.remainingLifetime),
+                timeOfCreation: clock.now()
+            )
+            var stored = reference.metadata
+            // A `no-store` response expires before it is stored: the store skips it.
+            if !freshness.isStorable { stored.expiresAt = .distantPast }
+            return .modified(StoredEntry(value: reference, metadata: stored))
+        case .notModified(let response):
+            guard metadata.eTag != nil else {
+                throw HTTPClient.error(for: response, request: "\(request.method) \(identifier)", now: clock.now())
+                    ?? StrataError(.unexpectedResponse, "\(identifier) answered 304 Not Modified with nothing cached")
+            }
+            origin.withLock { $0 = .revalidated }
+            let now = clock.now()
+            let freshness = HTTPFreshness(response: response, requestTime: requestTime, responseTime: now)
+            let maxAge = Self.seconds(freshness.remainingLifetime)
+            return .notModified(
+                EntryMetadata(
+                    storedAt: now,
+                    freshUntil: maxAge.map { now.addingTimeInterval(TimeInterval($0)) },
+                    eTag: response.eTag ?? metadata.eTag
+                )
+            )
+        }
+    }
+
+    private static func seconds(_ duration: Duration?) -> Int? {
+        duration.map { Int(clamping: $0.components.seconds) }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Strata
+
+/// A ``CacheManagerProtocol`` as the cache of a ``CachedFetcher``'s repository: references keyed by identifier,
+/// their hash as the entry's `ETag`, their time of creation as its stored date and their `maxAge` as its
+/// freshness.
+struct ReferenceStore: GetDataSource, PutDataSource {
+    let manager: any CacheManagerProtocol
+
+    func get(_ query: any Query) async throws -> CacheReference {
+        try await getEntry(query).value
+    }
+
+    func getAll(_ query: any Query) async throws -> [CacheReference] {
+        throw StrataError.queryNotSupported(query, by: Self.self)
+    }
+
+    func getEntry(_ query: any Query) async throws -> StoredEntry<CacheReference> {
+        let id = try Self.identifier(of: query)
+        guard let reference = manager.getReference(identifiedBy: id) else { throw StrataError.miss(key: id) }
+        return StoredEntry(value: reference, metadata: reference.metadata)
+    }
+
+    func put(_ value: CacheReference, in query: any Query) async throws -> CacheReference {
+        manager.addToCache(value)
+        return value
+    }
+
+    func putAll(_ values: [CacheReference], in query: any Query) async throws -> [CacheReference] {
+        throw StrataError.queryNotSupported(query, by: Self.self)
+    }
+
+    /// Stores a reference, unless it expired before it was stored (a `no-store` response).
+    func putEntry(_ entry: StoredEntry<CacheReference>, in query: any Query) async throws -> CacheReference {
+        if entry.metadata.expiresAt != .distantPast { manager.addToCache(entry.value) }
+        return entry.value
+    }
+
+    /// Stores the reference again after a `304`: a new time of creation, and the 304's hash and `maxAge` where it
+    /// gave them.
+    func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
+        guard let reference = manager.getReference(identifiedBy: try Self.identifier(of: query)) else { return false }
+        manager.addToCache(reference.renewed(by: metadata))
+        return true
+    }
+
+    static func identifier(of query: any Query) throws -> String {
+        guard let query = query as? KeyQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
+        return query.key
+    }
+}
+
+/// A reference is valid as its manager says: its own `maxAge`, or the manager's default.
+struct ReferenceValidator: Validator {
+    let manager: any CacheManagerProtocol
+
+    func isValid(_ value: CacheReference, context: ValidationContext) -> Bool {
+        manager.isValid(reference: value)
+    }
+}
+
+extension CacheReference {
+    /// The reference as entry metadata: created at its time of creation, fresh for its `maxAge`, its hash as the
+    /// `ETag` (none when empty).
+    var metadata: EntryMetadata {
+        EntryMetadata(
+            storedAt: timeOfCreation,
+            freshUntil: maxAge.map { timeOfCreation.addingTimeInterval(TimeInterval($0)) },
+            eTag: hash.isEmpty ? nil : hash
+        )
+    }
+
+    /// The reference renewed by a `304`'s metadata: created then, with its hash and `maxAge` where it gave them.
+    func renewed(by metadata: EntryMetadata) -> CacheReference {
+        let created = metadata.storedAt ?? timeOfCreation
+        let maxAge = metadata.freshUntil.map { Int(clamping: Int64($0.timeIntervalSince(created).rounded())) }
+        return CacheReference(
+            identifier: identifier,
+            data: data,
+            hash: metadata.eTag ?? hash,
+            maxAge: maxAge ?? self.maxAge,
+            timeOfCreation: created
+        )
+    }
+}

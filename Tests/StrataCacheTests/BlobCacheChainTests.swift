@@ -1,0 +1,115 @@
+import Foundation
+import LoopbackServer
+import Strata
+import Testing
+
+@testable import StrataCache
+
+/// A BlobCache is a repository chain — memory over file over the network — that plugins see layer by layer, and
+/// its write-behind never blocks the fetch that queues or skips a write.
+struct BlobCacheChainTests {
+    /// A plugin that records each call as `layer method outcome`.
+    final class SpyPlugin: StrataPlugin {
+        let calls = Locked<[String]>([])
+
+        func intercept<R: Sendable>(
+            _ call: PluginCall,
+            next: @escaping @Sendable () async throws -> R
+        ) async throws -> R {
+            do {
+                let result = try await next()
+                calls.withLock { $0.append("\(call.source) \(call.method) ok") }
+                return result
+            } catch {
+                let code = (error as? StrataError).map { "\($0.code)" } ?? "\(error)"
+                calls.withLock { $0.append("\(call.source) \(call.method) \(code)") }
+                throw error
+            }
+        }
+
+        /// The calls recorded since the last time.
+        func take() -> [String] {
+            calls.withLock { calls in
+                defer { calls.removeAll() }
+                return calls
+            }
+        }
+    }
+
+    @Test func aSpyPluginSeesTheMemoryFileAndNetworkCallsOfEveryFetch() async throws {
+        try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            let spy = SpyPlugin()
+            let cache = try fixture.makeCache(plugins: [spy])
+
+            // A cold fetch: memory and file miss, the network answers, the file then memory store it
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .network)
+            #expect(
+                spy.take() == [
+                    "memory get notFound", "file get notFound", "network get ok", "file put ok", "memory put ok",
+                ]
+            )
+
+            // A warm fetch: memory answers, and the plugin sees it
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
+            #expect(spy.take() == ["memory get ok"])
+
+            // A disk hit: copied up into memory
+            cache.purgeEphemeral()
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
+            #expect(spy.take() == ["memory get notFound", "file get ok", "memory put ok"])
+        }
+    }
+
+    @Test func aRevalidationIsAConditionalNetworkReadThatRenewsTheFileEntry() async throws {
+        try await withFixture([("GET /a", BlobCacheHTTPTests.eTagRoute)]) { fixture in
+            let spy = SpyPlugin()
+            let cache = try fixture.makeCache(plugins: [spy])
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+            _ = spy.take()
+
+            fixture.clock.advance(by: .seconds(61))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .revalidated)
+
+            // The file entry read stale, the 304 (a value, not an error), the renewal, the copy into memory
+            #expect(
+                spy.take() == [
+                    "memory get notFound", "file get ok", "network get ok", "memory put ok",
+                ]
+            )
+            #expect(fixture.server.requests.last?.headers["if-none-match"] == "\"v1\"")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aNoStoreFetchDoesNotWaitForQueuedWrites() async throws {
+        try await withFixture([("GET /secret", reply("s", headers: ["Cache-Control": "no-store"]))]) { fixture in
+            let cache = try fixture.makeCache(persistent: .init(writes: .behind))
+            let hold = BlobCacheWriteBehindTests.QueueHold(cache)
+
+            // While a write is held, a fetch that must forget what is stored returns: nothing blocks it
+            let fetched = try await cache.fetchWithLayer(from: fixture.url("secret"))
+            #expect(fetched.origin == .network)
+            hold.release()
+            await cache.flush()
+            #expect(cache.persistentCount == 0)
+        }
+    }
+
+    @Test func writeBehindRunsWritesInOrderReplacesUnstartedOnesAndFlushes() async throws {
+        let writes = WriteBehind<String, Int>()
+        let done = Locked<[String]>([])
+        let gate = DispatchSemaphore(value: 0)
+        writes.enqueue(0, forKey: "gate") { _ in gate.wait() }
+        for (key, value) in [("a", 1), ("b", 2), ("a", 3)] {
+            writes.enqueue(value, forKey: key) { value in done.withLock { $0.append("\(key)=\(value)") } }
+        }
+        #expect(writes.pending(forKey: "a") == 3)
+
+        // flush suspends until the queue is empty; the gate opens from outside the task pool
+        DispatchQueue.global().async { gate.signal() }
+        await writes.flush()
+
+        #expect(done.withLock { $0 } == ["b=2", "a=3"])
+        #expect(writes.pending(forKey: "a") == nil)
+        #expect(writes.failures == 0)
+    }
+}
