@@ -54,6 +54,7 @@ extension JSONFileDataSource {
     ///   - metadata: The entry's metadata.
     /// - Throws: As ``setValue(_:forKey:timeToLive:)``.
     public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws {
+        try Self.checkTags(metadata.tags)
         let date = configuration.clock.now()
         let storedAt = metadata.storedAt ?? date
         try write(
@@ -62,6 +63,7 @@ extension JSONFileDataSource {
             storedAt: storedAt,
             maxAge: metadata.expiresAt.map { $0.timeIntervalSince(storedAt) },
             freshUntil: metadata.freshUntil?.timeIntervalSince1970,
+            tags: metadata.tags.sorted(),
             now: date
         )
     }
@@ -80,6 +82,7 @@ extension JSONFileDataSource {
     @discardableResult
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
         try StrataError.checkKey(key)
+        try Self.checkTags(metadata.tags)
         let date = configuration.clock.now()
         let storedAt = metadata.storedAt ?? date
         let maxAge = metadata.expiresAt.map { $0.timeIntervalSince(storedAt) }
@@ -89,6 +92,7 @@ extension JSONFileDataSource {
                 storedAt: storedAt.timeIntervalSince1970,
                 maxAge: maxAge,
                 freshUntil: metadata.freshUntil?.timeIntervalSince1970,
+                tags: metadata.tags.sorted(),
                 now: date
             )
         }
@@ -102,6 +106,7 @@ extension JSONFileDataSource {
         storedAt: Date,
         maxAge: Double?,
         freshUntil: Double? = nil,
+        tags: [String] = [],
         now date: Date
     ) throws {
         try StrataError.checkKey(key)
@@ -117,6 +122,7 @@ extension JSONFileDataSource {
                 maxAge: maxAge,
                 freshUntil: freshUntil,
                 sequence: sequence,
+                tags: tags.isEmpty ? nil : tags,
                 value: value
             )
             var data: Data
@@ -129,7 +135,13 @@ extension JSONFileDataSource {
                 )
             }
             data.append(contentsOf: data.withUnsafeBytes { EntrySeal.trailer(for: $0) })
-            let record = IndexRecord(storedAt: now, maxAge: maxAge, sequence: sequence, freshUntil: freshUntil)
+            let record = IndexRecord(
+                storedAt: now,
+                maxAge: maxAge,
+                sequence: sequence,
+                freshUntil: freshUntil,
+                tags: tags
+            )
             do {
                 try storage.write(data, for: key, record: record, now: date)
             } catch {
@@ -265,8 +277,16 @@ extension JSONFileDataSource {
             metadata: EntryMetadata(
                 storedAt: storedAt,
                 expiresAt: (record.maxAge ?? defaultMaxAge).map { storedAt.addingTimeInterval($0) },
-                freshUntil: record.freshUntil.map { Date(timeIntervalSince1970: $0) }
+                freshUntil: record.freshUntil.map { Date(timeIntervalSince1970: $0) },
+                tags: Set(record.tags)
             )
         )
+    }
+
+    /// Refuses a tag the index journal cannot keep: an empty one, or one with a newline.
+    private static func checkTags(_ tags: Set<String>) throws {
+        for tag in tags where tag.isEmpty || tag.contains("\n") {
+            throw StrataError(.invalidArgument, "A tag must not be empty or hold a newline: \(String(reflecting: tag))")
+        }
     }
 }
