@@ -54,7 +54,7 @@ extension JSONFileDataSource {
     ///   - metadata: The entry's metadata.
     /// - Throws: As ``setValue(_:forKey:timeToLive:)``.
     public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws {
-        try Self.checkTags(metadata.tags)
+        try StrataError.checkTags(metadata.tags)
         let date = configuration.clock.now()
         let storedAt = metadata.storedAt ?? date
         try write(
@@ -82,7 +82,7 @@ extension JSONFileDataSource {
     @discardableResult
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
         try StrataError.checkKey(key)
-        try Self.checkTags(metadata.tags)
+        try StrataError.checkTags(metadata.tags)
         let date = configuration.clock.now()
         let storedAt = metadata.storedAt ?? date
         let maxAge = metadata.expiresAt.map { $0.timeIntervalSince(storedAt) }
@@ -281,12 +281,5 @@ extension JSONFileDataSource {
                 tags: Set(record.tags)
             )
         )
-    }
-
-    /// Refuses a tag the index journal cannot keep: an empty one, or one with a newline.
-    private static func checkTags(_ tags: Set<String>) throws {
-        for tag in tags where tag.isEmpty || tag.contains("\n") {
-            throw StrataError(.invalidArgument, "A tag must not be empty or hold a newline: \(String(reflecting: tag))")
-        }
     }
 }
