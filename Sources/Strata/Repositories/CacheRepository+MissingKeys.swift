@@ -19,43 +19,41 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     func readMissingKeys(_ query: any MultiKeyedQuery, _ plan: OperationPlan.Read) async throws -> [StoredEntry<
         Main.Value
     >] {
+        let listMiss: StrataError
         do {
             return try await cache.getAllEntries(query)
         } catch let error as StrataError where plan.asksMainOn.contains(error) {
-            // Some keys are missing or stale: read them one by one below.
+            listMiss = error
         }
         let keys = query.keys
         var entries = [StoredEntry<Main.Value>?](repeating: nil, count: keys.count)
         var stale = entries
         var missing: [Int] = []
-        for position in keys.indices {
-            do {
-                entries[position] = try await cache.getAllEntries(narrowed(query, to: [position])).first
-            } catch let error as StrataError where plan.asksMainOn.contains(error) {
-                stale[position] = error.staleEntries(as: Main.Value.self)?.first
-                missing.append(position)
+        if keys.count == 1 {
+            // The list's miss is its one key's: no need to ask again.
+            stale[0] = listMiss.staleEntries(as: Main.Value.self)?.first
+            missing = [0]
+        } else {
+            for position in keys.indices {
+                do {
+                    entries[position] = try await cache.getAllEntries(narrowed(query, to: [position])).first
+                } catch let error as StrataError where plan.asksMainOn.contains(error) {
+                    stale[position] = error.staleEntries(as: Main.Value.self)?.first
+                    missing.append(position)
+                }
             }
         }
         if missing.isEmpty { return entries.compactMap { $0 } }
         let fetched: [StoredEntry<Main.Value>?]
         do {
-            fetched = try await readMain(narrowed(query, to: missing), keys: missing.map { keys[$0] })
+            fetched = try await fetchAndStore(narrowed(query, to: missing), writesBack: plan.writesBack)
         } catch {
             guard missing.allSatisfy({ stale[$0] != nil }), plan.staleValues.servesStale(after: error) else {
                 throw error
             }
             return keys.indices.compactMap { entries[$0] ?? stale[$0] }
         }
-        let found = zip(missing, fetched).compactMap { position, entry in entry.map { (position, $0) } }
-        for (position, entry) in found { entries[position] = entry }
-        if plan.writesBack, !found.isEmpty {
-            let written = found.map(\.1)
-            let storeQuery = try narrowed(query, to: found.map(\.0))
-            let stored = try await syncCache(after: written, payload: written.map(\.value)) {
-                written.keepingMetadata(of: try await cache.putAllEntries(written, in: storeQuery))
-            }
-            for ((position, _), entry) in zip(found, stored) { entries[position] = entry }
-        }
+        for (position, entry) in zip(missing, fetched) { entries[position] = entry }
         let missingKeys = keys.indices.filter { entries[$0] == nil }.map { keys[$0] }
         guard missingKeys.isEmpty else {
             throw StrataError.partial(entries.map { $0?.value }, missingKeys: missingKeys)
@@ -63,17 +61,29 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         return entries.compactMap { $0 }
     }
 
-    /// Main's entries for `keys` (one call, shared with concurrent identical reads), one per key, `nil` for a key
-    /// main did not answer (see ``Swift/Array/matched(to:)``).
-    private func readMain(_ query: any MultiKeyedQuery, keys: [String]) async throws -> [StoredEntry<Main.Value>?] {
-        let read = { @Sendable [main] in try await main.getAllEntries(query) }
-        let answer: [StoredEntry<Main.Value>]
-        if let key = mainReadKey(isGetAll: true, writesBack: false, query) {
-            answer = try await sharedMainRead(key, read)
-        } else {
-            answer = try await read()
+    /// Main's entries for the keys of `query`, one per key (`nil` for a key main did not answer, see
+    /// ``Swift/Array/matched(to:)``), written into the cache with `writesBack`: one main call and one cache write,
+    /// shared with concurrent identical reads.
+    private func fetchAndStore(
+        _ query: any MultiKeyedQuery,
+        writesBack: Bool
+    ) async throws -> [StoredEntry<Main.Value>?] {
+        let work = { @Sendable [self] () async throws -> [StoredEntry<Main.Value>?] in
+            var fetched = try await main.getAllEntries(query).matched(to: query.keys)
+            let found = fetched.indices.filter { fetched[$0] != nil }
+            guard writesBack, !found.isEmpty else { return fetched }
+            let written = found.compactMap { fetched[$0] }
+            let storeQuery = try narrowed(query, to: found)
+            let stored = try await syncCache(after: written, payload: written.map(\.value)) {
+                written.keepingMetadata(of: try await cache.putAllEntries(written, in: storeQuery))
+            }
+            for (position, entry) in zip(found, stored) { fetched[position] = entry }
+            return fetched
         }
-        return try answer.matched(to: keys)
+        guard configuration.coalescesMainReads, let hashable = query as? any Hashable else { return try await work() }
+        // Marked as a narrowed read, so it never shares a key (and a result type) with the plan's own list read.
+        let narrowedRead = AnyHashable(NarrowedRead(query: AnyHashable(hashable)))
+        return try await sharedMainRead(MainReadKey(isGetAll: true, writesBack: writesBack, query: narrowedRead), work)
     }
 
     /// The query for the keys at `positions`.
@@ -83,4 +93,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         }
         return narrowed
     }
+}
+
+/// The coalescing key of a list read narrowed to the keys the cache missed.
+private struct NarrowedRead: Hashable {
+    let query: AnyHashable
 }
