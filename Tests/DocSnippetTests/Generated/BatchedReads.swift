@@ -22,9 +22,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:33
+// Sources/Strata/Strata.docc/BatchedReads.md:35
 extension DocSnippetContext {
-    func BatchedReads_33() async throws {
+    func BatchedReads_35() async throws {
         do {
             let team = try await users.getAll(IdsQuery([1, 2, 3]), operation: .cacheSync)
             print(team.count)
@@ -35,9 +35,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:54
+// Sources/Strata/Strata.docc/BatchedReads.md:56
 extension DocSnippetContext {
-    func BatchedReads_54() async throws {
+    func BatchedReads_56() async throws {
         let users = CacheRepository(
             main: UsersAPI(client).batched(maxBatchSize: 100),
             cache: MemoryDataSource<User>(countLimit: 500)

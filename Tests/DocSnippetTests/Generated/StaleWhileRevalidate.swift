@@ -26,9 +26,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:49
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:52
 extension DocSnippetContext {
-    func StaleWhileRevalidate_49() async throws {
+    func StaleWhileRevalidate_52() async throws {
         let metrics = MetricsPlugin()
         let users = CacheRepository(
             main: UsersAPI(client),
@@ -39,9 +39,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:63
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:66
 extension DocSnippetContext {
-    func StaleWhileRevalidate_63() async throws {
+    func StaleWhileRevalidate_66() async throws {
         let clock = ManualClock()
         let users = CacheRepository(
             main: UsersAPI(client),
