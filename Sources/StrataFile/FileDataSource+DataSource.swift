@@ -9,4 +9,14 @@ extension FileDataSource: KeyValueStore {
 
     /// The configuration's key function, for `putAll(_:in: AllObjectsQuery())`.
     public var keyOfValue: (@Sendable (Data) -> String)? { configuration.key }
+
+    /// The keys of the entries tagged `tag`, in ascending order, from the index's map of tags: what
+    /// `delete(TagQuery(tag))` removes. Tags are kept in each entry file's trailer (version 5), so they survive a
+    /// reopen.
+    ///
+    /// A write replaces an entry's tags with those it gives (none for a plain `put`); a renewal without tags keeps
+    /// them.
+    public func keys(taggedWith tag: String) -> [String]? {
+        state.withLock { ($0.index.keysByTag[tag] ?? []).sorted() }
+    }
 }

@@ -31,6 +31,7 @@ extension FileDataSource {
     @discardableResult
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
         try StrataError.checkKey(key)
+        try StrataError.checkTags(metadata.tags)
         let name = EntryName(key: key)
         let storedAt = metadata.storedAt ?? configuration.clock.now()
         let expiresAt =
@@ -43,6 +44,7 @@ extension FileDataSource {
             trailer.freshUntil = metadata.freshUntil
             trailer.eTag = metadata.eTag
             trailer.lastModified = metadata.lastModified
+            if !metadata.tags.isEmpty { trailer.tags = metadata.tags.sorted() }
             // A new write sequence: a read that overlapped the rewrite sees another version and reads again.
             trailer.writeSequence = state.index.nextSequence()
             let encoded = trailer.encoded()

@@ -48,6 +48,7 @@ extension FileDataSource {
     ///   - metadata: The entry's metadata.
     /// - Throws: As ``setValue(_:forKey:options:)``.
     public func setValue(_ data: Data, forKey key: String, metadata: EntryMetadata) throws {
+        try StrataError.checkTags(metadata.tags)
         let created = metadata.storedAt ?? configuration.clock.now()
         try write(
             data,
@@ -56,6 +57,7 @@ extension FileDataSource {
             expiresAt: metadata.expiresAt
                 ?? configuration.timeToLive.map { created.addingTimeInterval($0.timeInterval) },
             freshUntil: metadata.freshUntil,
+            tags: metadata.tags.sorted(),
             options: EntryOptions(eTag: metadata.eTag, lastModified: metadata.lastModified)
         )
     }
@@ -68,6 +70,7 @@ extension FileDataSource {
         created: Date,
         expiresAt: Date?,
         freshUntil: Date? = nil,
+        tags: [String] = [],
         options: EntryOptions
     ) throws {
         try StrataError.checkKey(key)
@@ -78,6 +81,7 @@ extension FileDataSource {
             data.withUnsafeBytes { ContentChecksum.checksum($0) }
         }
         trailer.freshUntil = freshUntil
+        trailer.tags = tags
         let encoded = trailer.encoded()
         let temporary = try writeTemporary { descriptor in
             data.withUnsafeBytes { payload in

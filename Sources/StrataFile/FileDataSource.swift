@@ -155,7 +155,8 @@ public final class FileDataSource: Sendable {
                     expiresAt: read.trailer.expiresAt,
                     freshUntil: read.trailer.freshUntil,
                     eTag: read.trailer.eTag,
-                    lastModified: read.trailer.lastModified
+                    lastModified: read.trailer.lastModified,
+                    tags: Set(read.trailer.tags)
                 )
             )
         }

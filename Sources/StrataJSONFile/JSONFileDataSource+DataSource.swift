@@ -7,4 +7,14 @@ import Strata
 extension JSONFileDataSource: KeyValueStore {
     /// The configuration's key function, for `putAll(_:in: AllObjectsQuery())`.
     public var keyOfValue: (@Sendable (Value) -> String)? { configuration.key }
+
+    /// The keys of the entries tagged `tag`, in ascending order, from the index's map of tags: what
+    /// `delete(TagQuery(tag))` removes. Tags are kept in the index journal and the entry files, so they survive a
+    /// reopen and a rebuild of the index.
+    ///
+    /// A write replaces an entry's tags with those it gives (none for a plain `put`); a renewal without tags keeps
+    /// them.
+    public func keys(taggedWith tag: String) -> [String]? {
+        (try? withStorage { ($0.keysByTag[tag] ?? []).sorted() }) ?? []
+    }
 }

@@ -72,6 +72,7 @@ extension JSONFileDataSource {
     ///   - metadata: The entry's metadata.
     /// - Throws: As ``setValue(_:forKey:timeToLive:)``.
     public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws {
+        try StrataError.checkTags(metadata.tags)
         let date = configuration.clock.now()
         let storedAt = metadata.storedAt ?? date
         try write(
@@ -80,6 +81,7 @@ extension JSONFileDataSource {
             storedAt: storedAt,
             maxAge: metadata.expiresAt.map { $0.timeIntervalSince(storedAt) },
             freshUntil: metadata.freshUntil?.timeIntervalSince1970,
+            tags: metadata.tags.sorted(),
             now: date
         )
     }
@@ -98,6 +100,7 @@ extension JSONFileDataSource {
     @discardableResult
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
         try StrataError.checkKey(key)
+        try StrataError.checkTags(metadata.tags)
         let date = configuration.clock.now()
         let storedAt = metadata.storedAt ?? date
         let maxAge = metadata.expiresAt.map { $0.timeIntervalSince(storedAt) }
@@ -107,6 +110,7 @@ extension JSONFileDataSource {
                 storedAt: storedAt.timeIntervalSince1970,
                 maxAge: maxAge,
                 freshUntil: metadata.freshUntil?.timeIntervalSince1970,
+                tags: metadata.tags.sorted(),
                 now: date
             )
         }
@@ -120,6 +124,7 @@ extension JSONFileDataSource {
         storedAt: Date,
         maxAge: Double?,
         freshUntil: Double? = nil,
+        tags: [String] = [],
         now date: Date
     ) throws {
         try StrataError.checkKey(key)
@@ -135,6 +140,7 @@ extension JSONFileDataSource {
                 maxAge: maxAge,
                 freshUntil: freshUntil,
                 sequence: sequence,
+                tags: tags.isEmpty ? nil : tags,
                 value: value
             )
             var data: Data
@@ -147,7 +153,13 @@ extension JSONFileDataSource {
                 )
             }
             data.append(contentsOf: data.withUnsafeBytes { EntrySeal.trailer(for: $0) })
-            let record = IndexRecord(storedAt: now, maxAge: maxAge, sequence: sequence, freshUntil: freshUntil)
+            let record = IndexRecord(
+                storedAt: now,
+                maxAge: maxAge,
+                sequence: sequence,
+                freshUntil: freshUntil,
+                tags: tags
+            )
             do {
                 try storage.write(data, for: key, record: record, now: date)
             } catch {
@@ -283,7 +295,8 @@ extension JSONFileDataSource {
             metadata: EntryMetadata(
                 storedAt: storedAt,
                 expiresAt: (record.maxAge ?? defaultMaxAge).map { storedAt.addingTimeInterval($0) },
-                freshUntil: record.freshUntil.map { Date(timeIntervalSince1970: $0) }
+                freshUntil: record.freshUntil.map { Date(timeIntervalSince1970: $0) },
+                tags: Set(record.tags)
             )
         )
     }

@@ -14,22 +14,32 @@ final class EntryValidators: Sendable {
     /// When the value stops being fresh by its source's rules.
     @usableFromInline let freshUntil: Date?
 
+    /// The groups the entry belongs to.
+    @usableFromInline let tags: Set<String>
+
     /// Creates validators.
     @usableFromInline
-    init(eTag: String?, lastModified: String?, freshUntil: Date?) {
+    init(eTag: String?, lastModified: String?, freshUntil: Date?, tags: Set<String> = []) {
         self.eTag = eTag
         self.lastModified = lastModified
         self.freshUntil = freshUntil
+        self.tags = tags
     }
 
-    /// The validators and freshness of `metadata`, or `nil` when it has neither.
+    /// The validators, freshness and tags of `metadata`, or `nil` when it has none.
+    ///
+    /// - Parameters:
+    ///   - metadata: The entry's metadata.
+    ///   - keptTags: The tags to keep when `metadata` has none (a renewal keeps the entry's groups).
     @inlinable
-    static func of(_ metadata: EntryMetadata) -> EntryValidators? {
-        guard metadata.hasValidators || metadata.freshUntil != nil else { return nil }
+    static func of(_ metadata: EntryMetadata, keepingTags keptTags: Set<String> = []) -> EntryValidators? {
+        let tags = metadata.tags.isEmpty ? keptTags : metadata.tags
+        guard metadata.hasValidators || metadata.freshUntil != nil || !tags.isEmpty else { return nil }
         return EntryValidators(
             eTag: metadata.eTag,
             lastModified: metadata.lastModified,
-            freshUntil: metadata.freshUntil
+            freshUntil: metadata.freshUntil,
+            tags: tags
         )
     }
 }

@@ -73,6 +73,10 @@ struct LRUStorage<Value> {
     @usableFromInline var head = -1
     @usableFromInline var tail = -1
 
+    /// The keys of the entries by tag, for the entries that have tags: group invalidation in time proportional to
+    /// the group.
+    @usableFromInline var keysByTag: [String: Set<String>] = [:]
+
     /// The sum of the costs of the live entries.
     @usableFromInline var totalCost = 0
 
@@ -128,7 +132,7 @@ struct LRUStorage<Value> {
             nodes[slot].cost = cost
             nodes[slot].storedAt = storedAt
             nodes[slot].expiresAt = expiresAt
-            nodes[slot].validators = validators
+            replaceValidators(of: slot, with: validators)
             moveToHead(slot)
             return
         }
@@ -146,6 +150,7 @@ struct LRUStorage<Value> {
             nodes[slot].storedAt = storedAt
             nodes[slot].expiresAt = expiresAt
             nodes[slot].validators = validators
+            indexTags(of: slot)
             nodes[slot].previous = -1
             nodes[slot].next = head
         } else {
@@ -178,6 +183,7 @@ struct LRUStorage<Value> {
         buckets[bucket] = Bucket(slotPlusOne: slot + 1, hash: hash)
         liveCount += 1
         totalCost += cost
+        if validators != nil { indexTags(of: slot) }
     }
 
     /// Removes the entry for `key`; returns whether there was one.
@@ -215,6 +221,7 @@ struct LRUStorage<Value> {
         head = -1
         tail = -1
         totalCost = 0
+        keysByTag.removeAll()
     }
 
     /// The keys from most to least recently used.
@@ -281,6 +288,7 @@ struct LRUStorage<Value> {
     /// release.
     @inlinable
     mutating func removeSlot(_ slot: Int) {
+        unindexTags(of: slot)
         unlink(slot)
         totalCost -= nodes[slot].cost
         liveCount -= 1

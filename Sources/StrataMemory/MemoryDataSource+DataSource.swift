@@ -8,6 +8,15 @@ extension MemoryDataSource: KeyValueStore {
     /// The configuration's key function, for `putAll(_:in: AllObjectsQuery())`.
     public var keyOfValue: (@Sendable (Value) -> String)? { configuration.key }
 
+    /// The keys of the entries tagged `tag`, in ascending order, from the store's index of tags: what
+    /// `delete(TagQuery(tag))` removes.
+    ///
+    /// A write replaces an entry's tags with those it gives (none for a plain `put`); a renewal without tags keeps
+    /// them.
+    public func keys(taggedWith tag: String) -> [String]? {
+        storage.withLock { $0.keys(taggedWith: tag) }
+    }
+
     /// Returns the value a ``Strata/KeyedQuery`` names (see ``Strata/KeyValueStore``).
     ///
     /// - Throws: ``Strata/StrataError/Code/notFound`` when absent or expired,

@@ -82,7 +82,8 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
                     expiresAt: storage.nodes[slot].expiresAt,
                     freshUntil: validators?.freshUntil,
                     eTag: validators?.eTag,
-                    lastModified: validators?.lastModified
+                    lastModified: validators?.lastModified,
+                    tags: validators?.tags ?? []
                 )
             )
         }
@@ -140,12 +141,12 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         let storedAt = metadata.storedAt ?? configuration.clock.now()
         let expiresAt =
             metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
-        let validators = EntryValidators.of(metadata)
         return storage.withLock { storage in
             guard let slot = storage.slot(of: key) else { return false }
             storage.nodes[slot].storedAt = storedAt
             storage.nodes[slot].expiresAt = expiresAt
-            storage.nodes[slot].validators = validators
+            let kept = storage.nodes[slot].validators?.tags ?? []
+            storage.replaceValidators(of: slot, with: EntryValidators.of(metadata, keepingTags: kept))
             return true
         }
     }

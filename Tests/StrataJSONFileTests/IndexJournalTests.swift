@@ -36,6 +36,18 @@ struct IndexJournalTests {
         #expect(replay.records[""]?.sequence == 0)
     }
 
+    @Test func tagsRoundTripWithAndWithoutAFreshnessDate() throws {
+        let tagged = IndexRecord(storedAt: 1, maxAge: nil, sequence: 1, tags: ["team:7", "user:1"])
+        let taggedFresh = IndexRecord(storedAt: 2, maxAge: 60, sequence: 2, freshUntil: 62, tags: ["team:7"])
+
+        let replay = try IndexJournal.replay(
+            journal([.put(key: "a", record: tagged), .put(key: "b", record: taggedFresh)])
+        )
+
+        #expect(replay.records["a"] == tagged)
+        #expect(replay.records["b"] == taggedFresh)
+    }
+
     @Test func aFreshnessDateRoundTripsAndALineWithoutOneStillReads() throws {
         // A put with a freshness date gains one field; a put without one is written as before the field existed
         let fresh = IndexRecord(storedAt: 1_750_000_000.25, maxAge: 60, sequence: 1, freshUntil: 1_750_000_060.5)

@@ -131,8 +131,10 @@ struct MetadataPlanTests {
             cache: SpyDataSource(name: "cache", wrapping: EntryStore(), journal: journal)
         )
         #expect(try await repository.getAll(IdsQuery(["1", "2"]), operation: .cacheSync) == ["one", "two"])
-        #expect(journal.trace == ["cache.getAll", "main.getAll", "cache.putAll"])
+        // The list misses, so the cache is asked for each id before main is asked for the missing ones
+        let firstRead = ["cache.getAll", "cache.getAll", "cache.getAll", "main.getAll", "cache.putAll"]
+        #expect(journal.trace == firstRead)
         #expect(try await repository.getAll(IdsQuery(["1", "2"]), operation: .default) == ["one", "two"])
-        #expect(journal.trace == ["cache.getAll", "main.getAll", "cache.putAll", "cache.getAll"])
+        #expect(journal.trace == firstRead + ["cache.getAll"])
     }
 }

@@ -39,6 +39,13 @@ public struct EntryMetadata: Sendable, Hashable {
     /// The `Last-Modified` date a server gave the value, sent back as `If-Modified-Since`.
     public var lastModified: String?
 
+    /// The groups the entry belongs to, such as `user:42` or `team:7`: `delete(TagQuery("team:7"))` on a store
+    /// that keeps tags removes every entry tagged `team:7` (group invalidation, ``TagQuery``).
+    ///
+    /// The memory store keeps them (and keeps them when the entry's metadata is renewed without tags); a store that
+    /// does not keep tags drops them and refuses a ``TagQuery``.
+    public var tags: Set<String>
+
     /// Creates metadata.
     ///
     /// - Parameters:
@@ -47,18 +54,21 @@ public struct EntryMetadata: Sendable, Hashable {
     ///   - freshUntil: When the value stops being fresh; `nil` when the source does not say.
     ///   - eTag: The server's entity tag.
     ///   - lastModified: The server's `Last-Modified` value.
+    ///   - tags: The groups the entry belongs to.
     public init(
         storedAt: Date? = nil,
         expiresAt: Date? = nil,
         freshUntil: Date? = nil,
         eTag: String? = nil,
-        lastModified: String? = nil
+        lastModified: String? = nil,
+        tags: Set<String> = []
     ) {
         self.storedAt = storedAt
         self.expiresAt = expiresAt
         self.freshUntil = freshUntil
         self.eTag = eTag
         self.lastModified = lastModified
+        self.tags = tags
     }
 
     /// Whether the metadata carries a validator (an entity tag or a `Last-Modified` date) that main can use to

@@ -76,3 +76,20 @@ extension PutDataSource {
     /// Returns `false`: the source cannot renew an entry without rewriting it.
     public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool { false }
 }
+
+// MARK: - Tags
+
+extension PutDataSource {
+    /// Stores the value with tags (``EntryMetadata/tags``), so that `delete(TagQuery(tag))` removes it with the other
+    /// entries of its group.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - query: Where to store it.
+    ///   - tags: The groups it belongs to, such as `user:42`.
+    /// - Returns: The stored value.
+    /// - Throws: As ``putEntry(_:in:)``.
+    public func put(_ value: Value, in query: any Query, tags: Set<String>) async throws -> Value {
+        try await putEntry(StoredEntry(value: value, metadata: EntryMetadata(tags: tags)), in: query)
+    }
+}

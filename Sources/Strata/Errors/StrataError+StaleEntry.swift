@@ -1,22 +1,32 @@
+import struct Foundation.Date
+
 /// A payload that stands for a stale value: ``StrataError/value(as:)`` answers with ``staleValue``.
 protocol StalePayload: Sendable {
     /// The stale value (one value, or an array of values for a list read).
     var staleValue: any Sendable { get }
+    /// When the value stopped being valid, if its validator said.
+    var staleSince: Date? { get }
 }
 
 /// The stale entry of a *not valid* read.
 struct StaleEntry<Value: Sendable>: StalePayload {
     let entry: StoredEntry<Value>
+    let staleSince: Date?
     var staleValue: any Sendable { entry.value }
 }
 
 /// The stale entries of a *not valid* list read.
 struct StaleEntries<Value: Sendable>: StalePayload {
     let entries: [StoredEntry<Value>]
+    let staleSince: Date?
     var staleValue: any Sendable { entries.map(\.value) }
 }
 
 extension StrataError {
+    /// When the stale value of a *not valid* error stopped being valid, as its validator said
+    /// (``Validator/staleSince(_:context:)``); `nil` when it did not say or the error carries no stale entry.
+    public var staleSince: Date? { (payload as? any StalePayload)?.staleSince }
+
     /// The stale entry a *not valid* error carries, with its metadata, when it has one of this value type.
     ///
     /// A cache that knows the entry's validators (ETag, Last-Modified) lets a repository revalidate it with

@@ -109,24 +109,42 @@ extension StrataError {
 
     /// A *not valid* error carrying the stale entry, so that callers may still serve its value and revalidate
     /// it with its metadata (``value(as:)`` gives the value, ``staleEntry(as:)`` the entry).
+    ///
+    /// - Parameters:
+    ///   - staleEntry: The refused entry.
+    ///   - staleSince: When the entry stopped being valid, if the validator can tell (``staleSince``).
+    ///   - message: What failed.
+    ///   - file: The file of the call.
+    ///   - line: The line of the call.
     public static func notValid<Value: Sendable>(
         staleEntry: StoredEntry<Value>,
+        staleSince: Date? = nil,
         _ message: String = "The stored value is no longer valid",
         file: String = #fileID,
         line: Int = #line
     ) -> StrataError {
-        StrataError(.notValid, message, payload: StaleEntry(entry: staleEntry), file: file, line: line)
+        let payload = StaleEntry(entry: staleEntry, staleSince: staleSince)
+        return StrataError(.notValid, message, payload: payload, file: file, line: line)
     }
 
     /// A *not valid* error carrying the stale entries of a list read (``value(as:)`` gives the values as an
     /// array, ``staleEntries(as:)`` the entries).
+    ///
+    /// - Parameters:
+    ///   - staleEntries: The entries of the list read.
+    ///   - staleSince: When the first refused entry stopped being valid, if the validator can tell.
+    ///   - message: What failed.
+    ///   - file: The file of the call.
+    ///   - line: The line of the call.
     public static func notValid<Value: Sendable>(
         staleEntries: [StoredEntry<Value>],
+        staleSince: Date? = nil,
         _ message: String = "A stored value is no longer valid",
         file: String = #fileID,
         line: Int = #line
     ) -> StrataError {
-        StrataError(.notValid, message, payload: StaleEntries(entries: staleEntries), file: file, line: line)
+        let payload = StaleEntries(entries: staleEntries, staleSince: staleSince)
+        return StrataError(.notValid, message, payload: payload, file: file, line: line)
     }
 
     /// A *query not supported* error naming the query's type and the source that refused it.

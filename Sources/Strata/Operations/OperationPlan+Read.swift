@@ -6,7 +6,8 @@ extension OperationPlan {
     ///
     /// 1. The cache answers: its value is returned.
     /// 2. The cache throws *not valid* with the stale entry and ``staleValues`` is
-    ///    ``StaleValues/served``: the stale value is returned.
+    ///    ``StaleValues/served``: the stale value is returned. With ``refreshesInBackground``, a stale value that
+    ///    went stale less than the window ago is returned too, and step 3 runs in the background.
     /// 3. The cache throws an error in ``asksMainOn``: main is asked. When the cache's stale entry carries
     ///    validators (``EntryMetadata/hasValidators``) and ``revalidates`` is set, main is asked conditionally
     ///    (``GetDataSource/getIfModified(_:since:)``); *not modified* renews the cached entry's metadata and
@@ -35,6 +36,10 @@ extension OperationPlan {
         /// Whether main is asked conditionally about a stale cached entry that carries validators.
         public var revalidates: Bool
 
+        /// Stale-while-revalidate: a stale value inside the window is returned at once and main is read in the
+        /// background; `nil` reads main before answering.
+        public var refreshesInBackground: BackgroundRefresh?
+
         /// Creates a read plan.
         ///
         /// - Parameters:
@@ -43,18 +48,21 @@ extension OperationPlan {
         ///   - writesBack: Whether a value read from main is written into the cache.
         ///   - staleValues: What a stale cached value is used for.
         ///   - revalidates: Whether a stale entry with validators is revalidated with a conditional read.
+        ///   - refreshesInBackground: The stale-while-revalidate window, or `nil` to read main before answering.
         public init(
             first: Source,
             asksMainOn: CacheMisses = [],
             writesBack: Bool = false,
             staleValues: StaleValues = .notServed,
-            revalidates: Bool = true
+            revalidates: Bool = true,
+            refreshesInBackground: BackgroundRefresh? = nil
         ) {
             self.first = first
             self.asksMainOn = asksMainOn
             self.writesBack = writesBack
             self.staleValues = staleValues
             self.revalidates = revalidates
+            self.refreshesInBackground = refreshesInBackground
         }
     }
 

@@ -104,21 +104,35 @@ public struct CacheSyncOperation: RepositoryOperation {
     /// Decides, for the main source's error, whether to serve the stale cached value instead.
     public let fallback: @Sendable (any Error) -> Bool
 
+    /// The stale-while-revalidate window: a value stale for less than it is returned at once and refreshed from
+    /// main in the background; `nil` reads main before answering.
+    public let staleWhileRevalidate: OperationPlan.BackgroundRefresh?
+
     /// Creates the operation.
     ///
-    /// - Parameter fallback: Returns `true` for a main-source error after which the stale (invalid)
-    ///   cached value should be returned. The default never falls back.
+    /// - Parameters:
+    ///   - fallback: Returns `true` for a main-source error after which the stale (invalid)
+    ///     cached value should be returned. The default never falls back.
+    ///   - staleWhileRevalidate: The window in which a stale value is returned at once and refreshed in the
+    ///     background; `nil` (the default) reads main before answering.
     @inlinable
-    public init(fallback: @escaping @Sendable (any Error) -> Bool = { _ in false }) {
+    public init(
+        fallback: @escaping @Sendable (any Error) -> Bool = { _ in false },
+        staleWhileRevalidate: OperationPlan.BackgroundRefresh? = nil
+    ) {
         self.fallback = fallback
+        self.staleWhileRevalidate = staleWhileRevalidate
     }
 
-    /// `cacheSync`.
-    public var name: String { "cacheSync" }
+    /// `cacheSync`, or `cacheSyncStaleWhileRevalidate`.
+    public var name: String { staleWhileRevalidate == nil ? "cacheSync" : "cacheSyncStaleWhileRevalidate" }
 
-    /// The cache, then main on a miss (serving stale by ``fallback``); PUT and DELETE the cache, then main.
+    /// The cache, then main on a miss (serving stale by ``fallback`` and ``staleWhileRevalidate``); PUT and DELETE
+    /// the cache, then main.
     public var plan: OperationPlan {
-        OperationPlan(read: .cacheSync(fallback: fallback), write: .cacheSync, delete: .cacheSync)
+        var read = OperationPlan.Read.cacheSync(fallback: fallback)
+        read.refreshesInBackground = staleWhileRevalidate
+        return OperationPlan(read: read, write: .cacheSync, delete: .cacheSync)
     }
 }
 
@@ -164,5 +178,19 @@ extension RepositoryOperation where Self == CacheSyncOperation {
     @inlinable
     public static func cacheSync(fallback rule: @escaping @Sendable (any Error) -> Bool) -> CacheSyncOperation {
         CacheSyncOperation(fallback: rule)
+    }
+
+    /// The cache first; a value stale for less than `window` is returned at once and refreshed from main in the
+    /// background, anything else is read from main first (``OperationPlan/BackgroundRefresh``).
+    ///
+    /// - Parameters:
+    ///   - window: How long after going stale a value is still returned at once.
+    ///   - clock: The clock that says what time it is.
+    @inlinable
+    public static func cacheSync(
+        staleWhileRevalidate window: Duration,
+        clock: any WallClock = SystemClock()
+    ) -> CacheSyncOperation {
+        CacheSyncOperation(staleWhileRevalidate: OperationPlan.BackgroundRefresh(window: window, clock: clock))
     }
 }

@@ -12,4 +12,12 @@ public struct IdsQuery<ID: Hashable & Sendable & CustomStringConvertible>: Multi
 
     /// The identifiers as string keys.
     public var keys: [String] { ids.map(\.description) }
+
+    /// The query for the ids at `positions`, in that order.
+    ///
+    /// - Parameter positions: Indices into ``ids``; one out of range makes the answer `nil`.
+    public func selecting(positions: [Int]) -> (any MultiKeyedQuery)? {
+        guard positions.allSatisfy(ids.indices.contains) else { return nil }
+        return IdsQuery(positions.map { ids[$0] })
+    }
 }

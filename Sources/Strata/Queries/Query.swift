@@ -20,4 +20,20 @@ public protocol KeyedQuery: Query {
 public protocol MultiKeyedQuery: Query {
     /// The keys of the entries, in the order the answer should have.
     var keys: [String] { get }
+
+    /// The query for some of this query's keys, in the order given; `nil` when the query cannot be narrowed.
+    ///
+    /// A ``CacheRepository`` that finds some of the keys in its cache asks main for the others only, with the
+    /// query this returns (``IdsQuery`` narrows to the ids at `positions`). The default is `nil`: the repository
+    /// then asks main for every key.
+    ///
+    /// - Parameter positions: Indices into ``keys``, each valid.
+    func selecting(positions: [Int]) -> (any MultiKeyedQuery)?
+}
+
+// MARK: - Defaults
+
+extension MultiKeyedQuery {
+    /// `nil`: the query cannot be narrowed.
+    public func selecting(positions: [Int]) -> (any MultiKeyedQuery)? { nil }
 }

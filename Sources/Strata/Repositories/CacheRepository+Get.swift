@@ -54,6 +54,15 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
 
     /// Reads every value the query names from the sources the operation's plan selects.
     ///
+    /// A read of several keys (an ``IdsQuery``, or a ``MultiKeyedQuery`` that can be narrowed with
+    /// ``MultiKeyedQuery/selecting(positions:)``) by an operation that starts at the cache and asks main on a miss
+    /// (CacheSync, Default) fetches only what is missing: the cache answers the keys it holds valid, main is asked
+    /// once for the others (the query narrowed to them), the values come back in the order asked, and main's are
+    /// written into the cache. Main answers a list in the order it was asked; when it answers fewer values than
+    /// asked, `Identifiable` values are matched to the keys by their id, the ones found are cached, and the read
+    /// throws ``StrataError/Code/notFound`` with ``StrataError/partialValues(as:)`` — one element per key asked,
+    /// `nil` for each key main did not find.
+    ///
     /// - Parameters:
     ///   - query: Which values to read.
     ///   - operation: See the table on ``CacheRepository``.
@@ -93,6 +102,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         operation: any RepositoryOperation
     ) async throws -> [StoredEntry<Main.Value>] {
         let plan = try readPlan(of: operation)
+        if let query = missingKeysQuery(query, plan) { return try await readMissingKeys(query, plan) }
         do {
             return try await runRead(plan, plannedGetAll(query)).entry
         } catch {

@@ -40,6 +40,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let stale = miss.code == .notValid ? read.stale(miss) : nil
         let staleAnswer = stale.map { PlannedAnswer(entry: $0, source: .cache, isStale: true) }
         if let staleAnswer, case .served = plan.staleValues { return staleAnswer }
+        if let staleAnswer, let refresh = plan.refreshesInBackground, refresh.contains(staleSince: miss.staleSince) {
+            refreshInBackground(plan, read, stale: stale)
+            return staleAnswer
+        }
         guard plan.asksMainOn.contains(miss) else { throw PlannedReadFailure(error: miss, source: .cache) }
         if let staleAnswer { beforeMain?(staleAnswer) }
         do {
@@ -52,7 +56,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
 
     /// The main half of a read: a conditional read for a stale entry with validators (renewing the cached entry
     /// on *not modified*), else main's entry; written back into the cache as the plan says.
-    private func readMain<Entry, Value>(
+    func readMain<Entry, Value>(
         _ plan: OperationPlan.Read,
         _ read: PlannedRead<Entry, Value>,
         stale: Entry?,

@@ -56,6 +56,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         // A stream shows the stale value before main is asked, so main's error is reported, not the stale value
         // again.
         if case .servedWhenMainFails = plan.staleValues { plan.staleValues = .notServed }
+        // A stream shows the stale value and then main's anyway: it reads main in its own task, not the background.
+        plan.refreshesInBackground = nil
         let firstOrigin = plan.first == .main ? origins.main : origins.cache
         let key = (query as? any KeyedQuery)?.key
         let stream = ResponseStream<Main.Value>(

@@ -44,6 +44,9 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     /// Shares the main read of a CacheSync miss among concurrent identical reads.
     let mainReads = RequestCoalescer<MainReadKey, any Sendable>()
 
+    /// The stale-while-revalidate refreshes running in the background.
+    let refreshes = BackgroundRefreshes()
+
     /// Announces every write and delete made through this repository (and its copies) to its streams.
     public let changeBroadcaster = ChangeBroadcaster()
 
@@ -73,15 +76,35 @@ extension CacheRepository {
         /// with ``StrataError/Code/cancelled``; the shared main read goes on for the others.
         public var coalescesMainReads: Bool
 
+        /// The plugins every background refresh runs through (stale-while-revalidate,
+        /// ``OperationPlan/BackgroundRefresh``): a logging or metrics plugin here sees each refresh, and the error
+        /// of a failed one, which no caller sees.
+        ///
+        /// They see a ``PluginCall`` with the read's method and query and the source `refresh`.
+        public var refreshPlugins: [any StrataPlugin]
+
+        /// The most background refreshes that run at once; a stale read beyond it is served without starting
+        /// one (a later read starts it). 64 by default.
+        public var maxBackgroundRefreshes: Int
+
         /// Creates a configuration.
         ///
         /// - Parameters:
         ///   - cacheWrites: ``CacheWritePolicy/required`` (the default) reports a failed cache write as
         ///     ``StrataError/Code/cacheSyncFailed``; ``CacheWritePolicy/bestEffort`` ignores it.
         ///   - coalescesMainReads: Share the main read of concurrent identical CacheSync misses.
-        public init(cacheWrites: CacheWritePolicy = .required, coalescesMainReads: Bool = true) {
+        ///   - refreshPlugins: The plugins every background refresh runs through.
+        ///   - maxBackgroundRefreshes: The most background refreshes that run at once.
+        public init(
+            cacheWrites: CacheWritePolicy = .required,
+            coalescesMainReads: Bool = true,
+            refreshPlugins: [any StrataPlugin] = [],
+            maxBackgroundRefreshes: Int = 64
+        ) {
             self.cacheWrites = cacheWrites
             self.coalescesMainReads = coalescesMainReads
+            self.refreshPlugins = refreshPlugins
+            self.maxBackgroundRefreshes = maxBackgroundRefreshes
         }
     }
 

@@ -70,7 +70,8 @@ extension KeyValueStore {
     }
 
     /// Deletes one entry (``KeyedQuery``), several (``MultiKeyedQuery``), every one (``AllObjectsQuery``,
-    /// which also forgets the stored list answer) or those a ``KeyListingQuery`` selects.
+    /// which also forgets the stored list answer), those a ``KeyListingQuery`` selects, or those tagged with a
+    /// ``TagQuery``'s tag (in a store that keeps tags).
     ///
     /// - Throws: ``StrataError/Code/invalidArgument`` for an empty key, ``StrataError/Code/queryNotSupported``
     ///   for other queries, and what the store's removal throws.
@@ -87,6 +88,9 @@ extension KeyValueStore {
             try removeAll()
         case let query as any KeyListingQuery:
             for key in query.selectKeys(from: sortedKeys()) { try removeValue(forKey: key) }
+        case let query as TagQuery:
+            guard let keys = keys(taggedWith: query.tag) else { throw Self.unsupported(query) }
+            for key in keys { try removeValue(forKey: key) }
         default:
             throw Self.unsupported(query)
         }

@@ -125,6 +125,14 @@ public protocol KeyValueStore<Value>: DataSource {
 
     /// The record of the list answer the store was given (see the list rule).
     var storedListAnswer: StoredListAnswer { get }
+
+    /// The keys of the entries tagged `tag` (``EntryMetadata/tags``), or `nil` when the store does not keep tags.
+    ///
+    /// `delete(TagQuery(tag))` removes them. A store that keeps tags answers from an index of tag to keys, so the
+    /// answer costs what it holds, not the store's size. The default is `nil`: a ``TagQuery`` is then refused.
+    ///
+    /// - Parameter tag: The tag.
+    func keys(taggedWith tag: String) -> [String]?
 }
 
 extension KeyValueStore {
@@ -141,4 +149,7 @@ extension KeyValueStore {
     public func listedEntry(forKey key: String) throws -> StoredEntry<Value>? {
         try entry(forKey: key)
     }
+
+    /// `nil`: the store does not keep tags.
+    public func keys(taggedWith tag: String) -> [String]? { nil }
 }

@@ -1,3 +1,5 @@
+import struct Foundation.Date
+
 /// Accepts a value only when every one of its validators accepts it.
 public struct AllValidator<Value>: Validator {
     private let validators: [any Validator<Value>]
@@ -12,6 +14,13 @@ public struct AllValidator<Value>: Validator {
     /// Returns whether every validator accepts the value.
     public func isValid(_ value: Value, context: ValidationContext) -> Bool {
         validators.allSatisfy { $0.isValid(value, context: context) }
+    }
+
+    /// The earliest date one of the refusing validators gives: the value stopped being valid when the first one
+    /// refused it.
+    public func staleSince(_ value: Value, context: ValidationContext) -> Date? {
+        validators.lazy.filter { !$0.isValid(value, context: context) }
+            .compactMap { $0.staleSince(value, context: context) }.min()
     }
 }
 
@@ -29,6 +38,17 @@ public struct AnyValidator<Value>: Validator {
     /// Returns whether any validator accepts the value.
     public func isValid(_ value: Value, context: ValidationContext) -> Bool {
         validators.contains { $0.isValid(value, context: context) }
+    }
+
+    /// The latest date the validators give: the value stopped being valid when the last one refused it; `nil`
+    /// when one of them cannot tell.
+    public func staleSince(_ value: Value, context: ValidationContext) -> Date? {
+        var latest: Date?
+        for validator in validators {
+            guard let date = validator.staleSince(value, context: context) else { return nil }
+            latest = max(latest ?? date, date)
+        }
+        return latest
     }
 }
 

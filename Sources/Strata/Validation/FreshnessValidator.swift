@@ -29,6 +29,11 @@ public struct FreshnessValidator<Value>: Validator {
         guard let freshUntil = context.metadata.freshUntil else { return true }
         return clock.now() < freshUntil
     }
+
+    /// The entry's ``EntryMetadata/freshUntil``.
+    public func staleSince(_ value: Value, context: ValidationContext) -> Date? {
+        context.metadata.freshUntil
+    }
 }
 
 extension Validator {

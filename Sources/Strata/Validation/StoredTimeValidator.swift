@@ -27,6 +27,11 @@ public struct StoredTimeValidator<Value>: Validator {
         guard let storedAt = context.storedAt else { return false }
         return clock.now() < storedAt.addingTimeInterval(maxAge.timeInterval)
     }
+
+    /// The end of the entry's ``maxAge``: its stored date plus the maximum age.
+    public func staleSince(_ value: Value, context: ValidationContext) -> Date? {
+        context.storedAt?.addingTimeInterval(maxAge.timeInterval)
+    }
 }
 
 extension Validator {

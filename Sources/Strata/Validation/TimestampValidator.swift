@@ -38,6 +38,11 @@ public struct TimestampValidator<Value>: Validator {
     public func isValid(_ value: Value, context: ValidationContext) -> Bool {
         clock.now() < timestamp(value).addingTimeInterval(maxAge.timeInterval)
     }
+
+    /// The value's timestamp plus ``maxAge``.
+    public func staleSince(_ value: Value, context: ValidationContext) -> Date? {
+        timestamp(value).addingTimeInterval(maxAge.timeInterval)
+    }
 }
 
 /// The earlier name of ``TimestampValidator``: it checks a timestamp the value carries, where `.maxAge(_:)`

@@ -1,3 +1,5 @@
+import struct Foundation.Date
+
 /// A data source whose reads fail with *not valid* when the value fails validation.
 ///
 /// The error carries the invalid value as its payload (``StrataError/value(as:)``), so
@@ -49,8 +51,12 @@ extension ValidatedDataSource: GetDataSource where Source: GetDataSource, V.Valu
     ///   ``StrataError/staleEntry(as:)``) when validation fails.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Source.Value> {
         let entry = try await source.getEntry(query)
-        guard validator.isValid(entry.value, context: ValidationContext(entry.metadata)) else {
-            throw StrataError.notValid(staleEntry: entry)
+        let context = ValidationContext(entry.metadata)
+        guard validator.isValid(entry.value, context: context) else {
+            throw StrataError.notValid(
+                staleEntry: entry,
+                staleSince: validator.staleSince(entry.value, context: context)
+            )
         }
         return entry
     }
@@ -60,8 +66,18 @@ extension ValidatedDataSource: GetDataSource where Source: GetDataSource, V.Valu
     /// - Throws: ``StrataError/Code/notValid`` with all the values as payload when one fails.
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Source.Value>] {
         let entries = try await source.getAllEntries(query)
-        for entry in entries where !validator.isValid(entry.value, context: ValidationContext(entry.metadata)) {
-            throw StrataError.notValid(staleEntries: entries)
+        var staleDates: [Date?] = []
+        for entry in entries {
+            let context = ValidationContext(entry.metadata)
+            if !validator.isValid(entry.value, context: context) {
+                staleDates.append(validator.staleSince(entry.value, context: context))
+            }
+        }
+        guard staleDates.isEmpty else {
+            // The answer went stale with its first refused entry; when one of them cannot tell, nobody can.
+            let known = staleDates.compactMap { $0 }
+            let staleSince = known.count == staleDates.count ? known.min() : nil
+            throw StrataError.notValid(staleEntries: entries, staleSince: staleSince)
         }
         return entries
     }

@@ -19,6 +19,27 @@ public protocol Validator<Value>: Sendable {
     ///   - value: The stored value.
     ///   - context: What is known about the stored entry, such as when it was stored.
     func isValid(_ value: Value, context: ValidationContext) -> Bool
+
+    /// When a value this validator refuses stopped being valid, if the validator can tell.
+    ///
+    /// A ``CacheRepository`` reading with a stale-while-revalidate window
+    /// (``OperationPlan/BackgroundRefresh``) serves a stale value at once only while it has been stale for less
+    /// than the window. The default is `nil`: the repository then reads main before answering. Strata's
+    /// validators tell: ``StoredTimeValidator`` and ``TimestampValidator`` the end of the maximum age,
+    /// ``FreshnessValidator`` the entry's ``EntryMetadata/freshUntil``.
+    ///
+    /// - Parameters:
+    ///   - value: The stored value, refused by ``isValid(_:context:)``.
+    ///   - context: What is known about the stored entry.
+    /// - Returns: The date the value stopped being valid, or `nil` when unknown.
+    func staleSince(_ value: Value, context: ValidationContext) -> Date?
+}
+
+// MARK: - Defaults
+
+extension Validator {
+    /// `nil`: the validator does not say when a value became stale.
+    public func staleSince(_ value: Value, context: ValidationContext) -> Date? { nil }
 }
 
 /// What a validator knows about a stored entry beyond its value.

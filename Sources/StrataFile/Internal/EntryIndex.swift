@@ -33,6 +33,10 @@ struct EntryIndex {
     /// The earliest expiry of any entry, or later; expired entries are searched only once it has passed.
     private(set) var earliestExpiry = Date.distantFuture
 
+    /// The keys of the entries by tag, for the entries that have tags: group invalidation in time proportional to
+    /// the group.
+    private(set) var keysByTag: [String: Set<String>] = [:]
+
     /// The number of entries.
     var count: Int { slots.count }
 
@@ -81,6 +85,7 @@ struct EntryIndex {
         if tail < 0 { tail = slot }
         slots[entry.name] = slot
         totalSize += entry.trailer.payloadSize
+        for tag in entry.trailer.tags { keysByTag[tag, default: []].insert(entry.trailer.key) }
         if let expiresAt = entry.trailer.expiresAt, expiresAt < earliestExpiry { earliestExpiry = expiresAt }
     }
 
@@ -95,6 +100,10 @@ struct EntryIndex {
         entries[slot] = nil
         freeSlots.append(slot)
         totalSize -= entry.trailer.payloadSize
+        for tag in entry.trailer.tags {
+            keysByTag[tag]?.remove(entry.trailer.key)
+            if keysByTag[tag]?.isEmpty == true { keysByTag[tag] = nil }
+        }
         if slots.isEmpty { removeAll() }
         return entry
     }
@@ -140,6 +149,7 @@ struct EntryIndex {
         tail = -1
         totalSize = 0
         earliestExpiry = .distantFuture
+        keysByTag.removeAll()
     }
 
     private mutating func moveToHead(_ slot: Int) {

@@ -14,7 +14,8 @@ internal import StrataSupport
 /// | created, expires (seconds since 1970 as `Double` bits) | 8, 8 |
 /// | attributes length (`UInt32.max` = none) | 4 |
 /// | fresh until (seconds since 1970 as `Double` bits; 0 without bit 1) | 8 |
-/// | key, ETag, Last-Modified (UTF-8), attributes | variable |
+/// | tags length (version 5 only; `UInt32.max` = none) | 4 |
+/// | key, ETag, Last-Modified (UTF-8), attributes, tags (version 5: UTF-8, joined by newlines) | variable |
 /// | checksum of everything above in the trailer (xxHash64) | 8 |
 /// | trailer length (from version through checksum) | 4 |
 /// | magic `STRF` | 4 |
@@ -23,10 +24,17 @@ struct EntryTrailer: Equatable {
     /// 4: version 3 plus the date the value stops being fresh. Versions 3 (no fresh-until field) and 2 (no
     /// attributes field either) are still read; version 1 (an xxHash64 of the data instead of a
     /// `ContentChecksum`) and any other version read as damaged: a miss, and the file is removed.
+    ///
+    /// An entry with tags is written as version 5 (``taggedVersion``): version 4 plus its tags. An entry without
+    /// tags stays version 4, so stores that never tag an entry stay readable by versions that know 4 only.
     static let version: UInt8 = 4
+    /// 5: version 4 plus the entry's tags.
+    static let taggedVersion: UInt8 = 5
     /// The fixed part of a version 4 trailer; version 3's ends before the fresh-until date, version 2's before
     /// the attributes length.
     static let fixedLength = 68
+    /// The fixed part of a version 5 trailer: version 4's and the tags length.
+    private static let fixedLengthVersion5 = 72
     private static let fixedLengthVersion3 = 60
     private static let fixedLengthVersion2 = 56
     /// The most bytes of attributes an entry carries.
@@ -47,18 +55,21 @@ struct EntryTrailer: Equatable {
     var expiresAt: Date?
     var freshUntil: Date?
     var attributes: Data?
+    /// The groups of the entry (``Strata/EntryMetadata/tags``), in the order written; none of them holds a newline.
+    var tags: [String] = []
 
     /// The trailer's bytes, to write after the payload.
     func encoded() -> [UInt8] {
         let keyBytes = Array(key.utf8)
         let eTagBytes = eTag.map { Array($0.utf8) }
         let lastModifiedBytes = lastModified.map { Array($0.utf8) }
+        let tagBytes = tags.isEmpty ? nil : Array(tags.joined(separator: "\n").utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(
             Self.fixedLength + keyBytes.count + (eTagBytes?.count ?? 0) + (lastModifiedBytes?.count ?? 0)
                 + (attributes?.count ?? 0) + Self.footerLength
         )
-        bytes.append(Self.version)
+        bytes.append(tagBytes == nil ? Self.version : Self.taggedVersion)
         bytes.append((expiresAt == nil ? 0 : 1) | (freshUntil == nil ? 0 : 2))
         bytes.append(contentsOf: [0, 0])
         Self.append(UInt32(keyBytes.count), to: &bytes)
@@ -71,10 +82,12 @@ struct EntryTrailer: Equatable {
         Self.append((expiresAt?.timeIntervalSince1970 ?? 0).bitPattern, to: &bytes)
         Self.append(attributes.map { UInt32($0.count) } ?? Self.noString, to: &bytes)
         Self.append((freshUntil?.timeIntervalSince1970 ?? 0).bitPattern, to: &bytes)
+        if let tagBytes { Self.append(UInt32(tagBytes.count), to: &bytes) }
         bytes.append(contentsOf: keyBytes)
         bytes.append(contentsOf: eTagBytes ?? [])
         bytes.append(contentsOf: lastModifiedBytes ?? [])
         bytes.append(contentsOf: attributes ?? Data())
+        bytes.append(contentsOf: tagBytes ?? [])
         let checksum = bytes.withUnsafeBytes { XXHash64.hash($0) }
         Self.append(checksum, to: &bytes)
         Self.append(UInt32(bytes.count), to: &bytes)
@@ -104,6 +117,7 @@ struct EntryTrailer: Equatable {
         let version = bytes[0]
         let fixedLength: Int
         switch version {
+        case Self.taggedVersion: fixedLength = Self.fixedLengthVersion5
         case Self.version: fixedLength = Self.fixedLength
         case 3: fixedLength = Self.fixedLengthVersion3
         case 2: fixedLength = Self.fixedLengthVersion2
@@ -123,9 +137,17 @@ struct EntryTrailer: Equatable {
         let lastModifiedCount = lastModifiedLength == Self.noString ? 0 : Int(lastModifiedLength)
         let attributesLength = version == 2 ? Self.noString : u32(56)
         let attributesCount = attributesLength == Self.noString ? 0 : Int(attributesLength)
-        guard fixedLength + keyLength + eTagCount + lastModifiedCount + attributesCount + 8 == count else {
-            return nil
+        // A version 5 trailer always has tags: a tagless entry is written as version 4.
+        let tagsCount = version == Self.taggedVersion ? Int(u32(68)) : 0
+        if version == Self.taggedVersion, tagsCount == 0 || u32(68) == Self.noString { return nil }
+        // The lengths come from the file: add them with overflow checks.
+        var total = fixedLength
+        for length in [keyLength, eTagCount, lastModifiedCount, attributesCount, tagsCount, 8] {
+            let (sum, overflow) = total.addingReportingOverflow(length)
+            guard !overflow else { return nil }
+            total = sum
         }
+        guard total == count else { return nil }
         guard let payloadSize = Int(exactly: u64(16)) else { return nil }
         self.payloadSize = payloadSize
         contentHash = u64(24)
@@ -134,6 +156,7 @@ struct EntryTrailer: Equatable {
         expiresAt = bytes[1] & 1 == 1 ? Date(timeIntervalSince1970: Double(bitPattern: u64(48))) : nil
         freshUntil =
             version >= 4 && bytes[1] & 2 == 2 ? Date(timeIntervalSince1970: Double(bitPattern: u64(60))) : nil
+        self.tags = []
         var offset = fixedLength
         func string(_ length: Int) -> String {
             defer { offset += length }
@@ -145,6 +168,10 @@ struct EntryTrailer: Equatable {
         attributes =
             attributesLength == Self.noString
             ? nil : Data(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + attributesCount)]))
+        offset += attributesCount
+        if tagsCount > 0 {
+            tags = string(tagsCount).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
     }
 
     init(
@@ -157,7 +184,8 @@ struct EntryTrailer: Equatable {
         created: Date,
         expiresAt: Date?,
         freshUntil: Date? = nil,
-        attributes: Data? = nil
+        attributes: Data? = nil,
+        tags: [String] = []
     ) {
         self.key = key
         self.eTag = eTag
@@ -169,6 +197,7 @@ struct EntryTrailer: Equatable {
         self.expiresAt = expiresAt
         self.freshUntil = freshUntil
         self.attributes = attributes
+        self.tags = tags
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {

@@ -13,6 +13,8 @@ struct EntryEnvelope<Value: Codable>: Codable {
     var freshUntil: Double?
     /// The LRU sequence at the time of writing.
     var sequence: UInt64
+    /// The entry's tags, sorted; left out of the file when it has none.
+    var tags: [String]?
     /// The value.
     var value: Value
 }
@@ -24,9 +26,10 @@ struct EntryHeader: Decodable {
     var maxAge: Double?
     var freshUntil: Double?
     var sequence: UInt64
+    var tags: [String]?
 
     var record: IndexRecord {
-        IndexRecord(storedAt: storedAt, maxAge: maxAge, sequence: sequence, freshUntil: freshUntil)
+        IndexRecord(storedAt: storedAt, maxAge: maxAge, sequence: sequence, freshUntil: freshUntil, tags: tags ?? [])
     }
 }
 

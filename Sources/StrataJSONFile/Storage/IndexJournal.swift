@@ -4,14 +4,15 @@ import Foundation
 ///
 /// ```
 /// strata-json-file-index 1
-/// P <sequence> <storedAt> <maxAge|-> <base64 key> [<freshUntil>] <checksum>
+/// P <sequence> <storedAt> <maxAge|-> <base64 key> [<freshUntil|-> [<base64 tags>]] <checksum>
 /// T <sequence> <base64 key> <checksum>
 /// R <base64 key> <checksum>
 /// C <checksum>
 /// ```
 ///
 /// A put's `freshUntil` (seconds since 1970) is written only when the entry has one, so a journal without it
-/// (any written before it existed) reads as before.
+/// (any written before it existed) reads as before. Its tags, when it has some, follow as the Base64 of the
+/// tags joined by newlines (a tag holds no newline; `-` stands for an absent freshness date before them).
 ///
 /// Keys are Base64 (any content, newlines and NUL included, stays on one line); the checksum is the
 /// FNV-1a 32-bit hash of the line before it, in hexadecimal, so a damaged line is detected rather than
@@ -46,7 +47,12 @@ enum IndexJournal {
         case .put(let key, let record):
             let maxAge = record.maxAge.map { "\($0)" } ?? "-"
             text = "P \(record.sequence) \(record.storedAt) \(maxAge) \(encode(key))"
-            if let freshUntil = record.freshUntil { text += " \(freshUntil)" }
+            if let freshUntil = record.freshUntil {
+                text += " \(freshUntil)"
+            } else if !record.tags.isEmpty {
+                text += " -"
+            }
+            if !record.tags.isEmpty { text += " " + encode(record.tags.joined(separator: "\n")) }
         case .touch(let key, let sequence):
             text = "T \(sequence) \(encode(key))"
         case .remove(let key):
@@ -118,25 +124,30 @@ enum IndexJournal {
         let body = line[line.startIndex..<lastSpace]
         // The checksum is compared as a number: no string is made for it (opening replays every line).
         guard let stored = hexChecksum(line[(lastSpace + 1)...]), stored == checksumValue(body) else { return nil }
-        // Fields are cut by hand (at most six): `split` would allocate an array for every line.
+        // Fields are cut by hand (at most seven): `split` would allocate an array for every line.
         var fields: [ArraySlice<UInt8>] = []
-        fields.reserveCapacity(6)
+        fields.reserveCapacity(7)
         var fieldStart = body.startIndex
         for index in body.indices where body[index] == 0x20 {
             fields.append(body[fieldStart..<index])
             fieldStart = index + 1
-            if fields.count > 6 { return nil }
+            if fields.count > 7 { return nil }
         }
         fields.append(body[fieldStart..<body.endIndex])
         guard fields[0].count == 1, let letter = fields[0].first else { return nil }
         switch (letter, fields.count) {
-        case (0x50, 5), (0x50, 6):  // "P", with or without its freshness date
+        case (0x50, 5), (0x50, 6), (0x50, 7):  // "P", with or without its freshness date and tags
             guard let sequence = number(fields[1]), let storedAt = Double(text(fields[2])), let key = decode(fields[4])
             else { return nil }
             var freshUntil: Double?
-            if fields.count == 6 {
+            if fields.count >= 6, !(fields.count == 7 && fields[5].elementsEqual([0x2D])) {
                 guard let value = Double(text(fields[5])) else { return nil }
                 freshUntil = value
+            }
+            var tags: [String] = []
+            if fields.count == 7 {
+                guard let joined = decode(fields[6]), !joined.isEmpty else { return nil }
+                tags = joined.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             }
             let maxAge: Double?
             if fields[3].elementsEqual([0x2D]) {  // "-"
@@ -147,7 +158,13 @@ enum IndexJournal {
             }
             return .put(
                 key: key,
-                record: IndexRecord(storedAt: storedAt, maxAge: maxAge, sequence: sequence, freshUntil: freshUntil)
+                record: IndexRecord(
+                    storedAt: storedAt,
+                    maxAge: maxAge,
+                    sequence: sequence,
+                    freshUntil: freshUntil,
+                    tags: tags
+                )
             )
         case (0x54, 3):  // "T"
             guard let sequence = number(fields[1]), let key = decode(fields[2]) else { return nil }

@@ -15,6 +15,10 @@ struct IndexRecord: Equatable {
     /// When the value stops being fresh by its source's rules, in seconds since 1970; `nil` when its source
     /// gave none (and in journals written before the field existed).
     var freshUntil: Double? = nil
+
+    /// The entry's tags (``Strata/EntryMetadata/tags``), sorted; empty when it has none (and in journals written
+    /// before the field existed).
+    var tags: [String] = []
 }
 
 /// One line of the index journal.

@@ -49,6 +49,10 @@ struct JSONFileStorage: ~Copyable {
     private var recencyStart = 0
     /// The keys in ascending order, until a key is added or removed.
     private var sortedKeysCache: [String]?
+
+    /// The keys of the entries by tag, for the entries that have tags: group invalidation in time proportional to
+    /// the group.
+    private(set) var keysByTag: [String: Set<String>] = [:]
     /// Whether every index line is fsynced: a durable store on a platform without a boot identifier (see
     /// ``StoreSession``). Set when the store opens.
     var syncsEveryJournalLine: Bool
@@ -178,18 +182,38 @@ struct JSONFileStorage: ~Copyable {
         self.records = records
         nextSequence = maxSequence + 1
         sortedKeysCache = nil
+        keysByTag = [:]
+        for (key, record) in records { index(key, tags: record.tags) }
         recency = records.map { (sequence: $0.value.sequence, key: $0.key) }.sorted { $0.sequence < $1.sequence }
         recencyStart = 0
     }
 
     mutating func setRecord(_ record: IndexRecord, for key: String) {
-        if records.updateValue(record, forKey: key) == nil { sortedKeysCache = nil }
+        let old = records.updateValue(record, forKey: key)
+        if old == nil { sortedKeysCache = nil }
+        if old?.tags != record.tags {
+            unindex(key, tags: old?.tags ?? [])
+            index(key, tags: record.tags)
+        }
         recency.append((record.sequence, key))
         compactRecencyIfNeeded()
     }
 
     private mutating func dropRecord(for key: String) {
-        if records.removeValue(forKey: key) != nil { sortedKeysCache = nil }
+        guard let old = records.removeValue(forKey: key) else { return }
+        sortedKeysCache = nil
+        unindex(key, tags: old.tags)
+    }
+
+    private mutating func index(_ key: String, tags: [String]) {
+        for tag in tags { keysByTag[tag, default: []].insert(key) }
+    }
+
+    private mutating func unindex(_ key: String, tags: [String]) {
+        for tag in tags {
+            keysByTag[tag]?.remove(key)
+            if keysByTag[tag]?.isEmpty == true { keysByTag[tag] = nil }
+        }
     }
 
     private mutating func compactRecencyIfNeeded() {
@@ -328,12 +352,14 @@ struct JSONFileStorage: ~Copyable {
         storedAt: Double,
         maxAge: Double?,
         freshUntil: Double?,
+        tags: [String],
         now: Date
     ) throws -> Bool {
         guard var record = records[key] else { return false }
         record.storedAt = storedAt
         record.maxAge = maxAge
         record.freshUntil = freshUntil
+        if !tags.isEmpty { record.tags = tags }
         try append(.put(key: key, record: record))
         setRecord(record, for: key)
         try compactIfLarge(now: now)

@@ -52,6 +52,7 @@
                 return x == y || (x.isNaN && y.isNaN)
             }
             return a.sequence == b.sequence && same(a.storedAt, b.storedAt) && same(a.maxAge, b.maxAge)
+                && same(a.freshUntil, b.freshUntil) && a.tags == b.tags
         }
     }
 #endif

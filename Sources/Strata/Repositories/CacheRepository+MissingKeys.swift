@@ -1,0 +1,101 @@
+extension CacheRepository
+where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == Cache.Value {
+    /// The query of a list read that asks main for the keys the cache misses only, or `nil` for a read that goes
+    /// by the plan's algorithm: one that does not start at the cache, never asks main, or names keys with a query
+    /// that cannot be narrowed (``MultiKeyedQuery/selecting(positions:)``).
+    func missingKeysQuery(_ query: any Query, _ plan: OperationPlan.Read) -> (any MultiKeyedQuery)? {
+        guard plan.first == .cache, !plan.asksMainOn.isEmpty, let query = query as? any MultiKeyedQuery,
+            query.selecting(positions: []) != nil
+        else { return nil }
+        return query
+    }
+
+    /// A list read that asks main for the keys the cache misses only: the cache answers the keys it has, main is
+    /// asked once, with the query narrowed to the others, and its entries are written into the cache.
+    ///
+    /// - Throws: A cache error other than a miss as it is; main's error (or the stale values, when the plan's
+    ///   fallback rule accepts it and every missing key has one); ``StrataError/Code/notFound`` with
+    ///   ``StrataError/partialValues(as:)`` when main answers some keys only.
+    func readMissingKeys(_ query: any MultiKeyedQuery, _ plan: OperationPlan.Read) async throws -> [StoredEntry<
+        Main.Value
+    >] {
+        let listMiss: StrataError
+        do {
+            return try await cache.getAllEntries(query)
+        } catch let error as StrataError where plan.asksMainOn.contains(error) {
+            listMiss = error
+        }
+        let keys = query.keys
+        var entries = [StoredEntry<Main.Value>?](repeating: nil, count: keys.count)
+        var stale = entries
+        var missing: [Int] = []
+        if keys.count == 1 {
+            // The list's miss is its one key's: no need to ask again.
+            stale[0] = listMiss.staleEntries(as: Main.Value.self)?.first
+            missing = [0]
+        } else {
+            for position in keys.indices {
+                do {
+                    entries[position] = try await cache.getAllEntries(narrowed(query, to: [position])).first
+                } catch let error as StrataError where plan.asksMainOn.contains(error) {
+                    stale[position] = error.staleEntries(as: Main.Value.self)?.first
+                    missing.append(position)
+                }
+            }
+        }
+        if missing.isEmpty { return entries.compactMap { $0 } }
+        let fetched: [StoredEntry<Main.Value>?]
+        do {
+            fetched = try await fetchAndStore(narrowed(query, to: missing), writesBack: plan.writesBack)
+        } catch {
+            guard missing.allSatisfy({ stale[$0] != nil }), plan.staleValues.servesStale(after: error) else {
+                throw error
+            }
+            return keys.indices.compactMap { entries[$0] ?? stale[$0] }
+        }
+        for (position, entry) in zip(missing, fetched) { entries[position] = entry }
+        let missingKeys = keys.indices.filter { entries[$0] == nil }.map { keys[$0] }
+        guard missingKeys.isEmpty else {
+            throw StrataError.partial(entries.map { $0?.value }, missingKeys: missingKeys)
+        }
+        return entries.compactMap { $0 }
+    }
+
+    /// Main's entries for the keys of `query`, one per key (`nil` for a key main did not answer, see
+    /// ``Swift/Array/matched(to:)``), written into the cache with `writesBack`: one main call and one cache write,
+    /// shared with concurrent identical reads.
+    private func fetchAndStore(
+        _ query: any MultiKeyedQuery,
+        writesBack: Bool
+    ) async throws -> [StoredEntry<Main.Value>?] {
+        let work = { @Sendable [self] () async throws -> [StoredEntry<Main.Value>?] in
+            var fetched = try await main.getAllEntries(query).matched(to: query.keys)
+            let found = fetched.indices.filter { fetched[$0] != nil }
+            guard writesBack, !found.isEmpty else { return fetched }
+            let written = found.compactMap { fetched[$0] }
+            let storeQuery = try narrowed(query, to: found)
+            let stored = try await syncCache(after: written, payload: written.map(\.value)) {
+                written.keepingMetadata(of: try await cache.putAllEntries(written, in: storeQuery))
+            }
+            for (position, entry) in zip(found, stored) { fetched[position] = entry }
+            return fetched
+        }
+        guard configuration.coalescesMainReads, let hashable = query as? any Hashable else { return try await work() }
+        // Marked as a narrowed read, so it never shares a key (and a result type) with the plan's own list read.
+        let narrowedRead = AnyHashable(NarrowedRead(query: AnyHashable(hashable)))
+        return try await sharedMainRead(MainReadKey(isGetAll: true, writesBack: writesBack, query: narrowedRead), work)
+    }
+
+    /// The query for the keys at `positions`.
+    private func narrowed(_ query: any MultiKeyedQuery, to positions: [Int]) throws -> any MultiKeyedQuery {
+        guard let narrowed = query.selecting(positions: positions) else {
+            throw StrataError.queryNotSupported(query, by: Self.self)
+        }
+        return narrowed
+    }
+}
+
+/// The coalescing key of a list read narrowed to the keys the cache missed.
+private struct NarrowedRead: Hashable {
+    let query: AnyHashable
+}

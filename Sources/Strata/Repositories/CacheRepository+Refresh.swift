@@ -1,0 +1,39 @@
+extension CacheRepository {
+    /// The number of stale-while-revalidate refreshes running in the background now.
+    public var backgroundRefreshCount: Int { refreshes.count }
+
+    /// Returns when no stale-while-revalidate refresh is running in the background.
+    ///
+    /// A test awaits it after a read that served a stale value, instead of sleeping; an app may await it before
+    /// it suspends.
+    public func waitForBackgroundRefreshes() async {
+        await refreshes.waitForAll()
+    }
+}
+
+extension CacheRepository
+where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == Cache.Value {
+    /// Starts main's half of a read in the background (stale-while-revalidate), once per query at a time.
+    ///
+    /// The refresh runs through the configuration's refresh plugins, which see its error; nobody else does, and the
+    /// stale entry stays in the cache. A successful refresh announces a write of the query to the repository's
+    /// streams.
+    func refreshInBackground<Entry, Value>(_ plan: OperationPlan.Read, _ read: PlannedRead<Entry, Value>, stale: Entry?)
+    {
+        let key = (read.query as? any Hashable).map {
+            AnyHashable(MainReadKey(isGetAll: read.isGetAll, writesBack: plan.writesBack, query: AnyHashable($0)))
+        }
+        refreshes.start(key: key, limit: configuration.maxBackgroundRefreshes) { [self] in
+            let method: PluginCall.Method = read.isGetAll ? .getAll : .get
+            let call = PluginCall(method: method, query: read.query, source: "refresh")
+            do {
+                _ = try await runPlugins(configuration.refreshPlugins[...], call) {
+                    try await readMain(plan, read, stale: stale, coalesces: true)
+                }
+                changeBroadcaster.publishWrite(to: read.query)
+            } catch {
+                // The refresh plugins saw the error; the stale entry stays in the cache for the next read.
+            }
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Strata
+import Testing
+
+@testable import StrataFile
+
+struct FileGroupInvalidationTests {
+    private func fill(_ store: FileDataSource) async throws {
+        _ = try await store.put(Data("ann".utf8), in: IdQuery(1), tags: ["team:7", "user:1"])
+        _ = try await store.put(Data("bob".utf8), in: IdQuery(2), tags: ["team:7"])
+        _ = try await store.put(Data("cid".utf8), in: IdQuery(3), tags: ["team:8"])
+        _ = try await store.put(Data("dan".utf8), in: IdQuery(4))
+    }
+
+    @Test func deletingATagRemovesEveryEntryOfTheGroupAndNoOther() async throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try await fill(store)
+
+        try await store.delete(TagQuery("team:7"))
+
+        #expect(store.sortedKeys() == ["3", "4"])
+        #expect(store.keys(taggedWith: "user:1") == [])
+        #expect(try await store.getEntry(IdQuery(3)).metadata.tags == ["team:8"])
+    }
+
+    @Test func tagsSurviveAReopenAndARenewalWithoutTags() async throws {
+        // Given a store with tagged entries, one renewed without tags, closed
+        let folder = try TemporaryFolder()
+        do {
+            let store = try folder.makeStore()
+            try await fill(store)
+            _ = try await store.renewMetadata(EntryMetadata(eTag: "\"v2\""), in: IdQuery(1))
+        }
+
+        // When it is opened again
+        let store = try folder.makeStore()
+
+        // Then the groups are as written, and invalidating one removes it
+        #expect(store.keys(taggedWith: "team:7") == ["1", "2"])
+        #expect(try await store.getEntry(IdQuery(1)).metadata.eTag == "\"v2\"")
+        try await store.delete(TagQuery("team:7"))
+        #expect(store.sortedKeys() == ["3", "4"])
+    }
+
+    @Test func anEntryWithoutTagsKeepsTheVersion4TrailerAndATaggedOneRoundTrips() throws {
+        let plain = EntryTrailer(
+            key: "k",
+            eTag: nil,
+            lastModified: nil,
+            payloadSize: 3,
+            contentHash: 7,
+            writeSequence: 1,
+            created: Date(timeIntervalSince1970: 1_750_000_000),
+            expiresAt: nil
+        )
+        var tagged = plain
+        tagged.tags = ["team:7", "user:1"]
+
+        #expect(plain.encoded().first == EntryTrailer.version)
+        #expect(tagged.encoded().first == EntryTrailer.taggedVersion)
+        let body = tagged.encoded().dropLast(EntryTrailer.footerLength - 8)
+        #expect(Array(body).withUnsafeBytes { EntryTrailer(bytes: $0) } == tagged)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Strata
+import StrataJSONFile
+import Testing
+
+struct JSONFileGroupInvalidationTests {
+    private func fill(_ store: JSONFileDataSource<Item>) async throws {
+        _ = try await store.put(Item(name: "ann", number: 1), in: IdQuery(1), tags: ["team:7", "user:1"])
+        _ = try await store.put(Item(name: "bob", number: 2), in: IdQuery(2), tags: ["team:7"])
+        _ = try await store.put(Item(name: "cid", number: 3), in: IdQuery(3), tags: ["team:8"])
+        _ = try await store.put(Item(name: "dan", number: 4), in: IdQuery(4))
+    }
+
+    @Test func deletingATagRemovesEveryEntryOfTheGroupAndNoOther() async throws {
+        try await withTemporaryFolder { folder in
+            let store = try JSONFileDataSource<Item>(folder: folder)
+            try await fill(store)
+
+            try await store.delete(TagQuery("team:7"))
+
+            #expect(store.sortedKeys() == ["3", "4"])
+            #expect(store.keys(taggedWith: "user:1") == [])
+            #expect(try await store.getEntry(IdQuery(3)).metadata.tags == ["team:8"])
+        }
+    }
+
+    @Test func tagsSurviveAReopen() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a store with tagged entries, renewed once without tags, and closed
+            do {
+                let store = try JSONFileDataSource<Item>(folder: folder)
+                try await fill(store)
+                _ = try await store.renewMetadata(EntryMetadata(), in: IdQuery(1))
+            }
+
+            // When it is opened again
+            let store = try JSONFileDataSource<Item>(folder: folder)
+
+            // Then the groups are as written, and invalidating one removes it
+            #expect(store.keys(taggedWith: "team:7") == ["1", "2"])
+            #expect(store.keys(taggedWith: "user:1") == ["1"])
+            try await store.delete(TagQuery("team:7"))
+            #expect(store.sortedKeys() == ["3", "4"])
+        }
+    }
+
+    @Test func tagsSurviveARebuildOfTheIndexFromTheEntryFiles() async throws {
+        try await withTemporaryFolder { folder in
+            do {
+                let store = try JSONFileDataSource<Item>(folder: folder)
+                try await fill(store)
+            }
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("index.journal"))
+
+            let store = try JSONFileDataSource<Item>(folder: folder)
+
+            #expect(store.keys(taggedWith: "team:7") == ["1", "2"])
+        }
+    }
+
+    @Test(arguments: ["", "two\nlines"])
+    func aTagTheIndexCannotKeepIsRefused(tag: String) async throws {
+        try await withTemporaryFolder { folder in
+            let store = try JSONFileDataSource<Item>(folder: folder)
+
+            await #expect(throws: StrataError.self) {
+                _ = try await store.put(Item(name: "ann", number: 1), in: IdQuery(1), tags: [tag])
+            }
+            #expect(store.sortedKeys() == [])
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Strata
+import StrataMemory
+import StrataTesting
+import Testing
+
+struct GroupInvalidationTests {
+    @Test func deletingATagRemovesEveryEntryOfTheGroupAndNoOther() async throws {
+        // Given entries of two teams and one without a tag
+        let store = MemoryDataSource<String>()
+        _ = try await store.put("ann", in: IdQuery(1), tags: ["team:7", "user:1"])
+        _ = try await store.put("bob", in: IdQuery(2), tags: ["team:7"])
+        _ = try await store.put("cid", in: IdQuery(3), tags: ["team:8"])
+        _ = try await store.put("dan", in: IdQuery(4))
+
+        // When team 7 is invalidated
+        try await store.delete(TagQuery("team:7"))
+
+        // Then its entries are gone, and so are they from every tag's index
+        #expect(store.sortedKeys() == ["3", "4"])
+        #expect(store.keys(taggedWith: "team:7") == [])
+        #expect(store.keys(taggedWith: "user:1") == [])
+        #expect(store.keys(taggedWith: "team:8") == ["3"])
+    }
+
+    @Test func anEntryReadBackCarriesItsTags() async throws {
+        let store = MemoryDataSource<String>()
+        _ = try await store.put("ann", in: IdQuery(1), tags: ["team:7"])
+
+        #expect(try await store.getEntry(IdQuery(1)).metadata.tags == ["team:7"])
+    }
+
+    @Test func aWriteReplacesTheTagsAndARenewalWithoutTagsKeepsThem() async throws {
+        let store = MemoryDataSource<String>()
+        _ = try await store.put("ann", in: IdQuery(1), tags: ["team:7"])
+        _ = try await store.renewMetadata(EntryMetadata(eTag: "\"v2\""), in: IdQuery(1))
+        #expect(store.keys(taggedWith: "team:7") == ["1"])
+
+        _ = try await store.put("ann", in: IdQuery(1))
+
+        #expect(store.keys(taggedWith: "team:7") == [])
+        #expect(try await store.getEntry(IdQuery(1)).metadata.tags == [])
+    }
+
+    @Test func anEvictedEntryLeavesItsGroup() async throws {
+        let store = MemoryDataSource<String>(countLimit: 2)
+        for id in 1...3 { _ = try await store.put("v\(id)", in: IdQuery(id), tags: ["all"]) }
+
+        #expect(store.keys(taggedWith: "all") == ["2", "3"])
+    }
+
+    @Test func anObserverOfAnInvalidatedEntrySeesItsDeletion() async throws {
+        // Given an observer of entry 1, tagged team:7
+        let store = MemoryDataSource<String>()
+        _ = try await store.put("ann", in: IdQuery(1), tags: ["team:7"])
+        var changes = store.changes(forKey: "1").makeAsyncIterator()
+
+        // When the team is invalidated
+        try await store.delete(TagQuery("team:7"))
+
+        // Then the observer sees the deletion
+        #expect(await changes.next() == .delete(key: "1"))
+    }
+
+    @Test func aRepositoryInvalidatesItsCacheAndReadsTheGroupFromMainAgain() async throws {
+        // Given a repository whose cache holds a tagged entry
+        let main = ScriptedDataSource(["1": "ann (main)"])
+        let cache = MemoryDataSource<String>()
+        _ = try await cache.put("ann (cached)", in: IdQuery(1), tags: ["team:7"])
+        let repository = CacheRepository(main: main, cache: cache)
+        var responses = repository.stream(IdQuery(1), operation: .cache).makeAsyncIterator()
+        #expect(await responses.next()?.isLoading == true)
+        #expect(await responses.next()?.value == "ann (cached)")
+
+        // When the group is invalidated through the repository
+        try await repository.invalidate(tag: "team:7")
+
+        // Then the stream reports the entry gone, and the next read goes to main
+        #expect(await responses.next()?.error?.strataCode == .notFound)
+        #expect(try await repository.get(IdQuery(1), operation: .cacheSync) == "ann (main)")
+        #expect(main.callCount(.get) == 1)
+    }
+}

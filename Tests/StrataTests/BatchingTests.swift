@@ -1,0 +1,121 @@
+import Strata
+import StrataTesting
+import Testing
+
+/// A directory of members with ids below 100 that answers a list of ids with the members it has, records each
+/// list read, and fails a list that holds the poisoned id.
+private final class MemberDirectory: GetDataSource {
+    struct Member: Identifiable, Hashable, Sendable {
+        let id: Int
+    }
+
+    static let poisoned = 666
+    private let lists = Locked<[[Int]]>([])
+
+    /// The ids of each list read, in order.
+    var listReads: [[Int]] { lists.withLock { $0 } }
+
+    func get(_ query: any Query) async throws -> Member {
+        throw StrataError.queryNotSupported(query, by: Self.self)
+    }
+
+    func getAll(_ query: any Query) async throws -> [Member] {
+        guard let query = query as? IdsQuery<Int> else { throw StrataError.queryNotSupported(query, by: Self.self) }
+        lists.withLock { $0.append(query.ids) }
+        if query.ids.contains(Self.poisoned) { throw StrataError(.network, "poisoned") }
+        return query.ids.filter { $0 < 100 }.map(Member.init(id:))
+    }
+}
+
+/// Reads `ids` concurrently through `source`, once `source` holds them all in a batch, and sends the batch.
+private func readTogether(
+    _ ids: [Int],
+    from source: BatchingDataSource<MemberDirectory>,
+    clock: ManualClock
+) async -> [Int: Result<MemberDirectory.Member, StrataError>] {
+    await withTaskGroup(of: (Int, Result<MemberDirectory.Member, StrataError>).self) { group in
+        for id in ids {
+            group.addTask {
+                do {
+                    return (id, .success(try await source.get(IdQuery(id))))
+                } catch {
+                    return (id, .failure(error as? StrataError ?? StrataError(.io, "\(error)")))
+                }
+            }
+        }
+        while source.pendingCount < ids.count % source.maxBatchSize { await Task.yield() }
+        clock.advance(by: .milliseconds(5))
+        return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+    }
+}
+
+struct BatchingTests {
+    @Test func readsArrivingTogetherReachTheSourceAsOneListRead() async throws {
+        let clock = ManualClock()
+        let directory = MemberDirectory()
+        let source = directory.batched(maxBatchSize: 100, window: .milliseconds(5), clock: clock)
+
+        let results = await readTogether([3, 1, 2], from: source, clock: clock)
+
+        #expect(directory.listReads.count == 1)
+        #expect(directory.listReads.first?.sorted() == [1, 2, 3])
+        #expect(results.mapValues { try? $0.get().id } == [1: 1, 2: 2, 3: 3])
+    }
+
+    @Test func aKeyTheSourceDoesNotAnswerFailsOnlyItsCaller() async throws {
+        let clock = ManualClock()
+        let directory = MemberDirectory()
+        let source = directory.batched(window: .milliseconds(5), clock: clock)
+
+        let results = await readTogether([1, 200, 2], from: source, clock: clock)
+
+        #expect(directory.listReads.count == 1)
+        #expect((try? results[1]?.get())?.id == 1)
+        #expect((try? results[2]?.get())?.id == 2)
+        #expect(results[200].flatMap { try? $0.get() } == nil)
+        if case .failure(let error) = results[200] { #expect(error.code == .notFound) }
+    }
+
+    @Test func aFailedBatchFailsItsCallersAndNoOthers() async throws {
+        // Given batches of two
+        let clock = ManualClock()
+        let directory = MemberDirectory()
+        let source = directory.batched(maxBatchSize: 2, window: .milliseconds(5), clock: clock)
+
+        // When the poisoned id and one other fill the first batch, and two more the second
+        let first = Task { await readTogether([MemberDirectory.poisoned, 1], from: source, clock: clock) }
+        let firstResults = await first.value
+        let secondResults = await readTogether([2, 3], from: source, clock: clock)
+
+        // Then both callers of the first batch got its error, and the second batch succeeded
+        #expect(firstResults.values.allSatisfy { (try? $0.get()) == nil })
+        #expect(secondResults.mapValues { try? $0.get().id } == [2: 2, 3: 3])
+        #expect(directory.listReads.count == 2)
+    }
+
+    @Test func callersOfOneKeyShareItsSlot() async throws {
+        let clock = ManualClock()
+        let directory = MemberDirectory()
+        let source = directory.batched(window: .milliseconds(5), clock: clock)
+
+        let values = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<5 { group.addTask { try await source.get(IdQuery(7)).id } }
+            while source.pendingCount < 5 { await Task.yield() }
+            clock.advance(by: .milliseconds(5))
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        #expect(values == [7, 7, 7, 7, 7])
+        #expect(directory.listReads == [[7]])
+    }
+
+    @Test func queriesThatDoNotBatchGoStraightToTheSource() async throws {
+        let directory = MemberDirectory()
+        let source = directory.batched()
+
+        let members = try await source.getAll(IdsQuery([4, 5]))
+
+        #expect(members.map(\.id) == [4, 5])
+        #expect(directory.listReads == [[4, 5]])
+    }
+}

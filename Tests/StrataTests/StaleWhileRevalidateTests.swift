@@ -1,0 +1,162 @@
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+/// Records the errors of the calls it sees.
+private final class ErrorRecorder: StrataPlugin {
+    private let errors = Locked<[String]>([])
+
+    /// The codes of the errors seen, with the call's source and method, such as `refresh.get network`.
+    var seen: [String] { errors.withLock { $0 } }
+
+    func intercept<R: Sendable>(_ call: PluginCall, next: @escaping @Sendable () async throws -> R) async throws -> R {
+        do {
+            return try await next()
+        } catch {
+            let code = error.strataCode.map(String.init(describing:)) ?? "\(error)"
+            errors.withLock { $0.append("\(call.source).\(call.method) \(code)") }
+            throw error
+        }
+    }
+}
+
+/// A cache holding "old" for key 1, stored at the clock's start and valid for 60 seconds, before a main source
+/// that answers "new".
+private struct StaleFixture {
+    let clock = ManualClock()
+    let gate = PluginTestGate()
+    let recorder = ErrorRecorder()
+    let main: PluginTestStore<String>
+    let cache: EntryStore
+
+    init(gated: Bool = false) {
+        main = PluginTestStore(["1": "new"], gate: gated ? gate : nil)
+        cache = EntryStore(["1": StoredEntry(value: "old", storedAt: clock.now())])
+    }
+
+    var repository:
+        CacheRepository<PluginTestStore<String>, ValidatedDataSource<EntryStore, StoredTimeValidator<String>>>
+    {
+        CacheRepository(
+            main: main,
+            cache: cache.validated(by: .maxAge(.seconds(60), clock: clock)),
+            configuration: .init(refreshPlugins: [recorder])
+        )
+    }
+
+    /// Reads with a window of 60 seconds after the value went stale.
+    var operation: CacheSyncOperation { .cacheSync(staleWhileRevalidate: .seconds(60), clock: clock) }
+}
+
+struct StaleWhileRevalidateTests {
+    @Test func aValueStaleInsideTheWindowIsReturnedAtOnceAndRefreshedInTheBackground() async throws {
+        // Given a value that went stale 30 seconds ago, and main held at a gate
+        let fixture = StaleFixture(gated: true)
+        let repository = fixture.repository
+        fixture.clock.advance(by: .seconds(90))
+
+        // When it is read inside the 60-second window
+        let value = try await repository.get(IdQuery(1), operation: fixture.operation)
+
+        // Then the stale value comes back while main is still held, and the refresh stores main's value
+        #expect(value == "old")
+        await fixture.gate.waitForEntered(1)
+        #expect(repository.backgroundRefreshCount == 1)
+        fixture.gate.open()
+        await repository.waitForBackgroundRefreshes()
+        #expect(fixture.cache.entry("1")?.value == "new")
+        #expect(fixture.main.calls(.get) == 1)
+        #expect(repository.backgroundRefreshCount == 0)
+    }
+
+    /// The value went stale at 60 seconds; the window closes at 120 (exclusive).
+    @Test(arguments: [120, 121])
+    func aValueStaleOutsideTheWindowWaitsForMain(secondsAfterStoring: Int) async throws {
+        // Given a value that went stale 60 seconds ago or more
+        let fixture = StaleFixture()
+        let repository = fixture.repository
+        fixture.clock.advance(by: .seconds(secondsAfterStoring))
+
+        // When it is read with a 60-second window
+        let value = try await repository.get(IdQuery(1), operation: fixture.operation)
+
+        // Then main answers before the read returns, and nothing runs in the background
+        #expect(value == "new")
+        #expect(fixture.main.calls(.get) == 1)
+        #expect(repository.backgroundRefreshCount == 0)
+    }
+
+    @Test func aHundredConcurrentStaleReadersShareOneRefresh() async throws {
+        // Given a stale value inside the window, and main held at a gate
+        let fixture = StaleFixture(gated: true)
+        let repository = fixture.repository
+        fixture.clock.advance(by: .seconds(61))
+
+        // When 100 readers read it at once
+        let values = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<100 {
+                group.addTask { try await repository.get(IdQuery(1), operation: fixture.operation) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+
+        // Then every reader got the stale value, and main was asked once
+        #expect(values == Array(repeating: "old", count: 100))
+        fixture.gate.open()
+        await repository.waitForBackgroundRefreshes()
+        #expect(fixture.main.calls(.get) == 1)
+        #expect(try await repository.get(IdQuery(1), operation: fixture.operation) == "new")
+    }
+
+    @Test func aFailedRefreshKeepsTheStaleValueAndReachesTheRefreshPlugins() async throws {
+        // Given a stale value inside the window, and a main source that fails once
+        let fixture = StaleFixture()
+        let repository = fixture.repository
+        fixture.main.failNext(StrataError(.network, "offline"))
+        fixture.clock.advance(by: .seconds(70))
+
+        // When it is read
+        let value = try await repository.get(IdQuery(1), operation: fixture.operation)
+        await repository.waitForBackgroundRefreshes()
+
+        // Then the caller got the stale value, the cache still holds it, and the plugin saw the failure
+        #expect(value == "old")
+        #expect(fixture.cache.entry("1")?.value == "old")
+        #expect(fixture.recorder.seen == ["refresh.get network"])
+
+        // And the next read refreshes again
+        #expect(try await repository.get(IdQuery(1), operation: fixture.operation) == "old")
+        await repository.waitForBackgroundRefreshes()
+        #expect(fixture.cache.entry("1")?.value == "new")
+    }
+
+    @Test func theRefreshedValueReachesAnOpenStream() async throws {
+        // Given a stream on the stale key that shows it
+        let fixture = StaleFixture(gated: true)
+        let repository = fixture.repository
+        fixture.clock.advance(by: .seconds(61))
+        var responses = repository.stream(IdQuery(1), operation: .cacheIgnoringValidation).makeAsyncIterator()
+        #expect(await responses.next()?.isLoading == true)
+        #expect(await responses.next()?.value == "old")
+
+        // When a reader is served stale and the refresh completes
+        #expect(try await repository.get(IdQuery(1), operation: fixture.operation) == "old")
+        fixture.gate.open()
+        await repository.waitForBackgroundRefreshes()
+
+        // Then the stream shows main's value
+        #expect(await responses.next()?.value == "new")
+    }
+
+    @Test func aStaleValueWhoseValidatorCannotTellWhenItWentStaleWaitsForMain() async throws {
+        let fixture = StaleFixture()
+        let repository = CacheRepository(
+            main: fixture.main,
+            cache: fixture.cache.validated(by: ClosureValidator { _, _ in false })
+        )
+
+        #expect(try await repository.get(IdQuery(1), operation: fixture.operation) == "new")
+        #expect(repository.backgroundRefreshCount == 0)
+    }
+}
