@@ -41,7 +41,7 @@
             mutating func next() async -> ByteBuffer? {
                 guard offset < data.count else { return nil }
                 activity.touch()
-                let end = offset + min(HTTPRequest.uploadChunkSize, data.count - offset)
+                let end = offset + Swift.min(HTTPRequest.uploadChunkSize, data.count - offset)
                 defer { offset = end }
                 return ByteBuffer(bytes: data[(data.startIndex + offset)..<(data.startIndex + end)])
             }
