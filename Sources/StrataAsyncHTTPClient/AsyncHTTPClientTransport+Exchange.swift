@@ -6,28 +6,12 @@
     import StrataNetwork
 
     extension AsyncHTTPClientTransport {
-        /// How the first of a request's two tasks ended: the response arrived whole, or a deadline passed.
-        private enum Outcome: Sendable {
-            case response(HTTPResponse)
-            case expired(RequestDeadlines.Expiry)
-        }
-
-        /// What one request needs while its response streams in.
-        struct Transfer: Sendable {
-            /// The request, as `METHOD URL`.
-            var description: String
-            var request: HTTPRequest
-            var url: URL
-            var destination: ResponseBodySink.Destination
-            var limit: Int
-            var progress: (@Sendable (DownloadProgress) -> Void)?
-            var activity: TransferActivity
-            /// AsyncHTTPClient's own deadline: a backstop a minute past Strata's, which the transport enforces.
-            var backstop: NIODeadline
-        }
-
-        /// Sends a validated request and streams its response into `destination`, racing it against the
-        /// request's deadlines; every failure comes out as a ``Strata/StrataError``.
+        /// Sends a request and streams its response into `destination`, within its deadlines; every failure
+        /// comes out as a ``Strata/StrataError``.
+        ///
+        /// Everything that decides the outcome runs on the request's event loop, in its ``TransferDelegate``: the
+        /// bytes are counted as they arrive and the deadlines are timers of that loop, so a busy cooperative pool
+        /// can delay the caller, never make a request look idle.
         func exchange(
             _ request: HTTPRequest,
             into destination: ResponseBodySink.Destination,
@@ -41,73 +25,35 @@
                 idle: request.timeout ?? StrataNetwork.HTTPClient.Configuration.defaultTimeout,
                 total: request.totalTimeout ?? StrataNetwork.HTTPClient.Configuration.defaultTotalTimeout
             )
-            let backstop = RequestDeadlines.backstop(idle: deadlines.idle, total: deadlines.total)
-            let transfer = Transfer(
+            let delegate = TransferDelegate(
                 description: description,
-                request: request,
+                method: request.method,
                 url: url,
                 destination: destination,
                 limit: maximumBodySize,
+                deadlines: deadlines,
                 progress: progress,
-                activity: TransferActivity(start: deadlines.start),
-                backstop: .now() + .seconds(Int64(backstop))
+                recordBodyBytes: { [weak self] in self?.recordBodyBytes($0) }
             )
+            // AsyncHTTPClient's own deadline is a backstop a minute past Strata's.
+            let backstop = RequestDeadlines.backstop(idle: deadlines.idle, total: deadlines.total)
             do {
-                return try await withThrowingTaskGroup(of: Outcome.self) { group in
-                    group.addTask { .response(try await self.receive(transfer)) }
-                    group.addTask { try await Self.watch(deadlines, transfer.activity) }
-                    // The loser is cancelled: a request past its deadline closes its connection, and a finished
-                    // request stops its timer.
-                    defer { group.cancelAll() }
-                    switch try await group.next() {
-                    case .response(let response): return response
-                    case .expired(let expiry): throw deadlines.error(expiry, request: description)
-                    case nil: throw StrataError(.network, "\(description) ended without a response")
-                    }
+                let outgoing = try request.clientRequest(url: url)
+                return try await withTaskCancellationHandler {
+                    let task = client.execute(
+                        request: outgoing,
+                        delegate: delegate,
+                        deadline: .now() + .seconds(Int64(backstop))
+                    )
+                    delegate.start(task)
+                    defer { delegate.end() }
+                    return try await task.futureResult.get()
+                } onCancel: {
+                    delegate.cancel()
                 }
             } catch {
-                throw Self.strataError(from: error, request: description)
+                throw delegate.failure ?? Self.strataError(from: error, request: description)
             }
-        }
-
-        /// Sleeps until the request's next deadline, and returns the one that passed.
-        private static func watch(_ deadlines: RequestDeadlines, _ activity: TransferActivity) async throws -> Outcome {
-            while true {
-                switch deadlines.verdict(lastActivity: activity.lastActivity, now: .now) {
-                case .wait(let instant):
-                    try await Task.sleep(until: instant, tolerance: .milliseconds(1), clock: .continuous)
-                case .expired(let expiry):
-                    return .expired(expiry)
-                }
-            }
-        }
-
-        /// Sends the request and reads its body chunk by chunk into the transfer's sink.
-        private func receive(_ transfer: Transfer) async throws -> HTTPResponse {
-            let outgoing = transfer.request.clientRequest(url: transfer.url, activity: transfer.activity)
-            let response = try await client.execute(outgoing, deadline: transfer.backstop)
-            transfer.activity.touch()
-            let headers = StrataNetwork.HTTPHeaders(
-                response.headers.map { StrataNetwork.HTTPHeaders.Field(name: $0.name, value: $0.value) }
-            )
-            let status = Int(response.status.code)
-            var sink = try ResponseBodySink(
-                transfer.destination,
-                status: status,
-                headers: headers,
-                method: transfer.request.method,
-                limit: transfer.limit,
-                description: transfer.description
-            )
-            defer { sink.close() }
-            for try await buffer in response.body {
-                transfer.activity.touch()
-                try buffer.withUnsafeReadableBytes { try sink.accept($0) }
-                recordBodyBytes(sink.received)
-                if let progress = transfer.progress, let report = sink.progress { progress(report) }
-            }
-            try sink.finish()
-            return HTTPResponse(status: status, headers: headers, body: sink.body, url: response.url ?? transfer.url)
         }
     }
 #endif

@@ -60,15 +60,11 @@ struct ReliabilityNetworkRetryTests {
         return (task, finished)
     }
 
-    /// Polls, every millisecond, until a retry pause is sleeping on `clock`; `false` when the read ended first.
-    ///
-    /// It sleeps between looks rather than yielding: a loop of `Task.yield()` keeps the cooperative pool busy for
-    /// as long as the request takes, and starves the tasks of every transport that reads its bodies on that pool
-    /// (AsyncHTTPClient's) in the tests that run beside it.
+    /// Yields until a retry pause is sleeping on `clock`; `false` when the read ended first.
     private static func waitForPause(on clock: ManualClock, unless finished: Locked<Bool>) async -> Bool {
         while clock.sleeperCount == 0 {
             if finished.withLock({ $0 }) || Task.isCancelled { return false }
-            try? await Task.sleep(for: .milliseconds(1))
+            await Task.yield()
         }
         return true
     }
