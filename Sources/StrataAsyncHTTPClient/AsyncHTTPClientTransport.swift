@@ -16,11 +16,13 @@
     ///
     /// - **Size limit.** A `Content-Length` above the limit fails with ``Strata/StrataError/Code/tooLarge``
     ///   before the body is read; a body without a length (or with one that lies) fails at the first chunk past
-    ///   the limit. AsyncHTTPClient reads the next chunk only when the transport asks for it, so the body held is
-    ///   never more than the limit plus the one buffer being looked at.
+    ///   the limit. AsyncHTTPClient reads the next chunk only once the transport has taken the last one (for a
+    ///   download, once it is written), so the body held is never more than the limit plus the one buffer being
+    ///   looked at.
     /// - **Deadlines.** The idle timeout (``StrataNetwork/HTTPRequest/timeout``: no byte moved, either way, for
     ///   that long) and the total deadline (``StrataNetwork/HTTPRequest/totalTimeout``) are enforced by the
-    ///   transport's own timer, and end the request with the same retryable ``Strata/StrataError/Code/network``
+    ///   transport's own timer on the request's event loop, where the bytes are counted as they move (a busy
+    ///   cooperative pool cannot make a request look idle), and end the request with the same retryable ``Strata/StrataError/Code/network``
     ///   error, `URLError(.timedOut)` underneath, whose message names the deadline.
     /// - **Downloads.** The file is created only for a 2xx response and written chunk by chunk, with progress;
     ///   a 304 or an error status writes nothing to disk and keeps the first
