@@ -18,10 +18,23 @@ let package = Package(
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .executable(name: "strata", targets: ["strata"]),
         .plugin(name: "StrataCommand", targets: ["StrataCommand"]),
+        // Integrations: each product's dependency is guarded by a trait that is off by default.
+        .library(name: "StrataAsyncHTTPClient", targets: ["StrataAsyncHTTPClient"]),
+    ],
+    // Each integration's trait; none is in the default set, so a consumer that enables none fetches no package.
+    traits: [
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "StrataAsyncHTTPClient: an HTTPTransport on AsyncHTTPClient (async-http-client 1.37)."
+        ),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         // Only for tests and samples (never a product's dependency): a loopback HTTP server.
-        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1")
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        // Only with the AsyncHTTPClient trait: the client, and SwiftNIO for its buffer, header and error types.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
     ],
     targets: [
         // Core libraries: each is a product.
@@ -40,6 +53,21 @@ let package = Package(
         // Offline writes: a durable outbox (a JSON-file store) that replays writes main missed.
         .target(name: "StrataOffline", dependencies: ["Strata", "StrataStorage", "StrataJSONFile"]),
         .target(name: "StrataTesting", dependencies: ["Strata"]),
+        // AsyncHTTPClient transport: without the AsyncHTTPClient trait the module is empty but for a `#warning`.
+        .target(
+            name: "StrataAsyncHTTPClient",
+            dependencies: [
+                "Strata", "StrataNetwork",
+                .product(
+                    name: "AsyncHTTPClient",
+                    package: "async-http-client",
+                    condition: .when(traits: ["AsyncHTTPClient"])
+                ),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+            ]
+        ),
 
         // Internal support: compiled into the libraries that use them, never products of their own.
         // The stores' shared folder layer and the one POSIX layer: descriptor-relative calls that never follow a
@@ -206,7 +234,11 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataNetworkTests",
-            dependencies: ["StrataNetwork", "StrataTesting", "StrataTestSupport", "LoopbackServer", "StrataMemory"]
+            dependencies: [
+                "StrataNetwork", "StrataTesting", "StrataTestSupport", "LoopbackServer", "StrataMemory",
+                // The shared transport tests also run on the AsyncHTTPClient transport when its trait is enabled.
+                "StrataAsyncHTTPClient",
+            ]
         ),
         .testTarget(
             name: "StrataCacheTests",
@@ -223,6 +255,19 @@ let package = Package(
             ]
         ),
         .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting"]),
+        // The AsyncHTTPClient transport's own tests (the shared transport suite runs in StrataNetworkTests): empty
+        // without the AsyncHTTPClient trait.
+        .testTarget(
+            name: "StrataAsyncHTTPClientTests",
+            dependencies: [
+                "StrataAsyncHTTPClient", "StrataNetwork", "StrataTestSupport", "LoopbackServer", "Strata",
+                .product(
+                    name: "AsyncHTTPClient",
+                    package: "async-http-client",
+                    condition: .when(traits: ["AsyncHTTPClient"])
+                ),
+            ]
+        ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage", "Strata"]),
         .testTarget(name: "StrataSupportTests", dependencies: ["StrataSupport", "Strata"]),
         .testTarget(

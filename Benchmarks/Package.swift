@@ -9,7 +9,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
         // `name:` keeps `package: "Strata"` below working whatever the checkout folder is called.
-        .package(name: "Strata", path: ".."),
+        // The AsyncHTTPClient trait: the transport rows compare its transport with URLSession's.
+        .package(name: "Strata", path: "..", traits: ["AsyncHTTPClient"]),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         // A loopback HTTP server for the BlobCache rows (the root package's `LoopbackServer` is not a product).
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
@@ -25,7 +26,7 @@ let suites: [(name: String, strata: [String], others: [Target.Dependency])] = [
     ("MemoryBenchmarks", ["Strata", "StrataMemory"], []),
     ("FileBenchmarks", ["Strata", "StrataFile", "StrataJSONFile", "StrataTesting"], []),
     (
-        "CacheBenchmarks", ["Strata", "StrataCache", "StrataNetwork"],
+        "CacheBenchmarks", ["Strata", "StrataCache", "StrataNetwork", "StrataAsyncHTTPClient"],
         [.product(name: "FlyingFox", package: "FlyingFox")]
     ),
     (

@@ -64,11 +64,16 @@ struct BodyLimitStreamingTests {
         }
     }
 
-    @Test("A response body never exceeds the limit in memory", .timeLimit(.minutes(1)), arguments: Framing.allCases)
-    func responseBodyStaysWithinTheLimit(framing: Framing) async throws {
+    @Test(
+        "A response body never exceeds the limit in memory",
+        .timeLimit(.minutes(1)),
+        arguments: TransportUnderTest.all,
+        Framing.allCases
+    )
+    func responseBodyStaysWithinTheLimit(transport kind: TransportUnderTest, framing: Framing) async throws {
         let server = try Self.hostileServer(framing)
         defer { server.stop() }
-        let transport = URLSessionTransport()
+        let transport = kind.make()
         let client = HTTPClient(transport: transport, configuration: .init(maximumResponseSize: Self.limit))
 
         var bodyCount: Int?
@@ -79,13 +84,18 @@ struct BodyLimitStreamingTests {
         if framing == .lengthAboveLimit { #expect(transport.peakBodyBytes == 0) }
     }
 
-    @Test("A download never exceeds the limit on disk", .timeLimit(.minutes(1)), arguments: Framing.allCases)
-    func downloadStaysWithinTheLimit(framing: Framing) async throws {
+    @Test(
+        "A download never exceeds the limit on disk",
+        .timeLimit(.minutes(1)),
+        arguments: TransportUnderTest.all,
+        Framing.allCases
+    )
+    func downloadStaysWithinTheLimit(transport kind: TransportUnderTest, framing: Framing) async throws {
         let server = try Self.hostileServer(framing)
         defer { server.stop() }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let transport = URLSessionTransport()
+        let transport = kind.make()
         let client = HTTPClient(
             transport: transport,
             configuration: .init(maximumResponseSize: Self.limit, downloadDirectory: folder.url)
@@ -104,8 +114,8 @@ struct BodyLimitStreamingTests {
 
     /// With the default limit (100 MiB) an endless body fails once past it, with at most 100 MiB held — not
     /// the gigabytes a delegate that copied the whole body at every chunk let queue up behind it.
-    @Test(.timeLimit(.minutes(1)))
-    func theDefaultLimitStopsAnEndlessBody() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func theDefaultLimitStopsAnEndlessBody(transport kind: TransportUnderTest) async throws {
         let limit = HTTPClient.Configuration().maximumResponseSize
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
@@ -113,7 +123,7 @@ struct BodyLimitStreamingTests {
             for _ in 0..<(2 * limit / 65_536) { try write(framed) }
         }
         defer { server.stop() }
-        let transport = URLSessionTransport()
+        let transport = kind.make()
 
         let error = await strataError {
             _ = try await HTTPClient(transport: transport).send(HTTPRequest(url: server.baseURL))

@@ -23,15 +23,15 @@ struct ConditionalFetchTests {
         ])
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func aDownloadAnswered304CreatesNoFile() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aDownloadAnswered304CreatesNoFile(transport kind: TransportUnderTest) async throws {
         // Given a server that answers 304 to the stored ETag, and a client downloading into an empty folder
         let body = pattern(count: 4_096)
         let server = try await Self.fileServer(body: body)
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let client = makeClient(downloadDirectory: folder.url)
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
         let request = HTTPRequest(baseURL: server.baseURL, path: "file")
 
         // When it revalidates
@@ -49,14 +49,14 @@ struct ConditionalFetchTests {
         #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func aModifiedDownloadIsAFileAsBefore() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aModifiedDownloadIsAFileAsBefore(transport kind: TransportUnderTest) async throws {
         let body = pattern(count: 4_096)
         let server = try await Self.fileServer(body: body)
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let client = makeClient(downloadDirectory: folder.url)
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
 
         let answer = try await client.download(
             HTTPRequest(baseURL: server.baseURL, path: "file"),
@@ -71,15 +71,15 @@ struct ConditionalFetchTests {
         #expect(try folder.contents() == [file.fileURL.lastPathComponent])
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func anErrorStatusOfADownloadCreatesNoFileAndKeepsTheBodyPrefix() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func anErrorStatusOfADownloadCreatesNoFileAndKeepsTheBodyPrefix(transport kind: TransportUnderTest) async throws {
         let server = try await LoopbackServer.start([
             ("GET /file", { _ in ServerReply(status: 503, headers: ["Retry-After": "5"], body: Data("busy".utf8)) })
         ])
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let client = makeClient(downloadDirectory: folder.url)
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
 
         let error = await strataError {
             _ = try await client.download(HTTPRequest(baseURL: server.baseURL, path: "file"))
@@ -93,8 +93,8 @@ struct ConditionalFetchTests {
         #expect(try folder.contents().isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func repeatedHeaderFieldsSurviveInOrder() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func repeatedHeaderFieldsSurviveInOrder(transport kind: TransportUnderTest) async throws {
         // Given a server that sends two Set-Cookie, two Link and a Cache-Control split over two lines
         let head =
             [
@@ -112,7 +112,7 @@ struct ConditionalFetchTests {
         defer { server.stop() }
 
         // When
-        let response = try await makeClient().send(HTTPRequest(url: server.baseURL))
+        let response = try await makeClient(kind.make()).send(HTTPRequest(url: server.baseURL))
 
         // Then every field line is there, in order
         #expect(

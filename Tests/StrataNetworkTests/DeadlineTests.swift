@@ -92,8 +92,8 @@ struct DeadlineTests {
 
     /// A 500 ms timeout is 500 ms: a server that answers in 100 ms succeeds (FoundationNetworking alone
     /// truncated it to 0 s and failed at once).
-    @Test(.timeLimit(.minutes(1)))
-    func aSubSecondTimeoutLetsAFastAnswerThrough() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aSubSecondTimeoutLetsAFastAnswerThrough(transport kind: TransportUnderTest) async throws {
         let server = try RawServer.start { write in
             usleep(100_000)
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8))
@@ -106,15 +106,15 @@ struct DeadlineTests {
             timeout: .milliseconds(500),
             totalTimeout: .milliseconds(500)
         )
-        let response = try await makeClient().send(request)
+        let response = try await makeClient(kind.make()).send(request)
 
         #expect(response.body == Data("ok".utf8))
     }
 
     /// A body trickling one byte every 100 ms keeps the idle timeout from firing, but not the total
     /// deadline: 2 s after the start the request fails (FoundationNetworking alone ran for 40 s).
-    @Test(.timeLimit(.minutes(1)))
-    func aTricklingBodyHitsTheTotalDeadline() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aTricklingBodyHitsTheTotalDeadline(transport kind: TransportUnderTest) async throws {
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 400\r\nConnection: close\r\n\r\n".utf8))
             for _ in 0..<400 {
@@ -126,7 +126,7 @@ struct DeadlineTests {
         let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(1), totalTimeout: .seconds(2))
 
         let start = ContinuousClock.now
-        let error = await strataError { _ = try await makeClient().send(request) }
+        let error = await strataError { _ = try await makeClient(kind.make()).send(request) }
         let elapsed = ContinuousClock.now - start
 
         #expect(error?.code == .network)
@@ -139,8 +139,8 @@ struct DeadlineTests {
     }
 
     /// The same trickle with a generous total deadline finishes: each byte restarts the idle timeout.
-    @Test(.timeLimit(.minutes(1)))
-    func aTricklingBodyWithinTheIdleTimeoutFinishes() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aTricklingBodyWithinTheIdleTimeoutFinishes(transport kind: TransportUnderTest) async throws {
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 10\r\nConnection: close\r\n\r\n".utf8))
             for _ in 0..<10 {
@@ -156,15 +156,15 @@ struct DeadlineTests {
             totalTimeout: .seconds(30)
         )
 
-        let response = try await makeClient().send(request)
+        let response = try await makeClient(kind.make()).send(request)
 
         #expect(response.body == Data(repeating: UInt8(ascii: "x"), count: 10))
     }
 
     /// A server that stalls mid-body fails the request once nothing has moved for the idle timeout, with
     /// the idle timeout named; a download also leaves no partial file.
-    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
-    func aStallMidBodyHitsTheIdleTimeout(download: Bool) async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, [false, true])
+    func aStallMidBodyHitsTheIdleTimeout(transport kind: TransportUnderTest, download: Bool) async throws {
         let never = ThreadLatch()
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n".utf8))
@@ -177,7 +177,7 @@ struct DeadlineTests {
         }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let client = makeClient(downloadDirectory: folder.url)
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
         let request = HTTPRequest(
             .get,
             baseURL: server.baseURL,
@@ -203,8 +203,8 @@ struct DeadlineTests {
     }
 
     /// A timeout of any size is taken as given: a huge one neither traps nor stops a quick answer.
-    @Test(.timeLimit(.minutes(1)))
-    func aHugeTimeoutIsHarmless() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aHugeTimeoutIsHarmless(transport kind: TransportUnderTest) async throws {
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8))
         }
@@ -216,6 +216,6 @@ struct DeadlineTests {
             totalTimeout: .seconds(Int64.max)
         )
 
-        #expect(try await makeClient().send(request).body == Data("ok".utf8))
+        #expect(try await makeClient(kind.make()).send(request).body == Data("ok".utf8))
     }
 }

@@ -15,7 +15,10 @@ final class ProgressLog: Sendable {
 }
 
 struct DownloadTests {
-    @Test func largeDownloadReportsMonotonicProgressToOne() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func largeDownloadReportsMonotonicProgressToOne(
+        transport kind: TransportUnderTest
+    ) async throws {
         // Given an 8 MiB resource
         let payload = pattern(count: 8 * 1024 * 1024)
         let server = try await LoopbackServer.start([
@@ -24,7 +27,7 @@ struct DownloadTests {
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let client = makeClient(downloadDirectory: folder.url)
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
         let log = ProgressLog()
 
         // When
@@ -44,7 +47,10 @@ struct DownloadTests {
         #expect(try Data(contentsOf: file.fileURL) == payload)
     }
 
-    @Test func unknownLengthReportsBytesThenCompletion() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func unknownLengthReportsBytesThenCompletion(
+        transport kind: TransportUnderTest
+    ) async throws {
         // Given a chunked body of 1 MiB
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
@@ -58,7 +64,9 @@ struct DownloadTests {
         defer { folder.remove() }
         let log = ProgressLog()
 
-        let file = try await makeClient(downloadDirectory: folder.url).download(HTTPRequest(url: server.baseURL)) {
+        let file = try await makeClient(kind.make(), downloadDirectory: folder.url).download(
+            HTTPRequest(url: server.baseURL)
+        ) {
             log.append($0)
         }
 
@@ -69,7 +77,10 @@ struct DownloadTests {
         #expect(file.byteCount == 1_048_576)
     }
 
-    @Test func downloadsSequenceEndsWithTheFile() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func downloadsSequenceEndsWithTheFile(transport kind: TransportUnderTest)
+        async throws
+    {
         let payload = pattern(count: 300_000)
         let server = try await LoopbackServer.start([("GET /file", { _ in ServerReply(status: 200, body: payload) })])
         defer { Task { await server.stop() } }
@@ -77,7 +88,7 @@ struct DownloadTests {
         defer { folder.remove() }
 
         var events: [DownloadEvent] = []
-        for try await event in makeClient(downloadDirectory: folder.url).downloads(
+        for try await event in makeClient(kind.make(), downloadDirectory: folder.url).downloads(
             HTTPRequest(baseURL: server.baseURL, path: "file")
         ) {
             events.append(event)
@@ -91,7 +102,10 @@ struct DownloadTests {
         #expect(events.dropLast().allSatisfy { if case .progress = $0 { true } else { false } })
     }
 
-    @Test func cancellationMidDownloadLeavesNoFile() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func cancellationMidDownloadLeavesNoFile(
+        transport kind: TransportUnderTest
+    ) async throws {
         // Given a server that sends 1 MiB of a promised 8 MiB, then waits
         let gate = ThreadLatch()
         let server = try RawServer.start { write in
@@ -105,7 +119,7 @@ struct DownloadTests {
         }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let client = makeClient(downloadDirectory: folder.url)
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
         let started = Gate()
 
         // When the download task is cancelled after its first progress
@@ -123,7 +137,10 @@ struct DownloadTests {
         #expect(try folder.contents().isEmpty)
     }
 
-    @Test func downloadOverTheLimitLeavesNoFile() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func downloadOverTheLimitLeavesNoFile(transport kind: TransportUnderTest)
+        async throws
+    {
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8))
             for _ in 0..<64 { try write(Data(repeating: 1, count: 65_536)) }
@@ -133,7 +150,7 @@ struct DownloadTests {
         defer { folder.remove() }
 
         let error = await strataError {
-            _ = try await makeClient(maximumResponseSize: 256 * 1024, downloadDirectory: folder.url)
+            _ = try await makeClient(kind.make(), maximumResponseSize: 256 * 1024, downloadDirectory: folder.url)
                 .download(HTTPRequest(url: server.baseURL))
         }
 
@@ -141,7 +158,10 @@ struct DownloadTests {
         #expect(try folder.contents().isEmpty)
     }
 
-    @Test func failedStatusDownloadThrowsAndLeavesNoFile() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func failedStatusDownloadThrowsAndLeavesNoFile(
+        transport kind: TransportUnderTest
+    ) async throws {
         let server = try await LoopbackServer.start([
             ("GET /missing", { _ in ServerReply(status: 404, body: Data("no such file".utf8)) })
         ])
@@ -150,7 +170,7 @@ struct DownloadTests {
         defer { folder.remove() }
 
         let error = await strataError {
-            _ = try await makeClient(downloadDirectory: folder.url).download(
+            _ = try await makeClient(kind.make(), downloadDirectory: folder.url).download(
                 HTTPRequest(baseURL: server.baseURL, path: "missing")
             )
         }

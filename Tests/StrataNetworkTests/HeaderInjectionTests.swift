@@ -32,13 +32,15 @@ struct HeaderInjectionTests {
         }
     }
 
-    @Test("An invalid header is refused before anything is sent", arguments: invalidHeaders)
-    func invalidHeaderIsRefused(name: String, value: String) async throws {
+    @Test("An invalid header is refused before anything is sent", arguments: TransportUnderTest.all, invalidHeaders)
+    func invalidHeaderIsRefused(transport kind: TransportUnderTest, header: (name: String, value: String)) async throws
+    {
+        let (name, value) = header
         let server = try Self.serverThatAnswers()
         defer { server.stop() }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let client = makeClient(downloadDirectory: folder.url)
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
         var request = HTTPRequest(url: server.baseURL)
         request.headers.add(value, for: name)
 
@@ -55,11 +57,14 @@ struct HeaderInjectionTests {
     }
 
     /// A client's default headers are checked as well: they are merged into every request.
-    @Test func invalidDefaultHeadersAreRefused() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func invalidDefaultHeadersAreRefused(transport kind: TransportUnderTest)
+        async throws
+    {
         let server = try Self.serverThatAnswers()
         defer { server.stop() }
         let client = HTTPClient(
-            transport: URLSessionTransport(),
+            transport: kind.make(),
             configuration: .init(headers: ["X-Default": "1\r\nInjected: yes"])
         )
 
@@ -71,21 +76,25 @@ struct HeaderInjectionTests {
 
     @Test(
         "A method that is not a token is refused",
-        arguments: ["GET / HTTP/1.1\r\nInjected: yes\r\n\r\nGET", "GET\u{0}", "", "G T"]
+        arguments: TransportUnderTest.all,
+        ["GET / HTTP/1.1\r\nInjected: yes\r\n\r\nGET", "GET\u{0}", "", "G T"]
     )
-    func invalidMethodIsRefused(method: String) async throws {
+    func invalidMethodIsRefused(transport kind: TransportUnderTest, method: String) async throws {
         let server = try Self.serverThatAnswers()
         defer { server.stop() }
 
         let request = HTTPRequest(HTTPMethod(rawValue: method), baseURL: server.baseURL)
-        let error = await strataError { _ = try await makeClient().send(request) }
+        let error = await strataError { _ = try await makeClient(kind.make()).send(request) }
 
         #expect(error?.code == .invalidArgument)
         #expect(server.requestHeads.isEmpty)
     }
 
     /// What the grammar allows still goes out as given: every token character, a tab, UTF-8 (obs-text).
-    @Test func validHeadersReachTheWire() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func validHeadersReachTheWire(transport kind: TransportUnderTest)
+        async throws
+    {
         let server = try Self.serverThatAnswers()
         defer { server.stop() }
         var request = HTTPRequest(url: server.baseURL)
@@ -93,7 +102,7 @@ struct HeaderInjectionTests {
         request.headers.add("café", for: "X-Unicode")
         request.headers.add("1", for: "!#$%&'*+-.^_`|~09azAZ")
 
-        let response = try await makeClient().send(request)
+        let response = try await makeClient(kind.make()).send(request)
 
         #expect(response.body == Data("ok".utf8))
         let head = try #require(server.requestHeads.first)

@@ -162,8 +162,8 @@ struct HostileHeaderParsingTests {
 struct HostileHeaderServerTests {
     static let hugeYear = "Sun, 06 Nov 1000000000000 08:49:37 GMT"
 
-    @Test(.timeLimit(.minutes(1)))
-    func absurdCachingHeadersFromAServerAreReadSafely() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func absurdCachingHeadersFromAServerAreReadSafely(transport kind: TransportUnderTest) async throws {
         let head =
             "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n"
             + "Expires: \(Self.hugeYear)\r\nDate: \(Self.hugeYear)\r\nLast-Modified: \(Self.hugeYear)\r\n"
@@ -172,7 +172,7 @@ struct HostileHeaderServerTests {
         let server = try RawServer.start { write in try write(Data(head.utf8)) }
         defer { server.stop() }
 
-        let response = try await makeClient().send(HTTPRequest(url: server.baseURL))
+        let response = try await makeClient(kind.make()).send(HTTPRequest(url: server.baseURL))
 
         #expect(response.body == Data("ok".utf8))
         #expect(response.expires == .distantPast)
@@ -187,19 +187,24 @@ struct HostileHeaderServerTests {
     @Test(
         "Retry-After from a server saturates or is ignored",
         .timeLimit(.minutes(1)),
-        arguments: [
+        arguments: TransportUnderTest.all,
+        [
             (hugeYear, nil),
             ("1000000000000000000000000000000", Duration.seconds(2_147_483_648)),
             ("Fri, 31 Dec 9999 23:59:59 GMT", Duration.seconds(2_147_483_648)),
         ]
     )
-    func absurdRetryAfterFromAServer(value: String, expected: Duration?) async throws {
+    func absurdRetryAfterFromAServer(
+        transport kind: TransportUnderTest,
+        retryAfter: (value: String, expected: Duration?)
+    ) async throws {
+        let (value, expected) = retryAfter
         let head =
             "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: \(value)\r\n\r\n"
         let server = try RawServer.start { write in try write(Data(head.utf8)) }
         defer { server.stop() }
 
-        let error = await strataError { _ = try await makeClient().send(HTTPRequest(url: server.baseURL)) }
+        let error = await strataError { _ = try await makeClient(kind.make()).send(HTTPRequest(url: server.baseURL)) }
 
         #expect(error?.code == .unexpectedResponse)
         #expect(error?.httpFailure?.status == 503)
@@ -217,14 +222,15 @@ struct HostileContentLengthTests {
         // Not 9223372036854775807, nor any value within 512 of it: FoundationNetworking's header callback
         // converts libcurl's length (a Double, which rounds it to 2⁶³) to Int64 and traps, before any
         // delegate is asked. A transport other than URLSession is the only defence on Linux.
-        arguments: ["99999999999999999999999", "9223372036854774784", "-5", "1e3", "2, 3", "\u{1}", "0x10"]
+        arguments: TransportUnderTest.all,
+        ["99999999999999999999999", "9223372036854774784", "-5", "1e3", "2, 3", "\u{1}", "0x10"]
     )
-    func absurdContentLength(value: String) async throws {
+    func absurdContentLength(transport kind: TransportUnderTest, value: String) async throws {
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(value)\r\nConnection: close\r\n\r\nok".utf8))
         }
         defer { server.stop() }
-        let transport = URLSessionTransport()
+        let transport = kind.make()
         let client = HTTPClient(
             transport: transport,
             configuration: .init(maximumResponseSize: 1024, timeout: .seconds(5))

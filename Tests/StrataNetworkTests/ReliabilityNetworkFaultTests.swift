@@ -14,8 +14,8 @@ import Testing
 /// timeout, and nothing partial reaches a cache.
 struct ReliabilityNetworkFaultTests {
     /// A server that reads the request and then never writes a byte times out as a network error.
-    @Test(.timeLimit(.minutes(1)))
-    func aSilentServerTimesOutWithinTheRequestTimeout() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aSilentServerTimesOutWithinTheRequestTimeout(transport kind: TransportUnderTest) async throws {
         // Given a server that accepts and reads the request, then says nothing until the test ends
         let never = ThreadLatch()
         let server = try RawServer.start { _ in never.wait() }
@@ -26,7 +26,7 @@ struct ReliabilityNetworkFaultTests {
 
         // When the request allows 2 seconds of silence
         let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(2))
-        let error = await strataError { _ = try await makeClient().send(request) }
+        let error = await strataError { _ = try await makeClient(kind.make()).send(request) }
 
         // Then
         #expect(error?.code == .network)
@@ -35,8 +35,8 @@ struct ReliabilityNetworkFaultTests {
     }
 
     /// A body that stops arriving half-way times out as a network error: the partial body is never returned.
-    @Test(.timeLimit(.minutes(1)))
-    func aBodyThatStallsHalfWayTimesOut() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aBodyThatStallsHalfWayTimesOut(transport kind: TransportUnderTest) async throws {
         // Given a server that announces 2,000 bytes, sends 1,000 and then stalls
         let never = ThreadLatch()
         let server = try RawServer.start { write in
@@ -51,7 +51,7 @@ struct ReliabilityNetworkFaultTests {
 
         // When the request allows 2 seconds of silence
         let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(2))
-        let error = await strataError { _ = try await makeClient().send(request) }
+        let error = await strataError { _ = try await makeClient(kind.make()).send(request) }
 
         // Then
         #expect(error?.code == .network)
@@ -60,8 +60,8 @@ struct ReliabilityNetworkFaultTests {
 
     /// A connection reset (RST) after part of a body is a retryable network error, and the cache in
     /// front of the source stores nothing.
-    @Test(.timeLimit(.minutes(1)))
-    func aConnectionResetMidBodyIsANetworkErrorAndCachesNothing() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aConnectionResetMidBodyIsANetworkErrorAndCachesNothing(transport kind: TransportUnderTest) async throws {
         // Given a server that announces 10,000 bytes, sends 1,000 and resets the connection
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 10000\r\nContent-Type: application/json\r\n\r\n".utf8))
@@ -71,7 +71,7 @@ struct ReliabilityNetworkFaultTests {
         defer { server.stop() }
         let cache = ScriptedDataSource<Item>()
         let repository = CacheRepository(
-            main: NetworkGetDataSource<Item>(client: makeClient()) { _ in HTTPRequest(url: server.baseURL) },
+            main: NetworkGetDataSource<Item>(client: makeClient(kind.make())) { _ in HTTPRequest(url: server.baseURL) },
             cache: cache
         )
 

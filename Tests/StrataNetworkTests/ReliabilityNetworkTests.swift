@@ -10,8 +10,8 @@ import Testing
 
 /// Network faults against a real server on 127.0.0.1: lies and loops end in typed errors, never a hang.
 struct ReliabilityNetworkTests {
-    @Test(.timeLimit(.minutes(1)))
-    func aTwoGigabyteContentLengthLieIsRefusedBeforeTheBody() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aTwoGigabyteContentLengthLieIsRefusedBeforeTheBody(transport kind: TransportUnderTest) async throws {
         // Given a server that announces 2 GiB and sends 10 bytes
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2147483648\r\nConnection: close\r\n\r\n".utf8))
@@ -23,7 +23,7 @@ struct ReliabilityNetworkTests {
         // announced length, before any of the body
         for limit in [1024 * 1024, HTTPClient.Configuration().maximumResponseSize] {
             let error = await strataError {
-                _ = try await makeClient(maximumResponseSize: limit).send(HTTPRequest(url: server.baseURL))
+                _ = try await makeClient(kind.make(), maximumResponseSize: limit).send(HTTPRequest(url: server.baseURL))
             }
             #expect(error?.code == .tooLarge, "\(String(describing: error))")
             #expect(error?.httpFailure?.status == 200)
@@ -32,27 +32,28 @@ struct ReliabilityNetworkTests {
 
         // And a client that would accept 2 GiB sees the lie when the connection closes after 10 bytes
         let unlimited = await strataError {
-            _ = try await makeClient(maximumResponseSize: .max).send(HTTPRequest(url: server.baseURL))
+            _ = try await makeClient(kind.make(), maximumResponseSize: .max).send(HTTPRequest(url: server.baseURL))
         }
         #expect(unlimited?.code == .network, "\(String(describing: unlimited))")
         #expect(unlimited?.isRetryable == true)
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func aRedirectLoopEndsInATypedError() async throws {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aRedirectLoopEndsInATypedError(transport kind: TransportUnderTest) async throws {
         let server = try await LoopbackServer.start([
             ("GET /loop", { _ in ServerReply(status: 302, headers: ["Location": "/loop"]) })
         ])
         defer { Task { await server.stop() } }
 
         let error = await strataError {
-            _ = try await makeClient().send(HTTPRequest(baseURL: server.baseURL, path: "loop"))
+            _ = try await makeClient(kind.make()).send(HTTPRequest(baseURL: server.baseURL, path: "loop"))
         }
 
-        // The transport follows redirects and gives up with "too many redirects" (after 20 on Linux, 16 on
-        // Apple platforms): a network error, never a 3xx handed back as a success
+        // The transport follows redirects and gives up with "too many redirects" (URLSession after 20 on Linux, 16
+        // on Apple platforms; AsyncHTTPClient at the first redirect back to a URL it has seen): a network error,
+        // never a 3xx handed back as a success
         #expect(error?.code == .network, "\(String(describing: error))")
         #expect((error?.underlying as? URLError)?.code == .httpTooManyRedirects, "\(String(describing: error))")
-        #expect((2...21).contains(server.requestCount(path: "/loop")), "\(server.requestCount(path: "/loop"))")
+        #expect((1...21).contains(server.requestCount(path: "/loop")), "\(server.requestCount(path: "/loop"))")
     }
 }

@@ -23,12 +23,13 @@ struct TemporaryFolder {
 
 /// A client with short timeouts so that no test can hang for long.
 func makeClient(
+    _ transport: any HTTPTransport = URLSessionTransport(),
     maximumResponseSize: Int = 100 * 1024 * 1024,
     timeout: Duration = .seconds(30),
     downloadDirectory: URL = FileManager.default.temporaryDirectory
 ) -> HTTPClient {
     HTTPClient(
-        transport: URLSessionTransport(),
+        transport: transport,
         configuration: HTTPClient.Configuration(
             maximumResponseSize: maximumResponseSize,
             timeout: timeout,

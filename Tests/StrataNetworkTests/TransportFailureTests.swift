@@ -10,7 +10,10 @@ import Testing
 #endif
 
 struct TransportFailureTests {
-    @Test func slowResponseTimesOutAsNetworkError() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func slowResponseTimesOutAsNetworkError(transport kind: TransportUnderTest)
+        async throws
+    {
         // Given a server that answers only when the test lets it
         let gate = Gate()
         let server = try await LoopbackServer.start([
@@ -29,7 +32,7 @@ struct TransportFailureTests {
 
         // When the request allows half a second
         let request = HTTPRequest(.get, baseURL: server.baseURL, path: "slow", timeout: .milliseconds(500))
-        let error = await strataError { _ = try await makeClient().send(request) }
+        let error = await strataError { _ = try await makeClient(kind.make()).send(request) }
 
         // Then
         #expect(error?.code == .network)
@@ -37,18 +40,24 @@ struct TransportFailureTests {
         #expect(error?.isRetryable == true)
     }
 
-    @Test func connectionRefusedIsNetworkError() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func connectionRefusedIsNetworkError(transport kind: TransportUnderTest)
+        async throws
+    {
         // Given a port that nothing listens on
         let port = try RawServer.unusedPort()
 
         let request = HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!)
-        let error = await strataError { _ = try await makeClient().send(request) }
+        let error = await strataError { _ = try await makeClient(kind.make()).send(request) }
 
         #expect(error?.code == .network)
         #expect(error?.underlying is URLError)
     }
 
-    @Test func truncatedBodyIsNetworkError() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func truncatedBodyIsNetworkError(transport kind: TransportUnderTest)
+        async throws
+    {
         // Given a server that promises 1,000 bytes, sends 10 and closes
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n".utf8))
@@ -56,18 +65,21 @@ struct TransportFailureTests {
         }
         defer { server.stop() }
 
-        let error = await strataError { _ = try await makeClient().send(HTTPRequest(url: server.baseURL)) }
+        let error = await strataError { _ = try await makeClient(kind.make()).send(HTTPRequest(url: server.baseURL)) }
 
         #expect(error?.code == .network)
     }
 
-    @Test func contentLengthOverTheLimitFailsBeforeTheBody() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func contentLengthOverTheLimitFailsBeforeTheBody(
+        transport kind: TransportUnderTest
+    ) async throws {
         let server = try await LoopbackServer.start([
             ("GET /big", { _ in ServerReply(status: 200, body: pattern(count: 2 * 1024 * 1024)) })
         ])
         defer { Task { await server.stop() } }
 
-        let client = makeClient(maximumResponseSize: 1024 * 1024)
+        let client = makeClient(kind.make(), maximumResponseSize: 1024 * 1024)
         let error = await strataError { _ = try await client.send(HTTPRequest(baseURL: server.baseURL, path: "big")) }
 
         #expect(error?.code == .tooLarge)
@@ -76,12 +88,13 @@ struct TransportFailureTests {
 
     @Test(
         "A body without a length stops at the limit",
-        arguments: [
+        arguments: TransportUnderTest.all,
+        [
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
             "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n",
         ]
     )
-    func streamedBodyOverTheLimitIsNotReadWhole(head: String) async throws {
+    func streamedBodyOverTheLimitIsNotReadWhole(transport kind: TransportUnderTest, head: String) async throws {
         // Given a server that sends 64 MiB without announcing a length, then never ends the body
         let chunked = head.contains("chunked")
         let never = ThreadLatch()
@@ -98,7 +111,7 @@ struct TransportFailureTests {
         }
 
         // When the client accepts 1 MiB
-        let client = makeClient(maximumResponseSize: 1024 * 1024)
+        let client = makeClient(kind.make(), maximumResponseSize: 1024 * 1024)
         let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
 
         // Then it fails because the limit was crossed, not because a body that never ends timed out: the
@@ -106,7 +119,10 @@ struct TransportFailureTests {
         #expect(error?.code == .tooLarge)
     }
 
-    @Test func contentLengthThatUnderstatesIsCutAtTheLength() async throws {
+    @Test(arguments: TransportUnderTest.all)
+    func contentLengthThatUnderstatesIsCutAtTheLength(
+        transport kind: TransportUnderTest
+    ) async throws {
         // Given a server that announces 100 bytes and pushes far more
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 100\r\nConnection: close\r\n\r\n".utf8))
@@ -114,7 +130,9 @@ struct TransportFailureTests {
         }
         defer { server.stop() }
 
-        let response = try await makeClient(maximumResponseSize: 1024).send(HTTPRequest(url: server.baseURL))
+        let response = try await makeClient(kind.make(), maximumResponseSize: 1024).send(
+            HTTPRequest(url: server.baseURL)
+        )
 
         #expect(response.body.count == 100)
     }

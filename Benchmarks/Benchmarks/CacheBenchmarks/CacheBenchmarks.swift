@@ -22,6 +22,7 @@ let benchmarks: @Sendable () -> Void = {
     registerDiskHits()
     registerColdFetches()
     registerCoalescedFetches()
+    registerTransportRows()
 }
 
 /// Operations per iteration of each row.

@@ -9,9 +9,12 @@ import Strata
 /// `URLRequest.timeoutInterval` to whole seconds (a 500 ms timeout fires at once) and restarts it at
 /// every byte (a body trickling one byte every 100 ms never times out), so the transport sets URLSession's
 /// own timeout to ``backstop``, out of the way, and cancels the task itself when a deadline passes.
-struct RequestDeadlines: Sendable, Equatable {
+///
+/// Package-wide, so that every transport of this package (the AsyncHTTPClient one too) decides its deadlines
+/// and words its timeout errors the same way.
+package struct RequestDeadlines: Sendable, Equatable {
     /// Which deadline passed.
-    enum Expiry: Sendable, Equatable {
+    package enum Expiry: Sendable, Equatable {
         /// No byte for ``RequestDeadlines/idle``.
         case idle
         /// The exchange took longer than ``RequestDeadlines/total``.
@@ -19,7 +22,7 @@ struct RequestDeadlines: Sendable, Equatable {
     }
 
     /// What the timer does next.
-    enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// Sleep until this instant, then look again.
         case wait(until: ContinuousClock.Instant)
         /// A deadline passed: end the request.
@@ -28,18 +31,18 @@ struct RequestDeadlines: Sendable, Equatable {
 
     /// The longest deadline taken as given: about 31 years. Longer ones are cut to it, so that no
     /// arithmetic on instants can overflow, whatever `Duration` a caller passes.
-    static let longest = Duration.seconds(1_000_000_000)
+    package static let longest = Duration.seconds(1_000_000_000)
 
     /// The most URLSession's own timeout is set to, in seconds: about 11 days. FoundationNetworking
     /// multiplies the interval by 1,000 as an `Int`, so it must stay far from overflowing.
     static let longestBackstop: TimeInterval = 1_000_000
 
     /// The idle timeout, between zero and ``longest``.
-    let idle: Duration
+    package let idle: Duration
     /// The total deadline, between zero and ``longest``.
-    let total: Duration
+    package let total: Duration
     /// When the request started.
-    let start: ContinuousClock.Instant
+    package let start: ContinuousClock.Instant
 
     /// Creates the deadlines of a request starting now.
     ///
@@ -47,14 +50,14 @@ struct RequestDeadlines: Sendable, Equatable {
     ///   - idle: The idle timeout; negative is zero.
     ///   - total: The total deadline; negative is zero.
     ///   - start: When the request starts.
-    init(idle: Duration, total: Duration, start: ContinuousClock.Instant = .now) {
+    package init(idle: Duration, total: Duration, start: ContinuousClock.Instant = .now) {
         self.idle = Self.clamped(idle)
         self.total = Self.clamped(total)
         self.start = start
     }
 
     /// When the total deadline passes.
-    var end: ContinuousClock.Instant { start + total }
+    package var end: ContinuousClock.Instant { start + total }
 
     /// Whether a deadline has passed at `now` for a request whose last byte moved at `lastActivity`, and
     /// otherwise when to look again. The total deadline wins when both have passed.
@@ -62,7 +65,7 @@ struct RequestDeadlines: Sendable, Equatable {
     /// - Parameters:
     ///   - lastActivity: When the last byte was sent or received (the start before any).
     ///   - now: The current instant.
-    func verdict(lastActivity: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Verdict {
+    package func verdict(lastActivity: ContinuousClock.Instant, now: ContinuousClock.Instant) -> Verdict {
         if now >= end { return .expired(.total) }
         let idleEnd = lastActivity + idle
         if now >= idleEnd { return .expired(.idle) }
@@ -75,7 +78,7 @@ struct RequestDeadlines: Sendable, Equatable {
     /// - Parameters:
     ///   - expiry: Which deadline passed.
     ///   - request: The request, as `METHOD URL`.
-    func error(_ expiry: Expiry, request: String) -> StrataError {
+    package func error(_ expiry: Expiry, request: String) -> StrataError {
         let reason =
             switch expiry {
             case .idle: "no data moved for \(Self.describe(idle)) (the idle timeout)"
@@ -90,7 +93,7 @@ struct RequestDeadlines: Sendable, Equatable {
     /// - Parameters:
     ///   - idle: The request's idle timeout.
     ///   - total: The request's total deadline.
-    static func backstop(idle: Duration?, total: Duration?) -> TimeInterval {
+    package static func backstop(idle: Duration?, total: Duration?) -> TimeInterval {
         let longer = max(clamped(idle ?? .zero), clamped(total ?? .zero))
         return min(longer.timeInterval.rounded(.up) + 60, longestBackstop)
     }

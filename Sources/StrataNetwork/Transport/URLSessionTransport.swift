@@ -64,8 +64,8 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
     }
 
     /// The most body bytes any one request of this transport has held, in memory or written to its file:
-    /// never more than the request's limit. For tests.
-    var peakBodyBytes: Int { delegate.peakBodyBytes }
+    /// never more than the request's limit. For tests (the shared transport suite reads it for every transport).
+    package var peakBodyBytes: Int { delegate.peakBodyBytes }
 
     deinit {
         // The session keeps its delegate alive until it is invalidated.

@@ -1,0 +1,59 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    import Foundation
+    import NIOCore
+    import Strata
+    import StrataNetwork
+
+    extension AsyncHTTPClientTransport {
+        /// Sends a request and streams its response into `destination`, within its deadlines; every failure
+        /// comes out as a ``Strata/StrataError``.
+        ///
+        /// Everything that decides the outcome runs on the request's event loop, in its ``TransferDelegate``: the
+        /// bytes are counted as they arrive and the deadlines are timers of that loop, so a busy cooperative pool
+        /// can delay the caller, never make a request look idle.
+        func exchange(
+            _ request: HTTPRequest,
+            into destination: ResponseBodySink.Destination,
+            maximumBodySize: Int,
+            progress: (@Sendable (DownloadProgress) -> Void)?
+        ) async throws -> HTTPResponse {
+            try request.validate()
+            let url = try request.url()
+            let description = "\(request.method) \(url.absoluteString)"
+            let deadlines = RequestDeadlines(
+                idle: request.timeout ?? StrataNetwork.HTTPClient.Configuration.defaultTimeout,
+                total: request.totalTimeout ?? StrataNetwork.HTTPClient.Configuration.defaultTotalTimeout
+            )
+            let delegate = TransferDelegate(
+                description: description,
+                method: request.method,
+                url: url,
+                destination: destination,
+                limit: maximumBodySize,
+                deadlines: deadlines,
+                progress: progress,
+                recordBodyBytes: { [weak self] in self?.recordBodyBytes($0) }
+            )
+            // AsyncHTTPClient's own deadline is a backstop a minute past Strata's.
+            let backstop = RequestDeadlines.backstop(idle: deadlines.idle, total: deadlines.total)
+            do {
+                let outgoing = try request.clientRequest(url: url)
+                return try await withTaskCancellationHandler {
+                    let task = client.execute(
+                        request: outgoing,
+                        delegate: delegate,
+                        deadline: .now() + .seconds(Int64(backstop))
+                    )
+                    delegate.start(task)
+                    defer { delegate.end() }
+                    return try await task.futureResult.get()
+                } onCancel: {
+                    delegate.cancel()
+                }
+            } catch {
+                throw delegate.failure ?? Self.strataError(from: error, request: description)
+            }
+        }
+    }
+#endif

@@ -1,0 +1,135 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    import Foundation
+    import Strata
+    import StrataNetwork
+
+    /// An ``StrataNetwork/HTTPTransport`` on AsyncHTTPClient: streams every body with back-pressure, enforces the
+    /// size limit as bytes arrive and both deadlines to the millisecond, on Linux and Apple platforms alike.
+    ///
+    /// ```swift
+    /// let transport = AsyncHTTPClientTransport(client: .shared)
+    /// let client = StrataNetwork.HTTPClient(transport: transport)
+    /// ```
+    ///
+    /// It keeps every promise ``StrataNetwork/URLSessionTransport`` keeps, and passes the same transport tests:
+    ///
+    /// - **Size limit.** A `Content-Length` above the limit fails with ``Strata/StrataError/Code/tooLarge``
+    ///   before the body is read; a body without a length (or with one that lies) fails at the first chunk past
+    ///   the limit. AsyncHTTPClient reads the next chunk only once the transport has taken the last one (for a
+    ///   download, once it is written), so the body held is never more than the limit plus the one buffer being
+    ///   looked at.
+    /// - **Deadlines.** The idle timeout (``StrataNetwork/HTTPRequest/timeout``: no byte moved, either way, for
+    ///   that long) and the total deadline (``StrataNetwork/HTTPRequest/totalTimeout``) are enforced by the
+    ///   transport's own timer on the request's event loop, where the bytes are counted as they move (a busy
+    ///   cooperative pool cannot make a request look idle), and end the request with the same retryable ``Strata/StrataError/Code/network``
+    ///   error, `URLError(.timedOut)` underneath, whose message names the deadline.
+    /// - **Downloads.** The file is created only for a 2xx response and written chunk by chunk, with progress;
+    ///   a 304 or an error status writes nothing to disk and keeps the first
+    ///   ``StrataNetwork/HTTPFailure/bodyPrefixLimit`` bytes of its body for the error.
+    /// - **Cancellation.** Cancelling the calling task (or a deadline passing) cancels the AsyncHTTPClient
+    ///   request, which closes its connection; the call throws ``Strata/StrataError/Code/cancelled``.
+    /// - **Headers.** A request goes through ``StrataNetwork/HTTPRequest/validate()`` first: no method, header
+    ///   name or value can add a line on the wire.
+    /// - **Errors.** Transport failures are ``Strata/StrataError/Code/network`` errors whose `underlying` is a
+    ///   `URLError` with the code URLSession would give (`.cannotConnectToHost`, `.networkConnectionLost`,
+    ///   `.timedOut`, `.badServerResponse`, …); AsyncHTTPClient's own error is the `URLError`'s
+    ///   `NSUnderlyingErrorKey`.
+    ///
+    /// The client is either yours (``init(client:)``: share one `HTTPClient` across the process, such as
+    /// `HTTPClient.shared`, and shut it down yourself) or the transport's (``init(configuration:)``: call
+    /// ``shutdown()`` when done).
+    public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
+        /// The AsyncHTTPClient client that sends the requests.
+        public let client: AsyncHTTPClient.HTTPClient
+
+        /// Whether the transport created ``client``, and so shuts it down.
+        private let ownsClient: Bool
+
+        private let state = Locked(State())
+
+        private struct State {
+            var isShutDown = false
+            /// The most body bytes any one request has held, in memory or in its file.
+            var peakBodyBytes = 0
+        }
+
+        /// Creates a transport on a client you own and shut down, typically one shared by the whole process.
+        ///
+        /// A refused connection fails at once only when the client's
+        /// `connectionPool.retryConnectionEstablishment` is `false` (see ``defaultConfiguration``); AsyncHTTPClient's
+        /// default retries it until a deadline passes.
+        ///
+        /// - Parameter client: The client, such as `HTTPClient.shared`.
+        public init(client: AsyncHTTPClient.HTTPClient) {
+            self.client = client
+            self.ownsClient = false
+        }
+
+        /// Creates a transport with a client of its own, on AsyncHTTPClient's default event loop group.
+        ///
+        /// Call ``shutdown()`` when you are done with it. A transport released without it starts the client's
+        /// shutdown itself, without waiting for it.
+        ///
+        /// - Parameter configuration: The client's configuration; the default is ``defaultConfiguration``.
+        public init(configuration: AsyncHTTPClient.HTTPClient.Configuration = defaultConfiguration) {
+            self.client = AsyncHTTPClient.HTTPClient(configuration: configuration)
+            self.ownsClient = true
+        }
+
+        /// AsyncHTTPClient's default configuration, except that a connection that cannot be established fails
+        /// the request at once instead of being retried until a deadline passes: retrying is the repository's
+        /// choice (its retry plugin), as with ``StrataNetwork/URLSessionTransport``.
+        public static var defaultConfiguration: AsyncHTTPClient.HTTPClient.Configuration {
+            var configuration = AsyncHTTPClient.HTTPClient.Configuration()
+            configuration.connectionPool.retryConnectionEstablishment = false
+            return configuration
+        }
+
+        /// Shuts down the client the transport created, waiting until its connections are closed; nothing
+        /// for a client passed to ``init(client:)``, and nothing the second time.
+        public func shutdown() async throws {
+            guard ownsClient, state.withLock({ Self.markShutDown(&$0) }) else { return }
+            try await client.shutdown()
+        }
+
+        deinit {
+            guard ownsClient, state.withLock({ Self.markShutDown(&$0) }) else { return }
+            client.shutdown { _ in }
+        }
+
+        /// Marks the transport shut down; whether it was not yet.
+        private static func markShutDown(_ state: inout State) -> Bool {
+            defer { state.isShutDown = true }
+            return !state.isShutDown
+        }
+
+        /// The most body bytes any one request of this transport has held, in memory or written to its file:
+        /// never more than the request's limit. For tests.
+        package var peakBodyBytes: Int { state.withLock { $0.peakBodyBytes } }
+
+        /// Records that a request holds `count` body bytes.
+        func recordBodyBytes(_ count: Int) {
+            state.withLock { $0.peakBodyBytes = max($0.peakBodyBytes, count) }
+        }
+
+        /// Sends a request, gathering the body in memory up to `maximumBodySize` bytes.
+        public func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
+            try await exchange(request, into: .memory, maximumBodySize: maximumBodySize, progress: nil)
+        }
+
+        /// Sends a request, writing the body to `destination` as it arrives.
+        ///
+        /// The file is created when the response arrives, and only for a 2xx status: a `304 Not Modified` or an
+        /// error status writes nothing to disk, and its body (at most its first
+        /// ``StrataNetwork/HTTPFailure/bodyPrefixLimit`` bytes) comes back in the response.
+        public func download(
+            _ request: HTTPRequest,
+            to destination: URL,
+            maximumBodySize: Int,
+            progress: @escaping @Sendable (DownloadProgress) -> Void
+        ) async throws -> HTTPResponse {
+            try await exchange(request, into: .file(destination), maximumBodySize: maximumBodySize, progress: progress)
+        }
+    }
+#endif

@@ -1,0 +1,140 @@
+#if AsyncHTTPClient
+    import Foundation
+    import Strata
+    import StrataNetwork
+
+    /// Where one response's body goes, chunk by chunk, never past its limit: memory, a download's file (for a
+    /// 2xx), or, for a download's other statuses, the first bytes kept for the error.
+    struct ResponseBodySink {
+        /// Where the caller wants the body.
+        enum Destination: Sendable {
+            case memory
+            /// A download: the file is created only for a 2xx response.
+            case file(URL)
+        }
+
+        private enum Target {
+            case memory
+            case file(FileHandle)
+            /// A download's non-2xx body: its first bytes kept for the error, the rest counted and dropped.
+            case prefix
+        }
+
+        private var target: Target
+        private let limit: Int
+        private let description: String
+        private let status: Int
+        private let headers: HTTPHeaders
+        /// The `Content-Length`, when the body can be held to it.
+        private let expected: Int64?
+        /// The body bytes accepted (in ``body`` or in the file); never more than ``limit``.
+        private(set) var received = 0
+        /// The body in memory, or a download's error body prefix.
+        private(set) var body = Data()
+
+        /// Prepares for a response's body: fails with ``Strata/StrataError/Code/tooLarge`` when its
+        /// `Content-Length` exceeds the limit (before any file is created), and creates a download's file for a
+        /// 2xx.
+        init(
+            _ destination: Destination,
+            status: Int,
+            headers: HTTPHeaders,
+            method: HTTPMethod,
+            limit: Int,
+            description: String
+        ) throws {
+            self.limit = limit
+            self.description = description
+            self.status = status
+            self.headers = headers
+            let isSuccess = (200..<300).contains(status)
+            let isPrefix = if case .file = destination { !isSuccess } else { false }
+            self.expected =
+                Self.hasCountableBody(status: status, method: method, headers: headers) && !isPrefix
+                ? headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } : nil
+            if let expected, expected > Int64(limit) {
+                throw StrataError(
+                    .tooLarge,
+                    "\(description): Content-Length \(expected) exceeds the limit of \(limit) bytes",
+                    underlying: HTTPFailure(status: status, headers: headers, body: Data(), request: description)
+                )
+            }
+            switch destination {
+            case .memory:
+                target = .memory
+                // A length within the limit is room reserved once, instead of growing the body chunk by chunk.
+                if let expected { body.reserveCapacity(Int(expected)) }
+            case .file(let url):
+                target = isSuccess ? .file(try Self.createFile(at: url)) : .prefix
+            }
+        }
+
+        /// Whether the received bytes can be held to `Content-Length`: not for `HEAD`, 1xx, 204 and 304, nor
+        /// for an encoded body.
+        private static func hasCountableBody(status: Int, method: HTTPMethod, headers: HTTPHeaders) -> Bool {
+            guard method != .head, status >= 200, status != 204, status != 304 else { return false }
+            return (headers["Content-Encoding"]?.lowercased() ?? "identity") == "identity"
+        }
+
+        /// Creates and opens a download's file.
+        private static func createFile(at url: URL) throws -> FileHandle {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw StrataError.io("Cannot create the download file \(url.path)")
+            }
+            do {
+                return try FileHandle(forWritingTo: url)
+            } catch {
+                throw StrataError.io("Cannot open the download file \(url.path)", underlying: error)
+            }
+        }
+
+        /// Adds a chunk to the body or the file; fails with ``Strata/StrataError/Code/tooLarge`` when it would
+        /// take the body past the limit (the chunk is then dropped).
+        mutating func accept(_ chunk: UnsafeRawBufferPointer) throws {
+            if case .prefix = target {
+                let room = HTTPFailure.bodyPrefixLimit - body.count
+                if room > 0 { body.append(contentsOf: chunk.prefix(room)) }
+                return
+            }
+            // `received` never exceeds `limit`, so the subtraction cannot overflow.
+            guard chunk.count <= limit - received else {
+                throw StrataError(
+                    .tooLarge,
+                    "\(description): the body exceeds the limit of \(limit) bytes",
+                    underlying: HTTPFailure(status: status, headers: headers, body: Data(), request: description)
+                )
+            }
+            if case .file(let handle) = target {
+                do {
+                    try handle.write(contentsOf: Data(chunk))
+                } catch {
+                    throw StrataError.io("Writing \(description) to a file failed", underlying: error)
+                }
+            } else {
+                body.append(contentsOf: chunk)
+            }
+            received += chunk.count
+        }
+
+        /// The progress to report after a chunk; `nil` for an error's body, which is not downloaded.
+        var progress: DownloadProgress? {
+            if case .prefix = target { return nil }
+            return DownloadProgress(bytesReceived: Int64(received), expectedBytes: expected)
+        }
+
+        /// Checks, once the body has ended, that it is as long as its `Content-Length` said.
+        func finish() throws {
+            guard let expected, Int64(received) < expected else { return }
+            throw StrataError(
+                .network,
+                "\(description): the body ended after \(received) of \(expected) bytes",
+                underlying: URLError(.networkConnectionLost)
+            )
+        }
+
+        /// Closes the file, if any.
+        func close() {
+            if case .file(let handle) = target { try? handle.close() }
+        }
+    }
+#endif

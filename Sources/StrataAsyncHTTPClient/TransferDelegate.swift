@@ -1,0 +1,242 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    import Foundation
+    import NIOCore
+    import NIOHTTP1
+    import NIOPosix
+    import Strata
+    import StrataNetwork
+
+    /// The AsyncHTTPClient delegate of one request of ``AsyncHTTPClientTransport``: it counts the bytes as they
+    /// move, keeps the body within its limit, and runs the request's deadline timer, all on the request's event
+    /// loop.
+    ///
+    /// A request ends with the first failure the delegate records (a deadline, the limit, the file, the caller's
+    /// cancellation): the AsyncHTTPClient task is failed with it, which closes its connection. A download's
+    /// chunks are written on NIO's thread pool, and the next chunk is read only once the last one is written.
+    final class TransferDelegate: HTTPClientResponseDelegate, Sendable {
+        typealias Response = StrataNetwork.HTTPResponse
+        typealias ClientTask = AsyncHTTPClient.HTTPClient.Task<StrataNetwork.HTTPResponse>
+
+        private struct State {
+            /// When a byte last moved, either way (the start before any).
+            var lastActivity: ContinuousClock.Instant
+            /// The URL that answered.
+            var url: URL
+            var status = 0
+            var headers = StrataNetwork.HTTPHeaders()
+            /// Where the body goes, once the response head has come.
+            var sink: ResponseBodySink?
+            var task: ClientTask?
+            var timer: Scheduled<Void>?
+            /// The first failure the transport decided.
+            var failure: StrataError?
+            var hasEnded = false
+        }
+
+        /// The request, as `METHOD URL`.
+        private let description: String
+        private let method: StrataNetwork.HTTPMethod
+        private let destination: ResponseBodySink.Destination
+        private let limit: Int
+        private let deadlines: RequestDeadlines
+        private let progress: (@Sendable (DownloadProgress) -> Void)?
+        private let recordBodyBytes: @Sendable (Int) -> Void
+        private let state: Locked<State>
+
+        /// Creates the delegate of one request.
+        ///
+        /// - Parameters:
+        ///   - description: The request, as `METHOD URL`.
+        ///   - method: The request's method.
+        ///   - url: The request's URL.
+        ///   - destination: Where the body goes.
+        ///   - limit: The most body bytes to accept.
+        ///   - deadlines: The request's deadlines.
+        ///   - progress: Called after each chunk of a download.
+        ///   - recordBodyBytes: Told how many body bytes the request holds after each chunk.
+        init(
+            description: String,
+            method: StrataNetwork.HTTPMethod,
+            url: URL,
+            destination: ResponseBodySink.Destination,
+            limit: Int,
+            deadlines: RequestDeadlines,
+            progress: (@Sendable (DownloadProgress) -> Void)?,
+            recordBodyBytes: @escaping @Sendable (Int) -> Void
+        ) {
+            self.description = description
+            self.method = method
+            self.destination = destination
+            self.limit = limit
+            self.deadlines = deadlines
+            self.progress = progress
+            self.recordBodyBytes = recordBodyBytes
+            self.state = Locked(State(lastActivity: deadlines.start, url: url))
+        }
+
+        /// The failure that ended the request, if the transport decided it.
+        var failure: StrataError? { state.withLock { $0.failure } }
+
+        /// Starts the deadline timer of the running task; a request cancelled before it started is failed at once.
+        func start(_ task: ClientTask) {
+            let failure = state.withLock { state -> StrataError? in
+                state.task = task
+                return state.failure
+            }
+            if let failure {
+                task.fail(reason: failure)
+            } else {
+                task.eventLoop.execute { self.watch(task) }
+            }
+        }
+
+        /// Stops the timer and closes the file, once the task's result is in.
+        func end() {
+            let (timer, sink) = state.withLock { state in
+                state.hasEnded = true
+                defer {
+                    state.timer = nil
+                    state.sink = nil
+                }
+                return (state.timer, state.sink)
+            }
+            timer?.cancel()
+            sink?.close()
+        }
+
+        /// Ends the request because the calling task was cancelled.
+        func cancel() {
+            fail(StrataError(.cancelled, "\(description) was cancelled"))
+        }
+
+        /// Records the first failure and fails the task with it.
+        private func fail(_ error: StrataError) {
+            let task = state.withLock { state -> ClientTask? in
+                guard state.failure == nil else { return nil }
+                state.failure = error
+                return state.task
+            }
+            task?.fail(reason: error)
+        }
+
+        private func touch() {
+            let now = ContinuousClock.now
+            state.withLock { $0.lastActivity = max($0.lastActivity, now) }
+        }
+
+        /// Looks at the deadlines on the task's event loop: fails the request once one has passed, and otherwise
+        /// schedules the next look.
+        private func watch(_ task: ClientTask) {
+            let now = ContinuousClock.now
+            let verdict = state.withLock { state in
+                state.hasEnded ? nil : deadlines.verdict(lastActivity: state.lastActivity, now: now)
+            }
+            switch verdict {
+            case nil:
+                return
+            case .wait(let instant):
+                let timer = task.eventLoop.scheduleTask(in: Self.timeAmount(instant - now)) { self.watch(task) }
+                let hasEnded = state.withLock { state in
+                    state.timer = timer
+                    return state.hasEnded
+                }
+                if hasEnded { timer.cancel() }
+            case .expired(let expiry):
+                fail(deadlines.error(expiry, request: description))
+            }
+        }
+
+        /// A duration as NIO's `TimeAmount`; deadlines are at most ``RequestDeadlines/longest``, so it cannot
+        /// overflow.
+        private static func timeAmount(_ duration: Duration) -> TimeAmount {
+            let (seconds, attoseconds) = max(duration, .zero).components
+            return .nanoseconds(min(seconds, 2_000_000_000) * 1_000_000_000 + attoseconds / 1_000_000_000)
+        }
+
+        // MARK: - HTTPClientResponseDelegate
+
+        func didSendRequestPart(task: ClientTask, _ part: IOData) {
+            touch()
+        }
+
+        func didVisitURL(task: ClientTask, _ request: AsyncHTTPClient.HTTPClient.Request, _ head: HTTPResponseHead) {
+            state.withLock { $0.url = request.url }
+        }
+
+        func didReceiveHead(task: ClientTask, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+            touch()
+            let status = Int(head.status.code)
+            let headers = StrataNetwork.HTTPHeaders(
+                head.headers.map { StrataNetwork.HTTPHeaders.Field(name: $0.name, value: $0.value) }
+            )
+            let sink: ResponseBodySink
+            do {
+                sink = try ResponseBodySink(
+                    destination,
+                    status: status,
+                    headers: headers,
+                    method: method,
+                    limit: limit,
+                    description: description
+                )
+            } catch {
+                let failure = StrataError.io("Cannot receive the body of \(description)", underlying: error)
+                fail(failure)
+                return task.eventLoop.makeFailedFuture(failure)
+            }
+            let admitted = state.withLock { state -> Bool in
+                guard !state.hasEnded else { return false }
+                state.status = status
+                state.headers = headers
+                state.sink = sink
+                return true
+            }
+            if !admitted { sink.close() }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveBodyPart(task: ClientTask, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+            touch()
+            guard case .file = destination else {
+                return task.eventLoop.makeCompletedFuture { try accept(buffer) }
+            }
+            // A file is written off the event loop; the next chunk is read once this one is on disk.
+            return NIOThreadPool.singleton.runIfActive(eventLoop: task.eventLoop) { try self.accept(buffer) }
+        }
+
+        /// Adds a chunk to the body or the file; on failure (the limit, the file) ends the request.
+        private func accept(_ buffer: ByteBuffer) throws {
+            do {
+                let (received, report) = try state.withLock { state in
+                    try buffer.withUnsafeReadableBytes { try state.sink?.accept($0) }
+                    return (state.sink?.received ?? 0, state.sink?.progress)
+                }
+                recordBodyBytes(received)
+                if let progress, let report { progress(report) }
+            } catch {
+                let failure =
+                    error as? StrataError ?? StrataError.io("Receiving \(description) failed", underlying: error)
+                fail(failure)
+                throw failure
+            }
+        }
+
+        func didReceiveError(task: ClientTask, _ error: any Error) {}
+
+        func didFinishRequest(task: ClientTask) throws -> StrataNetwork.HTTPResponse {
+            try state.withLock { state in
+                guard let sink = state.sink else {
+                    throw StrataError(.network, "\(description) got no HTTP response")
+                }
+                try sink.finish()
+                return StrataNetwork.HTTPResponse(
+                    status: state.status,
+                    headers: state.headers,
+                    body: sink.body,
+                    url: state.url
+                )
+            }
+        }
+    }
+#endif

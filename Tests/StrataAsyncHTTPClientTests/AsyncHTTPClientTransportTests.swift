@@ -1,0 +1,98 @@
+#if AsyncHTTPClient
+    import AsyncHTTPClient
+    import Foundation
+    import LoopbackServer
+    import Strata
+    import StrataAsyncHTTPClient
+    import StrataNetwork
+    import StrataTestSupport
+    import Testing
+
+    /// What only the AsyncHTTPClient transport has: whose client it is, its error mapping, its chunked uploads.
+    /// What every transport promises is tested once for all of them, in StrataNetworkTests (`TransportUnderTest`).
+    struct AsyncHTTPClientTransportTests {
+        /// A server whose `POST /echo` answers with the request's body, and `GET /ok` with `ok`.
+        static func echoServer() async throws -> LoopbackServer {
+            try await LoopbackServer.start([
+                ("POST /echo", { request in ServerReply(status: 200, body: request.body) }),
+                ("GET /ok", { _ in ServerReply(status: 200, body: Data("ok".utf8)) }),
+            ])
+        }
+
+        @Test(.timeLimit(.minutes(1)))
+        func aClientPassedInIsNeverShutDownByTheTransport() async throws {
+            let server = try await Self.echoServer()
+            defer { Task { await server.stop() } }
+            let shared = AsyncHTTPClient.HTTPClient(configuration: AsyncHTTPClientTransport.defaultConfiguration)
+            let transport = AsyncHTTPClientTransport(client: shared)
+
+            try await transport.shutdown()
+            let response = try await StrataNetwork.HTTPClient(transport: AsyncHTTPClientTransport(client: shared))
+                .send(HTTPRequest(baseURL: server.baseURL, path: "ok"))
+
+            #expect(response.body == Data("ok".utf8))
+            try await shared.shutdown()
+        }
+
+        @Test(.timeLimit(.minutes(1)))
+        func anOwnedClientShutsDownOnceAndThenRefusesRequests() async throws {
+            let server = try await Self.echoServer()
+            defer { Task { await server.stop() } }
+            let transport = AsyncHTTPClientTransport()
+            let client = StrataNetwork.HTTPClient(transport: transport)
+            _ = try await client.send(HTTPRequest(baseURL: server.baseURL, path: "ok"))
+
+            try await transport.shutdown()
+            try await transport.shutdown()
+            let error = await Self.strataError {
+                _ = try await client.send(HTTPRequest(baseURL: server.baseURL, path: "ok"))
+            }
+
+            #expect(error?.code == .network, "\(String(describing: error))")
+        }
+
+        /// A refused connection fails at once (the default configuration does not retry it) with the `URLError`
+        /// URLSession would give, AsyncHTTPClient's own error beneath it.
+        @Test(.timeLimit(.minutes(1)))
+        func aRefusedConnectionIsCannotConnectToHost() async throws {
+            let server = try await Self.echoServer()
+            let url = server.baseURL
+            await server.stop()
+            let request = HTTPRequest(.get, baseURL: url, timeout: .seconds(30), totalTimeout: .seconds(30))
+
+            let error = await Self.strataError {
+                _ = try await StrataNetwork.HTTPClient(transport: AsyncHTTPClientTransport()).send(request)
+            }
+
+            #expect(error?.code == .network, "\(String(describing: error))")
+            #expect(error?.isRetryable == true)
+            let underlying = try #require(error?.underlying as? URLError)
+            #expect(underlying.code == .cannotConnectToHost)
+            #expect(underlying.errorUserInfo[NSUnderlyingErrorKey] != nil)
+        }
+
+        /// A body larger than one upload chunk goes out in chunks, with its length, and arrives whole.
+        @Test(.timeLimit(.minutes(1)), arguments: [0, 10, 64 * 1024, 64 * 1024 + 1, 3 * 1024 * 1024 + 5])
+        func aBodyOfAnySizeArrivesWhole(size: Int) async throws {
+            let server = try await Self.echoServer()
+            defer { Task { await server.stop() } }
+            let body = pattern(count: size)
+            let request = HTTPRequest(.post, baseURL: server.baseURL, path: "echo", body: body)
+
+            let response = try await StrataNetwork.HTTPClient(transport: AsyncHTTPClientTransport()).send(request)
+
+            #expect(response.body == body)
+            #expect(server.requests.last?.headers["content-length"] == "\(size)")
+        }
+
+        /// Runs `body` and returns the ``Strata/StrataError`` it throws, or `nil`.
+        static func strataError(_ body: () async throws -> Void) async -> StrataError? {
+            do {
+                try await body()
+                return nil
+            } catch {
+                return error as? StrataError ?? StrataError(.io, "Unexpected \(error)")
+            }
+        }
+    }
+#endif
