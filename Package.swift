@@ -311,6 +311,32 @@ package.targets += [
             .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
         ]
     ),
+    // The sample server (not a product): Hummingbird on 127.0.0.1, a repository with all three integrations.
+    .executableTarget(
+        name: "StrataServerSample",
+        dependencies: [
+            "Strata", "StrataMemory", "StrataNetwork", "StrataLogging", "StrataMetrics", "StrataTracing",
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["ServerSample"])),
+            .product(name: "Logging", package: "swift-log", condition: .when(traits: ["ServerSample"])),
+            .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["ServerSample"])),
+            .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["ServerSample"])),
+        ],
+        path: "Samples/ServerSample"
+    ),
+    .testTarget(
+        name: "StrataServerSampleTests",
+        dependencies: [
+            "StrataServerSample", "Strata", "StrataNetwork",
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["ServerSample"])),
+            .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["ServerSample"])),
+            .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["ServerSample"])),
+            .product(
+                name: "InMemoryTracing",
+                package: "swift-distributed-tracing",
+                condition: .when(traits: ["ServerSample"])
+            ),
+        ]
+    ),
     // The scenario every integration's tests run (sources, repository, one call per outcome). Not a product.
     .target(
         name: "StrataObservabilityTestSupport",
