@@ -182,7 +182,7 @@ let package = Package(
         ),
 
         // Tests: one target per module. Test-only packages (FlyingFox through LoopbackServer) stay here.
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "StrataObservabilityTestSupport"]),
         .testTarget(
             name: "StrataMemoryTests",
             dependencies: ["StrataMemory", "StrataTesting"]

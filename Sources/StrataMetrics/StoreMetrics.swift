@@ -20,7 +20,7 @@
     /// The gauges move with each eviction; call ``record(_:)`` with a store's usage to update them at other times.
     public final class StoreMetrics: StoreEvictionObserver {
         /// The metric names, for dashboards and tests.
-        public enum Label {
+        public enum Label: Sendable {
             /// Entries removed by the store on its own, by reason.
             public static let evictions = "strata_store_evictions_total"
             /// The store's entries.

@@ -28,7 +28,7 @@
     /// lookup under a lock and the handler's own work.
     public final class SwiftMetricsPlugin: StrataPlugin {
         /// The metric names, for dashboards and tests.
-        public enum Label {
+        public enum Label: Sendable {
             /// Calls by source, method, operation, outcome and error code.
             public static let calls = "strata_calls_total"
             /// Call durations by source, method and operation.
