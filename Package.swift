@@ -360,8 +360,7 @@ package.targets += [
     .testTarget(
         name: "StrataTracingTests",
         dependencies: [
-            "StrataTracing", "StrataMemory", "StrataNetwork", "StrataTesting", "StrataObservabilityTestSupport",
-            "StrataTestSupport", "LoopbackServer",
+            "StrataTracing", "StrataNetwork", "StrataTesting", "StrataObservabilityTestSupport",
             .product(
                 name: "InMemoryTracing",
                 package: "swift-distributed-tracing",
