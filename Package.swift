@@ -212,7 +212,7 @@ let package = Package(
         ),
 
         // Tests: one target per module. Test-only packages (FlyingFox through LoopbackServer) stay here.
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "StrataObservabilityTestSupport"]),
         .testTarget(
             name: "StrataMemoryTests",
             dependencies: ["StrataMemory", "StrataTesting"]
@@ -311,6 +311,111 @@ let package = Package(
         .testTarget(name: "StrataFuzzTests", dependencies: ["StrataFuzzTargets"]),
     ]
 )
+
+// MARK: - Server ecosystem integrations: swift-log, swift-metrics, swift-distributed-tracing (issue 22)
+// Each integration is a product whose package is guarded by its own trait, off by default: a consumer that enables
+// none, and a plain `swift build` / `swift test` here, fetch and build none of these packages. Without its trait a
+// module compiles to a `#warning` only. `ServerSample` enables all three and builds the Hummingbird sample server.
+// CI: `swift test --traits Logging,Metrics,Tracing,ServerSample --scratch-path .build-traits`.
+package.traits.formUnion([
+    .trait(name: "Logging", description: "StrataLogging: a plugin that writes one swift-log line per call."),
+    .trait(name: "Metrics", description: "StrataMetrics: swift-metrics counters, timers and store gauges."),
+    .trait(name: "Tracing", description: "StrataTracing: spans per call and traceparent on network requests."),
+    .trait(
+        name: "ServerSample",
+        description: "The Hummingbird sample server (not a product) and its end-to-end test.",
+        enabledTraits: ["Logging", "Metrics", "Tracing"]
+    ),
+])
+package.dependencies += [
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+]
+package.products += [
+    .library(name: "StrataLogging", targets: ["StrataLogging"]),
+    .library(name: "StrataMetrics", targets: ["StrataMetrics"]),
+    .library(name: "StrataTracing", targets: ["StrataTracing"]),
+]
+package.targets += [
+    .target(
+        name: "StrataLogging",
+        dependencies: [
+            "Strata", .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+        ]
+    ),
+    .target(
+        name: "StrataMetrics",
+        dependencies: [
+            "Strata", .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+        ]
+    ),
+    .target(
+        name: "StrataTracing",
+        dependencies: [
+            "Strata", "StrataNetwork",
+            .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+        ]
+    ),
+    // The sample server (not a product): Hummingbird on 127.0.0.1, a repository with all three integrations.
+    .executableTarget(
+        name: "StrataServerSample",
+        dependencies: [
+            "Strata", "StrataMemory", "StrataNetwork", "StrataLogging", "StrataMetrics", "StrataTracing",
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["ServerSample"])),
+            .product(name: "Logging", package: "swift-log", condition: .when(traits: ["ServerSample"])),
+            .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["ServerSample"])),
+            .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["ServerSample"])),
+        ],
+        path: "Samples/ServerSample"
+    ),
+    .testTarget(
+        name: "StrataServerSampleTests",
+        dependencies: [
+            "StrataServerSample", "Strata", "StrataNetwork",
+            .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["ServerSample"])),
+            .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["ServerSample"])),
+            .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["ServerSample"])),
+            .product(
+                name: "InMemoryTracing",
+                package: "swift-distributed-tracing",
+                condition: .when(traits: ["ServerSample"])
+            ),
+        ]
+    ),
+    // The scenario every integration's tests run (sources, repository, one call per outcome). Not a product.
+    .target(
+        name: "StrataObservabilityTestSupport",
+        dependencies: ["Strata", "StrataTesting"],
+        path: "Tests/StrataObservabilityTestSupport"
+    ),
+    .testTarget(
+        name: "StrataLoggingTests",
+        dependencies: [
+            "StrataLogging", "StrataMemory", "StrataTesting", "StrataObservabilityTestSupport",
+            .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),
+        ]
+    ),
+    .testTarget(
+        name: "StrataMetricsTests",
+        dependencies: [
+            "StrataMetrics", "StrataMemory", "StrataTesting", "StrataObservabilityTestSupport",
+            .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+        ]
+    ),
+    .testTarget(
+        name: "StrataTracingTests",
+        dependencies: [
+            "StrataTracing", "StrataNetwork", "StrataTesting", "StrataObservabilityTestSupport",
+            .product(
+                name: "InMemoryTracing",
+                package: "swift-distributed-tracing",
+                condition: .when(traits: ["Tracing"])
+            ),
+        ]
+    ),
+]
 
 // Swift settings, the same for every Swift target (plugins and the C kernel take none).
 for target in package.targets where target.type != .plugin && target.name != "CStrataChecksum" {

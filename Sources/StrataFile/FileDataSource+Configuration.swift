@@ -51,6 +51,11 @@ extension FileDataSource {
         /// a non-empty list.
         public var key: (@Sendable (Data) -> String)?
 
+        /// Hears every entry the store removes on its own — over ``countLimit`` or ``maxSize``, expired, or purged by
+        /// ``FileDataSource/removeAll()`` — with the count and payload bytes left; `nil` (the default) reports
+        /// nothing.
+        public var evictionObserver: (any StoreEvictionObserver)? = nil
+
         /// Creates a configuration.
         ///
         /// - Parameters:

@@ -176,11 +176,20 @@ extension FileDataSource {
         state.index.remove(name)
     }
 
-    /// Removes the files of `names`; the first failure, after trying every one.
-    func removeFiles(_ names: [EntryName], in state: inout State) -> StrataError? {
+    /// Removes the files of `names`, reporting each to the eviction observer when a `reason` is given; the first
+    /// failure, after trying every one.
+    func removeFiles(_ names: [EntryName], reason: StoreEviction.Reason? = nil, in state: inout State) -> StrataError? {
         var failure: StrataError?
         for name in names {
-            do { try removeFile(name, in: &state) } catch { failure = failure ?? error }
+            do {
+                if let reason {
+                    try evictFile(name, reason: reason, in: &state)
+                } else {
+                    try removeFile(name, in: &state)
+                }
+            } catch {
+                failure = failure ?? error
+            }
         }
         return failure
     }
@@ -193,9 +202,12 @@ extension FileDataSource {
         let maxSize = configuration.maxSize ?? .max
         func overLimits() -> Bool { state.index.count > maxCount || state.index.totalSize > maxSize }
         guard overLimits() else { return nil }
-        if let failure = removeFiles(state.index.expiredNames(at: now), in: &state) { return failure }
+        if let failure = removeFiles(state.index.expiredNames(at: now), reason: .expired, in: &state) {
+            return failure
+        }
         while overLimits(), let oldest = state.index.leastRecentlyUsed {
-            do { try removeFile(oldest.name, in: &state) } catch { return error }
+            let reason: StoreEviction.Reason = state.index.count > maxCount ? .countLimit : .sizeLimit
+            do { try evictFile(oldest.name, reason: reason, in: &state) } catch { return error }
         }
         return nil
     }

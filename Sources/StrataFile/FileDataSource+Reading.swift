@@ -31,7 +31,7 @@ extension FileDataSource {
                     return nil
                 }
                 if let expiresAt = entry.trailer.expiresAt, now >= expiresAt {
-                    try? removeFile(name, in: &state)
+                    try? evictFile(name, reason: .expired, in: &state)
                     return nil
                 }
                 return state.index.touch(name, at: now)

@@ -208,6 +208,10 @@ extension FileDataSource {
         let (failure, removedAny) = state.withLock { state -> (StrataError?, Bool) in
             let names = state.index.entries.compactMap { $0?.name }
             let failure = removeFiles(names, in: &state)
+            let removed = names.count - state.index.count
+            if removed > 0, let observer = configuration.evictionObserver {
+                observer.storeDidEvict(StoreEviction(reason: .purged, key: nil, count: removed, usage: state.usage))
+            }
             saveJournal(state.index)
             return (failure, state.index.count < names.count)
         }
@@ -226,7 +230,7 @@ extension FileDataSource {
         let now = configuration.clock.now()
         return try state.withLock { state in
             let expired = state.index.expiredNames(at: now)
-            var failure = removeFiles(expired, in: &state)
+            var failure = removeFiles(expired, reason: .expired, in: &state)
             let removed = expired.filter { state.index.entry($0) == nil }.count
             failure = failure ?? evict(&state, now: now)
             saveJournal(state.index)

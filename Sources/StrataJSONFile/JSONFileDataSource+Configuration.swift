@@ -46,6 +46,11 @@ extension JSONFileDataSource {
         /// with the file's path), after the file was moved aside.
         public var diagnostics: (@Sendable (StrataError) -> Void)?
 
+        /// Hears every entry the store removes on its own — over ``countLimit``, expired (by
+        /// ``JSONFileDataSource/removeExpired()``), or purged by ``JSONFileDataSource/removeAll()`` — with the count
+        /// left (this store does not count bytes); `nil` (the default) reports nothing.
+        public var evictionObserver: (any StoreEvictionObserver)? = nil
+
         /// Creates a configuration.
         ///
         /// - Parameters:

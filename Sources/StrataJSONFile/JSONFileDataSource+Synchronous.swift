@@ -169,7 +169,7 @@ extension JSONFileDataSource {
             written = true
             if let countLimit = configuration.countLimit {
                 while storage.count > countLimit, let victim = storage.leastRecentlyUsedKey() {
-                    try storage.remove(victim, now: date)
+                    try evict(victim, reason: .countLimit, from: &storage, now: date)
                 }
             }
         }
@@ -202,6 +202,8 @@ extension JSONFileDataSource {
         var emptied = false
         defer { if emptied { changeBroadcaster.publish(.deleteAll) } }
         try withStorage { storage in
+            let count = storage.count
+            defer { reportPurge(of: count - storage.count, remaining: storage.count) }
             do {
                 try storage.removeAll(now: now)
             } catch {
@@ -226,7 +228,7 @@ extension JSONFileDataSource {
             let expired = storage.sortedKeys().filter { key in
                 storage.record(for: key).map { storage.isExpired($0, now: now, defaultMaxAge: defaultMaxAge) } ?? false
             }
-            for key in expired { try storage.remove(key, now: now) }
+            for key in expired { try evict(key, reason: .expired, from: &storage, now: now) }
             let makeDecoder = configuration.makeDecoder
             try storage.adoptUnindexedEntries(now: now) { data in
                 try makeDecoder().decode(EntryHeader.self, from: data)

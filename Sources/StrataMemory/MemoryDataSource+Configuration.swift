@@ -23,6 +23,11 @@ extension MemoryDataSource {
         /// The clock for stored dates and expiry.
         public var clock: any WallClock
 
+        /// Hears every entry the source removes on its own — over the count or cost limit (reported as
+        /// ``Strata/StoreEviction/Reason/sizeLimit``), expired, trimmed or purged by ``MemoryDataSource/removeAll()``
+        /// — with the count and total cost left; `nil` (the default) reports nothing.
+        public var evictionObserver: (any StoreEvictionObserver)? = nil
+
         /// Creates a configuration.
         ///
         /// - Parameters:

@@ -19,7 +19,7 @@ extension MemoryDataSource {
     @inlinable
     func write(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?, validators: EntryValidators?) {
         let cost = configuration.cost(value)
-        let countLimit = configuration.countLimit ?? .max
+        let countLimit = inPlaceCountLimit
         let observed = storage.withLock { storage in
             storage.set(
                 key,

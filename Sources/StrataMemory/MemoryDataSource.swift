@@ -96,7 +96,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     func liveSlot(forKey key: String, in storage: inout LRUStorage<Value>) -> Int? {
         guard let slot = storage.touch(key) else { return nil }
         if let expiresAt = storage.nodes[slot].expiresAt, configuration.clock.now() >= expiresAt {
-            storage.remove(key)
+            expire(key, in: &storage)
             return nil
         }
         return slot
@@ -163,7 +163,12 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
 
     /// Removes every entry and forgets the stored list answer: what an app calls on memory pressure.
     public func removeAll() {
-        storage.withLock { $0.removeAll() }
+        storage.withLock { storage in
+            let removed = storage.count
+            storage.removeAll()
+            guard removed > 0, let observer = configuration.evictionObserver else { return }
+            observer.storeDidEvict(StoreEviction(reason: .purged, key: nil, count: removed, usage: storage.usage))
+        }
         storedListAnswer.forget()
         changeBroadcaster.publish(.deleteAll)
     }
@@ -178,7 +183,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         storage.withLock { storage in
             let countTarget = Int(Double(configuration.countLimit ?? storage.count) * share)
             let costTarget = Int(Double(configuration.costLimit ?? storage.totalCost) * share)
-            while storage.count > countTarget || storage.totalCost > costTarget, storage.removeLeastRecentlyUsed() {}
+            while storage.count > countTarget || storage.totalCost > costTarget,
+                evictLeastRecentlyUsed(&storage, reason: .purged)
+            {}
         }
     }
 
@@ -192,9 +199,13 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
             var removed = 0
             for slot in storage.nodes.indices where storage.nodes[slot].value != nil {
                 if let expiresAt = storage.nodes[slot].expiresAt, now >= expiresAt {
+                    let key = storage.nodes[slot].key
                     storage.removeSlot(slot)
                     storage.release(slot)
                     removed += 1
+                    configuration.evictionObserver?.storeDidEvict(
+                        StoreEviction(reason: .expired, key: key, usage: storage.usage)
+                    )
                 }
             }
             return removed
@@ -226,6 +237,8 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     func evict(_ storage: inout LRUStorage<Value>) {
         let countLimit = configuration.countLimit ?? .max
         let costLimit = configuration.costLimit ?? .max
-        while storage.count > countLimit || storage.totalCost > costLimit, storage.removeLeastRecentlyUsed() {}
+        while storage.count > countLimit || storage.totalCost > costLimit,
+            evictLeastRecentlyUsed(&storage, reason: storage.count > countLimit ? .countLimit : .sizeLimit)
+        {}
     }
 }

@@ -1,0 +1,54 @@
+/// How a call ended, in the words logs, metrics and traces use: a hit, a miss, a stale value served, an error.
+///
+/// For a data source: a read that returned is a ``hit``, *not found* a ``miss``, *not valid* ``notValid``. For a
+/// repository the sources' steps decide (see ``CallTrail``): a value from the first source asked is a ``hit``, a
+/// value from a later source after a miss is a ``miss``, a stale cached value served after main failed is
+/// ``staleServed``. A write or a delete that returned is a ``success``; anything else thrown is an ``error``, whose
+/// code the integrations report beside the outcome.
+public struct CallOutcome: Sendable, Hashable, CustomStringConvertible {
+    private enum Kind: String, Sendable, Hashable {
+        case hit, miss, staleServed, notValid, success, error
+    }
+
+    private let kind: Kind
+
+    private init(_ kind: Kind) { self.kind = kind }
+
+    /// A read answered by the first source asked.
+    public static let hit = CallOutcome(.hit)
+
+    /// A read that found nothing in a source (*not found*), or that a later source answered after it.
+    public static let miss = CallOutcome(.miss)
+
+    /// A stale cached value served because main failed and the operation's fallback accepted the error.
+    public static let staleServed = CallOutcome(.staleServed)
+
+    /// A read that found a value that failed validation and was not served.
+    public static let notValid = CallOutcome(.notValid)
+
+    /// A write or a delete that returned.
+    public static let success = CallOutcome(.success)
+
+    /// A call that failed with any other error.
+    public static let error = CallOutcome(.error)
+
+    /// The outcome's name — `hit`, `miss`, `staleServed`, `notValid`, `success` or `error` — a stable label.
+    public var description: String { kind.rawValue }
+
+    /// The outcome of a call of `method` that returned (`error` `nil`) or threw `error`, without knowing its steps.
+    ///
+    /// - Parameters:
+    ///   - method: The method called.
+    ///   - error: The error it threw, or `nil`.
+    public init(_ method: PluginCall.Method, error: (any Error)?) {
+        guard let error else {
+            self = method.isRead ? .hit : .success
+            return
+        }
+        switch error.strataCode {
+        case .notFound?: self = .miss
+        case .notValid?: self = .notValid
+        default: self = .error
+        }
+    }
+}

@@ -1,0 +1,116 @@
+#if Logging
+    import Logging
+    import Strata
+
+    /// A plugin that writes one swift-log line per call: what was called, how it ended, where the value came from
+    /// and how long it took, as metadata a log pipeline can index.
+    ///
+    /// Attach it to a repository and to its sources, so that a repository's line says whether its value came from
+    /// the cache or from main (``Strata/CallTrail``):
+    ///
+    /// ```swift
+    /// let logging = LoggerPlugin(logger: Logger(label: "users"))
+    /// let users = CacheRepository(
+    ///     main: api.plugins([logging], name: "api"),
+    ///     cache: memory.plugins([logging], name: "memory")
+    /// ).plugins([logging], name: "users")
+    /// ```
+    ///
+    /// A repository call is logged at ``level`` (`debug` by default), a call of a source at ``sourceLevel`` (`trace`),
+    /// and a call that failed with anything but a miss at ``failureLevel`` (`error`). The metadata:
+    ///
+    /// | key | value |
+    /// |---|---|
+    /// | `strata.source` | the name given to `plugins(_:name:)` |
+    /// | `strata.method` | `get`, `getAll`, `put`, `putAll`, `delete` |
+    /// | `strata.query` | the query's type, such as `IdQuery<Int>` (its values only with ``includesValues``) |
+    /// | `strata.operation` | the repository operation, such as `cacheSync`; absent for a source |
+    /// | `strata.origin` | the source that gave the value, when known |
+    /// | `strata.outcome` | `hit`, `miss`, `staleServed`, `notValid`, `success`, `error` |
+    /// | `strata.duration_ms` | the duration in milliseconds |
+    /// | `strata.error.code` | the ``Strata/StrataError/Code``, or `other`, when the call failed |
+    ///
+    /// Values, bodies and query contents are left out unless ``includesValues`` is on. The logger's level is checked
+    /// before anything is measured or built: with ``level`` below the logger's level a call that returns costs one
+    /// comparison (and a failure line then carries no duration or origin).
+    public struct LoggerPlugin: StrataPlugin {
+        /// The logger lines go to.
+        public let logger: Logger
+
+        /// The level of a repository call's line.
+        public let level: Logger.Level
+
+        /// The level of a data source call's line.
+        public let sourceLevel: Logger.Level
+
+        /// The level of a call that failed with anything but *not found* or *not valid*.
+        public let failureLevel: Logger.Level
+
+        /// Whether lines carry the query's description and the values read and written (off by default).
+        public let includesValues: Bool
+
+        /// Creates the plugin.
+        ///
+        /// - Parameters:
+        ///   - logger: The logger lines go to; its level decides what is written.
+        ///   - level: The level of a repository call's line; `debug` by default.
+        ///   - sourceLevel: The level of a data source call's line; `trace` by default.
+        ///   - failureLevel: The level of a failed call's line; `error` by default.
+        ///   - includesValues: Log the query's description and the values; off by default.
+        public init(
+            logger: Logger,
+            level: Logger.Level = .debug,
+            sourceLevel: Logger.Level = .trace,
+            failureLevel: Logger.Level = .error,
+            includesValues: Bool = false
+        ) {
+            self.logger = logger
+            self.level = level
+            self.sourceLevel = sourceLevel
+            self.failureLevel = failureLevel
+            self.includesValues = includesValues
+        }
+
+        /// Runs the call and writes its line.
+        public func intercept<R: Sendable>(
+            _ call: PluginCall,
+            next: @escaping @Sendable () async throws -> R
+        ) async throws -> R {
+            let lineLevel = call.operation == nil ? sourceLevel : level
+            guard logger.logLevel <= lineLevel else {
+                do {
+                    let result = try await next()
+                    // A source's step still tells an enabled repository line where its value came from.
+                    if call.operation == nil { CallTrail.record(call, error: nil) }
+                    return result
+                } catch {
+                    if call.operation == nil { CallTrail.record(call, error: error) }
+                    if logger.logLevel <= failureLevel, !((error as? StrataError)?.isMiss ?? false) {
+                        let observed = ObservedCall(
+                            call: call,
+                            outcome: .error,
+                            origin: nil,
+                            error: error,
+                            duration: .zero
+                        )
+                        var metadata = metadata(observed, result: nil)
+                        metadata["strata.duration_ms"] = nil
+                        logger.log(level: failureLevel, "\(call.method) \(call.source): error", metadata: metadata)
+                    }
+                    throw error
+                }
+            }
+            return try await CallTrail.observe(call, next: next) { observed, result in
+                let failed = observed.outcome == .error
+                let message: Logger.Message = "\(call.method) \(call.source): \(observed.outcome)"
+                logger.log(
+                    level: failed ? max(failureLevel, lineLevel) : lineLevel,
+                    message,
+                    metadata: metadata(observed, result: result)
+                )
+            }
+        }
+    }
+#else
+    #warning("StrataLogging needs the Logging trait: depend on Strata with traits: [\"Logging\"].")
+#endif

@@ -1,0 +1,36 @@
+import Strata
+
+extension MemoryDataSource {
+    /// Removes the least recently used entry and reports it to the eviction observer; whether there was one.
+    ///
+    /// - Parameters:
+    ///   - storage: The locked storage.
+    ///   - reason: Why it goes.
+    @inlinable
+    func evictLeastRecentlyUsed(_ storage: inout LRUStorage<Value>, reason: StoreEviction.Reason) -> Bool {
+        guard let observer = configuration.evictionObserver else { return storage.removeLeastRecentlyUsed() }
+        guard let key = storage.leastRecentlyUsedKey, storage.removeLeastRecentlyUsed() else { return false }
+        observer.storeDidEvict(StoreEviction(reason: reason, key: key, usage: storage.usage))
+        return true
+    }
+
+    /// Removes the expired entry under `key` and reports it to the eviction observer.
+    @usableFromInline
+    func expire(_ key: String, in storage: inout LRUStorage<Value>) {
+        guard storage.remove(key), let observer = configuration.evictionObserver else { return }
+        observer.storeDidEvict(StoreEviction(reason: .expired, key: key, usage: storage.usage))
+    }
+
+    /// The count limit a write passes to the storage, which evicts in place for it: none when an observer must hear
+    /// each eviction (``evict(_:)`` then removes the same entry after the insertion and reports it).
+    @inlinable
+    var inPlaceCountLimit: Int {
+        configuration.evictionObserver == nil ? configuration.countLimit ?? .max : .max
+    }
+}
+
+extension LRUStorage {
+    /// The entries and their total cost, for eviction reports.
+    @usableFromInline
+    var usage: StoreUsage { StoreUsage(count: count, bytes: totalCost) }
+}

@@ -1,0 +1,70 @@
+#if Tracing
+    import Strata
+    import Tracing
+
+    /// A plugin that opens a span per call, through swift-distributed-tracing.
+    ///
+    /// Attach it to a repository and to its sources: each repository call is a span, with a child span for every
+    /// source it asked (the cache, then main), and the span of an HTTP source has the request's span
+    /// (``TracingTransport``) below it.
+    ///
+    /// ```swift
+    /// let tracing = TracingPlugin()
+    /// let api = UsersAPI(HTTPClient(transport: TracingTransport()))
+    /// let users = CacheRepository(
+    ///     main: api.plugins([tracing], name: "api"),
+    ///     cache: memory.plugins([tracing], name: "memory")
+    /// ).plugins([tracing], name: "users")
+    /// ```
+    ///
+    /// A span is named `<source> <method>`, such as `users get`, and carries the attributes `strata.source`,
+    /// `strata.method`, `strata.query` (the query's type), `strata.operation` (repository calls), `strata.outcome`
+    /// (``Strata/CallOutcome``), `strata.origin` (the source that gave the value, when known) and, for a failure,
+    /// `strata.error.code`; a failure other than a miss is recorded on the span and sets its status to error.
+    public struct TracingPlugin: StrataPlugin {
+        /// The tracer spans are started on.
+        public let tracer: any Tracer
+
+        /// Creates the plugin.
+        ///
+        /// - Parameter tracer: The tracer; the bootstrapped `InstrumentationSystem.tracer` by default.
+        public init(tracer: any Tracer = InstrumentationSystem.tracer) {
+            self.tracer = tracer
+        }
+
+        /// Runs the call inside a span.
+        public func intercept<R: Sendable>(
+            _ call: PluginCall,
+            next: @escaping @Sendable () async throws -> R
+        ) async throws -> R {
+            try await Self.run(call, on: tracer, next: next)
+        }
+
+        private static func run<T: Tracer, R: Sendable>(
+            _ call: PluginCall,
+            on tracer: T,
+            next: @escaping @Sendable () async throws -> R
+        ) async throws -> R {
+            // Not `withSpan`: it would record a miss as an error.
+            let span = tracer.startSpan("\(call.source) \(call.method)", context: ServiceContext.current ?? .topLevel)
+            defer { span.end() }
+            span.attributes["strata.source"] = call.source
+            span.attributes["strata.method"] = call.method.rawValue
+            if let operation = call.operationName { span.attributes["strata.operation"] = operation }
+            return try await ServiceContext.withValue(span.context) {
+                try await CallTrail.observe(call, next: next) { observed, _ in
+                    span.attributes["strata.query"] = observed.queryKind
+                    span.attributes["strata.outcome"] = "\(observed.outcome)"
+                    if let origin = observed.origin { span.attributes["strata.origin"] = origin }
+                    if let code = observed.errorCode { span.attributes["strata.error.code"] = code }
+                    if observed.outcome == .error, let error = observed.error {
+                        span.recordError(error)
+                        span.setStatus(SpanStatus(code: .error, message: observed.errorMessage))
+                    }
+                }
+            }
+        }
+    }
+#else
+    #warning("StrataTracing needs the Tracing trait: depend on Strata with traits: [\"Tracing\"].")
+#endif

@@ -1,0 +1,87 @@
+#if Tracing
+    import Foundation
+    import Strata
+    import StrataNetwork
+    import Tracing
+
+    /// An HTTP transport that traces each request and carries the trace to the server in its headers.
+    ///
+    /// It wraps another transport (``StrataNetwork/URLSessionTransport`` by default): each request runs in a client
+    /// span named `HTTP <method>`, child of the current span (a ``TracingPlugin`` span), and the tracer injects that
+    /// span's context into the request's headers — with an OpenTelemetry tracer (swift-otel), the W3C `traceparent`
+    /// and `tracestate` headers. The span carries `http.request.method`, `server.address`, `url.path` and
+    /// `http.response.status_code`; a transport failure is recorded on it.
+    ///
+    /// ```swift
+    /// let client = HTTPClient(transport: TracingTransport())
+    /// ```
+    public struct TracingTransport: HTTPTransport {
+        /// The transport that sends the requests.
+        public let base: any HTTPTransport
+
+        /// The tracer spans are started on and contexts injected with.
+        public let tracer: any Tracer
+
+        /// Creates the transport.
+        ///
+        /// - Parameters:
+        ///   - base: The transport that sends the requests; ``StrataNetwork/URLSessionTransport/shared`` by default.
+        ///   - tracer: The tracer; the bootstrapped `InstrumentationSystem.tracer` by default.
+        public init(
+            _ base: any HTTPTransport = URLSessionTransport.shared,
+            tracer: any Tracer = InstrumentationSystem.tracer
+        ) {
+            self.base = base
+            self.tracer = tracer
+        }
+
+        /// Sends the request inside a client span, with the span's context in its headers.
+        public func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
+            try await Self.traced(request, on: tracer) { request in
+                try await base.send(request, maximumBodySize: maximumBodySize)
+            }
+        }
+
+        /// Downloads inside a client span, with the span's context in the request's headers.
+        public func download(
+            _ request: HTTPRequest,
+            to destination: URL,
+            maximumBodySize: Int,
+            progress: @escaping @Sendable (DownloadProgress) -> Void
+        ) async throws -> HTTPResponse {
+            try await Self.traced(request, on: tracer) { request in
+                try await base.download(request, to: destination, maximumBodySize: maximumBodySize, progress: progress)
+            }
+        }
+
+        private static func traced<T: Tracer>(
+            _ request: HTTPRequest,
+            on tracer: T,
+            _ send: (HTTPRequest) async throws -> HTTPResponse
+        ) async throws -> HTTPResponse {
+            try await tracer.withSpan("HTTP \(request.method.rawValue)", ofKind: .client) { span in
+                var request = request
+                tracer.inject(span.context, into: &request.headers, using: HeadersInjector())
+                span.attributes["http.request.method"] = request.method.rawValue
+                span.attributes["server.address"] = request.baseURL.host ?? ""
+                span.attributes["url.path"] = request.path
+                do {
+                    let response = try await send(request)
+                    span.attributes["http.response.status_code"] = Int64(response.status)
+                    if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
+                    return response
+                } catch {
+                    span.recordError(error)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Writes an injected context value into request headers.
+    struct HeadersInjector: Injector {
+        func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) {
+            carrier[key] = value
+        }
+    }
+#endif

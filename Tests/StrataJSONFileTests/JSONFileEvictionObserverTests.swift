@@ -1,0 +1,46 @@
+import Foundation
+import Strata
+import StrataJSONFile
+import StrataTesting
+import Testing
+
+struct JSONFileEvictionObserverTests {
+    private let recorder = EvictionRecorder()
+
+    private func open(_ fixture: Fixture, countLimit: Int? = nil) throws -> JSONFileDataSource<Item> {
+        var configuration = fixture.configuration(countLimit: countLimit, timeToLive: .seconds(10))
+        configuration.evictionObserver = recorder
+        return try JSONFileDataSource(configuration: configuration)
+    }
+
+    @Test func reportsCountLimitEvictionsExpiryAndPurges() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a store of two entries at most
+            let fixture = Fixture(folder: folder)
+            let store = try open(fixture, countLimit: 2)
+            for name in ["a", "b", "c"] { try store.setValue(Item(name: name, number: 0), forKey: name) }
+
+            // When the rest expires, then one more is written and the store is emptied
+            fixture.clock.advance(by: .seconds(11))
+            #expect(try store.removeExpired() == 2)
+            try store.setValue(Item(name: "d", number: 0), forKey: "d")
+            try store.removeAll()
+
+            // Then each removal was heard, with the count left and no byte count
+            #expect(recorder.summary == ["a: countLimit", "b: expired", "c: expired", "*: purged"])
+            #expect(recorder.evictions.map(\.usage.count) == [2, 1, 0, 0])
+            #expect(recorder.evictions.allSatisfy { $0.usage.bytes == nil })
+        }
+    }
+
+    @Test func deletesByKeyAreNotEvictions() async throws {
+        try await withTemporaryFolder { folder in
+            let store = try open(Fixture(folder: folder))
+            try store.setValue(Item(name: "a", number: 0), forKey: "a")
+
+            try store.removeValue(forKey: "a")
+
+            #expect(recorder.evictions.isEmpty)
+        }
+    }
+}

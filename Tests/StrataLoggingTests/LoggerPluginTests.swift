@@ -1,0 +1,67 @@
+#if Logging
+    import InMemoryLogging
+    import Logging
+    import Strata
+    import StrataLogging
+    import StrataObservabilityTestSupport
+    import Testing
+
+    struct LoggerPluginTests {
+        private let handler = InMemoryLogHandler()
+
+        private func logger(at level: Logger.Level) -> Logger {
+            var logger = Logger(label: "strata.test") { _ in handler }
+            logger.logLevel = level
+            return logger
+        }
+
+        @Test func writesOneIndexableLinePerRepositoryCall() async throws {
+            await ObservedScenario().run(LoggerPlugin(logger: logger(at: .debug)))
+
+            let lines = handler.entries.filter { $0.metadata["strata.operation"] != nil }
+            #expect(lines.map(\.message.description) == ObservedScenario.outcomes.map { "get users: \($0)" })
+            #expect(lines.map { $0.metadata["strata.outcome"]?.description } == ObservedScenario.outcomes)
+            #expect(lines.map { $0.metadata["strata.origin"]?.description } == ObservedScenario.origins)
+            #expect(
+                lines.map { $0.metadata["strata.error.code"]?.description } == [nil, nil, "notFound", nil, "network"]
+            )
+            #expect(lines.map(\.level) == [.debug, .debug, .debug, .debug, .error])
+            let first = try #require(lines.first?.metadata)
+            #expect(first["strata.source"] == "users")
+            #expect(first["strata.method"] == "get")
+            #expect(first["strata.operation"] == "cacheSync")
+            #expect(first["strata.query"] == "KeyQuery")
+            #expect(first["strata.duration_ms"] != nil)
+            #expect(first["strata.value"] == nil)
+        }
+
+        @Test func logsSourceCallsAtTheSourceLevel() async {
+            await ObservedScenario().run(LoggerPlugin(logger: logger(at: .trace)))
+
+            let sourceLines = handler.entries.filter { $0.metadata["strata.operation"] == nil }
+            #expect(
+                sourceLines.prefix(3).map(\.message.description) == [
+                    "get memory: miss", "get api: hit", "put memory: success",
+                ]
+            )
+            #expect(sourceLines.allSatisfy { $0.level == .trace || $0.level == .error })
+        }
+
+        @Test func withItsLevelDisabledLogsOnlyFailuresWithoutMeasuring() async {
+            await ObservedScenario().run(LoggerPlugin(logger: logger(at: .info)))
+
+            let lines = handler.entries
+            #expect(lines.map(\.message.description) == ["get api: error", "get api: error", "get users: error"])
+            #expect(lines.allSatisfy { $0.level == .error && $0.metadata["strata.duration_ms"] == nil })
+            #expect(lines.last?.metadata["strata.error.code"] == "network")
+        }
+
+        @Test func includesQueriesAndValuesOnlyWhenAsked() async {
+            await ObservedScenario().run(LoggerPlugin(logger: logger(at: .debug), includesValues: true))
+
+            let first = handler.entries.first?.metadata
+            #expect(first?["strata.value"] == "A")
+            #expect(first?["strata.query"]?.description.contains("a") == true)
+        }
+    }
+#endif

@@ -1,0 +1,74 @@
+#if Metrics
+    import Foundation
+    import MetricsTestKit
+    import Strata
+    import StrataMemory
+    import StrataMetrics
+    import StrataObservabilityTestSupport
+    import Testing
+
+    struct SwiftMetricsPluginTests {
+        private let metrics = TestMetrics()
+
+        private func calls(_ source: String, _ operation: String, _ outcome: String, _ code: String = "none") -> Int64 {
+            metrics.counterTotal(
+                label: SwiftMetricsPlugin.Label.calls,
+                dimensions: [
+                    ("source", source), ("method", "get"), ("operation", operation), ("outcome", outcome),
+                    ("error_code", code),
+                ]
+            )
+        }
+
+        @Test func countsRepositoryCallsByOutcomeAndErrorCode() async {
+            await ObservedScenario().run(SwiftMetricsPlugin(factory: metrics))
+
+            #expect(calls("users", "cacheSync", "miss") == 1)
+            #expect(calls("users", "cacheSync", "hit") == 1)
+            #expect(calls("users", "cacheSync", "miss", "notFound") == 1)
+            #expect(calls("users", "cacheSync", "staleServed") == 1)
+            #expect(calls("users", "cacheSync", "error", "network") == 1)
+            #expect(calls("memory", "none", "notValid", "notValid") == 1)
+            #expect(calls("api", "none", "hit") == 1)
+        }
+
+        @Test func timesEachSourceAndMethod() async throws {
+            await ObservedScenario().run(SwiftMetricsPlugin(factory: metrics))
+
+            let users = try metrics.expectTimer(
+                SwiftMetricsPlugin.Label.duration,
+                [("source", "users"), ("method", "get"), ("operation", "cacheSync")]
+            )
+            #expect(users.values.count == 5)
+            let puts = try metrics.expectTimer(
+                SwiftMetricsPlugin.Label.duration,
+                [("source", "memory"), ("method", "put"), ("operation", "none")]
+            )
+            #expect(puts.values.count == 1)
+        }
+
+        @Test func countsStoreEvictionsByReasonWithEntriesAndBytes() throws {
+            var configuration = MemoryDataSource<Data>.Configuration(countLimit: 2, costLimit: 25)
+            configuration.evictionObserver = StoreMetrics(store: "avatars", factory: metrics)
+            let store = MemoryDataSource(configuration: configuration)
+
+            for key in ["a", "b", "c"] { store.setValue(Data(count: 10), forKey: key) }
+            store.setValue(Data(count: 20), forKey: "d")
+            store.removeAll()
+
+            func evictions(_ reason: String) -> Int64 {
+                metrics.counterTotal(
+                    label: StoreMetrics.Label.evictions,
+                    dimensions: [("store", "avatars"), ("reason", reason)]
+                )
+            }
+            #expect(evictions("countLimit") == 2)
+            #expect(evictions("sizeLimit") == 1)
+            #expect(evictions("purged") == 1)
+            let entries = try metrics.expectGauge(StoreMetrics.Label.entries, [("store", "avatars")])
+            let bytes = try metrics.expectGauge(StoreMetrics.Label.bytes, [("store", "avatars")])
+            #expect(entries.values == [2, 2, 1, 0])
+            #expect(bytes.values == [20, 30, 20, 0])
+        }
+    }
+#endif

@@ -1,0 +1,106 @@
+#if Tracing
+    import Foundation
+    import InMemoryTracing
+    import Strata
+    import StrataNetwork
+    import StrataObservabilityTestSupport
+    import StrataTracing
+    import Testing
+    import Tracing
+
+    struct TracingPluginTests {
+        private let tracer = InMemoryTracer()
+
+        /// The string attribute `key` of `span`.
+        private func text(_ span: FinishedInMemorySpan, _ key: String) -> String? {
+            guard case .string(let value)? = span.attributes[key]?.toSpanAttribute() else { return nil }
+            return value
+        }
+
+        /// The spans as `name outcome` lines, each child indented under its parent, in the order they started.
+        private func tree() -> [String] {
+            let spans = tracer.finishedSpans.sorted {
+                $0.startInstant.nanosecondsSinceEpoch < $1.startInstant.nanosecondsSinceEpoch
+            }
+            func lines(under parent: String?, depth: Int) -> [String] {
+                spans.filter { $0.parentSpanID == parent }.flatMap { span in
+                    let outcome = text(span, "strata.outcome") ?? "-"
+                    let line = String(repeating: "  ", count: depth) + "\(span.operationName) \(outcome)"
+                    return [line] + lines(under: span.spanID, depth: depth + 1)
+                }
+            }
+            return lines(under: nil, depth: 0)
+        }
+
+        @Test func opensASpanPerRepositoryCallWithAChildPerSourceAsked() async {
+            await ObservedScenario().run(TracingPlugin(tracer: tracer))
+
+            #expect(
+                tree() == [
+                    "users get miss", "  memory get miss", "  api get hit", "  memory put success",
+                    "users get hit", "  memory get hit",
+                    "users get miss", "  memory get miss", "  api get miss",
+                    "users get staleServed", "  memory get notValid", "  api get error",
+                    "users get error", "  memory get miss", "  api get error",
+                ]
+            )
+        }
+
+        @Test func recordsOperationOriginAndErrors() async throws {
+            await ObservedScenario().run(TracingPlugin(tracer: tracer))
+
+            let users = tracer.finishedSpans.filter { $0.operationName == "users get" }
+            #expect(users.map { text($0, "strata.origin") } == ObservedScenario.origins)
+            #expect(users.allSatisfy { text($0, "strata.operation") == "cacheSync" })
+            let failed = try #require(users.last)
+            #expect(failed.status?.code == .error)
+            #expect(failed.errors.count == 1)
+            #expect(text(failed, "strata.error.code") == "network")
+            #expect(users[2].errors.isEmpty)  // a miss is not an error
+        }
+
+        @Test func carriesTheTraceIntoTheRequestHeadersUnderAClientSpan() async throws {
+            // Given an HTTP source whose transport records what it sends, under a traced repository call
+            let recorder = RecordingTransport()
+            let client = HTTPClient(transport: TracingTransport(recorder, tracer: tracer))
+            let plugin = TracingPlugin(tracer: tracer)
+            let url = try #require(URL(string: "http://127.0.0.1:9/users/1"))
+            let api = NetworkGetDataSource<String>(client: client) { _ in HTTPRequest(.get, url: url) }
+                .plugins([plugin], name: "api")
+
+            // When it is read
+            _ = try await api.get(KeyQuery("1"))
+
+            // Then the request carries the client span's context, and that span is the source span's child
+            let http = try #require(tracer.finishedSpans.first { $0.operationName == "HTTP GET" })
+            let source = try #require(tracer.finishedSpans.first { $0.operationName == "api get" })
+            #expect(http.kind == .client)
+            #expect(http.parentSpanID == source.spanID)
+            #expect(http.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(200))
+            let headers = try #require(recorder.requests.first?.headers)
+            #expect(headers[InMemoryTracer.spanIDKey] == http.spanID)
+            #expect(headers[InMemoryTracer.traceIDKey] == source.traceID)
+        }
+    }
+
+    /// A transport that keeps every request and answers each with `200` and the JSON string `"Ada"`.
+    final class RecordingTransport: HTTPTransport {
+        private let recorded = Locked<[HTTPRequest]>([])
+
+        var requests: [HTTPRequest] { recorded.withLock { $0 } }
+
+        func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
+            recorded.withLock { $0.append(request) }
+            return HTTPResponse(status: 200, body: Data(#""Ada""#.utf8))
+        }
+
+        func download(
+            _ request: HTTPRequest,
+            to destination: URL,
+            maximumBodySize: Int,
+            progress: @escaping @Sendable (DownloadProgress) -> Void
+        ) async throws -> HTTPResponse {
+            try await send(request, maximumBodySize: maximumBodySize)
+        }
+    }
+#endif
