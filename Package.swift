@@ -2,6 +2,13 @@
 
 import PackageDescription
 
+// PostgresNIO, only when the trait `Postgres` is enabled: without it, nothing of postgres-nio is built.
+let postgresNIO: Target.Dependency = .product(
+    name: "PostgresNIO",
+    package: "postgres-nio",
+    condition: .when(traits: ["Postgres"])
+)
+
 let package = Package(
     name: "Strata",
     // `Duration` and parameterized protocol types (`any DataSource<User>`) need the Swift 5.7 runtime.
@@ -16,12 +23,22 @@ let package = Package(
         .library(name: "StrataCache", targets: ["StrataCache"]),
         .library(name: "StrataOffline", targets: ["StrataOffline"]),
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
+        // Integrations: each product compiles to a `#warning` unless its trait is enabled.
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["strata"]),
         .plugin(name: "StrataCommand", targets: ["StrataCommand"]),
     ],
+    // Integrations with other packages, each off by default: a consumer that enables none fetches nothing.
+    // `swift build --traits Postgres` (or `traits: ["Postgres"]` on a consumer's `.package` line) enables one.
+    traits: [
+        .trait(name: "Postgres", description: "StrataPostgres: a PostgreSQL data source and its change feed."),
+        .default(enabledTraits: []),
+    ],
     dependencies: [
         // Only for tests and samples (never a product's dependency): a loopback HTTP server.
-        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1")
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        // Only with the trait `Postgres`: StrataPostgres's client.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Core libraries: each is a product.
@@ -40,6 +57,8 @@ let package = Package(
         // Offline writes: a durable outbox (a JSON-file store) that replays writes main missed.
         .target(name: "StrataOffline", dependencies: ["Strata", "StrataStorage", "StrataJSONFile"]),
         .target(name: "StrataTesting", dependencies: ["Strata"]),
+        // PostgreSQL as a main source, with a LISTEN / NOTIFY change feed that keeps a fleet's caches coherent.
+        .target(name: "StrataPostgres", dependencies: ["Strata", postgresNIO]),
 
         // Internal support: compiled into the libraries that use them, never products of their own.
         // The stores' shared folder layer and the one POSIX layer: descriptor-relative calls that never follow a
@@ -94,6 +113,12 @@ let package = Package(
             name: "OfflineNotes",
             dependencies: ["LoopbackServer", "Strata", "StrataMemory", "StrataNetwork", "StrataOffline"],
             path: "Samples/OfflineNotes"
+        ),
+        // Three instances of an HTTP service over one PostgreSQL, a writer and a checker (trait `Postgres`).
+        .executableTarget(
+            name: "Fleet",
+            dependencies: ["Strata", "StrataMemory", "StrataPostgres", "LoopbackServer", "PrivatePostgres", postgresNIO],
+            path: "Samples/Fleet"
         ),
         // One sample per operation, in `Samples/Operations/<Operation>`.
         .executableTarget(
@@ -181,6 +206,10 @@ let package = Package(
             path: "Tests/StrataTestSupport"
         ),
 
+        // A PostgreSQL server of its own (initdb in a temporary folder, a loopback port) for the StrataPostgres tests
+        // and the Fleet sample. Foundation only, so it needs no trait.
+        .target(name: "PrivatePostgres", path: "Tests/PrivatePostgres"),
+
         // Tests: one target per module. Test-only packages (FlyingFox through LoopbackServer) stay here.
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting"]),
         .testTarget(
@@ -221,6 +250,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting"]),
+        // Starts its own PostgreSQL server (skipped, saying why, when the binaries are missing).
+        .testTarget(
+            name: "StrataPostgresTests",
+            dependencies: ["StrataPostgres", "StrataTesting", "StrataMemory", "Strata", "PrivatePostgres", postgresNIO]
+        ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage", "Strata"]),
         .testTarget(name: "StrataSupportTests", dependencies: ["StrataSupport", "Strata"]),
         .testTarget(
