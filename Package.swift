@@ -117,7 +117,9 @@ let package = Package(
         // Three instances of an HTTP service over one PostgreSQL, a writer and a checker (trait `Postgres`).
         .executableTarget(
             name: "Fleet",
-            dependencies: ["Strata", "StrataMemory", "StrataPostgres", "LoopbackServer", "PrivatePostgres", postgresNIO],
+            dependencies: [
+                "Strata", "StrataMemory", "StrataPostgres", "LoopbackServer", "PrivatePostgres", postgresNIO,
+            ],
             path: "Samples/Fleet"
         ),
         // One sample per operation, in `Samples/Operations/<Operation>`.

@@ -4,21 +4,21 @@
 //
 //     swift run --traits Postgres Fleet [writes] [window-ms]
 #if Postgres
-import Foundation
+    import Foundation
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-do {
-    if arguments.first == "instance", arguments.count == 2, let port = Int(arguments[1]) {
-        try await FleetInstance.run(postgresPort: port)
-    } else {
-        let writes = arguments.first.flatMap(Int.init) ?? 10_000
-        let window = arguments.dropFirst().first.flatMap(Int.init) ?? 50
-        try await FleetCoordinator(writes: writes, windowMilliseconds: window).run()
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    do {
+        if arguments.first == "instance", arguments.count == 2, let port = Int(arguments[1]) {
+            try await FleetInstance.run(postgresPort: port)
+        } else {
+            let writes = arguments.first.flatMap(Int.init) ?? 10_000
+            let window = arguments.dropFirst().first.flatMap(Int.init) ?? 50
+            try await FleetCoordinator(writes: writes, windowMilliseconds: window).run()
+        }
+    } catch {
+        print("Fleet failed: \(error)")
+        exit(1)
     }
-} catch {
-    print("Fleet failed: \(error)")
-    exit(1)
-}
 #else
-print("Fleet needs the package trait Postgres: swift run --traits Postgres Fleet")
+    print("Fleet needs the package trait Postgres: swift run --traits Postgres Fleet")
 #endif

@@ -46,9 +46,15 @@ public final class PrivatePostgres: Sendable {
         let server = PrivatePostgres(port: try freePort(), folder: folder, binaries: binaries)
         do {
             try server.handOver()
-            try server.run("initdb", ["-D", server.data, "-U", server.user, "--auth=trust", "-E", "UTF8", "--no-locale",
-                "--no-sync"])
-            var settings = "-c listen_addresses=127.0.0.1 -c port=\(server.port) -c unix_socket_directories=\(folder.path)"
+            try server.run(
+                "initdb",
+                [
+                    "-D", server.data, "-U", server.user, "--auth=trust", "-E", "UTF8", "--no-locale",
+                    "--no-sync",
+                ]
+            )
+            var settings =
+                "-c listen_addresses=127.0.0.1 -c port=\(server.port) -c unix_socket_directories=\(folder.path)"
             settings += " -c max_connections=200"
             if !durable { settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
             try server.run("pg_ctl", ["-D", server.data, "-l", server.log, "-o", settings, "-w", "-t", "60", "start"])
@@ -77,8 +83,13 @@ public final class PrivatePostgres: Sendable {
 
     /// Runs `psql` with one SQL command (as the server's user), for changes made behind a client's back.
     public func psql(_ command: String) throws {
-        try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", "postgres", "-v", "ON_ERROR_STOP=1",
-            "-c", command])
+        try run(
+            "psql",
+            [
+                "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", "postgres", "-v", "ON_ERROR_STOP=1",
+                "-c", command,
+            ]
+        )
     }
 
     private var data: String { folder.appendingPathComponent("data").path }
@@ -100,22 +111,29 @@ public final class PrivatePostgres: Sendable {
         }
     }
 
+    /// Runs a program and waits for it, with `posix_spawn` and `waitpid`. Not Foundation's `Process`: it learns
+    /// of a child's end through a descriptor the child inherits, which the server `pg_ctl start` leaves running
+    /// keeps open. The output goes to a file, read when the program fails.
     private static func launch(_ path: String, _ arguments: [String], in folder: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PrivatePostgresError(
-                message: "\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus): "
-                    + String(decoding: text, as: UTF8.self)
-            )
+        let outputPath = folder.appendingPathComponent("command-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw PrivatePostgresError(message: "cannot start \(path): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // Exited normally with status 0: the low 7 bits (the signal) and the exit code are both zero.
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            throw PrivatePostgresError(message: "\(path) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
         }
     }
 
