@@ -2,6 +2,13 @@
 
 import PackageDescription
 
+// PostgresNIO, only when the trait `Postgres` is enabled: without it, nothing of postgres-nio is built.
+let postgresNIO: Target.Dependency = .product(
+    name: "PostgresNIO",
+    package: "postgres-nio",
+    condition: .when(traits: ["Postgres"])
+)
+
 let package = Package(
     name: "Strata",
     // `Duration` and parameterized protocol types (`any DataSource<User>`) need the Swift 5.7 runtime.
@@ -18,14 +25,30 @@ let package = Package(
         .library(name: "StrataTesting", targets: ["StrataTesting"]),
         .executable(name: "strata", targets: ["strata"]),
         .plugin(name: "StrataCommand", targets: ["StrataCommand"]),
-        // Integrations: each product's dependency is guarded by a trait that is off by default.
+        // Integrations: each product's dependency is guarded by a trait that is off by default, and without it the
+        // product compiles to nothing but a `#warning` saying how to enable it.
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .library(name: "StrataAsyncHTTPClient", targets: ["StrataAsyncHTTPClient"]),
+        .library(name: "StrataLogging", targets: ["StrataLogging"]),
+        .library(name: "StrataMetrics", targets: ["StrataMetrics"]),
+        .library(name: "StrataTracing", targets: ["StrataTracing"]),
     ],
-    // Each integration's trait; none is in the default set, so a consumer that enables none fetches no package.
+    // Each integration's trait. None is in the default set, so a consumer that enables none fetches no package, and
+    // a plain `swift build` / `swift test` here builds none: `swift build --traits Postgres` (or `traits: ["Postgres"]`
+    // on a consumer's `.package` line) enables one.
     traits: [
+        .trait(name: "Postgres", description: "StrataPostgres: a PostgreSQL data source and its change feed."),
         .trait(
             name: "AsyncHTTPClient",
             description: "StrataAsyncHTTPClient: an HTTPTransport on AsyncHTTPClient (async-http-client 1.37)."
+        ),
+        .trait(name: "Logging", description: "StrataLogging: a plugin that writes one swift-log line per call."),
+        .trait(name: "Metrics", description: "StrataMetrics: swift-metrics counters, timers and store gauges."),
+        .trait(name: "Tracing", description: "StrataTracing: spans per call and trace context on network requests."),
+        .trait(
+            name: "ServerSample",
+            description: "The Hummingbird sample server (not a product) and its end-to-end test.",
+            enabledTraits: ["Logging", "Metrics", "Tracing", "AsyncHTTPClient"]
         ),
         .default(enabledTraits: []),
     ],
@@ -35,6 +58,13 @@ let package = Package(
         // Only with the AsyncHTTPClient trait: the client, and SwiftNIO for its buffer, header and error types.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.100.0"),
+        // Only with the trait `Postgres`: StrataPostgres's client.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Only with the traits `Logging`, `Metrics`, `Tracing` and `ServerSample` (Hummingbird: the sample server).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Core libraries: each is a product.
@@ -68,6 +98,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
             ]
         ),
+        // PostgreSQL as a main source, with a LISTEN / NOTIFY change feed that keeps a fleet's caches coherent.
+        .target(name: "StrataPostgres", dependencies: ["Strata", postgresNIO]),
 
         // Internal support: compiled into the libraries that use them, never products of their own.
         // The stores' shared folder layer and the one POSIX layer: descriptor-relative calls that never follow a
@@ -124,6 +156,14 @@ let package = Package(
             name: "OfflineNotes",
             dependencies: ["LoopbackServer", "Strata", "StrataMemory", "StrataNetwork", "StrataOffline"],
             path: "Samples/OfflineNotes"
+        ),
+        // Three instances of an HTTP service over one PostgreSQL, a writer and a checker (trait `Postgres`).
+        .executableTarget(
+            name: "Fleet",
+            dependencies: [
+                "Strata", "StrataMemory", "StrataPostgres", "LoopbackServer", "PrivatePostgres", postgresNIO,
+            ],
+            path: "Samples/Fleet"
         ),
         // One sample per operation, in `Samples/Operations/<Operation>`.
         .executableTarget(
@@ -211,6 +251,10 @@ let package = Package(
             path: "Tests/StrataTestSupport"
         ),
 
+        // A PostgreSQL server of its own (initdb in a temporary folder, a loopback port) for the StrataPostgres tests
+        // and the Fleet sample. Foundation only, so it needs no trait.
+        .target(name: "PrivatePostgres", path: "Tests/PrivatePostgres"),
+
         // Tests: one target per module. Test-only packages (FlyingFox through LoopbackServer) stay here.
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "StrataObservabilityTestSupport"]),
         .testTarget(
@@ -268,6 +312,11 @@ let package = Package(
                 ),
             ]
         ),
+        // Starts its own PostgreSQL server (skipped, saying why, when the binaries are missing).
+        .testTarget(
+            name: "StrataPostgresTests",
+            dependencies: ["StrataPostgres", "StrataTesting", "StrataMemory", "Strata", "PrivatePostgres", postgresNIO]
+        ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage", "Strata"]),
         .testTarget(name: "StrataSupportTests", dependencies: ["StrataSupport", "Strata"]),
         .testTarget(
@@ -312,32 +361,9 @@ let package = Package(
     ]
 )
 
-// MARK: - Server ecosystem integrations: swift-log, swift-metrics, swift-distributed-tracing (issue 22)
-// Each integration is a product whose package is guarded by its own trait, off by default: a consumer that enables
-// none, and a plain `swift build` / `swift test` here, fetch and build none of these packages. Without its trait a
-// module compiles to a `#warning` only. `ServerSample` enables all three and builds the Hummingbird sample server.
-// CI: `swift test --traits Logging,Metrics,Tracing,ServerSample --scratch-path .build-traits`.
-package.traits.formUnion([
-    .trait(name: "Logging", description: "StrataLogging: a plugin that writes one swift-log line per call."),
-    .trait(name: "Metrics", description: "StrataMetrics: swift-metrics counters, timers and store gauges."),
-    .trait(name: "Tracing", description: "StrataTracing: spans per call and traceparent on network requests."),
-    .trait(
-        name: "ServerSample",
-        description: "The Hummingbird sample server (not a product) and its end-to-end test.",
-        enabledTraits: ["Logging", "Metrics", "Tracing"]
-    ),
-])
-package.dependencies += [
-    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-    .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-]
-package.products += [
-    .library(name: "StrataLogging", targets: ["StrataLogging"]),
-    .library(name: "StrataMetrics", targets: ["StrataMetrics"]),
-    .library(name: "StrataTracing", targets: ["StrataTracing"]),
-]
+// MARK: - Server ecosystem integrations: swift-log, swift-metrics, swift-distributed-tracing
+// Their traits, packages and products are declared above; each module compiles to a `#warning` only without its
+// trait. `ServerSample` enables all of them and builds the Hummingbird sample server.
 package.targets += [
     .target(
         name: "StrataLogging",

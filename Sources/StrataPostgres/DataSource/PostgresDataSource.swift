@@ -1,0 +1,108 @@
+#if Postgres
+    import PostgresNIO
+    import Strata
+
+    /// A data source over one PostgreSQL table: the shared main source of a fleet of servers, with a change feed
+    /// (`LISTEN` / `NOTIFY`) that keeps each server's memory cache coherent.
+    ///
+    /// ## The table
+    ///
+    /// Each source owns one table, created (with its sequence, trigger function and trigger) on first use when it is
+    /// missing:
+    ///
+    /// | column | type | meaning |
+    /// |---|---|---|
+    /// | `key` | `text PRIMARY KEY` | the entry's key (the NFC form of the query's key) |
+    /// | `value` | `jsonb NOT NULL` | the value, encoded with `JSONEncoder` |
+    /// | `updated_at` | `timestamptz NOT NULL` | when the value was last written (the entry's `storedAt`) |
+    /// | `version` | `bigint NOT NULL` | from the sequence `<table>_version`: every write gets a new, larger one |
+    ///
+    /// A row trigger sends `NOTIFY <table>, '<version>:<p|d>:<key>'` for every insert, update and delete, so every
+    /// write announces itself, whoever makes it (this source, another instance, `psql`). A key too long for a
+    /// notification (over 7,000 bytes) is announced as a change of every key.
+    ///
+    /// ## Queries
+    ///
+    /// ``Strata/KeyedQuery`` (``Strata/KeyQuery``, ``Strata/IdQuery``), ``Strata/MultiKeyedQuery``
+    /// (``Strata/IdsQuery``), ``Strata/AllObjectsQuery`` and ``Strata/PaginationOffsetLimitQuery`` (in the byte order of
+    /// the keys, `COLLATE "C"`), any other ``Strata/KeyListingQuery``, and ``PostgresFilterQuery``: the hook for a
+    /// condition of your own on the columns. Values and keys always travel as bound parameters; the table name, the
+    /// only identifier written into SQL text, is checked when the source is made.
+    ///
+    /// `putAll` writes all its values in one statement, so one transaction: all of them or none. A version you read
+    /// (``put(_:forKey:ifVersion:)``) makes a write conditional, for optimistic concurrency.
+    ///
+    /// ## Errors
+    ///
+    /// Every failure is a ``Strata/StrataError`` with PostgreSQL's own error (`PSQLError`) as its underlying error:
+    /// a lost or refused connection and a statement timeout are ``Strata/StrataError/Code/network`` (retryable); a
+    /// unique violation, a serialization failure, a deadlock and a failed ``put(_:forKey:ifVersion:)`` are
+    /// ``Strata/StrataError/Code/conflict``; data PostgreSQL refuses (a `\u0000` in a JSON string, say) and a value
+    /// that no longer decodes are ``Strata/StrataError/Code/dataSerialization``. A table dropped behind the source's
+    /// back is created again on the next call (and the whole table is announced as changed).
+    ///
+    /// ## Running it
+    ///
+    /// The source uses a `PostgresClient` you make and run (its pool serves every statement), and its change feed
+    /// runs in ``run()``, which holds one connection of that pool for `LISTEN`:
+    ///
+    /// ```swift
+    /// // Not compiled: needs the trait Postgres and a running server.
+    /// let client = PostgresClient(configuration: configuration)
+    /// let users = try PostgresDataSource<User>(client: client, table: "users")
+    /// let repository = CacheRepository(main: users, cache: users.coherentCache(MemoryDataSource<User>()))
+    /// await withDiscardingTaskGroup { group in
+    ///     group.addTask { await client.run() }
+    ///     group.addTask { await users.run() }
+    ///     // … serve requests with `repository` …
+    /// }
+    /// ```
+    public struct PostgresDataSource<Value: Codable & Sendable>: DataSource, Sendable {
+        /// The client whose pool runs every statement.
+        public let client: PostgresClient
+
+        /// The table's name.
+        public let table: String
+
+        /// The key under which `putAll(_:in: AllObjectsQuery())` stores each value; `nil` refuses such a write.
+        public let keyOfValue: (@Sendable (Value) -> String)?
+
+        let sql: PostgresStatements
+        let schema: PostgresSchema
+        let feed: PostgresChangeFeed
+
+        /// Creates a source over `table`, made when first used if it is missing.
+        ///
+        /// - Parameters:
+        ///   - client: A client you run (`client.run()`) for as long as the source is used.
+        ///   - table: The table's name: a lowercase letter or `_`, then up to 40 lowercase letters, digits or `_`.
+        ///   - keyOfValue: The key of a value, for `putAll(_:in: AllObjectsQuery())`.
+        ///   - feed: How the change feed behaves.
+        /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a table name outside those rules.
+        public init(
+            client: PostgresClient,
+            table: String,
+            keyOfValue: (@Sendable (Value) -> String)? = nil,
+            feed: PostgresChangeFeedConfiguration = PostgresChangeFeedConfiguration()
+        ) throws {
+            self.client = client
+            self.table = try PostgresStatements.checkTableName(table)
+            self.keyOfValue = keyOfValue
+            self.sql = PostgresStatements(table: table)
+            self.schema = PostgresSchema()
+            self.feed = PostgresChangeFeed(configuration: feed)
+        }
+
+        /// ``Strata/DataOrigin/network``: the values live in a database server.
+        public var origin: DataOrigin { .network }
+
+        /// Returns the changes of one key, or of every key, as the change feed hears them: the writes of every
+        /// instance, this one included, and ``Strata/DataChange/invalidateAll`` whenever the feed (re)connects (an
+        /// epoch begins).
+        ///
+        /// - Parameter key: The key to observe; `nil` for every key.
+        public func changes(forKey key: String?) -> AsyncStream<DataChange> {
+            feed.broadcaster.changes(forKey: key.map(StoreKey.canonical), bufferingNewest: 64)
+        }
+    }
+#endif

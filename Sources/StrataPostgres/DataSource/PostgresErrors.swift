@@ -1,0 +1,61 @@
+#if Postgres
+    import PostgresNIO
+    import Strata
+
+    /// How PostgreSQL's failures become ``Strata/StrataError`` codes; PostgreSQL's own error stays the underlying one.
+    enum PostgresErrors {
+        /// The SQLSTATE of a server error, such as `23505`.
+        static func sqlState(of error: any Error) -> String? {
+            guard let error = error as? PSQLError, error.code == .server else { return nil }
+            return error.serverInfo?[.sqlState]
+        }
+
+        /// Whether the table (or its sequence) is missing: `42P01`.
+        static func isUndefinedTable(_ error: any Error) -> Bool { sqlState(of: error) == "42P01" }
+
+        /// Maps any failure of a statement to a ``Strata/StrataError``, keeping one as it is.
+        ///
+        /// - Parameters:
+        ///   - error: What the client threw.
+        ///   - action: What the source was doing, for the message ("read", "write", "delete").
+        static func map(_ error: any Error, _ action: String) -> StrataError {
+            if let error = error as? StrataError { return error }
+            if error is CancellationError {
+                return StrataError(.cancelled, "The \(action) was cancelled", underlying: error)
+            }
+            if error is PostgresDecodingError {
+                return StrataError(.dataSerialization, "A row of the \(action) did not decode", underlying: error)
+            }
+            guard let psql = error as? PSQLError else {
+                return StrataError(.network, "The \(action) failed: \(error)", underlying: error)
+            }
+            guard psql.code == .server, let state = psql.serverInfo?[.sqlState] else {
+                if psql.code == .queryCancelled {
+                    return StrataError(.cancelled, "The \(action) was cancelled", underlying: psql)
+                }
+                // The connection was lost, refused, closed or never made: the transport failed.
+                return StrataError(
+                    .network,
+                    "The \(action) failed: PostgreSQL connection: \(psql.code)",
+                    underlying: psql
+                )
+            }
+            let message = "The \(action) failed: PostgreSQL \(state): \(psql.serverInfo?[.message] ?? "")"
+            return StrataError(code(ofSQLState: state), message, underlying: psql)
+        }
+
+        /// The code of a SQLSTATE: conflicts, timeouts and lost connections, bad data, and anything else.
+        static func code(ofSQLState state: String) -> StrataError.Code {
+            switch state {
+            // unique_violation, serialization_failure, deadlock_detected
+            case "23505", "40001", "40P01": .conflict
+            // query_canceled (a statement timeout), admin_shutdown, crash_shutdown, cannot_connect_now
+            case "57014", "57P01", "57P02", "57P03": .network
+            case _ where state.hasPrefix("08"): .network
+            // data_exception: a value PostgreSQL cannot hold (a `\u0000` in jsonb, bytes that are not UTF-8)
+            case _ where state.hasPrefix("22"): .dataSerialization
+            default: .unexpectedResponse
+            }
+        }
+    }
+#endif

@@ -1,0 +1,125 @@
+#if Postgres
+    import PostgresNIO
+    import Strata
+
+    /// The SQL text of one table's statements: the table's name is the only identifier written into it, and every
+    /// value is a bound parameter.
+    struct PostgresStatements: Sendable {
+        /// The table's name, as written into a string (the channel, the lock's name).
+        let table: String
+        let quoted: String
+        let sequence: String
+        let function: String
+        let trigger: String
+        let columns = "key, value::text, version, updated_at"
+
+        init(table: String) {
+            self.table = table
+            quoted = "\"\(table)\""
+            sequence = "\"\(table)_version\""
+            function = "\"\(table)_notify\""
+            trigger = "\"\(table)_notify\""
+        }
+
+        /// Checks a table name: it is written into SQL text, so only `[a-z_][a-z0-9_]{0,40}` passes.
+        static func checkTableName(_ name: String) throws -> String {
+            let bytes = Array(name.utf8)
+            let valid =
+                (1...41).contains(bytes.count)
+                && bytes.enumerated().allSatisfy { index, byte in
+                    byte == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                        || (index > 0 && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte))
+                }
+            guard valid else {
+                throw StrataError(
+                    .invalidArgument,
+                    "A table name is [a-z_][a-z0-9_]{0,40}; got \(name.debugDescription)"
+                )
+            }
+            return name
+        }
+
+        /// Creates the sequence, the table, the notifying trigger function and the trigger when missing, under an
+        /// advisory lock (so instances starting together do not race), in one statement.
+        var createSchema: String {
+            """
+            DO $strata$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(hashtext('strata:\(table)'));
+                CREATE SEQUENCE IF NOT EXISTS \(sequence);
+                CREATE TABLE IF NOT EXISTS \(quoted) (
+                    key text PRIMARY KEY,
+                    value jsonb NOT NULL,
+                    updated_at timestamptz NOT NULL DEFAULT now(),
+                    version bigint NOT NULL DEFAULT nextval('\(sequence)')
+                );
+                CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $notify$
+                DECLARE
+                    changed text;
+                    operation text := 'p';
+                    changed_version bigint;
+                BEGIN
+                    IF TG_OP = 'DELETE' THEN
+                        changed := OLD.key;
+                        operation := 'd';
+                        changed_version := nextval('\(sequence)');
+                    ELSE
+                        changed := NEW.key;
+                        changed_version := NEW.version;
+                    END IF;
+                    IF octet_length(changed) > 7000 THEN
+                        changed := '';
+                        operation := 'a';
+                    END IF;
+                    PERFORM pg_notify('\(table)', changed_version::text || ':' || operation || ':' || changed);
+                    RETURN NULL;
+                END
+                $notify$;
+                CREATE OR REPLACE TRIGGER \(trigger) AFTER INSERT OR UPDATE OR DELETE ON \(quoted)
+                    FOR EACH ROW EXECUTE FUNCTION \(function)();
+            END
+            $strata$
+            """
+        }
+
+        /// Announces a change of every key (after the table was created again).
+        var announceAll: String { "SELECT pg_notify('\(table)', nextval('\(sequence)')::text || ':a:')" }
+
+        var selectOne: String { "SELECT \(columns) FROM \(quoted) WHERE key = $1" }
+        var selectMany: String { "SELECT \(columns) FROM \(quoted) WHERE key = ANY($1::text[])" }
+        var selectAll: String { "SELECT \(columns) FROM \(quoted) ORDER BY key COLLATE \"C\"" }
+        var selectPage: String { "SELECT \(columns) FROM \(quoted) ORDER BY key COLLATE \"C\" OFFSET $1 LIMIT $2" }
+        var selectKeys: String { "SELECT key FROM \(quoted) ORDER BY key COLLATE \"C\"" }
+        func selectWhere(_ condition: String) -> String {
+            "SELECT \(columns) FROM \(quoted) WHERE (\(condition)) ORDER BY key COLLATE \"C\""
+        }
+
+        /// Inserts or replaces the rows of parallel arrays of keys and JSON texts, in one statement.
+        var upsert: String {
+            """
+            INSERT INTO \(quoted) (key, value)
+            SELECT key, value::jsonb FROM unnest($1::text[], $2::text[]) AS written(key, value)
+            ON CONFLICT (key) DO UPDATE
+                SET value = EXCLUDED.value, updated_at = now(), version = nextval('\(sequence)')
+            RETURNING version
+            """
+        }
+
+        /// Replaces the row of `$1` only while its version is `$3`.
+        var conditionalUpdate: String {
+            """
+            UPDATE \(quoted) SET value = $2::jsonb, updated_at = now(), version = nextval('\(sequence)')
+            WHERE key = $1 AND version = $3 RETURNING version
+            """
+        }
+
+        /// Inserts the row of `$1` only when there is none.
+        var insertNew: String {
+            "INSERT INTO \(quoted) (key, value) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO NOTHING RETURNING version"
+        }
+
+        var deleteMany: String { "DELETE FROM \(quoted) WHERE key = ANY($1::text[])" }
+        var deleteAll: String { "DELETE FROM \(quoted)" }
+        func deleteWhere(_ condition: String) -> String { "DELETE FROM \(quoted) WHERE (\(condition))" }
+    }
+#endif

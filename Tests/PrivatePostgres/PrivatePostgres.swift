@@ -1,0 +1,167 @@
+import Foundation
+
+/// A PostgreSQL server of its own for a test or a sample: `initdb` in a temporary folder, `pg_ctl` on a free
+/// loopback port, stopped and removed by ``stop()``. Run as the `postgres` user when the process is root
+/// (PostgreSQL refuses to run as root).
+public final class PrivatePostgres: Sendable {
+    /// The loopback port the server listens on.
+    public let port: Int
+
+    /// The user with every right (trust authentication, loopback only).
+    public let user = "strata"
+
+    /// The folder holding the data folder and the log.
+    public let folder: URL
+
+    private let binaries: URL
+
+    /// The folder of `initdb`, `pg_ctl` and `postgres` (the newest installed), or `nil` when PostgreSQL is not
+    /// installed: the reason tests that need it are skipped.
+    public static var binaries: URL? {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        return versions.compactMap(Int.init).sorted().reversed().lazy
+            .map { root.appendingPathComponent("\($0)/bin") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("pg_ctl").path) }
+    }
+
+    /// Why tests that need PostgreSQL are skipped here, or `nil` when they can run.
+    public static var unavailableReason: String? {
+        binaries == nil ? "PostgreSQL's binaries are not installed (apt-get install postgresql)" : nil
+    }
+
+    private init(port: Int, folder: URL, binaries: URL) {
+        self.port = port
+        self.folder = folder
+        self.binaries = binaries
+    }
+
+    /// Creates a database cluster in a new temporary folder and starts a server on a free loopback port.
+    ///
+    /// - Parameter durable: Whether commits wait for the disk (`fsync`); off by default, for fast tests.
+    public static func start(durable: Bool = false) async throws -> PrivatePostgres {
+        guard let binaries else { throw PrivatePostgresError(message: unavailableReason ?? "") }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let server = PrivatePostgres(port: try freePort(), folder: folder, binaries: binaries)
+        do {
+            try server.handOver()
+            try server.run(
+                "initdb",
+                [
+                    "-D", server.data, "-U", server.user, "--auth=trust", "-E", "UTF8", "--no-locale",
+                    "--no-sync",
+                ]
+            )
+            var settings =
+                "-c listen_addresses=127.0.0.1 -c port=\(server.port) -c unix_socket_directories=\(folder.path)"
+            settings += " -c max_connections=200"
+            if !durable { settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
+            try server.run("pg_ctl", ["-D", server.data, "-l", server.log, "-o", settings, "-w", "-t", "60", "start"])
+        } catch {
+            await server.stop()
+            throw error
+        }
+        return server
+    }
+
+    /// Stops the server (fast shutdown: open connections are closed) and keeps its data.
+    public func halt() throws {
+        try run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"])
+    }
+
+    /// Starts the stopped server again, with its data and port.
+    public func resume() throws {
+        try run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "start"])
+    }
+
+    /// Stops the server and removes its folder.
+    public func stop() async {
+        try? run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "60", "stop"])
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Runs `psql` with one SQL command (as the server's user), for changes made behind a client's back.
+    public func psql(_ command: String) throws {
+        try run(
+            "psql",
+            [
+                "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", "postgres", "-v", "ON_ERROR_STOP=1",
+                "-c", command,
+            ]
+        )
+    }
+
+    private var data: String { folder.appendingPathComponent("data").path }
+    private var log: String { folder.appendingPathComponent("server.log").path }
+
+    /// Gives the folder to the `postgres` user when running as root.
+    private func handOver() throws {
+        guard getuid() == 0 else { return }
+        try Self.launch("/bin/chown", ["postgres:postgres", folder.path], in: folder)
+    }
+
+    /// Runs one of PostgreSQL's programs, as the `postgres` user when root, and waits for it.
+    private func run(_ program: String, _ arguments: [String]) throws {
+        let path = binaries.appendingPathComponent(program).path
+        if getuid() == 0 {
+            try Self.launch("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments, in: folder)
+        } else {
+            try Self.launch(path, arguments, in: folder)
+        }
+    }
+
+    /// Runs a program and waits for it, with `posix_spawn` and `waitpid`. Not Foundation's `Process`: it learns
+    /// of a child's end through a descriptor the child inherits, which the server `pg_ctl start` leaves running
+    /// keeps open. The output goes to a file, read when the program fails.
+    private static func launch(_ path: String, _ arguments: [String], in folder: URL) throws {
+        let outputPath = folder.appendingPathComponent("command-\(UUID().uuidString).txt").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw PrivatePostgresError(message: "cannot start \(path): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // Exited normally with status 0: the low 7 bits (the signal) and the exit code are both zero.
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            throw PrivatePostgresError(message: "\(path) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
+        }
+    }
+
+    /// A loopback port nothing listens on now (the kernel's choice for port 0).
+    private static func freePort() throws -> Int {
+        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw PrivatePostgresError(message: "socket() failed") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+            }
+        }
+        guard bound else { throw PrivatePostgresError(message: "no free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Why a private PostgreSQL server could not be started or commanded.
+public struct PrivatePostgresError: Error, CustomStringConvertible {
+    /// What failed, with the program's output.
+    public let message: String
+
+    /// The message.
+    public var description: String { message }
+}

@@ -1,0 +1,150 @@
+#if Postgres
+    import Foundation
+    import PostgresNIO
+    import Strata
+    import StrataMemory
+    import Testing
+
+    @testable import StrataPostgres
+
+    /// One instance of a fleet: its own client, source, memory cache and repository over a shared table.
+    struct Instance: Sendable {
+        let source: PostgresDataSource<Note>
+        let memory: MemoryDataSource<Note>
+        let repository: CacheRepository<PostgresDataSource<Note>, PostgresCoherentCache<MemoryDataSource<Note>>>
+
+        init(client: PostgresClient, table: String) throws {
+            source = try PostgresDataSource<Note>(client: client, table: table)
+            memory = MemoryDataSource<Note>()
+            repository = CacheRepository(main: source, cache: source.coherentCache(memory))
+        }
+
+        /// Whether the memory cache holds an entry for `key` (vouched for or not).
+        func holds(_ key: String) async -> Bool { (try? await memory.get(KeyQuery(key))) != nil }
+    }
+
+    @Suite(
+        "PostgreSQL change feed",
+        .enabled(if: postgresAvailable, "PostgreSQL is not installed"),
+        .timeLimit(.minutes(2))
+    )
+    struct PostgresChangeFeedTests {
+        @Test("a write on one instance drops exactly that key from another's cache, and its stream emits the value")
+        func crossInstanceInvalidation() async throws {
+            try await withPostgres { server, writerClient in
+                let table = tableName()
+                let writer = try Instance(client: writerClient, table: table)
+                try await withClient(on: server) { readerClient in
+                    let reader = try Instance(client: readerClient, table: table)
+                    try await withFeed(reader.source) {
+                        let announced = reader.source.changes(forKey: nil)
+                        _ = try await writer.repository.putAll(
+                            [Note(title: "a", revision: 1), Note(title: "b", revision: 1)],
+                            in: IdsQuery(["a", "b"]),
+                            operation: .main
+                        )
+                        // Once the reader heard both writes, it caches both.
+                        var heard: Set<DataChange> = []
+                        for await change in announced where change.key != nil {
+                            heard.insert(change)
+                            if heard.count == 2 { break }
+                        }
+                        for key in ["a", "b"] {
+                            _ = try await reader.repository.get(KeyQuery(key), operation: .cacheSync)
+                        }
+                        #expect(await reader.holds("a"))
+                    #expect(await reader.holds("b"))
+
+                        let changes = reader.source.changes(forKey: "a")
+                        var responses = reader.repository.stream(KeyQuery("a"), operation: .cacheSync)
+                            .makeAsyncIterator()
+                        while await responses.next()?.value == nil {}
+                        _ = try await writer.repository.put(
+                            Note(title: "a", revision: 2),
+                            in: KeyQuery("a"),
+                            operation: .main
+                        )
+                        #expect(await first(changes) { $0 == .put(key: "a") } != nil)
+                        #expect(!(await reader.holds("a")))
+                        #expect(await reader.holds("b"))
+                        var value = await responses.next()?.value
+                        while value?.revision != 2 { value = await responses.next()?.value }
+                        #expect(try await reader.repository.get(KeyQuery("a"), operation: .cacheSync).revision == 2)
+                    }
+                }
+            }
+        }
+
+        @Test("a read that began before a write and reaches the cache after its notification is not served")
+        func lateCacheWriteIsRefused() async throws {
+            try await withPostgres { _, client in
+                let instance = try Instance(client: client, table: tableName())
+                try await withFeed(instance.source) {
+                    _ = try await instance.source.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
+                    let old = try await instance.source.getEntry(KeyQuery("k"))
+                    let changes = instance.source.changes(forKey: "k")
+                    _ = try await instance.source.put(Note(title: "k", revision: 2), in: KeyQuery("k"))
+                    _ = await first(changes) { _ in true }
+                    // The older read lands in the cache after the newer write's notification.
+                    _ = try await instance.repository.cache.putEntry(old, in: KeyQuery("k"))
+                    #expect(await instance.holds("k"))
+                    #expect(try await instance.repository.get(KeyQuery("k"), operation: .cacheSync).revision == 2)
+                }
+            }
+        }
+
+        @Test("a restarted server: typed errors while down, a new epoch after, nothing stale served")
+        func serverRestart() async throws {
+            try await withPostgres { server, client in
+                let instance = try Instance(client: client, table: tableName())
+                let other = try PostgresDataSource<Note>(client: client, table: instance.source.table)
+                let epochs = instance.source.changes(forKey: nil)
+                try await withFeed(instance.source) {
+                    let heard = instance.source.changes(forKey: "k")
+                    _ = try await instance.source.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
+                    _ = await first(heard) { _ in true }
+                    _ = try await instance.repository.get(KeyQuery("k"), operation: .cacheSync)
+                    #expect(await instance.holds("k"))
+                    let epochBefore = try #require(instance.source.feed.currentEpoch)
+
+                    try server.halt()
+                    let downCode = await strataCode {
+                        _ = try await instance.repository.get(KeyQuery("k"), operation: .main)
+                    }
+                    #expect(downCode == .network)
+                    try server.resume()
+                    // A write the feed may not hear: made while it may still be reconnecting (the pool reconnects too).
+                    var written = false
+                    for _ in 0..<100 where !written {
+                        written = (try? await other.put(Note(title: "k", revision: 2), in: KeyQuery("k"))) != nil
+                    }
+                    #expect(written)
+                    _ = await first(epochs) { $0 == .invalidateAll }
+                    while instance.source.feed.currentEpoch == nil || instance.source.feed.currentEpoch == epochBefore {
+                        _ = await first(epochs) { $0 == .invalidateAll }
+                    }
+                    #expect(!(await instance.holds("k")))
+                    #expect(try await instance.repository.get(KeyQuery("k"), operation: .cacheSync).revision == 2)
+                }
+            }
+        }
+
+        @Test("a notification the feed cannot read, or a key too long to announce, is a change of every key")
+        func unreadableNotifications() async throws {
+            try await withPostgres { server, client in
+                let instance = try Instance(client: client, table: tableName())
+                let changes = instance.source.changes(forKey: nil)
+                try await withFeed(instance.source) {
+                    let epoch = instance.source.feed.currentEpoch
+                    try server.psql("NOTIFY \(instance.source.table), 'garbage'")
+                    _ = await first(changes) { $0 == .invalidateAll }
+                    let long = String(repeating: "k", count: 8_000)
+                    _ = try await instance.source.put(Note(title: long, revision: 1), in: KeyQuery(long))
+                    _ = await first(changes) { $0 == .invalidateAll }
+                    #expect(instance.source.feed.currentEpoch.map { $0 >= (epoch ?? 0) + 2 } == true)
+                    #expect(try await instance.source.get(KeyQuery(long)).title == long)
+                }
+            }
+        }
+    }
+#endif

@@ -1,0 +1,112 @@
+#if Postgres
+    import Foundation
+    import PostgresNIO
+    import Strata
+    import StrataTesting
+    import Testing
+
+    @testable import StrataPostgres
+
+    @Suite(
+        "PostgresDataSource",
+        .enabled(if: postgresAvailable, "PostgreSQL is not installed"),
+        .timeLimit(.minutes(2))
+    )
+    struct PostgresDataSourceTests {
+        @Test("passes DataSourceConformance (a new table per rule)")
+        func conformance() async throws {
+            try await withPostgres { _, client in
+                try await DataSourceConformance(
+                    capabilities: .init(concurrentTasks: 32, keyedLists: true, pagination: true, canonicalKeys: true),
+                    makeSource: { try PostgresDataSource<String>(client: client, table: tableName()) },
+                    makeValue: { "value \($0)" }
+                ).run()
+            }
+        }
+
+        @Test("answers every query kind: ids in order, all and pages in key order, a filter, a key listing")
+        func queries() async throws {
+            try await withPostgres { _, client in
+                let notes = try PostgresDataSource<Note>(client: client, table: tableName(), keyOfValue: \.title)
+                let values = ["b", "a", "d", "c"].enumerated().map { Note(title: $1, revision: $0) }
+                _ = try await notes.putAll(values, in: AllObjectsQuery())
+                #expect(try await notes.getAll(IdsQuery(["d", "a"])).map(\.title) == ["d", "a"])
+                #expect(try await notes.getAll(AllObjectsQuery()).map(\.title) == ["a", "b", "c", "d"])
+                #expect(
+                    try await notes.getAll(PaginationOffsetLimitQuery(offset: 1, limit: 2)).map(\.title) == ["b", "c"]
+                )
+                #expect(try await notes.getAll(RevisionAtLeast(revision: 2)).map(\.title) == ["c", "d"])
+                #expect(try await notes.getAll(LastKey()).map(\.title) == ["d"])
+                try await notes.delete(RevisionAtLeast(revision: 2))
+                #expect(try await notes.getAll(AllObjectsQuery()).map(\.title) == ["a", "b"])
+                #expect(await strataCode { _ = try await notes.getAll(IdsQuery(["a", "zz"])) } == .notFound)
+            }
+        }
+
+        @Test("putAll is one transaction: a value PostgreSQL refuses stores none of them")
+        func putAllIsAtomic() async throws {
+            try await withPostgres { _, client in
+                let texts = try PostgresDataSource<String>(client: client, table: tableName())
+                // jsonb cannot hold U+0000 in a string: PostgreSQL refuses the third value (SQLSTATE 22P05).
+                let code = await strataCode {
+                    _ = try await texts.putAll(["one", "two", "bad\u{0}"], in: IdsQuery(["1", "2", "3"]))
+                }
+                #expect(code == .dataSerialization)
+                #expect(try await texts.getAll(AllObjectsQuery()).isEmpty)
+            }
+        }
+
+        @Test("a conditional write is a conflict once the row moved on; the error keeps PostgreSQL's")
+        func optimisticConcurrency() async throws {
+            try await withPostgres { _, client in
+                let texts = try PostgresDataSource<String>(client: client, table: tableName())
+                let first = try await texts.put("one", forKey: "k", ifVersion: nil)
+                #expect(await strataCode { _ = try await texts.put("again", forKey: "k", ifVersion: nil) } == .conflict)
+                let second = try await texts.put("two", forKey: "k", ifVersion: first)
+                #expect(second > first)
+                #expect(
+                    await strataCode { _ = try await texts.put("stale", forKey: "k", ifVersion: first) } == .conflict
+                )
+                #expect(try await texts.versionedValue(forKey: "k") == ("two", second))
+            }
+        }
+
+        @Test("a table name outside [a-z_][a-z0-9_]{0,40} is refused before any SQL")
+        func tableNames() async throws {
+            try await withPostgres { _, client in
+                for name in ["", "Users", "x; DROP TABLE y", "1abc", "a\"b", String(repeating: "a", count: 42)] {
+                    #expect(throws: StrataError.self) { try PostgresDataSource<String>(client: client, table: name) }
+                }
+                _ = try PostgresDataSource<String>(client: client, table: "select")
+            }
+        }
+
+        @Test("a server that is not there is a retryable network error")
+        func noServer() async throws {
+            try await withPostgres { server, client in
+                try server.halt()
+                let texts = try PostgresDataSource<String>(client: client, table: tableName())
+                do {
+                    _ = try await texts.get(KeyQuery("k"))
+                    Issue.record("a read without a server succeeded")
+                } catch let error as StrataError {
+                    #expect(error.code == .network)
+                    #expect(error.isRetryable)
+                    #expect(error.underlying != nil)
+                }
+            }
+        }
+    }
+
+    /// The notes whose revision is at least `revision`: a filter on the `jsonb` column, its value bound.
+    struct RevisionAtLeast: PostgresFilterQuery {
+        let revision: Int
+
+        var condition: PostgresQuery { "(value->>'revision')::int >= \(revision)" }
+    }
+
+    /// The last key: a key listing of its own.
+    struct LastKey: KeyListingQuery {
+        func selectKeys(from sortedKeys: [String]) -> [String] { sortedKeys.suffix(1) }
+    }
+#endif

@@ -1,0 +1,103 @@
+#if Postgres
+    import Foundation
+    import PostgresNIO
+    import Strata
+    import StrataMemory
+    import Testing
+
+    @testable import StrataPostgres
+
+    @Suite("PostgreSQL faults", .enabled(if: postgresAvailable, "PostgreSQL is not installed"), .timeLimit(.minutes(2)))
+    struct PostgresFaultTests {
+        @Test("a statement timeout is a retryable network error carrying PostgreSQL's 57014")
+        func statementTimeout() async throws {
+            try await withPostgres(statementTimeout: "200ms") { server, client in
+                let texts = try PostgresDataSource<String>(client: client, table: tableName())
+                _ = try await texts.put("value", in: KeyQuery("k"))
+                try await withClient(on: server) { locker in
+                    try await locker.withConnection { connection in
+                        let logger = Logger(label: "strata.tests")
+                        try await connection.query("BEGIN", logger: logger)
+                        try await connection.query(
+                            PostgresQuery(unsafeSQL: "LOCK TABLE \(texts.table)"),
+                            logger: logger
+                        )
+                        do {
+                            _ = try await texts.get(KeyQuery("k"))
+                            Issue.record("a read of a locked table succeeded")
+                        } catch let error as StrataError {
+                            #expect(error.code == .network)
+                            #expect(error.isRetryable)
+                            #expect(PostgresErrors.sqlState(of: try #require(error.underlying)) == "57014")
+                        }
+                        try await connection.query("ROLLBACK", logger: logger)
+                    }
+                }
+                #expect(try await texts.get(KeyQuery("k")) == "value")
+            }
+        }
+
+        @Test("a table dropped behind the source's back is created again, and every cache drops what it held")
+        func droppedTable() async throws {
+            try await withPostgres { server, client in
+                let instance = try Instance(client: client, table: tableName())
+                let changes = instance.source.changes(forKey: nil)
+                try await withFeed(instance.source) {
+                    let heard = instance.source.changes(forKey: "k")
+                    _ = try await instance.source.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
+                    _ = await first(heard) { _ in true }
+                    _ = try await instance.repository.get(KeyQuery("k"), operation: .cacheSync)
+                    #expect(await instance.holds("k"))
+                    _ = await first(changes) { $0 == .invalidateAll }
+
+                    try server.psql("DROP TABLE \(instance.source.table)")
+                    #expect(await strataCode { _ = try await instance.source.get(KeyQuery("k")) } == .notFound)
+                    _ = await first(changes) { $0 == .invalidateAll }
+                    #expect(!(await instance.holds("k")))
+                    #expect(
+                        await strataCode { _ = try await instance.repository.get(KeyQuery("k"), operation: .cacheSync) }
+                            == .notFound
+                    )
+                    _ = try await instance.source.put(Note(title: "k", revision: 2), in: KeyQuery("k"))
+                    #expect(try await instance.repository.get(KeyQuery("k"), operation: .cacheSync).revision == 2)
+                }
+            }
+        }
+
+        @Test("hostile keys and values travel as parameters: stored and read back as they are, or refused with a code")
+        func hostileKeysAndValues() async throws {
+            try await withPostgres { _, client in
+                let texts = try PostgresDataSource<String>(client: client, table: tableName())
+                let hostile = [
+                    "'; DROP TABLE \(texts.table); --", "\" OR 1=1 --", "$1", "\\", "%_", "ключ", "🔑", "a:b:c",
+                    String(repeating: "x", count: 5_000), "line\nbreak", "caf\u{E9}",
+                ]
+                for (index, key) in hostile.enumerated() {
+                    let value = "\(key) \u{1F600} \"quoted\" \\ \(index)"
+                    _ = try await texts.put(value, in: KeyQuery(key))
+                    #expect(try await texts.get(KeyQuery(key)) == value)
+                }
+                #expect(try await texts.getAll(AllObjectsQuery()).count == hostile.count)
+                #expect(try await texts.get(KeyQuery("cafe\u{301}")).hasPrefix("caf\u{E9}"))
+                #expect(
+                    await strataCode { _ = try await texts.put("v", in: KeyQuery("nul\u{0}key")) } == .invalidArgument
+                )
+                #expect(
+                    await strataCode { _ = try await texts.put("nul\u{0}value", in: KeyQuery("k")) }
+                        == .dataSerialization
+                )
+                #expect(await strataCode { _ = try await texts.get(KeyQuery("")) } == .invalidArgument)
+            }
+        }
+
+        @Test("a row whose value no longer decodes is a data serialization error")
+        func undecodableRow() async throws {
+            try await withPostgres { server, client in
+                let notes = try PostgresDataSource<Note>(client: client, table: tableName())
+                _ = try await notes.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
+                try server.psql("UPDATE \(notes.table) SET value = '\"not a note\"'::jsonb")
+                #expect(await strataCode { _ = try await notes.get(KeyQuery("k")) } == .dataSerialization)
+            }
+        }
+    }
+#endif

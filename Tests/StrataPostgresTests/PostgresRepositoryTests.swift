@@ -1,0 +1,61 @@
+#if Postgres
+    import Foundation
+    import PostgresNIO
+    import Strata
+    import StrataMemory
+    import Testing
+
+    @testable import StrataPostgres
+
+    @Suite(
+        "PostgreSQL behind a CacheRepository",
+        .enabled(if: postgresAvailable, "PostgreSQL is not installed"),
+        .timeLimit(.minutes(2))
+    )
+    struct PostgresRepositoryTests {
+        @Test("every operation works with PostgreSQL as main and a coherent memory cache")
+        func everyOperation() async throws {
+            try await withPostgres { _, client in
+                let notes = try PostgresDataSource<Note>(client: client, table: tableName())
+                let memory = MemoryDataSource<Note>()
+                let repository = CacheRepository(main: notes, cache: notes.coherentCache(memory))
+                try await withFeed(notes) {
+                    let one = Note(title: "one", revision: 1)
+                    _ = try await repository.put(one, in: KeyQuery("a"), operation: .mainSync)
+                    #expect(try await repository.get(KeyQuery("a"), operation: .main) == one)
+                    // The repository's own write carries no version: the cache does not serve it, main does.
+                    #expect(
+                        await strataCode { _ = try await repository.get(KeyQuery("a"), operation: .cache) } == .notFound
+                    )
+                    #expect(try await repository.get(KeyQuery("a"), operation: .mainSync) == one)
+                    #expect(try await repository.get(KeyQuery("a"), operation: .cache) == one)
+                    #expect(try await repository.get(KeyQuery("a"), operation: .cacheSync) == one)
+                    #expect(try await repository.get(KeyQuery("a"), operation: .default) == one)
+
+                    let two = Note(title: "two", revision: 2)
+                    _ = try await repository.put(two, in: KeyQuery("b"), operation: .cacheSync)
+                    #expect(try await notes.get(KeyQuery("b")) == two)
+                    _ = try await repository.put(two, in: KeyQuery("c"), operation: .main)
+                    _ = try await repository.putAll([one, two], in: IdsQuery(["d", "e"]), operation: .default)
+                    #expect(try await repository.getAll(IdsQuery(["e", "d"]), operation: .cacheSync) == [two, one])
+                    #expect(try await repository.getAll(AllObjectsQuery(), operation: .cacheSync).count == 5)
+                    #expect(
+                        try await repository.getAll(
+                            PaginationOffsetLimitQuery(offset: 3, limit: 5),
+                            operation: .default
+                        ) == [one, two]
+                    )
+
+                    try await repository.delete(KeyQuery("a"), operation: .mainSync)
+                    #expect(
+                        await strataCode { _ = try await repository.get(KeyQuery("a"), operation: .cacheSync) }
+                            == .notFound
+                    )
+                    try await repository.delete(IdsQuery(["b", "c"]), operation: .cacheSync)
+                    try await repository.delete(AllObjectsQuery(), operation: .default)
+                    #expect(try await notes.getAll(AllObjectsQuery()).isEmpty)
+                }
+            }
+        }
+    }
+#endif
