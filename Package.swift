@@ -389,7 +389,13 @@ package.targets += [
         name: "StrataServerSample",
         dependencies: [
             "Strata", "StrataMemory", "StrataNetwork", "StrataLogging", "StrataMetrics", "StrataTracing",
+            "StrataAsyncHTTPClient",
             .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["ServerSample"])),
+            .product(
+                name: "AsyncHTTPClient",
+                package: "async-http-client",
+                condition: .when(traits: ["ServerSample"])
+            ),
             .product(name: "Logging", package: "swift-log", condition: .when(traits: ["ServerSample"])),
             .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["ServerSample"])),
             .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["ServerSample"])),

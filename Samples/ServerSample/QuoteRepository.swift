@@ -1,10 +1,12 @@
 #if ServerSample
+    import AsyncHTTPClient
     import Foundation
     import Logging
     import Metrics
     import Strata
     import StrataLogging
     import StrataMemory
+    import StrataAsyncHTTPClient
     import StrataMetrics
     import StrataNetwork
     import StrataTracing
@@ -41,8 +43,10 @@
             ]
             var memory = MemoryDataSource<String>.Configuration(countLimit: 1_000, timeToLive: .seconds(60))
             memory.evictionObserver = StoreMetrics(store: "quotes", factory: metrics)
-            // The integrator switches this transport to StrataAsyncHTTPClient's at merge.
-            let client = HTTPClient(transport: TracingTransport(URLSessionTransport.shared, tracer: tracer))
+            // The upstream calls go through AsyncHTTPClient's shared client, each in a client span whose context
+            // travels in the request's headers.
+            let transport = AsyncHTTPClientTransport(client: AsyncHTTPClient.HTTPClient.shared)
+            let client = StrataNetwork.HTTPClient(transport: TracingTransport(transport, tracer: tracer))
             let api = NetworkGetDataSource<String>(client: client) { query in
                 guard let id = (query as? KeyQuery)?.key else {
                     throw StrataError.queryNotSupported(query, by: Self.self)
