@@ -133,7 +133,9 @@ public final class PrivatePostgres: Sendable {
         // Exited normally with status 0: the low 7 bits (the signal) and the exit code are both zero.
         guard status == 0 else {
             let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-            throw PrivatePostgresError(message: "\(path) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
+            throw PrivatePostgresError(
+                message: "\(path) \(arguments.joined(separator: " ")) failed (\(status)): \(text)"
+            )
         }
     }
 

@@ -80,22 +80,6 @@
                 _ = try PostgresDataSource<String>(client: client, table: "select")
             }
         }
-
-        @Test("a server that is not there is a retryable network error")
-        func noServer() async throws {
-            try await withPostgres { server, client in
-                try server.halt()
-                let texts = try PostgresDataSource<String>(client: client, table: tableName())
-                do {
-                    _ = try await texts.get(KeyQuery("k"))
-                    Issue.record("a read without a server succeeded")
-                } catch let error as StrataError {
-                    #expect(error.code == .network)
-                    #expect(error.isRetryable)
-                    #expect(error.underlying != nil)
-                }
-            }
-        }
     }
 
     /// The notes whose revision is at least `revision`: a filter on the `jsonb` column, its value bound.

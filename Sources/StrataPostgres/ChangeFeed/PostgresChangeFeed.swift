@@ -63,7 +63,17 @@
                     try await client.withConnection { connection in
                         try await connection.listen(on: channel) { notifications in
                             await beginEpoch()
-                            for try await notification in notifications { await apply(notification.payload) }
+                            try await withThrowingTaskGroup(of: Void.self) { group in
+                                group.addTask {
+                                    for try await notification in notifications {
+                                        await self.apply(notification.payload)
+                                    }
+                                }
+                                // A connection that died quietly ends no notification sequence: a heartbeat finds out.
+                                group.addTask { try await self.heartbeat(connection) }
+                                try await group.next()
+                                group.cancelAll()
+                            }
                         }
                     }
                 } catch {
@@ -73,6 +83,16 @@
                 try? await Task.sleep(for: configuration.reconnectDelay)
             }
             state.withLock { $0.isListening = false }
+        }
+
+        /// Runs `SELECT 1` on the listening connection every ``PostgresChangeFeedConfiguration/heartbeat``;
+        /// throws when the connection is gone.
+        private func heartbeat(_ connection: PostgresConnection) async throws {
+            let logger = Logger(label: "strata.postgres.feed")
+            while true {
+                try await Task.sleep(for: configuration.heartbeat)
+                try await connection.query("SELECT 1", logger: logger)
+            }
         }
 
         /// Begins a new epoch: what was cached before can no longer be vouched for.
