@@ -13,9 +13,9 @@ import StrataOffline
 import StrataTesting
 import Testing
 
-// README.md:39
+// README.md:41
 extension DocSnippetContext {
-    func README_39() async throws {
+    func README_41() async throws {
         let users = CacheRepository(
             main: UsersAPI(client),                                             // any DataSource<User>
             cache: MemoryDataSource<User>(countLimit: 500).validated(by: .maxAge(.seconds(300)))
@@ -27,9 +27,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:119
+// README.md:123
 extension DocSnippetContext {
-    func README_119() async throws {
+    func README_123() async throws {
         let disk = try JSONFileDataSource<User>(folder: cachesURL.appending(path: "users"), countLimit: 1_000)
         let users = CacheRepository(main: disk, cache: MemoryDataSource<User>(countLimit: 100))
         _ = try await users.put(User(id: 42, name: "Ada"), in: IdQuery(42), operation: .mainSync)  // the files, then memory
@@ -38,9 +38,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:132
+// README.md:136
 extension DocSnippetContext {
-    func README_132() async throws {
+    func README_136() async throws {
         struct Article: Decodable { var title: String }
 
         let blobs = try BlobCache(using: client, baseURL: URL(string: "https://example.com/"))
@@ -50,8 +50,8 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:146
-struct README_146 {
+// README.md:150
+struct README_150 {
     /// Every `interval`, adds what `plugin` counted since the last export to swift-metrics counters and records the
     /// latest p99 latency.
     func exportMetrics(of plugin: MetricsPlugin, every interval: Duration) async throws {
@@ -76,9 +76,9 @@ struct README_146 {
     }
 }
 
-// README.md:201
+// README.md:205
 extension DocSnippetContext {
-    func README_201() async throws {
+    func README_205() async throws {
         let metrics = MetricsPlugin()
         let api = UsersAPI(client).plugins([
             LoggingPlugin { record in logger.debug("\(record.message)") },   // no values logged unless asked
@@ -90,9 +90,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:216
+// README.md:220
 extension DocSnippetContext {
-    func README_216() async throws {
+    func README_220() async throws {
         for await response in users.stream(IdQuery(42), operation: .cacheSync) {
             // .loading, then the cached value (isStale if expired), then main's fresh value, then every later write
             if let user = response.value { render(user, stale: response.isStale, from: response.origin) }
