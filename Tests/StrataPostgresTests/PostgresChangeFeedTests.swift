@@ -81,11 +81,17 @@
             try await withPostgres { _, client in
                 let instance = try Instance(client: client, table: tableName())
                 try await withFeed(instance.source) {
+                    // Listening before the first write: its notification may arrive after the second write is
+                    // sent, so the second notification is the one to wait for.
+                    let changes = instance.source.changes(forKey: "k")
                     _ = try await instance.source.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
                     let old = try await instance.source.getEntry(KeyQuery("k"))
-                    let changes = instance.source.changes(forKey: "k")
                     _ = try await instance.source.put(Note(title: "k", revision: 2), in: KeyQuery("k"))
-                    _ = await first(changes) { _ in true }
+                    var puts = 0
+                    _ = await first(changes) { change in
+                        if change == .put(key: "k") { puts += 1 }
+                        return puts == 2
+                    }
                     // The older read lands in the cache after the newer write's notification.
                     _ = try await instance.repository.cache.putEntry(old, in: KeyQuery("k"))
                     #expect(await instance.holds("k"))
