@@ -1,8 +1,9 @@
 import Foundation
 import Strata
-import StrataCache
 import StrataTesting
 import Testing
+
+@testable import StrataCache
 
 struct CacheManagerTests {
     private func reference(_ id: String, maxAge: Int? = nil, at date: Date) -> CacheReference {
@@ -142,4 +143,14 @@ struct CacheManagerTests {
         }
         #expect(error?.code == .invalidArgument)
     }
+}
+
+/// A `304` whose freshness lies beyond any `Int` of seconds renews a reference without trapping.
+@Test func aRenewalFarInTheFutureSaturatesMaxAge() {
+    let created = Date(timeIntervalSince1970: 1_000)
+    let reference = CacheReference(identifier: "a", data: Data(), hash: "h", timeOfCreation: created)
+    let far = EntryMetadata(storedAt: created, freshUntil: created.addingTimeInterval(1e30))
+    #expect(reference.renewed(by: far).maxAge == .max)
+    let now = EntryMetadata(storedAt: created, freshUntil: created.addingTimeInterval(60))
+    #expect(reference.renewed(by: now).maxAge == 60)
 }

@@ -73,7 +73,7 @@ extension CacheReference {
     /// The reference renewed by a `304`'s metadata: created then, with its hash and `maxAge` where it gave them.
     func renewed(by metadata: EntryMetadata) -> CacheReference {
         let created = metadata.storedAt ?? timeOfCreation
-        let maxAge = metadata.freshUntil.map { Int(clamping: Int64($0.timeIntervalSince(created).rounded())) }
+        let maxAge = metadata.freshUntil.flatMap { wholeSeconds($0.timeIntervalSince(created)) }
         return CacheReference(
             identifier: identifier,
             data: data,
@@ -82,4 +82,14 @@ extension CacheReference {
             timeOfCreation: created
         )
     }
+}
+
+/// `interval` in whole seconds, saturated to `Int`'s range; `nil` for a NaN (dates from a file or a server may
+/// be anything, and converting a Double outside `Int64`'s range traps).
+private func wholeSeconds(_ interval: TimeInterval) -> Int? {
+    let rounded = interval.rounded()
+    guard !rounded.isNaN else { return nil }
+    if rounded >= Double(Int.max) { return .max }
+    if rounded <= Double(Int.min) { return .min }
+    return Int(rounded)
 }
