@@ -55,10 +55,13 @@
         /// URLSession would give, AsyncHTTPClient's own error beneath it.
         @Test(.timeLimit(.minutes(1)))
         func aRefusedConnectionIsCannotConnectToHost() async throws {
-            let server = try await Self.echoServer()
-            let url = server.baseURL
-            await server.stop()
-            let request = HTTPRequest(.get, baseURL: url, timeout: .seconds(30), totalTimeout: .seconds(30))
+            let refusing = try RefusingPort()
+            let request = HTTPRequest(
+                .get,
+                baseURL: refusing.baseURL,
+                timeout: .seconds(30),
+                totalTimeout: .seconds(30)
+            )
 
             let error = await Self.strataError {
                 _ = try await StrataNetwork.HTTPClient(transport: AsyncHTTPClientTransport()).send(request)

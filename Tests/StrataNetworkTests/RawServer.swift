@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -46,10 +47,10 @@ final class RawServer: Sendable {
     /// Starts a server; `respond` runs once per connection, on that connection's thread, with a blocking
     /// function that writes bytes.
     static func start(respond: @escaping @Sendable (_ write: Write) throws -> Void) throws -> RawServer {
-        let (listener, port) = try bindLoopback()
+        let (listener, port) = try RefusingPort.bindLoopback(reuseAddress: true)
         guard listen(listener, 64) == 0 else {
             close(listener)
-            throw POSIXError.current
+            throw POSIXError(errnoCode: errno)
         }
         guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
             close(listener)
@@ -60,13 +61,6 @@ final class RawServer: Sendable {
         thread.name = "RawServer.accept"
         thread.start()
         return server
-    }
-
-    /// A port on 127.0.0.1 that nothing listens on (bound, read, then released).
-    static func unusedPort() throws -> UInt16 {
-        let (socket, port) = try bindLoopback()
-        close(socket)
-        return port
     }
 
     /// Stops accepting connections and shuts down every open connection, waking any blocked thread.
@@ -151,43 +145,11 @@ final class RawServer: Sendable {
             while offset < buffer.count {
                 let count = send(connection, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
                 if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { throw POSIXError.current }
+                guard count > 0 else { throw POSIXError(errnoCode: errno) }
                 offset += count
             }
         }
     }
-
-    private static func bindLoopback() throws -> (socket: Int32, port: UInt16) {
-        #if canImport(Glibc)
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw POSIXError.current }
-        var reuse: Int32 = 1
-        _ = setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
-            }
-        }
-        guard bound else {
-            let error = POSIXError.current
-            close(descriptor)
-            throw error
-        }
-        return (descriptor, UInt16(bigEndian: address.sin_port))
-    }
-}
-
-extension POSIXError {
-    /// The error `errno` holds now.
-    fileprivate static var current: POSIXError { POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
 }
 
 extension Array where Element == UInt8 {

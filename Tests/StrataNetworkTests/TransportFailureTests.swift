@@ -45,9 +45,9 @@ struct TransportFailureTests {
         async throws
     {
         // Given a port that nothing listens on
-        let port = try RawServer.unusedPort()
+        let refusing = try RefusingPort()
 
-        let request = HTTPRequest(url: URL(string: "http://127.0.0.1:\(port)/")!)
+        let request = HTTPRequest(url: refusing.baseURL)
         let error = await strataError { _ = try await makeClient(kind.make()).send(request) }
 
         #expect(error?.code == .network)
