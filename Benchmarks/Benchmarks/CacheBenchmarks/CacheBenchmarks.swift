@@ -12,12 +12,7 @@ import StrataCache
 // Names are "<row>: <contender>"; `scripts/benchmarks` matches on them.
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal],
-        warmupIterations: Settings.warmup(3),
-        maxDuration: .seconds(1),
-        maxIterations: Settings.iterations(1_000_000)
-    )
+    Benchmark.defaultConfiguration = Settings.configuration()
     registerMemoryHits()
     registerDiskHits()
     registerColdFetches()

@@ -7,12 +7,7 @@ import Foundation
 // Names are "<row>: <contender>"; `scripts/benchmarks` matches on them.
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal],
-        warmupIterations: Settings.warmup(3),
-        maxDuration: .seconds(1),
-        maxIterations: Settings.iterations(1_000_000)
-    )
+    Benchmark.defaultConfiguration = Settings.configuration()
 
     // Reads of files already in the page cache.
     registerFileReads("File get 4 KiB: Data(contentsOf:)", fixture: ReadFixture.small) { fixture, key in

@@ -8,12 +8,7 @@ import StrataMemory
 // other within a run. Names are "<row>: <contender>"; the script matches on them.
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal],
-        warmupIterations: Settings.warmup(5),
-        maxDuration: .seconds(1),
-        maxIterations: Settings.iterations(1_000_000)
-    )
+    Benchmark.defaultConfiguration = Settings.configuration(warmup: 5)
 
     registerGetBenchmarks(tasks: 1)
     registerGetBenchmarks(tasks: 2)

@@ -1,3 +1,4 @@
+import Benchmark
 import Foundation
 
 /// Run settings shared by every suite.
@@ -11,4 +12,20 @@ public enum Settings {
 
     /// `normal`, or 0 in smoke mode.
     public static func warmup(_ normal: Int) -> Int { isSmoke ? 0 : normal }
+
+    /// The run settings of a suite's benchmarks: wall clock, throughput and mallocs, a few warm-up iterations, up to
+    /// `maxDuration` per benchmark (smoke mode: one iteration, no warm-up).
+    public static func configuration(
+        metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal],
+        warmup: Int = 3,
+        maxDuration: Duration = .seconds(1),
+        maxIterations: Int = 1_000_000
+    ) -> Benchmark.Configuration {
+        .init(
+            metrics: metrics,
+            warmupIterations: Settings.warmup(warmup),
+            maxDuration: maxDuration,
+            maxIterations: Settings.iterations(maxIterations)
+        )
+    }
 }
