@@ -83,12 +83,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any Query,
         operation: any RepositoryOperation
     ) async throws -> StoredEntry<Main.Value> {
-        let plan = try readPlan(of: operation)
-        do {
-            return try await runRead(plan, plannedGet(query)).entry
-        } catch {
-            throw error.error
-        }
+        try await getEntryMarkingStale(query, operation: operation).entry
     }
 
     /// Reads every value the query names with its metadata, by the operation's plan.
