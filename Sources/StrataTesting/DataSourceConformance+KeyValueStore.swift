@@ -12,6 +12,28 @@ extension DataSourceConformance {
         if capabilities.metadata { try await checkMetadata() }
         if capabilities.renewal { try await checkRenewal() }
         if capabilities.notifications { try await checkNotifications() }
+        if capabilities.tags { try await checkTags() }
+    }
+
+    private func checkTags() async throws {
+        try await check("tags written through a repository group entries; a TagQuery deletes a group") { source in
+            let repository = CacheRepository(main: source, cache: source)
+            let both: Set<String> = ["team:7", "user:1"]
+            _ = try await repository.put(makeValue(1), in: KeyQuery("t1"), tags: both, operation: .cache)
+            _ = try await repository.put(makeValue(2), in: KeyQuery("t2"), tags: ["team:7"], operation: .cache)
+            _ = try await repository.put(makeValue(3), in: KeyQuery("t3"), tags: ["team:8"], operation: .cache)
+            _ = try await repository.put(makeValue(4), in: KeyQuery("t4"), operation: .cache)
+            try expectEqual(try await source.getEntry(KeyQuery("t1")).metadata.tags, both, "the tags written")
+            try await repository.invalidate(tag: "team:7")
+            try await expectCode(.notFound) { _ = try await source.get(KeyQuery("t1")) }
+            try await expectCode(.notFound) { _ = try await source.get(KeyQuery("t2")) }
+            try expectEqual(try await source.get(KeyQuery("t3")), makeValue(3), "an entry of another group")
+            try expectEqual(try await source.get(KeyQuery("t4")), makeValue(4), "an entry of no group")
+            // A write replaces the tags: written again without them, the entry leaves its group.
+            _ = try await repository.put(makeValue(5), in: KeyQuery("t3"), operation: .cache)
+            try await repository.invalidate(tag: "team:8")
+            try expectEqual(try await source.get(KeyQuery("t3")), makeValue(5), "an entry rewritten without tags")
+        }
     }
 
     private func checkKeyedLists() async throws {

@@ -53,6 +53,9 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
         /// `changes(forKey:)` announces puts and deletes after they happened, and nothing for a failed write or a
         /// renewal.
         public var notifications: Bool
+        /// Entries keep the tags they are written with (also through a `CacheRepository`), `getEntry` returns them,
+        /// and `delete(TagQuery(tag))` removes every entry of the group and no other.
+        public var tags: Bool
 
         /// Creates a set of capabilities; by default the rules of every source are checked, and the rules of a
         /// key-value store are not.
@@ -68,6 +71,7 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
         ///   - metadata: Whether metadata travels with `putEntry`.
         ///   - renewal: Whether `renewMetadata` renews.
         ///   - notifications: Whether changes are announced.
+        ///   - tags: Whether entries keep tags and a ``Strata/TagQuery`` deletes their group.
         public init(
             multiKeyQueries: Bool = true,
             allObjectsQuery: Bool = true,
@@ -78,7 +82,8 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
             canonicalKeys: Bool = false,
             metadata: Bool = false,
             renewal: Bool = false,
-            notifications: Bool = false
+            notifications: Bool = false,
+            tags: Bool = false
         ) {
             self.multiKeyQueries = multiKeyQueries
             self.allObjectsQuery = allObjectsQuery
@@ -90,6 +95,7 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
             self.metadata = metadata
             self.renewal = renewal
             self.notifications = notifications
+            self.tags = tags
         }
 
         /// Every rule: what Strata's key-value stores (memory, file, JSON file) pass.
@@ -101,7 +107,8 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
                 canonicalKeys: true,
                 metadata: true,
                 renewal: true,
-                notifications: true
+                notifications: true,
+                tags: true
             )
         }
     }

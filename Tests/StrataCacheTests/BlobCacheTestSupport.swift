@@ -22,12 +22,13 @@ struct BlobCacheFixture {
         ephemeral: BlobCache.EphemeralLayer = .init(),
         persistent: BlobCache.PersistentLayer = .init(),
         servesStaleOnError: Bool = false,
-        plugins: [any StrataPlugin] = []
+        plugins: [any StrataPlugin] = [],
+        transport: any HTTPTransport = URLSessionTransport()
     ) throws -> BlobCache {
         var persistent = persistent
         persistent.location = .url(folder)
         persistent.identifier = "blobs"
-        let client = HTTPClient(transport: URLSessionTransport(), configuration: .init(timeout: .seconds(30)))
+        let client = HTTPClient(transport: transport, configuration: .init(timeout: .seconds(30)))
         return try BlobCache(
             using: client,
             baseURL: server.baseURL,

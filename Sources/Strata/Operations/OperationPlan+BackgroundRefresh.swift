@@ -14,6 +14,9 @@ extension OperationPlan {
     ///
     /// A stale value older than the window, or one whose staleness date nobody knows, is read from main before
     /// answering, as without a window.
+    ///
+    /// An entry may name its own window (``entryWindow``): an HTTP response's `stale-while-revalidate`, kept with
+    /// its cached copy.
     public struct BackgroundRefresh: Sendable {
         /// How long after going stale a value is still returned at once.
         public var window: Duration
@@ -21,14 +24,27 @@ extension OperationPlan {
         /// The clock that says what time it is (a `ManualClock` in tests).
         public var clock: any WallClock
 
+        /// The window a stale entry names for itself, read from the *not valid* error that carries it
+        /// (``StrataError/staleEntry(as:)``); ``window`` applies when it is `nil` or answers `nil`.
+        ///
+        /// RFC 5861's `stale-while-revalidate` is a response's own: a cache that keeps it with each entry answers
+        /// it here, and gives ``window`` `.zero` so that an entry without one is read from main first.
+        public var entryWindow: (@Sendable (_ miss: StrataError) -> Duration?)?
+
         /// Creates a stale-while-revalidate window.
         ///
         /// - Parameters:
         ///   - window: How long after going stale a value is still returned at once.
         ///   - clock: The clock that says what time it is.
-        public init(window: Duration, clock: any WallClock = SystemClock()) {
+        ///   - entryWindow: The window a stale entry names for itself, if any (``entryWindow``).
+        public init(
+            window: Duration,
+            clock: any WallClock = SystemClock(),
+            entryWindow: (@Sendable (_ miss: StrataError) -> Duration?)? = nil
+        ) {
             self.window = window
             self.clock = clock
+            self.entryWindow = entryWindow
         }
 
         /// Whether a value that went stale at `staleSince` is inside the window now; `false` when the date is
@@ -37,6 +53,16 @@ extension OperationPlan {
         /// - Parameter staleSince: When the value stopped being valid.
         public func contains(staleSince: Date?) -> Bool {
             guard let staleSince else { return false }
+            return clock.now() < staleSince.addingTimeInterval(window.timeInterval)
+        }
+
+        /// Whether the stale value a *not valid* error carries is inside its window now: the entry's own
+        /// (``entryWindow``) or ``window``, from the error's ``StrataError/staleSince``.
+        ///
+        /// - Parameter miss: The cache's *not valid* error.
+        public func contains(_ miss: StrataError) -> Bool {
+            guard let staleSince = miss.staleSince else { return false }
+            let window = entryWindow?(miss) ?? window
             return clock.now() < staleSince.addingTimeInterval(window.timeInterval)
         }
     }

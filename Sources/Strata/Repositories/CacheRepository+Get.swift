@@ -2,6 +2,10 @@ extension CacheRepository: GetRepository
 where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == Cache.Value {
     /// Reads the value the query names from the sources the operation's plan selects.
     ///
+    /// The value alone: a stale cached value served at once (stale-while-revalidate) or after main failed (a
+    /// fallback rule) is not marked. ``getResponse(_:operation:)`` makes the same read and says whether it was
+    /// stale and which source answered.
+    ///
     /// - Parameters:
     ///   - query: Which value to read.
     ///   - operation: See the table on ``CacheRepository``.
@@ -83,12 +87,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any Query,
         operation: any RepositoryOperation
     ) async throws -> StoredEntry<Main.Value> {
-        let plan = try readPlan(of: operation)
-        do {
-            return try await runRead(plan, plannedGet(query)).entry
-        } catch {
-            throw error.error
-        }
+        try await getEntryMarkingStale(query, operation: operation).entry
     }
 
     /// Reads every value the query names with its metadata, by the operation's plan.

@@ -11,3 +11,36 @@ extension CacheRepository where Cache: DeleteDataSource {
         try await cache.delete(TagQuery(tag))
     }
 }
+
+extension CacheRepository where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
+    /// Writes a value with tags (``EntryMetadata/tags``) to the sources the operation's plan selects, so that
+    /// ``invalidate(tag:)`` removes it with the other entries of its group.
+    ///
+    /// The write is ``putEntry(_:in:operation:)`` of the value with no metadata but its tags: each source stores
+    /// it with its own clock and time to live, as ``put(_:in:operation:)`` would, and a store that keeps tags
+    /// indexes it under each of them. A write replaces the entry's tags: a `put` without tags leaves it in no
+    /// group.
+    ///
+    /// ```swift
+    /// _ = try await users.put(ann, in: IdQuery(1), tags: ["team:7", "user:1"], operation: .cacheSync)
+    /// try await users.invalidate(tag: "team:7")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The value to store.
+    ///   - query: Where to store it.
+    ///   - tags: The groups it belongs to, such as `user:42`.
+    ///   - operation: See the table on ``CacheRepository``.
+    /// - Returns: The value the last source returned.
+    /// - Throws: As ``putEntry(_:in:operation:)``; ``StrataError/Code/invalidArgument`` from a store that refuses
+    ///   a tag (an empty one, or one with a newline, in the file and JSON-file stores).
+    public func put(
+        _ value: Main.Value,
+        in query: any Query,
+        tags: Set<String>,
+        operation: any RepositoryOperation
+    ) async throws -> Main.Value {
+        let entry = StoredEntry(value: value, metadata: EntryMetadata(tags: tags))
+        return try await putEntry(entry, in: query, operation: operation)
+    }
+}

@@ -40,7 +40,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let stale = miss.code == .notValid ? read.stale(miss) : nil
         let staleAnswer = stale.map { PlannedAnswer(entry: $0, source: .cache, isStale: true) }
         if let staleAnswer, case .served = plan.staleValues { return staleAnswer }
-        if let staleAnswer, let refresh = plan.refreshesInBackground, refresh.contains(staleSince: miss.staleSince) {
+        if let staleAnswer, let refresh = plan.refreshesInBackground, refresh.contains(miss) {
             refreshInBackground(plan, read, stale: stale)
             return staleAnswer
         }

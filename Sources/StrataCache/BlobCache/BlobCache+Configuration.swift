@@ -20,8 +20,8 @@ extension BlobCache {
         /// Whether a stale on-disk blob is served when the network fails (a transport error or a 5xx);
         /// off by default.
         ///
-        /// A response's `stale-if-error` bounds how long past its freshness it may be served that way, and
-        /// `must-revalidate` or `no-cache` forbid it.
+        /// A response's `stale-if-error` (RFC 5861) decides for its own blob whatever this says: served that
+        /// way until the window ends, and not after. `must-revalidate` or `no-cache` forbid it.
         public var servesStaleOnError: Bool
 
         /// The clock for lifetimes, shared by both layers.

@@ -96,12 +96,23 @@ extension BlobCache {
         return PersistentEntry(data: data, info: info, record: record(for: info))
     }
 
-    /// The stale entry under `key` when it can serve: revalidation needs a validator, serve-stale the option.
+    /// The stale entry under `key` when it can serve: revalidation needs a validator, serve-stale the option
+    /// or the response's own `stale-while-revalidate` or `stale-if-error` window.
     func usableStaleEntry(_ key: String) -> PersistentEntry? {
         guard let info = blobs.info(forKey: key) else { return nil }
         let hasValidators = info.eTag != nil || info.lastModified != nil
-        guard hasValidators || configuration.servesStaleOnError else { return nil }
+        guard hasValidators || configuration.servesStaleOnError || servesStaleByItsOwnWindows(info) else {
+            return nil
+        }
         return persistentEntry(key)
+    }
+
+    /// Whether the response of a stale entry without validators lets it be served now: inside its
+    /// `stale-while-revalidate` or `stale-if-error` window.
+    private func servesStaleByItsOwnWindows(_ info: FileEntryInfo) -> Bool {
+        guard let record = record(for: info) else { return false }
+        let now = configuration.clock.now()
+        return record.servesWhileRevalidating(at: now) || record.servesIfError(at: now) == true
     }
 
     /// The freshness record of a blob: the override written by a `304` or an extension when there is one

@@ -29,7 +29,9 @@ import StrataNetwork
 /// from `max-age` or `Expires` − `Date`, less the response's age, when the response has them, otherwise from
 /// the layer's initial lifetime; `no-store` responses are not stored; `no-cache` ones are stored stale; a stale
 /// blob with an `ETag` or `Last-Modified` is revalidated with `If-None-Match` / `If-Modified-Since`, and a
-/// `304` renews it without transferring or rewriting its bytes.
+/// `304` renews it without transferring or rewriting its bytes. A response's `stale-while-revalidate` and
+/// `stale-if-error` (RFC 5861) let its stale blob be served at once or instead of an error
+/// (<doc:StaleBlobs>).
 public final class BlobCache: Sendable {
     /// The layers, policies and clock.
     public let configuration: Configuration
@@ -117,7 +119,8 @@ public final class BlobCache: Sendable {
 
         /// What answered: `.memory` (the ephemeral layer), `.file` (the persistent layer, fresh), `.network` (a
         /// download), `.revalidated` (the persistent layer, after a `304`) or `.stale` (the persistent layer,
-        /// stale, because the network failed; see ``Configuration/servesStaleOnError``).
+        /// stale: inside its response's `stale-while-revalidate` window while it is revalidated in the
+        /// background, or because the network failed; see <doc:StaleBlobs>).
         public var origin: DataOrigin
 
         /// Creates a value.

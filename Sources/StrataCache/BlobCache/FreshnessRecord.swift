@@ -9,7 +9,8 @@ import Foundation
 ///
 /// Binary layout (little-endian, 36 bytes): format (1, value 1), fresh until and lifetime (`Double` bits,
 /// 8 + 8), has `stale-if-error` (1) and its value (8), `must-revalidate` (1), `no-cache` (1), content hash
-/// (8). Records written as JSON by earlier versions are still read.
+/// (8). A record with `stale-while-revalidate` is format 2 (45 bytes): the same, then its value (8) and a
+/// flag (1) that is always 1. Records written as JSON by earlier versions are still read.
 package struct FreshnessRecord: Codable, Sendable, Equatable {
     /// When the blob stops being fresh.
     package var freshUntil: Date
@@ -24,14 +25,38 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
     /// The content hash of the blob version an override belongs to; another version makes it void. Zero in
     /// a blob's own record, which belongs to the blob by construction.
     package var contentHash: UInt64
+    /// `stale-while-revalidate`, in seconds, if the response had it.
+    var staleWhileRevalidate: Double? = nil
 
     private static let format: UInt8 = 1
     private static let length = 36
+    private static let formatWithRevalidationWindow: UInt8 = 2
+    private static let lengthWithRevalidationWindow = 45
+
+    /// How long past ``freshUntil`` the blob may be served while it is revalidated in the background (RFC 5861
+    /// `stale-while-revalidate`); `nil` without one or under `must-revalidate` / `no-cache`.
+    var revalidationWindow: Duration? {
+        guard !mustRevalidate, let staleWhileRevalidate else { return nil }
+        return .seconds(staleWhileRevalidate)
+    }
+
+    /// Whether, at `now`, the stale blob may be served at once while it is revalidated in the background.
+    func servesWhileRevalidating(at now: Date) -> Bool {
+        guard let window = revalidationWindow else { return false }
+        return now < freshUntil.addingTimeInterval(window.timeInterval)
+    }
+
+    /// Whether, at `now`, the stale blob may stand in for a failed revalidation by its own `stale-if-error`;
+    /// `nil` when the response gave none.
+    func servesIfError(at now: Date) -> Bool? {
+        guard let staleIfError else { return nil }
+        return !mustRevalidate && now < freshUntil.addingTimeInterval(staleIfError)
+    }
 
     func encoded() -> Data {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.length)
-        bytes.append(Self.format)
+        bytes.reserveCapacity(Self.lengthWithRevalidationWindow)
+        bytes.append(staleWhileRevalidate == nil ? Self.format : Self.formatWithRevalidationWindow)
         Self.append(freshUntil.timeIntervalSince1970.bitPattern, to: &bytes)
         Self.append(lifetime.bitPattern, to: &bytes)
         bytes.append(staleIfError == nil ? 0 : 1)
@@ -39,6 +64,10 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
         bytes.append(mustRevalidate ? 1 : 0)
         bytes.append(noCache ? 1 : 0)
         Self.append(contentHash, to: &bytes)
+        if let staleWhileRevalidate {
+            Self.append(staleWhileRevalidate.bitPattern, to: &bytes)
+            bytes.append(1)
+        }
         return Data(bytes)
     }
 
@@ -46,15 +75,22 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
     /// damaged or forged record can hold, would trap when made a `Duration`.
     static let longestLifetime: Double = 1e18
 
-    /// The record in `data`, binary or legacy JSON; `nil` when it is neither, or when its lifetime is not a
-    /// number of seconds a `Duration` can hold.
+    /// The record in `data`, binary or legacy JSON; `nil` when it is neither, or when its lifetime or a window is
+    /// not a number of seconds a `Duration` can hold.
     package static func decode(_ data: Data) -> FreshnessRecord? {
         guard let record = decodeEitherFormat(data), abs(record.lifetime) <= longestLifetime else { return nil }
+        for window in [record.staleIfError, record.staleWhileRevalidate] {
+            guard let window else { continue }
+            guard window.isFinite, abs(window) <= longestLifetime else { return nil }
+        }
         return record
     }
 
     private static func decodeEitherFormat(_ data: Data) -> FreshnessRecord? {
-        guard data.count == length, data.first == format else {
+        let isBinary =
+            (data.count == length && data.first == format)
+            || (data.count == lengthWithRevalidationWindow && data.first == formatWithRevalidationWindow)
+        guard isBinary else {
             return try? JSONDecoder().decode(FreshnessRecord.self, from: data)
         }
         return data.withUnsafeBytes { bytes -> FreshnessRecord? in
@@ -63,6 +99,8 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
             }
             func flag(_ offset: Int) -> UInt8 { bytes.load(fromByteOffset: offset, as: UInt8.self) }
             guard flag(17) <= 1, flag(26) <= 1, flag(27) <= 1 else { return nil }
+            let hasRevalidationWindow = bytes.count == lengthWithRevalidationWindow
+            guard !hasRevalidationWindow || flag(44) == 1 else { return nil }
             let freshUntil = Double(bitPattern: u64(1))
             let lifetime = Double(bitPattern: u64(9))
             guard freshUntil.isFinite, lifetime.isFinite else { return nil }
@@ -72,7 +110,8 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
                 staleIfError: flag(17) == 1 ? Double(bitPattern: u64(18)) : nil,
                 mustRevalidate: flag(26) == 1,
                 noCache: flag(27) == 1,
-                contentHash: u64(28)
+                contentHash: u64(28),
+                staleWhileRevalidate: hasRevalidationWindow ? Double(bitPattern: u64(36)) : nil
             )
         }
     }

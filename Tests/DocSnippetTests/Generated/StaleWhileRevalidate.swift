@@ -26,9 +26,32 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:52
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:42
 extension DocSnippetContext {
-    func StaleWhileRevalidate_52() async throws {
+    func StaleWhileRevalidate_42() async throws {
+        // A minute for entries main can revalidate cheaply (they carry an ETag), none for the others.
+        let refresh = OperationPlan.BackgroundRefresh(window: .zero) { miss in
+            miss.staleEntry(as: User.self)?.metadata.eTag != nil ? .seconds(60) : nil
+        }
+        let user = try await users.get(IdQuery(42), operation: CacheSyncOperation(staleWhileRevalidate: refresh))
+        _ = (refresh, user)
+    }
+}
+
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:61
+extension DocSnippetContext {
+    func StaleWhileRevalidate_61() async throws {
+        let response = try await users.getResponse(IdQuery(42), operation: .cacheSync(staleWhileRevalidate: .seconds(60)))
+        if let user = response.value {
+            print(user, response.isStale ? "(refreshing)" : "")
+        }
+        _ = response
+    }
+}
+
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:83
+extension DocSnippetContext {
+    func StaleWhileRevalidate_83() async throws {
         let metrics = MetricsPlugin()
         let users = CacheRepository(
             main: UsersAPI(client),
@@ -39,9 +62,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:66
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:97
 extension DocSnippetContext {
-    func StaleWhileRevalidate_66() async throws {
+    func StaleWhileRevalidate_97() async throws {
         let clock = ManualClock()
         let users = CacheRepository(
             main: UsersAPI(client),

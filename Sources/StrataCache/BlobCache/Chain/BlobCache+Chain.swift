@@ -10,9 +10,7 @@ extension BlobCache {
     typealias DiskRepository = CacheRepository<PluggedDataSource<BlobNetworkTier>, FileLayer>
 
     /// The whole chain: the ephemeral layer over the lower repository, used as a data source.
-    typealias Chain = CacheRepository<
-        CacheRepositorySource<PluggedDataSource<BlobNetworkTier>, FileLayer>, PluggedDataSource<BlobMemoryTier>
-    >
+    typealias Chain = CacheRepository<BlobDiskTier, PluggedDataSource<BlobMemoryTier>>
 
     /// Builds the chain over a cache's layers: memory over (file over network), each layer wrapped in the
     /// configuration's plugins.
@@ -25,7 +23,7 @@ extension BlobCache {
             .validated(by: .fresh(clock: configuration.clock))
         let disk = DiskRepository(main: BlobNetworkTier(link: link).plugins(plugins, name: "network"), cache: file)
         return Chain(
-            main: disk.asDataSource(operation: CacheSyncOperation()),
+            main: BlobDiskTier(disk, clock: configuration.clock),
             cache: BlobMemoryTier(link: link).plugins(plugins, name: "memory"),
             configuration: .init(coalescesMainReads: false)
         )

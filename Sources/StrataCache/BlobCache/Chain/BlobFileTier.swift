@@ -27,10 +27,12 @@ struct BlobFileTier: BlobTier, PutDataSource {
             return StoredEntry(value: blob, metadata: hit.metadata)
         }
         guard let stale = cache.usableStaleEntry(key) else { throw BlobCache.tierMiss }
+        // Stale since its record's freshness ended (where a stale-while-revalidate window starts), or always.
+        let staleSince = stale.record.map { min($0.freshUntil, cache.configuration.clock.now()) }
         return StoredEntry(
             value: Blob(data: stale.data, origin: .revalidated, record: stale.record),
             metadata: EntryMetadata(
-                freshUntil: .distantPast,
+                freshUntil: staleSince ?? .distantPast,
                 eTag: stale.info.eTag,
                 lastModified: stale.info.lastModified
             )

@@ -70,7 +70,8 @@ extension BlobCache {
             staleIfError: freshness.staleIfError?.timeInterval,
             mustRevalidate: freshness.forbidsServingStale,
             noCache: freshness.requiresRevalidation,
-            contentHash: 0
+            contentHash: 0,
+            staleWhileRevalidate: freshness.staleWhileRevalidate?.timeInterval
         )
         let blob = Blob(
             data: response.body,
