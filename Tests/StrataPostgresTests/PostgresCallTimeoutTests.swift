@@ -82,15 +82,58 @@
             }
         }
 
+        @Test(
+            "a feed whose connection stops answering notices at its heartbeat, within the call timeout, and listens again",
+            .enabled(if: postgresAvailable, "PostgreSQL is not installed")
+        )
+        func silentFeedConnection() async throws {
+            try await withPostgres { server, client in
+                try await withClient(on: server) { feedClient in
+                    // The feed's client runs nothing else: its one connection is the feed's.
+                    let notes = try PostgresDataSource<Note>(
+                        client: feedClient,
+                        table: tableName(),
+                        callTimeout: .seconds(1),
+                        feed: PostgresChangeFeedConfiguration(heartbeat: .milliseconds(100))
+                    )
+                    let epochs = notes.changes(forKey: nil)
+                    try await withFeed(notes) {
+                        let epochBefore = try #require(notes.feed.currentEpoch)
+                        let feedProcesses = try await client.withConnection { connection in
+                            try await serverProcesses(
+                                "backend_type = 'client backend' AND pid <> pg_backend_pid()"
+                                    + " AND (query ILIKE 'listen%' OR query = 'SELECT 1')",
+                                on: connection
+                            )
+                        }
+                        let feedProcess = try #require(feedProcesses.first)
+                        #expect(feedProcesses.count == 1)
+                        // The server process of the feed's connection stops: the connection stays open, silent.
+                        kill(pid_t(feedProcess), SIGSTOP)
+                        defer { kill(pid_t(feedProcess), SIGCONT) }
+                        while notes.feed.currentEpoch == nil || notes.feed.currentEpoch == epochBefore {
+                            _ = await first(epochs) { $0 == .invalidateAll }
+                        }
+                        #expect(notes.isListening)
+                    }
+                }
+            }
+        }
+
         /// How many server processes wait for a lock now.
         private func waitingForLocks(_ connection: PostgresConnection) async throws -> Int {
+            try await serverProcesses("wait_event_type = 'Lock'", on: connection).count
+        }
+
+        /// The ids of the server processes `pg_stat_activity` shows under `condition`.
+        private func serverProcesses(_ condition: String, on connection: PostgresConnection) async throws -> [Int32] {
             let rows = try await connection.query(
-                "SELECT count(*)::int8 FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+                PostgresQuery(unsafeSQL: "SELECT pid FROM pg_stat_activity WHERE \(condition)"),
                 logger: Logger(label: "strata.tests")
             )
-            var count: Int64 = 0
-            for try await value in rows.decode(Int64.self) { count = value }
-            return Int(count)
+            var processes: [Int32] = []
+            for try await process in rows.decode(Int32.self) { processes.append(process) }
+            return processes
         }
     }
 #endif
