@@ -49,13 +49,15 @@
     /// wins, a call still waiting for a connection leaves the pool's queue, a statement in flight has its connection
     /// closed (the pool replaces it), and the call fails with a retryable ``Strata/StrataError/Code/network`` error
     /// whose underlying error is what postgres-nio threw as the call ended. A cancelled task ends its call the same
-    /// way, at once. Set the client's `options.connectTimeout` (ten seconds in postgres-nio) below ``callTimeout``,
-    /// so that one attempt to reach a host that does not answer does not outlast the calls waiting for it.
+    /// way, at once, with ``Strata/StrataError/Code/cancelled``. Set the client's `options.connectTimeout` (ten
+    /// seconds in postgres-nio) below ``callTimeout``, so that one attempt to reach a host that does not answer does
+    /// not outlast the calls waiting for it.
     ///
     /// After an outage the pool connects again by itself. It tries again after a pause that starts at 100 ms and grows
     /// by a quarter with each failed attempt (at most a minute), so once the server is back, the next attempt comes
-    /// within about a quarter of the time the pool has been failing, plus 100 ms: calls fail fast with `network` for
-    /// that long, then succeed. The change feed listens again with the pool's first connection and begins a new epoch.
+    /// within about a quarter of the time the pool has been failing, plus 100 ms. Until then calls fail with `network`
+    /// at their call timeout (at once, after a minute of failed attempts); a call waiting when the pool connects is
+    /// served. The change feed listens again on one of the new connections and begins a new epoch.
     ///
     /// ## Running it
     ///
@@ -84,7 +86,7 @@
         public let keyOfValue: (@Sendable (Value) -> String)?
 
         /// The longest one call may take, from asking the pool for a connection to the last row: past it the call
-        /// fails with a retryable ``Strata/StrataError/Code/network`` error (see "Bounded waits" above).
+        /// fails with a retryable ``Strata/StrataError/Code/network`` error (see ``PostgresDataSource``).
         public let callTimeout: Duration
 
         let sql: PostgresStatements

@@ -32,8 +32,8 @@
             self.limit = min(max(limit, .zero), .seconds(1_000_000_000))
         }
 
-        /// Runs `body`, or throws ``Expired`` when it has not finished within ``limit``. A result or an error that
-        /// `body` reaches as the timer fires wins over the timer; a cancelled caller cancels `body`.
+        /// Runs `body`, or throws ``Expired`` when it has not finished within ``limit``. A result `body` returns as the
+        /// timer fires wins over the timer; a cancelled caller cancels `body`.
         func run<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
             try await withThrowingTaskGroup(of: Outcome<Result>.self) { group in
                 group.addTask { .finished(try await body()) }
@@ -60,6 +60,7 @@
                         }
                     }
                 } catch {
+                    group.cancelAll()
                     if expired { throw Expired(limit: limit, cause: error) }
                     throw error
                 }
