@@ -315,7 +315,10 @@ let package = Package(
         // Starts its own PostgreSQL server (skipped, saying why, when the binaries are missing).
         .testTarget(
             name: "StrataPostgresTests",
-            dependencies: ["StrataPostgres", "StrataTesting", "StrataMemory", "Strata", "PrivatePostgres", postgresNIO]
+            dependencies: [
+                "StrataPostgres", "StrataTesting", "StrataMemory", "Strata", "PrivatePostgres", "StrataTestSupport",
+                postgresNIO,
+            ]
         ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage", "Strata"]),
         .testTarget(name: "StrataSupportTests", dependencies: ["StrataSupport", "Strata"]),

@@ -15,6 +15,10 @@ public final class PrivatePostgres: Sendable {
 
     private let binaries: URL
 
+    /// The server's settings, given to every start: the port and the loopback address among them, so a server
+    /// started again (``resume()``) listens where it did.
+    private let settings: String
+
     /// The folder of `initdb`, `pg_ctl` and `postgres` (the newest installed), or `nil` when PostgreSQL is not
     /// installed: the reason tests that need it are skipped.
     public static var binaries: URL? {
@@ -30,10 +34,14 @@ public final class PrivatePostgres: Sendable {
         binaries == nil ? "PostgreSQL's binaries are not installed (apt-get install postgresql)" : nil
     }
 
-    private init(port: Int, folder: URL, binaries: URL) {
+    private init(port: Int, folder: URL, binaries: URL, durable: Bool) {
         self.port = port
         self.folder = folder
         self.binaries = binaries
+        var settings = "-c listen_addresses=127.0.0.1 -c port=\(port) -c unix_socket_directories=\(folder.path)"
+        settings += " -c max_connections=200"
+        if !durable { settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
+        self.settings = settings
     }
 
     /// Creates a database cluster in a new temporary folder and starts a server on a free loopback port.
@@ -43,7 +51,7 @@ public final class PrivatePostgres: Sendable {
         guard let binaries else { throw PrivatePostgresError(message: unavailableReason ?? "") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let server = PrivatePostgres(port: try freePort(), folder: folder, binaries: binaries)
+        let server = PrivatePostgres(port: try freePort(), folder: folder, binaries: binaries, durable: durable)
         do {
             try server.handOver()
             try server.run(
@@ -53,11 +61,7 @@ public final class PrivatePostgres: Sendable {
                     "--no-sync",
                 ]
             )
-            var settings =
-                "-c listen_addresses=127.0.0.1 -c port=\(server.port) -c unix_socket_directories=\(folder.path)"
-            settings += " -c max_connections=200"
-            if !durable { settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
-            try server.run("pg_ctl", ["-D", server.data, "-l", server.log, "-o", settings, "-w", "-t", "60", "start"])
+            try server.resume()
         } catch {
             await server.stop()
             throw error
@@ -70,9 +74,9 @@ public final class PrivatePostgres: Sendable {
         try run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"])
     }
 
-    /// Starts the stopped server again, with its data and port.
+    /// Starts the stopped server again, with its data, its settings and its port.
     public func resume() throws {
-        try run("pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "start"])
+        try run("pg_ctl", ["-D", data, "-l", log, "-o", settings, "-w", "-t", "60", "start"])
     }
 
     /// Stops the server and removes its folder.

@@ -18,7 +18,7 @@
             try await withPostgres { _, client in
                 try await DataSourceConformance(
                     capabilities: .init(concurrentTasks: 32, keyedLists: true, pagination: true, canonicalKeys: true),
-                    makeSource: { try PostgresDataSource<String>(client: client, table: tableName()) },
+                    makeSource: { try source(client) as PostgresDataSource<String> },
                     makeValue: { "value \($0)" }
                 ).run()
             }
@@ -27,7 +27,7 @@
         @Test("answers every query kind: ids in order, all and pages in key order, a filter, a key listing")
         func queries() async throws {
             try await withPostgres { _, client in
-                let notes = try PostgresDataSource<Note>(client: client, table: tableName(), keyOfValue: \.title)
+                let notes: PostgresDataSource<Note> = try source(client, keyOfValue: \.title)
                 let values = ["b", "a", "d", "c"].enumerated().map { Note(title: $1, revision: $0) }
                 _ = try await notes.putAll(values, in: AllObjectsQuery())
                 #expect(try await notes.getAll(IdsQuery(["d", "a"])).map(\.title) == ["d", "a"])
@@ -46,7 +46,7 @@
         @Test("putAll is one transaction: a value PostgreSQL refuses stores none of them")
         func putAllIsAtomic() async throws {
             try await withPostgres { _, client in
-                let texts = try PostgresDataSource<String>(client: client, table: tableName())
+                let texts: PostgresDataSource<String> = try source(client)
                 // jsonb cannot hold U+0000 in a string: PostgreSQL refuses the third value (SQLSTATE 22P05).
                 let code = await strataCode {
                     _ = try await texts.putAll(["one", "two", "bad\u{0}"], in: IdsQuery(["1", "2", "3"]))
@@ -59,7 +59,7 @@
         @Test("a conditional write is a conflict once the row moved on; the error keeps PostgreSQL's")
         func optimisticConcurrency() async throws {
             try await withPostgres { _, client in
-                let texts = try PostgresDataSource<String>(client: client, table: tableName())
+                let texts: PostgresDataSource<String> = try source(client)
                 let first = try await texts.put("one", forKey: "k", ifVersion: nil)
                 #expect(await strataCode { _ = try await texts.put("again", forKey: "k", ifVersion: nil) } == .conflict)
                 let second = try await texts.put("two", forKey: "k", ifVersion: first)

@@ -12,25 +12,16 @@
         @Test("a statement timeout is a retryable network error carrying PostgreSQL's 57014")
         func statementTimeout() async throws {
             try await withPostgres(statementTimeout: "200ms") { server, client in
-                let texts = try PostgresDataSource<String>(client: client, table: tableName())
+                let texts: PostgresDataSource<String> = try source(client)
                 _ = try await texts.put("value", in: KeyQuery("k"))
-                try await withClient(on: server) { locker in
-                    try await locker.withConnection { connection in
-                        let logger = Logger(label: "strata.tests")
-                        try await connection.query("BEGIN", logger: logger)
-                        try await connection.query(
-                            PostgresQuery(unsafeSQL: "LOCK TABLE \(texts.table)"),
-                            logger: logger
-                        )
-                        do {
-                            _ = try await texts.get(KeyQuery("k"))
-                            Issue.record("a read of a locked table succeeded")
-                        } catch let error as StrataError {
-                            #expect(error.code == .network)
-                            #expect(error.isRetryable)
-                            #expect(PostgresErrors.sqlState(of: try #require(error.underlying)) == "57014")
-                        }
-                        try await connection.query("ROLLBACK", logger: logger)
+                try await withLockedTable(texts.table, on: server) { _ in
+                    do {
+                        _ = try await texts.get(KeyQuery("k"))
+                        Issue.record("a read of a locked table succeeded")
+                    } catch let error as StrataError {
+                        #expect(error.code == .network)
+                        #expect(error.isRetryable)
+                        #expect(PostgresErrors.sqlState(of: try #require(error.underlying)) == "57014")
                     }
                 }
                 #expect(try await texts.get(KeyQuery("k")) == "value")
@@ -67,7 +58,7 @@
         @Test("hostile keys and values travel as parameters: stored and read back as they are, or refused with a code")
         func hostileKeysAndValues() async throws {
             try await withPostgres { _, client in
-                let texts = try PostgresDataSource<String>(client: client, table: tableName())
+                let texts: PostgresDataSource<String> = try source(client)
                 let hostile = [
                     "'; DROP TABLE \(texts.table); --", "\" OR 1=1 --", "$1", "\\", "%_", "ключ", "🔑", "a:b:c",
                     String(repeating: "x", count: 5_000), "line\nbreak", "caf\u{E9}",
@@ -93,7 +84,7 @@
         @Test("a row whose value no longer decodes is a data serialization error")
         func undecodableRow() async throws {
             try await withPostgres { server, client in
-                let notes = try PostgresDataSource<Note>(client: client, table: tableName())
+                let notes: PostgresDataSource<Note> = try source(client)
                 _ = try await notes.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
                 try server.psql("UPDATE \(notes.table) SET value = '\"not a note\"'::jsonb")
                 #expect(await strataCode { _ = try await notes.get(KeyQuery("k")) } == .dataSerialization)

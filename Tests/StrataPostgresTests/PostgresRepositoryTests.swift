@@ -16,7 +16,7 @@
         @Test("every operation works with PostgreSQL as main and a coherent memory cache")
         func everyOperation() async throws {
             try await withPostgres { _, client in
-                let notes = try PostgresDataSource<Note>(client: client, table: tableName())
+                let notes: PostgresDataSource<Note> = try source(client)
                 let memory = MemoryDataSource<Note>()
                 let repository = CacheRepository(main: notes, cache: notes.coherentCache(memory))
                 try await withFeed(notes) {

@@ -13,6 +13,20 @@
         var revision: Int
     }
 
+    /// The call timeout of the tests' sources: generous, because CI runs them on a loaded two-core machine, where a
+    /// statement can wait seconds for a processor while other tests start their servers.
+    let generousCallTimeout = Duration.seconds(60)
+
+    /// A source over `table` (a new one by default) with ``generousCallTimeout``, or the call timeout a test needs.
+    func source<Value>(
+        _ client: PostgresClient,
+        table: String = tableName(),
+        keyOfValue: (@Sendable (Value) -> String)? = nil,
+        callTimeout: Duration = generousCallTimeout
+    ) throws -> PostgresDataSource<Value> {
+        try PostgresDataSource<Value>(client: client, table: table, keyOfValue: keyOfValue, callTimeout: callTimeout)
+    }
+
     /// Whether this machine can run the tests that need PostgreSQL; prints why not, once, when it cannot.
     let postgresAvailable: Bool = {
         if let reason = PrivatePostgres.unavailableReason { print("StrataPostgresTests skipped: \(reason)") }
@@ -43,10 +57,20 @@
         statementTimeout: String? = nil,
         _ body: (PostgresClient) async throws -> Void
     ) async throws {
+        try await withClient(port: server.port, user: server.user, statementTimeout: statementTimeout, body)
+    }
+
+    /// A running client on a loopback port (where a server may or may not listen) for the length of `body`.
+    func withClient(
+        port: Int,
+        user: String,
+        statementTimeout: String? = nil,
+        _ body: (PostgresClient) async throws -> Void
+    ) async throws {
         var configuration = PostgresClient.Configuration(
             host: "127.0.0.1",
-            port: server.port,
-            username: server.user,
+            port: port,
+            username: user,
             password: nil,
             database: "postgres",
             tls: .disable
@@ -60,6 +84,23 @@
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             try await body(client)
+        }
+    }
+
+    /// Runs `body` while another client's transaction holds `LOCK TABLE` on `table`; gives it that connection.
+    func withLockedTable(
+        _ table: String,
+        on server: PrivatePostgres,
+        _ body: (PostgresConnection) async throws -> Void
+    ) async throws {
+        try await withClient(on: server) { locker in
+            try await locker.withConnection { connection in
+                let logger = Logger(label: "strata.tests")
+                try await connection.query("BEGIN", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: "LOCK TABLE \(table)"), logger: logger)
+                try await body(connection)
+                try await connection.query("ROLLBACK", logger: logger)
+            }
         }
     }
 
@@ -87,11 +128,31 @@
 
     /// The code of the error `body` throws, or `nil` when it succeeds.
     func strataCode(_ body: () async throws -> Void) async -> StrataError.Code? {
+        await strataError(body)?.code
+    }
+
+    /// The error `body` throws as a ``StrataError`` (another error is recorded as an issue), or `nil` when it succeeds.
+    func strataError(_ body: () async throws -> Void) async -> StrataError? {
         do {
             try await body()
             return nil
+        } catch let error as StrataError {
+            return error
         } catch {
-            return error.strataCode
+            Issue.record("not a StrataError: \(error)")
+            return nil
+        }
+    }
+
+    /// Runs `body` until it succeeds, again after each retryable ``StrataError/Code/network`` error (a server coming
+    /// back); any other error ends it. The suite's time limit bounds it.
+    func untilServed(_ body: () async throws -> Void) async throws {
+        while true {
+            do {
+                return try await body()
+            } catch let error as StrataError where error.code == .network && error.isRetryable {
+                try await Task.sleep(for: .milliseconds(50))
+            }
         }
     }
 #endif

@@ -24,9 +24,12 @@
         private let state = Locked(State())
         let broadcaster = ChangeBroadcaster()
         let configuration: PostgresChangeFeedConfiguration
+        /// The longest the feed waits for its connection to answer `SELECT 1`.
+        let deadline: PostgresDeadline
 
-        init(configuration: PostgresChangeFeedConfiguration) {
+        init(configuration: PostgresChangeFeedConfiguration, deadline: PostgresDeadline) {
             self.configuration = configuration
+            self.deadline = deadline
         }
 
         /// The epoch a read beginning now belongs to, or `nil` while the feed is not listening.
@@ -61,6 +64,8 @@
             while !Task.isCancelled {
                 do {
                     try await client.withConnection { connection in
+                        // A connection that does not answer is closed rather than left to hang `LISTEN`.
+                        try await connection.ping(within: deadline)
                         try await connection.listen(on: channel) { notifications in
                             await beginEpoch()
                             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -86,12 +91,11 @@
         }
 
         /// Runs `SELECT 1` on the listening connection every ``PostgresChangeFeedConfiguration/heartbeat``;
-        /// throws when the connection is gone.
+        /// throws when the connection is gone or does not answer within the source's call timeout.
         private func heartbeat(_ connection: PostgresConnection) async throws {
-            let logger = Logger(label: "strata.postgres.feed")
             while true {
                 try await Task.sleep(for: configuration.heartbeat)
-                try await connection.query("SELECT 1", logger: logger)
+                try await connection.ping(within: deadline)
             }
         }
 

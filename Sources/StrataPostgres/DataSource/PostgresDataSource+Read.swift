@@ -51,7 +51,7 @@
                 var binds = PostgresBindings()
                 binds.append(Int64(query.offset))
                 binds.append(Int64(query.limit))
-                return try await perform("read") { try await rows(sql.selectPage, binds) }.map(\.entry)
+                return try await perform("read") { [binds] in try await rows(sql.selectPage, binds) }.map(\.entry)
             case let query as any PostgresFilterQuery:
                 let condition = query.condition
                 return try await perform("read") {
@@ -97,10 +97,7 @@
 
         /// Runs a statement whose rows are `(key, value::text, version, updated_at)`.
         func rawRows(_ statement: String, _ binds: PostgresBindings) async throws -> [RawRow] {
-            let rows = try await client.query(PostgresQuery(unsafeSQL: statement, binds: binds))
-            var result: [RawRow] = []
-            for try await row in rows.decode((String, String, Int64, Date).self) { result.append(row) }
-            return result
+            try await run(statement, binds).map { try $0.decode((String, String, Int64, Date).self) }
         }
     }
 #endif

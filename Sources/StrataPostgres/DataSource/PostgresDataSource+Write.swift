@@ -84,7 +84,8 @@
             binds.append(try Self.encode(value))
             if let version { binds.append(version) }
             let statement = version == nil ? sql.insertNew : sql.conditionalUpdate
-            guard let written = try await perform("write", { try await versions(statement, binds) }).first else {
+            guard let written = try await perform("write", { [binds] in try await versions(statement, binds) }).first
+            else {
                 throw StrataError(
                     .conflict,
                     "The row of the key changed since version \(version.map(String.init) ?? "none")"
@@ -123,7 +124,7 @@
             }
             var binds = Self.bindings(keys)
             binds.append(jsons)
-            try await perform("write") { try await execute(sql.upsert, binds) }
+            try await perform("write") { [binds] in try await execute(sql.upsert, binds) }
         }
     }
 #endif

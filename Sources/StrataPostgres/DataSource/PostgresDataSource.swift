@@ -41,6 +41,24 @@
     /// that no longer decodes are ``Strata/StrataError/Code/dataSerialization``. A table dropped behind the source's
     /// back is created again on the next call (and the whole table is announced as changed).
     ///
+    /// ## Bounded waits
+    ///
+    /// No call takes longer than ``callTimeout`` (five seconds by default). postgres-nio's pool keeps a call waiting
+    /// while it cannot connect, and fails its waiting calls only after 60 seconds of failed attempts; a statement
+    /// already sent waits for its answer however long the server takes. So each call races a timer: when the timer
+    /// wins, a call still waiting for a connection leaves the pool's queue, a statement in flight has its connection
+    /// closed (the pool replaces it), and the call fails with a retryable ``Strata/StrataError/Code/network`` error
+    /// whose underlying error is what postgres-nio threw as the call ended. A cancelled task ends its call the same
+    /// way, at once, with ``Strata/StrataError/Code/cancelled``. Set the client's `options.connectTimeout` (ten
+    /// seconds in postgres-nio) below ``callTimeout``, so that one attempt to reach a host that does not answer does
+    /// not outlast the calls waiting for it.
+    ///
+    /// After an outage the pool connects again by itself. It tries again after a pause that starts at 100 ms and grows
+    /// by a quarter with each failed attempt (at most a minute), so once the server is back, the next attempt comes
+    /// within about a quarter of the time the pool has been failing, plus 100 ms. Until then calls fail with `network`
+    /// at their call timeout (at once, after a minute of failed attempts); a call waiting when the pool connects is
+    /// served. The change feed listens again on one of the new connections and begins a new epoch.
+    ///
     /// ## Running it
     ///
     /// The source uses a `PostgresClient` you make and run (its pool serves every statement), and its change feed
@@ -67,6 +85,10 @@
         /// The key under which `putAll(_:in: AllObjectsQuery())` stores each value; `nil` refuses such a write.
         public let keyOfValue: (@Sendable (Value) -> String)?
 
+        /// The longest one call may take, from asking the pool for a connection to the last row: past it the call
+        /// fails with a retryable ``Strata/StrataError/Code/network`` error (see ``PostgresDataSource``).
+        public let callTimeout: Duration
+
         let sql: PostgresStatements
         let schema: PostgresSchema
         let feed: PostgresChangeFeed
@@ -77,20 +99,24 @@
         ///   - client: A client you run (`client.run()`) for as long as the source is used.
         ///   - table: The table's name: a lowercase letter or `_`, then up to 40 lowercase letters, digits or `_`.
         ///   - keyOfValue: The key of a value, for `putAll(_:in: AllObjectsQuery())`.
+        ///   - callTimeout: The longest one call may take; five seconds by default. Keep it above the longest statement
+        ///   you expect (a large `putAll`) and, when you set one, above the server's `statement_timeout`.
         ///   - feed: How the change feed behaves.
         /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a table name outside those rules.
         public init(
             client: PostgresClient,
             table: String,
             keyOfValue: (@Sendable (Value) -> String)? = nil,
+            callTimeout: Duration = .seconds(5),
             feed: PostgresChangeFeedConfiguration = PostgresChangeFeedConfiguration()
         ) throws {
             self.client = client
             self.table = try PostgresStatements.checkTableName(table)
             self.keyOfValue = keyOfValue
+            self.callTimeout = PostgresDeadline(callTimeout).limit
             self.sql = PostgresStatements(table: table)
             self.schema = PostgresSchema()
-            self.feed = PostgresChangeFeed(configuration: feed)
+            self.feed = PostgresChangeFeed(configuration: feed, deadline: PostgresDeadline(callTimeout))
         }
 
         /// ``Strata/DataOrigin/network``: the values live in a database server.

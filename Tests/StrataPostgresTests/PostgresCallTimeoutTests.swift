@@ -1,0 +1,139 @@
+#if Postgres
+    import Foundation
+    import PostgresNIO
+    import PrivatePostgres
+    import Strata
+    import StrataTestSupport
+    import Testing
+
+    @testable import StrataPostgres
+
+    @Suite("PostgreSQL call timeout", .timeLimit(.minutes(2)))
+    struct PostgresCallTimeoutTests {
+        @Test("with no server to reach, a get and a put end at the call timeout with a retryable network error")
+        func noServer() async throws {
+            // Nothing listens on the port, and no server can take it while the test holds it.
+            let refusing = try RefusingPort()
+            try await withClient(port: Int(refusing.port), user: "strata") { client in
+                let notes: PostgresDataSource<Note> = try source(
+                    client,
+                    callTimeout: .milliseconds(300)
+                )
+                let calls: [@Sendable () async throws -> Void] = [
+                    { _ = try await notes.get(KeyQuery("k")) },
+                    { _ = try await notes.put(Note(title: "k", revision: 1), in: KeyQuery("k")) },
+                ]
+                for call in calls {
+                    let error = await strataError(call)
+                    #expect(error?.code == .network)
+                    #expect(error?.isRetryable == true)
+                    #expect(error?.underlying != nil)
+                    #expect(error?.message.contains("call timeout") == true)
+                }
+            }
+        }
+
+        @Test(
+            "a statement the server does not answer ends at the call timeout, and the source works afterwards",
+            .enabled(if: postgresAvailable, "PostgreSQL is not installed")
+        )
+        func unansweredStatement() async throws {
+            try await withPostgres { server, client in
+                let texts: PostgresDataSource<String> = try source(client)
+                let impatient: PostgresDataSource<String> = try source(
+                    client,
+                    table: texts.table,
+                    callTimeout: .milliseconds(500)
+                )
+                _ = try await texts.put("value", in: KeyQuery("k"))
+                try await withLockedTable(texts.table, on: server) { _ in
+                    // No statement timeout: without the call timeout, the read would wait for the lock.
+                    let error = await strataError { _ = try await impatient.get(KeyQuery("k")) }
+                    #expect(error?.code == .network)
+                    #expect(error?.isRetryable == true)
+                }
+                // The connection of the read that timed out was closed; the pool serves the next call on another.
+                var value: String?
+                try await untilServed { value = try await impatient.get(KeyQuery("k")) }
+                #expect(value == "value")
+            }
+        }
+
+        @Test(
+            "a cancelled call waiting on the server ends at once as cancelled, and the source works afterwards",
+            .enabled(if: postgresAvailable, "PostgreSQL is not installed")
+        )
+        func cancelledCall() async throws {
+            try await withPostgres { server, client in
+                // A call timeout longer than the suite's time limit: only the cancellation can end the read.
+                let texts: PostgresDataSource<String> = try source(
+                    client,
+                    callTimeout: .seconds(600)
+                )
+                _ = try await texts.put("value", in: KeyQuery("k"))
+                try await withLockedTable(texts.table, on: server) { locker in
+                    let read = Task { await strataCode { _ = try await texts.get(KeyQuery("k")) } }
+                    // Once the read waits for the lock on the server, cancel it.
+                    while try await waitingForLocks(locker) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+                    read.cancel()
+                    #expect(await read.value == .cancelled)
+                }
+                #expect(try await texts.get(KeyQuery("k")) == "value")
+            }
+        }
+
+        @Test(
+            "a feed whose connection stops answering notices at its heartbeat, within the call timeout, and listens again",
+            .enabled(if: postgresAvailable, "PostgreSQL is not installed")
+        )
+        func silentFeedConnection() async throws {
+            try await withPostgres { server, client in
+                try await withClient(on: server) { feedClient in
+                    // The feed's client runs nothing else: its one connection is the feed's.
+                    let notes = try PostgresDataSource<Note>(
+                        client: feedClient,
+                        table: tableName(),
+                        callTimeout: .seconds(1),
+                        feed: PostgresChangeFeedConfiguration(heartbeat: .milliseconds(100))
+                    )
+                    let epochs = notes.changes(forKey: nil)
+                    try await withFeed(notes) {
+                        let epochBefore = try #require(notes.feed.currentEpoch)
+                        let feedProcesses = try await client.withConnection { connection in
+                            try await serverProcesses(
+                                "backend_type = 'client backend' AND pid <> pg_backend_pid()"
+                                    + " AND (query ILIKE 'listen%' OR query = 'SELECT 1')",
+                                on: connection
+                            )
+                        }
+                        let feedProcess = try #require(feedProcesses.first)
+                        #expect(feedProcesses.count == 1)
+                        // The server process of the feed's connection stops: the connection stays open, silent.
+                        kill(pid_t(feedProcess), SIGSTOP)
+                        defer { kill(pid_t(feedProcess), SIGCONT) }
+                        while notes.feed.currentEpoch == nil || notes.feed.currentEpoch == epochBefore {
+                            _ = await first(epochs) { $0 == .invalidateAll }
+                        }
+                        #expect(notes.isListening)
+                    }
+                }
+            }
+        }
+
+        /// How many server processes wait for a lock now.
+        private func waitingForLocks(_ connection: PostgresConnection) async throws -> Int {
+            try await serverProcesses("wait_event_type = 'Lock'", on: connection).count
+        }
+
+        /// The ids of the server processes `pg_stat_activity` shows under `condition`.
+        private func serverProcesses(_ condition: String, on connection: PostgresConnection) async throws -> [Int32] {
+            let rows = try await connection.query(
+                PostgresQuery(unsafeSQL: "SELECT pid FROM pg_stat_activity WHERE \(condition)"),
+                logger: Logger(label: "strata.tests")
+            )
+            var processes: [Int32] = []
+            for try await process in rows.decode(Int32.self) { processes.append(process) }
+            return processes
+        }
+    }
+#endif
