@@ -356,6 +356,7 @@ let package = Package(
             name: "StrataFuzzTargets",
             dependencies: [
                 "Strata", "StrataStorage", "StrataSupport", "StrataFile", "StrataJSONFile", "StrataNetwork",
+                "StrataCache",
             ],
             path: "Tests/Fuzz/Targets"
         ),

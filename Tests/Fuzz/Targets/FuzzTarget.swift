@@ -16,6 +16,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case entryTrailer = "entry-trailer"
     /// The store marker (`StoreMarker.parse`, and `StoreMarker.read` on a real folder as the `strata` tool does).
     case storeMarker = "store-marker"
+    /// A BlobCache freshness record (`FreshnessRecord.decode`, binary formats 1 and 2 and legacy JSON).
+    case freshnessRecord = "freshness-record"
 
     /// Feeds `bytes` to the parser and checks its invariants.
     ///
@@ -29,6 +31,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .jsonEntry: try Self.jsonEntry(bytes)
             case .entryTrailer: try Self.entryTrailer(bytes)
             case .storeMarker: try Self.storeMarker(bytes)
+            case .freshnessRecord: try Self.freshnessRecord(bytes)
             }
         #else
             // The targets reach internal parsers through `@testable import`, which only a debug build allows.
