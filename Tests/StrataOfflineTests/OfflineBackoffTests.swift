@@ -87,11 +87,15 @@ struct OfflineBackoffTests {
             #expect(await notes.outbox.count == 3)
             server.isDown = false
 
-            // Main is back; a read it answers replays the outbox, in order, without the backoff's 10 minutes
+            // Main is back; a read it answers replays the outbox, in order, without the backoff's 10 minutes. Eight
+            // reads at once start one replay at a time: no write reaches the server twice.
             let drained = notes.outbox.changeBroadcaster.changes(bufferingNewest: 16)
-            let read = try await notes.get(KeyQuery("c"))
-            #expect(read.value.text == "sea")
-            #expect(!read.isPending)
+            let reads = try await withThrowingTaskGroup(of: OfflineValue<Note>.self) { group in
+                for _ in 0..<8 { group.addTask { try await notes.get(KeyQuery("c"), operation: .main) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(reads.map(\.value.text) == Array(repeating: "sea", count: 8))
+            #expect(reads.allSatisfy { !$0.isPending })
             for await _ in drained where await notes.outbox.count == 0 { break }
             #expect(server.applied.map(\.key) == ["a", "b", "a"])
             #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one", "two"])
