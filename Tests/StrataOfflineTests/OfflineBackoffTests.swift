@@ -69,4 +69,38 @@ struct OfflineBackoffTests {
         await notes.close()
         await server.stop()
     }
+
+    @Test(.timeLimit(.minutes(2))) func aReadMainAnswersReplaysAtOnceIgnoringBackoff() async throws {
+        // The timer is on, on a clock nobody advances: it cannot be what delivers the writes.
+        let clock = ManualClock()
+        let start = clock.now()
+        let backoff = RetryPlugin.Backoff(initial: .seconds(600), jitter: .none)
+        try await withNotes(configuration: .init(backoff: backoff, clock: clock)) { server, notes in
+            server.setNote(try JSONEncoder().encode(Note(id: "c", text: "sea", version: 1)), forKey: "c")
+            server.isDown = true
+            for (key, text) in [("a", "one"), ("b", "bee"), ("a", "two")] {
+                let write = try await notes.put(Note(id: key, text: text, version: 1), in: KeyQuery(key))
+                #expect(write.isPending)
+            }
+            // A read main fails (503) replays nothing: main is still down
+            await #expect(throws: StrataError.self) { try await notes.get(KeyQuery("c")) }
+            #expect(await notes.outbox.count == 3)
+            server.isDown = false
+
+            // Main is back; a read it answers replays the outbox, in order, without the backoff's 10 minutes. Eight
+            // reads at once start one replay at a time: no write reaches the server twice.
+            let drained = notes.outbox.changeBroadcaster.changes(bufferingNewest: 16)
+            let reads = try await withThrowingTaskGroup(of: OfflineValue<Note>.self) { group in
+                for _ in 0..<8 { group.addTask { try await notes.get(KeyQuery("c"), operation: .main) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(reads.map(\.value.text) == Array(repeating: "sea", count: 8))
+            #expect(reads.allSatisfy { !$0.isPending })
+            for await _ in drained where await notes.outbox.count == 0 { break }
+            #expect(server.applied.map(\.key) == ["a", "b", "a"])
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one", "two"])
+            #expect(server.duplicateCount == 0)
+            #expect(clock.now() == start)
+        }
+    }
 }

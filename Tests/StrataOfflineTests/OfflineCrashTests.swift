@@ -11,7 +11,8 @@ import Testing
 #endif
 
 /// Kills a writer process (the `StrataOfflineCrashWriter` fixture) with SIGKILL at random moments while the
-/// notes server it writes to goes up and down, restarts it on the same outbox, and finally drains the outbox:
+/// notes server it writes to goes up and down (the writer also reads from main, and a read main answers replays
+/// the outbox beside its writes), restarts it on the same outbox, and finally drains the outbox:
 /// every write the writer saw acknowledged reaches the server exactly once, in order per key, and the server
 /// applied nothing the writer did not issue.
 struct OfflineCrashTests {
@@ -32,6 +33,8 @@ struct OfflineCrashTests {
     struct Run: Sendable {
         var issued: [Int] = []
         var acknowledged: [Int] = []
+        /// Reads main answered (each one replays the outbox when writes wait in it).
+        var mainReads = 0
         var drained = false
         var killed = false
     }
@@ -66,6 +69,8 @@ struct OfflineCrashTests {
                 buffer = String(buffer[buffer.index(after: newline)...])
                 if line == "READY" {
                     ready = true
+                } else if line == "READ" {
+                    run.mainReads += 1
                 } else if line == "DRAINED" {
                     run.drained = true
                 } else if line.hasPrefix("ISSUE "), let number = Int(line.dropFirst(6)) {
@@ -87,6 +92,8 @@ struct OfflineCrashTests {
     func acknowledgedWritesReachMainOnceInOrder() async throws {
         let writer = try Self.writerURL()
         let server = try await NotesServer.start()
+        // The note the writer reads (never written: every write the server applies is one of the writer's).
+        server.setNote(try JSONEncoder().encode(Note(id: "ping", text: "pong", version: -1)), forKey: "ping")
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         // The server goes down and up every few milliseconds while the writer runs.
@@ -102,6 +109,7 @@ struct OfflineCrashTests {
         var acknowledged = Set<Int>()
         var first = 0
         var kills = 0
+        var mainReads = 0
         for _ in 0..<Self.kills {
             let target = Int.random(in: 0...30, using: &generator)
             let start = first
@@ -117,6 +125,7 @@ struct OfflineCrashTests {
             }
             #expect(run.killed, "the writer exited by itself")
             kills += run.killed ? 1 : 0
+            mainReads += run.mainReads
             #expect(run.acknowledged == Array(first..<(first + run.acknowledged.count)))
             issued.formUnion(run.issued)
             acknowledged.formUnion(run.acknowledged)
@@ -159,7 +168,7 @@ struct OfflineCrashTests {
         if ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"] != nil {
             print(
                 "crash-soak StrataOffline: kills=\(kills) issued=\(issued.count) acknowledged=\(acknowledged.count)"
-                    + " applied=\(applied.count) duplicates-refused=\(server.duplicateCount)"
+                    + " applied=\(applied.count) duplicates-refused=\(server.duplicateCount) main-reads=\(mainReads)"
             )
         }
         await server.stop()

@@ -10,6 +10,8 @@ extension CacheRepository: DeleteRepository where Main: DeleteDataSource, Cache:
     public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
         try await runWrite(
             deletePlan(of: operation),
+            .delete,
+            query,
             (),
             toMain: { try await main.delete(query) },
             toCache: { try await cache.delete(query) },

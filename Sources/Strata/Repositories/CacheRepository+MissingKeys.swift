@@ -70,6 +70,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     ) async throws -> [StoredEntry<Main.Value>?] {
         let work = { @Sendable [self] () async throws -> [StoredEntry<Main.Value>?] in
             var fetched = try await main.getAllEntries(query).matched(to: query.keys)
+            mainAnswered(.getAll, query)
             let found = fetched.indices.filter { fetched[$0] != nil }
             guard writesBack, !found.isEmpty else { return fetched }
             let written = found.compactMap { fetched[$0] }

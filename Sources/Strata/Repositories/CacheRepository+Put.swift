@@ -15,6 +15,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     {
         try await runWrite(
             writePlan(of: operation),
+            .put,
+            query,
             value,
             toMain: { try await main.put($0, in: query) },
             toCache: { try await cache.put($0, in: query) },
@@ -35,6 +37,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     ) async throws -> [Main.Value] {
         try await runWrite(
             writePlan(of: operation),
+            .putAll,
+            query,
             values,
             toMain: { try await main.putAll($0, in: query) },
             toCache: { try await cache.putAll($0, in: query) },
@@ -57,6 +61,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     ) async throws -> Main.Value {
         try await runWrite(
             writePlan(of: operation),
+            .put,
+            query,
             entry,
             toMain: { StoredEntry(value: try await main.putEntry($0, in: query), metadata: $0.metadata) },
             toCache: { StoredEntry(value: try await cache.putEntry($0, in: query), metadata: $0.metadata) },
@@ -78,6 +84,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     ) async throws -> [Main.Value] {
         try await runWrite(
             writePlan(of: operation),
+            .putAll,
+            query,
             entries,
             toMain: { $0.keepingMetadata(of: try await main.putAllEntries($0, in: query)) },
             toCache: { $0.keepingMetadata(of: try await cache.putAllEntries($0, in: query)) },

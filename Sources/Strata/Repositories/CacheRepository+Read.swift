@@ -55,7 +55,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     }
 
     /// The main half of a read: a conditional read for a stale entry with validators (renewing the cached entry
-    /// on *not modified*), else main's entry; written back into the cache as the plan says.
+    /// on *not modified*), else main's entry; written back into the cache as the plan says. Main's answer is told
+    /// to ``Configuration/onMainAnswer`` first.
     func readMain<Entry, Value>(
         _ plan: OperationPlan.Read,
         _ read: PlannedRead<Entry, Value>,
@@ -64,8 +65,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     ) async throws -> PlannedAnswer<Entry> {
         let writesBack = plan.writesBack
         let revalidates = plan.revalidates
+        let method: PluginCall.Method = read.isGetAll ? .getAll : .get
         let readAndStore = { @Sendable [self] () async throws -> PlannedAnswer<Entry> in
             if revalidates, let stale, let outcome = try await read.revalidate(stale) {
+                mainAnswered(method, read.query)
                 switch outcome {
                 case .notModified(let renewed):
                     guard writesBack else { return PlannedAnswer(entry: renewed, source: .main, isStale: false) }
@@ -77,7 +80,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     return try await store(entry, writesBack: writesBack, read)
                 }
             }
-            return try await store(try await read.readMain(), writesBack: writesBack, read)
+            let entry = try await read.readMain()
+            mainAnswered(method, read.query)
+            return try await store(entry, writesBack: writesBack, read)
         }
         guard coalesces, let key = mainReadKey(isGetAll: read.isGetAll, writesBack: writesBack, read.query) else {
             return try await readAndStore()

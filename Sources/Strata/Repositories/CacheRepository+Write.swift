@@ -9,6 +9,8 @@ extension CacheRepository {
     ///
     /// - Parameters:
     ///   - plan: The operation's write (or delete) plan.
+    ///   - method: The call's method, for ``Configuration/onMainAnswer``.
+    ///   - query: The call's query, for ``Configuration/onMainAnswer``.
     ///   - input: What the first source is given.
     ///   - toMain: Writes main; returns what the next step is given.
     ///   - toCache: Writes the cache; returns what the next step is given.
@@ -16,17 +18,24 @@ extension CacheRepository {
     /// - Returns: What the last source returned.
     func runWrite<Input: Sendable>(
         _ plan: OperationPlan.Write,
+        _ method: PluginCall.Method,
+        _ query: any Query,
         _ input: Input,
         toMain: (Input) async throws -> Input,
         toCache: (Input) async throws -> Input,
         announce: () -> Void
     ) async throws -> Input {
-        let first = plan.first == .main ? try await toMain(input) : try await toCache(input)
+        func writeMain(_ input: Input) async throws -> Input {
+            let written = try await toMain(input)
+            mainAnswered(method, query)
+            return written
+        }
+        let first = plan.first == .main ? try await writeMain(input) : try await toCache(input)
         defer { announce() }
         guard plan.thenOther else { return first }
         if plan.first == .main {
             return try await syncCache(after: first) { try await toCache(first) }
         }
-        return try await toMain(first)
+        return try await writeMain(first)
     }
 }

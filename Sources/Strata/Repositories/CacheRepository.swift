@@ -39,7 +39,7 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     public let cache: Cache
 
     /// How the repository behaves around its two sources.
-    public let configuration: Configuration
+    public internal(set) var configuration: Configuration
 
     /// Shares the main read of a CacheSync miss among concurrent identical reads.
     let mainReads = RequestCoalescer<MainReadKey, any Sendable>()
@@ -87,6 +87,17 @@ extension CacheRepository {
         /// one (a later read starts it). 64 by default.
         public var maxBackgroundRefreshes: Int
 
+        /// Called each time main answered a call of a plan — the extension point for work that waits for main to be
+        /// reachable (StrataOffline replays its outbox from it); `nil` by default.
+        ///
+        /// It sees a ``PluginCall`` with the method, the query and the source `main`, after main returned and
+        /// before its answer is written into the cache: a read that asked main (a conditional read main answered
+        /// *not modified* too, a background refresh, the read of the keys a list missed), a write or a delete of
+        /// a plan that writes main. A main read shared by concurrent readers calls it once; a call main failed, and
+        /// a read the cache answered, never. It runs on the caller's task, so it must return quickly: start a
+        /// task for anything longer. ``CacheRepository/observingMainAnswers(_:)`` adds one to a repository.
+        public var onMainAnswer: (@Sendable (PluginCall) -> Void)?
+
         /// Creates a configuration.
         ///
         /// - Parameters:
@@ -95,16 +106,19 @@ extension CacheRepository {
         ///   - coalescesMainReads: Share the main read of concurrent identical CacheSync misses.
         ///   - refreshPlugins: The plugins every background refresh runs through.
         ///   - maxBackgroundRefreshes: The most background refreshes that run at once.
+        ///   - onMainAnswer: Called each time main answered a call of a plan.
         public init(
             cacheWrites: CacheWritePolicy = .required,
             coalescesMainReads: Bool = true,
             refreshPlugins: [any StrataPlugin] = [],
-            maxBackgroundRefreshes: Int = 64
+            maxBackgroundRefreshes: Int = 64,
+            onMainAnswer: (@Sendable (PluginCall) -> Void)? = nil
         ) {
             self.cacheWrites = cacheWrites
             self.coalescesMainReads = coalescesMainReads
             self.refreshPlugins = refreshPlugins
             self.maxBackgroundRefreshes = maxBackgroundRefreshes
+            self.onMainAnswer = onMainAnswer
         }
     }
 

@@ -11,7 +11,8 @@ import Strata
 /// a CacheSync write throws it, and nothing is queued. While a write of a key waits, later writes of that key
 /// join the queue behind it, so main receives each key's writes in order.
 ///
-/// Queued writes are replayed — one replay at a time — after the next successful main call, by a timer when
+/// Queued writes are replayed — one replay at a time — after the next call main answers (a write, or a read
+/// through ``repository``, which observes main's answers: ``Strata/CacheRepository/Configuration/onMainAnswer``), by a timer when
 /// their backoff ends (the retry plugin's ``Strata/RetryPlugin/Backoff``), and by ``sync()``. Every write
 /// carries an idempotency key (``Strata/IdempotencyKey/current``; the `Idempotency-Key` header of the HTTP data
 /// sources), the same for each attempt, so a write main applied before a crash or a lost response is not applied
@@ -35,7 +36,8 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     /// The values of the repository.
     public typealias Value = Main.Value
 
-    /// The repository the reads and the cache writes go through.
+    /// The repository the reads and the cache writes go through: the one given, observing main's answers, so a
+    /// call main answers through it replays the queued writes at once.
     public let repository: CacheRepository<Main, Cache>
 
     /// The queue of writes main has not taken yet.
@@ -56,17 +58,20 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     /// Creates a repository over a cache repository and an open outbox.
     ///
     /// Writes queued before (by an earlier run) are replayed by the timer, by the next successful main call and
-    /// by ``sync()``.
+    /// by ``sync()``. Reads that main answers replay them when they go through ``repository`` (or ``get(_:operation:)``),
+    /// not through the repository given, which does not observe main's answers for this outbox.
     ///
     /// - Parameters:
     ///   - repository: The main and the cache.
     ///   - outbox: The outbox; one repository per outbox.
     ///   - configuration: Retry rule, backoff, coalescing, conflicts.
     public init(repository: CacheRepository<Main, Cache>, outbox: Outbox, configuration: Configuration = .init()) {
-        self.repository = repository
+        let mainAnswered = MainAnswerRelay()
+        self.repository = repository.observingMainAnswers { _ in mainAnswered.fire() }
         self.outbox = outbox
         self.configuration = configuration
         self.randomUnit = Locked(configuration.random)
+        mainAnswered.connect { [weak self] in self?.triggerReplay(force: true) }
         triggerReplay(force: false)
     }
 

@@ -4,8 +4,10 @@
 //
 // Usage: StrataOfflineCrashWriter <outbox folder> <server URL> <first write> <keys> write|drain
 //
-// `write` writes notes `first`, `first + 1`, … to key `k<n % keys>` until killed. `drain` replays the outbox
-// until it is empty, prints `DRAINED`, and exits.
+// `write` writes notes `first`, `first + 1`, … to key `k<n % keys>` until killed; after every third write it
+// reads the key `ping` (which the server holds and nobody writes) from main, and prints `READ` when main
+// answered: a read that replays the outbox when writes wait in it. `drain` replays the outbox until it is
+// empty, prints `DRAINED`, and exits.
 import Foundation
 import Strata
 import StrataMemory
@@ -86,5 +88,8 @@ while true {
         fail("write \(number) failed: \(error)")
     }
     say("ACK \(number)")
+    if number % 3 == 2 {
+        if (try? await notes.get(KeyQuery("ping"), operation: .main)) != nil { say("READ") }
+    }
     number += 1
 }
