@@ -174,19 +174,7 @@ public final class FileDataSource: Sendable {
                 return nil
             }
             if let expiresAt = entry.trailer.expiresAt, now >= expiresAt { return nil }
-            let trailer = entry.trailer
-            return FileEntryInfo(
-                key: trailer.key,
-                size: trailer.payloadSize,
-                created: trailer.created,
-                lastAccess: entry.lastAccess,
-                expiresAt: trailer.expiresAt,
-                freshUntil: trailer.freshUntil,
-                eTag: trailer.eTag,
-                lastModified: trailer.lastModified,
-                contentHash: trailer.contentHash,
-                attributes: trailer.attributes
-            )
+            return FileEntryInfo(entry.trailer, lastAccess: entry.lastAccess)
         }
     }
 
