@@ -15,6 +15,40 @@ struct FileDataSourceEvictionTests {
         #expect(try folder.entryFiles().count == 3)
     }
 
+    @Test func aTouchMarksAnEntryAsJustUsedWithoutReadingIt() throws {
+        // Given a store of two, a written first
+        let clock = ManualClock()
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore(clock: clock, countLimit: 2)
+        try store.setValue(Data("a".utf8), forKey: "a")
+        try store.setValue(Data("b".utf8), forKey: "b")
+        clock.advance(by: .seconds(5))
+
+        // When a is touched and a third entry is written
+        let touched = store.touch(forKey: "a")
+        try store.setValue(Data("c".utf8), forKey: "c")
+
+        // Then b, the least recently used, is evicted; the touch described a as it is, last used now
+        #expect(store.sortedKeys() == ["a", "c"])
+        #expect(touched?.key == "a")
+        #expect(touched?.size == 1)
+        #expect(touched?.lastAccess == clock.now())
+        #expect(touched?.contentHash == store.info(forKey: "a")?.contentHash)
+        #expect(store.touch(forKey: "b") == nil)
+    }
+
+    @Test func anInfoLeavesTheRecencyAsItIs() throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore(countLimit: 2)
+        try store.setValue(Data("a".utf8), forKey: "a")
+        try store.setValue(Data("b".utf8), forKey: "b")
+
+        _ = store.info(forKey: "a")
+        try store.setValue(Data("c".utf8), forKey: "c")
+
+        #expect(store.sortedKeys() == ["b", "c"])
+    }
+
     @Test func keepsAtMostMaxSizeBytes() throws {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore(maxSize: 1_000)
