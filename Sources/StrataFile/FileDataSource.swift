@@ -167,7 +167,7 @@ public final class FileDataSource: Sendable {
     ///
     /// - Parameter key: The key.
     public func info(forKey key: String) -> FileEntryInfo? {
-        describe(key, touching: false)
+        describe(key, markingUsed: false)
     }
 
     /// Marks the entry under `key` as just used, as a read does, without reading its data, and returns what
@@ -179,12 +179,12 @@ public final class FileDataSource: Sendable {
     ///
     /// - Parameter key: The key.
     @discardableResult
-    public func touch(forKey key: String) -> FileEntryInfo? {
-        describe(key, touching: true)
+    public func markUsed(forKey key: String) -> FileEntryInfo? {
+        describe(key, markingUsed: true)
     }
 
-    /// The live entry under `key`, marked as just used when `touching`.
-    private func describe(_ key: String, touching: Bool) -> FileEntryInfo? {
+    /// The live entry under `key`, marked as just used when `markingUsed`.
+    private func describe(_ key: String, markingUsed: Bool) -> FileEntryInfo? {
         let name = EntryName(key: key)
         let now = configuration.clock.now()
         return state.withLock { state -> FileEntryInfo? in
@@ -192,7 +192,7 @@ public final class FileDataSource: Sendable {
                 return nil
             }
             if let expiresAt = entry.trailer.expiresAt, now >= expiresAt { return nil }
-            if touching, let touched = state.index.touch(name, at: now) { entry = touched }
+            if markingUsed, let touched = state.index.touch(name, at: now) { entry = touched }
             return FileEntryInfo(entry.trailer, lastAccess: entry.lastAccess)
         }
     }

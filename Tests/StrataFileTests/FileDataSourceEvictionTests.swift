@@ -15,7 +15,7 @@ struct FileDataSourceEvictionTests {
         #expect(try folder.entryFiles().count == 3)
     }
 
-    @Test func aTouchMarksAnEntryAsJustUsedWithoutReadingIt() throws {
+    @Test func markUsedMakesAnEntryTheMostRecentlyUsedWithoutReadingIt() throws {
         // Given a store of two, a written first
         let clock = ManualClock()
         let folder = try TemporaryFolder()
@@ -24,17 +24,17 @@ struct FileDataSourceEvictionTests {
         try store.setValue(Data("b".utf8), forKey: "b")
         clock.advance(by: .seconds(5))
 
-        // When a is touched and a third entry is written
-        let touched = store.touch(forKey: "a")
+        // When a is marked used and a third entry is written
+        let marked = store.markUsed(forKey: "a")
         try store.setValue(Data("c".utf8), forKey: "c")
 
-        // Then b, the least recently used, is evicted; the touch described a as it is, last used now
+        // Then b, the least recently used, is evicted; markUsed described a as it is, last used now
         #expect(store.sortedKeys() == ["a", "c"])
-        #expect(touched?.key == "a")
-        #expect(touched?.size == 1)
-        #expect(touched?.lastAccess == clock.now())
-        #expect(touched?.contentHash == store.info(forKey: "a")?.contentHash)
-        #expect(store.touch(forKey: "b") == nil)
+        #expect(marked?.key == "a")
+        #expect(marked?.size == 1)
+        #expect(marked?.lastAccess == clock.now())
+        #expect(marked?.contentHash == store.info(forKey: "a")?.contentHash)
+        #expect(store.markUsed(forKey: "b") == nil)
     }
 
     @Test func anInfoLeavesTheRecencyAsItIs() throws {

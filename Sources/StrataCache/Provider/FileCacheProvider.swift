@@ -29,7 +29,7 @@ internal import StrataSupport
 /// key (replaced atomically), made once per version of the entry — when a download is stored
 /// (`FileManager.copyItem`, a clone on APFS) or when an entry is read and its checkout is missing or out of
 /// date. Later lookups of the same version hand the same file out again: they mark the entry as just used
-/// (`FileDataSource/touch(forKey:)`) without reading its data, so repeated calls neither copy nor pile up
+/// (`FileDataSource/markUsed(forKey:)`) without reading its data, so repeated calls neither copy nor pile up
 /// files. Checkouts of entries the store no longer holds are deleted when a download is stored, and when a
 /// lookup misses. Treat a returned URL as read-only: open it soon, or copy it (a checkout changed in size or
 /// replaced by something other than a file is written again from the store).
@@ -191,7 +191,7 @@ public final class FileCacheProvider: CacheProvider {
     private func checkout(_ key: String) throws -> URL? {
         let name = Self.checkoutName(key)
         let destination = checkoutFolder.appendingPathComponent(name)
-        if let info = store.touch(forKey: key) {
+        if let info = store.markUsed(forKey: key) {
             let version = Self.version(info)
             let current = checkouts.withLock { checkouts in
                 checkouts[name] == version && isIntactCheckout(name, size: info.size)
