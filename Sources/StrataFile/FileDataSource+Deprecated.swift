@@ -146,9 +146,9 @@ extension FileDataSource.Configuration {
         self.init(
             location: location,
             identifier: identifier,
-            timeToLive: nil,
+            lifetime: .forever,
             maxSize: maxSize,
-            countLimit: maxCount,
+            maxCount: maxCount,
             durability: durability,
             clock: clock,
             verifiesContent: verifiesContent

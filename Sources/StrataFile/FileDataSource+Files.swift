@@ -3,14 +3,6 @@ import Strata
 import StrataStorage
 internal import StrataSupport
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The store's calls on its files: every one relative to ``FileDataSource/folder``, none following a link.
 extension FileDataSource {
     /// Where a committed entry's file comes from.

@@ -3,14 +3,6 @@ import Strata
 import StrataStorage
 internal import StrataSupport
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension FileDataSource {
     private enum FileRead {
         case entry(Data, EntryTrailer)

@@ -2,14 +2,6 @@ import Foundation
 import Strata
 import StrataStorage
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension FileDataSource {
     /// Replaces the metadata of the entry under `key` (expired or not) by rewriting only its trailer, never its
     /// data: what a `304` or a lifetime extension costs is one `pwrite` of about a hundred bytes and an

@@ -3,14 +3,6 @@ import Strata
 import StrataStorage
 internal import StrataSupport
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension FileDataSource {
     /// Stores `data` under `key`, replacing any entry, then evicts expired and least recently used entries
     /// while the store is over its limits.

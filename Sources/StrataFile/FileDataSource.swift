@@ -167,26 +167,33 @@ public final class FileDataSource: Sendable {
     ///
     /// - Parameter key: The key.
     public func info(forKey key: String) -> FileEntryInfo? {
+        describe(key, markingUsed: false)
+    }
+
+    /// Marks the entry under `key` as just used, as a read does, without reading its data, and returns what
+    /// the store knows about it; `nil` when there is none or it has expired.
+    ///
+    /// For a caller that keeps the entry's data elsewhere (a copy it made from a read and tells apart by
+    /// ``FileEntryInfo/contentHash``) and uses that copy: the entry stays in the least-recently-used order as
+    /// if it had been read. The data is not read, so it is not checked against its content hash either.
+    ///
+    /// - Parameter key: The key.
+    @discardableResult
+    public func markUsed(forKey key: String) -> FileEntryInfo? {
+        describe(key, markingUsed: true)
+    }
+
+    /// The live entry under `key`, marked as just used when `markingUsed`.
+    private func describe(_ key: String, markingUsed: Bool) -> FileEntryInfo? {
         let name = EntryName(key: key)
         let now = configuration.clock.now()
         return state.withLock { state -> FileEntryInfo? in
-            guard let entry = state.index.entry(name), entry.trailer.key == key else {
+            guard var entry = state.index.entry(name), entry.trailer.key == key else {
                 return nil
             }
             if let expiresAt = entry.trailer.expiresAt, now >= expiresAt { return nil }
-            let trailer = entry.trailer
-            return FileEntryInfo(
-                key: trailer.key,
-                size: trailer.payloadSize,
-                created: trailer.created,
-                lastAccess: entry.lastAccess,
-                expiresAt: trailer.expiresAt,
-                freshUntil: trailer.freshUntil,
-                eTag: trailer.eTag,
-                lastModified: trailer.lastModified,
-                contentHash: trailer.contentHash,
-                attributes: trailer.attributes
-            )
+            if markingUsed, let touched = state.index.touch(name, at: now) { entry = touched }
+            return FileEntryInfo(entry.trailer, lastAccess: entry.lastAccess)
         }
     }
 

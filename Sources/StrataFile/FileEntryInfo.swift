@@ -70,3 +70,21 @@ public struct FileEntryInfo: Sendable, Hashable {
         self.attributes = attributes
     }
 }
+
+extension FileEntryInfo {
+    /// The description of the entry a trailer closes, last used at `lastAccess`.
+    init(_ trailer: EntryTrailer, lastAccess: Date) {
+        self.init(
+            key: trailer.key,
+            size: trailer.payloadSize,
+            created: trailer.created,
+            lastAccess: lastAccess,
+            expiresAt: trailer.expiresAt,
+            freshUntil: trailer.freshUntil,
+            eTag: trailer.eTag,
+            lastModified: trailer.lastModified,
+            contentHash: trailer.contentHash,
+            attributes: trailer.attributes
+        )
+    }
+}

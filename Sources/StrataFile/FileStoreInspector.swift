@@ -3,14 +3,6 @@ import Strata
 import StrataStorage
 internal import StrataSupport
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Access to a ``FileDataSource`` folder without opening the store: lists, verifies and removes entry
 /// files, for tools such as `strata`.
 ///
@@ -200,18 +192,7 @@ public final class FileStoreInspector: Sendable {
             lastAccess = record.lastAccess
             sequence = record.accessSequence
         }
-        let info = FileEntryInfo(
-            key: trailer.key,
-            size: trailer.payloadSize,
-            created: trailer.created,
-            lastAccess: lastAccess,
-            expiresAt: trailer.expiresAt,
-            freshUntil: trailer.freshUntil,
-            eTag: trailer.eTag,
-            lastModified: trailer.lastModified,
-            contentHash: trailer.contentHash,
-            attributes: trailer.attributes
-        )
+        let info = FileEntryInfo(trailer, lastAccess: lastAccess)
         let problem =
             EntryName(key: trailer.key) == name || EntryName(rawKey: trailer.key) == name
             ? nil : "holds a key that belongs to another file"

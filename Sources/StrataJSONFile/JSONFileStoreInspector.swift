@@ -2,14 +2,6 @@ import Foundation
 import Strata
 import StrataStorage
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Reads a ``JSONFileDataSource`` folder without opening the store, for tools such as `strata`: lists the
 /// entries from the index and checks every entry file, changing nothing.
 ///

@@ -1,14 +1,6 @@
 import Foundation
 import Strata
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension POSIXCallError {
     /// The error a store reports for this failure: the code and the remedy of the errno table (``classification``), the call, the
     /// path and the system's words in the message, the POSIX error as its cause (so a caller can still match the

@@ -1,14 +1,6 @@
 import Foundation
 import Strata
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A failed system call: which call, on which path, and the `errno` it set.
 ///
 /// The one POSIX error of the package: every store module, `FileCacheProvider` and the `strata` tool make their

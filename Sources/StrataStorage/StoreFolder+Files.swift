@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// What is at a name inside a store folder, as seen without following links.
 package enum ItemKind: Sendable, Equatable {
     case file

@@ -31,8 +31,7 @@ package struct ContentChecksum: Sendable {
 
     private var a: Lanes = Self.zero
     private var b: Lanes = Self.zero
-    private var buffer: Lanes = Self.zero
-    private var buffered = 0
+    private var pending = PartialBlock(zero: Self.zero)
     private var totalLength: UInt64 = 0
     /// Whether runs of blocks go through the vector kernel; `false` (tests) keeps the Swift rounds.
     private let usesKernel: Bool
@@ -59,48 +58,22 @@ package struct ContentChecksum: Sendable {
 
     /// Adds bytes.
     package mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        let count = bytes.count
-        totalLength &+= UInt64(count)
-        var offset = 0
-        if buffered > 0 {
-            let take = min(Self.blockSize - buffered, count)
-            withUnsafeMutableBytes(of: &buffer) { raw in
-                raw.baseAddress?.advanced(by: buffered).copyMemory(from: base, byteCount: take)
-            }
-            buffered += take
-            offset = take
-            guard buffered == Self.blockSize else { return }
-            let block = buffer
-            withUnsafeBytes(of: block) { raw in
-                if let pointer = raw.baseAddress { addBlocks(pointer, count: 1) }
-            }
-            buffered = 0
-        }
-        let blocks = (count - offset) / Self.blockSize
-        if blocks > 0 {
-            addBlocks(base + offset, count: blocks)
-            offset += blocks * Self.blockSize
-        }
-        if offset < count {
-            let rest = count - offset
-            withUnsafeMutableBytes(of: &buffer) { raw in
-                raw.baseAddress?.copyMemory(from: base + offset, byteCount: rest)
-            }
-            buffered = rest
-        }
+        totalLength &+= UInt64(bytes.count)
+        var pending = self.pending
+        pending.feed(bytes) { pointer, count in addBlocks(pointer, count: count) }
+        self.pending = pending
     }
 
     /// Returns the checksum of every byte added so far.
     package func finalize() -> UInt64 {
         var a = self.a
         var b = self.b
-        if buffered > 0 {
+        if pending.count > 0 {
             // The last, partial block: zero-padded (the length, folded in below, tells the padding apart).
             var tail = Self.zero
-            let remaining = buffered
+            let remaining = pending.count
             withUnsafeMutableBytes(of: &tail) { raw in
-                withUnsafeBytes(of: buffer) { source in
+                withUnsafeBytes(of: pending.storage) { source in
                     raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[0..<remaining]))
                 }
             }

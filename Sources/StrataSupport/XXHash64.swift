@@ -15,8 +15,7 @@ package struct XXHash64: Sendable {
 
     private let seed: UInt64
     private var lanes: (UInt64, UInt64, UInt64, UInt64)
-    private var buffer: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    private var buffered = 0
+    private var pending = PartialBlock(zero: (UInt64(0), UInt64(0), UInt64(0), UInt64(0)))
     private var totalLength: UInt64 = 0
 
     /// Starts a hash with a seed.
@@ -47,44 +46,21 @@ package struct XXHash64: Sendable {
 
     /// Adds bytes to the hash.
     package mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        var offset = 0
-        let count = bytes.count
-        totalLength &+= UInt64(count)
-        if buffered > 0 {
-            let take = min(32 - buffered, count)
-            withUnsafeMutableBytes(of: &buffer) { raw in
-                raw.baseAddress?.advanced(by: buffered).copyMemory(from: base, byteCount: take)
-            }
-            buffered += take
-            offset = take
-            guard buffered == 32 else { return }
-            let words = buffer
-            lanes = (
-                Self.round(lanes.0, UInt64(littleEndian: words.0)),
-                Self.round(lanes.1, UInt64(littleEndian: words.1)),
-                Self.round(lanes.2, UInt64(littleEndian: words.2)),
-                Self.round(lanes.3, UInt64(littleEndian: words.3))
-            )
-            buffered = 0
-        }
+        totalLength &+= UInt64(bytes.count)
+        var pending = self.pending
         var (v1, v2, v3, v4) = lanes
-        while count - offset >= 32 {
-            let pointer = base + offset
-            v1 = Self.round(v1, UInt64(littleEndian: pointer.loadUnaligned(as: UInt64.self)))
-            v2 = Self.round(v2, UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-            v3 = Self.round(v3, UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
-            v4 = Self.round(v4, UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
-            offset += 32
+        pending.feed(bytes) { pointer, count in
+            var pointer = pointer
+            for _ in 0..<count {
+                v1 = Self.round(v1, UInt64(littleEndian: pointer.loadUnaligned(as: UInt64.self)))
+                v2 = Self.round(v2, UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                v3 = Self.round(v3, UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
+                v4 = Self.round(v4, UInt64(littleEndian: pointer.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+                pointer += 32
+            }
         }
         lanes = (v1, v2, v3, v4)
-        if offset < count {
-            let rest = count - offset
-            withUnsafeMutableBytes(of: &buffer) { raw in
-                raw.baseAddress?.copyMemory(from: base + offset, byteCount: rest)
-            }
-            buffered = rest
-        }
+        self.pending = pending
     }
 
     /// Returns the hash of every byte added so far.
@@ -102,8 +78,8 @@ package struct XXHash64: Sendable {
             hash = seed &+ Self.prime5
         }
         hash = hash &+ totalLength
-        var tail = buffer
-        let remaining = buffered
+        var tail = pending.storage
+        let remaining = pending.count
         withUnsafeBytes(of: &tail) { raw in
             var offset = 0
             while remaining - offset >= 8 {

@@ -110,11 +110,7 @@ extension DataSourceConformance {
             try expectClose(all.first?.metadata.freshUntil, freshUntil, "freshUntil of putAllEntries")
         }
         try await check("a copy never outlives its original") { source in
-            let expired = StoredEntry(
-                value: makeValue(1),
-                storedAt: storedAt,
-                expiresAt: storedAt.addingTimeInterval(1)
-            )
+            let expired = expiredEntry(storedAt: storedAt)
             _ = try await source.putEntry(expired, in: KeyQuery("old"))
             try await expectCode(.notFound) { _ = try await source.get(KeyQuery("old")) }
         }
@@ -147,16 +143,17 @@ extension DataSourceConformance {
             )
         }
         try await check("renewMetadata brings an expired entry back") { source in
-            let expired = StoredEntry(
-                value: makeValue(1),
-                storedAt: storedAt,
-                expiresAt: storedAt.addingTimeInterval(1)
-            )
+            let expired = expiredEntry(storedAt: storedAt)
             _ = try await source.putEntry(expired, in: KeyQuery("e"))
             let renewed = EntryMetadata(storedAt: storedAt, expiresAt: expiresAt)
             try expectEqual(try await source.renewMetadata(renewed, in: KeyQuery("e")), true, "renewMetadata")
             try expectEqual(try await source.get(KeyQuery("e")), makeValue(1), "the renewed value")
         }
+    }
+
+    /// An entry stored at `storedAt` that expired a second later.
+    private func expiredEntry(storedAt: Date) -> StoredEntry<Source.Value> {
+        StoredEntry(value: makeValue(1), storedAt: storedAt, expiresAt: storedAt.addingTimeInterval(1))
     }
 
     private func checkNotifications() async throws {

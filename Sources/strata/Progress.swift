@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Reports progress of a long walk on standard error: a line every ``interval`` entries, only when standard
 /// error is a terminal or `--progress` asks for it. Standard output stays clean for `--json`.
 final class Progress {

@@ -5,7 +5,7 @@ import Testing
 @testable import Strata
 @testable import StrataCache
 
-/// HTTP caching: freshness headers, no-store, ETag revalidation, stale-on-error, damaged files.
+/// HTTP caching: freshness headers, no-store, ETag revalidation, stale-on-error (damaged files: BlobCacheContentCheckTests).
 struct BlobCacheHTTPTests {
     /// A route that answers 304 to `If-None-Match: "v1"` and the body with `ETag: "v1"` otherwise.
     static let eTagRoute: @Sendable (ServerRequest) async throws -> ServerReply = { request in
@@ -189,31 +189,6 @@ struct BlobCacheHTTPTests {
             let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
 
             #expect(error?.code == .unexpectedResponse)
-        }
-    }
-
-    @Test func aCorruptPersistentEntryIsRefetched() async throws {
-        try await withFixture([("GET /a", reply(String(repeating: "x", count: 1_000)))]) { fixture in
-            do {
-                let earlier = try fixture.makeCache()
-                _ = try await earlier.fetch(from: fixture.url("a")) as Data
-            }
-            // Given: the blob's bytes are damaged on disk
-            let file = try #require(try fixture.blobFiles().first)
-            let handle = try FileHandle(forWritingTo: file)
-            try handle.seek(toOffset: 10)
-            try handle.write(contentsOf: Data("damage".utf8))
-            try handle.close()
-
-            // When: a new cache fetches it
-            let cache = try fixture.makeCache()
-            let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
-
-            // Then: the damaged entry is a miss and the blob is downloaded again
-            #expect(fetched.origin == .network)
-            #expect(fetched.data == Data(String(repeating: "x", count: 1_000).utf8))
-            #expect(fixture.server.requestCount(path: "/a") == 2)
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
         }
     }
 

@@ -15,6 +15,40 @@ struct FileDataSourceEvictionTests {
         #expect(try folder.entryFiles().count == 3)
     }
 
+    @Test func markUsedMakesAnEntryTheMostRecentlyUsedWithoutReadingIt() throws {
+        // Given a store of two, a written first
+        let clock = ManualClock()
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore(clock: clock, countLimit: 2)
+        try store.setValue(Data("a".utf8), forKey: "a")
+        try store.setValue(Data("b".utf8), forKey: "b")
+        clock.advance(by: .seconds(5))
+
+        // When a is marked used and a third entry is written
+        let marked = store.markUsed(forKey: "a")
+        try store.setValue(Data("c".utf8), forKey: "c")
+
+        // Then b, the least recently used, is evicted; markUsed described a as it is, last used now
+        #expect(store.sortedKeys() == ["a", "c"])
+        #expect(marked?.key == "a")
+        #expect(marked?.size == 1)
+        #expect(marked?.lastAccess == clock.now())
+        #expect(marked?.contentHash == store.info(forKey: "a")?.contentHash)
+        #expect(store.markUsed(forKey: "b") == nil)
+    }
+
+    @Test func anInfoLeavesTheRecencyAsItIs() throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore(countLimit: 2)
+        try store.setValue(Data("a".utf8), forKey: "a")
+        try store.setValue(Data("b".utf8), forKey: "b")
+
+        _ = store.info(forKey: "a")
+        try store.setValue(Data("c".utf8), forKey: "c")
+
+        #expect(store.sortedKeys() == ["b", "c"])
+    }
+
     @Test func keepsAtMostMaxSizeBytes() throws {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore(maxSize: 1_000)

@@ -154,12 +154,7 @@ extension StrataError {
         file: String = #fileID,
         line: Int = #line
     ) -> StrataError {
-        StrataError(
-            .queryNotSupported,
-            "\(source) does not support \(type(of: query))",
-            file: file,
-            line: line
-        )
+        StrataError(.queryNotSupported, "\(source) does not support \(type(of: query))", file: file, line: line)
     }
 
     /// An *operation not supported* error naming the operation and the repository that refused it.
@@ -169,12 +164,8 @@ extension StrataError {
         file: String = #fileID,
         line: Int = #line
     ) -> StrataError {
-        StrataError(
-            .operationNotSupported,
-            "\(repository) does not support \(type(of: operation))",
-            file: file,
-            line: line
-        )
+        let message = "\(repository) does not support \(type(of: operation))"
+        return StrataError(.operationNotSupported, message, file: file, line: line)
     }
 
     /// Wraps any error as a *data serialization* error, keeping a ``StrataError`` as it is.

@@ -80,6 +80,16 @@ extension BlobCache {
         /// Whether a download is written before the fetch returns (the default) or after it.
         public var writes: PersistentWrites
 
+        /// Whether every read of a blob from disk checks its bytes against the content checksum stored with
+        /// them; on by default.
+        ///
+        /// On, a blob damaged on disk (bit rot, a torn write, a file changed behind the cache) is a miss: it is
+        /// removed and downloaded again, never served. The check reads every byte once more — about as much as
+        /// copying the blob — so turning it off makes a disk hit of a large blob cheaper, at the price of
+        /// serving damaged bytes as they are. The checksum is written either way, so the setting can change
+        /// between launches.
+        public var verifiesContent: Bool
+
         /// Creates the settings.
         ///
         /// - Parameters:
@@ -92,6 +102,7 @@ extension BlobCache {
         ///   - lifetimeExtension: When a hit pushes back the expiry.
         ///   - cleaning: What cleaning removes.
         ///   - writes: When a download is written: before the fetch returns, or after it.
+        ///   - verifiesContent: Whether a read from disk checks the blob's bytes; on by default.
         public init(
             location: FileDataSource.Location = .caches,
             identifier: String = "StrataBlobCache",
@@ -101,9 +112,11 @@ extension BlobCache {
             initialLifetime: Duration = .seconds(86_400),
             lifetimeExtension: LifetimeExtension = .none,
             cleaning: CleaningRule = .expiredOnly,
-            writes: PersistentWrites = .beforeReturning
+            writes: PersistentWrites = .beforeReturning,
+            verifiesContent: Bool = true
         ) {
             self.writes = writes
+            self.verifiesContent = verifiesContent
             self.location = location
             self.identifier = identifier
             self.maxSize = maxSize

@@ -87,7 +87,8 @@ public final class BlobCache: Sendable {
                 maxSize: persistent.maxSize,
                 countLimit: persistent.maxCount,
                 durability: persistent.durability,
-                clock: configuration.clock
+                clock: configuration.clock,
+                verifiesContent: persistent.verifiesContent
             )
         )
         freshness = try FileDataSource(

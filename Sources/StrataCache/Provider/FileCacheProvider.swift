@@ -5,14 +5,6 @@ import StrataNetwork
 import StrataStorage
 internal import StrataSupport
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// A ready ``CacheProvider`` on a `FileDataSource`: it keeps each download with its `ETag`
 /// and `Last-Modified` in the store's entry metadata and asks the server with `If-None-Match` and
 /// `If-Modified-Since`, so unchanged files come back as `304 Not Modified`.
@@ -32,11 +24,15 @@ internal import StrataSupport
 ///
 /// A download enters the store by `FileDataSource/move(fileAt:forKey:options:)`: renamed, its
 /// bytes not copied. A store's entry file, though, is the data followed by the store's metadata, so it is
-/// not the plain file a ``CacheProvider`` must return. The provider therefore hands out a *checkout*: a
-/// plain copy of the entry in ``checkoutFolder`` (one file per key, replaced atomically), made when a
-/// download is stored (`FileManager.copyItem`, a clone on APFS) or when an entry is read and its checkout
-/// is missing or out of date. Checkouts of entries the store no longer holds are deleted when a download is
-/// stored, and when a lookup misses. Treat a returned URL as read-only: open it soon, or copy it.
+/// not the plain file a ``CacheProvider`` must return, and the store's own file cannot be handed out. The
+/// provider therefore hands out a *checkout*: a plain copy of the entry in ``checkoutFolder``, one file per
+/// key (replaced atomically), made once per version of the entry — when a download is stored
+/// (`FileManager.copyItem`, a clone on APFS) or when an entry is read and its checkout is missing or out of
+/// date. Later lookups of the same version hand the same file out again: they mark the entry as just used
+/// (`FileDataSource/markUsed(forKey:)`) without reading its data, so repeated calls neither copy nor pile up
+/// files. Checkouts of entries the store no longer holds are deleted when a download is stored, and when a
+/// lookup misses. Treat a returned URL as read-only: open it soon, or copy it (a checkout changed in size or
+/// replaced by something other than a file is written again from the store).
 ///
 /// The provider deletes only what it made: regular files named as its checkouts (32 hex digits and
 /// `.strata-checkout`) or as its staged copies (`.strata-checkout-staged-…`). Anything else in the checkout
@@ -188,10 +184,20 @@ public final class FileCacheProvider: CacheProvider {
 
     // MARK: - Checkouts
 
-    /// Reads the entry (which marks it recently used and checks it) and makes sure its checkout is current.
+    /// Returns the checkout of `key`, marking the entry as just used.
+    ///
+    /// A checkout this provider made from the entry's current version is handed out again as it is: the entry
+    /// is touched, its data not read. Otherwise the entry is read (which checks it) and its checkout rewritten.
     private func checkout(_ key: String) throws -> URL? {
         let name = Self.checkoutName(key)
         let destination = checkoutFolder.appendingPathComponent(name)
+        if let info = store.markUsed(forKey: key) {
+            let version = Self.version(info)
+            let current = checkouts.withLock { checkouts in
+                checkouts[name] == version && isIntactCheckout(name, size: info.size)
+            }
+            if current { return destination }
+        }
         // The entry's metadata before and after the read: equal, they name the version of the data read.
         guard let before = store.info(forKey: key), let data = store.value(forKey: key),
             let info = store.info(forKey: key),
@@ -205,13 +211,20 @@ public final class FileCacheProvider: CacheProvider {
         }
         let version = Self.version(info)
         return try checkouts.withLock { checkouts in
-            if checkouts[name] == version, (try? folder.kind(of: name)) == .file {
+            if checkouts[name] == version, isIntactCheckout(name, size: info.size) {
                 return destination
             }
             try writeCheckout(data, to: name)
             checkouts[name] = version
             return destination
         }
+    }
+
+    /// Whether the checkout `name` is still a regular file of `size` bytes (not replaced by a link, a folder or
+    /// a file of another length since it was written).
+    private func isIntactCheckout(_ name: String, size: Int) -> Bool {
+        guard let status = try? folder.status(of: name) else { return false }
+        return StoreFolder.kind(mode: status.st_mode) == .file && Int(status.st_size) == size
     }
 
     /// Deletes checkouts of keys the store no longer holds; staged files of stores in progress stay unless

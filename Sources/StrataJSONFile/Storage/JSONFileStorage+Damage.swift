@@ -2,14 +2,6 @@ import Foundation
 import Strata
 import StrataStorage
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension JSONFileStorage {
     /// Opens the shard folder `name` (never following a link), making it when `create` is true; `nil` when it
     /// is missing and not made.

@@ -3,14 +3,6 @@ import Strata
 import StrataStorage
 internal import StrataSupport
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The mutable state behind a `JSONFileDataSource`: the index in memory, the open journal and the
 /// file operations. Not thread-safe: the data source owns it inside a lock.
 ///

@@ -1,14 +1,6 @@
 import Foundation
 import StrataStorage
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The `session` file of a durable store: which boot of the machine last opened it, and whether that session
 /// closed cleanly.
 ///
