@@ -9,8 +9,9 @@ import Testing
 /// Offline writes against a real loopback server that goes down and comes back.
 struct OfflineRepositoryTests {
     @Test func writesWhileDownArePendingAndReachMainInOrderOnSync() async throws {
-        // Given a server that is down
-        try await withNotes { server, notes in
+        // Given a server that is down, and a clock that stands still (the first write's backoff must not run out
+        // on a slow machine before the next write, which would replay it and count a second attempt)
+        try await withNotes(configuration: .init(replaysOnTimer: false, clock: ManualClock())) { server, notes in
             server.isDown = true
 
             // When the app writes a twice and b once
