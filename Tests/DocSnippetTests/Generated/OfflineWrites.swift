@@ -33,8 +33,8 @@ struct OfflineWrites_13 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:57
-struct OfflineWrites_57 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:61
+struct OfflineWrites_61 {
     struct AuditedNotes: PutDataSource {
         func put(_ note: Note, in query: any Query) async throws -> Note {
             let requestID = IdempotencyKey.current ?? UUID().uuidString
@@ -45,8 +45,8 @@ struct OfflineWrites_57 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:80
-struct OfflineWrites_80 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:84
+struct OfflineWrites_84 {
     func mergingResolver() -> ConflictResolver<User> {
         ConflictResolver { conflict in
             guard let local = conflict.local, let remote = conflict.remote else { return .takeRemote }
@@ -55,8 +55,8 @@ struct OfflineWrites_80 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:99
-struct OfflineWrites_99 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:103
+struct OfflineWrites_103 {
     func watch(_ users: OfflineRepository<UsersAPI, MemoryDataSource<User>>) async {
         for await response in users.stream(KeyQuery("42")) {
             if let user = response.value { print(user.name, response.isPending ? "saving…" : "saved") }
