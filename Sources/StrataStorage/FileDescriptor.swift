@@ -7,8 +7,8 @@
 #endif
 
 /// Calls on an open descriptor that retry on `EINTR` and never read or write past what they were given: the
-/// positional reads, writes, sizes and flushes every store makes, where Foundation adds metadata calls and copies
-/// (see PEERS.md). Calls on a name go through ``StoreFolder``.
+/// positional reads, writes, sizes and flushes every store makes, where Foundation adds metadata calls and copies.
+/// Calls on a name go through ``StoreFolder``.
 package enum FileDescriptor {
     /// Runs a system call until it is not interrupted: its result, with `errno` set when it is negative.
     @inline(__always)
