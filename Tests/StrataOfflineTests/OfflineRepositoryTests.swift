@@ -4,6 +4,7 @@ import Strata
 import StrataMemory
 import StrataNetwork
 import StrataOffline
+import StrataTesting
 import Testing
 
 /// Offline writes against a real loopback server that goes down and comes back.
