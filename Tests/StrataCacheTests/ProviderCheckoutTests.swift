@@ -108,6 +108,32 @@ struct ProviderCheckoutTests {
         #expect(try checkoutFolderItems(provider) == [FileCacheProvider.checkoutName("k")])
     }
 
+    @Test func aCheckoutEditedInPlaceOrReplacedByALinkIsWrittenAgainAndNothingOutsideIsTouched() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+        let url = try store(pattern(count: 300), key: "k", in: provider, folder)
+
+        // An edit of the same length, in place (same file, same size)
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.write(contentsOf: Data(repeating: 0x21, count: 300))
+        try handle.close()
+        #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == pattern(count: 300))
+
+        // A link to a file outside, with the same bytes and length as the checkout
+        let outside = folder.url.appendingPathComponent("outside")
+        try pattern(count: 300).write(to: outside)
+        try FileManager.default.removeItem(at: url)
+        try FileManager.default.createSymbolicLink(at: url, withDestinationURL: outside)
+        let handedOut = try #require(provider.find(key: "k"))
+
+        #expect(handedOut == url)
+        let kind = try FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType
+        #expect(kind == .typeRegular, "the link was replaced by a checkout of the provider's own")
+        #expect(try Data(contentsOf: handedOut) == pattern(count: 300))
+        #expect(try Data(contentsOf: outside) == pattern(count: 300))
+    }
+
     @Test func aReopenedProviderWritesEachCheckoutOnceThenReusesIt() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

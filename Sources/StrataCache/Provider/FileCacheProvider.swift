@@ -57,8 +57,24 @@ public final class FileCacheProvider: CacheProvider {
         var contentHash: UInt64
     }
 
-    /// Checkout file name → the version of the entry it holds; also the lock that serialises checkouts.
-    private let checkouts = Locked<[String: Version]>([:])
+    /// A checkout file as written: its inode, size and modification time. A checkout whose file no longer has them
+    /// was replaced or changed in place (a link, a folder, an edit) and is written again before it is handed out.
+    private struct FileStamp: Hashable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modifiedSeconds: Int
+        var modifiedNanoseconds: Int
+    }
+
+    /// A checkout: the version of the entry it holds and the file written for it.
+    private struct Checkout: Hashable {
+        var version: Version
+        var file: FileStamp
+    }
+
+    /// Checkout file name → what it holds; also the lock that serialises checkouts.
+    private let checkouts = Locked<[String: Checkout]>([:])
 
     /// Creates a provider on a store.
     ///
@@ -145,7 +161,7 @@ public final class FileCacheProvider: CacheProvider {
                 removeOwnFile(staged)
                 throw error.strataError("Handing out the checkout \(name)")
             }
-            checkouts[name] = store.info(forKey: key).map(Self.version)
+            checkouts[name] = checkout(name, holding: store.info(forKey: key))
             pruneCheckouts(&checkouts)
             return destination
         }
@@ -193,9 +209,7 @@ public final class FileCacheProvider: CacheProvider {
         let destination = checkoutFolder.appendingPathComponent(name)
         if let info = store.markUsed(forKey: key) {
             let version = Self.version(info)
-            let current = checkouts.withLock { checkouts in
-                checkouts[name] == version && isIntactCheckout(name, size: info.size)
-            }
+            let current = checkouts.withLock { checkouts in isCurrent(checkouts[name], name, version: version) }
             if current { return destination }
         }
         // The entry's metadata before and after the read: equal, they name the version of the data read.
@@ -209,28 +223,50 @@ public final class FileCacheProvider: CacheProvider {
             }
             return nil
         }
-        let version = Self.version(info)
         return try checkouts.withLock { checkouts in
-            if checkouts[name] == version, isIntactCheckout(name, size: info.size) {
-                return destination
-            }
+            if isCurrent(checkouts[name], name, version: Self.version(info)) { return destination }
             try writeCheckout(data, to: name)
-            checkouts[name] = version
+            checkouts[name] = checkout(name, holding: info)
             return destination
         }
     }
 
-    /// Whether the checkout `name` is still a regular file of `size` bytes (not replaced by a link, a folder or
-    /// a file of another length since it was written).
-    private func isIntactCheckout(_ name: String, size: Int) -> Bool {
-        guard let status = try? folder.status(of: name) else { return false }
-        return StoreFolder.kind(mode: status.st_mode) == .file && Int(status.st_size) == size
+    /// Whether `checkout` holds `version` and its file `name` is still the one written for it.
+    private func isCurrent(_ checkout: Checkout?, _ name: String, version: Version) -> Bool {
+        guard let checkout, checkout.version == version else { return false }
+        return stamp(of: name) == checkout.file
+    }
+
+    /// The checkout just written as `name` for the entry `info` describes; `nil` (written again at the next
+    /// lookup) when either is gone.
+    private func checkout(_ name: String, holding info: FileEntryInfo?) -> Checkout? {
+        guard let info, let file = stamp(of: name) else { return nil }
+        return Checkout(version: Self.version(info), file: file)
+    }
+
+    /// The stamp of `name` when it is a regular file (a link is not followed); `nil` otherwise.
+    private func stamp(of name: String) -> FileStamp? {
+        guard let status = try? folder.status(of: name), StoreFolder.kind(mode: status.st_mode) == .file else {
+            return nil
+        }
+        #if canImport(Darwin)
+            let modified = status.st_mtimespec
+        #else
+            let modified = status.st_mtim
+        #endif
+        return FileStamp(
+            device: UInt64(truncatingIfNeeded: status.st_dev),
+            inode: UInt64(truncatingIfNeeded: status.st_ino),
+            size: Int64(truncatingIfNeeded: status.st_size),
+            modifiedSeconds: Int(truncatingIfNeeded: modified.tv_sec),
+            modifiedNanoseconds: Int(truncatingIfNeeded: modified.tv_nsec)
+        )
     }
 
     /// Deletes checkouts of keys the store no longer holds; staged files of stores in progress stay unless
     /// `removingStaged` (when the provider opens, as a crash may have left some). Only regular files with the
     /// provider's own names are deleted.
-    private func pruneCheckouts(_ checkouts: inout [String: Version], removingStaged: Bool = false) {
+    private func pruneCheckouts(_ checkouts: inout [String: Checkout], removingStaged: Bool = false) {
         let live = Set(store.sortedKeys().map(Self.checkoutName))
         for (name, kind) in (try? folder.items()) ?? [] where kind == .file {
             let stale = Self.isCheckoutName(name) && !live.contains(name)
