@@ -52,8 +52,7 @@ extension OperationPlan {
         ///
         /// - Parameter staleSince: When the value stopped being valid.
         public func contains(staleSince: Date?) -> Bool {
-            guard let staleSince else { return false }
-            return clock.now() < staleSince.addingTimeInterval(window.timeInterval)
+            isInside(window, staleSince: staleSince)
         }
 
         /// Whether the stale value a *not valid* error carries is inside its window now: the entry's own
@@ -61,8 +60,13 @@ extension OperationPlan {
         ///
         /// - Parameter miss: The cache's *not valid* error.
         public func contains(_ miss: StrataError) -> Bool {
-            guard let staleSince = miss.staleSince else { return false }
-            let window = entryWindow?(miss) ?? window
+            guard miss.staleSince != nil else { return false }
+            return isInside(entryWindow?(miss) ?? window, staleSince: miss.staleSince)
+        }
+
+        /// Whether a value that went stale at `staleSince` is less than `window` past it now.
+        private func isInside(_ window: Duration, staleSince: Date?) -> Bool {
+            guard let staleSince else { return false }
             return clock.now() < staleSince.addingTimeInterval(window.timeInterval)
         }
     }
