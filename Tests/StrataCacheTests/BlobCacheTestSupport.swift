@@ -8,12 +8,14 @@ import StrataTesting
 /// A unique temporary folder, a manual clock and a loopback server for one BlobCache test.
 struct BlobCacheFixture {
     let folder: URL
+    /// Holds the folder: it is removed when the fixture is released, even by a test that fails before `tearDown()`.
+    private let temporary: TemporaryFolder
     let clock = ManualClock()
     let server: LoopbackServer
 
     init(_ routes: [(String, @Sendable (ServerRequest) async throws -> ServerReply)]) async throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-blobcache-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        temporary = try TemporaryFolder(prefix: "strata-blobcache")
+        folder = temporary.url
         server = try await LoopbackServer.start(routes)
     }
 
@@ -57,7 +59,7 @@ struct BlobCacheFixture {
 
     func tearDown() async {
         await server.stop()
-        try? FileManager.default.removeItem(at: folder)
+        temporary.remove()
     }
 }
 

@@ -4,18 +4,14 @@ import Strata
 import StrataCache
 import StrataFile
 import StrataNetwork
+import StrataTestSupport
 
-/// A unique temporary folder for one test; `remove()` deletes it.
-struct TemporaryFolder {
-    let url: URL
+/// The shared temporary folder, removed when released (or by `remove()`).
+typealias TemporaryFolder = StrataTestSupport.TemporaryFolder
 
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-cache-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
+extension TemporaryFolder {
+    convenience init() throws {
+        try self.init(prefix: "strata-cache-tests")
     }
 
     /// The names in a subfolder (or the folder), hidden files excluded.

@@ -5,18 +5,12 @@ import StrataTestSupport
 import StrataTesting
 import Testing
 
-/// A unique temporary folder, removed when the value is released.
-final class TemporaryFolder: Sendable {
-    let url: URL
+/// The shared temporary folder, removed when released; the store helpers below are this target's.
+typealias TemporaryFolder = StrataTestSupport.TemporaryFolder
 
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("StrataFileTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
+extension TemporaryFolder {
+    convenience init() throws {
+        try self.init(prefix: "StrataFileTests")
     }
 
     /// The folder of the store with this identifier.

@@ -1,23 +1,19 @@
 import Foundation
 import Strata
 import StrataNetwork
+import StrataTestSupport
 
-/// A unique temporary folder for one test.
-struct TemporaryFolder {
-    let url: URL
+/// The shared temporary folder, removed when released (or by `remove()`).
+typealias TemporaryFolder = StrataTestSupport.TemporaryFolder
 
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-network-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+extension TemporaryFolder {
+    convenience init() throws {
+        try self.init(prefix: "strata-network-tests")
     }
 
     /// The names of the files in the folder.
     func contents() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: url.path)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: url)
     }
 }
 

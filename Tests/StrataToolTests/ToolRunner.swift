@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 /// What a run of the built `strata` binary printed and returned.
@@ -64,23 +65,12 @@ let productsDirectory: URL = {
     return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 }()
 
-/// A unique temporary folder, removed when the value is released.
-final class TemporaryFolder: Sendable {
-    let url: URL
+/// The shared temporary folder, removed when released.
+typealias TemporaryFolder = StrataTestSupport.TemporaryFolder
 
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("StrataToolTests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    /// The path of a file or folder inside.
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
+extension TemporaryFolder {
+    convenience init() throws {
+        try self.init(prefix: "StrataToolTests")
     }
 
     /// The names in a folder inside, sorted.
