@@ -47,6 +47,9 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     /// The stale-while-revalidate refreshes running in the background.
     let refreshes = BackgroundRefreshes()
 
+    /// Which keys were written through the repository since a main read began (see ``CacheWriteStamps``).
+    let writeStamps = CacheWriteStamps()
+
     /// Announces every write and delete made through this repository (and its copies) to its streams.
     public let changeBroadcaster = ChangeBroadcaster()
 
