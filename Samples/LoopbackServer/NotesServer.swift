@@ -2,8 +2,8 @@ import Foundation
 import Strata
 
 /// A notes API on the loopback server for the offline-write tests, sample and crash harness: `GET`, `PUT` and
-/// `DELETE /notes/<key>`, a switch that makes it answer 503 (down), scripted 409 conflicts, and a log of every
-/// write it applied.
+/// `DELETE /notes/<key>`, a switch that makes it answer 503 (down), one that makes it answer 503 to writes only,
+/// scripted 409 conflicts, a count of the writes that arrived, and a log of every write it applied.
 ///
 /// Writes are idempotent by their `Idempotency-Key` header: a write whose key the server already applied is
 /// answered as before and not applied again (``duplicateCount`` counts those). ``applied`` lists each applied
@@ -27,6 +27,10 @@ public final class NotesServer: Sendable {
         var notes: [String: Data] = [:]
         /// Whether every request is answered 503.
         var isDown = false
+        /// Whether every write is answered 503 (reads are answered).
+        var failsWrites = false
+        /// Every write that arrived, answered or not.
+        var writeRequests = 0
         /// How many more writes of each key are answered 409.
         var conflicts: [String: Int] = [:]
         /// The idempotency keys applied, with the index of their write in ``applied``.
@@ -70,6 +74,15 @@ public final class NotesServer: Sendable {
         set { state.withLock { $0.isDown = newValue } }
     }
 
+    /// Whether every write is answered 503 while reads are answered: a server that is up but cannot take writes.
+    public var failsWrites: Bool {
+        get { state.withLock { $0.failsWrites } }
+        set { state.withLock { $0.failsWrites = newValue } }
+    }
+
+    /// How many writes (`PUT`, `DELETE`) arrived, whatever they were answered.
+    public var writeRequestCount: Int { state.withLock { $0.writeRequests } }
+
     /// Makes the next `times` writes of `key` answer 409 Conflict.
     public func scriptConflict(key: String, times: Int = 1) {
         state.withLock { $0.conflicts[key] = times }
@@ -103,13 +116,14 @@ public final class NotesServer: Sendable {
         }
     }
 
-    /// Answers a put or a delete: 503 when down, the earlier answer for an applied idempotency key, a scripted
+    /// Answers a put or a delete: 503 when down or failing writes, the earlier answer for an applied idempotency key, a scripted
     /// 409, or applies it.
     private func write(_ request: ServerRequest) -> ServerReply {
         let key = Self.key(request)
         let idempotencyKey = request.headers["idempotency-key"]
         return state.withLock { state in
-            if state.isDown { return ServerReply(status: 503) }
+            state.writeRequests += 1
+            if state.isDown || state.failsWrites { return ServerReply(status: 503) }
             if let idempotencyKey, state.seenKeys[idempotencyKey] != nil {
                 state.duplicates += 1
                 return ServerReply(status: request.method == "PUT" ? 200 : 204, body: request.body)

@@ -71,8 +71,8 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         self.outbox = outbox
         self.configuration = configuration
         self.randomUnit = Locked(configuration.random)
-        mainAnswered.connect { [weak self] in self?.triggerReplay(force: true) }
-        triggerReplay(force: false)
+        mainAnswered.connect { [weak self] in self?.triggerReplay(.mainAnswered) }
+        triggerReplay(.due)
     }
 
     /// Opens the outbox in `outboxFolder` and creates a repository over `main` and `cache`.
@@ -120,8 +120,10 @@ struct ReplaySchedule: Sendable {
     var timer: Task<Void, Never>?
     /// Whether a triggered replay waits to start.
     var isTriggered = false
-    /// Whether the waiting replay ignores backoff.
-    var isForced = false
+    /// Which writes the waiting replay sends before their backoff ends.
+    var urgency = ReplayUrgency.due
+    /// How many triggered replays have not ended yet.
+    var unfinished = 0
     /// Whether ``OfflineRepository/close()`` ran.
     var isClosed = false
 }
