@@ -65,6 +65,11 @@ public struct PendingWrite: Codable, Sendable, Hashable {
     /// How many conflicts the resolver decided for this write.
     public var conflicts: Int
 
+    /// The version of the entry main held when a conflict was settled by keeping the local value (or by a merge):
+    /// each later attempt is sent on top of it (``Strata/ExpectedVersion/current``, `If-Match` over HTTP). `nil`
+    /// before a conflict, or when main's entry carries no version (no entity tag): the write is then sent as it is.
+    public var expectedVersion: String?
+
     /// Creates a record.
     ///
     /// - Parameters:
@@ -80,6 +85,7 @@ public struct PendingWrite: Codable, Sendable, Hashable {
     ///   - notBefore: The earliest time of the next timed replay.
     ///   - isSetAside: Whether the write is no longer replayed.
     ///   - conflicts: Conflicts decided so far.
+    ///   - expectedVersion: The version of main's entry the write is sent on top of.
     public init(
         sequence: UInt64,
         key: String,
@@ -92,7 +98,8 @@ public struct PendingWrite: Codable, Sendable, Hashable {
         createdAt: Date,
         notBefore: Date? = nil,
         isSetAside: Bool = false,
-        conflicts: Int = 0
+        conflicts: Int = 0,
+        expectedVersion: String? = nil
     ) {
         self.sequence = sequence
         self.key = key
@@ -106,6 +113,7 @@ public struct PendingWrite: Codable, Sendable, Hashable {
         self.notBefore = notBefore
         self.isSetAside = isSetAside
         self.conflicts = conflicts
+        self.expectedVersion = expectedVersion
     }
 }
 

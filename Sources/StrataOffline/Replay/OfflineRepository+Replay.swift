@@ -131,10 +131,8 @@ extension OfflineRepository {
             record.attempts = Self.incremented(record.attempts)
             do {
                 try await IdempotencyKey.$current.withValue(record.idempotencyKey) {
-                    if let local {
-                        _ = try await repository.main.put(local, in: query)
-                    } else {
-                        try await repository.main.delete(query)
+                    try await ExpectedVersion.$current.withValue(record.expectedVersion) {
+                        try await send(local, query)
                     }
                 }
                 try? await outbox.remove(record.sequence)
@@ -145,13 +143,16 @@ extension OfflineRepository {
                 guard record.conflicts <= configuration.maxConflicts else {
                     return await setAside(record, because: error)
                 }
-                switch await resolve(record, local: local, query: query, error: error) {
-                case .some(.takeRemote):
+                guard let (resolution, remoteVersion) = await resolve(record, local: local, query: query, error: error)
+                else { return .setAside }
+                record.expectedVersion = remoteVersion
+                switch resolution {
+                case .takeRemote:
                     try? await outbox.remove(record.sequence)
                     return .resolvedByRemote
-                case .some(.keepLocal):
+                case .keepLocal:
                     record.idempotencyKey = UUID().uuidString
-                case .some(.merge(let merged)):
+                case .merge(let merged):
                     do {
                         record.value = try encode(merged)
                         if await outbox.latest(forKey: record.key)?.sequence == record.sequence {
@@ -161,8 +162,6 @@ extension OfflineRepository {
                         return await setAside(record, because: error)
                     }
                     record.idempotencyKey = UUID().uuidString
-                case .none:
-                    return .setAside
                 }
                 do {
                     try await outbox.update(record)
@@ -182,18 +181,30 @@ extension OfflineRepository {
         }
     }
 
-    /// Asks the resolver about a conflict and applies a win of main to the cache; `nil` when the record was set
-    /// aside instead.
+    /// Sends a replayed write to main: the put of `local`, or a delete.
+    private func send(_ local: Value?, _ query: any Query) async throws {
+        if let local {
+            _ = try await repository.main.put(local, in: query)
+        } else {
+            try await repository.main.delete(query)
+        }
+    }
+
+    /// Asks the resolver about a conflict and applies a win of main to the cache; returns the resolution and the
+    /// version of main's entry (its entity tag), or `nil` when the record was set aside instead.
     private func resolve(
         _ record: PendingWrite,
         local: Value?,
         query: any Query,
         error: StrataError
-    ) async -> ConflictResolution<Value>? {
+    ) async -> (ConflictResolution<Value>, remoteVersion: String?)? {
         var remote: Value?
+        var remoteVersion: String?
         var remoteError: (any Error)?
         do {
-            remote = try await repository.main.get(query)
+            let entry = try await repository.main.getEntry(query)
+            remote = entry.value
+            remoteVersion = entry.metadata.eTag
         } catch let error as StrataError where error.code == .notFound {
             remote = nil
         } catch {
@@ -203,6 +214,7 @@ extension OfflineRepository {
             key: record.key,
             local: local,
             remote: remote,
+            remoteVersion: remoteVersion,
             remoteError: remoteError,
             error: error,
             write: record
@@ -214,7 +226,7 @@ extension OfflineRepository {
             _ = await setAside(record, because: error)
             return nil
         }
-        guard case .takeRemote = resolution else { return resolution }
+        guard case .takeRemote = resolution else { return (resolution, remoteVersion) }
         // Main wins; the cache follows unless a later write of the key waits (it is newer still).
         if remoteError == nil, await outbox.latest(forKey: record.key)?.sequence == record.sequence {
             if let remote {
@@ -223,7 +235,7 @@ extension OfflineRepository {
                 try? await repository.delete(query, operation: .cache)
             }
         }
-        return resolution
+        return (resolution, remoteVersion)
     }
 
     /// `count + 1`, saturating: a count read from a file never traps.
