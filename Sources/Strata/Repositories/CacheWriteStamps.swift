@@ -15,6 +15,11 @@ final class CacheWriteStamps: Sendable {
         case many([Int])
         /// Keys the query does not name: a listing, a tag, every entry.
         case all
+
+        /// Whether the scope names keys.
+        var isKeyed: Bool {
+            if case .all = self { false } else { true }
+        }
     }
 
     /// The counters of a scope when a main read began.
@@ -27,8 +32,9 @@ final class CacheWriteStamps: Sendable {
 
     /// The counters.
     private struct Table {
-        /// One counter per stripe, moved by a write of a key in it.
-        var stripes = [UInt64](repeating: 0, count: CacheWriteStamps.stripeCount)
+        /// One counter per stripe, moved by a write of a key in it; empty (all zero) until the first keyed write,
+        /// so a repository that is only read allocates none.
+        var stripes: [UInt64] = []
         /// Moved by a write that names no key.
         var unkeyed: UInt64 = 0
         /// Moved by every write.
@@ -37,15 +43,21 @@ final class CacheWriteStamps: Sendable {
         /// The sum of the counters a read of `scope` depends on.
         func sum(_ scope: Scope) -> UInt64 {
             switch scope {
-            case .one(let stripe): stripes[stripe] &+ unkeyed
-            case .many(let indices): indices.reduce(unkeyed) { $0 &+ stripes[$1] }
+            case .one(let stripe): counter(stripe) &+ unkeyed
+            case .many(let indices): indices.reduce(unkeyed) { $0 &+ counter($1) }
             case .all: total
             }
         }
 
+        /// The counter of a stripe.
+        private func counter(_ stripe: Int) -> UInt64 { stripes.isEmpty ? 0 : stripes[stripe] }
+
         /// Moves the counters of a write of `scope`.
         mutating func bump(_ scope: Scope) {
             total &+= 1
+            if stripes.isEmpty, scope.isKeyed {
+                stripes = [UInt64](repeating: 0, count: CacheWriteStamps.stripeCount)
+            }
             switch scope {
             case .one(let stripe): stripes[stripe] &+= 1
             case .many(let indices): for stripe in indices { stripes[stripe] &+= 1 }
