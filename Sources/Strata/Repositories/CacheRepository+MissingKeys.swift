@@ -75,7 +75,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             var fetched = try await main.getAllEntries(query).matched(to: query.keys)
             mainAnswered(.getAll, query)
             let found = fetched.indices.filter { fetched[$0] != nil }
-            guard writesBack, !found.isEmpty, writeStamps.claimWriteBack(since: stamp) else { return fetched }
+            guard writesBack, !found.isEmpty, writeStamps.mayWriteBack(since: stamp) else { return fetched }
             let written = found.compactMap { fetched[$0] }
             let storeQuery = try narrowed(query, to: found)
             let stored = try await syncCache(after: written, payload: written.map(\.value)) {

@@ -84,7 +84,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 mainAnswered(method, read.query)
                 switch outcome {
                 case .notModified(let renewed):
-                    guard writesBack, writeStamps.claimWriteBack(since: stamp) else {
+                    guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
                         return PlannedAnswer(entry: renewed, source: .main, isStale: false)
                     }
                     let stored = try await syncCache(after: renewed, payload: read.value(renewed)) {
@@ -113,7 +113,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         since stamp: CacheWriteStamps.Stamp,
         _ read: PlannedRead<Entry, Value>
     ) async throws -> PlannedAnswer<Entry> {
-        guard writesBack, writeStamps.claimWriteBack(since: stamp) else {
+        guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
             return PlannedAnswer(entry: entry, source: .main, isStale: false)
         }
         let stored = try await syncCache(after: entry, payload: read.value(entry)) { try await read.store(entry) }

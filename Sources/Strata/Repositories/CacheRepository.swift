@@ -21,8 +21,9 @@
 ///
 /// **Main's answer never replaces a newer write.** A value read from main is written back into the cache (or renews
 /// the cached entry) only when no write of its keys went through the repository since the read began — a put, a
-/// delete, a metadata renewal, a tag invalidation, by any operation (`.cache` included), or the write-back of
-/// another main answer. Otherwise the read returns main's answer and the cache keeps the newer value. The rule
+/// delete, a metadata renewal, a tag invalidation, by any operation (`.cache` included). Otherwise the read returns
+/// main's answer and the cache keeps the newer value. (Write-backs are not such writes: two main reads of a key
+/// that race both write back, the last to finish last.) The rule
 /// covers every write-back: a read after a miss, a read that starts at main, a revalidation, a background refresh,
 /// and the read of the keys a list missed. Writes are told apart by a fixed table of 256 counters per repository
 /// (a key's hash picks its counter; a listing or a tag moves one shared counter), so memory does not grow with the

@@ -99,13 +99,12 @@ final class CacheWriteStamps: Sendable {
     }
 
     /// Whether main's answer to a read that began at `stamp` may be written into the cache: only when no write of
-    /// its keys went through the repository since (a write-back of another main answer included). When it may,
-    /// the write-back is recorded as a write at once, so an older read still running is not written after it.
-    func claimWriteBack(since stamp: Stamp) -> Bool {
-        table.withLock { table in
-            guard table.sum(stamp.scope) == stamp.sum else { return false }
-            table.bump(stamp.scope)
-            return true
-        }
+    /// its keys went through the repository since.
+    ///
+    /// A write-back is not a write here: two main reads of a key that race both write back, the last to finish
+    /// last, as they always did; only a value written through the repository is never replaced by an answer
+    /// older than it.
+    func mayWriteBack(since stamp: Stamp) -> Bool {
+        table.withLock { $0.sum(stamp.scope) == stamp.sum }
     }
 }
