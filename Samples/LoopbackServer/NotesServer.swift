@@ -2,8 +2,11 @@ import Foundation
 import Strata
 
 /// A notes API on the loopback server for the offline-write tests, sample and crash harness: `GET`, `PUT` and
-/// `DELETE /notes/<key>`, a switch that makes it answer 503 (down), scripted 409 conflicts, and a log of every
-/// write it applied.
+/// `DELETE /notes/<key>`, a switch that makes it answer 503 (down), one that makes it answer 503 to writes only,
+/// scripted 409 conflicts, a count of the writes that arrived, and a log of every write it applied.
+///
+/// Each note has a revision, moved by every write and by ``setNote(_:forKey:)``: a read answers it as the `ETag`
+/// `"r<n>"`, and a write with an `If-Match` header that names another revision is answered 412.
 ///
 /// Writes are idempotent by their `Idempotency-Key` header: a write whose key the server already applied is
 /// answered as before and not applied again (``duplicateCount`` counts those). ``applied`` lists each applied
@@ -17,6 +20,8 @@ public final class NotesServer: Sendable {
         public var key: String
         /// The `Idempotency-Key` header, if the write had one.
         public var idempotencyKey: String?
+        /// The `If-Match` header, if the write had one.
+        public var ifMatch: String?
         /// The body of a put.
         public var body: Data
     }
@@ -25,8 +30,14 @@ public final class NotesServer: Sendable {
     private struct State {
         /// The notes, by key.
         var notes: [String: Data] = [:]
+        /// The revision of each key, moved by each write.
+        var revisions: [String: Int] = [:]
         /// Whether every request is answered 503.
         var isDown = false
+        /// Whether every write is answered 503 (reads are answered).
+        var failsWrites = false
+        /// Every write that arrived, answered or not.
+        var writeRequests = 0
         /// How many more writes of each key are answered 409.
         var conflicts: [String: Int] = [:]
         /// The idempotency keys applied, with the index of their write in ``applied``.
@@ -70,6 +81,15 @@ public final class NotesServer: Sendable {
         set { state.withLock { $0.isDown = newValue } }
     }
 
+    /// Whether every write is answered 503 while reads are answered: a server that is up but cannot take writes.
+    public var failsWrites: Bool {
+        get { state.withLock { $0.failsWrites } }
+        set { state.withLock { $0.failsWrites = newValue } }
+    }
+
+    /// How many writes (`PUT`, `DELETE`) arrived, whatever they were answered.
+    public var writeRequestCount: Int { state.withLock { $0.writeRequests } }
+
     /// Makes the next `times` writes of `key` answer 409 Conflict.
     public func scriptConflict(key: String, times: Int = 1) {
         state.withLock { $0.conflicts[key] = times }
@@ -77,8 +97,17 @@ public final class NotesServer: Sendable {
 
     /// Sets a note directly, as another client would.
     public func setNote(_ body: Data, forKey key: String) {
-        state.withLock { $0.notes[key] = body }
+        state.withLock { state in
+            state.notes[key] = body
+            state.revisions[key, default: 0] += 1
+        }
     }
+
+    /// The `ETag` of `key`'s revision now, such as `"r2"`.
+    public func eTag(forKey key: String) -> String { state.withLock { Self.eTag($0.revisions[key, default: 0]) } }
+
+    /// The `ETag` of a revision.
+    private static func eTag(_ revision: Int) -> String { "\"r\(revision)\"" }
 
     /// The stored note of `key`.
     public func note(forKey key: String) -> Data? { state.withLock { $0.notes[key] } }
@@ -98,18 +127,21 @@ public final class NotesServer: Sendable {
     private func get(_ request: ServerRequest) -> ServerReply {
         state.withLock { state in
             if state.isDown { return ServerReply(status: 503) }
-            guard let body = state.notes[Self.key(request)] else { return ServerReply(status: 404) }
-            return ServerReply(status: 200, headers: ["Content-Type": "application/json"], body: body)
+            let key = Self.key(request)
+            guard let body = state.notes[key] else { return ServerReply(status: 404) }
+            let eTag = Self.eTag(state.revisions[key, default: 0])
+            return ServerReply(status: 200, headers: ["Content-Type": "application/json", "ETag": eTag], body: body)
         }
     }
 
-    /// Answers a put or a delete: 503 when down, the earlier answer for an applied idempotency key, a scripted
-    /// 409, or applies it.
+    /// Answers a put or a delete: 503 when down or failing writes, the earlier answer for an applied idempotency
+    /// key, a scripted 409, 412 for an `If-Match` of another revision, or applies it.
     private func write(_ request: ServerRequest) -> ServerReply {
         let key = Self.key(request)
         let idempotencyKey = request.headers["idempotency-key"]
         return state.withLock { state in
-            if state.isDown { return ServerReply(status: 503) }
+            state.writeRequests += 1
+            if state.isDown || state.failsWrites { return ServerReply(status: 503) }
             if let idempotencyKey, state.seenKeys[idempotencyKey] != nil {
                 state.duplicates += 1
                 return ServerReply(status: request.method == "PUT" ? 200 : 204, body: request.body)
@@ -118,9 +150,18 @@ public final class NotesServer: Sendable {
                 state.conflicts[key] = remaining - 1
                 return ServerReply(status: 409)
             }
+            let ifMatch = request.headers["if-match"]
+            if let ifMatch, ifMatch != Self.eTag(state.revisions[key, default: 0]) { return ServerReply(status: 412) }
             if let idempotencyKey { state.seenKeys[idempotencyKey] = state.applied.count }
+            state.revisions[key, default: 0] += 1
             state.applied.append(
-                AppliedWrite(method: request.method, key: key, idempotencyKey: idempotencyKey, body: request.body)
+                AppliedWrite(
+                    method: request.method,
+                    key: key,
+                    idempotencyKey: idempotencyKey,
+                    ifMatch: ifMatch,
+                    body: request.body
+                )
             )
             if request.method == "PUT" {
                 state.notes[key] = request.body

@@ -51,16 +51,20 @@ struct OfflineBackoffTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         let clock = ManualClock()
+        let network = try Reachability()
         let notes = try await notesRepository(
             server,
             folder: folder,
+            reachability: network,
             configuration: .init(backoff: RetryPlugin.Backoff(initial: .seconds(600), jitter: .none), clock: clock)
         )
-        server.isDown = true
+        network.isUnreachable = true
         try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
-        server.isDown = false
+        #expect(await notes.outbox.pendingWrites.first?.lastFailure == .unreachable)
+        network.isUnreachable = false
 
-        // A write of another key reaches main, which triggers the replay of a without waiting 10 minutes
+        // A write of another key reaches main, which triggers the replay of a (main was unreachable) without
+        // waiting 10 minutes
         await awaitChange(in: notes.outbox.changeBroadcaster.changes(forKey: "a")) {
             _ = try? await notes.put(Note(id: "b", text: "bee", version: 1), in: KeyQuery("b"))
         }
@@ -75,17 +79,20 @@ struct OfflineBackoffTests {
         let clock = ManualClock()
         let start = clock.now()
         let backoff = RetryPlugin.Backoff(initial: .seconds(600), jitter: .none)
-        try await withNotes(configuration: .init(backoff: backoff, clock: clock)) { server, notes in
+        let network = try Reachability()
+        try await withNotes(reachability: network, configuration: .init(backoff: backoff, clock: clock)) {
+            server,
+            notes in
             server.setNote(try JSONEncoder().encode(Note(id: "c", text: "sea", version: 1)), forKey: "c")
-            server.isDown = true
+            network.isUnreachable = true
             for (key, text) in [("a", "one"), ("b", "bee"), ("a", "two")] {
                 let write = try await notes.put(Note(id: key, text: text, version: 1), in: KeyQuery(key))
                 #expect(write.isPending)
             }
-            // A read main fails (503) replays nothing: main is still down
+            // A read that cannot reach main replays nothing: main is still unreachable
             await #expect(throws: StrataError.self) { try await notes.get(KeyQuery("c")) }
             #expect(await notes.outbox.count == 3)
-            server.isDown = false
+            network.isUnreachable = false
 
             // Main is back; a read it answers replays the outbox, in order, without the backoff's 10 minutes. Eight
             // reads at once start one replay at a time: no write reaches the server twice.
@@ -101,6 +108,43 @@ struct OfflineBackoffTests {
             #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one", "two"])
             #expect(server.duplicateCount == 0)
             #expect(clock.now() == start)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func readsMainAnswersLeaveAWriteMainRefusedToItsBackoff() async throws {
+        // Given a server that answers reads but answers every write 503, and a write it refused once
+        let clock = ManualClock()
+        let backoff = RetryPlugin.Backoff(initial: .seconds(60), multiplier: 2, maximum: .seconds(600), jitter: .none)
+        try await withNotes(configuration: .init(backoff: backoff, clock: clock)) { server, notes in
+            server.setNote(try JSONEncoder().encode(Note(id: "c", text: "sea", version: 1)), forKey: "c")
+            server.failsWrites = true
+            let write = try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+            #expect(write.isPending)
+            #expect(await notes.outbox.pendingWrites.first?.lastFailure == .answered)
+            #expect(server.writeRequestCount == 1)
+
+            // When main answers ten reads before the backoff ends
+            for _ in 0..<10 {
+                #expect(try await notes.get(KeyQuery("c"), operation: .main).value.text == "sea")
+                await notes.waitForReplays()
+            }
+
+            // Then no write was sent again: the write waits for its backoff
+            #expect(server.writeRequestCount == 1)
+            #expect(await notes.outbox.pendingWrites.first?.attempts == 1)
+
+            // When the backoff ends, the timer sends it once; still refused, it waits twice as long
+            await clock.waitForSleepers(1)
+            clock.advance(by: .seconds(60))
+            while server.writeRequestCount < 2 { await Task.yield() }
+            await notes.waitForReplays()
+            #expect(server.writeRequestCount == 2)
+            #expect(await notes.outbox.pendingWrites.first?.notBefore == clock.now().addingTimeInterval(120))
+
+            // And once the server takes writes, a sync delivers it at once
+            server.failsWrites = false
+            #expect(await notes.sync().delivered == 1)
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one"])
         }
     }
 }

@@ -37,16 +37,49 @@ struct OfflineConflictTests {
         await server.stop()
     }
 
-    @Test func keepLocalSendsTheWriteAgainWithANewIdempotencyKey() async throws {
+    @Test func keepLocalSendsTheWriteAgainOnTopOfTheServersVersion() async throws {
         let (server, notes, folder) = try await Self.conflicted(.keepLocal)
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         let first = try #require(await notes.outbox.pendingWrites.first)
+        let remoteVersion = server.eTag(forKey: "a")
 
         let report = await notes.sync()
 
+        // Sent again with a new idempotency key, conditioned on the version the server held (If-Match)
         #expect(report.delivered == 1)
         #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["local"])
         #expect(server.applied.first?.idempotencyKey != first.idempotencyKey)
+        #expect(server.applied.first?.ifMatch == remoteVersion)
+        await notes.close()
+        await server.stop()
+    }
+
+    @Test func keepLocalOnAVersionThatChangedMeanwhileIsAConflictAgain() async throws {
+        // Given a resolver that keeps the local value, while another client writes once more as it decides
+        let versions = Locked<[String?]>([])
+        let racing = Locked<NotesServer?>(nil)
+        let resolver = ConflictResolver<Note> { conflict in
+            versions.withLock { $0.append(conflict.remoteVersion) }
+            if versions.withLock({ $0.count }) == 1, let server = racing.withLock({ $0 }) {
+                server.setNote(try JSONEncoder().encode(Note(id: "a", text: "newer", version: 3)), forKey: "a")
+            }
+            return .keepLocal
+        }
+        let (server, notes, folder) = try await Self.conflicted(resolver)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        racing.withLock { $0 = server }
+        let seenFirst = server.eTag(forKey: "a")
+
+        // When the outbox replays
+        let report = await notes.sync()
+
+        // Then the send on top of the version the resolver saw is refused (412), the resolver is asked again with
+        // the newer version, and the write goes on top of that one
+        #expect(report.delivered == 1)
+        let seen = versions.withLock { $0 }
+        #expect(seen.count == 2 && seen.first == seenFirst && seen.last != seenFirst)
+        #expect(server.applied.map(\.ifMatch) == [seen.last ?? nil])
+        #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["local"])
         await notes.close()
         await server.stop()
     }

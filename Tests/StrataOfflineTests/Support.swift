@@ -4,6 +4,7 @@ import Strata
 import StrataMemory
 import StrataNetwork
 import StrataOffline
+import StrataTestSupport
 
 /// The value the offline tests write.
 struct Note: Codable, Hashable, Sendable {
@@ -19,12 +20,17 @@ extension NotesServer {
     /// A JSON source for `/notes/<key>` on this server.
     var source: NetworkDataSource<Note> {
         let base = baseURL
+        return Self.source { base }
+    }
+
+    /// A JSON source for `/notes/<key>` on the server `base` names at each request.
+    static func source(base: @escaping @Sendable () -> URL) -> NetworkDataSource<Note> {
         @Sendable func rule(_ method: HTTPMethod) -> NetworkRequestRule {
             { query in
                 guard let query = query as? any KeyedQuery else {
                     throw StrataError.queryNotSupported(query, by: NetworkDataSource<Note>.self)
                 }
-                return HTTPRequest(method, baseURL: base, path: "notes/\(query.key)")
+                return HTTPRequest(method, baseURL: base(), path: "notes/\(query.key)")
             }
         }
         return NetworkDataSource(
@@ -41,6 +47,27 @@ extension NotesServer {
     }
 }
 
+/// Whether main can be reached: while it cannot, requests go to a port that refuses every connection (no answer
+/// at all, as when the network is down: ``Strata/StrataError/Code/network``), otherwise to the notes server.
+final class Reachability: Sendable {
+    private let refusing: RefusingPort
+    private let unreachable = Locked(false)
+
+    init() throws { refusing = try RefusingPort() }
+
+    /// Whether requests meet a refused connection.
+    var isUnreachable: Bool {
+        get { unreachable.withLock { $0 } }
+        set { unreachable.withLock { $0 = newValue } }
+    }
+
+    /// A notes source that reaches `server` only while ``isUnreachable`` is `false`.
+    func source(_ server: NotesServer) -> NetworkDataSource<Note> {
+        let (up, down) = (server.baseURL, refusing.baseURL)
+        return NotesServer.source { [self] in isUnreachable ? down : up }
+    }
+}
+
 /// A fresh temporary folder, removed by the caller.
 func temporaryFolder(_ name: String = "outbox") -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("strata-offline-\(UUID().uuidString)")
@@ -51,10 +78,11 @@ func temporaryFolder(_ name: String = "outbox") -> URL {
 func notesRepository(
     _ server: NotesServer,
     folder: URL,
+    reachability: Reachability? = nil,
     configuration: NotesRepository.Configuration = .init(replaysOnTimer: false)
 ) async throws -> NotesRepository {
     try await NotesRepository.open(
-        main: server.source,
+        main: reachability?.source(server) ?? server.source,
         cache: MemoryDataSource<Note>(),
         outboxFolder: folder,
         configuration: configuration
@@ -71,13 +99,19 @@ func awaitChange(in stream: AsyncStream<DataChange>, after action: () async -> V
 /// Runs `body` with a notes server and a repository over it (its outbox in a fresh folder), then closes both and
 /// removes the folder.
 func withNotes(
+    reachability: Reachability? = nil,
     configuration: NotesRepository.Configuration = .init(replaysOnTimer: false),
     _ body: (NotesServer, NotesRepository) async throws -> Void
 ) async throws {
     let server = try await NotesServer.start()
     let folder = temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
-    let notes = try await notesRepository(server, folder: folder, configuration: configuration)
+    let notes = try await notesRepository(
+        server,
+        folder: folder,
+        reachability: reachability,
+        configuration: configuration
+    )
     do {
         try await body(server, notes)
     } catch {

@@ -70,6 +70,23 @@ struct StaleWhileRevalidateTests {
         #expect(repository.backgroundRefreshCount == 0)
     }
 
+    @Test func aWriteDuringTheBackgroundRefreshIsNotOverwrittenByIt() async throws {
+        // Given a stale value served at once while its refresh waits for main
+        let fixture = StaleFixture(gated: true)
+        let repository = fixture.repository
+        fixture.clock.advance(by: .seconds(90))
+        #expect(try await repository.get(IdQuery(1), operation: fixture.operation) == "old")
+        await fixture.gate.waitForEntered(1)
+
+        // When the cache is written before main answers the refresh
+        _ = try await repository.put("local", in: IdQuery(1), operation: .cache)
+        fixture.gate.open()
+        await repository.waitForBackgroundRefreshes()
+
+        // Then the refresh leaves the newer value in place
+        #expect(fixture.cache.entry("1")?.value == "local")
+    }
+
     /// The value went stale at 60 seconds; the window closes at 120 (exclusive).
     @Test(arguments: [120, 121])
     func aValueStaleOutsideTheWindowWaitsForMain(secondsAfterStoring: Int) async throws {

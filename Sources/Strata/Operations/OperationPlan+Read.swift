@@ -27,7 +27,9 @@ extension OperationPlan {
 
         /// Whether a value read from main is written into the cache, with its metadata.
         ///
-        /// A failed cache write follows the repository's ``CacheRepository/CacheWritePolicy``.
+        /// A failed cache write follows the repository's ``CacheRepository/CacheWritePolicy``. The value is not
+        /// written when a write of its keys went through the repository since the read began: the cache keeps the
+        /// newer value (see ``CacheRepository``).
         public var writesBack: Bool
 
         /// What a stale value — one the cache returned with *not valid* — is used for.

@@ -8,7 +8,9 @@ extension CacheRepository where Cache: DeleteDataSource {
     /// - Parameter tag: The tag, such as `team:7`.
     /// - Throws: ``StrataError/Code/queryNotSupported`` when the cache does not keep tags; the cache's error.
     public func invalidate(tag: String) async throws {
-        try await cache.delete(TagQuery(tag))
+        let query = TagQuery(tag)
+        writeStamps.recordWrite(query)
+        try await cache.delete(query)
     }
 }
 

@@ -25,6 +25,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         } catch let error as StrataError where plan.asksMainOn.contains(error) {
             listMiss = error
         }
+        let stamp = writeStamps.stamp(query)
         let keys = query.keys
         var entries = [StoredEntry<Main.Value>?](repeating: nil, count: keys.count)
         var stale = entries
@@ -46,7 +47,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         if missing.isEmpty { return entries.compactMap { $0 } }
         let fetched: [StoredEntry<Main.Value>?]
         do {
-            fetched = try await fetchAndStore(narrowed(query, to: missing), writesBack: plan.writesBack)
+            fetched = try await fetchAndStore(narrowed(query, to: missing), writesBack: plan.writesBack, since: stamp)
         } catch {
             guard missing.allSatisfy({ stale[$0] != nil }), plan.staleValues.servesStale(after: error) else {
                 throw error
@@ -62,17 +63,19 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     }
 
     /// Main's entries for the keys of `query`, one per key (`nil` for a key main did not answer, see
-    /// ``Swift/Array/matched(to:)``), written into the cache with `writesBack`: one main call and one cache write,
-    /// shared with concurrent identical reads.
+    /// ``Swift/Array/matched(to:)``), written into the cache with `writesBack` unless a write of the keys went
+    /// through the repository since `stamp`: one main call and one cache write, shared with concurrent identical
+    /// reads.
     private func fetchAndStore(
         _ query: any MultiKeyedQuery,
-        writesBack: Bool
+        writesBack: Bool,
+        since stamp: CacheWriteStamps.Stamp
     ) async throws -> [StoredEntry<Main.Value>?] {
         let work = { @Sendable [self] () async throws -> [StoredEntry<Main.Value>?] in
             var fetched = try await main.getAllEntries(query).matched(to: query.keys)
             mainAnswered(.getAll, query)
             let found = fetched.indices.filter { fetched[$0] != nil }
-            guard writesBack, !found.isEmpty else { return fetched }
+            guard writesBack, !found.isEmpty, writeStamps.mayWriteBack(since: stamp) else { return fetched }
             let written = found.compactMap { fetched[$0] }
             let storeQuery = try narrowed(query, to: found)
             let stored = try await syncCache(after: written, payload: written.map(\.value)) {

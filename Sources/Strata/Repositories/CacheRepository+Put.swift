@@ -110,6 +110,7 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
         let sources = plan.thenOther ? [plan.first, plan.first.other] : [plan.first]
         var renewedAll = true
         for source in sources {
+            if source == .cache { writeStamps.recordWrite(query) }
             let renewed =
                 source == .main
                 ? try await main.renewMetadata(metadata, in: query)

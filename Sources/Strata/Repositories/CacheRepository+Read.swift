@@ -20,7 +20,13 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     ) async throws(PlannedReadFailure) -> PlannedAnswer<Entry> {
         if plan.first == .main {
             do {
-                return try await readMain(plan, read, stale: nil, coalesces: false)
+                return try await readMain(
+                    plan,
+                    read,
+                    stale: nil,
+                    coalesces: false,
+                    since: writeStamps.stamp(read.query)
+                )
             } catch {
                 throw PlannedReadFailure(error: error, source: .main)
             }
@@ -41,13 +47,15 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let staleAnswer = stale.map { PlannedAnswer(entry: $0, source: .cache, isStale: true) }
         if let staleAnswer, case .served = plan.staleValues { return staleAnswer }
         if let staleAnswer, let refresh = plan.refreshesInBackground, refresh.contains(miss) {
-            refreshInBackground(plan, read, stale: stale)
+            refreshInBackground(plan, read, stale: stale, since: writeStamps.stamp(read.query))
             return staleAnswer
         }
         guard plan.asksMainOn.contains(miss) else { throw PlannedReadFailure(error: miss, source: .cache) }
+        // The stamp is taken before anything can suspend after the cache missed, so a write made since is seen.
+        let stamp = writeStamps.stamp(read.query)
         if let staleAnswer { beforeMain?(staleAnswer) }
         do {
-            return try await readMain(plan, read, stale: stale, coalesces: coalesces)
+            return try await readMain(plan, read, stale: stale, coalesces: coalesces, since: stamp)
         } catch {
             if let staleAnswer, plan.staleValues.servesStale(after: error) { return staleAnswer }
             throw PlannedReadFailure(error: error, source: .main)
@@ -57,11 +65,16 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// The main half of a read: a conditional read for a stale entry with validators (renewing the cached entry
     /// on *not modified*), else main's entry; written back into the cache as the plan says. Main's answer is told
     /// to ``Configuration/onMainAnswer`` first.
+    ///
+    /// The write-back rule: main's answer is written into the cache (or renews the cached entry) only when no
+    /// write of the read's keys went through the repository since `stamp` (``CacheWriteStamps``); otherwise the
+    /// cache keeps the newer value and the read returns main's answer without storing it.
     func readMain<Entry, Value>(
         _ plan: OperationPlan.Read,
         _ read: PlannedRead<Entry, Value>,
         stale: Entry?,
-        coalesces: Bool
+        coalesces: Bool,
+        since stamp: CacheWriteStamps.Stamp
     ) async throws -> PlannedAnswer<Entry> {
         let writesBack = plan.writesBack
         let revalidates = plan.revalidates
@@ -71,18 +84,20 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 mainAnswered(method, read.query)
                 switch outcome {
                 case .notModified(let renewed):
-                    guard writesBack else { return PlannedAnswer(entry: renewed, source: .main, isStale: false) }
+                    guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
+                        return PlannedAnswer(entry: renewed, source: .main, isStale: false)
+                    }
                     let stored = try await syncCache(after: renewed, payload: read.value(renewed)) {
                         try await read.renew(renewed)
                     }
                     return PlannedAnswer(entry: stored, source: .main, isStale: false)
                 case .modified(let entry):
-                    return try await store(entry, writesBack: writesBack, read)
+                    return try await store(entry, writesBack: writesBack, since: stamp, read)
                 }
             }
             let entry = try await read.readMain()
             mainAnswered(method, read.query)
-            return try await store(entry, writesBack: writesBack, read)
+            return try await store(entry, writesBack: writesBack, since: stamp, read)
         }
         guard coalesces, let key = mainReadKey(isGetAll: read.isGetAll, writesBack: writesBack, read.query) else {
             return try await readAndStore()
@@ -90,13 +105,17 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         return try await sharedMainRead(key, readAndStore)
     }
 
-    /// Main's entry, written into the cache when the plan writes back.
+    /// Main's entry, written into the cache when the plan writes back and no write of its keys went through the
+    /// repository since the read began at `stamp`.
     private func store<Entry, Value>(
         _ entry: Entry,
         writesBack: Bool,
+        since stamp: CacheWriteStamps.Stamp,
         _ read: PlannedRead<Entry, Value>
     ) async throws -> PlannedAnswer<Entry> {
-        guard writesBack else { return PlannedAnswer(entry: entry, source: .main, isStale: false) }
+        guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
+            return PlannedAnswer(entry: entry, source: .main, isStale: false)
+        }
         let stored = try await syncCache(after: entry, payload: read.value(entry)) { try await read.store(entry) }
         return PlannedAnswer(entry: stored, source: .main, isStale: false)
     }

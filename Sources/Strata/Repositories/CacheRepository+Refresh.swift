@@ -18,8 +18,12 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// The refresh runs through the configuration's refresh plugins, which see its error; nobody else does, and the
     /// stale entry stays in the cache. A successful refresh announces a write of the query to the repository's
     /// streams.
-    func refreshInBackground<Entry, Value>(_ plan: OperationPlan.Read, _ read: PlannedRead<Entry, Value>, stale: Entry?)
-    {
+    func refreshInBackground<Entry, Value>(
+        _ plan: OperationPlan.Read,
+        _ read: PlannedRead<Entry, Value>,
+        stale: Entry?,
+        since stamp: CacheWriteStamps.Stamp
+    ) {
         let key = (read.query as? any Hashable).map {
             AnyHashable(MainReadKey(isGetAll: read.isGetAll, writesBack: plan.writesBack, query: AnyHashable($0)))
         }
@@ -28,7 +32,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             let call = PluginCall(method: method, query: read.query, source: "refresh")
             do {
                 _ = try await runPlugins(configuration.refreshPlugins[...], call) {
-                    try await readMain(plan, read, stale: stale, coalesces: true)
+                    try await readMain(plan, read, stale: stale, coalesces: true, since: stamp)
                 }
                 changeBroadcaster.publishWrite(to: read.query)
             } catch {

@@ -19,6 +19,18 @@
 /// validators is revalidated (``GetDataSource/getIfModified(_:since:)``), and *not modified* renews its metadata
 /// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it.
 ///
+/// **Main's answer never replaces a newer write.** A value read from main is written back into the cache (or renews
+/// the cached entry) only when no write of its keys went through the repository since the read began — a put, a
+/// delete, a metadata renewal, a tag invalidation, by any operation (`.cache` included). Otherwise the read returns
+/// main's answer and the cache keeps the newer value. (Write-backs are not such writes: two main reads of a key
+/// that race both write back, the last to finish last.) The rule
+/// covers every write-back: a read after a miss, a read that starts at main, a revalidation, a background refresh,
+/// and the read of the keys a list missed. Writes are told apart by a fixed table of 256 counters per repository
+/// (a key's hash picks its counter; a listing or a tag moves one shared counter), so memory does not grow with the
+/// keys, and two keys that share a counter only make a write-back be skipped, never a stale value be stored. A
+/// write made directly to the cache source, not through the repository, is not seen; nor is one that starts while
+/// the write-back's own cache write is under way (the two cache writes race as any two writes of a key do).
+///
 /// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
 /// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own
 /// fallback rule.
@@ -46,6 +58,9 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
 
     /// The stale-while-revalidate refreshes running in the background.
     let refreshes = BackgroundRefreshes()
+
+    /// Which keys were written through the repository since a main read began (see ``CacheWriteStamps``).
+    let writeStamps = CacheWriteStamps()
 
     /// Announces every write and delete made through this repository (and its copies) to its streams.
     public let changeBroadcaster = ChangeBroadcaster()

@@ -3,7 +3,8 @@ import Strata
 /// A ``Strata/DeleteDataSource`` over HTTP: a rule turns each query into a request (usually `DELETE`).
 ///
 /// A 404 counts as success: deleting what is not there succeeds, as ``Strata/DeleteDataSource`` asks. A delete
-/// made with an ``Strata/IdempotencyKey/current`` key (an outbox replay) sends it as the `Idempotency-Key` header.
+/// made with an ``Strata/IdempotencyKey/current`` key (an outbox replay) sends it as the `Idempotency-Key` header,
+/// and one made with an ``Strata/ExpectedVersion/current`` version sends it as `If-Match`.
 public struct NetworkDeleteDataSource: DeleteDataSource {
     /// The client that sends the requests.
     public let client: HTTPClient
@@ -25,7 +26,7 @@ public struct NetworkDeleteDataSource: DeleteDataSource {
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``; never `notFound`.
     public func delete(_ query: any Query) async throws {
         do {
-            _ = try await client.send(makeRequest(request, for: query).carryingIdempotencyKey())
+            _ = try await client.send(makeRequest(request, for: query).carryingWriteContext())
         } catch let error as StrataError where error.code == .notFound && error.httpFailure?.status == 404 {
             return
         }

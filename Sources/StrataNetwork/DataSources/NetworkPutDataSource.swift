@@ -6,7 +6,8 @@ import Strata
 /// decoded as the stored value.
 ///
 /// An empty response body (a `204 No Content`) returns the value that was sent. A write made with an
-/// ``Strata/IdempotencyKey/current`` key (an outbox replay) sends it as the `Idempotency-Key` header.
+/// ``Strata/IdempotencyKey/current`` key (an outbox replay) sends it as the `Idempotency-Key` header, and one made
+/// with an ``Strata/ExpectedVersion/current`` version sends it as `If-Match`.
 public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
     /// The client that sends the requests.
     public let client: HTTPClient
@@ -70,7 +71,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
         var request = try makeRequest(self.request, for: query)
         request.body = body
         if let contentType, request.headers["Content-Type"] == nil { request.headers["Content-Type"] = contentType }
-        return request.carryingIdempotencyKey()
+        return request.carryingWriteContext()
     }
 
     private static func map<From>(_ value: From, with mapper: any Mapper<From, Data>) throws -> Data {

@@ -27,12 +27,17 @@ func makeRequest(_ rule: NetworkRequestRule, for query: any Query) throws -> HTT
 }
 
 extension HTTPRequest {
-    /// The request with the task's ``Strata/IdempotencyKey/current`` key as its `Idempotency-Key` header, unless
-    /// the rule set one; unchanged outside a keyed write.
-    func carryingIdempotencyKey() -> HTTPRequest {
-        guard let key = IdempotencyKey.current, headers[IdempotencyKey.headerName] == nil else { return self }
+    /// The request with the task's ``Strata/IdempotencyKey/current`` key as its `Idempotency-Key` header and its
+    /// ``Strata/ExpectedVersion/current`` version as its `If-Match` header, each unless the rule set it; unchanged
+    /// outside such a write.
+    func carryingWriteContext() -> HTTPRequest {
         var request = self
-        request.headers[IdempotencyKey.headerName] = key
+        for (name, value) in [
+            (IdempotencyKey.headerName, IdempotencyKey.current), (ExpectedVersion.headerName, ExpectedVersion.current),
+        ] {
+            guard let value, request.headers[name] == nil else { continue }
+            request.headers[name] = value
+        }
         return request
     }
 }

@@ -12,6 +12,10 @@ public struct OutboxConflict<Value: Sendable>: Sendable {
     /// Main's value now; `nil` when main has none (or cannot be read: see ``remoteError``).
     public var remote: Value?
 
+    /// The version of main's value (its entity tag, ``Strata/EntryMetadata/eTag``), when main gave one: a
+    /// ``ConflictResolution/keepLocal`` or ``ConflictResolution/merge(_:)`` write is sent on top of it.
+    public var remoteVersion: String?
+
     /// Why main's value could not be read, when it could not; `nil` when ``remote`` is main's answer.
     public var remoteError: (any Error)?
 

@@ -15,6 +15,14 @@ public struct PendingWrite: Codable, Sendable, Hashable {
         case delete
     }
 
+    /// How main failed a write.
+    public enum Failure: String, Codable, Sendable, Hashable {
+        /// Main could not be reached: no answer came (a transport failure, a timeout, a refused connection).
+        case unreachable
+        /// Main answered with an error it may not give next time (HTTP 5xx, 408, 429).
+        case answered
+    }
+
     /// The write's place in the order of writes; later writes have larger numbers.
     public var sequence: UInt64
 
@@ -36,6 +44,13 @@ public struct PendingWrite: Codable, Sendable, Hashable {
     /// The last failure, for a human; `nil` before any.
     public var lastError: String?
 
+    /// Whether the last failure was main being unreachable or main answering with an error; `nil` before any
+    /// (and in records an earlier version wrote).
+    ///
+    /// A call main answers replays at once the writes that failed because main was unreachable; a write main
+    /// refused itself waits for its backoff.
+    public var lastFailure: Failure?
+
     /// When the write was made.
     public var createdAt: Date
 
@@ -50,6 +65,11 @@ public struct PendingWrite: Codable, Sendable, Hashable {
     /// How many conflicts the resolver decided for this write.
     public var conflicts: Int
 
+    /// The version of the entry main held when a conflict was settled by keeping the local value (or by a merge):
+    /// each later attempt is sent on top of it (``Strata/ExpectedVersion/current``, `If-Match` over HTTP). `nil`
+    /// before a conflict, or when main's entry carries no version (no entity tag): the write is then sent as it is.
+    public var expectedVersion: String?
+
     /// Creates a record.
     ///
     /// - Parameters:
@@ -60,10 +80,12 @@ public struct PendingWrite: Codable, Sendable, Hashable {
     ///   - idempotencyKey: The key every attempt carries.
     ///   - attempts: Calls made so far.
     ///   - lastError: The last failure.
+    ///   - lastFailure: Whether the last failure was main being unreachable.
     ///   - createdAt: When the write was made.
     ///   - notBefore: The earliest time of the next timed replay.
     ///   - isSetAside: Whether the write is no longer replayed.
     ///   - conflicts: Conflicts decided so far.
+    ///   - expectedVersion: The version of main's entry the write is sent on top of.
     public init(
         sequence: UInt64,
         key: String,
@@ -72,10 +94,12 @@ public struct PendingWrite: Codable, Sendable, Hashable {
         idempotencyKey: String,
         attempts: Int = 0,
         lastError: String? = nil,
+        lastFailure: Failure? = nil,
         createdAt: Date,
         notBefore: Date? = nil,
         isSetAside: Bool = false,
-        conflicts: Int = 0
+        conflicts: Int = 0,
+        expectedVersion: String? = nil
     ) {
         self.sequence = sequence
         self.key = key
@@ -84,10 +108,12 @@ public struct PendingWrite: Codable, Sendable, Hashable {
         self.idempotencyKey = idempotencyKey
         self.attempts = attempts
         self.lastError = lastError
+        self.lastFailure = lastFailure
         self.createdAt = createdAt
         self.notBefore = notBefore
         self.isSetAside = isSetAside
         self.conflicts = conflicts
+        self.expectedVersion = expectedVersion
     }
 }
 
@@ -103,6 +129,17 @@ extension PendingWrite {
     static func sequence(ofStoreKey key: String) -> UInt64? {
         guard key.utf8.count == 20, key.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         return UInt64(key)
+    }
+
+    /// The one-line form of an error kept in a record.
+    static func describe(_ error: any Error) -> String {
+        String(String(describing: error).prefix(512))
+    }
+
+    /// Records a retryable failure of main: its description, and whether main was unreachable.
+    mutating func noteFailure(_ error: any Error, unreachable: Bool) {
+        lastError = Self.describe(error)
+        lastFailure = unreachable ? .unreachable : .answered
     }
 
     /// Why this record cannot be replayed as it is, or `nil` when it is sound.

@@ -9,29 +9,41 @@ extension OfflineRepository {
     /// others go on. A failure of the transport (main unreachable) ends the replay.
     @discardableResult
     public func sync() async -> SyncReport {
-        await replays.run { await self.replayPass(force: true) }
+        await replays.run { await self.replayPass(.all) }
     }
 
-    /// Starts a replay unless one already waits to start; `force` ignores backoff.
-    func triggerReplay(force: Bool) {
+    /// Starts a replay unless one already waits to start (which then sends what `urgency` asks, too).
+    func triggerReplay(_ urgency: ReplayUrgency) {
         let start = schedule.withLock { schedule -> Bool in
             guard !schedule.isClosed else { return false }
-            schedule.isForced = schedule.isForced || force
+            schedule.urgency = max(schedule.urgency, urgency)
             if schedule.isTriggered { return false }
             schedule.isTriggered = true
+            schedule.unfinished += 1
             return true
         }
         guard start else { return }
         Task {
             _ = await replays.run {
-                let force = self.schedule.withLock { schedule in
+                let urgency = self.schedule.withLock { schedule in
                     schedule.isTriggered = false
-                    defer { schedule.isForced = false }
-                    return schedule.isForced
+                    defer { schedule.urgency = .due }
+                    return schedule.urgency
                 }
-                return await self.replayPass(force: force)
+                return await self.replayPass(urgency)
             }
+            schedule.withLock { $0.unfinished -= 1 }
         }
+    }
+
+    /// Returns when no replay is running or waiting to start: one a main answer, a new write or the timer
+    /// started. Queued writes are not sent by it; a test awaits it instead of sleeping.
+    public func waitForReplays() async {
+        while schedule.withLock({ $0.unfinished }) > 0 {
+            await replays.run {}
+            await Task.yield()
+        }
+        await replays.run {}
     }
 
     /// Sets the timer to the earliest end of a backoff, replacing the previous one.
@@ -52,14 +64,14 @@ extension OfflineRepository {
                     } catch {
                         return
                     }
-                    self?.triggerReplay(force: false)
+                    self?.triggerReplay(.due)
                 }
             }
         }
     }
 
-    /// One replay: sends each queued write that is due, in order, and settles what main answers.
-    func replayPass(force: Bool) async -> SyncReport {
+    /// One replay: sends each queued write `urgency` sends now, in order, and settles what main answers.
+    func replayPass(_ urgency: ReplayUrgency) async -> SyncReport {
         var report = SyncReport(delivered: 0, resolvedByRemote: 0, remaining: 0, setAside: 0)
         var blocked = Set<String>()
         let now = configuration.clock.now()
@@ -67,7 +79,7 @@ extension OfflineRepository {
             if Task.isCancelled || schedule.withLock({ $0.isClosed }) { break }
             if blocked.contains(queued.key) { continue }
             guard let record = await outbox.record(queued.sequence), !record.isSetAside else { continue }
-            if await outbox.isDirect(key: record.key) || (!force && (record.notBefore.map { $0 > now } ?? false)) {
+            if await outbox.isDirect(key: record.key) || !urgency.sends(record, now: now) {
                 blocked.insert(record.key)
                 continue
             }
@@ -119,27 +131,28 @@ extension OfflineRepository {
             record.attempts = Self.incremented(record.attempts)
             do {
                 try await IdempotencyKey.$current.withValue(record.idempotencyKey) {
-                    if let local {
-                        _ = try await repository.main.put(local, in: query)
-                    } else {
-                        try await repository.main.delete(query)
+                    try await ExpectedVersion.$current.withValue(record.expectedVersion) {
+                        try await send(local, query)
                     }
                 }
                 try? await outbox.remove(record.sequence)
                 return .delivered
             } catch let error as StrataError where error.code == .conflict {
                 record.conflicts = Self.incremented(record.conflicts)
-                record.lastError = Self.describe(error)
+                record.lastError = PendingWrite.describe(error)
                 guard record.conflicts <= configuration.maxConflicts else {
                     return await setAside(record, because: error)
                 }
-                switch await resolve(record, local: local, query: query, error: error) {
-                case .some(.takeRemote):
+                guard let (resolution, remoteVersion) = await resolve(record, local: local, query: query, error: error)
+                else { return .setAside }
+                record.expectedVersion = remoteVersion
+                switch resolution {
+                case .takeRemote:
                     try? await outbox.remove(record.sequence)
                     return .resolvedByRemote
-                case .some(.keepLocal):
+                case .keepLocal:
                     record.idempotencyKey = UUID().uuidString
-                case .some(.merge(let merged)):
+                case .merge(let merged):
                     do {
                         record.value = try encode(merged)
                         if await outbox.latest(forKey: record.key)?.sequence == record.sequence {
@@ -149,8 +162,6 @@ extension OfflineRepository {
                         return await setAside(record, because: error)
                     }
                     record.idempotencyKey = UUID().uuidString
-                case .none:
-                    return .setAside
                 }
                 do {
                     try await outbox.update(record)
@@ -158,7 +169,7 @@ extension OfflineRepository {
                     return .failed(error)
                 }
             } catch  where configuration.isRetryable(error) {
-                record.lastError = Self.describe(error)
+                record.noteFailure(error, unreachable: configuration.isUnreachable(error))
                 record.notBefore = configuration.clock.now().addingTimeInterval(
                     pause(after: error, attempt: record.attempts).timeInterval
                 )
@@ -170,18 +181,30 @@ extension OfflineRepository {
         }
     }
 
-    /// Asks the resolver about a conflict and applies a win of main to the cache; `nil` when the record was set
-    /// aside instead.
+    /// Sends a replayed write to main: the put of `local`, or a delete.
+    private func send(_ local: Value?, _ query: any Query) async throws {
+        if let local {
+            _ = try await repository.main.put(local, in: query)
+        } else {
+            try await repository.main.delete(query)
+        }
+    }
+
+    /// Asks the resolver about a conflict and applies a win of main to the cache; returns the resolution and the
+    /// version of main's entry (its entity tag), or `nil` when the record was set aside instead.
     private func resolve(
         _ record: PendingWrite,
         local: Value?,
         query: any Query,
         error: StrataError
-    ) async -> ConflictResolution<Value>? {
+    ) async -> (ConflictResolution<Value>, remoteVersion: String?)? {
         var remote: Value?
+        var remoteVersion: String?
         var remoteError: (any Error)?
         do {
-            remote = try await repository.main.get(query)
+            let entry = try await repository.main.getEntry(query)
+            remote = entry.value
+            remoteVersion = entry.metadata.eTag
         } catch let error as StrataError where error.code == .notFound {
             remote = nil
         } catch {
@@ -191,6 +214,7 @@ extension OfflineRepository {
             key: record.key,
             local: local,
             remote: remote,
+            remoteVersion: remoteVersion,
             remoteError: remoteError,
             error: error,
             write: record
@@ -202,7 +226,7 @@ extension OfflineRepository {
             _ = await setAside(record, because: error)
             return nil
         }
-        guard case .takeRemote = resolution else { return resolution }
+        guard case .takeRemote = resolution else { return (resolution, remoteVersion) }
         // Main wins; the cache follows unless a later write of the key waits (it is newer still).
         if remoteError == nil, await outbox.latest(forKey: record.key)?.sequence == record.sequence {
             if let remote {
@@ -211,7 +235,7 @@ extension OfflineRepository {
                 try? await repository.delete(query, operation: .cache)
             }
         }
-        return resolution
+        return (resolution, remoteVersion)
     }
 
     /// `count + 1`, saturating: a count read from a file never traps.
@@ -223,7 +247,7 @@ extension OfflineRepository {
     private func setAside(_ original: PendingWrite, because error: any Error) async -> Delivery {
         var record = original
         record.isSetAside = true
-        record.lastError = Self.describe(error)
+        record.lastError = PendingWrite.describe(error)
         try? await outbox.update(record)
         return .setAside
     }

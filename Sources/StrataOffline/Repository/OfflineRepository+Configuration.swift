@@ -10,6 +10,16 @@ extension OfflineRepository {
         /// HTTP 5xx, 408 and 429. Anything else (a 400, a 401, a conflict) is thrown, and nothing is queued.
         public var isRetryable: @Sendable (any Error) -> Bool
 
+        /// Which main failures mean main could not be reached (``PendingWrite/Failure/unreachable``), rather than
+        /// main answering with an error (``PendingWrite/Failure/answered``).
+        ///
+        /// A call main answers replays the writes that failed unreachable at once, ignoring their backoff: main is
+        /// reachable again. A write main itself refused (HTTP 5xx, 429) waits for its backoff, so a server that
+        /// answers reads but fails writes is not sent every queued write on every read. The default,
+        /// ``defaultIsUnreachable(_:)``, takes ``Strata/StrataError/Code/network`` (transport failures, timeouts,
+        /// refused connections).
+        public var isUnreachable: @Sendable (any Error) -> Bool
+
         /// The pauses between replays of a write main keeps failing: the retry plugin's backoff (exponential,
         /// capped, full jitter). A `Retry-After` a failure carries is waited instead, up to the backoff's maximum.
         public var backoff: RetryPlugin.Backoff
@@ -49,6 +59,7 @@ extension OfflineRepository {
         ///
         /// - Parameters:
         ///   - isRetryable: Which main failures queue the write.
+        ///   - isUnreachable: Which main failures mean main could not be reached.
         ///   - backoff: The pauses between replays; 1 s doubling up to 5 min, full jitter, by default.
         ///   - coalescesWrites: Whether a queued write replaces the queued writes of its key.
         ///   - conflictResolver: Decides conflicts.
@@ -61,6 +72,7 @@ extension OfflineRepository {
         ///   - random: The source of jitter.
         public init(
             isRetryable: @escaping @Sendable (any Error) -> Bool = RetryPlugin.defaultIsRetryable,
+            isUnreachable: @escaping @Sendable (any Error) -> Bool = Configuration.defaultIsUnreachable,
             backoff: RetryPlugin.Backoff = RetryPlugin.Backoff(initial: .seconds(1), maximum: .seconds(300)),
             coalescesWrites: Bool = false,
             conflictResolver: ConflictResolver<Value> = .takeRemote,
@@ -73,6 +85,7 @@ extension OfflineRepository {
             random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
         ) {
             self.isRetryable = isRetryable
+            self.isUnreachable = isUnreachable
             self.backoff = backoff
             self.coalescesWrites = coalescesWrites
             self.conflictResolver = conflictResolver
@@ -83,6 +96,14 @@ extension OfflineRepository {
             self.makeDecoder = makeDecoder
             self.clock = clock
             self.random = random
+        }
+
+        /// The default rule of ``isUnreachable``: a ``Strata/StrataError`` with the code
+        /// ``Strata/StrataError/Code/network`` — no answer came from main. Any other error is an answer.
+        ///
+        /// - Parameter error: Main's failure.
+        public static func defaultIsUnreachable(_ error: any Error) -> Bool {
+            (error as? StrataError)?.code == .network
         }
     }
 }

@@ -87,7 +87,7 @@ extension OfflineRepository {
         do {
             let stored = try await IdempotencyKey.$current.withValue(record.idempotencyKey) { try await toMain(local) }
             await outbox.endDirect(key: key)
-            if await outbox.count > 0 { triggerReplay(force: true) }
+            if await outbox.count > 0 { triggerReplay(.mainAnswered) }
             return (stored, .saved)
         } catch  where configuration.isRetryable(error) {
             // The queue waits for this key until the record is written (or could not be).
@@ -112,7 +112,7 @@ extension OfflineRepository {
         var record = draft
         if let error {
             record.attempts = 1
-            record.lastError = Self.describe(error)
+            record.noteFailure(error, unreachable: configuration.isUnreachable(error))
             record.notBefore = record.createdAt.addingTimeInterval(pause(after: error, attempt: 1).timeInterval)
         }
         let coalesces = configuration.coalescesWrites
@@ -120,7 +120,7 @@ extension OfflineRepository {
         record = try await outbox.append(record) { old in
             operation == .delete ? (coalesces || old.operation == .put) : coalesces
         }
-        if error == nil { triggerReplay(force: false) } else { scheduleTimer() }
+        if error == nil { triggerReplay(.due) } else { scheduleTimer() }
         return record
     }
 
@@ -151,10 +151,5 @@ extension OfflineRepository {
         } catch {
             throw StrataError.serialization(error, "A queued \(Value.self) no longer decodes")
         }
-    }
-
-    /// The one-line form of an error kept in a record.
-    static func describe(_ error: any Error) -> String {
-        String(String(describing: error).prefix(512))
     }
 }

@@ -13,7 +13,9 @@ import Strata
 ///
 /// Queued writes are replayed — one replay at a time — after the next call main answers (a write, or a read
 /// through ``repository``, which observes main's answers: ``Strata/CacheRepository/Configuration/onMainAnswer``), by a timer when
-/// their backoff ends (the retry plugin's ``Strata/RetryPlugin/Backoff``), and by ``sync()``. Every write
+/// their backoff ends (the retry plugin's ``Strata/RetryPlugin/Backoff``), and by ``sync()``. A main answer sends
+/// before its backoff ends only a write whose last failure was main being unreachable
+/// (``Configuration/isUnreachable``); a write main refused itself (5xx, 429) waits for its backoff. Every write
 /// carries an idempotency key (``Strata/IdempotencyKey/current``; the `Idempotency-Key` header of the HTTP data
 /// sources), the same for each attempt, so a write main applied before a crash or a lost response is not applied
 /// twice. A replay main refuses as a conflict goes to the ``Configuration/conflictResolver``.
@@ -71,8 +73,8 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         self.outbox = outbox
         self.configuration = configuration
         self.randomUnit = Locked(configuration.random)
-        mainAnswered.connect { [weak self] in self?.triggerReplay(force: true) }
-        triggerReplay(force: false)
+        mainAnswered.connect { [weak self] in self?.triggerReplay(.mainAnswered) }
+        triggerReplay(.due)
     }
 
     /// Opens the outbox in `outboxFolder` and creates a repository over `main` and `cache`.
@@ -120,8 +122,10 @@ struct ReplaySchedule: Sendable {
     var timer: Task<Void, Never>?
     /// Whether a triggered replay waits to start.
     var isTriggered = false
-    /// Whether the waiting replay ignores backoff.
-    var isForced = false
+    /// Which writes the waiting replay sends before their backoff ends.
+    var urgency = ReplayUrgency.due
+    /// How many triggered replays have not ended yet.
+    var unfinished = 0
     /// Whether ``OfflineRepository/close()`` ran.
     var isClosed = false
 }

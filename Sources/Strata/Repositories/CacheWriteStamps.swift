@@ -1,0 +1,110 @@
+/// The write stamps of a repository's cache: whether a key was written through the repository since a main read
+/// of it began, so that main's older answer is never written back over a newer cached value.
+///
+/// A fixed table of counters: one per stripe of the key space (a key's hash picks its stripe), one for the writes
+/// that name no key (a listing, a tag, every entry) and one that every write moves. Memory stays the same whatever
+/// the number of keys; two keys that share a stripe only make a write-back be skipped, never a stale one be stored.
+///
+/// A counter only grows, so the sum of a scope's counters is unchanged exactly when none of them moved.
+final class CacheWriteStamps: Sendable {
+    /// The keys a query writes or reads, as stripes.
+    enum Scope: Sendable {
+        /// One key's stripe.
+        case one(Int)
+        /// The stripes of several keys, each once.
+        case many([Int])
+        /// Keys the query does not name: a listing, a tag, every entry.
+        case all
+
+        /// Whether the scope names keys.
+        var isKeyed: Bool {
+            if case .all = self { false } else { true }
+        }
+    }
+
+    /// The counters of a scope when a main read began.
+    struct Stamp: Sendable {
+        /// The keys of the read.
+        let scope: Scope
+        /// The sum of the scope's counters then.
+        let sum: UInt64
+    }
+
+    /// The counters.
+    private struct Table {
+        /// One counter per stripe, moved by a write of a key in it; empty (all zero) until the first keyed write,
+        /// so a repository that is only read allocates none.
+        var stripes: [UInt64] = []
+        /// Moved by a write that names no key.
+        var unkeyed: UInt64 = 0
+        /// Moved by every write.
+        var total: UInt64 = 0
+
+        /// The sum of the counters a read of `scope` depends on.
+        func sum(_ scope: Scope) -> UInt64 {
+            switch scope {
+            case .one(let stripe): counter(stripe) &+ unkeyed
+            case .many(let indices): indices.reduce(unkeyed) { $0 &+ counter($1) }
+            case .all: total
+            }
+        }
+
+        /// The counter of a stripe.
+        private func counter(_ stripe: Int) -> UInt64 { stripes.isEmpty ? 0 : stripes[stripe] }
+
+        /// Moves the counters of a write of `scope`.
+        mutating func bump(_ scope: Scope) {
+            total &+= 1
+            if stripes.isEmpty, scope.isKeyed {
+                stripes = [UInt64](repeating: 0, count: CacheWriteStamps.stripeCount)
+            }
+            switch scope {
+            case .one(let stripe): stripes[stripe] &+= 1
+            case .many(let indices): for stripe in indices { stripes[stripe] &+= 1 }
+            case .all: unkeyed &+= 1
+            }
+        }
+    }
+
+    /// How many stripes the key space is cut into: 256 counters of 8 bytes per repository.
+    static let stripeCount = 256
+
+    private let table = Locked(Table())
+
+    /// The scope of a query: its key, its keys, or all.
+    static func scope(of query: any Query) -> Scope {
+        if let query = query as? any KeyedQuery { return .one(stripe(query.key)) }
+        if let query = query as? any MultiKeyedQuery {
+            return .many(Array(Set(query.keys.map(stripe))))
+        }
+        return .all
+    }
+
+    /// The stripe of a key. `String` hashes by canonical equivalence, as the stores compare keys.
+    private static func stripe(_ key: String) -> Int {
+        Int(UInt(bitPattern: key.hashValue) % UInt(stripeCount))
+    }
+
+    /// The counters of the query's keys now: taken when a main read begins.
+    func stamp(_ query: any Query) -> Stamp {
+        let scope = Self.scope(of: query)
+        return Stamp(scope: scope, sum: table.withLock { $0.sum(scope) })
+    }
+
+    /// Records a write of the query's keys through the repository: a main read of them that began before may no
+    /// longer write its answer back. Called before the cache is written.
+    func recordWrite(_ query: any Query) {
+        let scope = Self.scope(of: query)
+        table.withLock { $0.bump(scope) }
+    }
+
+    /// Whether main's answer to a read that began at `stamp` may be written into the cache: only when no write of
+    /// its keys went through the repository since.
+    ///
+    /// A write-back is not a write here: two main reads of a key that race both write back, the last to finish
+    /// last, as they always did; only a value written through the repository is never replaced by an answer
+    /// older than it.
+    func mayWriteBack(since stamp: Stamp) -> Bool {
+        table.withLock { $0.sum(stamp.scope) == stamp.sum }
+    }
+}

@@ -1,0 +1,104 @@
+import StrataTesting
+import Testing
+
+@testable import Strata
+
+/// The write-back rule: main's answer to a read is written into the cache only when no write of its keys went
+/// through the repository since the read began, so an older answer never replaces a newer cached value.
+struct CacheWriteBackTests {
+    /// Main holding "old" for key 1 with its reads held at a gate, over an empty cache.
+    private struct Fixture {
+        let gate = PluginTestGate()
+        let main: PluginTestStore<String>
+        let cache = PluginTestStore<String>()
+        let repository: CacheRepository<PluginTestStore<String>, PluginTestStore<String>>
+
+        init(coalesces: Bool = true) {
+            main = PluginTestStore(["1": "old", "2": "old two"], gate: gate)
+            repository = CacheRepository(
+                main: main,
+                cache: cache,
+                configuration: .init(coalescesMainReads: coalesces)
+            )
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aReadThatBeganBeforeACacheWriteDoesNotWriteMainsAnswerOverIt(coalesces: Bool) async throws {
+        // Given a CacheSync read that missed the cache and waits for main
+        let fixture = Fixture(coalesces: coalesces)
+        let repository = fixture.repository
+        let read = Task { try await repository.get(IdQuery(1), operation: .cacheSync) }
+        await fixture.gate.waitForEntered(1)
+
+        // When the cache is written meanwhile, and then main answers
+        _ = try await repository.put("new", in: IdQuery(1), operation: .cache)
+        fixture.gate.open()
+
+        // Then the read returns main's answer, and the cache keeps the newer value
+        #expect(try await read.value == "old")
+        #expect(fixture.cache.peek("1") == "new")
+        #expect(try await repository.get(IdQuery(1), operation: .cacheSync) == "new")
+        #expect(fixture.main.calls(.get) == 1)
+    }
+
+    @Test func aDeleteMeanwhileIsNotUndoneByMainsAnswer() async throws {
+        let fixture = Fixture()
+        let repository = fixture.repository
+        _ = try await repository.put("cached", in: IdQuery(1), operation: .cache)
+        let read = Task { try await repository.get(IdQuery(1), operation: .mainSync) }
+        await fixture.gate.waitForEntered(1)
+
+        try await repository.delete(IdQuery(1), operation: .cache)
+        fixture.gate.open()
+
+        #expect(try await read.value == "old")
+        #expect(fixture.cache.peek("1") == nil)
+    }
+
+    @Test func aListReadOfMissingKeysSkipsTheWriteBackOfAKeyWrittenMeanwhile() async throws {
+        let fixture = Fixture()
+        let repository = fixture.repository
+        let read = Task { try await repository.getAll(IdsQuery([1, 2]), operation: .cacheSync) }
+        await fixture.gate.waitForEntered(1)
+
+        _ = try await repository.put("new", in: IdQuery(1), operation: .cache)
+        fixture.gate.open()
+
+        // The list's write-back is one cache write: a key of it written meanwhile skips all of it
+        #expect(try await read.value == ["old", "old two"])
+        #expect(fixture.cache.peek("1") == "new")
+        #expect(fixture.cache.peek("2") == nil)
+    }
+
+    @Test func aWriteOfAnotherKeyMeanwhileLeavesTheWriteBack() async throws {
+        // A key that shares key 1's stripe would only skip the write-back, so one in another stripe is chosen.
+        let fixture = Fixture()
+        let repository = fixture.repository
+        let read = Task { try await repository.get(IdQuery(1), operation: .cacheSync) }
+        await fixture.gate.waitForEntered(1)
+
+        _ = try await repository.put("other", in: IdQuery(otherStripeKey(than: "1")), operation: .cache)
+        fixture.gate.open()
+
+        #expect(try await read.value == "old")
+        #expect(fixture.cache.peek("1") == "old")
+    }
+
+    @Test func aReadThatBeganAfterTheWriteWritesBack() async throws {
+        // The rule skips only reads that began before a write: a read after it stores main's answer as always.
+        let fixture = Fixture()
+        let repository = fixture.repository
+        fixture.gate.open()
+        _ = try await repository.put("new", in: IdQuery(1), operation: .cache)
+
+        #expect(try await repository.get(IdQuery(1), operation: .mainSync) == "old")
+        #expect(fixture.cache.peek("1") == "old")
+    }
+
+    /// A key whose stripe in the write stamps is not the stripe of `key`.
+    private func otherStripeKey(than key: String) -> Int {
+        let stripe = { (key: String) in "\(CacheWriteStamps.scope(of: KeyQuery(key)))" }
+        return (2...).first { stripe(String($0)) != stripe(key) } ?? 2
+    }
+}
