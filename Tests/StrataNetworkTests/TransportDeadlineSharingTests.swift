@@ -17,15 +17,7 @@ struct TransportDeadlineSharingTests {
     func aShortTimeoutAfterALongOneEndsOnTimeAndAloneOnly(transport kind: TransportUnderTest) async throws {
         // Given a server that answers only when the test lets it, and one transport for both requests
         let gate = Gate()
-        let server = try await LoopbackServer.start([
-            (
-                "GET /slow",
-                { _ in
-                    await gate.wait()
-                    return ServerReply(status: 200)
-                }
-            )
-        ])
+        let server = try await gatedServer(gate)
         defer {
             gate.open()
             Task { await server.stop() }
@@ -55,16 +47,7 @@ struct TransportDeadlineSharingTests {
     func aTimeoutStillEndsARequestAfterEarlierRequestsFinished(transport kind: TransportUnderTest) async throws {
         // Given a transport whose earlier requests have all finished (its watchdog, if any, has nothing left)
         let gate = Gate()
-        let server = try await LoopbackServer.start([
-            ("GET /fast", { _ in ServerReply(status: 200) }),
-            (
-                "GET /slow",
-                { _ in
-                    await gate.wait()
-                    return ServerReply(status: 200)
-                }
-            ),
-        ])
+        let server = try await gatedServer(gate)
         defer {
             gate.open()
             Task { await server.stop() }
@@ -83,4 +66,18 @@ struct TransportDeadlineSharingTests {
         #expect(error?.code == .network)
         #expect((error?.underlying as? URLError)?.code == .timedOut)
     }
+}
+
+/// A loopback server whose `GET /slow` answers only once `gate` opens, and whose `GET /fast` answers at once.
+func gatedServer(_ gate: Gate) async throws -> LoopbackServer {
+    try await LoopbackServer.start([
+        ("GET /fast", { _ in ServerReply(status: 200) }),
+        (
+            "GET /slow",
+            { _ in
+                await gate.wait()
+                return ServerReply(status: 200)
+            }
+        ),
+    ])
 }
