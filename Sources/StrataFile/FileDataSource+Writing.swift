@@ -77,9 +77,7 @@ extension FileDataSource {
         let encoded = trailer.encoded()
         let temporary = try writeTemporary { descriptor in
             data.withUnsafeBytes { payload in
-                encoded.withUnsafeBytes {
-                    FileDescriptor.writeAll(descriptor, payload) && FileDescriptor.writeAll(descriptor, $0)
-                }
+                encoded.withUnsafeBytes { FileDescriptor.writeAll(descriptor, payload, $0) }
             }
         }
         try commitAnnouncing(from: .temporary(temporary), trailer: trailer, fileLength: data.count + encoded.count)

@@ -31,6 +31,27 @@ package enum FileDescriptor {
         return true
     }
 
+    /// Writes every byte of `first`, then of `second` (an entry's payload and its trailer): one `writev` when the
+    /// system takes both whole, as it does for a regular file; false with `errno` set on failure.
+    package static func writeAll(
+        _ fd: Int32,
+        _ first: UnsafeRawBufferPointer,
+        _ second: UnsafeRawBufferPointer
+    ) -> Bool {
+        let written = withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { vectors -> Int in
+            vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count)
+            vectors[1] = iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count)
+            guard let base = vectors.baseAddress else { return 0 }
+            return retryingInterrupts { writev(fd, base, 2) }
+        }
+        if written < 0 { return false }
+        // A short write (a signal, a full disk): the rest one buffer at a time, which reports the error if any.
+        if written < first.count {
+            return writeAll(fd, UnsafeRawBufferPointer(rebasing: first[written...])) && writeAll(fd, second)
+        }
+        return writeAll(fd, UnsafeRawBufferPointer(rebasing: second[(written - first.count)...]))
+    }
+
     /// Reads up to `count` bytes at `offset` into `buffer`, stopping at the end of the file or, once `minimum`
     /// bytes are in, at the first short read; returns how many were read, or -1 with `errno` set.
     ///

@@ -16,15 +16,7 @@ struct TransportFailureTests {
     {
         // Given a server that answers only when the test lets it
         let gate = Gate()
-        let server = try await LoopbackServer.start([
-            (
-                "GET /slow",
-                { _ in
-                    await gate.wait()
-                    return ServerReply(status: 200)
-                }
-            )
-        ])
+        let server = try await gatedServer(gate)
         defer {
             gate.open()
             Task { await server.stop() }

@@ -16,6 +16,7 @@ let benchmarks: @Sendable () -> Void = {
     registerMemoryHits()
     registerDiskHits()
     registerColdFetches()
+    registerColdFetchesWrittenByHand()
     registerCoalescedFetches()
     registerTransportRows()
 }
@@ -196,6 +197,32 @@ func registerColdFetches() {
         }
     } setup: {
         server = try await BlobFixture.server.value
+    }
+}
+
+/// Context for the cold rows: the same downloads, each then written to a file of its own as Strata's default
+/// `.atomic` mode writes one (a new file, then a rename over the name; no fsync): what storing a download by hand
+/// costs, without a memory layer, a trailer or an index.
+func registerColdFetchesWrittenByHand() {
+    var server: BlobServer?
+    var folder: TemporaryFolder?
+    var next = 0
+    Benchmark("BlobCache cold fetch: URLSession.data(from:) + file write") { benchmark in
+        guard let server, let folder else { return }
+        for _ in 0..<CacheBatch.coldFetches {
+            let (data, _) = try await PlainSession.session.data(from: server.url("blob/written-\(next)"))
+            let file = folder.file("blob-\(next)")
+            let temporary = folder.file("blob-\(next).tmp")
+            next += 1
+            if data.count != BlobFixture.size { benchmark.error("short download") }
+            try data.write(to: temporary)
+            if rename(temporary.path, file.path) != 0 { benchmark.error("rename failed") }
+        }
+    } setup: {
+        server = try await BlobFixture.server.value
+        folder = try TemporaryFolder("blob-written")
+    } teardown: {
+        folder?.remove()
     }
 }
 

@@ -65,7 +65,10 @@ extension BlobCache {
         /// The most blobs kept; `nil` for no limit.
         public var maxCount: Int?
 
-        /// What a completed write survives.
+        /// What a completed write survives: `.atomic` by default — a new file renamed over the blob's, without
+        /// `fsync`, so a crash of the process loses nothing written and a power cut may lose recent blobs (never
+        /// leaves a damaged one served: it is a miss, downloaded again). `.durable` flushes every write, which
+        /// costs a cache more than the download it saves.
         public var durability: StoreDurability
 
         /// How long a downloaded blob is fresh here when its response gives no freshness.

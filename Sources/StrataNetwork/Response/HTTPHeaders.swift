@@ -64,8 +64,8 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
             return values.isEmpty ? nil : values.joined(separator: ", ")
         }
         set {
-            let index = fields.firstIndex { $0.name.caseInsensitiveCompare(name) == .orderedSame }
-            fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+            let index = fields.firstIndex { $0.hasName(name) }
+            fields.removeAll { $0.hasName(name) }
             guard let newValue else { return }
             fields.insert(Field(name: name, value: newValue), at: Swift.min(index ?? fields.count, fields.count))
         }
@@ -75,7 +75,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     ///
     /// - Parameter name: The field name.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        fields.filter { $0.hasName(name) }.map(\.value)
     }
 
     /// Adds a field, keeping the fields already there.
@@ -99,7 +99,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     public var dictionary: [String: String] {
         var result: [String: String] = [:]
         for field in fields {
-            if let key = result.keys.first(where: { $0.caseInsensitiveCompare(field.name) == .orderedSame }) {
+            if let key = result.keys.first(where: { $0.equalsIgnoringASCIICase(field.name) }) {
                 result[key] = (result[key] ?? "") + ", " + field.value
             } else {
                 result[field.name] = field.value
@@ -113,4 +113,34 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
 
     /// Iterates over the fields in order.
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+}
+
+extension HTTPHeaders.Field {
+    /// Whether the field's name is `name`, ignoring case.
+    func hasName(_ name: String) -> Bool { self.name.equalsIgnoringASCIICase(name) }
+}
+
+extension String {
+    /// Whether two field names are equal, ignoring the case of ASCII letters: field names are ASCII tokens
+    /// compared case-insensitively (RFC 9110, section 5.1); any other byte must match exactly.
+    ///
+    /// A byte comparison: Foundation's `caseInsensitiveCompare` bridges to `NSString` and folds Unicode case, which
+    /// cost more than the rest of a cached response's header handling.
+    func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        var this = self
+        var that = other
+        return this.withUTF8 { left in
+            that.withUTF8 { right in
+                guard left.count == right.count else { return false }
+                for index in left.indices where left[index] != right[index] {
+                    // `| 0x20` maps A-Z onto a-z; only letters may differ by that bit.
+                    let folded = left[index] | 0x20
+                    guard folded == right[index] | 0x20, folded >= UInt8(ascii: "a"), folded <= UInt8(ascii: "z") else {
+                        return false
+                    }
+                }
+                return true
+            }
+        }
+    }
 }

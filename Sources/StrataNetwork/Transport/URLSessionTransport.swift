@@ -125,35 +125,13 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
                     delegate.cancel(identifier)
                     task.cancel()
                 } else {
-                    delegate.attach(
-                        Task { await Self.watch(identifier, task: task, delegate: delegate) },
-                        to: identifier
-                    )
+                    delegate.watchDeadlines(of: identifier, task: task)
                     task.resume()
                 }
             }
         } onCancel: {
             delegate.cancel(identifier)
             task.cancel()
-        }
-    }
-
-    /// Sleeps until the transfer's next deadline, and ends the transfer and cancels its task once one has
-    /// passed; returns when the transfer ends first (the transfer then cancels this task).
-    private static func watch(_ identifier: Int, task: URLSessionTask, delegate: URLSessionTransportDelegate) async {
-        while let verdict = delegate.verdict(identifier, now: .now) {
-            switch verdict {
-            case .wait(let instant):
-                do {
-                    try await Task.sleep(until: instant, tolerance: .milliseconds(1), clock: .continuous)
-                } catch {
-                    return
-                }
-            case .expired(let expiry):
-                delegate.expire(identifier, expiry)
-                task.cancel()
-                return
-            }
         }
     }
 }

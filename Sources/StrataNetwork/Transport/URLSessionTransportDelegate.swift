@@ -8,7 +8,8 @@ import Strata
 /// The session delegate of ``URLSessionTransport``: one state per task, behind one lock.
 ///
 /// Every transfer ends exactly once, in ``finish(_:with:)``: it is removed from the table, its file is
-/// closed, its deadline timer cancelled and its continuation resumed. Callbacks that arrive for a finished
+/// closed and its continuation resumed. One watchdog task per delegate enforces every transfer's deadlines
+/// (``URLSessionTransportDelegate/watchDeadlines(of:task:)``). Callbacks that arrive for a finished
 /// transfer (the chunks libcurl had buffered before a cancellation took effect) find nothing and are
 /// dropped.
 ///
@@ -47,7 +48,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var progress: (@Sendable (DownloadProgress) -> Void)?
         var deadlines: RequestDeadlines
         var continuation: CheckedContinuation<HTTPResponse, any Error>?
-        var watchdog: Task<Void, Never>?
+        /// The session's task, cancelled when a deadline passes.
+        var task: URLSessionTask?
         /// When a byte last moved, either way.
         var lastActivity: ContinuousClock.Instant
         var response: HTTPURLResponse?
@@ -74,13 +76,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
     }
 
-    private struct State {
+    struct State {
         var transfers: [Int: Transfer] = [:]
+        /// The watchdog of every transfer's deadlines, while one runs.
+        var watchdog: Watchdog?
         /// The most body bytes any one transfer has held (in memory or in its file), for tests.
         var peakBodyBytes = 0
     }
 
-    private let state = Locked(State())
+    let state = Locked(State())
 
     /// The most body bytes any one transfer of this delegate has held, in memory or written to its file:
     /// never more than that transfer's limit.
@@ -92,28 +96,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         state.withLock { $0.transfers[identifier] = transfer }
     }
 
-    /// Hands a running transfer the task that watches its deadlines, to be cancelled when it ends; a
-    /// transfer that has already ended cancels the task at once.
-    func attach(_ watchdog: Task<Void, Never>, to identifier: Int) {
-        let attached = state.withLock { state -> Bool in
-            guard state.transfers[identifier] != nil else { return false }
-            state.transfers[identifier]?.watchdog = watchdog
-            return true
-        }
-        if !attached { watchdog.cancel() }
-    }
-
     /// Ends a transfer because its task was cancelled by the caller.
     func cancel(_ identifier: Int) {
         let description = state.withLock { $0.transfers[identifier]?.description } ?? "request"
         finish(identifier, with: .failure(StrataError(.cancelled, "\(description) was cancelled")))
-    }
-
-    /// What the deadline timer of a transfer does next; `nil` once the transfer has ended.
-    func verdict(_ identifier: Int, now: ContinuousClock.Instant) -> RequestDeadlines.Verdict? {
-        state.withLock { state in
-            state.transfers[identifier].map { $0.deadlines.verdict(lastActivity: $0.lastActivity, now: now) }
-        }
     }
 
     /// Ends a transfer because a deadline passed.
@@ -126,10 +112,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         finish(identifier, with: .failure(error))
     }
 
-    private func finish(_ identifier: Int, with result: Result<HTTPResponse, any Error>) {
+    func finish(_ identifier: Int, with result: Result<HTTPResponse, any Error>) {
         guard let transfer = state.withLock({ $0.transfers.removeValue(forKey: identifier) }) else { return }
         transfer.sink.close()
-        transfer.watchdog?.cancel()
         transfer.continuation?.resume(with: result)
     }
 
