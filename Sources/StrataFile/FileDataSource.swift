@@ -202,8 +202,7 @@ public final class FileDataSource: Sendable {
     public func sortedKeys() -> [String] {
         let now = configuration.clock.now()
         let keys = state.withLock { state in
-            state.index.entries.compactMap { entry -> String? in
-                guard let entry else { return nil }
+            state.index.entriesByRecency.compactMap { entry -> String? in
                 if let expiresAt = entry.trailer.expiresAt, now >= expiresAt { return nil }
                 return entry.trailer.key
             }

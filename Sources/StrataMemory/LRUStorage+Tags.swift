@@ -3,23 +3,23 @@ extension LRUStorage {
     @inlinable
     mutating func replaceValidators(of slot: Int, with validators: EntryValidators?) {
         unindexTags(of: slot)
-        nodes[slot].validators = validators
+        self[slot].validators = validators
         indexTags(of: slot)
     }
 
     /// Adds a live node's key under each of its tags.
     @inlinable
     mutating func indexTags(of slot: Int) {
-        guard let tags = nodes[slot].validators?.tags, !tags.isEmpty else { return }
-        let key = nodes[slot].key
+        guard let tags = self[slot].validators?.tags, !tags.isEmpty else { return }
+        let key = self[slot].key
         for tag in tags { keysByTag[tag, default: []].insert(key) }
     }
 
     /// Removes a node's key from under each of its tags.
     @inlinable
     mutating func unindexTags(of slot: Int) {
-        guard let tags = nodes[slot].validators?.tags, !tags.isEmpty else { return }
-        let key = nodes[slot].key
+        guard let tags = self[slot].validators?.tags, !tags.isEmpty else { return }
+        let key = self[slot].key
         for tag in tags {
             keysByTag[tag]?.remove(key)
             if keysByTag[tag]?.isEmpty == true { keysByTag[tag] = nil }

@@ -59,7 +59,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func value(forKey key: String) -> Value? {
         storage.withLock { storage in
             guard let slot = liveSlot(forKey: key, in: &storage) else { return nil }
-            return storage.nodes[slot].value
+            return storage[slot].value
         }
     }
 
@@ -70,16 +70,16 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @inlinable
     public func entry(forKey key: String) -> StoredEntry<Value>? {
         storage.withLock { storage in
-            guard let slot = liveSlot(forKey: key, in: &storage), let value = storage.nodes[slot].value else {
+            guard let slot = liveSlot(forKey: key, in: &storage), let value = storage[slot].value else {
                 return nil
             }
             // Field by field: copying the whole node would retain and release its key and value once more.
-            let validators = storage.nodes[slot].validators
+            let validators = storage[slot].validators
             return StoredEntry(
                 value: value,
                 metadata: EntryMetadata(
-                    storedAt: storage.nodes[slot].storedAt,
-                    expiresAt: storage.nodes[slot].expiresAt,
+                    storedAt: storage[slot].storedAt,
+                    expiresAt: storage[slot].expiresAt,
                     freshUntil: validators?.freshUntil,
                     eTag: validators?.eTag,
                     lastModified: validators?.lastModified,
@@ -95,7 +95,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @inlinable @inline(__always)
     func liveSlot(forKey key: String, in storage: inout LRUStorage<Value>) -> Int? {
         guard let slot = storage.touch(key) else { return nil }
-        if let expiresAt = storage.nodes[slot].expiresAt, configuration.clock.now() >= expiresAt {
+        if let expiresAt = storage[slot].expiresAt, configuration.clock.now() >= expiresAt {
             expire(key, in: &storage)
             return nil
         }
@@ -143,9 +143,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
             metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
         return storage.withLock { storage in
             guard let slot = storage.slot(of: key) else { return false }
-            storage.nodes[slot].storedAt = storedAt
-            storage.nodes[slot].expiresAt = expiresAt
-            let kept = storage.nodes[slot].validators?.tags ?? []
+            storage[slot].storedAt = storedAt
+            storage[slot].expiresAt = expiresAt
+            let kept = storage[slot].validators?.tags ?? []
             storage.replaceValidators(of: slot, with: EntryValidators.of(metadata, keepingTags: kept))
             return true
         }
@@ -197,9 +197,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         let now = configuration.clock.now()
         return storage.withLock { storage in
             var removed = 0
-            for slot in storage.nodes.indices where storage.nodes[slot].value != nil {
-                if let expiresAt = storage.nodes[slot].expiresAt, now >= expiresAt {
-                    let key = storage.nodes[slot].key
+            for slot in storage.list.nodes.indices where storage[slot].value != nil {
+                if let expiresAt = storage[slot].expiresAt, now >= expiresAt {
+                    let key = storage[slot].key
                     storage.removeSlot(slot)
                     storage.release(slot)
                     removed += 1
@@ -225,10 +225,10 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func sortedKeys() -> [String] {
         let now = configuration.clock.now()
         return storage.withLock { storage in
-            storage.nodes.compactMap { node in
-                guard node.value != nil else { return nil }
-                if let expiresAt = node.expiresAt, now >= expiresAt { return nil }
-                return node.key
+            storage.list.nodes.compactMap { node in
+                guard node.element.value != nil else { return nil }
+                if let expiresAt = node.element.expiresAt, now >= expiresAt { return nil }
+                return node.element.key
             }
         }.sorted()
     }
