@@ -1,25 +1,27 @@
+import Strata
+
 extension LRUStorage {
     /// Replaces a live node's validators, moving its key between tags in the index.
     @inlinable
     mutating func replaceValidators(of slot: Int, with validators: EntryValidators?) {
         unindexTags(of: slot)
-        self[slot].validators = validators
+        list.nodes[slot].element.validators = validators
         indexTags(of: slot)
     }
 
     /// Adds a live node's key under each of its tags.
     @inlinable
     mutating func indexTags(of slot: Int) {
-        guard let tags = self[slot].validators?.tags, !tags.isEmpty else { return }
-        let key = self[slot].key
+        guard let tags = list.nodes[slot].element.validators?.tags, !tags.isEmpty else { return }
+        let key = list.nodes[slot].element.key
         for tag in tags { keysByTag[tag, default: []].insert(key) }
     }
 
     /// Removes a node's key from under each of its tags.
     @inlinable
     mutating func unindexTags(of slot: Int) {
-        guard let tags = self[slot].validators?.tags, !tags.isEmpty else { return }
-        let key = self[slot].key
+        guard let tags = list.nodes[slot].element.validators?.tags, !tags.isEmpty else { return }
+        let key = list.nodes[slot].element.key
         for tag in tags {
             keysByTag[tag]?.remove(key)
             if keysByTag[tag]?.isEmpty == true { keysByTag[tag] = nil }

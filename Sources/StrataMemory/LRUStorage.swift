@@ -84,13 +84,6 @@ struct LRUStorage<Value> {
     @inlinable
     var count: Int { liveCount }
 
-    /// The entry in `slot`.
-    @inlinable
-    subscript(slot: Int) -> Entry {
-        _read { yield list[slot] }
-        _modify { yield &list[slot] }
-    }
-
     /// Returns the slot of the entry and marks it most recently used.
     @inlinable
     mutating func touch(_ key: String) -> Int? {
@@ -127,11 +120,11 @@ struct LRUStorage<Value> {
         let found = find(key, hash: hash)
         var bucket = found.bucket
         if let slot = found.slot {
-            totalCost += cost - list[slot].cost
-            list[slot].value = value
-            list[slot].cost = cost
-            list[slot].storedAt = storedAt
-            list[slot].expiresAt = expiresAt
+            totalCost += cost - list.nodes[slot].element.cost
+            list.nodes[slot].element.value = value
+            list.nodes[slot].element.cost = cost
+            list.nodes[slot].element.storedAt = storedAt
+            list.nodes[slot].element.expiresAt = expiresAt
             replaceValidators(of: slot, with: validators)
             list.moveToFront(slot)
             return
@@ -143,13 +136,13 @@ struct LRUStorage<Value> {
             slot = tail
             removeSlot(slot)
             bucket = emptyBucket(for: hash)
-            list[slot].key = key
-            list[slot].hash = hash
-            list[slot].value = value
-            list[slot].cost = cost
-            list[slot].storedAt = storedAt
-            list[slot].expiresAt = expiresAt
-            list[slot].validators = validators
+            list.nodes[slot].element.key = key
+            list.nodes[slot].element.hash = hash
+            list.nodes[slot].element.value = value
+            list.nodes[slot].element.cost = cost
+            list.nodes[slot].element.storedAt = storedAt
+            list.nodes[slot].element.expiresAt = expiresAt
+            list.nodes[slot].element.validators = validators
             indexTags(of: slot)
             list.linkFirst(slot)
         } else {
@@ -197,7 +190,7 @@ struct LRUStorage<Value> {
 
     /// The key of the least recently used entry.
     @inlinable
-    var leastRecentlyUsedKey: String? { list.leastRecentSlot.map { list[$0].key } }
+    var leastRecentlyUsedKey: String? { list.leastRecentSlot.map { list.nodes[$0].element.key } }
 
     /// Removes every entry.
     @inlinable
@@ -225,7 +218,9 @@ struct LRUStorage<Value> {
         while true {
             let cell = buckets[bucket]
             if cell.slotPlusOne == 0 { return (bucket, nil) }
-            if cell.hash == hash, list[cell.slotPlusOne - 1].key == key { return (bucket, cell.slotPlusOne - 1) }
+            if cell.hash == hash, list.nodes[cell.slotPlusOne - 1].element.key == key {
+                return (bucket, cell.slotPlusOne - 1)
+            }
             bucket = (bucket + 1) & mask
         }
     }
@@ -245,10 +240,10 @@ struct LRUStorage<Value> {
     mutating func removeSlot(_ slot: Int) {
         unindexTags(of: slot)
         list.unlink(slot)
-        totalCost -= list[slot].cost
+        totalCost -= list.nodes[slot].element.cost
         liveCount -= 1
         let mask = buckets.count - 1
-        var hole = list[slot].hash & mask
+        var hole = list.nodes[slot].element.hash & mask
         while buckets[hole].slotPlusOne != slot + 1 { hole = (hole + 1) & mask }
         // Backward-shift deletion: move later cells of the run into the hole when their home allows it, so
         // lookups never need tombstones. The stored hashes spare any rehashing of keys.
@@ -271,9 +266,9 @@ struct LRUStorage<Value> {
     /// Frees a slot that ``removeSlot(_:)`` took out.
     @inlinable
     mutating func release(_ slot: Int) {
-        list[slot].value = nil
-        list[slot].validators = nil
-        list[slot].key = ""
+        list.nodes[slot].element.value = nil
+        list.nodes[slot].element.validators = nil
+        list.nodes[slot].element.key = ""
         list.free(slot)
     }
 

@@ -59,7 +59,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func value(forKey key: String) -> Value? {
         storage.withLock { storage in
             guard let slot = liveSlot(forKey: key, in: &storage) else { return nil }
-            return storage[slot].value
+            return storage.list.nodes[slot].element.value
         }
     }
 
@@ -70,16 +70,18 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @inlinable
     public func entry(forKey key: String) -> StoredEntry<Value>? {
         storage.withLock { storage in
-            guard let slot = liveSlot(forKey: key, in: &storage), let value = storage[slot].value else {
+            guard let slot = liveSlot(forKey: key, in: &storage),
+                let value = storage.list.nodes[slot].element.value
+            else {
                 return nil
             }
             // Field by field: copying the whole node would retain and release its key and value once more.
-            let validators = storage[slot].validators
+            let validators = storage.list.nodes[slot].element.validators
             return StoredEntry(
                 value: value,
                 metadata: EntryMetadata(
-                    storedAt: storage[slot].storedAt,
-                    expiresAt: storage[slot].expiresAt,
+                    storedAt: storage.list.nodes[slot].element.storedAt,
+                    expiresAt: storage.list.nodes[slot].element.expiresAt,
                     freshUntil: validators?.freshUntil,
                     eTag: validators?.eTag,
                     lastModified: validators?.lastModified,
@@ -95,7 +97,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @inlinable @inline(__always)
     func liveSlot(forKey key: String, in storage: inout LRUStorage<Value>) -> Int? {
         guard let slot = storage.touch(key) else { return nil }
-        if let expiresAt = storage[slot].expiresAt, configuration.clock.now() >= expiresAt {
+        if let expiresAt = storage.list.nodes[slot].element.expiresAt, configuration.clock.now() >= expiresAt {
             expire(key, in: &storage)
             return nil
         }
@@ -143,9 +145,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
             metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
         return storage.withLock { storage in
             guard let slot = storage.slot(of: key) else { return false }
-            storage[slot].storedAt = storedAt
-            storage[slot].expiresAt = expiresAt
-            let kept = storage[slot].validators?.tags ?? []
+            storage.list.nodes[slot].element.storedAt = storedAt
+            storage.list.nodes[slot].element.expiresAt = expiresAt
+            let kept = storage.list.nodes[slot].element.validators?.tags ?? []
             storage.replaceValidators(of: slot, with: EntryValidators.of(metadata, keepingTags: kept))
             return true
         }
@@ -197,9 +199,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         let now = configuration.clock.now()
         return storage.withLock { storage in
             var removed = 0
-            for slot in storage.list.nodes.indices where storage[slot].value != nil {
-                if let expiresAt = storage[slot].expiresAt, now >= expiresAt {
-                    let key = storage[slot].key
+            for slot in storage.list.nodes.indices where storage.list.nodes[slot].element.value != nil {
+                if let expiresAt = storage.list.nodes[slot].element.expiresAt, now >= expiresAt {
+                    let key = storage.list.nodes[slot].element.key
                     storage.removeSlot(slot)
                     storage.release(slot)
                     removed += 1

@@ -44,7 +44,7 @@ package struct RecencyList<Element> {
     }
 
     /// The least recently used slot, if any.
-    @inlinable
+    @inlinable @inline(__always)
     package var leastRecentSlot: Int? { tail >= 0 ? tail : nil }
 
     /// Stores `element` in a free slot (or a new one) as the most recently used; returns the slot.
@@ -64,7 +64,7 @@ package struct RecencyList<Element> {
     }
 
     /// Links an unlinked slot in as the most recently used.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func linkFirst(_ slot: Int) {
         nodes[slot].previous = -1
         nodes[slot].next = head
@@ -74,7 +74,7 @@ package struct RecencyList<Element> {
     }
 
     /// Makes a linked slot the most recently used.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func moveToFront(_ slot: Int) {
         guard slot != head else { return }
         unlink(slot)
@@ -83,7 +83,7 @@ package struct RecencyList<Element> {
 
     /// Takes a slot out of the order, leaving its element for the owner to reuse (``linkFirst(_:)``) or free
     /// (``free(_:)``).
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func unlink(_ slot: Int) {
         let previous = nodes[slot].previous
         let next = nodes[slot].next
@@ -94,7 +94,7 @@ package struct RecencyList<Element> {
     }
 
     /// Makes an unlinked slot free for the next insertion.
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func free(_ slot: Int) {
         freeSlots.append(slot)
     }
