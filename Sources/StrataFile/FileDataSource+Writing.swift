@@ -198,7 +198,7 @@ extension FileDataSource {
     /// - Throws: ``Strata/StrataError/Code/io`` when some files cannot be removed; their entries stay.
     public func removeAll() throws {
         let (failure, removedAny) = state.withLock { state -> (StrataError?, Bool) in
-            let names = state.index.entriesByRecency.map(\.name)
+            let names = state.index.entries.compactMap { $0?.name }
             let failure = removeFiles(names, in: &state)
             let removed = names.count - state.index.count
             if removed > 0, let observer = configuration.evictionObserver {

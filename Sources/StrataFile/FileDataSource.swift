@@ -202,7 +202,8 @@ public final class FileDataSource: Sendable {
     public func sortedKeys() -> [String] {
         let now = configuration.clock.now()
         let keys = state.withLock { state in
-            state.index.entriesByRecency.compactMap { entry -> String? in
+            state.index.entries.compactMap { entry -> String? in
+                guard let entry else { return nil }
                 if let expiresAt = entry.trailer.expiresAt, now >= expiresAt { return nil }
                 return entry.trailer.key
             }

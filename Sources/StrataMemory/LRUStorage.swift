@@ -1,9 +1,9 @@
 import Foundation
-import Strata
 
-/// The state behind ``MemoryDataSource``: a hash index into the entries' ``Strata/RecencyList``.
+/// The state behind ``MemoryDataSource``: a hash index into a doubly linked list kept in arrays.
 ///
-/// The list's index-linked slots make get, put and eviction O(1) without a reference-counted object per entry.
+/// Index-linked nodes make get, put and eviction O(1) without a reference-counted object per entry.
+/// The list runs from the most recently used entry (`head`) to the least recently used (`tail`).
 ///
 /// The index is an open-addressing table (linear probing, at most half full) of node slots that keeps each
 /// key's hash beside its slot. A put hashes its key once; evicting or removing an entry, and growing the
@@ -12,9 +12,8 @@ import Strata
 /// Not thread-safe: ``MemoryDataSource`` owns it inside a lock.
 @usableFromInline
 struct LRUStorage<Value> {
-    /// One entry, in a slot of the recency list.
     @usableFromInline
-    struct Entry {
+    struct Node {
         @usableFromInline var key: String
         @usableFromInline var hash: Int
         @usableFromInline var value: Value?
@@ -23,6 +22,8 @@ struct LRUStorage<Value> {
         @usableFromInline var expiresAt: Date?
         /// The entry's validators and freshness date; `nil` (the common case) costs no allocation.
         @usableFromInline var validators: EntryValidators?
+        @usableFromInline var previous: Int
+        @usableFromInline var next: Int
 
         @inlinable
         init(
@@ -32,7 +33,9 @@ struct LRUStorage<Value> {
             cost: Int,
             storedAt: Date,
             expiresAt: Date?,
-            validators: EntryValidators?
+            validators: EntryValidators?,
+            previous: Int,
+            next: Int
         ) {
             self.key = key
             self.hash = hash
@@ -41,6 +44,8 @@ struct LRUStorage<Value> {
             self.storedAt = storedAt
             self.expiresAt = expiresAt
             self.validators = validators
+            self.previous = previous
+            self.next = next
         }
     }
 
@@ -60,11 +65,13 @@ struct LRUStorage<Value> {
         static var empty: Bucket { Bucket(slotPlusOne: 0, hash: 0) }
     }
 
-    /// The entries, from the most to the least recently used.
-    @usableFromInline var list = RecencyList<Entry>()
+    @usableFromInline var nodes: [Node] = []
+    @usableFromInline var freeSlots: [Int] = []
     /// The hash index; its count is zero or a power of two, and at most half its cells are used.
     @usableFromInline var buckets: [Bucket] = []
     @usableFromInline var liveCount = 0
+    @usableFromInline var head = -1
+    @usableFromInline var tail = -1
 
     /// The keys of the entries by tag, for the entries that have tags: group invalidation in time proportional to
     /// the group.
@@ -88,7 +95,7 @@ struct LRUStorage<Value> {
     @inlinable
     mutating func touch(_ key: String) -> Int? {
         guard let slot = slot(of: key) else { return nil }
-        list.moveToFront(slot)
+        moveToHead(slot)
         return slot
     }
 
@@ -120,48 +127,59 @@ struct LRUStorage<Value> {
         let found = find(key, hash: hash)
         var bucket = found.bucket
         if let slot = found.slot {
-            totalCost += cost - list.nodes[slot].element.cost
-            list.nodes[slot].element.value = value
-            list.nodes[slot].element.cost = cost
-            list.nodes[slot].element.storedAt = storedAt
-            list.nodes[slot].element.expiresAt = expiresAt
+            totalCost += cost - nodes[slot].cost
+            nodes[slot].value = value
+            nodes[slot].cost = cost
+            nodes[slot].storedAt = storedAt
+            nodes[slot].expiresAt = expiresAt
             replaceValidators(of: slot, with: validators)
-            list.moveToFront(slot)
+            moveToHead(slot)
             return
         }
         let slot: Int
-        if liveCount >= countLimit, let tail = list.leastRecentSlot {
-            // Evict first and reuse the slot in place; the removal may shift cells, so probe again (integer
+        if liveCount >= countLimit, tail >= 0 {
+            // Evict first and reuse the node in place; the removal may shift cells, so probe again (integer
             // compares only: the key is known to be absent).
             slot = tail
             removeSlot(slot)
             bucket = emptyBucket(for: hash)
-            list.nodes[slot].element.key = key
-            list.nodes[slot].element.hash = hash
-            list.nodes[slot].element.value = value
-            list.nodes[slot].element.cost = cost
-            list.nodes[slot].element.storedAt = storedAt
-            list.nodes[slot].element.expiresAt = expiresAt
-            list.nodes[slot].element.validators = validators
+            nodes[slot].key = key
+            nodes[slot].hash = hash
+            nodes[slot].value = value
+            nodes[slot].cost = cost
+            nodes[slot].storedAt = storedAt
+            nodes[slot].expiresAt = expiresAt
+            nodes[slot].validators = validators
             indexTags(of: slot)
-            list.linkFirst(slot)
+            nodes[slot].previous = -1
+            nodes[slot].next = head
         } else {
             if (liveCount + 1) * 2 > buckets.count {
                 grow()
                 bucket = emptyBucket(for: hash)
             }
-            slot = list.insertFirst(
-                Entry(
-                    key: key,
-                    hash: hash,
-                    value: value,
-                    cost: cost,
-                    storedAt: storedAt,
-                    expiresAt: expiresAt,
-                    validators: validators
-                )
+            let node = Node(
+                key: key,
+                hash: hash,
+                value: value,
+                cost: cost,
+                storedAt: storedAt,
+                expiresAt: expiresAt,
+                validators: validators,
+                previous: -1,
+                next: head
             )
+            if let free = freeSlots.popLast() {
+                slot = free
+                nodes[slot] = node
+            } else {
+                slot = nodes.count
+                nodes.append(node)
+            }
         }
+        if head >= 0 { nodes[head].previous = slot }
+        head = slot
+        if tail < 0 { tail = slot }
         buckets[bucket] = Bucket(slotPlusOne: slot + 1, hash: hash)
         liveCount += 1
         totalCost += cost
@@ -182,7 +200,8 @@ struct LRUStorage<Value> {
     @discardableResult
     @inlinable
     mutating func removeLeastRecentlyUsed() -> Bool {
-        guard let slot = list.leastRecentSlot else { return false }
+        guard tail >= 0 else { return false }
+        let slot = tail
         removeSlot(slot)
         release(slot)
         return true
@@ -190,21 +209,54 @@ struct LRUStorage<Value> {
 
     /// The key of the least recently used entry.
     @inlinable
-    var leastRecentlyUsedKey: String? { list.leastRecentSlot.map { list.nodes[$0].element.key } }
+    var leastRecentlyUsedKey: String? { tail >= 0 ? nodes[tail].key : nil }
 
     /// Removes every entry.
     @inlinable
     mutating func removeAll() {
-        list.removeAll()
+        nodes.removeAll()
+        freeSlots.removeAll()
         buckets.removeAll()
         liveCount = 0
+        head = -1
+        tail = -1
         totalCost = 0
         keysByTag.removeAll()
     }
 
     /// The keys from most to least recently used.
     @inlinable
-    var keysByRecency: [String] { list.byRecency(count: count, \.key) }
+    var keysByRecency: [String] {
+        var keys: [String] = []
+        keys.reserveCapacity(count)
+        var slot = head
+        while slot >= 0 {
+            keys.append(nodes[slot].key)
+            slot = nodes[slot].next
+        }
+        return keys
+    }
+
+    @inlinable
+    mutating func moveToHead(_ slot: Int) {
+        guard slot != head else { return }
+        unlink(slot)
+        nodes[slot].previous = -1
+        nodes[slot].next = head
+        if head >= 0 { nodes[head].previous = slot }
+        head = slot
+        if tail < 0 { tail = slot }
+    }
+
+    @inlinable
+    mutating func unlink(_ slot: Int) {
+        let previous = nodes[slot].previous
+        let next = nodes[slot].next
+        if previous >= 0 { nodes[previous].next = next } else { head = next }
+        if next >= 0 { nodes[next].previous = previous } else { tail = previous }
+        nodes[slot].previous = -1
+        nodes[slot].next = -1
+    }
 
     // MARK: - Index
 
@@ -218,9 +270,7 @@ struct LRUStorage<Value> {
         while true {
             let cell = buckets[bucket]
             if cell.slotPlusOne == 0 { return (bucket, nil) }
-            if cell.hash == hash, list.nodes[cell.slotPlusOne - 1].element.key == key {
-                return (bucket, cell.slotPlusOne - 1)
-            }
+            if cell.hash == hash, nodes[cell.slotPlusOne - 1].key == key { return (bucket, cell.slotPlusOne - 1) }
             bucket = (bucket + 1) & mask
         }
     }
@@ -234,16 +284,16 @@ struct LRUStorage<Value> {
         return bucket
     }
 
-    /// Takes a live entry out of the list and the index, leaving its contents for the caller to reuse or
+    /// Takes a live node out of the list and the index, leaving its contents for the caller to reuse or
     /// release.
     @inlinable
     mutating func removeSlot(_ slot: Int) {
         unindexTags(of: slot)
-        list.unlink(slot)
-        totalCost -= list.nodes[slot].element.cost
+        unlink(slot)
+        totalCost -= nodes[slot].cost
         liveCount -= 1
         let mask = buckets.count - 1
-        var hole = list.nodes[slot].element.hash & mask
+        var hole = nodes[slot].hash & mask
         while buckets[hole].slotPlusOne != slot + 1 { hole = (hole + 1) & mask }
         // Backward-shift deletion: move later cells of the run into the hole when their home allows it, so
         // lookups never need tombstones. The stored hashes spare any rehashing of keys.
@@ -263,13 +313,13 @@ struct LRUStorage<Value> {
         buckets[hole] = .empty
     }
 
-    /// Frees a slot that ``removeSlot(_:)`` took out.
+    /// Frees a node that ``removeSlot(_:)`` took out.
     @inlinable
     mutating func release(_ slot: Int) {
-        list.nodes[slot].element.value = nil
-        list.nodes[slot].element.validators = nil
-        list.nodes[slot].element.key = ""
-        list.free(slot)
+        nodes[slot].value = nil
+        nodes[slot].validators = nil
+        nodes[slot].key = ""
+        freeSlots.append(slot)
     }
 
     /// Doubles the index (16 cells at first) and reinserts every cell by its stored hash.
@@ -286,6 +336,6 @@ struct LRUStorage<Value> {
 
 extension LRUStorage: Sendable where Value: Sendable {}
 
-extension LRUStorage.Entry: Sendable where Value: Sendable {}
+extension LRUStorage.Node: Sendable where Value: Sendable {}
 
 extension LRUStorage.Bucket: Sendable {}

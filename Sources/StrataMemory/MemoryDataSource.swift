@@ -59,7 +59,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func value(forKey key: String) -> Value? {
         storage.withLock { storage in
             guard let slot = liveSlot(forKey: key, in: &storage) else { return nil }
-            return storage.list.nodes[slot].element.value
+            return storage.nodes[slot].value
         }
     }
 
@@ -70,18 +70,16 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @inlinable
     public func entry(forKey key: String) -> StoredEntry<Value>? {
         storage.withLock { storage in
-            guard let slot = liveSlot(forKey: key, in: &storage),
-                let value = storage.list.nodes[slot].element.value
-            else {
+            guard let slot = liveSlot(forKey: key, in: &storage), let value = storage.nodes[slot].value else {
                 return nil
             }
             // Field by field: copying the whole node would retain and release its key and value once more.
-            let validators = storage.list.nodes[slot].element.validators
+            let validators = storage.nodes[slot].validators
             return StoredEntry(
                 value: value,
                 metadata: EntryMetadata(
-                    storedAt: storage.list.nodes[slot].element.storedAt,
-                    expiresAt: storage.list.nodes[slot].element.expiresAt,
+                    storedAt: storage.nodes[slot].storedAt,
+                    expiresAt: storage.nodes[slot].expiresAt,
                     freshUntil: validators?.freshUntil,
                     eTag: validators?.eTag,
                     lastModified: validators?.lastModified,
@@ -97,7 +95,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @inlinable @inline(__always)
     func liveSlot(forKey key: String, in storage: inout LRUStorage<Value>) -> Int? {
         guard let slot = storage.touch(key) else { return nil }
-        if let expiresAt = storage.list.nodes[slot].element.expiresAt, configuration.clock.now() >= expiresAt {
+        if let expiresAt = storage.nodes[slot].expiresAt, configuration.clock.now() >= expiresAt {
             expire(key, in: &storage)
             return nil
         }
@@ -145,9 +143,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
             metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
         return storage.withLock { storage in
             guard let slot = storage.slot(of: key) else { return false }
-            storage.list.nodes[slot].element.storedAt = storedAt
-            storage.list.nodes[slot].element.expiresAt = expiresAt
-            let kept = storage.list.nodes[slot].element.validators?.tags ?? []
+            storage.nodes[slot].storedAt = storedAt
+            storage.nodes[slot].expiresAt = expiresAt
+            let kept = storage.nodes[slot].validators?.tags ?? []
             storage.replaceValidators(of: slot, with: EntryValidators.of(metadata, keepingTags: kept))
             return true
         }
@@ -199,9 +197,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         let now = configuration.clock.now()
         return storage.withLock { storage in
             var removed = 0
-            for slot in storage.list.nodes.indices where storage.list.nodes[slot].element.value != nil {
-                if let expiresAt = storage.list.nodes[slot].element.expiresAt, now >= expiresAt {
-                    let key = storage.list.nodes[slot].element.key
+            for slot in storage.nodes.indices where storage.nodes[slot].value != nil {
+                if let expiresAt = storage.nodes[slot].expiresAt, now >= expiresAt {
+                    let key = storage.nodes[slot].key
                     storage.removeSlot(slot)
                     storage.release(slot)
                     removed += 1
@@ -227,10 +225,10 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func sortedKeys() -> [String] {
         let now = configuration.clock.now()
         return storage.withLock { storage in
-            storage.list.nodes.compactMap { node in
-                guard node.element.value != nil else { return nil }
-                if let expiresAt = node.element.expiresAt, now >= expiresAt { return nil }
-                return node.element.key
+            storage.nodes.compactMap { node in
+                guard node.value != nil else { return nil }
+                if let expiresAt = node.expiresAt, now >= expiresAt { return nil }
+                return node.key
             }
         }.sorted()
     }

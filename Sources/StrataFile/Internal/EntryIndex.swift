@@ -1,11 +1,10 @@
 import Foundation
-import Strata
 
 /// The in-memory index of a store: every entry's metadata, its least-recently-used order and the store's
 /// byte count, loaded once at open so that reads and writes never list or stat the folder.
 ///
-/// A dictionary points into the entries' ``Strata/RecencyList`` (O(1) touch, insert and removal of the least
-/// recently used). Every read and write also takes the next value of one sequence counter, so that
+/// A dictionary points into a doubly linked list kept in arrays (O(1) touch, insert and removal of the
+/// least recently used). Every read and write also takes the next value of one sequence counter, so that
 /// the order survives a restart and two writes in one millisecond still have one. Not thread-safe:
 /// ``FileDataSource`` owns it inside a lock.
 struct EntryIndex {
@@ -15,11 +14,15 @@ struct EntryIndex {
         var lastAccess: Date
         var accessSequence: UInt64
         var fileLength: Int
+        var previous = -1
+        var next = -1
     }
 
-    /// The entries from the most to the least recently used; a freed slot holds `nil`.
-    private var list = RecencyList<Entry?>()
+    private(set) var entries: [Entry?] = []
+    private var freeSlots: [Int] = []
     private var slots: [EntryName: Int] = [:]
+    private var head = -1
+    private var tail = -1
 
     /// The sum of the data sizes of the entries.
     private(set) var totalSize = 0
@@ -50,23 +53,37 @@ struct EntryIndex {
 
     /// The entry with this name.
     func entry(_ name: EntryName) -> Entry? {
-        slots[name].flatMap { list[$0] }
+        slots[name].flatMap { entries[$0] }
     }
 
     /// Marks the entry most recently used at `date`; returns it.
     mutating func touch(_ name: EntryName, at date: Date) -> Entry? {
-        guard let slot = slots[name], list[slot] != nil else { return nil }
+        guard let slot = slots[name], entries[slot] != nil else { return nil }
         let sequence = nextSequence()
-        list[slot]?.accessSequence = sequence
-        list[slot]?.lastAccess = date
-        list.moveToFront(slot)
-        return list[slot]
+        entries[slot]?.accessSequence = sequence
+        entries[slot]?.lastAccess = date
+        moveToHead(slot)
+        return entries[slot]
     }
 
     /// Inserts or replaces an entry as the most recently used.
     mutating func insert(_ entry: Entry) {
         remove(entry.name)
-        slots[entry.name] = list.insertFirst(entry)
+        var entry = entry
+        entry.previous = -1
+        entry.next = head
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            entries[slot] = entry
+        } else {
+            slot = entries.count
+            entries.append(entry)
+        }
+        if head >= 0 { entries[head]?.previous = slot }
+        head = slot
+        if tail < 0 { tail = slot }
+        slots[entry.name] = slot
         totalSize += entry.trailer.payloadSize
         for tag in entry.trailer.tags { keysByTag[tag, default: []].insert(entry.trailer.key) }
         if let expiresAt = entry.trailer.expiresAt, expiresAt < earliestExpiry { earliestExpiry = expiresAt }
@@ -75,10 +92,13 @@ struct EntryIndex {
     /// Removes an entry; returns it.
     @discardableResult
     mutating func remove(_ name: EntryName) -> Entry? {
-        guard let slot = slots.removeValue(forKey: name), let entry = list[slot] else { return nil }
-        list.unlink(slot)
-        list[slot] = nil
-        list.free(slot)
+        guard let slot = slots.removeValue(forKey: name), let entry = entries[slot] else { return nil }
+        let previous = entry.previous
+        let next = entry.next
+        if previous >= 0 { entries[previous]?.next = next } else { head = next }
+        if next >= 0 { entries[next]?.previous = previous } else { tail = previous }
+        entries[slot] = nil
+        freeSlots.append(slot)
         totalSize -= entry.trailer.payloadSize
         for tag in entry.trailer.tags {
             keysByTag[tag]?.remove(entry.trailer.key)
@@ -89,14 +109,14 @@ struct EntryIndex {
     }
 
     /// The least recently used entry.
-    var leastRecentlyUsed: Entry? { list.leastRecentSlot.flatMap { list[$0] } }
+    var leastRecentlyUsed: Entry? { tail >= 0 ? entries[tail] : nil }
 
     /// The names of the entries expired at `date`, and resets the earliest expiry to the rest's.
     mutating func expiredNames(at date: Date) -> [EntryName] {
         guard date >= earliestExpiry else { return [] }
         var expired: [EntryName] = []
         var earliest = Date.distantFuture
-        for case let entry? in list.nodes.lazy.map(\.element) {
+        for case let entry? in entries {
             guard let expiresAt = entry.trailer.expiresAt else { continue }
             if expiresAt <= date {
                 expired.append(entry.name)
@@ -109,14 +129,39 @@ struct EntryIndex {
     }
 
     /// Every entry, most recently used first.
-    var entriesByRecency: [Entry] { list.byRecency(count: count) { $0 }.compactMap { $0 } }
+    var entriesByRecency: [Entry] {
+        var result: [Entry] = []
+        result.reserveCapacity(count)
+        var slot = head
+        while slot >= 0, let entry = entries[slot] {
+            result.append(entry)
+            slot = entry.next
+        }
+        return result
+    }
 
     /// Removes every entry; the sequence counter keeps counting.
     mutating func removeAll() {
-        list.removeAll()
+        entries.removeAll()
+        freeSlots.removeAll()
         slots.removeAll()
+        head = -1
+        tail = -1
         totalSize = 0
         earliestExpiry = .distantFuture
         keysByTag.removeAll()
+    }
+
+    private mutating func moveToHead(_ slot: Int) {
+        guard slot != head, let entry = entries[slot] else { return }
+        let previous = entry.previous
+        let next = entry.next
+        if previous >= 0 { entries[previous]?.next = next } else { head = next }
+        if next >= 0 { entries[next]?.previous = previous } else { tail = previous }
+        entries[slot]?.previous = -1
+        entries[slot]?.next = head
+        if head >= 0 { entries[head]?.previous = slot }
+        head = slot
+        if tail < 0 { tail = slot }
     }
 }
