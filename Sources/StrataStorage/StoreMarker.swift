@@ -22,11 +22,6 @@ package enum StoreMarker {
         package let kind: String
         /// The layout version.
         package let version: Int
-
-        package init(kind: String, version: Int) {
-            self.kind = kind
-            self.version = version
-        }
     }
 
     /// What is at the marker's name.

@@ -7,8 +7,7 @@ public struct MappedDataSource<Source: Sendable, SourceValue: Sendable, Value: S
     /// The wrapped source.
     public let source: Source
 
-    private let toValue: any Mapper<SourceValue, Value>
-    private let toSourceValue: any Mapper<Value, SourceValue>
+    private let conversion: ValueConversion<SourceValue, Value>
 
     /// Wraps a source with two mappers.
     ///
@@ -22,8 +21,7 @@ public struct MappedDataSource<Source: Sendable, SourceValue: Sendable, Value: S
         toSourceValue: some Mapper<Value, SourceValue>
     ) {
         self.source = source
-        self.toValue = toValue
-        self.toSourceValue = toSourceValue
+        self.conversion = ValueConversion(toValue: toValue, toStored: toSourceValue)
     }
 }
 
@@ -40,29 +38,29 @@ extension MappedDataSource: GetDataSource where Source: GetDataSource, Source.Va
     ///
     /// - Throws: The source's error, or ``StrataError/Code/dataSerialization`` when conversion fails.
     public func get(_ query: any Query) async throws -> Value {
-        try toValue.mapOrThrowSerialization(await source.get(query))
+        try conversion.value(await source.get(query))
     }
 
     /// Reads from the source and converts the values.
     public func getAll(_ query: any Query) async throws -> [Value] {
-        try await source.getAll(query).map { try toValue.mapOrThrowSerialization($0) }
+        try conversion.values(await source.getAll(query))
     }
 
     /// Reads the entry from the source and converts its value; the metadata is kept.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
-        try await source.getEntry(query).map { try toValue.mapOrThrowSerialization($0) }
+        try conversion.entry(await source.getEntry(query))
     }
 
     /// Reads the entries from the source and converts their values; the metadata is kept.
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
-        try await source.getAllEntries(query).map { entry in try entry.map { try toValue.mapOrThrowSerialization($0) } }
+        try conversion.entries(await source.getAllEntries(query))
     }
 
     /// Reads conditionally from the source and converts a new value.
     public func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Value>
     {
         switch try await source.getIfModified(query, since: metadata) {
-        case .modified(let entry): .modified(try entry.map { try toValue.mapOrThrowSerialization($0) })
+        case .modified(let entry): .modified(try conversion.entry(entry))
         case .notModified(let renewed): .notModified(renewed)
         }
     }
@@ -71,26 +69,22 @@ extension MappedDataSource: GetDataSource where Source: GetDataSource, Source.Va
 extension MappedDataSource: PutDataSource where Source: PutDataSource, Source.Value == SourceValue {
     /// Converts the value, writes it to the source and converts what the source returns.
     public func put(_ value: Value, in query: any Query) async throws -> Value {
-        let stored = try await source.put(toSourceValue.mapOrThrowSerialization(value), in: query)
-        return try toValue.mapOrThrowSerialization(stored)
+        try conversion.value(await source.put(conversion.stored(value), in: query))
     }
 
     /// Converts the values, writes them to the source and converts what the source returns.
     public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
-        let converted = try values.map { try toSourceValue.mapOrThrowSerialization($0) }
-        return try await source.putAll(converted, in: query).map { try toValue.mapOrThrowSerialization($0) }
+        try conversion.values(await source.putAll(conversion.stored(values), in: query))
     }
 
     /// Converts the entry's value and writes it with its metadata.
     public func putEntry(_ entry: StoredEntry<Value>, in query: any Query) async throws -> Value {
-        let stored = try await source.putEntry(entry.map { try toSourceValue.mapOrThrowSerialization($0) }, in: query)
-        return try toValue.mapOrThrowSerialization(stored)
+        try conversion.value(await source.putEntry(conversion.storedEntry(entry), in: query))
     }
 
     /// Converts the entries' values and writes them with their metadata.
     public func putAllEntries(_ entries: [StoredEntry<Value>], in query: any Query) async throws -> [Value] {
-        let converted = try entries.map { entry in try entry.map { try toSourceValue.mapOrThrowSerialization($0) } }
-        return try await source.putAllEntries(converted, in: query).map { try toValue.mapOrThrowSerialization($0) }
+        try conversion.values(await source.putAllEntries(conversion.storedEntries(entries), in: query))
     }
 
     /// Renews the metadata in the source.

@@ -5,8 +5,7 @@ public struct MappedRepository<Base: Sendable, BaseValue: Sendable, Value: Senda
     /// The wrapped repository.
     public let base: Base
 
-    private let toValue: any Mapper<BaseValue, Value>
-    private let toBaseValue: any Mapper<Value, BaseValue>
+    private let conversion: ValueConversion<BaseValue, Value>
 
     /// Wraps a repository with two mappers.
     ///
@@ -20,28 +19,26 @@ public struct MappedRepository<Base: Sendable, BaseValue: Sendable, Value: Senda
         toBaseValue: some Mapper<Value, BaseValue>
     ) {
         self.base = base
-        self.toValue = toValue
-        self.toBaseValue = toBaseValue
+        self.conversion = ValueConversion(toValue: toValue, toStored: toBaseValue)
     }
 }
 
 extension MappedRepository: GetRepository where Base: GetRepository, Base.Value == BaseValue {
     /// Reads from the repository and converts the value.
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Value {
-        try toValue.mapOrThrowSerialization(await base.get(query, operation: operation))
+        try conversion.value(await base.get(query, operation: operation))
     }
 
     /// Reads from the repository and converts the values.
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Value] {
-        try await base.getAll(query, operation: operation).map { try toValue.mapOrThrowSerialization($0) }
+        try conversion.values(await base.getAll(query, operation: operation))
     }
 }
 
 extension MappedRepository: PutRepository where Base: PutRepository, Base.Value == BaseValue {
     /// Converts the value, writes it and converts what the repository returns.
     public func put(_ value: Value, in query: any Query, operation: any RepositoryOperation) async throws -> Value {
-        let stored = try await base.put(toBaseValue.mapOrThrowSerialization(value), in: query, operation: operation)
-        return try toValue.mapOrThrowSerialization(stored)
+        try conversion.value(await base.put(conversion.stored(value), in: query, operation: operation))
     }
 
     /// Converts the values, writes them and converts what the repository returns.
@@ -50,10 +47,7 @@ extension MappedRepository: PutRepository where Base: PutRepository, Base.Value 
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Value] {
-        let converted = try values.map { try toBaseValue.mapOrThrowSerialization($0) }
-        return try await base.putAll(converted, in: query, operation: operation).map {
-            try toValue.mapOrThrowSerialization($0)
-        }
+        try conversion.values(await base.putAll(conversion.stored(values), in: query, operation: operation))
     }
 }
 

@@ -3,9 +3,7 @@
 /// It also erases the types of its parts, so it is the way to store repositories of different types in
 /// one property.
 public struct RepositoryAssembler<Value: Sendable>: Repository {
-    private let getter: any GetRepository<Value>
-    private let putter: any PutRepository<Value>
-    private let deleter: any DeleteRepository
+    private let parts: AssemblerParts<any GetRepository<Value>, any PutRepository<Value>, any DeleteRepository>
 
     /// Assembles a repository from three parts.
     ///
@@ -13,36 +11,23 @@ public struct RepositoryAssembler<Value: Sendable>: Repository {
     ///   - get: Answers `get` and `getAll`.
     ///   - put: Answers `put` and `putAll`.
     ///   - delete: Answers `delete`.
-    public init(
-        get: some GetRepository<Value>,
-        put: some PutRepository<Value>,
-        delete: some DeleteRepository
-    ) {
-        self.getter = get
-        self.putter = put
-        self.deleter = delete
-    }
-
-    /// Erases the type of a full repository.
-    ///
-    /// - Parameter repository: Any repository.
-    public init(_ repository: some Repository<Value>) {
-        self.init(get: repository, put: repository, delete: repository)
+    public init(get: some GetRepository<Value>, put: some PutRepository<Value>, delete: some DeleteRepository) {
+        parts = AssemblerParts(getter: get, putter: put, deleter: delete)
     }
 
     /// Reads through the get part.
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Value {
-        try await getter.get(query, operation: operation)
+        try await parts.getter.get(query, operation: operation)
     }
 
     /// Reads through the get part.
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Value] {
-        try await getter.getAll(query, operation: operation)
+        try await parts.getter.getAll(query, operation: operation)
     }
 
     /// Writes through the put part.
     public func put(_ value: Value, in query: any Query, operation: any RepositoryOperation) async throws -> Value {
-        try await putter.put(value, in: query, operation: operation)
+        try await parts.putter.put(value, in: query, operation: operation)
     }
 
     /// Writes through the put part.
@@ -51,12 +36,23 @@ public struct RepositoryAssembler<Value: Sendable>: Repository {
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Value] {
-        try await putter.putAll(values, in: query, operation: operation)
+        try await parts.putter.putAll(values, in: query, operation: operation)
     }
 
     /// Deletes through the delete part.
     public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
-        try await deleter.delete(query, operation: operation)
+        try await parts.deleter.delete(query, operation: operation)
+    }
+}
+
+// MARK: - Erasing types
+
+extension RepositoryAssembler {
+    /// Erases the type of a full repository.
+    ///
+    /// - Parameter repository: Any repository.
+    public init(_ repository: some Repository<Value>) {
+        self.init(get: repository, put: repository, delete: repository)
     }
 }
 

@@ -1,0 +1,39 @@
+/// The two conversions of a mapped source or repository, said once for both: what the wrapped one holds into what
+/// callers see, and back, for a value, a list and an entry (whose metadata is kept).
+///
+/// Every failure is a ``StrataError/Code/dataSerialization`` error (see ``Mapper/mapOrThrowSerialization(_:)``).
+struct ValueConversion<Stored: Sendable, Value: Sendable>: Sendable {
+    private let toValue: any Mapper<Stored, Value>
+    private let toStored: any Mapper<Value, Stored>
+
+    init(toValue: some Mapper<Stored, Value>, toStored: some Mapper<Value, Stored>) {
+        self.toValue = toValue
+        self.toStored = toStored
+    }
+
+    /// What callers see of a stored value.
+    func value(_ stored: Stored) throws -> Value { try toValue.mapOrThrowSerialization(stored) }
+
+    /// What callers see of stored values.
+    func values(_ stored: [Stored]) throws -> [Value] { try stored.map(value) }
+
+    /// What callers see of a stored entry; the metadata is kept.
+    func entry(_ stored: StoredEntry<Stored>) throws -> StoredEntry<Value> { try stored.map(value) }
+
+    /// What callers see of stored entries; the metadata is kept.
+    func entries(_ stored: [StoredEntry<Stored>]) throws -> [StoredEntry<Value>] { try stored.map(entry) }
+
+    /// What is stored of a caller's value.
+    func stored(_ value: Value) throws -> Stored { try toStored.mapOrThrowSerialization(value) }
+
+    /// What is stored of a caller's values.
+    func stored(_ values: [Value]) throws -> [Stored] { try values.map { try stored($0) } }
+
+    /// What is stored of a caller's entry; the metadata is kept.
+    func storedEntry(_ entry: StoredEntry<Value>) throws -> StoredEntry<Stored> { try entry.map { try stored($0) } }
+
+    /// What is stored of a caller's entries; the metadata is kept.
+    func storedEntries(_ entries: [StoredEntry<Value>]) throws -> [StoredEntry<Stored>] {
+        try entries.map(storedEntry)
+    }
+}
