@@ -53,16 +53,14 @@
             self.factory = factory
         }
 
-        /// Runs the call, counts its outcome and records its duration.
-        public func intercept<R: Sendable>(
-            _ call: PluginCall,
-            next: @escaping @Sendable () async throws -> R
-        ) async throws -> R {
-            try await CallTrail.observe(call, next: next) { observed, _ in
-                let handlers = handlers(for: observed)
-                handlers.calls.increment()
-                handlers.duration.recordNanoseconds(observed.durationNanoseconds)
-            }
+        /// Observes every call.
+        public func participation(in attachment: PluginAttachment) -> PluginParticipation { .observes }
+
+        /// Counts the call's outcome and records its duration.
+        public func callDidFinish(_ observed: ObservedCall, result: (any Sendable)?) {
+            let handlers = handlers(for: observed)
+            handlers.calls.increment()
+            handlers.duration.recordNanoseconds(observed.durationNanoseconds)
         }
 
         private func handlers(for observed: ObservedCall) -> (calls: Counter, duration: Metrics.Timer) {

@@ -52,7 +52,7 @@ public final class CallTrail: Sendable {
     ///   - call: The data source call.
     ///   - error: What it threw, or `nil` when it returned.
     public static func record(_ call: PluginCall, error: (any Error)?) {
-        guard let current, call.operation == nil else { return }
+        guard call.operation == nil, let current else { return }
         let step = Step(source: call.source, method: call.method, outcome: CallOutcome(call.method, error: error))
         current.recorded.withLock { $0.append(step) }
     }
@@ -60,8 +60,10 @@ public final class CallTrail: Sendable {
     /// The source whose read gave the value: the last read that returned, or the source of a stale value served;
     /// `nil` when no source reported a step.
     public var origin: String? {
-        let reads = steps.filter(\.method.isRead)
-        return (reads.last { $0.outcome == .hit } ?? reads.first { $0.outcome == .notValid })?.source
+        recorded.withLock { steps in
+            let reads = steps.lazy.filter(\.method.isRead)
+            return (reads.last { $0.outcome == .hit } ?? reads.first { $0.outcome == .notValid })?.source
+        }
     }
 
     /// How the repository call ended, from its steps.
@@ -70,10 +72,12 @@ public final class CallTrail: Sendable {
     public func outcome(error: (any Error)?) -> CallOutcome {
         let plain = CallOutcome(call.method, error: error)
         guard plain == .hit else { return plain }
-        let reads = steps.filter(\.method.isRead)
-        guard let first = reads.first else { return .hit }
-        if first.outcome == .hit { return .hit }
-        return reads.contains { $0.outcome == .hit } || first.outcome == .miss ? .miss : .staleServed
+        return recorded.withLock { steps in
+            let reads = steps.lazy.filter(\.method.isRead)
+            guard let first = reads.first else { return .hit }
+            if first.outcome == .hit { return .hit }
+            return reads.contains { $0.outcome == .hit } || first.outcome == .miss ? .miss : .staleServed
+        }
     }
 }
 

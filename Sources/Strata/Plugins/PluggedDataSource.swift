@@ -11,7 +11,8 @@
 ///
 /// The first plugin is the outermost: it sees each call first and its outcome last. Conformances follow
 /// the wrapped source: a plugged ``GetDataSource`` is a ``GetDataSource``, and so on; the source's capabilities
-/// (origin, changes, entries with metadata) are forwarded. With no plugins every call goes straight to the source.
+/// (origin, changes, entries with metadata) are forwarded. With no plugins, or none that takes part
+/// (``PluginParticipation``), every call goes straight to the source.
 public struct PluggedDataSource<Source: Sendable>: Sendable {
     /// The wrapped source.
     public let source: Source
@@ -21,6 +22,9 @@ public struct PluggedDataSource<Source: Sendable>: Sendable {
 
     /// The name plugins see in ``PluginCall/source``.
     public let name: String
+
+    /// The plugins as calls run them.
+    @usableFromInline let chain: PluginChain
 
     /// Wraps a source with plugins.
     ///
@@ -32,18 +36,32 @@ public struct PluggedDataSource<Source: Sendable>: Sendable {
         self.source = source
         self.plugins = plugins
         self.name = name ?? String(describing: Source.self)
+        chain = PluginChain(plugins, attachment: PluginAttachment(name: self.name, kind: .dataSource))
     }
 
-    /// Runs `body` through the plugins, or directly when there are none.
+    /// Whether a plugin intercepts calls: they then run through ``run(_:_:value:_:)``.
+    @inlinable var intercepts: Bool { chain.mode == .intercepts }
+
+    /// Runs `body` through the plugins as middleware.
+    @usableFromInline
     func run<R: Sendable>(
         _ method: PluginCall.Method,
         _ query: any Query,
         value: (any Sendable)? = nil,
         _ body: @escaping @Sendable () async throws -> R
     ) async throws -> R {
-        if plugins.isEmpty { return try await body() }
-        let call = PluginCall(method: method, query: query, source: name, value: value)
-        return try await runPlugins(plugins[...], call, body)
+        try await chain.intercept(PluginCall(method: method, query: query, source: name, value: value), body)
+    }
+
+    /// Runs `body` directly, or observed by the plugins when they only observe.
+    @inlinable @inline(__always)
+    func observe<R: Sendable>(
+        _ method: PluginCall.Method,
+        _ query: any Query,
+        value: @autoclosure () -> (any Sendable)? = nil,
+        _ body: () async throws -> R
+    ) async throws -> R {
+        try await chain.observe({ PluginCall(method: method, query: query, source: name, value: value()) }, body)
     }
 }
 
@@ -57,68 +75,89 @@ extension PluggedDataSource: DataSourceCapabilities where Source: DataSourceCapa
 
 extension PluggedDataSource: GetDataSource where Source: GetDataSource {
     /// Reads through the plugins.
+    @inlinable
     public func get(_ query: any Query) async throws -> Source.Value {
-        if plugins.isEmpty { return try await source.get(query) }
-        return try await run(.get, query) { [source] in try await source.get(query) }
+        if intercepts { return try await run(.get, query) { [source] in try await source.get(query) } }
+        return try await observe(.get, query) { try await source.get(query) }
     }
 
     /// Reads through the plugins.
+    @inlinable
     public func getAll(_ query: any Query) async throws -> [Source.Value] {
-        if plugins.isEmpty { return try await source.getAll(query) }
-        return try await run(.getAll, query) { [source] in try await source.getAll(query) }
+        if intercepts { return try await run(.getAll, query) { [source] in try await source.getAll(query) } }
+        return try await observe(.getAll, query) { try await source.getAll(query) }
     }
 
     /// Reads the entry through the plugins; they see a ``PluginCall/Method/get``.
+    @inlinable
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Source.Value> {
-        if plugins.isEmpty { return try await source.getEntry(query) }
-        return try await run(.get, query) { [source] in try await source.getEntry(query) }
+        if intercepts { return try await run(.get, query) { [source] in try await source.getEntry(query) } }
+        return try await observe(.get, query) { try await source.getEntry(query) }
     }
 
     /// Reads the entries through the plugins; they see a ``PluginCall/Method/getAll``.
+    @inlinable
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Source.Value>] {
-        if plugins.isEmpty { return try await source.getAllEntries(query) }
-        return try await run(.getAll, query) { [source] in try await source.getAllEntries(query) }
+        if intercepts { return try await run(.getAll, query) { [source] in try await source.getAllEntries(query) } }
+        return try await observe(.getAll, query) { try await source.getAllEntries(query) }
     }
 
     /// Reads conditionally through the plugins; they see a ``PluginCall/Method/get``.
+    @inlinable
     public func getIfModified(
         _ query: any Query,
         since metadata: EntryMetadata
     ) async throws -> ConditionalRead<Source.Value> {
-        if plugins.isEmpty { return try await source.getIfModified(query, since: metadata) }
-        return try await run(.get, query) { [source] in try await source.getIfModified(query, since: metadata) }
+        if intercepts {
+            return try await run(.get, query) { [source] in try await source.getIfModified(query, since: metadata) }
+        }
+        return try await observe(.get, query) { try await source.getIfModified(query, since: metadata) }
     }
 }
 
 extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     /// Writes through the plugins.
+    @inlinable
     public func put(_ value: Source.Value, in query: any Query) async throws -> Source.Value {
-        if plugins.isEmpty { return try await source.put(value, in: query) }
-        return try await run(.put, query, value: value) { [source] in try await source.put(value, in: query) }
+        if intercepts {
+            return try await run(.put, query, value: value) { [source] in try await source.put(value, in: query) }
+        }
+        return try await observe(.put, query, value: value) { try await source.put(value, in: query) }
     }
 
     /// Writes through the plugins.
+    @inlinable
     public func putAll(_ values: [Source.Value], in query: any Query) async throws -> [Source.Value] {
-        if plugins.isEmpty { return try await source.putAll(values, in: query) }
-        return try await run(.putAll, query, value: values) { [source] in
-            try await source.putAll(values, in: query)
+        if intercepts {
+            return try await run(.putAll, query, value: values) { [source] in try await source.putAll(values, in: query)
+            }
         }
+        return try await observe(.putAll, query, value: values) { try await source.putAll(values, in: query) }
     }
 
     /// Writes the entry through the plugins; they see a ``PluginCall/Method/put`` of its value.
+    @inlinable
     public func putEntry(_ entry: StoredEntry<Source.Value>, in query: any Query) async throws -> Source.Value {
-        if plugins.isEmpty { return try await source.putEntry(entry, in: query) }
-        return try await run(.put, query, value: entry.value) { [source] in try await source.putEntry(entry, in: query)
+        if intercepts {
+            return try await run(.put, query, value: entry.value) { [source] in
+                try await source.putEntry(entry, in: query)
+            }
         }
+        return try await observe(.put, query, value: entry.value) { try await source.putEntry(entry, in: query) }
     }
 
     /// Writes the entries through the plugins; they see a ``PluginCall/Method/putAll`` of their values.
+    @inlinable
     public func putAllEntries(
         _ entries: [StoredEntry<Source.Value>],
         in query: any Query
     ) async throws -> [Source.Value] {
-        if plugins.isEmpty { return try await source.putAllEntries(entries, in: query) }
-        return try await run(.putAll, query, value: entries.map(\.value)) { [source] in
+        if intercepts {
+            return try await run(.putAll, query, value: entries.map(\.value)) { [source] in
+                try await source.putAllEntries(entries, in: query)
+            }
+        }
+        return try await observe(.putAll, query, value: entries.map(\.value)) {
             try await source.putAllEntries(entries, in: query)
         }
     }
@@ -131,9 +170,10 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
 
 extension PluggedDataSource: DeleteDataSource where Source: DeleteDataSource {
     /// Deletes through the plugins.
+    @inlinable
     public func delete(_ query: any Query) async throws {
-        if plugins.isEmpty { return try await source.delete(query) }
-        try await run(.delete, query) { [source] in try await source.delete(query) }
+        if intercepts { return try await run(.delete, query) { [source] in try await source.delete(query) } }
+        try await observe(.delete, query) { try await source.delete(query) }
     }
 }
 

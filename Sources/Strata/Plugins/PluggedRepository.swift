@@ -8,8 +8,8 @@
 /// ```
 ///
 /// The plugins see each call with its operation (``PluginCall/operation``). The first plugin is the
-/// outermost: it sees each call first and its outcome last. With no plugins every call goes straight to
-/// the repository.
+/// outermost: it sees each call first and its outcome last. With no plugins, or none that takes part
+/// (``PluginParticipation``), every call goes straight to the repository.
 public struct PluggedRepository<Base: Sendable>: Sendable {
     /// The wrapped repository.
     public let base: Base
@@ -19,6 +19,9 @@ public struct PluggedRepository<Base: Sendable>: Sendable {
 
     /// The name plugins see in ``PluginCall/source``.
     public let name: String
+
+    /// The plugins as calls run them.
+    @usableFromInline let chain: PluginChain
 
     /// Wraps a repository with plugins.
     ///
@@ -30,9 +33,14 @@ public struct PluggedRepository<Base: Sendable>: Sendable {
         self.base = base
         self.plugins = plugins
         self.name = name ?? String(describing: Base.self)
+        chain = PluginChain(plugins, attachment: PluginAttachment(name: self.name, kind: .repository))
     }
 
-    /// Runs `body` through the plugins.
+    /// Whether a plugin intercepts calls: they then run through ``run(_:_:_:value:_:)``.
+    @inlinable var intercepts: Bool { chain.mode == .intercepts }
+
+    /// Runs `body` through the plugins as middleware.
+    @usableFromInline
     func run<R: Sendable>(
         _ method: PluginCall.Method,
         _ query: any Query,
@@ -41,45 +49,76 @@ public struct PluggedRepository<Base: Sendable>: Sendable {
         _ body: @escaping @Sendable () async throws -> R
     ) async throws -> R {
         let call = PluginCall(method: method, query: query, operation: operation, source: name, value: value)
-        return try await runPlugins(plugins[...], call, body)
+        return try await chain.intercept(call, body)
+    }
+
+    /// Runs `body` directly, or observed by the plugins when they only observe.
+    @inlinable @inline(__always)
+    func observe<R: Sendable>(
+        _ method: PluginCall.Method,
+        _ query: any Query,
+        _ operation: any RepositoryOperation,
+        value: @autoclosure () -> (any Sendable)? = nil,
+        _ body: () async throws -> R
+    ) async throws -> R {
+        try await chain.observe(
+            { PluginCall(method: method, query: query, operation: operation, source: name, value: value()) },
+            body
+        )
     }
 }
 
 extension PluggedRepository: GetRepository where Base: GetRepository {
     /// Reads through the plugins.
+    @inlinable
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Base.Value {
-        if plugins.isEmpty { return try await base.get(query, operation: operation) }
-        return try await run(.get, query, operation) { [base] in try await base.get(query, operation: operation) }
+        if intercepts {
+            return try await run(.get, query, operation) { [base] in try await base.get(query, operation: operation) }
+        }
+        return try await observe(.get, query, operation) { try await base.get(query, operation: operation) }
     }
 
     /// Reads through the plugins.
+    @inlinable
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Base.Value] {
-        if plugins.isEmpty { return try await base.getAll(query, operation: operation) }
-        return try await run(.getAll, query, operation) { [base] in
-            try await base.getAll(query, operation: operation)
+        if intercepts {
+            return try await run(.getAll, query, operation) { [base] in
+                try await base.getAll(query, operation: operation)
+            }
         }
+        return try await observe(.getAll, query, operation) { try await base.getAll(query, operation: operation) }
     }
 }
 
 extension PluggedRepository: PutRepository where Base: PutRepository {
     /// Writes through the plugins.
+    @inlinable
     public func put(_ value: Base.Value, in query: any Query, operation: any RepositoryOperation) async throws
         -> Base.Value
     {
-        if plugins.isEmpty { return try await base.put(value, in: query, operation: operation) }
-        return try await run(.put, query, operation, value: value) { [base] in
+        if intercepts {
+            return try await run(.put, query, operation, value: value) { [base] in
+                try await base.put(value, in: query, operation: operation)
+            }
+        }
+        return try await observe(.put, query, operation, value: value) {
             try await base.put(value, in: query, operation: operation)
         }
     }
 
     /// Writes through the plugins.
+    @inlinable
     public func putAll(
         _ values: [Base.Value],
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Base.Value] {
-        if plugins.isEmpty { return try await base.putAll(values, in: query, operation: operation) }
-        return try await run(.putAll, query, operation, value: values) { [base] in
+        if intercepts {
+            return try await run(.putAll, query, operation, value: values) { [base] in
+                try await base.putAll(values, in: query, operation: operation)
+            }
+        }
+        return try await observe(.putAll, query, operation, value: values) {
             try await base.putAll(values, in: query, operation: operation)
         }
     }
@@ -87,9 +126,14 @@ extension PluggedRepository: PutRepository where Base: PutRepository {
 
 extension PluggedRepository: DeleteRepository where Base: DeleteRepository {
     /// Deletes through the plugins.
+    @inlinable
     public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
-        if plugins.isEmpty { return try await base.delete(query, operation: operation) }
-        try await run(.delete, query, operation) { [base] in try await base.delete(query, operation: operation) }
+        if intercepts {
+            return try await run(.delete, query, operation) { [base] in
+                try await base.delete(query, operation: operation)
+            }
+        }
+        try await observe(.delete, query, operation) { try await base.delete(query, operation: operation) }
     }
 }
 

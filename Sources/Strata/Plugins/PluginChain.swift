@@ -1,0 +1,105 @@
+/// The plugins of one source or repository, sorted once when they are attached by how they take part
+/// (``PluginParticipation``), so that a call pays only for what its plugins need.
+@usableFromInline
+struct PluginChain: Sendable {
+    /// How calls run: the costliest participation of any plugin.
+    @usableFromInline
+    enum Mode: Sendable, Hashable {
+        /// Every plugin is skipped: straight to the source.
+        case direct
+        /// Plugins only observe failures: straight to the source, and a thrown error is reported.
+        case failures
+        /// Plugins observe: the call is measured once and reported to each.
+        case observes
+        /// At least one plugin intercepts: the whole chain runs as middleware, observers in their places.
+        case intercepts
+    }
+
+    /// How calls run.
+    @usableFromInline let mode: Mode
+
+    /// The plugins that observe (calls or failures), innermost first: the order they are told in.
+    private let observers: [(plugin: any StrataPlugin, participation: PluginParticipation)]
+
+    /// The chain as middleware, outermost first (``Mode/intercepts``).
+    private let middleware: [any StrataPlugin]
+
+    /// Sorts `plugins` for a source or repository.
+    ///
+    /// - Parameters:
+    ///   - plugins: The plugins, outermost first.
+    ///   - attachment: What they are attached to.
+    init(_ plugins: [any StrataPlugin], attachment: PluginAttachment) {
+        let taking = plugins.map { (plugin: $0, participation: $0.participation(in: attachment)) }
+            .filter { $0.participation != .skipped }
+        switch taking.map(\.participation.kind).max() {
+        case nil: mode = .direct
+        case .failures?: mode = .failures
+        case .observes?: mode = .observes
+        case .intercepts?, .skipped?: mode = .intercepts
+        }
+        observers = mode == .intercepts ? [] : taking.reversed()
+        middleware =
+            mode != .intercepts
+            ? []
+            : taking.map { taking in
+                taking.participation == .intercepts
+                    ? taking.plugin : ObservingStep(plugin: taking.plugin, participation: taking.participation)
+            }
+    }
+
+    /// Runs a call whose plugins do not intercept: directly, reporting a failure, or measured and reported.
+    ///
+    /// Inlined into each method of the plugged source or repository, so that with no plugin taking part (or only
+    /// failures observed) a call is the wrapped call and nothing else.
+    ///
+    /// - Parameters:
+    ///   - call: Builds the call's description; only when a plugin is told about it.
+    ///   - body: The call to the wrapped source or repository.
+    @inlinable @inline(__always)
+    func observe<R: Sendable>(
+        _ call: () -> PluginCall,
+        _ body: () async throws -> R
+    ) async throws -> R {
+        switch mode {
+        case .direct:
+            return try await body()
+        case .failures:
+            do {
+                return try await body()
+            } catch {
+                reportFailure(call(), error)
+                throw error
+            }
+        case .observes, .intercepts:
+            return try await observe(call(), body)
+        }
+    }
+
+    /// Runs a call measured, and reports how it ended to every observer, innermost first.
+    @usableFromInline
+    func observe<R: Sendable>(_ call: PluginCall, _ body: () async throws -> R) async throws -> R {
+        try await CallTrail.observe(call, next: body) { observed, result in
+            for (plugin, participation) in observers {
+                if participation == .observes {
+                    plugin.callDidFinish(observed, result: result)
+                } else if let error = observed.error {
+                    plugin.callDidFail(call, error: error)
+                }
+            }
+        }
+    }
+
+    /// Reports a call that threw to every plugin that observes failures, innermost first.
+    @usableFromInline
+    func reportFailure(_ call: PluginCall, _ error: any Error) {
+        for (plugin, _) in observers { plugin.callDidFail(call, error: error) }
+    }
+
+    /// Runs a call through the chain as middleware, the first plugin outermost (``Mode/intercepts``).
+    @usableFromInline
+    func intercept<R: Sendable>(_ call: PluginCall, _ body: @escaping @Sendable () async throws -> R) async throws -> R
+    {
+        try await runPlugins(middleware[...], call, body)
+    }
+}
