@@ -53,15 +53,30 @@ public struct PluggedDataSource<Source: Sendable>: Sendable {
         try await chain.intercept(PluginCall(method: method, query: query, source: name, value: value), body)
     }
 
-    /// Runs `body` directly, or observed by the plugins when they only observe.
-    @inlinable @inline(__always)
+    /// Runs `body` observed by the plugins, when they only observe: specialised for the call, not inlined.
+    @inlinable @inline(never)
     func observe<R: Sendable>(
         _ method: PluginCall.Method,
         _ query: any Query,
         value: @autoclosure () -> (any Sendable)? = nil,
         _ body: () async throws -> R
     ) async throws -> R {
-        try await chain.observe({ PluginCall(method: method, query: query, source: name, value: value()) }, body)
+        let call = PluginCall(method: method, query: query, source: name, value: value())
+        return try await CallTrail.observe(call, next: body) { chain.report($0, $1) }
+    }
+
+    /// Reports a call that threw to the plugins that observe failures, and returns the error to throw.
+    @usableFromInline
+    func failure(
+        _ method: PluginCall.Method,
+        _ query: any Query,
+        value: @autoclosure () -> (any Sendable)? = nil,
+        _ error: any Error
+    ) -> any Error {
+        if chain.mode == .failures {
+            chain.reportFailure(PluginCall(method: method, query: query, source: name, value: value()), error)
+        }
+        return error
     }
 }
 
@@ -75,39 +90,56 @@ extension PluggedDataSource: DataSourceCapabilities where Source: DataSourceCapa
 
 extension PluggedDataSource: GetDataSource where Source: GetDataSource {
     /// Reads through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func get(_ query: any Query) async throws -> Source.Value {
+        guard chain.observesCalls else {
+            do { return try await source.get(query) } catch { throw failure(.get, query, error) }
+        }
         if intercepts { return try await run(.get, query) { [source] in try await source.get(query) } }
         return try await observe(.get, query) { try await source.get(query) }
     }
 
     /// Reads through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func getAll(_ query: any Query) async throws -> [Source.Value] {
+        guard chain.observesCalls else {
+            do { return try await source.getAll(query) } catch { throw failure(.getAll, query, error) }
+        }
         if intercepts { return try await run(.getAll, query) { [source] in try await source.getAll(query) } }
         return try await observe(.getAll, query) { try await source.getAll(query) }
     }
 
     /// Reads the entry through the plugins; they see a ``PluginCall/Method/get``.
-    @inlinable
+    @inlinable @inline(__always)
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Source.Value> {
+        guard chain.observesCalls else {
+            do { return try await source.getEntry(query) } catch { throw failure(.get, query, error) }
+        }
         if intercepts { return try await run(.get, query) { [source] in try await source.getEntry(query) } }
         return try await observe(.get, query) { try await source.getEntry(query) }
     }
 
     /// Reads the entries through the plugins; they see a ``PluginCall/Method/getAll``.
-    @inlinable
+    @inlinable @inline(__always)
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Source.Value>] {
+        guard chain.observesCalls else {
+            do { return try await source.getAllEntries(query) } catch { throw failure(.getAll, query, error) }
+        }
         if intercepts { return try await run(.getAll, query) { [source] in try await source.getAllEntries(query) } }
         return try await observe(.getAll, query) { try await source.getAllEntries(query) }
     }
 
     /// Reads conditionally through the plugins; they see a ``PluginCall/Method/get``.
-    @inlinable
+    @inlinable @inline(__always)
     public func getIfModified(
         _ query: any Query,
         since metadata: EntryMetadata
     ) async throws -> ConditionalRead<Source.Value> {
+        guard chain.observesCalls else {
+            do { return try await source.getIfModified(query, since: metadata) } catch {
+                throw failure(.get, query, error)
+            }
+        }
         if intercepts {
             return try await run(.get, query) { [source] in try await source.getIfModified(query, since: metadata) }
         }
@@ -117,8 +149,13 @@ extension PluggedDataSource: GetDataSource where Source: GetDataSource {
 
 extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     /// Writes through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func put(_ value: Source.Value, in query: any Query) async throws -> Source.Value {
+        guard chain.observesCalls else {
+            do { return try await source.put(value, in: query) } catch {
+                throw failure(.put, query, value: value, error)
+            }
+        }
         if intercepts {
             return try await run(.put, query, value: value) { [source] in try await source.put(value, in: query) }
         }
@@ -126,8 +163,13 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     }
 
     /// Writes through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func putAll(_ values: [Source.Value], in query: any Query) async throws -> [Source.Value] {
+        guard chain.observesCalls else {
+            do { return try await source.putAll(values, in: query) } catch {
+                throw failure(.putAll, query, value: values, error)
+            }
+        }
         if intercepts {
             return try await run(.putAll, query, value: values) { [source] in try await source.putAll(values, in: query)
             }
@@ -136,8 +178,13 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     }
 
     /// Writes the entry through the plugins; they see a ``PluginCall/Method/put`` of its value.
-    @inlinable
+    @inlinable @inline(__always)
     public func putEntry(_ entry: StoredEntry<Source.Value>, in query: any Query) async throws -> Source.Value {
+        guard chain.observesCalls else {
+            do { return try await source.putEntry(entry, in: query) } catch {
+                throw failure(.put, query, value: entry.value, error)
+            }
+        }
         if intercepts {
             return try await run(.put, query, value: entry.value) { [source] in
                 try await source.putEntry(entry, in: query)
@@ -147,11 +194,16 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     }
 
     /// Writes the entries through the plugins; they see a ``PluginCall/Method/putAll`` of their values.
-    @inlinable
+    @inlinable @inline(__always)
     public func putAllEntries(
         _ entries: [StoredEntry<Source.Value>],
         in query: any Query
     ) async throws -> [Source.Value] {
+        guard chain.observesCalls else {
+            do { return try await source.putAllEntries(entries, in: query) } catch {
+                throw failure(.putAll, query, value: entries.map(\.value), error)
+            }
+        }
         if intercepts {
             return try await run(.putAll, query, value: entries.map(\.value)) { [source] in
                 try await source.putAllEntries(entries, in: query)
@@ -170,8 +222,11 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
 
 extension PluggedDataSource: DeleteDataSource where Source: DeleteDataSource {
     /// Deletes through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func delete(_ query: any Query) async throws {
+        guard chain.observesCalls else {
+            do { return try await source.delete(query) } catch { throw failure(.delete, query, error) }
+        }
         if intercepts { return try await run(.delete, query) { [source] in try await source.delete(query) } }
         try await observe(.delete, query) { try await source.delete(query) }
     }

@@ -52,8 +52,8 @@ public struct PluggedRepository<Base: Sendable>: Sendable {
         return try await chain.intercept(call, body)
     }
 
-    /// Runs `body` directly, or observed by the plugins when they only observe.
-    @inlinable @inline(__always)
+    /// Runs `body` observed by the plugins, when they only observe: specialised for the call, not inlined.
+    @inlinable @inline(never)
     func observe<R: Sendable>(
         _ method: PluginCall.Method,
         _ query: any Query,
@@ -61,17 +61,38 @@ public struct PluggedRepository<Base: Sendable>: Sendable {
         value: @autoclosure () -> (any Sendable)? = nil,
         _ body: () async throws -> R
     ) async throws -> R {
-        try await chain.observe(
-            { PluginCall(method: method, query: query, operation: operation, source: name, value: value()) },
-            body
-        )
+        let call = PluginCall(method: method, query: query, operation: operation, source: name, value: value())
+        return try await CallTrail.observe(call, next: body) { chain.report($0, $1) }
+    }
+
+    /// Reports a call that threw to the plugins that observe failures, and returns the error to throw.
+    @usableFromInline
+    func failure(
+        _ method: PluginCall.Method,
+        _ query: any Query,
+        _ operation: any RepositoryOperation,
+        value: @autoclosure () -> (any Sendable)? = nil,
+        _ error: any Error
+    ) -> any Error {
+        if chain.mode == .failures {
+            chain.reportFailure(
+                PluginCall(method: method, query: query, operation: operation, source: name, value: value()),
+                error
+            )
+        }
+        return error
     }
 }
 
 extension PluggedRepository: GetRepository where Base: GetRepository {
     /// Reads through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Base.Value {
+        guard chain.observesCalls else {
+            do { return try await base.get(query, operation: operation) } catch {
+                throw failure(.get, query, operation, error)
+            }
+        }
         if intercepts {
             return try await run(.get, query, operation) { [base] in try await base.get(query, operation: operation) }
         }
@@ -79,8 +100,13 @@ extension PluggedRepository: GetRepository where Base: GetRepository {
     }
 
     /// Reads through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Base.Value] {
+        guard chain.observesCalls else {
+            do { return try await base.getAll(query, operation: operation) } catch {
+                throw failure(.getAll, query, operation, error)
+            }
+        }
         if intercepts {
             return try await run(.getAll, query, operation) { [base] in
                 try await base.getAll(query, operation: operation)
@@ -92,10 +118,15 @@ extension PluggedRepository: GetRepository where Base: GetRepository {
 
 extension PluggedRepository: PutRepository where Base: PutRepository {
     /// Writes through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func put(_ value: Base.Value, in query: any Query, operation: any RepositoryOperation) async throws
         -> Base.Value
     {
+        guard chain.observesCalls else {
+            do { return try await base.put(value, in: query, operation: operation) } catch {
+                throw failure(.put, query, operation, value: value, error)
+            }
+        }
         if intercepts {
             return try await run(.put, query, operation, value: value) { [base] in
                 try await base.put(value, in: query, operation: operation)
@@ -107,12 +138,17 @@ extension PluggedRepository: PutRepository where Base: PutRepository {
     }
 
     /// Writes through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func putAll(
         _ values: [Base.Value],
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Base.Value] {
+        guard chain.observesCalls else {
+            do { return try await base.putAll(values, in: query, operation: operation) } catch {
+                throw failure(.putAll, query, operation, value: values, error)
+            }
+        }
         if intercepts {
             return try await run(.putAll, query, operation, value: values) { [base] in
                 try await base.putAll(values, in: query, operation: operation)
@@ -126,8 +162,13 @@ extension PluggedRepository: PutRepository where Base: PutRepository {
 
 extension PluggedRepository: DeleteRepository where Base: DeleteRepository {
     /// Deletes through the plugins.
-    @inlinable
+    @inlinable @inline(__always)
     public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
+        guard chain.observesCalls else {
+            do { return try await base.delete(query, operation: operation) } catch {
+                throw failure(.delete, query, operation, error)
+            }
+        }
         if intercepts {
             return try await run(.delete, query, operation) { [base] in
                 try await base.delete(query, operation: operation)

@@ -18,6 +18,9 @@ struct PluginChain: Sendable {
     /// How calls run.
     @usableFromInline let mode: Mode
 
+    /// Whether a call is measured or intercepted: when not, it goes straight to the source (failures reported).
+    @inlinable var observesCalls: Bool { mode == .observes || mode == .intercepts }
+
     /// The plugins that observe (calls or failures), innermost first: the order they are told in.
     private let observers: [(plugin: any StrataPlugin, participation: PluginParticipation)]
 
@@ -48,44 +51,14 @@ struct PluginChain: Sendable {
             }
     }
 
-    /// Runs a call whose plugins do not intercept: directly, reporting a failure, or measured and reported.
-    ///
-    /// Inlined into each method of the plugged source or repository, so that with no plugin taking part (or only
-    /// failures observed) a call is the wrapped call and nothing else.
-    ///
-    /// - Parameters:
-    ///   - call: Builds the call's description; only when a plugin is told about it.
-    ///   - body: The call to the wrapped source or repository.
-    @inlinable @inline(__always)
-    func observe<R: Sendable>(
-        _ call: () -> PluginCall,
-        _ body: () async throws -> R
-    ) async throws -> R {
-        switch mode {
-        case .direct:
-            return try await body()
-        case .failures:
-            do {
-                return try await body()
-            } catch {
-                reportFailure(call(), error)
-                throw error
-            }
-        case .observes, .intercepts:
-            return try await observe(call(), body)
-        }
-    }
-
-    /// Runs a call measured, and reports how it ended to every observer, innermost first.
+    /// Reports how a call ended to every observer, innermost first.
     @usableFromInline
-    func observe<R: Sendable>(_ call: PluginCall, _ body: () async throws -> R) async throws -> R {
-        try await CallTrail.observe(call, next: body) { observed, result in
-            for (plugin, participation) in observers {
-                if participation == .observes {
-                    plugin.callDidFinish(observed, result: result)
-                } else if let error = observed.error {
-                    plugin.callDidFail(call, error: error)
-                }
+    func report(_ observed: ObservedCall, _ result: (any Sendable)?) {
+        for (plugin, participation) in observers {
+            if participation == .observes {
+                plugin.callDidFinish(observed, result: result)
+            } else if let error = observed.error {
+                plugin.callDidFail(observed.call, error: error)
             }
         }
     }
