@@ -18,10 +18,10 @@ public struct PluggedDataSource<Source: Sendable>: Sendable {
     public let source: Source
 
     /// The plugins, outermost first.
-    public let plugins: [any StrataPlugin]
+    public var plugins: [any StrataPlugin] { chain.plugins }
 
     /// The name plugins see in ``PluginCall/source``.
-    public let name: String
+    public var name: String { chain.name }
 
     /// The plugins as calls run them.
     @usableFromInline let chain: PluginChain
@@ -34,9 +34,8 @@ public struct PluggedDataSource<Source: Sendable>: Sendable {
     ///   - name: The name plugins see; the source's type name by default.
     public init(_ source: Source, plugins: [any StrataPlugin], name: String? = nil) {
         self.source = source
-        self.plugins = plugins
-        self.name = name ?? String(describing: Source.self)
-        chain = PluginChain(plugins, attachment: PluginAttachment(name: self.name, kind: .dataSource))
+        let name = name ?? String(describing: Source.self)
+        chain = PluginChain(plugins, attachment: PluginAttachment(name: name, kind: .dataSource))
     }
 
     /// Whether a plugin intercepts calls: they then run through ``run(_:_:value:_:)``.

@@ -15,10 +15,10 @@ public struct PluggedRepository<Base: Sendable>: Sendable {
     public let base: Base
 
     /// The plugins, outermost first.
-    public let plugins: [any StrataPlugin]
+    public var plugins: [any StrataPlugin] { chain.plugins }
 
     /// The name plugins see in ``PluginCall/source``.
-    public let name: String
+    public var name: String { chain.name }
 
     /// The plugins as calls run them.
     @usableFromInline let chain: PluginChain
@@ -31,9 +31,8 @@ public struct PluggedRepository<Base: Sendable>: Sendable {
     ///   - name: The name plugins see; the repository's type name by default.
     public init(_ base: Base, plugins: [any StrataPlugin], name: String? = nil) {
         self.base = base
-        self.plugins = plugins
-        self.name = name ?? String(describing: Base.self)
-        chain = PluginChain(plugins, attachment: PluginAttachment(name: self.name, kind: .repository))
+        let name = name ?? String(describing: Base.self)
+        chain = PluginChain(plugins, attachment: PluginAttachment(name: name, kind: .repository))
     }
 
     /// Whether a plugin intercepts calls: they then run through ``run(_:_:_:value:_:)``.

@@ -1,7 +1,9 @@
 /// The plugins of one source or repository, sorted once when they are attached by how they take part
 /// (``PluginParticipation``), so that a call pays only for what its plugins need.
+///
+/// A class, so that a plugged source or repository is its wrapped value and one reference: a call copies little.
 @usableFromInline
-struct PluginChain: Sendable {
+final class PluginChain: Sendable {
     /// How calls run: the costliest participation of any plugin.
     @usableFromInline
     enum Mode: Sendable, Hashable {
@@ -18,6 +20,12 @@ struct PluginChain: Sendable {
     /// How calls run.
     @usableFromInline let mode: Mode
 
+    /// The plugins, outermost first, as given.
+    let plugins: [any StrataPlugin]
+
+    /// The name plugins see in ``PluginCall/source``.
+    let name: String
+
     /// Whether a call is measured or intercepted: when not, it goes straight to the source (failures reported).
     @inlinable var observesCalls: Bool { mode == .observes || mode == .intercepts }
 
@@ -33,6 +41,8 @@ struct PluginChain: Sendable {
     ///   - plugins: The plugins, outermost first.
     ///   - attachment: What they are attached to.
     init(_ plugins: [any StrataPlugin], attachment: PluginAttachment) {
+        self.plugins = plugins
+        name = attachment.name
         let taking = plugins.map { (plugin: $0, participation: $0.participation(in: attachment)) }
             .filter { $0.participation != .skipped }
         switch taking.map(\.participation.kind).max() {

@@ -21,27 +21,14 @@
 /// (``PluginParticipation``):
 ///
 /// ```swift
-/// final class CallCounter: StrataPlugin {
-///     let count = Locked(0)
+/// struct SlowCallReporter: StrataPlugin {
+///     let report: @Sendable (String) -> Void
 ///
 ///     func participation(in attachment: PluginAttachment) -> PluginParticipation { .observes }
 ///
 ///     func callDidFinish(_ observed: ObservedCall, result: (any Sendable)?) {
-///         count.withLock { $0 += 1 }
-///     }
-/// }
-/// ```
-///
-/// ```swift
-/// struct FailFastPlugin: StrataPlugin {
-///     let isOpen: @Sendable () -> Bool
-///
-///     func intercept<R: Sendable>(
-///         _ call: PluginCall,
-///         next: @escaping @Sendable () async throws -> R
-///     ) async throws -> R {
-///         if isOpen() { throw StrataError(.network, "Circuit open for \(call.source)") }
-///         return try await next()
+///         guard observed.duration > .milliseconds(100) else { return }
+///         report("\(observed.call.source) \(observed.call.method) took \(observed.duration)")
 ///     }
 /// }
 /// ```
