@@ -128,7 +128,7 @@ extension CallTrail {
 /// One call being observed: started by ``CallTrail/observe(_:next:report:)``, made into an ``ObservedCall`` when it
 /// ended.
 @usableFromInline
-struct CallObservation {
+struct CallObservation: Sendable {
     private let call: PluginCall
     private let start: ContinuousClock.Instant
     /// The trail of a repository call; `nil` for a data source call.
