@@ -30,9 +30,10 @@
     /// | `strata.duration_ms` | the duration in milliseconds |
     /// | `strata.error.code` | the ``Strata/StrataError/Code``, or `other`, when the call failed |
     ///
-    /// Values, bodies and query contents are left out unless ``includesValues`` is on. The logger's level is checked
-    /// before anything is measured or built: with ``level`` below the logger's level a call that returns costs one
-    /// comparison (and a failure line then carries no duration or origin).
+    /// Values, bodies and query contents are left out unless ``includesValues`` is on. The logger's level is read
+    /// once, when the plugin is attached (``participation(in:)``): set it before calling `plugins(_:name:)`. Where the
+    /// logger writes none of the plugin's lines a call that returns costs nothing (the source or repository is called
+    /// directly), and a failure line carries no duration or origin.
     public struct LoggerPlugin: StrataPlugin {
         /// The logger lines go to.
         public let logger: Logger
@@ -71,44 +72,41 @@
             self.includesValues = includesValues
         }
 
-        /// Runs the call and writes its line.
-        public func intercept<R: Sendable>(
-            _ call: PluginCall,
-            next: @escaping @Sendable () async throws -> R
-        ) async throws -> R {
+        /// Observes the calls whose lines the logger writes; only failures when it writes no other line; nothing when
+        /// it writes none. Decided from the logger's level when the plugin is attached.
+        ///
+        /// On a data source the plugin also observes when only the repository's lines are written: the source's step
+        /// tells a repository line where its value came from.
+        public func participation(in attachment: PluginAttachment) -> PluginParticipation {
+            let lineLevel = attachment.kind == .repository ? level : sourceLevel
+            if logger.logLevel <= max(lineLevel, level) { return .observes }
+            return logger.logLevel <= failureLevel ? .observesFailures : .skipped
+        }
+
+        /// Writes the call's line, or only a failure's when the call's own level is not written.
+        public func callDidFinish(_ observed: ObservedCall, result: (any Sendable)?) {
+            let call = observed.call
             let lineLevel = call.operation == nil ? sourceLevel : level
             guard logger.logLevel <= lineLevel else {
-                do {
-                    let result = try await next()
-                    // A source's step still tells an enabled repository line where its value came from.
-                    if call.operation == nil { CallTrail.record(call, error: nil) }
-                    return result
-                } catch {
-                    if call.operation == nil { CallTrail.record(call, error: error) }
-                    if logger.logLevel <= failureLevel, !((error as? StrataError)?.isMiss ?? false) {
-                        let observed = ObservedCall(
-                            call: call,
-                            outcome: .error,
-                            origin: nil,
-                            error: error,
-                            duration: .zero
-                        )
-                        var metadata = metadata(observed, result: nil)
-                        metadata["strata.duration_ms"] = nil
-                        logger.log(level: failureLevel, "\(call.method) \(call.source): error", metadata: metadata)
-                    }
-                    throw error
-                }
+                if let error = observed.error { callDidFail(call, error: error) }
+                return
             }
-            return try await CallTrail.observe(call, next: next) { observed, result in
-                let failed = observed.outcome == .error
-                let message: Logger.Message = "\(call.method) \(call.source): \(observed.outcome)"
-                logger.log(
-                    level: failed ? max(failureLevel, lineLevel) : lineLevel,
-                    message,
-                    metadata: metadata(observed, result: result)
-                )
-            }
+            let failed = observed.outcome == .error
+            logger.log(
+                level: failed ? max(failureLevel, lineLevel) : lineLevel,
+                "\(call.method) \(call.source): \(observed.outcome)",
+                metadata: metadata(observed, result: result)
+            )
+        }
+
+        /// Writes a failure's line at ``failureLevel`` — without duration or origin, which were not measured — unless
+        /// the call missed.
+        public func callDidFail(_ call: PluginCall, error: any Error) {
+            guard logger.logLevel <= failureLevel, !((error as? StrataError)?.isMiss ?? false) else { return }
+            let observed = ObservedCall(call: call, outcome: .error, origin: nil, error: error, duration: .zero)
+            var metadata = metadata(observed, result: nil)
+            metadata["strata.duration_ms"] = nil
+            logger.log(level: failureLevel, "\(call.method) \(call.source): error", metadata: metadata)
         }
     }
 #else

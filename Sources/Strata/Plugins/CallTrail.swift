@@ -39,11 +39,18 @@ public final class CallTrail: Sendable {
         for call: PluginCall,
         _ body: (CallTrail) async throws -> R
     ) async rethrows -> R {
-        if let current, current.call.source == call.source, current.call.method == call.method {
-            return try await body(current)
-        }
-        let trail = CallTrail(call)
+        let (trail, isNew) = trail(for: call)
+        if !isNew { return try await body(trail) }
         return try await $current.withValue(trail) { try await body(trail) }
+    }
+
+    /// The trail of a repository call: the current one when an outer plugin already started it for this call, a new
+    /// one (to bind to ``current`` while the call runs) otherwise.
+    static func trail(for call: PluginCall) -> (trail: CallTrail, isNew: Bool) {
+        if let current, current.call.source == call.source, current.call.method == call.method {
+            return (current, false)
+        }
+        return (CallTrail(call), true)
     }
 
     /// Adds a source call to the current trail, if there is one.
@@ -52,7 +59,7 @@ public final class CallTrail: Sendable {
     ///   - call: The data source call.
     ///   - error: What it threw, or `nil` when it returned.
     public static func record(_ call: PluginCall, error: (any Error)?) {
-        guard let current, call.operation == nil else { return }
+        guard call.operation == nil, let current else { return }
         let step = Step(source: call.source, method: call.method, outcome: CallOutcome(call.method, error: error))
         current.recorded.withLock { $0.append(step) }
     }
@@ -60,8 +67,10 @@ public final class CallTrail: Sendable {
     /// The source whose read gave the value: the last read that returned, or the source of a stale value served;
     /// `nil` when no source reported a step.
     public var origin: String? {
-        let reads = steps.filter(\.method.isRead)
-        return (reads.last { $0.outcome == .hit } ?? reads.first { $0.outcome == .notValid })?.source
+        recorded.withLock { steps in
+            let reads = steps.lazy.filter(\.method.isRead)
+            return (reads.last { $0.outcome == .hit } ?? reads.first { $0.outcome == .notValid })?.source
+        }
     }
 
     /// How the repository call ended, from its steps.
@@ -70,10 +79,12 @@ public final class CallTrail: Sendable {
     public func outcome(error: (any Error)?) -> CallOutcome {
         let plain = CallOutcome(call.method, error: error)
         guard plain == .hit else { return plain }
-        let reads = steps.filter(\.method.isRead)
-        guard let first = reads.first else { return .hit }
-        if first.outcome == .hit { return .hit }
-        return reads.contains { $0.outcome == .hit } || first.outcome == .miss ? .miss : .staleServed
+        return recorded.withLock { steps in
+            let reads = steps.lazy.filter(\.method.isRead)
+            guard let first = reads.first else { return .hit }
+            if first.outcome == .hit { return .hit }
+            return reads.contains { $0.outcome == .hit } || first.outcome == .miss ? .miss : .staleServed
+        }
     }
 }
 
@@ -90,40 +101,71 @@ extension CallTrail {
     ///   - report: Receives the finished call, returned or thrown, with what it returned.
     /// - Returns: What `next` returned.
     /// - Throws: What `next` threw.
+    @inlinable
     public static func observe<R: Sendable>(
         _ call: PluginCall,
         next: () async throws -> R,
         report: (ObservedCall, R?) -> Void
     ) async throws -> R {
-        let start = ContinuousClock.now
-        guard call.operation != nil else {
-            do {
-                let result = try await next()
-                record(call, error: nil)
-                report(ObservedCall(call, CallOutcome(call.method, error: nil), call.source, nil, start), result)
-                return result
-            } catch {
-                record(call, error: error)
-                report(ObservedCall(call, CallOutcome(call.method, error: error), call.source, error, start), nil)
-                throw error
+        // The bookkeeping is synchronous, before and after the one call: no task frame of its own.
+        let observation = CallObservation(call)
+        do {
+            let result: R
+            if let trail = observation.trailToBind {
+                result = try await $current.withValue(trail) { try await next() }
+            } else {
+                result = try await next()
             }
+            report(observation.finished(error: nil), result)
+            return result
+        } catch {
+            report(observation.finished(error: error), nil)
+            throw error
         }
-        return try await run(for: call) { trail in
-            do {
-                let result = try await next()
-                report(ObservedCall(call, trail.outcome(error: nil), trail.origin, nil, start), result)
-                return result
-            } catch {
-                report(ObservedCall(call, trail.outcome(error: error), trail.origin, error, start), nil)
-                throw error
-            }
+    }
+}
+
+/// One call being observed: started by ``CallTrail/observe(_:next:report:)``, made into an ``ObservedCall`` when it
+/// ended.
+@usableFromInline
+struct CallObservation: Sendable {
+    private let call: PluginCall
+    private let start: ContinuousClock.Instant
+    /// The trail of a repository call; `nil` for a data source call.
+    private let trail: CallTrail?
+    /// A new trail, to bind to ``CallTrail/current`` while the call runs.
+    @usableFromInline let trailToBind: CallTrail?
+
+    /// Starts observing `call` now.
+    @usableFromInline
+    init(_ call: PluginCall) {
+        self.call = call
+        start = .now
+        if call.operation == nil {
+            (trail, trailToBind) = (nil, nil)
+        } else {
+            let (trail, isNew) = CallTrail.trail(for: call)
+            (self.trail, trailToBind) = (trail, isNew ? trail : nil)
         }
+    }
+
+    /// The report of the call, which ended now: a repository call with its trail's outcome and origin; a data
+    /// source call with its own, after its step is added to the current trail.
+    ///
+    /// - Parameter error: What the call threw, or `nil` when it returned.
+    @usableFromInline
+    func finished(error: (any Error)?) -> ObservedCall {
+        guard let trail else {
+            CallTrail.record(call, error: error)
+            return ObservedCall(call, CallOutcome(call.method, error: error), call.source, error, start)
+        }
+        return ObservedCall(call, trail.outcome(error: error), trail.origin, error, start)
     }
 }
 
 extension ObservedCall {
     /// A report of a call that started at `start` and ends now.
-    fileprivate init(
+    init(
         _ call: PluginCall,
         _ outcome: CallOutcome,
         _ origin: String?,

@@ -14,16 +14,21 @@
 /// Attach plugins with `plugins(_:)` on any data source or repository. The first plugin of the array is
 /// the outermost: it sees the call first and the outcome last.
 ///
-/// ```swift
-/// struct FailFastPlugin: StrataPlugin {
-///     let isOpen: @Sendable () -> Bool
+/// A plugin that only watches calls (logs, metrics) need not be a middleware: it says so in
+/// ``participation(in:)``, once, when it is attached, and is then told about each call after it ended
+/// (``callDidFinish(_:result:)``), only about failures (``callDidFail(_:error:)``), or nothing at all — a call then
+/// costs no closure, and a source or repository whose plugins are all skipped is called directly
+/// (``PluginParticipation``):
 ///
-///     func intercept<R: Sendable>(
-///         _ call: PluginCall,
-///         next: @escaping @Sendable () async throws -> R
-///     ) async throws -> R {
-///         if isOpen() { throw StrataError(.network, "Circuit open for \(call.source)") }
-///         return try await next()
+/// ```swift
+/// struct SlowCallReporter: StrataPlugin {
+///     let report: @Sendable (String) -> Void
+///
+///     func participation(in attachment: PluginAttachment) -> PluginParticipation { .observes }
+///
+///     func callDidFinish(_ observed: ObservedCall, result: (any Sendable)?) {
+///         guard observed.duration > .milliseconds(100) else { return }
+///         report("\(observed.call.source) \(observed.call.method) took \(observed.duration)")
 ///     }
 /// }
 /// ```
@@ -43,6 +48,28 @@ public protocol StrataPlugin: Sendable {
         _ call: PluginCall,
         next: @escaping @Sendable () async throws -> R
     ) async throws -> R
+
+    /// How the plugin takes part in the calls of the source or repository it is attached to; asked once, when
+    /// `plugins(_:name:)` wraps it. ``PluginParticipation/intercepts`` by default.
+    ///
+    /// - Parameter attachment: The name of the source or repository, and whether it is a data source.
+    func participation(in attachment: PluginAttachment) -> PluginParticipation
+
+    /// Receives a call that ended, when the plugin ``PluginParticipation/observes``: its outcome, origin, error and
+    /// duration, and what it returned. Called in the task of the call; it must be quick. Nothing by default.
+    ///
+    /// - Parameters:
+    ///   - observed: The call and how it ended.
+    ///   - result: What it returned, or `nil` when it threw.
+    func callDidFinish(_ observed: ObservedCall, result: (any Sendable)?)
+
+    /// Receives a call that threw, when the plugin ``PluginParticipation/observesFailures`` (misses included).
+    /// Called in the task of the call; it must be quick. Nothing by default.
+    ///
+    /// - Parameters:
+    ///   - call: The call.
+    ///   - error: What it threw.
+    func callDidFail(_ call: PluginCall, error: any Error)
 }
 
 /// Runs `body` through `plugins`, the first plugin outermost.

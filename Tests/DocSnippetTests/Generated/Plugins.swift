@@ -88,3 +88,18 @@ struct Plugins_143 {
         }
     }
 }
+
+// Sources/Strata/Strata.docc/Plugins.md:172
+struct Plugins_172 {
+    /// Reports the calls that took longer than a tenth of a second.
+    struct SlowCallReporter: StrataPlugin {
+        let report: @Sendable (String) -> Void
+
+        func participation(in attachment: PluginAttachment) -> PluginParticipation { .observes }
+
+        func callDidFinish(_ observed: ObservedCall, result: (any Sendable)?) {
+            guard observed.duration > .milliseconds(100) else { return }
+            report("\(observed.call.source) \(observed.call.method) took \(observed.duration)")
+        }
+    }
+}

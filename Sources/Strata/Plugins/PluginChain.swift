@@ -1,0 +1,88 @@
+/// The plugins of one source or repository, sorted once when they are attached by how they take part
+/// (``PluginParticipation``), so that a call pays only for what its plugins need.
+///
+/// A class, so that a plugged source or repository is its wrapped value and one reference: a call copies little.
+@usableFromInline
+final class PluginChain: Sendable {
+    /// How calls run: the costliest participation of any plugin.
+    @usableFromInline
+    enum Mode: Sendable, Hashable {
+        /// Every plugin is skipped: straight to the source.
+        case direct
+        /// Plugins only observe failures: straight to the source, and a thrown error is reported.
+        case failures
+        /// Plugins observe: the call is measured once and reported to each.
+        case observes
+        /// At least one plugin intercepts: the whole chain runs as middleware, observers in their places.
+        case intercepts
+    }
+
+    /// How calls run.
+    @usableFromInline let mode: Mode
+
+    /// The plugins, outermost first, as given.
+    let plugins: [any StrataPlugin]
+
+    /// The name plugins see in ``PluginCall/source``.
+    let name: String
+
+    /// Whether a call is measured or intercepted: when not, it goes straight to the source (failures reported).
+    @inlinable var observesCalls: Bool { mode == .observes || mode == .intercepts }
+
+    /// The plugins that observe (calls or failures), innermost first: the order they are told in.
+    private let observers: [(plugin: any StrataPlugin, participation: PluginParticipation)]
+
+    /// The chain as middleware, outermost first (``Mode/intercepts``).
+    private let middleware: [any StrataPlugin]
+
+    /// Sorts `plugins` for a source or repository.
+    ///
+    /// - Parameters:
+    ///   - plugins: The plugins, outermost first.
+    ///   - attachment: What they are attached to.
+    init(_ plugins: [any StrataPlugin], attachment: PluginAttachment) {
+        self.plugins = plugins
+        name = attachment.name
+        let taking = plugins.map { (plugin: $0, participation: $0.participation(in: attachment)) }
+            .filter { $0.participation != .skipped }
+        switch taking.map(\.participation.kind).max() {
+        case nil: mode = .direct
+        case .failures?: mode = .failures
+        case .observes?: mode = .observes
+        case .intercepts?, .skipped?: mode = .intercepts
+        }
+        observers = mode == .intercepts ? [] : taking.reversed()
+        middleware =
+            mode != .intercepts
+            ? []
+            : taking.map { taking in
+                taking.participation == .intercepts
+                    ? taking.plugin : ObservingStep(plugin: taking.plugin, participation: taking.participation)
+            }
+    }
+
+    /// Reports how a call ended to every observer, innermost first.
+    @usableFromInline
+    func report(_ observed: ObservedCall, _ result: (any Sendable)?) {
+        for (plugin, participation) in observers {
+            if participation == .observes {
+                plugin.callDidFinish(observed, result: result)
+            } else if let error = observed.error {
+                plugin.callDidFail(observed.call, error: error)
+            }
+        }
+    }
+
+    /// Reports a call that threw to every plugin that observes failures, innermost first.
+    @usableFromInline
+    func reportFailure(_ call: PluginCall, _ error: any Error) {
+        for (plugin, _) in observers { plugin.callDidFail(call, error: error) }
+    }
+
+    /// Runs a call through the chain as middleware, the first plugin outermost (``Mode/intercepts``).
+    @usableFromInline
+    func intercept<R: Sendable>(_ call: PluginCall, _ body: @escaping @Sendable () async throws -> R) async throws -> R
+    {
+        try await runPlugins(middleware[...], call, body)
+    }
+}
