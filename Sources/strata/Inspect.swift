@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataOffline
 
 /// `strata inspect <folder> [--limit N] [--max-age S] [--json]`: every entry, most recently used first, then a
 /// summary.
@@ -79,7 +80,8 @@ enum Inspect {
         return 0
     }
 
-    /// An offline outbox's queued writes, oldest first: what each does, its attempts and its last error.
+    /// An offline outbox's queued writes, oldest first: what each does, its attempts, its state (set aside, or pending
+    /// after main was unreachable or answered with an error) and its last error.
     private static func writes(_ rows: [EntryRow]) {
         Output.table(
             ["SEQ", "KEY", "WRITE", "ATTEMPTS", "STATE", "CREATED", "LAST ERROR"],
@@ -89,11 +91,21 @@ enum Inspect {
                 }
                 return [
                     String(write.sequence), Output.cell(write.key, limit: 40), write.operation.rawValue,
-                    String(write.attempts), write.isSetAside ? "set aside" : "pending",
+                    String(write.attempts), state(write),
                     Output.date(row.created), Output.cell(write.lastError, limit: 80),
                 ]
             },
             rightAligned: [0, 3]
         )
+    }
+
+    /// A queued write's state for the table: set aside, or pending and why its last attempt failed.
+    private static func state(_ write: PendingWrite) -> String {
+        if write.isSetAside { return "set aside" }
+        switch write.lastFailure {
+        case .unreachable: return "pending (main unreachable)"
+        case .answered: return "pending (main refused)"
+        case nil: return "pending"
+        }
     }
 }

@@ -75,6 +75,8 @@ enum StrataTool {
             "operation": .string(write.operation.rawValue),
             "attempts": .int(write.attempts),
             "lastError": .optional(write.lastError),
+            "lastFailure": .optional(write.lastFailure?.rawValue),
+            "expectedVersion": .optional(write.expectedVersion),
             "notBefore": Output.isoDate(write.notBefore),
             "conflicts": .int(write.conflicts),
             "setAside": .bool(write.isSetAside),

@@ -42,12 +42,15 @@ struct OutboxToolTests {
         #expect(writes.map { $0["attempts"] as? Int } == [1, 1])
         #expect(writes.allSatisfy { ($0["lastError"] as? String)?.contains("offline") == true })
         #expect(writes.allSatisfy { $0["setAside"] as? Bool == false })
+        #expect(writes.allSatisfy { $0["lastFailure"] as? String == "unreachable" })
+        #expect(writes.allSatisfy { $0["expectedVersion"] is NSNull })
         let table = try await strata("inspect", outbox)
         #expect(table.status == 0)
         #expect(table.output.contains("offline outbox"))
         let rows = table.output.split(separator: "\n").filter { $0.contains("pending") }
         #expect(rows.count == 2)
         #expect(rows.first?.contains("put") == true && rows.first?.contains("offline") == true)
+        #expect(rows.allSatisfy { $0.contains("pending (main unreachable)") })
         let verified = try await strata("verify", outbox)
         #expect(verified.status == 0)
     }
