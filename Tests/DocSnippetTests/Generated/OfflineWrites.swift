@@ -33,8 +33,8 @@ struct OfflineWrites_13 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:61
-struct OfflineWrites_61 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:65
+struct OfflineWrites_65 {
     struct AuditedNotes: PutDataSource {
         func put(_ note: Note, in query: any Query) async throws -> Note {
             let requestID = IdempotencyKey.current ?? UUID().uuidString
@@ -45,8 +45,8 @@ struct OfflineWrites_61 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:84
-struct OfflineWrites_84 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:89
+struct OfflineWrites_89 {
     func mergingResolver() -> ConflictResolver<User> {
         ConflictResolver { conflict in
             guard let local = conflict.local, let remote = conflict.remote else { return .takeRemote }
@@ -55,8 +55,8 @@ struct OfflineWrites_84 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:103
-struct OfflineWrites_103 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:119
+struct OfflineWrites_119 {
     func watch(_ users: OfflineRepository<UsersAPI, MemoryDataSource<User>>) async {
         for await response in users.stream(KeyQuery("42")) {
             if let user = response.value { print(user.name, response.isPending ? "saving…" : "saved") }
