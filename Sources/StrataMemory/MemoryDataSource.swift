@@ -95,7 +95,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @inlinable @inline(__always)
     func liveSlot(forKey key: String, in storage: inout LRUStorage<Value>) -> Int? {
         guard let slot = storage.touch(key) else { return nil }
-        if let expiresAt = storage.nodes[slot].expiresAt, configuration.clock.now() >= expiresAt {
+        if let expiresAt = storage.nodes[slot].expiresAt, configuration.clock.nowForExpiryCheck() >= expiresAt {
             expire(key, in: &storage)
             return nil
         }
@@ -194,7 +194,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// - Returns: How many entries were removed.
     @discardableResult
     public func removeExpired() -> Int {
-        let now = configuration.clock.now()
+        let now = configuration.clock.nowForExpiryCheck()
         return storage.withLock { storage in
             var removed = 0
             for slot in storage.nodes.indices where storage.nodes[slot].value != nil {
@@ -223,7 +223,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
 
     /// The live keys in ascending order, the order of ``Strata/AllObjectsQuery`` and pagination.
     public func sortedKeys() -> [String] {
-        let now = configuration.clock.now()
+        let now = configuration.clock.nowForExpiryCheck()
         return storage.withLock { storage in
             storage.nodes.compactMap { node in
                 guard node.value != nil else { return nil }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The source of the current date and of sleeping, injected wherever Strata reads time.
 ///
 /// Expiry is measured in wall-clock `Date`s because it must survive a restart. Production code uses
@@ -8,19 +12,55 @@ public protocol WallClock: Sendable {
     /// The current date.
     func now() -> Date
 
+    /// The current date for deciding whether an entry has expired: ``now()`` unless the clock says otherwise.
+    ///
+    /// A clock may answer from a cheaper, coarser source, never ahead of ``now()``: an entry is then seen
+    /// expired up to one tick of that source late, never early (see ``SystemClock/init(coarseExpiryChecks:)``).
+    func nowForExpiryCheck() -> Date
+
     /// Suspends the task for `duration`, or throws `CancellationError` when the task is cancelled.
     ///
     /// - Parameter duration: How long to sleep.
     func sleep(for duration: Duration) async throws
 }
 
+extension WallClock {
+    /// ``now()``: an expiry check reads the clock as everything else does.
+    public func nowForExpiryCheck() -> Date { now() }
+}
+
 /// The real clock: `Date()` and `Task.sleep`.
 public struct SystemClock: WallClock {
+    /// Whether expiry checks read the kernel's coarse clock.
+    private let coarseExpiryChecks: Bool
+
     /// Creates the system clock.
-    public init() {}
+    public init() { coarseExpiryChecks = false }
+
+    /// Creates the system clock, with expiry checks on the kernel's coarse clock when asked.
+    ///
+    /// On Linux a coarse read (`CLOCK_REALTIME_COARSE`) costs a fraction of an exact one and lags it by at most
+    /// one kernel tick (1 to 4 ms): an entry is seen expired up to a tick late, never early. Meant for lifetimes
+    /// counted in whole seconds, such as HTTP's; elsewhere, and on other systems, expiry checks read ``now()``.
+    ///
+    /// - Parameter coarseExpiryChecks: Whether ``nowForExpiryCheck()`` reads the coarse clock.
+    public init(coarseExpiryChecks: Bool) { self.coarseExpiryChecks = coarseExpiryChecks }
 
     /// The current date.
     public func now() -> Date { Date() }
+
+    /// The current date, from the coarse clock when this clock was made with `coarseExpiryChecks`.
+    public func nowForExpiryCheck() -> Date {
+        #if canImport(Glibc)
+            if coarseExpiryChecks {
+                var time = timespec()
+                if clock_gettime(CLOCK_REALTIME_COARSE, &time) == 0 {
+                    return Date(timeIntervalSince1970: TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9)
+                }
+            }
+        #endif
+        return Date()
+    }
 
     /// Sleeps on the continuous clock.
     ///

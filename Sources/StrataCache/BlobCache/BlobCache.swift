@@ -76,7 +76,8 @@ public final class BlobCache: Sendable {
                 countLimit: ephemeral.countLimit,
                 costLimit: ephemeral.costLimit,
                 cost: { $0.data.count },
-                clock: configuration.clock
+                // HTTP lifetimes are whole seconds: with the system clock, a hit checks expiry on the coarse clock.
+                clock: configuration.clock is SystemClock ? SystemClock(coarseExpiryChecks: true) : configuration.clock
             )
         )
         let persistent = configuration.persistent
@@ -220,8 +221,10 @@ public final class BlobCache: Sendable {
     /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
     public func contains(_ url: URL) -> Bool {
         guard let key = try? resolve(url).absoluteString else { return false }
+        if let blob = memory.value(forKey: key), blob.expiresAt > memory.configuration.clock.nowForExpiryCheck() {
+            return true
+        }
         let now = configuration.clock.now()
-        if let blob = memory.value(forKey: key), blob.expiresAt > now { return true }
         if let write = writes.pending(forKey: key) { return write.record.freshUntil > now }
         guard let info = blobs.info(forKey: key), let record = record(for: info) else { return false }
         return record.freshUntil > now
