@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 extension FileDataSource {
     /// Per-entry settings of a put: its lifetime, the HTTP validators and the caller's own metadata to keep
@@ -38,6 +39,18 @@ extension FileDataSource {
             self.eTag = eTag
             self.lastModified = lastModified
             self.attributes = attributes
+        }
+
+        /// Throws ``Strata/StrataError/Code/invalidArgument`` for attributes over ``maxAttributesSize``.
+        ///
+        /// - Parameter attributes: The attributes of a write or a renewal.
+        static func checkAttributes(_ attributes: Data?) throws {
+            if let attributes, attributes.count > maxAttributesSize {
+                throw StrataError(
+                    .invalidArgument,
+                    "\(attributes.count) bytes of attributes exceed the limit of \(maxAttributesSize)"
+                )
+            }
         }
     }
 }

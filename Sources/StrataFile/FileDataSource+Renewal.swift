@@ -22,6 +22,42 @@ extension FileDataSource {
     ///   when the file cannot be rewritten (the entry is then gone).
     @discardableResult
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
+        try renew(metadata, attributes: nil, ifContentHash: nil, forKey: key)
+    }
+
+    /// Replaces the metadata and the attributes of the entry under `key`, when it still holds the data whose
+    /// checksum is `contentHash`, by rewriting only its trailer, as ``renewMetadata(_:forKey:)`` does.
+    ///
+    /// What a cache renews after a `304` or a lifetime extension: the renewal names the version of the data it
+    /// was computed for, so it never lands on a newer version written in between. Returns whether an entry was
+    /// renewed: `false` when there is none, or when it holds other data.
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata.
+    ///   - attributes: The new attributes (``EntryOptions/attributes``); `nil` removes them.
+    ///   - contentHash: The ``FileEntryInfo/contentHash`` of the version to renew.
+    ///   - key: The key.
+    /// - Throws: As ``renewMetadata(_:forKey:)``, and ``Strata/StrataError/Code/invalidArgument`` for attributes over
+    ///   ``FileDataSource/EntryOptions/maxAttributesSize``.
+    @discardableResult
+    public func renewMetadata(
+        _ metadata: EntryMetadata,
+        attributes: Data?,
+        ifContentHash contentHash: UInt64,
+        forKey key: String
+    ) throws -> Bool {
+        try EntryOptions.checkAttributes(attributes)
+        return try renew(metadata, attributes: .some(attributes), ifContentHash: contentHash, forKey: key)
+    }
+
+    /// Renews an entry's trailer: its metadata, and its attributes when `attributes` is not `nil`, when it holds
+    /// the data hashed `contentHash` (any data when `nil`).
+    private func renew(
+        _ metadata: EntryMetadata,
+        attributes: Data??,
+        ifContentHash contentHash: UInt64?,
+        forKey key: String
+    ) throws -> Bool {
         try StrataError.checkKey(key)
         try StrataError.checkTags(metadata.tags)
         let name = EntryName(key: key)
@@ -29,8 +65,11 @@ extension FileDataSource {
         let expiresAt =
             metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
         return try state.withLock { state in
-            guard let entry = state.index.entry(name), entry.trailer.key == key else { return false }
+            guard let entry = state.index.entry(name), entry.trailer.key == key,
+                contentHash.map({ $0 == entry.trailer.contentHash }) ?? true
+            else { return false }
             var trailer = entry.trailer
+            if let attributes { trailer.attributes = attributes }
             trailer.created = storedAt
             trailer.expiresAt = expiresAt
             trailer.freshUntil = metadata.freshUntil

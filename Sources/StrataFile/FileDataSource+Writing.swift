@@ -244,12 +244,7 @@ extension FileDataSource {
     }
 
     private func checkAttributes(_ options: EntryOptions) throws {
-        if let attributes = options.attributes, attributes.count > EntryOptions.maxAttributesSize {
-            throw StrataError(
-                .invalidArgument,
-                "\(attributes.count) bytes of attributes exceed the limit of \(EntryOptions.maxAttributesSize)"
-            )
-        }
+        try EntryOptions.checkAttributes(options.attributes)
     }
 
     private func makeTrailer(

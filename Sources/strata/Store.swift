@@ -136,10 +136,14 @@ enum Store {
         }
     }
 
-    /// What wrote the store, when a StrataCache composition did.
+    /// What wrote the store, when a StrataCache composition did: told from the folder's siblings, or for a
+    /// BlobCache's persistent layer from its blobs, each of which carries its freshness record in its attributes.
     var role: StoreRole? {
-        if case .file = self { return StoreRole.of(fileStore: url) }
-        return nil
+        guard case .file(let inspector) = self else { return nil }
+        if let role = StoreRole.of(fileStore: url) { return role }
+        let entries = inspector.entries()
+        let blobs = entries.allSatisfy { $0.info?.attributes.flatMap(FreshnessRecord.decode) != nil }
+        return !entries.isEmpty && blobs ? .blobCache : nil
     }
 
     /// The store's folder.
@@ -201,7 +205,7 @@ enum Store {
     }
 
     /// When a file store's entry expires: its own expiry, or for a BlobCache's blob the freshness stored with
-    /// it (its attributes). A later `304` or lifetime extension is kept in the `.freshness` store beside it.
+    /// it (its attributes, renewed in place by a `304` or a lifetime extension).
     private static func expiry(_ info: FileEntryInfo) -> Date? {
         info.expiresAt ?? info.attributes.flatMap(FreshnessRecord.decode)?.freshUntil
     }

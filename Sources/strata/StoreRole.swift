@@ -2,16 +2,18 @@ import Foundation
 import StrataStorage
 
 /// What wrote a store folder, when a composition of StrataCache did: told from the folder's name and its
-/// siblings, which the compositions name after the store (`<name>.freshness`, `<name>.checkout`).
+/// siblings, which the compositions name after the store (`<name>.checkout`; `<name>.freshness` from earlier
+/// versions of BlobCache), or from its entries.
 enum StoreRole: String {
-    /// A BlobCache's persistent layer: the blobs, beside `<name>.freshness`.
+    /// A BlobCache's persistent layer: the blobs, each with its freshness record in its attributes.
     case blobCache
-    /// A BlobCache's freshness overrides (`<name>.freshness`), written by a `304` or a lifetime extension.
+    /// The freshness overrides (`<name>.freshness`) that earlier versions of BlobCache wrote beside the blobs, for
+    /// a `304` or a lifetime extension; a cache that opens the blobs moves them into the blobs' entries.
     case blobCacheFreshness
     /// A FileCacheProvider's store, beside its checkout folder `<name>.checkout`.
     case fileCacheProvider
 
-    /// The suffix of a BlobCache's freshness store's folder.
+    /// The suffix of the freshness store's folder of earlier versions of BlobCache.
     static let freshnessSuffix = ".freshness"
     /// The suffix of a FileCacheProvider's default checkout folder.
     static let checkoutSuffix = ".checkout"
@@ -42,7 +44,7 @@ enum StoreRole: String {
     var label: String {
         switch self {
         case .blobCache: "a BlobCache's persistent layer"
-        case .blobCacheFreshness: "a BlobCache's freshness overrides"
+        case .blobCacheFreshness: "an earlier BlobCache's freshness overrides"
         case .fileCacheProvider: "a FileCacheProvider's store"
         }
     }

@@ -60,28 +60,27 @@ struct BlobCacheCrashTests {
             for (name, version) in writer.acknowledged { lastAcknowledged[name] = version }
             totals.acknowledged += writer.acknowledged.count
 
-            // Then the `strata verify` logic finds every entry of both stores whole
-            for store in ["blobs", "blobs.freshness"] {
-                // A temporary file left behind: the kill landed in a write (a figure, not a check).
-                let names = try FileManager.default.contentsOfDirectory(
-                    atPath: folder.url.appendingPathComponent(store).path
-                )
-                if names.contains(where: { $0.hasPrefix(".strata-tmp-") }) { totals.midWrite += 1 }
-                let inspector = try FileStoreInspector(folder: folder.url.appendingPathComponent(store))
-                let damaged = inspector.verify().filter { $0.problem != nil }
-                totals.damaged += damaged.count
-                #expect(
-                    damaged.isEmpty,
-                    "round \(round), \(store): \(damaged.map { "\($0.fileName) \($0.problem ?? "")" })"
-                )
-            }
+            // Then the `strata verify` logic finds every entry of the store whole
+            let store = "blobs"
+            // A temporary file left behind: the kill landed in a write (a figure, not a check).
+            let names = try FileManager.default.contentsOfDirectory(
+                atPath: folder.url.appendingPathComponent(store).path
+            )
+            if names.contains(where: { $0.hasPrefix(".strata-tmp-") }) { totals.midWrite += 1 }
+            // The inspector holds the folder until it goes, before the cache opens it.
+            let damaged = try FileStoreInspector(folder: folder.url.appendingPathComponent(store)).verify()
+                .filter { $0.problem != nil }
+            totals.damaged += damaged.count
+            #expect(
+                damaged.isEmpty,
+                "round \(round), \(store): \(damaged.map { "\($0.fileName) \($0.problem ?? "")" })"
+            )
 
             // When the folder is opened again with no network
             let cache = try Self.offlineCache(folder: folder.url, now: start)
 
             // Then no entry was damaged, and each blob is whole: its last acknowledged version or the one in flight
             #expect(cache.blobs.corruptEntriesRemoved == 0, "round \(round)")
-            #expect(cache.freshness.corruptEntriesRemoved == 0, "round \(round)")
             for name in (0..<CrashBlob.count).map({ "p\($0)" }) {
                 let url = CrashBlob.url(name)
                 let onDisk = try cache.persistentEntry(cache.resolve(url).absoluteString)?.data

@@ -57,7 +57,8 @@ struct BlobCacheHTTPTests {
             let cache = try fixture.makeCache()
             let original = try await cache.fetch(from: fixture.url("a")) as Data
             let file = try #require(try fixture.blobFiles().first)
-            let written = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+            // The file's identity: a renewal rewrites its trailer in place, never the file.
+            let written = try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? Int
 
             // When: the blob is stale in both layers
             fixture.clock.advance(by: .seconds(61))
@@ -70,8 +71,9 @@ struct BlobCacheHTTPTests {
             #expect(requests.count == 2)
             #expect(requests.last?.headers["if-none-match"] == "\"v1\"")
             #expect(try fixture.blobFiles() == [file])
-            let after = try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date
+            let after = try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? Int
             #expect(after == written)
+            #expect(try Data(contentsOf: file).prefix(original.count) == original)
 
             // And: the 304's max-age=120 renewed the freshness on disk and in memory
             fixture.clock.advance(by: .seconds(119))

@@ -6,14 +6,19 @@ import Testing
 
 @testable import StrataCache
 
-/// The persistent layer's layout: one file per blob with its freshness record inside; overrides only after a
+/// The persistent layer's layout: one file per blob with its freshness record inside, renewed in place by a
 /// `304` or an extension; records of earlier versions still honoured.
 struct BlobCachePersistentLayoutTests {
-    /// The entry files of the freshness store (the overrides).
-    private func overrideFiles(_ fixture: BlobCacheFixture) throws -> [String] {
-        let folder = fixture.folder.appendingPathComponent("blobs.freshness").path
-        guard FileManager.default.fileExists(atPath: folder) else { return [] }
-        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".strata") }
+    /// The folder of the freshness store earlier versions kept beside the blobs.
+    private func legacyFreshnessFolder(_ fixture: BlobCacheFixture) -> String {
+        fixture.folder.appendingPathComponent("blobs.freshness").path
+    }
+
+    /// The file system's identity of the one blob file, to tell a rewrite in place from a replaced file.
+    private func blobFileNumber(_ fixture: BlobCacheFixture) throws -> Int? {
+        let files = try fixture.blobFiles()
+        guard files.count == 1, let file = files.first else { return nil }
+        return try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? Int
     }
 
     @Test func aDownloadIsOneFileWithItsRecordInsideAndADiskHitNeedsNoOther() async throws {
@@ -22,7 +27,7 @@ struct BlobCachePersistentLayoutTests {
             _ = try await cache.fetch(from: fixture.url("a")) as Data
 
             #expect(try fixture.blobFiles().count == 1)
-            #expect(try overrideFiles(fixture).isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: legacyFreshnessFolder(fixture)))
             let key = fixture.url("a").absoluteString
             let info = try #require(cache.blobs.info(forKey: key))
             let record = try #require(info.attributes.flatMap(FreshnessRecord.decode))
@@ -39,7 +44,7 @@ struct BlobCachePersistentLayoutTests {
         }
     }
 
-    @Test func a304WritesAnOverrideAndTheNextDownloadRemovesIt() async throws {
+    @Test func a304RenewsTheRecordInTheBlobsOwnEntryWithoutReplacingItsFile() async throws {
         let version = Locked(1)
         let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
             let current = version.withLock { $0 }
@@ -56,20 +61,30 @@ struct BlobCachePersistentLayoutTests {
             let cache = try fixture.makeCache()
             _ = try await cache.fetch(from: fixture.url("a")) as Data
 
-            // A 304 renews through an override naming the blob's version
+            let key = fixture.url("a").absoluteString
+            let written = try #require(try blobFileNumber(fixture))
+            let hash = try #require(cache.blobs.info(forKey: key)?.contentHash)
+
+            // A 304 renews the record in the blob's entry: the same file, the same data, a new freshness
             fixture.clock.advance(by: .seconds(61))
             #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .revalidated)
-            #expect(try overrideFiles(fixture).count == 1)
+            #expect(try blobFileNumber(fixture) == written)
+            let info = try #require(cache.blobs.info(forKey: key))
+            #expect(info.contentHash == hash)
+            let record = try #require(info.attributes.flatMap(FreshnessRecord.decode))
+            #expect(record.freshUntil == fixture.clock.now().addingTimeInterval(120))
+            #expect(!FileManager.default.fileExists(atPath: legacyFreshnessFolder(fixture)))
             cache.purgeEphemeral()
             fixture.clock.advance(by: .seconds(119))
             #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
 
-            // A new version downloaded replaces the blob and drops the override
+            // A new version downloaded replaces the blob, with the record of its own response
             version.withLock { $0 = 2 }
             fixture.clock.advance(by: .seconds(2))
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
             #expect(fetched.origin == .network && fetched.data == Data("body 2".utf8))
-            #expect(try overrideFiles(fixture).isEmpty)
+            let replaced = try #require(cache.blobs.info(forKey: key)?.attributes.flatMap(FreshnessRecord.decode))
+            #expect(replaced.freshUntil == fixture.clock.now().addingTimeInterval(60))
             cache.purgeEphemeral()
             fixture.clock.advance(by: .seconds(59))
             #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
@@ -77,7 +92,7 @@ struct BlobCachePersistentLayoutTests {
         }
     }
 
-    @Test func aBlobAndAJSONRecordWrittenByAnEarlierVersionAreServedFresh() async throws {
+    @Test func aBlobAndAJSONRecordWrittenByAnEarlierVersionAreMovedIntoOneEntryAndServedFresh() async throws {
         try await withFixture([("GET /a", reply("network"))]) { fixture in
             let key = fixture.url("a").absoluteString
             let now = fixture.clock.now()
@@ -102,8 +117,13 @@ struct BlobCachePersistentLayoutTests {
                 try records.setValue(Data(json.utf8), forKey: key)
             }
 
-            // When a cache opens the folder, then the blob is fresh on disk until the record says otherwise
+            // When a cache opens the folder, then the record moves into the blob's entry and the old store is empty
             let cache = try fixture.makeCache()
+            let moved = try #require(cache.blobs.info(forKey: key)?.attributes.flatMap(FreshnessRecord.decode))
+            #expect(moved.freshUntil == now.addingTimeInterval(300))
+            let left = try FileManager.default.contentsOfDirectory(atPath: legacyFreshnessFolder(fixture))
+            #expect(!left.contains { $0.hasSuffix(".strata") })
+            // And the blob is fresh on disk until the record says otherwise
             let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
             #expect(fetched.origin == .file && fetched.data == Data("legacy".utf8))
             fixture.clock.advance(by: .seconds(300))

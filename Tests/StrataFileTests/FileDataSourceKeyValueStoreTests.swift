@@ -53,6 +53,48 @@ struct FileDataSourceKeyValueStoreTests {
         #expect(try reopened.renewMetadata(renewed, forKey: "missing") == false)
     }
 
+    @Test func aRenewalWithAttributesLandsOnlyOnTheVersionItNames() throws {
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        let store = try folder.makeStore(clock: clock)
+        let payload = Data.pattern(10_000)
+        try store.setValue(payload, forKey: "blob", options: .init(eTag: "\"v1\"", attributes: Data([1])))
+        let file = folder.storeURL().appendingPathComponent(try #require(try folder.entryFiles().first))
+        let inodeBefore = try Self.inode(file)
+        let version = try #require(store.info(forKey: "blob")?.contentHash)
+        let renewed = EntryMetadata(
+            storedAt: clock.now(),
+            freshUntil: clock.now().addingTimeInterval(60),
+            eTag: "\"v1\""
+        )
+
+        // The version it names: metadata and attributes replaced in the same file, the data untouched.
+        let longer = Data(repeating: 7, count: 40)
+        #expect(try store.renewMetadata(renewed, attributes: longer, ifContentHash: version, forKey: "blob"))
+        #expect(try Self.inode(file) == inodeBefore)
+        #expect(store.info(forKey: "blob")?.attributes == longer)
+        #expect(store.entry(forKey: "blob")?.metadata == renewed)
+        #expect(store.value(forKey: "blob") == payload)
+        // Shorter attributes cut the file to the new trailer; nil removes them.
+        #expect(try store.renewMetadata(renewed, attributes: nil, ifContentHash: version, forKey: "blob"))
+        #expect(store.info(forKey: "blob")?.attributes == nil)
+        #expect(store.value(forKey: "blob") == payload)
+
+        // Another version written in between: the renewal computed for the first one does not land.
+        try store.setValue(Data("v2".utf8), forKey: "blob", options: .init(attributes: Data([2])))
+        #expect(try !store.renewMetadata(renewed, attributes: longer, ifContentHash: version, forKey: "blob"))
+        #expect(store.info(forKey: "blob")?.attributes == Data([2]))
+        #expect(try !store.renewMetadata(renewed, attributes: longer, ifContentHash: version, forKey: "missing"))
+
+        // Attributes over the limit are refused before anything is written.
+        let tooMany = Data(count: FileDataSource.EntryOptions.maxAttributesSize + 1)
+        let current = try #require(store.info(forKey: "blob")?.contentHash)
+        #expect(throws: StrataError.self) {
+            try store.renewMetadata(renewed, attributes: tooMany, ifContentHash: current, forKey: "blob")
+        }
+        #expect(store.value(forKey: "blob") == Data("v2".utf8))
+    }
+
     @Test func aRenewalNeverWritesThroughAHardLink() throws {
         let folder = try TemporaryFolder()
         let store = try folder.makeStore()

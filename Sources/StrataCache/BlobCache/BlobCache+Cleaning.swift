@@ -20,21 +20,15 @@ extension BlobCache {
         case .all:
             writes.drop(nil)
             try blobs.removeAll()
-            try freshness.removeAll()
         case .expiredOnly:
             let now = configuration.clock.now()
             for key in blobs.sortedKeys() {
                 guard let info = blobs.info(forKey: key) else { continue }
                 if let record = record(for: info), record.freshUntil > now { continue }
                 try blobs.removeValue(forKey: key)
-                try freshness.removeValue(forKey: key)
-            }
-            for key in freshness.sortedKeys() where blobs.info(forKey: key) == nil {
-                try freshness.removeValue(forKey: key)
             }
         }
         try blobs.removeExpired()
-        try freshness.removeExpired()
     }
 
     /// Cleans both layers, each by its own rule.
@@ -52,7 +46,6 @@ extension BlobCache {
         memory.removeAll()
         writes.drop(nil)
         try blobs.removeAll()
-        try freshness.removeAll()
     }
 
     /// The number of blobs in the ephemeral layer, expired ones included until they are read or purged.

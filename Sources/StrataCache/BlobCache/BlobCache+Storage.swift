@@ -60,9 +60,8 @@ extension BlobCache {
             now: now
         ) {
             record.freshUntil = extended
-            record.contentHash = info.contentHash  // an override names the version it belongs to
             // Best effort: a lost extension only means an earlier revalidation, never wrong data.
-            _ = try? freshness.setValue(record.encoded(), forKey: key)
+            _ = try? renew(record, of: info)
         }
         return PersistentHit(data: data, record: record, eTag: info.eTag, lastModified: info.lastModified)
     }
@@ -115,16 +114,28 @@ extension BlobCache {
         return record.servesWhileRevalidating(at: now) || record.servesIfError(at: now) == true
     }
 
-    /// The freshness record of a blob: the override written by a `304` or an extension when there is one
-    /// for this version of the blob, otherwise the record stored in the blob's own entry.
+    /// The freshness record of a blob: the one stored in its own entry's attributes, kept in the store's index
+    /// (no read of the disk), as written with the blob or renewed since by a `304` or an extension.
     func record(for info: FileEntryInfo) -> FreshnessRecord? {
-        // Without an override, the freshness store's index answers without touching the disk.
-        if let bytes = freshness.value(forKey: info.key), let record = FreshnessRecord.decode(bytes),
-            record.contentHash == info.contentHash
-        {
-            return record
-        }
-        return info.attributes.flatMap(FreshnessRecord.decode)
+        info.attributes.flatMap(FreshnessRecord.decode)
+    }
+
+    /// Renews the freshness record in the entry of the blob version `info` describes: one rewrite of the entry's
+    /// trailer, never of the blob. Returns `false` when the blob is gone or another version replaced it.
+    func renew(_ record: FreshnessRecord, of info: FileEntryInfo) throws -> Bool {
+        var record = record
+        record.contentHash = info.contentHash  // the record names the version it belongs to
+        return try blobs.renewMetadata(
+            EntryMetadata(
+                expiresAt: info.expiresAt,
+                freshUntil: info.freshUntil,
+                eTag: info.eTag,
+                lastModified: info.lastModified
+            ),
+            attributes: record.encoded(),
+            ifContentHash: info.contentHash,
+            forKey: info.key
+        )
     }
 
     /// A stored record, or for a blob whose record is lost one with the persistent layer's initial lifetime.
@@ -197,9 +208,6 @@ extension BlobCache {
     /// Writes a blob with its freshness record in one entry, after removing any override of an earlier
     /// version's record; a blob too large for the layer is skipped.
     func writePersistent(_ write: QueuedWrite, forKey key: String) throws {
-        // First, so that no crash can leave an older override beside the new blob (a lookup in the index
-        // when there is none).
-        try freshness.removeValue(forKey: key)
         do {
             let options = FileDataSource.EntryOptions(
                 eTag: write.eTag,
@@ -212,20 +220,19 @@ extension BlobCache {
         }
     }
 
-    /// Renews a stale blob after a `304`: a freshness override naming the blob's version, never a rewrite of
-    /// the blob. Returns `false` when the blob is gone.
+    /// Renews a stale blob after a `304`: its entry's freshness record, never the blob. Returns `false` when the
+    /// blob is gone.
     func renewPersistent(forKey key: String, until renewedUntil: Date?) throws -> Bool {
         guard let info = blobs.info(forKey: key) else { return false }
-        var record = storedRecord(record(for: info)).renewed(until: renewedUntil, now: configuration.clock.now())
-        record.contentHash = info.contentHash
-        try freshness.setValue(record.encoded(), forKey: key)
-        return true
+        return try renew(
+            storedRecord(record(for: info)).renewed(until: renewedUntil, now: configuration.clock.now()),
+            of: info
+        )
     }
 
     /// Removes the blob and record under `key` from disk, if it can: a blob that cannot be removed stays and is
     /// revalidated or replaced by a later fetch.
     func forgetPersistent(_ key: String) {
         _ = try? blobs.removeValue(forKey: key)
-        _ = try? freshness.removeValue(forKey: key)
     }
 }

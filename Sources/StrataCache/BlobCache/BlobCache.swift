@@ -48,7 +48,6 @@ public final class BlobCache: Sendable {
     /// Whether plugins watch the layers; read once, not per hit.
     let hasPlugins: Bool
     let blobs: FileDataSource
-    let freshness: FileDataSource
     /// Downloads queued for the persistent layer (``PersistentWrites/behind``).
     let writes = WriteBehind<String, QueuedWrite>()
     /// Memory over file over the network: the repository chain every fetch below memory takes.
@@ -92,15 +91,7 @@ public final class BlobCache: Sendable {
                 verifiesContent: persistent.verifiesContent
             )
         )
-        freshness = try FileDataSource(
-            configuration: .init(
-                location: persistent.location,
-                identifier: persistent.identifier + ".freshness",
-                countLimit: persistent.maxCount,
-                durability: persistent.durability,
-                clock: configuration.clock
-            )
-        )
+        moveLegacyFreshnessRecords()
         link.cache = self
     }
 
@@ -239,7 +230,6 @@ public final class BlobCache: Sendable {
         writes.drop(key)
         memory.removeValue(forKey: key)
         try blobs.removeValue(forKey: key)
-        try freshness.removeValue(forKey: key)
     }
 
     func resolve(_ url: URL) throws -> URL {
