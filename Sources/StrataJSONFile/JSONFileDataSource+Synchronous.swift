@@ -134,18 +134,17 @@ extension JSONFileDataSource {
         defer { if written { changeBroadcaster.publish(.put(key: key)) } }
         try withStorage { storage in
             let sequence = storage.takeSequence()
-            let envelope = EntryEnvelope(
+            let header = EntryHeader(
                 key: key,
                 storedAt: now,
                 maxAge: maxAge,
                 freshUntil: freshUntil,
                 sequence: sequence,
-                tags: tags.isEmpty ? nil : tags,
-                value: value
+                tags: tags.isEmpty ? nil : tags
             )
             var data: Data
             do {
-                data = try encoder.encode(envelope)
+                data = try encoder.encode(EntryEnvelope(header: header, value: value))
             } catch {
                 throw StrataError.serialization(
                     error,
@@ -153,13 +152,7 @@ extension JSONFileDataSource {
                 )
             }
             data.append(contentsOf: data.withUnsafeBytes { EntrySeal.trailer(for: $0) })
-            let record = IndexRecord(
-                storedAt: now,
-                maxAge: maxAge,
-                sequence: sequence,
-                freshUntil: freshUntil,
-                tags: tags
-            )
+            let record = header.record
             do {
                 try storage.write(data, for: key, record: record, now: date)
             } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// The state behind ``MemoryDataSource``: a hash index into a doubly linked list kept in arrays.
 ///
@@ -169,13 +170,7 @@ struct LRUStorage<Value> {
                 previous: -1,
                 next: head
             )
-            if let free = freeSlots.popLast() {
-                slot = free
-                nodes[slot] = node
-            } else {
-                slot = nodes.count
-                nodes.append(node)
-            }
+            slot = nodes.store(node, reusing: &freeSlots)
         }
         if head >= 0 { nodes[head].previous = slot }
         head = slot

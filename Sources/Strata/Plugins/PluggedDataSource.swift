@@ -34,48 +34,7 @@ public struct PluggedDataSource<Source: Sendable>: Sendable {
     ///   - name: The name plugins see; the source's type name by default.
     public init(_ source: Source, plugins: [any StrataPlugin], name: String? = nil) {
         self.source = source
-        let name = name ?? String(describing: Source.self)
-        chain = PluginChain(plugins, attachment: PluginAttachment(name: name, kind: .dataSource))
-    }
-
-    /// Whether a plugin intercepts calls: they then run through ``run(_:_:value:_:)``.
-    @inlinable var intercepts: Bool { chain.mode == .intercepts }
-
-    /// Runs `body` through the plugins as middleware.
-    @usableFromInline
-    func run<R: Sendable>(
-        _ method: PluginCall.Method,
-        _ query: any Query,
-        value: (any Sendable)? = nil,
-        _ body: @escaping @Sendable () async throws -> R
-    ) async throws -> R {
-        try await chain.intercept(PluginCall(method: method, query: query, source: name, value: value), body)
-    }
-
-    /// Runs `body` observed by the plugins, when they only observe: specialised for the call, not inlined.
-    @inlinable @inline(never)
-    func observe<R: Sendable>(
-        _ method: PluginCall.Method,
-        _ query: any Query,
-        value: @autoclosure () -> (any Sendable)? = nil,
-        _ body: () async throws -> R
-    ) async throws -> R {
-        let call = PluginCall(method: method, query: query, source: name, value: value())
-        return try await CallTrail.observe(call, next: body) { chain.report($0, $1) }
-    }
-
-    /// Reports a call that threw to the plugins that observe failures, and returns the error to throw.
-    @usableFromInline
-    func failure(
-        _ method: PluginCall.Method,
-        _ query: any Query,
-        value: @autoclosure () -> (any Sendable)? = nil,
-        _ error: any Error
-    ) -> any Error {
-        if chain.mode == .failures {
-            chain.reportFailure(PluginCall(method: method, query: query, source: name, value: value()), error)
-        }
-        return error
+        chain = PluginChain(plugins, name: name, wrapping: Source.self, kind: .dataSource)
     }
 }
 
@@ -92,40 +51,48 @@ extension PluggedDataSource: GetDataSource where Source: GetDataSource {
     @inlinable @inline(__always)
     public func get(_ query: any Query) async throws -> Source.Value {
         guard chain.observesCalls else {
-            do { return try await source.get(query) } catch { throw failure(.get, query, error) }
+            do { return try await source.get(query) } catch { throw chain.failure(.get, query, error) }
         }
-        if intercepts { return try await run(.get, query) { [source] in try await source.get(query) } }
-        return try await observe(.get, query) { try await source.get(query) }
+        if chain.intercepts {
+            return try await chain.intercept(.get, query) { [source] in try await source.get(query) }
+        }
+        return try await chain.observe(.get, query) { try await source.get(query) }
     }
 
     /// Reads through the plugins.
     @inlinable @inline(__always)
     public func getAll(_ query: any Query) async throws -> [Source.Value] {
         guard chain.observesCalls else {
-            do { return try await source.getAll(query) } catch { throw failure(.getAll, query, error) }
+            do { return try await source.getAll(query) } catch { throw chain.failure(.getAll, query, error) }
         }
-        if intercepts { return try await run(.getAll, query) { [source] in try await source.getAll(query) } }
-        return try await observe(.getAll, query) { try await source.getAll(query) }
+        if chain.intercepts {
+            return try await chain.intercept(.getAll, query) { [source] in try await source.getAll(query) }
+        }
+        return try await chain.observe(.getAll, query) { try await source.getAll(query) }
     }
 
     /// Reads the entry through the plugins; they see a ``PluginCall/Method/get``.
     @inlinable @inline(__always)
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Source.Value> {
         guard chain.observesCalls else {
-            do { return try await source.getEntry(query) } catch { throw failure(.get, query, error) }
+            do { return try await source.getEntry(query) } catch { throw chain.failure(.get, query, error) }
         }
-        if intercepts { return try await run(.get, query) { [source] in try await source.getEntry(query) } }
-        return try await observe(.get, query) { try await source.getEntry(query) }
+        if chain.intercepts {
+            return try await chain.intercept(.get, query) { [source] in try await source.getEntry(query) }
+        }
+        return try await chain.observe(.get, query) { try await source.getEntry(query) }
     }
 
     /// Reads the entries through the plugins; they see a ``PluginCall/Method/getAll``.
     @inlinable @inline(__always)
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Source.Value>] {
         guard chain.observesCalls else {
-            do { return try await source.getAllEntries(query) } catch { throw failure(.getAll, query, error) }
+            do { return try await source.getAllEntries(query) } catch { throw chain.failure(.getAll, query, error) }
         }
-        if intercepts { return try await run(.getAll, query) { [source] in try await source.getAllEntries(query) } }
-        return try await observe(.getAll, query) { try await source.getAllEntries(query) }
+        if chain.intercepts {
+            return try await chain.intercept(.getAll, query) { [source] in try await source.getAllEntries(query) }
+        }
+        return try await chain.observe(.getAll, query) { try await source.getAllEntries(query) }
     }
 
     /// Reads conditionally through the plugins; they see a ``PluginCall/Method/get``.
@@ -136,13 +103,15 @@ extension PluggedDataSource: GetDataSource where Source: GetDataSource {
     ) async throws -> ConditionalRead<Source.Value> {
         guard chain.observesCalls else {
             do { return try await source.getIfModified(query, since: metadata) } catch {
-                throw failure(.get, query, error)
+                throw chain.failure(.get, query, error)
             }
         }
-        if intercepts {
-            return try await run(.get, query) { [source] in try await source.getIfModified(query, since: metadata) }
+        if chain.intercepts {
+            return try await chain.intercept(.get, query) { [source] in
+                try await source.getIfModified(query, since: metadata)
+            }
         }
-        return try await observe(.get, query) { try await source.getIfModified(query, since: metadata) }
+        return try await chain.observe(.get, query) { try await source.getIfModified(query, since: metadata) }
     }
 }
 
@@ -152,13 +121,15 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     public func put(_ value: Source.Value, in query: any Query) async throws -> Source.Value {
         guard chain.observesCalls else {
             do { return try await source.put(value, in: query) } catch {
-                throw failure(.put, query, value: value, error)
+                throw chain.failure(.put, query, value: value, error)
             }
         }
-        if intercepts {
-            return try await run(.put, query, value: value) { [source] in try await source.put(value, in: query) }
+        if chain.intercepts {
+            return try await chain.intercept(.put, query, value: value) { [source] in
+                try await source.put(value, in: query)
+            }
         }
-        return try await observe(.put, query, value: value) { try await source.put(value, in: query) }
+        return try await chain.observe(.put, query, value: value) { try await source.put(value, in: query) }
     }
 
     /// Writes through the plugins.
@@ -166,14 +137,15 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     public func putAll(_ values: [Source.Value], in query: any Query) async throws -> [Source.Value] {
         guard chain.observesCalls else {
             do { return try await source.putAll(values, in: query) } catch {
-                throw failure(.putAll, query, value: values, error)
+                throw chain.failure(.putAll, query, value: values, error)
             }
         }
-        if intercepts {
-            return try await run(.putAll, query, value: values) { [source] in try await source.putAll(values, in: query)
+        if chain.intercepts {
+            return try await chain.intercept(.putAll, query, value: values) { [source] in
+                try await source.putAll(values, in: query)
             }
         }
-        return try await observe(.putAll, query, value: values) { try await source.putAll(values, in: query) }
+        return try await chain.observe(.putAll, query, value: values) { try await source.putAll(values, in: query) }
     }
 
     /// Writes the entry through the plugins; they see a ``PluginCall/Method/put`` of its value.
@@ -181,15 +153,15 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     public func putEntry(_ entry: StoredEntry<Source.Value>, in query: any Query) async throws -> Source.Value {
         guard chain.observesCalls else {
             do { return try await source.putEntry(entry, in: query) } catch {
-                throw failure(.put, query, value: entry.value, error)
+                throw chain.failure(.put, query, value: entry.value, error)
             }
         }
-        if intercepts {
-            return try await run(.put, query, value: entry.value) { [source] in
+        if chain.intercepts {
+            return try await chain.intercept(.put, query, value: entry.value) { [source] in
                 try await source.putEntry(entry, in: query)
             }
         }
-        return try await observe(.put, query, value: entry.value) { try await source.putEntry(entry, in: query) }
+        return try await chain.observe(.put, query, value: entry.value) { try await source.putEntry(entry, in: query) }
     }
 
     /// Writes the entries through the plugins; they see a ``PluginCall/Method/putAll`` of their values.
@@ -200,15 +172,15 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     ) async throws -> [Source.Value] {
         guard chain.observesCalls else {
             do { return try await source.putAllEntries(entries, in: query) } catch {
-                throw failure(.putAll, query, value: entries.map(\.value), error)
+                throw chain.failure(.putAll, query, value: entries.map(\.value), error)
             }
         }
-        if intercepts {
-            return try await run(.putAll, query, value: entries.map(\.value)) { [source] in
+        if chain.intercepts {
+            return try await chain.intercept(.putAll, query, value: entries.map(\.value)) { [source] in
                 try await source.putAllEntries(entries, in: query)
             }
         }
-        return try await observe(.putAll, query, value: entries.map(\.value)) {
+        return try await chain.observe(.putAll, query, value: entries.map(\.value)) {
             try await source.putAllEntries(entries, in: query)
         }
     }
@@ -224,10 +196,12 @@ extension PluggedDataSource: DeleteDataSource where Source: DeleteDataSource {
     @inlinable @inline(__always)
     public func delete(_ query: any Query) async throws {
         guard chain.observesCalls else {
-            do { return try await source.delete(query) } catch { throw failure(.delete, query, error) }
+            do { return try await source.delete(query) } catch { throw chain.failure(.delete, query, error) }
         }
-        if intercepts { return try await run(.delete, query) { [source] in try await source.delete(query) } }
-        try await observe(.delete, query) { try await source.delete(query) }
+        if chain.intercepts {
+            return try await chain.intercept(.delete, query) { [source] in try await source.delete(query) }
+        }
+        try await chain.observe(.delete, query) { try await source.delete(query) }
     }
 }
 

@@ -31,55 +31,7 @@ public struct PluggedRepository<Base: Sendable>: Sendable {
     ///   - name: The name plugins see; the repository's type name by default.
     public init(_ base: Base, plugins: [any StrataPlugin], name: String? = nil) {
         self.base = base
-        let name = name ?? String(describing: Base.self)
-        chain = PluginChain(plugins, attachment: PluginAttachment(name: name, kind: .repository))
-    }
-
-    /// Whether a plugin intercepts calls: they then run through ``run(_:_:_:value:_:)``.
-    @inlinable var intercepts: Bool { chain.mode == .intercepts }
-
-    /// Runs `body` through the plugins as middleware.
-    @usableFromInline
-    func run<R: Sendable>(
-        _ method: PluginCall.Method,
-        _ query: any Query,
-        _ operation: any RepositoryOperation,
-        value: (any Sendable)? = nil,
-        _ body: @escaping @Sendable () async throws -> R
-    ) async throws -> R {
-        let call = PluginCall(method: method, query: query, operation: operation, source: name, value: value)
-        return try await chain.intercept(call, body)
-    }
-
-    /// Runs `body` observed by the plugins, when they only observe: specialised for the call, not inlined.
-    @inlinable @inline(never)
-    func observe<R: Sendable>(
-        _ method: PluginCall.Method,
-        _ query: any Query,
-        _ operation: any RepositoryOperation,
-        value: @autoclosure () -> (any Sendable)? = nil,
-        _ body: () async throws -> R
-    ) async throws -> R {
-        let call = PluginCall(method: method, query: query, operation: operation, source: name, value: value())
-        return try await CallTrail.observe(call, next: body) { chain.report($0, $1) }
-    }
-
-    /// Reports a call that threw to the plugins that observe failures, and returns the error to throw.
-    @usableFromInline
-    func failure(
-        _ method: PluginCall.Method,
-        _ query: any Query,
-        _ operation: any RepositoryOperation,
-        value: @autoclosure () -> (any Sendable)? = nil,
-        _ error: any Error
-    ) -> any Error {
-        if chain.mode == .failures {
-            chain.reportFailure(
-                PluginCall(method: method, query: query, operation: operation, source: name, value: value()),
-                error
-            )
-        }
-        return error
+        chain = PluginChain(plugins, name: name, wrapping: Base.self, kind: .repository)
     }
 }
 
@@ -89,13 +41,17 @@ extension PluggedRepository: GetRepository where Base: GetRepository {
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Base.Value {
         guard chain.observesCalls else {
             do { return try await base.get(query, operation: operation) } catch {
-                throw failure(.get, query, operation, error)
+                throw chain.failure(.get, query, operation: operation, error)
             }
         }
-        if intercepts {
-            return try await run(.get, query, operation) { [base] in try await base.get(query, operation: operation) }
+        if chain.intercepts {
+            return try await chain.intercept(.get, query, operation: operation) { [base] in
+                try await base.get(query, operation: operation)
+            }
         }
-        return try await observe(.get, query, operation) { try await base.get(query, operation: operation) }
+        return try await chain.observe(.get, query, operation: operation) {
+            try await base.get(query, operation: operation)
+        }
     }
 
     /// Reads through the plugins.
@@ -103,15 +59,17 @@ extension PluggedRepository: GetRepository where Base: GetRepository {
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Base.Value] {
         guard chain.observesCalls else {
             do { return try await base.getAll(query, operation: operation) } catch {
-                throw failure(.getAll, query, operation, error)
+                throw chain.failure(.getAll, query, operation: operation, error)
             }
         }
-        if intercepts {
-            return try await run(.getAll, query, operation) { [base] in
+        if chain.intercepts {
+            return try await chain.intercept(.getAll, query, operation: operation) { [base] in
                 try await base.getAll(query, operation: operation)
             }
         }
-        return try await observe(.getAll, query, operation) { try await base.getAll(query, operation: operation) }
+        return try await chain.observe(.getAll, query, operation: operation) {
+            try await base.getAll(query, operation: operation)
+        }
     }
 }
 
@@ -123,15 +81,15 @@ extension PluggedRepository: PutRepository where Base: PutRepository {
     {
         guard chain.observesCalls else {
             do { return try await base.put(value, in: query, operation: operation) } catch {
-                throw failure(.put, query, operation, value: value, error)
+                throw chain.failure(.put, query, operation: operation, value: value, error)
             }
         }
-        if intercepts {
-            return try await run(.put, query, operation, value: value) { [base] in
+        if chain.intercepts {
+            return try await chain.intercept(.put, query, operation: operation, value: value) { [base] in
                 try await base.put(value, in: query, operation: operation)
             }
         }
-        return try await observe(.put, query, operation, value: value) {
+        return try await chain.observe(.put, query, operation: operation, value: value) {
             try await base.put(value, in: query, operation: operation)
         }
     }
@@ -145,15 +103,15 @@ extension PluggedRepository: PutRepository where Base: PutRepository {
     ) async throws -> [Base.Value] {
         guard chain.observesCalls else {
             do { return try await base.putAll(values, in: query, operation: operation) } catch {
-                throw failure(.putAll, query, operation, value: values, error)
+                throw chain.failure(.putAll, query, operation: operation, value: values, error)
             }
         }
-        if intercepts {
-            return try await run(.putAll, query, operation, value: values) { [base] in
+        if chain.intercepts {
+            return try await chain.intercept(.putAll, query, operation: operation, value: values) { [base] in
                 try await base.putAll(values, in: query, operation: operation)
             }
         }
-        return try await observe(.putAll, query, operation, value: values) {
+        return try await chain.observe(.putAll, query, operation: operation, value: values) {
             try await base.putAll(values, in: query, operation: operation)
         }
     }
@@ -165,15 +123,17 @@ extension PluggedRepository: DeleteRepository where Base: DeleteRepository {
     public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
         guard chain.observesCalls else {
             do { return try await base.delete(query, operation: operation) } catch {
-                throw failure(.delete, query, operation, error)
+                throw chain.failure(.delete, query, operation: operation, error)
             }
         }
-        if intercepts {
-            return try await run(.delete, query, operation) { [base] in
+        if chain.intercepts {
+            return try await chain.intercept(.delete, query, operation: operation) { [base] in
                 try await base.delete(query, operation: operation)
             }
         }
-        try await observe(.delete, query, operation) { try await base.delete(query, operation: operation) }
+        try await chain.observe(.delete, query, operation: operation) {
+            try await base.delete(query, operation: operation)
+        }
     }
 }
 

@@ -24,16 +24,36 @@ final class PluginChain: Sendable {
     let plugins: [any StrataPlugin]
 
     /// The name plugins see in ``PluginCall/source``.
-    let name: String
+    @usableFromInline let name: String
 
     /// Whether a call is measured or intercepted: when not, it goes straight to the source (failures reported).
     @inlinable var observesCalls: Bool { mode == .observes || mode == .intercepts }
+
+    /// Whether a plugin intercepts calls: they then run through ``intercept(_:_:operation:value:_:)``.
+    @inlinable var intercepts: Bool { mode == .intercepts }
 
     /// The plugins that observe (calls or failures), innermost first: the order they are told in.
     private let observers: [(plugin: any StrataPlugin, participation: PluginParticipation)]
 
     /// The chain as middleware, outermost first (``Mode/intercepts``).
-    private let middleware: [any StrataPlugin]
+    let middleware: [any StrataPlugin]
+
+    /// Sorts `plugins` for a source or repository of type `wrapped`, named `name` or else after that type.
+    ///
+    /// - Parameters:
+    ///   - plugins: The plugins, outermost first.
+    ///   - name: The name plugins see; the wrapped type's name when `nil`.
+    ///   - wrapped: The type of the source or repository the plugins wrap.
+    ///   - kind: Whether it is a data source or a repository.
+    convenience init(
+        _ plugins: [any StrataPlugin],
+        name: String?,
+        wrapping wrapped: Any.Type,
+        kind: PluginAttachment.Kind
+    ) {
+        let attachment = PluginAttachment(name: name ?? String(describing: wrapped), kind: kind)
+        self.init(plugins, attachment: attachment)
+    }
 
     /// Sorts `plugins` for a source or repository.
     ///
@@ -77,12 +97,5 @@ final class PluginChain: Sendable {
     @usableFromInline
     func reportFailure(_ call: PluginCall, _ error: any Error) {
         for (plugin, _) in observers { plugin.callDidFail(call, error: error) }
-    }
-
-    /// Runs a call through the chain as middleware, the first plugin outermost (``Mode/intercepts``).
-    @usableFromInline
-    func intercept<R: Sendable>(_ call: PluginCall, _ body: @escaping @Sendable () async throws -> R) async throws -> R
-    {
-        try await runPlugins(middleware[...], call, body)
     }
 }

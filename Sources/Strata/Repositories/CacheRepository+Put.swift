@@ -13,15 +13,11 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     public func put(_ value: Main.Value, in query: any Query, operation: any RepositoryOperation) async throws
         -> Main.Value
     {
-        try await runWrite(
-            writePlan(of: operation),
-            .put,
-            query,
-            value,
-            toMain: { try await main.put($0, in: query) },
-            toCache: { try await cache.put($0, in: query) },
-            announce: { changeBroadcaster.publishWrite(to: query) }
-        )
+        try await runPut(.put, value, in: query, operation) {
+            try await main.put($0, in: query)
+        } toCache: {
+            try await cache.put($0, in: query)
+        }
     }
 
     /// Writes several values to the sources the operation's plan selects.
@@ -35,15 +31,11 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Main.Value] {
-        try await runWrite(
-            writePlan(of: operation),
-            .putAll,
-            query,
-            values,
-            toMain: { try await main.putAll($0, in: query) },
-            toCache: { try await cache.putAll($0, in: query) },
-            announce: { changeBroadcaster.publishWrite(to: query) }
-        )
+        try await runPut(.putAll, values, in: query, operation) {
+            try await main.putAll($0, in: query)
+        } toCache: {
+            try await cache.putAll($0, in: query)
+        }
     }
 
     /// Writes a value with its metadata to the sources the operation's plan selects, as
@@ -59,15 +51,11 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> Main.Value {
-        try await runWrite(
-            writePlan(of: operation),
-            .put,
-            query,
-            entry,
-            toMain: { StoredEntry(value: try await main.putEntry($0, in: query), metadata: $0.metadata) },
-            toCache: { StoredEntry(value: try await cache.putEntry($0, in: query), metadata: $0.metadata) },
-            announce: { changeBroadcaster.publishWrite(to: query) }
-        ).value
+        try await runPut(.put, entry, in: query, operation) {
+            StoredEntry(value: try await main.putEntry($0, in: query), metadata: $0.metadata)
+        } toCache: {
+            StoredEntry(value: try await cache.putEntry($0, in: query), metadata: $0.metadata)
+        }.value
     }
 
     /// Writes several values with their metadata to the sources the operation's plan selects.
@@ -82,15 +70,11 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Main.Value] {
-        try await runWrite(
-            writePlan(of: operation),
-            .putAll,
-            query,
-            entries,
-            toMain: { $0.keepingMetadata(of: try await main.putAllEntries($0, in: query)) },
-            toCache: { $0.keepingMetadata(of: try await cache.putAllEntries($0, in: query)) },
-            announce: { changeBroadcaster.publishWrite(to: query) }
-        ).map(\.value)
+        try await runPut(.putAll, entries, in: query, operation) {
+            $0.keepingMetadata(of: try await main.putAllEntries($0, in: query))
+        } toCache: {
+            $0.keepingMetadata(of: try await cache.putAllEntries($0, in: query))
+        }.map(\.value)
     }
 
     /// Renews the metadata of the entry the query names in the sources the operation's plan writes, without

@@ -43,4 +43,28 @@ extension CacheRepository {
         }
         return try await writeMain(first)
     }
+
+    /// Carries out the write plan of `operation` for a put of `input` (see
+    /// ``runWrite(_:_:_:_:toMain:toCache:announce:)``), then announces the write of `query` to observers.
+    ///
+    /// - Parameters:
+    ///   - method: The call's method, for ``Configuration/onMainAnswer``.
+    ///   - input: What the first source is given.
+    ///   - query: Where to write.
+    ///   - operation: The operation whose write plan applies.
+    ///   - toMain: Writes main; returns what the next step is given.
+    ///   - toCache: Writes the cache; returns what the next step is given.
+    /// - Returns: What the last source returned.
+    func runPut<Input: Sendable>(
+        _ method: PluginCall.Method,
+        _ input: Input,
+        in query: any Query,
+        _ operation: any RepositoryOperation,
+        toMain: (Input) async throws -> Input,
+        toCache: (Input) async throws -> Input
+    ) async throws -> Input {
+        try await runWrite(writePlan(of: operation), method, query, input, toMain: toMain, toCache: toCache) {
+            changeBroadcaster.publishWrite(to: query)
+        }
+    }
 }

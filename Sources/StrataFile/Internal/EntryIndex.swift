@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// The in-memory index of a store: every entry's metadata, its least-recently-used order and the store's
 /// byte count, loaded once at open so that reads and writes never list or stat the folder.
@@ -72,14 +73,7 @@ struct EntryIndex {
         var entry = entry
         entry.previous = -1
         entry.next = head
-        let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
-            entries[slot] = entry
-        } else {
-            slot = entries.count
-            entries.append(entry)
-        }
+        let slot = entries.store(entry, reusing: &freeSlots)
         if head >= 0 { entries[head]?.previous = slot }
         head = slot
         if tail < 0 { tail = slot }

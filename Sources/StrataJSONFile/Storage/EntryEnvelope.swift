@@ -1,8 +1,29 @@
 import Foundation
 
-/// The content of one entry file: the value with the key and metadata, so the index can be rebuilt
-/// from the entry files alone.
-struct EntryEnvelope<Value: Codable>: Codable {
+/// The content of one entry file: the header's fields and the value, side by side in one JSON object, so the
+/// index can be rebuilt from the entry files alone.
+struct EntryEnvelope<Value: Encodable>: Encodable {
+    /// The key and metadata, written as fields of the entry's object.
+    var header: EntryHeader
+    /// The value.
+    var value: Value
+
+    /// The one field the envelope adds to the header's.
+    private enum CodingKeys: String, CodingKey {
+        case value
+    }
+
+    /// Writes the header's fields, then the value, into one object.
+    func encode(to encoder: any Encoder) throws {
+        try header.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(value, forKey: .value)
+    }
+}
+
+/// The metadata of an entry file without its value: what a write puts beside the value (``EntryEnvelope``) and
+/// what rebuilding the index reads.
+struct EntryHeader: Codable {
     /// The key, to detect a file that does not belong to the key it was looked up for.
     var key: String
     /// When the value was written, in seconds since 1970 (a number, whatever the date strategy).
@@ -15,19 +36,8 @@ struct EntryEnvelope<Value: Codable>: Codable {
     var sequence: UInt64
     /// The entry's tags, sorted; left out of the file when it has none.
     var tags: [String]?
-    /// The value.
-    var value: Value
-}
 
-/// The metadata of an entry file without its value: what rebuilding the index reads.
-struct EntryHeader: Decodable {
-    var key: String
-    var storedAt: Double
-    var maxAge: Double?
-    var freshUntil: Double?
-    var sequence: UInt64
-    var tags: [String]?
-
+    /// The index's record of the entry.
     var record: IndexRecord {
         IndexRecord(storedAt: storedAt, maxAge: maxAge, sequence: sequence, freshUntil: freshUntil, tags: tags ?? [])
     }

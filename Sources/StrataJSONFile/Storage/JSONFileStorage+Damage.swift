@@ -61,30 +61,18 @@ extension JSONFileStorage {
         return try setAside(name, in: folder, now: now, reason: "Not what the store keeps there")
     }
 
-    /// Moves `name` aside as `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deletes it) and records the report.
-    @discardableResult
-    mutating func setAside(
-        _ name: String,
-        in folder: StoreFolder,
-        now: Date,
-        reason: String,
-        underlying: (any Error)? = nil
-    ) throws -> StrataError {
-        let report = try Self.setAside(name, in: folder, now: now, reason: reason, underlying: underlying)
-        record(report)
-        return report
-    }
-
-    /// Moves the entry file of `key` aside and forgets the key; see ``setAside(_:in:now:reason:underlying:)``.
+    /// Moves the entry file of `key` aside, records the report and forgets the key; see
+    /// ``setAside(_:in:now:reason:underlying:)``.
     mutating func setAsideEntry(_ key: String, now: Date, reason: String, underlying: (any Error)?) throws {
         let (shardName, file) = Self.location(of: key)
         if let shard = try shard(shardName, create: false, now: now) {
-            try setAside(file, in: shard, now: now, reason: reason, underlying: underlying)
+            try record(Self.setAside(file, in: shard, now: now, reason: reason, underlying: underlying))
         }
         try forget(key)
     }
 
-    /// Moves `name` aside and returns the ``Strata/StrataError/Code/corrupt`` report naming both places.
+    /// Moves `name` aside as `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deletes it) and returns the
+    /// ``Strata/StrataError/Code/corrupt`` report naming both places, for ``record(_:)``.
     static func setAside(
         _ name: String,
         in folder: StoreFolder,
@@ -129,7 +117,7 @@ extension JSONFileStorage {
                 guard attempt == 0, error.isWrongKind || error.code == ENOTEMPTY || error.code == EEXIST else {
                     throw error.strataError("Writing \(name)")
                 }
-                try setAside(name, in: root, now: now, reason: "A folder where the store keeps a file")
+                try record(Self.setAside(name, in: root, now: now, reason: "A folder where the store keeps a file"))
             }
         }
     }

@@ -98,12 +98,14 @@ extension JSONFileStorage {
         do {
             replay = try IndexJournal.replay(indexData)
         } catch {
-            try setAside(
-                Self.indexName,
-                in: root,
-                now: now,
-                reason: "Damaged index (\(error)), rebuilt from the entry files",
-                underlying: error
+            try record(
+                Self.setAside(
+                    Self.indexName,
+                    in: root,
+                    now: now,
+                    reason: "Damaged index (\(error)), rebuilt from the entry files",
+                    underlying: error
+                )
             )
             try rebuild(known: [:], now: now, decodeHeader: decodeHeader)
             return
@@ -167,12 +169,14 @@ extension JSONFileStorage {
             maxSequence = max(maxSequence, record.sequence)
         }
         if unknown > 0 {
-            try setAside(
-                Self.indexName,
-                in: root,
-                now: now,
-                reason: "The index was cut short and lacked \(unknown) entries that their files hold; rebuilt "
-                    + "from the entry files"
+            try record(
+                Self.setAside(
+                    Self.indexName,
+                    in: root,
+                    now: now,
+                    reason: "The index was cut short and lacked \(unknown) entries that their files hold; rebuilt "
+                        + "from the entry files"
+                )
             )
         }
         load(rebuilt, maxSequence: max(maxSequence, known.values.map(\.sequence).max() ?? 0))
@@ -200,7 +204,7 @@ extension JSONFileStorage {
         switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
         case .sealed(let range), .legacy(let range): json = range
         case .damaged(let reason):
-            try setAside(file, in: folder, now: now, reason: "Damaged entry file (\(reason))")
+            try record(Self.setAside(file, in: folder, now: now, reason: "Damaged entry file (\(reason))"))
             return nil
         }
         do {
@@ -213,12 +217,14 @@ extension JSONFileStorage {
             }
             return header
         } catch {
-            try setAside(
-                file,
-                in: folder,
-                now: now,
-                reason: "Damaged entry file",
-                underlying: StrataError.serialization(error, "Decoding the entry file failed")
+            try record(
+                Self.setAside(
+                    file,
+                    in: folder,
+                    now: now,
+                    reason: "Damaged entry file",
+                    underlying: StrataError.serialization(error, "Decoding the entry file failed")
+                )
             )
             return nil
         }

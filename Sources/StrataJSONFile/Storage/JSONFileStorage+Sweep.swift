@@ -52,7 +52,7 @@ extension JSONFileStorage {
                 now: now
             )
         } else {
-            try setAside(name, in: folder, now: now, reason: "Not what the store keeps there")
+            try record(Self.setAside(name, in: folder, now: now, reason: "Not what the store keeps there"))
         }
     }
 

@@ -426,7 +426,7 @@ struct JSONFileStorage: ~Copyable {
                 if error.isNotFound {
                     shards[shardName] = nil
                 } else if error.isWrongKind || error.code == ENOTEMPTY || error.code == EEXIST {
-                    try setAside(file, in: shard, now: now, reason: "A folder where an entry file belongs")
+                    try record(Self.setAside(file, in: shard, now: now, reason: "A folder where an entry file belongs"))
                 } else {
                     throw error
                 }

@@ -38,8 +38,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     public var freshnessPolicy: HTTPFreshness.Policy = .privateCache
 
     private let request: NetworkRequestRule
-    private let decode: any Mapper<Data, Value>
-    private let decodeAll: any Mapper<Data, [Value]>
+    private let decoders: ResponseDecoders<Value>
 
     /// Creates a source with explicit mappers.
     ///
@@ -56,22 +55,21 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     ) {
         self.client = client
         self.request = request
-        self.decode = decode
-        self.decodeAll = decodeAll
+        decoders = ResponseDecoders(one: decode, all: decodeAll)
     }
 
     /// Sends the request of the query and decodes one value.
     ///
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func get(_ query: any Query) async throws -> Value {
-        try await client.send(makeRequest(request, for: query), decodingWith: decode)
+        try await client.send(makeRequest(request, for: query), decodingWith: decoders.one)
     }
 
     /// Sends the request of the query and decodes a list of values.
     ///
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func getAll(_ query: any Query) async throws -> [Value] {
-        try await client.send(makeRequest(request, for: query), decodingWith: decodeAll)
+        try await client.send(makeRequest(request, for: query), decodingWith: decoders.all)
     }
 
     /// Sends the request of the query and decodes one value, with its metadata: ``Strata/EntryMetadata/freshUntil``
@@ -88,7 +86,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         let response = try await client.send(request)
         let metadata = metadata(of: response, requestTime: requestTime)
         return StoredEntry(
-            value: try HTTPClient.decode(response.body, with: decode, request: request),
+            value: try decoders.value(in: response.body, of: request),
             metadata: metadata
         )
     }
@@ -110,7 +108,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             let renewed = self.metadata(of: response, requestTime: requestTime)
             return .modified(
                 StoredEntry(
-                    value: try HTTPClient.decode(response.body, with: decode, request: request),
+                    value: try decoders.value(in: response.body, of: request),
                     metadata: renewed
                 )
             )

@@ -15,8 +15,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
     private let request: NetworkRequestRule
     private let encode: any Mapper<Value, Data>
     private let encodeAll: any Mapper<[Value], Data>
-    private let decode: any Mapper<Data, Value>
-    private let decodeAll: any Mapper<Data, [Value]>
+    private let decoders: ResponseDecoders<Value>
     private let contentType: String?
 
     /// Creates a source with explicit mappers.
@@ -43,8 +42,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
         self.contentType = contentType
         self.encode = encode
         self.encodeAll = encodeAll
-        self.decode = decode
-        self.decodeAll = decodeAll
+        decoders = ResponseDecoders(one: decode, all: decodeAll)
     }
 
     /// Sends the value in the body of the query's request and returns what the server stored.
@@ -54,7 +52,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
         let request = try makeBodyRequest(query, body: Self.map(value, with: encode))
         let response = try await client.send(request)
         guard !response.body.isEmpty else { return value }
-        return try HTTPClient.decode(response.body, with: decode, request: request)
+        return try decoders.value(in: response.body, of: request)
     }
 
     /// Sends the values in the body of the query's request and returns what the server stored.
@@ -64,7 +62,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
         let request = try makeBodyRequest(query, body: Self.map(values, with: encodeAll))
         let response = try await client.send(request)
         guard !response.body.isEmpty else { return values }
-        return try HTTPClient.decode(response.body, with: decodeAll, request: request)
+        return try decoders.values(in: response.body, of: request)
     }
 
     private func makeBodyRequest(_ query: any Query, body: Data) throws -> HTTPRequest {
