@@ -205,8 +205,7 @@ extension BlobCache {
         }
     }
 
-    /// Writes a blob with its freshness record in one entry, after removing any override of an earlier
-    /// version's record; a blob too large for the layer is skipped.
+    /// Writes a blob with its freshness record in one entry; a blob too large for the layer is skipped.
     func writePersistent(_ write: QueuedWrite, forKey key: String) throws {
         do {
             let options = FileDataSource.EntryOptions(

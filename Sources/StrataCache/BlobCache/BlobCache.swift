@@ -212,9 +212,8 @@ public final class BlobCache: Sendable {
     /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
     public func contains(_ url: URL) -> Bool {
         guard let key = try? resolve(url).absoluteString else { return false }
-        if let blob = memory.value(forKey: key), blob.expiresAt > memory.configuration.clock.nowForExpiryCheck() {
-            return true
-        }
+        // The memory source holds a blob until exactly its expiry: what it returns is fresh.
+        if memory.value(forKey: key) != nil { return true }
         let now = configuration.clock.now()
         if let write = writes.pending(forKey: key) { return write.record.freshUntil > now }
         guard let info = blobs.info(forKey: key), let record = record(for: info) else { return false }
