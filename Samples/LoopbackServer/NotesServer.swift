@@ -46,6 +46,8 @@ public final class NotesServer: Sendable {
         var applied: [AppliedWrite] = []
         /// Writes that came again with an applied idempotency key.
         var duplicates = 0
+        /// The gates of the next write: opened when it arrives, waited on before it is answered.
+        var hold: (arrived: Gate, release: Gate)?
     }
 
     /// The server's state.
@@ -62,8 +64,8 @@ public final class NotesServer: Sendable {
         let notes = NotesServer()
         let server = try await LoopbackServer.start([
             ("GET /notes/*", { request in notes.get(request) }),
-            ("PUT /notes/*", { request in notes.write(request) }),
-            ("DELETE /notes/*", { request in notes.write(request) }),
+            ("PUT /notes/*", { request in await notes.write(request) }),
+            ("DELETE /notes/*", { request in await notes.write(request) }),
         ])
         notes.running.withLock { $0 = server }
         return notes
@@ -115,6 +117,16 @@ public final class NotesServer: Sendable {
     /// Every write applied, in order.
     public var applied: [AppliedWrite] { state.withLock { $0.applied } }
 
+    /// Holds the next write on its way: when it arrives the server opens `arrived`, then waits for `release`
+    /// before it answers, as the server is then (down or up).
+    ///
+    /// - Parameters:
+    ///   - arrived: Opened when the write arrives.
+    ///   - release: Opened by the test to let the write be answered.
+    public func holdNextWrite(arrived: Gate, release: Gate) {
+        state.withLock { $0.hold = (arrived, release) }
+    }
+
     /// How many writes arrived with an idempotency key already applied (and were not applied again).
     public var duplicateCount: Int { state.withLock { $0.duplicates } }
 
@@ -134,9 +146,18 @@ public final class NotesServer: Sendable {
         }
     }
 
-    /// Answers a put or a delete: 503 when down or failing writes, the earlier answer for an applied idempotency
-    /// key, a scripted 409, 412 for an `If-Match` of another revision, or applies it.
-    private func write(_ request: ServerRequest) -> ServerReply {
+    /// Answers a put or a delete (after a hold, when one is set): 503 when down or failing writes, the earlier
+    /// answer for an applied idempotency key, a scripted 409, 412 for an `If-Match` of another revision, or
+    /// applies it.
+    private func write(_ request: ServerRequest) async -> ServerReply {
+        let hold = state.withLock { state in
+            defer { state.hold = nil }
+            return state.hold
+        }
+        if let hold {
+            hold.arrived.open()
+            await hold.release.wait()
+        }
         let key = Self.key(request)
         let idempotencyKey = request.headers["idempotency-key"]
         return state.withLock { state in

@@ -91,7 +91,7 @@ struct OfflineRepositoryTests {
     }
 
     @Test func coalescingKeepsTheLastWriteAndADeleteCancelsQueuedPuts() async throws {
-        try await withNotes(configuration: .init(coalescesWrites: true, replaysOnTimer: false)) { server, notes in
+        try await withNotes(configuration: Self.standingStill(coalescing: true)) { server, notes in
             server.isDown = true
 
             // With coalescing, three writes of a leave one record: the last
@@ -114,8 +114,51 @@ struct OfflineRepositoryTests {
         }
     }
 
+    @Test func aWriteThatReplacesOneOnItsWayReplacesItWhenThatSendFails() async throws {
+        try await withASecondWriteWhileTheFirstIsOnItsWay { server, notes, second, release, replay in
+            guard case .pending(let queued) = second.status else {
+                Issue.record("The second write was not queued: \(second.status)")
+                return
+            }
+            // The one on its way stays while it is on its way
+            #expect(await notes.outbox.pendingWrites(forKey: "a").count == 2)
+
+            // When that send fails
+            server.isDown = true
+            release.open()
+            let report = await replay.value
+            await notes.waitForReplays()
+
+            // Then the second write replaced it, and kept its backoff: the replay the second write started sent
+            // nothing to a main known to be down
+            #expect(report.delivered == 0)
+            #expect(await notes.outbox.pendingWrites(forKey: "a").map(\.sequence) == [queued.sequence])
+            #expect(await notes.outbox.pendingWrites(forKey: "a").first?.notBefore != nil)
+            #expect(server.writeRequestCount == 2)
+
+            // And main, up again, receives the second write only
+            server.isDown = false
+            _ = await notes.sync()
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["two"])
+            #expect(await notes.outbox.count == 0)
+        }
+    }
+
+    @Test func aWriteOnItsWayThatMainTakesIsNotReplacedAfterwards() async throws {
+        try await withASecondWriteWhileTheFirstIsOnItsWay { server, notes, _, release, replay in
+            // When main takes the first
+            release.open()
+            _ = await replay.value
+            _ = await notes.sync()
+
+            // Then main received both, in order
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one", "two"])
+            #expect(await notes.outbox.count == 0)
+        }
+    }
+
     @Test func withoutCoalescingADeleteStillCancelsTheQueuedPutsOfItsKey() async throws {
-        try await withNotes { server, notes in
+        try await withNotes(configuration: Self.standingStill(coalescing: false)) { server, notes in
             server.isDown = true
             try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
             try await notes.put(Note(id: "a", text: "two", version: 2), in: KeyQuery("a"))
@@ -168,5 +211,35 @@ struct OfflineRepositoryTests {
     /// The idempotency key of a pending write.
     static func idempotencyKey(_ write: OfflineWrite<Note>) -> String? {
         if case .pending(let record) = write.status { record.idempotencyKey } else { nil }
+    }
+
+    /// A configuration whose clock stands still and whose backoff has no jitter: a failed write waits exactly 1 s,
+    /// which never ends, so no replay a new write starts sends a queued one meanwhile.
+    static func standingStill(coalescing: Bool) -> NotesRepository.Configuration {
+        NotesRepository.Configuration(
+            backoff: RetryPlugin.Backoff(initial: .seconds(1), jitter: .none),
+            coalescesWrites: coalescing,
+            replaysOnTimer: false,
+            clock: ManualClock()
+        )
+    }
+
+    /// Queues a write of a while main is down, starts a replay whose send of it the server holds on its way, and
+    /// writes a again meanwhile (coalescing); then runs `body` with the second write, the gate that releases the
+    /// held send, and the replay.
+    private func withASecondWriteWhileTheFirstIsOnItsWay(
+        _ body: (NotesServer, NotesRepository, OfflineWrite<Note>, Gate, Task<SyncReport, Never>) async throws -> Void
+    ) async throws {
+        try await withNotes(configuration: Self.standingStill(coalescing: true)) { server, notes in
+            server.isDown = true
+            try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+            server.isDown = false
+            let (arrived, release) = (Gate(), Gate())
+            server.holdNextWrite(arrived: arrived, release: release)
+            let replay = Task { await notes.sync() }
+            await arrived.wait()
+            let second = try await notes.put(Note(id: "a", text: "two", version: 2), in: KeyQuery("a"))
+            try await body(server, notes, second, release, replay)
+        }
     }
 }

@@ -45,6 +45,9 @@ public actor Outbox {
     private var unreadable: [UnreadableRecord] = []
     /// The record a replay is sending now, which a later write never cancels.
     private var sending: UInt64?
+    /// The later record that would have cancelled ``sending`` had it not been on its way: it replaces the sent
+    /// record if that send fails.
+    private var sendingReplacedBy: UInt64?
     /// The next sequence number handed out.
     private var nextSequence: UInt64 = 1
     /// Serialises the changes of the files, so memory and disk change in the same order.
@@ -231,8 +234,36 @@ extension Outbox {
         changeBroadcaster.publish(.put(key: key))
     }
 
-    /// Marks the record a replay sends now (`nil` when it is done).
-    func markSending(_ sequence: UInt64?) { sending = sequence }
+    /// Marks the record a replay sends now.
+    func beginSending(_ sequence: UInt64) {
+        sending = sequence
+        sendingReplacedBy = nil
+    }
+
+    /// Ends the send ``beginSending(_:)`` started. When it failed and a later write of the key arrived meanwhile
+    /// that replaces it, the record goes now, as it would have gone had it not been on its way; the replacement
+    /// keeps the later of the two backoffs.
+    ///
+    /// - Parameter failed: Whether main refused the write with a retryable error (the record waits for a retry).
+    func endSending(failed: Bool) async {
+        let (sent, replacement) = (sending, sendingReplacedBy)
+        sending = nil
+        sendingReplacedBy = nil
+        guard failed, let sent, let replacement else { return }
+        await lane.run {
+            guard let old = records[sent], !old.isSetAside, var newer = records[replacement], !newer.isSetAside else {
+                return
+            }
+            if let retry = old.notBefore, newer.notBefore.map({ $0 < retry }) ?? true {
+                newer.notBefore = retry
+                guard (try? await store.put(.record(newer), in: KeyQuery(PendingWrite.storeKey(replacement)))) != nil
+                else { return }
+                records[replacement] = newer
+            }
+            guard (try? await store.delete(KeyQuery(PendingWrite.storeKey(sent)))) != nil else { return }
+            forget(sent)
+        }
+    }
 
     /// Whether a first attempt of `key` is on its way: the queue waits for it.
     func isDirect(key: String) -> Bool { directKeys[key] != nil }
@@ -245,7 +276,8 @@ extension Outbox {
     ///
     /// - Parameters:
     ///   - record: The new record.
-    ///   - cancels: Which earlier, queued records of the key the new one replaces (never the one being sent).
+    ///   - cancels: Which earlier, queued records of the key the new one replaces. The one being sent stays until
+    ///     its send ends (``endSending(failed:)``).
     /// - Returns: The record as stored.
     @discardableResult
     func append(_ record: PendingWrite, cancelling cancels: @Sendable (PendingWrite) -> Bool) async throws
@@ -253,10 +285,10 @@ extension Outbox {
     {
         try await lane.run {
             var record = record
-            let cancelled = order.compactMap { records[$0] }.filter {
-                $0.key == record.key && $0.sequence < record.sequence && $0.sequence != sending && !$0.isSetAside
-                    && cancels($0)
+            let replaced = order.compactMap { records[$0] }.filter {
+                $0.key == record.key && $0.sequence < record.sequence && !$0.isSetAside && cancels($0)
             }
+            let cancelled = replaced.filter { $0.sequence != sending }
             if let inherited = cancelled.compactMap(\.notBefore).max(), record.notBefore.map({ $0 < inherited }) ?? true
             {
                 record.notBefore = inherited
@@ -270,6 +302,7 @@ extension Outbox {
             } else {
                 order.append(record.sequence)
             }
+            if replaced.count > cancelled.count { sendingReplacedBy = record.sequence }
             for old in cancelled {
                 try await store.delete(KeyQuery(PendingWrite.storeKey(old.sequence)))
                 forget(old.sequence)

@@ -83,9 +83,13 @@ extension OfflineRepository {
                 blocked.insert(record.key)
                 continue
             }
-            await outbox.markSending(record.sequence)
+            await outbox.beginSending(record.sequence)
             let outcome = await deliver(record)
-            await outbox.markSending(nil)
+            if case .failed = outcome {
+                await outbox.endSending(failed: true)
+            } else {
+                await outbox.endSending(failed: false)
+            }
             switch outcome {
             case .delivered:
                 report.delivered += 1

@@ -30,8 +30,8 @@ extension OfflineRepository {
     /// Deletes the key from the cache, then from main; when main fails with a retryable error, queues the delete
     /// and succeeds with ``WriteStatus/pending(_:)``.
     ///
-    /// A queued delete replaces the queued puts of its key before it (except one being sent): main would lose
-    /// their values anyway.
+    /// A queued delete replaces the queued puts of its key before it (one being sent, only when that send fails):
+    /// main would lose their values anyway.
     ///
     /// - Parameter query: A ``Strata/KeyedQuery``.
     /// - Returns: ``WriteStatus/saved`` or the queued record.
