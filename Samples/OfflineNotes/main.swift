@@ -46,7 +46,13 @@ let notes = try await OfflineRepository.open(
     main: api,
     cache: MemoryDataSource<Note>(),
     outboxFolder: folder,
-    configuration: .init(conflictResolver: merger, replaysOnTimer: false)
+    // A minute's backoff: a write joining the queue starts a replay, which sends only writes whose backoff ended, so
+    // the writes queued in the tunnel wait for the sync below (the default, 1 s with jitter, could end sooner).
+    configuration: .init(
+        backoff: RetryPlugin.Backoff(initial: .seconds(60), maximum: .seconds(300), jitter: .none),
+        conflictResolver: merger,
+        replaysOnTimer: false
+    )
 )
 
 /// One line for a write's outcome.

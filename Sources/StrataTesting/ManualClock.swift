@@ -4,8 +4,8 @@ import Strata
 /// A clock that moves only when a test tells it to, so time-dependent behaviour is tested without
 /// sleeping.
 ///
-/// ``sleep(for:)`` suspends until ``advance(by:)`` moves the clock past the sleeper's deadline, and throws
-/// `CancellationError` when the sleeping task is cancelled.
+/// ``sleep(for:)`` and ``sleep(until:)`` suspend until ``advance(by:)`` moves the clock past the sleeper's deadline,
+/// and throw `CancellationError` when the sleeping task is cancelled.
 ///
 /// ```swift
 /// let clock = ManualClock()
@@ -38,10 +38,10 @@ public final class ManualClock: WallClock {
     /// The clock's current date.
     public func now() -> Date { state.withLock { $0.now } }
 
-    /// Every duration passed to ``sleep(for:)`` so far, in call order.
+    /// Every duration passed to ``sleep(for:)`` so far (for ``sleep(until:)``, the time that was left), in call order.
     public var sleepCalls: [Duration] { state.withLock { $0.sleepCalls } }
 
-    /// The number of tasks currently suspended in ``sleep(for:)``.
+    /// The number of tasks currently suspended in ``sleep(for:)`` or ``sleep(until:)``.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// Moves the clock forward and wakes every sleeper whose deadline has come.
@@ -62,6 +62,22 @@ public final class ManualClock: WallClock {
     /// - Parameter duration: How long to sleep on this clock.
     /// - Throws: `CancellationError` when the task is cancelled.
     public func sleep(for duration: Duration) async throws {
+        try await sleep(recording: duration) { now in now.addingTimeInterval(duration.timeInterval) }
+    }
+
+    /// Suspends until the clock is advanced to `deadline`; returns at once when it is there already. The time left
+    /// until it is recorded in ``sleepCalls``.
+    ///
+    /// - Parameter deadline: The date to wake at.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    public func sleep(until deadline: Date) async throws {
+        let left = max(0, deadline.timeIntervalSince(now()))
+        try await sleep(recording: .seconds(left)) { _ in deadline }
+    }
+
+    /// Records `duration` in ``sleepCalls``, then suspends until the clock reaches the deadline `deadline` computes
+    /// from the clock's date when the sleeper is registered.
+    private func sleep(recording duration: Duration, until deadline: @escaping @Sendable (Date) -> Date) async throws {
         let id = state.withLock { state -> UInt64 in
             state.sleepCalls.append(duration)
             state.nextID += 1
@@ -73,7 +89,7 @@ public final class ManualClock: WallClock {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumeNow: Result<Void, any Error>? = state.withLock { state in
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    let deadline = state.now.addingTimeInterval(duration.timeInterval)
+                    let deadline = deadline(state.now)
                     if deadline <= state.now { return .success(()) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return nil

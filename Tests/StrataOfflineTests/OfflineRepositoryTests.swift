@@ -91,7 +91,7 @@ struct OfflineRepositoryTests {
     }
 
     @Test func coalescingKeepsTheLastWriteAndADeleteCancelsQueuedPuts() async throws {
-        try await withNotes(configuration: Self.standingStill(coalescing: true)) { server, notes in
+        try await withNotes(configuration: standingStill(coalescing: true)) { server, notes in
             server.isDown = true
 
             // With coalescing, three writes of a leave one record: the last
@@ -158,7 +158,7 @@ struct OfflineRepositoryTests {
     }
 
     @Test func withoutCoalescingADeleteStillCancelsTheQueuedPutsOfItsKey() async throws {
-        try await withNotes(configuration: Self.standingStill(coalescing: false)) { server, notes in
+        try await withNotes(configuration: standingStill(coalescing: false)) { server, notes in
             server.isDown = true
             try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
             try await notes.put(Note(id: "a", text: "two", version: 2), in: KeyQuery("a"))
@@ -192,14 +192,16 @@ struct OfflineRepositoryTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         server.isDown = true
+        // Both repositories' clocks stand still at the same date: the writes' backoff never ends, so the reopened
+        // repository's own replay cannot send them before the sync does
         do {
-            let notes = try await notesRepository(server, folder: folder)
+            let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
             try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
             try await notes.delete(KeyQuery("b"))
             await notes.close()
         }
         server.isDown = false
-        let reopened = try await notesRepository(server, folder: folder)
+        let reopened = try await notesRepository(server, folder: folder, configuration: standingStill())
         #expect(await reopened.outbox.pendingWrites.map(\.operation) == [.put, .delete])
         let report = await reopened.sync()
         #expect(report.delivered == 2 && report.remaining == 0)
@@ -213,24 +215,13 @@ struct OfflineRepositoryTests {
         if case .pending(let record) = write.status { record.idempotencyKey } else { nil }
     }
 
-    /// A configuration whose clock stands still and whose backoff has no jitter: a failed write waits exactly 1 s,
-    /// which never ends, so no replay a new write starts sends a queued one meanwhile.
-    static func standingStill(coalescing: Bool) -> NotesRepository.Configuration {
-        NotesRepository.Configuration(
-            backoff: RetryPlugin.Backoff(initial: .seconds(1), jitter: .none),
-            coalescesWrites: coalescing,
-            replaysOnTimer: false,
-            clock: ManualClock()
-        )
-    }
-
     /// Queues a write of a while main is down, starts a replay whose send of it the server holds on its way, and
     /// writes a again meanwhile (coalescing); then runs `body` with the second write, the gate that releases the
     /// held send, and the replay.
     private func withASecondWriteWhileTheFirstIsOnItsWay(
         _ body: (NotesServer, NotesRepository, OfflineWrite<Note>, Gate, Task<SyncReport, Never>) async throws -> Void
     ) async throws {
-        try await withNotes(configuration: Self.standingStill(coalescing: true)) { server, notes in
+        try await withNotes(configuration: standingStill(coalescing: true)) { server, notes in
             server.isDown = true
             try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
             server.isDown = false

@@ -5,6 +5,7 @@ import StrataMemory
 import StrataNetwork
 import StrataOffline
 import StrataTestSupport
+import StrataTesting
 
 /// The value the offline tests write.
 struct Note: Codable, Hashable, Sendable {
@@ -72,6 +73,18 @@ final class Reachability: Sendable {
 func temporaryFolder(_ name: String = "outbox") -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("strata-offline-\(UUID().uuidString)")
         .appendingPathComponent(name, isDirectory: true)
+}
+
+/// A configuration whose clock stands still (every one at the same date) and whose backoff has no jitter: a failed
+/// write waits exactly 1 s, which never ends, so no replay the repository starts by itself (when it opens, when a
+/// write joins the queue) sends a queued write meanwhile; `sync()` still sends them all.
+func standingStill(coalescing: Bool = false) -> NotesRepository.Configuration {
+    NotesRepository.Configuration(
+        backoff: RetryPlugin.Backoff(initial: .seconds(1), jitter: .none),
+        coalescesWrites: coalescing,
+        replaysOnTimer: false,
+        clock: ManualClock()
+    )
 }
 
 /// Opens a notes repository on `server` with an outbox in `folder`.

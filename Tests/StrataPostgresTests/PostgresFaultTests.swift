@@ -11,7 +11,9 @@
     struct PostgresFaultTests {
         @Test("a statement timeout is a retryable network error carrying PostgreSQL's 57014")
         func statementTimeout() async throws {
-            try await withPostgres(statementTimeout: "200ms") { server, client in
+            // Every statement of the client has the limit, the setup's too: 2 s leaves them room on a loaded machine,
+            // and the read of the locked table waits for it
+            try await withPostgres(statementTimeout: "2s") { server, client in
                 let texts: PostgresDataSource<String> = try source(client)
                 _ = try await texts.put("value", in: KeyQuery("k"))
                 try await withLockedTable(texts.table, on: server) { _ in

@@ -1,3 +1,5 @@
+import struct Foundation.Date
+
 /// Gathers single-key reads into batches and fans each batch's answer out to its callers: the engine of
 /// ``BatchingDataSource``.
 ///
@@ -56,7 +58,10 @@ final class BatchLoader<Value: Sendable>: Sendable {
         try await withCheckedThrowingContinuation { (waiter: Waiter) in
             switch join(query, waiter) {
             case .send(let batch): Task { await self.send(batch) }
-            case .scheduleSend(let type, let id): Task { await self.sendAfterWaiting(type, id) }
+            case .scheduleSend(let type, let id):
+                // The window runs from the batch's first read, however late the task that waits for it starts
+                let closes = window == .zero ? nil : clock.now().addingTimeInterval(window.timeInterval)
+                Task { await self.sendAfterWaiting(type, id, until: closes) }
             case .wait: break
             }
         }
@@ -89,11 +94,11 @@ final class BatchLoader<Value: Sendable>: Sendable {
         }
     }
 
-    private func sendAfterWaiting(_ type: ObjectIdentifier, _ id: UInt64) async {
-        if window == .zero {
-            await Task.yield()
+    private func sendAfterWaiting(_ type: ObjectIdentifier, _ id: UInt64, until closes: Date?) async {
+        if let closes {
+            try? await clock.sleep(until: closes)
         } else {
-            try? await clock.sleep(for: window)
+            await Task.yield()
         }
         let batch = state.withLock { state -> Batch? in
             guard let batch = state.open[type], batch.id == id else { return nil }

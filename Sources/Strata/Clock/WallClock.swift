@@ -22,11 +22,27 @@ public protocol WallClock: Sendable {
     ///
     /// - Parameter duration: How long to sleep.
     func sleep(for duration: Duration) async throws
+
+    /// Suspends the task until the clock reads `deadline` (returns at once when it already does), or throws
+    /// `CancellationError` when the task is cancelled.
+    ///
+    /// A deadline does not move when the task starts sleeping later than it was computed: a timer set for a
+    /// date fires at that date however long the task took to start.
+    ///
+    /// - Parameter deadline: The date to wake at.
+    func sleep(until deadline: Date) async throws
 }
 
 extension WallClock {
     /// ``now()``: an expiry check reads the clock as everything else does.
     public func nowForExpiryCheck() -> Date { now() }
+
+    /// Sleeps for the time from ``now()`` to `deadline`, none when it has passed.
+    ///
+    /// - Parameter deadline: The date to wake at.
+    public func sleep(until deadline: Date) async throws {
+        try await sleep(for: .seconds(max(0, deadline.timeIntervalSince(now()))))
+    }
 }
 
 /// The real clock: `Date()` and `Task.sleep`.

@@ -52,15 +52,16 @@ extension OfflineRepository {
         Task {
             guard let due = await outbox.earliestRetry else { return }
             let clock = configuration.clock
-            // A record's date is read from a file: the wait never exceeds the backoff's longest pause.
-            let longest = configuration.backoff.maximum.timeInterval
-            let wait = Duration.seconds(min(max(0, due.timeIntervalSince(clock.now())), longest))
+            // A record's date is read from a file: the wait never exceeds the backoff's longest pause. The timer
+            // wakes at that date, however late its task starts.
+            let latest = clock.now().addingTimeInterval(configuration.backoff.maximum.timeInterval)
+            let wake = min(due, latest)
             schedule.withLock { schedule in
                 guard !schedule.isClosed else { return }
                 schedule.timer?.cancel()
                 schedule.timer = Task { [weak self] in
                     do {
-                        try await clock.sleep(for: wait)
+                        try await clock.sleep(until: wake)
                     } catch {
                         return
                     }
