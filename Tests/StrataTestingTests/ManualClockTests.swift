@@ -24,6 +24,33 @@ struct ManualClockTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    @Test func aSleepUntilADateWakesAtThatDateHoweverLateItStarted() async throws {
+        // Given a deadline 5 s ahead, and a clock advanced by 3 s before the sleeper starts
+        let clock = ManualClock()
+        let deadline = clock.now().addingTimeInterval(5)
+        clock.advance(by: .seconds(3))
+        let sleeper = Task { try await clock.sleep(until: deadline) }
+        await clock.waitForSleepers(1)
+
+        // Then it wakes 2 s later, at the date, not 5 s after it started; the time left is what it records
+        clock.advance(by: .seconds(2))
+        try await sleeper.value
+        #expect(clock.sleepCalls == [.seconds(2)])
+
+        // And a date that has passed returns at once
+        try await clock.sleep(until: deadline.addingTimeInterval(-1))
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func theSystemClockSleepsUntilADateThatHasPassedWithoutWaiting() async throws {
+        let clock = SystemClock()
+        let start = ContinuousClock.now
+        try await clock.sleep(until: clock.now().addingTimeInterval(-60))
+        try await clock.sleep(until: clock.now().addingTimeInterval(0.01))
+        // Not a timing assertion: the sleep ended, and a minute in the past did not become a minute's wait
+        #expect(ContinuousClock.now - start < .seconds(30))
+    }
+
     @Test func nowMovesOnlyWhenAdvanced() {
         let clock = ManualClock(start: Date(timeIntervalSince1970: 0))
         #expect(clock.now() == Date(timeIntervalSince1970: 0))
