@@ -254,8 +254,7 @@ extension Outbox {
             guard let old = records[sent], !old.isSetAside, var newer = records[replacement], !newer.isSetAside else {
                 return
             }
-            if let retry = old.notBefore, newer.notBefore.map({ $0 < retry }) ?? true {
-                newer.notBefore = retry
+            if newer.keepBackoff(until: old.notBefore) {
                 guard (try? await store.put(.record(newer), in: KeyQuery(PendingWrite.storeKey(replacement)))) != nil
                 else { return }
                 records[replacement] = newer
@@ -289,10 +288,7 @@ extension Outbox {
                 $0.key == record.key && $0.sequence < record.sequence && !$0.isSetAside && cancels($0)
             }
             let cancelled = replaced.filter { $0.sequence != sending }
-            if let inherited = cancelled.compactMap(\.notBefore).max(), record.notBefore.map({ $0 < inherited }) ?? true
-            {
-                record.notBefore = inherited
-            }
+            record.keepBackoff(until: cancelled.compactMap(\.notBefore).max())
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             records[record.sequence] = record
             keyCounts[record.key, default: 0] += 1
@@ -341,5 +337,16 @@ extension Outbox {
             order.removeAll { records[$0] == nil }
         }
         changeBroadcaster.publish(.put(key: record.key))
+    }
+}
+
+extension PendingWrite {
+    /// Makes the record wait at least until `date` (the backoff of a write it replaces), never less than it already
+    /// waits; returns whether that moved its ``notBefore``.
+    @discardableResult
+    mutating func keepBackoff(until date: Date?) -> Bool {
+        guard let date, notBefore.map({ $0 < date }) ?? true else { return false }
+        notBefore = date
+        return true
     }
 }
