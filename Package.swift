@@ -68,7 +68,7 @@ let package = Package(
     ],
     targets: [
         // Core libraries: each is a product.
-        .target(name: "Strata"),
+        .target(name: "Strata", dependencies: ["CStrataAtomics"]),
         .target(name: "StrataMemory", dependencies: ["Strata"]),
         .target(name: "StrataFile", dependencies: ["Strata", "StrataStorage", "StrataSupport"]),
         .target(name: "StrataJSONFile", dependencies: ["Strata", "StrataStorage", "StrataSupport"]),
@@ -110,6 +110,9 @@ let package = Package(
         // The content checksum's kernel (AVX2, chosen at run time): C, because Swift cannot target one function
         // at AVX2.
         .target(name: "CStrataChecksum"),
+        // The core's few atomic operations (a flag, a counter, a published pointer): C, because Swift's `Atomic`
+        // needs macOS 15.
+        .target(name: "CStrataAtomics"),
 
         // Tool and plugin: the `strata` tool inspects, verifies, prunes and clears file and JSON-file stores. A
         // product (so the command plugin can run it), so it depends on nothing but this package's libraries; named
@@ -453,8 +456,8 @@ package.targets += [
     ),
 ]
 
-// Swift settings, the same for every Swift target (plugins and the C kernel take none).
-for target in package.targets where target.type != .plugin && target.name != "CStrataChecksum" {
+// Swift settings, the same for every Swift target (plugins and the C targets take none).
+for target in package.targets where target.type != .plugin && !target.name.hasPrefix("CStrata") {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             // Swift 6 language mode is the package default (tools 6.x); strict concurrency comes with it.

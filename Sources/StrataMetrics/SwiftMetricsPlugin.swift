@@ -4,8 +4,8 @@
 
     /// A plugin that counts calls by outcome and times them, through swift-metrics.
     ///
-    /// Attach it to a repository and to its sources, so that a repository's calls are told apart as hits, misses and
-    /// stale values served (``Strata/CallTrail``):
+    /// Attach it to a repository, whose reads are told apart as hits, misses and stale values served, and to its
+    /// sources, to count and time their calls too:
     ///
     /// ```swift
     /// let metrics = SwiftMetricsPlugin()
@@ -24,8 +24,13 @@
     /// `operation` the repository operation (`cacheSync`, …) or `none` for a data source; `outcome` is `hit`,
     /// `miss`, `staleServed`, `notValid`, `success` or `error` (``Strata/CallOutcome``); `error_code` the
     /// ``Strata/StrataError/Code`` of an error (`other` for another error), `none` otherwise. Every series has every
-    /// dimension, as Prometheus requires. Handlers are made once per series and kept, so a call costs a dictionary
-    /// lookup under a lock and the handler's own work.
+    /// dimension, as Prometheus requires. Handlers are made once per series and kept per source or repository, so a
+    /// call costs a search of that source's few series, without a lock, and the handler's own work.
+    ///
+    /// Every call is counted; one call in `timingInterval` (16 by default) is timed, so `strata_call_duration` holds
+    /// a sample of the latencies, not one per call: count calls with `strata_calls_total`. A repository's reads
+    /// report their own outcome (``Strata/GetRepository/getReportingOutcome(_:operation:)``), so the plugin on a
+    /// `CacheRepository` tells hits from misses without plugins on its sources.
     public final class SwiftMetricsPlugin: StrataPlugin {
         /// The metric names, for dashboards and tests.
         public enum Label: Sendable {
@@ -35,63 +40,133 @@
             public static let duration = "strata_call_duration"
         }
 
-        private struct SeriesKey: Hashable {
-            let source: String
+        private let factory: any MetricsFactory
+        private let timingInterval: Int
+
+        /// Creates the plugin.
+        ///
+        /// - Parameters:
+        ///   - factory: Where the metrics go; the bootstrapped `MetricsSystem.factory` by default.
+        ///   - timingInterval: One call in how many is timed, per source or repository (16 by default; 1 times
+        ///     every call). Every call is counted either way; timing a call reads the clock twice, which costs more
+        ///     than a memory-cache hit. When another plugin on the same source or repository observes every call,
+        ///     every call is timed.
+        public init(factory: any MetricsFactory = MetricsSystem.factory, timingInterval: Int = 16) {
+            self.factory = factory
+            self.timingInterval = timingInterval
+        }
+
+        /// Counts every call, with a counter of its own for each source or repository.
+        public func participation(in attachment: PluginAttachment) -> PluginParticipation {
+            .counts(AttachmentSeries(source: attachment.name, factory: factory), timingOneIn: timingInterval)
+        }
+    }
+
+    /// The series of one source or repository: made when a call first needs one, then found without a lock.
+    private final class AttachmentSeries: CallCounter {
+        /// The handlers of one series: the calls with one method, operation, outcome and error code. A class, so that
+        /// finding one copies nothing.
+        final class Series: Sendable {
             let method: PluginCall.Method
             let operation: String
             let outcome: CallOutcome
             let errorCode: String
+            let calls: Counter
+            let duration: Metrics.Timer
 
-            /// Hashes the method, the outcome and the lengths of the names, not their text: a plugin has a few
-            /// dozen series, told apart by equality, and hashing three strings per call was most of its cost.
-            func hash(into hasher: inout Hasher) {
-                hasher.combine(method)
-                hasher.combine(outcome)
-                hasher.combine(source.utf8.count &+ operation.utf8.count &<< 16 &+ errorCode.utf8.count &<< 32)
+            init(
+                method: PluginCall.Method,
+                operation: String,
+                outcome: CallOutcome,
+                errorCode: String,
+                calls: Counter,
+                duration: Metrics.Timer
+            ) {
+                self.method = method
+                self.operation = operation
+                self.outcome = outcome
+                self.errorCode = errorCode
+                self.calls = calls
+                self.duration = duration
+            }
+
+            func matches(_ method: PluginCall.Method, _ operation: String, _ outcome: CallOutcome, _ code: String)
+                -> Bool
+            {
+                self.method == method && self.outcome == outcome && self.operation == operation
+                    && errorCode == code
+            }
+
+            /// Counts the call, and records its duration when it was timed.
+            func record(_ call: CountedCall) {
+                calls.increment()
+                if let nanoseconds = call.durationNanoseconds { duration.recordNanoseconds(nanoseconds) }
             }
         }
 
-        private let factory: any MetricsFactory
-        private let series = Locked<[SeriesKey: (calls: Counter, duration: Metrics.Timer)]>([:])
+        /// The series made so far; replaced, never changed, when one is added.
+        final class Table: Sendable {
+            let series: [Series]
 
-        /// Creates the plugin.
-        ///
-        /// - Parameter factory: Where the metrics go; the bootstrapped `MetricsSystem.factory` by default.
-        public init(factory: any MetricsFactory = MetricsSystem.factory) {
+            init(_ series: [Series]) { self.series = series }
+
+            func find(_ method: PluginCall.Method, _ operation: String, _ outcome: CallOutcome, _ code: String)
+                -> Series?
+            {
+                series.first { $0.matches(method, operation, outcome, code) }
+            }
+
+            /// Counts the call in its series, if the table has it.
+            func count(_ call: CountedCall, _ operation: String, _ code: String) -> Bool {
+                guard let found = find(call.method, operation, call.outcome, code) else { return false }
+                found.record(call)
+                return true
+            }
+        }
+
+        private let source: String
+        private let factory: any MetricsFactory
+        private let table = PublishedSnapshot(Table([]))
+
+        init(source: String, factory: any MetricsFactory) {
+            self.source = source
             self.factory = factory
         }
 
-        /// Observes every call.
-        public func participation(in attachment: PluginAttachment) -> PluginParticipation { .observes }
-
-        /// Counts the call's outcome and records its duration.
-        public func callDidFinish(_ observed: ObservedCall, result: (any Sendable)?) {
-            let handlers = handlers(for: observed)
-            handlers.calls.increment()
-            handlers.duration.recordNanoseconds(observed.durationNanoseconds)
+        func count(_ call: CountedCall) {
+            let operation = call.operationName ?? "none"
+            let code = call.errorCode ?? "none"
+            if table.read({ $0.count(call, operation, code) }) { return }
+            series(call.method, operation, call.outcome, code).record(call)
         }
 
-        private func handlers(for observed: ObservedCall) -> (calls: Counter, duration: Metrics.Timer) {
-            let key = SeriesKey(
-                source: observed.call.source,
-                method: observed.call.method,
-                operation: observed.call.operationName ?? "none",
-                outcome: observed.outcome,
-                errorCode: observed.errorCode ?? "none"
-            )
-            return series.withLock { series in
-                if let found = series[key] { return found }
-                let call = [("source", key.source), ("method", key.method.rawValue), ("operation", key.operation)]
-                let made = (
+        private func series(
+            _ method: PluginCall.Method,
+            _ operation: String,
+            _ outcome: CallOutcome,
+            _ code: String
+        ) -> Series {
+            if let found = table.read({ $0.find(method, operation, outcome, code) }) { return found }
+            return table.update { table in
+                if let found = table.find(method, operation, outcome, code) { return (nil, found) }
+                let call = [("source", source), ("method", method.rawValue), ("operation", operation)]
+                let made = Series(
+                    method: method,
+                    operation: operation,
+                    outcome: outcome,
+                    errorCode: code,
                     calls: Counter(
-                        label: Label.calls,
-                        dimensions: call + [("outcome", "\(key.outcome)"), ("error_code", key.errorCode)],
+                        label: SwiftMetricsPlugin.Label.calls,
+                        dimensions: call + [("outcome", "\(outcome)"), ("error_code", code)],
                         factory: factory
                     ),
-                    duration: Metrics.Timer(label: Label.duration, dimensions: call, factory: factory)
+                    duration: Metrics.Timer(
+                        label: SwiftMetricsPlugin.Label.duration,
+                        dimensions: call,
+                        factory: factory
+                    )
                 )
-                series[key] = made
-                return made
+                return (Table(table.series + [made]), made)
             }
         }
     }

@@ -33,7 +33,7 @@
         }
 
         @Test func timesEachSourceAndMethod() async throws {
-            await ObservedScenario().run(SwiftMetricsPlugin(factory: metrics))
+            await ObservedScenario().run(SwiftMetricsPlugin(factory: metrics, timingInterval: 1))
 
             let users = try metrics.expectTimer(
                 SwiftMetricsPlugin.Label.duration,
@@ -45,6 +45,22 @@
                 [("source", "memory"), ("method", "put"), ("operation", "none")]
             )
             #expect(puts.values.count == 1)
+        }
+
+        @Test func timesOneCallInTheIntervalAndCountsEveryCall() async throws {
+            let cache = MemoryDataSource<String>()
+            cache.setValue("A", forKey: "a")
+            let users = CacheRepository(main: MemoryDataSource<String>(), cache: cache)
+                .plugins([SwiftMetricsPlugin(factory: metrics, timingInterval: 4)], name: "users")
+
+            for _ in 0..<9 { _ = try await users.get(KeyQuery("a"), operation: .cacheSync) }
+
+            #expect(calls("users", "cacheSync", "hit") == 9)
+            let timer = try metrics.expectTimer(
+                SwiftMetricsPlugin.Label.duration,
+                [("source", "users"), ("method", "get"), ("operation", "cacheSync")]
+            )
+            #expect(timer.values.count == 3)
         }
 
         @Test func countsStoreEvictionsByReasonWithEntriesAndBytes() throws {

@@ -33,6 +33,15 @@ extension MappedRepository: GetRepository where Base: GetRepository, Base.Value 
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Value] {
         try conversion.values(await base.getAll(query, operation: operation))
     }
+
+    /// Reads from the repository with its outcome, and converts the value.
+    public func getReportingOutcome(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> (value: Value, outcome: CallOutcome) {
+        let (value, outcome) = try await base.getReportingOutcome(query, operation: operation)
+        return (try conversion.value(value), outcome)
+    }
 }
 
 extension MappedRepository: PutRepository where Base: PutRepository, Base.Value == BaseValue {

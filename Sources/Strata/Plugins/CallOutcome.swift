@@ -51,4 +51,12 @@ public struct CallOutcome: Sendable, Hashable, CustomStringConvertible {
         default: self = .error
         }
     }
+
+    /// The code integrations report beside an ``error`` outcome: the ``StrataError/Code`` of a ``StrataError``
+    /// (`notFound`, `network`, …), `other` for another error, `nil` when there is none.
+    ///
+    /// - Parameter error: What a call threw, or `nil`.
+    public static func code(of error: (any Error)?) -> String? {
+        error.map { $0.strataCode.map(String.init(describing:)) ?? "other" }
+    }
 }

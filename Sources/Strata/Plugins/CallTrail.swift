@@ -26,6 +26,39 @@ public final class CallTrail: Sendable {
         self.call = (call.source, call.method)
     }
 
+    private init(method: PluginCall.Method) {
+        call = ("", method)
+    }
+
+    /// How many trails are bound to tasks now: while none is, a source call has no trail to look up.
+    private static let boundCount = AtomicCount()
+
+    /// Whether a trail may be bound to the current task: `false` means none is, without the task-local lookup.
+    static var mayBeBound: Bool { boundCount.value > 0 }
+
+    /// Runs `body` with `trail` as ``current``.
+    @usableFromInline
+    static func bind<R>(_ trail: CallTrail, _ body: () async throws -> R) async rethrows -> R {
+        boundCount.add(1)
+        defer { boundCount.add(-1) }
+        return try await $current.withValue(trail) { try await body() }
+    }
+
+    /// Runs a repository read inside a new trail and returns its value with the outcome the trail gives: how a
+    /// repository that does not say how its reads ended is counted (``GetRepository/getReportingOutcome(_:operation:)``).
+    ///
+    /// - Parameters:
+    ///   - method: The repository method.
+    ///   - read: The read.
+    package static func reportingOutcome<Value>(
+        of method: PluginCall.Method,
+        _ read: () async throws -> Value
+    ) async throws -> (value: Value, outcome: CallOutcome) {
+        let trail = CallTrail(method: method)
+        let value = try await bind(trail) { try await read() }
+        return (value, trail.outcome(error: nil))
+    }
+
     /// The steps so far, in the order they ended.
     public var steps: [Step] { recorded.withLock { $0 } }
 
@@ -41,7 +74,7 @@ public final class CallTrail: Sendable {
     ) async rethrows -> R {
         let (trail, isNew) = trail(for: call)
         if !isNew { return try await body(trail) }
-        return try await $current.withValue(trail) { try await body(trail) }
+        return try await bind(trail) { try await body(trail) }
     }
 
     /// The trail of a repository call: the current one when an outer plugin already started it for this call, a new
@@ -59,7 +92,7 @@ public final class CallTrail: Sendable {
     ///   - call: The data source call.
     ///   - error: What it threw, or `nil` when it returned.
     public static func record(_ call: PluginCall, error: (any Error)?) {
-        guard call.operation == nil, let current else { return }
+        guard call.operation == nil, mayBeBound, let current else { return }
         let step = Step(source: call.source, method: call.method, outcome: CallOutcome(call.method, error: error))
         current.recorded.withLock { $0.append(step) }
     }
@@ -112,7 +145,7 @@ extension CallTrail {
         do {
             let result: R
             if let trail = observation.trailToBind {
-                result = try await $current.withValue(trail) { try await next() }
+                result = try await bind(trail) { try await next() }
             } else {
                 result = try await next()
             }

@@ -38,7 +38,7 @@ public struct ObservedCall: Sendable {
     public var queryKind: String { String(describing: type(of: call.query)) }
 
     /// The error's code when the call threw a ``StrataError``; `other` for another error; `nil` when it returned.
-    public var errorCode: String? { error.map { $0.strataCode.map(String.init(describing:)) ?? "other" } }
+    public var errorCode: String? { CallOutcome.code(of: error) }
 
     /// The duration in whole nanoseconds, for timers.
     public var durationNanoseconds: Int64 { duration.nanoseconds }

@@ -56,6 +56,10 @@ extension PluggedDataSource: GetDataSource where Source: GetDataSource {
         if chain.intercepts {
             return try await chain.intercept(.get, query) { [source] in try await source.get(query) }
         }
+        if chain.counts {
+            // The hottest call counted inline: no async frame of its own.
+            return try await chain.count(.get, query) { (try await source.get(query), .hit) }
+        }
         return try await chain.observe(.get, query) { try await source.get(query) }
     }
 

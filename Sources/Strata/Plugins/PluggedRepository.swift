@@ -49,6 +49,12 @@ extension PluggedRepository: GetRepository where Base: GetRepository {
                 try await base.get(query, operation: operation)
             }
         }
+        if chain.counts {
+            // The repository says how the read ended: no trail to bind.
+            return try await chain.count(.get, query, operation: operation) {
+                try await base.getReportingOutcome(query, operation: operation)
+            }
+        }
         return try await chain.observe(.get, query, operation: operation) {
             try await base.get(query, operation: operation)
         }

@@ -11,6 +11,8 @@ final class PluginChain: Sendable {
         case direct
         /// Plugins only observe failures: straight to the source, and a thrown error is reported.
         case failures
+        /// Plugins count (and may observe failures): the call is counted, one in ``timingInterval`` timed.
+        case counts
         /// Plugins observe: the call is measured once and reported to each.
         case observes
         /// At least one plugin intercepts: the whole chain runs as middleware, observers in their places.
@@ -27,13 +29,27 @@ final class PluginChain: Sendable {
     @usableFromInline let name: String
 
     /// Whether a call is measured or intercepted: when not, it goes straight to the source (failures reported).
-    @inlinable var observesCalls: Bool { mode == .observes || mode == .intercepts }
+    @inlinable var observesCalls: Bool { mode != .direct && mode != .failures }
+
+    /// Whether plugins only count calls: a repository read then reports its own outcome.
+    @inlinable var counts: Bool { mode == .counts }
+
+    /// One call in how many is timed when plugins only count, less one: the smallest interval they ask for, rounded
+    /// up to a power of two.
+    let timingMask: Int
+
+    /// The calls counted so far, to choose the timed ones.
+    let callsCounted = AtomicCount()
 
     /// Whether a plugin intercepts calls: they then run through ``intercept(_:_:operation:value:_:)``.
     @inlinable var intercepts: Bool { mode == .intercepts }
 
     /// The plugins that observe (calls or failures), innermost first: the order they are told in.
     private let observers: [(plugin: any StrataPlugin, participation: PluginParticipation)]
+
+    /// The counters of the plugins that count, and the plugins that observe failures, innermost first
+    /// (``Mode/counts``).
+    private let counting: (counters: [any CallCounter], failures: [any StrataPlugin])
 
     /// The chain as middleware, outermost first (``Mode/intercepts``).
     let middleware: [any StrataPlugin]
@@ -68,10 +84,22 @@ final class PluginChain: Sendable {
         switch taking.map(\.participation.kind).max() {
         case nil: mode = .direct
         case .failures?: mode = .failures
+        case .counts?: mode = .counts
         case .observes?: mode = .observes
         case .intercepts?, .skipped?: mode = .intercepts
         }
         observers = mode == .intercepts ? [] : taking.reversed()
+        counting =
+            mode != .counts
+            ? ([], [])
+            : (
+                observers.compactMap(\.participation.counter),
+                observers.filter { $0.participation.kind == .failures }.map(\.plugin)
+            )
+        let counters = taking.lazy.filter { $0.participation.kind == .counts }
+        let interval = counters.map(\.participation.timingInterval).min() ?? 1
+        // A power of two, so that choosing the timed calls is a mask, not a division.
+        timingMask = (1 << min(Int.bitWidth - 2, Int.bitWidth - (interval - 1).leadingZeroBitCount)) - 1
         middleware =
             mode != .intercepts
             ? []
@@ -85,11 +113,46 @@ final class PluginChain: Sendable {
     @usableFromInline
     func report(_ observed: ObservedCall, _ result: (any Sendable)?) {
         for (plugin, participation) in observers {
-            if participation == .observes {
-                plugin.callDidFinish(observed, result: result)
-            } else if let error = observed.error {
-                plugin.callDidFail(observed.call, error: error)
+            switch participation.kind {
+            case .observes: plugin.callDidFinish(observed, result: result)
+            case .counts: participation.counter?.count(CountedCall(observed))
+            case .failures, .skipped, .intercepts:
+                if let error = observed.error { plugin.callDidFail(observed.call, error: error) }
             }
+        }
+    }
+
+    /// Reports a counted call to every counter, and to the plugins that observe failures when it threw, innermost
+    /// first; a data source call adds its step to the repository call's trail, if one is bound.
+    ///
+    /// - Parameters:
+    ///   - counted: The call and how it ended.
+    ///   - query: The query of the call.
+    ///   - value: The value being written, if any.
+    @usableFromInline
+    func report(
+        _ counted: CountedCall,
+        _ query: any Query,
+        _ operation: (any RepositoryOperation)?,
+        value: @autoclosure () -> (any Sendable)?
+    ) {
+        var call: PluginCall? = nil
+        func described() -> PluginCall {
+            if let call { return call }
+            let made = PluginCall(
+                method: counted.method,
+                query: query,
+                operation: operation,
+                source: name,
+                value: value()
+            )
+            call = made
+            return made
+        }
+        if operation == nil, CallTrail.mayBeBound { CallTrail.record(described(), error: counted.error) }
+        for index in counting.counters.indices { counting.counters[index].count(counted) }
+        if let error = counted.error {
+            for plugin in counting.failures { plugin.callDidFail(described(), error: error) }
         }
     }
 

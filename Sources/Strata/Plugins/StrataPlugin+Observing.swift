@@ -37,6 +37,10 @@ extension StrataPlugin {
             return try await CallTrail.observe(call, next: next) { observed, result in
                 callDidFinish(observed, result: result)
             }
+        case .counts:
+            return try await CallTrail.observe(call, next: next) { observed, _ in
+                participation.counter?.count(CountedCall(observed))
+            }
         }
     }
 }

@@ -26,6 +26,49 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         return try await readAny(query, operation: operation)
     }
 
+    /// Reads as ``get(_:operation:)`` does, and says how the read ended: a hit when the first source the plan asks
+    /// answered, a miss when the other one did, a stale value served when the cache's value was served stale.
+    ///
+    /// What counting plugins on the repository report, with no plugin on the sources and no ``CallTrail``.
+    ///
+    /// - Parameters:
+    ///   - query: Which value to read.
+    ///   - operation: See the table on ``CacheRepository``.
+    /// - Throws: As ``get(_:operation:)``.
+    @inlinable
+    public func getReportingOutcome(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> (value: Main.Value, outcome: CallOutcome) {
+        // The same hot path as `get`: a CacheSync or Default read that the cache answers is a hit.
+        if Self.readsCacheFirst(operation) {
+            do {
+                return (try await cache.get(query), .hit)
+            } catch let error as StrataError where error.isMiss {
+                return try await readReportingOutcome(query, operation: operation, knownMiss: error)
+            }
+        }
+        return try await readReportingOutcome(query, operation: operation, knownMiss: nil)
+    }
+
+    /// A GET with any operation by its plan, with its outcome; after the cache missed with `knownMiss`, if it did.
+    @usableFromInline
+    func readReportingOutcome(
+        _ query: any Query,
+        operation: any RepositoryOperation,
+        knownMiss: StrataError?
+    ) async throws -> (value: Main.Value, outcome: CallOutcome) {
+        let plan = try readPlan(of: operation)
+        let answer: PlannedAnswer<StoredEntry<Main.Value>>
+        do {
+            answer = try await runRead(plan, plannedGet(query), knownMiss: knownMiss)
+        } catch {
+            throw error.error
+        }
+        if answer.isStale { return (answer.entry.value, .staleServed) }
+        return (answer.entry.value, answer.source == plan.first && knownMiss == nil ? .hit : .miss)
+    }
+
     /// Whether the operation is CacheSync or Default, the two built-in plans whose GET asks the cache first.
     ///
     /// Opening the existential reads the operation's type from its container: comparing it is a pointer

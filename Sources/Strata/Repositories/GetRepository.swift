@@ -17,6 +17,34 @@ public protocol GetRepository<Value>: RepositoryCapabilities {
     ///   - query: Which values to read.
     ///   - operation: Which source to ask first and which to keep in sync.
     func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Value]
+
+    /// Reads as ``get(_:operation:)`` does, and says how the read ended: ``CallOutcome/hit`` when the first source
+    /// asked answered, ``CallOutcome/miss`` when a later one did, ``CallOutcome/staleServed`` for a stale cached
+    /// value served.
+    ///
+    /// What plugins that count calls (``PluginParticipation/counts(_:timingOneIn:)``) report for a repository read.
+    /// By default the read runs inside a ``CallTrail``, whose steps come from plugins on the sources (without them
+    /// every read that returns is a hit); a repository that knows where its value came from says it here, at no
+    /// cost: ``CacheRepository`` does.
+    ///
+    /// - Parameters:
+    ///   - query: Which value to read.
+    ///   - operation: Which source to ask first and which to keep in sync.
+    /// - Throws: What ``get(_:operation:)`` throws.
+    func getReportingOutcome(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> (value: Value, outcome: CallOutcome)
+}
+
+extension GetRepository {
+    /// Reads inside a ``CallTrail`` and returns the outcome it gives.
+    public func getReportingOutcome(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> (value: Value, outcome: CallOutcome) {
+        try await CallTrail.reportingOutcome(of: .get) { try await get(query, operation: operation) }
+    }
 }
 
 // MARK: - Conveniences

@@ -27,6 +27,14 @@ extension SingleDataSourceRepository: GetRepository where Source: GetDataSource 
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Source.Value] {
         try await source.getAll(query)
     }
+
+    /// Reads from the source: a value is a hit, as its one source answered.
+    public func getReportingOutcome(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> (value: Source.Value, outcome: CallOutcome) {
+        (try await source.get(query), .hit)
+    }
 }
 
 extension SingleDataSourceRepository: PutRepository where Source: PutDataSource {

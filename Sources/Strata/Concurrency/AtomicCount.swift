@@ -1,0 +1,29 @@
+import CStrataAtomics
+
+/// A word that many threads add to without a lock: how many calls a chain has seen, how many call trails are bound.
+///
+/// Relaxed: it orders nothing else, so it fits a count that decides whether to look further or to sample, never
+/// one that guards other memory.
+package final class AtomicCount: @unchecked Sendable {
+    // @unchecked Sendable is sound: `word` is only read and written by the atomic operations below.
+    private let word: UnsafeMutablePointer<Int>
+
+    /// Creates a count at `initial`.
+    package init(_ initial: Int = 0) {
+        word = .allocate(capacity: 1)
+        word.initialize(to: initial)
+    }
+
+    deinit {
+        word.deallocate()
+    }
+
+    /// The count now.
+    package var value: Int { strata_atomic_load_relaxed(word) }
+
+    /// Adds `delta` (wrapping) and returns the count before.
+    @discardableResult
+    package func add(_ delta: Int) -> Int {
+        strata_atomic_fetch_add_relaxed(word, delta)
+    }
+}
