@@ -42,6 +42,7 @@
 
         private let factory: any MetricsFactory
         private let timingInterval: Int
+        private let attachments = Locked<[String: AttachmentSeries]>([:])
 
         /// Creates the plugin.
         ///
@@ -58,7 +59,18 @@
 
         /// Counts every call, with a counter of its own for each source or repository.
         public func participation(in attachment: PluginAttachment) -> PluginParticipation {
-            .counts(AttachmentSeries(source: attachment.name, factory: factory), timingOneIn: timingInterval)
+            .counts(series(for: attachment), timingOneIn: timingInterval)
+        }
+
+        /// The series of `attachment`, made the first time it is asked: a plugin attached twice under one name, or
+        /// called as a middleware (which asks per call), counts into the same series.
+        private func series(for attachment: PluginAttachment) -> AttachmentSeries {
+            attachments.withLock { attachments in
+                if let found = attachments[attachment.name] { return found }
+                let made = AttachmentSeries(source: attachment.name, factory: factory)
+                attachments[attachment.name] = made
+                return made
+            }
         }
     }
 
@@ -104,16 +116,26 @@
             }
         }
 
-        /// The series made so far; replaced, never changed, when one is added.
+        /// The series made so far, newest first: a persistent list, so that the table a new series replaces is the
+        /// new one's tail, and every table ever published costs one node (``PublishedSnapshot`` keeps them all).
         final class Table: Sendable {
-            let series: [Series]
+            let newest: Series?
+            let older: Table?
 
-            init(_ series: [Series]) { self.series = series }
+            init(_ newest: Series? = nil, older: Table? = nil) {
+                self.newest = newest
+                self.older = older
+            }
 
             func find(_ method: PluginCall.Method, _ operation: String, _ outcome: CallOutcome, _ code: String)
                 -> Series?
             {
-                series.first { $0.matches(method, operation, outcome, code) }
+                var table: Table? = self
+                while let node = table {
+                    if let series = node.newest, series.matches(method, operation, outcome, code) { return series }
+                    table = node.older
+                }
+                return nil
             }
 
             /// Counts the call in its series, if the table has it.
@@ -126,7 +148,7 @@
 
         private let source: String
         private let factory: any MetricsFactory
-        private let table = PublishedSnapshot(Table([]))
+        private let table = PublishedSnapshot(Table())
 
         init(source: String, factory: any MetricsFactory) {
             self.source = source
@@ -166,7 +188,7 @@
                         factory: factory
                     )
                 )
-                return (Table(table.series + [made]), made)
+                return (Table(made, older: table), made)
             }
         }
     }

@@ -5,7 +5,8 @@ import CStrataAtomics
 ///
 /// A reader loads the current snapshot's address (acquire) and uses it without retaining it. A writer builds the
 /// next snapshot under a lock and publishes it (release); the snapshots it replaced stay alive until this value is
-/// freed, because a reader may still be using one. Fit for a table that grows a few dozen times in its life.
+/// freed, because a reader may still be using one. Fit for a table that grows a few dozen times in its life; a
+/// snapshot that shares the one it replaces (a persistent list) keeps the retired ones at no extra memory.
 @usableFromInline
 package final class PublishedSnapshot<Snapshot: AnyObject & Sendable>: @unchecked Sendable {
     // @unchecked Sendable is sound: `current` is only read and written by the atomic operations, and it always
@@ -17,7 +18,7 @@ package final class PublishedSnapshot<Snapshot: AnyObject & Sendable>: @unchecke
     package init(_ initial: Snapshot) {
         kept = Locked((initial, []))
         current = .allocate(capacity: 1)
-        current.initialize(to: Int(bitPattern: Unmanaged.passUnretained(initial).toOpaque()))
+        current.initialize(to: Self.address(of: initial))
     }
 
     deinit {
@@ -44,9 +45,14 @@ package final class PublishedSnapshot<Snapshot: AnyObject & Sendable>: @unchecke
             if let next {
                 kept.retired.append(kept.latest)
                 kept.latest = next
-                strata_atomic_store_release(current, Int(bitPattern: Unmanaged.passUnretained(next).toOpaque()))
+                strata_atomic_store_release(current, Self.address(of: next))
             }
             return result
         }
+    }
+
+    /// The address of `snapshot`, as the word `current` holds; not retained (``kept`` does).
+    private static func address(of snapshot: Snapshot) -> Int {
+        Int(bitPattern: Unmanaged.passUnretained(snapshot).toOpaque())
     }
 }

@@ -58,15 +58,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         operation: any RepositoryOperation,
         knownMiss: StrataError?
     ) async throws -> (value: Main.Value, outcome: CallOutcome) {
-        let plan = try readPlan(of: operation)
-        let answer: PlannedAnswer<StoredEntry<Main.Value>>
-        do {
-            answer = try await runRead(plan, plannedGet(query), knownMiss: knownMiss)
-        } catch {
-            throw error.error
-        }
+        let (answer, first) = try await runGet(query, operation: operation, knownMiss: knownMiss)
         if answer.isStale { return (answer.entry.value, .staleServed) }
-        return (answer.entry.value, answer.source == plan.first && knownMiss == nil ? .hit : .miss)
+        return (answer.entry.value, answer.source == first && knownMiss == nil ? .hit : .miss)
     }
 
     /// Whether the operation is CacheSync or Default, the two built-in plans whose GET asks the cache first.
@@ -92,11 +86,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         operation: any RepositoryOperation,
         miss: StrataError
     ) async throws -> Main.Value {
-        do {
-            return try await runRead(readPlan(of: operation), plannedGet(query), knownMiss: miss).entry.value
-        } catch let failure as PlannedReadFailure {
-            throw failure.error
-        }
+        try await runGet(query, operation: operation, knownMiss: miss).answer.entry.value
     }
 
     /// Reads every value the query names from the sources the operation's plan selects.

@@ -41,10 +41,27 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any Query,
         operation: any RepositoryOperation
     ) async throws -> (entry: StoredEntry<Main.Value>, source: OperationPlan.Source, isStale: Bool) {
+        let answer = try await runGet(query, operation: operation).answer
+        return (answer.entry, answer.source, answer.isStale)
+    }
+
+    /// Carries out the read plan of a GET — after the cache missed with `knownMiss`, when the caller already asked
+    /// it — and returns the answer with the source the plan asks first: the one place a single-value read runs its
+    /// plan.
+    ///
+    /// - Parameters:
+    ///   - query: Which value to read.
+    ///   - operation: See the table on ``CacheRepository``.
+    ///   - knownMiss: The cache's miss, when the caller asked the cache (the inlined hot path).
+    /// - Throws: As ``get(_:operation:)``.
+    func runGet(
+        _ query: any Query,
+        operation: any RepositoryOperation,
+        knownMiss: StrataError? = nil
+    ) async throws -> (answer: PlannedAnswer<StoredEntry<Main.Value>>, first: OperationPlan.Source) {
         let plan = try readPlan(of: operation)
         do {
-            let answer = try await runRead(plan, plannedGet(query))
-            return (answer.entry, answer.source, answer.isStale)
+            return (try await runRead(plan, plannedGet(query), knownMiss: knownMiss), plan.first)
         } catch {
             throw error.error
         }
