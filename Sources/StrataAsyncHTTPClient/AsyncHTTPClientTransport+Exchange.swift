@@ -12,19 +12,15 @@
         /// Everything that decides the outcome runs on the request's event loop, in its ``TransferDelegate``: the
         /// bytes are counted as they arrive and the deadlines are timers of that loop, so a busy cooperative pool
         /// can delay the caller, never make a request look idle.
-        func exchange(
+        package func exchange(
             _ request: HTTPRequest,
-            into destination: ResponseBodySink.Destination,
-            maximumBodySize: Int,
-            progress: (@Sendable (DownloadProgress) -> Void)?
+            into destination: HTTPBodyDestination,
+            maximumBodySize: Int
         ) async throws -> HTTPResponse {
             try request.validate()
             let url = try request.url()
             let description = "\(request.method) \(url.absoluteString)"
-            let deadlines = RequestDeadlines(
-                idle: request.timeout ?? StrataNetwork.HTTPClient.Configuration.defaultTimeout,
-                total: request.totalTimeout ?? StrataNetwork.HTTPClient.Configuration.defaultTotalTimeout
-            )
+            let deadlines = RequestDeadlines(of: request)
             let delegate = TransferDelegate(
                 description: description,
                 method: request.method,
@@ -32,7 +28,6 @@
                 destination: destination,
                 limit: maximumBodySize,
                 deadlines: deadlines,
-                progress: progress,
                 recordBodyBytes: { [weak self] in self?.recordBodyBytes($0) }
             )
             // AsyncHTTPClient's own deadline is a backstop a minute past Strata's.

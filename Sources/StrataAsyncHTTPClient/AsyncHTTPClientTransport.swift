@@ -39,7 +39,7 @@
     /// The client is either yours (``init(client:)``: share one `HTTPClient` across the process, such as
     /// `HTTPClient.shared`, and shut it down yourself) or the transport's (``init(configuration:)``: call
     /// ``shutdown()`` when done).
-    public final class AsyncHTTPClientTransport: HTTPTransport, Sendable {
+    public final class AsyncHTTPClientTransport: HTTPTransport, HTTPExchangeTransport, Sendable {
         /// The AsyncHTTPClient client that sends the requests.
         public let client: AsyncHTTPClient.HTTPClient
 
@@ -111,25 +111,6 @@
         /// Records that a request holds `count` body bytes.
         func recordBodyBytes(_ count: Int) {
             state.withLock { $0.peakBodyBytes = max($0.peakBodyBytes, count) }
-        }
-
-        /// Sends a request, gathering the body in memory up to `maximumBodySize` bytes.
-        public func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
-            try await exchange(request, into: .memory, maximumBodySize: maximumBodySize, progress: nil)
-        }
-
-        /// Sends a request, writing the body to `destination` as it arrives.
-        ///
-        /// The file is created when the response arrives, and only for a 2xx status: a `304 Not Modified` or an
-        /// error status writes nothing to disk, and its body (at most its first
-        /// ``StrataNetwork/HTTPFailure/bodyPrefixLimit`` bytes) comes back in the response.
-        public func download(
-            _ request: HTTPRequest,
-            to destination: URL,
-            maximumBodySize: Int,
-            progress: @escaping @Sendable (DownloadProgress) -> Void
-        ) async throws -> HTTPResponse {
-            try await exchange(request, into: .file(destination), maximumBodySize: maximumBodySize, progress: progress)
         }
     }
 #endif

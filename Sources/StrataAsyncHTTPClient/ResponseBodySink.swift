@@ -6,13 +6,6 @@
     /// Where one response's body goes, chunk by chunk, never past its limit: memory, a download's file (for a
     /// 2xx), or, for a download's other statuses, the first bytes kept for the error.
     struct ResponseBodySink {
-        /// Where the caller wants the body.
-        enum Destination: Sendable {
-            case memory
-            /// A download: the file is created only for a 2xx response.
-            case file(URL)
-        }
-
         private enum Target {
             case memory
             case file(FileHandle)
@@ -36,7 +29,7 @@
         /// `Content-Length` exceeds the limit (before any file is created), and creates a download's file for a
         /// 2xx.
         init(
-            _ destination: Destination,
+            _ destination: HTTPBodyDestination,
             status: Int,
             headers: HTTPHeaders,
             method: HTTPMethod,
@@ -64,7 +57,7 @@
                 target = .memory
                 // A length within the limit is room reserved once, instead of growing the body chunk by chunk.
                 if let expected { body.reserveCapacity(Int(expected)) }
-            case .file(let url):
+            case .file(let url, _):
                 target = isSuccess ? .file(try Self.createFile(at: url)) : .prefix
             }
         }

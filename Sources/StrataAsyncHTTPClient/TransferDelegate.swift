@@ -37,7 +37,7 @@
         /// The request, as `METHOD URL`.
         private let description: String
         private let method: StrataNetwork.HTTPMethod
-        private let destination: ResponseBodySink.Destination
+        private let destination: HTTPBodyDestination
         private let limit: Int
         private let deadlines: RequestDeadlines
         private let progress: (@Sendable (DownloadProgress) -> Void)?
@@ -50,19 +50,17 @@
         ///   - description: The request, as `METHOD URL`.
         ///   - method: The request's method.
         ///   - url: The request's URL.
-        ///   - destination: Where the body goes.
+        ///   - destination: Where the body goes, and for a download what is called after each chunk.
         ///   - limit: The most body bytes to accept.
         ///   - deadlines: The request's deadlines.
-        ///   - progress: Called after each chunk of a download.
         ///   - recordBodyBytes: Told how many body bytes the request holds after each chunk.
         init(
             description: String,
             method: StrataNetwork.HTTPMethod,
             url: URL,
-            destination: ResponseBodySink.Destination,
+            destination: HTTPBodyDestination,
             limit: Int,
             deadlines: RequestDeadlines,
-            progress: (@Sendable (DownloadProgress) -> Void)?,
             recordBodyBytes: @escaping @Sendable (Int) -> Void
         ) {
             self.description = description
@@ -70,7 +68,7 @@
             self.destination = destination
             self.limit = limit
             self.deadlines = deadlines
-            self.progress = progress
+            self.progress = destination.progress
             self.recordBodyBytes = recordBodyBytes
             self.state = Locked(State(lastActivity: deadlines.start, url: url))
         }

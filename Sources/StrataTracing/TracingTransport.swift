@@ -15,7 +15,7 @@
     /// ```swift
     /// let client = HTTPClient(transport: TracingTransport())
     /// ```
-    public struct TracingTransport: HTTPTransport {
+    public struct TracingTransport: HTTPTransport, HTTPExchangeTransport {
         /// The transport that sends the requests.
         public let base: any HTTPTransport
 
@@ -35,25 +35,19 @@
             self.tracer = tracer
         }
 
-        /// Sends the request inside a client span, with the span's context in its headers.
-        public func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
-            try await Self.traced(request, on: tracer) { request in
-                try await base.send(request, maximumBodySize: maximumBodySize)
-            }
-        }
-
-        /// Downloads inside a client span, with the span's context in the request's headers.
-        public func download(
+        /// Sends or downloads inside a client span, with the span's context in the request's headers.
+        package func exchange(
             _ request: HTTPRequest,
-            to destination: URL,
-            maximumBodySize: Int,
-            progress: @escaping @Sendable (DownloadProgress) -> Void
+            into destination: HTTPBodyDestination,
+            maximumBodySize: Int
         ) async throws -> HTTPResponse {
             try await Self.traced(request, on: tracer) { request in
-                try await base.download(request, to: destination, maximumBodySize: maximumBodySize, progress: progress)
+                try await base.send(request, into: destination, maximumBodySize: maximumBodySize)
             }
         }
 
+        /// Runs `send` in a client span on `tracer`, with the span's context injected into the request's headers and
+        /// the response's status (or the failure) recorded on it.
         private static func traced<T: Tracer>(
             _ request: HTTPRequest,
             on tracer: T,

@@ -56,6 +56,17 @@ package struct RequestDeadlines: Sendable, Equatable {
         self.start = start
     }
 
+    /// Creates the deadlines of `request` starting now: its own timeouts, the client's defaults
+    /// (``HTTPClient/Configuration/defaultTimeout``, ``HTTPClient/Configuration/defaultTotalTimeout``) where it has none.
+    ///
+    /// - Parameter request: The request.
+    package init(of request: HTTPRequest) {
+        self.init(
+            idle: request.timeout ?? HTTPClient.Configuration.defaultTimeout,
+            total: request.totalTimeout ?? HTTPClient.Configuration.defaultTotalTimeout
+        )
+    }
+
     /// When the total deadline passes.
     package var end: ContinuousClock.Instant { start + total }
 

@@ -28,7 +28,7 @@ import Strata
 /// FoundationNetworking ignores per-task delegates (`URLSessionTask.delegate`), so the transport owns
 /// its session: give it a `URLSessionConfiguration` (headers, proxies, cookie storage), or a
 /// session whose configuration it copies.
-public final class URLSessionTransport: HTTPTransport, Sendable {
+public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Sendable {
     /// The session the transport owns.
     public let session: URLSession
 
@@ -72,31 +72,13 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends a request, gathering the body in memory up to `maximumBodySize` bytes.
-    public func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
-        try await run(request, sink: .memory, maximumBodySize: maximumBodySize, progress: nil)
-    }
-
-    /// Sends a request, writing the body to `destination` as it arrives.
-    ///
-    /// The file is created when the response arrives, and only for a 2xx status: a `304 Not Modified` or an
-    /// error status writes nothing to disk, and its body (at most its first ``HTTPFailure/bodyPrefixLimit``
-    /// bytes) comes back in the response.
-    public func download(
+    /// Sends a request, its body going to memory or, for a download, to a file created only for a 2xx status.
+    package func exchange(
         _ request: HTTPRequest,
-        to destination: URL,
-        maximumBodySize: Int,
-        progress: @escaping @Sendable (DownloadProgress) -> Void
+        into destination: HTTPBodyDestination,
+        maximumBodySize: Int
     ) async throws -> HTTPResponse {
-        try await run(request, sink: .pendingFile(destination), maximumBodySize: maximumBodySize, progress: progress)
-    }
-
-    private func run(
-        _ request: HTTPRequest,
-        sink: URLSessionTransportDelegate.Sink,
-        maximumBodySize: Int,
-        progress: (@Sendable (DownloadProgress) -> Void)?
-    ) async throws -> HTTPResponse {
+        let sink: URLSessionTransportDelegate.Sink = destination.file.map { .pendingFile($0) } ?? .memory
         let urlRequest: URLRequest
         do {
             urlRequest = try request.urlRequest()
@@ -106,16 +88,15 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         }
         let task = session.dataTask(with: urlRequest)
         let identifier = task.taskIdentifier
+        let deadlines = RequestDeadlines(of: request)
         let transfer = URLSessionTransportDelegate.Transfer(
             description: "\(request.method) \(urlRequest.url?.absoluteString ?? request.path)",
             method: request.method,
             limit: maximumBodySize,
             sink: sink,
-            progress: progress,
-            deadlines: RequestDeadlines(
-                idle: request.timeout ?? HTTPClient.Configuration.defaultTimeout,
-                total: request.totalTimeout ?? HTTPClient.Configuration.defaultTotalTimeout
-            )
+            progress: destination.progress,
+            deadlines: deadlines,
+            lastActivity: deadlines.start
         )
         let delegate = self.delegate
         return try await withTaskCancellationHandler {

@@ -50,30 +50,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var continuation: CheckedContinuation<HTTPResponse, any Error>?
         /// The session's task, cancelled when a deadline passes.
         var task: URLSessionTask?
-        /// When a byte last moved, either way.
+        /// When a byte last moved, either way (the start of ``deadlines`` before any).
         var lastActivity: ContinuousClock.Instant
         var response: HTTPURLResponse?
         var expected: Int64?
         /// The body bytes accepted: in ``body`` or written to the file; never more than ``limit``.
         var received = 0
         var body = Data()
-
-        init(
-            description: String,
-            method: HTTPMethod,
-            limit: Int,
-            sink: Sink,
-            progress: (@Sendable (DownloadProgress) -> Void)?,
-            deadlines: RequestDeadlines
-        ) {
-            self.description = description
-            self.method = method
-            self.limit = limit
-            self.sink = sink
-            self.progress = progress
-            self.deadlines = deadlines
-            self.lastActivity = deadlines.start
-        }
     }
 
     struct State {
