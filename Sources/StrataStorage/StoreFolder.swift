@@ -103,7 +103,7 @@ package final class StoreFolder: Sendable {
         return StoreFolder(
             descriptor: fd,
             path: path,
-            identity: FolderIdentity(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(info.st_ino))
+            identity: FolderIdentity(info)
         )
     }
 
@@ -127,10 +127,19 @@ package final class StoreFolder: Sendable {
     }
 }
 
-/// A folder's identity: device and inode numbers, the same through every path, link or bind mount that reaches it.
+/// A folder's (or a file's) identity: device and inode numbers, the same through every path, link or bind mount that
+/// reaches it.
 package struct FolderIdentity: Hashable, Sendable, CustomStringConvertible {
     package let device: UInt64
     package let inode: UInt64
 
     package var description: String { "device \(device), inode \(inode)" }
+
+    /// The identity of what `status` describes.
+    ///
+    /// - Parameter status: What `stat` said of the folder or file.
+    package init(_ status: stat) {
+        device = UInt64(truncatingIfNeeded: status.st_dev)
+        inode = UInt64(truncatingIfNeeded: status.st_ino)
+    }
 }

@@ -57,17 +57,9 @@ public final class FileCacheProvider: CacheProvider {
         var contentHash: UInt64
     }
 
-    /// A checkout file as written: its inode, size and modification time. A checkout whose file no longer has them
-    /// was replaced or changed in place (a link, a folder, an edit) and is written again before it is handed out.
-    private struct FileStamp: Hashable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modifiedSeconds: Int
-        var modifiedNanoseconds: Int
-    }
-
-    /// A checkout: the version of the entry it holds and the file written for it.
+    /// A checkout: the version of the entry it holds and the stamp of the file written for it. A checkout whose file
+    /// no longer has that stamp was replaced or changed in place (a link, a folder, an edit) and is written again
+    /// before it is handed out.
     private struct Checkout: Hashable {
         var version: Version
         var file: FileStamp
@@ -246,21 +238,7 @@ public final class FileCacheProvider: CacheProvider {
 
     /// The stamp of `name` when it is a regular file (a link is not followed); `nil` otherwise.
     private func stamp(of name: String) -> FileStamp? {
-        guard let status = try? folder.status(of: name), StoreFolder.kind(mode: status.st_mode) == .file else {
-            return nil
-        }
-        #if canImport(Darwin)
-            let modified = status.st_mtimespec
-        #else
-            let modified = status.st_mtim
-        #endif
-        return FileStamp(
-            device: UInt64(truncatingIfNeeded: status.st_dev),
-            inode: UInt64(truncatingIfNeeded: status.st_ino),
-            size: Int64(truncatingIfNeeded: status.st_size),
-            modifiedSeconds: Int(truncatingIfNeeded: modified.tv_sec),
-            modifiedNanoseconds: Int(truncatingIfNeeded: modified.tv_nsec)
-        )
+        try? folder.stamp(ofFile: name)
     }
 
     /// Deletes checkouts of keys the store no longer holds; staged files of stores in progress stay unless
