@@ -79,6 +79,9 @@ extension FileDataSource.Configuration {
         set { countLimit = newValue }
     }
 
+    // Each `renamed:` lists the new labels one for one in the places of the old ones, so that the fix-it renames the
+    // labels of a call.
+
     /// Creates a configuration with the earlier names of its settings.
     ///
     /// - Parameters:
@@ -93,8 +96,7 @@ extension FileDataSource.Configuration {
     @available(
         *,
         deprecated,
-        renamed:
-            "init(location:identifier:timeToLive:maxSize:countLimit:durability:clock:verifiesContent:diagnostics:key:)"
+        renamed: "init(location:identifier:timeToLive:maxSize:countLimit:durability:clock:verifiesContent:)"
     )
     public init(
         location: FileDataSource.Location = .caches,
@@ -128,12 +130,7 @@ extension FileDataSource.Configuration {
     ///   - durability: What a write survives.
     ///   - clock: The clock for dates and expiry.
     ///   - verifiesContent: Whether every read checks the data against its content hash.
-    @available(
-        *,
-        deprecated,
-        renamed:
-            "init(location:identifier:timeToLive:maxSize:countLimit:durability:clock:verifiesContent:diagnostics:key:)"
-    )
+    @available(*, deprecated, renamed: "init(location:identifier:maxSize:countLimit:durability:clock:verifiesContent:)")
     public init(
         location: FileDataSource.Location = .caches,
         identifier: String,
