@@ -19,19 +19,10 @@
         ) async throws -> HTTPResponse {
             try request.validate()
             let url = try request.url()
-            let description = "\(request.method) \(url.absoluteString)"
-            let deadlines = RequestDeadlines(of: request)
-            let delegate = TransferDelegate(
-                description: description,
-                method: request.method,
-                url: url,
-                destination: destination,
-                limit: maximumBodySize,
-                deadlines: deadlines,
-                recordBodyBytes: { [weak self] in self?.recordBodyBytes($0) }
-            )
+            let exchange = HTTPExchange(request, url: url, into: destination, maximumBodySize: maximumBodySize)
+            let delegate = TransferDelegate(exchange, url: url) { [weak self] in self?.recordBodyBytes($0) }
             // AsyncHTTPClient's own deadline is a backstop a minute past Strata's.
-            let backstop = RequestDeadlines.backstop(idle: deadlines.idle, total: deadlines.total)
+            let backstop = RequestDeadlines.backstop(idle: exchange.deadlines.idle, total: exchange.deadlines.total)
             do {
                 let outgoing = try request.clientRequest(url: url)
                 return try await withTaskCancellationHandler {
@@ -47,7 +38,7 @@
                     delegate.cancel()
                 }
             } catch {
-                throw delegate.failure ?? Self.strataError(from: error, request: description)
+                throw delegate.failure ?? Self.strataError(from: error, request: exchange.description)
             }
         }
     }

@@ -14,13 +14,12 @@
         }
 
         private var target: Target
-        private let limit: Int
-        private let description: String
+        private let exchange: HTTPExchange
         private let status: Int
         private let headers: HTTPHeaders
         /// The `Content-Length`, when the body can be held to it.
         private let expected: Int64?
-        /// The body bytes accepted (in ``body`` or in the file); never more than ``limit``.
+        /// The body bytes accepted (in ``body`` or in the file); never more than the exchange's limit.
         private(set) var received = 0
         /// The body in memory, or a download's error body prefix.
         private(set) var body = Data()
@@ -28,31 +27,19 @@
         /// Prepares for a response's body: fails with ``Strata/StrataError/Code/tooLarge`` when its
         /// `Content-Length` exceeds the limit (before any file is created), and creates a download's file for a
         /// 2xx.
-        init(
-            _ destination: HTTPBodyDestination,
-            status: Int,
-            headers: HTTPHeaders,
-            method: HTTPMethod,
-            limit: Int,
-            description: String
-        ) throws {
-            self.limit = limit
-            self.description = description
+        init(_ exchange: HTTPExchange, status: Int, headers: HTTPHeaders) throws {
+            self.exchange = exchange
             self.status = status
             self.headers = headers
             let isSuccess = (200..<300).contains(status)
-            let isPrefix = if case .file = destination { !isSuccess } else { false }
+            let isPrefix = if case .file = exchange.destination { !isSuccess } else { false }
             self.expected =
-                Self.hasCountableBody(status: status, method: method, headers: headers) && !isPrefix
+                exchange.bodyIsCountable(status: status, headers: headers) && !isPrefix
                 ? headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } : nil
-            if let expected, expected > Int64(limit) {
-                throw StrataError(
-                    .tooLarge,
-                    "\(description): Content-Length \(expected) exceeds the limit of \(limit) bytes",
-                    underlying: HTTPFailure(status: status, headers: headers, body: Data(), request: description)
-                )
+            if let expected, expected > Int64(exchange.limit) {
+                throw exchange.tooLarge(contentLength: expected, status: status, headers: headers)
             }
-            switch destination {
+            switch exchange.destination {
             case .memory:
                 target = .memory
                 // A length within the limit is room reserved once, instead of growing the body chunk by chunk.
@@ -60,13 +47,6 @@
             case .file(let url, _):
                 target = isSuccess ? .file(try Self.createFile(at: url)) : .prefix
             }
-        }
-
-        /// Whether the received bytes can be held to `Content-Length`: not for `HEAD`, 1xx, 204 and 304, nor
-        /// for an encoded body.
-        private static func hasCountableBody(status: Int, method: HTTPMethod, headers: HTTPHeaders) -> Bool {
-            guard method != .head, status >= 200, status != 204, status != 304 else { return false }
-            return (headers["Content-Encoding"]?.lowercased() ?? "identity") == "identity"
         }
 
         /// Creates and opens a download's file.
@@ -90,18 +70,14 @@
                 return
             }
             // `received` never exceeds `limit`, so the subtraction cannot overflow.
-            guard chunk.count <= limit - received else {
-                throw StrataError(
-                    .tooLarge,
-                    "\(description): the body exceeds the limit of \(limit) bytes",
-                    underlying: HTTPFailure(status: status, headers: headers, body: Data(), request: description)
-                )
+            guard chunk.count <= exchange.limit - received else {
+                throw exchange.tooLarge(status: status, headers: headers)
             }
             if case .file(let handle) = target {
                 do {
                     try handle.write(contentsOf: Data(chunk))
                 } catch {
-                    throw StrataError.io("Writing \(description) to a file failed", underlying: error)
+                    throw exchange.writeFailed(error)
                 }
             } else {
                 body.append(contentsOf: chunk)
@@ -118,11 +94,7 @@
         /// Checks, once the body has ended, that it is as long as its `Content-Length` said.
         func finish() throws {
             guard let expected, Int64(received) < expected else { return }
-            throw StrataError(
-                .network,
-                "\(description): the body ended after \(received) of \(expected) bytes",
-                underlying: URLError(.networkConnectionLost)
-            )
+            throw exchange.bodyEnded(after: received, of: expected)
         }
 
         /// Closes the file, if any.

@@ -34,43 +34,21 @@
             var hasEnded = false
         }
 
-        /// The request, as `METHOD URL`.
-        private let description: String
-        private let method: StrataNetwork.HTTPMethod
-        private let destination: HTTPBodyDestination
-        private let limit: Int
-        private let deadlines: RequestDeadlines
-        private let progress: (@Sendable (DownloadProgress) -> Void)?
+        /// The request, where its body goes, its limit and its deadlines.
+        private let exchange: HTTPExchange
         private let recordBodyBytes: @Sendable (Int) -> Void
         private let state: Locked<State>
 
         /// Creates the delegate of one request.
         ///
         /// - Parameters:
-        ///   - description: The request, as `METHOD URL`.
-        ///   - method: The request's method.
+        ///   - exchange: The request, where its body goes, its limit and its deadlines.
         ///   - url: The request's URL.
-        ///   - destination: Where the body goes, and for a download what is called after each chunk.
-        ///   - limit: The most body bytes to accept.
-        ///   - deadlines: The request's deadlines.
         ///   - recordBodyBytes: Told how many body bytes the request holds after each chunk.
-        init(
-            description: String,
-            method: StrataNetwork.HTTPMethod,
-            url: URL,
-            destination: HTTPBodyDestination,
-            limit: Int,
-            deadlines: RequestDeadlines,
-            recordBodyBytes: @escaping @Sendable (Int) -> Void
-        ) {
-            self.description = description
-            self.method = method
-            self.destination = destination
-            self.limit = limit
-            self.deadlines = deadlines
-            self.progress = destination.progress
+        init(_ exchange: HTTPExchange, url: URL, recordBodyBytes: @escaping @Sendable (Int) -> Void) {
+            self.exchange = exchange
             self.recordBodyBytes = recordBodyBytes
-            self.state = Locked(State(lastActivity: deadlines.start, url: url))
+            self.state = Locked(State(lastActivity: exchange.deadlines.start, url: url))
         }
 
         /// The failure that ended the request, if the transport decided it.
@@ -105,7 +83,7 @@
 
         /// Ends the request because the calling task was cancelled.
         func cancel() {
-            fail(StrataError(.cancelled, "\(description) was cancelled"))
+            fail(StrataError(.cancelled, "\(exchange.description) was cancelled"))
         }
 
         /// Records the first failure and fails the task with it.
@@ -128,7 +106,7 @@
         private func watch(_ task: ClientTask) {
             let now = ContinuousClock.now
             let verdict = state.withLock { state in
-                state.hasEnded ? nil : deadlines.verdict(lastActivity: state.lastActivity, now: now)
+                state.hasEnded ? nil : exchange.deadlines.verdict(lastActivity: state.lastActivity, now: now)
             }
             switch verdict {
             case nil:
@@ -141,7 +119,7 @@
                 }
                 if hasEnded { timer.cancel() }
             case .expired(let expiry):
-                fail(deadlines.error(expiry, request: description))
+                fail(exchange.deadlines.error(expiry, request: exchange.description))
             }
         }
 
@@ -170,16 +148,9 @@
             )
             let sink: ResponseBodySink
             do {
-                sink = try ResponseBodySink(
-                    destination,
-                    status: status,
-                    headers: headers,
-                    method: method,
-                    limit: limit,
-                    description: description
-                )
+                sink = try ResponseBodySink(exchange, status: status, headers: headers)
             } catch {
-                let failure = StrataError.io("Cannot receive the body of \(description)", underlying: error)
+                let failure = StrataError.io("Cannot receive the body of \(exchange.description)", underlying: error)
                 fail(failure)
                 return task.eventLoop.makeFailedFuture(failure)
             }
@@ -196,7 +167,7 @@
 
         func didReceiveBodyPart(task: ClientTask, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
             touch()
-            guard case .file = destination else {
+            guard case .file = exchange.destination else {
                 return task.eventLoop.makeCompletedFuture { try accept(buffer) }
             }
             // A file is written off the event loop; the next chunk is read once this one is on disk.
@@ -211,10 +182,11 @@
                     return (state.sink?.received ?? 0, state.sink?.progress)
                 }
                 recordBodyBytes(received)
-                if let progress, let report { progress(report) }
+                if let progress = exchange.destination.progress, let report { progress(report) }
             } catch {
                 let failure =
-                    error as? StrataError ?? StrataError.io("Receiving \(description) failed", underlying: error)
+                    error as? StrataError
+                    ?? StrataError.io("Receiving \(exchange.description) failed", underlying: error)
                 fail(failure)
                 throw failure
             }
@@ -225,7 +197,7 @@
         func didFinishRequest(task: ClientTask) throws -> StrataNetwork.HTTPResponse {
             try state.withLock { state in
                 guard let sink = state.sink else {
-                    throw StrataError(.network, "\(description) got no HTTP response")
+                    throw exchange.noResponse()
                 }
                 try sink.finish()
                 return StrataNetwork.HTTPResponse(

@@ -86,17 +86,13 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
             sink.close()
             throw error
         }
+        let exchange = HTTPExchange(request, url: urlRequest.url, into: destination, maximumBodySize: maximumBodySize)
         let task = session.dataTask(with: urlRequest)
         let identifier = task.taskIdentifier
-        let deadlines = RequestDeadlines(of: request)
         let transfer = URLSessionTransportDelegate.Transfer(
-            description: "\(request.method) \(urlRequest.url?.absoluteString ?? request.path)",
-            method: request.method,
-            limit: maximumBodySize,
+            exchange: exchange,
             sink: sink,
-            progress: destination.progress,
-            deadlines: deadlines,
-            lastActivity: deadlines.start
+            lastActivity: exchange.deadlines.start
         )
         let delegate = self.delegate
         return try await withTaskCancellationHandler {

@@ -36,7 +36,7 @@ extension URLSessionTransportDelegate {
             guard let transfer = state.transfers[identifier] else { return nil }
             state.transfers[identifier]?.task = task
             let firstLook =
-                switch transfer.deadlines.verdict(lastActivity: transfer.lastActivity, now: now) {
+                switch transfer.exchange.deadlines.verdict(lastActivity: transfer.lastActivity, now: now) {
                 case .wait(let until): until
                 case .expired: now
                 }
@@ -88,7 +88,7 @@ extension URLSessionTransportDelegate {
             guard state.watchdog?.generation == generation else { return nil }
             var look = Look()
             for (identifier, transfer) in state.transfers {
-                switch transfer.deadlines.verdict(lastActivity: transfer.lastActivity, now: now) {
+                switch transfer.exchange.deadlines.verdict(lastActivity: transfer.lastActivity, now: now) {
                 case .wait(let until): look.next = min(look.next ?? until, until)
                 case .expired(let expiry): look.expired.append((identifier, expiry, transfer.task))
                 }

@@ -41,20 +41,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     /// What one request needs while it runs.
     struct Transfer: Sendable {
-        var description: String
-        var method: HTTPMethod
-        var limit: Int
+        var exchange: HTTPExchange
         var sink: Sink
-        var progress: (@Sendable (DownloadProgress) -> Void)?
-        var deadlines: RequestDeadlines
         var continuation: CheckedContinuation<HTTPResponse, any Error>?
         /// The session's task, cancelled when a deadline passes.
         var task: URLSessionTask?
-        /// When a byte last moved, either way (the start of ``deadlines`` before any).
+        /// When a byte last moved, either way (the start of the exchange's deadlines before any).
         var lastActivity: ContinuousClock.Instant
         var response: HTTPURLResponse?
         var expected: Int64?
-        /// The body bytes accepted: in ``body`` or written to the file; never more than ``limit``.
+        /// The body bytes accepted: in ``body`` or written to the file; never more than the exchange's limit.
         var received = 0
         var body = Data()
     }
@@ -81,7 +77,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     /// Ends a transfer because its task was cancelled by the caller.
     func cancel(_ identifier: Int) {
-        let description = state.withLock { $0.transfers[identifier]?.description } ?? "request"
+        let description = state.withLock { $0.transfers[identifier]?.exchange.description } ?? "request"
         finish(identifier, with: .failure(StrataError(.cancelled, "\(description) was cancelled")))
     }
 
@@ -89,7 +85,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     func expire(_ identifier: Int, _ expiry: RequestDeadlines.Expiry) {
         // The error is made under the lock, so no copy of the transfer (and of its body) outlives it.
         let error = state.withLock { state in
-            state.transfers[identifier].map { $0.deadlines.error(expiry, request: $0.description) }
+            state.transfers[identifier].map { $0.exchange.deadlines.error(expiry, request: $0.exchange.description) }
         }
         guard let error else { return }
         finish(identifier, with: .failure(error))
@@ -200,18 +196,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             }
         }
         if case .prefix = transfer.sink { return nil }
-        guard let expected, expected > Int64(transfer.limit) else {
+        guard let expected, expected > Int64(transfer.exchange.limit) else {
             // A length within the limit is room reserved once, instead of growing the body chunk by chunk.
-            if case .memory = transfer.sink, let expected, transfer.method != .head {
+            if case .memory = transfer.sink, let expected, transfer.exchange.method != .head {
                 transfer.body.reserveCapacity(Int(expected))
             }
             return nil
         }
-        return StrataError(
-            .tooLarge,
-            "\(transfer.description): Content-Length \(expected) exceeds the limit of \(transfer.limit) bytes",
-            underlying: failure(of: transfer)
-        )
+        return tooLarge(transfer, contentLength: expected)
     }
 
     /// What became of a chunk.
@@ -233,14 +225,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             return .accepted(nil, DownloadProgress(bytesReceived: 0, expectedBytes: nil))
         }
         // `received` never exceeds `limit`, so the subtraction cannot overflow.
-        guard data.count <= transfer.limit - transfer.received else {
-            return .failed(
-                StrataError(
-                    .tooLarge,
-                    "\(transfer.description): the body exceeds the limit of \(transfer.limit) bytes",
-                    underlying: failure(of: transfer)
-                )
-            )
+        guard data.count <= transfer.exchange.limit - transfer.received else {
+            return .failed(tooLarge(transfer))
         }
         switch transfer.sink {
         case .memory, .prefix, .pendingFile:
@@ -249,12 +235,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             do {
                 try handle.write(contentsOf: data)
             } catch {
-                return .failed(StrataError.io("Writing \(transfer.description) to a file failed", underlying: error))
+                return .failed(transfer.exchange.writeFailed(error))
             }
         }
         transfer.received += data.count
         let progress = DownloadProgress(bytesReceived: Int64(transfer.received), expectedBytes: transfer.expected)
-        return .accepted(transfer.progress, progress)
+        return .accepted(transfer.exchange.destination.progress, progress)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -265,23 +251,21 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             let reason = urlError.code == .timedOut ? "timed out" : "failed: \(urlError.localizedDescription)"
             finish(
                 identifier,
-                with: .failure(StrataError(.network, "\(transfer.description) \(reason)", underlying: urlError))
+                with: .failure(
+                    StrataError(.network, "\(transfer.exchange.description) \(reason)", underlying: urlError)
+                )
             )
             return
         }
         guard let response = transfer.response else {
-            finish(identifier, with: .failure(StrataError(.network, "\(transfer.description) got no HTTP response")))
+            finish(identifier, with: .failure(transfer.exchange.noResponse()))
             return
         }
         let headers = Self.headers(of: response)
         if let expected = transfer.expected, Int64(transfer.received) < expected,
             Self.bodyIsCountable(transfer, headers)
         {
-            let message = "\(transfer.description): the body ended after \(transfer.received) of \(expected) bytes"
-            finish(
-                identifier,
-                with: .failure(StrataError(.network, message, underlying: URLError(.networkConnectionLost)))
-            )
+            finish(identifier, with: .failure(transfer.exchange.bodyEnded(after: transfer.received, of: expected)))
             return
         }
         finish(
@@ -294,22 +278,23 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     // MARK: - Helpers
 
-    /// The HTTP details of a transfer that failed after its response came: the cause of a *too large* error.
-    private static func failure(of transfer: Transfer) -> HTTPFailure? {
-        transfer.response.map {
-            HTTPFailure(status: $0.statusCode, headers: headers(of: $0), body: Data(), request: transfer.description)
-        }
+    /// The error of a transfer whose body is larger than its limit, with its response's details when it came;
+    /// `contentLength` when the response's `Content-Length` said so.
+    private static func tooLarge(_ transfer: Transfer, contentLength: Int64? = nil) -> StrataError {
+        transfer.exchange.tooLarge(
+            contentLength: contentLength,
+            status: transfer.response?.statusCode,
+            headers: transfer.response.map(headers(of:)) ?? HTTPHeaders()
+        )
     }
 
-    /// Whether the received byte count can be compared with `Content-Length`: not for `HEAD`, 204 and
-    /// 304, nor for a body the transport decompressed, nor for a download's error body (only its first bytes
-    /// are kept).
+    /// Whether the received byte count can be compared with `Content-Length`
+    /// (``HTTPExchange/bodyIsCountable(status:headers:)``); not for a download's error body, whose first bytes only
+    /// are kept.
     private static func bodyIsCountable(_ transfer: Transfer, _ headers: HTTPHeaders) -> Bool {
-        guard transfer.method != .head, let status = transfer.response?.statusCode, status != 204, status != 304
-        else { return false }
+        guard let status = transfer.response?.statusCode else { return false }
         if case .prefix = transfer.sink { return false }
-        let encoding = headers["Content-Encoding"]?.lowercased() ?? "identity"
-        return encoding == "identity"
+        return transfer.exchange.bodyIsCountable(status: status, headers: headers)
     }
 
     /// The response's headers. FoundationNetworking hands repeated fields joined with `", "`; the ones that

@@ -1,0 +1,112 @@
+import Foundation
+import Strata
+
+/// What a transport knows of one exchange while it runs: the request as `METHOD URL` for its messages, its method,
+/// where its body goes, the most body bytes to accept, and its deadlines.
+package struct HTTPExchange: Sendable {
+    /// The request, as `METHOD URL`.
+    package let description: String
+    /// The request's method.
+    package let method: HTTPMethod
+    /// Where the body goes.
+    package let destination: HTTPBodyDestination
+    /// The most body bytes to accept.
+    package let limit: Int
+    /// The request's deadlines, from when the exchange was made.
+    package let deadlines: RequestDeadlines
+
+    /// The exchange of `request`, sent to `url`, starting now.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - url: The URL it is sent to; `nil` names the request by its path.
+    ///   - destination: Where the body goes.
+    ///   - maximumBodySize: The most body bytes to accept.
+    package init(_ request: HTTPRequest, url: URL?, into destination: HTTPBodyDestination, maximumBodySize: Int) {
+        description = "\(request.method) \(url?.absoluteString ?? request.path)"
+        method = request.method
+        self.destination = destination
+        limit = maximumBodySize
+        deadlines = RequestDeadlines(of: request)
+    }
+
+    /// Whether the body's bytes can be held to `Content-Length`: not for `HEAD`, 1xx, 204 and 304, nor for an encoded
+    /// body (one the transport may have decompressed).
+    ///
+    /// - Parameters:
+    ///   - status: The response's status.
+    ///   - headers: The response's headers.
+    package func bodyIsCountable(status: Int, headers: HTTPHeaders) -> Bool {
+        guard method != .head, status >= 200, status != 204, status != 304 else { return false }
+        return (headers["Content-Encoding"]?.lowercased() ?? "identity") == "identity"
+    }
+
+    /// The error of a body larger than the limit: ``Strata/StrataError/Code/tooLarge``, with the response (its status
+    /// and headers) as its cause.
+    ///
+    /// - Parameters:
+    ///   - contentLength: The response's `Content-Length`, when it said so before any byte of the body was read;
+    ///     `nil` when a chunk would have taken the body past the limit.
+    ///   - status: The response's status, if a response came.
+    ///   - headers: The response's headers.
+    ///   - file: The source file creating the error; leave the default.
+    ///   - line: The source line creating the error; leave the default.
+    package func tooLarge(
+        contentLength: Int64? = nil,
+        status: Int?,
+        headers: HTTPHeaders,
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        let size = contentLength.map { "Content-Length \($0)" } ?? "the body"
+        return StrataError(
+            .tooLarge,
+            "\(description): \(size) exceeds the limit of \(limit) bytes",
+            underlying: status.map { HTTPFailure(status: $0, headers: headers, body: Data(), request: description) },
+            file: file,
+            line: line
+        )
+    }
+
+    /// The error of a body that ended before its `Content-Length`: a ``Strata/StrataError/Code/network`` error with
+    /// `URLError(.networkConnectionLost)` underneath.
+    ///
+    /// - Parameters:
+    ///   - received: The body bytes received.
+    ///   - expected: The `Content-Length`.
+    ///   - file: The source file creating the error; leave the default.
+    ///   - line: The source line creating the error; leave the default.
+    package func bodyEnded(
+        after received: Int,
+        of expected: Int64,
+        file: String = #fileID,
+        line: Int = #line
+    ) -> StrataError {
+        StrataError(
+            .network,
+            "\(description): the body ended after \(received) of \(expected) bytes",
+            underlying: URLError(.networkConnectionLost),
+            file: file,
+            line: line
+        )
+    }
+
+    /// The error of an exchange that ended without an HTTP response: a ``Strata/StrataError/Code/network`` error.
+    ///
+    /// - Parameters:
+    ///   - file: The source file creating the error; leave the default.
+    ///   - line: The source line creating the error; leave the default.
+    package func noResponse(file: String = #fileID, line: Int = #line) -> StrataError {
+        StrataError(.network, "\(description) got no HTTP response", file: file, line: line)
+    }
+
+    /// The error of a download whose file could not be written: an ``Strata/StrataError/Code/io`` error.
+    ///
+    /// - Parameters:
+    ///   - error: Why the write failed.
+    ///   - file: The source file creating the error; leave the default.
+    ///   - line: The source line creating the error; leave the default.
+    package func writeFailed(_ error: any Error, file: String = #fileID, line: Int = #line) -> StrataError {
+        StrataError.io("Writing \(description) to a file failed", underlying: error, file: file, line: line)
+    }
+}
