@@ -157,7 +157,7 @@
 
         func count(_ call: CountedCall) {
             let operation = call.operationName ?? "none"
-            let code = call.errorCode ?? "none"
+            let code = call.error == nil ? "none" : call.errorCode ?? "none"
             if table.read({ $0.count(call, operation, code) }) { return }
             series(call.method, operation, call.outcome, code).record(call)
         }

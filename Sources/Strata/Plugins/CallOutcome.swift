@@ -6,31 +6,35 @@
 /// ``staleServed``. A write or a delete that returned is a ``success``; anything else thrown is an ``error``, whose
 /// code the integrations report beside the outcome.
 public struct CallOutcome: Sendable, Hashable, CustomStringConvertible {
-    private enum Kind: String, Sendable, Hashable {
+    /// The outcomes; their raw values are the labels.
+    @usableFromInline
+    enum Kind: String, Sendable, Hashable {
         case hit, miss, staleServed, notValid, success, error
     }
 
-    private let kind: Kind
+    /// Which outcome this is.
+    @usableFromInline let kind: Kind
 
-    private init(_ kind: Kind) { self.kind = kind }
+    /// The outcome `kind`; inlinable, so that naming an outcome on a hot path is a constant.
+    @inlinable init(_ kind: Kind) { self.kind = kind }
 
     /// A read answered by the first source asked.
-    public static let hit = CallOutcome(.hit)
+    @inlinable public static var hit: CallOutcome { CallOutcome(.hit) }
 
     /// A read that found nothing in a source (*not found*), or that a later source answered after it.
-    public static let miss = CallOutcome(.miss)
+    @inlinable public static var miss: CallOutcome { CallOutcome(.miss) }
 
     /// A stale cached value served because main failed and the operation's fallback accepted the error.
-    public static let staleServed = CallOutcome(.staleServed)
+    @inlinable public static var staleServed: CallOutcome { CallOutcome(.staleServed) }
 
     /// A read that found a value that failed validation and was not served.
-    public static let notValid = CallOutcome(.notValid)
+    @inlinable public static var notValid: CallOutcome { CallOutcome(.notValid) }
 
     /// A write or a delete that returned.
-    public static let success = CallOutcome(.success)
+    @inlinable public static var success: CallOutcome { CallOutcome(.success) }
 
     /// A call that failed with any other error.
-    public static let error = CallOutcome(.error)
+    @inlinable public static var error: CallOutcome { CallOutcome(.error) }
 
     /// The outcome's name — `hit`, `miss`, `staleServed`, `notValid`, `success` or `error` — a stable label.
     public var description: String { kind.rawValue }

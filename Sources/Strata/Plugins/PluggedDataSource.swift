@@ -57,8 +57,15 @@ extension PluggedDataSource: GetDataSource where Source: GetDataSource {
             return try await chain.intercept(.get, query) { [source] in try await source.get(query) }
         }
         if chain.counts {
-            // The hottest call counted inline: no async frame of its own.
-            return try await chain.count(.get, query) { (try await source.get(query), .hit) }
+            // The hottest call counted inline, without a closure: the source is called from this frame.
+            let started = chain.startCounting()
+            do {
+                let value = try await source.get(query)
+                chain.countReturned(.get, query, operationName: nil, .hit, started: started)
+                return value
+            } catch {
+                throw chain.countThrew(.get, query, operation: nil, error, started: started)
+            }
         }
         return try await chain.observe(.get, query) { try await source.get(query) }
     }

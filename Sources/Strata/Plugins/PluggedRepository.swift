@@ -50,9 +50,15 @@ extension PluggedRepository: GetRepository where Base: GetRepository {
             }
         }
         if chain.counts {
-            // The repository says how the read ended: no trail to bind.
-            return try await chain.count(.get, query, operation: operation) {
-                try await base.getReportingOutcome(query, operation: operation)
+            // The repository says how the read ended: no trail to bind, and no closure: the repository is called
+            // from this frame.
+            let started = chain.startCounting()
+            do {
+                let (value, outcome) = try await base.getReportingOutcome(query, operation: operation)
+                chain.countReturned(.get, query, operationName: operation.name, outcome, started: started)
+                return value
+            } catch {
+                throw chain.countThrew(.get, query, operation: operation, error, started: started)
             }
         }
         return try await chain.observe(.get, query, operation: operation) {

@@ -1,3 +1,5 @@
+import Dispatch
+
 // The three ways a plugged source's or repository's call runs through its plugins, said once for both: a data
 // source's calls have no operation, a repository's have one.
 extension PluginChain {
@@ -57,7 +59,7 @@ extension PluginChain {
     ///   - method: The method called.
     ///   - query: The query of the call.
     ///   - operation: The repository operation; `nil` for a data source.
-    ///   - value: The value being written, if any; read only when a plugin observes failures.
+    ///   - value: The value being written, if any; read only when the call throws.
     ///   - body: The call to the wrapped source or repository, with its outcome.
     @inlinable
     func count<R: Sendable>(
@@ -67,42 +69,97 @@ extension PluginChain {
         value: @autoclosure () -> (any Sendable)? = nil,
         _ body: () async throws -> (value: R, outcome: CallOutcome)
     ) async throws -> R {
-        let start = startTiming()
+        let started = startCounting()
         do {
             let (result, outcome) = try await body()
-            report(counted(method, operation, outcome, nil, since: start), query, operation, value: nil)
+            countReturned(method, query, operationName: operation?.name, outcome, started: started)
             return result
         } catch {
-            let outcome = CallOutcome(method, error: error)
-            report(counted(method, operation, outcome, error, since: start), query, operation, value: value())
-            throw error
+            throw countThrew(method, query, operation: operation, value: value(), error, started: started)
         }
     }
 
-    /// The start of a call that is timed, or `nil`: one call in ``timingMask`` + 1.
+    /// Starts counting a call: the monotonic clock's reading in nanoseconds when the call is timed (one call in
+    /// ``timingMask`` + 1), `0` when it is not.
+    ///
+    /// A plain integer, so that a plugged call holds no optional clock instant across its `await`.
     @usableFromInline
-    func startTiming() -> ContinuousClock.Instant? {
-        timingMask == 0 || callsCounted.add(1) & timingMask == 0 ? .now : nil
+    func startCounting() -> UInt64 {
+        guard timingMask == 0 || callsCounted.add(1) & timingMask == 0 else { return 0 }
+        return max(DispatchTime.now().uptimeNanoseconds, 1)
     }
 
-    /// The report of a call that ended now.
+    /// Counts a call that returned with `outcome`, started at `started` (``startCounting()``).
+    ///
+    /// A returned call needs only the operation's name: no plugin observes it but the counters, and only a data
+    /// source's call is a step of a repository call's trail.
+    ///
+    /// - Parameters:
+    ///   - method: The method called.
+    ///   - query: The query of the call.
+    ///   - operationName: The repository operation's name; `nil` for a data source.
+    ///   - outcome: How the call ended.
+    ///   - started: What ``startCounting()`` returned for the call.
     @usableFromInline
-    func counted(
+    func countReturned(
         _ method: PluginCall.Method,
-        _ operation: (any RepositoryOperation)?,
+        _ query: any Query,
+        operationName: String?,
         _ outcome: CallOutcome,
-        _ error: (any Error)?,
-        since start: ContinuousClock.Instant?
-    ) -> CountedCall {
-        let duration = start.map { $0.duration(to: .now) }
-        return CountedCall(
+        started: UInt64
+    ) {
+        let counted = CountedCall(
+            source: name,
+            method: method,
+            operationName: operationName,
+            outcome: outcome,
+            error: nil,
+            duration: Self.duration(since: started)
+        )
+        if operationName == nil, CallTrail.mayBeBound {
+            CallTrail.record(
+                PluginCall(method: method, query: query, operation: nil, source: name, value: nil),
+                error: nil
+            )
+        }
+        for counter in counting.counters { counter.count(counted) }
+    }
+
+    /// Counts a call that threw `error`, started at `started` (``startCounting()``), and returns the error to throw.
+    ///
+    /// - Parameters:
+    ///   - method: The method called.
+    ///   - query: The query of the call.
+    ///   - operation: The repository operation; `nil` for a data source.
+    ///   - value: The value being written, if any; read only when a plugin observes failures.
+    ///   - error: The error the call threw.
+    ///   - started: What ``startCounting()`` returned for the call.
+    @usableFromInline
+    func countThrew(
+        _ method: PluginCall.Method,
+        _ query: any Query,
+        operation: (any RepositoryOperation)?,
+        value: @autoclosure () -> (any Sendable)? = nil,
+        _ error: any Error,
+        started: UInt64
+    ) -> any Error {
+        let counted = CountedCall(
             source: name,
             method: method,
             operationName: operation?.name,
-            outcome: outcome,
+            outcome: CallOutcome(method, error: error),
             error: error,
-            duration: duration
+            duration: Self.duration(since: started)
         )
+        report(counted, query, operation, value: value())
+        return error
+    }
+
+    /// How long ago a counted call started, when it was timed (`started` is not `0`).
+    static func duration(since started: UInt64) -> Duration? {
+        guard started != 0 else { return nil }
+        let now = DispatchTime.now().uptimeNanoseconds
+        return .nanoseconds(Int64(clamping: now >= started ? now - started : 0))
     }
 
     /// Reports a call that threw to the plugins that observe failures, and returns the error to throw.

@@ -49,7 +49,7 @@ final class PluginChain: Sendable {
 
     /// The counters of the plugins that count, and the plugins that observe failures, innermost first
     /// (``Mode/counts``).
-    private let counting: (counters: [any CallCounter], failures: [any StrataPlugin])
+    let counting: (counters: [any CallCounter], failures: [any StrataPlugin])
 
     /// The chain as middleware, outermost first (``Mode/intercepts``).
     let middleware: [any StrataPlugin]
