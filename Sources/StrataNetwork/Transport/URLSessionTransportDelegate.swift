@@ -119,15 +119,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         // A download's file is created here, outside the lock, and only for a 2xx: a 304 or an error status
         // writes nothing to disk.
         var file: Result<FileHandle, StrataError>?
-        if let url = state.withLock({ $0.transfers[identifier]?.sink.pendingFile }),
-            let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status)
-        {
-            file = Self.createFile(at: url)
+        let pendingFile = state.withLock { $0.transfers[identifier]?.sink.pendingFile }
+        if let pendingFile, let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) {
+            file = Self.createFile(at: pendingFile)
         }
         let now = ContinuousClock.now
         let admitted = update(identifier) { Self.admit(response, file: file, into: &$0, now: now) }
-        // The transfer ended meanwhile (cancelled): the file it would have written is closed here.
-        if admitted == nil, case .success(let handle) = file { try? handle.close() }
+        // The transfer ended meanwhile (cancelled), after its sink had cleaned up: the file made just above is
+        // this call's own, so it is closed and removed here, or a cancelled download would leave it behind.
+        if admitted == nil, let pendingFile, case .success(let handle) = file {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: pendingFile)
+        }
         // `nil` twice over: the transfer has ended, or the response is within the limit.
         let failure = admitted ?? nil
         if let failure {
