@@ -35,7 +35,9 @@ struct FileDataSourceObservationTests {
         let store = try folder.makeStore()
         try store.setValue(Data("v1".utf8), forKey: "k")
         let repository = CacheRepository(main: ScriptedDataSource<Data>(), cache: store)
-        var responses = repository.stream(KeyQuery("k"), operation: .cache).makeAsyncIterator()
+        // Every response kept: with the default buffer of one, a consumer slower than the first read
+        // sees its value without the loading before it (seen under ThreadSanitizer).
+        var responses = repository.stream(KeyQuery("k"), operation: .cache, bufferingNewest: 16).makeAsyncIterator()
         #expect(await responses.next()?.isLoading == true)
         #expect(await responses.next()?.value == Data("v1".utf8))
         // When another part of the app writes to the store directly
@@ -57,7 +59,9 @@ struct FileDataSourceObservationTests {
             .validated(by: .maxAge(.seconds(300), clock: clock))
         let repository = CacheRepository(main: ScriptedDataSource<User>(), cache: cache)
         try disk.setValue(try JSONEncoder().encode(User(name: "Ada")), forKey: "u")
-        var responses = repository.stream(KeyQuery("u"), operation: .cache).makeAsyncIterator()
+        // Every response kept: with the default buffer of one, a consumer slower than the first read
+        // sees its value without the loading before it (seen under ThreadSanitizer).
+        var responses = repository.stream(KeyQuery("u"), operation: .cache, bufferingNewest: 16).makeAsyncIterator()
         #expect(await responses.next()?.isLoading == true)
         let first = await responses.next()
         #expect(first?.value == User(name: "Ada"))

@@ -24,7 +24,9 @@ struct JSONFileDataSourceObservationTests {
             let store = try Fixture(folder: folder).open()
             try store.setValue(Item(name: "a", number: 1), forKey: "a")
             let repository = CacheRepository(main: ScriptedDataSource<Item>(), cache: store)
-            var responses = repository.stream(KeyQuery("a"), operation: .cache).makeAsyncIterator()
+            // Every response kept: with the default buffer of one, a consumer slower than the first read
+            // sees its value without the loading before it (seen under ThreadSanitizer).
+            var responses = repository.stream(KeyQuery("a"), operation: .cache, bufferingNewest: 16).makeAsyncIterator()
             #expect(await responses.next()?.isLoading == true)
             #expect(await responses.next()?.value == Item(name: "a", number: 1))
             try store.setValue(Item(name: "a", number: 2), forKey: "a")

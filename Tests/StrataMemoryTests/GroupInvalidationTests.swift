@@ -67,7 +67,9 @@ struct GroupInvalidationTests {
         let cache = MemoryDataSource<String>()
         _ = try await cache.put("ann (cached)", in: IdQuery(1), tags: ["team:7"])
         let repository = CacheRepository(main: main, cache: cache)
-        var responses = repository.stream(IdQuery(1), operation: .cache).makeAsyncIterator()
+        // Every response kept: with the default buffer of one, a consumer slower than the first read
+        // sees its value without the loading before it (seen under ThreadSanitizer).
+        var responses = repository.stream(IdQuery(1), operation: .cache, bufferingNewest: 16).makeAsyncIterator()
         #expect(await responses.next()?.isLoading == true)
         #expect(await responses.next()?.value == "ann (cached)")
 

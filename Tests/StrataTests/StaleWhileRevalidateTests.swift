@@ -153,7 +153,10 @@ struct StaleWhileRevalidateTests {
         let fixture = StaleFixture(gated: true)
         let repository = fixture.repository
         fixture.clock.advance(by: .seconds(61))
-        var responses = repository.stream(IdQuery(1), operation: .cacheIgnoringValidation).makeAsyncIterator()
+        // Every response kept: with the default buffer of one, a consumer slower than the first read
+        // sees its value without the loading before it (seen under ThreadSanitizer).
+        var responses = repository.stream(IdQuery(1), operation: .cacheIgnoringValidation, bufferingNewest: 16)
+            .makeAsyncIterator()
         #expect(await responses.next()?.isLoading == true)
         #expect(await responses.next()?.value == "old")
 
