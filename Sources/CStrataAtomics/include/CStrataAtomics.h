@@ -27,4 +27,13 @@ static inline intptr_t strata_atomic_fetch_add_relaxed(intptr_t *word, intptr_t 
     return __atomic_fetch_add(word, delta, __ATOMIC_RELAXED);
 }
 
+/// Adds one to `*word` with a relaxed load and a relaxed store, not a read-modify-write, and returns the value
+/// before: two threads may read the same value and one increment is lost. Fit for choosing one call in N to sample,
+/// where a lost tick only moves which call is sampled; it costs a plain load and store instead of a locked add.
+static inline intptr_t strata_atomic_tick_relaxed(intptr_t *word) {
+    intptr_t before = __atomic_load_n(word, __ATOMIC_RELAXED);
+    __atomic_store_n(word, (intptr_t)((uintptr_t)before + 1), __ATOMIC_RELAXED); // wraps, as unsigned
+    return before;
+}
+
 #endif

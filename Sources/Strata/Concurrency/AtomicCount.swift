@@ -21,6 +21,12 @@ package final class AtomicCount: @unchecked Sendable {
     /// The count now.
     package var value: Int { strata_atomic_load_relaxed(word) }
 
+    /// Adds one and returns the count before, where an increment made by two threads at once may be counted once:
+    /// for choosing the calls to sample, not for a count anyone reads as exact.
+    package func tick() -> Int {
+        strata_atomic_tick_relaxed(word)
+    }
+
     /// Adds `delta` (wrapping) and returns the count before.
     @discardableResult
     package func add(_ delta: Int) -> Int {

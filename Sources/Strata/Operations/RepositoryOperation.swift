@@ -122,10 +122,13 @@ public struct CacheSyncOperation: RepositoryOperation {
     ) {
         self.fallback = fallback
         self.staleWhileRevalidate = staleWhileRevalidate
+        name = staleWhileRevalidate == nil ? "cacheSync" : "cacheSyncStaleWhileRevalidate"
     }
 
     /// `cacheSync`, or `cacheSyncStaleWhileRevalidate`.
-    public var name: String { staleWhileRevalidate == nil ? "cacheSync" : "cacheSyncStaleWhileRevalidate" }
+    ///
+    /// Stored: counting plugins read it on every call, and deciding it copies the optional refresh rule.
+    public let name: String
 
     /// The cache, then main on a miss (serving stale by ``fallback`` and ``staleWhileRevalidate``); PUT and DELETE
     /// the cache, then main.

@@ -85,7 +85,7 @@ extension PluginChain {
     /// A plain integer, so that a plugged call holds no optional clock instant across its `await`.
     @usableFromInline
     func startCounting() -> UInt64 {
-        guard timingMask == 0 || callsCounted.add(1) & timingMask == 0 else { return 0 }
+        guard timingMask == 0 || callsCounted.tick() & timingMask == 0 else { return 0 }
         return max(DispatchTime.now().uptimeNanoseconds, 1)
     }
 
@@ -122,7 +122,8 @@ extension PluginChain {
                 error: nil
             )
         }
-        for counter in counting.counters { counter.count(counted) }
+        // By index: each counter is called where the array holds it, not copied out (a retain and a release).
+        for index in counting.counters.indices { counting.counters[index].count(counted) }
     }
 
     /// Counts a call that threw `error`, started at `started` (``startCounting()``), and returns the error to throw.

@@ -38,7 +38,7 @@ final class PluginChain: Sendable {
     /// up to a power of two.
     let timingMask: Int
 
-    /// The calls counted so far, to choose the timed ones.
+    /// About how many calls were counted so far (`AtomicCount.tick()`), to choose the timed ones.
     let callsCounted = AtomicCount()
 
     /// Whether a plugin intercepts calls: they then run through ``intercept(_:_:operation:value:_:)``.
