@@ -106,7 +106,11 @@ public struct CacheSyncOperation: RepositoryOperation {
 
     /// The stale-while-revalidate window: a value stale for less than it is returned at once and refreshed from
     /// main in the background; `nil` reads main before answering.
-    public let staleWhileRevalidate: OperationPlan.BackgroundRefresh?
+    public var staleWhileRevalidate: OperationPlan.BackgroundRefresh? { refresh?.rule }
+
+    /// The stale-while-revalidate rule behind one reference, so that the operation is three words: an
+    /// `any RepositoryOperation` holds it inline, and `operation: .cacheSync` allocates nothing per call.
+    @usableFromInline let refresh: BackgroundRefreshRule?
 
     /// Creates the operation.
     ///
@@ -121,14 +125,11 @@ public struct CacheSyncOperation: RepositoryOperation {
         staleWhileRevalidate: OperationPlan.BackgroundRefresh? = nil
     ) {
         self.fallback = fallback
-        self.staleWhileRevalidate = staleWhileRevalidate
-        name = staleWhileRevalidate == nil ? "cacheSync" : "cacheSyncStaleWhileRevalidate"
+        refresh = staleWhileRevalidate.map(BackgroundRefreshRule.init)
     }
 
     /// `cacheSync`, or `cacheSyncStaleWhileRevalidate`.
-    ///
-    /// Stored: counting plugins read it on every call, and deciding it copies the optional refresh rule.
-    public let name: String
+    public var name: String { refresh == nil ? "cacheSync" : "cacheSyncStaleWhileRevalidate" }
 
     /// The cache, then main on a miss (serving stale by ``fallback`` and ``staleWhileRevalidate``); PUT and DELETE
     /// the cache, then main.
@@ -136,6 +137,19 @@ public struct CacheSyncOperation: RepositoryOperation {
         var read = OperationPlan.Read.cacheSync(fallback: fallback)
         read.refreshesInBackground = staleWhileRevalidate
         return OperationPlan(read: read, write: .cacheSync, delete: .cacheSync)
+    }
+}
+
+/// A ``CacheSyncOperation``'s stale-while-revalidate rule, kept by reference (see
+/// ``CacheSyncOperation/refresh``).
+@usableFromInline
+final class BackgroundRefreshRule: Sendable {
+    /// The rule.
+    @usableFromInline let rule: OperationPlan.BackgroundRefresh
+
+    /// Keeps `rule`.
+    @inlinable init(_ rule: OperationPlan.BackgroundRefresh) {
+        self.rule = rule
     }
 }
 
