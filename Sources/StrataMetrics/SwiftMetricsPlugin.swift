@@ -139,10 +139,23 @@
             }
 
             /// Counts the call in its series, if the table has it.
+            ///
+            /// The nodes are walked unretained: each is kept alive by the one before it, the first by the reader's
+            /// snapshot. A walk that holds each node strongly retains and releases every node it passes.
             func count(_ call: CountedCall, _ operation: String, _ code: String) -> Bool {
-                guard let found = find(call.method, operation, call.outcome, code) else { return false }
-                found.record(call)
-                return true
+                var node = Unmanaged.passUnretained(self)
+                while true {
+                    let counted = node._withUnsafeGuaranteedRef { table -> Bool? in
+                        if let series = table.newest, series.matches(call.method, operation, call.outcome, code) {
+                            series.record(call)
+                            return true
+                        }
+                        guard let older = table.older else { return false }
+                        node = Unmanaged.passUnretained(older)
+                        return nil
+                    }
+                    if let counted { return counted }
+                }
             }
         }
 

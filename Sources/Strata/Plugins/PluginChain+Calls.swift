@@ -122,8 +122,17 @@ extension PluginChain {
                 error: nil
             )
         }
-        // By index: each counter is called where the array holds it, not copied out (a retain and a release).
-        for index in counting.counters.indices { counting.counters[index].count(counted) }
+        countAll(counted)
+    }
+
+    /// Hands `counted` to every counter, innermost first.
+    ///
+    /// Through the array's buffer: each counter is called where the array holds it (an array's subscript copies
+    /// the existential out, a retain and a release per counter per call).
+    func countAll(_ counted: CountedCall) {
+        counting.counters.withUnsafeBufferPointer { counters in
+            for index in counters.indices { counters[index].count(counted) }
+        }
     }
 
     /// Counts a call that threw `error`, started at `started` (``startCounting()``), and returns the error to throw.

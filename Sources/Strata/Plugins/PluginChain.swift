@@ -150,7 +150,7 @@ final class PluginChain: Sendable {
             return made
         }
         if operation == nil, CallTrail.mayBeBound { CallTrail.record(described(), error: counted.error) }
-        for index in counting.counters.indices { counting.counters[index].count(counted) }
+        countAll(counted)
         if let error = counted.error {
             for plugin in counting.failures { plugin.callDidFail(described(), error: error) }
         }

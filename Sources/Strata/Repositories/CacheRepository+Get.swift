@@ -35,7 +35,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     ///   - query: Which value to read.
     ///   - operation: See the table on ``CacheRepository``.
     /// - Throws: As ``get(_:operation:)``.
-    @inlinable
+    @inlinable @inline(__always)
     public func getReportingOutcome(
         _ query: any Query,
         operation: any RepositoryOperation
