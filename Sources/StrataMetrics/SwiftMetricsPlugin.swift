@@ -127,35 +127,41 @@
                 self.older = older
             }
 
+            /// The series of calls with these method, operation, outcome and error code, if the table has one.
             func find(_ method: PluginCall.Method, _ operation: String, _ outcome: CallOutcome, _ code: String)
                 -> Series?
             {
-                var table: Table? = self
-                while let node = table {
-                    if let series = node.newest, series.matches(method, operation, outcome, code) { return series }
-                    table = node.older
-                }
-                return nil
+                withSeries(method, operation, outcome, code) { $0 }
             }
 
             /// Counts the call in its series, if the table has it.
-            ///
-            /// The nodes are walked unretained: each is kept alive by the one before it, the first by the reader's
-            /// snapshot. A walk that holds each node strongly retains and releases every node it passes.
             func count(_ call: CountedCall, _ operation: String, _ code: String) -> Bool {
-                var node = Unmanaged.passUnretained(self)
-                while true {
-                    let counted = node._withUnsafeGuaranteedRef { table -> Bool? in
-                        if let series = table.newest, series.matches(call.method, operation, call.outcome, code) {
-                            series.record(call)
-                            return true
+                withSeries(call.method, operation, call.outcome, code) { $0.record(call) } != nil
+            }
+
+            /// Runs `body` with the matching series, if the table has one.
+            ///
+            /// The nodes are walked unretained: each is kept alive by the one before it, the first by the caller's
+            /// reference. A walk that holds each node strongly retains and releases every node it passes.
+            private func withSeries<Result>(
+                _ method: PluginCall.Method,
+                _ operation: String,
+                _ outcome: CallOutcome,
+                _ code: String,
+                _ body: (Series) -> Result
+            ) -> Result? {
+                var node: Unmanaged<Table>? = .passUnretained(self)
+                while let current = node {
+                    let found = current._withUnsafeGuaranteedRef { table -> Result? in
+                        if let series = table.newest, series.matches(method, operation, outcome, code) {
+                            return body(series)
                         }
-                        guard let older = table.older else { return false }
-                        node = Unmanaged.passUnretained(older)
+                        node = table.older.map { .passUnretained($0) }
                         return nil
                     }
-                    if let counted { return counted }
+                    if let found { return found }
                 }
+                return nil
             }
         }
 
