@@ -16,12 +16,7 @@ struct ProviderDownloadServiceTests {
         defer { Task { await server.stop() } }
         let cached = folder.url.appendingPathComponent("cached")
         let provider = ScriptedProvider(cachePolicy: .bypassServerCallOnFoundItem, folder: folder.url, found: cached)
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "123",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, key: "123", folder: folder)
         let progress = ProgressValues()
 
         // When
@@ -41,12 +36,7 @@ struct ProviderDownloadServiceTests {
         let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
         defer { Task { await server.stop() } }
         let provider = ScriptedProvider(cachePolicy: .bypassServerCallOnFoundItem, folder: folder.url)
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
 
         let result = try await service.downloadAsync()
 
@@ -67,12 +57,7 @@ struct ProviderDownloadServiceTests {
             found: folder.url,
             headers: ["If-None-Match": "\"v1\""]
         )
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
 
         // When
         let result = try await service.downloadAsync()
@@ -98,12 +83,7 @@ struct ProviderDownloadServiceTests {
             folder: folder.url,
             headers: ["If-None-Match": "\"v1\""]
         )
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
 
         let result = try await service.downloadAsync()
 
@@ -128,12 +108,7 @@ struct ProviderDownloadServiceTests {
             folder: folder.url,
             storeError: failure
         )
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
 
         await #expect(throws: failure) { try await service.downloadAsync() }
         #expect(folder.contents("downloads").isEmpty)
@@ -151,12 +126,7 @@ struct ProviderDownloadServiceTests {
             headers: ["If-None-Match": "\"v1\""],
             cachedItemError: failure
         )
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
 
         await #expect(throws: failure) { try await service.downloadAsync() }
         #expect(server.requestCount(path: "/asset") == 1)
@@ -257,12 +227,7 @@ struct ProviderDownloadServiceTests {
             folder: folder.url,
             storeError: failure
         )
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
 
         let viaCompletion = await withCheckedContinuation { continuation in
             service.download(progress: nil) { continuation.resume(returning: $0) }

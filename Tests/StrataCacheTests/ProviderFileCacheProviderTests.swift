@@ -36,12 +36,7 @@ struct ProviderFileCacheProviderTests {
         let server = try await startServer(VersionedResource(body: body, eTag: "\"v1\""))
         defer { Task { await server.stop() } }
         let provider = try makeProvider(folder)
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "123",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, key: "123", folder: folder)
 
         // When: a first download, then a second one
         let first = try await service.downloadAsync()
@@ -68,12 +63,7 @@ struct ProviderFileCacheProviderTests {
         let server = try await startServer(VersionedResource(body: body, eTag: "\"v1\""))
         defer { Task { await server.stop() } }
         let provider = try makeProvider(folder)
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "123",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, key: "123", folder: folder)
         _ = try await service.downloadAsync()
         let entries = folder.url.appendingPathComponent("assets")
         let names = try FileManager.default.contentsOfDirectory(atPath: entries.path).filter { $0.hasSuffix(".strata") }
@@ -98,12 +88,7 @@ struct ProviderFileCacheProviderTests {
         let server = try await startServer(resource)
         defer { Task { await server.stop() } }
         let provider = try makeProvider(folder)
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
 
         _ = try await service.downloadAsync()
         resource.update(body: pattern(count: 300, seed: 9), eTag: "\"v2\"")
@@ -121,12 +106,7 @@ struct ProviderFileCacheProviderTests {
         let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
         defer { Task { await server.stop() } }
         let provider = try makeProvider(folder, policy: .bypassServerCallOnFoundItem)
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
 
         let first = try await service.downloadAsync()
         let second = try await service.downloadAsync()
@@ -191,12 +171,7 @@ struct ProviderFileCacheProviderTests {
         let server = try await startServer(VersionedResource(body: pattern(count: 2_000), eTag: "\"v1\""))
         defer { Task { await server.stop() } }
         let provider = try makeProvider(folder, maxSize: 1_000)
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
 
         let error = await #expect(throws: StrataError.self) { try await service.downloadAsync() }
 

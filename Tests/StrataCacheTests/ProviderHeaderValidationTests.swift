@@ -24,12 +24,7 @@ struct ProviderHeaderValidationTests {
         defer { Task { await server.stop() } }
         let provider = ScriptedProvider(cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url, headers: headers)
         let transport = TestTransport()
-        let service = DownloadService(
-            url: server.baseURL.appendingPathComponent("asset"),
-            cacheProvider: provider,
-            cacheKey: "k",
-            client: try makeClient(folder, transport: transport)
-        )
+        let service = try assetDownload(from: server, through: provider, folder: folder, transport: transport)
 
         let error = await strataError { _ = try await service.downloadAsync() }
 

@@ -31,6 +31,24 @@ func makeClient(_ folder: TemporaryFolder, transport: any HTTPTransport = URLSes
     )
 }
 
+/// A download of `/asset` (or `path`) from `server` through `provider` under `key`, with a client that downloads into
+/// `folder`: how the provider tests start a download.
+func assetDownload(
+    from server: LoopbackServer,
+    through provider: any CacheProvider,
+    key: String = "k",
+    folder: TemporaryFolder,
+    transport: any HTTPTransport = URLSessionTransport(),
+    path: String = "asset"
+) throws -> DownloadService {
+    DownloadService(
+        url: server.baseURL.appendingPathComponent(path),
+        cacheProvider: provider,
+        cacheKey: key,
+        client: try makeClient(folder, transport: transport)
+    )
+}
+
 /// A versioned resource on a loopback server: 200 with its ETag, or 304 when `If-None-Match` (or another
 /// header) carries the current ETag.
 final class VersionedResource: Sendable {
