@@ -122,9 +122,16 @@
             let newest: Series?
             let older: Table?
 
+            /// ``newest`` and ``older`` as unmanaged references, which a walk copies without retaining (an atomic
+            /// retain and release per node, which also stall the reads around them); the two above keep them alive.
+            private let newestReference: Unmanaged<Series>?
+            private let olderReference: Unmanaged<Table>?
+
             init(_ newest: Series? = nil, older: Table? = nil) {
                 self.newest = newest
                 self.older = older
+                newestReference = newest.map { .passUnretained($0) }
+                olderReference = older.map { .passUnretained($0) }
             }
 
             /// The series of calls with these method, operation, outcome and error code, if the table has one.
@@ -153,10 +160,13 @@
                 var node: Unmanaged<Table>? = .passUnretained(self)
                 while let current = node {
                     let found = current._withUnsafeGuaranteedRef { table -> Result? in
-                        if let series = table.newest, series.matches(method, operation, outcome, code) {
-                            return body(series)
+                        if let newest = table.newestReference {
+                            let found = newest._withUnsafeGuaranteedRef { series in
+                                series.matches(method, operation, outcome, code) ? body(series) : nil
+                            }
+                            if let found { return found }
                         }
-                        node = table.older.map { .passUnretained($0) }
+                        node = table.olderReference
                         return nil
                     }
                     if let found { return found }

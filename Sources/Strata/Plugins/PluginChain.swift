@@ -49,7 +49,10 @@ final class PluginChain: Sendable {
 
     /// The counters of the plugins that count, and the plugins that observe failures, innermost first
     /// (``Mode/counts``).
-    let counting: (counters: [any CallCounter], failures: [any StrataPlugin])
+    let counting: (counters: [CounterBox], failures: [any StrataPlugin])
+
+    /// The counters as unmanaged references, which a call copies without retaining; ``counting`` keeps them alive.
+    let counterReferences: [Unmanaged<CounterBox>]
 
     /// The chain as middleware, outermost first (``Mode/intercepts``).
     let middleware: [any StrataPlugin]
@@ -93,9 +96,10 @@ final class PluginChain: Sendable {
             mode != .counts
             ? ([], [])
             : (
-                observers.compactMap(\.participation.counter),
+                observers.compactMap { $0.participation.counter.map(CounterBox.init) },
                 observers.filter { $0.participation.kind == .failures }.map(\.plugin)
             )
+        counterReferences = counting.counters.map { Unmanaged.passUnretained($0) }
         let counters = taking.lazy.filter { $0.participation.kind == .counts }
         let interval = counters.map(\.participation.timingInterval).min() ?? 1
         // A power of two, so that choosing the timed calls is a mask, not a division.
