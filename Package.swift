@@ -347,7 +347,7 @@ let package = Package(
             dependencies: [
                 "DefaultOperationSample", "MainOperationSample", "MainSyncOperationSample", "CacheOperationSample",
                 "CacheSyncOperationSample", "CacheSyncFallbackOperationSample", "StrataTour", "BlobCacheSample",
-                "CacheProviderSample", "CacheManagerSample", "OfflineNotes",
+                "CacheProviderSample", "CacheManagerSample", "OfflineNotes", "StrataTestSupport",
             ]
         ),
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 /// Runs each sample's built binary and checks what it prints, like swift-argument-parser's example tests.
@@ -92,7 +93,7 @@ func runSample(_ name: String, arguments: [String] = []) async throws -> String 
         Thread {
             continuation.resume(
                 with: Result {
-                    let process = Process()
+                    let process = ChildProcess()
                     process.executableURL = productsDirectory.appendingPathComponent(name)
                     process.arguments = arguments
                     let pipe = Pipe()

@@ -124,7 +124,7 @@ struct BlobCacheCrashTests {
 ///
 /// `@unchecked Sendable`: a writer is handed to one dedicated thread at a time and never used by two at once.
 private final class CrashWriter: @unchecked Sendable {
-    private let process = Process()
+    private let process = ChildProcess()
     private let output = Pipe()
     private let errorOutput = Pipe()
     private var pending = Data()

@@ -28,7 +28,7 @@ struct FileDataSourceCrashTests {
     ///
     /// `@unchecked Sendable`: a writer is handed to one dedicated thread at a time and never used by two at once.
     private final class Writer: @unchecked Sendable {
-        let process = Process()
+        let process = ChildProcess()
         private let output = Pipe()
         private var pending = Data()
         private(set) var acknowledged: [Int] = []

@@ -122,7 +122,7 @@ func probeFromAnotherProcess(location: URL, identifier: String) throws -> String
         CrashWriterFixture.url(of: "StrataFileCrashWriter"),
         "build the StrataFileCrashWriter fixture"
     )
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = executable
     process.arguments = [location.path, identifier, "probe", "0"]
     let output = Pipe()

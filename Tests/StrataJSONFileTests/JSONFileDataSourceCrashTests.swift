@@ -48,7 +48,7 @@ struct JSONFileDataSourceCrashTests {
         first: Int,
         acknowledgements: Int
     ) throws -> (acknowledged: [Int], killed: Bool) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = writer
         process.arguments = [folder.path, durable ? "durable" : "atomic", "\(first)", "\(keyCount)"]
         let output = Pipe()

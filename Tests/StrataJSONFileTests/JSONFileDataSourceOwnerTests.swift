@@ -79,7 +79,7 @@ struct JSONFileDataSourceOwnerTests {
         let writer = try JSONFileDataSourceCrashTests.writerURL()
         try await withTemporaryFolder { folder in
             // Given a writer process that holds the store and writes
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = writer
             process.arguments = [folder.path, "atomic", "0", "4"]
             let output = Pipe()
@@ -111,7 +111,7 @@ struct JSONFileDataSourceOwnerTests {
     /// Runs the writer fixture on `folder` to its end; returns its exit status, its error output and how many
     /// writes it acknowledged.
     private static func run(_ writer: URL, folder: URL) throws -> (Int32, String, Int) {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = writer
         process.arguments = [folder.path, "atomic", "0", "4"]
         let output = Pipe()

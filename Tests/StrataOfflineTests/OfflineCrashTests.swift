@@ -49,7 +49,7 @@ struct OfflineCrashTests {
         mode: String,
         acknowledgements: Int
     ) throws -> Run {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = writer
         process.arguments = [folder.path, server.absoluteString, "\(first)", "\(keyCount)", mode]
         let output = Pipe()
