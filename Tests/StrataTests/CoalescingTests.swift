@@ -243,6 +243,39 @@ struct CoalescingTests {
         #expect(cache.peek("a") == 1)
     }
 
+    @Test func aReaderThatMissedBeforeAnotherSharedReadStoredFindsItsValueInsteadOfReadingMainAgain() async throws {
+        // Given a cache whose first read misses and is then held before it answers
+        let main = PluginTestStore(["a": 1])
+        let cache = MissThenHoldCache()
+        let repository = CacheRepository(main: main, cache: cache)
+
+        // When a second reader misses, reads main and stores its answer while the first is held, then the first goes on
+        let first = Task { try await repository.getEntry(KeyQuery("a"), operation: .cacheSync).value }
+        await cache.held.waitForEntered(1)
+        let second = try await repository.getEntry(KeyQuery("a"), operation: .cacheSync).value
+        cache.held.open()
+        let firstValue = try await first.value
+
+        // Then main was read once: the first reader's shared read found the value in the cache
+        #expect(firstValue == 1 && second == 1)
+        #expect(main.calls(.get) == 1)
+        #expect(cache.store.calls(.get) == 3)
+        #expect(cache.store.calls(.put) == 1)
+    }
+
+    @Test func aReaderWithNoSharedReadEndingMeanwhileAsksTheCacheOnce() async throws {
+        let main = PluginTestStore(["a": 1])
+        let cache = PluginTestStore<Int>()
+        let repository = CacheRepository(main: main, cache: cache)
+
+        _ = try await repository.getEntry(KeyQuery("a"), operation: .cacheSync)
+        cache.failNext(StrataError.notFound())
+        _ = try await repository.getEntry(KeyQuery("a"), operation: .cacheSync)
+
+        #expect(main.calls(.get) == 2)
+        #expect(cache.calls(.get) == 2)
+    }
+
     @Test func coalescedGetAllMissesMakeOneMainCall() async throws {
         let gate = PluginTestGate()
         let main = PluginTestStore(["a": 1, "b": 2], gate: gate)
@@ -319,4 +352,38 @@ struct CoalescingTests {
         #expect(try await [first, second] == [1, 1])
         #expect(main.calls(.get) == 2)
     }
+}
+
+/// A cache over a ``PluginTestStore`` whose first read finds its answer and is then held at ``held`` before it gives
+/// it: a reader that missed, still on its way to main.
+private final class MissThenHoldCache: DataSource {
+    /// The entries and the call counts.
+    let store = PluginTestStore<Int>()
+
+    /// Where the first read waits.
+    let held = PluginTestGate()
+
+    private let reads = Locked(0)
+
+    func get(_ query: any Query) async throws -> Int {
+        let answer: Result<Int, any Error>
+        do { answer = .success(try await store.get(query)) } catch { answer = .failure(error) }
+        if reads.withLock({ reads in
+            reads += 1
+            return reads == 1
+        }) {
+            await held.enter()
+        }
+        return try answer.get()
+    }
+
+    func getAll(_ query: any Query) async throws -> [Int] { try await store.getAll(query) }
+
+    func put(_ value: Int, in query: any Query) async throws -> Int { try await store.put(value, in: query) }
+
+    func putAll(_ values: [Int], in query: any Query) async throws -> [Int] {
+        try await store.putAll(values, in: query)
+    }
+
+    func delete(_ query: any Query) async throws { try await store.delete(query) }
 }

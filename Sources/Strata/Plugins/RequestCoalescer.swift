@@ -23,6 +23,9 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
 
     private let state = Locked(State())
 
+    /// How many runs have finished, for all keys.
+    private let finished = AtomicCount()
+
     /// Creates a coalescer with nothing in flight.
     public init() {}
 
@@ -31,6 +34,10 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
 
     /// The number of callers waiting, for all keys.
     public var waiterCount: Int { state.withLock { $0.groups.values.reduce(0) { $0 + $1.count } } }
+
+    /// How many runs have finished so far, for all keys: a caller that reads it before it looks for a value, and
+    /// finds it moved when its own run starts, knows that a run which may have stored that value ended meanwhile.
+    package var finishedRunCount: Int { finished.value }
 
     /// The number of callers waiting for the operation of `key`.
     ///
@@ -81,6 +88,7 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
 
     private func finish(_ key: Key, with outcome: Result<Value, any Error>) {
         let waiters = state.withLock { $0.groups.removeValue(forKey: key) } ?? [:]
+        finished.add(1)
         for waiter in waiters.values { waiter.resume(with: outcome) }
     }
 

@@ -18,6 +18,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         coalesces: Bool = true,
         beforeMain: (@Sendable (PlannedAnswer<Entry>) -> Void)? = nil
     ) async throws(PlannedReadFailure) -> PlannedAnswer<Entry> {
+        // Read before this method asks the cache (for a caller that asked it already, just after its miss): a shared
+        // main read that ends after this point may have stored the value this read misses
+        // (``readMain(_:_:stale:coalesces:since:finishedRuns:)``).
+        let finishedRuns = coalesces ? mainReads.finishedRunCount : nil
         if plan.first == .main {
             do {
                 return try await readMain(
@@ -55,7 +59,14 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let stamp = writeStamps.stamp(read.query)
         if let staleAnswer { beforeMain?(staleAnswer) }
         do {
-            return try await readMain(plan, read, stale: stale, coalesces: coalesces, since: stamp)
+            return try await readMain(
+                plan,
+                read,
+                stale: stale,
+                coalesces: coalesces,
+                since: stamp,
+                finishedRuns: finishedRuns
+            )
         } catch {
             if let staleAnswer, plan.staleValues.servesStale(after: error) { return staleAnswer }
             throw PlannedReadFailure(error: error, source: .main)
@@ -69,12 +80,17 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// The write-back rule: main's answer is written into the cache (or renews the cached entry) only when no
     /// write of the read's keys went through the repository since `stamp` (``CacheWriteStamps``); otherwise the
     /// cache keeps the newer value and the read returns main's answer without storing it.
+    ///
+    /// A shared read asks the cache again before main when a shared read ended since `finishedRuns` (the
+    /// coalescer's count when this read began): one that ended between this read's cache miss and its own start
+    /// may have stored the value, and concurrent misses of one key then make one main read, not two.
     func readMain<Entry, Value>(
         _ plan: OperationPlan.Read,
         _ read: PlannedRead<Entry, Value>,
         stale: Entry?,
         coalesces: Bool,
-        since stamp: CacheWriteStamps.Stamp
+        since stamp: CacheWriteStamps.Stamp,
+        finishedRuns: Int? = nil
     ) async throws -> PlannedAnswer<Entry> {
         let writesBack = plan.writesBack
         let revalidates = plan.revalidates
@@ -102,7 +118,12 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         guard coalesces, let key = mainReadKey(isGetAll: read.isGetAll, writesBack: writesBack, read.query) else {
             return try await readAndStore()
         }
-        return try await sharedMainRead(key, readAndStore)
+        return try await sharedMainRead(key) { [self] in
+            if let finishedRuns, mainReads.finishedRunCount != finishedRuns, let cached = try? await read.readCache() {
+                return PlannedAnswer(entry: cached, source: .cache, isStale: false)
+            }
+            return try await readAndStore()
+        }
     }
 
     /// Main's entry, written into the cache when the plan writes back and no write of its keys went through the

@@ -88,7 +88,10 @@ extension CacheRepository {
         /// (and its cache write); on by default.
         ///
         /// Only queries that are `Hashable` are shared. A caller whose task is cancelled stops waiting
-        /// with ``StrataError/Code/cancelled``; the shared main read goes on for the others.
+        /// with ``StrataError/Code/cancelled``; the shared main read goes on for the others. A read that missed
+        /// just before another shared read of its query ended finds that read's value in the cache: when a
+        /// shared read ended between a caller's cache miss and the start of its own, the cache is asked again
+        /// before main.
         public var coalescesMainReads: Bool
 
         /// The plugins every background refresh runs through (stale-while-revalidate,
