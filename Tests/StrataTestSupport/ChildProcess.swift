@@ -38,7 +38,7 @@ public final class ChildProcess: @unchecked Sendable {
     /// The process's identifier once it runs; `0` before.
     public private(set) var processIdentifier: pid_t = 0
 
-    private let ending = NSCondition()
+    private let ending = NSLock()
     private var status: Int32?
 
     /// Creates a process to configure and ``run()``.
@@ -58,6 +58,17 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&actions, source, descriptor)
         }
         try Self.closeInheritedDescriptors(&actions)
+        // The child starts with no signal blocked and every signal's default action, whatever this thread's are.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let path = executableURL.path
         let argv = ([path] + (arguments ?? [])).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -65,8 +76,8 @@ public final class ChildProcess: @unchecked Sendable {
         defer { variables?.forEach { free($0) } }
         var pid: pid_t = 0
         let spawned =
-            variables.map { posix_spawn(&pid, path, &actions, nil, argv, $0) }
-            ?? posix_spawn(&pid, path, &actions, nil, argv, environ)
+            variables.map { posix_spawn(&pid, path, &actions, &attributes, argv, $0) }
+            ?? posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         guard spawned == 0 else { throw ChildProcessError("cannot start \(path): error \(spawned)") }
         processIdentifier = pid
         // The child holds the pipes' writing ends now: this process's copies would keep a reader from seeing the end.
@@ -81,20 +92,18 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits until the process ended.
+    ///
+    /// The wait itself holds no lock, so ``isRunning`` and ``terminate()`` stay usable from other threads meanwhile.
     public func waitUntilExit() {
+        guard processIdentifier != 0 else { return }
+        var raw: Int32 = 0
+        var waited = waitpid(processIdentifier, &raw, 0)
+        while waited == -1 && errno == EINTR { waited = waitpid(processIdentifier, &raw, 0) }
         ending.lock()
         defer { ending.unlock() }
-        while status == nil {
-            if processIdentifier == 0 { return }
-            var raw: Int32 = 0
-            let waited = waitpid(processIdentifier, &raw, 0)
-            if waited == processIdentifier {
-                status = raw
-                ending.broadcast()
-            } else if errno != EINTR {
-                status = -1
-            }
-        }
+        // When `isRunning` reaped it on another thread first, it recorded the status under this lock; a process
+        // that cannot be waited for at all is recorded as ended with -1.
+        record(waited == processIdentifier ? raw : -1)
     }
 
     /// Whether the process started and has not ended.
@@ -104,8 +113,13 @@ public final class ChildProcess: @unchecked Sendable {
         guard processIdentifier != 0, status == nil else { return false }
         var raw: Int32 = 0
         guard waitpid(processIdentifier, &raw, WNOHANG) == processIdentifier else { return true }
-        status = raw
+        record(raw)
         return false
+    }
+
+    /// Records how the process ended, unless a first report did; called under the lock.
+    private func record(_ raw: Int32) {
+        if status == nil { status = raw }
     }
 
     /// The exit code of a process that exited, or the number of the signal that ended it (as `Process` gives it);
