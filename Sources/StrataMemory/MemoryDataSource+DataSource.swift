@@ -22,7 +22,7 @@ extension MemoryDataSource: KeyValueStore {
     /// - Throws: ``Strata/StrataError/Code/notFound`` when absent or expired,
     ///   ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
-    @inlinable
+    @inlinable @inline(__always)
     nonisolated(nonsending) public func get(_ query: any Query) async throws -> Value {
         try keyedValue(for: query)
     }

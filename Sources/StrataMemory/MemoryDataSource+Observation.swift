@@ -14,4 +14,8 @@ extension MemoryDataSource {
 
     /// ``Strata/DataOrigin/memory``.
     public var origin: DataOrigin { .memory }
+
+    /// `true`: a read is one lock and a lookup, so a ``Strata/CacheRepository`` reads this cache on its caller's
+    /// executor.
+    public var readsWithoutBlocking: Bool { true }
 }

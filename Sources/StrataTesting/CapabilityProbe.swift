@@ -4,7 +4,7 @@ import Strata
 /// A data source of strings that uses every capability a source can have, and records how each was reached, so
 /// a check can prove that a wrapper forwards them (see ``WrapperConformance``).
 ///
-/// Its origin is `DataOrigin("probe")`; it announces its writes; it keeps metadata with each entry; it answers a
+/// Its origin is `DataOrigin("probe")`; it reads without blocking; it announces its writes; it keeps metadata with each entry; it answers a
 /// conditional read with ``Strata/ConditionalRead/notModified(_:)`` when the caller's entity tag matches; it renews
 /// metadata in place.
 public final class CapabilityProbe: DataSource {
@@ -20,6 +20,9 @@ public final class CapabilityProbe: DataSource {
 
     /// `probe`.
     public var origin: DataOrigin { Self.probeOrigin }
+
+    /// `true`: the probe reads from memory.
+    public var readsWithoutBlocking: Bool { true }
 
     /// The probe's changes.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> { broadcaster.changes(forKey: key) }

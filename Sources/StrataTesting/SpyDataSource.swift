@@ -136,6 +136,9 @@ public struct SpyDataSource<Source: DataSource>: DataSource {
     /// The wrapped source's changes.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
 
+    /// Whether the wrapped source reads without blocking.
+    public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
+
     /// Records a `get` and forwards.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Source.Value> {
         record(.get, query)

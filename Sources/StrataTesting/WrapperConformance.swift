@@ -1,8 +1,8 @@
 import Foundation
 import Strata
 
-/// Checks that a wrapper of a data source forwards every capability of the source it wraps: its origin, its
-/// changes, entries with metadata (read and written), conditional reads and metadata renewal.
+/// Checks that a wrapper of a data source forwards every capability of the source it wraps: its origin, whether it
+/// reads without blocking, its changes, entries with metadata (read and written), conditional reads and metadata renewal.
 ///
 /// A wrapper that drops a capability still compiles — the protocol's default answers instead — so this is the
 /// check that finds it. Run it for every wrapper you write:
@@ -38,6 +38,14 @@ public struct WrapperConformance<Wrapper: DataSource>: Sendable where Wrapper.Va
                 throw ConformanceFailure(
                     rule: "origin",
                     message: "the wrapper says \(wrapper.origin), the source probe"
+                )
+            }
+        }
+        try await check("readsWithoutBlocking") { _, wrapper in
+            guard wrapper.readsWithoutBlocking else {
+                throw ConformanceFailure(
+                    rule: "readsWithoutBlocking",
+                    message: "the wrapper says its reads may block, the source probe reads without blocking"
                 )
             }
         }

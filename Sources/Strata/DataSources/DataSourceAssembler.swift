@@ -39,6 +39,9 @@ public struct DataSourceAssembler<Value: Sendable>: DataSource {
     /// The get part's origin.
     public var origin: DataOrigin { parts.getter.origin }
 
+    /// Whether the get part reads without blocking.
+    public var readsWithoutBlocking: Bool { parts.getter.readsWithoutBlocking }
+
     /// The put part's changes: writes happen there.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> { parts.putter.changes(forKey: key) }
 

@@ -30,6 +30,14 @@ public protocol DataSourceCapabilities: Sendable {
     /// - Parameter key: The key to observe; `nil` for every key.
     /// - Returns: A stream of changes that ends when the consumer stops iterating.
     func changes(forKey key: String?) -> AsyncStream<DataChange>
+
+    /// Whether a read answers at once, from memory, without waiting for a disk, a network or a lock held for long.
+    ///
+    /// A ``CacheRepository`` may read a cache that says so on its caller's executor, without a hop (where the call
+    /// is specialised for the cache's type, as in an optimised build); it always reads any other cache off it, on the
+    /// global concurrent executor, so a disk read never runs on the caller's actor. The default is `false`; a
+    /// wrapper forwards its source's answer.
+    var readsWithoutBlocking: Bool { get }
 }
 
 // MARK: - Defaults
@@ -37,6 +45,9 @@ public protocol DataSourceCapabilities: Sendable {
 extension DataSourceCapabilities {
     /// ``DataOrigin/unspecified``: the source does not say, and a repository names it by its role.
     public var origin: DataOrigin { .unspecified }
+
+    /// `false`: a read may wait for a disk or a network, so a repository reads the source off its caller's executor.
+    public var readsWithoutBlocking: Bool { false }
 
     /// A stream that ends at once: the source announces nothing.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> {

@@ -31,6 +31,9 @@ extension MappedDataSource: DataSourceCapabilities where Source: DataSourceCapab
 
     /// The wrapped source's changes.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
+
+    /// Whether the wrapped source reads without blocking.
+    public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
 }
 
 extension MappedDataSource: GetDataSource where Source: GetDataSource, Source.Value == SourceValue {

@@ -44,12 +44,15 @@ extension PluggedDataSource: DataSourceCapabilities where Source: DataSourceCapa
 
     /// The wrapped source's changes.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
+
+    /// Whether the wrapped source reads without blocking.
+    public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
 }
 
 extension PluggedDataSource: GetDataSource where Source: GetDataSource {
     /// Reads through the plugins.
     @inlinable @inline(__always)
-    public func get(_ query: any Query) async throws -> Source.Value {
+    nonisolated(nonsending) public func get(_ query: any Query) async throws -> Source.Value {
         guard chain.observesCalls else {
             do { return try await source.get(query) } catch { throw chain.failure(.get, query, error) }
         }

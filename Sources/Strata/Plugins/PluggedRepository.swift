@@ -38,7 +38,9 @@ public struct PluggedRepository<Base: Sendable>: Sendable {
 extension PluggedRepository: GetRepository where Base: GetRepository {
     /// Reads through the plugins.
     @inlinable @inline(__always)
-    public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Base.Value {
+    nonisolated(nonsending) public func get(_ query: any Query, operation: any RepositoryOperation) async throws
+        -> Base.Value
+    {
         guard chain.observesCalls else {
             do { return try await base.get(query, operation: operation) } catch {
                 throw chain.failure(.get, query, operation: operation, error)

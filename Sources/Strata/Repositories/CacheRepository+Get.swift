@@ -6,26 +6,50 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// fallback rule) is not marked. ``getResponse(_:operation:)`` makes the same read and says whether it was
     /// stale and which source answered.
     ///
+    /// A cache that reads without blocking (``DataSourceCapabilities/readsWithoutBlocking``: a memory source) may be
+    /// read on the caller's executor, with no hop (where the call is specialised for its type); any other cache, and
+    /// everything after a miss, is read off it, on the global concurrent executor.
+    ///
     /// - Parameters:
     ///   - query: Which value to read.
     ///   - operation: See the table on ``CacheRepository``.
     /// - Throws: ``StrataError``: the source's error, ``StrataError/Code/cacheSyncFailed`` when the main
     ///   value could not be cached, ``StrataError/Code/operationNotSupported`` for an operation that does not read.
     @inlinable @inline(__always)
-    public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Main.Value {
+    nonisolated(nonsending) public func get(_ query: any Query, operation: any RepositoryOperation) async throws
+        -> Main.Value
+    {
         // The hot path — a CacheSync or Default read that the cache answers — stays inlinable and allocation
         // free: no plan is built, no existential is called. Both plans start at the cache and return its value, so
         // this is their first step; a miss continues in the plan's algorithm from the second. Always inlined: left
         // out of line, as the optimizer left it inside a plugged repository, it is an async frame of its own
         // (a task allocation and its release, a quarter of a memory-cache hit).
+        // A cache that reads without blocking is read on the caller's executor; any other off it.
         if Self.readsCacheFirst(operation) {
-            do {
-                return try await cache.get(query)
-            } catch let error as StrataError where error.isMiss {
-                return try await readAfterCacheMiss(query, operation: operation, miss: error)
-            }
+            guard cache.readsWithoutBlocking else { return try await readCacheFirstConcurrently(query, operation) }
+            return try await readCacheFirst(query, operation)
         }
         return try await readAny(query, operation: operation)
+    }
+
+    /// A CacheSync or Default GET: the cache, then the rest of the plan after a miss.
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func readCacheFirst(_ query: any Query, _ operation: any RepositoryOperation)
+        async throws -> Main.Value
+    {
+        do {
+            return try await cache.get(query)
+        } catch let error as StrataError where error.isMiss {
+            return try await readAfterCacheMiss(query, operation: operation, miss: error)
+        }
+    }
+
+    /// ``readCacheFirst(_:_:)`` on the global concurrent executor, for a cache whose reads may block.
+    @usableFromInline
+    @concurrent func readCacheFirstConcurrently(_ query: any Query, _ operation: any RepositoryOperation)
+        async throws -> Main.Value
+    {
+        try await readCacheFirst(query, operation)
     }
 
     /// Reads as ``get(_:operation:)`` does, and says how the read ended: a hit when the first source the plan asks
@@ -38,19 +62,40 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     ///   - operation: See the table on ``CacheRepository``.
     /// - Throws: As ``get(_:operation:)``.
     @inlinable @inline(__always)
-    public func getReportingOutcome(
+    nonisolated(nonsending) public func getReportingOutcome(
         _ query: any Query,
         operation: any RepositoryOperation
     ) async throws -> (value: Main.Value, outcome: CallOutcome) {
         // The same hot path as `get`: a CacheSync or Default read that the cache answers is a hit.
         if Self.readsCacheFirst(operation) {
-            do {
-                return (try await cache.get(query), .hit)
-            } catch let error as StrataError where error.isMiss {
-                return try await readReportingOutcome(query, operation: operation, knownMiss: error)
+            guard cache.readsWithoutBlocking else {
+                return try await readCacheFirstReportingOutcomeConcurrently(query, operation)
             }
+            return try await readCacheFirstReportingOutcome(query, operation)
         }
         return try await readReportingOutcome(query, operation: operation, knownMiss: nil)
+    }
+
+    /// ``readCacheFirst(_:_:)``, with the read's outcome.
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func readCacheFirstReportingOutcome(
+        _ query: any Query,
+        _ operation: any RepositoryOperation
+    ) async throws -> (value: Main.Value, outcome: CallOutcome) {
+        do {
+            return (try await cache.get(query), .hit)
+        } catch let error as StrataError where error.isMiss {
+            return try await readReportingOutcome(query, operation: operation, knownMiss: error)
+        }
+    }
+
+    /// ``readCacheFirstReportingOutcome(_:_:)`` on the global concurrent executor, for a cache whose reads may block.
+    @usableFromInline
+    @concurrent func readCacheFirstReportingOutcomeConcurrently(
+        _ query: any Query,
+        _ operation: any RepositoryOperation
+    ) async throws -> (value: Main.Value, outcome: CallOutcome) {
+        try await readCacheFirstReportingOutcome(query, operation)
     }
 
     /// A GET with any operation by its plan, with its outcome; after the cache missed with `knownMiss`, if it did.

@@ -28,6 +28,9 @@ extension ValidatedDataSource: DataSourceCapabilities where Source: DataSourceCa
 
     /// The wrapped source's changes.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
+
+    /// Whether the wrapped source reads without blocking.
+    public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
 }
 
 extension ValidatedDataSource: GetDataSource where Source: GetDataSource, V.Value == Source.Value {
