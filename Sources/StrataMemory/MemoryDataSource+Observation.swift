@@ -17,5 +17,5 @@ extension MemoryDataSource {
 
     /// `true`: a read is one lock and a lookup, so a ``Strata/CacheRepository`` reads this cache on its caller's
     /// executor.
-    public var readsWithoutBlocking: Bool { true }
+    @inlinable public var readsWithoutBlocking: Bool { true }
 }

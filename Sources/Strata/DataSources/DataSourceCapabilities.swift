@@ -47,7 +47,7 @@ extension DataSourceCapabilities {
     public var origin: DataOrigin { .unspecified }
 
     /// `false`: a read may wait for a disk or a network, so a repository reads the source off its caller's executor.
-    public var readsWithoutBlocking: Bool { false }
+    @inlinable public var readsWithoutBlocking: Bool { false }
 
     /// A stream that ends at once: the source announces nothing.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> {

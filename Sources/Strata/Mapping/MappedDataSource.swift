@@ -33,7 +33,7 @@ extension MappedDataSource: DataSourceCapabilities where Source: DataSourceCapab
     public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
 
     /// Whether the wrapped source reads without blocking.
-    public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
+    @inlinable public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
 }
 
 extension MappedDataSource: GetDataSource where Source: GetDataSource, Source.Value == SourceValue {

@@ -46,7 +46,7 @@ extension PluggedDataSource: DataSourceCapabilities where Source: DataSourceCapa
     public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
 
     /// Whether the wrapped source reads without blocking.
-    public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
+    @inlinable public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
 }
 
 extension PluggedDataSource: GetDataSource where Source: GetDataSource {

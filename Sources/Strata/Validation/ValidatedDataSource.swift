@@ -30,7 +30,7 @@ extension ValidatedDataSource: DataSourceCapabilities where Source: DataSourceCa
     public func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
 
     /// Whether the wrapped source reads without blocking.
-    public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
+    @inlinable public var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
 }
 
 extension ValidatedDataSource: GetDataSource where Source: GetDataSource, V.Value == Source.Value {
