@@ -53,6 +53,18 @@ struct CapabilityForwardingTests {
         }
     }
 
+    @Test func theCheckFindsAWrapperThatSaysItsReadsMayBlockOverASourceThatDoesNot() async throws {
+        // Given a wrapper written before the capability existed, that forwards only the source's origin
+        let check = WrapperConformance { ForgetfulWrapper(source: $0, forwardsOrigin: true) }
+        // Then the check names the capability it lost
+        do {
+            try await check.run()
+            Issue.record("the check must fail")
+        } catch let failure as ConformanceFailure {
+            #expect(failure.rule == "readsWithoutBlocking")
+        }
+    }
+
     @Test func aRejectedValueCarriesItsEntryWithItsMetadata() async throws {
         let probe = CapabilityProbe()
         let metadata = EntryMetadata(storedAt: Date(timeIntervalSince1970: 5), eTag: "\"e\"")
@@ -69,9 +81,12 @@ struct CapabilityForwardingTests {
     }
 }
 
-/// A wrapper that forgets every capability: what the defaults answer for a wrapper written before them.
+/// A wrapper that forgets every capability (but its source's origin, when asked): what the defaults answer for a
+/// wrapper written before them.
 private struct ForgetfulWrapper: DataSource {
     let source: CapabilityProbe
+    var forwardsOrigin = false
+    var origin: DataOrigin { forwardsOrigin ? source.origin : .unspecified }
     func get(_ query: any Query) async throws -> String { try await source.get(query) }
     func getAll(_ query: any Query) async throws -> [String] { try await source.getAll(query) }
     func put(_ value: String, in query: any Query) async throws -> String { try await source.put(value, in: query) }

@@ -16,6 +16,9 @@ enum BlobFixture {
     static let body = Fixture.values(1, size: size)[0]
     static let order = Fixture.accessOrder(count)
 
+    /// A copy of ``body`` in a buffer of its own (a `Data` copied by value shares its buffer).
+    static func ownCopy() -> Data { body.withUnsafeBytes { Data($0) } }
+
     /// One server per process, started on first use.
     static let server = Task { try await BlobServer.start(body: body) }
 

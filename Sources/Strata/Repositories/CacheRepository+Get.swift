@@ -24,7 +24,6 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         // this is their first step; a miss continues in the plan's algorithm from the second. Always inlined: left
         // out of line, as the optimizer left it inside a plugged repository, it is an async frame of its own
         // (a task allocation and its release, a quarter of a memory-cache hit).
-        // A cache that reads without blocking is read on the caller's executor; any other off it.
         if Self.readsCacheFirst(operation) {
             guard cache.readsWithoutBlocking else { return try await readCacheFirstConcurrently(query, operation) }
             return try await readCacheFirst(query, operation)
