@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A unique folder under the system's temporary folder for one test, removed with everything in it when the value is
 /// released (or earlier, by ``remove()``), so a failing test leaves nothing behind.
@@ -6,10 +7,14 @@ public final class TemporaryFolder: Sendable {
     /// The folder.
     public let url: URL
 
-    /// Makes an empty folder named `prefix` followed by a UUID.
+    /// Makes an empty folder named `prefix`, the running test's name (its first 40 letters and digits) and a UUID,
+    /// so a folder left behind names the test that made it.
     public init(prefix: String = "strata-tests") throws {
+        let test = Test.current.map {
+            "-" + String($0.name.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(40))
+        }
         url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+            .appendingPathComponent("\(prefix)\(test ?? "")-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
