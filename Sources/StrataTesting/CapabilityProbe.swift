@@ -4,9 +4,9 @@ import Strata
 /// A data source of strings that uses every capability a source can have, and records how each was reached, so
 /// a check can prove that a wrapper forwards them (see ``WrapperConformance``).
 ///
-/// Its origin is `DataOrigin("probe")`; it reads without blocking; it announces its writes; it keeps metadata with each entry; it answers a
-/// conditional read with ``Strata/ConditionalRead/notModified(_:)`` when the caller's entity tag matches; it renews
-/// metadata in place.
+/// Its origin is `DataOrigin("probe")`; it reads without blocking; it announces its writes; it keeps metadata with
+/// each entry; it answers a conditional read with ``Strata/ConditionalRead/notModified(_:)`` when the caller's entity
+/// tag matches; it renews metadata in place.
 public final class CapabilityProbe: DataSource {
     /// The origin the probe names: `probe`.
     public static let probeOrigin = DataOrigin("probe")

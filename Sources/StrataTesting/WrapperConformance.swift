@@ -2,7 +2,8 @@ import Foundation
 import Strata
 
 /// Checks that a wrapper of a data source forwards every capability of the source it wraps: its origin, whether it
-/// reads without blocking, its changes, entries with metadata (read and written), conditional reads and metadata renewal.
+/// reads without blocking, its changes, entries with metadata (read and written), conditional reads and metadata
+/// renewal.
 ///
 /// A wrapper that drops a capability still compiles — the protocol's default answers instead — so this is the
 /// check that finds it. Run it for every wrapper you write:
