@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataJSONFile
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -10,13 +11,11 @@ struct Item: Codable, Sendable, Equatable {
     var number: Int
 }
 
-/// A unique temporary folder, removed when the test body returns.
+/// A unique temporary folder, named after the running test and removed when the test body returns.
 func withTemporaryFolder<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
-    let folder = FileManager.default.temporaryDirectory
-        .appendingPathComponent("StrataJSONFileTests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    return try await body(folder)
+    let folder = try TemporaryFolder(prefix: "StrataJSONFileTests")
+    defer { folder.remove() }
+    return try await body(folder.url)
 }
 
 /// Counts calls, across threads.

@@ -23,8 +23,16 @@ public final class TemporaryFolder: Sendable {
     }
 
     /// Removes the folder and everything in it now.
+    ///
+    /// Tried up to five times: a store still held by a task that is ending (a stream's producer) may write its
+    /// last access journal while the folder is being removed, and the removal then finds the store's folder not
+    /// empty.
     public func remove() {
-        try? FileManager.default.removeItem(at: url)
+        for _ in 0..<5 {
+            guard (try? FileManager.default.removeItem(at: url)) == nil else { return }
+            guard FileManager.default.fileExists(atPath: url.path) else { return }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
     }
 
     /// The path of a file or folder inside.
