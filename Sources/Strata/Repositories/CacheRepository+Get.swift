@@ -19,36 +19,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     nonisolated(nonsending) public func get(_ query: any Query, operation: any RepositoryOperation) async throws
         -> Main.Value
     {
-        // The hot path — a CacheSync or Default read that the cache answers — stays inlinable and allocation
-        // free: no plan is built, no existential is called. Both plans start at the cache and return its value, so
-        // this is their first step; a miss continues in the plan's algorithm from the second. Always inlined: left
-        // out of line, as the optimizer left it inside a plugged repository, it is an async frame of its own
-        // (a task allocation and its release, a quarter of a memory-cache hit).
-        if Self.readsCacheFirst(operation) {
-            guard cache.readsWithoutBlocking else { return try await readCacheFirstConcurrently(query, operation) }
-            return try await readCacheFirst(query, operation)
-        }
-        return try await readAny(query, operation: operation)
-    }
-
-    /// A CacheSync or Default GET: the cache, then the rest of the plan after a miss.
-    @inlinable @inline(__always)
-    nonisolated(nonsending) func readCacheFirst(_ query: any Query, _ operation: any RepositoryOperation)
-        async throws -> Main.Value
-    {
-        do {
-            return try await cache.get(query)
-        } catch let error as StrataError where error.isMiss {
-            return try await readAfterCacheMiss(query, operation: operation, miss: error)
-        }
-    }
-
-    /// ``readCacheFirst(_:_:)`` on the global concurrent executor, for a cache whose reads may block.
-    @usableFromInline
-    @concurrent func readCacheFirstConcurrently(_ query: any Query, _ operation: any RepositoryOperation)
-        async throws -> Main.Value
-    {
-        try await readCacheFirst(query, operation)
+        // The read is `getReportingOutcome`'s, whose hot path is inlined here; the outcome is dropped.
+        try await getReportingOutcome(query, operation: operation).value
     }
 
     /// Reads as ``get(_:operation:)`` does, and says how the read ended: a hit when the first source the plan asks
@@ -65,7 +37,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any Query,
         operation: any RepositoryOperation
     ) async throws -> (value: Main.Value, outcome: CallOutcome) {
-        // The same hot path as `get`: a CacheSync or Default read that the cache answers is a hit.
+        // The hot path — a CacheSync or Default read that the cache answers, a hit — stays inlinable and allocation
+        // free: no plan is built, no existential is called. Both plans start at the cache and return its value, so
+        // this is their first step; a miss continues in the plan's algorithm from the second. Always inlined: left
+        // out of line, as the optimizer left it inside a plugged repository, it is an async frame of its own
+        // (a task allocation and its release, a quarter of a memory-cache hit).
         if Self.readsCacheFirst(operation) {
             guard cache.readsWithoutBlocking else {
                 return try await readCacheFirstReportingOutcomeConcurrently(query, operation)
@@ -75,7 +51,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         return try await readReportingOutcome(query, operation: operation, knownMiss: nil)
     }
 
-    /// ``readCacheFirst(_:_:)``, with the read's outcome.
+    /// A CacheSync or Default GET: the cache, then the rest of the plan after a miss; with the read's outcome.
     @inlinable @inline(__always)
     nonisolated(nonsending) func readCacheFirstReportingOutcome(
         _ query: any Query,
@@ -117,22 +93,6 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     @inlinable
     static func readsCacheFirst<Operation: RepositoryOperation>(_ operation: Operation) -> Bool {
         Operation.self == CacheSyncOperation.self || Operation.self == DefaultOperation.self
-    }
-
-    /// A GET with any operation, by its plan.
-    @usableFromInline
-    func readAny(_ query: any Query, operation: any RepositoryOperation) async throws -> Main.Value {
-        try await getEntry(query, operation: operation).value
-    }
-
-    /// The rest of a CacheSync (or Default) GET after the cache missed with `miss`.
-    @usableFromInline
-    func readAfterCacheMiss(
-        _ query: any Query,
-        operation: any RepositoryOperation,
-        miss: StrataError
-    ) async throws -> Main.Value {
-        try await runGet(query, operation: operation, knownMiss: miss).answer.entry.value
     }
 
     /// Reads every value the query names from the sources the operation's plan selects.
