@@ -276,7 +276,8 @@ let package = Package(
         .testTarget(
             name: "StrataJSONFileTests",
             dependencies: [
-                "StrataJSONFile", "StrataTesting", "StrataSupport", "StrataTestSupport", "StrataJSONFileCrashWriter",
+                "StrataJSONFile", "StrataStorage", "StrataTesting", "StrataSupport", "StrataTestSupport",
+                "StrataJSONFileCrashWriter",
             ]
         ),
         .testTarget(

@@ -106,36 +106,32 @@ extension FileDataSource {
         }
     }
 
-    /// Copies a file the store could not rename in (it is on another volume) into a temporary file, commits
-    /// that, and removes the original.
-    func copyAcrossVolumes(_ source: String, descriptor: Int32, trailer: EntryTrailer, length: Int) throws {
-        let temporary: String
-        do {
-            temporary = try writeTemporary { output in
-                var buffer = [UInt8](repeating: 0, count: 1 << 20)
-                var offset = 0
-                while offset < length {
-                    let count = buffer.withUnsafeMutableBytes { chunk -> Int in
-                        guard let base = chunk.baseAddress else { return -1 }
-                        return FileDescriptor.read(
-                            descriptor,
-                            into: base,
-                            count: min(chunk.count, length - offset),
-                            at: offset
-                        )
-                    }
-                    guard count > 0,
-                        buffer.withUnsafeBytes({ FileDescriptor.writeAll(output, .init(rebasing: $0[0..<count])) })
-                    else { return false }
-                    offset += count
+    /// Copies a file the store cannot take in by rename — it is on another volume, or another name shares it —
+    /// into a temporary file with `encodedTrailer` after its payload, commits that, and removes the caller's name
+    /// for it. Nothing is ever written to the file: on failure it is as it was.
+    func copyIn(_ source: String, descriptor: Int32, trailer: EntryTrailer, encodedTrailer: [UInt8]) throws {
+        let length = trailer.payloadSize
+        let temporary = try writeTemporary { output in
+            var buffer = [UInt8](repeating: 0, count: min(max(length, 1), 1 << 20))
+            var offset = 0
+            while offset < length {
+                let count = buffer.withUnsafeMutableBytes { chunk -> Int in
+                    guard let base = chunk.baseAddress else { return -1 }
+                    return FileDescriptor.read(
+                        descriptor,
+                        into: base,
+                        count: min(chunk.count, length - offset),
+                        at: offset
+                    )
                 }
-                return true
+                guard count > 0,
+                    buffer.withUnsafeBytes({ FileDescriptor.writeAll(output, .init(rebasing: $0[0..<count])) })
+                else { return false }
+                offset += count
             }
-            try commit(from: .temporary(temporary), trailer: trailer, fileLength: length)
-        } catch {
-            _ = FileDescriptor.truncate(descriptor, to: trailer.payloadSize)
-            throw error
+            return encodedTrailer.withUnsafeBytes { FileDescriptor.writeAll(output, $0) }
         }
+        try commit(from: .temporary(temporary), trailer: trailer, fileLength: length + encodedTrailer.count)
         _ = unlink(source)
     }
 

@@ -6,10 +6,10 @@ extension FileDataSource {
     /// crash are removed when the store opens.
     static let temporaryPrefix = ".strata-tmp-"
 
-    /// Whether `item` is a temporary file a write left behind: only what the store may have made, a file, or a
-    /// link planted in its place (removed, never followed).
+    /// Whether `item` is a temporary file a write left behind: only a name of the form the store makes, a file,
+    /// or a link planted in its place (removed, never followed).
     static func isLeftoverTemporary(_ item: (name: String, kind: ItemKind)) -> Bool {
-        item.name.hasPrefix(temporaryPrefix) && (item.kind == .file || item.kind == .link)
+        StoreFolder.isTemporaryName(item.name, prefix: temporaryPrefix) && (item.kind == .file || item.kind == .link)
     }
 
     /// The kind the store's marker (`.strata-store`) names.

@@ -95,6 +95,23 @@ extension FileDataSource {
         changeBroadcaster.publish(.put(key: trailer.key))
     }
 
+    /// ``copyIn(_:descriptor:trailer:encodedTrailer:)``, then announces the put when it is in the index (even when
+    /// a step after the commit failed).
+    private func copyInAnnouncing(
+        _ source: String,
+        descriptor: Int32,
+        trailer: EntryTrailer,
+        encodedTrailer: [UInt8]
+    ) throws {
+        do {
+            try copyIn(source, descriptor: descriptor, trailer: trailer, encodedTrailer: encodedTrailer)
+        } catch {
+            if isCommitted(trailer) { changeBroadcaster.publish(.put(key: trailer.key)) }
+            throw error
+        }
+        changeBroadcaster.publish(.put(key: trailer.key))
+    }
+
     /// Whether the index holds the entry `trailer` describes.
     private func isCommitted(_ trailer: EntryTrailer) -> Bool {
         let name = EntryName(key: trailer.key)
@@ -104,8 +121,9 @@ extension FileDataSource {
     /// Moves a file (a finished download, for example) into the store under `key` without copying its bytes:
     /// the entry's metadata is appended to the file, which is then renamed into the store's folder.
     ///
-    /// When the file is on another volume it is copied instead, and the original is removed. On failure the
-    /// file is left where it was, as it was.
+    /// When the file is on another volume, or has another hard link (whose file appending would change), its bytes
+    /// are copied in instead and the caller's name for it removed; another name keeps the file as it was. On
+    /// failure the file is left where it was, as it was.
     ///
     /// - Parameters:
     ///   - url: The file to move; the store takes it over.
@@ -141,6 +159,10 @@ extension FileDataSource {
         }
         if let failure { throw failure }
         let encoded = trailer.encoded()
+        if !FileDescriptor.isSoleRegularFile(descriptor) {
+            try copyInAnnouncing(source, descriptor: descriptor, trailer: trailer, encodedTrailer: encoded)
+            return
+        }
         let appended =
             lseek(descriptor, off_t(size), SEEK_SET) >= 0
             && encoded.withUnsafeBytes { FileDescriptor.writeAll(descriptor, $0) }
@@ -152,12 +174,9 @@ extension FileDataSource {
         do {
             try commit(from: .external(source), trailer: trailer, fileLength: size + encoded.count)
         } catch let error as StrataError where (error.underlying as? POSIXError)?.code == .EXDEV {
-            do {
-                try copyAcrossVolumes(source, descriptor: descriptor, trailer: trailer, length: size + encoded.count)
-            } catch {
-                if isCommitted(trailer) { changeBroadcaster.publish(.put(key: key)) }
-                throw error
-            }
+            _ = FileDescriptor.truncate(descriptor, to: size)
+            try copyInAnnouncing(source, descriptor: descriptor, trailer: trailer, encodedTrailer: encoded)
+            return
         } catch {
             if isCommitted(trailer) {
                 changeBroadcaster.publish(.put(key: key))

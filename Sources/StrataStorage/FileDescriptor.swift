@@ -100,6 +100,13 @@ package enum FileDescriptor {
         return Int(info.st_size)
     }
 
+    /// Whether an open file is a regular file with no other hard link: one a store may write to without writing
+    /// to a file that another name, perhaps outside the store, also reaches.
+    package static func isSoleRegularFile(_ fd: Int32) -> Bool {
+        var info = stat()
+        return fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_nlink == 1
+    }
+
     /// Shortens or extends an open file to `length` bytes; false with `errno` set on failure.
     package static func truncate(_ fd: Int32, to length: Int) -> Bool {
         retryingInterrupts { ftruncate(fd, off_t(length)) } == 0

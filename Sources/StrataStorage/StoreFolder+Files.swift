@@ -41,6 +41,16 @@ extension StoreFolder {
         throw lastError
     }
 
+    /// Whether `name` has the form of a name ``createTemporary(prefix:)`` makes: `prefix`, then 1 to 16 lowercase
+    /// hexadecimal digits. A store removes leftover temporary files by this form, not by the prefix alone, so a
+    /// user's file that merely starts like one (`.tmp-draft.txt`) is never taken for the store's.
+    package static func isTemporaryName(_ name: String, prefix: String) -> Bool {
+        guard name.utf8.starts(with: prefix.utf8) else { return false }
+        let digits = name.utf8.dropFirst(prefix.utf8.count)
+        return (1...16).contains(digits.count)
+            && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     /// Reads the whole file `name`, at most `limit` bytes; `nil` when nothing is there.
     ///
     /// - Throws: ``POSIXCallError``: a link (``POSIXCallError/isLink``), a folder (``POSIXCallError/isWrongKind``),

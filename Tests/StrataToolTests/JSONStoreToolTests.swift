@@ -51,15 +51,20 @@ struct JSONStoreToolTests {
         let shard = try #require(try folder.names(in: "json/entries").first)
         let entryFile = try #require(try folder.names(in: "json/entries/\(shard)").first { $0.hasSuffix(".json") })
         let corrupt = "\(entryFile).corrupt-20240101-000000"
-        for path in ["json/.tmp-left", "json/entries/\(shard)/.tmp-left", "json/entries/\(shard)/\(corrupt)"] {
-            try Data("x".utf8).write(to: folder.url.appendingPathComponent(path))
-        }
+        // Temporary files a crash left (of this version's form and the earlier one's), a user's file that only
+        // starts like one, and a corrupt copy
+        let paths = [
+            "json/.strata-tmp-3a7c", "json/entries/\(shard)/.tmp-5b", "json/.tmp-left",
+            "json/entries/\(shard)/\(corrupt)",
+        ]
+        for path in paths { try Data("x".utf8).write(to: folder.url.appendingPathComponent(path)) }
 
         let run = try await strata("clear", store, "--yes")
 
         #expect(run.status == 0)
         let root = try folder.names(in: "json")
-        #expect(!root.contains(".tmp-left"))
+        #expect(!root.contains(".strata-tmp-3a7c"))
+        #expect(root.contains(".tmp-left"), "a name the store does not make is never removed")
         #expect(root.contains("index.journal") && root.contains(".strata-store"), "the store stays usable")
         #expect(try folder.names(in: "json/entries/\(shard)") == [corrupt], "a corrupt copy is never deleted")
         let reopened = try JSONFileDataSource<[String: String]>(folder: folder.url.appendingPathComponent("json"))

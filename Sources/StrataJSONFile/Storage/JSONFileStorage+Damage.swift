@@ -32,7 +32,8 @@ extension JSONFileStorage {
     }
 
     /// Handles a failure that means something foreign is at `name`: a link is removed (the link itself), a
-    /// folder or a special file set aside; either is reported. Returns whether it was such damage.
+    /// folder, a special file or a file too large to be the store's set aside; either is reported. Returns whether
+    /// it was such damage.
     mutating func setAsideDamage(_ name: String, in folder: StoreFolder, error: POSIXCallError, now: Date) throws
         -> Bool
     {
@@ -57,7 +58,7 @@ extension JSONFileStorage {
                     + "pointed to"
             )
         }
-        guard error.isWrongKind || error.code == ENXIO else { return nil }
+        guard error.isWrongKind || error.code == ENXIO || error.code == EFBIG else { return nil }
         return try setAside(name, in: folder, now: now, reason: "Not what the store keeps there")
     }
 

@@ -3,8 +3,8 @@ import Strata
 import StrataStorage
 
 extension JSONFileStorage {
-    /// Walks the store's own files: removes temporary files (regular files with the store's prefix) from the
-    /// root and the shard folders, and calls `visit` with each entry file (a regular file with an entry's name)
+    /// Walks the store's own files: removes temporary files (regular files named as the store names them,
+    /// ``isTemporaryName(_:)``) from the root and the shard folders, and calls `visit` with each entry file (a regular file with an entry's name)
     /// in each real shard folder.
     ///
     /// Nothing else is touched: names the store does not make are left alone, and a link, file or folder
@@ -15,7 +15,7 @@ extension JSONFileStorage {
         _ visit: (inout JSONFileStorage, _ shard: String, _ folder: StoreFolder, _ file: String) throws -> Void
     ) throws {
         do {
-            for item in try root.items() where item.kind == .file && item.name.hasPrefix(Self.temporaryPrefix) {
+            for item in try root.items() where item.kind == .file && Self.isTemporaryName(item.name) {
                 try root.remove(item.name)
             }
             for item in try entries.items() where Self.isShardName(item.name) {
@@ -26,7 +26,7 @@ extension JSONFileStorage {
                 }
                 guard let folder = try shard(item.name, create: false, now: now) else { continue }
                 for file in try folder.items() {
-                    if file.name.hasPrefix(Self.temporaryPrefix) {
+                    if Self.isTemporaryName(file.name) {
                         if file.kind == .file { try folder.remove(file.name) }
                     } else if Self.isEntryName(file.name) {
                         if file.kind == .file {

@@ -66,8 +66,22 @@ struct JSONFileStorage: ~Copyable {
     static let indexName = "index.journal"
     /// The entry folder's name.
     static let entriesName = "entries"
+    /// The largest file the store reads whole, an entry or the index (1 GiB). A put whose entry would be larger is
+    /// refused (``Strata/StrataError/Code/tooLarge``), so a larger entry file was not written by the store: it is
+    /// damage, set aside; a larger index is set aside and rebuilt from the entry files.
+    static let maximumFileSize = 1 << 30
     /// The prefix of every temporary file the store makes.
-    static let temporaryPrefix = ".tmp-"
+    static let temporaryPrefix = ".strata-tmp-"
+    /// The prefix of the temporary files of stores written before 2026-11-29; their leftovers are still removed.
+    static let earlierTemporaryPrefix = ".tmp-"
+
+    /// Whether `name` is a temporary file's the store makes (or made, under ``earlierTemporaryPrefix``): the
+    /// prefix and the random hexadecimal digits of ``StrataStorage/StoreFolder/createTemporary(prefix:)``, so a
+    /// user's `.tmp-draft.txt` in a folder the store adopted is never removed.
+    static func isTemporaryName(_ name: String) -> Bool {
+        StoreFolder.isTemporaryName(name, prefix: temporaryPrefix)
+            || StoreFolder.isTemporaryName(name, prefix: earlierTemporaryPrefix)
+    }
     /// The most shard folders kept open by all the JSON stores of the process together, a descriptor each
     /// (``KeptShard``): all 256 shards of one store where the process may open many files, so that a write or a
     /// read opens no folder (a miss costs `openat`, `fstat` and `close`), and never more than an eighth of the
@@ -264,15 +278,46 @@ struct JSONFileStorage: ~Copyable {
         try reopenJournal(now: now)
     }
 
-    /// Opens the journal for appending (`O_NOFOLLOW`: a link put in its place is never written through).
+    /// Opens the journal for appending, never writing through anything but the store's own file: a symbolic link
+    /// is refused by `O_NOFOLLOW`; a file with another hard link (one planted while the store was closed would have
+    /// every put appended to a file outside the store) or a special file is replaced, by rename, with a journal
+    /// written from the index, and reported — the other name keeps its bytes.
     mutating func reopenJournal(now: Date) throws {
         if journal >= 0 { close(journal) }
         journal = -1
-        do {
-            journal = try root.openFile(Self.indexName, O_WRONLY | O_APPEND)
-        } catch {
-            throw error.strataError("Opening the index")
+        for attempt in 0..<2 {
+            let fd: Int32
+            do {
+                // O_NONBLOCK: a pipe planted at the name cannot hang the open.
+                fd = try root.openFile(Self.indexName, O_WRONLY | O_APPEND | O_NONBLOCK)
+            } catch {
+                guard attempt == 0, error.code == ENXIO else { throw error.strataError("Opening the index") }
+                try replaceForeignJournal(now: now)
+                continue
+            }
+            if FileDescriptor.isSoleRegularFile(fd) {
+                journal = fd
+                return
+            }
+            close(fd)
+            guard attempt == 0 else { break }
+            try replaceForeignJournal(now: now)
         }
+        throw StrataError(.io, "The index \(root.qualified(Self.indexName)) keeps being replaced underneath the store")
+    }
+
+    /// Writes the journal anew from the index, by rename over what is at its name (a second hard link to a file
+    /// elsewhere, a pipe), and reports it.
+    private mutating func replaceForeignJournal(now: Date) throws {
+        try replace(Self.indexName, with: [UInt8](IndexJournal.snapshot(of: records)), now: now)
+        journalRecordCount = records.count
+        record(
+            StrataError(
+                .corrupt,
+                "The index \(root.qualified(Self.indexName)) was not the store's own file (another hard link, or not "
+                    + "a regular file): replaced with one written from the index; the other name keeps its bytes"
+            )
+        )
     }
 
     // MARK: - Entries
@@ -291,10 +336,17 @@ struct JSONFileStorage: ~Copyable {
         }
     }
 
-    /// Reads a whole regular file into one buffer of its size; `nil` when nothing is at `name`.
+    /// Reads a whole regular file of at most `limit` bytes into one buffer of its size; `nil` when nothing is at
+    /// `name`.
     ///
-    /// - Throws: ``StrataStorage/POSIXCallError``: a link (`ELOOP`) or anything but a regular file (`EISDIR`).
-    static func contents(of name: String, in folder: StoreFolder) throws(POSIXCallError) -> Data? {
+    /// - Throws: ``StrataStorage/POSIXCallError``: a link (`ELOOP`), anything but a regular file (`EISDIR`), or a
+    ///   file longer than `limit` (`EFBIG`: a sparse terabyte planted at an entry's name is refused before any
+    ///   buffer is made for it).
+    static func contents(
+        of name: String,
+        in folder: StoreFolder,
+        limit: Int = maximumFileSize
+    ) throws(POSIXCallError) -> Data? {
         let fd: Int32
         do {
             fd = try folder.openFile(name, O_RDONLY | O_NONBLOCK)
@@ -308,11 +360,17 @@ struct JSONFileStorage: ~Copyable {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw POSIXCallError(call: "read", path: folder.qualified(name), code: EISDIR)
         }
-        // One buffer of the file's size plus one byte (to notice a file that grew), then chunks only if it did.
+        let tooLarge = POSIXCallError(call: "read", path: folder.qualified(name), code: EFBIG)
+        guard info.st_size <= limit else { throw tooLarge }
+        // One buffer of the file's size plus one byte (to notice a file that grew), then chunks only if it did,
+        // never past the limit.
         var data = Data(count: max(Int(info.st_size), 0) + 1)
         var length = 0
         while true {
-            if length == data.count { data.count += max(64 * 1024, data.count) }
+            if length == data.count {
+                guard length <= limit else { throw tooLarge }
+                data.count = min(data.count + max(64 * 1024, data.count), limit + 1)
+            }
             let count = data.withUnsafeMutableBytes { buffer in
                 read(fd, buffer.baseAddress.map { $0 + length }, buffer.count - length)
             }
@@ -378,6 +436,13 @@ struct JSONFileStorage: ~Copyable {
     /// the disk's block groups) cost 0.7–1.1 ms on the development machine, against 0.04 ms in the root
     /// folder. ``forEachEntryFile(now:_:)`` removes the temporary files a crash leaves.
     mutating func write(_ data: Data, for key: String, record: IndexRecord, now: Date) throws {
+        guard data.count <= Self.maximumFileSize else {
+            throw StrataError(
+                .tooLarge,
+                "The entry of \(StrataError.quoted(key: key)) is \(data.count) bytes; a JSON file store keeps entries of "
+                    + "at most \(Self.maximumFileSize) bytes"
+            )
+        }
         let (shardName, file) = Self.location(of: key)
         do {
             let (fd, temporary) = try root.createTemporary(prefix: Self.temporaryPrefix)
