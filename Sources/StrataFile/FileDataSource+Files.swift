@@ -112,24 +112,8 @@ extension FileDataSource {
     func copyIn(_ source: String, descriptor: Int32, trailer: EntryTrailer, encodedTrailer: [UInt8]) throws {
         let length = trailer.payloadSize
         let temporary = try writeTemporary { output in
-            var buffer = [UInt8](repeating: 0, count: min(max(length, 1), 1 << 20))
-            var offset = 0
-            while offset < length {
-                let count = buffer.withUnsafeMutableBytes { chunk -> Int in
-                    guard let base = chunk.baseAddress else { return -1 }
-                    return FileDescriptor.read(
-                        descriptor,
-                        into: base,
-                        count: min(chunk.count, length - offset),
-                        at: offset
-                    )
-                }
-                guard count > 0,
-                    buffer.withUnsafeBytes({ FileDescriptor.writeAll(output, .init(rebasing: $0[0..<count])) })
-                else { return false }
-                offset += count
-            }
-            return encodedTrailer.withUnsafeBytes { FileDescriptor.writeAll(output, $0) }
+            FileDescriptor.copy(from: descriptor, to: output, length: length)
+                && encodedTrailer.withUnsafeBytes { FileDescriptor.writeAll(output, $0) }
         }
         try commit(from: .temporary(temporary), trailer: trailer, fileLength: length + encodedTrailer.count)
         _ = unlink(source)

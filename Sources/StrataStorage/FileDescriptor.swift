@@ -76,6 +76,32 @@ package enum FileDescriptor {
         return total
     }
 
+    /// Copies `source`'s bytes from its start (by offset: its position is not used) to `destination`: `length`
+    /// bytes, or to the end of the file when `length` is `nil`. False with `errno` set when a read or a write
+    /// fails, or `EIO` when the file ends before `length` bytes.
+    package static func copy(from source: Int32, to destination: Int32, length: Int? = nil) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: min(max(length ?? 1 << 20, 1), 1 << 20))
+        var offset = 0
+        while length.map({ offset < $0 }) ?? true {
+            let wanted = min(chunk.count, (length ?? Int.max) - offset)
+            let count = chunk.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return -1 }
+                return read(source, into: base, count: wanted, at: offset, minimum: 1)
+            }
+            if count < 0 { return false }
+            if count == 0 {
+                guard length == nil else {
+                    errno = EIO
+                    return false
+                }
+                return true
+            }
+            guard chunk.withUnsafeBytes({ writeAll(destination, .init(rebasing: $0[0..<count])) }) else { return false }
+            offset += count
+        }
+        return true
+    }
+
     /// Reads to the end of the file, at most `limit` bytes.
     ///
     /// - Throws: ``POSIXCallError``; `EFBIG` when the file holds more than `limit` bytes.

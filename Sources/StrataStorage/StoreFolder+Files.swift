@@ -51,6 +51,22 @@ extension StoreFolder {
             && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
+    /// Copies the open file `source`, all of it, into a new file created as ``createTemporary(prefix:)`` creates
+    /// one: nothing is followed or overwritten on either side, whatever the source's path now names.
+    ///
+    /// - Returns: The new file's name.
+    /// - Throws: ``POSIXCallError``; the new file is removed then.
+    package func copyIn(_ source: Int32, temporaryPrefix: String) throws(POSIXCallError) -> String {
+        let (fd, name) = try createTemporary(prefix: temporaryPrefix)
+        defer { _ = close(fd) }
+        guard FileDescriptor.copy(from: source, to: fd) else {
+            let error = POSIXCallError.last("copy", qualified(name))
+            _ = try? remove(name)
+            throw error
+        }
+        return name
+    }
+
     /// Reads the whole file `name`, at most `limit` bytes; `nil` when nothing is there.
     ///
     /// - Throws: ``POSIXCallError``: a link (``POSIXCallError/isLink``), a folder (``POSIXCallError/isWrongKind``),

@@ -95,4 +95,23 @@ struct StoreFolderTests {
             #expect(first.name.hasPrefix(".tmp-"))
         }
     }
+
+    @Test func aCopyInHoldsEveryByteOfTheSourceInANewTemporaryFile() throws {
+        try withTemporaryFolder { root in
+            // Given a source of a few chunks and a bit, open, and a store folder
+            let bytes = (0..<((5 << 19) + 7)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            try Data(bytes).write(to: URL(fileURLWithPath: root + "/source"))
+            let source = open(root + "/source", O_RDONLY)
+            defer { close(source) }
+            let folder = try StoreFolder.open(root + "/store", create: true)
+
+            // When it is copied in
+            let name = try folder.copyIn(source, temporaryPrefix: ".tmp-")
+
+            // Then the folder holds one new regular file with the source's bytes
+            #expect(name.hasPrefix(".tmp-"))
+            #expect(try folder.items().map(\.name) == [name])
+            #expect(try folder.readFile(name, limit: bytes.count) == bytes)
+        }
+    }
 }
