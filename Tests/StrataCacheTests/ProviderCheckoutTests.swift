@@ -24,9 +24,20 @@ struct ProviderCheckoutTests {
         return try provider.store(objectAt: download, key: key, headers: ["ETag": "\"\(body.count)\""])
     }
 
-    /// Every name in the checkout folder, hidden ones (staged copies) included.
+    /// Every name in the checkout folder, hidden ones (staged copies) included, but the lock file of the provider's
+    /// claim on the folder.
     private func checkoutFolderItems(_ provider: FileCacheProvider) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: provider.checkoutFolder.path).sorted()
+        try FileManager.default.contentsOfDirectory(atPath: provider.checkoutFolder.path)
+            .filter { $0 != ".strata-lock" }.sorted()
+    }
+
+    /// Moves the checkout folder away and puts a link to `target` at its path: the folder the provider holds is
+    /// then `moved`.
+    private func swapCheckoutFolder(of provider: FileCacheProvider, forALinkTo target: URL, movingItTo moved: URL)
+        throws
+    {
+        try FileManager.default.moveItem(at: provider.checkoutFolder, to: moved)
+        try FileManager.default.createSymbolicLink(at: provider.checkoutFolder, withDestinationURL: target)
     }
 
     /// The checkout's inode: a rewritten checkout is a new file renamed over the old one.
@@ -147,5 +158,97 @@ struct ProviderCheckoutTests {
         #expect(again == first)
         #expect(try inode(again) == written)
         #expect(try Data(contentsOf: again) == pattern(count: 64))
+    }
+
+    @Test func aStoreAfterTheCheckoutFolderWasSwappedForALinkFailsAndWritesNothingOutside() throws {
+        // Given a provider whose checkout folder is then moved away, and a link to a folder of the user's put in
+        // its place
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+        let outside = folder.url.appendingPathComponent("outside", isDirectory: true)
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
+        try Data("user".utf8).write(to: outside.appendingPathComponent("user.txt"))
+        let moved = folder.url.appendingPathComponent("moved", isDirectory: true)
+        try swapCheckoutFolder(of: provider, forALinkTo: outside, movingItTo: moved)
+
+        // When a download is stored
+        let download = folder.url.appendingPathComponent("download")
+        try Data("payload".utf8).write(to: download)
+        let error = #expect(throws: StrataError.self) {
+            try provider.store(objectAt: download, key: "k", headers: [:])
+        }
+
+        // Then it fails before copying or storing anything: the user's folder holds only their file, the folder
+        // the provider holds no staged copy, and the download is where it was
+        #expect(error?.code == .io)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path) == ["user.txt"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: moved.path).filter { $0 != ".strata-lock" } == [])
+        #expect(provider.store.count == 0)
+        #expect(try Data(contentsOf: download) == Data("payload".utf8))
+    }
+
+    @Test func aCheckoutIsHandedOutOnlyWhileTheCheckoutFoldersPathLeadsToTheHeldFolder() throws {
+        // Given a stored download, and the checkout folder then moved away and replaced by a link to a folder
+        // holding a forged file named as the key's checkout
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+        _ = try store(Data("genuine".utf8), key: "k", in: provider, folder)
+        let outside = folder.url.appendingPathComponent("outside", isDirectory: true)
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: false)
+        let forged = outside.appendingPathComponent(FileCacheProvider.checkoutName("k"))
+        try Data("forged by the attacker".utf8).write(to: forged)
+        let moved = folder.url.appendingPathComponent("moved", isDirectory: true)
+        try swapCheckoutFolder(of: provider, forALinkTo: outside, movingItTo: moved)
+
+        // When it is looked up
+        let error = #expect(throws: StrataError.self) { try provider.cachedItem(key: "k") }
+
+        // Then no URL naming the forged file is handed out; the forged file and the entry are as they were
+        #expect(error?.code == .io)
+        #expect(provider.find(key: "k") == nil)
+        #expect(try Data(contentsOf: forged) == Data("forged by the attacker".utf8))
+        #expect(provider.store.value(forKey: "k") == Data("genuine".utf8))
+
+        // And a link that leads back to the held folder hands out the genuine checkout again
+        try FileManager.default.removeItem(at: provider.checkoutFolder)
+        try FileManager.default.createSymbolicLink(at: provider.checkoutFolder, withDestinationURL: moved)
+        #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == Data("genuine".utf8))
+    }
+
+    @Test func aLinkAFolderOrAPipeGivenAsTheDownloadIsRefusedAndLeavesNothingBehind() throws {
+        // Given a provider, and as downloads a link to a file of the user's, a folder holding a file, and a pipe
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+        let secret = folder.url.appendingPathComponent("secret.txt")
+        try Data("secret".utf8).write(to: secret)
+        let link = folder.url.appendingPathComponent("download-link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: secret)
+        let tree = folder.url.appendingPathComponent("download-folder", isDirectory: true)
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: false)
+        try Data("inner".utf8).write(to: tree.appendingPathComponent("inner.txt"))
+        let pipe = folder.url.appendingPathComponent("download-pipe")
+        #expect(mkfifo(pipe.path, 0o644) == 0)
+
+        // When each is stored
+        var codes: [StrataError.Code?] = []
+        for (key, download) in [("link", link), ("folder", tree), ("pipe", pipe)] {
+            codes.append(
+                #expect(throws: StrataError.self) {
+                    try provider.store(objectAt: download, key: key, headers: [:])
+                }?.code
+            )
+        }
+
+        // Then each is refused as an invalid argument before anything is copied: the checkout folder and the store
+        // are empty, and the link, its target and the folder are as they were
+        #expect(codes == [.invalidArgument, .invalidArgument, .invalidArgument])
+        #expect(try checkoutFolderItems(provider) == [])
+        #expect(provider.store.count == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == secret.path)
+        #expect(try Data(contentsOf: secret) == Data("secret".utf8))
+        #expect(try Data(contentsOf: tree.appendingPathComponent("inner.txt")) == Data("inner".utf8))
     }
 }

@@ -292,6 +292,45 @@ struct ProviderFileCacheProviderTests {
         #expect(!names.contains(FileCacheProvider.checkoutName("second")))
     }
 
+    @Test func aSecondProviderOnTheSameCheckoutFolderIsRefusedUntilTheFirstGoes() throws {
+        // Given a provider on one store that has handed out a checkout from a checkout folder of its own
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let shared = folder.url.appendingPathComponent("checkouts", isDirectory: true)
+        let first = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "first", clock: ManualClock())
+        )
+        let second = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "second", clock: ManualClock())
+        )
+        var provider: FileCacheProvider? = try FileCacheProvider(store: first, checkoutFolder: shared)
+        let download = folder.url.appendingPathComponent("download")
+        try Data("payload".utf8).write(to: download)
+        let handedOut = try #require(try provider?.store(objectAt: download, key: "k", headers: [:]))
+        let alias = folder.url.appendingPathComponent("alias", isDirectory: true)
+        try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: folder.url)
+
+        // When a provider on another store is given the same folder, by its path or through a link to its parent
+        let direct = #expect(throws: StrataError.self) { try FileCacheProvider(store: second, checkoutFolder: shared) }
+        let aliased = #expect(throws: StrataError.self) {
+            try FileCacheProvider(store: second, checkoutFolder: alias.appendingPathComponent("checkouts"))
+        }
+
+        // Then it is refused as in use, and the first provider's checkout is still there; so is a checkout folder
+        // that is a store's own folder
+        #expect(direct?.code == .alreadyInUse)
+        #expect(aliased?.code == .alreadyInUse)
+        let storesOwn = #expect(throws: StrataError.self) {
+            try FileCacheProvider(store: second, checkoutFolder: second.folderURL)
+        }
+        #expect(storesOwn?.code == .alreadyInUse)
+        #expect(try Data(contentsOf: handedOut) == Data("payload".utf8))
+
+        // And once the first provider goes, the folder is free again
+        provider = nil
+        #expect(try FileCacheProvider(store: second, checkoutFolder: shared).checkoutFolder == shared)
+    }
+
     /// Every item in the two folders (not following links): path → bytes, link destination or `folder`.
     private func userItems(_ folders: URL...) throws -> [String: String] {
         var result: [String: String] = [:]
@@ -305,7 +344,8 @@ struct ProviderFileCacheProviderTests {
                 case .typeSymbolicLink?: result[path] = try manager.destinationOfSymbolicLink(atPath: path)
                 case .typeDirectory?: result[path] = "folder"
                 default:
-                    if FileCacheProvider.isCheckoutName(name) { continue }  // the provider's own
+                    // The provider's own: its checkouts, and the lock file of its claim on the folder
+                    if FileCacheProvider.isCheckoutName(name) || name == ".strata-lock" { continue }
                     result[path] = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
                 }
             }

@@ -26,17 +26,27 @@ internal import StrataSupport
 /// bytes not copied. A store's entry file, though, is the data followed by the store's metadata, so it is
 /// not the plain file a ``CacheProvider`` must return, and the store's own file cannot be handed out. The
 /// provider therefore hands out a *checkout*: a plain copy of the entry in ``checkoutFolder``, one file per
-/// key (replaced atomically), made once per version of the entry — when a download is stored
-/// (`FileManager.copyItem`, a clone on APFS) or when an entry is read and its checkout is missing or out of
-/// date. Later lookups of the same version hand the same file out again: they mark the entry as just used
-/// (`FileDataSource/markUsed(forKey:)`) without reading its data, so repeated calls neither copy nor pile up
-/// files. Checkouts of entries the store no longer holds are deleted when a download is stored, and when a
-/// lookup misses. Treat a returned URL as read-only: open it soon, or copy it (a checkout changed in size or
-/// replaced by something other than a file is written again from the store).
+/// key (replaced atomically), made once per version of the entry — when a download is stored (copied from the
+/// download, opened without following a link, into a new file of the held checkout folder) or when an entry is
+/// read and its checkout is missing or out of date. Later lookups of the same version hand the same file out
+/// again: they mark the entry as just used (`FileDataSource/markUsed(forKey:)`) without reading its data, so
+/// repeated calls neither copy nor pile up files. Checkouts of entries the store no longer holds are deleted when
+/// a download is stored, and when a lookup misses. Treat a returned URL as read-only: open it soon, or copy it (a
+/// checkout changed in size or replaced by something other than a file is written again from the store).
 ///
 /// The provider deletes only what it made: regular files named as its checkouts (32 hex digits and
 /// `.strata-checkout`) or as its staged copies (`.strata-checkout-staged-…`). Anything else in the checkout
-/// folder — the user's files, subfolders, links — is never touched, and no link is followed.
+/// folder — the user's files, subfolders, links — is never touched, and no link is followed. A download that is
+/// not a regular file (a link, a folder) is refused before anything is copied.
+///
+/// ## The checkout folder
+///
+/// The provider holds the checkout folder open and makes every file in it relative to that descriptor, and it
+/// claims the folder as a store claims its own (the lock file `.strata-lock` in it): while it lives, a second
+/// provider on the same folder, in this process or another, is refused with
+/// ``Strata/StrataError/Code/alreadyInUse``. A URL is handed out only while ``checkoutFolder``'s path still leads
+/// to the folder held (same device and inode): once it was moved away or replaced, by a link say, lookups miss and
+/// ``cachedItem(key:)`` and ``store(objectAt:key:headers:)`` fail with ``Strata/StrataError/Code/io``.
 public final class FileCacheProvider: CacheProvider {
     /// The store that keeps the downloads and their HTTP metadata.
     public let store: FileDataSource
@@ -49,7 +59,10 @@ public final class FileCacheProvider: CacheProvider {
     public let checkoutFolder: URL
 
     /// The checkout folder, held open: every checkout is created, renamed and removed relative to it.
-    private let folder: StoreFolder
+    let folder: StoreFolder
+
+    /// The provider's claim on the checkout folder, given up when the provider goes.
+    private let ownership: StoreOwnership
 
     private struct Version: Hashable {
         var created: Date
@@ -75,7 +88,9 @@ public final class FileCacheProvider: CacheProvider {
     ///   - cachePolicy: Whether to ask the store before the server.
     ///   - checkoutFolder: The folder of the files handed out; by default a sibling of the store's folder
     ///     named `<identifier>.checkout`.
-    /// - Throws: ``Strata/StrataError/Code/io`` when the checkout folder cannot be created.
+    /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when another provider, in this process or another,
+    ///   holds the checkout folder, or it is the store's own folder, ``Strata/StrataError/Code/io``
+    ///   when the checkout folder cannot be created, or a link is in its place.
     public init(
         store: FileDataSource,
         cachePolicy: CachePolicy = .alwaysFetchWithCustomHeader,
@@ -85,18 +100,26 @@ public final class FileCacheProvider: CacheProvider {
             checkoutFolder
             ?? store.folderURL.deletingLastPathComponent()
             .appendingPathComponent(store.folderURL.lastPathComponent + ".checkout", isDirectory: true)
+        let opened: StoreFolder
         do {
-            self.folder = try StoreFolder.open(folder.path, create: true)
+            opened = try StoreFolder.open(folder.path, create: true)
         } catch {
             throw error.strataError("Opening the checkout folder")
         }
+        self.folder = opened
+        self.ownership = try StoreOwnership.claim(
+            opened,
+            mode: .exclusive,
+            owner: "the FileCacheProvider of \(store.folderURL.path)"
+        )
         self.store = store
         self.cachePolicy = cachePolicy
         self.checkoutFolder = folder
         checkouts.withLock { pruneCheckouts(&$0, removingStaged: true) }
     }
 
-    /// Returns a plain file with the data cached under `key`, or `nil` when the store has none.
+    /// Returns a plain file with the data cached under `key`, or `nil` when the store has none (or the checkout
+    /// folder's path no longer leads to the folder the provider holds).
     ///
     /// - Parameter key: The download's cache key.
     public func find(key: String) -> URL? {
@@ -107,7 +130,8 @@ public final class FileCacheProvider: CacheProvider {
     ///
     /// - Parameter key: The download's cache key.
     /// - Throws: ``Strata/StrataError/Code/notFound`` when the store no longer holds it (evicted, expired or
-    ///   damaged), ``Strata/StrataError/Code/io`` when the checkout cannot be written.
+    ///   damaged), ``Strata/StrataError/Code/io`` when the checkout cannot be written or the checkout folder's
+    ///   path no longer leads to the folder the provider holds.
     public func cachedItem(key: String) throws -> URL {
         guard let url = try checkout(key) else {
             throw StrataError.notFound(
@@ -121,32 +145,30 @@ public final class FileCacheProvider: CacheProvider {
     /// case-insensitively) and returns its checkout.
     ///
     /// - Parameters:
-    ///   - file: The downloaded file; the store takes it over.
+    ///   - file: The downloaded file, a regular file (not a link to one); the store takes it over.
     ///   - key: The download's cache key.
     ///   - headers: The response headers.
     /// - Returns: The plain file handed out for `key`.
-    /// - Throws: ``Strata/StrataError/Code/tooLarge`` when the file exceeds the store's size limit,
-    ///   ``Strata/StrataError/Code/io`` when a file operation fails; nothing is stored then.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when `file` is a link, a folder or anything but a
+    ///   regular file, ``Strata/StrataError/Code/tooLarge`` when the file exceeds the store's size limit,
+    ///   ``Strata/StrataError/Code/io`` when a file operation fails or the checkout folder's path no longer leads to
+    ///   the folder the provider holds; nothing is stored then, and nothing is left in the checkout folder. (Should
+    ///   the path change while the download is being stored, it is stored and the call fails all the same.)
     public func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
         let options = FileDataSource.EntryOptions(
             eTag: Self.header("ETag", in: headers),
             lastModified: Self.header("Last-Modified", in: headers)
         )
         let name = Self.checkoutName(key)
-        let staged = Self.stagedName()
-        do {
-            try FileManager.default.copyItem(at: file, to: checkoutFolder.appendingPathComponent(staged))
-        } catch {
-            throw StrataError.io("Copying \(file.path) into \(checkoutFolder.path) failed", underlying: error)
-        }
+        try checkFolderPath()
+        let staged = try stage(file)
         do {
             try store.move(fileAt: file, forKey: key, options: options)
         } catch {
             removeOwnFile(staged)
             throw error
         }
-        let destination = checkoutFolder.appendingPathComponent(name)
-        return try checkouts.withLock { checkouts in
+        try checkouts.withLock { checkouts in
             do throws(POSIXCallError) {
                 try folder.rename(staged, to: name)
             } catch {
@@ -155,8 +177,8 @@ public final class FileCacheProvider: CacheProvider {
             }
             checkouts[name] = checkout(name, holding: store.info(forKey: key))
             pruneCheckouts(&checkouts)
-            return destination
         }
+        return try handOut(name)
     }
 
     /// `If-None-Match` with the stored `ETag` and `If-Modified-Since` with the stored `Last-Modified`, when
@@ -192,17 +214,23 @@ public final class FileCacheProvider: CacheProvider {
 
     // MARK: - Checkouts
 
-    /// Returns the checkout of `key`, marking the entry as just used.
+    /// Returns the checkout of `key`, marking the entry as just used; `nil` when the store has no entry for it.
+    private func checkout(_ key: String) throws -> URL? {
+        guard let name = try refreshCheckout(key) else { return nil }
+        return try handOut(name)
+    }
+
+    /// Makes the checkout of `key` current, marking the entry as just used: its name, or `nil` when the store has
+    /// no entry for `key`.
     ///
     /// A checkout this provider made from the entry's current version is handed out again as it is: the entry
     /// is touched, its data not read. Otherwise the entry is read (which checks it) and its checkout rewritten.
-    private func checkout(_ key: String) throws -> URL? {
+    private func refreshCheckout(_ key: String) throws -> String? {
         let name = Self.checkoutName(key)
-        let destination = checkoutFolder.appendingPathComponent(name)
         if let info = store.markUsed(forKey: key) {
             let version = Self.version(info)
             let current = checkouts.withLock { checkouts in isCurrent(checkouts[name], name, version: version) }
-            if current { return destination }
+            if current { return name }
         }
         // The entry's metadata before and after the read: equal, they name the version of the data read.
         guard let before = store.info(forKey: key), let data = store.value(forKey: key),
@@ -216,10 +244,10 @@ public final class FileCacheProvider: CacheProvider {
             return nil
         }
         return try checkouts.withLock { checkouts in
-            if isCurrent(checkouts[name], name, version: Self.version(info)) { return destination }
+            if isCurrent(checkouts[name], name, version: Self.version(info)) { return name }
             try writeCheckout(data, to: name)
             checkouts[name] = checkout(name, holding: info)
-            return destination
+            return name
         }
     }
 
@@ -286,12 +314,6 @@ public final class FileCacheProvider: CacheProvider {
 
     /// The prefix of staged copies (a checkout before its rename).
     static let stagedPrefix = ".strata-checkout-staged-"
-
-    /// A new, unpredictable staged name: ``stagedPrefix`` and 64 random bits in hex, as
-    /// ``StrataStorage/StoreFolder/createTemporary(prefix:)`` names them.
-    private static func stagedName() -> String {
-        stagedPrefix + String(UInt64.random(in: .min ... .max), radix: 16)
-    }
 
     /// Whether `name` is a checkout's: 32 lowercase hex digits and ``checkoutSuffix``.
     static func isCheckoutName(_ name: String) -> Bool {
