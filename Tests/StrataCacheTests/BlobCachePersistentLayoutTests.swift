@@ -133,6 +133,41 @@ struct BlobCachePersistentLayoutTests {
         }
     }
 
+    /// A store of the user's that merely has the old freshness store's name (`<identifier>.freshness`) is no
+    /// freshness store: an entry that is not a record says so, and the cache leaves every entry of it alone.
+    @Test func aStoreOfTheUsersNamedLikeTheOldFreshnessStoreKeepsEveryEntry() async throws {
+        try await withFixture([("GET /a", reply("network"))]) { fixture in
+            // Given a user's own file store at that name, holding a value and something that is a record
+            let key = fixture.url("a").absoluteString
+            let configuration = FileDataSource.Configuration(
+                location: .url(fixture.folder),
+                identifier: "blobs.freshness",
+                clock: fixture.clock
+            )
+            let record = FreshnessRecord(
+                freshUntil: fixture.clock.now(),
+                lifetime: 60,
+                staleIfError: nil,
+                mustRevalidate: false,
+                noCache: false,
+                contentHash: 1
+            )
+            do {
+                let mine = try FileDataSource(configuration: configuration)
+                try mine.setValue(Data("my notes".utf8), forKey: "notes")
+                try mine.setValue(record.encoded(), forKey: key)
+            }
+
+            // When a cache opens the folder beside it
+            _ = try fixture.makeCache()
+
+            // Then the user's store holds both entries as they were
+            let mine = try FileDataSource(configuration: configuration)
+            #expect(mine.value(forKey: "notes") == Data("my notes".utf8))
+            #expect(mine.value(forKey: key) == record.encoded())
+        }
+    }
+
     @Test func theMemoryLayerDropsABlobAtExactlyItsExpiry() async throws {
         try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=30"]))]) { fixture in
             let cache = try fixture.makeCache()
