@@ -100,7 +100,7 @@ struct JSONFileDataSourceForeignFileTests {
             return "missing"
         }
         let output = folder.deletingLastPathComponent().appendingPathComponent("child-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
         let handle = try FileHandle(forWritingTo: output)
         defer { try? handle.close() }
         let process = ChildProcess()

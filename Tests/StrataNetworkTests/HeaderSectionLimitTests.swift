@@ -6,7 +6,9 @@ import Testing
 
 /// A server that never ends its header section cannot make a transport hold it: headers are bounded far below
 /// the body limit by the transport's HTTP parser (libcurl: 300 KiB per response, interim responses included;
-/// NIO: 80 KiB), and the flood ends in a network error, long before the request's deadline.
+/// NIO: 80 KiB per response), and a flood of header lines ends in a network error, long before the request's
+/// deadline. Interim responses are another matter for NIO, which drops each one as it ends: nothing piles up, and
+/// the final response is returned (an interim flood that never ends meets the request's deadline).
 struct HeaderSectionLimitTests {
     /// How a hostile server floods the header section: 20 MB, then a body, whatever the client does.
     enum Flood: String, CaseIterable, Sendable {
@@ -43,10 +45,16 @@ struct HeaderSectionLimitTests {
         // A deadline far beyond the flood's few hundred milliseconds: it is the parser's bound that ends it.
         let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(30), totalTimeout: .seconds(50))
 
-        let error = await strataError { _ = try await HTTPClient(transport: transport).send(request) }
+        var body: Data?
+        let error = await strataError { body = try await HTTPClient(transport: transport).send(request).body }
 
-        #expect(error?.code == .network, "\(String(describing: error))")
-        #expect(error?.message.contains("deadline") == false, "\(String(describing: error))")
-        #expect(transport.peakBodyBytes == 0)
+        if flood == .endlessInterimResponses, kind.name != TransportUnderTest.urlSession.name {
+            #expect(error == nil, "\(String(describing: error))")
+            #expect(body == Data("ok".utf8))
+        } else {
+            #expect(error?.code == .network, "\(String(describing: error))")
+            #expect(error?.message.contains("deadline") == false, "\(String(describing: error))")
+            #expect(transport.peakBodyBytes == 0)
+        }
     }
 }
