@@ -155,10 +155,11 @@ public final class FileCacheProvider: CacheProvider {
     ///   the folder the provider holds; nothing is stored then, and nothing is left in the checkout folder. (Should
     ///   the path change while the download is being stored, it is stored and the call fails all the same.)
     public func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
-        let options = FileDataSource.EntryOptions(
+        let validators = ConditionalHeaders.storable(
             eTag: Self.header("ETag", in: headers),
             lastModified: Self.header("Last-Modified", in: headers)
         )
+        let options = FileDataSource.EntryOptions(eTag: validators.eTag, lastModified: validators.lastModified)
         let name = Self.checkoutName(key)
         try checkFolderPath()
         let staged = try stage(file)
@@ -184,30 +185,46 @@ public final class FileCacheProvider: CacheProvider {
     /// `If-None-Match` with the stored `ETag` and `If-Modified-Since` with the stored `Last-Modified`, when
     /// the store holds an entry for `cacheKey`; no headers otherwise.
     ///
+    /// A validator that cannot be sent back — an `ETag` that is not an entity tag, a value with a control
+    /// character, which a request refuses — is left out (as `ConditionalHeaders` leaves it out), so a server's
+    /// garbage never fails the later downloads of the key.
+    ///
     /// - Parameter cacheKey: The download's cache key.
     public func headerValues(for cacheKey: String) -> [String: String] {
         guard let info = store.info(forKey: cacheKey) else { return [:] }
-        var headers: [String: String] = [:]
-        if let eTag = info.eTag { headers["If-None-Match"] = eTag }
-        if let lastModified = info.lastModified { headers["If-Modified-Since"] = lastModified }
-        return headers
+        return ConditionalHeaders(eTag: info.eTag, lastModified: info.lastModified).headers.dictionary
     }
 
     /// Renews the entry under `key` after a `304 Not Modified` without rewriting its file: received now, with
-    /// the 304's `ETag` and `Last-Modified` (or the stored ones), through the store's
-    /// `renewMetadata(_:in:)`. The entry keeps the store's own expiry, which is when it is evicted: an HTTP
-    /// expiry there would drop a stale entry before it could be revalidated.
+    /// the 304's `ETag` and `Last-Modified` (or the stored ones; only those that can be sent back are kept), through
+    /// the store's `renewMetadata(_:in:)`. The entry keeps the store's own expiry, which is when it is evicted: an
+    /// HTTP expiry there would drop a stale entry before it could be revalidated.
+    ///
+    /// A 304 whose `ETag` names another version than the stored one is not about the stored file (RFC 9111,
+    /// section 4.3.4): the entry is removed, so the next download asks without validators, and the download fails.
     ///
     /// - Parameters:
     ///   - key: The download's cache key.
     ///   - response: The 304.
+    /// - Throws: ``Strata/StrataError/Code/unexpectedResponse`` for a 304 about another version.
     public func renewItem(key: String, notModified response: HTTPResponse) async throws {
         guard let info = store.info(forKey: key) else { return }
+        if let stored = info.eTag, let answered = response.eTag, !ConditionalHeaders.weakMatch(stored, answered) {
+            _ = try? store.removeValue(forKey: key)
+            throw StrataError(
+                .unexpectedResponse,
+                "The server answered 304 Not Modified for \(StrataError.quoted(key: key)) with the ETag of another version"
+            )
+        }
+        let validators = ConditionalHeaders.storable(
+            eTag: response.eTag ?? info.eTag,
+            lastModified: response.headers["Last-Modified"] ?? info.lastModified
+        )
         let metadata = EntryMetadata(
             storedAt: store.configuration.clock.now(),
             expiresAt: info.expiresAt,
-            eTag: response.eTag ?? info.eTag,
-            lastModified: response.headers["Last-Modified"] ?? info.lastModified
+            eTag: validators.eTag,
+            lastModified: validators.lastModified
         )
         _ = try await store.renewMetadata(metadata, in: KeyQuery(key))
     }

@@ -32,7 +32,7 @@ extension HTTPRequest {
 }
 
 /// The pieces of RFC 9110's grammar that keep a request's framing intact.
-enum HTTPSyntax {
+package enum HTTPSyntax {
     /// Whether `text` is a non-empty token: ASCII letters, digits and ``!#$%&'*+-.^_`|~``.
     static func isToken(_ text: String) -> Bool {
         !text.utf8.isEmpty && text.utf8.allSatisfy(isTokenCharacter)
@@ -45,7 +45,7 @@ enum HTTPSyntax {
     }
 
     /// Whether a field value can be sent as it is.
-    static func isFieldValue(_ value: String) -> Bool {
+    package static func isFieldValue(_ value: String) -> Bool {
         controlCharacterOffset(in: value) == nil
     }
 

@@ -80,10 +80,15 @@ extension BlobCache {
             isStorable: freshness.isStorable,
             httpLifetime: httpLifetime
         )
-        let metadata = EntryMetadata(
-            freshUntil: record.freshUntil,
+        // Only validators that can revalidate are kept: they live beside the blob outside every size limit.
+        let validators = ConditionalHeaders.storable(
             eTag: response.eTag,
             lastModified: response.headers["Last-Modified"]
+        )
+        let metadata = EntryMetadata(
+            freshUntil: record.freshUntil,
+            eTag: validators.eTag,
+            lastModified: validators.lastModified
         )
         return StoredEntry(value: blob, metadata: metadata)
     }

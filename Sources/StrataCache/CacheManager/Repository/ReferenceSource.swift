@@ -37,7 +37,9 @@ struct ReferenceSource: GetDataSource {
         since metadata: EntryMetadata
     ) async throws -> ConditionalRead<CacheReference> {
         var request = request
-        if let hash = metadata.eTag { request.headers[hashHeader] = hash }
+        // A hash a request cannot carry (a server's ETag with a control character) is not sent: the server
+        // answers in full and the reference is replaced, rather than every fetch failing before it is sent.
+        if let hash = metadata.eTag, HTTPSyntax.isFieldValue(hash) { request.headers[hashHeader] = hash }
         let requestTime = clock.now()
         // The hash travels in `hashHeader` as it is (it need not be an entity tag), so no conditions are added;
         // a 304 is still a value.
