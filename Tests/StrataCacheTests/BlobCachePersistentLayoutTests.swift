@@ -133,6 +133,37 @@ struct BlobCachePersistentLayoutTests {
         }
     }
 
+    /// A `304` about another version than the stored blob's (RFC 9111, section 4.3.4) does not renew the blob — it
+    /// labelled the old bytes with the new tag, fresh for the 304's lifetime, and the new version never came: the
+    /// new version is fetched in full.
+    @Test func aNotModifiedAboutAnotherVersionFetchesThatVersion() async throws {
+        let version = Locked("v1")
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            let current = version.withLock { $0 }
+            let headers = ["ETag": "\"\(current)\"", "Cache-Control": "max-age=60"]
+            if request.headers["if-none-match"] != nil, current == "v2" {
+                return ServerReply(status: 304, headers: headers)
+            }
+            return ServerReply(status: 200, headers: headers, body: Data("body \(current)".utf8))
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            // Given a stale blob of v1, and a server at v2 that answers any conditional request 304 with v2's tag
+            let cache = try fixture.makeCache()
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+            fixture.clock.advance(by: .seconds(61))
+            cache.purgeEphemeral()
+            version.withLock { $0 = "v2" }
+
+            // When it is fetched
+            let fetched = try await cache.fetchWithLayer(from: fixture.url("a"))
+
+            // Then v2 comes from the network, stored with its own tag
+            #expect(fetched.origin == .network && fetched.data == Data("body v2".utf8))
+            #expect(cache.blobs.info(forKey: fixture.url("a").absoluteString)?.eTag == "\"v2\"")
+            #expect(fixture.server.requests.map { $0.headers["if-none-match"] } == [nil, "\"v1\"", nil])
+        }
+    }
+
     /// A store of the user's that merely has the old freshness store's name (`<identifier>.freshness`) is no
     /// freshness store: an entry that is not a record says so, and the cache leaves every entry of it alone.
     @Test func aStoreOfTheUsersNamedLikeTheOldFreshnessStoreKeepsEveryEntry() async throws {

@@ -71,6 +71,79 @@ struct ConditionalFetchTests {
         #expect(try folder.contents() == [file.fileURL.lastPathComponent])
     }
 
+    /// A server that has moved on to `"v2"` but answers any conditional request 304 with the new tag: a 304
+    /// about another version than the one asked about.
+    private static func movedOnServer(body: Data) async throws -> LoopbackServer {
+        try await LoopbackServer.start([
+            (
+                "GET /file",
+                { request in
+                    if request.headers["if-none-match"] != nil {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v2\""])
+                    }
+                    return ServerReply(status: 200, headers: ["ETag": "\"v2\""], body: body)
+                }
+            )
+        ])
+    }
+
+    /// A 304 whose `ETag` names another version updates nothing (RFC 9111, section 4.3.4): both conditional forms
+    /// ask once more without conditions and return the new version, in memory and as a file.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, LimitedExchange.Form.allCases)
+    func aNotModifiedAboutAnotherVersionIsAskedAgainWithoutConditions(
+        transport kind: TransportUnderTest,
+        form: LimitedExchange.Form
+    ) async throws {
+        // Given a server at "v2" that answers 304 to the stored "v1"
+        let body = pattern(count: 4_096)
+        let server = try await Self.movedOnServer(body: body)
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
+        let request = HTTPRequest(baseURL: server.baseURL, path: "file")
+        let stored = ConditionalHeaders(eTag: "\"v1\"")
+
+        // When the client revalidates
+        let received: (body: Data, eTag: String?)?
+        switch form {
+        case .data:
+            let answer = try await client.send(request, ifModifiedSince: stored)
+            guard case .modified(let response) = answer else { received = nil; break }
+            received = (response.body, response.eTag)
+        case .download:
+            let answer = try await client.download(request, ifModifiedSince: stored)
+            guard case .modified(let file) = answer else { received = nil; break }
+            received = (try Data(contentsOf: file.fileURL), file.headers["ETag"])
+        }
+
+        // Then it gets the new version, from a second request that named no version
+        #expect(received?.body == body)
+        #expect(received?.eTag == "\"v2\"")
+        #expect(server.requests.map { $0.headers["if-none-match"] } == ["\"v1\"", nil])
+    }
+
+    /// A 304 with the tag asked about, a weak form of it, or no tag at all renews as before: one request.
+    @Test(.timeLimit(.minutes(1)), arguments: ["\"v1\"", "W/\"v1\"", nil])
+    func aNotModifiedAboutTheVersionAskedAboutIsAValue(answered: String?) async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /file", { _ in ServerReply(status: 304, headers: answered.map { ["ETag": $0] } ?? [:]) })
+        ])
+        defer { Task { await server.stop() } }
+        let client = makeClient()
+
+        let answer = try await client.send(
+            HTTPRequest(baseURL: server.baseURL, path: "file"),
+            ifModifiedSince: ConditionalHeaders(eTag: "\"v1\"")
+        )
+
+        guard case .notModified = answer else {
+            Issue.record("Expected not modified, got \(answer)")
+            return
+        }
+        #expect(server.requests.count == 1)
+    }
+
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func anErrorStatusOfADownloadCreatesNoFileAndKeepsTheBodyPrefix(transport kind: TransportUnderTest) async throws {
         let server = try await LoopbackServer.start([

@@ -47,7 +47,9 @@ extension HTTPClient {
     /// ```
     ///
     /// For a 304 nothing touches the disk: no file is created, read or deleted (with ``URLSessionTransport``,
-    /// or any transport that creates the destination only for a 2xx, see ``HTTPTransport``).
+    /// or any transport that creates the destination only for a 2xx, see ``HTTPTransport``). A 304 whose `ETag`
+    /// names another version than the one asked about is not about the stored copy (RFC 9111, section 4.3.4): the
+    /// request is sent once more without conditions, and its answer returned.
     ///
     /// - Parameters:
     ///   - request: The request.
@@ -62,7 +64,11 @@ extension HTTPClient {
         progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws -> ConditionalResponse<DownloadedFile> {
         let request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
-        return try await download(request, acceptingNotModified: true, progress: progress)
+        let answer = try await download(request, acceptingNotModified: true, progress: progress)
+        guard case .notModified(let response) = answer, Self.isAboutAnotherVersion(response, of: request) else {
+            return answer
+        }
+        return try await download(request.withoutConditions(), acceptingNotModified: true, progress: progress)
     }
 
     /// Downloads a prepared request; a 304 is a value when `acceptingNotModified`, a status error otherwise.

@@ -60,6 +60,9 @@ public struct HTTPClient: Sendable {
     /// }
     /// ```
     ///
+    /// A 304 whose `ETag` names another version than the one asked about is not about the stored copy (RFC 9111,
+    /// section 4.3.4): the request is sent once more without conditions, and its answer returned.
+    ///
     /// - Parameters:
     ///   - request: The request.
     ///   - conditions: The stored copy's validators; empty conditions send the request as it is (a 304 is
@@ -70,8 +73,12 @@ public struct HTTPClient: Sendable {
     public func send(_ request: HTTPRequest, ifModifiedSince conditions: ConditionalHeaders) async throws
         -> ConditionalResponse<HTTPResponse>
     {
-        let request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
-        let response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        var request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
+        var response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        if Self.isAboutAnotherVersion(response, of: request) {
+            request = request.withoutConditions()
+            response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        }
         if response.status == 304 { return .notModified(response) }
         try check(response, of: request)
         return .modified(response)
