@@ -65,6 +65,119 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
+    /// Queues one write of `a` (record 1) in an outbox in `folder` while `server` is down, and closes it.
+    private static func queueOneWrite(_ server: NotesServer, folder: URL) async throws {
+        server.isDown = true
+        let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
+        try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+        await notes.close()
+        try await waitUntilFree(folder)
+    }
+
+    /// Waits until no outbox holds `folder`: a closed repository gives it up once its last task ended (a bounded
+    /// number of turns).
+    private static func waitUntilFree(_ folder: URL) async throws {
+        for _ in 0..<200 {
+            guard (try? await Outbox.open(folder: folder)) == nil else { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    @Test func droppingAFileThatClaimsAnotherRecordsNumberLeavesThatRecord() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        // Given record 1, and a foreign file stored as number 7 that says it is number 1
+        try await Self.queueOneWrite(server, folder: folder)
+        do {
+            let records = folder.appendingPathComponent(Outbox.recordsFolderName)
+            let foreign = try JSONFileDataSource<Foreign>(folder: records)
+            _ = try await foreign.put(Foreign(sequence: 1, colour: "red"), in: KeyQuery("00000000000000000007"))
+        }
+
+        // When the outbox opens and the unreadable file is dropped by the number it is listed under
+        do {
+            let outbox = try await Outbox.open(folder: folder)
+            let listed = await outbox.unreadableRecords.map(\.sequence)
+            #expect(listed == [7])
+            for sequence in listed.compactMap(\.self) { try await outbox.drop(sequence) }
+        }
+
+        // Then the foreign file is gone and the queued write is still there
+        let outbox = try await Outbox.open(folder: folder)
+        #expect(await outbox.unreadableRecords.isEmpty)
+        #expect(await outbox.pendingWrites.map(\.key) == ["a"])
+        await server.stop()
+    }
+
+    @Test func aRecordStoredUnderAnotherNumberIsSetAsideNotReplayedAgainAndAgain() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        // Given record 1, and a record of key b numbered 2 but stored as number 5
+        try await Self.queueOneWrite(server, folder: folder)
+        do {
+            let records = folder.appendingPathComponent(Outbox.recordsFolderName)
+            let planted = try JSONFileDataSource<PendingWrite>(folder: records)
+            let record = PendingWrite(
+                sequence: 2,
+                key: "b",
+                operation: .put,
+                value: try JSONEncoder().encode(Note(id: "b", text: "planted", version: 1)),
+                idempotencyKey: "planted",
+                createdAt: Date()
+            )
+            _ = try await planted.put(record, in: KeyQuery("00000000000000000005"))
+        }
+
+        // When the outbox is replayed twice, reopened between
+        server.isDown = false
+        for _ in 0..<2 {
+            let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
+            _ = await notes.sync()
+            await notes.close()
+            try await Self.waitUntilFree(folder)
+        }
+
+        // Then only the real write reached main, and the planted one is listed under its file's number
+        #expect(server.appliedNotes(forKey: "a").count == 1)
+        #expect(server.appliedNotes(forKey: "b").isEmpty)
+        let outbox = try await Outbox.open(folder: folder)
+        #expect(await outbox.unreadableRecords.map(\.sequence) == [5])
+        #expect(await outbox.count == 0)
+        await server.stop()
+    }
+
+    @Test func aFileWithoutAValueIsSetAsideAndTheOutboxStillOpens() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        // Given record 1, and an intact file numbered 3 (JSON without a checksum line, as earlier stores wrote)
+        // that holds the key and dates of an entry but no value
+        try await Self.queueOneWrite(server, folder: folder)
+        let key = "00000000000000000003"
+        do {
+            let records = folder.appendingPathComponent(Outbox.recordsFolderName)
+            let empty = try JSONFileDataSource<String?>(folder: records)
+            _ = try await empty.put(nil, in: KeyQuery(key))
+        }
+        let entries = folder.appendingPathComponent(Outbox.recordsFolderName).appendingPathComponent("entries")
+        let files = try #require(FileManager.default.enumerator(at: entries, includingPropertiesForKeys: nil))
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "json" }
+        let planted = try #require(
+            files.first { (try? String(contentsOf: $0, encoding: .utf8))?.contains(key) == true }
+        )
+        try Data(#"{"key":"\#(key)","storedAt":0,"sequence":1}"#.utf8).write(to: planted)
+
+        // When the outbox opens
+        let outbox = try await Outbox.open(folder: folder)
+
+        // Then the file is listed as unreadable under its number, and the queued write is kept
+        #expect(await outbox.unreadableRecords.map(\.sequence) == [3])
+        #expect(await outbox.pendingWrites.map(\.key) == ["a"])
+        await server.stop()
+    }
+
     @Test func damagedRecordFilesAreReportedAndMovedAside() async throws {
         let server = try await NotesServer.start()
         let folder = temporaryFolder()

@@ -99,36 +99,46 @@ public actor Outbox {
         return outbox
     }
 
-    /// Every file of the store, in sequence order; none for an empty outbox (a store that holds no entry answers
-    /// a listing with *not found*: it was never given a list).
-    private func storedFiles() async throws -> [OutboxFile] {
-        do {
-            return try await store.getAll(AllObjectsQuery())
-        } catch let error as StrataError where error.code == .notFound {
-            return []
+    /// Every file of the store with its store key, in key order (the order of writes).
+    ///
+    /// The key names the file; the number a record holds is only what the file says, so each file is paired
+    /// with its key here and a removal always names the file that was read. An intact file that holds no value at
+    /// all (the store refuses to decode it) is unreadable, not a reason to refuse the whole outbox.
+    private func storedFiles() throws -> [(storeKey: String, file: OutboxFile)] {
+        try store.sortedKeys().compactMap { key in
+            do {
+                return try store.listedEntry(forKey: key).map { (key, $0.value) }
+            } catch let error as StrataError where error.code == .dataSerialization {
+                return (key, .unreadable(nil, "not an outbox record: \(error.message)"))
+            }
         }
     }
 
     /// Reads every file of the store into memory, in sequence order.
+    ///
+    /// A record whose number is not the one its file is stored under is set aside as unreadable, listed under
+    /// the file's number: removing it by the number it claims would remove another record's file (or none,
+    /// and the record would be replayed again at every open).
     private func load() async throws {
         var maximum: UInt64 = 0
-        for file in try await storedFiles() {
+        for (storeKey, file) in try storedFiles() {
+            let fileSequence = PendingWrite.sequence(ofStoreKey: storeKey)
+            if let fileSequence { maximum = max(maximum, fileSequence) }
             switch file {
             case .record(var record):
+                guard record.sequence == fileSequence else {
+                    let reason = "a record numbered \(record.sequence) in the file of \(storeKey)"
+                    unreadable.append(UnreadableRecord(sequence: fileSequence, reason: reason))
+                    continue
+                }
                 if let defect = record.defect, !record.isSetAside {
                     record.isSetAside = true
                     record.lastError = "Set aside when the outbox opened: \(defect)"
                 }
-                guard records[record.sequence] == nil else {
-                    unreadable.append(UnreadableRecord(sequence: nil, reason: "a second record \(record.sequence)"))
-                    continue
-                }
                 records[record.sequence] = record
                 keyCounts[record.key, default: 0] += 1
-                maximum = max(maximum, record.sequence)
-            case .unreadable(let sequence, let reason):
-                unreadable.append(UnreadableRecord(sequence: sequence, reason: reason))
-                if let sequence { maximum = max(maximum, sequence) }
+            case .unreadable(_, let reason):
+                unreadable.append(UnreadableRecord(sequence: fileSequence, reason: reason))
             }
         }
         order = records.keys.sorted()
@@ -184,7 +194,8 @@ extension Outbox {
         records.values.lazy.filter { !$0.isSetAside }.compactMap(\.notBefore).min()
     }
 
-    /// Removes one record, or one unreadable file by the number it names; nothing when there is none.
+    /// Removes one record, or one unreadable file by the number it is listed under (its file's); nothing when there
+    /// is none.
     ///
     /// - Parameter sequence: The record's ``PendingWrite/sequence``.
     /// - Throws: ``Strata/StrataError/Code/io`` when the file cannot be removed.
