@@ -178,6 +178,48 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aRecordWithAHugeAttemptCountIsReplayedWithoutHanging() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        // Given a record that says main was asked Int.max times, and a backoff that does not grow
+        do {
+            let records = folder.appendingPathComponent(Outbox.recordsFolderName)
+            let planted = try JSONFileDataSource<PendingWrite>(folder: records)
+            let record = PendingWrite(
+                sequence: 1,
+                key: "a",
+                operation: .put,
+                value: try JSONEncoder().encode(Note(id: "a", text: "one", version: 1)),
+                idempotencyKey: "worn",
+                attempts: .max,
+                createdAt: Date()
+            )
+            _ = try await planted.put(record, in: KeyQuery("00000000000000000001"))
+        }
+        var configuration = standingStill()
+        configuration.backoff = RetryPlugin.Backoff(
+            initial: .seconds(1),
+            multiplier: 1,
+            maximum: .seconds(60),
+            jitter: .none
+        )
+
+        // When main fails its replay with a retryable error
+        server.isDown = true
+        let notes = try await notesRepository(server, folder: folder, configuration: configuration)
+        let report = await notes.sync()
+
+        // Then the replay ends, and the write waits for its next attempt
+        #expect(report.remaining == 1)
+        let record = await notes.outbox.pendingWrites.first
+        #expect(record?.attempts == .max)
+        #expect(record?.notBefore != nil)
+        await notes.close()
+        await server.stop()
+    }
+
     @Test func damagedRecordFilesAreReportedAndMovedAside() async throws {
         let server = try await NotesServer.start()
         let folder = temporaryFolder()

@@ -49,10 +49,13 @@ extension RetryPlugin {
         /// - Parameter retry: The number of the retry, from 1.
         public func ceiling(beforeRetry retry: Int) -> Duration {
             let cap = Double(maximum.nanoseconds)
+            let factor = max(multiplier, 1)
             var grown = Double(initial.nanoseconds)
             var step = 1
-            while step < retry, grown < cap {
-                grown *= max(multiplier, 1)
+            // A pause that cannot grow (a factor of 1, a zero start) stops the loop: a retry number read from a
+            // file can be `Int.max`.
+            while step < retry, grown < cap, grown > 0, factor > 1 {
+                grown *= factor
                 step += 1
             }
             return .nanoseconds(Int64(max(min(grown, cap), 0).rounded()))
