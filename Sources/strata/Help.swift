@@ -31,6 +31,7 @@ enum Help {
             USAGE: \(strata) prune <folder> [--max-size SIZE] [--max-count N] [--max-age SECONDS] [--dry-run] [--json]
 
             Removes expired entries, then the least recently used while the store is over a limit.
+            Refuses an offline outbox, whose entries are writes waiting for main.
 
               --max-size SIZE    Keep at most SIZE bytes of entries: 1048576, 512K, 10MB, 1.5G (K = 1024).
               --max-count N      Keep at most N entries.

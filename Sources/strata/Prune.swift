@@ -6,6 +6,15 @@ import Strata
 enum Prune {
     static func run(_ options: Options) throws -> Int32 {
         let store = try StrataTool.store(options, access: options.dryRun ? .readOnly : .readWrite)
+        if case .outbox = store {
+            // An outbox's entries are acknowledged writes main has not taken yet: they never expire, and dropping
+            // the oldest would send main a key's later writes without its earlier ones.
+            throw ToolError.failure(
+                "\(options.folder ?? "the folder") is an offline outbox: its entries are writes waiting for main, "
+                    + "not cached copies, so prune removes none (clear --yes drops them all). Nothing was changed.",
+                code: "unsupportedStore"
+            )
+        }
         let contents = try store.contents(
             verifying: false,
             defaultMaxAge: options.maxAge,

@@ -55,6 +55,24 @@ struct OutboxToolTests {
         #expect(verified.status == 0)
     }
 
+    @Test(arguments: [
+        ["--max-count", "0"], ["--max-age", "0"], ["--max-size", "1"], ["--dry-run", "--max-count", "0"],
+    ])
+    func pruneRefusesAnOutboxAndDropsNoQueuedWrite(options: [String]) async throws {
+        // Given an outbox with two queued writes, which main has not taken yet
+        let folder = try TemporaryFolder()
+        let outbox = try await Self.outbox(in: folder)
+        let before = try FolderSnapshot(URL(fileURLWithPath: outbox))
+
+        // When prune is asked to cut it down
+        let run = try await strata(arguments: ["prune", outbox] + options)
+
+        // Then it refuses (a queued write is not a cache entry) and the records are untouched
+        #expect(run.status == 1)
+        #expect(run.errors.contains("offline outbox"), "\(run.errors)")
+        #expect(try FolderSnapshot(URL(fileURLWithPath: outbox)) == before)
+    }
+
     @Test func aFolderWithoutMarkerIsStillNotAStore() async throws {
         let folder = try TemporaryFolder()
         let outbox = try await Self.outbox(in: folder)
