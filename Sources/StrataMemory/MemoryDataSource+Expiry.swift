@@ -19,6 +19,10 @@ extension MemoryDataSource {
     @inlinable
     func write(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?, validators: EntryValidators?) {
         let cost = configuration.cost(value)
+        if let costLimit = configuration.costLimit, cost > costLimit {
+            writeCostlierThanTheLimit(forKey: key)
+            return
+        }
         let countLimit = inPlaceCountLimit
         let observed = storage.withLock { storage in
             storage.set(
@@ -31,6 +35,20 @@ extension MemoryDataSource {
                 countLimit: countLimit
             )
             evict(&storage)
+            return storage.observerCount > 0
+        }
+        if observed { changeBroadcaster.publish(.put(key: key)) }
+    }
+
+    /// A put of a value that costs more than the whole cost limit: the value is not kept, and nothing else is
+    /// evicted for it (stored, it would have evicted every other entry, then itself). The key's earlier value goes,
+    /// as a put replaces it, reported as evicted for the size limit; the put is announced as any other.
+    @usableFromInline
+    func writeCostlierThanTheLimit(forKey key: String) {
+        let observed = storage.withLock { storage in
+            if storage.remove(key), let observer = configuration.evictionObserver {
+                observer.storeDidEvict(StoreEviction(reason: .sizeLimit, key: key, usage: storage.usage))
+            }
             return storage.observerCount > 0
         }
         if observed { changeBroadcaster.publish(.put(key: key)) }

@@ -40,12 +40,20 @@ struct MemoryDataSourceTests {
         #expect(memory.totalCost == 6)
     }
 
-    @Test func aValueLargerThanTheCostLimitIsNotKept() {
+    /// A value that costs more than the whole limit is not kept, and evicts nothing for itself (it emptied the
+    /// store: every other entry went before it did); a put of one under a key still replaces the key's value.
+    @Test func aValueLargerThanTheCostLimitIsNotKeptAndEvictsNothingElse() {
         let memory = MemoryDataSource<Data>(configuration: .init(costLimit: 10))
         memory.setValue(Data(count: 4), forKey: "small")
+        memory.setValue(Data(count: 3), forKey: "replaced")
+
         memory.setValue(Data(count: 11), forKey: "huge")
+        memory.setValue(Data(count: 11), forKey: "replaced")
+
         #expect(memory.value(forKey: "huge") == nil)
-        #expect(memory.totalCost == 0)
+        #expect(memory.value(forKey: "replaced") == nil)
+        #expect(memory.value(forKey: "small") == Data(count: 4))
+        #expect(memory.totalCost == 4)
     }
 
     @Test func entriesExpireAfterTheirTimeToLiveExactlyAtTheBoundary() async throws {
