@@ -124,7 +124,7 @@ extension FileDataSource {
     ) -> [EntryName: AccessJournal.Record] {
         do {
             let bytes = try folder.readFile(AccessJournal.fileName, limit: AccessJournal.maximumLength)
-            return bytes.map { AccessJournal.decode($0) } ?? [:]
+            return bytes.map { AccessJournal.decode([UInt8]($0)) } ?? [:]
         } catch {
             guard discarding, error.isLink || error.isWrongKind,
                 let outcome = EntryFile.discard(AccessJournal.fileName, in: folder)

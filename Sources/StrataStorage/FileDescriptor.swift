@@ -102,23 +102,6 @@ package enum FileDescriptor {
         return true
     }
 
-    /// Reads to the end of the file, at most `limit` bytes.
-    ///
-    /// - Throws: ``POSIXCallError``; `EFBIG` when the file holds more than `limit` bytes.
-    package static func readAll(_ fd: Int32, limit: Int, path: String) throws(POSIXCallError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                retryingInterrupts { systemRead(fd, buffer.baseAddress, buffer.count) }
-            }
-            if count < 0 { throw .last("read", path) }
-            if count == 0 { return bytes }
-            guard bytes.count + count <= limit else { throw POSIXCallError(call: "read", path: path, code: EFBIG) }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-    }
-
     /// The size of an open regular file; -1 when it cannot be read or is not a regular file.
     package static func regularFileSize(_ fd: Int32) -> Int {
         var info = stat()

@@ -67,11 +67,13 @@ extension StoreFolder {
         return name
     }
 
-    /// Reads the whole file `name`, at most `limit` bytes; `nil` when nothing is there.
+    /// Reads the whole regular file `name`, at most `limit` bytes, into one buffer of its size; `nil` when
+    /// nothing is there.
     ///
-    /// - Throws: ``POSIXCallError``: a link (``POSIXCallError/isLink``), a folder (``POSIXCallError/isWrongKind``),
-    ///   or a file longer than `limit` (`EFBIG`).
-    package func readFile(_ name: String, limit: Int) throws(POSIXCallError) -> [UInt8]? {
+    /// - Throws: ``POSIXCallError``: a link (``POSIXCallError/isLink``), anything but a regular file
+    ///   (``POSIXCallError/isWrongKind``), or a file longer than `limit` (`EFBIG`: a sparse terabyte planted at
+    ///   the name is refused before any buffer is made for it).
+    package func readFile(_ name: String, limit: Int) throws(POSIXCallError) -> Data? {
         let fd: Int32
         do {
             // O_NONBLOCK: a pipe planted at the name cannot hang the open (the type check below refuses it).
@@ -86,8 +88,28 @@ extension StoreFolder {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw POSIXCallError(call: "read", path: qualified(name), code: EISDIR)
         }
-        guard info.st_size <= limit else { throw POSIXCallError(call: "read", path: qualified(name), code: EFBIG) }
-        return try FileDescriptor.readAll(fd, limit: limit, path: qualified(name))
+        let tooLarge = POSIXCallError(call: "read", path: qualified(name), code: EFBIG)
+        guard info.st_size <= limit else { throw tooLarge }
+        // One buffer of the file's size plus one byte (to notice a file that grew), then chunks only if it did,
+        // never past the limit.
+        var data = Data(count: max(Int(info.st_size), 0) + 1)
+        var length = 0
+        while true {
+            if length == data.count {
+                guard length <= limit else { throw tooLarge }
+                data.count = min(data.count + max(64 * 1024, data.count), limit + 1)
+            }
+            let count = data.withUnsafeMutableBytes { buffer in
+                let start = buffer.baseAddress.map { $0 + length }
+                return FileDescriptor.retryingInterrupts { read(fd, start, buffer.count - length) }
+            }
+            if count < 0 { throw .last("read", qualified(name)) }
+            if count == 0 { break }
+            length += count
+        }
+        guard length <= limit else { throw tooLarge }
+        data.count = length
+        return data
     }
 
     /// Writes `bytes` to `name` atomically: an exclusively created temporary file, then `renameat` over the name.

@@ -38,7 +38,8 @@ struct JSONFileDataSourceCrashTests {
     }
 
     /// Runs the writer until it acknowledged `acknowledgements` operations (or finished starting, for 0),
-    /// kills it with SIGKILL, and returns the acknowledged versions and whether the kill did it.
+    /// kills it with SIGKILL, and returns the acknowledged versions, whether the kill did it and how the process
+    /// ended (``ChildProcess/terminationStatus``: 1 when the writer reported a typed error).
     ///
     /// Blocking (pipe reads, the wait for the dead process): call it through ``onDedicatedThread(_:)``.
     static func runAndKill(
@@ -47,7 +48,7 @@ struct JSONFileDataSourceCrashTests {
         durable: Bool,
         first: Int,
         acknowledgements: Int
-    ) throws -> (acknowledged: [Int], killed: Bool) {
+    ) throws -> (acknowledged: [Int], killed: Bool, status: Int32) {
         let process = ChildProcess()
         process.executableURL = writer
         process.arguments = [folder.path, durable ? "durable" : "atomic", "\(first)", "\(keyCount)"]
@@ -84,7 +85,7 @@ struct JSONFileDataSourceCrashTests {
             }
         }
         process.waitUntilExit()
-        return (acknowledged, killed)
+        return (acknowledged, killed, process.terminationStatus)
     }
 
     /// Kills per run: 52 by default (32 atomic, 20 durable), `STRATA_CRASH_KILLS` in a soak run (in the same
@@ -107,7 +108,7 @@ struct JSONFileDataSourceCrashTests {
                 for _ in 0..<(durable ? Self.kills - atomicKills : atomicKills) {
                     let acknowledgements = Int.random(in: 0...(durable ? 6 : 40), using: &generator)
                     let start = first
-                    let (acknowledged, killed) = try await onDedicatedThread {
+                    let (acknowledged, killed, _) = try await onDedicatedThread {
                         try Self.runAndKill(
                             writer: writer,
                             folder: store,

@@ -92,43 +92,21 @@ struct JSONFileDataSourceForeignFileTests {
         #expect(ftruncate(fd, off_t(size)) == 0)
     }
 
-    /// Runs the crash-writer fixture (which opens a JSON store at `folder`, prints READY, then writes) and tells
-    /// how it ended: "ready", "exit N" or "signal N".
-    private func openInChildProcess(_ folder: URL) throws -> String {
-        guard let writer = CrashWriterFixture.url(of: "StrataJSONFileCrashWriter") else {
-            Issue.record("StrataJSONFileCrashWriter is not built")
-            return "missing"
+    /// Opens the store at `folder` in a crash writer, a process of its own: `ready` when it opened (it is then
+    /// killed), `typed error` when it reported one (exit status 1), `died (status N)` for anything else (a trap).
+    private func openInChildProcess(_ folder: URL) async throws -> String {
+        let writer = try JSONFileDataSourceCrashTests.writerURL()
+        let run = try await onDedicatedThread {
+            try JSONFileDataSourceCrashTests.runAndKill(
+                writer: writer,
+                folder: folder,
+                durable: false,
+                first: 0,
+                acknowledgements: 0
+            )
         }
-        let output = folder.deletingLastPathComponent().appendingPathComponent("child-\(UUID().uuidString).out")
-        #expect(FileManager.default.createFile(atPath: output.path, contents: nil))
-        let handle = try FileHandle(forWritingTo: output)
-        defer { try? handle.close() }
-        let process = ChildProcess()
-        process.executableURL = writer
-        process.arguments = [folder.path, "atomic", "0", "3"]
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if !process.isRunning { break }
-            if let text = try? String(contentsOf: output, encoding: .utf8), text.contains("READY") {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                return "ready"
-            }
-            usleep(20_000)
-        }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            return "hung"
-        }
-        process.waitUntilExit()
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        if text.contains("READY") { return "ready" }
-        if text.contains("failed:") { return "typed error: " + text.prefix(300) }
-        return "died (status \(process.terminationStatus)): " + text.suffix(300)
+        if run.killed { return "ready" }
+        return run.status == 1 ? "typed error" : "died (status \(run.status))"
     }
 
     /// A 1 TiB sparse `index.journal` (no disk used): refused before any buffer is made for it (`EFBIG`), set aside,
@@ -139,7 +117,7 @@ struct JSONFileDataSourceForeignFileTests {
             let folder = parent.appendingPathComponent("store")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try makeSparseFile(folder.appendingPathComponent("index.journal"), size: 1 << 40)
-            let outcome = try openInChildProcess(folder)
+            let outcome = try await openInChildProcess(folder)
             #expect(outcome == "ready" || outcome.hasPrefix("typed error"), "\(outcome)")
         }
     }
@@ -155,7 +133,7 @@ struct JSONFileDataSourceForeignFileTests {
                 shard.appendingPathComponent("ab" + String(repeating: "0", count: 30) + ".json"),
                 size: 1 << 40
             )
-            let outcome = try openInChildProcess(folder)
+            let outcome = try await openInChildProcess(folder)
             #expect(outcome == "ready" || outcome.hasPrefix("typed error"), "\(outcome)")
         }
     }
@@ -167,9 +145,9 @@ struct JSONFileDataSourceForeignFileTests {
             let folder = try StoreFolder.open(url.path, create: false)
             try Data(count: 100).write(to: url.appendingPathComponent("entry"))
 
-            #expect(try JSONFileStorage.contents(of: "entry", in: folder, limit: 100)?.count == 100)
+            #expect(try folder.readFile("entry", limit: 100)?.count == 100)
             let refused = #expect(throws: POSIXCallError.self) {
-                try JSONFileStorage.contents(of: "entry", in: folder, limit: 99)
+                try folder.readFile("entry", limit: 99)
             }
             #expect(refused?.code == EFBIG)
         }

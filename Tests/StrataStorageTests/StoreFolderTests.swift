@@ -28,7 +28,7 @@ struct StoreFolderTests {
             // Then the link is gone, the target untouched
             #expect(try String(contentsOfFile: outside, encoding: .utf8) == "theirs")
             #expect(try folder.kind(of: "entry") == .file)
-            #expect(try folder.readFile("entry", limit: 100) == Array("ours".utf8))
+            #expect(try folder.readFile("entry", limit: 100) == Data("ours".utf8))
         }
     }
 
@@ -111,7 +111,7 @@ struct StoreFolderTests {
             // Then the folder holds one new regular file with the source's bytes
             #expect(name.hasPrefix(".tmp-"))
             #expect(try folder.items().map(\.name) == [name])
-            #expect(try folder.readFile(name, limit: bytes.count) == bytes)
+            #expect(try folder.readFile(name, limit: bytes.count) == Data(bytes))
         }
     }
 }

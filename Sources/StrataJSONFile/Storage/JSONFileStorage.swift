@@ -336,53 +336,11 @@ struct JSONFileStorage: ~Copyable {
         }
     }
 
-    /// Reads a whole regular file of at most `limit` bytes into one buffer of its size; `nil` when nothing is at
-    /// `name`.
+    /// Reads a whole regular file of at most ``maximumFileSize`` bytes; `nil` when nothing is at `name`.
     ///
-    /// - Throws: ``StrataStorage/POSIXCallError``: a link (`ELOOP`), anything but a regular file (`EISDIR`), or a
-    ///   file longer than `limit` (`EFBIG`: a sparse terabyte planted at an entry's name is refused before any
-    ///   buffer is made for it).
-    static func contents(
-        of name: String,
-        in folder: StoreFolder,
-        limit: Int = maximumFileSize
-    ) throws(POSIXCallError) -> Data? {
-        let fd: Int32
-        do {
-            fd = try folder.openFile(name, O_RDONLY | O_NONBLOCK)
-        } catch {
-            if error.isNotFound { return nil }
-            throw error
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .last("fstat", folder.qualified(name)) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw POSIXCallError(call: "read", path: folder.qualified(name), code: EISDIR)
-        }
-        let tooLarge = POSIXCallError(call: "read", path: folder.qualified(name), code: EFBIG)
-        guard info.st_size <= limit else { throw tooLarge }
-        // One buffer of the file's size plus one byte (to notice a file that grew), then chunks only if it did,
-        // never past the limit.
-        var data = Data(count: max(Int(info.st_size), 0) + 1)
-        var length = 0
-        while true {
-            if length == data.count {
-                guard length <= limit else { throw tooLarge }
-                data.count = min(data.count + max(64 * 1024, data.count), limit + 1)
-            }
-            let count = data.withUnsafeMutableBytes { buffer in
-                read(fd, buffer.baseAddress.map { $0 + length }, buffer.count - length)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .last("read", folder.qualified(name))
-            }
-            if count == 0 { break }
-            length += count
-        }
-        data.count = length
-        return data
+    /// - Throws: ``StrataStorage/POSIXCallError``, as ``StrataStorage/StoreFolder/readFile(_:limit:)`` does.
+    static func contents(of name: String, in folder: StoreFolder) throws(POSIXCallError) -> Data? {
+        try folder.readFile(name, limit: maximumFileSize)
     }
 
     /// Marks `key` most recently used.
