@@ -123,6 +123,38 @@ struct ConditionalFetchTests {
         #expect(server.requests.map { $0.headers["if-none-match"] } == ["\"v1\"", nil])
     }
 
+    /// A server that answers 304 about another version even when asked without conditions names no copy it could
+    /// be about: both conditional forms end in `unexpectedResponse` after the second request, and nothing is kept.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, LimitedExchange.Form.allCases)
+    func aNotModifiedToTheUnconditionalRequestIsAnUnexpectedResponse(
+        transport kind: TransportUnderTest,
+        form: LimitedExchange.Form
+    ) async throws {
+        // Given a server that answers every request with 304 and the tag "v2"
+        let server = try await LoopbackServer.start([
+            ("GET /file", { _ in ServerReply(status: 304, headers: ["ETag": "\"v2\""]) })
+        ])
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
+        let request = HTTPRequest(baseURL: server.baseURL, path: "file")
+        let stored = ConditionalHeaders(eTag: "\"v1\"")
+
+        // When the client revalidates the stored "v1"
+        let error = await strataError {
+            switch form {
+            case .data: _ = try await client.send(request, ifModifiedSince: stored)
+            case .download: _ = try await client.download(request, ifModifiedSince: stored)
+            }
+        }
+
+        // Then the 304 answered to the request without conditions is an error, not a renewal of "v1"
+        #expect(error?.code == .unexpectedResponse)
+        #expect(server.requests.map { $0.headers["if-none-match"] } == ["\"v1\"", nil])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+    }
+
     /// A 304 with the tag asked about, a weak form of it, or no tag at all renews as before: one request.
     @Test(.timeLimit(.minutes(1)), arguments: ["\"v1\"", "W/\"v1\"", nil])
     func aNotModifiedAboutTheVersionAskedAboutIsAValue(answered: String?) async throws {

@@ -49,7 +49,8 @@ extension HTTPClient {
     /// For a 304 nothing touches the disk: no file is created, read or deleted (with ``URLSessionTransport``,
     /// or any transport that creates the destination only for a 2xx, see ``HTTPTransport``). A 304 whose `ETag`
     /// names another version than the one asked about is not about the stored copy (RFC 9111, section 4.3.4): the
-    /// request is sent once more without conditions, and its answer returned.
+    /// request is sent once more without conditions, and its answer returned (a 304 to that one is
+    /// ``Strata/StrataError/Code/unexpectedResponse``).
     ///
     /// - Parameters:
     ///   - request: The request.
@@ -68,7 +69,8 @@ extension HTTPClient {
         guard case .notModified(let response) = answer, Self.isAboutAnotherVersion(response, of: request) else {
             return answer
         }
-        return try await download(request.withoutConditions(), acceptingNotModified: true, progress: progress)
+        // Asked without conditions, a 304 cannot be about any copy: it is checked as any status is.
+        return try await download(request.withoutConditions(), acceptingNotModified: false, progress: progress)
     }
 
     /// Downloads a prepared request; a 304 is a value when `acceptingNotModified`, a status error otherwise.

@@ -61,7 +61,8 @@ public struct HTTPClient: Sendable {
     /// ```
     ///
     /// A 304 whose `ETag` names another version than the one asked about is not about the stored copy (RFC 9111,
-    /// section 4.3.4): the request is sent once more without conditions, and its answer returned.
+    /// section 4.3.4): the request is sent once more without conditions, and its answer returned (a 304 to that
+    /// one is ``Strata/StrataError/Code/unexpectedResponse``).
     ///
     /// - Parameters:
     ///   - request: The request.
@@ -76,10 +77,12 @@ public struct HTTPClient: Sendable {
         var request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
         var response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
         if Self.isAboutAnotherVersion(response, of: request) {
+            // Asked without conditions, a 304 cannot be about any copy: it is checked as any status is.
             request = request.withoutConditions()
             response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        } else if response.status == 304 {
+            return .notModified(response)
         }
-        if response.status == 304 { return .notModified(response) }
         try check(response, of: request)
         return .modified(response)
     }
