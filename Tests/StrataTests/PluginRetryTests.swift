@@ -58,6 +58,24 @@ struct PluginRetryTests {
         #expect(ceilings == [100, 200, 400, 800, 1_000, 1_000].map { .milliseconds($0) })
     }
 
+    /// A retry number read from a file can be `Int.max`; with a multiplier just above 1 the ceiling took that
+    /// many multiplications to reach the maximum (the call never returned). It is the maximum at once, and an
+    /// odd multiplier still gives the product's value.
+    @Test(.timeLimit(.minutes(1)))
+    func backoffCeilingOfAHugeRetryNumberIsTheMaximumAtOnce() {
+        let slow = RetryPlugin.Backoff(
+            initial: .milliseconds(100),
+            multiplier: 1.000_000_000_1,
+            maximum: .seconds(10)
+        )
+        let odd = RetryPlugin.Backoff(initial: .milliseconds(100), multiplier: 1.5, maximum: .seconds(10))
+
+        #expect(slow.ceiling(beforeRetry: .max) == .seconds(10))
+        #expect(slow.ceiling(beforeRetry: 1) == .milliseconds(100))
+        #expect(odd.ceiling(beforeRetry: 4) == .microseconds(337_500))
+        #expect(odd.ceiling(beforeRetry: .max) == .seconds(10))
+    }
+
     @Test func fullJitterFollowsTheSeededScheduleExactly() async throws {
         // Given five failures and full jitter drawn from a seeded generator
         let clock = ManualClock()

@@ -1,3 +1,5 @@
+import Foundation
+
 extension RetryPlugin {
     /// Exponential backoff with a cap and optional full jitter.
     ///
@@ -49,15 +51,12 @@ extension RetryPlugin {
         /// - Parameter retry: The number of the retry, from 1.
         public func ceiling(beforeRetry retry: Int) -> Duration {
             let cap = Double(maximum.nanoseconds)
-            let factor = max(multiplier, 1)
-            var grown = Double(initial.nanoseconds)
-            var step = 1
-            // A pause that cannot grow (a factor of 1, a zero start) stops the loop: a retry number read from a
-            // file can be `Int.max`.
-            while step < retry, grown < cap, grown > 0, factor > 1 {
-                grown *= factor
-                step += 1
-            }
+            let start = Double(initial.nanoseconds)
+            // In closed form, not by repeated multiplication: a retry number read from a file can be `Int.max`,
+            // and a multiplier just above 1 would take that many steps to reach the cap. A power too large for a
+            // `Double` is infinite, and the cap holds it.
+            let grown =
+                retry > 1 && multiplier > 1 && start > 0 ? start * pow(multiplier, Double(retry - 1)) : start
             return .nanoseconds(Int64(max(min(grown, cap), 0).rounded()))
         }
 
