@@ -220,6 +220,57 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
+    /// A file numbered `UInt64.max` (no number after it) made the outbox refuse to open: every queued write was
+    /// stuck. The outbox opens and replays it; only new writes are refused while it is there.
+    @Test func aRecordWithTheLargestNumberLeavesTheOutboxOpenAndItsWritesQueued() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        // Given a queued write, and a record numbered UInt64.max planted beside it
+        server.isDown = true
+        do {
+            let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
+            try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+            await notes.close()
+        }
+        do {
+            let records = folder.appendingPathComponent(Outbox.recordsFolderName)
+            let planted = try JSONFileDataSource<PendingWrite>(folder: records)
+            let record = PendingWrite(
+                sequence: .max,
+                key: "b",
+                operation: .put,
+                value: try JSONEncoder().encode(Note(id: "b", text: "two", version: 1)),
+                idempotencyKey: "last",
+                createdAt: Date()
+            )
+            _ = try await planted.put(record, in: KeyQuery(String(UInt64.max)))
+        }
+
+        // When the outbox opens
+        let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
+
+        // Then both writes are queued, a new one is refused with a typed error, and once they are sent numbers
+        // are handed out again
+        #expect(await notes.outbox.pendingWrites.map(\.sequence) == [1, .max])
+        let refused = await #expect(throws: StrataError.self) {
+            try await notes.put(Note(id: "c", text: "three", version: 1), in: KeyQuery("c"))
+        }
+        #expect(refused?.code == .corrupt)
+        server.isDown = false
+        let report = await notes.sync()
+        #expect(report.delivered == 2)
+        server.isDown = true
+        let later = try await notes.put(Note(id: "c", text: "three", version: 1), in: KeyQuery("c"))
+        guard case .pending(let record) = later.status else {
+            Issue.record("expected a queued write, got \(later.status)")
+            return
+        }
+        #expect(record.sequence == 1)
+        await notes.close()
+        await server.stop()
+    }
+
     @Test func damagedRecordFilesAreReportedAndMovedAside() async throws {
         let server = try await NotesServer.start()
         let folder = temporaryFolder()

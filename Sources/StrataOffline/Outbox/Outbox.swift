@@ -48,8 +48,9 @@ public actor Outbox {
     /// The later record that would have cancelled ``sending`` had it not been on its way: it replaces the sent
     /// record if that send fails.
     private var sendingReplacedBy: UInt64?
-    /// The next sequence number handed out.
-    private var nextSequence: UInt64 = 1
+    /// The next sequence number handed out; `nil` once the largest number is in use (a file numbered
+    /// `UInt64.max`): new writes are refused until that record is sent or dropped.
+    private var nextSequence: UInt64? = 1
     /// Serialises the changes of the files, so memory and disk change in the same order.
     private let lane = SerialLane()
 
@@ -142,11 +143,13 @@ public actor Outbox {
             }
         }
         order = records.keys.sorted()
-        let (next, overflow) = maximum.addingReportingOverflow(1)
-        guard !overflow else {
-            throw StrataError(.corrupt, "The outbox in \(folder.path) has a record numbered \(maximum), the largest")
-        }
-        nextSequence = next
+        nextSequence = Self.number(after: maximum)
+    }
+
+    /// The number after `largest`; `nil` when `largest` is the largest there is.
+    private static func number(after largest: UInt64) -> UInt64? {
+        let (next, overflow) = largest.addingReportingOverflow(1)
+        return overflow ? nil : next
     }
 }
 
@@ -229,11 +232,23 @@ extension Outbox {
     /// Starts a write of `key`: hands out its sequence number, and says whether its first attempt may go
     /// straight to main — only when nothing of `key` is queued or on its way; otherwise the write joins the queue
     /// behind the others.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/corrupt`` while a record or an unreadable file holds the largest number
+    ///   (`UInt64.max`, which only a foreign or damaged file can hold): no number is left after it. The queued
+    ///   records are still replayed; once that one is sent or dropped, numbers are handed out again.
     func beginWrite(key: String) throws -> (sequence: UInt64, direct: Bool) {
-        let sequence = nextSequence
-        let (next, overflow) = nextSequence.addingReportingOverflow(1)
-        guard !overflow else { throw StrataError(.invalidArgument, "The outbox ran out of sequence numbers") }
-        nextSequence = next
+        if nextSequence == nil {
+            let numbers = records.keys.max() ?? 0
+            nextSequence = Self.number(after: max(numbers, unreadable.compactMap(\.sequence).max() ?? 0))
+        }
+        guard let sequence = nextSequence else {
+            throw StrataError(
+                .corrupt,
+                "The outbox in \(folder.path) holds a record numbered \(UInt64.max), the largest number: no write "
+                    + "can be numbered after it; send it (sync()) or drop it (drop(\(UInt64.max)))"
+            )
+        }
+        nextSequence = Self.number(after: sequence)
         guard keyCounts[key] == nil, directKeys[key] == nil else { return (sequence, false) }
         directKeys[key] = 1
         return (sequence, true)
