@@ -227,25 +227,16 @@ struct OutboxDamageTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         // Given a queued write, and a record numbered UInt64.max planted beside it
-        server.isDown = true
-        do {
-            let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
-            try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
-            await notes.close()
-        }
-        do {
-            let records = folder.appendingPathComponent(Outbox.recordsFolderName)
-            let planted = try JSONFileDataSource<PendingWrite>(folder: records)
-            let record = PendingWrite(
-                sequence: .max,
-                key: "b",
-                operation: .put,
-                value: try JSONEncoder().encode(Note(id: "b", text: "two", version: 1)),
-                idempotencyKey: "last",
-                createdAt: Date()
-            )
-            _ = try await planted.put(record, in: KeyQuery(String(UInt64.max)))
-        }
+        try await queueWhileDown([Note(id: "a", text: "one", version: 1)], on: server, folder: folder)
+        let record = PendingWrite(
+            sequence: .max,
+            key: "b",
+            operation: .put,
+            value: try JSONEncoder().encode(Note(id: "b", text: "two", version: 1)),
+            idempotencyKey: "last",
+            createdAt: Date()
+        )
+        try await plant(record, in: folder)
 
         // When the outbox opens
         let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
@@ -262,11 +253,11 @@ struct OutboxDamageTests {
         #expect(report.delivered == 2)
         server.isDown = true
         let later = try await notes.put(Note(id: "c", text: "three", version: 1), in: KeyQuery("c"))
-        guard case .pending(let record) = later.status else {
+        guard case .pending(let queued) = later.status else {
             Issue.record("expected a queued write, got \(later.status)")
             return
         }
-        #expect(record.sequence == 1)
+        #expect(queued.sequence == 1)
         await notes.close()
         await server.stop()
     }

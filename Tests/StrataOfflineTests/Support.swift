@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import Strata
+import StrataJSONFile
 import StrataMemory
 import StrataNetwork
 import StrataOffline
@@ -85,6 +86,24 @@ func standingStill(coalescing: Bool = false) -> NotesRepository.Configuration {
         replaysOnTimer: false,
         clock: ManualClock()
     )
+}
+
+/// Queues `notes` in the outbox in `folder` while `server` is down (a repository whose clock stands still, closed
+/// again), and leaves the server down.
+func queueWhileDown(_ notes: [Note], on server: NotesServer, folder: URL) async throws {
+    server.isDown = true
+    let repository = try await notesRepository(server, folder: folder, configuration: standingStill())
+    for note in notes { try await repository.put(note, in: KeyQuery(note.id)) }
+    await repository.close()
+}
+
+/// Writes `record` into the records of the outbox in `folder` as another program would, stored under the file
+/// of `number` (by default the record's own).
+func plant(_ record: PendingWrite, in folder: URL, as number: UInt64? = nil) async throws {
+    let records = folder.appendingPathComponent(Outbox.recordsFolderName)
+    let store = try JSONFileDataSource<PendingWrite>(folder: records)
+    let digits = String(number ?? record.sequence)
+    _ = try await store.put(record, in: KeyQuery(String(repeating: "0", count: 20 - digits.count) + digits))
 }
 
 /// Opens a notes repository on `server` with an outbox in `folder`.
