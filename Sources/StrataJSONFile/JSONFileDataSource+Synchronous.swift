@@ -59,7 +59,8 @@ extension JSONFileDataSource {
     ///   operation fails.
     public func setValue(_ value: Value, forKey key: String, timeToLive: Duration? = nil) throws {
         let date = configuration.clock.now()
-        try write(value, forKey: key, storedAt: date, maxAge: timeToLive?.timeInterval, now: date)
+        let stamp = EntryStamp(storedAt: date.timeIntervalSince1970, maxAge: timeToLive?.timeInterval)
+        try write(value, forKey: key, stamp: stamp, now: date)
     }
 
     /// Stores a value under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
@@ -74,16 +75,7 @@ extension JSONFileDataSource {
     public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws {
         try StrataError.checkTags(metadata.tags)
         let date = configuration.clock.now()
-        let storedAt = metadata.storedAt ?? date
-        try write(
-            value,
-            forKey: key,
-            storedAt: storedAt,
-            maxAge: metadata.expiresAt.map { $0.timeIntervalSince(storedAt) },
-            freshUntil: metadata.freshUntil?.timeIntervalSince1970,
-            tags: metadata.tags.sorted(),
-            now: date
-        )
+        try write(value, forKey: key, stamp: EntryStamp(metadata, now: date), now: date)
     }
 
     /// Replaces the stored date, expiry and freshness date of the entry under `key` (expired or not) with one
@@ -102,15 +94,14 @@ extension JSONFileDataSource {
         try StrataError.checkKey(key)
         try StrataError.checkTags(metadata.tags)
         let date = configuration.clock.now()
-        let storedAt = metadata.storedAt ?? date
-        let maxAge = metadata.expiresAt.map { $0.timeIntervalSince(storedAt) }
+        let stamp = EntryStamp(metadata, now: date)
         return try withStorage { storage in
             try storage.renew(
                 key,
-                storedAt: storedAt.timeIntervalSince1970,
-                maxAge: maxAge,
-                freshUntil: metadata.freshUntil?.timeIntervalSince1970,
-                tags: metadata.tags.sorted(),
+                storedAt: stamp.storedAt,
+                maxAge: stamp.maxAge,
+                freshUntil: stamp.freshUntil,
+                tags: stamp.tags,
                 now: date
             )
         }
@@ -118,17 +109,8 @@ extension JSONFileDataSource {
 
     /// Encodes and writes an entry, evicts beyond the count limit, and announces the put once it is in the
     /// index (even when the eviction after it fails).
-    private func write(
-        _ value: Value,
-        forKey key: String,
-        storedAt: Date,
-        maxAge: Double?,
-        freshUntil: Double? = nil,
-        tags: [String] = [],
-        now date: Date
-    ) throws {
+    private func write(_ value: Value, forKey key: String, stamp: EntryStamp, now date: Date) throws {
         try StrataError.checkKey(key)
-        let now = storedAt.timeIntervalSince1970
         let encoder = configuration.makeEncoder()
         var written = false
         defer { if written { changeBroadcaster.publish(.put(key: key)) } }
@@ -136,11 +118,11 @@ extension JSONFileDataSource {
             let sequence = storage.takeSequence()
             let header = EntryHeader(
                 key: key,
-                storedAt: now,
-                maxAge: maxAge,
-                freshUntil: freshUntil,
+                storedAt: stamp.storedAt,
+                maxAge: stamp.maxAge,
+                freshUntil: stamp.freshUntil,
                 sequence: sequence,
-                tags: tags.isEmpty ? nil : tags
+                tags: stamp.tags.isEmpty ? nil : stamp.tags
             )
             var data: Data
             do {
