@@ -112,4 +112,68 @@ struct BlobCacheChainTests {
         #expect(writes.pending(forKey: "a") == nil)
         #expect(writes.failures == 0)
     }
+
+    /// Settling one key waits for its write only: a write of another key held behind it does not hold the caller
+    /// (it waited for the whole queue).
+    @Test(.timeLimit(.minutes(1))) func settlingAKeyWaitsForItsWriteOnly() async throws {
+        let writes = WriteBehind<String, Int>()
+        let gate = DispatchSemaphore(value: 0)
+        writes.enqueue(1, forKey: "a") { _ in }
+        writes.enqueue(2, forKey: "held") { _ in gate.wait() }
+        writes.enqueue(3, forKey: "after") { _ in }
+
+        await writes.settle("a")
+        await writes.settle("none")
+
+        #expect(writes.pending(forKey: "a") == nil)
+        #expect(writes.pending(forKey: "after") == 3)
+        DispatchQueue.global().async { gate.signal() }
+        await writes.settle("after")
+        #expect(writes.pending(forKey: "held") == nil)
+        #expect(writes.failures == 0)
+    }
+
+    /// A caller settling a key whose queued write is cancelled or dropped is woken, not left waiting for a write
+    /// that will not run.
+    @Test(.timeLimit(.minutes(1))) func settlingAKeyWhoseWriteIsCancelledOrDroppedReturns() async throws {
+        let writes = WriteBehind<String, Int>()
+        let gate = DispatchSemaphore(value: 0)
+        writes.enqueue(0, forKey: "held") { _ in gate.wait() }
+        writes.enqueue(1, forKey: "cancelled") { _ in }
+        writes.enqueue(2, forKey: "dropped") { _ in }
+
+        async let cancelled: Void = writes.settle("cancelled")
+        async let dropped: Void = writes.settle("dropped")
+        while writes.settling < 2 { await Task.yield() }
+        #expect(writes.cancel("cancelled") == false)
+        DispatchQueue.global().async { writes.drop("dropped") }
+        _ = await (cancelled, dropped)
+
+        #expect(writes.pending(forKey: "held") == 0)
+        DispatchQueue.global().async { gate.signal() }
+        await writes.flush()
+    }
+
+    /// Writes queued faster than they are done hold the queue to its limit: a caller waits for room, without
+    /// blocking a thread, until the writes ahead of it are done; below the limit it does not wait.
+    @Test(.timeLimit(.minutes(1))) func aFullQueueMakesItsCallersWaitForRoom() async throws {
+        let writes = WriteBehind<String, Int>(limit: 10)
+        let gate = DispatchSemaphore(value: 0)
+        writes.enqueue(0, forKey: "held", cost: 6) { _ in gate.wait() }
+        await writes.waitForRoom()
+        writes.enqueue(1, forKey: "second", cost: 6) { _ in }
+        // A replaced write's cost is no longer counted: 6 + 3, below the limit
+        writes.enqueue(2, forKey: "second", cost: 3) { _ in }
+        await writes.waitForRoom()
+        writes.enqueue(3, forKey: "third", cost: 6) { _ in }
+
+        let waiting = Task { await writes.waitForRoom() }
+        while writes.waitingForRoom < 1 { await Task.yield() }
+        #expect(writes.pending(forKey: "held") == 0)
+        DispatchQueue.global().async { gate.signal() }
+        await waiting.value
+
+        await writes.flush()
+        #expect(writes.queuedCost == 0)
+    }
 }

@@ -16,7 +16,9 @@ extension BlobCache {
         /// before them. What a crash can lose is the writes not done yet — never a blob already written, and
         /// never a blob half written (each write is the persistent layer's own atomic write). A write that
         /// fails is counted in ``BlobCache/persistentWriteFailures`` and its blob stays in memory only.
-        /// ``BlobCache/flush()`` waits for every queued write.
+        /// ``BlobCache/flush()`` waits for every queued write. At most 64 MiB of downloads wait in the queue: a
+        /// fetch that finds it fuller waits, without blocking a thread, for the writes ahead of it, so a disk
+        /// slower than the network holds the fetches back instead of filling memory.
         case behind
     }
 

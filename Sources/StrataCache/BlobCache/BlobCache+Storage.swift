@@ -190,7 +190,9 @@ extension BlobCache {
             record: record
         )
         guard configuration.persistent.writes == .beforeReturning else {
-            writes.enqueue(write, forKey: key) { [self] write in try writePersistent(write, forKey: key) }
+            writes.enqueue(write, forKey: key, cost: write.data.count) { [self] write in
+                try writePersistent(write, forKey: key)
+            }
             return
         }
         do {

@@ -48,8 +48,11 @@ public final class BlobCache: Sendable {
     /// Whether plugins watch the layers; read once, not per hit.
     let hasPlugins: Bool
     let blobs: FileDataSource
-    /// Downloads queued for the persistent layer (``PersistentWrites/behind``).
-    let writes = WriteBehind<String, QueuedWrite>()
+    /// Downloads queued for the persistent layer (``PersistentWrites/behind``), at most
+    /// ``queuedWriteLimit`` bytes of them before a fetch waits for room.
+    let writes = WriteBehind<String, QueuedWrite>(limit: queuedWriteLimit)
+    /// The bytes of downloads the write-behind queue holds before a fetch waits for the writes ahead of it.
+    static let queuedWriteLimit = 64 << 20
     /// Memory over file over the network: the repository chain every fetch below memory takes.
     let chain: Chain
 

@@ -15,20 +15,86 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     private struct Pending {
         var write: Write
         var generation: UInt64
+        /// What the write holds in memory while queued (a blob's bytes), counted against ``limit``.
+        var cost: Int
         var perform: @Sendable (Write) throws -> Void
     }
 
     private struct State {
         var pending: [Key: Pending] = [:]
         var order: [(key: Key, generation: UInt64)] = []
+        /// The first entry of `order` not taken yet: taking the first element of an array moves every other one,
+        /// and a burst of queued writes made the drain quadratic.
+        var head = 0
         var nextGeneration: UInt64 = 0
+        /// The cost of the writes in `pending`.
+        var queuedCost = 0
+        /// The callers of ``waitForRoom()``, woken when the queued cost is below the limit.
+        var roomWaiters: [CheckedContinuation<Void, Never>] = []
         var failures = 0
         var isDraining = false
         var running: Key?
+        /// The callers of ``flush()``, woken when nothing is queued.
         var waiters: [CheckedContinuation<Void, Never>] = []
+        /// The callers of ``settle(_:)``, by key, woken when nothing of the key is queued or running.
+        var keyWaiters: [Key: [CheckedContinuation<Void, Never>]] = [:]
+
+        /// Forgets the queued write of `key`, if any, and its cost.
+        mutating func forget(_ key: Key) {
+            if let removed = pending.removeValue(forKey: key) { queuedCost -= removed.cost }
+        }
+
+        /// Forgets every queued write.
+        mutating func forgetAll() {
+            pending.removeAll()
+            queuedCost = 0
+        }
+
+        /// Takes the callers of ``waitForRoom()`` when the queued cost is below `limit`.
+        mutating func room(below limit: Int) -> [CheckedContinuation<Void, Never>] {
+            guard queuedCost < limit else { return [] }
+            defer { roomWaiters.removeAll() }
+            return roomWaiters
+        }
+
+        /// Takes the waiters of `key` when nothing of it is queued or running any more.
+        mutating func settled(_ key: Key) -> [CheckedContinuation<Void, Never>] {
+            guard pending[key] == nil, running != key else { return [] }
+            return keyWaiters.removeValue(forKey: key) ?? []
+        }
+
+        /// Takes the waiters of every key that is settled.
+        mutating func settledKeys() -> [CheckedContinuation<Void, Never>] {
+            keyWaiters.keys.flatMap { settled($0) }
+        }
+
+        /// The next entry of `order`, if any; the taken ones are let go now and then, in one move.
+        mutating func takeNext() -> (key: Key, generation: UInt64)? {
+            guard head < order.count else {
+                order.removeAll()
+                head = 0
+                return nil
+            }
+            defer {
+                head += 1
+                if head >= 1_024, head * 2 >= order.count {
+                    order.removeFirst(head)
+                    head = 0
+                }
+            }
+            return order[head]
+        }
     }
 
     private let state = Locked(State())
+    /// The cost the queued writes may hold before ``waitForRoom()`` waits.
+    let limit: Int
+
+    /// Creates a queue whose writes may hold `limit` in cost (``enqueue(_:forKey:cost:perform:)``) before a
+    /// caller of ``waitForRoom()`` waits; no limit by default.
+    init(limit: Int = .max) {
+        self.limit = limit
+    }
     /// Held while one write runs, so ``drop(_:)`` can wait for it; counts the writes run. (Not a `Locked<Void>`:
     /// ThreadSanitizer reports accesses to a zero-sized state under the lock as racing.)
     private let writing = Locked(0)
@@ -41,11 +107,33 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         state.withLock { $0.pending[key]?.write }
     }
 
+    /// How many callers of ``waitForRoom()`` wait.
+    var waitingForRoom: Int { state.withLock { $0.roomWaiters.count } }
+
+    /// The cost of the queued writes.
+    var queuedCost: Int { state.withLock { $0.queuedCost } }
+
+    /// How many callers of ``settle(_:)`` wait.
+    var settling: Int { state.withLock { $0.keyWaiters.values.reduce(0) { $0 + $1.count } } }
+
     /// Queues `write` for `key`, replacing one queued earlier and not started; `perform` runs it later.
-    func enqueue(_ write: Write, forKey key: Key, perform: @escaping @Sendable (Write) throws -> Void) {
+    ///
+    /// - Parameters:
+    ///   - write: The write.
+    ///   - key: What it writes.
+    ///   - cost: What it holds in memory until done (a blob's bytes), counted against ``limit``.
+    ///   - perform: Carries it out, on a thread of the system's pool.
+    func enqueue(
+        _ write: Write,
+        forKey key: Key,
+        cost: Int = 0,
+        perform: @escaping @Sendable (Write) throws -> Void
+    ) {
         let startsDrain = state.withLock { state in
             state.nextGeneration += 1
-            state.pending[key] = Pending(write: write, generation: state.nextGeneration, perform: perform)
+            state.forget(key)
+            state.queuedCost += cost
+            state.pending[key] = Pending(write: write, generation: state.nextGeneration, cost: cost, perform: perform)
             state.order.append((key, state.nextGeneration))
             defer { state.isDraining = true }
             return !state.isDraining
@@ -67,19 +155,39 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// Forgets the write queued for `key` without waiting; returns whether a write of `key` is running now (it
     /// may land after the call returns).
     func cancel(_ key: Key) -> Bool {
-        state.withLock { state in
-            state.pending[key] = nil
-            return state.running == key
+        let (isRunning, settled) = state.withLock { state in
+            state.forget(key)
+            return (state.running == key, state.settled(key) + state.room(below: limit))
         }
+        for waiter in settled { waiter.resume() }
+        return isRunning
     }
 
     /// Forgets the write queued for `key` (every write when `nil`) and waits for the write running, if any:
     /// for synchronous APIs only.
     func drop(_ key: Key?) {
-        state.withLock { state in
-            if let key { state.pending[key] = nil } else { state.pending.removeAll() }
+        let settled = state.withLock { state in
+            if let key { state.forget(key) } else { state.forgetAll() }
+            return state.settledKeys() + state.room(below: limit)
         }
+        for waiter in settled { waiter.resume() }
         writing.withLock { _ in }
+    }
+
+    /// Waits until the queued writes hold less than ``limit`` in cost; returns at once when they do. Suspends;
+    /// never blocks a thread.
+    ///
+    /// A caller that queues writes faster than they are done calls it first, so the queue stays bounded: by the
+    /// limit, and the writes of the callers that found room at once.
+    func waitForRoom() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let hasRoom = state.withLock { state in
+                guard state.queuedCost >= limit else { return true }
+                state.roomWaiters.append(continuation)
+                return false
+            }
+            if hasRoom { continuation.resume() }
+        }
     }
 
     /// Waits until every queued write is done; returns at once when none is queued.
@@ -94,9 +202,17 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         }
     }
 
-    /// Waits until the write queued for `key`, if any, is done.
+    /// Waits until the write queued for `key`, if any, is done, and none of `key` runs; the writes of other keys
+    /// are not waited for.
     func settle(_ key: Key) async {
-        if pending(forKey: key) != nil { await flush() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isSettled = state.withLock { state in
+                guard state.pending[key] != nil || state.running == key else { return true }
+                state.keyWaiters[key, default: []].append(continuation)
+                return false
+            }
+            if isSettled { continuation.resume() }
+        }
     }
 
     /// What the drain does next.
@@ -104,6 +220,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         case write(Key, UInt64, Pending)
         case skip
         case finish([CheckedContinuation<Void, Never>])
+        case wake([CheckedContinuation<Void, Never>])
     }
 
     /// Runs the queued writes in order until none is left, then wakes the callers of ``flush()``.
@@ -111,14 +228,13 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         while true {
             let step = writing.withLock { written -> Step in
                 let step = state.withLock { state -> Step in
-                    guard !state.order.isEmpty else {
+                    guard let (key, generation) = state.takeNext() else {
                         // Idle in the same critical section that finds the queue empty, so an enqueue either
                         // sees a drain running that will take its write, or starts one.
                         state.isDraining = false
                         defer { state.waiters.removeAll() }
-                        return .finish(state.waiters)
+                        return .finish(state.waiters + state.settledKeys() + state.room(below: limit))
                     }
-                    let (key, generation) = state.order.removeFirst()
                     guard let pending = state.pending[key], pending.generation == generation else { return .skip }
                     state.running = key
                     return .write(key, generation, pending)
@@ -126,16 +242,20 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                 guard case .write(let key, let generation, let pending) = step else { return step }
                 let failed = (try? pending.perform(pending.write)) == nil
                 written &+= 1
-                state.withLock { state in
+                return state.withLock { state in
                     if failed { state.failures += 1 }
                     state.running = nil
-                    if state.pending[key]?.generation == generation { state.pending[key] = nil }
+                    if state.pending[key]?.generation == generation { state.forget(key) }
+                    return .wake(state.settled(key) + state.room(below: limit))
                 }
-                return .skip
             }
-            guard case .finish(let waiters) = step else { continue }
-            for waiter in waiters { waiter.resume() }
-            return
+            switch step {
+            case .write, .skip: continue
+            case .wake(let waiters): for waiter in waiters { waiter.resume() }
+            case .finish(let waiters):
+                for waiter in waiters { waiter.resume() }
+                return
+            }
         }
     }
 }

@@ -41,6 +41,8 @@ struct BlobFileTier: BlobTier, PutDataSource {
 
     func putEntry(_ entry: StoredEntry<Blob>, in query: any Query) async throws -> Blob {
         let (cache, key) = try target(of: query)
+        // A disk slower than the network fills the queue: the fetch waits for room rather than let it grow.
+        if cache.configuration.persistent.writes == .behind { await cache.writes.waitForRoom() }
         try cache.storePersistent(entry.value, metadata: entry.metadata, forKey: key)
         return entry.value
     }
