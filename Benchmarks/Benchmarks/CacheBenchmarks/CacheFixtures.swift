@@ -54,6 +54,13 @@ final class BlobDictionary: Sendable {
     init(_ blobs: [URL: Data]) { self.blobs = Mutex(blobs) }
 
     func data(for url: URL) -> Data? { blobs.withLock { $0[url] } }
+
+    /// ``data(for:)`` as an async cache offers it, run where its caller runs, as `BlobCache.fetch(from:)` is.
+    /// The row calls this one: package-benchmark runs a row whose body awaits in a new task on the cooperative
+    /// pool at every iteration (whose thread, and core, may change from one iteration to the next), and a body
+    /// that does not on the runner's own thread; both rows must run the same way for their ratio to be the
+    /// lookups' alone.
+    nonisolated(nonsending) func fetch(from url: URL) async -> Data? { data(for: url) }
 }
 
 /// The baseline of the cold row: a session as Strata's transport configures its own (ephemeral, no
