@@ -1,4 +1,5 @@
 import Foundation
+import LoopbackServer
 import Strata
 import StrataNetwork
 import Testing
@@ -18,6 +19,49 @@ struct RequestTests {
         var custom = request
         custom.cacheKey = "user-42"
         #expect(custom.cacheKey == "user-42")
+    }
+
+    /// A key placed in a path as `users/\(key)` cannot climb out of `users/`: a `.` or `..` segment is refused
+    /// (libcurl and servers resolve them, so `../admin` reached `/admin`); what only looks like one is kept, and
+    /// `?`, `#` and `%` stay inside the segment.
+    @Test(arguments: ["../admin", "..", ".", "a/../../admin", "a/./b", "../"])
+    func aDotSegmentInThePathIsRefused(key: String) throws {
+        let request = HTTPRequest(.delete, baseURL: base, path: "users/\(key)")
+
+        let error = #expect(throws: StrataError.self) { try request.url() }
+
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("another resource") == true)
+    }
+
+    @Test func segmentsThatOnlyLookLikeDotSegmentsAreKept() throws {
+        let keys = ["...", "..a", ".hidden", "a..", "%2e%2e", "a?b#c"]
+        let urls = try keys.map { try HTTPRequest(baseURL: base, path: "users/\($0)").url().absoluteString }
+
+        #expect(
+            urls == [
+                "http://127.0.0.1:8080/api/users/...", "http://127.0.0.1:8080/api/users/..a",
+                "http://127.0.0.1:8080/api/users/.hidden", "http://127.0.0.1:8080/api/users/a..",
+                "http://127.0.0.1:8080/api/users/%252e%252e", "http://127.0.0.1:8080/api/users/a%3Fb%23c",
+            ]
+        )
+    }
+
+    /// Through a client and a real server: nothing is sent for a key that would climb out of its collection.
+    @Test(.timeLimit(.minutes(1))) func aClientSendsNothingForAKeyThatClimbsOutOfItsPath() async throws {
+        let server = try await LoopbackServer.start([
+            ("DELETE /admin", { _ in ServerReply(status: 204) }),
+            ("DELETE /users/*", { _ in ServerReply(status: 204) }),
+        ])
+        defer { Task { await server.stop() } }
+        let client = makeClient()
+
+        let error = await strataError {
+            _ = try await client.send(HTTPRequest(.delete, baseURL: server.baseURL, path: "users/../admin"))
+        }
+
+        #expect(error?.code == .invalidArgument)
+        #expect(server.requests.isEmpty)
     }
 
     @Test func jsonBodySetsContentType() throws {

@@ -19,6 +19,10 @@ public struct HTTPRequest: Hashable, Sendable {
     public var baseURL: URL
 
     /// The path appended to ``baseURL``; empty for the base URL itself.
+    ///
+    /// Plain text, not percent-encoded: a space, `%`, `?` or `#` is encoded for you, and `/` separates segments,
+    /// so a key holding one names a resource further down. A `.` or `..` segment is refused by ``url()``: a server
+    /// (or libcurl, before sending) resolves it, and `users/\(key)` with the key `../admin` would reach `/admin`.
     public var path: String
 
     /// The query items appended to the URL, in order.
@@ -91,10 +95,18 @@ public struct HTTPRequest: Hashable, Sendable {
 
     /// The full URL: base URL, path and query items.
     ///
-    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the parts do not form a URL.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the parts do not form a URL, or ``path`` holds a
+    ///   `.` or `..` segment.
     public func url() throws -> URL {
         var url = baseURL
         let trimmed = path.drop { $0 == "/" }
+        if let segment = trimmed.split(separator: "/").first(where: { $0 == "." || $0 == ".." }) {
+            throw StrataError(
+                .invalidArgument,
+                "The path \(HTTPSyntax.quoted(path)) holds the segment \"\(segment)\", which would take the request to "
+                    + "another resource (RFC 3986, section 5.2.4); a key placed in a path must not be \".\" or \"..\""
+            )
+        }
         if !trimmed.isEmpty {
             url = url.appendingPathComponent(String(trimmed), isDirectory: trimmed.hasSuffix("/"))
         }
