@@ -234,7 +234,10 @@ struct OutboxDamageTests {
             operation: .put,
             value: try JSONEncoder().encode(Note(id: "b", text: "two", version: 1)),
             idempotencyKey: "last",
-            createdAt: Date()
+            createdAt: Date(),
+            // Waiting for its pause, as the queued write is: the outbox's own replay at open sends neither, and
+            // the sync below sends both.
+            notBefore: .distantFuture
         )
         try await plant(record, in: folder)
 
