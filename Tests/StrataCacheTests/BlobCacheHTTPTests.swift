@@ -36,6 +36,28 @@ struct BlobCacheHTTPTests {
         }
     }
 
+    /// A fragment is never sent: URLs that differ only in one are one blob, one entry and one request (each
+    /// fragment made an entry of its own, a way to fill the cache with copies of one body).
+    @Test func urlsThatDifferOnlyInTheirFragmentAreOneEntry() async throws {
+        try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            let cache = try fixture.makeCache()
+            let plain = fixture.url("a")
+            let tagged = try #require(URL(string: plain.absoluteString + "#top"))
+            let other = try #require(URL(string: plain.absoluteString + "#bottom"))
+
+            let first = try await cache.fetchWithLayer(from: tagged)
+            let second = try await cache.fetchWithLayer(from: other)
+            let third = try await cache.fetchWithLayer(from: plain)
+
+            #expect([first.origin, second.origin, third.origin] == [.network, .memory, .memory])
+            #expect(fixture.server.requestCount(path: "/a") == 1)
+            #expect(cache.ephemeralCount == 1)
+            #expect(cache.contains(other))
+            try cache.remove(tagged)
+            #expect(!cache.contains(plain))
+        }
+    }
+
     @Test func noStoreResponsesAreNotStored() async throws {
         try await withFixture([("GET /a", reply("secret", headers: ["Cache-Control": "no-store"]))]) { fixture in
             let cache = try fixture.makeCache()

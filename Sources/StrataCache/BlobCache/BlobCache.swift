@@ -149,6 +149,8 @@ public final class BlobCache: Sendable {
 
     /// Returns the blob at `url` with the layer that answered: ephemeral, then persistent, then the network.
     ///
+    /// A fragment (`#…`) is never sent: URLs that differ only in theirs are one blob.
+    ///
     /// - Parameter url: An absolute URL, or one relative to ``baseURL``.
     /// - Throws: ``Strata/StrataError``: the download's error (``Strata/StrataError/Code/notFound`` for a
     ///   404, ``Strata/StrataError/Code/network``, ``Strata/StrataError/Code/unexpectedResponse`` …),
@@ -179,9 +181,9 @@ public final class BlobCache: Sendable {
     @usableFromInline
     func memoryHit(_ url: URL) -> Data? {
         // Every key in the ephemeral layer is an absolute URL string, and a URL's absolute string is what
-        // ``resolve(_:)`` would key it by, whenever it is absolute. A URL relative to nothing yields a string
-        // without a scheme, which no key equals: it misses here and the slow path resolves it against
-        // ``baseURL``.
+        // ``resolve(_:)`` would key it by, whenever it is absolute and has no fragment. A URL relative to nothing
+        // yields a string without a scheme, and one with a fragment a string with `#`, which no key equals: it
+        // misses here and the slow path resolves it (against ``baseURL``, without the fragment).
         hasPlugins ? nil : ephemeralHit(url.absoluteString)
     }
 
@@ -234,11 +236,21 @@ public final class BlobCache: Sendable {
         try blobs.removeValue(forKey: key)
     }
 
+    /// The absolute URL `url` names, without its fragment: a fragment is never sent, so URLs that differ only in
+    /// one name the same blob, kept under one key.
     func resolve(_ url: URL) throws -> URL {
-        if url.scheme != nil { return url.absoluteURL }
-        guard let baseURL, let resolved = URL(string: url.relativeString, relativeTo: baseURL) else {
-            throw StrataError(.invalidArgument, "\(url) is relative and the BlobCache has no base URL")
+        let absolute: URL
+        if url.scheme != nil {
+            absolute = url.absoluteURL
+        } else {
+            guard let baseURL, let resolved = URL(string: url.relativeString, relativeTo: baseURL) else {
+                throw StrataError(.invalidArgument, "\(url) is relative and the BlobCache has no base URL")
+            }
+            absolute = resolved.absoluteURL
         }
-        return resolved.absoluteURL
+        guard absolute.fragment != nil, var components = URLComponents(url: absolute, resolvingAgainstBaseURL: false)
+        else { return absolute }
+        components.fragment = nil
+        return components.url ?? absolute
     }
 }
