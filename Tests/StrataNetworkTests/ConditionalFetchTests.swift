@@ -71,6 +71,16 @@ struct ConditionalFetchTests {
         #expect(try folder.contents() == [file.fileURL.lastPathComponent])
     }
 
+    /// A client on `kind` that downloads into a temporary folder of its own (removed by the caller), and the
+    /// request for `/file` on `server`: what a revalidation of the stored `"v1"` sends.
+    private static func revalidation(_ kind: TransportUnderTest, on server: LoopbackServer) throws
+        -> (client: HTTPClient, folder: TemporaryFolder, request: HTTPRequest)
+    {
+        let folder = try TemporaryFolder()
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
+        return (client, folder, HTTPRequest(baseURL: server.baseURL, path: "file"))
+    }
+
     /// A server that has moved on to `"v2"` but answers any conditional request 304 with the new tag: a 304
     /// about another version than the one asked about.
     private static func movedOnServer(body: Data) async throws -> LoopbackServer {
@@ -98,10 +108,8 @@ struct ConditionalFetchTests {
         let body = pattern(count: 4_096)
         let server = try await Self.movedOnServer(body: body)
         defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
+        let (client, folder, request) = try Self.revalidation(kind, on: server)
         defer { folder.remove() }
-        let client = makeClient(kind.make(), downloadDirectory: folder.url)
-        let request = HTTPRequest(baseURL: server.baseURL, path: "file")
         let stored = ConditionalHeaders(eTag: "\"v1\"")
 
         // When the client revalidates
@@ -135,10 +143,8 @@ struct ConditionalFetchTests {
             ("GET /file", { _ in ServerReply(status: 304, headers: ["ETag": "\"v2\""]) })
         ])
         defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
+        let (client, folder, request) = try Self.revalidation(kind, on: server)
         defer { folder.remove() }
-        let client = makeClient(kind.make(), downloadDirectory: folder.url)
-        let request = HTTPRequest(baseURL: server.baseURL, path: "file")
         let stored = ConditionalHeaders(eTag: "\"v1\"")
 
         // When the client revalidates the stored "v1"
