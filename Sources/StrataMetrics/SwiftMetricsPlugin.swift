@@ -24,8 +24,10 @@
     /// `operation` the repository operation (`cacheSync`, …) or `none` for a data source; `outcome` is `hit`,
     /// `miss`, `staleServed`, `notValid`, `success` or `error` (``Strata/CallOutcome``); `error_code` the
     /// ``Strata/StrataError/Code`` of an error (`other` for another error), `none` otherwise. Every series has every
-    /// dimension, as Prometheus requires. Handlers are made once per series and kept per source or repository, so a
-    /// call costs a search of that source's few series, without a lock, and the handler's own work.
+    /// dimension, as Prometheus requires. Handlers are made once per series and kept per source or repository; a
+    /// call that returned goes straight to its series (each source or repository finds it once per method, operation
+    /// and outcome), one that threw costs a search of that source's few series, without a lock; then the handler's
+    /// own work.
     ///
     /// Every call is counted; one call in `timingInterval` (16 by default) is timed, so `strata_call_duration` holds
     /// a sample of the latencies, not one per call: count calls with `strata_calls_total`. A repository's reads
@@ -75,16 +77,20 @@
     }
 
     /// The series of one source or repository: made when a call first needs one, then found without a lock.
-    private final class AttachmentSeries: CallCounter {
+    private final class AttachmentSeries: ReportBindingCounter {
         /// The handlers of one series: the calls with one method, operation, outcome and error code. A class, so that
         /// finding one copies nothing.
-        final class Series: Sendable {
+        final class Series: CallCounter {
             let method: PluginCall.Method
             let operation: String
             let outcome: CallOutcome
             let errorCode: String
             let calls: Counter
             let duration: Metrics.Timer
+            /// The operation's name as a call gives it (`nil` for a data source), and whether the series counts calls
+            /// that returned: what a returned call is matched by, without building the dimensions' strings.
+            let operationName: String?
+            let returned: Bool
 
             init(
                 method: PluginCall.Method,
@@ -100,6 +106,8 @@
                 self.errorCode = errorCode
                 self.calls = calls
                 self.duration = duration
+                operationName = operation == "none" ? nil : operation
+                returned = errorCode == "none"
             }
 
             func matches(_ method: PluginCall.Method, _ operation: String, _ outcome: CallOutcome, _ code: String)
@@ -108,6 +116,10 @@
                 self.method == method && self.outcome == outcome && self.operation == operation
                     && errorCode == code
             }
+
+            /// Counts the call in this series, which the chain calls directly for the calls of its report
+            /// (``counter(forEvery:)``).
+            func count(_ call: CountedCall) { record(call) }
 
             /// Counts the call, and records its duration when it was timed.
             func record(_ call: CountedCall) {
@@ -138,23 +150,32 @@
             func find(_ method: PluginCall.Method, _ operation: String, _ outcome: CallOutcome, _ code: String)
                 -> Series?
             {
-                withSeries(method, operation, outcome, code) { $0 }
+                withSeries({ $0.matches(method, operation, outcome, code) }, { $0 })
             }
 
             /// Counts the call in its series, if the table has it.
             func count(_ call: CountedCall, _ operation: String, _ code: String) -> Bool {
-                withSeries(call.method, operation, call.outcome, code) { $0.record(call) } != nil
+                withSeries({ $0.matches(call.method, operation, call.outcome, code) }, { $0.record(call) }) != nil
             }
 
-            /// Runs `body` with the matching series, if the table has one.
+            /// Counts a call that returned in its series, if the table has it, matched by the call's own fields: no
+            /// string is made or copied.
+            func countReturned(_ call: CountedCall) -> Bool {
+                withSeries(
+                    {
+                        $0.returned && $0.method == call.method && $0.outcome == call.outcome
+                            && $0.operationName == call.operationName
+                    },
+                    { $0.record(call) }
+                ) != nil
+            }
+
+            /// Runs `body` with the first series that `matches`, if the table has one.
             ///
             /// The nodes are walked unretained: each is kept alive by the one before it, the first by the caller's
             /// reference. A walk that holds each node strongly retains and releases every node it passes.
             private func withSeries<Result>(
-                _ method: PluginCall.Method,
-                _ operation: String,
-                _ outcome: CallOutcome,
-                _ code: String,
+                _ matches: (Series) -> Bool,
                 _ body: (Series) -> Result
             ) -> Result? {
                 var node: Unmanaged<Table>? = .passUnretained(self)
@@ -162,7 +183,7 @@
                     let found = current._withUnsafeGuaranteedRef { table -> Result? in
                         if let newest = table.newestReference {
                             let found = newest._withUnsafeGuaranteedRef { series in
-                                series.matches(method, operation, outcome, code) ? body(series) : nil
+                                matches(series) ? body(series) : nil
                             }
                             if let found { return found }
                         }
@@ -184,7 +205,13 @@
             self.factory = factory
         }
 
+        /// The series of every call reported with `report`: the chain hands them to it directly.
+        func counter(forEvery report: CountedCall) -> any CallCounter {
+            series(report.method, report.operationName ?? "none", report.outcome, "none")
+        }
+
         func count(_ call: CountedCall) {
+            if call.error == nil, table.read({ $0.countReturned(call) }) { return }
             let operation = call.operationName ?? "none"
             let code = call.error == nil ? "none" : call.errorCode ?? "none"
             if table.read({ $0.count(call, operation, code) }) { return }

@@ -7,6 +7,13 @@
     import StrataObservabilityTestSupport
     import Testing
 
+    /// `.cacheSync` under another name.
+    private struct NamedOperation: RepositoryOperation {
+        let name: String
+
+        var plan: OperationPlan { CacheSyncOperation().plan }
+    }
+
     struct SwiftMetricsPluginTests {
         private let metrics = TestMetrics()
 
@@ -61,6 +68,36 @@
                 [("source", "users"), ("method", "get"), ("operation", "cacheSync")]
             )
             #expect(timer.values.count == 3)
+        }
+
+        @Test func repositoriesUnderOneNameCountIntoOneSeriesWhicheverMadeIt() async throws {
+            // Each chain binds its reports to the plugin's series once; two chains under one name share them, and a
+            // repository operation named `none` is still the repository's, not a data source's.
+            let plugin = SwiftMetricsPlugin(factory: metrics, timingInterval: 2)
+            let cache = MemoryDataSource<String>()
+            cache.setValue("A", forKey: "a")
+            let main = MemoryDataSource<String>()
+            let first = CacheRepository(main: main, cache: cache).plugins([plugin], name: "users")
+            let second = CacheRepository(main: main, cache: cache).plugins([plugin], name: "users")
+            let none = NamedOperation(name: "none")
+
+            for _ in 0..<3 {
+                _ = try await first.get(KeyQuery("a"), operation: .cacheSync)
+                _ = try await second.get(KeyQuery("a"), operation: .cacheSync)
+                _ = try await second.get(KeyQuery("a"), operation: none)
+            }
+            _ = try? await first.get(KeyQuery("b"), operation: none)
+
+            #expect(calls("users", "cacheSync", "hit") == 6)
+            #expect(calls("users", "none", "hit") == 3)
+            #expect(calls("users", "none", "miss", "notFound") == 1)
+            let timer = try metrics.expectTimer(
+                SwiftMetricsPlugin.Label.duration,
+                [("source", "users"), ("method", "get"), ("operation", "cacheSync")]
+            )
+            // One call in two of each chain is timed: `first`'s 1st and 3rd, `second`'s 1st, 3rd and 5th (each
+            // `cacheSync` read, its `none` reads in between).
+            #expect(timer.values.count == 5)
         }
 
         @Test func countsStoreEvictionsByReasonWithEntriesAndBytes() throws {

@@ -24,6 +24,13 @@ private final class RecordingCounter: StrataPlugin, CallCounter {
     }
 }
 
+/// `.cacheSync` under another name.
+private struct Named: RepositoryOperation {
+    let name: String
+
+    var plan: OperationPlan { CacheSyncOperation().plan }
+}
+
 /// A repository of its own that does not say how its reads end: counted through a trail.
 private struct PassThroughRepository<Base: GetRepository>: GetRepository {
     let base: Base
@@ -124,6 +131,44 @@ struct CallCounterTests {
         #expect(value == 42)
         #expect(counter.lines == ["direct get -: hit -"])
         #expect(counter.timed == [true])
+    }
+
+    @Test func callsUnderMoreOperationsThanAChainKeepsReportsForAreEachCountedUnderTheirOwn() async throws {
+        // A chain makes a report once per method, operation and outcome, up to a limit of 64; past it, each call's
+        // report is built as it is counted. Both kinds must read the same, timed or not.
+        let counter = RecordingCounter(timingOneIn: 2)
+        let users = CacheRepository(main: ScriptedDataSource<String>(), cache: ScriptedDataSource<String>(["a": "A"]))
+            .plugins([counter], name: "users")
+        let names = (0..<80).map { "operation\($0)" }
+
+        for name in names + names { _ = try await users.get(KeyQuery("a"), operation: Named(name: name)) }
+
+        #expect(counter.lines == (names + names).map { "users get \($0): hit -" })
+        #expect(counter.timed == (0..<160).map { $0.isMultiple(of: 2) })
+    }
+
+    @Test func callsCountedFromManyTasksAtOnceAreEachCountedOnce() async throws {
+        // The reports are made while other tasks count: each call is counted once, under its own kind.
+        let counter = RecordingCounter()
+        let source = ScriptedDataSource<String>(["a": "A"]).plugins([counter], name: "memory")
+
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    for call in 0..<200 {
+                        if (task + call).isMultiple(of: 2) {
+                            _ = try? await source.get(KeyQuery("a"))
+                        } else {
+                            _ = try? await source.get(KeyQuery("missing"))
+                        }
+                    }
+                }
+            }
+        }
+
+        #expect(counter.lines.filter { $0 == "memory get -: hit -" }.count == 800)
+        #expect(counter.lines.filter { $0 == "memory get -: miss notFound" }.count == 800)
+        #expect(counter.lines.count == 1_600)
     }
 
     @Test func countingParticipationsAreEqualWhenTheyTimeAlike() {

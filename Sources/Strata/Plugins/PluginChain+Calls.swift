@@ -108,6 +108,16 @@ extension PluginChain {
         _ outcome: CallOutcome,
         started: UInt64
     ) {
+        if operationName == nil, CallTrail.mayBeBound {
+            CallTrail.record(
+                PluginCall(method: method, query: query, operation: nil, source: name, value: nil),
+                error: nil
+            )
+        }
+        if let report = returnedReports.report(method, operationName, outcome) {
+            report._withUnsafeGuaranteedRef { $0.count(duration: Self.duration(since: started)) }
+            return
+        }
         let counted = CountedCall(
             source: name,
             method: method,
@@ -116,12 +126,6 @@ extension PluginChain {
             error: nil,
             duration: Self.duration(since: started)
         )
-        if operationName == nil, CallTrail.mayBeBound {
-            CallTrail.record(
-                PluginCall(method: method, query: query, operation: nil, source: name, value: nil),
-                error: nil
-            )
-        }
         countAll(counted)
     }
 

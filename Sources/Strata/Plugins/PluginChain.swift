@@ -54,6 +54,9 @@ final class PluginChain: Sendable {
     /// The counters as unmanaged references, which a call copies without retaining; ``counting`` keeps them alive.
     let counterReferences: [Unmanaged<CounterBox>]
 
+    /// The reports of calls that returned, made once each (``Mode/counts``).
+    let returnedReports: ReturnedCallReports
+
     /// The chain as middleware, outermost first (``Mode/intercepts``).
     let middleware: [any StrataPlugin]
 
@@ -100,6 +103,7 @@ final class PluginChain: Sendable {
                 observers.filter { $0.participation.kind == .failures }.map(\.plugin)
             )
         counterReferences = counting.counters.map { Unmanaged.passUnretained($0) }
+        returnedReports = ReturnedCallReports(source: attachment.name, counters: counting.counters)
         let counters = taking.lazy.filter { $0.participation.kind == .counts }
         let interval = counters.map(\.participation.timingInterval).min() ?? 1
         // A power of two, so that choosing the timed calls is a mask, not a division.

@@ -1,0 +1,150 @@
+import CStrataAtomics
+
+/// The reports of a chain's calls that returned, each made once per method, operation and outcome: counting such a
+/// call hands the counters a report that already exists, copying nothing unless the call was timed.
+///
+/// Building a ``CountedCall`` copies the source's and the operation's names, and dropping it releases them: a
+/// dozen runtime calls on every counted call, even for names too short to be on the heap, which on a memory-cache
+/// hit cost more than the counter. A call that returned is told entirely by its method, its operation, its outcome
+/// and, when it was timed, its duration, so its report can be made once and lent to the counters ever after (a copy
+/// with the duration when there is one).
+///
+/// Readers find a report by loading one word (acquire) and use it without retaining it; reports are made under a
+/// lock, published with a release store, and kept until the chain is freed. At most ``limit`` are made: a
+/// repository called with more operations than that builds the others' reports per call, as before.
+final class ReturnedCallReports: @unchecked Sendable {
+    // @unchecked Sendable is sound: `slots` is only read and written by the atomic operations, each word holding
+    // zero or the address of a report that `made` retains; `made` is only touched under its lock.
+
+    /// A report, in a class so that it is lent to the counters without a copy, with the counters to hand it to.
+    final class Report: Sendable {
+        /// The report of the call.
+        let call: CountedCall
+
+        /// The chain's counters, innermost first, each replaced by the one it binds to this report when it does
+        /// (``ReportBindingCounter``).
+        let counters: [CounterBox]
+
+        /// ``counters`` as unmanaged references, which a call copies without retaining.
+        let counterReferences: [Unmanaged<CounterBox>]
+
+        init(_ call: CountedCall, counters: [CounterBox]) {
+            self.call = call
+            self.counters = counters.map { box in
+                guard let binding = box.counter as? any ReportBindingCounter else { return box }
+                return CounterBox(binding.counter(forEvery: call))
+            }
+            counterReferences = self.counters.map { Unmanaged.passUnretained($0) }
+        }
+
+        /// Hands the report to every counter, innermost first, with `duration` when the call was timed.
+        func count(duration: Duration?) {
+            guard let duration else { return count(call) }
+            count(
+                CountedCall(
+                    source: call.source,
+                    method: call.method,
+                    operationName: call.operationName,
+                    outcome: call.outcome,
+                    error: nil,
+                    duration: duration
+                )
+            )
+        }
+
+        private func count(_ call: CountedCall) {
+            for box in counterReferences { box._withUnsafeGuaranteedRef { $0.count(call) } }
+        }
+    }
+
+    /// How many reports a chain makes at most.
+    static let limit = 64
+
+    private static let outcomes = 6
+
+    private let source: String
+    private let counters: [CounterBox]
+    private let slots: UnsafeMutablePointer<Int>
+    private let made = Locked<[Report]>([])
+
+    /// Creates the table of `source`'s reports, empty, for `counters` (innermost first).
+    init(source: String, counters: [CounterBox]) {
+        self.source = source
+        self.counters = counters
+        let count = PluginCall.Method.allCases.count * Self.outcomes
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: 0, count: count)
+    }
+
+    deinit {
+        slots.deallocate()
+    }
+
+    /// The report of a call of `method` that returned with `outcome` under `operationName`, made the
+    /// first time it is asked; `nil` when ``limit`` reports were made and none is this one.
+    func report(_ method: PluginCall.Method, _ operationName: String?, _ outcome: CallOutcome) -> Unmanaged<Report>? {
+        let slot = slots + Self.index(method, outcome)
+        if let pointer = UnsafeRawPointer(bitPattern: strata_atomic_load_acquire(slot)) {
+            // `made` retains every report ever published, for as long as `self` lives.
+            let found = Unmanaged<Report>.fromOpaque(pointer)
+            if found._withUnsafeGuaranteedRef({ $0.call.operationName == operationName }) { return found }
+        }
+        return make(method, operationName, outcome, in: slot)
+    }
+
+    /// Finds or makes the report, under the lock, and publishes it in `slot`.
+    private func make(
+        _ method: PluginCall.Method,
+        _ operationName: String?,
+        _ outcome: CallOutcome,
+        in slot: UnsafeMutablePointer<Int>
+    ) -> Unmanaged<Report>? {
+        made.withLock { made in
+            let report: Report
+            if let found = made.first(where: {
+                $0.call.method == method && $0.call.outcome == outcome && $0.call.operationName == operationName
+            }) {
+                report = found
+            } else {
+                guard made.count < Self.limit else { return nil }
+                report = Report(
+                    CountedCall(
+                        source: source,
+                        method: method,
+                        operationName: operationName,
+                        outcome: outcome,
+                        error: nil,
+                        duration: nil
+                    ),
+                    counters: counters
+                )
+                made.append(report)
+            }
+            let published = Unmanaged.passUnretained(report)
+            strata_atomic_store_release(slot, Int(bitPattern: published.toOpaque()))
+            return published
+        }
+    }
+
+    /// The slot of a method and an outcome.
+    private static func index(_ method: PluginCall.Method, _ outcome: CallOutcome) -> Int {
+        let row =
+            switch method {
+            case .get: 0
+            case .getAll: 1
+            case .put: 2
+            case .putAll: 3
+            case .delete: 4
+            }
+        let column =
+            switch outcome.kind {
+            case .hit: 0
+            case .miss: 1
+            case .staleServed: 2
+            case .notValid: 3
+            case .success: 4
+            case .error: 5
+            }
+        return row * outcomes + column
+    }
+}
