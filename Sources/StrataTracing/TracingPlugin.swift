@@ -32,6 +32,13 @@
             self.tracer = tracer
         }
 
+        /// Intercepts every call, unless the tracer is swift-distributed-tracing's `NoOpTracer` (the default before
+        /// `InstrumentationSystem.bootstrap`): its spans record nothing and carry the caller's context unchanged, so
+        /// the plugin then stays out of the calls, at no cost.
+        public func participation(in attachment: PluginAttachment) -> PluginParticipation {
+            tracer is NoOpTracer ? .skipped : .intercepts
+        }
+
         /// Runs the call inside a span.
         public func intercept<R: Sendable>(
             _ call: PluginCall,

@@ -131,8 +131,16 @@
                     try await untilServed {
                         _ = try await other.put(Note(title: "k", revision: 2), in: KeyQuery("k"))
                     }
+                    // The feed announces its new epoch as a change of every key. Once the stream has ended, the epoch
+                    // is polled instead: a loop that only asked the ended stream spun and starved every other test.
+                    let deadline = ContinuousClock.now + .seconds(30)
                     while instance.source.feed.currentEpoch == nil || instance.source.feed.currentEpoch == epochBefore {
-                        _ = await first(epochs) { $0 == .invalidateAll }
+                        guard await first(epochs, where: { $0 == .invalidateAll }) == nil else { continue }
+                        guard ContinuousClock.now < deadline else {
+                            Issue.record("the feed did not listen again within 30 seconds of the restart")
+                            break
+                        }
+                        try await Task.sleep(for: .milliseconds(20))
                     }
                     #expect(!(await instance.holds("k")))
                     #expect(try await instance.repository.get(KeyQuery("k"), operation: .cacheSync).revision == 2)

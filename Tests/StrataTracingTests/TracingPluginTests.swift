@@ -83,6 +83,33 @@
         }
     }
 
+    extension TracingPluginTests {
+        @Test func staysOutOfTheCallsWithTheNoOpTracerAndLeavesTheCallersTraceAsItIs() async throws {
+            // Given a source traced with the NoOpTracer (the default before bootstrapping), read inside a span of
+            // another tracer, over a transport that traces on that one
+            let noOp = TracingPlugin(tracer: NoOpTracer())
+            let recorder = RecordingTransport()
+            let client = HTTPClient(transport: TracingTransport(recorder, tracer: tracer))
+            let url = try #require(URL(string: "http://127.0.0.1:9/users/1"))
+            let api = NetworkGetDataSource<String>(client: client) { _ in HTTPRequest(.get, url: url) }
+                .plugins([noOp], name: "api")
+
+            // When it is read
+            let value = try await tracer.withSpan("outer") { _ in try await api.get(KeyQuery("1")) }
+
+            // Then the plugin took no part, and the request's span is the caller's span's child
+            #expect(value == "Ada")
+            #expect(noOp.participation(in: PluginAttachment(name: "api", kind: .dataSource)) == .skipped)
+            #expect(noOp.participation(in: PluginAttachment(name: "users", kind: .repository)) == .skipped)
+            let recording = TracingPlugin(tracer: tracer)
+            #expect(recording.participation(in: PluginAttachment(name: "api", kind: .dataSource)) == .intercepts)
+            let outer = try #require(tracer.finishedSpans.first { $0.operationName == "outer" })
+            let http = try #require(tracer.finishedSpans.first { $0.operationName == "HTTP GET" })
+            #expect(http.parentSpanID == outer.spanID)
+            #expect(tracer.finishedSpans.count == 2)
+        }
+    }
+
     /// A transport that keeps every request and answers each with `200` and the JSON string `"Ada"`.
     final class RecordingTransport: HTTPTransport {
         private let recorded = Locked<[HTTPRequest]>([])
