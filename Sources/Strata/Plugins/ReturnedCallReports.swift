@@ -92,37 +92,47 @@ final class ReturnedCallReports: @unchecked Sendable {
         return make(method, operationName, outcome, in: slot)
     }
 
-    /// Finds or makes the report, under the lock, and publishes it in `slot`.
+    /// Finds or makes the report and publishes it in `slot`.
+    ///
+    /// A new report is built outside the lock: building it asks each counter for its series
+    /// (``ReportBindingCounter``), which may run a metrics factory of the user's. Two calls that build the same report
+    /// at once keep the first one published.
     private func make(
         _ method: PluginCall.Method,
         _ operationName: String?,
         _ outcome: CallOutcome,
         in slot: UnsafeMutablePointer<Int>
     ) -> Unmanaged<Report>? {
-        made.withLock { made in
-            let report: Report
-            if let found = made.first(where: {
-                $0.call.method == method && $0.call.outcome == outcome && $0.call.operationName == operationName
-            }) {
-                report = found
-            } else {
-                guard made.count < Self.limit else { return nil }
-                report = Report(
-                    CountedCall(
-                        source: source,
-                        method: method,
-                        operationName: operationName,
-                        outcome: outcome,
-                        error: nil,
-                        duration: nil
-                    ),
-                    counters: counters
-                )
-                made.append(report)
-            }
+        func isThis(_ report: Report) -> Bool {
+            report.call.method == method && report.call.outcome == outcome && report.call.operationName == operationName
+        }
+        func publish(_ report: Report) -> Unmanaged<Report> {
             let published = Unmanaged.passUnretained(report)
             strata_atomic_store_release(slot, Int(bitPattern: published.toOpaque()))
             return published
+        }
+        let existing: Report?? = made.withLock { made in
+            if let found = made.first(where: isThis) { return .some(found) }
+            return made.count < Self.limit ? .some(nil) : nil
+        }
+        guard let existing else { return nil }
+        if let existing { return made.withLock { _ in publish(existing) } }
+        let built = Report(
+            CountedCall(
+                source: source,
+                method: method,
+                operationName: operationName,
+                outcome: outcome,
+                error: nil,
+                duration: nil
+            ),
+            counters: counters
+        )
+        return made.withLock { made in
+            if let found = made.first(where: isThis) { return publish(found) }
+            guard made.count < Self.limit else { return nil }
+            made.append(built)
+            return publish(built)
         }
     }
 
