@@ -133,9 +133,10 @@ struct DeadlineTests {
         #expect(error?.isRetryable == true)
         #expect((error?.underlying as? URLError)?.code == .timedOut)
         #expect(error?.message.contains("(the total deadline)") == true, "\(String(describing: error))")
-        // It cannot fire before the deadline; the upper bound only checks that it fired near it.
+        // It cannot fire before the deadline. The upper bound only checks that it fired before the trickle would
+        // have ended (40 s), with room for a loaded machine, whose waits for a free thread are part of `elapsed`.
         #expect(elapsed >= .seconds(3))
-        #expect(elapsed < .seconds(12))
+        #expect(elapsed < .seconds(30))
     }
 
     /// The same trickle with a generous total deadline finishes: each byte restarts the idle timeout (1.5 s, half
@@ -198,8 +199,10 @@ struct DeadlineTests {
             error?.message.contains("no data moved for 300 ms (the idle timeout)") == true,
             "\(String(describing: error))"
         )
+        // The server never ends the body: any bound proves the timeout fired; this one leaves room for a loaded
+        // machine.
         #expect(elapsed >= .milliseconds(300))
-        #expect(elapsed < .seconds(10))
+        #expect(elapsed < .seconds(30))
         #expect(try folder.contents().isEmpty)
     }
 
