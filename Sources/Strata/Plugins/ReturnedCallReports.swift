@@ -111,12 +111,11 @@ final class ReturnedCallReports: @unchecked Sendable {
             strata_atomic_store_release(slot, Int(bitPattern: published.toOpaque()))
             return published
         }
-        let existing: Report?? = made.withLock { made in
-            if let found = made.first(where: isThis) { return .some(found) }
-            return made.count < Self.limit ? .some(nil) : nil
-        }
-        guard let existing else { return nil }
-        if let existing { return made.withLock { _ in publish(existing) } }
+        // Any report in `made` may be published at any time (a reader checks the operation's name), so a found one
+        // is published outside the lock.
+        let (found, isFull) = made.withLock { made in (made.first(where: isThis), made.count >= Self.limit) }
+        if let found { return publish(found) }
+        guard !isFull else { return nil }
         let built = Report(
             CountedCall(
                 source: source,
