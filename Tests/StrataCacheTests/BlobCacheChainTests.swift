@@ -160,20 +160,64 @@ struct BlobCacheChainTests {
         let writes = WriteBehind<String, Int>(limit: 10)
         let gate = DispatchSemaphore(value: 0)
         writes.enqueue(0, forKey: "held", cost: 6) { _ in gate.wait() }
-        await writes.waitForRoom()
-        writes.enqueue(1, forKey: "second", cost: 6) { _ in }
-        // A replaced write's cost is no longer counted: 6 + 3, below the limit
-        writes.enqueue(2, forKey: "second", cost: 3) { _ in }
-        await writes.waitForRoom()
-        writes.enqueue(3, forKey: "third", cost: 6) { _ in }
+        writes.release(await writes.reserveRoom(for: 3))
+        writes.enqueue(1, forKey: "second", cost: 3) { _ in }
+        // A replaced write's cost is no longer counted: 6 + 1, and 3 more fit
+        writes.enqueue(2, forKey: "second", cost: 1) { _ in }
+        writes.release(await writes.reserveRoom(for: 3))
+        writes.enqueue(3, forKey: "third", cost: 3) { _ in }
 
-        let waiting = Task { await writes.waitForRoom() }
+        let waiting = Task { await writes.reserveRoom(for: 1) }
         while writes.waitingForRoom < 1 { await Task.yield() }
         #expect(writes.pending(forKey: "held") == 0)
         DispatchQueue.global().async { gate.signal() }
-        await waiting.value
+        writes.release(await waiting.value)
 
         await writes.flush()
-        #expect(writes.queuedCost == 0)
+        #expect(writes.queuedCost == 0 && writes.reservedCost == 0)
+    }
+
+    /// Callers that all find room at once cannot together pass the limit: room is reserved before the write is
+    /// queued, so the second caller sees the first one's write before it exists. Callers are let in in the order
+    /// they came, and a write costlier than the whole limit goes alone once nothing else is held.
+    @Test(.timeLimit(.minutes(1))) func reservedRoomCountsBeforeTheWriteIsQueued() async throws {
+        let writes = WriteBehind<String, Int>(limit: 10)
+
+        // Given a caller holding room for 6, with nothing queued yet
+        let first = await writes.reserveRoom(for: 6)
+
+        // When two more arrive, for 6 and then for 1
+        let second = Task { await writes.reserveRoom(for: 6) }
+        while writes.waitingForRoom < 1 { await Task.yield() }
+        let third = Task { await writes.reserveRoom(for: 1) }
+        while writes.waitingForRoom < 2 { await Task.yield() }
+
+        // Then both wait (the 1 would fit, but waits behind the 6 that came first)
+        #expect(writes.reservedCost == 6)
+
+        // And when the first queues its write and gives the room back, the queued write still holds it
+        let gate = DispatchSemaphore(value: 0)
+        writes.enqueue(0, forKey: "first", cost: 6) { _ in gate.wait() }
+        writes.release(first)
+        #expect(writes.waitingForRoom == 2)
+
+        // Until the write is done: then both are let in, in order
+        DispatchQueue.global().async { gate.signal() }
+        let secondReserved = await second.value
+        let thirdReserved = await third.value
+        #expect(secondReserved == 6 && thirdReserved == 1)
+        #expect(writes.reservedCost == 7)
+        writes.release(secondReserved)
+        writes.release(thirdReserved)
+
+        // And a write costlier than the limit waits for nothing else held, then goes alone
+        let held = await writes.reserveRoom(for: 4)
+        let large = Task { await writes.reserveRoom(for: 25) }
+        while writes.waitingForRoom < 1 { await Task.yield() }
+        writes.release(held)
+        #expect(await large.value == 25)
+        #expect(writes.reservedCost == 25)
+        writes.release(25)
+        #expect(writes.reservedCost == 0)
     }
 }

@@ -93,6 +93,13 @@ extension BlobCache {
         /// between launches.
         public var verifiesContent: Bool
 
+        /// The most bytes of downloads waiting to be written (``PersistentWrites/behind``); 64 MiB by default.
+        ///
+        /// A fetch whose download does not fit beside the ones waiting waits, without blocking a thread, for the
+        /// writes ahead of it; a download larger than the limit waits until nothing else is waiting, then goes
+        /// alone. Zero writes one download at a time. Unused with ``PersistentWrites/beforeReturning``.
+        public var writeBehindLimit: Int
+
         /// Creates the settings.
         ///
         /// - Parameters:
@@ -106,6 +113,7 @@ extension BlobCache {
         ///   - cleaning: What cleaning removes.
         ///   - writes: When a download is written: before the fetch returns, or after it.
         ///   - verifiesContent: Whether a read from disk checks the blob's bytes; on by default.
+        ///   - writeBehindLimit: The most bytes of downloads waiting to be written; 64 MiB by default.
         public init(
             location: FileDataSource.Location = .caches,
             identifier: String = "StrataBlobCache",
@@ -116,9 +124,11 @@ extension BlobCache {
             lifetimeExtension: LifetimeExtension = .none,
             cleaning: CleaningRule = .expiredOnly,
             writes: PersistentWrites = .beforeReturning,
-            verifiesContent: Bool = true
+            verifiesContent: Bool = true,
+            writeBehindLimit: Int = 64 << 20
         ) {
             self.writes = writes
+            self.writeBehindLimit = writeBehindLimit
             self.verifiesContent = verifiesContent
             self.location = location
             self.identifier = identifier

@@ -16,8 +16,9 @@ extension BlobCache {
         /// before them. What a crash can lose is the writes not done yet — never a blob already written, and
         /// never a blob half written (each write is the persistent layer's own atomic write). A write that
         /// fails is counted in ``BlobCache/persistentWriteFailures`` and its blob stays in memory only.
-        /// ``BlobCache/flush()`` waits for every queued write. At most 64 MiB of downloads wait in the queue: a
-        /// fetch that finds it fuller waits, without blocking a thread, for the writes ahead of it, so a disk
+        /// ``BlobCache/flush()`` waits for every queued write. At most
+        /// ``PersistentLayer/writeBehindLimit`` bytes of downloads (64 MiB by default) wait in the queue: a fetch
+        /// whose download does not fit waits, without blocking a thread, for the writes ahead of it, so a disk
         /// slower than the network holds the fetches back instead of filling memory.
         case behind
     }

@@ -49,10 +49,8 @@ public final class BlobCache: Sendable {
     let hasPlugins: Bool
     let blobs: FileDataSource
     /// Downloads queued for the persistent layer (``PersistentWrites/behind``), at most
-    /// ``queuedWriteLimit`` bytes of them before a fetch waits for room.
-    let writes = WriteBehind<String, QueuedWrite>(limit: queuedWriteLimit)
-    /// The bytes of downloads the write-behind queue holds before a fetch waits for the writes ahead of it.
-    static let queuedWriteLimit = 64 << 20
+    /// ``PersistentLayer/writeBehindLimit`` bytes of them before a fetch waits for room.
+    let writes: WriteBehind<String, QueuedWrite>
     /// Memory over file over the network: the repository chain every fetch below memory takes.
     let chain: Chain
 
@@ -94,6 +92,7 @@ public final class BlobCache: Sendable {
                 verifiesContent: persistent.verifiesContent
             )
         )
+        writes = WriteBehind(limit: persistent.writeBehindLimit)
         moveLegacyFreshnessRecords()
         link.cache = self
     }

@@ -29,8 +29,10 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         var nextGeneration: UInt64 = 0
         /// The cost of the writes in `pending`.
         var queuedCost = 0
-        /// The callers of ``waitForRoom()``, woken when the queued cost is below the limit.
-        var roomWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The cost reserved by callers of ``reserveRoom(for:)`` that have not released it yet.
+        var reservedCost = 0
+        /// The callers of ``reserveRoom(for:)`` waiting, in order, with the cost each reserves when woken.
+        var roomWaiters: [(cost: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var failures = 0
         var isDraining = false
         var running: Key?
@@ -50,11 +52,23 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
             queuedCost = 0
         }
 
-        /// Takes the callers of ``waitForRoom()`` when the queued cost is below `limit`.
-        mutating func room(below limit: Int) -> [CheckedContinuation<Void, Never>] {
-            guard queuedCost < limit else { return [] }
-            defer { roomWaiters.removeAll() }
-            return roomWaiters
+        /// Whether `cost` more fits under `limit` beside what is queued and reserved: always when nothing is, so
+        /// that a write costlier than the limit goes alone rather than never.
+        func fits(_ cost: Int, under limit: Int) -> Bool {
+            let held = queuedCost + reservedCost
+            return held == 0 || (held <= limit && cost <= limit - held)
+        }
+
+        /// Reserves the room of the callers of ``reserveRoom(for:)`` that fit under `limit`, in the order they
+        /// came (a caller that does not fit holds back the ones behind it), and takes them to be woken.
+        mutating func admit(under limit: Int) -> [CheckedContinuation<Void, Never>] {
+            var admitted = 0
+            while admitted < roomWaiters.count, fits(roomWaiters[admitted].cost, under: limit) {
+                reservedCost += roomWaiters[admitted].cost
+                admitted += 1
+            }
+            defer { roomWaiters.removeFirst(admitted) }
+            return roomWaiters[..<admitted].map(\.continuation)
         }
 
         /// Takes the waiters of `key` when nothing of it is queued or running any more.
@@ -87,13 +101,13 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     }
 
     private let state = Locked(State())
-    /// The cost the queued writes may hold before ``waitForRoom()`` waits.
+    /// The cost the queued and reserved writes may hold before ``reserveRoom(for:)`` waits.
     let limit: Int
 
     /// Creates a queue whose writes may hold `limit` in cost (``enqueue(_:forKey:cost:perform:)``) before a
-    /// caller of ``waitForRoom()`` waits; no limit by default.
+    /// caller of ``reserveRoom(for:)`` waits; no limit by default, and none below zero.
     init(limit: Int = .max) {
-        self.limit = limit
+        self.limit = max(0, limit)
     }
     /// Held while one write runs, so ``drop(_:)`` can wait for it; counts the writes run. (Not a `Locked<Void>`:
     /// ThreadSanitizer reports accesses to a zero-sized state under the lock as racing.)
@@ -107,11 +121,14 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         state.withLock { $0.pending[key]?.write }
     }
 
-    /// How many callers of ``waitForRoom()`` wait.
+    /// How many callers of ``reserveRoom(for:)`` wait.
     var waitingForRoom: Int { state.withLock { $0.roomWaiters.count } }
 
     /// The cost of the queued writes.
     var queuedCost: Int { state.withLock { $0.queuedCost } }
+
+    /// The cost reserved and not released yet.
+    var reservedCost: Int { state.withLock { $0.reservedCost } }
 
     /// How many callers of ``settle(_:)`` wait.
     var settling: Int { state.withLock { $0.keyWaiters.values.reduce(0) { $0 + $1.count } } }
@@ -157,7 +174,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     func cancel(_ key: Key) -> Bool {
         let (isRunning, settled) = state.withLock { state in
             state.forget(key)
-            return (state.running == key, state.settled(key) + state.room(below: limit))
+            return (state.running == key, state.settled(key) + state.admit(under: limit))
         }
         for waiter in settled { waiter.resume() }
         return isRunning
@@ -168,26 +185,46 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     func drop(_ key: Key?) {
         let settled = state.withLock { state in
             if let key { state.forget(key) } else { state.forgetAll() }
-            return state.settledKeys() + state.room(below: limit)
+            return state.settledKeys() + state.admit(under: limit)
         }
         for waiter in settled { waiter.resume() }
         writing.withLock { _ in }
     }
 
-    /// Waits until the queued writes hold less than ``limit`` in cost; returns at once when they do. Suspends;
-    /// never blocks a thread.
+    /// Waits until `cost` more fits under ``limit`` beside the writes queued and the room reserved, then reserves
+    /// it; returns at once when it fits and nobody waits ahead. Suspends; never blocks a thread.
     ///
-    /// A caller that queues writes faster than they are done calls it first, so the queue stays bounded: by the
-    /// limit, and the writes of the callers that found room at once.
-    func waitForRoom() async {
+    /// A caller that queues writes faster than they are done reserves the room of its write first, queues it,
+    /// then gives the reservation back (``release(_:)``), so the queue stays within the limit however many callers
+    /// arrive at once. Callers are let in in the order they came; a write costlier than the limit waits until the
+    /// queue is empty, then goes alone.
+    ///
+    /// - Parameter cost: What the caller's write will hold in memory (a blob's bytes).
+    /// - Returns: The cost reserved, for ``release(_:)``.
+    func reserveRoom(for cost: Int) async -> Int {
+        let cost = max(0, cost)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let hasRoom = state.withLock { state in
-                guard state.queuedCost >= limit else { return true }
-                state.roomWaiters.append(continuation)
-                return false
+                guard state.roomWaiters.isEmpty, state.fits(cost, under: limit) else {
+                    state.roomWaiters.append((cost, continuation))
+                    return false
+                }
+                state.reservedCost += cost
+                return true
             }
             if hasRoom { continuation.resume() }
         }
+        return cost
+    }
+
+    /// Gives back room reserved by ``reserveRoom(for:)``, once the write it was for is queued or given up, and
+    /// lets in the callers waiting that now fit.
+    func release(_ reserved: Int) {
+        let admitted = state.withLock { state in
+            state.reservedCost -= reserved
+            return state.admit(under: limit)
+        }
+        for waiter in admitted { waiter.resume() }
     }
 
     /// Waits until every queued write is done; returns at once when none is queued.
@@ -233,7 +270,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                         // sees a drain running that will take its write, or starts one.
                         state.isDraining = false
                         defer { state.waiters.removeAll() }
-                        return .finish(state.waiters + state.settledKeys() + state.room(below: limit))
+                        return .finish(state.waiters + state.settledKeys() + state.admit(under: limit))
                     }
                     guard let pending = state.pending[key], pending.generation == generation else { return .skip }
                     state.running = key
@@ -246,7 +283,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                     if failed { state.failures += 1 }
                     state.running = nil
                     if state.pending[key]?.generation == generation { state.forget(key) }
-                    return .wake(state.settled(key) + state.room(below: limit))
+                    return .wake(state.settled(key) + state.admit(under: limit))
                 }
             }
             switch step {

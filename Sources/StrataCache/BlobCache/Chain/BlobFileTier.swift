@@ -42,7 +42,10 @@ struct BlobFileTier: BlobTier, PutDataSource {
     func putEntry(_ entry: StoredEntry<Blob>, in query: any Query) async throws -> Blob {
         let (cache, key) = try target(of: query)
         // A disk slower than the network fills the queue: the fetch waits for room rather than let it grow.
-        if cache.configuration.persistent.writes == .behind { await cache.writes.waitForRoom() }
+        let reserved =
+            cache.configuration.persistent.writes == .behind
+            ? await cache.writes.reserveRoom(for: entry.value.data.count) : 0
+        defer { cache.writes.release(reserved) }
         try cache.storePersistent(entry.value, metadata: entry.metadata, forKey: key)
         return entry.value
     }
