@@ -14,7 +14,12 @@ extension FileDataSource {
     /// A concurrent put of the same key may replace the file between the two; the write sequence in the
     /// trailer tells, and the read starts again. A damaged file is removed only if the index still names
     /// the entry the read expected, so a file another thread just wrote is never taken for a damaged one.
-    func read(_ key: String) -> (data: Data, trailer: EntryTrailer)? {
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - markingUsed: Whether the read is a use: it marks the entry most recently used and evicts it when it
+    ///     has expired. Without it the read changes nothing in the store but a damaged file's removal.
+    func read(_ key: String, markingUsed: Bool = true) -> (data: Data, trailer: EntryTrailer)? {
         let name = EntryName(key: key)
         for _ in 0..<4 {
             let now = configuration.clock.now()
@@ -23,10 +28,10 @@ extension FileDataSource {
                     return nil
                 }
                 if let expiresAt = entry.trailer.expiresAt, now >= expiresAt {
-                    try? evictFile(name, reason: .expired, in: &state)
+                    if markingUsed { try? evictFile(name, reason: .expired, in: &state) }
                     return nil
                 }
-                return state.index.touch(name, at: now)
+                return markingUsed ? state.index.touch(name, at: now) : entry
             }
             guard let snapshot else { return nil }
             let problem: EntryFileProblem

@@ -142,6 +142,13 @@ public final class FileDataSource: Sendable {
         read(key)?.data
     }
 
+    /// Returns the data stored under `key` without using the entry: its place in the least-recently-used order
+    /// and its last access stay as they were, and an expired entry is left for a read or a cleaning to remove.
+    /// For the package's own looks into a store that may be the user's.
+    package func peekValue(forKey key: String) -> Data? {
+        read(key, markingUsed: false)?.data
+    }
+
     /// Returns the data stored under `key` with its metadata: the date it was written, its expiry, its freshness
     /// date and its validators.
     ///

@@ -165,7 +165,9 @@ struct BlobCachePersistentLayoutTests {
     }
 
     /// A store of the user's that merely has the old freshness store's name (`<identifier>.freshness`) is no
-    /// freshness store: an entry that is not a record says so, and the cache leaves every entry of it alone.
+    /// freshness store: an entry that is not a record says so, and the cache leaves every entry of it alone — not
+    /// even marked as read (the records read before the first value that is not one were marked most recently used,
+    /// reordering the user's store).
     @Test func aStoreOfTheUsersNamedLikeTheOldFreshnessStoreKeepsEveryEntry() async throws {
         try await withFixture([("GET /a", reply("network"))]) { fixture in
             // Given a user's own file store at that name, holding a value and something that is a record
@@ -183,17 +185,25 @@ struct BlobCachePersistentLayoutTests {
                 noCache: false,
                 contentHash: 1
             )
+            let before: [String]
+            let lastAccess: Date?
             do {
                 let mine = try FileDataSource(configuration: configuration)
                 try mine.setValue(Data("my notes".utf8), forKey: "notes")
                 try mine.setValue(record.encoded(), forKey: key)
+                before = mine.keysByRecency
+                lastAccess = mine.info(forKey: "notes")?.lastAccess
             }
+            fixture.clock.advance(by: .seconds(10))
 
-            // When a cache opens the folder beside it
+            // When a cache opens the folder beside it (reading the record first, then the notes)
             _ = try fixture.makeCache()
 
-            // Then the user's store holds both entries as they were
+            // Then the user's store holds both entries as they were, in the order they were used, neither read
             let mine = try FileDataSource(configuration: configuration)
+            #expect(before == [key, "notes"])
+            #expect(mine.keysByRecency == before)
+            #expect(mine.info(forKey: "notes")?.lastAccess == lastAccess)
             #expect(mine.value(forKey: "notes") == Data("my notes".utf8))
             #expect(mine.value(forKey: key) == record.encoded())
         }

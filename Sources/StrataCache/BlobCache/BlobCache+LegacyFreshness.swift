@@ -10,7 +10,7 @@ extension BlobCache {
     /// A record is moved only onto the version of the blob it names; the others are dropped, as they were
     /// ignored. Only a folder that carries a file store's marker is opened, through the store itself, and only a
     /// store whose every entry is a freshness record is taken for the one earlier versions kept: a store of the
-    /// user's that happens to have that name keeps every entry. Best effort: a store another process still holds,
+    /// user's that happens to have that name keeps every entry, in the same least-recently-used order. Best effort: a store another process still holds,
     /// or one that cannot be read, is left alone, and a record not moved only means that its blob is revalidated
     /// sooner.
     func moveLegacyFreshnessRecords() {
@@ -23,7 +23,8 @@ extension BlobCache {
         guard let legacy = try? FileDataSource(configuration: configuration) else { return }
         var records: [(key: String, record: FreshnessRecord)] = []
         for key in legacy.sortedKeys() {
-            guard let bytes = legacy.value(forKey: key), let record = FreshnessRecord.decode(bytes) else { return }
+            // Looked at without being used: until every entry proves a record, the store may be the user's.
+            guard let bytes = legacy.peekValue(forKey: key), let record = FreshnessRecord.decode(bytes) else { return }
             records.append((key, record))
         }
         for (key, record) in records {
