@@ -78,7 +78,7 @@ extension FileDataSource {
             if !metadata.tags.isEmpty { trailer.tags = metadata.tags.sorted() }
             // A new write sequence: a read that overlapped the rewrite sees another version and reads again.
             trailer.writeSequence = state.index.nextSequence()
-            let encoded = trailer.encoded()
+            let encoded = try trailer.encoded()
             do throws(POSIXCallError) {
                 try rewriteTrailer(of: name.fileName, at: trailer.payloadSize, length: entry.fileLength, encoded)
             } catch {

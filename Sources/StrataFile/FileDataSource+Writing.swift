@@ -74,7 +74,7 @@ extension FileDataSource {
         }
         trailer.freshUntil = freshUntil
         trailer.tags = tags
-        let encoded = trailer.encoded()
+        let encoded = try trailer.encoded()
         let temporary = try writeTemporary { descriptor in
             data.withUnsafeBytes { payload in
                 encoded.withUnsafeBytes { FileDescriptor.writeAll(descriptor, payload, $0) }
@@ -158,7 +158,7 @@ extension FileDataSource {
             return hasher.finalize()
         }
         if let failure { throw failure }
-        let encoded = trailer.encoded()
+        let encoded = try trailer.encoded()
         if !FileDescriptor.isSoleRegularFile(descriptor) {
             try copyInAnnouncing(source, descriptor: descriptor, trailer: trailer, encodedTrailer: encoded)
             return
@@ -259,6 +259,9 @@ extension FileDataSource {
     private func checkSize(_ size: Int) throws {
         if let maxSize = configuration.maxSize, size > maxSize {
             throw StrataError(.tooLarge, "\(size) bytes exceed the store's limit of \(maxSize)")
+        }
+        if size > EntryTrailer.maximumPayloadSize {
+            throw StrataError(.tooLarge, "\(size) bytes exceed an entry's limit of \(EntryTrailer.maximumPayloadSize)")
         }
     }
 

@@ -67,14 +67,14 @@ struct FileDataSourceAttributesTests {
         // A version 2 trailer: the version 4 encoding without the attributes length and the fresh-until date,
         // version byte 2
         let trailer = TrailerSurgery.sample
-        var version2 = TrailerSurgery.fields(of: trailer)
+        var version2 = try TrailerSurgery.fields(of: trailer)
         TrailerSurgery.version2(&version2)
         let parsed = TrailerSurgery.sealed(version2).withUnsafeBytes { EntryTrailer(bytes: $0) }
         #expect(parsed == trailer)
 
         var withAttributes = trailer
         withAttributes.attributes = Data([1, 2, 3])
-        let encoded = withAttributes.encoded()
+        let encoded = try withAttributes.encoded()
         let body = Array(encoded.dropLast(8))
         #expect(body.withUnsafeBytes { EntryTrailer(bytes: $0) } == withAttributes)
 

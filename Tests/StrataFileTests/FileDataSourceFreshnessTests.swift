@@ -114,7 +114,7 @@ struct FileDataSourceFreshnessTests {
         var trailer = TrailerSurgery.sample
         trailer.freshUntil = Date(timeIntervalSince1970: 1_060)
         trailer.attributes = Data([1])
-        let fields = TrailerSurgery.fields(of: trailer)
+        let fields = try TrailerSurgery.fields(of: trailer)
         #expect(fields[0] == 4)
         #expect(fields[1] == 3)
         #expect(TrailerSurgery.sealed(fields).withUnsafeBytes { EntryTrailer(bytes: $0) } == trailer)
@@ -128,7 +128,7 @@ struct FileDataSourceFreshnessTests {
         #expect(TrailerSurgery.sealed(version3).withUnsafeBytes { EntryTrailer(bytes: $0) } == expected)
 
         // Version 4 without a freshness date: flag bit 1 clear
-        let withoutFreshness = TrailerSurgery.fields(of: expected)
+        let withoutFreshness = try TrailerSurgery.fields(of: expected)
         #expect(withoutFreshness[1] == 1)
         #expect(TrailerSurgery.sealed(withoutFreshness).withUnsafeBytes { EntryTrailer(bytes: $0) } == expected)
     }

@@ -57,9 +57,9 @@ struct FileGroupInvalidationTests {
         var tagged = plain
         tagged.tags = ["team:7", "user:1"]
 
-        #expect(plain.encoded().first == EntryTrailer.version)
-        #expect(tagged.encoded().first == EntryTrailer.taggedVersion)
-        let body = tagged.encoded().dropLast(EntryTrailer.footerLength - 8)
+        #expect(try plain.encoded().first == EntryTrailer.version)
+        #expect(try tagged.encoded().first == EntryTrailer.taggedVersion)
+        let body = try tagged.encoded().dropLast(EntryTrailer.footerLength - 8)
         #expect(Array(body).withUnsafeBytes { EntryTrailer(bytes: $0) } == tagged)
     }
 }

@@ -18,8 +18,8 @@ enum TrailerSurgery {
     )
 
     /// The bytes of `trailer` from its version through its fields: its encoding without checksum and footer.
-    static func fields(of trailer: EntryTrailer) -> [UInt8] {
-        Array(trailer.encoded().dropLast(EntryTrailer.footerLength))
+    static func fields(of trailer: EntryTrailer) throws -> [UInt8] {
+        Array(try trailer.encoded().dropLast(EntryTrailer.footerLength))
     }
 
     /// `fields` with their checksum appended: what `EntryTrailer(bytes:)` parses.

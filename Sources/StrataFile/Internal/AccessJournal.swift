@@ -59,6 +59,8 @@ enum AccessJournal {
             for index in 0..<count {
                 let offset = 8 + index * recordLength
                 let name = EntryName(high: u64(offset), low: u64(offset + 8))
+                // A sequence no store hands out (a planted record): the entry keeps the order of its write.
+                guard u64(offset + 16) < EntryTrailer.sequenceCeiling else { continue }
                 records[name] = Record(
                     accessSequence: u64(offset + 16),
                     lastAccess: Date(timeIntervalSince1970: Double(bitPattern: u64(offset + 24)))

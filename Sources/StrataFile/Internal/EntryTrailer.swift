@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 internal import StrataSupport
 
 /// The metadata written after an entry's bytes, so one `read` of the file returns both and a downloaded
@@ -43,6 +44,15 @@ struct EntryTrailer: Equatable {
     static let footerLength = 16
     /// The shortest trailer of any readable version, footer included.
     static let minimumLength = fixedLengthVersion2 + footerLength
+    /// The longest trailer, footer included (16 MiB): a write whose key and metadata take more is refused, so a
+    /// longer one was not written by a store, and opening a store never reads more than this of a planted file.
+    static let maximumLength = 16 << 20
+    /// The largest payload (1 TiB): a write of more is refused, so a trailer that claims more was not written by
+    /// a store, and the sizes of a store's entries add up without overflowing.
+    static let maximumPayloadSize = 1 << 40
+    /// The sequences a store hands out stay below 2^62 (more writes and reads than any store's life): a trailer
+    /// or an access record with a higher one was not written by a store, and counting on cannot overflow.
+    static let sequenceCeiling: UInt64 = 1 << 62
     private static let noString = UInt32.max
 
     var key: String
@@ -59,7 +69,10 @@ struct EntryTrailer: Equatable {
     var tags: [String] = []
 
     /// The trailer's bytes, to write after the payload.
-    func encoded() -> [UInt8] {
+    ///
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the key and metadata make a trailer longer
+    ///   than ``maximumLength``.
+    func encoded() throws(StrataError) -> [UInt8] {
         let keyBytes = Array(key.utf8)
         let eTagBytes = eTag.map { Array($0.utf8) }
         let lastModifiedBytes = lastModified.map { Array($0.utf8) }
@@ -90,8 +103,14 @@ struct EntryTrailer: Equatable {
         bytes.append(contentsOf: tagBytes ?? [])
         let checksum = bytes.withUnsafeBytes { XXHash64.hash($0) }
         Self.append(checksum, to: &bytes)
-        Self.append(UInt32(bytes.count), to: &bytes)
+        Self.append(UInt32(truncatingIfNeeded: bytes.count), to: &bytes)
         Self.append(Self.magic, to: &bytes)
+        guard bytes.count <= Self.maximumLength else {
+            throw StrataError(
+                .invalidArgument,
+                "The key and metadata of \(key.prefix(64))… take \(bytes.count) bytes; an entry's may take \(Self.maximumLength)"
+            )
+        }
         return bytes
     }
 
@@ -104,14 +123,14 @@ struct EntryTrailer: Equatable {
             return nil
         }
         let length = Int(UInt32(littleEndian: footer.loadUnaligned(fromByteOffset: end - 8, as: UInt32.self)))
-        guard length >= fixedLengthVersion2 + 8 else { return nil }
+        guard length >= fixedLengthVersion2 + 8, length + 8 <= maximumLength else { return nil }
         return length
     }
 
     /// Parses a trailer whose bytes (from version through checksum) are `bytes`; `nil` when it is damaged.
     init?(bytes: UnsafeRawBufferPointer) {
         let count = bytes.count
-        guard count >= Self.fixedLengthVersion2 + 8 else { return nil }
+        guard count >= Self.fixedLengthVersion2 + 8, count + 8 <= Self.maximumLength else { return nil }
         let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
         guard XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<(count - 8)])) == stored else { return nil }
         let version = bytes[0]
@@ -148,7 +167,9 @@ struct EntryTrailer: Equatable {
             total = sum
         }
         guard total == count else { return nil }
-        guard let payloadSize = Int(exactly: u64(16)) else { return nil }
+        guard let payloadSize = Int(exactly: u64(16)), payloadSize <= Self.maximumPayloadSize,
+            u64(32) < Self.sequenceCeiling
+        else { return nil }
         self.payloadSize = payloadSize
         contentHash = u64(24)
         writeSequence = u64(32)

@@ -115,9 +115,9 @@ extension JSONFileStorage {
             try rebuild(known: replay.records, now: now, decodeHeader: decodeHeader)
             return
         }
-        load(replay.records, maxSequence: replay.maxSequence)
+        let renumbered = load(replay.records, maxSequence: replay.maxSequence)
         journalRecordCount = replay.recordCount
-        if replay.recordCount > 2 * replay.records.count + 1024 {
+        if renumbered || replay.recordCount > 2 * replay.records.count + 1024 {
             try compact(now: now)
         } else {
             try reopenJournal(now: now)

@@ -70,7 +70,9 @@ extension JSONFileStorage {
                 let header = try storage.header(of: file, in: folder, shard: shard, now: now, decode: decodeHeader),
                 storage.record(for: header.key) == nil
             else { return }
-            let record = header.record
+            var record = header.record
+            // A file's sequence past the ceiling is not one the store gave: the entry counts as just written.
+            if record.sequence >= JSONFileStorage.sequenceCeiling { record.sequence = storage.nextSequence }
             try storage.append(.put(key: header.key, record: record))
             storage.setRecord(record, for: header.key)
             storage.nextSequence = max(storage.nextSequence, record.sequence + 1)

@@ -183,8 +183,22 @@ struct JSONFileStorage: ~Copyable {
         return keys
     }
 
-    /// Replaces the in-memory index (after opening or rebuilding).
-    mutating func load(_ records: [String: IndexRecord], maxSequence: UInt64) {
+    /// The highest sequence a store hands out: 2^62 writes and reads are beyond any store's life, so a higher one
+    /// was planted or damaged, and counting on from it would overflow.
+    static let sequenceCeiling: UInt64 = 1 << 62
+
+    /// Replaces the in-memory index (after opening or rebuilding); returns whether its sequences were numbered
+    /// again from 1, in their order, because one reached ``sequenceCeiling`` (the journal must then be rewritten).
+    @discardableResult
+    mutating func load(_ records: [String: IndexRecord], maxSequence: UInt64) -> Bool {
+        var records = records
+        var maxSequence = maxSequence
+        let renumbers = maxSequence >= Self.sequenceCeiling
+        if renumbers {
+            let order = records.sorted { $0.value.sequence < $1.value.sequence }.map(\.key)
+            for (position, key) in order.enumerated() { records[key]?.sequence = UInt64(position) + 1 }
+            maxSequence = UInt64(order.count)
+        }
         self.records = records
         nextSequence = maxSequence + 1
         sortedKeysCache = nil
@@ -192,6 +206,7 @@ struct JSONFileStorage: ~Copyable {
         for (key, record) in records { index(key, tags: record.tags) }
         recency = records.map { (sequence: $0.value.sequence, key: $0.key) }.sorted { $0.sequence < $1.sequence }
         recencyStart = 0
+        return renumbers
     }
 
     mutating func setRecord(_ record: IndexRecord, for key: String) {

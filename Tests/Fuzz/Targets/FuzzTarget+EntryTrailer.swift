@@ -22,14 +22,19 @@
             input: UnsafeRawBufferPointer
         ) throws(FuzzFailure) {
             guard let parsed = EntryTrailer(bytes: trailer) else { return }
-            let encoded = parsed.encoded()
+            let encoded: [UInt8]
+            do {
+                encoded = try parsed.encoded()
+            } catch {
+                throw FuzzFailure("a parsed trailer is refused by its encoding: \(error)", input: input)
+            }
             let body = encoded.dropLast(EntryTrailer.footerLength - 8)
             try expect(
                 encoded.withUnsafeBytes { EntryTrailer.trailerLength(footer: $0) } == body.count,
                 "the footer of an encoded trailer does not give its length",
                 input: input
             )
-            let reencoded = Array(body).withUnsafeBytes { EntryTrailer(bytes: $0) }?.encoded()
+            let reencoded = try? Array(body).withUnsafeBytes { EntryTrailer(bytes: $0) }?.encoded()
             try expect(reencoded == encoded, "an encoded trailer does not parse back to itself", input: input)
         }
     }

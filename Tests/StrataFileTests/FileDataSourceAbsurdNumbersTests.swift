@@ -1,0 +1,92 @@
+import Foundation
+import Strata
+import Testing
+
+@testable import StrataFile
+
+/// Entry trailers and access records whose checksums hold but whose numbers no store writes: a write sequence or
+/// an access sequence up to `UInt64.max` (the next sequence trapped on overflow at the first read or write), a
+/// payload size up to `Int.max` (the file's expected length overflowed at every open), a trailer length of
+/// gigabytes (read whole at every open).
+struct FileDataSourceAbsurdNumbersTests {
+    /// A store holding "a" and "b", whose "a" trailer is then edited by `edit` (its fields, from the version on).
+    private func storeWithEditedEntry(_ edit: @escaping (inout [UInt8]) -> Void) throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setValue(Data("alpha".utf8), forKey: "a")
+        let before = Set(try folder.entryFiles())
+        try store.setValue(Data("bravo".utf8), forKey: "b")
+        let bFile = try #require(Set(try folder.entryFiles()).subtracting(before).first)
+        let aFile = try #require(try folder.entryFiles().first { $0 != bFile })
+        try TrailerSurgery.editTrailer(of: folder.storeURL().appendingPathComponent(aFile), edit)
+        return folder
+    }
+
+    private static func setField(_ value: UInt64, at offset: Int, of fields: inout [UInt8]) {
+        withUnsafeBytes(of: value.littleEndian) { fields.replaceSubrange(offset..<(offset + 8), with: $0) }
+    }
+
+    @Test(arguments: [UInt64.max, EntryTrailer.sequenceCeiling])
+    func aWriteSequenceNoStoreWritesIsDamage(_ sequence: UInt64) throws {
+        let folder = try storeWithEditedEntry { Self.setField(sequence, at: 32, of: &$0) }
+        let store = try folder.makeStore()
+        #expect(store.value(forKey: "a") == nil)
+        #expect(store.value(forKey: "b") == Data("bravo".utf8))
+        try store.setValue(Data("charlie".utf8), forKey: "c")
+        #expect(store.value(forKey: "c") == Data("charlie".utf8))
+        #expect(store.keysByRecency == ["c", "b"])
+    }
+
+    @Test(arguments: [UInt64(Int.max), UInt64(EntryTrailer.maximumPayloadSize + 1)])
+    func aPayloadSizeNoStoreWritesIsDamage(_ size: UInt64) throws {
+        let folder = try storeWithEditedEntry { Self.setField(size, at: 16, of: &$0) }
+        let store = try folder.makeStore()
+        #expect(store.value(forKey: "a") == nil)
+        #expect(store.value(forKey: "b") == Data("bravo".utf8))
+        #expect(store.count == 1)
+    }
+
+    @Test func anAccessRecordAtTheLargestSequenceIsIgnored() throws {
+        let folder = try TemporaryFolder()
+        do {
+            let store = try folder.makeStore()
+            try store.setValue(Data("alpha".utf8), forKey: "a")
+            try store.setValue(Data("bravo".utf8), forKey: "b")
+        }
+        // Given an access journal whose record of "a" says it was used at UInt64.max
+        let journalURL = folder.storeURL().appendingPathComponent(AccessJournal.fileName)
+        let entry = EntryIndex.Entry(
+            name: EntryName(key: "a"),
+            trailer: TrailerSurgery.sample,
+            lastAccess: Date(timeIntervalSince1970: 5_000),
+            accessSequence: .max,
+            fileLength: 0
+        )
+        try Data(AccessJournal.encode([entry])).write(to: journalURL)
+
+        // When it opens, then "a" keeps the order of its write, and new uses count on
+        let store = try folder.makeStore()
+        #expect(store.keysByRecency == ["b", "a"])
+        #expect(store.value(forKey: "a") == Data("alpha".utf8))
+        try store.setValue(Data("charlie".utf8), forKey: "c")
+        #expect(store.keysByRecency == ["c", "a", "b"])
+    }
+
+    @Test func aTrailerLongerThanAnyStoreWritesIsDamageAndTooLongAKeyIsRefused() throws {
+        // A footer claiming a trailer past the limit is no footer
+        var footer = [UInt8](repeating: 0, count: 8)
+        footer.withUnsafeMutableBytes {
+            $0.storeBytes(of: UInt32(EntryTrailer.maximumLength).littleEndian, toByteOffset: 0, as: UInt32.self)
+            $0.storeBytes(of: EntryTrailer.magic.littleEndian, toByteOffset: 4, as: UInt32.self)
+        }
+        #expect(footer.withUnsafeBytes { EntryTrailer.trailerLength(footer: $0) } == nil)
+
+        // And a key that would make one is refused before anything is written
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        let key = String(repeating: "k", count: EntryTrailer.maximumLength)
+        #expect(throws: StrataError.self) { try store.setValue(Data("x".utf8), forKey: key) }
+        #expect(try folder.entryFiles().isEmpty)
+        #expect(store.count == 0)
+    }
+}
