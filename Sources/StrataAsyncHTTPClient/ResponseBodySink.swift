@@ -42,8 +42,9 @@
             switch exchange.destination {
             case .memory:
                 target = .memory
-                // A length within the limit is room reserved once, instead of growing the body chunk by chunk.
-                if let expected { body.reserveCapacity(Int(expected)) }
+                // A length within the limit is room reserved once (up to a bound: the length is only announced),
+                // instead of growing the body chunk by chunk.
+                if let expected { body.reserveCapacity(HTTPExchange.reservation(forContentLength: expected)) }
             case .file(let url, _):
                 target = isSuccess ? .file(try Self.createFile(at: url)) : .prefix
             }

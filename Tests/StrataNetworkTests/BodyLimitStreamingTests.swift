@@ -106,4 +106,23 @@ struct BodyLimitStreamingTests {
         #expect(transport.peakBodyBytes <= limit)
         #expect(transport.peakBodyBytes > limit / 2)
     }
+
+    /// A `Content-Length` of a terabyte under a limit that allows it, then five bytes and the end of the
+    /// connection: the body ends early (`network`), and room was reserved for at most a mebibyte — the transport
+    /// reserved the announced length whole, which the allocator cannot give, and the process trapped.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func anAnnouncedLengthIsNotReservedWhole(transport kind: TransportUnderTest) async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(1 << 40)\r\nConnection: close\r\n\r\nhello".utf8))
+        }
+        defer { server.stop() }
+        let client = HTTPClient(transport: kind.make(), configuration: .init(maximumResponseSize: .max))
+
+        let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+
+        #expect(error?.code == .network, "\(String(describing: error))")
+        #expect(HTTPExchange.reservation(forContentLength: 1 << 40) == HTTPExchange.maximumReservation)
+        #expect(HTTPExchange.reservation(forContentLength: 5) == 5)
+        #expect(HTTPExchange.reservation(forContentLength: -1) == 0)
+    }
 }

@@ -79,7 +79,7 @@ struct HostileHeaderParsingTests {
     }
 
     /// Delta-seconds saturate at 2³¹ (RFC 9111, section 1.2.2); anything but digits is not a number.
-    static let deltaSeconds: [(String, Int?)] = [
+    static let deltaSeconds: [(String, Int64?)] = [
         ("0", 0),
         ("2147483647", 2_147_483_647),
         ("2147483649", 2_147_483_648),
@@ -97,13 +97,29 @@ struct HostileHeaderParsingTests {
     ]
 
     @Test("Delta-seconds saturate", arguments: deltaSeconds)
-    func deltaSecondsSaturate(text: String, expected: Int?) {
+    func deltaSecondsSaturate(text: String, expected: Int64?) {
         #expect(DeltaSeconds.parse(text) == expected)
         let age = HTTPResponse(status: 200, headers: ["Age": text]).age
         #expect(age == expected.map { .seconds($0) })
         let control = CacheControl(parsing: "max-age=\(text), stale-if-error=\(text)")
         #expect(control.maxAge == .seconds(expected ?? 0))
         #expect(control.staleIfError == .seconds(expected ?? 0))
+    }
+
+    /// An `Age` list (two lines, or one line with commas) counts its first member (RFC 9111, section 5.1): the
+    /// response is as old as it says, not new (the list was not a number, so its age was taken as zero and a
+    /// response 3,000 s old was fresh for the whole of its `max-age`).
+    @Test func anAgeListCountsItsFirstMember() {
+        #expect(HTTPResponse(status: 200, headers: ["Age": "3000, 3000"]).age == .seconds(3_000))
+        #expect(HTTPResponse(status: 200, headers: ["Age": " 30 ,x"]).age == .seconds(30))
+        #expect(HTTPResponse(status: 200, headers: ["Age": "x, 30"]).age == nil)
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        let freshness = HTTPFreshness(
+            response: HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=3600", "Age": "3000, 3000"]),
+            requestTime: now,
+            responseTime: now
+        )
+        #expect(freshness.remainingLifetime == .seconds(600))
     }
 
     static let retryAfters: [(String, Duration?)] = [

@@ -148,7 +148,7 @@ public struct HTTPFreshness: Sendable, Hashable {
             isHeuristic = false
         }
         // Section 4.2.3, every term saturated at 2³¹ seconds.
-        let ageValue = headers["Age"].flatMap { DeltaSeconds.parse($0.trimmingOptionalWhitespace()) } ?? 0
+        let ageValue = headers["Age"].flatMap(DeltaSeconds.age) ?? 0
         let apparentAge = date.map { DeltaSeconds.duration(responseTime.timeIntervalSince($0)) } ?? .zero
         let responseDelay = DeltaSeconds.duration(responseTime.timeIntervalSince(requestTime))
         let correctedAgeValue = Self.saturated(.seconds(ageValue) + responseDelay)

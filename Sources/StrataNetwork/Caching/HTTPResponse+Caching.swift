@@ -23,9 +23,10 @@ extension HTTPResponse {
     public var date: Date? { headers["Date"].flatMap(HTTPDate.parse) }
 
     /// The `Age` header: how long the response has been in caches upstream; a value too large to represent
-    /// is 2³¹ seconds (RFC 9111, section 1.2.2), one that is not a number `nil`.
+    /// is 2³¹ seconds (RFC 9111, section 1.2.2), one that is not a number `nil`, and of a list the first member
+    /// counts (section 5.1).
     public var age: Duration? {
-        headers["Age"].flatMap { DeltaSeconds.parse($0.trimmingOptionalWhitespace()) }.map { .seconds($0) }
+        headers["Age"].flatMap(DeltaSeconds.age).map { .seconds($0) }
     }
 
     /// How long the response is fresh from when it was generated, from its explicit headers: `s-maxage` (for a

@@ -143,7 +143,11 @@ extension HTTPClient {
             let task = Task {
                 do {
                     let file = try await download(request) { continuation.yield(.progress($0)) }
-                    continuation.yield(.finished(file))
+                    // Iteration that ended after the last progress report (at fraction 1, say) never gets the
+                    // file: nobody else knows its name, so it goes.
+                    if case .terminated = continuation.yield(.finished(file)) {
+                        try? FileManager.default.removeItem(at: file.fileURL)
+                    }
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

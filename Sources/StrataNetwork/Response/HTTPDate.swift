@@ -23,7 +23,8 @@ public enum HTTPDate: Sendable {
 
     /// The seconds since 1970 of 0000-01-01T00:00:00Z and of 9999-12-31T23:59:59Z: the dates a year of four
     /// digits can name, and the range ``format(_:)`` clamps to.
-    private static let representable: ClosedRange<Int> = -62_167_219_200...253_402_300_799
+    /// `Int64`: a 32-bit `Int` (arm64_32 watchOS) cannot hold them.
+    private static let representable: ClosedRange<Int64> = -62_167_219_200...253_402_300_799
 
     /// Parses an HTTP date.
     ///
@@ -69,9 +70,10 @@ public enum HTTPDate: Sendable {
             let minute = number(clock[1], digits: 1...2), (0...59).contains(minute),
             let second = number(clock[2], digits: 1...2), (0...60).contains(second)
         else { return nil }
-        // A year of at most four digits keeps every product below 2⁴⁰: no overflow is possible.
-        let days = daysFromCivil(year: year, month: monthIndex + 1, day: day)
-        let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second
+        // A year of at most four digits keeps the days below 2²², every product below 2⁴⁰ in `Int64`: no overflow
+        // is possible, with a 32-bit `Int` too.
+        let days = Int64(daysFromCivil(year: year, month: monthIndex + 1, day: day))
+        let seconds = ((days * 24 + Int64(hour)) * 60 + Int64(minute)) * 60 + Int64(second)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
 
@@ -81,17 +83,17 @@ public enum HTTPDate: Sendable {
     ///   (or not finite) is written as the nearest end of that range.
     public static func format(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970.rounded(.down)
-        let total: Int
+        let total: Int64
         if interval >= Double(representable.upperBound) {
             total = representable.upperBound
         } else if interval >= Double(representable.lowerBound) {
-            total = Int(interval)
+            total = Int64(interval)
         } else {
             // Below the range, or NaN.
             total = representable.lowerBound
         }
-        var days = total / 86_400
-        var secondsOfDay = total % 86_400
+        var days = Int(total / 86_400)
+        var secondsOfDay = Int(total % 86_400)
         if secondsOfDay < 0 {
             secondsOfDay += 86_400
             days -= 1

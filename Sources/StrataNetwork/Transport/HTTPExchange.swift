@@ -41,6 +41,21 @@ package struct HTTPExchange: Sendable {
         return (headers["Content-Encoding"]?.lowercased() ?? "identity") == "identity"
     }
 
+    /// The most room a body kept in memory reserves before its bytes arrive (1 MiB).
+    package static let maximumReservation = 1 << 20
+
+    /// The room to reserve for a body kept in memory whose response announced `contentLength` bytes (within the
+    /// limit): all of it up to ``maximumReservation``, and beyond that the body grows as bytes arrive.
+    ///
+    /// An announcement is not a promise: reserved whole, a response that sends nothing would hold as much memory as
+    /// the limit allows for as long as it stalls (64 of them, 6 GiB under the default limit), and one past what the
+    /// allocator can give — under a limit near `Int.max` — would trap.
+    ///
+    /// - Parameter contentLength: The response's `Content-Length`.
+    package static func reservation(forContentLength contentLength: Int64) -> Int {
+        Int(clamping: min(max(contentLength, 0), Int64(maximumReservation)))
+    }
+
     /// The error of a body larger than the limit: ``Strata/StrataError/Code/tooLarge``, with the response (its status
     /// and headers) as its cause.
     ///

@@ -200,9 +200,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
         if case .prefix = transfer.sink { return nil }
         guard let expected, expected > Int64(transfer.exchange.limit) else {
-            // A length within the limit is room reserved once, instead of growing the body chunk by chunk.
+            // A length within the limit is room reserved once (up to a bound: the length is only announced),
+            // instead of growing the body chunk by chunk.
             if case .memory = transfer.sink, let expected, transfer.exchange.method != .head {
-                transfer.body.reserveCapacity(Int(expected))
+                transfer.body.reserveCapacity(HTTPExchange.reservation(forContentLength: expected))
             }
             return nil
         }
