@@ -181,4 +181,96 @@ struct HTTPRevalidationRepositoryTests {
             #expect(entry.metadata.expiresAt == nil, "\(path)")
         }
     }
+
+    /// The HTTP source, a file cache valid while fresh, and one clock: what the tests below read through.
+    private struct Setup {
+        let clock = ManualClock()
+        let folder: TemporaryFolder
+        let store: FileDataSource
+        let repository:
+            CacheRepository<NetworkGetDataSource<Data>, ValidatedDataSource<FileDataSource, FreshnessValidator<Data>>>
+
+        init(server: LoopbackServer) throws {
+            folder = try TemporaryFolder()
+            let http = NetworkGetDataSource<Data>(
+                client: HTTPClient(configuration: .init(clock: clock)),
+                request: { _ in HTTPRequest(baseURL: server.baseURL, path: "blob") },
+                decode: IdentityMapper<Data>(),
+                decodeAll: ClosureMapper<Data, [Data]> { [$0] }
+            )
+            store = try FileDataSource(
+                configuration: .init(location: .url(folder.url), identifier: "blobs", clock: clock)
+            )
+            repository = CacheRepository(main: http, cache: store.validated(by: .fresh(clock: clock)))
+        }
+
+        func read() async throws -> Data { try await repository.get(KeyQuery("blob"), operation: .cacheSync) }
+    }
+
+    /// A `no-store` response is returned and never stored (RFC 9111, section 5.2.2.5): nothing reaches the file
+    /// cache, and the next read asks the server again (it was stored with no freshness, so valid until the
+    /// store's own time to live: a token served from disk without asking).
+    @Test(.timeLimit(.minutes(1)))
+    func aNoStoreResponseIsReturnedAndNeverStored() async throws {
+        let server = try await LoopbackServer.start([
+            (
+                "GET /blob",
+                { _ in ServerReply(status: 200, headers: ["Cache-Control": "no-store"], body: Data("secret".utf8)) }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let setup = try Setup(server: server)
+        defer { setup.folder.remove() }
+
+        #expect(try await setup.read() == Data("secret".utf8))
+        #expect(try await setup.read() == Data("secret".utf8))
+
+        #expect(server.requestCount(path: "/blob") == 2)
+        #expect(setup.store.count == 0)
+        #expect(try Self.files(in: setup.store.folderURL, startingWith: Data("secret".utf8)).isEmpty)
+    }
+
+    /// A `304` that names no freshness (only its `ETag`, as many servers send it) keeps the stored entry's rules
+    /// (RFC 9111, section 4.3.4): a `max-age=60` entry is fresh for 60 s again, then revalidated again; a
+    /// `no-cache` one is revalidated at every read (the renewal had no lifetime, which a freshness validator takes
+    /// for fresh forever: never asked again).
+    @Test(.timeLimit(.minutes(1)), arguments: ["max-age=60", "no-cache"])
+    func aBareNotModifiedKeepsTheStoredRules(cacheControl: String) async throws {
+        let server = try await LoopbackServer.start([
+            (
+                "GET /blob",
+                { request in
+                    if request.headers["if-none-match"] == "\"v1\"" {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+                    }
+                    return ServerReply(
+                        status: 200,
+                        headers: ["ETag": "\"v1\"", "Cache-Control": cacheControl],
+                        body: Data("body".utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let setup = try Setup(server: server)
+        defer { setup.folder.remove() }
+
+        // A read, then three more, each 61 s after the one before, and one more read 30 s after the last
+        _ = try await setup.read()
+        for _ in 0..<3 {
+            setup.clock.advance(by: .seconds(61))
+            #expect(try await setup.read() == Data("body".utf8))
+        }
+        setup.clock.advance(by: .seconds(30))
+        #expect(try await setup.read() == Data("body".utf8))
+
+        let conditional = server.requests.filter { $0.headers["if-none-match"] == "\"v1\"" }.count
+        if cacheControl == "no-cache" {
+            #expect(conditional == 4, "every read after the first revalidated: \(server.requests)")
+        } else {
+            #expect(conditional == 3, "every read once 60 s had passed revalidated: \(server.requests)")
+            let entry = try await setup.store.getEntry(KeyQuery("blob"))
+            #expect(entry.metadata.freshUntil == setup.clock.now().addingTimeInterval(30))
+        }
+    }
 }

@@ -27,6 +27,9 @@ public struct EntryMetadata: Sendable, Hashable {
 
     /// When the store stops serving the entry (a hard expiry: a miss past it), if it expires; a store given
     /// `nil` applies its own time to live.
+    ///
+    /// The distant past says the value must not be stored at all (an HTTP response with `no-store`): a
+    /// ``CacheRepository`` returns it without writing it into its cache (``isStorable``).
     public var expiresAt: Date?
 
     /// When the value stops being fresh by its source's rules, if the source says; past it a validator may
@@ -74,4 +77,8 @@ public struct EntryMetadata: Sendable, Hashable {
     /// Whether the metadata carries a validator (an entity tag or a `Last-Modified` date) that main can use to
     /// answer *not modified*.
     public var hasValidators: Bool { eTag != nil || lastModified != nil }
+
+    /// Whether the value may be stored: `false` when its ``expiresAt`` is the distant past, as a source says of a
+    /// value no cache may keep (an HTTP response with `no-store`).
+    public var isStorable: Bool { expiresAt != .distantPast }
 }

@@ -141,7 +141,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         return PlannedAnswer(entry: stored, source: .main, isStale: false)
     }
 
-    /// How `get` reads: entries with their metadata, a conditional read for a stale entry with validators.
+    /// How `get` reads: entries with their metadata, a conditional read for a stale entry with validators; an entry
+    /// that must not be stored (``EntryMetadata/isStorable``) is returned without being written or renewed.
     func plannedGet(_ query: any Query) -> PlannedRead<StoredEntry<Main.Value>, Main.Value> {
         PlannedRead(
             isGetAll: false,
@@ -156,9 +157,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 }
             },
             store: { [cache] entry in
-                StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
+                guard entry.metadata.isStorable else { return entry }
+                return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
             renew: { [cache] entry in
+                guard entry.metadata.isStorable else { return entry }
                 if try await cache.renewMetadata(entry.metadata, in: query) { return entry }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
@@ -170,7 +173,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// How `getAll` reads: entries with their metadata; there is no conditional list read.
     func plannedGetAll(_ query: any Query) -> PlannedRead<[StoredEntry<Main.Value>], [Main.Value]> {
         let storeAll = { @Sendable [cache] (entries: [StoredEntry<Main.Value>]) async throws in
-            entries.keepingMetadata(of: try await cache.putAllEntries(entries, in: query))
+            // A list that must not be stored is returned as it came; one that may is stored whole.
+            guard entries.allSatisfy(\.metadata.isStorable) else { return entries }
+            return entries.keepingMetadata(of: try await cache.putAllEntries(entries, in: query))
         }
         return PlannedRead(
             isGetAll: true,

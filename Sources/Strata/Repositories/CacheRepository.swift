@@ -17,7 +17,8 @@
 /// cached value is returned instead (serve-stale-on-error). A value copied from main into the cache keeps its
 /// metadata (``PutDataSource/putEntry(_:in:)``), so the copy never outlives its original; a stale cached entry with
 /// validators is revalidated (``GetDataSource/getIfModified(_:since:)``), and *not modified* renews its metadata
-/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it.
+/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it. A value main says must not be
+/// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written.
 ///
 /// **Main's answer never replaces a newer write.** A value read from main is written back into the cache (or renews
 /// the cached entry) only when no write of its keys went through the repository since the read began — a put, a

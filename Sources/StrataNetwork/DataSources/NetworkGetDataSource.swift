@@ -77,7 +77,9 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// ``HTTPFreshness/remainingLifetime``; the time of receipt for `no-cache`, and for `must-revalidate` without
     /// a lifetime; `nil` when the response gives no lifetime), with its `ETag` and `Last-Modified`.
     /// ``Strata/EntryMetadata/storedAt`` and ``Strata/EntryMetadata/expiresAt`` are `nil`: a cache that stores
-    /// the value stamps it with its own clock and applies its own time to live.
+    /// the value stamps it with its own clock and applies its own time to live. A response that must not be
+    /// stored (`no-store`) has the distant past as its expiry: a ``Strata/CacheRepository`` returns it without
+    /// storing it (``Strata/EntryMetadata/isStorable``).
     ///
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
@@ -94,8 +96,10 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// Sends the request of the query with the validators of `metadata` (`If-None-Match` from its
     /// ``Strata/EntryMetadata/eTag``, `If-Modified-Since` from its ``Strata/EntryMetadata/lastModified``): a 304
     /// is ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata (fresh until the 304's lifetime
-    /// runs out, the 304's validators or else the stored ones, no stored date and no expiry, as ``getEntry(_:)``
-    /// reports them), a 2xx ``Strata/ConditionalRead/modified(_:)`` as ``getEntry(_:)``.
+    /// runs out — or, when the 304 gives none, for as long as the stored entry was fresh when stored, as RFC 9111
+    /// keeps the stored response's rules; the 304's validators or else the stored ones; no stored date and no
+    /// expiry, as ``getEntry(_:)`` reports them), a 2xx ``Strata/ConditionalRead/modified(_:)`` as
+    /// ``getEntry(_:)``.
     ///
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Value>
@@ -116,23 +120,38 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             var renewed = self.metadata(of: response, requestTime: requestTime)
             renewed.eTag = renewed.eTag ?? metadata.eTag
             renewed.lastModified = renewed.lastModified ?? metadata.lastModified
+            if renewed.freshUntil == nil { renewed.freshUntil = Self.freshUntil(keeping: metadata, renewedAt: now()) }
             return .notModified(renewed)
         }
     }
 
+    /// The time of receipt, by the client's clock.
+    private func now() -> Date { client.configuration.clock.now() }
+
+    /// Until when a stored entry renewed by a `304` that gives no freshness of its own is fresh: the stored
+    /// entry's rules stay in force (RFC 9111, section 4.3.4), so it is fresh again for as long as it was fresh
+    /// when stored (`freshUntil − storedAt`, counted from the 304); without a lifetime it stays without one, and
+    /// without a stored date it is stale at once (revalidated next time), never fresh forever.
+    private static func freshUntil(keeping stored: EntryMetadata, renewedAt responseTime: Date) -> Date? {
+        guard let freshUntil = stored.freshUntil else { return nil }
+        guard let storedAt = stored.storedAt else { return responseTime }
+        return responseTime.addingTimeInterval(max(0, freshUntil.timeIntervalSince(storedAt)))
+    }
+
     /// The metadata of a response received now: until when it is fresh, its `ETag` and `Last-Modified`; no
-    /// stored date and no expiry, which the cache that stores it decides.
+    /// stored date and no expiry, which the cache that stores it decides — but for a response that must not be
+    /// stored (`no-store`, or `private` for a shared cache), whose expiry is the distant past
+    /// (``Strata/EntryMetadata/isStorable``).
     private func metadata(of response: HTTPResponse, requestTime: Date) -> EntryMetadata {
-        let responseTime = client.configuration.clock.now()
         let freshness = HTTPFreshness(
             response: response,
             requestTime: requestTime,
-            responseTime: responseTime,
+            responseTime: now(),
             policy: freshnessPolicy
         )
         return EntryMetadata(
             storedAt: nil,
-            expiresAt: nil,
+            expiresAt: freshness.isStorable ? nil : .distantPast,
             freshUntil: Self.freshUntil(freshness),
             eTag: response.eTag,
             lastModified: response.headers["Last-Modified"]

@@ -55,7 +55,7 @@ struct ReferenceSource: GetDataSource {
                 timeOfCreation: clock.now()
             )
             var stored = reference.metadata
-            // A `no-store` response expires before it is stored: the store skips it.
+            // A `no-store` response is not storable: the repository returns it without storing it.
             if !freshness.isStorable { stored.expiresAt = .distantPast }
             return .modified(StoredEntry(value: reference, metadata: stored))
         case .notModified(let response):

@@ -30,9 +30,10 @@ struct ReferenceStore: GetDataSource, PutDataSource {
         throw StrataError.queryNotSupported(query, by: Self.self)
     }
 
-    /// Stores a reference, unless it expired before it was stored (a `no-store` response).
+    /// Stores a reference (the repository never asks for a `no-store` response's: its metadata is not
+    /// storable).
     func putEntry(_ entry: StoredEntry<CacheReference>, in query: any Query) async throws -> CacheReference {
-        if entry.metadata.expiresAt != .distantPast { manager.addToCache(entry.value) }
+        manager.addToCache(entry.value)
         return entry.value
     }
 
