@@ -251,4 +251,29 @@ struct ProviderCheckoutTests {
         #expect(try Data(contentsOf: secret) == Data("secret".utf8))
         #expect(try Data(contentsOf: tree.appendingPathComponent("inner.txt")) == Data("inner".utf8))
     }
+
+    /// Two stores of one key from two threads at once, 100 times: the checkout handed out afterwards always holds
+    /// the version whose `ETag` the provider sends back. (The move into the store and the checkout's rename were
+    /// two steps: interleaved, the first store renamed its bytes over the second's checkout and recorded the
+    /// second's version for them, so they passed for current, and a 304 "renewed" the wrong bytes.)
+    @Test(.timeLimit(.minutes(1))) func concurrentStoresOfOneKeyHandOutTheVersionTheyName() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+        let versions = [Data(repeating: 1, count: 3_000), Data(repeating: 2, count: 4_000)]
+        for round in 0..<100 {
+            let downloads = versions.indices.map { folder.url.appendingPathComponent("download-\(round)-\($0)") }
+            for (body, url) in zip(versions, downloads) { try body.write(to: url) }
+            DispatchQueue.concurrentPerform(iterations: versions.count) { index in
+                _ = try? provider.store(
+                    objectAt: downloads[index],
+                    key: "k",
+                    headers: ["ETag": "\"\(versions[index].count)\""]
+                )
+            }
+            let eTag = try #require(provider.headerValues(for: "k")["If-None-Match"])
+            let handedOut = try Data(contentsOf: provider.cachedItem(key: "k"))
+            #expect(eTag == "\"\(handedOut.count)\"", "round \(round)")
+        }
+    }
 }

@@ -163,13 +163,15 @@ public final class FileCacheProvider: CacheProvider {
         let name = Self.checkoutName(key)
         try checkFolderPath()
         let staged = try stage(file)
-        do {
-            try store.move(fileAt: file, forKey: key, options: options)
-        } catch {
-            removeOwnFile(staged)
-            throw error
-        }
+        // The move and the checkout under one lock: two stores of one key that interleaved recorded the second
+        // version's stamp against the first one's bytes, which then passed for current.
         try checkouts.withLock { checkouts in
+            do {
+                try store.move(fileAt: file, forKey: key, options: options)
+            } catch {
+                removeOwnFile(staged)
+                throw error
+            }
             do throws(POSIXCallError) {
                 try folder.rename(staged, to: name)
             } catch {
