@@ -102,6 +102,59 @@ struct DownloadTests {
         #expect(events.dropLast().allSatisfy { if case .progress = $0 { true } else { false } })
     }
 
+    /// Iteration that stops at the last progress event (fraction 1, as a progress bar would) never gets the
+    /// `.finished` event: the finished file goes with the sequence. A body of unknown length (chunked) reaches
+    /// fraction 1 only in the closing report, after the download's last look at cancellation: its file stayed in
+    /// the download folder, its name known to nobody.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aFinishedFileNobodyTookIsDeleted(transport kind: TransportUnderTest) async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+            for _ in 0..<4 {
+                try write(Data("10000\r\n".utf8) + Data(repeating: 9, count: 65_536) + Data("\r\n".utf8))
+            }
+            try write(Data("0\r\n\r\n".utf8))
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
+
+        var sawCompletion = false
+        for try await event in client.downloads(HTTPRequest(url: server.baseURL)) {
+            if case .progress(let progress) = event, progress.fractionCompleted == 1 {
+                sawCompletion = true
+                break
+            }
+        }
+
+        #expect(sawCompletion)
+        // The download ends on its own task: wait for its file to go, up to the test's limit.
+        while try !folder.contents().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// A caller that takes the `.finished` event owns the file, however it ends the iteration then.
+    @Test(arguments: TransportUnderTest.all)
+    func aFinishedFileTakenIsTheCallers(transport kind: TransportUnderTest) async throws {
+        let payload = pattern(count: 300_000)
+        let server = try await LoopbackServer.start([("GET /file", { _ in ServerReply(status: 200, body: payload) })])
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
+
+        var taken: DownloadedFile?
+        for try await event in client.downloads(HTTPRequest(baseURL: server.baseURL, path: "file")) {
+            if case .finished(let file) = event {
+                taken = file
+                break
+            }
+        }
+
+        let file = try #require(taken)
+        #expect(try Data(contentsOf: file.fileURL) == payload)
+    }
+
     @Test(arguments: TransportUnderTest.all)
     func cancellationMidDownloadLeavesNoFile(
         transport kind: TransportUnderTest

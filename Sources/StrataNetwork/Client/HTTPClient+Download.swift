@@ -122,41 +122,6 @@ extension HTTPClient {
         }
     }
 
-    /// Downloads a response body to a new temporary file as a sequence of events: progress, then the
-    /// finished file.
-    ///
-    /// ```swift
-    /// for try await event in client.downloads(request) {
-    ///     switch event {
-    ///     case .progress(let progress): bar.value = progress.fractionCompleted ?? 0
-    ///     case .finished(let file): use(file.fileURL)
-    ///     }
-    /// }
-    /// ```
-    ///
-    /// Ending the iteration early (or cancelling the iterating task) cancels the download and deletes
-    /// the partial file.
-    ///
-    /// - Parameter request: The request.
-    public func downloads(_ request: HTTPRequest) -> AsyncThrowingStream<DownloadEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    let file = try await download(request) { continuation.yield(.progress($0)) }
-                    // Iteration that ended after the last progress report (at fraction 1, say) never gets the
-                    // file: nobody else knows its name, so it goes.
-                    if case .terminated = continuation.yield(.finished(file)) {
-                        try? FileManager.default.removeItem(at: file.fileURL)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
-    }
-
     static func prefix(of fileURL: URL) -> Data {
         guard let handle = try? FileHandle(forReadingFrom: fileURL) else { return Data() }
         defer { try? handle.close() }
