@@ -192,9 +192,26 @@ extension Outbox {
     /// The record numbered `sequence`.
     func record(_ sequence: UInt64) -> PendingWrite? { records[sequence] }
 
-    /// The earliest ``PendingWrite/notBefore`` of a record that is replayed.
+    /// The earliest ``PendingWrite/notBefore`` of a record that is replayed next: the first of its key that is not
+    /// set aside. A later record of the key waits for that one, however soon its own backoff ends.
     var earliestRetry: Date? {
-        records.values.lazy.filter { !$0.isSetAside }.compactMap(\.notBefore).min()
+        var keys = Set<String>()
+        var earliest: Date?
+        for record in order.lazy.compactMap({ self.records[$0] }) where !record.isSetAside {
+            guard keys.insert(record.key).inserted, let date = record.notBefore else { continue }
+            earliest = min(earliest ?? date, date)
+        }
+        return earliest
+    }
+
+    /// Whether `record` is the earliest record of its key that is not set aside: a later one never goes first.
+    private func isFirstOfItsKey(_ record: PendingWrite) -> Bool {
+        guard keyCounts[record.key] != 1 else { return true }
+        for sequence in order {
+            guard sequence < record.sequence else { return true }
+            if let earlier = records[sequence], earlier.key == record.key, !earlier.isSetAside { return false }
+        }
+        return true
     }
 
     /// Removes one record, or one unreadable file by the number it is listed under (its file's); nothing when there
@@ -260,10 +277,16 @@ extension Outbox {
         changeBroadcaster.publish(.put(key: key))
     }
 
-    /// Marks the record a replay sends now.
-    func beginSending(_ sequence: UInt64) {
+    /// Marks the record a replay sends now, and returns `true`; returns `false` and marks nothing when it may not go
+    /// yet: it is gone, a first attempt of its key is on its way to main, or an earlier record of its key waits
+    /// (one queued after the replay began — a first attempt that failed meanwhile — or one whose removal failed).
+    func beginSending(_ sequence: UInt64) -> Bool {
+        guard let record = records[sequence], directKeys[record.key] == nil, isFirstOfItsKey(record) else {
+            return false
+        }
         sending = sequence
         sendingReplacedBy = nil
+        return true
     }
 
     /// Ends the send ``beginSending(_:)`` started. When it failed and a later write of the key arrived meanwhile
@@ -289,9 +312,6 @@ extension Outbox {
             forget(sent)
         }
     }
-
-    /// Whether a first attempt of `key` is on its way: the queue waits for it.
-    func isDirect(key: String) -> Bool { directKeys[key] != nil }
 
     /// Adds a record durably, then removes the earlier queued records of its key that it makes useless.
     ///

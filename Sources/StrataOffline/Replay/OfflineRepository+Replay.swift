@@ -80,11 +80,12 @@ extension OfflineRepository {
             if Task.isCancelled || schedule.withLock({ $0.isClosed }) { break }
             if blocked.contains(queued.key) { continue }
             guard let record = await outbox.record(queued.sequence), !record.isSetAside else { continue }
-            if await outbox.isDirect(key: record.key) || !urgency.sends(record, now: now) {
+            // A key waits for its first attempt on its way and for its earlier records, checked as the send is
+            // marked: a write that failed its first attempt meanwhile is queued before this record.
+            guard urgency.sends(record, now: now), await outbox.beginSending(record.sequence) else {
                 blocked.insert(record.key)
                 continue
             }
-            await outbox.beginSending(record.sequence)
             let outcome = await deliver(record)
             if case .failed = outcome {
                 await outbox.endSending(failed: true)

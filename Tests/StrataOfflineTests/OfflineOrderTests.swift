@@ -1,0 +1,83 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataOffline
+import StrataTesting
+import Testing
+
+/// Each key's writes reach main in the order they were made, whatever a replay meets on its way.
+struct OfflineOrderTests {
+    @Test(.timeLimit(.minutes(2)))
+    func aFirstAttemptThatFailsDuringAReplayIsSentBeforeTheWriteQueuedBehindIt() async throws {
+        try await withNotes(configuration: standingStill()) { server, notes in
+            // Given a queued write of a
+            server.isDown = true
+            try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+            server.isDown = false
+            // and a first write of b on its way to main (held there), with a second write of b queued behind it
+            let (firstArrived, releaseFirst) = (Gate(), Gate())
+            server.holdNextWrite(arrived: firstArrived, release: releaseFirst)
+            let first = Task { try await notes.put(Note(id: "b", text: "x1", version: 1), in: KeyQuery("b")) }
+            await firstArrived.wait()
+            let second = try await notes.put(Note(id: "b", text: "x2", version: 2), in: KeyQuery("b"))
+            #expect(second.isPending)
+            await notes.waitForReplays()
+
+            // When a replay that already listed both queued writes sends a's (held there), and meanwhile the first
+            // write of b fails and is queued before the second
+            let (replayArrived, releaseReplay) = (Gate(), Gate())
+            server.holdNextWrite(arrived: replayArrived, release: releaseReplay)
+            let replay = Task { await notes.sync() }
+            await replayArrived.wait()
+            server.isDown = true
+            releaseFirst.open()
+            #expect(try await first.value.isPending)
+            server.isDown = false
+            releaseReplay.open()
+            _ = await replay.value
+            _ = await notes.sync()
+
+            // Then main received b's writes in order, and holds the newest, as the cache does
+            #expect(server.appliedNotes(forKey: "b").map { $0?.text } == ["x1", "x2"])
+            #expect(try await notes.get(KeyQuery("b"), operation: .cache).value.text == "x2")
+            #expect(await notes.outbox.count == 0)
+        }
+    }
+
+    @Test func theTimerWaitsForTheFirstWriteOfAKeyNotForALaterOneWithAShorterBackoff() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let clock = ManualClock()
+        // Given two queued writes of a: the first waits 5 minutes, the second (behind it) 1 second
+        for (sequence, wait) in [(UInt64(1), 300.0), (2, 1)] {
+            let record = PendingWrite(
+                sequence: sequence,
+                key: "a",
+                operation: .put,
+                value: try JSONEncoder().encode(Note(id: "a", text: "v\(sequence)", version: 1)),
+                idempotencyKey: "write-\(sequence)",
+                attempts: 1,
+                createdAt: clock.now(),
+                notBefore: clock.now().addingTimeInterval(wait)
+            )
+            try await plant(record, in: folder)
+        }
+
+        // When a repository with a timer opens the outbox
+        let backoff = RetryPlugin.Backoff(initial: .seconds(1), maximum: .seconds(600), jitter: .none)
+        let notes = try await notesRepository(
+            server,
+            folder: folder,
+            configuration: .init(backoff: backoff, clock: clock)
+        )
+
+        // Then the timer waits for the first write's 5 minutes: the second cannot go before it, and a timer set
+        // to its 1 second would find nothing to send and fire again at once, until the 5 minutes ended
+        await clock.waitForSleepers(1)
+        #expect(clock.sleepCalls == [.seconds(300)])
+        #expect(server.writeRequestCount == 0)
+        await notes.close()
+        await server.stop()
+    }
+}
