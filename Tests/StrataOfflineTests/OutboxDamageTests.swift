@@ -292,6 +292,32 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
+    @Test(.enabled(if: immutableFilesWork))
+    func aWriteIsQueuedWhenTheRecordItReplacesCannotBeRemoved() async throws {
+        try await withNotes(configuration: standingStill(coalescing: true)) { server, notes in
+            // Given a queued write of a whose file cannot be removed
+            server.isDown = true
+            try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+            let file = try #require(recordFile(1, in: notes.outbox.folder))
+            #expect(setImmutable(file, true))
+            defer { setImmutable(file, false) }
+
+            // When a second write of a replaces it (coalescing)
+            let second = try await notes.put(Note(id: "a", text: "two", version: 2), in: KeyQuery("a"))
+
+            // Then the second write is queued (it was stored), and the first stays queued before it
+            #expect(second.isPending)
+            #expect(await notes.outbox.pendingWrites(forKey: "a").map(\.sequence) == [1, 2])
+
+            // And main, up again, receives both in order and ends with the second
+            setImmutable(file, false)
+            server.isDown = false
+            _ = await notes.sync()
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one", "two"])
+            #expect(await notes.outbox.count == 0)
+        }
+    }
+
     @Test func aFolderOfAnotherStoreKindIsRefused() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }

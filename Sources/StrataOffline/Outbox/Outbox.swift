@@ -319,11 +319,15 @@ extension Outbox {
     /// that replaces others keeps the latest backoff among them, so a replacement does not reach a main that is
     /// known to be down sooner than the write it replaces would have.
     ///
+    /// Once the new record is stored the write is queued: an old record whose file cannot be removed stays queued
+    /// before it (main receives both, in order, and ends with the new value), and the call succeeds.
+    ///
     /// - Parameters:
     ///   - record: The new record.
     ///   - cancels: Which earlier, queued records of the key the new one replaces. The one being sent stays until
     ///     its send ends (``endSending(failed:)``).
     /// - Returns: The record as stored.
+    /// - Throws: The store's error when the new record could not be stored (nothing changed).
     @discardableResult
     func append(_ record: PendingWrite, cancelling cancels: @Sendable (PendingWrite) -> Bool) async throws
         -> PendingWrite
@@ -345,8 +349,7 @@ extension Outbox {
                 order.append(record.sequence)
             }
             if replaced.count > cancelled.count { sendingReplacedBy = record.sequence }
-            for old in cancelled {
-                try await store.delete(KeyQuery(PendingWrite.storeKey(old.sequence)))
+            for old in cancelled where (try? await store.delete(KeyQuery(PendingWrite.storeKey(old.sequence)))) != nil {
                 forget(old.sequence)
             }
             changeBroadcaster.publish(.put(key: record.key))
