@@ -105,6 +105,32 @@ struct OfflineConflictTests {
         await server.stop()
     }
 
+    @Test(.timeLimit(.minutes(2)))
+    func aWriteDroppedWhileOnItsWayIsNotSentAgainAfterAConflict() async throws {
+        // Given a queued write the server refuses as a conflict, and a resolver that keeps the local value
+        let (server, notes, folder) = try await Self.conflicted(.keepLocal)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let record = try #require(await notes.outbox.pendingWrites.first)
+        let writesBefore = server.writeRequestCount
+
+        // When the app drops the write while the replay's send of it is on its way
+        let (arrived, release) = (Gate(), Gate())
+        server.holdNextWrite(arrived: arrived, release: release)
+        let replay = Task { await notes.sync() }
+        await arrived.wait()
+        try await notes.outbox.drop(record.sequence)
+        release.open()
+        let report = await replay.value
+
+        // Then the conflict ends the write: it is not sent again with a new idempotency key
+        #expect(server.writeRequestCount == writesBefore + 1)
+        #expect(server.applied.isEmpty)
+        #expect(report.delivered == 0 && report.remaining == 0)
+        #expect(await notes.outbox.count == 0)
+        await notes.close()
+        await server.stop()
+    }
+
     @Test func aWriteThatKeepsConflictingIsSetAside() async throws {
         let (server, notes, folder) = try await Self.conflicted(.keepLocal)
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }

@@ -357,12 +357,13 @@ extension Outbox {
         }
     }
 
-    /// Saves a changed record, unless it was dropped meanwhile.
-    func update(_ record: PendingWrite) async throws {
+    /// Saves a changed record, unless it was dropped meanwhile; returns whether it was still there.
+    func update(_ record: PendingWrite) async throws -> Bool {
         try await lane.run {
-            guard records[record.sequence] != nil else { return }
+            guard records[record.sequence] != nil else { return false }
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             records[record.sequence] = record
+            return true
         }
     }
 

@@ -100,7 +100,7 @@ extension OfflineRepository {
             case .failed(let error):
                 blocked.insert(record.key)
                 if (error as? StrataError)?.code == .network { break passLoop }
-            case .setAside:
+            case .setAside, .dropped:
                 break
             }
         }
@@ -121,6 +121,8 @@ extension OfflineRepository {
         case failed(any Error)
         /// The record was set aside.
         case setAside
+        /// The record was dropped (``Outbox/drop(_:)``) while it was on its way: it is not sent again.
+        case dropped
     }
 
     /// Sends one record to main, and settles conflicts with the resolver (a bounded number of times).
@@ -170,7 +172,7 @@ extension OfflineRepository {
                     record.idempotencyKey = UUID().uuidString
                 }
                 do {
-                    try await outbox.update(record)
+                    guard try await outbox.update(record) else { return .dropped }
                 } catch {
                     return .failed(error)
                 }
@@ -179,7 +181,7 @@ extension OfflineRepository {
                 record.notBefore = configuration.clock.now().addingTimeInterval(
                     pause(after: error, attempt: record.attempts).timeInterval
                 )
-                try? await outbox.update(record)
+                _ = try? await outbox.update(record)
                 return .failed(error)
             } catch {
                 return await setAside(record, because: error)
@@ -254,7 +256,7 @@ extension OfflineRepository {
         var record = original
         record.isSetAside = true
         record.lastError = PendingWrite.describe(error)
-        try? await outbox.update(record)
+        _ = try? await outbox.update(record)
         return .setAside
     }
 
