@@ -44,6 +44,36 @@ struct OfflineOrderTests {
         }
     }
 
+    @Test(.enabled(if: immutableFilesWork))
+    func aDeliveredWriteWhoseRecordCannotBeRemovedHoldsBackTheLaterWritesOfItsKey() async throws {
+        try await withNotes(configuration: standingStill()) { server, notes in
+            // Given two queued writes of a, the first one's file cannot be removed
+            server.isDown = true
+            try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+            try await notes.put(Note(id: "a", text: "two", version: 2), in: KeyQuery("a"))
+            let file = try #require(recordFile(1, in: notes.outbox.folder))
+            #expect(setImmutable(file, true))
+            defer { setImmutable(file, false) }
+
+            // When main is up and the outbox replays
+            server.isDown = false
+            _ = await notes.sync()
+
+            // Then main took the first write, which stays queued, and the second waits behind it (sent now, it
+            // would be followed by the first again at the next replay)
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one"])
+            #expect(await notes.outbox.pendingWrites(forKey: "a").map(\.sequence) == [1, 2])
+
+            // When the file can be removed again, the next replay sends the first again (main knows its idempotency
+            // key and does not apply it twice), then the second
+            setImmutable(file, false)
+            _ = await notes.sync()
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one", "two"])
+            #expect(server.duplicateCount == 1)
+            #expect(await notes.outbox.count == 0)
+        }
+    }
+
     @Test func theTimerWaitsForTheFirstWriteOfAKeyNotForALaterOneWithAShorterBackoff() async throws {
         let server = try await NotesServer.start()
         let folder = temporaryFolder()

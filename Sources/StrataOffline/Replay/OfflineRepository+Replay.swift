@@ -143,6 +143,8 @@ extension OfflineRepository {
                         try await send(local, query)
                     }
                 }
+                // A record whose file cannot be removed stays queued: it holds back the later writes of its key
+                // (``Outbox/beginSending(_:)``), and a later replay sends it again, with the same idempotency key.
                 try? await outbox.remove(record.sequence)
                 return .delivered
             } catch let error as StrataError where error.code == .conflict {
