@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Strata
 import StrataJSONFile
+import StrataMemory
 import StrataOffline
 import Testing
 
@@ -265,10 +266,8 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
-    @Test func damagedRecordFilesAreReportedAndMovedAside() async throws {
-        let server = try await NotesServer.start()
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    /// Queues three writes in an outbox in `folder` while `server` is down, then cuts every record file short.
+    private static func queueThreeDamagedWrites(_ server: NotesServer, folder: URL) async throws {
         server.isDown = true
         do {
             let notes = try await notesRepository(server, folder: folder)
@@ -277,18 +276,47 @@ struct OutboxDamageTests {
             }
             await notes.close()
         }
-        // Every record file is cut short
         let entries = folder.appendingPathComponent(Outbox.recordsFolderName).appendingPathComponent("entries")
         let files = try #require(FileManager.default.enumerator(at: entries, includingPropertiesForKeys: nil))
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "json" }
         #expect(files.count == 3)
         for file in files { try Data("{\"sequ".utf8).write(to: file) }
+    }
+
+    @Test func damagedRecordFilesAreReportedAndMovedAside() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        try await Self.queueThreeDamagedWrites(server, folder: folder)
 
         let reports = Locked<[StrataError]>([])
         let outbox = try await Outbox.open(folder: folder) { report in reports.withLock { $0.append(report) } }
         #expect(await outbox.count == 0)
         #expect(reports.withLock { $0.count } == 3)
         #expect(reports.withLock { $0.allSatisfy { $0.code == .corrupt } })
+        await server.stop()
+    }
+
+    @Test func anOfflineRepositoryReportsDamagedRecordFilesToItsDiagnostics() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        try await Self.queueThreeDamagedWrites(server, folder: folder)
+
+        // When a repository opens the outbox
+        let reports = Locked<[StrataError]>([])
+        let notes = try await NotesRepository.open(
+            main: server.source,
+            cache: MemoryDataSource<Note>(),
+            outboxFolder: folder,
+            configuration: standingStill()
+        ) { report in reports.withLock { $0.append(report) } }
+
+        // Then each write lost with its file is reported, not gone silently
+        #expect(await notes.outbox.count == 0)
+        #expect(reports.withLock { $0.count } == 3)
+        #expect(reports.withLock { $0.allSatisfy { $0.code == .corrupt } })
+        await notes.close()
         await server.stop()
     }
 

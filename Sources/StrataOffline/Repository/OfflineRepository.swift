@@ -84,14 +84,17 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     ///   - cache: The fast source, written first.
     ///   - outboxFolder: The outbox's folder.
     ///   - configuration: Retry rule, backoff, coalescing, conflicts.
+    ///   - diagnostics: Receives the outbox's corruption reports: a damaged record file, moved aside, is a queued
+    ///     write that is no longer replayed.
     /// - Throws: As ``Outbox/open(folder:durability:diagnostics:)``.
     public static func open(
         main: Main,
         cache: Cache,
         outboxFolder: URL,
-        configuration: Configuration = .init()
+        configuration: Configuration = .init(),
+        diagnostics: (@Sendable (StrataError) -> Void)? = nil
     ) async throws -> OfflineRepository {
-        let outbox = try await Outbox.open(folder: outboxFolder)
+        let outbox = try await Outbox.open(folder: outboxFolder, diagnostics: diagnostics)
         return OfflineRepository(
             repository: CacheRepository(main: main, cache: cache),
             outbox: outbox,
