@@ -38,11 +38,14 @@ extension FileDataSource {
 
     /// Renames a finished file over the entry and records it, unless a later put of the key already has.
     ///
+    /// Puts are ordered by the sequence each took before writing its file, against the index entry's
+    /// ``EntryIndex/Entry/putSequence``: a renewal of the entry in between is not a later put, so it does not
+    /// make this one lose.
     func commit(from source: CommitSource, trailer: EntryTrailer, fileLength: Int) throws {
         let name = EntryName(key: trailer.key)
         let now = configuration.clock.now()
         try state.withLock { state in
-            if let existing = state.index.entry(name), existing.trailer.writeSequence > trailer.writeSequence {
+            if let existing = state.index.entry(name), existing.putSequence > trailer.writeSequence {
                 discard(source)  // a later put of this key won; this one is overwritten at once
                 return
             }

@@ -112,10 +112,10 @@ extension FileDataSource {
         changeBroadcaster.publish(.put(key: trailer.key))
     }
 
-    /// Whether the index holds the entry `trailer` describes.
+    /// Whether the index holds the entry `trailer` describes (renewed since or not).
     private func isCommitted(_ trailer: EntryTrailer) -> Bool {
         let name = EntryName(key: trailer.key)
-        return state.withLock { $0.index.entry(name)?.trailer.writeSequence == trailer.writeSequence }
+        return state.withLock { $0.index.entry(name)?.putSequence == trailer.writeSequence }
     }
 
     /// Moves a file (a finished download, for example) into the store under `key` without copying its bytes:

@@ -15,8 +15,23 @@ struct EntryIndex {
         var lastAccess: Date
         var accessSequence: UInt64
         var fileLength: Int
+        /// The write sequence of the put that wrote the entry's data.
+        ///
+        /// A renewal gives the trailer a newer ``EntryTrailer/writeSequence`` (so that a read overlapping it reads
+        /// again) but keeps this one: a put that took its sequence before the renewal is still the later write.
+        var putSequence: UInt64
         var previous = -1
         var next = -1
+
+        /// An entry whose data its trailer's write wrote.
+        init(name: EntryName, trailer: EntryTrailer, lastAccess: Date, accessSequence: UInt64, fileLength: Int) {
+            self.name = name
+            self.trailer = trailer
+            self.lastAccess = lastAccess
+            self.accessSequence = accessSequence
+            self.fileLength = fileLength
+            self.putSequence = trailer.writeSequence
+        }
     }
 
     private(set) var entries: [Entry?] = []
