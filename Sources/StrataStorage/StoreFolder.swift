@@ -85,6 +85,7 @@ package final class StoreFolder: Sendable {
     /// Flushes the folder's entries (creations, renames, removals) to stable storage.
     package func sync() throws(POSIXCallError) {
         guard FileDescriptor.sync(descriptor) else { throw .last("fsync", path) }
+        countSync()
     }
 
     // MARK: - Opening

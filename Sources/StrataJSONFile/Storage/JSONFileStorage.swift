@@ -417,6 +417,7 @@ struct JSONFileStorage: ~Copyable {
             )
         }
         let (shardName, file) = Self.location(of: key)
+        let shardFolder: StoreFolder
         do {
             let (fd, temporary) = try root.createTemporary(prefix: Self.temporaryPrefix)
             do throws(POSIXCallError) {
@@ -430,7 +431,7 @@ struct JSONFileStorage: ~Copyable {
                 throw error
             }
             do {
-                try moveIntoShard(temporary, shardName: shardName, file: file, now: now)
+                shardFolder = try moveIntoShard(temporary, shardName: shardName, file: file, now: now)
             } catch {
                 _ = try? root.remove(temporary)
                 throw error
@@ -442,7 +443,8 @@ struct JSONFileStorage: ~Copyable {
         setRecord(record, for: key)
         if durable {
             do {
-                try shards[shardName]?.folder.sync()
+                // The folder the file was renamed into, kept open or not (the kept shards are a shared allowance).
+                try shardFolder.sync()
             } catch {
                 throw error.strataError("Flushing the entry folder")
             }
@@ -453,12 +455,19 @@ struct JSONFileStorage: ~Copyable {
 
     /// Renames the temporary file into the shard folder as `file`: a folder in the way is set aside, a shard
     /// folder removed underneath is made again, each once.
-    private mutating func moveIntoShard(_ temporary: String, shardName: String, file: String, now: Date) throws {
+    ///
+    /// - Returns: The shard folder the file is in now, for a durable write to flush.
+    private mutating func moveIntoShard(
+        _ temporary: String,
+        shardName: String,
+        file: String,
+        now: Date
+    ) throws -> StoreFolder {
         for attempt in 0..<3 {
             guard let shard = try shard(shardName, create: true, now: now) else { break }
             do {
                 try root.rename(temporary, to: file, in: shard)
-                return
+                return shard
             } catch {
                 guard attempt < 2 else { throw error }
                 if error.isNotFound {
