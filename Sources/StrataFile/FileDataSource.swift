@@ -84,14 +84,14 @@ public final class FileDataSource: Sendable {
         }
         // Another kind of store's folder is refused before the claim creates a lock file in it (`adopt` says why).
         if case .marker(let contents) = StoreMarker.read(in: folder), contents.kind != Self.markerKind {
-            try StoreMarker.adopt(folder, kind: Self.markerKind, durable: false)
+            try StoreMarker.adopt(folder, kind: Self.markerKind)
         }
         let ownership = try StoreOwnership.claim(
             folder,
             mode: .exclusive,
             owner: "a FileDataSource (\(configuration.identifier))"
         )
-        try StoreMarker.adopt(folder, kind: Self.markerKind, durable: configuration.durability == .durable)
+        try StoreMarker.adopt(folder, kind: Self.markerKind)
         let loaded = Self.load(folder, diagnostics: configuration.diagnostics)
         self.configuration = configuration
         self.folderURL = url.resolvingSymlinksInPath().standardizedFileURL

@@ -72,11 +72,15 @@ package enum StoreMarker {
     }
 
     /// Makes sure `folder` is marked as a store of `kind`: writes the marker when it is missing (or is not a
-    /// marker: a link there is replaced, never followed), accepts one of the same kind.
+    /// marker: a link there is replaced, never followed; an empty file, which holds nothing to lose, is written
+    /// again), accepts one of the same kind.
+    ///
+    /// The marker is flushed, with its folder, whatever the store's durability: it is written once, and one that a
+    /// power loss left cut short would be a file Strata did not write, refusing every open.
     ///
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the folder is another kind of store, or one
     ///   written by a newer layout version; ``Strata/StrataError/Code/io`` when the marker cannot be written.
-    package static func adopt(_ folder: StoreFolder, kind: String, durable: Bool) throws(StrataError) {
+    package static func adopt(_ folder: StoreFolder, kind: String) throws(StrataError) {
         switch read(in: folder) {
         case .marker(let contents) where contents.kind != kind:
             throw StrataError(
@@ -103,6 +107,8 @@ package enum StoreMarker {
                     fileName,
                     to: fileName + ".damaged-" + String(UInt32.random(in: .min ... .max), radix: 16)
                 )
+            case .file? where isEmptyFile(in: folder):
+                break  // a marker whose bytes an earlier version did not flush before a power loss
             case .file?, nil:
                 throw StrataError(
                     .invalidArgument,
@@ -115,10 +121,15 @@ package enum StoreMarker {
                 Array(line(Contents(kind: kind, version: currentVersion)).utf8),
                 to: fileName,
                 temporaryPrefix: ".strata-tmp-",
-                durable: durable
+                durable: true
             )
         } catch {
             throw error.strataError("Writing the store marker")
         }
+    }
+
+    /// Whether the marker's name holds an empty regular file.
+    private static func isEmptyFile(in folder: StoreFolder) -> Bool {
+        (try? folder.readFile(fileName, limit: maximumLength))?.isEmpty == true
     }
 }

@@ -28,10 +28,10 @@ struct StoreMarkerTests {
         try withTemporaryFolder { root in
             let folder = try StoreFolder.open(root, create: false)
             #expect(StoreMarker.read(in: folder) == .missing)
-            try StoreMarker.adopt(folder, kind: "file", durable: false)
+            try StoreMarker.adopt(folder, kind: "file")
             #expect(StoreMarker.read(in: folder) == .marker(.init(kind: "file", version: 1)))
-            try StoreMarker.adopt(folder, kind: "file", durable: false)
-            #expect(throws: StrataError.self) { try StoreMarker.adopt(folder, kind: "json", durable: false) }
+            try StoreMarker.adopt(folder, kind: "file")
+            #expect(throws: StrataError.self) { try StoreMarker.adopt(folder, kind: "json") }
         }
     }
 
@@ -40,7 +40,7 @@ struct StoreMarkerTests {
             try Data("my notes".utf8).write(to: URL(fileURLWithPath: root + "/.strata-store"))
             let folder = try StoreFolder.open(root, create: false)
             #expect(StoreMarker.read(in: folder) == .unrecognised(".strata-store is not a Strata marker"))
-            #expect(throws: StrataError.self) { try StoreMarker.adopt(folder, kind: "file", durable: false) }
+            #expect(throws: StrataError.self) { try StoreMarker.adopt(folder, kind: "file") }
             #expect(try String(contentsOfFile: root + "/.strata-store", encoding: .utf8) == "my notes")
         }
     }
@@ -55,9 +55,29 @@ struct StoreMarkerTests {
             )
             let folder = try StoreFolder.open(root + "/store", create: false)
             #expect(StoreMarker.read(in: folder) == .unrecognised(".strata-store is a symbolic link"))
-            try StoreMarker.adopt(folder, kind: "json", durable: false)
+            try StoreMarker.adopt(folder, kind: "json")
             #expect(StoreMarker.read(in: folder) == .marker(.init(kind: "json", version: 1)))
             #expect(try String(contentsOfFile: root + "/elsewhere", encoding: .utf8) == "strata-store 1 file\n")
+        }
+    }
+
+    @Test func anEmptyMarkerIsWrittenAgain() throws {
+        try withTemporaryFolder { root in
+            // What a power loss can leave of a marker written without a flush: the name, no bytes
+            #expect(FileManager.default.createFile(atPath: root + "/.strata-store", contents: Data()))
+            let folder = try StoreFolder.open(root, create: false)
+            try StoreMarker.adopt(folder, kind: "file")
+            #expect(StoreMarker.read(in: folder) == .marker(.init(kind: "file", version: 1)))
+        }
+    }
+
+    @Test func theMarkerIsFlushedWithItsFolderWhateverTheDurability() throws {
+        try withTemporaryFolder { root in
+            let folder = try StoreFolder.open(root, create: false)
+            StoreFolder.watchSyncs(of: folder.identity)
+            defer { StoreFolder.unwatchSyncs(of: folder.identity) }
+            try StoreMarker.adopt(folder, kind: "file")
+            #expect((StoreFolder.unwatchSyncs(of: folder.identity) ?? 0) >= 1)
         }
     }
 }

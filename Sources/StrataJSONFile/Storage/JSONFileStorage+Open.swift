@@ -31,7 +31,7 @@ extension JSONFileStorage {
         }
         let ownership = try StoreOwnership.claim(root, mode: .exclusive, owner: "a JSONFileDataSource")
         do {
-            try StoreMarker.adopt(root, kind: markerKind, durable: durable)
+            try StoreMarker.adopt(root, kind: markerKind)
             var reports: [StrataError] = []
             let entries = try openEntriesFolder(in: root, now: now, reports: &reports)
             if durable {

@@ -87,7 +87,7 @@ public actor Outbox {
         } catch {
             throw error.strataError("Opening the outbox folder")
         }
-        try StoreMarker.adopt(marked, kind: markerKind, durable: durability == .durable)
+        try StoreMarker.adopt(marked, kind: markerKind)
         let store = try JSONFileDataSource<OutboxFile>(
             configuration: .init(
                 folder: folder.appendingPathComponent(recordsFolderName, isDirectory: true),
