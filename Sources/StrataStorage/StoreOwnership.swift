@@ -15,7 +15,8 @@ import Strata
 /// A record lock (`fcntl(F_SETLK)`), not `flock`: a `flock` lock belongs to the open file description, which a
 /// child process inherits between `fork` and `exec`, so while any thread spawns a child a store that was just
 /// closed still looks locked. A record lock belongs to the process. Its caveat — closing any descriptor of the
-/// file releases it — cannot bite, because the registry lets one claim per folder per process open the file.
+/// file releases it — cannot bite, because the registry lets one claim per folder per process open the file, and
+/// a lock file that another name shares (a hard link of another folder's) is replaced with the claim's own.
 package final class StoreOwnership: Sendable {
     /// How a claim holds the folder.
     package enum Mode: Sendable {
@@ -62,11 +63,7 @@ package final class StoreOwnership: Sendable {
             throw StrataError(.alreadyInUse, "\(folder.path) is already in use in this process by \(holder)")
         }
         do throws(StrataError) {
-            let fd = try openLock(in: folder, mode: mode)
-            if fd >= 0, !lock(fd, exclusive: mode == .exclusive) {
-                _ = close(fd)
-                throw StrataError(.alreadyInUse, "Another process holds the store folder \(folder.path)")
-            }
+            let fd = try openLocked(in: folder, mode: mode)
             return StoreOwnership(identity: folder.identity, lockDescriptor: fd)
         } catch {
             _ = registry.withLock { $0.removeValue(forKey: folder.identity) }
@@ -83,6 +80,61 @@ package final class StoreOwnership: Sendable {
         guard first else { return }
         if lockDescriptor >= 0 { _ = close(lockDescriptor) }
         _ = Self.registry.withLock { $0.removeValue(forKey: identity) }
+    }
+
+    /// Opens and locks the lock file; -1 for a shared claim when there is none.
+    ///
+    /// The lock must be on the file at the lock file's name, and (for an exclusive claim) on a file no other name
+    /// reaches: a record lock belongs to the process and the file, so were the lock file a hard link of another
+    /// store's, closing that store in this process would drop this one's lock too. Such a file is replaced by a
+    /// fresh one, locked before it is renamed over the name while the old one's lock is still held, so no other
+    /// claimant can lock either in between; the other names keep the old file. A claimant that locked a file the
+    /// name no longer reaches (replaced meanwhile) tries again.
+    /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when another process holds the lock,
+    ///   ``Strata/StrataError/Code/io`` when the lock file cannot be opened or replaced.
+    private static func openLocked(in folder: StoreFolder, mode: Mode) throws(StrataError) -> Int32 {
+        for _ in 0..<3 {
+            let fd = try openLock(in: folder, mode: mode)
+            guard fd >= 0 else { return fd }
+            guard lock(fd, exclusive: mode == .exclusive) else {
+                _ = close(fd)
+                throw StrataError(.alreadyInUse, "Another process holds the store folder \(folder.path)")
+            }
+            guard isAtLockName(fd, in: folder) else {
+                _ = close(fd)
+                continue
+            }
+            if mode == .shared || FileDescriptor.isSoleRegularFile(fd) { return fd }
+            defer { _ = close(fd) }  // the old file's lock, held until the fresh one has the name
+            return try replaceLock(in: folder)
+        }
+        throw StrataError(.io, "The lock file \(folder.qualified(lockName)) keeps being replaced underneath the store")
+    }
+
+    /// Whether the open file `fd` is the one at the lock file's name.
+    private static func isAtLockName(_ fd: Int32, in folder: StoreFolder) -> Bool {
+        var opened = stat()
+        guard fstat(fd, &opened) == 0, let named = try? folder.status(of: lockName) else { return false }
+        return FolderIdentity(opened) == FolderIdentity(named)
+    }
+
+    /// Makes the claim a lock file of its own: a new file, exclusively created and locked, renamed over the lock
+    /// file's name. Returns its descriptor.
+    private static func replaceLock(in folder: StoreFolder) throws(StrataError) -> Int32 {
+        do throws(POSIXCallError) {
+            let (fd, name) = try folder.createTemporary(prefix: ".strata-tmp-")
+            do throws(POSIXCallError) {
+                guard lock(fd, exclusive: true) else { throw .last("fcntl", folder.qualified(name)) }
+                try folder.rename(name, to: lockName)
+                return fd
+            } catch {
+                _ = close(fd)
+                _ = try? folder.remove(name)
+                throw error
+            }
+        } catch {
+            throw error.strataError("Replacing the store's lock file, which another name shares")
+        }
     }
 
     /// Opens the lock file; -1 for a shared claim when there is none.

@@ -70,4 +70,32 @@ struct FileDataSourceAliasPathTests {
         }
         withExtendedLifetime(folder) {}  // unmounted before the folder is removed
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLockFileSharedWithAnotherFolderKeepsItsLockWhenTheOtherStoreCloses() async throws {
+        // Given two store folders whose lock files are one file under two names (a hard link)
+        let folder = try TemporaryFolder()
+        _ = try folder.makeStore("a")
+        try FileManager.default.createDirectory(at: folder.storeURL("b"), withIntermediateDirectories: true)
+        let lockA = folder.storeURL("a").appendingPathComponent(".strata-lock").path
+        let lockB = folder.storeURL("b").appendingPathComponent(".strata-lock").path
+        try FileManager.default.linkItem(atPath: lockA, toPath: lockB)
+
+        // When both stores open in this process, and the second one closes
+        let first = try folder.makeStore("a")
+        var second: FileDataSource? = try folder.makeStore("b")
+        try second?.setValue(.pattern(10), forKey: "b")
+        second = nil
+
+        // Then the first store's folder is still locked for another process: its lock file is its own now, and the
+        // other folder's name keeps the old file
+        let said = try await onDedicatedThread { try probeFromAnotherProcess(location: folder.url, identifier: "a") }
+        #expect(said == "in use")
+        var infoA = stat()
+        var infoB = stat()
+        #expect(lstat(lockA, &infoA) == 0 && lstat(lockB, &infoB) == 0)
+        #expect(infoA.st_nlink == 1 && infoB.st_nlink == 1 && infoA.st_ino != infoB.st_ino)
+        try first.setValue(.pattern(20), forKey: "a")
+        #expect(first.value(forKey: "a") == .pattern(20))
+    }
 }

@@ -49,7 +49,7 @@ struct FileDataSourceForeignFileTests {
         #expect(FileManager.default.fileExists(atPath: original.path))
     }
 
-    /// A hard link to an outside file at `.strata-lock`: the store locks it, and never writes it.
+    /// A hard link to an outside file at `.strata-lock`: never written; the store locks a lock file of its own.
     @Test func aHardLinkAtTheLockFileIsNeverWritten() throws {
         let folder = try TemporaryFolder()
         do { _ = try folder.makeStore() }
