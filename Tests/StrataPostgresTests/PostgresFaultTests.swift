@@ -30,6 +30,38 @@
             }
         }
 
+        /// A serialization failure (and a deadlock, the same case) is a retryable error, not a conflict: a conflict
+        /// goes to an outbox's resolver, whose default (`takeRemote`) drops the queued write. The table's trigger
+        /// raises the server's own `40001` on every write.
+        @Test("a serialization failure is a retryable error, not a conflict")
+        func serializationFailure() async throws {
+            try await withPostgres { server, client in
+                let texts: PostgresDataSource<String> = try source(client)
+                _ = try await texts.put("value", in: KeyQuery("k"))
+                let table = texts.table
+                try server.psql(
+                    """
+                    CREATE FUNCTION \(table)_refuse() RETURNS trigger AS $$ BEGIN
+                    RAISE EXCEPTION 'could not serialize access' USING ERRCODE = 'serialization_failure';
+                    END $$ LANGUAGE plpgsql;
+                    CREATE TRIGGER \(table)_refuse BEFORE INSERT OR UPDATE ON \(table)
+                    FOR EACH ROW EXECUTE FUNCTION \(table)_refuse();
+                    """
+                )
+                do {
+                    _ = try await texts.put("other", in: KeyQuery("k"))
+                    Issue.record("a write the server refused succeeded")
+                } catch let error as StrataError {
+                    #expect(error.code != .conflict)
+                    #expect(error.isRetryable)
+                    #expect(PostgresErrors.sqlState(of: try #require(error.underlying)) == "40001")
+                }
+                #expect(PostgresErrors.isTransient("40P01"))
+                #expect(PostgresErrors.code(ofSQLState: "23505") == .conflict)
+                #expect(try await texts.get(KeyQuery("k")) == "value")
+            }
+        }
+
         @Test("a table dropped behind the source's back is created again, and every cache drops what it held")
         func droppedTable() async throws {
             try await withPostgres { server, client in

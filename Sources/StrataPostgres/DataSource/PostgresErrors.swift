@@ -41,14 +41,25 @@
                 )
             }
             let message = "The \(action) failed: PostgreSQL \(state): \(psql.serverInfo?[.message] ?? "")"
-            return StrataError(code(ofSQLState: state), message, underlying: psql)
+            return StrataError(
+                code(ofSQLState: state),
+                message,
+                underlying: psql,
+                isRetryable: isTransient(state) ? true : nil
+            )
         }
+
+        /// Whether a SQLSTATE says the transaction may simply be repeated: serialization_failure (`40001`, under
+        /// a serializable default isolation) and deadlock_detected (`40P01`, two writes of one row set in opposite
+        /// orders). Neither is a conflict with another writer's copy: a conflict would go to an outbox's resolver,
+        /// whose default drops the queued write.
+        static func isTransient(_ state: String) -> Bool { state == "40001" || state == "40P01" }
 
         /// The code of a SQLSTATE: conflicts, timeouts and lost connections, bad data, and anything else.
         static func code(ofSQLState state: String) -> StrataError.Code {
             switch state {
-            // unique_violation, serialization_failure, deadlock_detected
-            case "23505", "40001", "40P01": .conflict
+            // unique_violation
+            case "23505": .conflict
             // query_canceled (a statement timeout), admin_shutdown, crash_shutdown, cannot_connect_now
             case "57014", "57P01", "57P02", "57P03": .network
             case _ where state.hasPrefix("08"): .network
