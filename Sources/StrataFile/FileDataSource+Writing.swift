@@ -190,6 +190,9 @@ extension FileDataSource {
 
     /// Removes the entry under `key`; returns whether there was one.
     ///
+    /// In a ``StoreDurability/durable`` store the removal is flushed before the call returns: a removed entry
+    /// does not come back after a power cut.
+    ///
     /// - Parameter key: The key.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/io`` when the file exists but cannot be removed; the entry then stays.
@@ -202,6 +205,7 @@ extension FileDataSource {
                 return false
             }
             try removeFile(name, in: &state)
+            try flushRemovals()
             return true
         }
         if removed { changeBroadcaster.publish(.delete(key: key)) }
@@ -210,14 +214,18 @@ extension FileDataSource {
 
     /// Removes every entry and forgets the stored list answer; files that are not Strata entries stay.
     ///
-    /// Announced when every entry, or some, went.
+    /// Announced when every entry, or some, went; flushed before the call returns in a
+    /// ``StoreDurability/durable`` store.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when some files cannot be removed; their entries stay.
     public func removeAll() throws {
         let (failure, removedAny) = state.withLock { state -> (StrataError?, Bool) in
             let names = state.index.entries.compactMap { $0?.name }
-            let failure = removeFiles(names, in: &state)
+            var failure = removeFiles(names, in: &state)
             let removed = names.count - state.index.count
+            if removed > 0 {
+                do throws(StrataError) { try flushRemovals() } catch { failure = failure ?? error }
+            }
             if removed > 0, let observer = configuration.evictionObserver {
                 observer.storeDidEvict(StoreEviction(reason: .purged, key: nil, count: removed, usage: state.usage))
             }
@@ -255,6 +263,18 @@ extension FileDataSource {
     }
 
     // MARK: - Internals
+
+    /// Flushes the folder after removals a caller asked for, in a ``StoreDurability/durable`` store: removed
+    /// entries do not come back after a power cut. (Evictions are not flushed: an evicted entry that came back
+    /// would only hold the store over its limit until the next write.)
+    private func flushRemovals() throws(StrataError) {
+        guard configuration.durability == .durable else { return }
+        do throws(POSIXCallError) {
+            try folder.sync()
+        } catch {
+            throw error.strataError("Flushing the store folder after a removal")
+        }
+    }
 
     private func checkSize(_ size: Int) throws {
         if let maxSize = configuration.maxSize, size > maxSize {
