@@ -198,10 +198,31 @@ extension FileDataSource {
     ///   ``Strata/StrataError/Code/io`` when the file exists but cannot be removed; the entry then stays.
     @discardableResult
     public func removeValue(forKey key: String) throws -> Bool {
+        try removeValue(forKey: key) { _ in true }
+    }
+
+    /// Removes the entry under `key` if it is still the one `info` describes — the same bytes, written or renewed
+    /// at the same time, with the same attributes — and returns whether it did: for a caller that decided from
+    /// `info` (that the entry had expired, say) and must not remove a write or a renewal made since.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - info: What the caller read of the entry (``info(forKey:)``).
+    /// - Throws: As ``removeValue(forKey:)``.
+    package func removeValue(forKey key: String, ifStill info: FileEntryInfo) throws -> Bool {
+        try removeValue(forKey: key) { trailer in
+            trailer.contentHash == info.contentHash && trailer.created == info.created
+                && trailer.attributes == info.attributes
+        }
+    }
+
+    /// Removes the entry under `key` when `isRemoved` accepts its trailer, under the lock; flushed in a durable
+    /// store, announced.
+    private func removeValue(forKey key: String, if isRemoved: (EntryTrailer) -> Bool) throws -> Bool {
         try StrataError.checkKey(key)
         let name = EntryName(key: key)
         let removed = try state.withLock { state in
-            guard let entry = state.index.entry(name), entry.trailer.key == key else {
+            guard let entry = state.index.entry(name), entry.trailer.key == key, isRemoved(entry.trailer) else {
                 return false
             }
             try removeFile(name, in: &state)

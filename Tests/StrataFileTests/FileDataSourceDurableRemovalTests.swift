@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataStorage
+import StrataTesting
 import Testing
 
 @testable import StrataFile
@@ -35,5 +36,36 @@ struct FileDataSourceDurableRemovalTests {
         #expect(nothing == 0)
         #expect(all == (durability == .durable ? 1 : 0))
         #expect(store.count == 0)
+    }
+}
+
+/// A removal decided from what a caller read (a cleaning that judged a blob stale) removes that entry only: a
+/// write or a renewal made since keeps it (the cleaning removed the fresh blob that replaced the stale one).
+struct FileDataSourceConditionalRemovalTests {
+    @Test func aRemovalDecidedFromAnEarlierLookSparesAWriteOrARenewalMadeSince() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let store = try folder.makeStore(clock: clock)
+        try store.setValue(Data("stale".utf8), forKey: "k")
+        let judged = try #require(store.info(forKey: "k"))
+
+        // A write since: spared
+        clock.advance(by: .seconds(1))
+        try store.setValue(Data("fresh".utf8), forKey: "k")
+        #expect(try !store.removeValue(forKey: "k", ifStill: judged))
+        #expect(store.value(forKey: "k") == Data("fresh".utf8))
+
+        // A renewal since: spared
+        let written = try #require(store.info(forKey: "k"))
+        clock.advance(by: .seconds(1))
+        #expect(try store.renewMetadata(EntryMetadata(freshUntil: clock.now().addingTimeInterval(60)), forKey: "k"))
+        #expect(try !store.removeValue(forKey: "k", ifStill: written))
+        #expect(store.value(forKey: "k") == Data("fresh".utf8))
+
+        // The entry as looked at: removed
+        let current = try #require(store.info(forKey: "k"))
+        #expect(try store.removeValue(forKey: "k", ifStill: current))
+        #expect(store.value(forKey: "k") == nil)
     }
 }

@@ -25,7 +25,8 @@ extension BlobCache {
             for key in blobs.sortedKeys() {
                 guard let info = blobs.info(forKey: key) else { continue }
                 if let record = record(for: info), record.freshUntil > now { continue }
-                try blobs.removeValue(forKey: key)
+                // Only the blob judged stale: a download or a 304 that replaced or renewed it since stays.
+                _ = try blobs.removeValue(forKey: key, ifStill: info)
             }
         }
         try blobs.removeExpired()
