@@ -71,6 +71,22 @@
             }
         }
 
+        @Test("tables x and x_version refuse each other with a clear error, in either order")
+        func tableNamesThatCollideWithAVersionSequence() async throws {
+            try await withPostgres { _, client in
+                for (first, second) in [("abc", "abc_version"), ("def_version", "def")] {
+                    let prefix = tableName("c")
+                    let a: PostgresDataSource<String> = try source(client, table: prefix + first)
+                    _ = try await a.put("value", in: KeyQuery("k"))
+                    let b: PostgresDataSource<String> = try source(client, table: prefix + second)
+                    let error = await strataError { _ = try await b.put("other", in: KeyQuery("k")) }
+                    #expect(error?.code == .invalidArgument, "\(String(describing: error))")
+                    #expect(error?.message.contains("version sequence") == true)
+                    #expect(try await a.get(KeyQuery("k")) == "value")
+                }
+            }
+        }
+
         @Test("a table name outside [a-z_][a-z0-9_]{0,40} is refused before any SQL")
         func tableNames() async throws {
             try await withPostgres { _, client in

@@ -60,6 +60,8 @@
             switch state {
             // unique_violation
             case "23505": .conflict
+            // duplicate_table: a table name whose version sequence another table has, or the reverse
+            case "42P07": .invalidArgument
             // query_canceled (a statement timeout), admin_shutdown, crash_shutdown, cannot_connect_now
             case "57014", "57P01", "57P02", "57P03": .network
             case _ where state.hasPrefix("08"): .network

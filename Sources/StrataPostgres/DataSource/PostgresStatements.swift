@@ -46,6 +46,18 @@
             DO $strata$
             BEGIN
                 PERFORM pg_advisory_xact_lock(hashtext('strata:\(table)'));
+                -- Tables and sequences share one namespace: `x` and `x_version` would each find the other's name
+                -- taken (the sequence of `x` is `x_version`), and every statement of the second would fail.
+                IF EXISTS (SELECT 1 FROM pg_class WHERE relname = '\(table)_version'
+                    AND relnamespace = current_schema()::regnamespace AND relkind <> 'S') THEN
+                    RAISE EXCEPTION 'the table \(table) needs the name \(table)_version for its version sequence, and another table has it'
+                        USING ERRCODE = 'duplicate_table';
+                END IF;
+                IF EXISTS (SELECT 1 FROM pg_class WHERE relname = '\(table)'
+                    AND relnamespace = current_schema()::regnamespace AND relkind <> 'r') THEN
+                    RAISE EXCEPTION 'the name \(table) is the version sequence of another Strata table'
+                        USING ERRCODE = 'duplicate_table';
+                END IF;
                 CREATE SEQUENCE IF NOT EXISTS \(sequence);
                 CREATE TABLE IF NOT EXISTS \(quoted) (
                     key text PRIMARY KEY,
