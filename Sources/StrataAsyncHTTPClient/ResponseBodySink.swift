@@ -46,19 +46,7 @@
                 // instead of growing the body chunk by chunk.
                 if let expected { body.reserveCapacity(HTTPExchange.reservation(forContentLength: expected)) }
             case .file(let url, _):
-                target = isSuccess ? .file(try Self.createFile(at: url)) : .prefix
-            }
-        }
-
-        /// Creates and opens a download's file.
-        private static func createFile(at url: URL) throws -> FileHandle {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw StrataError.io("Cannot create the download file \(url.path)")
-            }
-            do {
-                return try FileHandle(forWritingTo: url)
-            } catch {
-                throw StrataError.io("Cannot open the download file \(url.path)", underlying: error)
+                target = isSuccess ? .file(try DownloadFile.create(at: url)) : .prefix
             }
         }
 

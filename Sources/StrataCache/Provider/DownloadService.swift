@@ -112,12 +112,12 @@ public struct DownloadService: Sendable {
         do {
             stored = try provider.store(objectAt: file.fileURL, key: cacheKey, headers: file.headers.dictionary)
         } catch {
-            try? FileManager.default.removeItem(at: file.fileURL)
+            DownloadFile.remove(at: file.fileURL)
             throw error
         }
         if stored.standardizedFileURL != file.fileURL.standardizedFileURL {
             // The provider copied rather than moved: the temporary download is ours to delete.
-            try? FileManager.default.removeItem(at: file.fileURL)
+            DownloadFile.remove(at: file.fileURL)
         }
         reporter.report(1)
         return DownloadResult(result: stored, responseHeaders: file.headers, origin: .network)

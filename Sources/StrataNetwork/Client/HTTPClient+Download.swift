@@ -12,7 +12,8 @@ extension HTTPClient {
     /// try FileManager.default.moveItem(at: file.fileURL, to: destination)
     /// ```
     ///
-    /// The file is created in ``Configuration/downloadDirectory`` when a 2xx response arrives; a request whose
+    /// The file is created in ``Configuration/downloadDirectory`` when a 2xx response arrives, new (nothing that
+    /// already holds its name is written through) and readable by its owner only (mode 0600); a request whose
     /// method or headers could change its framing fails with ``Strata/StrataError/Code/invalidArgument`` before
     /// any file or request. When the call fails — a status error (a 304 included: use
     /// ``download(_:ifModifiedSince:progress:)`` to revalidate),
@@ -116,7 +117,7 @@ extension HTTPClient {
                 DownloadedFile(fileURL: fileURL, status: response.status, headers: response.headers, byteCount: size)
             )
         } catch {
-            try? FileManager.default.removeItem(at: fileURL)
+            DownloadFile.remove(at: fileURL)
             if error is CancellationError { throw StrataError(.cancelled, "\(Self.describe(request)) was cancelled") }
             throw error
         }

@@ -56,7 +56,7 @@ final class DownloadHandOff: Sendable {
             if !state.isAbandoned { state.file = file }
             return state.isAbandoned
         }
-        if isAbandoned { try? FileManager.default.removeItem(at: file.fileURL) }
+        if isAbandoned { DownloadFile.remove(at: file.fileURL) }
         return !isAbandoned
     }
 
@@ -72,7 +72,7 @@ final class DownloadHandOff: Sendable {
             defer { state.file = nil }
             return state.file
         }
-        if let file { try? FileManager.default.removeItem(at: file.fileURL) }
+        if let file { DownloadFile.remove(at: file.fileURL) }
     }
 }
 

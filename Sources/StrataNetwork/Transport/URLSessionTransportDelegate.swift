@@ -121,7 +121,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var file: Result<FileHandle, StrataError>?
         let pendingFile = state.withLock { $0.transfers[identifier]?.sink.pendingFile }
         if let pendingFile, let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) {
-            file = Self.createFile(at: pendingFile)
+            file = Result { () throws(StrataError) in try DownloadFile.create(at: pendingFile) }
         }
         let now = ContinuousClock.now
         let admitted = update(identifier) { Self.admit(response, file: file, into: &$0, now: now) }
@@ -129,7 +129,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         // this call's own, so it is closed and removed here, or a cancelled download would leave it behind.
         if admitted == nil, let pendingFile, case .success(let handle) = file {
             try? handle.close()
-            try? FileManager.default.removeItem(at: pendingFile)
+            DownloadFile.remove(at: pendingFile)
         }
         // `nil` twice over: the transfer has ended, or the response is within the limit.
         let failure = admitted ?? nil
@@ -165,18 +165,6 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     ) {
         let now = ContinuousClock.now
         _ = update(task.taskIdentifier) { $0.lastActivity = now }
-    }
-
-    /// Creates and opens a download's file.
-    private static func createFile(at url: URL) -> Result<FileHandle, StrataError> {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            return .failure(StrataError.io("Cannot create the download file \(url.path)"))
-        }
-        do {
-            return .success(try FileHandle(forWritingTo: url))
-        } catch {
-            return .failure(StrataError.io("Cannot open the download file \(url.path)", underlying: error))
-        }
     }
 
     /// Records a transfer's response (and, for a download, where its body goes); the error when its
