@@ -9,8 +9,10 @@ extension FileDataSource {
     enum CommitSource {
         /// A temporary file the store created in its folder (its name there).
         case temporary(String)
-        /// A file of the caller's (``FileDataSource/move(fileAt:forKey:options:)``): its path.
-        case external(String)
+        /// A file of the caller's (``FileDataSource/move(fileAt:forKey:options:)``), already moved into the folder
+        /// under a temporary name and checked to be the file the caller named: that name, and the path it came from,
+        /// where it goes back when it cannot be committed.
+        case takenIn(String, from: String)
     }
 
     /// Creates a temporary file exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`, 64 random bits in its name),
@@ -52,7 +54,10 @@ extension FileDataSource {
             do throws(POSIXCallError) {
                 try renameOverEntry(source, name.fileName)
             } catch {
-                if case .temporary = source { discard(source) }
+                switch source {
+                case .temporary: discard(source)
+                case .takenIn(let name, let path): _ = folder.giveBack(name, to: path)
+                }
                 throw error.strataError("Renaming a file over an entry")
             }
             var entry = EntryIndex.Entry(
@@ -94,18 +99,14 @@ extension FileDataSource {
 
     private func rename(_ source: CommitSource, to fileName: String) throws(POSIXCallError) {
         switch source {
-        case .temporary(let name):
+        case .temporary(let name), .takenIn(let name, _):
             try folder.rename(name, to: fileName)
-        case .external(let path):
-            // From the caller's path into the folder's descriptor: a path swapped underneath cannot redirect it.
-            guard renameat(AT_FDCWD, path, folder.descriptor, fileName) == 0 else { throw .last("renameat", path) }
         }
     }
 
     private func discard(_ source: CommitSource) {
         switch source {
-        case .temporary(let name): _ = try? folder.remove(name)
-        case .external(let path): _ = unlink(path)
+        case .temporary(let name), .takenIn(let name, _): _ = try? folder.remove(name)
         }
     }
 
@@ -119,7 +120,14 @@ extension FileDataSource {
                 && encodedTrailer.withUnsafeBytes { FileDescriptor.writeAll(output, $0) }
         }
         try commit(from: .temporary(temporary), trailer: trailer, fileLength: length + encodedTrailer.count)
-        _ = unlink(source)
+        // The caller's name for the file goes only while it still names the file copied (its folder is the caller's:
+        // another file may have been put there since).
+        var opened = stat()
+        var named = stat()
+        if fstat(descriptor, &opened) == 0, lstat(source, &named) == 0, FolderIdentity(named) == FolderIdentity(opened)
+        {
+            _ = unlink(source)
+        }
     }
 
     static func hashFile(_ descriptor: Int32, size: Int, into hasher: inout ContentChecksum) -> Bool {

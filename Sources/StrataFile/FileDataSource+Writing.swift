@@ -123,7 +123,10 @@ extension FileDataSource {
     ///
     /// When the file is on another volume, or has another hard link (whose file appending would change), its bytes
     /// are copied in instead and the caller's name for it removed; another name keeps the file as it was. On
-    /// failure the file is left where it was, as it was.
+    /// failure the file is left where it was, as it was. The file moved in is the one opened: when the path was made
+    /// to name another file meanwhile, that file is moved back (or, when something has taken the path since, kept in
+    /// the store's folder under a name the store never reads or deletes) and the call fails with
+    /// ``Strata/StrataError/Code/io``.
     ///
     /// - Parameters:
     ///   - url: The file to move; the store takes it over.
@@ -171,12 +174,23 @@ extension FileDataSource {
             _ = FileDescriptor.truncate(descriptor, to: size)
             throw error
         }
+        let taken: TakenInFile
         do {
-            try commit(from: .external(source), trailer: trailer, fileLength: size + encoded.count)
-        } catch let error as StrataError where (error.underlying as? POSIXError)?.code == .EXDEV {
+            taken = try folder.takeIn(source, expecting: descriptor, temporaryPrefix: Self.temporaryPrefix)
+        } catch  where error.code == EXDEV {
             _ = FileDescriptor.truncate(descriptor, to: size)
             try copyInAnnouncing(source, descriptor: descriptor, trailer: trailer, encodedTrailer: encoded)
             return
+        } catch {
+            _ = FileDescriptor.truncate(descriptor, to: size)
+            throw error.strataError("Moving a file into the store")
+        }
+        guard case .taken(let temporary) = taken else {
+            _ = FileDescriptor.truncate(descriptor, to: size)
+            throw Self.replacedWhileMoving(source, taken)
+        }
+        do {
+            try commit(from: .takenIn(temporary, from: source), trailer: trailer, fileLength: size + encoded.count)
         } catch {
             if isCommitted(trailer) {
                 changeBroadcaster.publish(.put(key: key))
@@ -186,6 +200,19 @@ extension FileDataSource {
             throw error
         }
         changeBroadcaster.publish(.put(key: key))
+    }
+
+    /// The error of a move whose path was made to name another file before the store took it in.
+    private static func replacedWhileMoving(_ source: String, _ taken: TakenInFile) -> StrataError {
+        var whereItIs = "was put back there"
+        if case .replaced(keptAs: let kept?) = taken {
+            whereItIs = "is kept in the store's folder as \(kept), never read or deleted"
+        }
+        return StrataError(
+            .io,
+            "\(source) was replaced by another file while it was being moved into the store: nothing was stored, "
+                + "the file opened was left as it was, and the file found at the path \(whereItIs)"
+        )
     }
 
     /// Removes the entry under `key`; returns whether there was one.
