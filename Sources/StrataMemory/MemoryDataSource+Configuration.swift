@@ -13,7 +13,8 @@ extension MemoryDataSource {
         /// How long an entry lives unless its put says otherwise; `nil` for ever.
         public var timeToLive: Duration?
 
-        /// The cost of a value; by default the byte count of `Data` and `String` values and 0 otherwise.
+        /// The cost of a value; by default the byte count of `Data` and `String` values and 0 otherwise. A negative
+        /// cost counts as 0.
         public var cost: @Sendable (Value) -> Int
 
         /// The key under which ``Strata/PutDataSource/putAll(_:in:)`` stores each value for queries

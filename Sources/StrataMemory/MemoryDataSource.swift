@@ -177,16 +177,24 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// first; with the default of zero it empties the source. Unlike ``removeAll()``, it is not announced and
     /// keeps the stored list answer: it trims what is kept, the data did not change.
     ///
-    /// - Parameter fraction: The share of the limits to keep, from 0 to 1.
+    /// - Parameter fraction: The share of the limits to keep, from 0 to 1; below 0, or not a number (a ratio over
+    ///   a total of 0, say), 0; above 1, 1.
     public func trim(keeping fraction: Double = 0) {
-        let share = min(max(fraction, 0), 1)
         storage.withLock { storage in
-            let countTarget = Int(Double(configuration.countLimit ?? storage.count) * share)
-            let costTarget = Int(Double(configuration.costLimit ?? storage.totalCost) * share)
+            let countTarget = Self.share(fraction, of: configuration.countLimit ?? storage.count)
+            let costTarget = Self.share(fraction, of: configuration.costLimit ?? storage.totalCost)
             while storage.count > countTarget || storage.totalCost > costTarget,
                 evictLeastRecentlyUsed(&storage, reason: .purged)
             {}
         }
+    }
+
+    /// `fraction` of `limit`, rounded down: 0 for a fraction that is not above 0 (or not a number), `limit` from 1 up,
+    /// so that no limit (`Int.max` included) makes a number an `Int` cannot hold.
+    static func share(_ fraction: Double, of limit: Int) -> Int {
+        guard fraction > 0 else { return 0 }
+        guard fraction < 1 else { return limit }
+        return Int(exactly: (Double(limit) * fraction).rounded(.down)) ?? limit
     }
 
     /// Removes every entry whose time to live has passed.
