@@ -73,7 +73,7 @@ enum Inspect {
         if let oldest = created.min(), let newest = created.max() {
             Output.line("Created: \(Output.date(oldest)) … \(Output.date(newest)) (UTC)")
         }
-        if let problem = contents.indexProblem { Output.line("Index: \(problem)") }
+        if let problem = contents.indexProblem { Output.line("Index: \(Output.plain(problem))") }
         if !contents.orphans.isEmpty {
             Output.line("Orphan files (no index record; cleanup removes them): \(contents.orphans.count)")
         }

@@ -1,15 +1,43 @@
 import Foundation
+import Strata
 
 /// Writing to standard output and error, tables, and the formats of sizes and dates.
 enum Output {
-    /// Writes a line to standard output.
+    /// The `errno` of the first write to standard output that failed (a full disk, a closed descriptor, a reader
+    /// that has gone while `SIGPIPE` is ignored), `nil` while every write succeeded; nothing more is written there
+    /// after one fails, and the tool then exits with status 1 (``StrataTool/run(_:)``).
+    static let outputFailure = Locked<Int32?>(nil)
+
+    /// Writes a line to standard output, unless a write there has failed.
     static func line(_ text: String = "") {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        outputFailure.withLock { failure in
+            guard failure == nil else { return }
+            failure = writeAll(text + "\n", to: STDOUT_FILENO)
+        }
     }
 
-    /// Writes a line to standard error.
+    /// Writes a line to standard error; a failure there is ignored (there is nowhere left to say it).
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        _ = writeAll(text + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes every byte of `text` to `descriptor` with `write(2)`, retrying an interrupted call: `nil`, or the
+    /// `errno` of the write that failed. Foundation's `FileHandle.write(_:)` traps on a failure instead.
+    private static func writeAll(_ text: String, to descriptor: Int32) -> Int32? {
+        var text = text
+        return text.withUTF8 { bytes -> Int32? in
+            guard let base = bytes.baseAddress else { return nil }
+            var written = 0
+            while written < bytes.count {
+                let result = write(descriptor, base + written, bytes.count - written)
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += result
+            }
+            return nil
+        }
     }
 
     /// Prints a value as pretty, key-sorted JSON.
@@ -75,16 +103,27 @@ enum Output {
         return String(date.formatted(.iso8601).replacingOccurrences(of: "T", with: " ").dropLast())
     }
 
-    /// A key made safe for one table cell: control characters shown as `?`, at most 60 characters.
+    /// A key made safe for one table cell: ``plain(_:)``, at most `limit` characters.
     static func cell(_ text: String?, limit: Int = 60) -> String {
         guard let text else { return "-" }
-        var safe = String(
-            String.UnicodeScalarView(
-                text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }
-            )
-        )
+        var safe = plain(text)
         if safe.count > limit { safe = String(safe.prefix(limit - 1)) + "…" }
         return safe
+    }
+
+    /// Text from a store or a server (a key, an ETag, an error a server's body went into) made safe for a terminal:
+    /// every control character shown as `?` — the C0 and C1 controls, which a terminal may take as the start of an
+    /// escape sequence (CSI is one byte in C1), and the bidirectional overrides and isolates, which reorder what
+    /// follows them on screen.
+    static func plain(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) ? "?" : $0 }))
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     /// A store as JSON: its kind, folder and role (`null` when no composition is recognised).

@@ -6,6 +6,16 @@ import StrataOffline
 /// (0 ok, 1 corruption found or failure, 2 usage error).
 enum StrataTool {
     static func run(_ arguments: [String]) -> Int32 {
+        let status = runCommand(arguments)
+        // Output that could not be written is a failure, whatever the command found: a script must not take a
+        // cut-off listing for a whole one.
+        guard let failure = Output.outputFailure.withLock({ $0 }) else { return status }
+        Output.error("strata: error: cannot write to standard output: \(String(cString: strerror(failure)))")
+        return max(status, 1)
+    }
+
+    /// Runs the command the arguments name; its exit code.
+    private static func runCommand(_ arguments: [String]) -> Int32 {
         do {
             let options = try Options(arguments)
             switch options.command {
@@ -36,7 +46,7 @@ enum StrataTool {
             ])
             if (try? Output.json(object)) != nil { return error.status }
         }
-        Output.error("strata: error: \(error.message)")
+        Output.error("strata: error: \(Output.plain(error.message))")
         if case .usage = error { Output.error("Run '\(Invocation.name) help' for usage.") }
         return error.status
     }

@@ -44,12 +44,12 @@ enum Verify {
         }
         Output.storeLine(store)
         Output.line("Checked \(Output.grouped(contents.rows.count)) entries: \(damaged.count) corrupt")
-        if let problem = contents.indexProblem { Output.line("Index: \(problem)") }
+        if let problem = contents.indexProblem { Output.line("Index: \(Output.plain(problem))") }
         if !damaged.isEmpty {
             Output.line()
             Output.table(
                 ["FILE", "KEY", "PROBLEM"],
-                damaged.map { [$0.file, Output.cell($0.key), $0.problem ?? ""] }
+                damaged.map { [$0.file, Output.cell($0.key), Output.plain($0.problem ?? "")] }
             )
         }
         if !contents.orphans.isEmpty {

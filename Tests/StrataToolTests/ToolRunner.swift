@@ -20,8 +20,13 @@ func strata(_ arguments: String..., environment: [String: String] = [:]) async t
     try await strata(arguments: arguments, environment: environment)
 }
 
-/// Runs the built `strata` binary with `arguments`; see ``strata(_:environment:)``.
-func strata(arguments: [String], environment: [String: String] = [:]) async throws -> ToolRun {
+/// Runs the built `strata` binary with `arguments`; see ``strata(_:environment:)``. Its standard output goes to
+/// `standardOutput` when one is given (`ToolRun/output` is then empty).
+func strata(
+    arguments: [String],
+    environment: [String: String] = [:],
+    standardOutput: FileHandle? = nil
+) async throws -> ToolRun {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -35,7 +40,7 @@ func strata(arguments: [String], environment: [String: String] = [:]) async thro
     process.executableURL = productsDirectory.appendingPathComponent("strata")
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    process.standardOutput = output
+    process.standardOutput = standardOutput ?? output
     process.standardError = errors
     let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
         process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
