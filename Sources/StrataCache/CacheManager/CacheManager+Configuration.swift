@@ -14,6 +14,11 @@ extension CacheManager {
         /// The most references kept in memory in front of the disk: 15 by default.
         public var memoryMaximumCapacity: Int
 
+        /// The most bytes of reference data kept in memory, least recently used evicted first: 64 MiB by default.
+        /// A reference larger than this is read from disk each time; a server's bodies (up to the HTTP client's
+        /// `maximumResponseSize` each) would otherwise stay in memory, `memoryMaximumCapacity` of them.
+        public var memoryMaximumSize: Int
+
         /// The validity in seconds of a reference without its own ``CacheReference/maxAge``: 300 by default.
         public var cacheMaxAge: Int
 
@@ -30,6 +35,7 @@ extension CacheManager {
         ///   - folder: The folder of the persistent store.
         ///   - diskMaximumCapacity: The most references kept on disk.
         ///   - memoryMaximumCapacity: The most references kept in memory.
+        ///   - memoryMaximumSize: The most bytes of reference data kept in memory.
         ///   - cacheMaxAge: The default validity in seconds.
         ///   - clock: The clock.
         ///   - diagnostics: Receives the persistent store's errors.
@@ -37,6 +43,7 @@ extension CacheManager {
             folder: URL,
             diskMaximumCapacity: Int = 150,
             memoryMaximumCapacity: Int = 15,
+            memoryMaximumSize: Int = 64 << 20,
             cacheMaxAge: Int = 300,
             clock: any WallClock = SystemClock(),
             diagnostics: (@Sendable (StrataError) -> Void)? = nil
@@ -44,6 +51,7 @@ extension CacheManager {
             self.folder = folder
             self.diskMaximumCapacity = diskMaximumCapacity
             self.memoryMaximumCapacity = memoryMaximumCapacity
+            self.memoryMaximumSize = memoryMaximumSize
             self.cacheMaxAge = cacheMaxAge
             self.clock = clock
             self.diagnostics = diagnostics

@@ -17,13 +17,16 @@ import StrataNetwork
 ///   at ``Configuration/diskMaximumCapacity`` (least recently written or read evicted first, across
 ///   restarts). Each reference keeps its own ``CacheReference/maxAge`` and ``CacheReference/timeOfCreation``.
 /// - The memory layer is a `MemoryDataSource` capped at
-///   ``Configuration/memoryMaximumCapacity``; a disk hit is copied into it. Every read is a use, as in
+///   ``Configuration/memoryMaximumCapacity`` references and ``Configuration/memoryMaximumSize`` bytes of their
+///   data; a disk hit is copied into it. Every read is a use, as in
 ///   Beagle: a memory hit marks the reference most recently used in the persistent store too (one index line,
 ///   no file read), so an often-read reference is never the one evicted.
 /// - ``getReference(identifiedBy:)`` returns a reference whether valid or not, so its hash can be sent to
 ///   the server (see ``CachedFetcher``); ``isValid(reference:)`` decides freshness with the injected clock.
 ///   Unlike the Core Data sample in Beagle's guide, reading a reference does not reset its time of creation.
-/// - A corrupt entry on disk is moved aside by the store and reads as `nil`, so the caller fetches again.
+/// - A corrupt entry on disk is moved aside by the store and reads as `nil`, so the caller fetches again; so is a
+///   reference stored under another identifier than its own (removed, and reported to
+///   ``Configuration/diagnostics``).
 public final class CacheManager: CacheManagerProtocol {
     /// The folder, capacities, default validity and clock.
     public let configuration: Configuration
@@ -38,10 +41,15 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter configuration: The folder, capacities, default validity and clock.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io`` when the store cannot be
-    ///   opened, ``Strata/StrataError/Code/invalidArgument`` for capacities below 1.
+    ///   opened, ``Strata/StrataError/Code/invalidArgument`` for capacities below 1 or a negative memory size.
     public init(configuration: Configuration) throws {
-        guard configuration.diskMaximumCapacity >= 1, configuration.memoryMaximumCapacity >= 1 else {
-            throw StrataError(.invalidArgument, "The capacities of a CacheManager must be at least 1")
+        guard configuration.diskMaximumCapacity >= 1, configuration.memoryMaximumCapacity >= 1,
+            configuration.memoryMaximumSize >= 0
+        else {
+            throw StrataError(
+                .invalidArgument,
+                "The capacities of a CacheManager must be at least 1, and its memory size at least 0"
+            )
         }
         self.configuration = configuration
         persistentStore = try JSONFileDataSource(
@@ -53,7 +61,12 @@ public final class CacheManager: CacheManagerProtocol {
             )
         )
         memoryLayer = MemoryDataSource(
-            configuration: .init(countLimit: configuration.memoryMaximumCapacity, clock: configuration.clock)
+            configuration: .init(
+                countLimit: configuration.memoryMaximumCapacity,
+                costLimit: configuration.memoryMaximumSize,
+                cost: { $0.data.count },
+                clock: configuration.clock
+            )
         )
     }
 
@@ -84,8 +97,36 @@ public final class CacheManager: CacheManagerProtocol {
     /// Returns the reference stored under `id`, from memory or else from disk (then kept in memory), valid
     /// or not; `nil` when there is none or its file was corrupt.
     ///
+    /// A reference stored under `id` whose own ``CacheReference/identifier`` is another (a copied or edited store,
+    /// a value put through ``persistentStore`` or ``memoryLayer`` by hand) is corrupt: it is reported to
+    /// ``Configuration/diagnostics`` with ``Strata/StrataError/Code/corrupt``, removed, and `nil` returned — a
+    /// revalidation would otherwise store one URL's body under the other's identifier.
+    ///
     /// - Parameter id: The reference's identifier.
     public func getReference(identifiedBy id: String) -> CacheReference? {
+        guard let reference = storedReference(identifiedBy: id) else { return nil }
+        guard reference.identifier == id else {
+            report(
+                StrataError(
+                    .corrupt,
+                    "The CacheManager's reference stored under \(StrataError.quoted(key: id)) is identified by "
+                        + "\(StrataError.quoted(key: reference.identifier)); it was removed"
+                )
+            )
+            memoryLayer.removeValue(forKey: id)
+            do {
+                try persistentStore.removeValue(forKey: id)
+            } catch {
+                report(error)
+            }
+            return nil
+        }
+        return reference
+    }
+
+    /// The reference stored under `id`, from memory or else from disk (then kept in memory), whatever its
+    /// identifier.
+    private func storedReference(identifiedBy id: String) -> CacheReference? {
         if let reference = memoryLayer.value(forKey: id) {
             // Beagle's recency: a read answered by memory is still a use of the count-capped store's entry.
             do {
