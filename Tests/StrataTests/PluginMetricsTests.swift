@@ -85,6 +85,17 @@ struct PluginMetricsTests {
         #expect(histogram.p99 == .microseconds(1_234))
     }
 
+    /// A fraction that is not a number is the lowest rank, as one below 0 is; before, it trapped making an `Int`.
+    @Test func aPercentileOfAFractionThatIsNotANumberIsTheLowest() {
+        var histogram = LatencyHistogram()
+        histogram.record(.milliseconds(1))
+        histogram.record(.seconds(1))
+
+        #expect(histogram.percentile(.nan) == histogram.percentile(0))
+        #expect(histogram.percentile(-.infinity) == histogram.percentile(0))
+        #expect(histogram.percentile(.infinity) == .seconds(1))
+    }
+
     @Test func mergedHistogramsCountBothSides() throws {
         var fast = LatencyHistogram()
         var slow = LatencyHistogram()

@@ -69,12 +69,14 @@ public struct LatencyHistogram: Sendable, Hashable {
 
     /// The duration below which the share `fraction` of the recorded durations fall.
     ///
-    /// - Parameter fraction: From `0` to `1`: `0.99` for the 99th percentile.
+    /// - Parameter fraction: From `0` to `1`: `0.99` for the 99th percentile; below 0, or not a number, 0; above 1, 1.
     /// - Returns: The upper edge of the bucket holding that rank, clamped to the recorded range; `nil`
     ///   when the histogram is empty.
     public func percentile(_ fraction: Double) -> Duration? {
         guard count > 0 else { return nil }
-        let rank = max(1, Int((min(max(fraction, 0), 1) * Double(count)).rounded(.up)))
+        // `fraction > 0` is false for a NaN, which `min` and `max` would pass through to a trapping `Int(_:)`.
+        let share = fraction > 0 ? min(fraction, 1) : 0
+        let rank = max(1, Int((share * Double(count)).rounded(.up)))
         var seen = 0
         for (index, bucketCount) in buckets.enumerated() where bucketCount > 0 {
             seen += bucketCount
