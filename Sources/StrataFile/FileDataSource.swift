@@ -13,8 +13,9 @@ import StrataStorage
 ///   metadata call. Last-access dates live in memory and are saved to a journal (`.strata-index`) by
 ///   ``removeExpired()``, ``flush()`` and when the store is released.
 /// - **Checked reads.** A truncated or damaged file, a checksum mismatch or a file holding another key is a
-///   miss: the file is removed, ``corruptEntriesRemoved`` counts it and the configuration's `diagnostics`
-///   hears of it. Files without the `.strata` extension are never touched.
+///   miss: the file is removed when its trailer is sealed (magic, length and checksum: the proof the store wrote
+///   it) and set aside by a rename when it is not, ``corruptEntriesRemoved`` counts it and the configuration's
+///   `diagnostics` hears of it. Files without the `.strata` extension are never touched.
 /// - **Never outside its folder.** The store holds its folder open and makes every call relative to it
 ///   (`openat`, `renameat`, `unlinkat`), never following a symbolic link: a link at an entry's name is damage
 ///   (the link is removed, never its target, and the get is a miss), a folder there is set aside by a rename,
@@ -230,6 +231,6 @@ public final class FileDataSource: Sendable {
     public var totalSize: Int { state.withLock { $0.index.totalSize } }
 
     /// How many damaged entry files the store has found and discarded since it was opened: removed, or set
-    /// aside by a rename when a folder or another non-file was at an entry's name.
+    /// aside by a rename when a folder, another non-file or a file without a sealed trailer was at an entry's name.
     public var corruptEntriesRemoved: Int { state.withLock { $0.corruptEntriesRemoved } }
 }

@@ -130,8 +130,9 @@ public final class FileStoreInspector: Sendable {
     }
 
     /// Removes every entry file (damaged ones included), the access journal and the store's own leftovers:
-    /// temporary files of interrupted writes, and entry files or journals set aside as damaged (files and
-    /// links; a folder set aside stays). The marker, the lock file and every other file stay.
+    /// temporary files of interrupted writes, and entry files or journals set aside as damaged (links, and files
+    /// whose trailer proves the store wrote them; a folder, or a file without that proof, set aside stays). The
+    /// marker, the lock file and every other file stay.
     ///
     /// - Returns: How many entry files were removed.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a ``Strata/StoreAccess/readOnly`` inspector,
@@ -142,7 +143,10 @@ public final class FileStoreInspector: Sendable {
         let removed = try remove(fileNames: entryItems().map(\.name))
         _ = EntryFile.discard(AccessJournal.fileName, in: folder)
         for item in (try? folder.items()) ?? []
-        where FileDataSource.isLeftoverTemporary(item) || (item.kind != .folder && EntryFile.isSetAside(item.name)) {
+        where FileDataSource.isLeftoverTemporary(item)
+            || (EntryFile.isSetAside(item.name) && item.kind != .folder
+                && (item.kind != .file || EntryFile.isSealed(item.name, in: folder)))
+        {
             _ = try? folder.remove(item.name)
         }
         return removed

@@ -138,15 +138,15 @@ struct JSONFileDataSourceLifetimeTests {
             // before its index line), and a damaged one.
             let shard = folder.appendingPathComponent("entries/00")
             try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
-            try Data("{}".utf8).write(to: shard.appendingPathComponent(".tmp-123"))
+            try Data("{}".utf8).write(to: shard.appendingPathComponent(".strata-tmp-123"))
             let damaged = shard.appendingPathComponent(String(repeating: "0", count: 32) + ".json")
             try Data("{}".utf8).write(to: damaged)
             // Writes create their temporary files in the store's folder, then rename them into a shard.
-            try Data("{}".utf8).write(to: folder.appendingPathComponent(".tmp-456"))
+            try Data("{}".utf8).write(to: folder.appendingPathComponent(".strata-tmp-456"))
 
             try store.removeExpired()
 
-            #expect(try fixture.files().filter { $0.contains(".tmp-") }.isEmpty)
+            #expect(try fixture.files().filter { $0.contains("tmp-") }.isEmpty)
             #expect(FileManager.default.fileExists(atPath: damaged.path + ".corrupt-20231114-221320"))
             #expect(fixture.reports.all.count == 1)
             #expect(try store.value(forKey: "a") == Item(name: "a", number: 1))

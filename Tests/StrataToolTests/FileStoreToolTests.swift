@@ -147,11 +147,15 @@ struct FileStoreToolTests {
         let store = try StoreFixtures.fileStore(in: folder)
         let entry = try StoreFixtures.fileEntry(holding: 2, count: 200, in: store)
         let entryName = URL(fileURLWithPath: entry).lastPathComponent
-        // What the store itself leaves: a write's temporary, a damaged entry and a journal set aside.
-        let own = [".strata-tmp-0123abcd", entryName + ".damaged-9f", ".strata-index.damaged-1a"]
-        // What it never writes, though the names look close.
-        let foreign = ["notes.txt", "notes.txt.damaged-1", ".strata-tmpnote", "a.damaged-", "README.strata"]
+        // What the store itself leaves: a write's temporary, and an entry set aside whose trailer proves it the store's.
+        let own = [".strata-tmp-0123abcd", entryName + ".damaged-9f"]
+        // What it never writes, though the names look close: set-aside names on files that prove nothing included.
+        let foreign = [
+            "notes.txt", "notes.txt.damaged-1", ".strata-tmpnote", "a.damaged-", "README.strata",
+            entryName + ".damaged-9e", ".strata-index.damaged-1a",
+        ]
         for name in own + foreign { try Data("x".utf8).write(to: URL(fileURLWithPath: store + "/" + name)) }
+        try Data(contentsOf: URL(fileURLWithPath: entry)).write(to: URL(fileURLWithPath: store + "/" + own[1]))
         try FileManager.default.createDirectory(
             atPath: store + "/" + entryName.replacingOccurrences(of: "2", with: "3") + ".damaged-2f",
             withIntermediateDirectories: false

@@ -51,13 +51,14 @@ struct JSONStoreToolTests {
         let shard = try #require(try folder.names(in: "json/entries").first)
         let entryFile = try #require(try folder.names(in: "json/entries/\(shard)").first { $0.hasSuffix(".json") })
         let corrupt = "\(entryFile).corrupt-20240101-000000"
-        // Temporary files a crash left (of this version's form and the earlier one's), a user's file that only
-        // starts like one, and a corrupt copy
+        // Temporary files a crash left (of this version's form, and the earlier one's holding a sealed entry), a
+        // user's files that only start like one or have its form and prove nothing, and a corrupt copy
         let paths = [
-            "json/.strata-tmp-3a7c", "json/entries/\(shard)/.tmp-5b", "json/.tmp-left",
-            "json/entries/\(shard)/\(corrupt)",
+            "json/.strata-tmp-3a7c", "json/.tmp-left", "json/.tmp-cafe", "json/entries/\(shard)/\(corrupt)",
         ]
         for path in paths { try Data("x".utf8).write(to: folder.url.appendingPathComponent(path)) }
+        try Data(contentsOf: folder.url.appendingPathComponent("json/entries/\(shard)/\(entryFile)"))
+            .write(to: folder.url.appendingPathComponent("json/entries/\(shard)/.tmp-5b"))
 
         let run = try await strata("clear", store, "--yes")
 
@@ -65,6 +66,7 @@ struct JSONStoreToolTests {
         let root = try folder.names(in: "json")
         #expect(!root.contains(".strata-tmp-3a7c"))
         #expect(root.contains(".tmp-left"), "a name the store does not make is never removed")
+        #expect(root.contains(".tmp-cafe"), "a name of the earlier form whose contents prove nothing is never removed")
         #expect(root.contains("index.journal") && root.contains(".strata-store"), "the store stays usable")
         #expect(try folder.names(in: "json/entries/\(shard)") == [corrupt], "a corrupt copy is never deleted")
         let reopened = try JSONFileDataSource<[String: String]>(folder: folder.url.appendingPathComponent("json"))

@@ -16,8 +16,12 @@ enum EntryFileProblem: Error, CustomStringConvertible {
     case link
     /// A folder, a socket, a pipe or a device.
     case notAFile
-    /// A regular file that is not a whole, undamaged entry.
+    /// A regular file whose trailer is sealed (magic, length and checksum intact) but that is not a whole,
+    /// undamaged entry: the store's own file, damaged.
     case damaged(String)
+    /// A regular file without a sealed trailer: nothing proves the store wrote it, so it is set aside, never
+    /// deleted.
+    case foreign
     /// The file cannot be read (permissions, an I/O error); it is left alone.
     case unreadable(POSIXCallError)
 
@@ -40,6 +44,7 @@ enum EntryFileProblem: Error, CustomStringConvertible {
         case .link: "a symbolic link"
         case .notAFile: "not a regular file"
         case .damaged(let reason): reason
+        case .foreign: "no sealed trailer, so perhaps not the store's file"
         case .unreadable(let error): "unreadable: \(error)"
         }
     }
@@ -48,7 +53,7 @@ enum EntryFileProblem: Error, CustomStringConvertible {
     var isDamage: Bool {
         switch self {
         case .missing, .unreadable: false
-        case .link, .notAFile, .damaged: true
+        case .link, .notAFile, .damaged, .foreign: true
         }
     }
 }
@@ -64,6 +69,24 @@ enum EntryFile {
         in folder: StoreFolder,
         fileName: String
     ) -> Result<(trailer: EntryTrailer, length: Int), EntryFileProblem> {
+        readSealedTrailer(in: folder, fileName: fileName).flatMap { tail, length in
+            let trailer = tail.withUnsafeBytes { bytes in
+                EntryTrailer(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - 8)]))
+            }
+            guard let trailer, trailer.payloadSize + tail.count == length else {
+                return .failure(.damaged("unreadable metadata"))
+            }
+            return .success((trailer, length))
+        }
+    }
+
+    /// The trailer's bytes (the footer's length and magic included) at the end of the entry file `fileName` when they are sealed — the
+    /// magic, a trailer length that fits the file and a checksum that matches — and the file's length: the proof
+    /// that the store wrote the file. ``EntryFileProblem/foreign`` when they are not.
+    private static func readSealedTrailer(
+        in folder: StoreFolder,
+        fileName: String
+    ) -> Result<(tail: ArraySlice<UInt8>, length: Int), EntryFileProblem> {
         let descriptor: Int32
         do {
             descriptor = try folder.openFile(fileName, readFlags)
@@ -73,31 +96,24 @@ enum EntryFile {
         defer { _ = close(descriptor) }
         let length = FileDescriptor.regularFileSize(descriptor)
         guard length >= 0 else { return .failure(.notAFile) }
-        guard length >= EntryTrailer.minimumLength else { return .failure(.damaged("shorter than any entry")) }
-        var tailLength = min(length, 4096)
-        var tail = [UInt8](repeating: 0, count: tailLength)
-        guard readTail(descriptor, into: &tail, fileLength: length) else {
-            return .failure(.damaged("unreadable metadata"))
-        }
-        guard let trailerLength = tail.withUnsafeBytes({ EntryTrailer.trailerLength(footer: $0) }),
+        guard length >= EntryTrailer.minimumLength else { return .failure(.foreign) }
+        var tail = [UInt8](repeating: 0, count: min(length, 4096))
+        guard readTail(descriptor, into: &tail, fileLength: length),
+            let trailerLength = tail.withUnsafeBytes({ EntryTrailer.trailerLength(footer: $0) }),
             trailerLength + 8 <= length
-        else { return .failure(.damaged("unreadable metadata")) }
-        if trailerLength + 8 > tailLength {
-            tailLength = trailerLength + 8
-            tail = [UInt8](repeating: 0, count: tailLength)
-            guard readTail(descriptor, into: &tail, fileLength: length) else {
-                return .failure(.damaged("unreadable metadata"))
-            }
+        else { return .failure(.foreign) }
+        if trailerLength + 8 > tail.count {
+            tail = [UInt8](repeating: 0, count: trailerLength + 8)
+            guard readTail(descriptor, into: &tail, fileLength: length) else { return .failure(.foreign) }
         }
-        let trailer = tail.withUnsafeBytes { bytes in
-            EntryTrailer(
-                bytes: UnsafeRawBufferPointer(rebasing: bytes[(tailLength - 8 - trailerLength)..<(tailLength - 8)])
-            )
-        }
-        guard let trailer, trailer.payloadSize + trailerLength + 8 == length else {
-            return .failure(.damaged("unreadable metadata"))
-        }
-        return .success((trailer, length))
+        let trailer = tail[(tail.count - 8 - trailerLength)...]
+        let sealed = trailer.withUnsafeBytes { EntryTrailer.isSealed(UnsafeRawBufferPointer(rebasing: $0.dropLast(8))) }
+        return sealed ? .success((trailer, length)) : .failure(.foreign)
+    }
+
+    /// Whether the regular file `fileName` ends in a sealed trailer (``readSealedTrailer(in:fileName:)``).
+    static func isSealed(_ fileName: String, in folder: StoreFolder) -> Bool {
+        (try? readSealedTrailer(in: folder, fileName: fileName).get()) != nil
     }
 
     /// Reads the last `tail.count` bytes of a file of `fileLength` bytes.
@@ -110,8 +126,9 @@ enum EntryFile {
         return read == count
     }
 
-    /// Discards the damaged item at `fileName`: a file or a link is removed (a link itself, never its target),
-    /// a folder or any other non-file is set aside under a new name and never deleted.
+    /// Discards the damaged item at `fileName`: the access journal, a file whose trailer is sealed (the store's
+    /// own) or a link is removed (a link itself, never its target); a file without a sealed trailer (nothing proves the store wrote
+    /// it), a folder or any other non-file is set aside under a new name and never deleted.
     ///
     /// - Returns: What was done, for a report (`removed`, `set aside as …`); `nil` when nothing was there or the
     ///   item could not be discarded.
@@ -119,9 +136,9 @@ enum EntryFile {
         switch try? folder.kind(of: fileName) {
         case nil:
             return nil
-        case .file?, .link?:
+        case .file? where fileName == AccessJournal.fileName || isSealed(fileName, in: folder), .link?:
             return (try? folder.remove(fileName)) == true ? "removed" : nil
-        case .folder?, .other?:
+        case .file?, .folder?, .other?:
             return setAside(fileName, in: folder).map { "set aside as \($0)" }
         }
     }

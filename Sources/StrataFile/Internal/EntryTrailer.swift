@@ -127,12 +127,19 @@ struct EntryTrailer: Equatable {
         return length
     }
 
+    /// Whether `bytes` (a trailer from version through checksum) have a length a store writes and end in the
+    /// checksum of the bytes before it: the proof that a store wrote them, whatever their version.
+    static func isSealed(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        guard count >= Self.fixedLengthVersion2 + 8, count + 8 <= Self.maximumLength else { return false }
+        let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
+        return XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<(count - 8)])) == stored
+    }
+
     /// Parses a trailer whose bytes (from version through checksum) are `bytes`; `nil` when it is damaged.
     init?(bytes: UnsafeRawBufferPointer) {
         let count = bytes.count
-        guard count >= Self.fixedLengthVersion2 + 8, count + 8 <= Self.maximumLength else { return nil }
-        let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self))
-        guard XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[0..<(count - 8)])) == stored else { return nil }
+        guard Self.isSealed(bytes) else { return nil }
         let version = bytes[0]
         let fixedLength: Int
         switch version {

@@ -3,9 +3,9 @@ import Strata
 import StrataStorage
 
 extension JSONFileStorage {
-    /// Walks the store's own files: removes temporary files (regular files named as the store names them,
-    /// ``isTemporaryName(_:)``) from the root and the shard folders, and calls `visit` with each entry file (a regular file with an entry's name)
-    /// in each real shard folder.
+    /// Walks the store's own files: removes leftover temporary files (``isLeftoverTemporary(_:in:)``: the store's
+    /// names, and earlier stores' names with contents that prove them) from the root and the shard folders, and
+    /// calls `visit` with each entry file (a regular file with an entry's name) in each real shard folder.
     ///
     /// Nothing else is touched: names the store does not make are left alone, and a link, file or folder
     /// where the store expects something else is damage (reported; a link removed, never followed, anything
@@ -15,7 +15,7 @@ extension JSONFileStorage {
         _ visit: (inout JSONFileStorage, _ shard: String, _ folder: StoreFolder, _ file: String) throws -> Void
     ) throws {
         do {
-            for item in try root.items() where item.kind == .file && Self.isTemporaryName(item.name) {
+            for item in try root.items() where Self.isLeftoverTemporary(item, in: root) {
                 try root.remove(item.name)
             }
             for item in try entries.items() where Self.isShardName(item.name) {
@@ -27,7 +27,7 @@ extension JSONFileStorage {
                 guard let folder = try shard(item.name, create: false, now: now) else { continue }
                 for file in try folder.items() {
                     if Self.isTemporaryName(file.name) {
-                        if file.kind == .file { try folder.remove(file.name) }
+                        if Self.isLeftoverTemporary(file, in: folder) { try folder.remove(file.name) }
                     } else if Self.isEntryName(file.name) {
                         if file.kind == .file {
                             try visit(&self, item.name, folder, file.name)

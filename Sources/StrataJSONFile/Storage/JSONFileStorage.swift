@@ -72,12 +72,13 @@ struct JSONFileStorage: ~Copyable {
     static let maximumFileSize = 1 << 30
     /// The prefix of every temporary file the store makes.
     static let temporaryPrefix = ".strata-tmp-"
-    /// The prefix of the temporary files of stores written before 2026-11-29; their leftovers are still removed.
+    /// The prefix of the temporary files of stores written before 2026-11-29; their leftovers are still removed
+    /// when their contents prove an earlier store wrote them (``isLeftoverTemporary(_:in:)``).
     static let earlierTemporaryPrefix = ".tmp-"
 
-    /// Whether `name` is a temporary file's the store makes (or made, under ``earlierTemporaryPrefix``): the
-    /// prefix and the random hexadecimal digits of ``StrataStorage/StoreFolder/createTemporary(prefix:)``, so a
-    /// user's `.tmp-draft.txt` in a folder the store adopted is never removed.
+    /// Whether `name` has the form of a temporary file's the store makes (or made, under
+    /// ``earlierTemporaryPrefix``): the prefix and the random hexadecimal digits of
+    /// ``StrataStorage/StoreFolder/createTemporary(prefix:)``, so a user's `.tmp-draft.txt` is never taken for one.
     static func isTemporaryName(_ name: String) -> Bool {
         StoreFolder.isTemporaryName(name, prefix: temporaryPrefix)
             || StoreFolder.isTemporaryName(name, prefix: earlierTemporaryPrefix)

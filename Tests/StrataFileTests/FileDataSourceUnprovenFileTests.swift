@@ -1,0 +1,87 @@
+import Foundation
+import Strata
+import StrataFile
+import StrataTestSupport
+import StrataTesting
+import Testing
+
+/// Files at entry names (`<32 hex>.strata`) whose contents do not end in a sealed trailer: nothing proves the store
+/// wrote them (a user's file, another program's), so they are set aside by a rename, byte for byte, never deleted,
+/// and never counted as entries.
+struct FileDataSourceUnprovenFileTests {
+    /// A name of the store's form that no key of these tests maps to.
+    private static let plantedName = "0123456789abcdef0123456789abcdef.strata"
+
+    /// The contents of the file that stands at `name` or was set aside from it; fails when there is not exactly one.
+    private func survivor(of name: String, in folder: TemporaryFolder) throws -> Data {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)
+            .filter { $0 == name || $0.hasPrefix(name + ".damaged-") }
+        try #require(names.count == 1, "the file at \(name) is gone: \(names)")
+        return try Data(contentsOf: folder.storeURL().appendingPathComponent(names[0]))
+    }
+
+    /// Opening the store, reading, writing, cleaning and an inspector's clear leave a user's file at an entry name
+    /// as it was, and the store works around it.
+    @Test func anUnparseableFileAtAnEntryNameSurvivesOpeningAndCleaning() throws {
+        let folder = try TemporaryFolder()
+        do {
+            let store = try folder.makeStore()
+            try store.setValue(.pattern(100), forKey: "a")
+        }
+        let planted = Data("the user's notes, not an entry\n".utf8) + Data.pattern(300)
+        try planted.write(to: folder.storeURL().appendingPathComponent(Self.plantedName))
+        do {
+            let store = try folder.makeStore()
+            #expect(store.count == 1)
+            #expect(store.value(forKey: "a") == .pattern(100))
+            try store.setValue(.pattern(50), forKey: "b")
+            #expect(store.value(forKey: "b") == .pattern(50))
+            try store.removeExpired()
+            store.flush()
+        }
+        #expect(try survivor(of: Self.plantedName, in: folder) == planted)
+        try FileStoreInspector(folder: folder.storeURL()).removeAllEntries()
+        #expect(try survivor(of: Self.plantedName, in: folder) == planted)
+        let reopened = try folder.makeStore()
+        #expect(reopened.count == 0)
+    }
+
+    /// A file too short for any trailer, and one ending in the trailer's magic with a checksum that does not match:
+    /// neither is proven the store's, both survive.
+    @Test func aShortFileAndAForgedFooterSurviveOpening() throws {
+        let folder = try TemporaryFolder()
+        do { _ = try folder.makeStore() }
+        let shortName = "fedcba9876543210fedcba9876543210.strata"
+        let short = Data("hi".utf8)
+        try short.write(to: folder.storeURL().appendingPathComponent(shortName))
+        // 200 bytes whose last eight claim a 100-byte trailer and end in "STRF": the checksum cannot match.
+        var forged = Data.pattern(192)
+        forged.append(contentsOf: [100, 0, 0, 0] + Array("STRF".utf8))
+        try forged.write(to: folder.storeURL().appendingPathComponent(Self.plantedName))
+
+        let store = try folder.makeStore()
+        #expect(store.count == 0)
+        try store.setValue(.pattern(10), forKey: "k")
+        #expect(store.value(forKey: "k") == .pattern(10))
+        #expect(try survivor(of: shortName, in: folder) == short)
+        #expect(try survivor(of: Self.plantedName, in: folder) == forged)
+    }
+
+    /// An entry's file replaced by a user's file while the store is open: the read is a miss and the user's file is
+    /// set aside, not deleted.
+    @Test func anEntryFileReplacedByAForeignFileIsSetAsideOnRead() throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setValue(.pattern(100), forKey: "a")
+        let name = try #require(try folder.entryFiles().first)
+        let url = folder.storeURL().appendingPathComponent(name)
+        let length = try Data(contentsOf: url).count
+        let foreign = Data(repeating: 0x41, count: length)
+        try foreign.write(to: url)
+
+        #expect(store.value(forKey: "a") == nil)
+        #expect(try survivor(of: name, in: folder) == foreign)
+        try store.setValue(.pattern(20), forKey: "a")
+        #expect(store.value(forKey: "a") == .pattern(20))
+    }
+}
