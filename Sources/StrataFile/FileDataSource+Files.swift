@@ -20,7 +20,7 @@ extension FileDataSource {
     ///
     /// - Returns: The temporary file's name in the folder.
     /// - Throws: ``Strata/StrataError/Code/io``; the temporary file is removed then.
-    func writeTemporary(_ write: (Int32) -> Bool) throws -> String {
+    func writeTemporary(_ write: (Int32) -> Bool) throws(StrataError) -> String {
         let descriptor: Int32
         let name: String
         do {

@@ -13,7 +13,11 @@ extension FileDataSource {
     /// it lacked; the file is cut or extended to the new trailer's end. The file is written in
     /// place only when it is the store's own: a regular file with one link, of the length the store wrote (a
     /// hard link planted at the entry's name is never written through). A renewal that fails part-way leaves a
-    /// damaged trailer, so the entry is forgotten and its file discarded: a miss, never a torn read.
+    /// damaged trailer, so the entry is forgotten and its file discarded: a miss, never a torn read. A renewal
+    /// whose trailer is shorter is not written in place (until the file is cut it would end in the old footer
+    /// over a torn trailer, an entry a crash there would lose): the data and the new trailer are written to a new
+    /// file renamed over the entry, so the name holds the old entry or the new one at every moment, and one that
+    /// fails before the rename leaves the entry as it was.
     ///
     /// - Parameters:
     ///   - metadata: The new metadata.
@@ -79,8 +83,20 @@ extension FileDataSource {
             // A new write sequence: a read that overlapped the rewrite sees another version and reads again.
             trailer.writeSequence = state.index.nextSequence()
             let encoded = try trailer.encoded()
+            var untouched: StrataError?
+            let replacing = trailer.payloadSize + encoded.count < entry.fileLength
             do throws(POSIXCallError) {
-                try rewriteTrailer(of: name.fileName, at: trailer.payloadSize, length: entry.fileLength, encoded)
+                if replacing {
+                    // Shorter: written in place, the file would end in the old footer over a torn trailer until cut.
+                    untouched = try replaceFile(
+                        of: name.fileName,
+                        at: trailer.payloadSize,
+                        length: entry.fileLength,
+                        encoded
+                    )
+                } else {
+                    try rewriteTrailer(of: name.fileName, at: trailer.payloadSize, length: entry.fileLength, encoded)
+                }
             } catch {
                 state.index.remove(name)
                 if let outcome = EntryFile.discard(name.fileName, in: folder) {
@@ -95,35 +111,92 @@ extension FileDataSource {
                 }
                 throw error.strataError("Renewing an entry's metadata")
             }
+            if let untouched { throw untouched }  // the entry file is as it was: the entry stays
             var renewed = entry
             renewed.trailer = trailer
             renewed.fileLength = trailer.payloadSize + encoded.count
             renewed.accessSequence = trailer.writeSequence
             renewed.lastAccess = storedAt
             state.index.insert(renewed)
+            if replacing, configuration.durability == .durable {
+                do throws(POSIXCallError) { try folder.sync() } catch {
+                    throw error.strataError("Flushing the store folder")
+                }
+            }
             return true
         }
     }
 
+    /// Opens the entry file `fileName` with `flags` when it is the file the store wrote: a regular file with one
+    /// link, `length` bytes long.
+    ///
+    /// - Throws: ``StrataStorage/POSIXCallError``; `EINVAL` when another link reaches the file, another kind of
+    ///   item or a file of another length is there.
+    private func openOwnEntryFile(_ fileName: String, _ flags: Int32, length: Int) throws(POSIXCallError) -> Int32 {
+        let descriptor = try folder.openFile(fileName, flags | O_NONBLOCK)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let error = POSIXCallError.last("fstat", folder.qualified(fileName))
+            _ = close(descriptor)
+            throw error
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1, Int(info.st_size) == length else {
+            _ = close(descriptor)
+            throw POSIXCallError(call: "fstat", path: folder.qualified(fileName), code: EINVAL)
+        }
+        return descriptor
+    }
+
+    /// Writes the entry's data (`payloadSize` bytes of the `length`-byte entry file `fileName`) and `trailer` to a
+    /// new file and renames it over the entry: the renewal whose trailer is shorter, so that at every moment the
+    /// name holds a whole entry, the old one or the new one. The new file is flushed before the rename in durable
+    /// mode; the folder is the caller's to flush.
+    ///
+    /// - Returns: The failure that left the entry file as it was (its data could not be copied, the new file not
+    ///   renamed); `nil` when the entry was renewed.
+    /// - Throws: ``StrataStorage/POSIXCallError`` when the file at the entry's name is not the store's.
+    private func replaceFile(
+        of fileName: String,
+        at payloadSize: Int,
+        length: Int,
+        _ trailer: [UInt8]
+    ) throws(POSIXCallError) -> StrataError? {
+        let source = try openOwnEntryFile(fileName, O_RDONLY, length: length)
+        defer { _ = close(source) }
+        let temporary: String
+        do {
+            temporary = try writeTemporary { output in
+                FileDescriptor.copy(from: source, to: output, length: payloadSize)
+                    && trailer.withUnsafeBytes { FileDescriptor.writeAll(output, $0) }
+            }
+        } catch {
+            return error
+        }
+        renewalMidway()
+        do throws(POSIXCallError) {
+            try folder.rename(temporary, to: fileName)
+        } catch {
+            _ = try? folder.remove(temporary)
+            return error.strataError("Renaming a file over an entry")
+        }
+        return nil
+    }
+
     /// Writes `trailer` over the trailer of the entry file `fileName` (whose data is `payloadSize` bytes and
-    /// whose file is `length` bytes) and cuts the file after it; flushes it in durable mode.
+    /// whose file is `length` bytes, the same as the new trailer's or fewer) and cuts the file after it; flushes it
+    /// in durable mode.
     private func rewriteTrailer(
         of fileName: String,
         at payloadSize: Int,
         length: Int,
         _ trailer: [UInt8]
     ) throws(POSIXCallError) {
-        let descriptor = try folder.openFile(fileName, O_RDWR | O_NONBLOCK)
+        let descriptor = try openOwnEntryFile(fileName, O_RDWR, length: length)
         defer { _ = close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .last("fstat", folder.qualified(fileName)) }
-        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1, Int(info.st_size) == length else {
-            // Not the file the store wrote: another link to it, another kind of item, another length.
-            throw POSIXCallError(call: "fstat", path: folder.qualified(fileName), code: EINVAL)
-        }
         guard lseek(descriptor, off_t(payloadSize), SEEK_SET) >= 0,
             trailer.withUnsafeBytes({ FileDescriptor.writeAll(descriptor, $0) })
         else { throw .last("write", folder.qualified(fileName)) }
+        renewalMidway()
         guard FileDescriptor.truncate(descriptor, to: payloadSize + trailer.count) else {
             throw .last("ftruncate", folder.qualified(fileName))
         }
