@@ -66,7 +66,7 @@ public final class FileDataSource: Sendable {
     private let ownership: StoreOwnership
 
     /// Opens the store in `configuration.location/configuration.identifier`, creating the folder if needed,
-    /// and loads the metadata of its entries.
+    /// loads the metadata of its entries and evicts as a write does while they are over the configuration's limits.
     ///
     /// - Parameter configuration: Where the store lives, its limits and policies.
     /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live store (in this process or another)
@@ -100,6 +100,8 @@ public final class FileDataSource: Sendable {
         self.ownership = ownership
         self.state = Locked(State(index: loaded.index, corruptEntriesRemoved: loaded.corrupt))
         self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
+        // A folder written under larger limits, or none, is brought within these now, by the rule a write applies.
+        state.withLock { _ = evict(&$0, now: configuration.clock.now()) }
     }
 
     /// Opens a store with a few common settings.
