@@ -79,7 +79,7 @@ public final class FileDataSource: Sendable {
         let url = configuration.folderURL
         let folder: StoreFolder
         do {
-            folder = try StoreFolder.open(url.path, create: true)
+            folder = try StoreFolder.open(url.path, create: true, durable: configuration.durability == .durable)
         } catch {
             throw error.strataError("Opening the store folder")
         }

@@ -39,13 +39,23 @@ package final class StoreFolder: Sendable {
     /// Opens the folder at `path`, making it (and its parents) first when `create` is true.
     ///
     /// The last component must be a real folder: a link there is refused with `ELOOP` (the user gave the path,
-    /// so links among its parents are theirs and are followed).
+    /// so links among its parents are theirs and are followed). With `durable`, the parent of every folder made
+    /// is flushed (``sync()``), so the new folder's name survives a power loss as the files written in it do.
     /// - Throws: ``POSIXCallError``.
-    package static func open(_ path: String, create: Bool) throws(POSIXCallError) -> StoreFolder {
+    package static func open(
+        _ path: String,
+        create: Bool,
+        durable: Bool = false
+    ) throws(POSIXCallError) -> StoreFolder {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         var fd = openFolder(AT_FDCWD, trimmed)
         if fd < 0, errno == ENOENT, create {
-            try makeFolders(trimmed)
+            var made: [String] = []
+            try makeFolders(trimmed, made: &made)
+            if durable {
+                // Outermost first: each parent's entry for the folder made in it.
+                for folder in made.reversed() { try syncParent(of: folder) }
+            }
             fd = openFolder(AT_FDCWD, trimmed)
         }
         guard fd >= 0 else { throw .last("open", trimmed) }
@@ -108,14 +118,38 @@ package final class StoreFolder: Sendable {
         )
     }
 
-    /// `mkdir -p`, following links among the parents (the caller's path), making the missing ones.
-    private static func makeFolders(_ path: String) throws(POSIXCallError) {
-        if FileDescriptor.retryingInterrupts({ mkdir(path, 0o755) }) == 0 || errno == EEXIST { return }
+    /// `mkdir -p`, following links among the parents (the caller's path), making the missing ones; appends each
+    /// folder it made to `made`, innermost first.
+    private static func makeFolders(_ path: String, made: inout [String]) throws(POSIXCallError) {
+        if FileDescriptor.retryingInterrupts({ mkdir(path, 0o755) }) == 0 {
+            made.append(path)
+            return
+        }
+        if errno == EEXIST { return }
         guard errno == ENOENT else { throw .last("mkdir", path) }
         guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { throw .last("mkdir", path) }
-        try makeFolders(String(path[..<slash]))
-        if mkdir(path, 0o755) == 0 || errno == EEXIST { return }
-        throw .last("mkdir", path)
+        var parents: [String] = []
+        try makeFolders(String(path[..<slash]), made: &parents)
+        if mkdir(path, 0o755) == 0 {
+            made.append(path)
+        } else if errno != EEXIST {
+            throw .last("mkdir", path)
+        }
+        made.append(contentsOf: parents)
+    }
+
+    /// Flushes the folder that holds `path` (its parent, reached through links as the caller's path is), so that
+    /// the entry for `path` in it is on stable storage.
+    private static func syncParent(of path: String) throws(POSIXCallError) {
+        let parent: String
+        if let slash = path.lastIndex(of: "/") {
+            parent = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            parent = "."
+        }
+        let fd = FileDescriptor.retryingInterrupts { openat(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard fd >= 0 else { throw .last("open", parent) }
+        try adopt(fd, path: parent).sync()
     }
 
     /// Refuses a name that is not one path component.

@@ -25,7 +25,7 @@ extension JSONFileStorage {
     ) throws -> JSONFileStorage {
         let root: StoreFolder
         do {
-            root = try StoreFolder.open(path, create: true)
+            root = try StoreFolder.open(path, create: true, durable: durable)
         } catch {
             throw error.strataError("Opening the store folder")
         }

@@ -83,7 +83,11 @@ public actor Outbox {
     ) async throws -> Outbox {
         let marked: StoreFolder
         do {
-            marked = try StoreFolder.open(folder.standardizedFileURL.path, create: true)
+            marked = try StoreFolder.open(
+                folder.standardizedFileURL.path,
+                create: true,
+                durable: durability == .durable
+            )
         } catch {
             throw error.strataError("Opening the outbox folder")
         }

@@ -1,0 +1,48 @@
+import Foundation
+import Strata
+import Testing
+
+@testable import StrataStorage
+
+/// A store folder made with `durable` has its name flushed in its parent, so the folder (and what is written in
+/// it) survives a power loss; the flushes are counted through `StoreFolder`'s sync watch.
+struct StoreFolderCreationSyncTests {
+    /// The flushes of the folder at `path` while `body` runs.
+    private func flushes(of path: String, during body: () throws -> Void) throws -> Int {
+        let identity = try StoreFolder.open(path, create: false).identity
+        StoreFolder.watchSyncs(of: identity)
+        defer { StoreFolder.unwatchSyncs(of: identity) }
+        try body()
+        return StoreFolder.unwatchSyncs(of: identity) ?? 0
+    }
+
+    @Test func makingAFolderDurablyFlushesItsParent() throws {
+        try withTemporaryFolder { root in
+            let count = try flushes(of: root) { _ = try StoreFolder.open(root + "/store", create: true, durable: true) }
+            #expect(count == 1)
+        }
+    }
+
+    /// `mkdir -p`: every parent a folder was made in is flushed, the existing one the chain starts from included.
+    @Test func makingNestedFoldersDurablyFlushesTheFolderTheyStartFrom() throws {
+        try withTemporaryFolder { root in
+            let count = try flushes(of: root) {
+                _ = try StoreFolder.open(root + "/a/b/store", create: true, durable: true)
+            }
+            #expect(count == 1)
+            #expect(FileManager.default.fileExists(atPath: root + "/a/b/store"))
+        }
+    }
+
+    /// Nothing is flushed when the folder exists already, or when the store does not promise durability.
+    @Test func anExistingFolderOrAnAtomicStoreFlushesNothing() throws {
+        try withTemporaryFolder { root in
+            let atomic = try flushes(of: root) { _ = try StoreFolder.open(root + "/store", create: true) }
+            let existing = try flushes(of: root) {
+                _ = try StoreFolder.open(root + "/store", create: true, durable: true)
+            }
+            #expect(atomic == 0)
+            #expect(existing == 0)
+        }
+    }
+}
