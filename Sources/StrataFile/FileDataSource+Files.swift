@@ -122,10 +122,7 @@ extension FileDataSource {
         try commit(from: .temporary(temporary), trailer: trailer, fileLength: length + encodedTrailer.count)
         // The caller's name for the file goes only while it still names the file copied (its folder is the caller's:
         // another file may have been put there since).
-        var opened = stat()
-        var named = stat()
-        if fstat(descriptor, &opened) == 0, lstat(source, &named) == 0, FolderIdentity(named) == FolderIdentity(opened)
-        {
+        if let opened = FolderIdentity(openFile: descriptor), FolderIdentity(itemAt: source) == opened {
             _ = unlink(source)
         }
     }

@@ -49,9 +49,8 @@ extension StoreFolder {
             _ = try? remove(name)
             throw error
         }
-        var opened = stat()
-        if fstat(descriptor, &opened) == 0, let moved = try? status(of: name),
-            FolderIdentity(moved) == FolderIdentity(opened)
+        if let opened = FolderIdentity(openFile: descriptor), let moved = try? status(of: name),
+            FolderIdentity(moved) == opened
         {
             return .taken(name)
         }

@@ -177,4 +177,18 @@ package struct FolderIdentity: Hashable, Sendable, CustomStringConvertible {
         device = UInt64(truncatingIfNeeded: status.st_dev)
         inode = UInt64(truncatingIfNeeded: status.st_ino)
     }
+
+    /// The identity of the file or folder `descriptor` has open; `nil` when `fstat` fails.
+    package init?(openFile descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        self.init(status)
+    }
+
+    /// The identity of what `path` names, a link itself rather than what it points to; `nil` when nothing is there.
+    package init?(itemAt path: String) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        self.init(status)
+    }
 }

@@ -113,9 +113,10 @@ package final class StoreOwnership: Sendable {
 
     /// Whether the open file `fd` is the one at the lock file's name.
     private static func isAtLockName(_ fd: Int32, in folder: StoreFolder) -> Bool {
-        var opened = stat()
-        guard fstat(fd, &opened) == 0, let named = try? folder.status(of: lockName) else { return false }
-        return FolderIdentity(opened) == FolderIdentity(named)
+        guard let opened = FolderIdentity(openFile: fd), let named = try? folder.status(of: lockName) else {
+            return false
+        }
+        return opened == FolderIdentity(named)
     }
 
     /// Makes the claim a lock file of its own: a new file, exclusively created and locked, renamed over the lock

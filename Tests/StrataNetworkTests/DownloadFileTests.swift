@@ -11,12 +11,8 @@ import Testing
 struct DownloadFileTests {
     @Test("a link planted at the name is refused, and what it points to is untouched")
     func linkIsRefused() throws {
-        let folder = try TemporaryFolder()
-        let outside = try TemporaryFolder()
-        let target = outside.url.appendingPathComponent("precious")
-        try Data("keep".utf8).write(to: target)
-        let name = folder.url.appendingPathComponent("strata-1.download")
-        try FileManager.default.createSymbolicLink(at: name, withDestinationURL: target)
+        let planted = try PlantedLink(named: "strata-1.download")
+        let (name, target) = (planted.name, planted.target)
 
         #expect(throws: StrataError.self) { try DownloadFile.create(at: name) }
         #expect(try Data(contentsOf: target) == Data("keep".utf8))
@@ -60,12 +56,8 @@ struct DownloadFileTests {
 
     @Test("a link at the name is removed, and what it points to is untouched")
     func linkIsRemovedNotFollowed() throws {
-        let folder = try TemporaryFolder()
-        let outside = try TemporaryFolder()
-        let target = outside.url.appendingPathComponent("precious")
-        try Data("keep".utf8).write(to: target)
-        let name = folder.url.appendingPathComponent("strata-5.download")
-        try FileManager.default.createSymbolicLink(at: name, withDestinationURL: target)
+        let planted = try PlantedLink(named: "strata-5.download")
+        let (name, target) = (planted.name, planted.target)
 
         DownloadFile.remove(at: name)
 
@@ -85,5 +77,24 @@ struct DownloadFileTests {
         handOff.abandon()
 
         #expect(try Data(contentsOf: name.appendingPathComponent("file")) == Data("inside".utf8))
+    }
+}
+
+/// A link at a download file's name, to a file outside its folder holding `keep`.
+private struct PlantedLink {
+    let folder: TemporaryFolder
+    let outside: TemporaryFolder
+    /// The link.
+    let name: URL
+    /// The file it points to.
+    let target: URL
+
+    init(named fileName: String) throws {
+        folder = try TemporaryFolder()
+        outside = try TemporaryFolder()
+        target = outside.url.appendingPathComponent("precious")
+        try Data("keep".utf8).write(to: target)
+        name = folder.url.appendingPathComponent(fileName)
+        try FileManager.default.createSymbolicLink(at: name, withDestinationURL: target)
     }
 }
