@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "StrataMemory", dependencies: ["Strata"]),
         .target(name: "StrataFile", dependencies: ["Strata", "StrataStorage", "StrataSupport"]),
         .target(name: "StrataJSONFile", dependencies: ["Strata", "StrataStorage", "StrataSupport"]),
-        .target(name: "StrataNetwork", dependencies: ["Strata", "StrataSupport"]),
+        .target(name: "StrataNetwork", dependencies: ["Strata", "StrataStorage", "StrataSupport"]),
         .target(
             name: "StrataCache",
             dependencies: [

@@ -8,7 +8,7 @@
     struct ResponseBodySink {
         private enum Target {
             case memory
-            case file(FileHandle)
+            case file(DownloadFileWriter)
             /// A download's non-2xx body: its first bytes kept for the error, the rest counted and dropped.
             case prefix
         }
@@ -50,28 +50,23 @@
             }
         }
 
-        /// Adds a chunk to the body or the file; fails with ``Strata/StrataError/Code/tooLarge`` when it would
-        /// take the body past the limit (the chunk is then dropped).
-        mutating func accept(_ chunk: UnsafeRawBufferPointer) throws {
+        /// Adds a chunk to the body, or counts it for the file and returns the file's writer, which the caller
+        /// writes it with once it has let go of its lock; fails with ``Strata/StrataError/Code/tooLarge`` when the
+        /// chunk would take the body past the limit (the chunk is then dropped).
+        mutating func accept(_ chunk: UnsafeRawBufferPointer) throws -> DownloadFileWriter? {
             if case .prefix = target {
                 let room = HTTPFailure.bodyPrefixLimit - body.count
                 if room > 0 { body.append(contentsOf: chunk.prefix(room)) }
-                return
+                return nil
             }
             // `received` never exceeds `limit`, so the subtraction cannot overflow.
             guard chunk.count <= exchange.limit - received else {
                 throw exchange.tooLarge(status: status, headers: headers)
             }
-            if case .file(let handle) = target {
-                do {
-                    try handle.write(contentsOf: Data(chunk))
-                } catch {
-                    throw exchange.writeFailed(error)
-                }
-            } else {
-                body.append(contentsOf: chunk)
-            }
             received += chunk.count
+            if case .file(let writer) = target { return writer }
+            body.append(contentsOf: chunk)
+            return nil
         }
 
         /// The progress to report after a chunk; `nil` for an error's body, which is not downloaded.
@@ -88,7 +83,7 @@
 
         /// Closes the file, if any.
         func close() {
-            if case .file(let handle) = target { try? handle.close() }
+            if case .file(let writer) = target { writer.close() }
         }
     }
 #endif

@@ -12,8 +12,10 @@
     /// loop.
     ///
     /// A request ends with the first failure the delegate records (a deadline, the limit, the file, the caller's
-    /// cancellation): the AsyncHTTPClient task is failed with it, which closes its connection. A download's
-    /// chunks are written on NIO's thread pool, and the next chunk is read only once the last one is written.
+    /// cancellation): the AsyncHTTPClient task is failed with it, which closes its connection. A download's file
+    /// is created and its chunks are written on NIO's thread pool, with no lock held (a disk that hangs holds a pool
+    /// thread, never the event loop or the lock its deadline timer takes), and the next chunk is read only once the
+    /// last one is written.
     final class TransferDelegate: HTTPClientResponseDelegate, Sendable {
         typealias Response = StrataNetwork.HTTPResponse
         typealias ClientTask = AsyncHTTPClient.HTTPClient.Task<StrataNetwork.HTTPResponse>
@@ -146,13 +148,24 @@
             let headers = StrataNetwork.HTTPHeaders(
                 head.headers.map { StrataNetwork.HTTPHeaders.Field(name: $0.name, value: $0.value) }
             )
+            guard case .file = exchange.destination else {
+                return task.eventLoop.makeCompletedFuture { try receive(status: status, headers: headers) }
+            }
+            // A download's file is created off the event loop; its body is read once the file is there.
+            return NIOThreadPool.singleton.runIfActive(eventLoop: task.eventLoop) {
+                try self.receive(status: status, headers: headers)
+            }
+        }
+
+        /// Prepares where the response's body goes; on failure (the limit, the file) ends the request.
+        private func receive(status: Int, headers: StrataNetwork.HTTPHeaders) throws {
             let sink: ResponseBodySink
             do {
                 sink = try ResponseBodySink(exchange, status: status, headers: headers)
             } catch {
                 let failure = StrataError.io("Cannot receive the body of \(exchange.description)", underlying: error)
                 fail(failure)
-                return task.eventLoop.makeFailedFuture(failure)
+                throw failure
             }
             let admitted = state.withLock { state -> Bool in
                 guard !state.hasEnded else { return false }
@@ -162,7 +175,6 @@
                 return true
             }
             if !admitted { sink.close() }
-            return task.eventLoop.makeSucceededVoidFuture()
         }
 
         func didReceiveBodyPart(task: ClientTask, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
@@ -177,9 +189,17 @@
         /// Adds a chunk to the body or the file; on failure (the limit, the file) ends the request.
         private func accept(_ buffer: ByteBuffer) throws {
             do {
-                let (received, report) = try state.withLock { state in
-                    try buffer.withUnsafeReadableBytes { try state.sink?.accept($0) }
-                    return (state.sink?.received ?? 0, state.sink?.progress)
+                let (received, report, writer) = try state.withLock { state in
+                    let writer = try buffer.withUnsafeReadableBytes { try state.sink?.accept($0) }
+                    return (state.sink?.received ?? 0, state.sink?.progress, writer)
+                }
+                // Counted under the lock, written after it: a write that hangs holds this pool thread only.
+                if let writer {
+                    do {
+                        try buffer.withUnsafeReadableBytes { bytes throws(StrataError) in try writer.write(bytes) }
+                    } catch {
+                        throw exchange.writeFailed(error)
+                    }
                 }
                 recordBodyBytes(received)
                 if let progress = exchange.destination.progress, let report { progress(report) }

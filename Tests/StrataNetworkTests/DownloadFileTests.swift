@@ -33,9 +33,9 @@ struct DownloadFileTests {
     func fileIsPrivate() throws {
         let folder = try TemporaryFolder()
         let name = folder.url.appendingPathComponent("strata-3.download")
-        let handle = try DownloadFile.create(at: name)
-        try handle.write(contentsOf: Data("body".utf8))
-        try handle.close()
+        let writer = try DownloadFile.create(at: name)
+        try writer.write(Data("body".utf8))
+        writer.close()
 
         #expect(try Data(contentsOf: name) == Data("body".utf8))
         let permissions = try FileManager.default.attributesOfItem(atPath: name.path)[.posixPermissions] as? NSNumber

@@ -170,6 +170,20 @@ final class ThreadLatch: Sendable {
         while !opened.withLock({ $0 }) { condition.wait() }
     }
 
+    /// Blocks the calling thread until ``open()`` or `deadline`; whether it was opened.
+    @discardableResult
+    func wait(until deadline: Date) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !opened.withLock({ $0 }) {
+            if !condition.wait(until: deadline) { return opened.withLock { $0 } }
+        }
+        return true
+    }
+
+    /// Whether ``open()`` has run.
+    var isOpen: Bool { opened.withLock { $0 } }
+
     /// Releases every waiter, now and later.
     func open() {
         condition.lock()

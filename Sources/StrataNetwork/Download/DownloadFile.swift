@@ -16,7 +16,7 @@ import Strata
 /// name is not emptied, a link is removed without touching what it points to).
 package enum DownloadFile {
     /// Creates the file at `url` and opens it for writing, or fails with ``Strata/StrataError/Code/io`` naming it.
-    package static func create(at url: URL) throws(StrataError) -> FileHandle {
+    package static func create(at url: URL) throws(StrataError) -> DownloadFileWriter {
         var descriptor: Int32
         repeat {
             descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -25,7 +25,7 @@ package enum DownloadFile {
             let reason = String(cString: strerror(errno))
             throw StrataError.io("Cannot create the download file \(url.path): \(reason)")
         }
-        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        return DownloadFileWriter(descriptor: descriptor, url: url)
     }
 
     /// Deletes the file at `url` if it is still there: the name only, never a folder's contents.

@@ -13,7 +13,8 @@ import Strata
 /// delegate sees every chunk: a body whose `Content-Length` exceeds the limit fails before its first
 /// byte, and one without a length (chunked, or a length that lies) fails at the first chunk past the
 /// limit; the bytes gathered so far are dropped and the task is cancelled, so no more than the limit
-/// is ever held. Downloads write each chunk to the file as it arrives, which gives progress for free.
+/// is ever held. Downloads write each chunk to the file as it arrives, which gives progress for free; the write
+/// holds no lock, so a disk that hangs it does not hold the deadlines below.
 ///
 /// Strata enforces every request's deadlines itself — the idle timeout (``HTTPRequest/timeout``) and the total
 /// deadline (``HTTPRequest/totalTimeout``) — with a timer per request that cancels the task, to the millisecond:

@@ -8,7 +8,9 @@ import Strata
 /// The session delegate of ``URLSessionTransport``: one state per task, behind one lock.
 ///
 /// Every transfer ends exactly once, in ``finish(_:with:)``: it is removed from the table, its file is
-/// closed and its continuation resumed. One watchdog task per delegate enforces every transfer's deadlines
+/// closed (once the chunk being written, if any, is) and its continuation resumed. A download's chunk is counted
+/// under the lock and written after it (``DownloadFileWriter``): a write that hangs holds the delegate queue, never
+/// the lock the watchdog ends transfers under. One watchdog task per delegate enforces every transfer's deadlines
 /// (``URLSessionTransportDelegate/watchDeadlines(of:task:)``). Callbacks that arrive for a finished
 /// transfer (the chunks libcurl had buffered before a cancellation took effect) find nothing and are
 /// dropped.
@@ -23,13 +25,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         case memory
         /// A download before its response: the file is created only for a 2xx status.
         case pendingFile(URL)
-        case file(FileHandle)
+        case file(DownloadFileWriter)
         /// The body of a download's non-2xx response: its first bytes kept in memory for the error, the rest
         /// counted and dropped; no file.
         case prefix
 
         func close() {
-            if case .file(let handle) = self { try? handle.close() }
+            if case .file(let writer) = self { writer.close() }
         }
 
         /// The file a download creates once its response is a 2xx.
@@ -118,7 +120,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         let identifier = dataTask.taskIdentifier
         // A download's file is created here, outside the lock, and only for a 2xx: a 304 or an error status
         // writes nothing to disk.
-        var file: Result<FileHandle, StrataError>?
+        var file: Result<DownloadFileWriter, StrataError>?
         let pendingFile = state.withLock { $0.transfers[identifier]?.sink.pendingFile }
         if let pendingFile, let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) {
             file = Result { () throws(StrataError) in try DownloadFile.create(at: pendingFile) }
@@ -127,8 +129,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         let admitted = update(identifier) { Self.admit(response, file: file, into: &$0, now: now) }
         // The transfer ended meanwhile (cancelled), after its sink had cleaned up: the file made just above is
         // this call's own, so it is closed and removed here, or a cancelled download would leave it behind.
-        if admitted == nil, let pendingFile, case .success(let handle) = file {
-            try? handle.close()
+        if admitted == nil, let pendingFile, case .success(let writer) = file {
+            writer.close()
             DownloadFile.remove(at: pendingFile)
         }
         // `nil` twice over: the transfer has ended, or the response is within the limit.
@@ -153,6 +155,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             report(progress)
         case .accepted(nil, _), nil:
             break
+        case .write(let writer, let exchange, let progress):
+            // Counted under the lock, written after it: a write that hangs holds this queue, never the lock the
+            // watchdog ends transfers under.
+            do {
+                try writer.write(data)
+            } catch {
+                finish(identifier, with: .failure(exchange.writeFailed(error)))
+                dataTask.cancel()
+                return
+            }
+            exchange.destination.progress?(progress)
         }
     }
 
@@ -171,7 +184,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// `Content-Length` exceeds the limit or its file could not be created.
     private static func admit(
         _ response: URLResponse,
-        file: Result<FileHandle, StrataError>?,
+        file: Result<DownloadFileWriter, StrataError>?,
         into transfer: inout Transfer,
         now: ContinuousClock.Instant
     ) -> StrataError? {
@@ -181,7 +194,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         transfer.expected = expected
         if case .pendingFile = transfer.sink {
             switch file {
-            case .success(let handle): transfer.sink = .file(handle)
+            case .success(let writer): transfer.sink = .file(writer)
             case .failure(let error): return error
             case nil: transfer.sink = .prefix
             }
@@ -201,11 +214,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// What became of a chunk.
     private enum Acceptance {
         case accepted((@Sendable (DownloadProgress) -> Void)?, DownloadProgress)
+        /// Counted: the caller writes it to the file (off the lock), then reports the progress.
+        case write(DownloadFileWriter, HTTPExchange, DownloadProgress)
         case failed(StrataError)
     }
 
-    /// Adds a chunk to a transfer's body or file, or fails the transfer when the chunk would take it past
-    /// its limit (the chunk is then dropped, so the body never exceeds the limit).
+    /// Adds a chunk to a transfer's body, or counts it for its file (the caller writes it), or fails the transfer
+    /// when the chunk would take it past its limit (the chunk is then dropped, so the body never exceeds the limit).
     private static func accept(_ data: Data, into transfer: inout Transfer, now: ContinuousClock.Instant)
         -> Acceptance
     {
@@ -220,18 +235,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         guard data.count <= transfer.exchange.limit - transfer.received else {
             return .failed(tooLarge(transfer))
         }
-        switch transfer.sink {
-        case .memory, .prefix, .pendingFile:
-            transfer.body.append(data)
-        case .file(let handle):
-            do {
-                try handle.write(contentsOf: data)
-            } catch {
-                return .failed(transfer.exchange.writeFailed(error))
-            }
-        }
         transfer.received += data.count
         let progress = DownloadProgress(bytesReceived: Int64(transfer.received), expectedBytes: transfer.expected)
+        if case .file(let writer) = transfer.sink { return .write(writer, transfer.exchange, progress) }
+        transfer.body.append(data)
         return .accepted(transfer.exchange.destination.progress, progress)
     }
 

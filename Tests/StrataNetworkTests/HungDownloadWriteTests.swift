@@ -1,0 +1,116 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+@testable import StrataNetwork
+
+/// A disk that hangs a download's write holds the thread that writes, never the transport's lock: the download
+/// still ends at its idle timeout, with the write still hanging, and its file is closed once the write returns.
+@Suite("Download writes: a hung disk does not hold the deadlines")
+struct HungDownloadWriteTests {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aHungWriteEndsAtTheIdleTimeout(transport kind: TransportUnderTest) async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 131072\r\nConnection: close\r\n\r\n".utf8))
+            try write(Data(repeating: 1, count: 131_072))
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let held = HeldWrites(in: folder.url)
+        defer { held.remove() }
+        let client = makeClient(kind.make(), timeout: .milliseconds(300), downloadDirectory: folder.url)
+
+        let error = await strataError { _ = try await client.download(HTTPRequest(url: server.baseURL)) }
+        let endedWhileHeld = held.returned.total == 0
+
+        #expect(error?.code == .network, "\(String(describing: error))")
+        #expect(error?.message.contains("idle timeout") == true, "\(String(describing: error))")
+        #expect(held.entered.total == 1)
+        #expect(endedWhileHeld)
+        held.release()
+        // The failed download's file is deleted by name, and closed by its writer once the write returns.
+        #expect(try folder.contents().isEmpty)
+        #expect(await Self.noDescriptorNames(folder.url))
+    }
+
+    /// A file closed while a write holds it is closed when the write returns, not under it.
+    @Test func closingDuringAWriteWaitsForIt() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let held = HeldWrites(in: folder.url)
+        defer { held.remove() }
+        let url = folder.url.appendingPathComponent("held.download")
+        let writer = try DownloadFile.create(at: url)
+        let writing = Thread { try? writer.write(Data("body".utf8)) }
+        writing.start()
+        held.firstEntered.wait(until: Date(timeIntervalSinceNow: 20))
+
+        writer.close()
+        let openDuringWrite = writer.isOpen
+        held.release()
+
+        #expect(openDuringWrite)
+        #expect(await Self.eventually { !writer.isOpen })
+        #expect(try Data(contentsOf: url) == Data("body".utf8))
+        #expect(throws: StrataError.self) { try writer.write(Data("more".utf8)) }
+    }
+
+    /// Whether, within five seconds, no open descriptor of this process names a file in `folder` (Linux's
+    /// `/proc/self/fd`; elsewhere, true).
+    private static func noDescriptorNames(_ folder: URL) async -> Bool {
+        #if os(Linux)
+            await eventually {
+                let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+                return !descriptors.contains { descriptor in
+                    let link = "/proc/self/fd/\(descriptor)"
+                    return (try? FileManager.default.destinationOfSymbolicLink(atPath: link))?
+                        .hasPrefix(folder.path + "/") == true
+                }
+            }
+        #else
+            true
+        #endif
+    }
+
+    /// Whether `condition` holds within five seconds, asked every 10 ms.
+    private static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+}
+
+/// A disk that hangs every download write into a folder: each write waits until ``release()`` (or 20 s).
+private final class HeldWrites: Sendable {
+    private let folder: String
+    private let latch = ThreadLatch()
+    /// Opened when the first write starts to wait.
+    let firstEntered = ThreadLatch()
+    /// The writes that started to wait, and those that went on.
+    let (entered, returned) = (ByteCounter(), ByteCounter())
+
+    init(in folder: URL) {
+        self.folder = folder.path
+        DownloadFileWriter.heldWrites.withLock {
+            $0[folder.path] = { [latch, firstEntered, entered, returned] in
+                entered.add(1)
+                firstEntered.open()
+                latch.wait(until: Date(timeIntervalSinceNow: 20))
+                returned.add(1)
+            }
+        }
+    }
+
+    /// Lets every write, now and later, go on.
+    func release() { latch.open() }
+
+    /// Releases the writes and stops holding new ones.
+    func remove() {
+        latch.open()
+        DownloadFileWriter.heldWrites.withLock { $0[folder] = nil }
+    }
+}
