@@ -29,9 +29,9 @@ package struct RequestDeadlines: Sendable, Equatable {
         case expired(Expiry)
     }
 
-    /// The longest deadline taken as given: about 31 years. Longer ones are cut to it, so that no
-    /// arithmetic on instants can overflow, whatever `Duration` a caller passes.
-    package static let longest = Duration.seconds(1_000_000_000)
+    /// The longest deadline taken as given: about 31 years (`Duration.longestWait`). Longer ones are cut to it, so
+    /// that no arithmetic on instants can overflow, whatever `Duration` a caller passes.
+    package static let longest = Duration.longestWait
 
     /// The most URLSession's own timeout is set to, in seconds: about 11 days. FoundationNetworking
     /// multiplies the interval by 1,000 as an `Int`, so it must stay far from overflowing.
@@ -51,8 +51,8 @@ package struct RequestDeadlines: Sendable, Equatable {
     ///   - total: The total deadline; negative is zero.
     ///   - start: When the request starts.
     package init(idle: Duration, total: Duration, start: ContinuousClock.Instant = .now) {
-        self.idle = Self.clamped(idle)
-        self.total = Self.clamped(total)
+        self.idle = idle.clampedAsWait
+        self.total = total.clampedAsWait
         self.start = start
     }
 
@@ -105,12 +105,8 @@ package struct RequestDeadlines: Sendable, Equatable {
     ///   - idle: The request's idle timeout.
     ///   - total: The request's total deadline.
     package static func backstop(idle: Duration?, total: Duration?) -> TimeInterval {
-        let longer = max(clamped(idle ?? .zero), clamped(total ?? .zero))
+        let longer = max((idle ?? .zero).clampedAsWait, (total ?? .zero).clampedAsWait)
         return min(longer.timeInterval.rounded(.up) + 60, longestBackstop)
-    }
-
-    private static func clamped(_ duration: Duration) -> Duration {
-        min(max(duration, .zero), longest)
     }
 
     /// `250 ms`, `2 s` or `1.5 s`.

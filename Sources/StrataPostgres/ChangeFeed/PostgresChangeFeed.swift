@@ -59,9 +59,16 @@
             }
         }
 
-        /// Listens on `channel` until the task is cancelled, listening again after each failure.
+        /// Listens on `channel` until the task is cancelled, listening again after each failure: within
+        /// ``PostgresChangeFeedConfiguration/reconnectDelay`` after a connection that listened, then after waits that
+        /// double with each failure in a row (``PostgresChangeFeedConfiguration/reconnectBackoff``), so a server that
+        /// refuses `LISTEN` or cannot be reached is not asked ten times a second for ever.
         func run(client: PostgresClient, channel: String) async {
+            let backoff = configuration.reconnectBackoff
+            var random = SystemRandomNumberGenerator()
+            var failures = 0
             while !Task.isCancelled {
+                let epochBefore = state.withLock { $0.epoch }
                 do {
                     try await client.withConnection { connection in
                         // A connection that does not answer is closed rather than left to hang `LISTEN`.
@@ -84,8 +91,12 @@
                 } catch {
                     // The connection failed or LISTEN was refused: the next epoch begins when listening succeeds.
                 }
-                state.withLock { $0.isListening = false }
-                try? await Task.sleep(for: configuration.reconnectDelay)
+                let listened = state.withLock { state in
+                    state.isListening = false
+                    return state.epoch != epochBefore
+                }
+                failures = listened ? 1 : failures &+ 1
+                try? await Task.sleep(for: backoff.delay(beforeRetry: failures, using: &random))
             }
             state.withLock { $0.isListening = false }
         }
@@ -94,7 +105,7 @@
         /// throws when the connection is gone or does not answer within the source's call timeout.
         private func heartbeat(_ connection: PostgresConnection) async throws {
             while true {
-                try await Task.sleep(for: configuration.heartbeat)
+                try await Task.sleep(for: configuration.heartbeatInterval)
                 try await connection.ping(within: deadline)
             }
         }

@@ -1,12 +1,21 @@
 #if Postgres
+    import Strata
+
     /// How a ``PostgresDataSource``'s change feed behaves.
     public struct PostgresChangeFeedConfiguration: Sendable {
-        /// How long the feed waits before listening again after its connection failed.
+        /// How long the feed waits before its first attempt to listen again after its connection failed; each
+        /// further failure in a row doubles the wait, up to ``longestReconnectDelay`` (or this delay, if longer),
+        /// drawn at random below it (full jitter, so a fleet that lost its server does not come back at once).
+        /// At least a millisecond.
         public var reconnectDelay: Duration
 
         /// How often the feed checks that its connection is alive (`SELECT 1`). A connection that died without
         /// closing is noticed within this time; until then, the cache may serve values the feed could not hear change.
+        /// At least a millisecond; longer than about 31 years, as 31 years.
         public var heartbeat: Duration
+
+        /// The longest wait between attempts to listen again, unless ``reconnectDelay`` is longer: 30 seconds.
+        public static let longestReconnectDelay = Duration.seconds(30)
 
         /// How many keys' latest versions the feed remembers; past it the feed begins a new epoch (every cached
         /// entry is then stale), so its memory stays bounded.
@@ -26,6 +35,21 @@
             self.heartbeat = heartbeat
             self.reconnectDelay = reconnectDelay
             self.trackedKeyLimit = max(1, trackedKeyLimit)
+        }
+
+        /// The heartbeat's interval as the feed sleeps it: between a millisecond and about 31 years.
+        var heartbeatInterval: Duration { max(heartbeat.clampedAsWait, .milliseconds(1)) }
+
+        /// The waits between attempts to listen again: from ``reconnectDelay`` (at least a millisecond), doubling,
+        /// up to ``longestReconnectDelay`` or the delay itself if longer, with full jitter.
+        var reconnectBackoff: RetryPlugin.Backoff {
+            let initial = max(reconnectDelay.clampedAsWait, .milliseconds(1))
+            return RetryPlugin.Backoff(
+                initial: initial,
+                multiplier: 2,
+                maximum: max(initial, Self.longestReconnectDelay),
+                jitter: .full
+            )
         }
     }
 #endif

@@ -29,7 +29,7 @@
         let limit: Duration
 
         init(_ limit: Duration) {
-            self.limit = min(max(limit, .zero), .seconds(1_000_000_000))
+            self.limit = limit.clampedAsWait
         }
 
         /// Runs `body`, or throws ``Expired`` when it has not finished within ``limit``. A result `body` returns as the

@@ -1,0 +1,64 @@
+#if Postgres
+    import Foundation
+    import PostgresNIO
+    import Strata
+    import Testing
+
+    @testable import StrataPostgres
+
+    /// A feed's waits, whatever a caller sets: no sleep that traps, no reconnect loop that never slows down.
+    @Suite("PostgreSQL change feed: its waits are bounded")
+    struct PostgresChangeFeedBoundsTests {
+        /// `.seconds(Int64.max)` for "never" made `Task.sleep` trap in the feed's task: the server process crashed.
+        @Test(
+            "a heartbeat and a reconnect delay of Int64.max seconds are taken as 31 years: the feed listens and hears writes",
+            .enabled(if: postgresAvailable, "PostgreSQL is not installed"),
+            .timeLimit(.minutes(2))
+        )
+        func absurdWaitsAreClamped() async throws {
+            try await withPostgres { _, client in
+                let table = tableName()
+                let notes = try PostgresDataSource<Note>(
+                    client: client,
+                    table: table,
+                    callTimeout: generousCallTimeout,
+                    feed: PostgresChangeFeedConfiguration(
+                        reconnectDelay: .seconds(Int64.max),
+                        heartbeat: .seconds(Int64.max)
+                    )
+                )
+                try await withFeed(notes) {
+                    let changes = notes.changes(forKey: "a")
+                    _ = try await notes.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
+                    #expect(await first(changes) { $0 == .put(key: "a") } != nil)
+                    #expect(notes.isListening)
+                }
+            }
+        }
+
+        @Test("the waits between attempts to listen again double from the delay, up to 30 s, each below its ceiling")
+        func reconnectsBackOff() {
+            let backoff = PostgresChangeFeedConfiguration().reconnectBackoff
+            let ceilings = (1...12).map { backoff.ceiling(beforeRetry: $0) }
+            let first = [Duration.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800)]
+            #expect(Array(ceilings.prefix(4)) == first)
+            #expect(ceilings.last == PostgresChangeFeedConfiguration.longestReconnectDelay)
+            #expect(backoff.delay(beforeRetry: 3, unitRandom: 0.5) == .milliseconds(200))
+        }
+
+        @Test("a delay of zero or less waits at least a millisecond; one past 30 s is its own ceiling, up to 31 years")
+        func reconnectDelaysAreClamped() {
+            let none = PostgresChangeFeedConfiguration(reconnectDelay: .seconds(-5), heartbeat: .zero)
+            #expect(none.reconnectBackoff.ceiling(beforeRetry: 1) == .milliseconds(1))
+            #expect(none.heartbeatInterval == .milliseconds(1))
+            let long = PostgresChangeFeedConfiguration(reconnectDelay: .seconds(60)).reconnectBackoff
+            #expect(long.ceiling(beforeRetry: 5) == .seconds(60))
+            let never = PostgresChangeFeedConfiguration(
+                reconnectDelay: .seconds(Int64.max),
+                heartbeat: .seconds(Int64.max)
+            )
+            #expect(never.reconnectBackoff.ceiling(beforeRetry: 40) == Duration.longestWait)
+            #expect(never.heartbeatInterval == Duration.longestWait)
+        }
+    }
+#endif
