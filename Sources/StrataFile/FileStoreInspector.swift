@@ -16,8 +16,9 @@ internal import StrataSupport
 ///   ``remove(fileNames:)`` and ``removeAllEntries()`` may remove entry files.
 ///
 /// Listing and verifying change nothing in either mode. Only items at entry names (32 hex digits and
-/// `.strata`) are ever removed — a link itself, never its target; a folder at such a name is set aside by a
-/// rename, never deleted — and other files in the folder stay. No call follows a symbolic link.
+/// `.strata`) are ever removed — a file only when its sealed trailer proves the store wrote it, a link itself,
+/// never its target; any other file or a folder at such a name is set aside by a rename, never deleted — and
+/// other files in the folder stay. No call follows a symbolic link.
 ///
 /// ```swift
 /// let inspector = try FileStoreInspector(folder: imagesFolder, access: .readOnly)
@@ -105,8 +106,11 @@ public final class FileStoreInspector: Sendable {
         return result
     }
 
-    /// Removes entry files by name — a link at such a name is removed itself, a folder set aside by a rename —
-    /// names that are not entry file names are ignored, and missing files count as removed.
+    /// Clears entry files by name, deleting only what proves the store wrote it: a file whose trailer is sealed
+    /// (magic, length, checksum) is removed, a link at such a name is removed itself, and a file without a sealed
+    /// trailer (a user's file at an entry's name, or one cut short) or a folder is set aside by a rename
+    /// (`<name>.damaged-<hex>`), never deleted. Names that are not entry file names are ignored, and missing
+    /// files count as removed.
     ///
     /// - Parameter fileNames: ``FileStoreEntry/fileName`` values.
     /// - Returns: How many items were removed or set aside.
@@ -120,7 +124,8 @@ public final class FileStoreInspector: Sendable {
         var failure: StrataError?
         for fileName in fileNames where EntryName(fileName: fileName) != nil {
             do {
-                if try EntryFile.remove(fileName, in: folder) { removed += 1 }
+                _ = try EntryFile.dispose(fileName, in: folder)
+                removed += 1
             } catch {
                 failure = failure ?? error.strataError("Removing an entry")
             }
@@ -131,10 +136,11 @@ public final class FileStoreInspector: Sendable {
 
     /// Removes every entry file (damaged ones included), the access journal and the store's own leftovers:
     /// temporary files of interrupted writes, and entry files or journals set aside as damaged (links, and files
-    /// whose trailer proves the store wrote them; a folder, or a file without that proof, set aside stays). The
+    /// whose trailer proves the store wrote them; a folder, or a file without that proof, set aside stays). A file
+    /// at an entry's name without a sealed trailer is set aside as ``remove(fileNames:)`` does, never deleted. The
     /// marker, the lock file and every other file stay.
     ///
-    /// - Returns: How many entry files were removed.
+    /// - Returns: How many entry files were removed or set aside.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a ``Strata/StoreAccess/readOnly`` inspector,
     ///   ``Strata/StrataError/Code/io`` when a file cannot be removed.
     @discardableResult

@@ -57,7 +57,11 @@ enum Verify {
         }
         if let remainingDamaged {
             Output.line()
-            let action = store.kind == "file" ? "removed the damaged entry files" : "moved the damaged files aside"
+            let action =
+                store.kind == "file"
+                ? "removed the damaged entry files (set aside as <name>.damaged-<hex> those whose trailer does not "
+                    + "prove the store wrote them)"
+                : "moved the damaged files aside"
             Output.line("Repaired: \(action); \(remainingDamaged) problems remain")
         } else if failed {
             Output.line()

@@ -12,14 +12,6 @@ struct FileDataSourceUnprovenFileTests {
     /// A name of the store's form that no key of these tests maps to.
     private static let plantedName = "0123456789abcdef0123456789abcdef.strata"
 
-    /// The contents of the file that stands at `name` or was set aside from it; fails when there is not exactly one.
-    private func survivor(of name: String, in folder: TemporaryFolder) throws -> Data {
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)
-            .filter { $0 == name || $0.hasPrefix(name + ".damaged-") }
-        try #require(names.count == 1, "the file at \(name) is gone: \(names)")
-        return try Data(contentsOf: folder.storeURL().appendingPathComponent(names[0]))
-    }
-
     /// Opening the store, reading, writing, cleaning and an inspector's clear leave a user's file at an entry name
     /// as it was, and the store works around it.
     @Test func anUnparseableFileAtAnEntryNameSurvivesOpeningAndCleaning() throws {
@@ -39,9 +31,9 @@ struct FileDataSourceUnprovenFileTests {
             try store.removeExpired()
             store.flush()
         }
-        #expect(try survivor(of: Self.plantedName, in: folder) == planted)
+        #expect(try folder.survivor(of: Self.plantedName) == planted)
         try FileStoreInspector(folder: folder.storeURL()).removeAllEntries()
-        #expect(try survivor(of: Self.plantedName, in: folder) == planted)
+        #expect(try folder.survivor(of: Self.plantedName) == planted)
         let reopened = try folder.makeStore()
         #expect(reopened.count == 0)
     }
@@ -63,8 +55,8 @@ struct FileDataSourceUnprovenFileTests {
         #expect(store.count == 0)
         try store.setValue(.pattern(10), forKey: "k")
         #expect(store.value(forKey: "k") == .pattern(10))
-        #expect(try survivor(of: shortName, in: folder) == short)
-        #expect(try survivor(of: Self.plantedName, in: folder) == forged)
+        #expect(try folder.survivor(of: shortName) == short)
+        #expect(try folder.survivor(of: Self.plantedName) == forged)
     }
 
     /// An entry's file replaced by a user's file while the store is open: the read is a miss and the user's file is
@@ -80,7 +72,7 @@ struct FileDataSourceUnprovenFileTests {
         try foreign.write(to: url)
 
         #expect(store.value(forKey: "a") == nil)
-        #expect(try survivor(of: name, in: folder) == foreign)
+        #expect(try folder.survivor(of: name) == foreign)
         try store.setValue(.pattern(20), forKey: "a")
         #expect(store.value(forKey: "a") == .pattern(20))
     }

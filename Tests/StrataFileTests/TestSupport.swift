@@ -48,6 +48,15 @@ extension TemporaryFolder {
             .filter { $0.hasSuffix(".strata") }
             .sorted()
     }
+
+    /// The contents of the file that stands at `name` in the store's folder or was set aside from it
+    /// (`<name>.damaged-<hex>`); fails when there is not exactly one.
+    func survivor(of name: String) throws -> Data {
+        let names = try FileManager.default.contentsOfDirectory(atPath: storeURL().path)
+            .filter { $0 == name || $0.hasPrefix(name + ".damaged-") }
+        try #require(names.count == 1, "the file at \(name) is gone: \(names)")
+        return try Data(contentsOf: storeURL().appendingPathComponent(names[0]))
+    }
 }
 
 /// Collects diagnostics lines from a store.

@@ -72,6 +72,8 @@ struct FileStoreToolTests {
         #expect(json["ok"] as? Bool == false)
     }
 
+    /// A file cut short has lost its trailer: nothing proves the store wrote it, so `--repair` sets it aside
+    /// (`<name>.damaged-<hex>`, byte for byte) rather than deleting it; a sealed damaged file is removed.
     @Test func verifyRepairRemovesOnlyTheDamagedEntry() async throws {
         let folder = try TemporaryFolder()
         let store = try StoreFixtures.fileStore(in: folder)
@@ -79,13 +81,25 @@ struct FileStoreToolTests {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: damaged))
         try handle.truncate(atOffset: 150)
         try handle.close()
+        let cut = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        let flipped = try StoreFixtures.fileEntry(holding: 2, count: 200, in: store)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: flipped))
+        bytes[10] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: flipped))
 
         let run = try await strata("verify", store, "--repair")
 
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains("Repaired"))
         #expect(!FileManager.default.fileExists(atPath: damaged))
-        #expect(try folder.names(in: "store").filter { $0.hasSuffix(".strata") }.count == 3)
+        #expect(!FileManager.default.fileExists(atPath: flipped))
+        let cutName = URL(fileURLWithPath: damaged).lastPathComponent
+        let aside = try folder.names(in: "store").filter { $0.hasPrefix(cutName) }
+        try #require(aside.count == 1 && aside[0].contains(".damaged-"), "\(aside)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/" + aside[0])) == cut)
+        let flippedName = URL(fileURLWithPath: flipped).lastPathComponent
+        #expect(!(try folder.names(in: "store").contains { $0.hasPrefix(flippedName) }), "a sealed file is removed")
+        #expect(try folder.names(in: "store").filter { $0.hasSuffix(".strata") }.count == 2)
         #expect(try await strata("verify", store).status == 0)
     }
 

@@ -94,6 +94,13 @@ enum EntryFile {
             return .failure(EntryFileProblem(opening: error))
         }
         defer { _ = close(descriptor) }
+        return readSealedTrailer(descriptor)
+    }
+
+    /// ``readSealedTrailer(in:fileName:)`` of the file `descriptor` has open (one `fstat` and `pread`).
+    private static func readSealedTrailer(
+        _ descriptor: Int32
+    ) -> Result<(tail: ArraySlice<UInt8>, length: Int), EntryFileProblem> {
         let length = FileDescriptor.regularFileSize(descriptor)
         guard length >= 0 else { return .failure(.notAFile) }
         guard length >= EntryTrailer.minimumLength else { return .failure(.foreign) }
@@ -126,21 +133,74 @@ enum EntryFile {
         return read == count
     }
 
-    /// Discards the damaged item at `fileName`: the access journal, a file whose trailer is sealed (the store's
-    /// own) or a link is removed (a link itself, never its target); a file without a sealed trailer (nothing proves the store wrote
-    /// it), a folder or any other non-file is set aside under a new name and never deleted.
+    /// What ``dispose(_:in:)`` did with the item at an entry's name.
+    enum Disposal: Equatable {
+        /// Nothing was there.
+        case absent
+        /// The item was unlinked: a file whose trailer is sealed, or a link (never its target).
+        case removed
+        /// The item was renamed to this name, never deleted: a file without a sealed trailer, a folder, another
+        /// non-file, or a file that could not be read to look for its trailer.
+        case setAside(String)
+
+        /// For a report: `removed`, `set aside as …`; `nil` when nothing was there.
+        var report: String? {
+            switch self {
+            case .absent: nil
+            case .removed: "removed"
+            case .setAside(let name): "set aside as \(name)"
+            }
+        }
+    }
+
+    /// Clears the entry name `fileName`, deleting only what proves the store wrote it: a regular file is unlinked
+    /// when the file opened ends in a sealed trailer and the name still holds that file (one `openat`, `fstat`,
+    /// `pread` of the trailer and `fstatat`: never the data); a link is removed itself; anything else — a file
+    /// without a sealed trailer (a user's, planted at the name), an unreadable file, a folder — is set aside.
+    ///
+    /// - Throws: ``StrataStorage/POSIXCallError`` when the item can be neither removed nor set aside.
+    static func dispose(_ fileName: String, in folder: StoreFolder) throws(POSIXCallError) -> Disposal {
+        let descriptor: Int32
+        do {
+            descriptor = try folder.openFile(fileName, readFlags)
+        } catch {
+            switch EntryFileProblem(opening: error) {
+            case .missing: return .absent
+            case .link: return try folder.remove(fileName) ? .removed : .absent
+            default: return try setAsideOrThrow(fileName, in: folder)
+            }
+        }
+        defer { _ = close(descriptor) }
+        if (try? readSealedTrailer(descriptor).get()) != nil, let opened = FolderIdentity(openFile: descriptor),
+            (try? folder.status(of: fileName)).flatMap({ $0.map(FolderIdentity.init) }) == opened
+        {
+            return try folder.remove(fileName) ? .removed : .absent
+        }
+        return try setAsideOrThrow(fileName, in: folder)
+    }
+
+    /// ``setAside(_:in:)``, or the rename's error; ``Disposal/absent`` when the item went meanwhile.
+    private static func setAsideOrThrow(_ fileName: String, in folder: StoreFolder) throws(POSIXCallError) -> Disposal {
+        let aside = setAsideName(fileName)
+        do {
+            try folder.rename(fileName, to: aside)
+        } catch {
+            if error.isNotFound { return .absent }
+            throw error
+        }
+        return .setAside(aside)
+    }
+
+    /// Discards the damaged item at `fileName`: the access journal is removed, an entry name is cleared by
+    /// ``dispose(_:in:)`` (a sealed file or a link removed, anything else set aside, never deleted).
     ///
     /// - Returns: What was done, for a report (`removed`, `set aside as …`); `nil` when nothing was there or the
     ///   item could not be discarded.
     static func discard(_ fileName: String, in folder: StoreFolder) -> String? {
-        switch try? folder.kind(of: fileName) {
-        case nil:
-            return nil
-        case .file? where fileName == AccessJournal.fileName || isSealed(fileName, in: folder), .link?:
+        if fileName == AccessJournal.fileName, (try? folder.kind(of: fileName)) == .file {
             return (try? folder.remove(fileName)) == true ? "removed" : nil
-        case .file?, .folder?, .other?:
-            return setAside(fileName, in: folder).map { "set aside as \($0)" }
         }
+        return (try? dispose(fileName, in: folder))?.report
     }
 
     /// Removes the file or link at `fileName`; a folder or other non-file found there instead is set aside.
@@ -164,8 +224,13 @@ enum EntryFile {
     ///
     /// - Returns: The new name; `nil` when the rename failed.
     static func setAside(_ fileName: String, in folder: StoreFolder) -> String? {
-        let aside = fileName + setAsideInfix + String(UInt64.random(in: .min ... .max), radix: 16)
+        let aside = setAsideName(fileName)
         return (try? folder.rename(fileName, to: aside)) != nil ? aside : nil
+    }
+
+    /// `<fileName>.damaged-<random>`.
+    private static func setAsideName(_ fileName: String) -> String {
+        fileName + setAsideInfix + String(UInt64.random(in: .min ... .max), radix: 16)
     }
 
     private static let setAsideInfix = ".damaged-"
