@@ -142,18 +142,31 @@ extension FileDataSource {
         return true
     }
 
-    /// Unlinks an entry's file (a link there is removed itself; a folder is set aside) and forgets the entry;
-    /// a missing file counts as removed.
+    /// Unlinks an entry's file and forgets the entry; a missing file counts as removed.
     ///
-    /// - Throws: ``Strata/StrataError/Code/io`` when the file exists and cannot be removed: the entry then
-    ///   stays, as the file does.
+    /// The file is deleted only when what stands at the name now ends in a sealed trailer (one `openat`, `fstat`,
+    /// `pread` of the trailer and `fstatat`; see ``EntryFile/dispose(_:in:)``): a file planted there since the
+    /// store wrote it is set aside and reported to `diagnostics`, a link removed itself, a folder set aside.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when the file exists and can be neither removed nor set aside:
+    ///   the entry then stays, as the file does.
     func removeFile(_ name: EntryName, in state: inout State) throws(StrataError) {
+        let disposal: EntryFile.Disposal
         do {
-            _ = try EntryFile.remove(name.fileName, in: folder)
+            disposal = try EntryFile.dispose(name.fileName, in: folder)
         } catch {
             throw error.strataError("Removing an entry")
         }
         state.index.remove(name)
+        if case .setAside(let aside) = disposal {
+            configuration.diagnostics?(
+                StrataError(
+                    .corrupt,
+                    "FileDataSource found an item it cannot prove it wrote at the entry file "
+                        + "\(folder.qualified(name.fileName)) when removing the entry: set aside as \(aside)"
+                )
+            )
+        }
     }
 
     /// Removes the files of `names`, reporting each to the eviction observer when a `reason` is given; the first

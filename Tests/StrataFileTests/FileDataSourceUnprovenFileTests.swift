@@ -76,4 +76,50 @@ struct FileDataSourceUnprovenFileTests {
         try store.setValue(.pattern(20), forKey: "a")
         #expect(store.value(forKey: "a") == .pattern(20))
     }
+
+    /// A user's file written over `key`'s entry file (same length) while the store is open, found by no read: its
+    /// name and contents.
+    private func replaceEntryFile(in folder: TemporaryFolder) throws -> (name: String, data: Data) {
+        let name = try #require(try folder.entryFiles().first)
+        let url = folder.storeURL().appendingPathComponent(name)
+        let data = Data(repeating: 0x42, count: try Data(contentsOf: url).count)
+        try data.write(to: url)
+        return (name, data)
+    }
+
+    /// `removeValue(forKey:)` of an entry whose file a user's file replaced: the entry goes, the user's file is set
+    /// aside (reported), not deleted.
+    @Test func removingAnEntryWhoseFileWasReplacedSetsTheUsersFileAside() throws {
+        let folder = try TemporaryFolder()
+        let log = DiagnosticsLog()
+        let store = try folder.makeStore(diagnostics: log.record)
+        try store.setValue(.pattern(100), forKey: "a")
+        let (name, data) = try replaceEntryFile(in: folder)
+
+        #expect(try store.removeValue(forKey: "a"))
+
+        #expect(try folder.survivor(of: name) == data)
+        #expect(try folder.entryFiles().isEmpty)
+        #expect(log.messages.contains { $0.contains("set aside as \(name).damaged-") })
+        #expect(store.count == 0)
+    }
+
+    /// Eviction (here by the count limit) of an entry whose file a user's file replaced sets that file aside; a
+    /// sealed entry file is still removed.
+    @Test func evictingAnEntryWhoseFileWasReplacedSetsTheUsersFileAside() throws {
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        let store = try folder.makeStore(clock: clock, countLimit: 1)
+        try store.setValue(.pattern(100), forKey: "a")
+        let (name, data) = try replaceEntryFile(in: folder)
+        clock.advance(by: .seconds(1))
+
+        try store.setValue(.pattern(50), forKey: "b")
+        clock.advance(by: .seconds(1))
+        try store.setValue(.pattern(60), forKey: "c")
+
+        #expect(try folder.survivor(of: name) == data)
+        #expect(try folder.entryFiles().count == 1, "b's sealed file is evicted, c's stays")
+        #expect(store.value(forKey: "c") == .pattern(60))
+    }
 }

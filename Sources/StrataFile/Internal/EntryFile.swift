@@ -203,23 +203,6 @@ enum EntryFile {
         return (try? dispose(fileName, in: folder))?.report
     }
 
-    /// Removes the file or link at `fileName`; a folder or other non-file found there instead is set aside.
-    ///
-    /// - Returns: True when nothing is at the name any more.
-    /// - Throws: ``StrataStorage/POSIXCallError`` when the item can be neither removed nor set aside.
-    static func remove(_ fileName: String, in folder: StoreFolder) throws(POSIXCallError) -> Bool {
-        do {
-            try folder.remove(fileName)
-            return true
-        } catch {
-            // Linux answers `unlinkat` on a folder with EISDIR, Darwin with EPERM: ask what is there.
-            guard let kind = try? folder.kind(of: fileName), kind == .folder || kind == .other,
-                setAside(fileName, in: folder) != nil
-            else { throw error }
-            return true
-        }
-    }
-
     /// Renames the item at `fileName` to `<fileName>.damaged-<random>`, a name the store never reads or removes.
     ///
     /// - Returns: The new name; `nil` when the rename failed.
