@@ -104,7 +104,7 @@ let package = Package(
         // Internal support: compiled into the libraries that use them, never products of their own.
         // The stores' shared folder layer and the one POSIX layer: descriptor-relative calls that never follow a
         // link, one errno-to-error table, the owner lock, the store marker.
-        .target(name: "StrataStorage", dependencies: ["Strata"]),
+        .target(name: "StrataStorage", dependencies: ["Strata", "CStrataFiles"]),
         // The hashes and the content checksum under one collision rule, the progress de-duplicator.
         .target(name: "StrataSupport", dependencies: ["Strata", "CStrataChecksum"]),
         // The content checksum's kernel (AVX2, chosen at run time): C, because Swift cannot target one function
@@ -113,6 +113,9 @@ let package = Package(
         // The core's few atomic operations (a flag, a counter, a published pointer): C, because Swift's `Atomic`
         // needs macOS 15.
         .target(name: "CStrataAtomics"),
+        // The rename that never replaces (Linux `renameat2`, Darwin `renameatx_np`): C, because Glibc's module
+        // does not declare it.
+        .target(name: "CStrataFiles"),
 
         // Tool and plugin: the `strata` tool inspects, verifies, prunes and clears file and JSON-file stores. A
         // product (so the command plugin can run it), so it depends on nothing but this package's libraries; named

@@ -52,7 +52,7 @@ extension FileDataSource {
                 return
             }
             do throws(POSIXCallError) {
-                try renameOverEntry(source, name.fileName)
+                try renameOverEntry(source, name.fileName, replacing: state.index.entry(name) != nil)
             } catch {
                 switch source {
                 case .temporary: discard(source)
@@ -78,29 +78,40 @@ extension FileDataSource {
         }
     }
 
-    /// Renames `source` over the entry file `fileName`; a folder (or other non-file) found there is set aside
-    /// and the rename tried once more.
-    private func renameOverEntry(_ source: CommitSource, _ fileName: String) throws(POSIXCallError) {
+    /// Renames `source` to the entry file `fileName`, once more after clearing the name when something is in the
+    /// way.
+    ///
+    /// Over an entry the index knows (`replacing`), the rename replaces its file atomically. Where the index knows
+    /// none, the rename never replaces (``StrataStorage/StoreFolder/renameWithoutReplacing(_:to:)``): a file
+    /// planted at the name since the store opened is removed only when its sealed trailer proves it the store's,
+    /// and set aside otherwise (``EntryFile/dispose(_:in:)``). Either way a folder or other non-file there is set
+    /// aside; what was done is reported to `diagnostics`.
+    private func renameOverEntry(_ source: CommitSource, _ fileName: String, replacing: Bool) throws(POSIXCallError) {
         do {
-            try rename(source, to: fileName)
+            try rename(source, to: fileName, replacing: replacing)
         } catch {
-            guard error.isWrongKind || error.code == ENOTEMPTY || error.code == EEXIST,
-                EntryFile.setAside(fileName, in: folder) != nil
-            else { throw error }
-            configuration.diagnostics?(
-                StrataError(
-                    .corrupt,
-                    "FileDataSource set aside a folder at the entry file \(folder.qualified(fileName))"
+            guard error.isWrongKind || error.code == ENOTEMPTY || error.alreadyExists else { throw error }
+            guard let disposal = try? EntryFile.dispose(fileName, in: folder) else { throw error }
+            if let done = disposal.report {
+                configuration.diagnostics?(
+                    StrataError(
+                        .corrupt,
+                        "FileDataSource found an item in the way of the entry file \(folder.qualified(fileName)): \(done)"
+                    )
                 )
-            )
-            try rename(source, to: fileName)
+            }
+            try rename(source, to: fileName, replacing: replacing)
         }
     }
 
-    private func rename(_ source: CommitSource, to fileName: String) throws(POSIXCallError) {
+    private func rename(_ source: CommitSource, to fileName: String, replacing: Bool) throws(POSIXCallError) {
         switch source {
         case .temporary(let name), .takenIn(let name, _):
-            try folder.rename(name, to: fileName)
+            if replacing {
+                try folder.rename(name, to: fileName)
+            } else {
+                try folder.renameWithoutReplacing(name, to: fileName)
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+internal import CStrataFiles
 import Foundation
 
 /// What is at a name inside a store folder, as seen without following links.
@@ -162,6 +163,28 @@ extension StoreFolder {
         guard FileDescriptor.retryingInterrupts({ renameat(descriptor, name, target, newName) }) == 0 else {
             throw .last("renameat", qualified(name))
         }
+    }
+
+    /// Renames `name` to `newName` in this folder only when nothing is at `newName`: one `renameat2` with
+    /// `RENAME_NOREPLACE` on Linux, `renameatx_np` with `RENAME_EXCL` on Darwin, so an item planted at `newName` is
+    /// never replaced, however late it came.
+    ///
+    /// Where the system or the file system cannot rename so (`EINVAL`, `ENOSYS`, `ENOTSUP`), `newName` is looked
+    /// at first and the rename made only when nothing is there (a planted item can then win the instant between).
+    /// - Throws: ``POSIXCallError``; ``POSIXCallError/alreadyExists`` when something is at `newName`.
+    package func renameWithoutReplacing(_ name: String, to newName: String) throws(POSIXCallError) {
+        try Self.checkName(name)
+        try Self.checkName(newName)
+        let renamed = FileDescriptor.retryingInterrupts {
+            strata_renameat_noreplace(descriptor, name, descriptor, newName)
+        }
+        if renamed == 0 { return }
+        let error = POSIXCallError.last("renameat2", qualified(name))
+        guard [EINVAL, ENOSYS, ENOTSUP, EOPNOTSUPP].contains(error.code) else { throw error }
+        if try status(of: newName) != nil {
+            throw POSIXCallError(call: "renameat2", path: qualified(newName), code: EEXIST)
+        }
+        try rename(name, to: newName)
     }
 
     /// Removes the file or link `name` (a link itself, never what it points to); false when nothing was there.

@@ -122,4 +122,26 @@ struct FileDataSourceUnprovenFileTests {
         #expect(try folder.entryFiles().count == 1, "b's sealed file is evicted, c's stays")
         #expect(store.value(forKey: "c") == .pattern(60))
     }
+
+    /// A user's file put at the name of an entry the store does not hold, after it opened: the put of that key sets
+    /// the user's file aside (reported) rather than renaming over it, and holds its own value.
+    @Test func aPutSetsAsideAUsersFilePlantedAtItsNewEntrysName() throws {
+        let folder = try TemporaryFolder()
+        do { try folder.makeStore("probe").setValue(.pattern(1), forKey: "k") }
+        let name = try #require(try folder.entryFiles("probe").first)
+        let log = DiagnosticsLog()
+        let store = try folder.makeStore(diagnostics: log.record)
+        let planted = Data("the user's notes, not an entry\n".utf8)
+        try planted.write(to: folder.storeURL().appendingPathComponent(name))
+
+        try store.setValue(.pattern(40), forKey: "k")
+
+        let aside = try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)
+            .filter { $0.hasPrefix(name + ".damaged-") }
+        try #require(aside.count == 1, "the user's file is gone: \(aside)")
+        #expect(try Data(contentsOf: folder.storeURL().appendingPathComponent(aside[0])) == planted)
+        #expect(try folder.entryFiles() == [name])
+        #expect(store.value(forKey: "k") == .pattern(40))
+        #expect(log.messages.contains { $0.contains("set aside as \(name).damaged-") })
+    }
 }
