@@ -177,13 +177,19 @@ struct EntryTrailer: Equatable {
         guard let payloadSize = Int(exactly: u64(16)), payloadSize <= Self.maximumPayloadSize,
             u64(32) < Self.sequenceCeiling
         else { return nil }
+        let createdSeconds = Double(bitPattern: u64(40))
+        let expirySeconds = bytes[1] & 1 == 1 ? Double(bitPattern: u64(48)) : nil
+        let freshSeconds = version >= 4 && bytes[1] & 2 == 2 ? Double(bitPattern: u64(60)) : nil
+        // A time that is not a finite number is damage: NaN or infinity would make an entry that never expires.
+        guard createdSeconds.isFinite, expirySeconds?.isFinite ?? true, freshSeconds?.isFinite ?? true else {
+            return nil
+        }
         self.payloadSize = payloadSize
         contentHash = u64(24)
         writeSequence = u64(32)
-        created = Date(timeIntervalSince1970: Double(bitPattern: u64(40)))
-        expiresAt = bytes[1] & 1 == 1 ? Date(timeIntervalSince1970: Double(bitPattern: u64(48))) : nil
-        freshUntil =
-            version >= 4 && bytes[1] & 2 == 2 ? Date(timeIntervalSince1970: Double(bitPattern: u64(60))) : nil
+        created = Date(timeIntervalSince1970: createdSeconds)
+        expiresAt = expirySeconds.map { Date(timeIntervalSince1970: $0) }
+        freshUntil = freshSeconds.map { Date(timeIntervalSince1970: $0) }
         self.tags = []
         var offset = fixedLength
         func string(_ length: Int) -> String {

@@ -156,16 +156,14 @@ enum IndexJournal {
                 guard let value = Double(text(fields[3])) else { return nil }
                 maxAge = value
             }
-            return .put(
-                key: key,
-                record: IndexRecord(
-                    storedAt: storedAt,
-                    maxAge: maxAge,
-                    sequence: sequence,
-                    freshUntil: freshUntil,
-                    tags: tags
-                )
+            let record = IndexRecord(
+                storedAt: storedAt,
+                maxAge: maxAge,
+                sequence: sequence,
+                freshUntil: freshUntil,
+                tags: tags
             )
+            return record.hasFiniteTimes ? .put(key: key, record: record) : nil
         case (0x54, 3):  // "T"
             guard let sequence = number(fields[1]), let key = decode(fields[2]) else { return nil }
             return .touch(key: key, sequence: sequence)

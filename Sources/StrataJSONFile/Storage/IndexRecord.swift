@@ -19,6 +19,12 @@ struct IndexRecord: Equatable {
     /// The entry's tags (``Strata/EntryMetadata/tags``), sorted; empty when it has none (and in journals written
     /// before the field existed).
     var tags: [String] = []
+
+    /// Whether every time and age is a finite number: a record that says NaN or infinity (a hand-edited line or
+    /// file whose checksum was made again) is damage, not an entry that never expires.
+    var hasFiniteTimes: Bool {
+        storedAt.isFinite && (maxAge?.isFinite ?? true) && (freshUntil?.isFinite ?? true)
+    }
 }
 
 /// One line of the index journal.

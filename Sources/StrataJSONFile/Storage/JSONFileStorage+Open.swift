@@ -215,6 +215,9 @@ extension JSONFileStorage {
                     "The file holds the key \(StrataError.quoted(key: header.key)) of another file"
                 )
             }
+            guard header.record.hasFiniteTimes else {
+                throw StrataError(.corrupt, "The file's time or maximum age is not a finite number")
+            }
             return header
         } catch {
             try record(

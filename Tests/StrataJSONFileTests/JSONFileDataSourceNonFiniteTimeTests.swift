@@ -1,0 +1,36 @@
+import Foundation
+import Strata
+import Testing
+
+@testable import StrataJSONFile
+
+/// Index lines whose checksum holds but whose time or maximum age is not a finite number (NaN, ±infinity): a
+/// damaged index, rebuilt from the entry files, never an entry that does not expire.
+struct JSONFileDataSourceNonFiniteTimeTests {
+    @Test(arguments: [
+        IndexRecord(storedAt: 1_000, maxAge: .infinity, sequence: 10),
+        IndexRecord(storedAt: .nan, maxAge: 60, sequence: 10),
+        IndexRecord(storedAt: 1_000, maxAge: .nan, sequence: 10),
+        IndexRecord(storedAt: 1_000, maxAge: 60, sequence: 10, freshUntil: .infinity),
+    ])
+    func anIndexLineWithANonFiniteTimeIsDamage(record: IndexRecord) async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            do {
+                let store = try fixture.open(timeToLive: .seconds(60))
+                try store.setValue(Item(name: "a", number: 1), forKey: "a")
+            }
+            // Given a journal whose last line, checksum intact, gives "a" a time that is not a number
+            let index = try FileHandle(forWritingTo: folder.appendingPathComponent("index.journal"))
+            try index.seekToEnd()
+            try index.write(contentsOf: IndexJournal.line(for: .put(key: "a", record: record)))
+            try index.close()
+            fixture.clock.advance(by: .seconds(120))
+
+            let store = try fixture.open(timeToLive: .seconds(60))
+
+            #expect(try store.value(forKey: "a") == nil, "the entry's file says it expired after 60 s")
+            #expect(!fixture.reports.all.isEmpty, "the damaged index is reported")
+        }
+    }
+}
