@@ -22,8 +22,8 @@ extension FileDataSource {
     /// - Parameters:
     ///   - metadata: The new metadata.
     ///   - key: The key.
-    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key, ``Strata/StrataError/Code/io``
-    ///   when the file cannot be rewritten (the entry is then gone).
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key or a date in `metadata` that is not
+    ///   a finite time, ``Strata/StrataError/Code/io`` when the file cannot be rewritten (the entry is then gone).
     @discardableResult
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
         try renew(metadata, attributes: nil, ifContentHash: nil, forKey: key)
@@ -63,7 +63,7 @@ extension FileDataSource {
         forKey key: String
     ) throws -> Bool {
         try StrataError.checkKey(key)
-        try StrataError.checkTags(metadata.tags)
+        try StrataError.checkMetadata(metadata)
         let name = EntryName(key: key)
         let storedAt = metadata.storedAt ?? configuration.clock.now()
         let expiresAt =

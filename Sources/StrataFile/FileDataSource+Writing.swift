@@ -38,9 +38,10 @@ extension FileDataSource {
     ///   - data: The bytes to store.
     ///   - key: Any string but the empty one.
     ///   - metadata: The entry's metadata.
-    /// - Throws: As ``setValue(_:forKey:options:)``.
+    /// - Throws: As ``setValue(_:forKey:options:)``, and ``Strata/StrataError/Code/invalidArgument`` for a date in
+    ///   `metadata` that is not a finite time (NaN, infinity) or a tag a store cannot keep.
     public func setValue(_ data: Data, forKey key: String, metadata: EntryMetadata) throws {
-        try StrataError.checkTags(metadata.tags)
+        try StrataError.checkMetadata(metadata)
         let created = metadata.storedAt ?? configuration.clock.now()
         try write(
             data,

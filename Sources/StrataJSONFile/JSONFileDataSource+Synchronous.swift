@@ -71,9 +71,10 @@ extension JSONFileDataSource {
     ///   - value: The value.
     ///   - key: The key; any string but the empty one.
     ///   - metadata: The entry's metadata.
-    /// - Throws: As ``setValue(_:forKey:timeToLive:)``.
+    /// - Throws: As ``setValue(_:forKey:timeToLive:)``, and ``Strata/StrataError/Code/invalidArgument`` for a date in
+    ///   `metadata` that is not a finite time (NaN, infinity) or a tag a store cannot keep.
     public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws {
-        try StrataError.checkTags(metadata.tags)
+        try StrataError.checkMetadata(metadata)
         let date = configuration.clock.now()
         try write(value, forKey: key, stamp: EntryStamp(metadata, now: date), now: date)
     }
@@ -87,12 +88,12 @@ extension JSONFileDataSource {
     /// - Parameters:
     ///   - metadata: The new metadata, read as ``setValue(_:forKey:metadata:)`` reads it.
     ///   - key: The key.
-    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key, ``Strata/StrataError/Code/io``
-    ///   when the index cannot be written.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key or a date in `metadata` that is not
+    ///   a finite time, ``Strata/StrataError/Code/io`` when the index cannot be written.
     @discardableResult
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
         try StrataError.checkKey(key)
-        try StrataError.checkTags(metadata.tags)
+        try StrataError.checkMetadata(metadata)
         let date = configuration.clock.now()
         let stamp = EntryStamp(metadata, now: date)
         return try withStorage { storage in

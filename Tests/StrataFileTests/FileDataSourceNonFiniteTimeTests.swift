@@ -37,4 +37,26 @@ struct FileDataSourceNonFiniteTimeTests {
         #expect(store.value(forKey: "a") == nil)
         #expect(log.messages.contains { $0.contains(name) })
     }
+
+    /// Metadata a caller gives with a date that is not a finite time: refused with `invalidArgument`, by a put and
+    /// by a renewal, and the store keeps what it had.
+    @Test(arguments: NonFiniteMetadata.cases)
+    func metadataWithANonFiniteDateIsRefused(_ name: String) throws {
+        let metadata = NonFiniteMetadata.metadata(name)
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setValue(.pattern(10), forKey: "kept")
+
+        #expect { try store.setValue(.pattern(20), forKey: "new", metadata: metadata) } throws: {
+            ($0 as? StrataError)?.code == .invalidArgument
+        }
+        #expect { try store.renewMetadata(metadata, forKey: "kept") } throws: {
+            ($0 as? StrataError)?.code == .invalidArgument
+        }
+
+        #expect(store.value(forKey: "new") == nil)
+        // Compared as a Bool: describing a `Date` that is not finite traps in Foundation.
+        #expect(store.info(forKey: "kept").map { $0.expiresAt == nil && $0.freshUntil == nil } == true)
+        #expect(try folder.entryFiles().count == 1)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 @testable import StrataJSONFile
@@ -31,6 +32,29 @@ struct JSONFileDataSourceNonFiniteTimeTests {
 
             #expect(try store.value(forKey: "a") == nil, "the entry's file says it expired after 60 s")
             #expect(!fixture.reports.all.isEmpty, "the damaged index is reported")
+        }
+    }
+
+    /// Metadata a caller gives with a date that is not a finite time: refused with `invalidArgument`, by a put and
+    /// by a renewal, and the store keeps what it had.
+    @Test(arguments: NonFiniteMetadata.cases)
+    func metadataWithANonFiniteDateIsRefused(_ name: String) async throws {
+        let metadata = NonFiniteMetadata.metadata(name)
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open(timeToLive: .seconds(60))
+            try store.setValue(Item(name: "kept", number: 1), forKey: "kept")
+
+            #expect { try store.setValue(Item(name: "new", number: 2), forKey: "new", metadata: metadata) } throws: {
+                ($0 as? StrataError)?.code == .invalidArgument
+            }
+            #expect { try store.renewMetadata(metadata, forKey: "kept") } throws: {
+                ($0 as? StrataError)?.code == .invalidArgument
+            }
+
+            #expect(try store.value(forKey: "new") == nil)
+            fixture.clock.advance(by: .seconds(120))
+            #expect(try store.value(forKey: "kept") == nil, "the entry keeps its 60 s lifetime")
         }
     }
 }
