@@ -64,14 +64,19 @@ package final class StoreFolder: Sendable {
 
     /// Opens the subfolder `name`, making it first when `create` is true; `nil` when it is missing and not made.
     ///
+    /// With `durable`, this folder is flushed (``sync()``) when the subfolder was made, as
+    /// ``open(_:create:durable:)`` flushes the parent of every folder it makes: the new name survives a power loss
+    /// as the files written in it do.
     /// - Throws: ``POSIXCallError`` — ``POSIXCallError/isLink`` for a link, ``POSIXCallError/isWrongKind`` for a
     ///   file where the folder should be.
-    package func subfolder(_ name: String, create: Bool) throws(POSIXCallError) -> StoreFolder? {
+    package func subfolder(_ name: String, create: Bool, durable: Bool = false) throws(POSIXCallError) -> StoreFolder? {
         try Self.checkName(name)
         var fd = Self.openFolder(descriptor, name)
         if fd < 0, errno == ENOENT {
             guard create else { return nil }
-            if FileDescriptor.retryingInterrupts({ mkdirat(descriptor, name, 0o755) }) != 0, errno != EEXIST {
+            if FileDescriptor.retryingInterrupts({ mkdirat(descriptor, name, 0o755) }) == 0 {
+                if durable { try sync() }
+            } else if errno != EEXIST {
                 throw .last("mkdirat", qualified(name))
             }
             fd = Self.openFolder(descriptor, name)

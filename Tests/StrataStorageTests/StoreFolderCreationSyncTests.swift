@@ -46,3 +46,21 @@ struct StoreFolderCreationSyncTests {
         }
     }
 }
+
+/// `subfolder(_:create:durable:)` flushes the folder it made a subfolder in, as `open(_:create:durable:)` does.
+struct StoreFolderSubfolderSyncTests {
+    @Test(arguments: [true, false])
+    func makingASubfolderDurablyFlushesItsParentOnce(_ durable: Bool) throws {
+        try withTemporaryFolder { root in
+            let folder = try StoreFolder.open(root, create: false)
+            StoreFolder.watchSyncs(of: folder.identity)
+            defer { StoreFolder.unwatchSyncs(of: folder.identity) }
+
+            _ = try folder.subfolder("entries", create: true, durable: durable)
+            _ = try folder.subfolder("entries", create: true, durable: durable)
+
+            #expect(StoreFolder.unwatchSyncs(of: folder.identity) == (durable ? 1 : 0))
+            #expect(try folder.kind(of: "entries") == .folder)
+        }
+    }
+}

@@ -14,8 +14,7 @@ extension JSONFileStorage {
             do throws(POSIXCallError) {
                 var folder = try entries.subfolder(name, create: false)
                 if folder == nil, create {
-                    folder = try entries.subfolder(name, create: true)
-                    if durable { try entries.sync() }
+                    folder = try entries.subfolder(name, create: true, durable: durable)
                 }
                 guard let folder else { return nil }
                 if shards.count >= Self.maximumOpenShards { shards.remove(at: shards.startIndex) }

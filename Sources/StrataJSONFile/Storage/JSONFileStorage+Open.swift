@@ -34,6 +34,7 @@ extension JSONFileStorage {
             try StoreMarker.adopt(root, kind: markerKind)
             var reports: [StrataError] = []
             let entries = try openEntriesFolder(in: root, now: now, reports: &reports)
+            // One flush for the marker and the `entries` folder, either of which may have just been made.
             if durable {
                 do { try root.sync() } catch { throw error.strataError("Flushing the store folder") }
             }
