@@ -262,15 +262,17 @@ extension OfflineRepository {
         return .setAside
     }
 
-    /// The pause before replay `attempt` after `error`: what the error asks (`Retry-After`) up to the backoff's
-    /// maximum, or the backoff's jittered pause.
+    /// The pause before replay `attempt` after `error`: the backoff's jittered pause, or what the error asks
+    /// (`Retry-After`) when that is longer, up to the backoff's maximum.
+    ///
+    /// What the server asks is a floor, never the whole pause: a `Retry-After: 0` (or a date already past) would
+    /// otherwise make the timer replay the write at once, again and again, as fast as the server answers.
     func pause(after error: any Error, attempt: Int) -> Duration {
-        if let asked = (error as? any RetryAdvising)?.suggestedRetryDelay {
-            return min(max(asked, .zero), configuration.backoff.maximum)
-        }
         let unit = randomUnit.withLock { random -> Double in
             Double(random.next() >> 11) * 0x1p-53
         }
-        return configuration.backoff.delay(beforeRetry: max(attempt, 1), unitRandom: unit)
+        let backoff = configuration.backoff.delay(beforeRetry: max(attempt, 1), unitRandom: unit)
+        guard let asked = (error as? any RetryAdvising)?.suggestedRetryDelay else { return backoff }
+        return min(max(asked, backoff), configuration.backoff.maximum)
     }
 }

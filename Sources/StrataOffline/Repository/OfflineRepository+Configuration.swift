@@ -21,7 +21,8 @@ extension OfflineRepository {
         public var isUnreachable: @Sendable (any Error) -> Bool
 
         /// The pauses between replays of a write main keeps failing: the retry plugin's backoff (exponential,
-        /// capped, full jitter). A `Retry-After` a failure carries is waited instead, up to the backoff's maximum.
+        /// capped, full jitter). A `Retry-After` a failure carries lengthens the pause (never shortens it), up
+        /// to the backoff's maximum.
         public var backoff: RetryPlugin.Backoff
 
         /// Whether a queued write of a key replaces the queued writes of that key before it (last write wins),

@@ -33,8 +33,8 @@ struct OfflineWrites_13 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:67
-struct OfflineWrites_67 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:68
+struct OfflineWrites_68 {
     struct AuditedNotes: PutDataSource {
         func put(_ note: Note, in query: any Query) async throws -> Note {
             let requestID = IdempotencyKey.current ?? UUID().uuidString
@@ -45,8 +45,8 @@ struct OfflineWrites_67 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:91
-struct OfflineWrites_91 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:92
+struct OfflineWrites_92 {
     func mergingResolver() -> ConflictResolver<User> {
         ConflictResolver { conflict in
             guard let local = conflict.local, let remote = conflict.remote else { return .takeRemote }
@@ -55,8 +55,8 @@ struct OfflineWrites_91 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:121
-struct OfflineWrites_121 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:122
+struct OfflineWrites_122 {
     func watch(_ users: OfflineRepository<UsersAPI, MemoryDataSource<User>>) async {
         for await response in users.stream(KeyQuery("42")) {
             if let user = response.value { print(user.name, response.isPending ? "saving…" : "saved") }
