@@ -179,12 +179,20 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
-    @Test(.timeLimit(.minutes(1)))
-    func aRecordWithAHugeAttemptCountIsReplayedWithoutHanging() async throws {
+    /// A backoff that does not grow took `Int.max` steps to compute the pause (it never returned); one whose
+    /// maximum is 292 years or more trapped converting it to nanoseconds.
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            RetryPlugin.Backoff(initial: .seconds(1), multiplier: 1, maximum: .seconds(60), jitter: .none),
+            RetryPlugin.Backoff(initial: .seconds(1), maximum: .seconds(Int64.max)),
+        ]
+    )
+    func aRecordWithAHugeAttemptCountIsReplayedWithoutHanging(backoff: RetryPlugin.Backoff) async throws {
         let server = try await NotesServer.start()
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
-        // Given a record that says main was asked Int.max times, and a backoff that does not grow
+        // Given a record that says main was asked Int.max times, and a backoff that does not grow or is the largest
         do {
             let records = folder.appendingPathComponent(Outbox.recordsFolderName)
             let planted = try JSONFileDataSource<PendingWrite>(folder: records)
@@ -200,12 +208,7 @@ struct OutboxDamageTests {
             _ = try await planted.put(record, in: KeyQuery("00000000000000000001"))
         }
         var configuration = standingStill()
-        configuration.backoff = RetryPlugin.Backoff(
-            initial: .seconds(1),
-            multiplier: 1,
-            maximum: .seconds(60),
-            jitter: .none
-        )
+        configuration.backoff = backoff
 
         // When main fails its replay with a retryable error
         server.isDown = true

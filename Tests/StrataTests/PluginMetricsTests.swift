@@ -96,6 +96,18 @@ struct PluginMetricsTests {
         #expect(histogram.percentile(.infinity) == .seconds(1))
     }
 
+    /// A duration of 292 years or more made the mean and the percentiles 2^63 nanoseconds as a `Double`, and
+    /// `Int64(_:)` trapped on it; they saturate at the largest duration.
+    @Test func theLargestDurationsSaturate() {
+        var histogram = LatencyHistogram()
+        histogram.record(.seconds(Int64.max))
+
+        #expect(histogram.maximum == .nanoseconds(Int64.max))
+        #expect(histogram.mean == .nanoseconds(Int64.max))
+        #expect(histogram.p50 == .nanoseconds(Int64.max))
+        #expect(histogram.p99 == .nanoseconds(Int64.max))
+    }
+
     @Test func mergedHistogramsCountBothSides() throws {
         var fast = LatencyHistogram()
         var slow = LatencyHistogram()

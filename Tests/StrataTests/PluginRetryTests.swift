@@ -76,6 +76,27 @@ struct PluginRetryTests {
         #expect(odd.ceiling(beforeRetry: .max) == .seconds(10))
     }
 
+    /// A maximum of 292 years or more made the ceiling 2^63 nanoseconds as a `Double`, and `Int64(_:)` trapped on
+    /// it; a random value that is not a number trapped too, and a maximum just under `Int64.max` nanoseconds
+    /// wrapped to a negative count (a pause of zero). Each saturates at the largest duration instead.
+    @Test func backoffOfTheLargestDurationsSaturates() {
+        let huge = RetryPlugin.Backoff(initial: .seconds(1), maximum: .seconds(Int64.max))
+        let nearTheEdge = RetryPlugin.Backoff(
+            initial: .seconds(1),
+            maximum: .seconds(9_223_372_036) + .milliseconds(999),
+            jitter: .none
+        )
+
+        #expect(huge.ceiling(beforeRetry: .max) == .nanoseconds(Int64.max))
+        #expect(huge.ceiling(beforeRetry: 1) == .seconds(1))
+        #expect(huge.delay(beforeRetry: .max, unitRandom: .nan) == .zero)
+        #expect(huge.delay(beforeRetry: .max, unitRandom: -1) == .zero)
+        let nearlyAll = huge.delay(beforeRetry: .max, unitRandom: 1)
+        #expect(nearlyAll > .zero && nearlyAll < .nanoseconds(Int64.max))
+        #expect(huge.delay(beforeRetry: .max, unitRandom: .infinity) == nearlyAll)
+        #expect(nearTheEdge.ceiling(beforeRetry: .max) == .nanoseconds(Int64.max))
+    }
+
     @Test func fullJitterFollowsTheSeededScheduleExactly() async throws {
         // Given five failures and full jitter drawn from a seeded generator
         let clock = ManualClock()

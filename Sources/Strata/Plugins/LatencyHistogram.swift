@@ -29,7 +29,7 @@ public struct LatencyHistogram: Sendable, Hashable {
 
     /// The mean duration, or `nil` when empty.
     public var mean: Duration? {
-        count == 0 ? nil : .nanoseconds(Int64((totalNanoseconds / Double(count)).rounded()))
+        count == 0 ? nil : Duration(saturatingNanoseconds: (totalNanoseconds / Double(count)).rounded())
     }
 
     /// The median.
@@ -83,7 +83,7 @@ public struct LatencyHistogram: Sendable, Hashable {
             if seen >= rank {
                 let edge = Self.upperEdge(of: index)
                 let clamped = min(max(edge, Double(minimumNanoseconds)), Double(maximumNanoseconds))
-                return .nanoseconds(Int64(clamped.rounded()))
+                return Duration(saturatingNanoseconds: clamped.rounded())
             }
         }
         return maximum

@@ -57,19 +57,24 @@ extension RetryPlugin {
             // `Double` is infinite, and the cap holds it.
             let grown =
                 retry > 1 && multiplier > 1 && start > 0 ? start * pow(multiplier, Double(retry - 1)) : start
-            return .nanoseconds(Int64(max(min(grown, cap), 0).rounded()))
+            return Duration(saturatingNanoseconds: max(min(grown, cap), 0).rounded())
         }
 
         /// The pause before retry `retry`, given a uniform random value in `0..<1`.
         ///
         /// - Parameters:
         ///   - retry: The number of the retry, from 1.
-        ///   - unitRandom: A uniform value in `0..<1`; ignored without jitter.
+        ///   - unitRandom: A uniform value in `0..<1`; ignored without jitter. A value below 0, or not a number,
+        ///     counts as 0; one of 1 or more as the largest value below 1, so the pause stays below the ceiling.
         public func delay(beforeRetry retry: Int, unitRandom: Double) -> Duration {
             let ceiling = ceiling(beforeRetry: retry)
             switch jitter {
-            case .none: return ceiling
-            case .full: return .nanoseconds(Int64((Double(ceiling.nanoseconds) * unitRandom).rounded(.down)))
+            case .none:
+                return ceiling
+            case .full:
+                // `unitRandom >= 0` is false for a NaN, which `min` and `max` would pass through to the product.
+                let unit = unitRandom >= 0 ? min(unitRandom, 1.0.nextDown) : 0
+                return Duration(saturatingNanoseconds: (Double(ceiling.nanoseconds) * unit).rounded(.down))
             }
         }
 
@@ -81,15 +86,5 @@ extension RetryPlugin {
         public func delay(beforeRetry retry: Int, using random: inout some RandomNumberGenerator) -> Duration {
             delay(beforeRetry: retry, unitRandom: random.nextUnitInterval())
         }
-    }
-}
-
-extension Duration {
-    /// The duration in whole nanoseconds, saturating at `Int64.max`.
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        return whole &+ attoseconds / 1_000_000_000
     }
 }
