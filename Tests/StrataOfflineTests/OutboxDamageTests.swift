@@ -4,6 +4,7 @@ import Strata
 import StrataJSONFile
 import StrataMemory
 import StrataOffline
+import StrataTesting
 import Testing
 
 /// Damaged and foreign files in an outbox folder: set aside or reported, never a crash, never a lost open.
@@ -239,9 +240,9 @@ struct OutboxDamageTests {
             value: try JSONEncoder().encode(Note(id: "b", text: "two", version: 1)),
             idempotencyKey: "last",
             createdAt: Date(),
-            // Waiting for its pause, as the queued write is: the outbox's own replay at open sends neither, and
-            // the sync below sends both.
-            notBefore: .distantFuture
+            // Waiting for its pause, as the queued write is (the repository's clock stands still at a fresh
+            // manual clock's date): the outbox's own replay at open sends neither, and the sync below sends both.
+            notBefore: ManualClock().now().addingTimeInterval(1)
         )
         try await plant(record, in: folder)
 

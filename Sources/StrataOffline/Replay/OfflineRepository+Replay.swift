@@ -82,7 +82,9 @@ extension OfflineRepository {
             guard let record = await outbox.record(queued.sequence), !record.isSetAside else { continue }
             // A key waits for its first attempt on its way and for its earlier records, checked as the send is
             // marked: a write that failed its first attempt meanwhile is queued before this record.
-            guard urgency.sends(record, now: now), await outbox.beginSending(record.sequence) else {
+            guard urgency.sends(record, now: now, longestPause: configuration.backoff.maximum),
+                await outbox.beginSending(record.sequence)
+            else {
                 blocked.insert(record.key)
                 continue
             }
