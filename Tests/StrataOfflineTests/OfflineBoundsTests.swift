@@ -5,7 +5,8 @@ import StrataOffline
 import StrataTesting
 import Testing
 
-/// Values at the edges of their range, from a caller or from a record's file: no write waits forever.
+/// Values at the edges of their range, from a caller or from a record's file: the outbox replays and streams
+/// without trapping, and no write waits forever.
 struct OfflineBoundsTests {
     /// A pause ending a year ahead (the clock was set back, or another program wrote the record) was never sent by
     /// the timer: it woke after the backoff's longest pause and found the record not due, every time.
@@ -47,5 +48,18 @@ struct OfflineBoundsTests {
         #expect(await notes.outbox.count == 0)
         await notes.close()
         await server.stop()
+    }
+
+    /// A stream that keeps every response (`bufferingNewest: .max`) trapped adding one to the limit.
+    @Test func aStreamKeepingEveryResponseShowsTheValue() async throws {
+        try await withNotes { server, notes in
+            server.isDown = true
+            try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+
+            var responses = notes.stream(KeyQuery("a"), operation: .cache, bufferingNewest: .max).makeAsyncIterator()
+            var pending = await responses.next()
+            if pending?.isLoading == true { pending = await responses.next() }
+            #expect(pending?.value?.text == "one" && pending?.isPending == true)
+        }
     }
 }

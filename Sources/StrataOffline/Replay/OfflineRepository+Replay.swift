@@ -250,7 +250,7 @@ extension OfflineRepository {
         return (resolution, remoteVersion)
     }
 
-    /// `count + 1`, saturating: a count read from a file never traps.
+    /// `count + 1`, saturating: a count read from a file, or a caller's limit, never traps.
     static func incremented(_ count: Int) -> Int {
         count == .max ? .max : count + 1
     }

@@ -29,7 +29,8 @@ extension OfflineRepository {
         let task = Task {
             let (events, eventSink) = AsyncStream.makeStream(
                 of: RepositoryResponse<Value>?.self,
-                bufferingPolicy: .bufferingNewest(max(limit, 1) + 1)
+                // Saturating: a limit of `Int.max` (keep everything) trapped on the `+ 1`.
+                bufferingPolicy: .bufferingNewest(Self.incremented(max(limit, 1)))
             )
             await withDiscardingTaskGroup { group in
                 group.addTask {
