@@ -6,6 +6,26 @@ import Testing
 /// Costs, limits and trim fractions are the caller's numbers: none of them can trap the store, and none can switch
 /// its limits off.
 struct MemoryDataSourceAbsurdNumbersTests {
+    /// `.seconds(_:)` trapped on a difference of dates past about 1.7e20 seconds, or one that is not a number.
+    @Test("age(at:) of an entry stored at an absurd date saturates, and is nil for a date that is not a number")
+    func ageOfAnAbsurdStoredDate() async throws {
+        let memory = MemoryDataSource<String>()
+        for (key, seconds) in [("far", 1e300), ("nan", Double.nan)] {
+            let entry = StoredEntry(value: key, storedAt: Date(timeIntervalSinceReferenceDate: seconds))
+            _ = try await memory.putEntry(entry, in: KeyQuery(key))
+        }
+        let repository = SingleDataSourceRepository(memory)
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+
+        let far = await repository.stream(KeyQuery("far")).first { $0.value != nil }
+        let notANumber = await repository.stream(KeyQuery("nan")).first { $0.value != nil }
+
+        #expect(far?.storedAt != nil)
+        #expect(far?.age(at: now) == .nanoseconds(Int64.min))
+        #expect(notANumber?.storedAt != nil)
+        #expect(notANumber?.age(at: now) == nil)
+    }
+
     @Test("trim(keeping:) with a fraction that is not a number empties the store")
     func trimKeepingNaNEmpties() {
         let store = MemoryDataSource<String>()

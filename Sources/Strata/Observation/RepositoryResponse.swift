@@ -74,9 +74,17 @@ extension RepositoryResponse {
 
     /// How old the value's entry is at `now`, if its source records when it was stored.
     ///
+    /// A date read from a file can be anything: an age past 292 years either way saturates there, and a difference
+    /// that is not a finite number (a stored date that is not one) is no age at all.
+    ///
     /// - Parameter now: The current date, from the app's ``WallClock``.
+    /// - Returns: The age in whole nanoseconds, negative for a date after `now`; `nil` without a date, or with one
+    ///   that gives no finite age.
     public func age(at now: Date) -> Duration? {
-        storedAt.map { .seconds(now.timeIntervalSince($0)) }
+        guard let storedAt else { return nil }
+        let seconds = now.timeIntervalSince(storedAt)
+        guard seconds.isFinite else { return nil }
+        return Duration(saturatingNanoseconds: (seconds * 1e9).rounded())
     }
 }
 
