@@ -105,6 +105,42 @@ struct OfflineConflictTests {
         await server.stop()
     }
 
+    /// A merge of a queued delete kept the record a delete holding the merged value: a read said the value was
+    /// deleted while the merge waited to reach main.
+    @Test func aMergedDeleteReadsAsTheMergedValueWhileItWaits() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        var configuration = NotesRepository.Configuration(replaysOnTimer: false)
+        configuration.conflictResolver = ConflictResolver { _ in
+            // Main refuses the merged write (503): it waits in the outbox
+            server.failsWrites = true
+            return .merge(Note(id: "a", text: "merged", version: 3))
+        }
+        let notes = try await notesRepository(server, folder: folder, configuration: configuration)
+        // Given a delete of a queued while main was down, which main refuses as a conflict
+        server.setNote(try JSONEncoder().encode(Note(id: "a", text: "remote", version: 2)), forKey: "a")
+        server.isDown = true
+        try await notes.delete(KeyQuery("a"))
+        server.scriptConflict(key: "a")
+        server.isDown = false
+
+        // When the resolver merges, and main fails the merged write
+        #expect(await notes.sync().remaining == 1)
+
+        // Then a read gives the merged value, pending, and the queued write is a put
+        let read = try await notes.get(KeyQuery("a"))
+        #expect(read.value.text == "merged" && read.isPending)
+        #expect(await notes.outbox.pendingWrites.first?.operation == .put)
+
+        // And once main takes writes, the merged value reaches it
+        server.failsWrites = false
+        #expect(await notes.sync().delivered == 1)
+        #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["merged"])
+        await notes.close()
+        await server.stop()
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aWriteDroppedWhileOnItsWayIsNotSentAgainAfterAConflict() async throws {
         // Given a queued write the server refuses as a conflict, and a resolver that keeps the local value

@@ -12,6 +12,6 @@ public enum ConflictResolution<Value: Sendable>: Sendable {
     /// dropped. The default.
     case takeRemote
     /// Send this value instead (a merge of both), on top of main's current version as ``keepLocal`` is, and keep
-    /// it in the cache.
+    /// it in the cache. A queued delete becomes a put of this value.
     case merge(Value)
 }

@@ -167,6 +167,9 @@ extension OfflineRepository {
                 case .merge(let merged):
                     do {
                         record.value = try encode(merged)
+                        // A merge of a queued delete is a put of the merged value: kept a delete, a read said the
+                        // value was deleted while the merged value waited to reach main.
+                        record.operation = .put
                         if await outbox.latest(forKey: record.key)?.sequence == record.sequence {
                             _ = try await repository.put(merged, in: query, operation: .cache)
                         }
