@@ -6,7 +6,8 @@ extension OfflineRepository {
     /// first.
     ///
     /// Writes go in the order they were made; a key whose write fails again waits for its backoff, and the
-    /// others go on. A failure of the transport (main unreachable) ends the replay.
+    /// others go on. A failure of the transport (main unreachable) ends the replay. Cancelling the calling task
+    /// cancels the write on its way and ends the replay; that write stays queued as it was.
     @discardableResult
     public func sync() async -> SyncReport {
         await replays.run { await self.replayPass(.all) }
@@ -88,11 +89,10 @@ extension OfflineRepository {
                 blocked.insert(record.key)
                 continue
             }
-            let outcome = await deliver(record)
-            if case .failed = outcome {
-                await outbox.endSending(failed: true)
-            } else {
-                await outbox.endSending(failed: false)
+            let outcome = await deliverUnlessClosed(record)
+            switch outcome {
+            case .failed, .interrupted: await outbox.endSending(failed: true)
+            default: await outbox.endSending(failed: false)
             }
             switch outcome {
             case .delivered:
@@ -102,6 +102,8 @@ extension OfflineRepository {
             case .failed(let error):
                 blocked.insert(record.key)
                 if (error as? StrataError)?.code == .network { break passLoop }
+            case .interrupted:
+                break passLoop
             case .setAside, .dropped:
                 break
             }
@@ -125,10 +127,13 @@ extension OfflineRepository {
         case setAside
         /// The record was dropped (``Outbox/drop(_:)``) while it was on its way: it is not sent again.
         case dropped
+        /// The send was cancelled before main answered (``close()``, or the task of a ``sync()``): the record stays
+        /// as it was, and a later replay sends it again with the same idempotency key.
+        case interrupted
     }
 
     /// Sends one record to main, and settles conflicts with the resolver (a bounded number of times).
-    private func deliver(_ original: PendingWrite) async -> Delivery {
+    func deliver(_ original: PendingWrite) async -> Delivery {
         var record = original
         let query = configuration.query(record.key)
         while true {
@@ -149,6 +154,10 @@ extension OfflineRepository {
                 // (``Outbox/beginSending(_:)``), and a later replay sends it again, with the same idempotency key.
                 try? await outbox.remove(record.sequence)
                 return .delivered
+            } catch  where Task.isCancelled {
+                // Whatever the cancelled send threw (a cancellation is no retryable error), the write is not set
+                // aside: it waits, as it was, for the next replay.
+                return .interrupted
             } catch let error as StrataError where error.code == .conflict {
                 record.conflicts = Self.incremented(record.conflicts)
                 record.lastError = PendingWrite.describe(error)

@@ -102,15 +102,17 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         )
     }
 
-    /// Stops the timer and waits for a replay in progress; nothing is replayed after. Queued writes stay in the
-    /// outbox for the next run.
+    /// Stops the timer, cancels a replayed write on its way and waits for the replay in progress to end; nothing
+    /// is replayed after. Queued writes stay in the outbox for the next run, the cancelled one too (a server that
+    /// answers slowly does not hold `close()` up for the transport's whole timeout).
     public func close() async {
-        let timer = schedule.withLock { schedule in
+        let (timer, cancelSend) = schedule.withLock { schedule in
             schedule.isClosed = true
             defer { schedule.timer = nil }
-            return schedule.timer
+            return (schedule.timer, schedule.cancelSend)
         }
         timer?.cancel()
+        cancelSend?()
         await replays.run {}
     }
 
@@ -131,4 +133,6 @@ struct ReplaySchedule: Sendable {
     var unfinished = 0
     /// Whether ``OfflineRepository/close()`` ran.
     var isClosed = false
+    /// Cancels the replayed write on its way, if one is: ``OfflineRepository/close()`` calls it.
+    var cancelSend: (@Sendable () -> Void)?
 }
