@@ -3,7 +3,7 @@ import Strata
 
 /// Metadata with one date that is not a finite time, named by a string so that a parameterized test can show its
 /// argument: describing such a `Date` traps in Foundation.
-public enum NonFiniteMetadata {
+public enum NonFiniteMetadata: Sendable {
     /// The names ``metadata(_:)`` takes: which date is NaN or infinite.
     public static let cases = ["expiresAt +inf", "storedAt nan", "freshUntil -inf"]
 
