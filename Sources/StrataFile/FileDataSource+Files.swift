@@ -18,9 +18,10 @@ extension FileDataSource {
     /// Creates a temporary file exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`, 64 random bits in its name),
     /// lets `write` fill it, flushes it in ``Durability/durable`` mode and closes it.
     ///
-    /// - Returns: The temporary file's name in the folder.
+    /// - Returns: The temporary file's name in the folder, and its stamp once written (a rename keeps it), the
+    ///   proof that a file found at an entry's name later is this one.
     /// - Throws: ``Strata/StrataError/Code/io``; the temporary file is removed then.
-    func writeTemporary(_ write: (Int32) -> Bool) throws(StrataError) -> String {
+    func writeTemporary(_ write: (Int32) -> Bool) throws(StrataError) -> (name: String, stamp: FileStamp?) {
         let descriptor: Int32
         let name: String
         do {
@@ -34,8 +35,9 @@ extension FileDataSource {
             _ = try? folder.remove(name)
             throw error.strataError("Writing an entry")
         }
+        let stamp = FileStamp(openFile: descriptor)
         _ = close(descriptor)
-        return name
+        return (name, stamp)
     }
 
     /// Renames a finished file over the entry and records it, unless a later put of the key already has.
@@ -43,16 +45,22 @@ extension FileDataSource {
     /// Puts are ordered by the sequence each took before writing its file, against the index entry's
     /// ``EntryIndex/Entry/putSequence``: a renewal of the entry in between is not a later put, so it does not
     /// make this one lose.
-    func commit(from source: CommitSource, trailer: EntryTrailer, fileLength: Int) throws {
+    ///
+    /// The rename replaces the entry's file only while the name holds the file the store wrote there (its stamp,
+    /// one `fstatat`); anything else at the name is cleared as ``renameOverEntry(_:_:replacing:)`` says.
+    ///
+    /// - Parameter stamp: The stamp of the file committed, kept in the index as the proof that it is the store's.
+    func commit(from source: CommitSource, trailer: EntryTrailer, fileLength: Int, stamp: FileStamp?) throws {
         let name = EntryName(key: trailer.key)
         let now = configuration.clock.now()
         try state.withLock { state in
-            if let existing = state.index.entry(name), existing.putSequence > trailer.writeSequence {
+            let existing = state.index.entry(name)
+            if let existing, existing.putSequence > trailer.writeSequence {
                 discard(source)  // a later put of this key won; this one is overwritten at once
                 return
             }
             do throws(POSIXCallError) {
-                try renameOverEntry(source, name.fileName, replacing: state.index.entry(name) != nil)
+                try renameOverEntry(source, name.fileName, replacing: existing.map(holdsOwnFile) ?? false)
             } catch {
                 switch source {
                 case .temporary: discard(source)
@@ -65,7 +73,8 @@ extension FileDataSource {
                 trailer: trailer,
                 lastAccess: now,
                 accessSequence: 0,
-                fileLength: fileLength
+                fileLength: fileLength,
+                stamp: stamp
             )
             entry.accessSequence = state.index.nextSequence()
             state.index.insert(entry)
@@ -78,13 +87,20 @@ extension FileDataSource {
         }
     }
 
+    /// Whether the entry's name still holds the file the store wrote there: the stamp in the index (one `fstatat`),
+    /// or, when the index has none, whatever is there.
+    private func holdsOwnFile(_ entry: EntryIndex.Entry) -> Bool {
+        guard let stamp = entry.stamp else { return true }
+        return (try? folder.stamp(ofFile: entry.name.fileName)) == stamp
+    }
+
     /// Renames `source` to the entry file `fileName`, once more after clearing the name when something is in the
     /// way.
     ///
-    /// Over an entry the index knows (`replacing`), the rename replaces its file atomically. Where the index knows
-    /// none, the rename never replaces (``StrataStorage/StoreFolder/renameWithoutReplacing(_:to:)``): a file
+    /// Over an entry's own file (`replacing`), the rename replaces it atomically. Where the index knows no entry,
+    /// or the name no longer holds the file the store wrote, the rename never replaces (``StrataStorage/StoreFolder/renameWithoutReplacing(_:to:)``): a file
     /// planted at the name since the store opened is removed only when its sealed trailer proves it the store's,
-    /// and set aside otherwise (``EntryFile/dispose(_:in:)``). Either way a folder or other non-file there is set
+    /// and set aside otherwise (``EntryFile/dispose(_:in:written:)``). Either way a folder or other non-file there is set
     /// aside; what was done is reported to `diagnostics`.
     private func renameOverEntry(_ source: CommitSource, _ fileName: String, replacing: Bool) throws(POSIXCallError) {
         do {
@@ -130,7 +146,12 @@ extension FileDataSource {
             FileDescriptor.copy(from: descriptor, to: output, length: length)
                 && encodedTrailer.withUnsafeBytes { FileDescriptor.writeAll(output, $0) }
         }
-        try commit(from: .temporary(temporary), trailer: trailer, fileLength: length + encodedTrailer.count)
+        try commit(
+            from: .temporary(temporary.name),
+            trailer: trailer,
+            fileLength: length + encodedTrailer.count,
+            stamp: temporary.stamp
+        )
         // The caller's name for the file goes only while it still names the file copied (its folder is the caller's:
         // another file may have been put there since).
         if let opened = FolderIdentity(openFile: descriptor), FolderIdentity(itemAt: source) == opened {
@@ -155,16 +176,17 @@ extension FileDataSource {
 
     /// Unlinks an entry's file and forgets the entry; a missing file counts as removed.
     ///
-    /// The file is deleted only when what stands at the name now ends in a sealed trailer (one `openat`, `fstat`,
-    /// `pread` of the trailer and `fstatat`; see ``EntryFile/dispose(_:in:)``): a file planted there since the
-    /// store wrote it is set aside and reported to `diagnostics`, a link removed itself, a folder set aside.
+    /// The file is deleted only when the store can prove it its own: it still has the stamp the index keeps (one
+    /// `fstatat`), or else what stands at the name ends in a sealed trailer (one `openat`, `fstat`, `pread` of the
+    /// trailer and `fstatat`; see ``EntryFile/dispose(_:in:written:)``): a file planted there since the store
+    /// wrote it is set aside and reported to `diagnostics`, a link removed itself, a folder set aside.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when the file exists and can be neither removed nor set aside:
     ///   the entry then stays, as the file does.
     func removeFile(_ name: EntryName, in state: inout State) throws(StrataError) {
         let disposal: EntryFile.Disposal
         do {
-            disposal = try EntryFile.dispose(name.fileName, in: folder)
+            disposal = try EntryFile.dispose(name.fileName, in: folder, written: state.index.entry(name)?.stamp)
         } catch {
             throw error.strataError("Removing an entry")
         }

@@ -36,25 +36,27 @@ extension FileDataSource {
             switch item.kind {
             case .file:
                 switch EntryFile.readTrailer(in: folder, fileName: item.name) {
-                case .success(let (trailer, length)) where EntryName(key: trailer.key) == name:
+                case .success(let (trailer, length, stamp)) where EntryName(key: trailer.key) == name:
                     loaded.append(
                         EntryIndex.Entry(
                             name: name,
                             trailer: trailer,
                             lastAccess: trailer.created,
                             accessSequence: trailer.writeSequence,
-                            fileLength: length
+                            fileLength: length,
+                            stamp: stamp
                         )
                     )
                     continue
-                case .success(let (trailer, length)) where EntryName(rawKey: trailer.key) == name:
+                case .success(let (trailer, length, stamp)) where EntryName(rawKey: trailer.key) == name:
                     // Named by an earlier version from a key not in NFC: renamed below to its NFC name.
                     let entry = EntryIndex.Entry(
                         name: EntryName(key: trailer.key),
                         trailer: trailer,
                         lastAccess: trailer.created,
                         accessSequence: trailer.writeSequence,
-                        fileLength: length
+                        fileLength: length,
+                        stamp: stamp
                     )
                     legacy.append((item.name, entry))
                     continue

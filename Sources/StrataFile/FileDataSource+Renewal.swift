@@ -83,19 +83,26 @@ extension FileDataSource {
             // A new write sequence: a read that overlapped the rewrite sees another version and reads again.
             trailer.writeSequence = state.index.nextSequence()
             let encoded = try trailer.encoded()
-            var untouched: StrataError?
+            let renewal: Result<FileStamp?, StrataError>
             let replacing = trailer.payloadSize + encoded.count < entry.fileLength
             do throws(POSIXCallError) {
                 if replacing {
                     // Shorter: written in place, the file would end in the old footer over a torn trailer until cut.
-                    untouched = try replaceFile(
+                    renewal = try replaceFile(
                         of: name.fileName,
                         at: trailer.payloadSize,
                         length: entry.fileLength,
                         encoded
                     )
                 } else {
-                    try rewriteTrailer(of: name.fileName, at: trailer.payloadSize, length: entry.fileLength, encoded)
+                    renewal = .success(
+                        try rewriteTrailer(
+                            of: name.fileName,
+                            at: trailer.payloadSize,
+                            length: entry.fileLength,
+                            encoded
+                        )
+                    )
                 }
             } catch {
                 state.index.remove(name)
@@ -111,8 +118,10 @@ extension FileDataSource {
                 }
                 throw error.strataError("Renewing an entry's metadata")
             }
-            if let untouched { throw untouched }  // the entry file is as it was: the entry stays
+            // A failure that left the entry file as it was: the entry stays.
+            let stamp = try renewal.get()
             var renewed = entry
+            renewed.stamp = stamp
             renewed.trailer = trailer
             renewed.fileLength = trailer.payloadSize + encoded.count
             renewed.accessSequence = trailer.writeSequence
@@ -152,45 +161,47 @@ extension FileDataSource {
     /// name holds a whole entry, the old one or the new one. The new file is flushed before the rename in durable
     /// mode; the folder is the caller's to flush.
     ///
-    /// - Returns: The failure that left the entry file as it was (its data could not be copied, the new file not
-    ///   renamed); `nil` when the entry was renewed.
+    /// - Returns: The new file's stamp when the entry was renewed; the failure that left the entry file as it was
+    ///   (its data could not be copied, the new file not renamed).
     /// - Throws: ``StrataStorage/POSIXCallError`` when the file at the entry's name is not the store's.
     private func replaceFile(
         of fileName: String,
         at payloadSize: Int,
         length: Int,
         _ trailer: [UInt8]
-    ) throws(POSIXCallError) -> StrataError? {
+    ) throws(POSIXCallError) -> Result<FileStamp?, StrataError> {
         let source = try openOwnEntryFile(fileName, O_RDONLY, length: length)
         defer { _ = close(source) }
-        let temporary: String
+        let temporary: (name: String, stamp: FileStamp?)
         do {
             temporary = try writeTemporary { output in
                 FileDescriptor.copy(from: source, to: output, length: payloadSize)
                     && trailer.withUnsafeBytes { FileDescriptor.writeAll(output, $0) }
             }
         } catch {
-            return error
+            return .failure(error)
         }
         renewalMidway()
         do throws(POSIXCallError) {
-            try folder.rename(temporary, to: fileName)
+            try folder.rename(temporary.name, to: fileName)
         } catch {
-            _ = try? folder.remove(temporary)
-            return error.strataError("Renaming a file over an entry")
+            _ = try? folder.remove(temporary.name)
+            return .failure(error.strataError("Renaming a file over an entry"))
         }
-        return nil
+        return .success(temporary.stamp)
     }
 
     /// Writes `trailer` over the trailer of the entry file `fileName` (whose data is `payloadSize` bytes and
     /// whose file is `length` bytes, the same as the new trailer's or fewer) and cuts the file after it; flushes it
     /// in durable mode.
+    ///
+    /// - Returns: The file's stamp once rewritten.
     private func rewriteTrailer(
         of fileName: String,
         at payloadSize: Int,
         length: Int,
         _ trailer: [UInt8]
-    ) throws(POSIXCallError) {
+    ) throws(POSIXCallError) -> FileStamp? {
         let descriptor = try openOwnEntryFile(fileName, O_RDWR, length: length)
         defer { _ = close(descriptor) }
         guard lseek(descriptor, off_t(payloadSize), SEEK_SET) >= 0,
@@ -203,5 +214,6 @@ extension FileDataSource {
         if configuration.durability == .durable, !FileDescriptor.sync(descriptor) {
             throw .last("fsync", folder.qualified(fileName))
         }
+        return FileStamp(openFile: descriptor)
     }
 }

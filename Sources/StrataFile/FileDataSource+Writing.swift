@@ -81,14 +81,24 @@ extension FileDataSource {
                 encoded.withUnsafeBytes { FileDescriptor.writeAll(descriptor, payload, $0) }
             }
         }
-        try commitAnnouncing(from: .temporary(temporary), trailer: trailer, fileLength: data.count + encoded.count)
+        try commitAnnouncing(
+            from: .temporary(temporary.name),
+            trailer: trailer,
+            fileLength: data.count + encoded.count,
+            stamp: temporary.stamp
+        )
     }
 
     /// Commits a file and announces the put when the entry is in the store: after a success, or after a failure
     /// that came once the file was in place.
-    private func commitAnnouncing(from source: CommitSource, trailer: EntryTrailer, fileLength: Int) throws {
+    private func commitAnnouncing(
+        from source: CommitSource,
+        trailer: EntryTrailer,
+        fileLength: Int,
+        stamp: FileStamp?
+    ) throws {
         do {
-            try commit(from: source, trailer: trailer, fileLength: fileLength)
+            try commit(from: source, trailer: trailer, fileLength: fileLength, stamp: stamp)
         } catch {
             if isCommitted(trailer) { changeBroadcaster.publish(.put(key: trailer.key)) }
             throw error
@@ -175,6 +185,7 @@ extension FileDataSource {
             _ = FileDescriptor.truncate(descriptor, to: size)
             throw error
         }
+        let stamp = FileStamp(openFile: descriptor)
         let taken: TakenInFile
         do {
             taken = try folder.takeIn(source, expecting: descriptor, temporaryPrefix: Self.temporaryPrefix)
@@ -191,7 +202,12 @@ extension FileDataSource {
             throw Self.replacedWhileMoving(source, taken)
         }
         do {
-            try commit(from: .takenIn(temporary, from: source), trailer: trailer, fileLength: size + encoded.count)
+            try commit(
+                from: .takenIn(temporary, from: source),
+                trailer: trailer,
+                fileLength: size + encoded.count,
+                stamp: stamp
+            )
         } catch {
             if isCommitted(trailer) {
                 changeBroadcaster.publish(.put(key: key))

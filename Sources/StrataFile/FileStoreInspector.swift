@@ -192,7 +192,7 @@ public final class FileStoreInspector: Sendable {
         let trailer: EntryTrailer
         let length: Int
         switch EntryFile.readTrailer(in: folder, fileName: fileName) {
-        case .success(let found): (trailer, length) = found
+        case .success(let found): (trailer, length) = (found.trailer, found.length)
         case .failure(.damaged): return damaged("unreadable metadata (truncated or damaged)")
         case .failure(let problem): return damaged(problem.description)
         }

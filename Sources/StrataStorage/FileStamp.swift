@@ -32,6 +32,16 @@ package struct FileStamp: Hashable, Sendable {
         modifiedSeconds = Int(truncatingIfNeeded: modified.tv_sec)
         modifiedNanoseconds = Int(truncatingIfNeeded: modified.tv_nsec)
     }
+
+    /// The stamp of the regular file `descriptor` has open (one `fstat`); `nil` when it is not a regular file or
+    /// cannot be looked at.
+    ///
+    /// - Parameter descriptor: An open file.
+    package init?(openFile descriptor: Int32) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, StoreFolder.kind(mode: status.st_mode) == .file else { return nil }
+        self.init(status)
+    }
 }
 
 extension StoreFolder {

@@ -60,7 +60,8 @@ struct FileDataSourceAbsurdNumbersTests {
             trailer: TrailerSurgery.sample,
             lastAccess: Date(timeIntervalSince1970: 5_000),
             accessSequence: .max,
-            fileLength: 0
+            fileLength: 0,
+            stamp: nil
         )
         try Data(AccessJournal.encode([entry])).write(to: journalURL)
 

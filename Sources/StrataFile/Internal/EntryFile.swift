@@ -64,29 +64,32 @@ enum EntryFile {
     /// name cannot hang the open (it changes nothing for a regular file); ``StoreFolder`` adds `O_NOFOLLOW`.
     static let readFlags = O_RDONLY | O_NONBLOCK
 
-    /// The trailer of the entry file `fileName` and the file's length (one `openat`, `fstat` and `pread`).
+    /// The trailer of the entry file `fileName`, the file's length and its stamp (one `openat`, `fstat` and
+    /// `pread`).
     static func readTrailer(
         in folder: StoreFolder,
         fileName: String
-    ) -> Result<(trailer: EntryTrailer, length: Int), EntryFileProblem> {
-        readSealedTrailer(in: folder, fileName: fileName).flatMap { tail, length in
+    ) -> Result<(trailer: EntryTrailer, length: Int, stamp: FileStamp), EntryFileProblem> {
+        readSealedTrailer(in: folder, fileName: fileName).flatMap { tail, stamp in
             let trailer = tail.withUnsafeBytes { bytes in
                 EntryTrailer(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - 8)]))
             }
+            let length = Int(stamp.size)
             guard let trailer, trailer.payloadSize + tail.count == length else {
                 return .failure(.damaged("unreadable metadata"))
             }
-            return .success((trailer, length))
+            return .success((trailer, length, stamp))
         }
     }
 
-    /// The trailer's bytes (the footer's length and magic included) at the end of the entry file `fileName` when they are sealed — the
-    /// magic, a trailer length that fits the file and a checksum that matches — and the file's length: the proof
-    /// that the store wrote the file. ``EntryFileProblem/foreign`` when they are not.
+    /// The trailer's bytes (the footer's length and magic included) at the end of the entry file `fileName` when
+    /// they are sealed — the magic, a trailer length that fits the file and a checksum that matches — and the
+    /// file's stamp (its length among it): the proof that the store wrote the file. ``EntryFileProblem/foreign``
+    /// when they are not.
     private static func readSealedTrailer(
         in folder: StoreFolder,
         fileName: String
-    ) -> Result<(tail: ArraySlice<UInt8>, length: Int), EntryFileProblem> {
+    ) -> Result<(tail: ArraySlice<UInt8>, stamp: FileStamp), EntryFileProblem> {
         let descriptor: Int32
         do {
             descriptor = try folder.openFile(fileName, readFlags)
@@ -100,9 +103,10 @@ enum EntryFile {
     /// ``readSealedTrailer(in:fileName:)`` of the file `descriptor` has open (one `fstat` and `pread`).
     private static func readSealedTrailer(
         _ descriptor: Int32
-    ) -> Result<(tail: ArraySlice<UInt8>, length: Int), EntryFileProblem> {
-        let length = FileDescriptor.regularFileSize(descriptor)
-        guard length >= 0 else { return .failure(.notAFile) }
+    ) -> Result<(tail: ArraySlice<UInt8>, stamp: FileStamp), EntryFileProblem> {
+        guard let stamp = FileStamp(openFile: descriptor), let length = Int(exactly: stamp.size) else {
+            return .failure(.notAFile)
+        }
         guard length >= EntryTrailer.minimumLength else { return .failure(.foreign) }
         var tail = [UInt8](repeating: 0, count: min(length, 4096))
         guard readTail(descriptor, into: &tail, fileLength: length),
@@ -115,7 +119,7 @@ enum EntryFile {
         }
         let trailer = tail[(tail.count - 8 - trailerLength)...]
         let sealed = trailer.withUnsafeBytes { EntryTrailer.isSealed(UnsafeRawBufferPointer(rebasing: $0.dropLast(8))) }
-        return sealed ? .success((trailer, length)) : .failure(.foreign)
+        return sealed ? .success((trailer, stamp)) : .failure(.foreign)
     }
 
     /// Whether the regular file `fileName` ends in a sealed trailer (``readSealedTrailer(in:fileName:)``).
@@ -154,12 +158,25 @@ enum EntryFile {
     }
 
     /// Clears the entry name `fileName`, deleting only what proves the store wrote it: a regular file is unlinked
-    /// when the file opened ends in a sealed trailer and the name still holds that file (one `openat`, `fstat`,
-    /// `pread` of the trailer and `fstatat`: never the data); a link is removed itself; anything else — a file
-    /// without a sealed trailer (a user's, planted at the name), an unreadable file, a folder — is set aside.
+    /// when it still has the stamp the store took of it (`written`: one `fstatat`), or else when the file opened
+    /// ends in a sealed trailer and the name still holds that file (one `openat`, `fstat`, `pread` of the trailer
+    /// and `fstatat`: never the data); a link is removed itself; anything else — a file without a sealed trailer
+    /// (a user's, planted at the name), an unreadable file, a folder — is set aside.
     ///
+    /// - Parameters:
+    ///   - fileName: An entry name in `folder`.
+    ///   - folder: The store's folder.
+    ///   - written: The stamp of the file the store wrote or read at that name, when it has one: the same device,
+    ///     inode, size and modification time prove the file unchanged since.
     /// - Throws: ``StrataStorage/POSIXCallError`` when the item can be neither removed nor set aside.
-    static func dispose(_ fileName: String, in folder: StoreFolder) throws(POSIXCallError) -> Disposal {
+    static func dispose(
+        _ fileName: String,
+        in folder: StoreFolder,
+        written: FileStamp? = nil
+    ) throws(POSIXCallError) -> Disposal {
+        if let written, (try? folder.stamp(ofFile: fileName)) == written {
+            return try folder.remove(fileName) ? .removed : .absent
+        }
         let descriptor: Int32
         do {
             descriptor = try folder.openFile(fileName, readFlags)

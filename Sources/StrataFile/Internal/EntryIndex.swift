@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 /// The in-memory index of a store: every entry's metadata, its least-recently-used order and the store's
 /// byte count, loaded once at open so that reads and writes never list or stat the folder.
@@ -20,17 +21,28 @@ struct EntryIndex {
         /// A renewal gives the trailer a newer ``EntryTrailer/writeSequence`` (so that a read overlapping it reads
         /// again) but keeps this one: a put that took its sequence before the renewal is still the later write.
         var putSequence: UInt64
+        /// The entry file as the store wrote it, or read it when it opened: a file at the entry's name with this
+        /// stamp is the store's, removed without reading its trailer again; `nil` when it could not be taken.
+        var stamp: FileStamp?
         var previous = -1
         var next = -1
 
         /// An entry whose data its trailer's write wrote.
-        init(name: EntryName, trailer: EntryTrailer, lastAccess: Date, accessSequence: UInt64, fileLength: Int) {
+        init(
+            name: EntryName,
+            trailer: EntryTrailer,
+            lastAccess: Date,
+            accessSequence: UInt64,
+            fileLength: Int,
+            stamp: FileStamp?
+        ) {
             self.name = name
             self.trailer = trailer
             self.lastAccess = lastAccess
             self.accessSequence = accessSequence
             self.fileLength = fileLength
             self.putSequence = trailer.writeSequence
+            self.stamp = stamp
         }
     }
 
