@@ -167,7 +167,9 @@ enum EntryFile {
     ///   - fileName: An entry name in `folder`.
     ///   - folder: The store's folder.
     ///   - written: The stamp of the file the store wrote or read at that name, when it has one: the same device,
-    ///     inode, size and modification time prove the file unchanged since.
+    ///     inode, size and modification time prove the file unchanged since. (A file system whose clock ticks
+    ///     coarsely — Linux before 6.13 gives ext4 a time per scheduler tick — cannot tell an edit of the same size
+    ///     made within the tick of the store's write; from 6.13 a file whose time was read gets a finer one.)
     /// - Throws: ``StrataStorage/POSIXCallError`` when the item can be neither removed nor set aside.
     static func dispose(
         _ fileName: String,
