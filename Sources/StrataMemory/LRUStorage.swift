@@ -188,6 +188,7 @@ struct LRUStorage<Value> {
         guard let slot = slot(of: key) else { return false }
         removeSlot(slot)
         release(slot)
+        compactIfSparse()
         return true
     }
 
@@ -199,6 +200,7 @@ struct LRUStorage<Value> {
         let slot = tail
         removeSlot(slot)
         release(slot)
+        compactIfSparse()
         return true
     }
 
@@ -317,7 +319,8 @@ struct LRUStorage<Value> {
         buckets[hole] = .empty
     }
 
-    /// Frees a node that ``removeSlot(_:)`` took out.
+    /// Frees a node that ``removeSlot(_:)`` took out (its slot stays in the array for reuse, until
+    /// ``compactIfSparse()``).
     @inlinable
     mutating func release(_ slot: Int) {
         nodes[slot].value = nil

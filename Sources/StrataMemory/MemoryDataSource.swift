@@ -216,6 +216,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
                     )
                 }
             }
+            storage.compactIfSparse()
             return removed
         }
     }

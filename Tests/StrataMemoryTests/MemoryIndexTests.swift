@@ -47,15 +47,16 @@ struct MemoryIndexTests {
         }
     }
 
-    @Test(arguments: [1, 7, 48])
+    /// Small limits over 64 keys (long probe runs, shifts on removal and growth) and a limit of 300 over 400 keys,
+    /// whose trims to a tenth leave the arrays sparse enough to be compacted.
+    @Test(arguments: [1, 7, 48, 300])
     func aLongRandomMixOfOperationsMatchesASimpleLRUModel(countLimit: Int) {
         let clock = ManualClock()
         let memory = MemoryDataSource<Int>(configuration: .init(countLimit: countLimit, clock: clock))
         var model = Model(countLimit: countLimit)
         var random = SeededRandomNumberGenerator(seed: UInt64(countLimit))
         for step in 0..<20_000 {
-            // 64 keys over tables of 16 to 128 cells: long probe runs, shifts on removal and growth.
-            let key = "k\(Int.random(in: 0..<64, using: &random))"
+            let key = "k\(Int.random(in: 0..<max(64, countLimit + countLimit / 3), using: &random))"
             switch Int.random(in: 0..<200, using: &random) {
             case 0..<100:
                 let lifetime: Duration? =
@@ -71,9 +72,12 @@ struct MemoryIndexTests {
             case 192..<196:
                 memory.removeExpired()
                 model.removeExpired(now: clock.now())
-            case 196..<199:
+            case 196..<198:
                 memory.trim(keeping: 0.5)
                 model.purge(toCount: Int(Double(countLimit) * 0.5))
+            case 198:
+                memory.trim(keeping: 0.1)
+                model.purge(toCount: Int(Double(countLimit) * 0.1))
             default:
                 memory.removeAll()
                 model = Model(countLimit: countLimit)
