@@ -24,7 +24,8 @@
         private let state = Locked(State())
         let broadcaster = ChangeBroadcaster()
         let configuration: PostgresChangeFeedConfiguration
-        /// The longest the feed waits for its connection to answer `SELECT 1`.
+        /// The longest the feed waits for its connection to answer `SELECT 1`, and for the server to acknowledge
+        /// `LISTEN`.
         let deadline: PostgresDeadline
 
         init(configuration: PostgresChangeFeedConfiguration, deadline: PostgresDeadline) {
@@ -62,7 +63,8 @@
         /// Listens on `channel` until the task is cancelled, listening again after each failure: within
         /// ``PostgresChangeFeedConfiguration/reconnectDelay`` after a connection that listened, then after waits that
         /// double with each failure in a row (``PostgresChangeFeedConfiguration/reconnectBackoff``), so a server that
-        /// refuses `LISTEN` or cannot be reached is not asked ten times a second for ever.
+        /// refuses `LISTEN` or cannot be reached is not asked ten times a second for ever. A server that does not
+        /// acknowledge `LISTEN` within the source's call timeout counts as a failure (its connection is closed).
         func run(client: PostgresClient, channel: String) async {
             let backoff = configuration.reconnectBackoff
             var random = SystemRandomNumberGenerator()
@@ -71,10 +73,11 @@
                 let epochBefore = state.withLock { $0.epoch }
                 do {
                     try await client.withConnection { connection in
-                        // A connection that does not answer is closed rather than left to hang `LISTEN`.
+                        // A connection that does not answer is closed rather than left to hang `LISTEN`, and so is
+                        // one whose server does not acknowledge `LISTEN` in time; the listening has no deadline.
                         try await connection.ping(within: deadline)
-                        try await connection.listen(on: channel) { notifications in
-                            await beginEpoch()
+                        try await connection.listen(on: channel, acknowledgedWithin: deadline) { notifications in
+                            await self.beginEpoch()
                             try await withThrowingTaskGroup(of: Void.self) { group in
                                 group.addTask {
                                     for try await notification in notifications {

@@ -35,15 +35,36 @@
         /// Runs `body`, or throws ``Expired`` when it has not finished within ``limit``. A result `body` returns as the
         /// timer fires wins over the timer; a cancelled caller cancels `body`.
         func run<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
-            try await withThrowingTaskGroup(of: Outcome<Result>.self) { group in
-                group.addTask { .finished(try await body()) }
+            try await run(untilAcknowledged: { _ in try await body() })
+        }
+
+        /// Runs `body`, or throws ``Expired`` when it has neither finished nor called its `acknowledge` within
+        /// ``limit``: once acknowledged (`acknowledge()` returned `true`), `body` runs for as long as it takes.
+        ///
+        /// `acknowledge()` returns `false` when the timer won first: `body` is being cancelled and should stop.
+        func run<Result: Sendable>(
+            untilAcknowledged body: @escaping @Sendable (_ acknowledge: @escaping Acknowledge) async throws -> Result
+        ) async throws -> Result {
+            let phase = Locked(Phase.waiting)
+            let acknowledge: Acknowledge = {
+                phase.withLock { phase in
+                    if phase == .waiting { phase = .acknowledged }
+                    return phase == .acknowledged
+                }
+            }
+            return try await withThrowingTaskGroup(of: Outcome<Result>.self) { group in
+                group.addTask { .finished(try await body(acknowledge)) }
                 group.addTask { [limit] in
                     do {
                         try await Task.sleep(for: limit)
-                        return .expired
                     } catch {
                         return .timerStopped
                     }
+                    let expires = phase.withLock { phase in
+                        if phase == .waiting { phase = .expired }
+                        return phase == .expired
+                    }
+                    return expires ? .expired : .timerStopped
                 }
                 var expired = false
                 do {
@@ -68,6 +89,18 @@
                 throw CancellationError()
             }
         }
+
+        /// What a body run by ``run(untilAcknowledged:)`` calls once the call is past the part the deadline bounds:
+        /// `true` when it was in time, `false` when the timer won.
+        typealias Acknowledge = @Sendable () -> Bool
+
+        /// Where a call run by ``run(untilAcknowledged:)`` stands: the timer and the acknowledgement each move it from
+        /// `waiting` once, whichever comes first.
+        private enum Phase: Sendable {
+            case waiting
+            case acknowledged
+            case expired
+        }
     }
 
     extension PostgresConnection {
@@ -78,6 +111,25 @@
             try await withTaskCancellationHandler(operation: body) {
                 close().whenComplete { _ in }
             }
+        }
+
+        /// Runs `LISTEN` on `channel`, then `consume` with its notifications for as long as `consume` runs: the server
+        /// must acknowledge `LISTEN` within `deadline`, or the connection is closed and the call throws
+        /// ``PostgresDeadline/Expired``. The listening itself has no deadline. A cancelled task closes the connection.
+        func listen(
+            on channel: String,
+            acknowledgedWithin deadline: PostgresDeadline,
+            consume: @escaping @Sendable (PostgresNotificationSequence) async throws -> Void
+        ) async throws {
+            try await deadline.run(untilAcknowledged: { acknowledge in
+                try await self.closingOnCancel {
+                    try await self.listen(on: channel) { notifications in
+                        // The timer won as the acknowledgement came: the connection is being closed.
+                        guard acknowledge() else { throw CancellationError() }
+                        try await consume(notifications)
+                    }
+                }
+            })
         }
 
         /// Runs `SELECT 1` within `deadline`; throws when the connection does not answer in time (it is then closed).
