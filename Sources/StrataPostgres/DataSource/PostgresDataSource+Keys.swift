@@ -38,15 +38,6 @@
             return binds
         }
 
-        /// The value as JSON text, for a `jsonb` parameter.
-        static func encode(_ value: Value) throws -> String {
-            do {
-                return String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-            } catch {
-                throw StrataError.serialization(error, "Encoding the value as JSON failed")
-            }
-        }
-
         /// The value of a row's JSON text.
         static func decode(_ json: String) throws -> Value {
             do {

@@ -6,8 +6,9 @@
     extension PostgresDataSource {
         /// Returns the value a ``Strata/KeyedQuery`` names.
         ///
-        /// - Throws: ``Strata/StrataError/Code/notFound`` when there is no row; see ``PostgresDataSource`` for the
-        ///   other codes.
+        /// - Throws: ``Strata/StrataError/Code/notFound`` when there is no row, ``Strata/StrataError/Code/tooLarge`` when
+        ///   its value is longer than ``maximumValueSize`` (the server does not send it); see ``PostgresDataSource`` for
+        ///   the other codes.
         public func get(_ query: any Query) async throws -> Value {
             try await getEntry(query).value
         }
@@ -30,7 +31,9 @@
         /// any other ``Strata/KeyListingQuery`` selects.
         ///
         /// - Throws: ``Strata/StrataError/Code/notFound`` when a named key has no row,
-        ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries.
+        ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries, ``Strata/StrataError/Code/tooLarge`` when
+        ///   the read would answer more than ``maximumRowCount`` rows (or a key listing choose from more keys) or a value
+        ///   is longer than ``maximumValueSize``.
         public func getAll(_ query: any Query) async throws -> [Value] {
             try await getAllEntries(query).map(\.value)
         }
@@ -82,8 +85,8 @@
         /// A row as the statements select it.
         typealias RawRow = (key: String, json: String, version: Int64, updatedAt: Date)
 
-        /// Runs a statement whose rows are `(key, value::text, version, updated_at)`, tagging each entry with the
-        /// feed's epoch as it was before the statement ran.
+        /// Runs a statement of ``PostgresStatements``' reads, whose rows are `(key, json, size, version, updated_at)`,
+        /// tagging each entry with the feed's epoch as it was before the statement ran.
         func rows(_ statement: String, _ binds: PostgresBindings) async throws -> [(
             key: String, entry: StoredEntry<Value>
         )] {
@@ -95,9 +98,16 @@
             }
         }
 
-        /// Runs a statement whose rows are `(key, value::text, version, updated_at)`.
+        /// Runs a statement of ``PostgresStatements``' reads, whose rows are `(key, json, size, version, updated_at)`.
+        ///
+        /// - Throws: ``Strata/StrataError/Code/tooLarge`` for a row whose value the server withheld (a `NULL` `json`:
+        ///   longer than ``maximumValueSize``) and for more than ``maximumRowCount`` rows.
         func rawRows(_ statement: String, _ binds: PostgresBindings) async throws -> [RawRow] {
-            try await run(statement, binds).map { try $0.decode((String, String, Int64, Date).self) }
+            try await boundedRows(statement, binds).map { row in
+                let (key, json, size, version, updatedAt) = try row.decode((String, String?, Int32, Int64, Date).self)
+                guard let json else { throw valueTooLarge(Int(size)) }
+                return (key, json, version, updatedAt)
+            }
         }
     }
 #endif

@@ -6,7 +6,8 @@
         /// Stores a value under the key a ``Strata/KeyedQuery`` names, replacing any row (with a new version).
         ///
         /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
-        ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries; see ``PostgresDataSource``.
+        ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries, ``Strata/StrataError/Code/tooLarge`` for a
+        ///   value whose JSON is longer than ``maximumValueSize`` (nothing is sent); see ``PostgresDataSource``.
         public func put(_ value: Value, in query: any Query) async throws -> Value {
             try await upsert([(try Self.key(of: query), value)])
             return value
@@ -18,7 +19,8 @@
         ///
         /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the counts differ,
         ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries and for a non-empty list without
-        ///   ``keyOfValue``.
+        ///   ``keyOfValue``, ``Strata/StrataError/Code/tooLarge`` when a value's JSON is longer than
+        ///   ``maximumValueSize`` (nothing is sent).
         public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
             let keys: [String]
             switch query {
@@ -44,7 +46,9 @@
         /// (``Strata/AllObjectsQuery``), a ``PostgresFilterQuery``'s, or those another ``Strata/KeyListingQuery``
         /// selects. Deleting a missing key succeeds.
         ///
-        /// - Throws: ``Strata/StrataError/Code/queryNotSupported`` for other queries.
+        /// - Throws: ``Strata/StrataError/Code/queryNotSupported`` for other queries,
+        ///   ``Strata/StrataError/Code/tooLarge`` when the table has more keys than ``maximumRowCount`` for a key
+        ///   listing to choose from.
         public func delete(_ query: any Query) async throws {
             switch query {
             case let query as any KeyedQuery:
@@ -78,10 +82,12 @@
         ///   - key: The key.
         ///   - version: The version the writer last saw; `nil` to create the row.
         /// - Returns: The row's new version.
-        /// - Throws: ``Strata/StrataError/Code/conflict`` when the row changed (or exists, for `nil`) since.
+        /// - Throws: ``Strata/StrataError/Code/conflict`` when the row changed (or exists, for `nil`) since,
+        ///   ``Strata/StrataError/Code/tooLarge`` for a value whose JSON is longer than ``maximumValueSize`` (nothing is
+        ///   sent).
         public func put(_ value: Value, forKey key: String, ifVersion version: Int64?) async throws -> Int64 {
             var binds = Self.bindings(try Self.checkedKey(key))
-            binds.append(try Self.encode(value))
+            binds.append(try encode(value))
             if let version { binds.append(version) }
             let statement = version == nil ? sql.insertNew : sql.conditionalUpdate
             guard let written = try await perform("write", { [binds] in try await versions(statement, binds) }).first
@@ -97,7 +103,8 @@
         /// Returns the value stored under `key` with its version, for ``put(_:forKey:ifVersion:)``.
         ///
         /// - Parameter key: The key.
-        /// - Throws: ``Strata/StrataError/Code/notFound`` when there is no row.
+        /// - Throws: ``Strata/StrataError/Code/notFound`` when there is no row, ``Strata/StrataError/Code/tooLarge``
+        ///   when its value is longer than ``maximumValueSize`` (the server does not send it).
         public func versionedValue(forKey key: String) async throws -> (value: Value, version: Int64) {
             let binds = Self.bindings(try Self.checkedKey(key))
             guard let row = try await perform("read", { try await rawRows(sql.selectOne, binds) }).first else {
@@ -113,7 +120,7 @@
             var jsons: [String] = []
             var indexOfKey: [String: Int] = [:]
             for (key, value) in pairs {
-                let json = try Self.encode(value)
+                let json = try encode(value)
                 if let index = indexOfKey[key] {
                     jsons[index] = json
                 } else {

@@ -41,6 +41,18 @@
     /// that no longer decodes are ``Strata/StrataError/Code/dataSerialization``. A table dropped behind the source's
     /// back is created again on the next call (and the whole table is announced as changed).
     ///
+    /// ## Bounded reads and writes
+    ///
+    /// A value's JSON text is at most ``maximumValueSize`` bytes (64 MiB by default), and a read answers at most
+    /// ``maximumRowCount`` rows (100,000 by default); past either the call fails with
+    /// ``Strata/StrataError/Code/tooLarge``, so a row another program wrote, or a table that grew, cannot exhaust the
+    /// memory of the servers reading it. The server enforces both: it sends `NULL` (and the length) in place of a
+    /// longer value, and a read asks for one row more than the bound (`LIMIT`), so neither is ever sent whole. Every
+    /// read of several rows is bounded: ``Strata/AllObjectsQuery``, ``Strata/IdsQuery``, a page (its own limit too), a
+    /// ``PostgresFilterQuery``, and the key listing of a ``Strata/KeyListingQuery`` (its `delete` too). A value is
+    /// measured as PostgreSQL prints `jsonb`, which can be longer than the JSON written (a space after each `:` and
+    /// `,`, numbers in full): a write is refused, before it is sent, when its own JSON is longer than the bound.
+    ///
     /// ## Bounded waits
     ///
     /// No call takes longer than ``callTimeout`` (five seconds by default). postgres-nio's pool keeps a call waiting
@@ -89,6 +101,15 @@
         /// fails with a retryable ``Strata/StrataError/Code/network`` error (see ``PostgresDataSource``).
         public let callTimeout: Duration
 
+        /// The longest value's JSON text, in bytes, the source writes or reads: a larger value is refused before it
+        /// is sent, and a larger row (written by another program) is not sent by the server; both are
+        /// ``Strata/StrataError/Code/tooLarge`` (see ``PostgresDataSource``). 64 MiB by default.
+        public let maximumValueSize: Int
+
+        /// The most rows one read answers: a read that would answer more fails with
+        /// ``Strata/StrataError/Code/tooLarge`` (see ``PostgresDataSource``). 100,000 by default.
+        public let maximumRowCount: Int
+
         let sql: PostgresStatements
         let schema: PostgresSchema
         let feed: PostgresChangeFeed
@@ -102,19 +123,36 @@
         ///   - callTimeout: The longest one call may take; five seconds by default. Keep it above the longest statement
         ///   you expect (a large `putAll`) and, when you set one, above the server's `statement_timeout`.
         ///   - feed: How the change feed behaves.
-        /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a table name outside those rules.
+        ///   - maximumValueSize: The longest value's JSON text, in bytes, the source writes or reads; 64 MiB by default.
+        ///   - maximumRowCount: The most rows one read answers; 100,000 by default.
+        /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a table name outside those rules, and for a limit
+        ///   below 1.
         public init(
             client: PostgresClient,
             table: String,
             keyOfValue: (@Sendable (Value) -> String)? = nil,
             callTimeout: Duration = .seconds(5),
-            feed: PostgresChangeFeedConfiguration = PostgresChangeFeedConfiguration()
+            feed: PostgresChangeFeedConfiguration = PostgresChangeFeedConfiguration(),
+            maximumValueSize: Int = 64 * 1024 * 1024,
+            maximumRowCount: Int = 100_000
         ) throws {
             self.client = client
             self.table = try PostgresStatements.checkTableName(table)
             self.keyOfValue = keyOfValue
             self.callTimeout = PostgresDeadline(callTimeout).limit
-            self.sql = PostgresStatements(table: table)
+            guard maximumValueSize >= 1, maximumRowCount >= 1 else {
+                throw StrataError(
+                    .invalidArgument,
+                    "maximumValueSize and maximumRowCount are at least 1; got \(maximumValueSize) and \(maximumRowCount)"
+                )
+            }
+            self.maximumValueSize = maximumValueSize
+            self.maximumRowCount = maximumRowCount
+            self.sql = PostgresStatements(
+                table: table,
+                maximumValueSize: maximumValueSize,
+                maximumRowCount: maximumRowCount
+            )
             self.schema = PostgresSchema()
             self.feed = PostgresChangeFeed(configuration: feed, deadline: PostgresDeadline(callTimeout))
         }

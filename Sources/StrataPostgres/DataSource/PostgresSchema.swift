@@ -82,8 +82,10 @@
         }
 
         /// Runs a statement whose rows are `(key)` and returns the keys.
+        ///
+        /// - Throws: ``Strata/StrataError/Code/tooLarge`` for more than ``maximumRowCount`` rows.
         func keys(_ statement: String) async throws -> [String] {
-            try await run(statement, PostgresBindings()).map { try $0.decode(String.self) }
+            try await boundedRows(statement, PostgresBindings()).map { try $0.decode(String.self) }
         }
     }
 #endif

@@ -2,8 +2,8 @@
     import PostgresNIO
     import Strata
 
-    /// The SQL text of one table's statements: the table's name is the only identifier written into it, and every
-    /// value is a bound parameter.
+    /// The SQL text of one table's statements: the table's name is the only identifier written into it, the
+    /// source's two limits (integers) the only numbers, and every value is a bound parameter.
     struct PostgresStatements: Sendable {
         /// The table's name, as written into a string (the channel, the lock's name).
         let table: String
@@ -11,14 +11,20 @@
         let sequence: String
         let function: String
         let trigger: String
-        let columns = "key, value::text, version, updated_at"
+        /// The longest value's JSON text a read sends, in bytes.
+        let maximumValueSize: Int
+        /// The most rows a read asks for: one more than the most it answers, to tell a result beyond the bound.
+        let rowLimit: Int
 
-        init(table: String) {
+        init(table: String, maximumValueSize: Int, maximumRowCount: Int) {
             self.table = table
             quoted = "\"\(table)\""
             sequence = "\"\(table)_version\""
             function = "\"\(table)_notify\""
             trigger = "\"\(table)_notify\""
+            self.maximumValueSize = maximumValueSize
+            let (limit, overflow) = maximumRowCount.addingReportingOverflow(1)
+            rowLimit = overflow ? Int.max : limit
         }
 
         /// Checks a table name: it is written into SQL text, so only `[a-z_][a-z0-9_]{0,40}` passes.
@@ -97,13 +103,40 @@
         /// Announces a change of every key (after the table was created again).
         var announceAll: String { "SELECT pg_notify('\(table)', nextval('\(sequence)')::text || ':a:')" }
 
-        var selectOne: String { "SELECT \(columns) FROM \(quoted) WHERE key = $1" }
-        var selectMany: String { "SELECT \(columns) FROM \(quoted) WHERE key = ANY($1::text[])" }
-        var selectAll: String { "SELECT \(columns) FROM \(quoted) ORDER BY key COLLATE \"C\"" }
-        var selectPage: String { "SELECT \(columns) FROM \(quoted) ORDER BY key COLLATE \"C\" OFFSET $1 LIMIT $2" }
-        var selectKeys: String { "SELECT key FROM \(quoted) ORDER BY key COLLATE \"C\"" }
-        func selectWhere(_ condition: String) -> String {
-            "SELECT \(columns) FROM \(quoted) WHERE (\(condition)) ORDER BY key COLLATE \"C\""
+        var selectOne: String { selectRows(where: "key = $1") }
+        var selectMany: String { selectRows(where: "key = ANY($1::text[])") }
+        var selectAll: String { selectRows(ordered: true) }
+        var selectPage: String { selectRows(ordered: true, offset: "$1", limit: "least($2::bigint, \(rowLimit))") }
+        var selectKeys: String { "SELECT key FROM \(quoted) ORDER BY key COLLATE \"C\" LIMIT \(rowLimit)" }
+        func selectWhere(_ condition: String) -> String { selectRows(where: "(\(condition))", ordered: true) }
+
+        /// A read of rows as `(key, json, size, version, updated_at)`, at most ``rowLimit`` of them (or `limit`):
+        /// `json` is the value's JSON text, or `NULL` when its `size` in bytes is over ``maximumValueSize``, so the
+        /// server never sends a larger value.
+        ///
+        /// The inner query makes each value's text once (a subquery with a `LIMIT` is not merged into the outer one);
+        /// the outer one measures it.
+        ///
+        /// - Parameters:
+        ///   - condition: The rows to read; all of them when `nil`.
+        ///   - ordered: Whether the rows come in the byte order of the keys (`COLLATE "C"`).
+        ///   - offset: How many rows to skip, when any.
+        ///   - limit: The `LIMIT`, when it is not ``rowLimit``.
+        private func selectRows(
+            where condition: String? = nil,
+            ordered: Bool = false,
+            offset: String? = nil,
+            limit: String? = nil
+        ) -> String {
+            let filter = condition.map { "WHERE \($0) " } ?? ""
+            let order = ordered ? "ORDER BY key COLLATE \"C\" " : ""
+            let skip = offset.map { "OFFSET \($0) " } ?? ""
+            return """
+                SELECT key, CASE WHEN octet_length(json) > \(maximumValueSize) THEN NULL ELSE json END, \
+                octet_length(json), version, updated_at
+                FROM (SELECT key, value::text AS json, version, updated_at FROM \(quoted) \
+                \(filter)\(order)\(skip)LIMIT \(limit ?? String(rowLimit))) AS bounded \(order)
+                """
         }
 
         /// Inserts or replaces the rows of parallel arrays of keys and JSON texts, in one statement.

@@ -1,0 +1,151 @@
+#if Postgres
+    import Foundation
+    import PostgresNIO
+    import Strata
+    import Testing
+
+    @testable import StrataPostgres
+
+    /// A row another program wrote, or a table that grew, cannot make a read take unbounded memory.
+    @Suite(
+        "PostgreSQL reads and writes are bounded",
+        .enabled(if: postgresAvailable, "PostgreSQL is not installed"),
+        .timeLimit(.minutes(2))
+    )
+    struct PostgresReadBoundsTests {
+        /// A source over `table` with small limits.
+        private func bounded(
+            _ client: PostgresClient,
+            table: String,
+            maximumValueSize: Int = 64 * 1024 * 1024,
+            maximumRowCount: Int = 100_000
+        ) throws -> PostgresDataSource<String> {
+            try PostgresDataSource<String>(
+                client: client,
+                table: table,
+                callTimeout: generousCallTimeout,
+                maximumValueSize: maximumValueSize,
+                maximumRowCount: maximumRowCount
+            )
+        }
+
+        /// The value was read whole (and copied three or four times) however large it was.
+        @Test("a row whose value is over the limit is tooLarge on every read, and the server never sends it")
+        func anOversizedRowIsNotSent() async throws {
+            try await withPostgres { server, client in
+                let writer: PostgresDataSource<String> = try source(client)
+                let reader = try bounded(client, table: writer.table, maximumValueSize: 1_000)
+                _ = try await writer.put("small", in: KeyQuery("small"))
+                // Written by another program: 5,000 bytes of JSON.
+                try server.psql(
+                    "INSERT INTO \(writer.table) (key, value) VALUES ('big', to_jsonb(repeat('x', 4998)))"
+                )
+                #expect(try await reader.get(KeyQuery("small")) == "small")
+                let reads: [@Sendable () async throws -> Void] = [
+                    { _ = try await reader.get(KeyQuery("big")) },
+                    { _ = try await reader.getAll(AllObjectsQuery()) },
+                    { _ = try await reader.getAll(IdsQuery(["small", "big"])) },
+                    { _ = try await reader.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 10)) },
+                    { _ = try await reader.getAll(FirstKey()) },
+                    { _ = try await reader.versionedValue(forKey: "big") },
+                ]
+                for read in reads {
+                    let error = await strataError(read)
+                    #expect(error?.code == .tooLarge)
+                    #expect(error?.message.contains("5000 bytes") == true, "\(String(describing: error))")
+                }
+                // The server sends NULL and the length in its place.
+                let rows = try await reader.run(reader.sql.selectOne, PostgresDataSource<String>.bindings("big"))
+                let row = try #require(rows.first)
+                let decoded = try row.decode((String, String?, Int32, Int64, Date).self)
+                #expect(decoded.1 == nil)
+                #expect(decoded.2 == 5_000)
+            }
+        }
+
+        /// A write was sent whatever its size.
+        @Test("a write whose JSON is over the limit is tooLarge and nothing is stored; one at the limit reads back")
+        func anOversizedWriteIsRefused() async throws {
+            try await withPostgres { _, client in
+                let texts = try bounded(client, table: tableName(), maximumValueSize: 100)
+                // A string of 98 characters is 100 bytes of JSON with its quotes.
+                let atTheLimit = String(repeating: "a", count: 98)
+                let over = String(repeating: "b", count: 99)
+                _ = try await texts.put(atTheLimit, in: KeyQuery("k"))
+                #expect(try await texts.get(KeyQuery("k")) == atTheLimit)
+                let writes: [@Sendable () async throws -> Void] = [
+                    { _ = try await texts.put(over, in: KeyQuery("k")) },
+                    { _ = try await texts.putAll(["fine", over], in: IdsQuery(["a", "b"])) },
+                    { _ = try await texts.put(over, forKey: "c", ifVersion: nil) },
+                ]
+                for write in writes {
+                    let error = await strataError(write)
+                    #expect(error?.code == .tooLarge)
+                    #expect(error?.message.contains("101 bytes") == true, "\(String(describing: error))")
+                }
+                #expect(try await texts.getAll(AllObjectsQuery()) == [atTheLimit])
+            }
+        }
+
+        /// `AllObjectsQuery` read the whole table, however many rows it had; so did every other read of several rows.
+        @Test("a read that would answer more rows than the limit is tooLarge, whatever the query; one within answers")
+        func aReadOfTooManyRowsIsRefused() async throws {
+            try await withPostgres { _, client in
+                let texts = try bounded(client, table: tableName(), maximumRowCount: 3)
+                let keys = ["a", "b", "c"]
+                _ = try await texts.putAll(keys, in: IdsQuery(keys))
+                #expect(try await texts.getAll(AllObjectsQuery()) == keys)
+                #expect(try await texts.getAll(FirstKey()) == ["a"])
+                _ = try await texts.put("d", in: KeyQuery("d"))
+                let reads: [@Sendable () async throws -> Void] = [
+                    { _ = try await texts.getAll(AllObjectsQuery()) },
+                    { _ = try await texts.getAll(IdsQuery(["a", "b", "c", "d"])) },
+                    { _ = try await texts.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 10)) },
+                    { _ = try await texts.getAll(AnyValue()) },
+                    { _ = try await texts.getAll(FirstKey()) },
+                    { try await texts.delete(FirstKey()) },
+                ]
+                for read in reads {
+                    let error = await strataError(read)
+                    #expect(error?.code == .tooLarge)
+                    #expect(error?.message.contains("more than 3 rows") == true, "\(String(describing: error))")
+                }
+                // Reads within the bound still answer.
+                #expect(try await texts.getAll(PaginationOffsetLimitQuery(offset: 1, limit: 3)) == ["b", "c", "d"])
+                #expect(try await texts.getAll(IdsQuery(["d", "a"])) == ["d", "a"])
+                #expect(try await texts.get(KeyQuery("d")) == "d")
+                try await texts.delete(AllObjectsQuery())
+                #expect(try await texts.getAll(AllObjectsQuery()).isEmpty)
+            }
+        }
+
+        @Test("a limit below 1 is refused")
+        func limitsBelowOneAreRefused() async throws {
+            try await withPostgres { _, client in
+                for (size, rows) in [(0, 1), (1, 0), (-1, 10), (10, Int.min)] {
+                    #expect(throws: StrataError.self) {
+                        try PostgresDataSource<String>(
+                            client: client,
+                            table: tableName(),
+                            maximumValueSize: size,
+                            maximumRowCount: rows
+                        )
+                    }
+                }
+                let unbounded = try bounded(client, table: tableName(), maximumValueSize: .max, maximumRowCount: .max)
+                _ = try await unbounded.put("value", in: KeyQuery("k"))
+                #expect(try await unbounded.getAll(AllObjectsQuery()) == ["value"])
+            }
+        }
+    }
+
+    /// The first key: a key listing that reads every key to choose from.
+    struct FirstKey: KeyListingQuery {
+        func selectKeys(from sortedKeys: [String]) -> [String] { Array(sortedKeys.prefix(1)) }
+    }
+
+    /// Every row: a filter that matches all.
+    struct AnyValue: PostgresFilterQuery {
+        var condition: PostgresQuery { "true" }
+    }
+#endif
