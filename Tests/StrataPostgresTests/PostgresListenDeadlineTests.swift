@@ -37,7 +37,7 @@
                         let gaveUp = try await eventually(within: .seconds(60)) {
                             proxy.stalledClosedByClient >= 1 && proxy.listensStalled >= 2
                         }
-                        #expect(
+                        try #require(
                             gaveUp,
                             "LISTEN stalled \(proxy.listensStalled) times, abandoned \(proxy.stalledClosedByClient)"
                         )
