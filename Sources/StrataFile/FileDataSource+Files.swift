@@ -13,6 +13,13 @@ extension FileDataSource {
         /// under a temporary name and checked to be the file the caller named: that name, and the path it came from,
         /// where it goes back when it cannot be committed.
         case takenIn(String, from: String)
+
+        /// The file's temporary name in the store's folder.
+        var name: String {
+            switch self {
+            case .temporary(let name), .takenIn(let name, _): name
+            }
+        }
     }
 
     /// Creates a temporary file exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`, 64 random bits in its name),
@@ -121,20 +128,15 @@ extension FileDataSource {
     }
 
     private func rename(_ source: CommitSource, to fileName: String, replacing: Bool) throws(POSIXCallError) {
-        switch source {
-        case .temporary(let name), .takenIn(let name, _):
-            if replacing {
-                try folder.rename(name, to: fileName)
-            } else {
-                try folder.renameWithoutReplacing(name, to: fileName)
-            }
+        if replacing {
+            try folder.rename(source.name, to: fileName)
+        } else {
+            try folder.renameWithoutReplacing(source.name, to: fileName)
         }
     }
 
     private func discard(_ source: CommitSource) {
-        switch source {
-        case .temporary(let name), .takenIn(let name, _): _ = try? folder.remove(name)
-        }
+        _ = try? folder.remove(source.name)
     }
 
     /// Copies a file the store cannot take in by rename — it is on another volume, or another name shares it —
