@@ -265,7 +265,7 @@ let package = Package(
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "StrataObservabilityTestSupport"]),
         .testTarget(
             name: "StrataMemoryTests",
-            dependencies: ["StrataMemory", "StrataTesting"]
+            dependencies: ["StrataMemory", "StrataTesting", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataFileTests",

@@ -114,6 +114,27 @@ extension DataSourceConformance {
             _ = try await source.putEntry(expired, in: KeyQuery("old"))
             try await expectCode(.notFound) { _ = try await source.get(KeyQuery("old")) }
         }
+        try await check("a date that is not a finite time is refused (invalidArgument), nothing stored") { source in
+            for metadata in Self.nonFiniteMetadata {
+                try await expectCode(.invalidArgument) {
+                    _ = try await source.putEntry(
+                        StoredEntry(value: makeValue(1), metadata: metadata),
+                        in: KeyQuery("n")
+                    )
+                }
+                try await expectCode(.notFound) { _ = try await source.get(KeyQuery("n")) }
+            }
+        }
+    }
+
+    /// Metadata with one date that is not a finite time: an expiry of +infinity, a NaN stored date, a freshness
+    /// date of -infinity.
+    private static var nonFiniteMetadata: [EntryMetadata] {
+        [
+            EntryMetadata(expiresAt: Date(timeIntervalSince1970: .infinity)),
+            EntryMetadata(storedAt: Date(timeIntervalSince1970: .nan)),
+            EntryMetadata(freshUntil: Date(timeIntervalSince1970: -.infinity)),
+        ]
     }
 
     private func checkRenewal() async throws {
@@ -141,6 +162,22 @@ extension DataSourceConformance {
                 false,
                 "renewMetadata of a missing key"
             )
+        }
+        try await check("renewMetadata refuses a date that is not a finite time, the entry unchanged") { source in
+            _ = try await source.putEntry(
+                StoredEntry(value: makeValue(1), metadata: EntryMetadata()),
+                in: KeyQuery("f")
+            )
+            for metadata in Self.nonFiniteMetadata {
+                try await expectCode(.invalidArgument) {
+                    _ = try await source.renewMetadata(metadata, in: KeyQuery("f"))
+                }
+            }
+            let read = try await source.getEntry(KeyQuery("f"))
+            // Compared as a Bool: describing a `Date` that is not finite traps in Foundation.
+            let dates = [read.storedAt, read.expiresAt].compactMap { $0?.timeIntervalSince1970 }
+            let unchanged = read.metadata.freshUntil == nil && dates.allSatisfy(\.isFinite)
+            try expectEqual(unchanged, true, "no freshness date and finite dates after refused renewals")
         }
         try await check("renewMetadata brings an expired entry back") { source in
             let expired = expiredEntry(storedAt: storedAt)

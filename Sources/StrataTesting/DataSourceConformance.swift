@@ -45,7 +45,8 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
         public var canonicalKeys: Bool
         /// `putEntry` and `putAllEntries` keep the stored date, the expiry and the freshness date, `getEntry`
         /// returns them, and an entry whose expiry has passed is not served (one whose freshness date has passed
-        /// is).
+        /// is); a date that is not a finite time (NaN, infinite) is refused with `invalidArgument`, by `putEntry`
+        /// and, with ``renewal``, by `renewMetadata`.
         public var metadata: Bool
         /// `renewMetadata` renews an entry (expired or not) without rewriting its value, and answers `false` for
         /// a missing one.

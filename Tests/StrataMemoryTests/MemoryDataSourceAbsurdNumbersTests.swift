@@ -1,29 +1,55 @@
 import Foundation
 import Strata
 import StrataMemory
+import StrataTestSupport
 import Testing
 
 /// Costs, limits and trim fractions are the caller's numbers: none of them can trap the store, and none can switch
 /// its limits off.
 struct MemoryDataSourceAbsurdNumbersTests {
-    /// `.seconds(_:)` trapped on a difference of dates past about 1.7e20 seconds, or one that is not a number.
+    /// `.seconds(_:)` trapped on a difference of dates past about 1.7e20 seconds, or one that is not a number. A
+    /// memory store keeps a date as far as 1e300 seconds; one that is not a number only another source can report
+    /// (a memory store refuses it), here one that answers every read with it.
     @Test("age(at:) of an entry stored at an absurd date saturates, and is nil for a date that is not a number")
     func ageOfAnAbsurdStoredDate() async throws {
         let memory = MemoryDataSource<String>()
-        for (key, seconds) in [("far", 1e300), ("nan", Double.nan)] {
-            let entry = StoredEntry(value: key, storedAt: Date(timeIntervalSinceReferenceDate: seconds))
-            _ = try await memory.putEntry(entry, in: KeyQuery(key))
-        }
-        let repository = SingleDataSourceRepository(memory)
+        let entry = StoredEntry(value: "far", storedAt: Date(timeIntervalSinceReferenceDate: 1e300))
+        _ = try await memory.putEntry(entry, in: KeyQuery("far"))
         let now = Date(timeIntervalSince1970: 1_700_000_000)
 
-        let far = await repository.stream(KeyQuery("far")).first { $0.value != nil }
-        let notANumber = await repository.stream(KeyQuery("nan")).first { $0.value != nil }
+        let far = await SingleDataSourceRepository(memory).stream(KeyQuery("far")).first { $0.value != nil }
+        let notANumber = await SingleDataSourceRepository(StoredAtNaN()).stream(KeyQuery("nan")).first {
+            $0.value != nil
+        }
 
         #expect(far?.storedAt != nil)
         #expect(far?.age(at: now) == .nanoseconds(Int64.min))
         #expect(notANumber?.storedAt != nil)
         #expect(notANumber?.age(at: now) == nil)
+    }
+
+    @Test(
+        "setValue(_:forKey:metadata:) and renewMetadata refuse a date that is not a finite time, the store unchanged",
+        arguments: NonFiniteMetadata.cases
+    )
+    func nonFiniteDatesAreRefused(_ name: String) throws {
+        let metadata = NonFiniteMetadata.metadata(name)
+        let store = MemoryDataSource<String>()
+        store.setValue("kept", forKey: "kept")
+
+        #expect { try store.setValue("new", forKey: "new", metadata: metadata) } throws: {
+            ($0 as? StrataError)?.code == .invalidArgument
+        }
+        #expect { try store.renewMetadata(metadata, forKey: "kept") } throws: {
+            ($0 as? StrataError)?.code == .invalidArgument
+        }
+
+        #expect(store.value(forKey: "new") == nil)
+        let kept = try #require(store.entry(forKey: "kept"))
+        // Compared as Bools: describing a `Date` that is not finite traps in Foundation.
+        #expect(kept.metadata.freshUntil == nil)
+        #expect(kept.expiresAt == nil)
+        #expect(kept.storedAt?.timeIntervalSince1970.isFinite == true)
     }
 
     @Test("trim(keeping:) with a fraction that is not a number empties the store")
@@ -72,5 +98,16 @@ struct MemoryDataSourceAbsurdNumbersTests {
         #expect(store.totalCost <= 10)
         #expect(store.value(forKey: "a") == nil, "the least recently used entry was kept past the cost limit")
         #expect(store.value(forKey: "d") == "12345")
+    }
+}
+
+/// A source whose every entry was stored at a date that is not a number, as a remote source may report.
+private struct StoredAtNaN: GetDataSource {
+    func get(_ query: any Query) async throws -> String { "nan" }
+
+    func getAll(_ query: any Query) async throws -> [String] { ["nan"] }
+
+    func getEntry(_ query: any Query) async throws -> StoredEntry<String> {
+        StoredEntry(value: "nan", storedAt: Date(timeIntervalSince1970: .nan))
     }
 }
