@@ -12,9 +12,8 @@ import StrataTestSupport
 /// truncated body, an endless chunked body — then closes the connection. It keeps every request head it
 /// read, for tests that check what reached the wire.
 ///
-/// It uses blocking POSIX sockets on dedicated threads (one to accept, one per connection), never the
-/// cooperative pool: a client that stops reading simply blocks the connection's thread, and a busy pool
-/// cannot stop the server from answering. ``stop()`` shuts every socket down, which wakes blocked threads.
+/// Each connection is served on a dedicated thread of a ``LoopbackListener``, never the cooperative pool: a
+/// client that stops reading simply blocks the connection's thread. ``stop()`` wakes blocked threads.
 final class RawServer: Sendable {
     /// A blocking write of bytes to the connection; throws once the client has gone.
     typealias Write = (Data) throws -> Void
@@ -23,99 +22,45 @@ final class RawServer: Sendable {
     /// instead of an orderly close.
     struct ResetConnection: Error {}
 
-    private let listener: Int32
-    private let state = Locked(State())
+    private let listener: LoopbackListener
+    private let heads: Locked<[String]>
 
     /// `http://127.0.0.1:<port>`.
     let baseURL: URL
 
-    private struct State {
-        var isStopped = false
-        var acceptEnded = false
-        var connections: Set<Int32> = []
-        var heads: [String] = []
-    }
-
     /// The request heads read so far, as text (invalid UTF-8 replaced), in order.
-    var requestHeads: [String] { state.withLock { $0.heads } }
+    var requestHeads: [String] { heads.withLock { $0 } }
 
-    private init(listener: Int32, baseURL: URL) {
+    private init(listener: LoopbackListener, heads: Locked<[String]>, baseURL: URL) {
         self.listener = listener
+        self.heads = heads
         self.baseURL = baseURL
     }
 
     /// Starts a server; `respond` runs once per connection, on that connection's thread, with a blocking
     /// function that writes bytes.
     static func start(respond: @escaping @Sendable (_ write: Write) throws -> Void) throws -> RawServer {
-        let (listener, port) = try RefusingPort.bindLoopback(reuseAddress: true)
-        guard listen(listener, 64) == 0 else {
-            close(listener)
-            throw POSIXError(errnoCode: errno)
+        let heads = Locked<[String]>([])
+        let listener = try LoopbackListener.start(name: "RawServer") { connection, _ in
+            serve(connection, heads: heads, respond: respond)
         }
-        guard let baseURL = URL(string: "http://127.0.0.1:\(port)") else {
-            close(listener)
+        guard let baseURL = URL(string: "http://127.0.0.1:\(listener.port)") else {
+            listener.stop()
             throw CocoaError(.featureUnsupported)
         }
-        let server = RawServer(listener: listener, baseURL: baseURL)
-        let thread = Thread { server.acceptLoop(respond: respond) }
-        thread.name = "RawServer.accept"
-        thread.start()
-        return server
+        return RawServer(listener: listener, heads: heads, baseURL: baseURL)
     }
 
     /// Stops accepting connections and shuts down every open connection, waking any blocked thread.
-    func stop() {
-        // `shutdown` wakes a thread blocked in `accept`, `recv` or `send`. A socket is closed by the one that
-        // sees it last, and only under the lock, so no descriptor number is shut down after being reused.
-        state.withLock { state in
-            guard !state.isStopped else { return }
-            state.isStopped = true
-            if state.acceptEnded {
-                close(listener)
-            } else {
-                _ = shutdown(listener, Int32(SHUT_RDWR))
-            }
-            for connection in state.connections { _ = shutdown(connection, Int32(SHUT_RDWR)) }
-        }
-    }
+    func stop() { listener.stop() }
 
-    private func acceptLoop(respond: @escaping @Sendable (Write) throws -> Void) {
-        defer {
-            state.withLock { state in
-                state.acceptEnded = true
-                if state.isStopped { close(listener) }
-            }
-        }
-        while true {
-            let connection = accept(listener, nil, nil)
-            if connection < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            let admitted = state.withLock { state -> Bool in
-                guard !state.isStopped else { return false }
-                state.connections.insert(connection)
-                return true
-            }
-            guard admitted else {
-                close(connection)
-                return
-            }
-            let thread = Thread { self.serve(connection, respond: respond) }
-            thread.name = "RawServer.connection"
-            thread.start()
-        }
-    }
-
-    private func serve(_ connection: Int32, respond: (Write) throws -> Void) {
-        defer {
-            state.withLock { _ = $0.connections.remove(connection) }
-            close(connection)
-        }
-        guard let head = Self.readHead(connection) else { return }
-        state.withLock { $0.heads.append(String(decoding: head, as: UTF8.self)) }
+    private static func serve(_ connection: Int32, heads: Locked<[String]>, respond: (Write) throws -> Void) {
+        guard let head = readHead(connection) else { return }
+        heads.withLock { $0.append(String(decoding: head, as: UTF8.self)) }
         do {
-            try respond { data in try Self.writeAll(data, to: connection) }
+            try respond { data in
+                try data.withUnsafeBytes { try LoopbackListener.send($0, to: connection) }
+            }
         } catch is ResetConnection {
             var option = linger(l_onoff: 1, l_linger: 0)
             _ = setsockopt(connection, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
@@ -136,19 +81,6 @@ final class RawServer: Sendable {
             head.append(byte)
         }
         return head
-    }
-
-    private static func writeAll(_ data: Data, to connection: Int32) throws {
-        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let count = send(connection, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { throw POSIXError(errnoCode: errno) }
-                offset += count
-            }
-        }
     }
 }
 

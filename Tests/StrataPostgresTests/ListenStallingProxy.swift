@@ -14,24 +14,21 @@
     /// server, nothing more is passed either way, and the connection stays open until the client closes it — a
     /// server that accepted the connection, answered `SELECT 1`, and then never acknowledged `LISTEN`.
     ///
-    /// Blocking POSIX sockets on dedicated threads (one to accept, two per connection), never the cooperative pool.
-    /// ``stop()`` shuts every socket down, which wakes blocked threads.
+    /// Each client is served on a dedicated thread of a ``LoopbackListener`` (its bytes to the server), with one more
+    /// for the server's bytes back; ``stop()`` shuts every socket down, which wakes blocked threads.
     final class ListenStallingProxy: Sendable {
         private struct State {
-            var isStopped = false
-            var acceptEnded = false
+            var isStopping = false
             var stallsListen = true
-            var sockets: Set<Int32> = []
             var listensStalled = 0
             var stalledClosedByClient = 0
         }
 
-        private let listener: Int32
-        private let upstreamPort: UInt16
-        private let state = Locked(State())
+        private let state: Locked<State>
+        private let listener: LoopbackListener
 
         /// The port clients connect to.
-        let port: Int
+        var port: Int { Int(listener.port) }
 
         /// How many `LISTEN`s the proxy held back so far.
         var listensStalled: Int { state.withLock { $0.listensStalled } }
@@ -45,97 +42,44 @@
             set { state.withLock { $0.stallsListen = newValue } }
         }
 
-        private init(listener: Int32, port: UInt16, upstreamPort: UInt16) {
+        private init(state: Locked<State>, listener: LoopbackListener) {
+            self.state = state
             self.listener = listener
-            self.port = Int(port)
-            self.upstreamPort = upstreamPort
         }
 
         /// Starts a proxy to the server listening on `upstreamPort` of 127.0.0.1.
         static func start(upstreamPort: Int) throws -> ListenStallingProxy {
-            let (listener, port) = try RefusingPort.bindLoopback(reuseAddress: true)
-            guard listen(listener, 64) == 0, let upstream = UInt16(exactly: upstreamPort) else {
-                close(listener)
-                throw POSIXError(errnoCode: errno)
+            guard let upstream = UInt16(exactly: upstreamPort) else { throw POSIXError(.EINVAL) }
+            let state = Locked(State())
+            let listener = try LoopbackListener.start(name: "ListenStallingProxy") { client, listener in
+                guard let server = connectUpstream(port: upstream) else { return }
+                guard listener.adopt(server) else {
+                    close(server)
+                    return
+                }
+                // The server's bytes back on a thread of their own; this one waits for it before the sockets close.
+                let downwardEnded = DispatchSemaphore(value: 0)
+                let downward = Thread {
+                    pump(from: server, to: client)
+                    _ = shutdown(client, Int32(SHUT_RDWR))
+                    downwardEnded.signal()
+                }
+                downward.start()
+                pumpFromClient(client, to: server, state: state)
+                downwardEnded.wait()
+                listener.release(server)
             }
-            let proxy = ListenStallingProxy(listener: listener, port: port, upstreamPort: upstream)
-            let thread = Thread { proxy.acceptLoop() }
-            thread.name = "ListenStallingProxy.accept"
-            thread.start()
-            return proxy
+            return ListenStallingProxy(state: state, listener: listener)
         }
 
         /// Stops accepting connections and shuts every open socket down.
         func stop() {
-            state.withLock { state in
-                guard !state.isStopped else { return }
-                state.isStopped = true
-                if state.acceptEnded {
-                    close(listener)
-                } else {
-                    _ = shutdown(listener, Int32(SHUT_RDWR))
-                }
-                for socket in state.sockets { _ = shutdown(socket, Int32(SHUT_RDWR)) }
-            }
+            state.withLock { $0.isStopping = true }
+            listener.stop()
         }
 
-        private func acceptLoop() {
-            defer {
-                state.withLock { state in
-                    state.acceptEnded = true
-                    if state.isStopped { close(listener) }
-                }
-            }
-            while true {
-                let client = accept(listener, nil, nil)
-                if client < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                guard let server = connectUpstream() else {
-                    close(client)
-                    continue
-                }
-                let admitted = state.withLock { state -> Bool in
-                    guard !state.isStopped else { return false }
-                    state.sockets.formUnion([client, server])
-                    return true
-                }
-                guard admitted else {
-                    close(client)
-                    close(server)
-                    return
-                }
-                let done = Locked(0)
-                let finish: @Sendable () -> Void = {
-                    // The second pump to end closes both sockets.
-                    let isLast = done.withLock { count in
-                        count += 1
-                        return count == 2
-                    }
-                    guard isLast else { return }
-                    self.state.withLock { state in
-                        state.sockets.subtract([client, server])
-                        close(client)
-                        close(server)
-                    }
-                }
-                let upward = Thread {
-                    self.pumpFromClient(client, to: server)
-                    finish()
-                }
-                let downward = Thread {
-                    Self.pump(from: server, to: client)
-                    _ = shutdown(client, Int32(SHUT_RDWR))
-                    finish()
-                }
-                upward.start()
-                downward.start()
-            }
-        }
-
-        /// A socket connected to the server, or `nil`.
-        private func connectUpstream() -> Int32? {
+        /// A socket connected to 127.0.0.1 on `port`, or `nil`.
+        private static func connectUpstream(port: UInt16) -> Int32? {
             #if canImport(Glibc)
                 let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             #else
@@ -144,7 +88,7 @@
             guard server >= 0 else { return nil }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = upstreamPort.bigEndian
+            address.sin_port = port.bigEndian
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
@@ -159,58 +103,43 @@
         }
 
         /// Passes the client's bytes to the server until one of them goes, or, while ``stallsListen`` is on, until
-        /// the client sends `LISTEN`: from then on it only waits for the client to close.
-        private func pumpFromClient(_ client: Int32, to server: Int32) {
+        /// the client sends `LISTEN`: from then on it only waits for the client to close. Shuts the server's socket
+        /// down when it ends, which ends the pump the other way.
+        private static func pumpFromClient(
+            _ client: Int32,
+            to server: Int32,
+            state: Locked<State>
+        ) {
+            defer { _ = shutdown(server, Int32(SHUT_RDWR)) }
             let listen = Array("LISTEN".utf8)
             var tail: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
-            while let count = Self.receive(client, into: &buffer) {
+            while let count = LoopbackListener.receive(client, into: &buffer) {
                 let seen = tail + buffer[..<count]
                 if state.withLock({ $0.stallsListen }) && seen.contains(listen) {
                     state.withLock { $0.listensStalled += 1 }
-                    while Self.receive(client, into: &buffer) != nil {}
+                    while LoopbackListener.receive(client, into: &buffer) != nil {}
                     state.withLock { state in
-                        if !state.isStopped { state.stalledClosedByClient += 1 }
+                        if !state.isStopping { state.stalledClosedByClient += 1 }
                     }
-                    _ = shutdown(server, Int32(SHUT_RDWR))
                     return
                 }
                 tail = Array(seen.suffix(listen.count - 1))
-                guard Self.forward(buffer[..<count], to: server) else { break }
+                guard forward(buffer[..<count], to: server) else { return }
             }
-            _ = shutdown(server, Int32(SHUT_RDWR))
         }
 
         /// Passes bytes from `source` to `destination` until one of them goes.
         private static func pump(from source: Int32, to destination: Int32) {
             var buffer = [UInt8](repeating: 0, count: 65_536)
-            while let count = receive(source, into: &buffer) {
+            while let count = LoopbackListener.receive(source, into: &buffer) {
                 guard forward(buffer[..<count], to: destination) else { return }
-            }
-        }
-
-        /// Reads what is there (at least a byte); `nil` once the peer closed or the socket failed.
-        private static func receive(_ socket: Int32, into buffer: inout [UInt8]) -> Int? {
-            while true {
-                let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-                if count < 0 && errno == EINTR { continue }
-                return count > 0 ? count : nil
             }
         }
 
         /// Writes all of `bytes`; `false` once the peer is gone.
         private static func forward(_ bytes: ArraySlice<UInt8>, to socket: Int32) -> Bool {
-            bytes.withUnsafeBytes { buffer in
-                guard let base = buffer.baseAddress else { return true }
-                var offset = 0
-                while offset < buffer.count {
-                    let count = send(socket, base + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else { return false }
-                    offset += count
-                }
-                return true
-            }
+            (try? bytes.withUnsafeBytes { try LoopbackListener.send($0, to: socket) }) != nil
         }
     }
 
