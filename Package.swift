@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "StrataFileTests",
             dependencies: [
-                "StrataFile", "StrataTesting", "StrataSupport", "StrataTestSupport",
+                "StrataFile", "StrataStorage", "StrataTesting", "StrataSupport", "StrataTestSupport",
                 // Reliability tests put a memory cache in front of the file store.
                 "StrataMemory",
                 "StrataFileCrashWriter",

@@ -44,8 +44,22 @@ public final class FileStoreInspector: Sendable {
     ///   ``Strata/StrataError/Code/invalidArgument`` when it is not a file store (no `.strata-store` marker of
     ///   kind `file`, or a link in the folder's place), ``Strata/StrataError/Code/alreadyInUse`` when a live
     ///   store or inspector holds it, ``Strata/StrataError/Code/io`` when it cannot be opened.
-    public init(folder: URL, access: StoreAccess = .readWrite) throws {
-        let opened = try StoreFolder.openStore(folder.path, kind: FileDataSource.markerKind, kindName: "file store")
+    public convenience init(folder: URL, access: StoreAccess = .readWrite) throws {
+        try self.init(folder: folder, access: access, expecting: nil)
+    }
+
+    /// Opens the store in `folder` as ``init(folder:access:)`` does, only if it is still the folder `expected`
+    /// names: the `strata` tool checks a folder, then hands it here by its path.
+    ///
+    /// - Throws: As ``init(folder:access:)``; ``Strata/StrataError/Code/conflict`` when another folder is at the
+    ///   path now (nothing is changed).
+    package init(folder: URL, access: StoreAccess, expecting expected: FolderIdentity?) throws {
+        let opened = try StoreFolder.openStore(
+            folder.path,
+            kind: FileDataSource.markerKind,
+            kindName: "file store",
+            expecting: expected
+        )
         ownership = try StoreOwnership.claim(
             opened,
             mode: access == .readOnly ? .shared : .exclusive,

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 extension JSONFileDataSource {
     /// Where a ``JSONFileDataSource`` keeps its files, its limits, and how it encodes values.
@@ -50,6 +51,10 @@ extension JSONFileDataSource {
         /// ``JSONFileDataSource/removeExpired()``), or purged by ``JSONFileDataSource/removeAll()`` — with the count
         /// left (this store does not count bytes); `nil` (the default) reports nothing.
         public var evictionObserver: (any StoreEvictionObserver)? = nil
+
+        /// The folder the store must open, by its identity, when a caller checked it first (the `strata` tool): the
+        /// store is then opened only if the folder at ``folder`` is still that one, and never made. `nil`: any.
+        package var expectedFolder: FolderIdentity? = nil
 
         /// Creates a configuration.
         ///

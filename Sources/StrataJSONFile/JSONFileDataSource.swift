@@ -82,7 +82,8 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
         var state = try JSONFileStorage.open(
             path: configuration.folder.standardizedFileURL.path,
             durable: configuration.durability == .durable,
-            now: configuration.clock.now()
+            now: configuration.clock.now(),
+            expecting: configuration.expectedFolder
         ) { data in
             try makeDecoder().decode(EntryHeader.self, from: data)
         }

@@ -36,13 +36,23 @@ public struct JSONFileStoreInspector: Sendable {
     ///   ``Strata/StrataError/Code/alreadyInUse`` when a store or inspector holds it in a way that excludes
     ///   this one.
     public init(folder: URL, access: StoreAccess) throws {
+        try self.init(folder: folder, access: access, expecting: nil)
+    }
+
+    /// Opens the store in `folder` as ``init(folder:access:)`` does, only if it is still the folder `expected`
+    /// names: the `strata` tool checks a folder, then hands it here by its path.
+    ///
+    /// - Throws: As ``init(folder:access:)``; ``Strata/StrataError/Code/conflict`` when another folder is at the
+    ///   path now (nothing is changed).
+    package init(folder: URL, access: StoreAccess, expecting expected: FolderIdentity?) throws {
         folderURL = folder.standardizedFileURL
         self.access = access
         // The marker first: a folder that is no JSON store is left exactly as it is (not even a lock file).
         let opened = try StoreFolder.openStore(
             folderURL.path,
             kind: JSONFileStorage.markerKind,
-            kindName: "JSON-file store"
+            kindName: "JSON-file store",
+            expecting: expected
         )
         self.folder = opened
         ownership = try StoreOwnership.claim(
@@ -51,6 +61,9 @@ public struct JSONFileStoreInspector: Sendable {
             owner: "a JSONFileStoreInspector"
         )
     }
+
+    /// The identity of the folder inspected, which a store opened on it after ``close()`` must have.
+    package var folderIdentity: FolderIdentity { folder.identity }
 
     /// Gives the folder up before the inspector goes (so that a store may open it); the inspector reads
     /// nothing more after.

@@ -18,10 +18,17 @@ extension StoreFolder {
     ///   - path: The folder.
     ///   - kind: The marker's kind (`file`, `json`).
     ///   - kindName: The store's name in messages ("file store", "JSON-file store").
+    ///   - expected: The folder a caller checked before, by its identity; `nil` for whatever is at `path`.
     /// - Throws: ``Strata/StrataError/Code/notFound`` when nothing is at `path`,
     ///   ``Strata/StrataError/Code/invalidArgument`` when it is a link or a file, or not a store of `kind`,
+    ///   ``Strata/StrataError/Code/conflict`` when it is not `expected` (see ``expect(_:)``),
     ///   ``Strata/StrataError/Code/io`` when it cannot be opened.
-    package static func openStore(_ path: String, kind: String, kindName: String) throws(StrataError) -> StoreFolder {
+    package static func openStore(
+        _ path: String,
+        kind: String,
+        kindName: String,
+        expecting expected: FolderIdentity? = nil
+    ) throws(StrataError) -> StoreFolder {
         let folder: StoreFolder
         do {
             folder = try open(path, create: false)
@@ -32,6 +39,7 @@ extension StoreFolder {
             }
             throw error.strataError("Opening the store folder")
         }
+        try folder.expect(expected)
         switch StoreMarker.read(in: folder) {
         case .marker(let contents) where contents.kind != kind:
             throw StrataError(.invalidArgument, "\(path) holds a Strata \(contents.kind) store, not a \(kindName)")
@@ -56,5 +64,18 @@ extension StoreFolder {
     /// Whether `path` is a store folder of `kind` by ``openStore(_:kind:kindName:)``'s rule; never throws.
     package static func isStore(at path: String, kind: String) -> Bool {
         (try? openStore(path, kind: kind, kindName: kind)) != nil
+    }
+
+    /// Refuses this folder unless it is `expected` (any folder when `nil`): a caller that checked a folder, then
+    /// opens it again by its path, meets another folder there if one was put at the path meanwhile.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/conflict``; nothing in either folder is changed.
+    package func expect(_ expected: FolderIdentity?) throws(StrataError) {
+        guard let expected, identity != expected else { return }
+        throw StrataError(
+            .conflict,
+            "\(path) is no longer the folder that was checked (\(expected)): another folder (\(identity)) was put at "
+                + "its path meanwhile. Nothing was changed"
+        )
     }
 }

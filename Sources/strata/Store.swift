@@ -43,10 +43,12 @@ enum Store {
             )
         case .marker(let contents) where contents.kind == "file":
             try FlockHold.take(in: folder, exclusive: access == .readWrite)
-            return .file(try wrap { try FileStoreInspector(folder: url, access: access) })
+            return .file(try wrap { try FileStoreInspector(folder: url, access: access, expecting: folder.identity) })
         case .marker(let contents) where contents.kind == "json":
             try FlockHold.take(in: folder, exclusive: access == .readWrite)
-            return .json(try wrap { try JSONFileStoreInspector(folder: url, access: access) })
+            return .json(
+                try wrap { try JSONFileStoreInspector(folder: url, access: access, expecting: folder.identity) }
+            )
         case .marker(let contents) where contents.kind == "outbox":
             return .outbox(try openOutboxRecords(in: folder, url: url, access: access))
         case .marker(let contents):
@@ -92,7 +94,9 @@ enum Store {
         }
         try FlockHold.take(in: records, exclusive: access == .readWrite)
         let recordsURL = url.appendingPathComponent(name, isDirectory: true)
-        return try wrap { try JSONFileStoreInspector(folder: recordsURL, access: access) }
+        return try wrap {
+            try JSONFileStoreInspector(folder: recordsURL, access: access, expecting: records.identity)
+        }
     }
 
     /// The folder at `path`, opened without following a link and without changing anything.
@@ -270,9 +274,12 @@ enum Store {
     }
 
     /// The data source of a JSON-file store, which changes it as the store itself does: the inspector gives
-    /// the folder up first (a store holds its folder alone).
+    /// the folder up first (a store holds its folder alone), and the store opens it only if the folder at its path
+    /// is still the one inspected.
     private static func source(replacing inspector: JSONFileStoreInspector) throws -> JSONFileDataSource<JSONValue> {
         inspector.close()
-        return try wrap { try JSONFileDataSource<JSONValue>(folder: inspector.folderURL) }
+        var configuration = JSONFileDataSource<JSONValue>.Configuration(folder: inspector.folderURL)
+        configuration.expectedFolder = inspector.folderIdentity
+        return try wrap { try JSONFileDataSource<JSONValue>(configuration: configuration) }
     }
 }

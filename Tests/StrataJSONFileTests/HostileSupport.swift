@@ -33,6 +33,22 @@ func snapshot(of folder: URL) throws -> [String: Data] {
     return items
 }
 
+/// Every file under `folder` with its bytes, as paths relative to it.
+func tree(of folder: URL) throws -> [String: Data] {
+    var files: [String: Data] = [:]
+    guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return files }
+    while let path = enumerator.nextObject() as? String {
+        var isFolder: ObjCBool = false
+        let full = folder.appendingPathComponent(path).path
+        if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue {
+            files[path] = try Data(contentsOf: URL(fileURLWithPath: full))
+        } else {
+            files[path + "/"] = Data()
+        }
+    }
+    return files
+}
+
 /// Whether something (a link included, dangling or not) is at `url`, without following it.
 func itemExists(_ url: URL) -> Bool {
     var info = stat()

@@ -7,22 +7,6 @@ import Testing
 /// How a `JSONFileStoreInspector` holds a folder: read-only changes nothing (not even on read-only media),
 /// read-write holds it alone, and only a folder with a JSON store's marker is a store.
 struct JSONFileStoreInspectorAccessTests {
-    /// Every file under `folder` with its bytes, as paths relative to it.
-    private func tree(of folder: URL) throws -> [String: Data] {
-        var files: [String: Data] = [:]
-        guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return files }
-        while let path = enumerator.nextObject() as? String {
-            var isFolder: ObjCBool = false
-            let full = folder.appendingPathComponent(path).path
-            if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue {
-                files[path] = try Data(contentsOf: URL(fileURLWithPath: full))
-            } else {
-                files[path + "/"] = Data()
-            }
-        }
-        return files
-    }
-
     /// A closed store with three entries, one damaged, and no index.
     private func makeDamagedStore(in folder: URL) throws {
         let fixture = Fixture(folder: folder)

@@ -13,22 +13,32 @@ extension JSONFileStorage {
     /// - Parameters:
     ///   - path: The store's folder; made when missing. A link as its last component is refused.
     ///   - now: The time, for naming files moved aside.
+    ///   - expected: The folder's identity when a caller checked it first; it is then not made when missing.
     ///   - decodeHeader: Decodes an entry file's metadata; used only when rebuilding.
     /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live store holds the folder,
+    ///   ``Strata/StrataError/Code/conflict`` when it is not `expected`, or missing then (nothing changed),
     ///   ``Strata/StrataError/Code/invalidArgument`` when it is another kind of store,
     ///   ``Strata/StrataError/Code/io``.
     static func open(
         path: String,
         durable: Bool,
         now: Date,
+        expecting expected: FolderIdentity? = nil,
         decodeHeader: (Data) throws -> EntryHeader
     ) throws -> JSONFileStorage {
         let root: StoreFolder
         do {
-            root = try StoreFolder.open(path, create: true, durable: durable)
+            root = try StoreFolder.open(path, create: expected == nil, durable: durable)
         } catch {
+            if let expected, error.isNotFound {
+                throw StrataError(
+                    .conflict,
+                    "\(path) is no longer the folder that was checked (\(expected)): nothing is there"
+                )
+            }
             throw error.strataError("Opening the store folder")
         }
+        try root.expect(expected)
         let ownership = try StoreOwnership.claim(root, mode: .exclusive, owner: "a JSONFileDataSource")
         do {
             try StoreMarker.adopt(root, kind: markerKind)
