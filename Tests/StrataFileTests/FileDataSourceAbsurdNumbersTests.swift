@@ -73,6 +73,49 @@ struct FileDataSourceAbsurdNumbersTests {
         #expect(store.keysByRecency == ["c", "a", "b"])
     }
 
+    /// A record sealed again with a last access that is not a finite number (NaN, ±infinity): the entry keeps the
+    /// time and order of its write, as for a sequence past the ceiling; before, the store and the `strata` tool
+    /// showed the NaN as the entry's last use.
+    @Test(arguments: [Double.nan, .infinity, -.infinity])
+    func anAccessRecordWithATimeThatIsNotFiniteIsIgnored(_ seconds: Double) throws {
+        let folder = try TemporaryFolder()
+        do {
+            let store = try folder.makeStore()
+            try store.setValue(Data("alpha".utf8), forKey: "a")
+        }
+        let created = try #require(try folder.makeStore().info(forKey: "a")?.created)
+        let journal = AccessJournal.encode([
+            (
+                EntryName(key: "a"),
+                AccessJournal.Record(accessSequence: 1_000, lastAccess: Date(timeIntervalSince1970: seconds))
+            )
+        ])
+        try Data(journal).write(to: folder.storeURL().appendingPathComponent(AccessJournal.fileName))
+
+        let store = try folder.makeStore()
+        let info = try #require(store.info(forKey: "a"))
+
+        // Compared as numbers: describing a `Date` that is not finite traps in Foundation.
+        #expect(info.lastAccess.timeIntervalSince1970.isFinite)
+        #expect(info.lastAccess.timeIntervalSince1970 == created.timeIntervalSince1970)
+    }
+
+    /// The control of the test above: a record with a finite time and a later sequence than the write is taken.
+    @Test func anAccessRecordWithAFiniteTimeIsTaken() throws {
+        let folder = try TemporaryFolder()
+        do {
+            let store = try folder.makeStore()
+            try store.setValue(Data("alpha".utf8), forKey: "a")
+        }
+        let used = Date(timeIntervalSince1970: 2_000_000_000)
+        let journal = AccessJournal.encode([
+            (EntryName(key: "a"), AccessJournal.Record(accessSequence: 1_000, lastAccess: used))
+        ])
+        try Data(journal).write(to: folder.storeURL().appendingPathComponent(AccessJournal.fileName))
+
+        #expect(try folder.makeStore().info(forKey: "a")?.lastAccess == used)
+    }
+
     @Test func aTrailerLongerThanAnyStoreWritesIsDamageAndTooLongAKeyIsRefused() throws {
         // A footer claiming a trailer past the limit is no footer
         var footer = [UInt8](repeating: 0, count: 8)

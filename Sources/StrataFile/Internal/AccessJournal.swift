@@ -19,21 +19,28 @@ enum AccessJournal {
     private static let magic: UInt32 = 0x4A52_5453  // "STRJ"
     private static let recordLength = 32
 
-    struct Record {
+    /// One entry's line of the journal.
+    struct Record: Equatable {
         var accessSequence: UInt64
         var lastAccess: Date
     }
 
+    /// The journal of the index's entries, most recently used first.
     static func encode(_ entries: [EntryIndex.Entry]) -> [UInt8] {
+        encode(entries.map { ($0.name, Record(accessSequence: $0.accessSequence, lastAccess: $0.lastAccess)) })
+    }
+
+    /// The journal of `records`, in their order.
+    static func encode(_ records: [(name: EntryName, record: Record)]) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(8 + entries.count * recordLength + 8)
+        bytes.reserveCapacity(8 + records.count * recordLength + 8)
         append(magic, to: &bytes)
-        append(UInt32(truncatingIfNeeded: entries.count), to: &bytes)
-        for entry in entries {
-            append(entry.name.high, to: &bytes)
-            append(entry.name.low, to: &bytes)
-            append(entry.accessSequence, to: &bytes)
-            append(entry.lastAccess.timeIntervalSince1970.bitPattern, to: &bytes)
+        append(UInt32(truncatingIfNeeded: records.count), to: &bytes)
+        for (name, record) in records {
+            append(name.high, to: &bytes)
+            append(name.low, to: &bytes)
+            append(record.accessSequence, to: &bytes)
+            append(record.lastAccess.timeIntervalSince1970.bitPattern, to: &bytes)
         }
         let checksum = bytes.withUnsafeBytes { XXHash64.hash($0) }
         append(checksum, to: &bytes)
@@ -59,11 +66,13 @@ enum AccessJournal {
             for index in 0..<count {
                 let offset = 8 + index * recordLength
                 let name = EntryName(high: u64(offset), low: u64(offset + 8))
-                // A sequence no store hands out (a planted record): the entry keeps the order of its write.
-                guard u64(offset + 16) < EntryTrailer.sequenceCeiling else { continue }
+                let seconds = Double(bitPattern: u64(offset + 24))
+                // A sequence no store hands out, or a time that is not a finite number (a planted or re-sealed
+                // record): the entry keeps the order and time of its write.
+                guard u64(offset + 16) < EntryTrailer.sequenceCeiling, seconds.isFinite else { continue }
                 records[name] = Record(
                     accessSequence: u64(offset + 16),
-                    lastAccess: Date(timeIntervalSince1970: Double(bitPattern: u64(offset + 24)))
+                    lastAccess: Date(timeIntervalSince1970: seconds)
                 )
             }
             return records

@@ -41,7 +41,12 @@ enum StoreSession {
     /// The file's state; `nil` when there is none or it cannot be read (a link or a folder there is not one).
     static func read(in root: StoreFolder) -> State? {
         guard let data = try? root.readFile(fileName, limit: 256) else { return nil }
-        let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
+        return parse(data)
+    }
+
+    /// The state the file's bytes say: `<boot id> open` or `<boot id> clean`; `nil` for anything else.
+    static func parse(_ bytes: some Collection<UInt8>) -> State? {
+        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
         guard fields.count == 2, fields[1] == "open" || fields[1] == "clean" else { return nil }
         return State(bootID: String(fields[0]), isClean: fields[1] == "clean")
     }

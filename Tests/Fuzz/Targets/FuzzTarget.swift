@@ -18,6 +18,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case storeMarker = "store-marker"
     /// A BlobCache freshness record (`FreshnessRecord.decode`, binary formats 1 and 2 and legacy JSON).
     case freshnessRecord = "freshness-record"
+    /// The file store's access journal, `.strata-index` (`AccessJournal.decode`), as found and sealed again.
+    case accessJournal = "access-journal"
+    /// A JSON store's `session` file (`StoreSession.parse`).
+    case storeSession = "store-session"
 
     /// Feeds `bytes` to the parser and checks its invariants.
     ///
@@ -32,6 +36,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .entryTrailer: try Self.entryTrailer(bytes)
             case .storeMarker: try Self.storeMarker(bytes)
             case .freshnessRecord: try Self.freshnessRecord(bytes)
+            case .accessJournal: try Self.accessJournal(bytes)
+            case .storeSession: try Self.storeSession(bytes)
             }
         #else
             // The targets reach internal parsers through `@testable import`, which only a debug build allows.
