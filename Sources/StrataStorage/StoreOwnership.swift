@@ -17,6 +17,10 @@ import Strata
 /// closed still looks locked. A record lock belongs to the process. Its caveat — closing any descriptor of the
 /// file releases it — cannot bite, because the registry lets one claim per folder per process open the file, and
 /// a lock file that another name shares (a hard link of another folder's) is replaced with the claim's own.
+///
+/// The lock file can be removed or replaced while a store holds it (a user cleaning up dot files): a second
+/// process would then lock a new file and open the store beside the first. So the claim also takes a `flock` of
+/// the folder itself (`lockFolder`), which no file operation inside the folder can drop.
 package final class StoreOwnership: Sendable {
     /// How a claim holds the folder.
     package enum Mode: Sendable {
@@ -36,11 +40,13 @@ package final class StoreOwnership: Sendable {
     package let identity: FolderIdentity
 
     private let lockDescriptor: Int32
+    private let folderLockDescriptor: Int32
     private let released = Locked(false)
 
-    private init(identity: FolderIdentity, lockDescriptor: Int32) {
+    private init(identity: FolderIdentity, lockDescriptor: Int32, folderLockDescriptor: Int32) {
         self.identity = identity
         self.lockDescriptor = lockDescriptor
+        self.folderLockDescriptor = folderLockDescriptor
     }
 
     deinit {
@@ -64,7 +70,13 @@ package final class StoreOwnership: Sendable {
         }
         do throws(StrataError) {
             let fd = try openLocked(in: folder, mode: mode)
-            return StoreOwnership(identity: folder.identity, lockDescriptor: fd)
+            do throws(StrataError) {
+                let folderFD = try lockFolder(folder, exclusive: mode == .exclusive)
+                return StoreOwnership(identity: folder.identity, lockDescriptor: fd, folderLockDescriptor: folderFD)
+            } catch {
+                if fd >= 0 { _ = close(fd) }
+                throw error
+            }
         } catch {
             _ = registry.withLock { $0.removeValue(forKey: folder.identity) }
             throw error
@@ -79,7 +91,41 @@ package final class StoreOwnership: Sendable {
         }
         guard first else { return }
         if lockDescriptor >= 0 { _ = close(lockDescriptor) }
+        if folderLockDescriptor >= 0 { _ = close(folderLockDescriptor) }
         _ = Self.registry.withLock { $0.removeValue(forKey: identity) }
+    }
+
+    /// Takes a `flock` of the folder itself (exclusive or shared, as the claim), on a descriptor of its own; -1
+    /// where the folder cannot be opened again or its file system does not take the lock (the record lock then
+    /// holds alone).
+    ///
+    /// A `flock` belongs to an open file description, which a child process copies between `fork` and `exec`:
+    /// for that moment a folder just released still looks locked. So a held lock is asked again every 5 ms for a
+    /// second before the folder counts as in use; the record lock, checked first, is what refuses a live store
+    /// at once, and this wait is reached only where the lock file was removed or replaced under a live store, or
+    /// in that moment.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when another process holds the folder.
+    private static func lockFolder(_ folder: StoreFolder, exclusive: Bool) throws(StrataError) -> Int32 {
+        let fd = FileDescriptor.retryingInterrupts {
+            openat(folder.descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
+        }
+        guard fd >= 0 else { return -1 }
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
+        for attempt in 0..<200 {
+            if FileDescriptor.retryingInterrupts({ flock(fd, operation) }) == 0 { return fd }
+            guard errno == EWOULDBLOCK else {
+                _ = close(fd)
+                return -1
+            }
+            if attempt < 199 { usleep(5_000) }
+        }
+        _ = close(fd)
+        throw StrataError(
+            .alreadyInUse,
+            "Another process holds the store folder \(folder.path) (its lock file was removed or replaced while that "
+                + "process had the store open)"
+        )
     }
 
     /// Opens and locks the lock file; -1 for a shared claim when there is none.
