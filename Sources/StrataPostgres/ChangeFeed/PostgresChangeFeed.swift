@@ -19,6 +19,23 @@
             var versions: [String: Int64] = [:]
             var caches: [UInt64: any DeleteDataSource] = [:]
             var nextCacheID: UInt64 = 0
+            /// The keys still to drop from the caches, each with its latest change (at most
+            /// ``PostgresChangeFeedConfiguration/pendingKeyLimit``).
+            var pending: [String: PendingChange] = [:]
+            /// Whether the caches are still to be emptied (an epoch began); the keys heard since are then not kept.
+            var isPendingAll = false
+        }
+
+        /// A key's change still to be applied to the caches: its latest version, and whether that was a delete.
+        private struct PendingChange {
+            var version: Int64
+            var isDelete: Bool
+        }
+
+        /// What the applier does next: empty the caches, or drop one key.
+        private enum Invalidation {
+            case all
+            case key(String, PendingChange)
         }
 
         private let state = Locked(State())
@@ -65,7 +82,21 @@
         /// double with each failure in a row (``PostgresChangeFeedConfiguration/reconnectBackoff``), so a server that
         /// refuses `LISTEN` or cannot be reached is not asked ten times a second for ever. A server that does not
         /// acknowledge `LISTEN` within the source's call timeout counts as a failure (its connection is closed).
+        ///
+        /// Notifications are read as they come and recorded at once (``record(_:)``); a second task applies them to
+        /// the caches, so a cache slow to delete never holds the notifications back (they would pile up in the
+        /// client and in the server's notification queue, which the whole cluster shares).
         func run(client: PostgresClient, channel: String) async {
+            let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.applyPending(wakeups) }
+                await listen(client: client, channel: channel, wake: wake)
+                group.cancelAll()
+            }
+        }
+
+        /// The loop of ``run(client:channel:)``: listens, and listens again after each failure.
+        private func listen(client: PostgresClient, channel: String, wake: AsyncStream<Void>.Continuation) async {
             let backoff = configuration.reconnectBackoff
             var random = SystemRandomNumberGenerator()
             var failures = 0
@@ -77,11 +108,13 @@
                         // one whose server does not acknowledge `LISTEN` in time; the listening has no deadline.
                         try await connection.ping(within: deadline)
                         try await connection.listen(on: channel, acknowledgedWithin: deadline) { notifications in
-                            await self.beginEpoch()
+                            self.beginEpoch()
+                            wake.yield()
                             try await withThrowingTaskGroup(of: Void.self) { group in
                                 group.addTask {
                                     for try await notification in notifications {
-                                        await self.apply(notification.payload)
+                                        self.record(notification.payload)
+                                        wake.yield()
                                     }
                                 }
                                 // A connection that died quietly ends no notification sequence: a heartbeat finds out.
@@ -113,38 +146,81 @@
             }
         }
 
-        /// Begins a new epoch: what was cached before can no longer be vouched for.
-        func beginEpoch() async {
-            let caches = state.withLock { state in
-                state.epoch += 1
-                state.isListening = true
-                state.versions = [:]
-                return Array(state.caches.values)
-            }
-            for cache in caches { try? await cache.delete(AllObjectsQuery()) }
-            broadcaster.publish(.invalidateAll)
+        /// How many keys are still to be dropped from the caches.
+        var pendingKeyCount: Int { state.withLock { $0.pending.count } }
+
+        /// Begins a new epoch: what was cached before can no longer be vouched for. The caches are emptied by the
+        /// applier (``applyPending(_:)``), which then announces ``Strata/DataChange/invalidateAll``.
+        func beginEpoch() {
+            state.withLock { Self.beginEpoch(&$0) }
         }
 
-        /// Applies one notification, `<version>:<p|d|a>:<key>`: records the key's version, drops the key from every
-        /// cache, then announces the change. Anything else is taken as a change of every key.
-        func apply(_ payload: String) async {
+        /// Begins a new epoch in `state`: the versions and the keys still to drop are forgotten, the caches are to be
+        /// emptied.
+        private static func beginEpoch(_ state: inout State) {
+            state.epoch += 1
+            state.isListening = true
+            state.versions = [:]
+            state.pending = [:]
+            state.isPendingAll = true
+        }
+
+        /// Records one notification, `<version>:<p|d|a>:<key>`, at once: the key's version (so no older entry is
+        /// vouched for from now on), and the key as one to drop from the caches, with its latest change. Anything
+        /// else is taken as a change of every key, and so is a key past either bound
+        /// (``PostgresChangeFeedConfiguration/trackedKeyLimit``, ``PostgresChangeFeedConfiguration/pendingKeyLimit``):
+        /// a new epoch begins.
+        func record(_ payload: String) {
             let parts = payload.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             guard parts.count == 3, let version = Int64(parts[0]), parts[1] == "p" || parts[1] == "d", !parts[2].isEmpty
             else {
-                await beginEpoch()
+                beginEpoch()
                 return
             }
             let key = String(parts[2])
-            let (caches, overflow) = state.withLock { state in
+            let change = PendingChange(version: version, isDelete: parts[1] == "d")
+            state.withLock { state in
                 state.versions[key] = max(version, state.versions[key] ?? version)
-                return (Array(state.caches.values), state.versions.count > configuration.trackedKeyLimit)
+                guard state.versions.count <= configuration.trackedKeyLimit else { return Self.beginEpoch(&state) }
+                // Emptying the caches, still to come, drops this key too.
+                guard !state.isPendingAll else { return }
+                if let pending = state.pending[key] {
+                    if version >= pending.version { state.pending[key] = change }
+                } else if state.pending.count < configuration.pendingKeyLimit {
+                    state.pending[key] = change
+                } else {
+                    Self.beginEpoch(&state)
+                }
             }
-            if overflow {
-                await beginEpoch()
-                return
+        }
+
+        /// Applies what ``record(_:)`` and ``beginEpoch()`` left to do, each time `wakeups` says there is some, until
+        /// the task is cancelled: empties the caches or drops one key from each, then announces the change.
+        private func applyPending(_ wakeups: AsyncStream<Void>) async {
+            for await _ in wakeups {
+                while let next = nextInvalidation() {
+                    let caches = state.withLock { Array($0.caches.values) }
+                    switch next {
+                    case .all:
+                        for cache in caches { try? await cache.delete(AllObjectsQuery()) }
+                        broadcaster.publish(.invalidateAll)
+                    case .key(let key, let change):
+                        for cache in caches { try? await cache.delete(KeyQuery(key)) }
+                        broadcaster.publish(change.isDelete ? .delete(key: key) : .put(key: key))
+                    }
+                }
             }
-            for cache in caches { try? await cache.delete(KeyQuery(key)) }
-            broadcaster.publish(parts[1] == "d" ? .delete(key: key) : .put(key: key))
+        }
+
+        /// Takes the next invalidation to apply: emptying the caches first, then any one key.
+        private func nextInvalidation() -> Invalidation? {
+            state.withLock { state in
+                if state.isPendingAll {
+                    state.isPendingAll = false
+                    return .all
+                }
+                return state.pending.popFirst().map { .key($0.key, $0.value) }
+            }
         }
     }
 

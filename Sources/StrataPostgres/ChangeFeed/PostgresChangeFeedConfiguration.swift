@@ -21,20 +21,29 @@
         /// entry is then stale), so its memory stays bounded.
         public var trackedKeyLimit: Int
 
+        /// How many changed keys may wait to be dropped from the caches; past it the feed forgets them and begins a new
+        /// epoch (every cache is emptied), so a cache slow to delete holds neither the notifications back nor memory
+        /// without bound. The feed reads notifications as they come and records each key's version at once, so no
+        /// entry older than a notification it read is served meanwhile. At least 1.
+        public var pendingKeyLimit: Int
+
         /// Creates a configuration.
         ///
         /// - Parameters:
         ///   - reconnectDelay: The pause between attempts to listen again; 100 ms by default.
         ///   - trackedKeyLimit: How many keys' versions to remember; 100,000 by default.
+        ///   - pendingKeyLimit: How many changed keys may wait to be dropped from the caches; 10,000 by default.
         ///   - heartbeat: How often to check the connection; one second by default.
         public init(
             reconnectDelay: Duration = .milliseconds(100),
             trackedKeyLimit: Int = 100_000,
+            pendingKeyLimit: Int = 10_000,
             heartbeat: Duration = .seconds(1)
         ) {
             self.heartbeat = heartbeat
             self.reconnectDelay = reconnectDelay
             self.trackedKeyLimit = max(1, trackedKeyLimit)
+            self.pendingKeyLimit = max(1, pendingKeyLimit)
         }
 
         /// The heartbeat's interval as the feed sleeps it: between a millisecond and about 31 years.
