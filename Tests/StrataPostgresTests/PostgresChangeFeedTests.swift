@@ -157,11 +157,18 @@
                     let epoch = instance.source.feed.currentEpoch
                     try server.psql("NOTIFY \(instance.source.table), 'garbage'")
                     _ = await first(changes) { $0 == .invalidateAll }
+                    // A key that long is over the default maximumKeySize: a source that allows it writes it.
                     let long = String(repeating: "k", count: 8_000)
-                    _ = try await instance.source.put(Note(title: long, revision: 1), in: KeyQuery(long))
+                    let wide = try PostgresDataSource<Note>(
+                        client: client,
+                        table: instance.source.table,
+                        callTimeout: generousCallTimeout,
+                        maximumKeySize: 10_000
+                    )
+                    _ = try await wide.put(Note(title: long, revision: 1), in: KeyQuery(long))
                     _ = await first(changes) { $0 == .invalidateAll }
                     #expect(instance.source.feed.currentEpoch.map { $0 >= (epoch ?? 0) + 1 } == true)
-                    #expect(try await instance.source.get(KeyQuery(long)).title == long)
+                    #expect(try await wide.get(KeyQuery(long)).title == long)
                 }
             }
         }

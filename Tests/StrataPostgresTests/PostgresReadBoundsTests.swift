@@ -14,13 +14,13 @@
     )
     struct PostgresReadBoundsTests {
         /// A source over `table` with small limits.
-        private func bounded(
+        func bounded<Value>(
             _ client: PostgresClient,
             table: String,
             maximumValueSize: Int = 64 * 1024 * 1024,
             maximumRowCount: Int = 100_000
-        ) throws -> PostgresDataSource<String> {
-            try PostgresDataSource<String>(
+        ) throws -> PostgresDataSource<Value> {
+            try PostgresDataSource<Value>(
                 client: client,
                 table: table,
                 callTimeout: generousCallTimeout,
@@ -34,7 +34,11 @@
         func anOversizedRowIsNotSent() async throws {
             try await withPostgres { server, client in
                 let writer: PostgresDataSource<String> = try source(client)
-                let reader = try bounded(client, table: writer.table, maximumValueSize: 1_000)
+                let reader: PostgresDataSource<String> = try bounded(
+                    client,
+                    table: writer.table,
+                    maximumValueSize: 1_000
+                )
                 _ = try await writer.put("small", in: KeyQuery("small"))
                 // Written by another program: 5,000 bytes of JSON.
                 try server.psql(
@@ -49,11 +53,7 @@
                     { _ = try await reader.getAll(FirstKey()) },
                     { _ = try await reader.versionedValue(forKey: "big") },
                 ]
-                for read in reads {
-                    let error = await strataError(read)
-                    #expect(error?.code == .tooLarge)
-                    #expect(error?.message.contains("5000 bytes") == true, "\(String(describing: error))")
-                }
+                await expectTooLarge(reads, naming: "5000 bytes")
                 // The server sends NULL and the length in its place.
                 let rows = try await reader.run(reader.sql.selectOne, PostgresDataSource<String>.bindings("big"))
                 let row = try #require(rows.first)
@@ -67,7 +67,7 @@
         @Test("a write whose JSON is over the limit is tooLarge and nothing is stored; one at the limit reads back")
         func anOversizedWriteIsRefused() async throws {
             try await withPostgres { _, client in
-                let texts = try bounded(client, table: tableName(), maximumValueSize: 100)
+                let texts: PostgresDataSource<String> = try bounded(client, table: tableName(), maximumValueSize: 100)
                 // A string of 98 characters is 100 bytes of JSON with its quotes.
                 let atTheLimit = String(repeating: "a", count: 98)
                 let over = String(repeating: "b", count: 99)
@@ -78,11 +78,7 @@
                     { _ = try await texts.putAll(["fine", over], in: IdsQuery(["a", "b"])) },
                     { _ = try await texts.put(over, forKey: "c", ifVersion: nil) },
                 ]
-                for write in writes {
-                    let error = await strataError(write)
-                    #expect(error?.code == .tooLarge)
-                    #expect(error?.message.contains("101 bytes") == true, "\(String(describing: error))")
-                }
+                await expectTooLarge(writes, naming: "101 bytes")
                 #expect(try await texts.getAll(AllObjectsQuery()) == [atTheLimit])
             }
         }
@@ -91,7 +87,7 @@
         @Test("a read that would answer more rows than the limit is tooLarge, whatever the query; one within answers")
         func aReadOfTooManyRowsIsRefused() async throws {
             try await withPostgres { _, client in
-                let texts = try bounded(client, table: tableName(), maximumRowCount: 3)
+                let texts: PostgresDataSource<String> = try bounded(client, table: tableName(), maximumRowCount: 3)
                 let keys = ["a", "b", "c"]
                 _ = try await texts.putAll(keys, in: IdsQuery(keys))
                 #expect(try await texts.getAll(AllObjectsQuery()) == keys)
@@ -105,11 +101,7 @@
                     { _ = try await texts.getAll(FirstKey()) },
                     { try await texts.delete(FirstKey()) },
                 ]
-                for read in reads {
-                    let error = await strataError(read)
-                    #expect(error?.code == .tooLarge)
-                    #expect(error?.message.contains("more than 3 rows") == true, "\(String(describing: error))")
-                }
+                await expectTooLarge(reads, naming: "more than 3 rows")
                 // Reads within the bound still answer.
                 #expect(try await texts.getAll(PaginationOffsetLimitQuery(offset: 1, limit: 3)) == ["b", "c", "d"])
                 #expect(try await texts.getAll(IdsQuery(["d", "a"])) == ["d", "a"])
@@ -132,10 +124,32 @@
                         )
                     }
                 }
-                let unbounded = try bounded(client, table: tableName(), maximumValueSize: .max, maximumRowCount: .max)
+                let unbounded: PostgresDataSource<String> = try bounded(
+                    client,
+                    table: tableName(),
+                    maximumValueSize: .max,
+                    maximumRowCount: .max
+                )
                 _ = try await unbounded.put("value", in: KeyQuery("k"))
                 #expect(try await unbounded.getAll(AllObjectsQuery()) == ["value"])
             }
+        }
+    }
+
+    /// Expects each call to fail with `tooLarge`, its message naming `text`.
+    func expectTooLarge(
+        _ calls: [@Sendable () async throws -> Void],
+        naming text: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async {
+        for call in calls {
+            let error = await strataError(call)
+            #expect(error?.code == .tooLarge, sourceLocation: sourceLocation)
+            #expect(
+                error?.message.contains(text) == true,
+                "\(String(describing: error))",
+                sourceLocation: sourceLocation
+            )
         }
     }
 

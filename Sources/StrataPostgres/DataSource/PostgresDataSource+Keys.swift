@@ -7,8 +7,9 @@
         /// The key a keyed query names, in its canonical (NFC) form.
         ///
         /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key or one with U+0000 (which `text`
-        ///   cannot hold), ``Strata/StrataError/Code/queryNotSupported`` for a query that names no single key.
-        static func key(of query: any Query) throws -> String {
+        ///   cannot hold), ``Strata/StrataError/Code/tooLarge`` for one longer than ``maximumKeySize``,
+        ///   ``Strata/StrataError/Code/queryNotSupported`` for a query that names no single key.
+        func key(of query: any Query) throws -> String {
             guard let query = query as? any KeyedQuery else {
                 throw StrataError.queryNotSupported(query, by: Self.self)
             }
@@ -16,12 +17,14 @@
         }
 
         /// `key` in its canonical (NFC) form, after the checks of ``key(of:)``.
-        static func checkedKey(_ key: String) throws -> String {
+        func checkedKey(_ key: String) throws -> String {
             guard !key.isEmpty else { throw StrataError(.invalidArgument, "The empty key names no entry") }
             guard !key.utf8.contains(0) else {
                 throw StrataError(.invalidArgument, "A key with U+0000 cannot be stored in PostgreSQL text")
             }
-            return StoreKey.canonical(key)
+            let canonical = StoreKey.canonical(key)
+            guard canonical.utf8.count <= maximumKeySize else { throw keyTooLarge(canonical.utf8.count) }
+            return canonical
         }
 
         /// Bindings of one text.

@@ -27,6 +27,24 @@
             )
         }
 
+        /// The error of a key of `size` bytes (`nil` when the server withheld it), over ``maximumKeySize``.
+        func keyTooLarge(_ size: Int?) -> StrataError {
+            StrataError(
+                .tooLarge,
+                "A key of \(table) is \(size.map { "\($0) bytes" } ?? "longer than that"), over the source's "
+                    + "maximumKeySize of \(maximumKeySize) bytes"
+            )
+        }
+
+        /// The error of a write of `size` bytes of keys and JSON, over ``maximumWriteSize``.
+        func writeTooLarge(_ size: Int) -> StrataError {
+            StrataError(
+                .tooLarge,
+                "A write of \(table) is at least \(size) bytes of keys and JSON, over the source's maximumWriteSize of "
+                    + "\(maximumWriteSize)"
+            )
+        }
+
         /// The value as JSON text, for a `jsonb` parameter.
         ///
         /// - Throws: ``Strata/StrataError/Code/tooLarge``, before anything is sent, when the text is longer than

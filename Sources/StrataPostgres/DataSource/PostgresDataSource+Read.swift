@@ -18,7 +18,7 @@
         ///
         /// - Throws: As ``get(_:)``.
         public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
-            let key = try Self.key(of: query)
+            let key = try self.key(of: query)
             guard let row = try await perform("read", { try await rows(sql.selectOne, Self.bindings(key)) }).first
             else {
                 throw StrataError.notFound("No row for the key in \(table)")
@@ -44,7 +44,7 @@
         public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
             switch query {
             case let query as any MultiKeyedQuery:
-                let keys = try query.keys.map(Self.checkedKey)
+                let keys = try query.keys.map(checkedKey)
                 return try await entries(ofKeys: keys, missing: .notFound)
             case let query as any KeyedQuery:
                 return [try await getEntry(query)]
@@ -100,11 +100,13 @@
 
         /// Runs a statement of ``PostgresStatements``' reads, whose rows are `(key, json, size, version, updated_at)`.
         ///
-        /// - Throws: ``Strata/StrataError/Code/tooLarge`` for a row whose value the server withheld (a `NULL` `json`:
-        ///   longer than ``maximumValueSize``) and for more than ``maximumRowCount`` rows.
+        /// - Throws: ``Strata/StrataError/Code/tooLarge`` for a row whose value or key the server withheld (a `NULL`
+        ///   `json`: longer than ``maximumValueSize``; a `NULL` `key`: longer than ``maximumKeySize``) and for more than
+        ///   ``maximumRowCount`` rows.
         func rawRows(_ statement: String, _ binds: PostgresBindings) async throws -> [RawRow] {
             try await boundedRows(statement, binds).map { row in
-                let (key, json, size, version, updatedAt) = try row.decode((String, String?, Int32, Int64, Date).self)
+                let (key, json, size, version, updatedAt) = try row.decode((String?, String?, Int32, Int64, Date).self)
+                guard let key else { throw keyTooLarge(nil) }
                 guard let json else { throw valueTooLarge(Int(size)) }
                 return (key, json, version, updatedAt)
             }

@@ -7,9 +7,10 @@
         ///
         /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
         ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries, ``Strata/StrataError/Code/tooLarge`` for a
-        ///   value whose JSON is longer than ``maximumValueSize`` (nothing is sent); see ``PostgresDataSource``.
+        ///   value whose JSON, as encoded or as PostgreSQL prints `jsonb`, is longer than ``maximumValueSize`` (nothing
+        ///   is written); see ``PostgresDataSource``.
         public func put(_ value: Value, in query: any Query) async throws -> Value {
-            try await upsert([(try Self.key(of: query), value)])
+            try await upsert([(try key(of: query), value)])
             return value
         }
 
@@ -19,8 +20,8 @@
         ///
         /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the counts differ,
         ///   ``Strata/StrataError/Code/queryNotSupported`` for other queries and for a non-empty list without
-        ///   ``keyOfValue``, ``Strata/StrataError/Code/tooLarge`` when a value's JSON is longer than
-        ///   ``maximumValueSize`` (nothing is sent).
+        ///   ``keyOfValue``, ``Strata/StrataError/Code/tooLarge`` when a value's JSON, as encoded or as PostgreSQL
+        ///   prints `jsonb`, is longer than ``maximumValueSize`` (nothing is written).
         public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
             let keys: [String]
             switch query {
@@ -38,7 +39,7 @@
             guard keys.count == values.count else {
                 throw StrataError(.invalidArgument, "\(values.count) values for \(keys.count) keys")
             }
-            try await upsert(zip(try keys.map(Self.checkedKey), values).map { ($0, $1) })
+            try await upsert(zip(try keys.map(checkedKey), values).map { ($0, $1) })
             return values
         }
 
@@ -52,10 +53,10 @@
         public func delete(_ query: any Query) async throws {
             switch query {
             case let query as any KeyedQuery:
-                let binds = Self.bindings([try Self.checkedKey(query.key)])
+                let binds = Self.bindings([try checkedKey(query.key)])
                 try await perform("delete") { try await execute(sql.deleteMany, binds) }
             case let query as any MultiKeyedQuery:
-                let binds = Self.bindings(try query.keys.map(Self.checkedKey))
+                let binds = Self.bindings(try query.keys.map(checkedKey))
                 try await perform("delete") { try await execute(sql.deleteMany, binds) }
             case is AllObjectsQuery:
                 try await perform("delete") { try await execute(sql.deleteAll, PostgresBindings()) }
@@ -83,10 +84,10 @@
         ///   - version: The version the writer last saw; `nil` to create the row.
         /// - Returns: The row's new version.
         /// - Throws: ``Strata/StrataError/Code/conflict`` when the row changed (or exists, for `nil`) since,
-        ///   ``Strata/StrataError/Code/tooLarge`` for a value whose JSON is longer than ``maximumValueSize`` (nothing is
-        ///   sent).
+        ///   ``Strata/StrataError/Code/tooLarge`` for a value whose JSON, as encoded or as PostgreSQL prints `jsonb`, is
+        ///   longer than ``maximumValueSize`` (nothing is written).
         public func put(_ value: Value, forKey key: String, ifVersion version: Int64?) async throws -> Int64 {
-            var binds = Self.bindings(try Self.checkedKey(key))
+            var binds = Self.bindings(try checkedKey(key))
             binds.append(try encode(value))
             if let version { binds.append(version) }
             let statement = version == nil ? sql.insertNew : sql.conditionalUpdate
@@ -106,7 +107,7 @@
         /// - Throws: ``Strata/StrataError/Code/notFound`` when there is no row, ``Strata/StrataError/Code/tooLarge``
         ///   when its value is longer than ``maximumValueSize`` (the server does not send it).
         public func versionedValue(forKey key: String) async throws -> (value: Value, version: Int64) {
-            let binds = Self.bindings(try Self.checkedKey(key))
+            let binds = Self.bindings(try checkedKey(key))
             guard let row = try await perform("read", { try await rawRows(sql.selectOne, binds) }).first else {
                 throw StrataError.notFound("No row for the key in \(table)")
             }
@@ -114,13 +115,19 @@
         }
 
         /// Writes `(key, value)` pairs in one statement; a key given twice keeps its last value.
+        ///
+        /// - Throws: ``Strata/StrataError/Code/tooLarge``, before anything is sent, when the keys and the values' JSON
+        ///   together are longer than ``maximumWriteSize``.
         func upsert(_ pairs: [(String, Value)]) async throws {
             guard !pairs.isEmpty else { return }
             var keys: [String] = []
             var jsons: [String] = []
             var indexOfKey: [String: Int] = [:]
+            var size = 0
             for (key, value) in pairs {
                 let json = try encode(value)
+                size += json.utf8.count + key.utf8.count
+                guard size <= maximumWriteSize else { throw writeTooLarge(size) }
                 if let index = indexOfKey[key] {
                     jsons[index] = json
                 } else {
@@ -131,7 +138,7 @@
             }
             var binds = Self.bindings(keys)
             binds.append(jsons)
-            try await perform("write") { [binds] in try await execute(sql.upsert, binds) }
+            _ = try await perform("write") { [binds] in try await versions(sql.upsert, binds) }
         }
     }
 #endif

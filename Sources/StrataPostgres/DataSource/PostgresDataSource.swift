@@ -51,7 +51,14 @@
     /// read of several rows is bounded: ``Strata/AllObjectsQuery``, ``Strata/IdsQuery``, a page (its own limit too), a
     /// ``PostgresFilterQuery``, and the key listing of a ``Strata/KeyListingQuery`` (its `delete` too). A value is
     /// measured as PostgreSQL prints `jsonb`, which can be longer than the JSON written (a space after each `:` and
-    /// `,`, numbers in full): a write is refused, before it is sent, when its own JSON is longer than the bound.
+    /// `,`, numbers in full): a write is refused before it is sent when its own JSON is longer than the bound, and by
+    /// the server, in the statement that writes (nothing is written), when the value as `jsonb` prints longer, so
+    /// every value written can be read.
+    ///
+    /// A key is at most ``maximumKeySize`` bytes (2,048 by default): a longer key is refused before it is sent, and a
+    /// listing or a read of several rows that meets a longer key another program wrote is refused (the server sends
+    /// `NULL` in its place), both with ``Strata/StrataError/Code/tooLarge``. One `put` or `putAll` sends at most
+    /// ``maximumWriteSize`` bytes of keys and JSON (256 MiB by default), whatever the count of its values.
     ///
     /// ## Bounded waits
     ///
@@ -101,14 +108,28 @@
         /// fails with a retryable ``Strata/StrataError/Code/network`` error (see ``PostgresDataSource``).
         public let callTimeout: Duration
 
-        /// The longest value's JSON text, in bytes, the source writes or reads: a larger value is refused before it
-        /// is sent, and a larger row (written by another program) is not sent by the server; both are
+        /// The longest value's JSON text, in bytes, the source writes or reads, as PostgreSQL prints `jsonb`: a larger
+        /// value is refused (before it is sent when its encoded JSON is already larger), and a larger row (written by
+        /// another program) is not sent by the server; both are
         /// ``Strata/StrataError/Code/tooLarge`` (see ``PostgresDataSource``). 64 MiB by default.
         public let maximumValueSize: Int
 
         /// The most rows one read answers: a read that would answer more fails with
         /// ``Strata/StrataError/Code/tooLarge`` (see ``PostgresDataSource``). 100,000 by default.
         public let maximumRowCount: Int
+
+        /// The longest key, in UTF-8 bytes of its canonical (NFC) form, the source writes, reads or lists: a longer key
+        /// given to any call is refused before anything is sent, and a read that meets a longer key another program
+        /// wrote is refused (the server sends `NULL` in its place); both are ``Strata/StrataError/Code/tooLarge``.
+        /// 2,048 by default, under the largest entry PostgreSQL's index of the keys takes (about 2,700 bytes; more for a
+        /// key that compresses): with a larger bound, a key the index cannot take is `tooLarge` from the server.
+        public let maximumKeySize: Int
+
+        /// The most bytes one `put` or `putAll` sends, its keys and its values' JSON together: a larger write is
+        /// refused with ``Strata/StrataError/Code/tooLarge`` before anything is sent. 256 MiB by default (PostgreSQL
+        /// takes no parameter over 1 GB). Without it, a `putAll` was bounded only by ``maximumValueSize`` for each of
+        /// its values, however many.
+        public let maximumWriteSize: Int
 
         let sql: PostgresStatements
         let schema: PostgresSchema
@@ -125,6 +146,8 @@
         ///   - feed: How the change feed behaves.
         ///   - maximumValueSize: The longest value's JSON text, in bytes, the source writes or reads; 64 MiB by default.
         ///   - maximumRowCount: The most rows one read answers; 100,000 by default.
+        ///   - maximumKeySize: The longest key, in UTF-8 bytes, the source writes, reads or lists; 2,048 by default.
+        ///   - maximumWriteSize: The most bytes of keys and JSON one write sends; 256 MiB by default.
         /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a table name outside those rules, and for a limit
         ///   below 1.
         public init(
@@ -134,24 +157,30 @@
             callTimeout: Duration = .seconds(5),
             feed: PostgresChangeFeedConfiguration = PostgresChangeFeedConfiguration(),
             maximumValueSize: Int = 64 * 1024 * 1024,
-            maximumRowCount: Int = 100_000
+            maximumRowCount: Int = 100_000,
+            maximumKeySize: Int = 2_048,
+            maximumWriteSize: Int = 256 * 1024 * 1024
         ) throws {
             self.client = client
             self.table = try PostgresStatements.checkTableName(table)
             self.keyOfValue = keyOfValue
             self.callTimeout = PostgresDeadline(callTimeout).limit
-            guard maximumValueSize >= 1, maximumRowCount >= 1 else {
+            let limits = [maximumValueSize, maximumRowCount, maximumKeySize, maximumWriteSize]
+            guard limits.allSatisfy({ $0 >= 1 }) else {
                 throw StrataError(
                     .invalidArgument,
-                    "maximumValueSize and maximumRowCount are at least 1; got \(maximumValueSize) and \(maximumRowCount)"
+                    "maximumValueSize, maximumRowCount, maximumKeySize and maximumWriteSize are at least 1; got \(limits)"
                 )
             }
             self.maximumValueSize = maximumValueSize
             self.maximumRowCount = maximumRowCount
+            self.maximumKeySize = maximumKeySize
+            self.maximumWriteSize = maximumWriteSize
             self.sql = PostgresStatements(
                 table: table,
                 maximumValueSize: maximumValueSize,
-                maximumRowCount: maximumRowCount
+                maximumRowCount: maximumRowCount,
+                maximumKeySize: maximumKeySize
             )
             self.schema = PostgresSchema()
             self.feed = PostgresChangeFeed(configuration: feed, deadline: PostgresDeadline(callTimeout))

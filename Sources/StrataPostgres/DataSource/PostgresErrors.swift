@@ -62,6 +62,8 @@
             case "23505": .conflict
             // duplicate_table: a table name whose version sequence another table has, or the reverse
             case "42P07": .invalidArgument
+            // program_limit_exceeded: a key too long for the index of the keys (past a raised maximumKeySize)
+            case "54000": .tooLarge
             // query_canceled (a statement timeout), admin_shutdown, crash_shutdown, cannot_connect_now
             case "57014", "57P01", "57P02", "57P03": .network
             case _ where state.hasPrefix("08"): .network

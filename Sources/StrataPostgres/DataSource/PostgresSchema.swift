@@ -76,16 +76,29 @@
             _ = try await run(statement, binds)
         }
 
-        /// Runs a statement whose rows are `(version)` and returns the versions.
+        /// Runs a write of ``PostgresStatements``, whose rows are `(version, refused size)`, and returns the versions
+        /// written.
+        ///
+        /// - Throws: ``Strata/StrataError/Code/tooLarge`` when the server refused a value longer than
+        ///   ``maximumValueSize`` as it prints `jsonb` (nothing was written).
         func versions(_ statement: String, _ binds: PostgresBindings) async throws -> [Int64] {
-            try await run(statement, binds).map { try $0.decode(Int64.self) }
+            try await run(statement, binds).map { row in
+                let (version, size) = try row.decode((Int64?, Int32?).self)
+                guard let version else { throw valueTooLarge(Int(size ?? 0)) }
+                return version
+            }
         }
 
-        /// Runs a statement whose rows are `(key)` and returns the keys.
+        /// Runs a statement whose rows are `(key, size)` and returns the keys.
         ///
-        /// - Throws: ``Strata/StrataError/Code/tooLarge`` for more than ``maximumRowCount`` rows.
+        /// - Throws: ``Strata/StrataError/Code/tooLarge`` for more than ``maximumRowCount`` rows, and for a key the
+        ///   server withheld (`NULL`: longer than ``maximumKeySize``).
         func keys(_ statement: String) async throws -> [String] {
-            try await boundedRows(statement, PostgresBindings()).map { try $0.decode(String.self) }
+            try await boundedRows(statement, PostgresBindings()).map { row in
+                let (key, size) = try row.decode((String?, Int32).self)
+                guard let key else { throw keyTooLarge(Int(size)) }
+                return key
+            }
         }
     }
 #endif

@@ -3,7 +3,7 @@
     import Strata
 
     /// The SQL text of one table's statements: the table's name is the only identifier written into it, the
-    /// source's two limits (integers) the only numbers, and every value is a bound parameter.
+    /// source's limits (integers) the only numbers, and every value is a bound parameter.
     struct PostgresStatements: Sendable {
         /// The table's name, as written into a string (the channel, the lock's name).
         let table: String
@@ -11,18 +11,21 @@
         let sequence: String
         let function: String
         let trigger: String
-        /// The longest value's JSON text a read sends, in bytes.
+        /// The longest value's JSON text a read sends and a write stores, in bytes.
         let maximumValueSize: Int
         /// The most rows a read asks for: one more than the most it answers, to tell a result beyond the bound.
         let rowLimit: Int
+        /// The longest key a read sends, in bytes: a longer one is sent as `NULL`.
+        let maximumKeySize: Int
 
-        init(table: String, maximumValueSize: Int, maximumRowCount: Int) {
+        init(table: String, maximumValueSize: Int, maximumRowCount: Int, maximumKeySize: Int) {
             self.table = table
             quoted = "\"\(table)\""
             sequence = "\"\(table)_version\""
             function = "\"\(table)_notify\""
             trigger = "\"\(table)_notify\""
             self.maximumValueSize = maximumValueSize
+            self.maximumKeySize = maximumKeySize
             let (limit, overflow) = maximumRowCount.addingReportingOverflow(1)
             rowLimit = overflow ? Int.max : limit
         }
@@ -107,12 +110,16 @@
         var selectMany: String { selectRows(where: "key = ANY($1::text[])") }
         var selectAll: String { selectRows(ordered: true) }
         var selectPage: String { selectRows(ordered: true, offset: "$1", limit: "least($2::bigint, \(rowLimit))") }
-        var selectKeys: String { "SELECT key FROM \(quoted) ORDER BY key COLLATE \"C\" LIMIT \(rowLimit)" }
+        var selectKeys: String {
+            "SELECT \(boundedKey), octet_length(key) FROM \(quoted) ORDER BY key COLLATE \"C\" LIMIT \(rowLimit)"
+        }
+        /// The key, or `NULL` when it is longer than ``maximumKeySize``.
+        private var boundedKey: String { "CASE WHEN octet_length(key) > \(maximumKeySize) THEN NULL ELSE key END" }
         func selectWhere(_ condition: String) -> String { selectRows(where: "(\(condition))", ordered: true) }
 
         /// A read of rows as `(key, json, size, version, updated_at)`, at most ``rowLimit`` of them (or `limit`):
         /// `json` is the value's JSON text, or `NULL` when its `size` in bytes is over ``maximumValueSize``, so the
-        /// server never sends a larger value.
+        /// server never sends a larger value; `key` is `NULL` when it is longer than ``maximumKeySize``.
         ///
         /// The inner query makes each value's text once (a subquery with a `LIMIT` is not merged into the outer one);
         /// the outer one measures it.
@@ -132,7 +139,7 @@
             let order = ordered ? "ORDER BY key COLLATE \"C\" " : ""
             let skip = offset.map { "OFFSET \($0) " } ?? ""
             return """
-                SELECT key, CASE WHEN octet_length(json) > \(maximumValueSize) THEN NULL ELSE json END, \
+                SELECT \(boundedKey), CASE WHEN octet_length(json) > \(maximumValueSize) THEN NULL ELSE json END, \
                 octet_length(json), version, updated_at
                 FROM (SELECT key, value::text AS json, version, updated_at FROM \(quoted) \
                 \(filter)\(order)\(skip)LIMIT \(limit ?? String(rowLimit))) AS bounded \(order)
@@ -141,26 +148,60 @@
 
         /// Inserts or replaces the rows of parallel arrays of keys and JSON texts, in one statement.
         var upsert: String {
-            """
-            INSERT INTO \(quoted) (key, value)
-            SELECT key, value::jsonb FROM unnest($1::text[], $2::text[]) AS written(key, value)
-            ON CONFLICT (key) DO UPDATE
-                SET value = EXCLUDED.value, updated_at = now(), version = nextval('\(sequence)')
-            RETURNING version
-            """
+            boundedWrite(
+                of: "SELECT key, value::jsonb AS value FROM unnest($1::text[], $2::text[]) AS written(key, value)",
+                """
+                INSERT INTO \(quoted) (key, value) SELECT key, value FROM written WHERE NOT EXISTS (SELECT FROM refused)
+                ON CONFLICT (key) DO UPDATE
+                    SET value = EXCLUDED.value, updated_at = now(), version = nextval('\(sequence)')
+                RETURNING version
+                """
+            )
         }
 
         /// Replaces the row of `$1` only while its version is `$3`.
         var conditionalUpdate: String {
-            """
-            UPDATE \(quoted) SET value = $2::jsonb, updated_at = now(), version = nextval('\(sequence)')
-            WHERE key = $1 AND version = $3 RETURNING version
-            """
+            boundedWrite(
+                of: "SELECT $1::text AS key, $2::jsonb AS value",
+                """
+                UPDATE \(quoted) SET value = written.value, updated_at = now(), version = nextval('\(sequence)')
+                FROM written WHERE \(quoted).key = written.key AND \(quoted).version = $3
+                    AND NOT EXISTS (SELECT FROM refused)
+                RETURNING \(quoted).version
+                """
+            )
         }
 
         /// Inserts the row of `$1` only when there is none.
         var insertNew: String {
-            "INSERT INTO \(quoted) (key, value) VALUES ($1, $2::jsonb) ON CONFLICT (key) DO NOTHING RETURNING version"
+            boundedWrite(
+                of: "SELECT $1::text AS key, $2::jsonb AS value",
+                """
+                INSERT INTO \(quoted) (key, value) SELECT key, value FROM written WHERE NOT EXISTS (SELECT FROM refused)
+                ON CONFLICT (key) DO NOTHING RETURNING version
+                """
+            )
+        }
+
+        /// A write whose rows are `(version, NULL)`, one per row written, or, when a value's `jsonb` as PostgreSQL
+        /// prints it is longer than ``maximumValueSize``, the one row `(NULL, size)` of the longest and nothing written.
+        ///
+        /// The server measures the text a read measures (a client's compact JSON can be shorter: `jsonb` prints a
+        /// space after each `:` and `,`), in the statement that writes, so a value written is a value that reads.
+        ///
+        /// - Parameters:
+        ///   - values: The rows to write, as `(key, value jsonb)`: the common table `written`.
+        ///   - write: The statement writing `written` while the common table `refused` is empty, `RETURNING version`.
+        private func boundedWrite(of values: String, _ write: String) -> String {
+            """
+            WITH written AS (\(values)),
+            refused AS (
+                SELECT max(octet_length(value::text)) AS size FROM written
+                HAVING max(octet_length(value::text)) > \(maximumValueSize)
+            ),
+            stored AS (\(write))
+            SELECT NULL::bigint, size FROM refused UNION ALL SELECT version, NULL::integer FROM stored
+            """
         }
 
         var deleteMany: String { "DELETE FROM \(quoted) WHERE key = ANY($1::text[])" }
