@@ -21,7 +21,7 @@ extension StoreFolder {
     ///   - expected: The folder a caller checked before, by its identity; `nil` for whatever is at `path`.
     /// - Throws: ``Strata/StrataError/Code/notFound`` when nothing is at `path`,
     ///   ``Strata/StrataError/Code/invalidArgument`` when it is a link or a file, or not a store of `kind`,
-    ///   ``Strata/StrataError/Code/conflict`` when it is not `expected` (see ``expect(_:)``),
+    ///   ``Strata/StrataError/Code/conflict`` when it is not `expected` or, expected, missing (see ``expect(_:)``),
     ///   ``Strata/StrataError/Code/io`` when it cannot be opened.
     package static func openStore(
         _ path: String,
@@ -33,7 +33,10 @@ extension StoreFolder {
         do {
             folder = try open(path, create: false)
         } catch {
-            if error.isNotFound { throw StrataError.notFound("No folder at \(path)") }
+            if error.isNotFound {
+                if let expected { throw vanished(path, expected) }
+                throw StrataError.notFound("No folder at \(path)")
+            }
             if error.isLink || error.isWrongKind {
                 throw StrataError(.invalidArgument, "\(path) is not a folder (a link or a file is there)")
             }
@@ -77,5 +80,10 @@ extension StoreFolder {
             "\(path) is no longer the folder that was checked (\(expected)): another folder (\(identity)) was put at "
                 + "its path meanwhile. Nothing was changed"
         )
+    }
+
+    /// The error of a folder a caller checked before that is no longer at `path`: nothing is there now.
+    package static func vanished(_ path: String, _ expected: FolderIdentity) -> StrataError {
+        StrataError(.conflict, "\(path) is no longer the folder that was checked (\(expected)): nothing is there")
     }
 }

@@ -37,6 +37,10 @@ struct JSONFileStoreSwappedFolderTests {
             }
 
             #expect(try tree(of: root) == before)
+            try FileManager.default.removeItem(at: path)
+            await expectError(.conflict) {
+                _ = try JSONFileStoreInspector(folder: path, access: .readOnly, expecting: identity)
+            }
             let inspector = try JSONFileStoreInspector(folder: moved, access: .readOnly, expecting: identity)
             inspector.close()
         }

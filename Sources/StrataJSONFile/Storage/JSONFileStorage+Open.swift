@@ -30,12 +30,7 @@ extension JSONFileStorage {
         do {
             root = try StoreFolder.open(path, create: expected == nil, durable: durable)
         } catch {
-            if let expected, error.isNotFound {
-                throw StrataError(
-                    .conflict,
-                    "\(path) is no longer the folder that was checked (\(expected)): nothing is there"
-                )
-            }
+            if let expected, error.isNotFound { throw StoreFolder.vanished(path, expected) }
             throw error.strataError("Opening the store folder")
         }
         try root.expect(expected)
