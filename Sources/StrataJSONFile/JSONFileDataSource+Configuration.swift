@@ -12,6 +12,11 @@ extension JSONFileDataSource {
         /// `nil` for no limit.
         public var countLimit: Int?
 
+        /// The most bytes of entry files kept (each the value's JSON with its metadata, as stored); the least recently
+        /// used go first. A value whose file alone would be larger is refused with
+        /// ``Strata/StrataError/Code/tooLarge``. `nil` for no limit.
+        public var maxSize: Int?
+
         /// How long an entry lives unless its write gives its own; `nil` for ever.
         ///
         /// It is applied when an entry is read, so changing it applies to entries already stored without
@@ -47,9 +52,9 @@ extension JSONFileDataSource {
         /// with the file's path), after the file was moved aside.
         public var diagnostics: (@Sendable (StrataError) -> Void)?
 
-        /// Hears every entry the store removes on its own — over ``countLimit``, expired (by
+        /// Hears every entry the store removes on its own — over ``countLimit`` or ``maxSize``, expired (by
         /// ``JSONFileDataSource/removeExpired()``), or purged by ``JSONFileDataSource/removeAll()`` — with the count
-        /// left (this store does not count bytes); `nil` (the default) reports nothing.
+        /// and the bytes of entry files left; `nil` (the default) reports nothing.
         public var evictionObserver: (any StoreEvictionObserver)? = nil
 
         /// The folder the store must open, by its identity, when a caller checked it first (the `strata` tool): the
@@ -61,6 +66,7 @@ extension JSONFileDataSource {
         /// - Parameters:
         ///   - folder: The store's folder.
         ///   - countLimit: The most entries kept.
+        ///   - maxSize: The most bytes of entry files kept.
         ///   - timeToLive: The default lifetime of an entry.
         ///   - durability: ``Strata/StoreDurability/atomic`` (the default) or ``Strata/StoreDurability/durable``.
         ///   - makeEncoder: Makes the encoder for each write; a plain `JSONEncoder` by default.
@@ -71,6 +77,7 @@ extension JSONFileDataSource {
         public init(
             folder: URL,
             countLimit: Int? = nil,
+            maxSize: Int? = nil,
             timeToLive: Duration? = nil,
             durability: StoreDurability = .atomic,
             makeEncoder: @escaping @Sendable () -> JSONEncoder = { JSONEncoder() },
@@ -81,6 +88,7 @@ extension JSONFileDataSource {
         ) {
             self.folder = folder
             self.countLimit = countLimit
+            self.maxSize = maxSize
             self.timeToLive = timeToLive
             self.durability = durability
             self.makeEncoder = makeEncoder

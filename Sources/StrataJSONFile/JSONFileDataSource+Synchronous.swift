@@ -47,7 +47,7 @@ extension JSONFileDataSource {
         }
     }
 
-    /// Stores a value under `key`, then evicts least recently used entries beyond the count limit.
+    /// Stores a value under `key`, then evicts least recently used entries beyond the count and size limits.
     ///
     /// - Parameters:
     ///   - value: The value.
@@ -55,7 +55,8 @@ extension JSONFileDataSource {
     ///   - timeToLive: How long this entry lives; `nil` uses the configuration's default.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/dataSerialization`` when the
-    ///   value cannot be encoded (nothing is written), ``Strata/StrataError/Code/io`` when a file
+    ///   value cannot be encoded (nothing is written), ``Strata/StrataError/Code/tooLarge`` when its entry file would
+    ///   be larger than ``Configuration/maxSize`` (nothing is written), ``Strata/StrataError/Code/io`` when a file
     ///   operation fails.
     public func setValue(_ value: Value, forKey key: String, timeToLive: Duration? = nil) throws {
         let date = configuration.clock.now()
@@ -108,8 +109,8 @@ extension JSONFileDataSource {
         }
     }
 
-    /// Encodes and writes an entry, evicts beyond the count limit, and announces the put once it is in the
-    /// index (even when the eviction after it fails).
+    /// Encodes and writes an entry, evicts beyond the limits, and announces the put once it is in the index (even
+    /// when the eviction after it fails).
     private func write(_ value: Value, forKey key: String, stamp: EntryStamp, now date: Date) throws {
         try StrataError.checkKey(key)
         let encoder = configuration.makeEncoder()
@@ -135,7 +136,15 @@ extension JSONFileDataSource {
                 )
             }
             data.append(contentsOf: data.withUnsafeBytes { EntrySeal.trailer(for: $0) })
-            let record = header.record
+            if let maxSize = configuration.maxSize, data.count > maxSize {
+                throw StrataError(
+                    .tooLarge,
+                    "The entry of \(StrataError.quoted(key: key)) is \(data.count) bytes, over the store's limit of "
+                        + "\(maxSize)"
+                )
+            }
+            var record = header.record
+            record.size = data.count
             do {
                 try storage.write(data, for: key, record: record, now: date)
             } catch {
@@ -143,11 +152,7 @@ extension JSONFileDataSource {
                 throw error
             }
             written = true
-            if let countLimit = configuration.countLimit {
-                while storage.count > countLimit, let victim = storage.leastRecentlyUsedKey() {
-                    try evict(victim, reason: .countLimit, from: &storage, now: date)
-                }
-            }
+            try evictOverLimits(from: &storage, now: date)
         }
     }
 
@@ -179,7 +184,7 @@ extension JSONFileDataSource {
         defer { if emptied { changeBroadcaster.publish(.deleteAll) } }
         try withStorage { storage in
             let count = storage.count
-            defer { reportPurge(of: count - storage.count, remaining: storage.count) }
+            defer { reportPurge(of: count - storage.count, remaining: storage.count, bytes: storage.totalSize) }
             do {
                 try storage.removeAll(now: now)
             } catch {

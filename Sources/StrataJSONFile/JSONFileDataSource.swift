@@ -65,16 +65,22 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
 
     /// Opens the store in the configuration's folder, creating it when missing.
     ///
-    /// Opening replays the index; it reads no entry file unless the index must be rebuilt.
+    /// Opening replays the index; it reads no entry file unless the index must be rebuilt (and measures the files of
+    /// entries whose index lines, written by an earlier version, lack their size: once). A folder holding more than
+    /// ``Configuration/countLimit`` or ``Configuration/maxSize`` allows loses its least recently used entries
+    /// (reported to the eviction observer) before the store is returned.
     ///
     /// - Parameter configuration: Folder, limits, maximum age, coders, clock and diagnostics.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io`` when the folder or the
     ///   index cannot be read or written, ``Strata/StrataError/Code/alreadyInUse`` when a live store holds the
-    ///   folder, ``Strata/StrataError/Code/invalidArgument`` for a negative count limit or a folder that holds
-    ///   another kind of store.
+    ///   folder, ``Strata/StrataError/Code/invalidArgument`` for a negative count limit or size limit or a folder
+    ///   that holds another kind of store.
     public init(configuration: Configuration) throws {
         if let countLimit = configuration.countLimit, countLimit < 0 {
             throw StrataError(.invalidArgument, "countLimit must not be negative, got \(countLimit)")
+        }
+        if let maxSize = configuration.maxSize, maxSize < 0 {
+            throw StrataError(.invalidArgument, "maxSize must not be negative, got \(maxSize)")
         }
         self.configuration = configuration
         self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
@@ -91,6 +97,10 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
         state.pendingReports = []
         self.storage = Locked(state)
         deliver(reports)
+        // A folder holding more than the limits allow (written with larger ones, or none) is brought within them at
+        // once, by the rule a write applies; a file that cannot be removed is left to the next write, which throws.
+        let now = configuration.clock.now()
+        _ = try? withStorage { storage in try evictOverLimits(from: &storage, now: now) }
     }
 
     /// Opens a store with the common options.

@@ -64,4 +64,39 @@ struct CacheManagerHostileTests {
         let folder = try TemporaryFolder()
         #expect(throws: StrataError.self) { _ = try manager(in: folder, memoryMaximumSize: -1) }
     }
+
+    @Test func theDiskKeepsAtMostItsSizeAndALargerReferenceStaysInMemoryOnly() throws {
+        // Given a manager whose disk holds 200 KiB of reference files, and three references of 60 KiB of data
+        // (80 KiB as JSON) written in turn
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let reports = Locked<[StrataError]>([])
+        let cache = try CacheManager(
+            configuration: .init(
+                folder: folder.url.appendingPathComponent("beagle"),
+                diskMaximumSize: 200 << 10,
+                clock: clock,
+                diagnostics: { report in reports.withLock { $0.append(report) } }
+            )
+        )
+        func sized(_ id: String, _ bytes: Int) -> CacheReference {
+            CacheReference(
+                identifier: id,
+                data: Data(repeating: 7, count: bytes),
+                hash: id,
+                timeOfCreation: clock.now()
+            )
+        }
+        for id in ["a", "b", "c"] { cache.addToCache(sized(id, 60 << 10)) }
+
+        // When a reference of 300 KiB is added
+        cache.addToCache(sized("large", 300 << 10))
+
+        // Then the disk kept the two most recent within its size, and the large one is served from memory only
+        #expect(Set(cache.persistentStore.sortedKeys()) == ["b", "c"])
+        #expect(try cache.persistentStore.value(forKey: "large") == nil)
+        #expect(cache.getReference(identifiedBy: "large")?.data.count == 300 << 10)
+        #expect(reports.withLock { $0.map(\.code) } == [.tooLarge])
+    }
 }

@@ -45,6 +45,7 @@ struct CacheManagerTests {
     @Test func theDefaultsAreBeaglesConfig() throws {
         let configuration = CacheManager.Configuration(folder: URL(fileURLWithPath: "/unused"))
         #expect(configuration.diskMaximumCapacity == 150)
+        #expect(configuration.diskMaximumSize == 150 << 20)
         #expect(configuration.memoryMaximumCapacity == 15)
         #expect(configuration.cacheMaxAge == 300)
     }
@@ -142,6 +143,10 @@ struct CacheManagerTests {
             _ = try CacheManager(configuration: .init(folder: folder.url, diskMaximumCapacity: 0))
         }
         #expect(error?.code == .invalidArgument)
+        let sizeError = #expect(throws: StrataError.self) {
+            _ = try CacheManager(configuration: .init(folder: folder.url, diskMaximumSize: 0))
+        }
+        #expect(sizeError?.code == .invalidArgument)
     }
 }
 

@@ -64,6 +64,23 @@ struct IndexJournalTests {
         #expect(snapshot.records == replay.records)
     }
 
+    @Test func aSizeRoundTripsWithOrWithoutAFreshnessDateAndTags() throws {
+        let records = [
+            IndexRecord(storedAt: 1, maxAge: nil, sequence: 1, size: 0),
+            IndexRecord(storedAt: 2, maxAge: 60, sequence: 2, freshUntil: 62, size: 120),
+            IndexRecord(storedAt: 3, maxAge: nil, sequence: 3, tags: ["team:7"], size: JSONFileStorage.maximumFileSize),
+            IndexRecord(storedAt: 4, maxAge: 1, sequence: 4, freshUntil: 5, tags: ["a", "b"], size: 7),
+        ]
+        let puts = records.enumerated().map { JournalRecord.put(key: "k\($0.offset)", record: $0.element) }
+
+        let replay = try IndexJournal.replay(journal(puts))
+
+        #expect(replay.records.count == records.count)
+        for (offset, record) in records.enumerated() { #expect(replay.records["k\(offset)"] == record) }
+        let plain = String(decoding: IndexJournal.line(for: puts[0]), as: UTF8.self)
+        #expect(plain.hasPrefix("P 1 1.0 - azA= - - 0 "))  // absent freshness date and tags written as "-"
+    }
+
     @Test(arguments: [
         "P 1 2.0 - a2V5 0000000g",  // checksum digit out of range
         "P 1 2.0 - a2V5 0000000",  // checksum too short
@@ -75,6 +92,10 @@ struct IndexJournalTests {
         "X 1 a2V5 ",  // unknown kind
         "P 1 2.0 - a2V5 extra ",  // a freshness date that is not a number
         "P 1 2.0 - a2V5 3.0 4.0 ",  // too many fields
+        "P 1 2.0 - a2V5 - - 1073741825 ",  // a size larger than any entry file the store writes
+        "P 1 2.0 - a2V5 - - -1 ",  // a size that is not a number
+        "P 1 2.0 - a2V5 - - 99999999999999999999999 ",  // a size past any integer
+        "P 1 2.0 - a2V5 - - 1 2 ",  // too many fields
     ])
     func aDamagedRecordIsAParseError(_ line: String) {
         var text = line

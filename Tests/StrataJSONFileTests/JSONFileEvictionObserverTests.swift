@@ -26,10 +26,12 @@ struct JSONFileEvictionObserverTests {
             try store.setValue(Item(name: "d", number: 0), forKey: "d")
             try store.removeAll()
 
-            // Then each removal was heard, with the count left and no byte count
+            // Then each removal was heard, with the count and the bytes of entry files left (entries of one size)
             #expect(recorder.summary == ["a: countLimit", "b: expired", "c: expired", "*: purged"])
             #expect(recorder.evictions.map(\.usage.count) == [2, 1, 0, 0])
-            #expect(recorder.evictions.allSatisfy { $0.usage.bytes == nil })
+            let size = try #require(recorder.evictions.first?.usage.bytes) / 2
+            #expect(size > 0)
+            #expect(recorder.evictions.map(\.usage.bytes) == [2 * size, size, 0, 0])
         }
     }
 

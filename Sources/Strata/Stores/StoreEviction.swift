@@ -63,7 +63,7 @@ public struct StoreUsage: Sendable, Hashable {
     public let count: Int
 
     /// The bytes the entries take: the memory store's total cost, the file store's payload bytes; `nil` for a store
-    /// that does not count bytes (the JSON-file store).
+    /// that does not count bytes.
     public let bytes: Int?
 
     /// Creates a usage report.

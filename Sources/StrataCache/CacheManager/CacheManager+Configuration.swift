@@ -11,6 +11,11 @@ extension CacheManager {
         /// The most references kept on disk, least recently used evicted first: 150 by default.
         public var diskMaximumCapacity: Int
 
+        /// The most bytes the references take on disk (their files: data, hash and dates as JSON, so a body is about
+        /// a third larger than its bytes), least recently used evicted first: 150 MiB by default. A reference
+        /// whose file alone would be larger is kept in memory only, and reported to ``diagnostics``.
+        public var diskMaximumSize: Int
+
         /// The most references kept in memory in front of the disk: 15 by default.
         public var memoryMaximumCapacity: Int
 
@@ -34,6 +39,7 @@ extension CacheManager {
         /// - Parameters:
         ///   - folder: The folder of the persistent store.
         ///   - diskMaximumCapacity: The most references kept on disk.
+        ///   - diskMaximumSize: The most bytes the references take on disk.
         ///   - memoryMaximumCapacity: The most references kept in memory.
         ///   - memoryMaximumSize: The most bytes of reference data kept in memory.
         ///   - cacheMaxAge: The default validity in seconds.
@@ -42,6 +48,7 @@ extension CacheManager {
         public init(
             folder: URL,
             diskMaximumCapacity: Int = 150,
+            diskMaximumSize: Int = 150 << 20,
             memoryMaximumCapacity: Int = 15,
             memoryMaximumSize: Int = 64 << 20,
             cacheMaxAge: Int = 300,
@@ -50,6 +57,7 @@ extension CacheManager {
         ) {
             self.folder = folder
             self.diskMaximumCapacity = diskMaximumCapacity
+            self.diskMaximumSize = diskMaximumSize
             self.memoryMaximumCapacity = memoryMaximumCapacity
             self.memoryMaximumSize = memoryMaximumSize
             self.cacheMaxAge = cacheMaxAge

@@ -14,8 +14,8 @@ import StrataNetwork
 /// ```
 ///
 /// - The persistent store is a `JSONFileDataSource` of ``CacheReference`` values capped
-///   at ``Configuration/diskMaximumCapacity`` (least recently written or read evicted first, across
-///   restarts). Each reference keeps its own ``CacheReference/maxAge`` and ``CacheReference/timeOfCreation``.
+///   at ``Configuration/diskMaximumCapacity`` references and ``Configuration/diskMaximumSize`` bytes (least
+///   recently written or read evicted first, across restarts). Each reference keeps its own ``CacheReference/maxAge`` and ``CacheReference/timeOfCreation``.
 /// - The memory layer is a `MemoryDataSource` capped at
 ///   ``Configuration/memoryMaximumCapacity`` references and ``Configuration/memoryMaximumSize`` bytes of their
 ///   data; a disk hit is copied into it. Every read is a use, as in
@@ -41,14 +41,15 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter configuration: The folder, capacities, default validity and clock.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io`` when the store cannot be
-    ///   opened, ``Strata/StrataError/Code/invalidArgument`` for capacities below 1 or a negative memory size.
+    ///   opened, ``Strata/StrataError/Code/invalidArgument`` for capacities or a disk size below 1 or a negative
+    ///   memory size.
     public init(configuration: Configuration) throws {
         guard configuration.diskMaximumCapacity >= 1, configuration.memoryMaximumCapacity >= 1,
-            configuration.memoryMaximumSize >= 0
+            configuration.diskMaximumSize >= 1, configuration.memoryMaximumSize >= 0
         else {
             throw StrataError(
                 .invalidArgument,
-                "The capacities of a CacheManager must be at least 1, and its memory size at least 0"
+                "The capacities and disk size of a CacheManager must be at least 1, and its memory size at least 0"
             )
         }
         self.configuration = configuration
@@ -56,6 +57,7 @@ public final class CacheManager: CacheManagerProtocol {
             configuration: .init(
                 folder: configuration.folder,
                 countLimit: configuration.diskMaximumCapacity,
+                maxSize: configuration.diskMaximumSize,
                 clock: configuration.clock,
                 diagnostics: configuration.diagnostics
             )

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```
 /// strata-json-file-index 1
-/// P <sequence> <storedAt> <maxAge|-> <base64 key> [<freshUntil|-> [<base64 tags>]] <checksum>
+/// P <sequence> <storedAt> <maxAge|-> <base64 key> [<freshUntil|-> [<base64 tags|-> [<size>]]] <checksum>
 /// T <sequence> <base64 key> <checksum>
 /// R <base64 key> <checksum>
 /// C <checksum>
@@ -12,7 +12,9 @@ import Foundation
 ///
 /// A put's `freshUntil` (seconds since 1970) is written only when the entry has one, so a journal without it
 /// (any written before it existed) reads as before. Its tags, when it has some, follow as the Base64 of the
-/// tags joined by newlines (a tag holds no newline; `-` stands for an absent freshness date before them).
+/// tags joined by newlines (a tag holds no newline; `-` stands for an absent freshness date before them). A put
+/// written since the store counts bytes ends with the entry file's size, in decimal, `-` standing for an absent
+/// freshness date or tags before it; a journal's puts without one are measured when the store opens.
 ///
 /// Keys are Base64 (any content, newlines and NUL included, stays on one line); the checksum is the
 /// FNV-1a 32-bit hash of the line before it, in hexadecimal, so a damaged line is detected rather than
@@ -49,10 +51,15 @@ enum IndexJournal {
             text = "P \(record.sequence) \(record.storedAt) \(maxAge) \(encode(key))"
             if let freshUntil = record.freshUntil {
                 text += " \(freshUntil)"
-            } else if !record.tags.isEmpty {
+            } else if !record.tags.isEmpty || record.size != nil {
                 text += " -"
             }
-            if !record.tags.isEmpty { text += " " + encode(record.tags.joined(separator: "\n")) }
+            if !record.tags.isEmpty {
+                text += " " + encode(record.tags.joined(separator: "\n"))
+            } else if record.size != nil {
+                text += " -"
+            }
+            if let size = record.size { text += " \(size)" }
         case .touch(let key, let sequence):
             text = "T \(sequence) \(encode(key))"
         case .remove(let key):
@@ -124,9 +131,9 @@ enum IndexJournal {
         let body = line[line.startIndex..<lastSpace]
         // The checksum is compared as a number: no string is made for it (opening replays every line).
         guard let stored = hexChecksum(line[(lastSpace + 1)...]), stored == checksumValue(body) else { return nil }
-        // Fields are cut by hand (at most seven): `split` would allocate an array for every line.
+        // Fields are cut by hand (at most eight): `split` would allocate an array for every line.
         var fields: [ArraySlice<UInt8>] = []
-        fields.reserveCapacity(7)
+        fields.reserveCapacity(8)
         var fieldStart = body.startIndex
         for index in body.indices where body[index] == 0x20 {
             fields.append(body[fieldStart..<index])
@@ -136,21 +143,27 @@ enum IndexJournal {
         fields.append(body[fieldStart..<body.endIndex])
         guard fields[0].count == 1, let letter = fields[0].first else { return nil }
         switch (letter, fields.count) {
-        case (0x50, 5), (0x50, 6), (0x50, 7):  // "P", with or without its freshness date and tags
+        case (0x50, 5...8):  // "P", with or without its freshness date, tags and size
             guard let sequence = number(fields[1]), let storedAt = Double(text(fields[2])), let key = decode(fields[4])
             else { return nil }
             var freshUntil: Double?
-            if fields.count >= 6, !(fields.count == 7 && fields[5].elementsEqual([0x2D])) {
+            if fields.count >= 6, !(fields.count >= 7 && isAbsent(fields[5])) {
                 guard let value = Double(text(fields[5])) else { return nil }
                 freshUntil = value
             }
             var tags: [String] = []
-            if fields.count == 7 {
+            if fields.count >= 7, !(fields.count == 8 && isAbsent(fields[6])) {
                 guard let joined = decode(fields[6]), !joined.isEmpty else { return nil }
                 tags = joined.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             }
+            var size: Int?
+            if fields.count == 8 {
+                // No entry file the store writes is larger: a larger size was not written by it.
+                guard let value = number(fields[7]), value <= JSONFileStorage.maximumFileSize else { return nil }
+                size = Int(value)
+            }
             let maxAge: Double?
-            if fields[3].elementsEqual([0x2D]) {  // "-"
+            if isAbsent(fields[3]) {
                 maxAge = nil
             } else {
                 guard let value = Double(text(fields[3])) else { return nil }
@@ -161,7 +174,8 @@ enum IndexJournal {
                 maxAge: maxAge,
                 sequence: sequence,
                 freshUntil: freshUntil,
-                tags: tags
+                tags: tags,
+                size: size
             )
             return record.hasFiniteTimes ? .put(key: key, record: record) : nil
         case (0x54, 3):  // "T"
@@ -175,6 +189,11 @@ enum IndexJournal {
         default:
             return nil
         }
+    }
+
+    /// Whether a field is `-`, an absent value.
+    private static func isAbsent(_ field: ArraySlice<UInt8>) -> Bool {
+        field.elementsEqual([0x2D])
     }
 
     private static func text(_ bytes: ArraySlice<UInt8>) -> String {

@@ -20,6 +20,10 @@ struct IndexRecord: Equatable {
     /// before the field existed).
     var tags: [String] = []
 
+    /// The entry file's length in bytes (its JSON and seal), what the store counts against its size limit; `nil` in
+    /// journals written before the field existed, until the store measures the file when it opens.
+    var size: Int? = nil
+
     /// Whether every time and age is a finite number: a record that says NaN or infinity (a hand-edited line or
     /// file whose checksum was made again) is damage, not an entry that never expires.
     var hasFiniteTimes: Bool {

@@ -123,7 +123,8 @@ extension JSONFileStorage {
         }
         let renumbered = load(replay.records, maxSequence: replay.maxSequence)
         journalRecordCount = replay.recordCount
-        if renumbered || replay.recordCount > 2 * replay.records.count + 1024 {
+        let measured = try measureUnsizedEntries(now: now)
+        if renumbered || measured || replay.recordCount > 2 * replay.records.count + 1024 {
             try compact(now: now)
         } else {
             try reopenJournal(now: now)
@@ -162,16 +163,14 @@ extension JSONFileStorage {
         var rebuilt: [String: IndexRecord] = [:]
         var maxSequence: UInt64 = 0
         var unknown = 0
-        try forEachEntryFile(now: now) { storage, shard, folder, file in
-            guard let header = try storage.header(of: file, in: folder, shard: shard, now: now, decode: decodeHeader)
-            else { return }
-            var record = header.record
-            if let old = known[header.key], old.storedAt == header.storedAt, old.sequence > record.sequence {
+        try forEachEntryRecord(now: now, decode: decodeHeader) { _, key, record in
+            var record = record
+            if let old = known[key], old.storedAt == record.storedAt, old.sequence > record.sequence {
                 record.sequence = old.sequence
-            } else if !known.isEmpty, known[header.key] == nil {
+            } else if !known.isEmpty, known[key] == nil {
                 unknown += 1
             }
-            rebuilt[header.key] = record
+            rebuilt[key] = record
             maxSequence = max(maxSequence, record.sequence)
         }
         if unknown > 0 {
@@ -189,15 +188,55 @@ extension JSONFileStorage {
         try compact(now: now)
     }
 
-    /// The metadata of the entry file `file` in shard `shard`, checked: sealed or legacy, JSON, and holding a
-    /// key whose file it is. Damage is set aside and reported, and gives `nil`.
-    mutating func header(
+    /// Gives each entry whose index line lacks its size (a journal written before sizes were kept) the size of its
+    /// file, read without following a link; an entry whose file is missing or not a regular file counts 0 bytes
+    /// (its next read finds it gone or damaged). Returns whether any was measured: the journal is then compacted,
+    /// so this happens once.
+    private mutating func measureUnsizedEntries(now: Date) throws -> Bool {
+        let unsized = records.compactMap { $0.value.size == nil ? $0.key : nil }
+        for key in unsized {
+            guard var record = records[key] else { continue }
+            let (shardName, file) = Self.location(of: key)
+            var size = 0
+            if let shard = try shard(shardName, create: false, now: now),
+                let status = try? shard.status(of: file),
+                StoreFolder.kind(mode: status.st_mode) == .file
+            {
+                size = min(Int(clamping: status.st_size), Self.maximumFileSize)
+            }
+            record.size = size
+            setRecord(record, for: key)
+        }
+        return !unsized.isEmpty
+    }
+
+    /// Calls `visit` with the key and the index record (its size included) of each intact entry file, as
+    /// ``forEachEntryFile(now:_:)`` walks them, but for the files `skipping` names; damaged ones are set aside and
+    /// reported.
+    mutating func forEachEntryRecord(
+        now: Date,
+        decode: (Data) throws -> EntryHeader,
+        skipping: (String) -> Bool = { _ in false },
+        _ visit: (inout JSONFileStorage, _ key: String, _ record: IndexRecord) throws -> Void
+    ) throws {
+        try forEachEntryFile(now: now) { storage, shard, folder, file in
+            guard !skipping(file),
+                let (key, record) = try storage.entryRecord(of: file, in: folder, shard, now: now, decode: decode)
+            else { return }
+            try visit(&storage, key, record)
+        }
+    }
+
+    /// The key and index record of the entry file `file` in shard `shard`, checked: sealed or legacy, JSON, and
+    /// holding a key whose file it is; the record's size is the file's. Damage is set aside and reported, and gives
+    /// `nil`.
+    private mutating func entryRecord(
         of file: String,
         in folder: StoreFolder,
-        shard: String,
+        _ shard: String,
         now: Date,
         decode: (Data) throws -> EntryHeader
-    ) throws -> EntryHeader? {
+    ) throws -> (key: String, record: IndexRecord)? {
         let data: Data
         do {
             guard let read = try Self.contents(of: file, in: folder) else { return nil }
@@ -224,7 +263,9 @@ extension JSONFileStorage {
             guard header.record.hasFiniteTimes else {
                 throw StrataError(.corrupt, "The file's time or maximum age is not a finite number")
             }
-            return header
+            var record = header.record
+            record.size = data.count
+            return (header.key, record)
         } catch {
             try record(
                 Self.setAside(

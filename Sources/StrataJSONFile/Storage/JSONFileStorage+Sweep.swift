@@ -65,16 +65,13 @@ extension JSONFileStorage {
     mutating func adoptUnindexedEntries(now: Date, decodeHeader: (Data) throws -> EntryHeader) throws -> Int {
         let indexed = Set(records.keys.map { Self.fileName(of: $0) + ".json" })
         var adopted = 0
-        try forEachEntryFile(now: now) { storage, shard, folder, file in
-            guard !indexed.contains(file),
-                let header = try storage.header(of: file, in: folder, shard: shard, now: now, decode: decodeHeader),
-                storage.record(for: header.key) == nil
-            else { return }
-            var record = header.record
+        try forEachEntryRecord(now: now, decode: decodeHeader, skipping: indexed.contains) { storage, key, record in
+            guard storage.record(for: key) == nil else { return }
+            var record = record
             // A file's sequence past the ceiling is not one the store gave: the entry counts as just written.
             if record.sequence >= JSONFileStorage.sequenceCeiling { record.sequence = storage.nextSequence }
-            try storage.append(.put(key: header.key, record: record))
-            storage.setRecord(record, for: header.key)
+            try storage.append(.put(key: key, record: record))
+            storage.setRecord(record, for: key)
             storage.nextSequence = max(storage.nextSequence, record.sequence + 1)
             adopted += 1
         }

@@ -34,6 +34,9 @@ struct JSONFileStorage: ~Copyable {
 
     /// The live entries (expired ones included until cleanup).
     private(set) var records: [String: IndexRecord] = [:]
+    /// The bytes of the live entries' files, as their records give them (an entry of at most
+    /// ``maximumFileSize`` bytes each, so the sum cannot overflow in any index memory can hold).
+    private(set) var totalSize = 0
     /// Next LRU sequence to hand out.
     var nextSequence: UInt64 = 1
     /// Sequences in the order they were handed out; stale pairs are skipped (lazy deletion).
@@ -201,6 +204,7 @@ struct JSONFileStorage: ~Copyable {
             maxSequence = UInt64(order.count)
         }
         self.records = records
+        totalSize = records.values.reduce(0) { $0 + ($1.size ?? 0) }
         nextSequence = maxSequence + 1
         sortedKeysCache = nil
         keysByTag = [:]
@@ -213,6 +217,7 @@ struct JSONFileStorage: ~Copyable {
     mutating func setRecord(_ record: IndexRecord, for key: String) {
         let old = records.updateValue(record, forKey: key)
         if old == nil { sortedKeysCache = nil }
+        totalSize += (record.size ?? 0) - (old?.size ?? 0)
         if old?.tags != record.tags {
             unindex(key, tags: old?.tags ?? [])
             index(key, tags: record.tags)
@@ -224,6 +229,7 @@ struct JSONFileStorage: ~Copyable {
     private mutating func dropRecord(for key: String) {
         guard let old = records.removeValue(forKey: key) else { return }
         sortedKeysCache = nil
+        totalSize -= old.size ?? 0
         unindex(key, tags: old.tags)
     }
 

@@ -24,7 +24,8 @@ extension DocSnippetContext {
         let screens = try JSONFileDataSource<Screen>(
             configuration: .init(
                 folder: cachesURL.appending(path: "screens"),
-                countLimit: 150,               // least recently used entries go first
+                countLimit: 150,               // least recently used entries go first,
+                maxSize: 50 << 20,             // and past 50 MiB of entry files
                 timeToLive: .seconds(300),     // the default; a write may give its own
                 diagnostics: { report in logger.error("\(report)") }
             )

@@ -4,7 +4,8 @@
 
     extension FuzzTarget {
         /// Replays the input as an index journal, then again with a valid checksum on every line after the header
-        /// (so the fuzzer reaches the record parser); whatever replays survives a snapshot and a second replay.
+        /// (so the fuzzer reaches the record parser); whatever replays survives a snapshot and a second replay, and
+        /// no entry's size is negative or larger than the store writes.
         static func jsonJournal(_ bytes: UnsafeRawBufferPointer) throws(FuzzFailure) {
             try replayJournal(Data(bytes), input: bytes)
             try replayJournal(sealingLines(bytes), input: bytes)
@@ -15,6 +16,11 @@
             try expect(
                 replay.records.count <= replay.recordCount,
                 "\(replay.records.count) entries from \(replay.recordCount) records",
+                input: input
+            )
+            try expect(
+                replay.records.values.allSatisfy { (0...JSONFileStorage.maximumFileSize).contains($0.size ?? 0) },
+                "an entry size outside 0...\(JSONFileStorage.maximumFileSize)",
                 input: input
             )
             let again: IndexJournal.Replay
@@ -52,7 +58,7 @@
                 return x == y || (x.isNaN && y.isNaN)
             }
             return a.sequence == b.sequence && same(a.storedAt, b.storedAt) && same(a.maxAge, b.maxAge)
-                && same(a.freshUntil, b.freshUntil) && a.tags == b.tags
+                && same(a.freshUntil, b.freshUntil) && a.tags == b.tags && a.size == b.size
         }
     }
 #endif
