@@ -262,7 +262,10 @@ let package = Package(
         .target(name: "PrivatePostgres", path: "Tests/PrivatePostgres"),
 
         // Tests: one target per module. Test-only packages (FlyingFox through LoopbackServer) stay here.
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTesting", "StrataObservabilityTestSupport"]),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata", "StrataTesting", "StrataObservabilityTestSupport", "StrataTestSupport"]
+        ),
         .testTarget(
             name: "StrataMemoryTests",
             dependencies: ["StrataMemory", "StrataTesting", "StrataTestSupport"]

@@ -4,47 +4,26 @@ import Strata
 import StrataMemory
 import StrataNetwork
 import StrataOffline
+import StrataTestSupport
 import Testing
 
 /// Holds main's answers to reads, once armed, until released. The answer is read from the server first, so a read
 /// held here began before whatever the test does meanwhile.
 private final class HeldReads: StrataPlugin {
-    private struct State {
-        var isArmed = false
-        var held: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state = Locked(State())
-    private let arrival: AsyncStream<Void>.Continuation
+    private let gate = AsyncGate(isOpen: true)
 
     /// One element for each answer held.
-    let arrivals: AsyncStream<Void>
-
-    init() { (arrivals, arrival) = AsyncStream.makeStream(of: Void.self) }
+    var arrivals: AsyncStream<Void> { gate.arrivals }
 
     /// Holds the answers of the reads that follow.
-    func arm() { state.withLock { $0.isArmed = true } }
+    func arm() { gate.close() }
 
     /// Lets the held answers go, and holds no more.
-    func release() {
-        let held = state.withLock { state in
-            state.isArmed = false
-            defer { state.held = [] }
-            return state.held
-        }
-        for waiter in held { waiter.resume() }
-    }
+    func release() { gate.open() }
 
     func intercept<R: Sendable>(_ call: PluginCall, next: @escaping @Sendable () async throws -> R) async throws -> R {
         let answer = try await next()
-        guard call.method.isRead else { return answer }
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let holds = state.withLock { state in
-                if state.isArmed { state.held.append(waiter) }
-                return state.isArmed
-            }
-            if holds { arrival.yield() } else { waiter.resume() }
-        }
+        if call.method.isRead { await gate.enter() }
         return answer
     }
 }

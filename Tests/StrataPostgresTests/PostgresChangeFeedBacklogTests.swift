@@ -3,6 +3,7 @@
     import PostgresNIO
     import Strata
     import StrataMemory
+    import StrataTestSupport
     import Testing
 
     @testable import StrataPostgres
@@ -160,29 +161,17 @@
 
     /// A memory cache whose deletes wait while its gate is closed: a cache slow to delete.
     final class StallingCache: DataSource {
-        private struct Gate {
-            var isClosed = false
-            var waiting: [CheckedContinuation<Void, Never>] = []
-        }
-
         let memory = MemoryDataSource<Note>()
-        private let gate = Locked(Gate())
+        private let gate = AsyncGate(isOpen: true)
 
         /// How many deletes wait at the gate now.
-        var waitingCount: Int { gate.withLock { $0.waiting.count } }
+        var waitingCount: Int { gate.waitingCount }
 
         /// Makes the next deletes wait.
-        func close() { gate.withLock { $0.isClosed = true } }
+        func close() { gate.close() }
 
         /// Lets every waiting delete through, and the next ones.
-        func open() {
-            let waiting = gate.withLock { gate in
-                gate.isClosed = false
-                defer { gate.waiting = [] }
-                return gate.waiting
-            }
-            for continuation in waiting { continuation.resume() }
-        }
+        func open() { gate.open() }
 
         /// Whether the memory holds an entry for `key` (vouched for or not).
         func holds(_ key: String) async -> Bool { (try? await memory.get(KeyQuery(key))) != nil }
@@ -208,13 +197,7 @@
         }
 
         func delete(_ query: any Query) async throws {
-            await withCheckedContinuation { continuation in
-                let passes = gate.withLock { gate in
-                    if gate.isClosed { gate.waiting.append(continuation) }
-                    return !gate.isClosed
-                }
-                if passes { continuation.resume() }
-            }
+            await gate.enter()
             try await memory.delete(query)
         }
     }

@@ -1,3 +1,4 @@
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 struct CacheWriteBackTests {
     /// Main holding "old" for key 1 with its reads held at a gate, over an empty cache.
     private struct Fixture {
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let main: PluginTestStore<String>
         let cache = PluginTestStore<String>()
         let repository: CacheRepository<PluginTestStore<String>, PluginTestStore<String>>

@@ -1,3 +1,4 @@
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -25,7 +26,7 @@ struct CoalescingTests {
     @Test func aThousandConcurrentCallersShareOneRun() async throws {
         // Given an operation held at a gate
         let coalescer = RequestCoalescer<String, Int>()
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let counter = OperationCounter()
 
         // When 1,000 callers ask for one key while it is held
@@ -52,7 +53,7 @@ struct CoalescingTests {
 
     @Test func aFailureReachesEveryWaiter() async throws {
         let coalescer = RequestCoalescer<String, Int>()
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
 
         let codes = await withTaskGroup(of: StrataError.Code?.self) { group in
             for _ in 0..<10 {
@@ -80,7 +81,7 @@ struct CoalescingTests {
     @Test func aCancelledWaiterDoesNotCancelTheOthers() async throws {
         // Given two waiters on one held run
         let coalescer = RequestCoalescer<String, Int>()
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let counter = OperationCounter()
         let operation: @Sendable () async throws -> Int = {
             counter.run()
@@ -137,7 +138,7 @@ struct CoalescingTests {
 
     @Test func differentKeysRunSeparately() async throws {
         let coalescer = RequestCoalescer<Int, Int>()
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
 
         async let one = coalescer.run(key: 1) {
             await gate.enter()
@@ -156,7 +157,7 @@ struct CoalescingTests {
     // MARK: - CoalescingPlugin
 
     @Test func thePluginSharesOneSourceCallAmongAThousandGets() async throws {
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let store = PluginTestStore(["a": "value"], gate: gate)
         let plugin = CoalescingPlugin()
         let source = store.plugins([plugin])
@@ -173,7 +174,7 @@ struct CoalescingTests {
     }
 
     @Test func thePluginSharesGetAllsApartFromGets() async throws {
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let store = PluginTestStore(["a": 1, "b": 2], gate: gate)
         let plugin = CoalescingPlugin()
         let source = store.plugins([plugin])
@@ -192,7 +193,7 @@ struct CoalescingTests {
     }
 
     @Test func queriesThatAreNotHashableAreNotShared() async throws {
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let store = PluginTestStore(["a": 1], gate: gate)
         let source = store.plugins([CoalescingPlugin()])
 
@@ -222,7 +223,7 @@ struct CoalescingTests {
 
     @Test func aColdCacheHitByAHundredReadersMakesOneMainCall() async throws {
         // Given an empty cache and a main source held at a gate
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let main = PluginTestStore(["a": 1], gate: gate)
         let cache = PluginTestStore<Int>()
         let repository = CacheRepository(main: main, cache: cache)
@@ -277,7 +278,7 @@ struct CoalescingTests {
     }
 
     @Test func coalescedGetAllMissesMakeOneMainCall() async throws {
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let main = PluginTestStore(["a": 1, "b": 2], gate: gate)
         let cache = PluginTestStore<Int>()
         let repository = CacheRepository(main: main, cache: cache)
@@ -295,7 +296,7 @@ struct CoalescingTests {
     }
 
     @Test func withCoalescingOffEveryMissReadsTheMainSource() async throws {
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let main = PluginTestStore(["a": 1], gate: gate)
         let cache = PluginTestStore<Int>()
         let repository = CacheRepository(
@@ -319,7 +320,7 @@ struct CoalescingTests {
 
     @Test func aSharedMainFailureReachesEveryReaderAndEachKeepsItsFallback() async throws {
         // Given a cache holding a stale value and a main source that will fail
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let main = PluginTestStore<Int>(gate: gate)
         main.failNext(StrataError(.network, "Down"))
         let cache = PluginTestStore<Int>()
@@ -340,7 +341,7 @@ struct CoalescingTests {
     }
 
     @Test func mainSyncReadsAreNotCoalesced() async throws {
-        let gate = PluginTestGate()
+        let gate = AsyncGate(isOpen: false)
         let main = PluginTestStore(["a": 1], gate: gate)
         let repository = CacheRepository(main: main, cache: PluginTestStore<Int>())
 
@@ -361,7 +362,7 @@ private final class MissThenHoldCache: DataSource {
     let store = PluginTestStore<Int>()
 
     /// Where the first read waits.
-    let held = PluginTestGate()
+    let held = AsyncGate(isOpen: false)
 
     private let reads = Locked(0)
 

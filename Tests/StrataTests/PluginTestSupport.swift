@@ -1,47 +1,6 @@
 import Strata
+import StrataTestSupport
 import StrataTesting
-
-/// A gate that holds every caller until it is opened, and counts the callers.
-final class PluginTestGate: Sendable {
-    private struct State {
-        var entered = 0
-        var isOpen = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state = Locked(State())
-
-    /// How many callers have entered so far.
-    var entered: Int { state.withLock { $0.entered } }
-
-    /// Counts the caller and suspends it until ``open()``.
-    func enter() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let passes = state.withLock { state -> Bool in
-                state.entered += 1
-                if state.isOpen { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if passes { continuation.resume() }
-        }
-    }
-
-    /// Lets every held and future caller through.
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.isOpen = true
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Waits until `count` callers have entered.
-    func waitForEntered(_ count: Int) async {
-        while entered < count { await Task.yield() }
-    }
-}
 
 /// A key-value data source for plugin tests: counts calls, can hold reads at a gate, can fail.
 final class PluginTestStore<Value: Sendable>: DataSource {
@@ -52,7 +11,7 @@ final class PluginTestStore<Value: Sendable>: DataSource {
     }
 
     private let state: Locked<State>
-    private let gate: PluginTestGate?
+    private let gate: AsyncGate?
     private let clock: ManualClock?
     private let readDurations: Locked<[Duration]>
 
@@ -65,7 +24,7 @@ final class PluginTestStore<Value: Sendable>: DataSource {
     ///   - readDurations: How long each read "takes" on the clock.
     init(
         _ values: [String: Value] = [:],
-        gate: PluginTestGate? = nil,
+        gate: AsyncGate? = nil,
         clock: ManualClock? = nil,
         readDurations: [Duration] = []
     ) {

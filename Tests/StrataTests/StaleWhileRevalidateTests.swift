@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -25,7 +26,7 @@ private final class ErrorRecorder: StrataPlugin {
 /// that answers "new".
 private struct StaleFixture {
     let clock = ManualClock()
-    let gate = PluginTestGate()
+    let gate = AsyncGate(isOpen: false)
     let recorder = ErrorRecorder()
     let main: PluginTestStore<String>
     let cache: EntryStore
