@@ -86,6 +86,9 @@ enum IndexJournal {
     static func replay(_ data: Data) throws -> Replay {
         var replay = Replay()
         let bytes = [UInt8](data)
+        // The table is made as large as the put lines need once, rather than grown (and rehashed) as they come; up to
+        // a million entries, so that a planted journal of short lines that begin with `P` costs no more than that.
+        replay.records.reserveCapacity(min(putLineCount(bytes), 1 << 20))
         var lineNumber = 0
         var start = 0
         while start < bytes.count {
@@ -109,6 +112,19 @@ enum IndexJournal {
         }
         if lineNumber == 0 { throw ParseError(line: 1, reason: "missing header \"\(header)\"") }
         return replay
+    }
+
+    /// How many lines of `bytes` begin with `P`: at most that many entries replay.
+    private static func putLineCount(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            var count = 0
+            var previous: UInt8 = 0x0A
+            for byte in buffer {
+                if previous == 0x0A, byte == 0x50 { count += 1 }
+                previous = byte
+            }
+            return count
+        }
     }
 
     private static func apply(_ record: JournalRecord, to replay: inout Replay) {

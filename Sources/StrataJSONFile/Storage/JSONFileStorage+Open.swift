@@ -123,7 +123,7 @@ extension JSONFileStorage {
         }
         let renumbered = load(replay.records, maxSequence: replay.maxSequence)
         journalRecordCount = replay.recordCount
-        let measured = try measureUnsizedEntries(now: now)
+        let measured = measureUnsizedEntries(now: now)
         if renumbered || measured || replay.recordCount > 2 * replay.records.count + 1024 {
             try compact(now: now)
         } else {
@@ -190,15 +190,16 @@ extension JSONFileStorage {
 
     /// Gives each entry whose index line lacks its size (a journal written before sizes were kept) the size of its
     /// file, read without following a link; an entry whose file is missing or not a regular file counts 0 bytes
-    /// (its next read finds it gone or damaged). Returns whether any was measured: the journal is then compacted,
-    /// so this happens once.
-    private mutating func measureUnsizedEntries(now: Date) throws -> Bool {
+    /// (its next read finds it gone or damaged), as does one that cannot be reached (an unreadable shard folder: the
+    /// store still opens, and its reads report the folder). Returns whether any was measured: the journal is then
+    /// compacted, so this happens once.
+    private mutating func measureUnsizedEntries(now: Date) -> Bool {
         let unsized = records.compactMap { $0.value.size == nil ? $0.key : nil }
         for key in unsized {
             guard var record = records[key] else { continue }
             let (shardName, file) = Self.location(of: key)
             var size = 0
-            if let shard = try shard(shardName, create: false, now: now),
+            if let shard = (try? shard(shardName, create: false, now: now)) ?? nil,
                 let status = try? shard.status(of: file),
                 StoreFolder.kind(mode: status.st_mode) == .file
             {
