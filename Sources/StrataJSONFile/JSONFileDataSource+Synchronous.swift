@@ -236,6 +236,12 @@ extension JSONFileDataSource {
         (try? withStorage { $0.count }) ?? 0
     }
 
+    /// The bytes of the entries' files as the store wrote them, expired ones included until removed: what
+    /// ``Configuration/maxSize`` bounds.
+    public var totalSize: Int {
+        (try? withStorage { $0.totalSize }) ?? 0
+    }
+
     /// The most recent corruption reports (up to 100), oldest first; each names the file moved aside.
     public var corruptionReports: [StrataError] {
         (try? withStorage { $0.corruptionReports }) ?? []

@@ -57,6 +57,7 @@ struct JSONFileSizeLimitTests {
             // Then the least recently used went, for the size limit, and the files left are what the report says
             #expect(recorder.summary == ["b: sizeLimit"])
             #expect(recorder.evictions.first?.usage == StoreUsage(count: 3, bytes: 3 * size))
+            #expect(store.totalSize == 3 * size)
             #expect(Set(store.keysByRecency) == ["a", "c", "d"])
             #expect(try entryBytes(fixture) == 3 * size)
         }
