@@ -3,8 +3,8 @@ import Strata
 
 extension JSONFileDataSource {
     /// Evicts the least recently used entries while the store holds more than ``Configuration/countLimit`` entries
-    /// or more than ``Configuration/maxSize`` bytes of entry files. The entry just written is never one of them: it
-    /// is the most recently used, and no larger than the size limit.
+    /// or more than ``Configuration/maxSize`` bytes of entry files. The entry just written is never one of them (it
+    /// is the most recently used, and no larger than the size limit) unless the count limit is 0.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when a file operation fails; eviction stops there.
     func evictOverLimits(from storage: inout JSONFileStorage, now: Date) throws {

@@ -4,7 +4,7 @@ extension JSONFileDataSource {
     /// Returns the changes of one key, or of all keys: every put, every removal and delete, and
     /// ``removeAll()`` made through this store.
     ///
-    /// Evictions under the count limit, expiry and ``removeExpired()`` are not announced: the data did not change,
+    /// Evictions under the count and size limits, expiry and ``removeExpired()`` are not announced: the data did not change,
     /// the store only forgot it. Changes made by another process are not seen. The stream keeps the newest
     /// change (see ``Strata/ChangeBroadcaster``).
     ///

@@ -211,9 +211,11 @@ extension JSONFileDataSource {
             }
             for key in expired { try evict(key, reason: .expired, from: &storage, now: now) }
             let makeDecoder = configuration.makeDecoder
-            try storage.adoptUnindexedEntries(now: now) { data in
+            let adopted = try storage.adoptUnindexedEntries(now: now) { data in
                 try makeDecoder().decode(EntryHeader.self, from: data)
             }
+            // What was taken in counts against the limits as a write does.
+            if adopted > 0 { try evictOverLimits(from: &storage, now: now) }
             try storage.compact(now: now)
             return expired.count
         }

@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 /// A data source that keeps `Codable` values as JSON files in a folder: no SQLite, every query kind,
-/// atomic saves, a count limit with least-recently-used eviction, and maximum ages.
+/// atomic saves, count and size limits with least-recently-used eviction, and maximum ages.
 ///
 /// ```swift
 /// let users = try JSONFileDataSource<User>(
@@ -14,19 +14,20 @@ import Strata
 ///
 /// ## Storage layout
 ///
-/// Built for stores of 100,000 entries: opening reads only the index, and a write rewrites only its
-/// entry's file and appends one line to the index.
+/// Built for stores of 100,000 entries: opening reads only the index (and, once, the sizes of the entry files an
+/// index written by an earlier version lacks), and a write rewrites only its entry's file and appends one line to
+/// the index.
 ///
 /// - term `entries/<ab>/<abcd…>.json`: one JSON file per entry, named by the first 128 bits of the
 ///   SHA-256 of the key's NFC form in hexadecimal (in 256 sub-folders), so any key — `../`, NUL, 10 KB,
 ///   emoji, keys that differ only in case — is a safe file name, and keys Swift considers equal
 ///   (canonically equivalent) share one file. The file holds the key, the stored date,
 ///   the entry's maximum age, its LRU sequence and the value, so the index can be rebuilt from it.
-/// - term `index.journal`: the index — keys, stored dates, maximum ages and LRU sequence numbers — as
-///   an append-only journal of checksummed lines (a write, a read, a removal each append one). It is
-///   compacted when the store opens with a torn or long journal, when it grows past four times the
-///   entry count, and by ``removeExpired()``. When it is missing or damaged, it is rebuilt from the entry
-///   files.
+/// - term `index.journal`: the index — keys, stored dates, maximum ages, LRU sequence numbers and the entry
+///   files' sizes — as an append-only journal of checksummed lines (a write, a read, a removal each append one).
+///   It is compacted when the store opens with a torn or long journal or one without sizes, when it grows past
+///   four times the entry count, and by ``removeExpired()``. When it is missing or damaged, it is rebuilt from the
+///   entry files.
 ///
 /// LRU order comes from sequence numbers that every write and keyed read takes, never from file dates.
 ///

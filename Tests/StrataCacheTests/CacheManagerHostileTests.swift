@@ -8,13 +8,16 @@ import Testing
 
 /// A cache manager's store holding what it did not write the way it writes it, and a server's large bodies.
 struct CacheManagerHostileTests {
-    private func manager(in folder: TemporaryFolder, memoryMaximumSize: Int = 64 << 20) throws -> (
-        CacheManager, Locked<[StrataError]>
-    ) {
+    private func manager(
+        in folder: TemporaryFolder,
+        diskMaximumSize: Int = 150 << 20,
+        memoryMaximumSize: Int = 64 << 20
+    ) throws -> (CacheManager, Locked<[StrataError]>) {
         let reports = Locked<[StrataError]>([])
         let manager = try CacheManager(
             configuration: .init(
                 folder: folder.url.appendingPathComponent("beagle"),
+                diskMaximumSize: diskMaximumSize,
                 memoryMaximumSize: memoryMaximumSize,
                 clock: ManualClock(),
                 diagnostics: { error in reports.withLock { $0.append(error) } }
@@ -65,21 +68,32 @@ struct CacheManagerHostileTests {
         #expect(throws: StrataError.self) { _ = try manager(in: folder, memoryMaximumSize: -1) }
     }
 
+    @Test func aReferenceTooLargeForTheDiskLeavesNoOlderOneThere() throws {
+        // Given a reference on disk and in memory, under a memory layer of 100 KiB and a disk of 200 KiB
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (cache, reports) = try manager(in: folder, diskMaximumSize: 200 << 10, memoryMaximumSize: 100 << 10)
+        let clock = cache.configuration.clock
+        let old = CacheReference(identifier: "x", data: Data("old".utf8), hash: "1", timeOfCreation: clock.now())
+        cache.addToCache(old)
+
+        // When a new version too large for either is added
+        let large = Data(repeating: 7, count: 300 << 10)
+        cache.addToCache(CacheReference(identifier: "x", data: large, hash: "2", timeOfCreation: clock.now()))
+
+        // Then the old version is served from nowhere: the next fetch asks the server
+        #expect(cache.getReference(identifiedBy: "x") == nil)
+        #expect(try cache.persistentStore.value(forKey: "x") == nil)
+        #expect(reports.withLock { $0.map(\.code) } == [.tooLarge])
+    }
+
     @Test func theDiskKeepsAtMostItsSizeAndALargerReferenceStaysInMemoryOnly() throws {
         // Given a manager whose disk holds 200 KiB of reference files, and three references of 60 KiB of data
         // (80 KiB as JSON) written in turn
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let clock = ManualClock()
-        let reports = Locked<[StrataError]>([])
-        let cache = try CacheManager(
-            configuration: .init(
-                folder: folder.url.appendingPathComponent("beagle"),
-                diskMaximumSize: 200 << 10,
-                clock: clock,
-                diagnostics: { report in reports.withLock { $0.append(report) } }
-            )
-        )
+        let (cache, reports) = try manager(in: folder, diskMaximumSize: 200 << 10)
+        let clock = cache.configuration.clock
         func sized(_ id: String, _ bytes: Int) -> CacheReference {
             CacheReference(
                 identifier: id,

@@ -156,6 +156,34 @@ struct JSONFileSizeLimitTests {
         }
     }
 
+    @Test func anEntryFileTakenInByCleanupCountsAgainstTheLimit() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a store full at two entries' bytes, and the file of a third entry (another store's) copied in
+            let size = try oneEntrySize(in: folder)
+            let other = Fixture(folder: folder.appendingPathComponent("other"))
+            try write(["z"], in: other)
+            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
+            let store = try open(fixture, maxSize: 2 * size)
+            try store.setValue(Item(name: "a", number: 0), forKey: "a")
+            try store.setValue(Item(name: "b", number: 0), forKey: "b")
+            let file = try #require(try other.files().first { $0.hasPrefix("entries/") && $0.hasSuffix(".json") })
+            let destination = fixture.folder.appendingPathComponent(file)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try FileManager.default.copyItem(at: other.folder.appendingPathComponent(file), to: destination)
+
+            // When cleanup takes it in
+            try store.removeExpired()
+
+            // Then the store holds two entries' bytes again: the least recently used went
+            #expect(recorder.summary == ["a: sizeLimit"])
+            #expect(Set(store.keysByRecency) == ["b", "z"])
+            #expect(store.totalSize == 2 * size)
+        }
+    }
+
     @Test func aNegativeLimitIsRefused() async throws {
         try await withTemporaryFolder { folder in
             let fixture = Fixture(folder: folder)

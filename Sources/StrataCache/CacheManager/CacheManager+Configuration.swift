@@ -13,7 +13,8 @@ extension CacheManager {
 
         /// The most bytes the references take on disk (their files: data, hash and dates as JSON, so a body is about
         /// a third larger than its bytes), least recently used evicted first: 150 MiB by default. A reference
-        /// whose file alone would be larger is kept in memory only, and reported to ``diagnostics``.
+        /// whose file alone would be larger is not written (reported to ``diagnostics``; an older one on disk under
+        /// its identifier is removed): it lives in memory only, while the memory layer keeps it.
         public var diskMaximumSize: Int
 
         /// The most references kept in memory in front of the disk: 15 by default.

@@ -4,7 +4,7 @@ import StrataJSONFile
 import StrataMemory
 import StrataNetwork
 
-/// Beagle's cache layer, ready made: references in a count-capped, least-recently-used JSON store on disk
+/// Beagle's cache layer, ready made: references in a count- and size-capped, least-recently-used JSON store on disk
 /// with a small memory layer in front, valid for their own `maxAge` or a default of 300 seconds.
 ///
 /// ```swift
@@ -15,7 +15,8 @@ import StrataNetwork
 ///
 /// - The persistent store is a `JSONFileDataSource` of ``CacheReference`` values capped
 ///   at ``Configuration/diskMaximumCapacity`` references and ``Configuration/diskMaximumSize`` bytes (least
-///   recently written or read evicted first, across restarts). Each reference keeps its own ``CacheReference/maxAge`` and ``CacheReference/timeOfCreation``.
+///   recently written or read evicted first, across restarts). Each reference keeps its own
+///   ``CacheReference/maxAge`` and ``CacheReference/timeOfCreation``.
 /// - The memory layer is a `MemoryDataSource` capped at
 ///   ``Configuration/memoryMaximumCapacity`` references and ``Configuration/memoryMaximumSize`` bytes of their
 ///   data; a disk hit is copied into it. Every read is a use, as in
@@ -84,7 +85,9 @@ public final class CacheManager: CacheManagerProtocol {
 
     /// Stores `reference` in memory and on disk, evicting the least recently used beyond the capacities.
     ///
-    /// A disk error is reported to ``Configuration/diagnostics``; the reference then lives in memory only.
+    /// A disk error (a reference over ``Configuration/diskMaximumSize`` included) is reported to
+    /// ``Configuration/diagnostics``, and the reference the disk held under its identifier, now out of date, is
+    /// removed: the new one then lives in memory only, while its memory layer keeps it.
     ///
     /// - Parameter reference: The reference.
     public func addToCache(_ reference: CacheReference) {
@@ -93,6 +96,11 @@ public final class CacheManager: CacheManagerProtocol {
             try persistentStore.setValue(reference, forKey: reference.identifier)
         } catch {
             report(error)
+            do {
+                try persistentStore.removeValue(forKey: reference.identifier)
+            } catch {
+                report(error)
+            }
         }
     }
 
@@ -130,7 +138,7 @@ public final class CacheManager: CacheManagerProtocol {
     /// identifier.
     private func storedReference(identifiedBy id: String) -> CacheReference? {
         if let reference = memoryLayer.value(forKey: id) {
-            // Beagle's recency: a read answered by memory is still a use of the count-capped store's entry.
+            // Beagle's recency: a read answered by memory is still a use of the capped store's entry.
             do {
                 try persistentStore.markUsed(forKey: id)
             } catch {

@@ -86,9 +86,10 @@ enum IndexJournal {
     static func replay(_ data: Data) throws -> Replay {
         var replay = Replay()
         let bytes = [UInt8](data)
-        // The table is made as large as the put lines need once, rather than grown (and rehashed) as they come; up to
-        // a million entries, so that a planted journal of short lines that begin with `P` costs no more than that.
-        replay.records.reserveCapacity(min(putLineCount(bytes), 1 << 20))
+        // The table is made as large as the put lines need once, rather than grown (and rehashed) as they come: no
+        // more than a put line of the shortest form could fill (22 bytes), and no more than a million entries, so a
+        // planted journal of short lines that begin with `P` reserves little.
+        replay.records.reserveCapacity(min(putLineCount(bytes), bytes.count / 22, 1 << 20))
         var lineNumber = 0
         var start = 0
         while start < bytes.count {

@@ -121,9 +121,10 @@ extension JSONFileStorage {
             try rebuild(known: replay.records, now: now, decodeHeader: decodeHeader)
             return
         }
-        let renumbered = load(replay.records, maxSequence: replay.maxSequence)
+        var records = replay.records
+        let measured = measureUnsizedEntries(in: &records, now: now)
+        let renumbered = load(records, maxSequence: replay.maxSequence)
         journalRecordCount = replay.recordCount
-        let measured = measureUnsizedEntries(now: now)
         if renumbered || measured || replay.recordCount > 2 * replay.records.count + 1024 {
             try compact(now: now)
         } else {
@@ -188,27 +189,28 @@ extension JSONFileStorage {
         try compact(now: now)
     }
 
-    /// Gives each entry whose index line lacks its size (a journal written before sizes were kept) the size of its
-    /// file, read without following a link; an entry whose file is missing or not a regular file counts 0 bytes
-    /// (its next read finds it gone or damaged), as does one that cannot be reached (an unreadable shard folder: the
-    /// store still opens, and its reads report the folder). Returns whether any was measured: the journal is then
-    /// compacted, so this happens once.
-    private mutating func measureUnsizedEntries(now: Date) -> Bool {
-        let unsized = records.compactMap { $0.value.size == nil ? $0.key : nil }
-        for key in unsized {
-            guard var record = records[key] else { continue }
+    /// Gives each of `records` whose index line lacks its size (a journal written before sizes were kept) the size
+    /// of its file, read without following a link, before the index is loaded; an entry whose file is missing or not
+    /// a regular file counts 0 bytes (its next read finds it gone or damaged). An entry that cannot be reached (a
+    /// shard folder that cannot be opened now) keeps no size, so the next open measures it again; meanwhile it counts
+    /// 0, and the store still opens. Returns whether any was measured: the journal is then compacted, so this
+    /// happens once.
+    private mutating func measureUnsizedEntries(in records: inout [String: IndexRecord], now: Date) -> Bool {
+        var measured = false
+        for (key, record) in records where record.size == nil {
             let (shardName, file) = Self.location(of: key)
+            let shard: StoreFolder?
+            do { shard = try self.shard(shardName, create: false, now: now) } catch { continue }
+            let status: stat?
+            do { status = try shard?.status(of: file) } catch { continue }
             var size = 0
-            if let shard = (try? shard(shardName, create: false, now: now)) ?? nil,
-                let status = try? shard.status(of: file),
-                StoreFolder.kind(mode: status.st_mode) == .file
-            {
+            if let status, StoreFolder.kind(mode: status.st_mode) == .file {
                 size = min(Int(clamping: status.st_size), Self.maximumFileSize)
             }
-            record.size = size
-            setRecord(record, for: key)
+            records[key]?.size = size
+            measured = true
         }
-        return !unsized.isEmpty
+        return measured
     }
 
     /// Calls `visit` with the key and the index record (its size included) of each intact entry file, as
