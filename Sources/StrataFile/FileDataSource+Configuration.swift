@@ -44,7 +44,9 @@ extension FileDataSource {
         public var verifiesContent: Bool
 
         /// Receives a ``Strata/StrataError/Code/corrupt`` report for each damaged entry the store finds and
-        /// discards (naming the file and what was done with it); `nil` to stay quiet.
+        /// discards (naming the file and what was done with it), and an ``Strata/StrataError/Code/io`` report when
+        /// the store cannot remove an entry to come within its limits, after a write or as it opens (the write stands;
+        /// the next one tries again); `nil` to stay quiet.
         public var diagnostics: (@Sendable (StrataError) -> Void)?
 
         /// The key under which `putAll(_:in: AllObjectsQuery())` stores each value; `nil` refuses such puts of
@@ -67,7 +69,7 @@ extension FileDataSource {
         ///   - durability: What a write survives.
         ///   - clock: The clock for dates and expiry.
         ///   - verifiesContent: Whether every read checks the data against its content hash.
-        ///   - diagnostics: Receives a report for each damaged entry discarded.
+        ///   - diagnostics: Receives a report for each damaged entry discarded, and for a failed eviction.
         ///   - key: The key of a value, for puts of lists.
         public init(
             location: Location = .caches,

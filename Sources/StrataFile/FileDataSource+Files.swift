@@ -60,11 +60,11 @@ extension FileDataSource {
     func commit(from source: CommitSource, trailer: EntryTrailer, fileLength: Int, stamp: FileStamp?) throws {
         let name = EntryName(key: trailer.key)
         let now = configuration.clock.now()
-        try state.withLock { state in
+        let failedEviction = try state.withLock { state -> StrataError? in
             let existing = state.index.entry(name)
             if let existing, existing.putSequence > trailer.writeSequence {
                 discard(source)  // a later put of this key won; this one is overwritten at once
-                return
+                return nil
             }
             do throws(POSIXCallError) {
                 try renameOverEntry(source, name.fileName, replacing: existing.map(holdsOwnFile) ?? false)
@@ -89,9 +89,18 @@ extension FileDataSource {
             if configuration.durability == .durable {
                 do throws(POSIXCallError) { try folder.sync() } catch { failure = error }
             }
-            _ = evict(&state, now: now)
+            let failedEviction = evict(&state, now: now)
             if let failure { throw failure.strataError("Flushing the store folder") }
+            return failedEviction
         }
+        // The value is stored: an eviction that failed after it is reported, not thrown.
+        if let failedEviction { reportFailedEviction(failedEviction) }
+    }
+
+    /// Hands an eviction that failed after a write, or as the store opened, to the diagnostics closure: the store
+    /// stays over its limits until a later write's eviction succeeds.
+    func reportFailedEviction(_ failure: StrataError) {
+        configuration.diagnostics?(StrataError.failedEviction(by: "FileDataSource", failure))
     }
 
     /// Whether the entry's name still holds the file the store wrote there: the stamp in the index (one `fstatat`),

@@ -100,8 +100,11 @@ public final class FileDataSource: Sendable {
         self.ownership = ownership
         self.state = Locked(State(index: loaded.index, corruptEntriesRemoved: loaded.corrupt))
         self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
-        // A folder written under larger limits, or none, is brought within these now, by the rule a write applies.
-        state.withLock { _ = evict(&$0, now: configuration.clock.now()) }
+        // A folder written under larger limits, or none, is brought within these now, by the rule a write applies
+        // (a file that cannot be removed is reported, and left to the next write).
+        if let failure = state.withLock({ evict(&$0, now: configuration.clock.now()) }) {
+            reportFailedEviction(failure)
+        }
     }
 
     /// Opens a store with a few common settings.

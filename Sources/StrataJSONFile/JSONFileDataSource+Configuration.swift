@@ -49,7 +49,9 @@ extension JSONFileDataSource {
         public var clock: any WallClock
 
         /// Receives every ``Strata/StrataError/Code/corrupt`` report (a damaged entry file or index,
-        /// with the file's path), after the file was moved aside.
+        /// with the file's path), after the file was moved aside, and an ``Strata/StrataError/Code/io`` report when
+        /// the store cannot remove an entry to come within its limits, after a write or as it opens (the write stands;
+        /// the next one tries again).
         public var diagnostics: (@Sendable (StrataError) -> Void)?
 
         /// Hears every entry the store removes on its own — over ``countLimit`` or ``maxSize``, expired (by
@@ -73,7 +75,7 @@ extension JSONFileDataSource {
         ///   - makeDecoder: Makes the decoder for each read; a plain `JSONDecoder` by default.
         ///   - key: The key of a value, for puts of lists.
         ///   - clock: The clock for stored dates and expiry.
-        ///   - diagnostics: Receives corruption reports.
+        ///   - diagnostics: Receives corruption reports, and a failed eviction.
         public init(
             folder: URL,
             countLimit: Int? = nil,

@@ -70,7 +70,7 @@ extension JSONFileDataSource.Configuration {
     ///   - makeDecoder: Makes the decoder for each read.
     ///   - key: The key of a value, for puts of lists.
     ///   - clock: The clock for stored dates and expiry.
-    ///   - diagnostics: Receives corruption reports.
+    ///   - diagnostics: Receives corruption reports, and a failed eviction.
     @available(
         *,
         deprecated,

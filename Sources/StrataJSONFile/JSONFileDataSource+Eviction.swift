@@ -15,6 +15,17 @@ extension JSONFileDataSource {
         }
     }
 
+    /// ``evictOverLimits(from:now:)`` after a write, or as the store opens: a failure is a report for the diagnostics
+    /// closure (``Strata/StrataError/failedEviction(by:_:)``), not an error, because the value written is stored all
+    /// the same; the store is over its limits until a later write's eviction succeeds.
+    func evictOverLimitsOrReport(from storage: inout JSONFileStorage, now: Date) {
+        do {
+            try evictOverLimits(from: &storage, now: now)
+        } catch {
+            storage.pendingReports.append(StrataError.failedEviction(by: "JSONFileDataSource", error))
+        }
+    }
+
     /// Removes the entry under `key` and reports it to the eviction observer when it was there.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when a file operation fails; nothing is reported then.

@@ -109,8 +109,8 @@ extension JSONFileDataSource {
         }
     }
 
-    /// Encodes and writes an entry, evicts beyond the limits, and announces the put once it is in the index (even
-    /// when the eviction after it fails).
+    /// Encodes and writes an entry, evicts beyond the limits (a failure there is reported to the diagnostics closure,
+    /// not thrown: the value is stored), and announces the put once it is in the index.
     private func write(_ value: Value, forKey key: String, stamp: EntryStamp, now date: Date) throws {
         try StrataError.checkKey(key)
         let encoder = configuration.makeEncoder()
@@ -136,23 +136,16 @@ extension JSONFileDataSource {
                 )
             }
             data.append(contentsOf: data.withUnsafeBytes { EntrySeal.trailer(for: $0) })
-            if let maxSize = configuration.maxSize, data.count > maxSize {
-                throw StrataError(
-                    .tooLarge,
-                    "The entry of \(StrataError.quoted(key: key)) is \(data.count) bytes, over the store's limit of "
-                        + "\(maxSize)"
-                )
-            }
             var record = header.record
             record.size = data.count
             do {
-                try storage.write(data, for: key, record: record, now: date)
+                try storage.write(data, for: key, record: record, maxSize: configuration.maxSize, now: date)
             } catch {
                 written = storage.record(for: key) == record
                 throw error
             }
             written = true
-            try evictOverLimits(from: &storage, now: date)
+            evictOverLimitsOrReport(from: &storage, now: date)
         }
     }
 

@@ -99,9 +99,9 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
         self.storage = Locked(state)
         deliver(reports)
         // A folder holding more than the limits allow (written with larger ones, or none) is brought within them at
-        // once, by the rule a write applies; a file that cannot be removed is left to the next write, which throws.
+        // once, by the rule a write applies (a file that cannot be removed is reported, and left to the next write).
         let now = configuration.clock.now()
-        _ = try? withStorage { storage in try evictOverLimits(from: &storage, now: now) }
+        try withStorage { storage in evictOverLimitsOrReport(from: &storage, now: now) }
     }
 
     /// Opens a store with the common options.

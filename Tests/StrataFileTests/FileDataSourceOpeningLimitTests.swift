@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataFile
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -38,5 +39,44 @@ struct FileDataSourceOpeningLimitTests {
 
         #expect(store.sortedKeys() == ["k1", "k2", "k3"])
         #expect(try folder.entryFiles().count == 3)
+    }
+
+    /// An entry that cannot be removed (an immutable file: not even root may unlink it) stops the eviction: the store
+    /// opens all the same and says so to `diagnostics` (`io`); so does a write, which stands. Once the file can go,
+    /// the next write brings the store within its limits.
+    @Test(.enabled(if: immutableFilesWork))
+    func anEvictionThatFailsAsTheStoreOpensIsReported() throws {
+        // Given four entries, the least recently used of them a file that cannot be removed
+        let folder = try TemporaryFolder()
+        let oldest: URL
+        do {
+            let store = try folder.makeStore()
+            try store.setValue(.pattern(10), forKey: "k0")
+            oldest = folder.storeURL().appendingPathComponent(try #require(try folder.entryFiles().first))
+            for index in 1..<4 { try store.setValue(.pattern(10), forKey: "k\(index)") }
+        }
+        #expect(setImmutable(oldest, true))
+        defer { setImmutable(oldest, false) }
+
+        // When the store opens with room for three
+        let reports = Locked<[StrataError]>([])
+        let store = try folder.makeStore(
+            countLimit: 3,
+            diagnostics: { report in reports.withLock { $0.append(report) } }
+        )
+
+        // Then it opened, reported the failure and kept every entry; a write stands, and reports it again
+        let report = try #require(reports.withLock { $0 }.first)
+        #expect(report.code == .io)
+        #expect(report.message.contains("FileDataSource is over its limits and could not evict down to them"))
+        #expect(store.sortedKeys() == ["k0", "k1", "k2", "k3"])
+        try store.setValue(.pattern(10, seed: 4), forKey: "k4")
+        #expect(store.value(forKey: "k4") == .pattern(10, seed: 4))
+        #expect(reports.withLock { $0.count } == 2)
+        #expect(store.sortedKeys() == ["k0", "k1", "k2", "k3", "k4"])
+        setImmutable(oldest, false)
+        try store.setValue(.pattern(10), forKey: "k5")
+        #expect(store.sortedKeys() == ["k3", "k4", "k5"])
+        #expect(reports.withLock { $0.count } == 2)
     }
 }

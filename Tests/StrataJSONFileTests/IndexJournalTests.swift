@@ -91,7 +91,7 @@ struct IndexJournalTests {
         "T 1 ",  // too few fields
         "X 1 a2V5 ",  // unknown kind
         "P 1 2.0 - a2V5 extra ",  // a freshness date that is not a number
-        "P 1 2.0 - a2V5 3.0 4.0 ",  // too many fields
+        "P 1 2.0 - a2V5 3.0 4.0 ",  // tags that do not decode (`4.0`)
         "P 1 2.0 - a2V5 - - 1073741825 ",  // a size larger than any entry file the store writes
         "P 1 2.0 - a2V5 - - -1 ",  // a size that is not a number
         "P 1 2.0 - a2V5 - - 99999999999999999999999 ",  // a size past any integer

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -153,6 +154,43 @@ struct JSONFileSizeLimitTests {
             #expect(recorder.summary == ["b: \(reason)", "c: \(reason)"])
             #expect(Set(store.keysByRecency) == ["a", "d"])
             #expect(try entryBytes(fixture) == 2 * size)
+        }
+    }
+
+    /// An entry that cannot be removed (an immutable file: not even root may unlink it) stops the eviction: the store
+    /// opens all the same and says so to `diagnostics` (`io`); so does a write, which stands. Once the file can go,
+    /// the next write brings the store within its limits.
+    @Test(.enabled(if: immutableFilesWork))
+    func anEvictionThatFailsAsTheStoreOpensIsReported() async throws {
+        try await withTemporaryFolder { folder in
+            // Given three entries, the least recently used of them a file that cannot be removed
+            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
+            try write(["b"], in: fixture)
+            let oldest = fixture.folder.appendingPathComponent(
+                try #require(try fixture.files().first { $0.hasPrefix("entries/") && $0.hasSuffix(".json") })
+            )
+            try write(["c", "a"], in: fixture)
+            #expect(setImmutable(oldest, true))
+            defer { setImmutable(oldest, false) }
+
+            // When it is opened with room for two
+            let reports = Locked<[StrataError]>([])
+            var configuration = fixture.configuration(countLimit: 2)
+            configuration.diagnostics = { report in reports.withLock { $0.append(report) } }
+            let store = try JSONFileDataSource(configuration: configuration)
+
+            // Then it opened, reported the failure and kept every entry; a write stands, and reports it again
+            let report = try #require(reports.withLock { $0 }.first)
+            #expect(report.code == .io)
+            #expect(report.message.contains("JSONFileDataSource is over its limits and could not evict down to them"))
+            #expect(Set(store.keysByRecency) == ["a", "b", "c"])
+            try store.setValue(Item(name: "d", number: 4), forKey: "d")
+            #expect(try store.value(forKey: "d") == Item(name: "d", number: 4))
+            #expect(reports.withLock { $0.count } == 2)
+            setImmutable(oldest, false)
+            try store.setValue(Item(name: "e", number: 0), forKey: "e")
+            #expect(store.keysByRecency == ["e", "d"])
+            #expect(reports.withLock { $0.count } == 2)
         }
     }
 

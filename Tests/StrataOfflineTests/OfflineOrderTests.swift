@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Strata
 import StrataOffline
+import StrataTestSupport
 import StrataTesting
 import Testing
 

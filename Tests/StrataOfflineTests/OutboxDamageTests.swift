@@ -4,6 +4,7 @@ import Strata
 import StrataJSONFile
 import StrataMemory
 import StrataOffline
+import StrataTestSupport
 import StrataTesting
 import Testing
 

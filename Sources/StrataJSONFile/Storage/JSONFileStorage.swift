@@ -415,12 +415,16 @@ struct JSONFileStorage: ~Copyable {
     /// renamed into its shard folder: on ext4, creating a file in one of the 256 shard folders (spread over
     /// the disk's block groups) cost 0.7–1.1 ms on the development machine, against 0.04 ms in the root
     /// folder. ``forEachEntryFile(now:_:)`` removes the temporary files a crash leaves.
-    mutating func write(_ data: Data, for key: String, record: IndexRecord, now: Date) throws {
-        guard data.count <= Self.maximumFileSize else {
+    ///
+    /// An entry file larger than `maxSize` or than ``maximumFileSize`` is refused
+    /// (``Strata/StrataError/Code/tooLarge``), nothing written.
+    mutating func write(_ data: Data, for key: String, record: IndexRecord, maxSize: Int?, now: Date) throws {
+        let limit = min(maxSize ?? Self.maximumFileSize, Self.maximumFileSize)
+        guard data.count <= limit else {
             throw StrataError(
                 .tooLarge,
-                "The entry of \(StrataError.quoted(key: key)) is \(data.count) bytes; a JSON file store keeps entries of "
-                    + "at most \(Self.maximumFileSize) bytes"
+                "The entry of \(StrataError.quoted(key: key)) is \(data.count) bytes, over the store's limit of \(limit) "
+                    + "bytes"
             )
         }
         let (shardName, file) = Self.location(of: key)
