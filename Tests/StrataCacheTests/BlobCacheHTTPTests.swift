@@ -58,8 +58,15 @@ struct BlobCacheHTTPTests {
         }
     }
 
-    @Test func noStoreResponsesAreNotStored() async throws {
-        try await withFixture([("GET /a", reply("secret", headers: ["Cache-Control": "no-store"]))]) { fixture in
+    /// What RFC 9111 (section 3) does not let a cache store: `no-store`, `Vary: *`, and a status a cache may not
+    /// store without being told (a `202 Accepted`) when no freshness is given.
+    @Test(arguments: [
+        (200, ["Cache-Control": "no-store"]),
+        (200, ["Vary": "*", "Cache-Control": "max-age=60"]),
+        (202, [:]),
+    ])
+    func responsesThatMustNotBeStoredAreNotStored(status: Int, headers: [String: String]) async throws {
+        try await withFixture([("GET /a", reply("secret", headers: headers, status: status))]) { fixture in
             let cache = try fixture.makeCache()
 
             let first = try await cache.fetchWithLayer(from: fixture.url("a"))

@@ -63,6 +63,47 @@ struct CacheManagerFetcherTests {
         #expect(cache.getReference(identifiedBy: url.absoluteString)?.timeOfCreation == clock.now())
     }
 
+    /// Only a GET is answered from the cache (RFC 9111, section 2): a POST to a URL whose GET is cached is sent, and
+    /// its response neither answers nor replaces the GET's; a HEAD is sent and changes nothing; a successful POST or
+    /// DELETE marks the GET's reference stale (section 4.4), so the next GET revalidates it.
+    @Test func onlyAGetIsAnsweredFromTheCacheAndAnUnsafeMethodMarksItStale() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: Data("get".utf8), eTag: "\"v1\"")
+        let server = try await LoopbackServer.start([
+            ("GET /screen", { request in resource.reply(request) }),
+            ("HEAD /screen", { _ in ServerReply(status: 200, headers: ["ETag": "\"v1\""]) }),
+            ("POST /screen", { _ in ServerReply(status: 201, body: Data("posted".utf8)) }),
+            ("DELETE /screen", { _ in ServerReply(status: 204) }),
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let cache = try makeCache(folder, clock: clock)
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+        _ = try await fetcher.fetch(url: url)
+
+        // A HEAD is sent, and the GET still answers from the cache
+        let head = try await fetcher.fetch(HTTPRequest(.head, url: url), identifier: url.absoluteString)
+        #expect(head.origin == .network)
+        #expect(try await fetcher.fetch(url: url).origin == .cache)
+
+        // A POST is sent and answered by the server, and the GET's reference is then revalidated (a 304)
+        let posted = try await fetcher.fetch(HTTPRequest(.post, url: url), identifier: url.absoluteString)
+        #expect(posted.origin == .network)
+        #expect(posted.reference.data == Data("posted".utf8))
+        let afterPost = try await fetcher.fetch(url: url)
+        #expect(afterPost.origin == .revalidated)
+        #expect(afterPost.reference.data == Data("get".utf8))
+
+        // So does a DELETE
+        let deleted = try await fetcher.fetch(HTTPRequest(.delete, url: url), identifier: url.absoluteString)
+        #expect(deleted.origin == .network)
+        #expect(try await fetcher.fetch(url: url).origin == .revalidated)
+        #expect(server.requestCount(path: "/screen") == 6)
+        #expect(server.requests.map(\.method) == ["GET", "HEAD", "POST", "GET", "DELETE", "GET"])
+    }
+
     @Test func theHashGoesInTheConfiguredHeader() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -151,14 +192,12 @@ struct CacheManagerFetcherTests {
         #expect(result.reference.maxAge == nil)
     }
 
-    @Test func noStoreResponsesAreNotCached() async throws {
+    /// `no-store`, `Vary: *`, and a `202 Accepted` without freshness (RFC 9111, section 3).
+    @Test(arguments: [["Cache-Control": "no-store"], ["Vary": "*"], ["Status": "202"]])
+    func responsesThatMustNotBeStoredAreNotCached(headers: [String: String]) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let resource = VersionedResource(
-            body: Data("a".utf8),
-            eTag: "\"v1\"",
-            extraHeaders: ["Cache-Control": "no-store"]
-        )
+        let resource = VersionedResource(body: Data("a".utf8), eTag: "\"v1\"", extraHeaders: headers)
         let server = try await startServer(resource, path: "/screen")
         defer { Task { await server.stop() } }
         let cache = try makeCache(folder, clock: ManualClock())

@@ -55,6 +55,57 @@ struct ProviderFileCacheProviderTests {
         #expect(server.requests.last?.headers["if-modified-since"] == "Tue, 14 Nov 2023 22:13:20 GMT")
     }
 
+    /// A download whose headers forbid storing it (RFC 9111, section 3) is handed out, not stored, and the older
+    /// version stored before it is removed: under `bypassServerCallOnFoundItem` the next download asks the server
+    /// again rather than serving either.
+    @Test(arguments: [["Cache-Control": "no-store"], ["Vary": "*"]])
+    func aDownloadThatMustNotBeStoredIsHandedOutAndTheOlderOneRemoved(headers: [String: String]) async throws {
+        // Given a stored first version
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: Data("v1".utf8), eTag: "\"v1\"")
+        let server = try await startServer(resource)
+        defer { Task { await server.stop() } }
+        let provider = try makeProvider(folder, policy: .bypassServerCallOnFoundItem)
+        let service = try assetDownload(from: server, through: provider, key: "123", folder: folder)
+        _ = try await service.downloadAsync()
+        #expect(provider.store.info(forKey: "123") != nil)
+
+        // When the server's next version must not be stored, and the store has lost the first one's entry
+        try provider.store.removeValue(forKey: "123")
+        resource.update(body: Data("v2".utf8), eTag: "\"v2\"")
+        resource.setExtraHeaders(headers)
+        let second = try await service.downloadAsync()
+
+        // Then it is handed out, nothing is stored, no download is left behind, and the next download asks again
+        #expect(second.origin == .network)
+        #expect(try Data(contentsOf: second.result) == Data("v2".utf8))
+        #expect(provider.store.info(forKey: "123") == nil)
+        #expect(folder.contents("downloads").isEmpty)
+        #expect(try await service.downloadAsync().origin == .network)
+        #expect(server.requestCount(path: "/asset") == 3)
+    }
+
+    /// The same, over a stored older version: it is removed, never served in the new one's place.
+    @Test func aDownloadThatMustNotBeStoredRemovesTheStoredOlderVersion() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+        let first = folder.url.appendingPathComponent("first")
+        try Data("v1".utf8).write(to: first)
+        _ = try provider.store(objectAt: first, key: "123", headers: ["ETag": "\"v1\""])
+        let second = folder.url.appendingPathComponent("second")
+        try Data("v2".utf8).write(to: second)
+
+        let handedOut = try provider.store(objectAt: second, key: "123", headers: ["cache-control": "no-store"])
+
+        #expect(try Data(contentsOf: handedOut) == Data("v2".utf8))
+        #expect(provider.store.info(forKey: "123") == nil)
+        #expect(provider.find(key: "123") == nil)
+        #expect(!FileManager.default.fileExists(atPath: second.path))
+        #expect(!FileManager.default.fileExists(atPath: handedOut.path))
+    }
+
     @Test func a304RenewsTheStoredEntryInPlaceWithoutRewritingItsBytes() async throws {
         // Given a stored download
         let folder = try TemporaryFolder()

@@ -74,7 +74,9 @@ final class VersionedResource: Sendable {
         headers["ETag"] = eTag
         headers["Last-Modified"] = "Tue, 14 Nov 2023 22:13:20 GMT"
         if request.headers[validatorHeader] == eTag { return ServerReply(status: 304, headers: headers) }
-        return ServerReply(status: 200, headers: headers, body: body)
+        // A `Status` among the extra headers is the status of a full answer (and is sent as a header too).
+        let status = headers["Status"].flatMap { Int($0) } ?? 200
+        return ServerReply(status: status, headers: headers, body: body)
     }
 }
 

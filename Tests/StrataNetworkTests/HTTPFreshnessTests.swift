@@ -14,6 +14,7 @@ struct HTTPFreshnessTests {
     /// and whether the response may be stored.
     struct Row: Sendable, CustomTestStringConvertible {
         var name: String
+        var status = 200
         var headers: [String: String]
         var policy = HTTPFreshness.Policy.privateCache
         var requestDelay: TimeInterval = 0
@@ -140,11 +141,58 @@ struct HTTPFreshnessTests {
             lifetime: .seconds(2_147_483_648),
             remaining: .seconds(2_147_483_648)
         ),
+        // Section 3: what may be stored.
+        Row(name: "Vary: * is not storable", headers: ["Vary": "Accept, *"], storable: false),
+        Row(name: "Vary on a field is storable", headers: ["Vary": "Accept-Encoding"]),
+        Row(name: "a 202 without freshness is not storable", status: 202, headers: [:], storable: false),
+        Row(name: "a 201 without freshness is not storable", status: 201, headers: [:], storable: false),
+        Row(name: "a 206 is not storable (ranges are not combined)", status: 206, headers: [:], storable: false),
+        Row(
+            name: "a 202 with max-age is storable",
+            status: 202,
+            headers: ["Cache-Control": "max-age=60"],
+            lifetime: .seconds(60),
+            remaining: .seconds(60)
+        ),
+        Row(
+            name: "a 202 with Expires is storable",
+            status: 202,
+            headers: ["Expires": date(30)],
+            lifetime: .seconds(30),
+            remaining: .seconds(30)
+        ),
+        Row(name: "a public 202 is storable", status: 202, headers: ["Cache-Control": "public"]),
+        Row(name: "a private 202 is storable by a private cache", status: 202, headers: ["Cache-Control": "private"]),
+        Row(
+            name: "a private 202 is not storable by a shared cache",
+            status: 202,
+            headers: ["Cache-Control": "private"],
+            policy: .sharedCache,
+            storable: false
+        ),
+        Row(
+            name: "a heuristic lifetime does not make a 202 storable",
+            status: 202,
+            headers: ["Date": date(0), "Last-Modified": date(-1_000)],
+            policy: HTTPFreshness.Policy(usesHeuristics: true),
+            lifetime: .seconds(100),
+            remaining: .seconds(100),
+            storable: false
+        ),
+        Row(name: "a 204 without freshness is storable", status: 204, headers: [:]),
+        Row(
+            name: "a 304 is judged by its headers alone",
+            status: 304,
+            headers: ["Cache-Control": "max-age=60"],
+            lifetime: .seconds(60),
+            remaining: .seconds(60)
+        ),
+        Row(name: "a bare 304 is storable", status: 304, headers: [:]),
     ]
 
     @Test("Freshness rules", arguments: rows)
     func freshness(row: Row) {
-        let response = HTTPResponse(status: 200, headers: HTTPHeaders(row.headers))
+        let response = HTTPResponse(status: row.status, headers: HTTPHeaders(row.headers))
         let freshness = HTTPFreshness(
             response: response,
             requestTime: Self.received.addingTimeInterval(-row.requestDelay),

@@ -162,4 +162,45 @@ struct ReliabilityNetworkCacheTests {
         #expect(memory.entry(forKey: "item")?.value == Item(name: "v2"))
         #expect(memory.entry(forKey: "item")?.storedAt == clock.now())
     }
+
+    /// A stale entry revalidated by a full answer that must not be stored (`no-store`): the answer is returned, and
+    /// the older entry is gone from the cache, so a later read that falls back on the cache cannot serve it.
+    @Test(.timeLimit(.minutes(1)))
+    func aNoStoreAnswerToARevalidationRemovesTheOlderEntry() async throws {
+        // Given an entry stored from a response fresh for 60 s, whose server then answers `no-store`
+        let version = Locked(1)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /item",
+                { _ in
+                    let current = version.withLock { $0 }
+                    let control = current == 1 ? "max-age=60" : "no-store"
+                    return ServerReply(
+                        status: 200,
+                        headers: ["Cache-Control": control, "ETag": "\"v\(current)\""],
+                        body: Data(#"{"name":"v\#(current)"}"#.utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let client = HTTPClient(transport: URLSessionTransport(), configuration: .init(clock: clock))
+        let network = NetworkGetDataSource<Item>(client: client) { _ in
+            HTTPRequest(baseURL: server.baseURL, path: "item")
+        }
+        let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
+        let repository = CacheRepository(main: network, cache: memory.validated(by: FreshnessValidator(clock: clock)))
+        let query = KeyQuery("item")
+        #expect(try await repository.get(query, operation: .cacheSync) == Item(name: "v1"))
+
+        // When it is stale and read again
+        clock.advance(by: .seconds(61))
+        version.withLock { $0 = 2 }
+        #expect(try await repository.get(query, operation: .cacheSync) == Item(name: "v2"))
+
+        // Then v1 is no longer in the cache
+        #expect(memory.value(forKey: "item") == nil)
+        #expect(server.requestCount(path: "/item") == 2)
+    }
 }

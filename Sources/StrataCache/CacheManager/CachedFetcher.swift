@@ -21,6 +21,10 @@ import StrataNetwork
 ///   `HTTPFreshness` for a private cache (`max-age`, then `Expires` − `Date`, less the response's age;
 ///   `no-cache` makes it 0 so the next fetch revalidates), or `nil` for the manager's default.
 ///   A `no-store` response is returned but not cached.
+/// - Only a GET is answered from the cache and stored (RFC 9111, section 2). Any other request is sent as it is
+///   (origin `.network`), its response returned and not stored; one whose method is unsafe (anything
+///   but `HEAD`, `OPTIONS` and `TRACE`) and succeeds marks the reference under its identifier stale (section 4.4),
+///   so the next GET revalidates it.
 public struct CachedFetcher: Sendable {
     /// The cache consulted and filled.
     public var cacheManager: any CacheManagerProtocol
@@ -72,6 +76,7 @@ public struct CachedFetcher: Sendable {
     ///   cached is thrown as is.
     public func fetch(_ request: HTTPRequest, identifier: String? = nil) async throws -> CachedFetchResult {
         let identifier = identifier ?? request.cacheKey
+        guard request.method == .get else { return try await send(request, identifier: identifier) }
         // A CacheRepository per fetch: the manager's references, valid as the manager says, over the server.
         let source = ReferenceSource(
             request: request,
@@ -92,4 +97,30 @@ public struct CachedFetcher: Sendable {
         let reference = origin == .revalidated ? entry.value.renewed(by: entry.metadata) : entry.value
         return CachedFetchResult(reference: reference, origin: origin)
     }
+
+    /// Sends a request other than a GET past the cache: its response is not stored, and an unsafe method that
+    /// succeeded marks the stored reference stale (kept, with its hash, for the next GET to revalidate).
+    private func send(_ request: HTTPRequest, identifier: String) async throws -> CachedFetchResult {
+        let response = try await client.send(request)
+        let now = clock.now()
+        if !Self.safeMethods.contains(request.method), let stored = cacheManager.getReference(identifiedBy: identifier)
+        {
+            cacheManager.addToCache(
+                CacheReference(
+                    identifier: identifier,
+                    data: stored.data,
+                    hash: stored.hash,
+                    maxAge: 0,
+                    timeOfCreation: min(stored.timeOfCreation, now)
+                )
+            )
+        }
+        let reference = CacheReference(response: response, identifier: identifier, maxAge: nil, timeOfCreation: now)
+        return CachedFetchResult(reference: reference, origin: .network)
+    }
+
+    /// The methods that change nothing on the server (RFC 9110, section 9.2.1) but GET, which the cache answers.
+    private static let safeMethods: Set<HTTPMethod> = [
+        .head, HTTPMethod(rawValue: "OPTIONS"), HTTPMethod(rawValue: "TRACE"),
+    ]
 }

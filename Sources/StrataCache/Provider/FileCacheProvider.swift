@@ -20,6 +20,11 @@ internal import StrataSupport
 /// than the store's `maxSize` fails the download with ``Strata/StrataError/Code/tooLarge``, and an evicted
 /// or expired file is a miss.
 ///
+/// A download whose headers forbid storing it (`Cache-Control: no-store`, `Vary: *`: RFC 9111, section 3, by
+/// StrataNetwork's `HTTPFreshness`) is handed out as a checkout the store does not hold, and the store's older
+/// entry for its key is removed, so that it is never served in the new one's place: the next lookup of the key
+/// misses (and deletes that checkout).
+///
 /// ## Files handed out
 ///
 /// A download enters the store by `FileDataSource/move(fileAt:forKey:options:)`: renamed, its
@@ -142,7 +147,8 @@ public final class FileCacheProvider: CacheProvider {
     }
 
     /// Moves a finished download into the store with its `ETag` and `Last-Modified` (header names compared
-    /// case-insensitively) and returns its checkout.
+    /// case-insensitively) and returns its checkout. A download whose headers forbid storing it (`no-store`,
+    /// `Vary: *`) is not stored: its checkout is handed out, and the store's older entry for `key` removed.
     ///
     /// - Parameters:
     ///   - file: The downloaded file, a regular file (not a link to one); the store takes it over.
@@ -155,23 +161,39 @@ public final class FileCacheProvider: CacheProvider {
     ///   the folder the provider holds; nothing is stored then, and nothing is left in the checkout folder. (Should
     ///   the path change while the download is being stored, it is stored and the call fails all the same.)
     public func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
+        let now = store.configuration.clock.now()
+        let response = HTTPResponse(status: 200, headers: HTTPHeaders(headers))
+        guard HTTPFreshness(response: response, requestTime: now, responseTime: now).isStorable else {
+            let checkout = try checkOut(file, key: key) { try store.removeValue(forKey: key) }
+            try? FileManager.default.removeItem(at: file)  // taken over, as a stored download is
+            return checkout
+        }
         let validators = ConditionalHeaders.storable(
             eTag: Self.header("ETag", in: headers),
             lastModified: Self.header("Last-Modified", in: headers)
         )
         let options = FileDataSource.EntryOptions(eTag: validators.eTag, lastModified: validators.lastModified)
+        return try checkOut(file, key: key) { try store.move(fileAt: file, forKey: key, options: options) }
+    }
+
+    /// Copies `file` into a staged checkout, then, under the checkouts' lock, makes `change` to the store and puts
+    /// the copy in place as `key`'s checkout, recorded against the entry the store then holds (none after a
+    /// removal). When `change` or the rename fails, nothing is left in the checkout folder.
+    ///
+    /// The move and the checkout under one lock: two stores of one key that interleaved recorded the second
+    /// version's stamp against the first one's bytes, which then passed for current.
+    private func checkOut(_ file: URL, key: String, after change: () throws -> Void) throws -> URL {
         let name = Self.checkoutName(key)
         try checkFolderPath()
         let staged = try stage(file)
-        // The move and the checkout under one lock: two stores of one key that interleaved recorded the second
-        // version's stamp against the first one's bytes, which then passed for current.
         try checkouts.withLock { checkouts in
             do {
-                try store.move(fileAt: file, forKey: key, options: options)
+                try change()
             } catch {
                 removeOwnFile(staged)
                 throw error
             }
+            pruneCheckouts(&checkouts)
             do throws(POSIXCallError) {
                 try folder.rename(staged, to: name)
             } catch {
@@ -179,7 +201,6 @@ public final class FileCacheProvider: CacheProvider {
                 throw error.strataError("Handing out the checkout \(name)")
             }
             checkouts[name] = checkout(name, holding: store.info(forKey: key))
-            pruneCheckouts(&checkouts)
         }
         return try handOut(name)
     }

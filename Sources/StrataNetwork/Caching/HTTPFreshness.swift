@@ -18,7 +18,12 @@ import Strata
 ///   `Last-Modified` (section 4.2.2), off by default.
 /// - The **age** (section 4.2.3) is the corrected initial age — the larger of `responseTime` − `Date` and
 ///   `Age` + (`responseTime` − `requestTime`) — plus the time since receipt.
-/// - `no-store` makes the response not storable; `no-cache` makes it stale from the start (stored, but
+/// - A response is **storable** (section 3) unless it says `no-store` (or `private`, to a shared cache) or
+///   `Vary: *` (which no later request matches, section 4.1), and only when its status is one a cache may store
+///   without being told (200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501: RFC 9110, section 15.1) or it
+///   gives an explicit lifetime, `public`, or (to a private cache) `private`: a `202 Accepted` with no
+///   `Cache-Control` is not stored. A `304` is judged by its headers alone, as an update of a stored response.
+/// - `no-cache` makes it stale from the start (stored, but
 ///   revalidated before every reuse); `must-revalidate` (and `no-cache`, and for a shared cache
 ///   `proxy-revalidate`) forbids serving it stale; `stale-while-revalidate` and `stale-if-error` (RFC 5861)
 ///   give the windows past freshness in which it may be served while revalidating or when the server fails.
@@ -58,8 +63,14 @@ public struct HTTPFreshness: Sendable, Hashable {
     /// The share of `Date` − `Last-Modified` a heuristic lifetime is: 10%.
     public static let heuristicFraction = 0.1
 
-    /// Whether the response may be stored at all: `false` for `no-store` (and, in a shared cache, `private`).
+    /// Whether the response may be stored at all (RFC 9111, section 3): `false` for `no-store` (and, in a shared
+    /// cache, `private`), for `Vary: *`, and for a status a cache may not store without being told (such as `201`,
+    /// `202` or `206`) when the response gives no explicit lifetime, `public` or, to a private cache, `private`.
     public var isStorable: Bool
+
+    /// The statuses a cache may store without explicit freshness (RFC 9110, section 15.1), less `206 Partial
+    /// Content`: Strata's caches keep whole responses, and do not combine ranges.
+    public static let cacheableByDefault: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// How long the response is fresh from its generation; `nil` when the headers give no lifetime (and no
     /// heuristic applies): the cache's own default then applies.
@@ -98,13 +109,19 @@ public struct HTTPFreshness: Sendable, Hashable {
     ///   - responseTime: When the response was received.
     ///   - policy: What kind of cache computes it; a private cache without heuristics by default.
     public init(response: HTTPResponse, requestTime: Date, responseTime: Date, policy: Policy = .privateCache) {
+        let control = response.cacheControl
         self.init(
             headers: response.headers,
-            control: response.cacheControl,
+            control: control,
             requestTime: requestTime,
             responseTime: responseTime,
             policy: policy
         )
+        // A 304 updates a stored response, whose status stands (section 4.3.4).
+        if isStorable, response.status != 304, !Self.cacheableByDefault.contains(response.status) {
+            let explicitLifetime = lifetime != nil && !isHeuristic
+            isStorable = explicitLifetime || control.isPublic || (!policy.isShared && control.isPrivate)
+        }
     }
 
     /// Computes the freshness from headers whose `Cache-Control` is already parsed.
@@ -123,7 +140,7 @@ public struct HTTPFreshness: Sendable, Hashable {
         policy: Policy = .privateCache
     ) {
         let date = headers["Date"].flatMap(HTTPDate.parse)
-        isStorable = !control.noStore && !(policy.isShared && control.isPrivate)
+        isStorable = !control.noStore && !(policy.isShared && control.isPrivate) && !Self.variesOnEverything(headers)
         requiresRevalidation = control.noCache
         forbidsServingStale = control.mustRevalidate || control.noCache || (policy.isShared && control.proxyRevalidate)
         staleWhileRevalidate = control.staleWhileRevalidate
@@ -169,6 +186,14 @@ public struct HTTPFreshness: Sendable, Hashable {
         // An invalid `Expires` (such as `0`) means already expired (section 5.3).
         guard let expires = HTTPDate.parse(expiresValue) else { return .zero }
         return DeltaSeconds.duration(expires.timeIntervalSince(date ?? responseTime))
+    }
+
+    /// Whether `Vary` lists `*`: the response varies on more than the request's fields, so no later request
+    /// matches it (RFC 9111, section 4.1).
+    private static func variesOnEverything(_ headers: HTTPHeaders) -> Bool {
+        headers.values(for: "Vary").contains { line in
+            line.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "*" }
+        }
     }
 
     /// The most a lifetime or an age can be: 2³¹ seconds.
@@ -218,6 +243,17 @@ public struct HTTPFreshness: Sendable, Hashable {
     /// response gives no window, has no lifetime, or forbids serving stale.
     public var staleIfErrorUntil: Date? {
         staleWindowEnd(staleIfError)
+    }
+
+    /// Whether `error` is one after which `stale-if-error` lets a cache serve a stale response (RFC 5861, section
+    /// 4): a transport failure (``Strata/StrataError/Code/network``), or a `500`, `502`, `503` or `504`. Not a
+    /// client error, nor a 5xx that says the request itself cannot be served (`501`, `505`).
+    ///
+    /// - Parameter error: The error of the revalidation.
+    public static func isOutage(_ error: StrataError) -> Bool {
+        if error.code == .network { return true }
+        guard error.code == .unexpectedResponse, let status = error.httpFailure?.status else { return false }
+        return [500, 502, 503, 504].contains(status)
     }
 
     private func staleWindowEnd(_ window: Duration?) -> Date? {

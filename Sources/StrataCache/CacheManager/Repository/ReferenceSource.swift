@@ -1,7 +1,6 @@
 import Foundation
 import Strata
 import StrataNetwork
-internal import StrataSupport
 
 /// The server behind a ``CachedFetcher``'s repository, for one request: a 2xx is a new reference, and a stale
 /// reference's hash is sent in the fetcher's hash header, where a `304` is a value.
@@ -48,9 +47,8 @@ struct ReferenceSource: GetDataSource {
             origin.withLock { $0 = .network }
             let freshness = HTTPFreshness(response: response, requestTime: requestTime, responseTime: clock.now())
             let reference = CacheReference(
+                response: response,
                 identifier: identifier,
-                data: response.body,
-                hash: response.eTag ?? FNV1a128.hex(bytes: response.body),
                 maxAge: Self.seconds(freshness.remainingLifetime),
                 timeOfCreation: clock.now()
             )

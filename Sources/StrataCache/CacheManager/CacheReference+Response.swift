@@ -1,0 +1,23 @@
+import Foundation
+import StrataNetwork
+internal import StrataSupport
+
+extension CacheReference {
+    /// The reference a server's response makes: its body, and as its hash the `ETag`, or a 128-bit FNV-1a hash of
+    /// the body when there is none.
+    ///
+    /// - Parameters:
+    ///   - response: The response.
+    ///   - identifier: The reference's identifier.
+    ///   - maxAge: How long it stays valid, in seconds; `nil` for the manager's default.
+    ///   - timeOfCreation: When it was received.
+    init(response: HTTPResponse, identifier: String, maxAge: Int?, timeOfCreation: Date) {
+        self.init(
+            identifier: identifier,
+            data: response.body,
+            hash: response.eTag ?? FNV1a128.hex(bytes: response.body),
+            maxAge: maxAge,
+            timeOfCreation: timeOfCreation
+        )
+    }
+}
