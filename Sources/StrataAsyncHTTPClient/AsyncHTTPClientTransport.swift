@@ -79,10 +79,17 @@
 
         /// AsyncHTTPClient's default configuration, except that a connection that cannot be established fails
         /// the request at once instead of being retried until a deadline passes: retrying is the repository's
-        /// choice (its retry plugin), as with ``StrataNetwork/URLSessionTransport``.
+        /// choice (its retry plugin), as with ``StrataNetwork/URLSessionTransport``; and that AsyncHTTPClient traces
+        /// nothing itself.
+        ///
+        /// AsyncHTTPClient's own span of a request streamed to a delegate, as this transport streams every one, is
+        /// started where the caller's `ServiceContext` does not reach: each request made a trace of its own, beside
+        /// the caller's. Trace requests with StrataTracing's `TracingTransport` (a client span under the caller's,
+        /// with `traceparent` sent); a client you pass to ``init(client:)`` wants `tracing.tracer = nil` as well.
         public static var defaultConfiguration: AsyncHTTPClient.HTTPClient.Configuration {
             var configuration = AsyncHTTPClient.HTTPClient.Configuration()
             configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.tracing.tracer = nil
             return configuration
         }
 

@@ -58,16 +58,14 @@
                 tracer.inject(span.context, into: &request.headers, using: HeadersInjector())
                 span.attributes["http.request.method"] = request.method.rawValue
                 span.attributes["server.address"] = request.baseURL.host ?? ""
-                span.attributes["url.path"] = request.path
-                do {
-                    let response = try await send(request)
-                    span.attributes["http.response.status_code"] = Int64(response.status)
-                    if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
-                    return response
-                } catch {
-                    span.recordError(error)
-                    throw error
-                }
+                // The whole path: a request made from a URL has no `path` of its own, and one on a base URL only the
+                // part after it.
+                span.attributes["url.path"] = (try? request.url())?.path ?? request.path
+                // A failure is recorded on the span, with its status, by `withSpan`: once.
+                let response = try await send(request)
+                span.attributes["http.response.status_code"] = Int64(response.status)
+                if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
+                return response
             }
         }
     }

@@ -19,6 +19,14 @@
             ])
         }
 
+        /// AsyncHTTPClient's own span of a streamed request starts where the caller's context does not reach: with
+        /// a tracer bootstrapped, every request made a root trace of its own. The default configuration takes none
+        /// (AsyncHTTPClient stores the bootstrapped tracer, the `NoOpTracer` before any, unless told `nil`).
+        @Test func theDefaultConfigurationLeavesTracingToTheTracingTransport() {
+            #expect(AsyncHTTPClientTransport.defaultConfiguration.tracing.tracer == nil)
+            #expect(AsyncHTTPClient.HTTPClient.Configuration().tracing.tracer != nil)
+        }
+
         @Test(.timeLimit(.minutes(1)))
         func aClientPassedInIsNeverShutDownByTheTransport() async throws {
             let server = try await Self.echoServer()

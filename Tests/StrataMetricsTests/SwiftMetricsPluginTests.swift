@@ -17,14 +17,48 @@
     struct SwiftMetricsPluginTests {
         private let metrics = TestMetrics()
 
-        private func calls(_ source: String, _ operation: String, _ outcome: String, _ code: String = "none") -> Int64 {
+        private func calls(
+            _ source: String,
+            _ operation: String,
+            _ outcome: String,
+            _ code: String = "none",
+            method: String = "get"
+        ) -> Int64 {
             metrics.counterTotal(
                 label: SwiftMetricsPlugin.Label.calls,
                 dimensions: [
-                    ("source", source), ("method", "get"), ("operation", operation), ("outcome", outcome),
+                    ("source", source), ("method", method), ("operation", operation), ("outcome", outcome),
                     ("error_code", code),
                 ]
             )
+        }
+
+        /// On the repository alone (its sources without plugins), beside a plugin that observes every call or not,
+        /// the counts are the repository's own outcomes: a miss that main answered was counted a hit.
+        @Test(arguments: [false, true])
+        func countsTheRepositorysOutcomesWithoutPluginsOnItsSources(besideAnObserver: Bool) async {
+            let plugin = SwiftMetricsPlugin(factory: metrics)
+            let plugins: [any StrataPlugin] = besideAnObserver ? [EveryCallObserver(), plugin] : [plugin]
+
+            await ObservedScenario().run(plugins, onSources: false)
+
+            #expect(calls("users", "cacheSync", "miss") == 1)
+            #expect(calls("users", "cacheSync", "hit") == 1)
+            #expect(calls("users", "cacheSync", "staleServed") == 1)
+        }
+
+        /// A list read counts as a hit when the cache answered it, a miss when main did.
+        @Test func countsAListReadByWhoAnsweredIt() async throws {
+            let users = CacheRepository(main: MemoryDataSource<String>(), cache: MemoryDataSource<String>())
+            users.main.setValue("A", forKey: "a")
+            users.main.setValue("B", forKey: "b")
+            let plugged = users.plugins([SwiftMetricsPlugin(factory: metrics)], name: "users")
+
+            _ = try await plugged.getAll(IdsQuery(["a", "b"]), operation: .cacheSync)
+            _ = try await plugged.getAll(IdsQuery(["a", "b"]), operation: .cacheSync)
+
+            #expect(calls("users", "cacheSync", "miss", method: "getAll") == 1)
+            #expect(calls("users", "cacheSync", "hit", method: "getAll") == 1)
         }
 
         @Test func countsRepositoryCallsByOutcomeAndErrorCode() async {
@@ -123,5 +157,13 @@
             #expect(entries.values == [2, 2, 1, 0])
             #expect(bytes.values == [20, 30, 20, 0])
         }
+    }
+
+    /// A plugin that observes every call and does nothing with it: it makes a repository's calls observed, not only
+    /// counted.
+    private struct EveryCallObserver: StrataPlugin {
+        func participation(in attachment: PluginAttachment) -> PluginParticipation { .observes }
+
+        func callDidFinish(_ observed: ObservedCall, result: (any Sendable)?) {}
     }
 #endif

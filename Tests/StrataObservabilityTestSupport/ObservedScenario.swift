@@ -29,10 +29,15 @@ package struct ObservedScenario: Sendable {
 
     /// Runs the five steps through `plugin`, attached to the repository and to both sources.
     package func run(_ plugin: any StrataPlugin) async {
+        await run([plugin], onSources: true)
+    }
+
+    /// Runs the five steps through `plugins`, attached to the repository and, when `onSources`, to both sources.
+    package func run(_ plugins: [any StrataPlugin], onSources: Bool) async {
         let users = CacheRepository(
-            main: main.plugins([plugin], name: "api"),
-            cache: cache.plugins([plugin], name: "memory")
-        ).plugins([plugin], name: "users")
+            main: main.plugins(onSources ? plugins : [], name: "api"),
+            cache: cache.plugins(onSources ? plugins : [], name: "memory")
+        ).plugins(plugins, name: "users")
         _ = try? await users.get(KeyQuery("a"), operation: .cacheSync)
         _ = try? await users.get(KeyQuery("a"), operation: .cacheSync)
         _ = try? await users.get(KeyQuery("missing"), operation: .cacheSync)

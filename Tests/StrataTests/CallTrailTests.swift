@@ -51,14 +51,17 @@ struct CallTrailTests {
         #expect(inner.lines.last == "users get: miss from api")
     }
 
-    @Test func withoutPluginsOnTheSourcesAReadIsAHitFromNowhere() async throws {
+    /// No steps without plugins on the sources: the repository says how its reads ended (a miss main answered,
+    /// then a hit), and no origin is known.
+    @Test func withoutPluginsOnTheSourcesTheRepositorySaysHowItsReadsEnded() async throws {
         let recorder = OutcomeRecorder()
         let users = CacheRepository(main: ScriptedDataSource<String>(["a": "A"]), cache: ScriptedDataSource<String>())
             .plugins([recorder], name: "users")
 
         _ = try await users.get(KeyQuery("a"), operation: .cacheSync)
+        _ = try await users.get(KeyQuery("a"), operation: .cacheSync)
         try await users.delete(KeyQuery("a"), operation: .mainSync)
 
-        #expect(recorder.lines == ["users get: hit from -", "users delete: success from -"])
+        #expect(recorder.lines == ["users get: miss from -", "users get: hit from -", "users delete: success from -"])
     }
 }

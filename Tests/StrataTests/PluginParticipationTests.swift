@@ -85,6 +85,18 @@ struct PluginParticipationTests {
         #expect(plugin.counts.failed.isEmpty)
     }
 
+    /// Without plugins on its sources, a repository's call has a trail with no steps: the repository says how its
+    /// read ended itself, beside a plugin that intercepts or not (every read that returned was a hit).
+    @Test(arguments: [false, true])
+    func anObservingPluginOnTheRepositoryAloneSeesItsOutcomes(besideAnInterceptor: Bool) async {
+        let plugin = CountingPlugin(.observes)
+        let plugins: [any StrataPlugin] = besideAnInterceptor ? [CountingPlugin(.intercepts), plugin] : [plugin]
+
+        await ObservedScenario().run(plugins, onSources: false)
+
+        #expect(plugin.counts.finished == ObservedScenario.outcomes.map { "users get: \($0) from -" })
+    }
+
     @Test func aFailureObserverSeesOnlyTheCallsThatThrow() async {
         let plugin = CountingPlugin(.observesFailures)
 

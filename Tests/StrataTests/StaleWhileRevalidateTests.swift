@@ -51,6 +51,30 @@ private struct StaleFixture {
 }
 
 struct StaleWhileRevalidateTests {
+    @Test func theBackgroundRefreshIsNotAStepOfTheCallThatStartedIt() async throws {
+        // Given a stale value, and a main source whose calls a plugin reports to the trail of the call they serve
+        let clock = ManualClock()
+        let main = PluginTestStore(["1": "new"]).plugins([ErrorRecorder()], name: "main")
+        let cache = EntryStore(["1": StoredEntry(value: "old", storedAt: clock.now())])
+        let repository = CacheRepository(main: main, cache: cache.validated(by: .maxAge(.seconds(60), clock: clock)))
+        let operation = CacheSyncOperation.cacheSync(staleWhileRevalidate: .seconds(60), clock: clock)
+        clock.advance(by: .seconds(90))
+
+        // When it is read inside a repository call's trail, which lasts until the refresh is done
+        let call = PluginCall(method: .get, query: IdQuery(1), operation: operation, source: "users")
+        let (trail, value) = try await CallTrail.run(for: call) { trail in
+            let value = try await repository.get(IdQuery(1), operation: operation)
+            await repository.waitForBackgroundRefreshes()
+            return (trail, value)
+        }
+        #expect(value == "old")
+
+        // Then the refresh's read of main is not a step of that call (it made the call a miss answered by main)
+        #expect(cache.entry("1")?.value == "new")
+        #expect(!trail.steps.contains { $0.source == "main" })
+        #expect(trail.outcome(error: nil) != .miss)
+    }
+
     @Test func aValueStaleInsideTheWindowIsReturnedAtOnceAndRefreshedInTheBackground() async throws {
         // Given a value that went stale 30 seconds ago, and main held at a gate
         let fixture = StaleFixture(gated: true)

@@ -77,6 +77,7 @@
             #expect(http.kind == .client)
             #expect(http.parentSpanID == source.spanID)
             #expect(http.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(200))
+            #expect(text(http, "url.path") == "/users/1")
             let headers = try #require(recorder.requests.first?.headers)
             #expect(headers[InMemoryTracer.spanIDKey] == http.spanID)
             #expect(headers[InMemoryTracer.traceIDKey] == source.traceID)
@@ -84,6 +85,23 @@
     }
 
     extension TracingPluginTests {
+        @Test func aTransportFailureIsRecordedOnceOnTheClientSpan() async throws {
+            let client = HTTPClient(
+                transport: TracingTransport(
+                    RecordingTransport(failingWith: StrataError(.network, "down")),
+                    tracer: tracer
+                )
+            )
+            let url = try #require(URL(string: "http://127.0.0.1:9/v1/users/1"))
+
+            await #expect(throws: StrataError.self) { try await client.send(HTTPRequest(.get, url: url)) }
+
+            let http = try #require(tracer.finishedSpans.first { $0.operationName == "HTTP GET" })
+            #expect(http.errors.count == 1)
+            #expect(http.status?.code == .error)
+            #expect(text(http, "url.path") == "/v1/users/1")
+        }
+
         @Test func staysOutOfTheCallsWithTheNoOpTracerAndLeavesTheCallersTraceAsItIs() async throws {
             // Given a source traced with the NoOpTracer (the default before bootstrapping), read inside a span of
             // another tracer, over a transport that traces on that one
@@ -113,11 +131,18 @@
     /// A transport that keeps every request and answers each with `200` and the JSON string `"Ada"`.
     final class RecordingTransport: HTTPTransport {
         private let recorded = Locked<[HTTPRequest]>([])
+        /// What every request fails with; `nil` to answer `"Ada"`.
+        private let failure: StrataError?
+
+        init(failingWith failure: StrataError? = nil) {
+            self.failure = failure
+        }
 
         var requests: [HTTPRequest] { recorded.withLock { $0 } }
 
         func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
             recorded.withLock { $0.append(request) }
+            if let failure { throw failure }
             return HTTPResponse(status: 200, body: Data(#""Ada""#.utf8))
         }
 

@@ -4,7 +4,8 @@
 /// Observability plugins attached both to a repository and to its sources share a trail through a task-local: the
 /// repository's plugin runs the call inside ``run(for:_:)``, each source's plugin adds a step with ``record(_:error:)``,
 /// and the repository's plugin reads ``origin`` and ``outcome(error:)`` once the call returned. Without plugins on the
-/// sources a trail has no steps: reads that return are reported as hits from an unknown origin.
+/// sources a trail has no steps and no origin: a ``CacheRepository`` says how its read ended itself
+/// (``report(_:)``), and another repository's read that returned is reported as a hit.
 public final class CallTrail: Sendable {
     /// One source call seen during a repository call.
     public struct Step: Sendable, Hashable {
@@ -21,6 +22,8 @@ public final class CallTrail: Sendable {
 
     private let call: (source: String, method: PluginCall.Method)
     private let recorded = Locked<[Step]>([])
+    /// How the repository running the call said its read ended (``report(_:)``); `nil` when none said.
+    private let reported = Locked<CallOutcome?>(nil)
 
     private init(_ call: PluginCall) {
         self.call = (call.source, call.method)
@@ -97,6 +100,18 @@ public final class CallTrail: Sendable {
         current.recorded.withLock { $0.append(step) }
     }
 
+    /// Tells the trail bound to this task, if a plugin bound one, how the repository read running in it ended: a
+    /// repository that knows (``CacheRepository``) says so, and ``outcome(error:)`` prefers it to the steps, which
+    /// are missing when its sources have no plugins. Repositories nested in one another report in turn; the
+    /// outermost finishes last, and its report stands.
+    ///
+    /// - Parameter outcome: How the read ended.
+    @usableFromInline
+    static func report(_ outcome: CallOutcome) {
+        guard mayBeBound, let current else { return }
+        current.reported.withLock { $0 = outcome }
+    }
+
     /// The source whose read gave the value: the last read that returned, or the source of a stale value served;
     /// `nil` when no source reported a step.
     public var origin: String? {
@@ -106,12 +121,13 @@ public final class CallTrail: Sendable {
         }
     }
 
-    /// How the repository call ended, from its steps.
+    /// How the repository call ended: what the repository reported (``report(_:)``), else what its steps give.
     ///
     /// - Parameter error: What the repository call threw, or `nil` when it returned.
     public func outcome(error: (any Error)?) -> CallOutcome {
         let plain = CallOutcome(call.method, error: error)
         guard plain == .hit else { return plain }
+        if let reported = reported.withLock({ $0 }) { return reported }
         return recorded.withLock { steps in
             let reads = steps.lazy.filter(\.method.isRead)
             guard let first = reads.first else { return .hit }

@@ -38,9 +38,11 @@ final class BackgroundRefreshes: Sendable {
             }
             state.nextID &+= 1
             let id = state.nextID
-            // The task is registered under the lock before it can finish, so `finish` always finds it.
+            // The task is registered under the lock before it can finish, so `finish` always finds it. It runs
+            // outside the trail of the call that started it: its source calls are not steps of that call, whose
+            // outcome (served stale) they would rewrite.
             state.running[id] = Task {
-                await work()
+                await CallTrail.$current.withValue(nil) { await work() }
                 self.finish(id, key: key)
             }
             return true

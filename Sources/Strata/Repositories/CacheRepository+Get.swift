@@ -58,7 +58,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ operation: any RepositoryOperation
     ) async throws -> (value: Main.Value, outcome: CallOutcome) {
         do {
-            return (try await cache.get(query), .hit)
+            let value = try await cache.get(query)
+            CallTrail.report(.hit)
+            return (value, .hit)
         } catch let error as StrataError where error.isMiss {
             return try await readReportingOutcome(query, operation: operation, knownMiss: error)
         }
@@ -80,9 +82,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         operation: any RepositoryOperation,
         knownMiss: StrataError?
     ) async throws -> (value: Main.Value, outcome: CallOutcome) {
-        let (answer, first) = try await runGet(query, operation: operation, knownMiss: knownMiss)
-        if answer.isStale { return (answer.entry.value, .staleServed) }
-        return (answer.entry.value, answer.source == first && knownMiss == nil ? .hit : .miss)
+        let (answer, outcome) = try await runGet(query, operation: operation, knownMiss: knownMiss)
+        return (answer.entry.value, outcome)
     }
 
     /// Whether the operation is CacheSync or Default, the two built-in plans whose GET asks the cache first.
@@ -142,7 +143,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let plan = try readPlan(of: operation)
         if let query = missingKeysQuery(query, plan) { return try await readMissingKeys(query, plan) }
         do {
-            return try await runRead(plan, plannedGetAll(query)).entry
+            let answer = try await runRead(plan, plannedGetAll(query))
+            CallTrail.report(answer.outcome(first: plan.first))
+            return answer.entry
         } catch {
             throw error.error
         }

@@ -21,7 +21,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     >] {
         let listMiss: StrataError
         do {
-            return try await cache.getAllEntries(query)
+            let entries = try await cache.getAllEntries(query)
+            CallTrail.report(.hit)
+            return entries
         } catch let error as StrataError where plan.asksMainOn.contains(error) {
             listMiss = error
         }
@@ -44,7 +46,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 }
             }
         }
-        if missing.isEmpty { return entries.compactMap { $0 } }
+        if missing.isEmpty {
+            CallTrail.report(.hit)
+            return entries.compactMap { $0 }
+        }
         let fetched: [StoredEntry<Main.Value>?]
         do {
             fetched = try await fetchAndStore(narrowed(query, to: missing), writesBack: plan.writesBack, since: stamp)
@@ -52,6 +57,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             guard missing.allSatisfy({ stale[$0] != nil }), plan.staleValues.servesStale(after: error) else {
                 throw error
             }
+            CallTrail.report(.staleServed)
             return keys.indices.compactMap { entries[$0] ?? stale[$0] }
         }
         for (position, entry) in zip(missing, fetched) { entries[position] = entry }
@@ -59,6 +65,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         guard missingKeys.isEmpty else {
             throw StrataError.partial(entries.map { $0?.value }, missingKeys: missingKeys)
         }
+        CallTrail.report(.miss)
         return entries.compactMap { $0 }
     }
 

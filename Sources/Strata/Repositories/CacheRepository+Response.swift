@@ -46,8 +46,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     }
 
     /// Carries out the read plan of a GET — after the cache missed with `knownMiss`, when the caller already asked
-    /// it — and returns the answer with the source the plan asks first: the one place a single-value read runs its
-    /// plan.
+    /// it — and returns the answer with how the read ended, also told to the call's trail (``CallTrail/report(_:)``):
+    /// the one place a single-value read runs its plan.
     ///
     /// - Parameters:
     ///   - query: Which value to read.
@@ -58,12 +58,17 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any Query,
         operation: any RepositoryOperation,
         knownMiss: StrataError? = nil
-    ) async throws -> (answer: PlannedAnswer<StoredEntry<Main.Value>>, first: OperationPlan.Source) {
+    ) async throws -> (answer: PlannedAnswer<StoredEntry<Main.Value>>, outcome: CallOutcome) {
         let plan = try readPlan(of: operation)
+        let answer: PlannedAnswer<StoredEntry<Main.Value>>
         do {
-            return (try await runRead(plan, plannedGet(query), knownMiss: knownMiss), plan.first)
+            answer = try await runRead(plan, plannedGet(query), knownMiss: knownMiss)
         } catch {
             throw error.error
         }
+        // A read after the caller's own cache miss was not answered by the first source it asked.
+        let outcome = knownMiss == nil ? answer.outcome(first: plan.first) : answer.outcome(first: nil)
+        CallTrail.report(outcome)
+        return (answer, outcome)
     }
 }

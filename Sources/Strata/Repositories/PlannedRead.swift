@@ -8,6 +8,13 @@ struct PlannedAnswer<Entry: Sendable>: Sendable {
     let source: OperationPlan.Source
     /// Whether the entry is a cached one that failed validation, served as the plan allows.
     let isStale: Bool
+
+    /// How the read ended: a stale value served, a hit when `first` — the source the plan asked first, `nil` when
+    /// that source had already missed — answered, a miss otherwise.
+    func outcome(first: OperationPlan.Source?) -> CallOutcome {
+        if isStale { return .staleServed }
+        return source == first ? .hit : .miss
+    }
 }
 
 /// A planned read that failed: the error, and the source that gave it (streams report it by that origin).
