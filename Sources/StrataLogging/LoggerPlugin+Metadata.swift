@@ -16,7 +16,9 @@
             if let operation = call.operationName { metadata["strata.operation"] = "\(operation)" }
             if let origin = observed.origin { metadata["strata.origin"] = "\(origin)" }
             if let code = observed.errorCode { metadata["strata.error.code"] = "\(code)" }
-            if observed.outcome == .error, let message = observed.errorMessage {
+            if observed.outcome == .error,
+                let message = includesValues ? observed.errorMessage : observed.redactedErrorMessage
+            {
                 metadata["strata.error"] = "\(message)"
             }
             if includesValues, let value = result ?? call.value { metadata["strata.value"] = "\(value)" }

@@ -29,8 +29,10 @@
     /// | `strata.outcome` | `hit`, `miss`, `staleServed`, `notValid`, `success`, `error` |
     /// | `strata.duration_ms` | the duration in milliseconds |
     /// | `strata.error.code` | the ``Strata/StrataError/Code``, or `other`, when the call failed |
+    /// | `strata.error` | the error in one line, when the call failed: its code and summary (`HTTP 503`), its whole message only with ``includesValues`` |
     ///
-    /// Values, bodies and query contents are left out unless ``includesValues`` is on. The logger's level is read
+    /// Values, bodies and query contents are left out unless ``includesValues`` is on — error messages too, which
+    /// may quote a key, a URL with its query or the first bytes of a server's answer. The logger's level is read
     /// once, when the plugin is attached (``participation(in:)``): set it before calling `plugins(_:name:)`. Where the
     /// logger writes none of the plugin's lines a call that returns costs nothing (the source or repository is called
     /// directly), and a failure line carries no duration or origin.

@@ -20,16 +20,25 @@
     /// A span is named `<source> <method>`, such as `users get`, and carries the attributes `strata.source`,
     /// `strata.method`, `strata.query` (the query's type), `strata.operation` (repository calls), `strata.outcome`
     /// (``Strata/CallOutcome``), `strata.origin` (the source that gave the value, when known) and, for a failure,
-    /// `strata.error.code`; a failure other than a miss is recorded on the span and sets its status to error.
+    /// `strata.error.code`; a failure other than a miss is recorded on the span and sets its status to error. The
+    /// error recorded is ``Strata/StrataError/redacted()`` — its code and summary (`HTTP 503`), not its message,
+    /// which may quote a key, a URL with its query or the first bytes of a server's answer — unless
+    /// ``includesValues`` is on.
     public struct TracingPlugin: StrataPlugin {
         /// The tracer spans are started on.
         public let tracer: any Tracer
 
+        /// Whether a failure is recorded with its whole message; off by default.
+        public let includesValues: Bool
+
         /// Creates the plugin.
         ///
-        /// - Parameter tracer: The tracer; the bootstrapped `InstrumentationSystem.tracer` by default.
-        public init(tracer: any Tracer = InstrumentationSystem.tracer) {
+        /// - Parameters:
+        ///   - tracer: The tracer; the bootstrapped `InstrumentationSystem.tracer` by default.
+        ///   - includesValues: Record errors with their whole messages; off by default.
+        public init(tracer: any Tracer = InstrumentationSystem.tracer, includesValues: Bool = false) {
             self.tracer = tracer
+            self.includesValues = includesValues
         }
 
         /// Intercepts every call, unless the tracer is swift-distributed-tracing's `NoOpTracer` (the default before
@@ -44,12 +53,13 @@
             _ call: PluginCall,
             next: @escaping @Sendable () async throws -> R
         ) async throws -> R {
-            try await Self.run(call, on: tracer, next: next)
+            try await Self.run(call, on: tracer, includesValues: includesValues, next: next)
         }
 
         private static func run<T: Tracer, R: Sendable>(
             _ call: PluginCall,
             on tracer: T,
+            includesValues: Bool,
             next: @escaping @Sendable () async throws -> R
         ) async throws -> R {
             // Not `withSpan`: it would record a miss as an error.
@@ -65,8 +75,9 @@
                     if let origin = observed.origin { span.attributes["strata.origin"] = origin }
                     if let code = observed.errorCode { span.attributes["strata.error.code"] = code }
                     if observed.outcome == .error, let error = observed.error {
-                        span.recordError(error)
-                        span.setStatus(SpanStatus(code: .error, message: observed.errorMessage))
+                        span.recordError(includesValues ? error : StrataError.redacting(error))
+                        let message = includesValues ? observed.errorMessage : observed.redactedErrorMessage
+                        span.setStatus(SpanStatus(code: .error, message: message))
                     }
                 }
             }

@@ -33,6 +33,8 @@
             #expect(first["strata.query"] == "KeyQuery")
             #expect(first["strata.duration_ms"] != nil)
             #expect(first["strata.value"] == nil)
+            // The error's code, not its message ("The server is down"): a message may quote a key or a server's words.
+            #expect(lines.last?.metadata["strata.error"] == "StrataError.network: (message withheld)")
         }
 
         @Test func logsSourceCallsAtTheSourceLevel() async {
@@ -54,6 +56,7 @@
             #expect(lines.map(\.message.description) == ["get api: error", "get api: error", "get users: error"])
             #expect(lines.allSatisfy { $0.level == .error && $0.metadata["strata.duration_ms"] == nil })
             #expect(lines.last?.metadata["strata.error.code"] == "network")
+            #expect(lines.allSatisfy { $0.metadata["strata.error"] == "StrataError.network: (message withheld)" })
         }
 
         @Test func includesQueriesAndValuesOnlyWhenAsked() async {
@@ -62,6 +65,8 @@
             let first = handler.entries.first?.metadata
             #expect(first?["strata.value"] == "A")
             #expect(first?["strata.query"]?.description.contains("a") == true)
+            let failure = handler.entries.last?.metadata["strata.error"]?.description
+            #expect(failure == "StrataError.network: The server is down")
         }
     }
 #endif

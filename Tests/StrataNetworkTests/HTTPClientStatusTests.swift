@@ -16,6 +16,33 @@ struct HTTPClientStatusTests {
         (502, .unexpectedResponse, true), (503, .unexpectedResponse, true),
     ]
 
+    /// An error names its request without the URL's user and password, and its redacted form (what observability
+    /// plugins report unless told to include values) keeps the code and status but not the URL's query or the body.
+    @Test func anErrorNeverCarriesTheURLsCredentialsAndItsRedactedFormNoQueryOrBody() async throws {
+        let server = try await LoopbackServer.start([
+            (
+                "GET /items",
+                { _ in ServerReply(status: 503, headers: ["Retry-After": "2"], body: Data("secret-body".utf8)) }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        var components = try #require(URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false))
+        components.user = "ada"
+        components.password = "hunter2"
+        components.path = "/items"
+        components.query = "token=abc"
+        let url = try #require(components.url)
+
+        let error = await strataError { _ = try await makeClient().send(HTTPRequest(.get, url: url)) }
+
+        let full = String(describing: try #require(error))
+        #expect(!full.contains("hunter2") && !full.contains("ada@"))
+        #expect(full.contains("token=abc") && full.contains("secret-body"))
+        let redacted = String(describing: try #require(error?.redacted()))
+        #expect(redacted == "StrataError.unexpectedResponse: HTTP 503, retry after 2.0 seconds")
+        #expect(error?.redacted().isRetryable == true)
+    }
+
     @Test("Statuses map to codes", arguments: table)
     func statusMapping(status: Int, code: StrataError.Code?, retryable: Bool) async throws {
         // Given a server answering `status` with a 600-byte body (none for 204 and 304)

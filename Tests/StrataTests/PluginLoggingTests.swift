@@ -56,6 +56,32 @@ struct PluginLoggingTests {
         #expect(log.all.first?.errorCode == .network)
     }
 
+    /// An error's message may quote a key or a server's answer: only its code and summary are logged, unless values
+    /// are.
+    @Test(arguments: [false, true])
+    func errorMessagesAreLoggedOnlyWithValues(includesValues: Bool) async throws {
+        let log = PluginTestLog()
+        let store = PluginTestStore(["a": 1])
+        let source = store.plugins([LoggingPlugin(includesValues: includesValues, sink: log.sink)], name: "tokens")
+
+        store.failNext(StrataError(.network, "POST https://host/?token=s3cret failed"))
+        _ = try? await source.get(KeyQuery("a"))
+        store.failNext(StrataError(.unexpectedResponse, "the server said s3cret"))
+        _ = try? await source.get(KeyQuery("a"))
+
+        let errors = log.all.compactMap(\.error)
+        #expect(errors.count == 2)
+        #expect(errors.allSatisfy { $0.contains("s3cret") } == includesValues)
+        #expect(log.all.map(\.errorCode) == [.network, .unexpectedResponse])
+        if !includesValues {
+            #expect(
+                errors == [
+                    "StrataError.network: (message withheld)", "StrataError.unexpectedResponse: (message withheld)",
+                ]
+            )
+        }
+    }
+
     @Test func missesAreLoggedAtDebugWithTheirCode() async throws {
         let log = PluginTestLog()
         let repository = SingleDataSourceRepository(PluginTestStore<Int>())

@@ -20,6 +20,22 @@ struct StrataErrorDescriptionTests {
         #expect(error.cause(as: RemoteFailureStub.self) == remote)
     }
 
+    /// What observability plugins report unless told to include values: the code and the cause's summary, no
+    /// message; an error of another kind by its type alone.
+    @Test func aRedactedErrorKeepsItsCodeAndSummaryButNotItsMessage() {
+        struct Leaky: Error, CustomStringConvertible { var description: String { "key s3cret" } }
+        let remote = RemoteFailureStub(status: 503, isRetryable: true, suggestedRetryDelay: .seconds(2))
+        let error = StrataError(.unexpectedResponse, "GET /users/s3cret answered 503", underlying: remote)
+
+        let redacted = error.redacted()
+
+        #expect(redacted.description == "StrataError.unexpectedResponse: HTTP 503, retry after 2.0 seconds")
+        #expect(redacted.code == .unexpectedResponse && redacted.isRetryable == error.isRetryable)
+        #expect(StrataError(.io, "s3cret").redacted().description == "StrataError.io: (message withheld)")
+        let other = String(describing: StrataError.redacting(Leaky()))
+        #expect(other.hasSuffix("Leaky (message withheld)") && !other.contains("s3cret"))
+    }
+
     @Test func aMessageWithLineBreaksStillPrintsOnOneLine() {
         let error = StrataError(.invalidArgument, "first\nsecond\r\nthird")
 
@@ -56,13 +72,14 @@ struct StrataErrorDescriptionTests {
     }
 
     @Test func loggingPluginWritesOneLineForAFailure() async throws {
-        // Given a source that fails with an error whose cause spans several lines
+        // Given a source that fails with an error whose cause spans several lines, logged with its message
         let records = Locked<[LogRecord]>([])
         let store = PluginTestStore(["a": 1])
         let cause = StrataError(.io, "disk\nfull", underlying: CocoaError(.fileWriteOutOfSpace))
         store.failNext(StrataError(.network, "upload failed", underlying: cause))
         let source = store.plugins([
-            LoggingPlugin(clock: ManualClock()) { record in records.withLock { $0.append(record) } }
+            LoggingPlugin(includesValues: true, clock: ManualClock()) { record in records.withLock { $0.append(record) }
+            }
         ])
 
         // When

@@ -56,7 +56,18 @@
             #expect(failed.status?.code == .error)
             #expect(failed.errors.count == 1)
             #expect(text(failed, "strata.error.code") == "network")
+            // The error's code, not its message ("The server is down"), unless values are included
+            #expect(failed.status?.message == "StrataError.network: (message withheld)")
+            #expect(failed.errors.map { "\($0.error)" } == ["StrataError.network: (message withheld)"])
             #expect(users[2].errors.isEmpty)  // a miss is not an error
+        }
+
+        @Test func recordsWholeErrorsOnlyWhenValuesAreIncluded() async throws {
+            await ObservedScenario().run(TracingPlugin(tracer: tracer, includesValues: true))
+
+            let failed = try #require(tracer.finishedSpans.last { $0.operationName == "users get" })
+            #expect(failed.status?.message == "StrataError.network: The server is down")
+            #expect((failed.errors.first?.error as? StrataError)?.message == "The server is down")
         }
 
         @Test func carriesTheTraceIntoTheRequestHeadersUnderAClientSpan() async throws {

@@ -8,9 +8,7 @@ extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, Lo
     /// ``suggestedRetryDelay``. The whole cause and the source location are in ``detailedDescription()``; a log
     /// line or an alert shows this.
     public var description: String {
-        var details: [String] = []
-        if let summary = cause(as: (any ErrorSummarizing).self)?.errorSummary { details.append(summary) }
-        if let delay = suggestedRetryDelay { details.append("retry after \(delay)") }
+        let details = summaryDetails
         let suffix = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"
         return "StrataError.\(code): \(Self.oneLine(message))\(suffix)"
     }

@@ -4,7 +4,8 @@
 /// Records below ``minimumLevel`` are not built at all. By default the level of each event is
 /// ``Levels-swift.struct``: start `trace`, success and miss `debug`, failure `error`. Values are never
 /// logged unless ``includesValues`` is on: a cached token or a user's profile should not end up in logs
-/// by accident.
+/// by accident; nor is an error's message, which may quote a key, a URL with its query or the first bytes of a
+/// server's answer (``Strata/StrataError/redacted()``: its code and summary, such as `HTTP 503`, are logged).
 ///
 /// ```swift
 /// let users = UsersAPI(client).plugins([
@@ -60,7 +61,8 @@ public struct LoggingPlugin: StrataPlugin {
     /// - Parameters:
     ///   - minimumLevel: The least important level logged; `debug` by default.
     ///   - levels: The level of each kind of event.
-    ///   - includesValues: Put the values read and written into records; off by default.
+    ///   - includesValues: Put the values read and written, and the messages of errors, into records; off by
+    ///     default.
     ///   - clock: What durations are measured on.
     ///   - sink: Receives each record; it must be quick and thread-safe.
     public init(
@@ -102,7 +104,9 @@ public struct LoggingPlugin: StrataPlugin {
             let level = isMiss ? levels.missed : levels.failed
             if level >= minimumLevel {
                 let event: LogRecord.Event = isMiss ? .missed : .failed
-                sink(LogRecord(level: level, event: event, call: call, duration: stopwatch.elapsed(), error: error))
+                // An error's message may hold a key, a URL's query or a server's words: values, withheld with them.
+                let reported = includesValues ? error : StrataError.redacting(error)
+                sink(LogRecord(level: level, event: event, call: call, duration: stopwatch.elapsed(), error: reported))
             }
             throw error
         }

@@ -45,4 +45,11 @@ public struct ObservedCall: Sendable {
 
     /// The error as one line of text, for a log line; `nil` when the call returned.
     public var errorMessage: String? { error.map { StrataError.oneLine(String(describing: $0)) } }
+
+    /// The error as one line of text without what its message may hold of the call's data
+    /// (``StrataError/redacting(_:)``): its code and summary, such as
+    /// `StrataError.unexpectedResponse: HTTP 503`; `nil` when the call returned.
+    public var redactedErrorMessage: String? {
+        error.map { StrataError.oneLine(String(describing: StrataError.redacting($0))) }
+    }
 }

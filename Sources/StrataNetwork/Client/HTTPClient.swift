@@ -133,7 +133,7 @@ public struct HTTPClient: Sendable {
     }
 
     static func describe(_ request: HTTPRequest) -> String {
-        "\(request.method) \((try? request.url().absoluteString) ?? request.path)"
+        request.describedForErrors(sentTo: try? request.url())
     }
 
     static func decode<Value>(_ body: Data, with mapper: some Mapper<Data, Value>, request: HTTPRequest) throws -> Value

@@ -23,7 +23,7 @@ package struct HTTPExchange: Sendable {
     ///   - destination: Where the body goes.
     ///   - maximumBodySize: The most body bytes to accept.
     package init(_ request: HTTPRequest, url: URL?, into destination: HTTPBodyDestination, maximumBodySize: Int) {
-        description = "\(request.method) \(url?.absoluteString ?? request.path)"
+        description = request.describedForErrors(sentTo: url)
         method = request.method
         self.destination = destination
         limit = maximumBodySize

@@ -38,9 +38,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:96
+// Sources/Strata/Strata.docc/Plugins.md:97
 extension DocSnippetContext {
-    func Plugins_96() async throws {
+    func Plugins_97() async throws {
         let retry = RetryPlugin(
             configuration: .init(maxAttempts: 4, backoff: .init(initial: .milliseconds(200), maximum: .seconds(5))),
             clock: clock,
@@ -50,25 +50,25 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:111
+// Sources/Strata/Strata.docc/Plugins.md:112
 extension DocSnippetContext {
-    func Plugins_111() async throws {
+    func Plugins_112() async throws {
         let faults = FaultInjectionPlugin(configuration: .init(delay: .fixed(.seconds(1)), errorRate: 0.25), seed: 42)
         _ = faults
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:126
+// Sources/Strata/Strata.docc/Plugins.md:127
 extension DocSnippetContext {
-    func Plugins_126() async throws {
+    func Plugins_127() async throws {
         let downloads = RequestCoalescer<URL, Data>()
         let data = try await downloads.run(key: url) { try await fetch(url) }
         _ = (downloads, data)
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:143
-struct Plugins_143 {
+// Sources/Strata/Strata.docc/Plugins.md:144
+struct Plugins_144 {
     /// Serves a placeholder when the source fails, and fails fast while a circuit is open.
     struct PlaceholderPlugin: StrataPlugin {
         let placeholder: User
@@ -89,8 +89,8 @@ struct Plugins_143 {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:172
-struct Plugins_172 {
+// Sources/Strata/Strata.docc/Plugins.md:173
+struct Plugins_173 {
     /// Reports the calls that took longer than a tenth of a second.
     struct SlowCallReporter: StrataPlugin {
         let report: @Sendable (String) -> Void
