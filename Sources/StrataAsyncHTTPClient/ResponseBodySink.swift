@@ -85,5 +85,12 @@
         func close() {
             if case .file(let writer) = target { writer.close() }
         }
+
+        /// Closes the file, if any, and removes it: for a response whose request ended before it was taken in.
+        func discard() {
+            guard case .file(let writer) = target, case .file(let url, _) = exchange.destination else { return }
+            writer.close()
+            DownloadFile.remove(at: url)
+        }
     }
 #endif

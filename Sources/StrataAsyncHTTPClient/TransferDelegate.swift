@@ -158,7 +158,12 @@
         }
 
         /// Prepares where the response's body goes; on failure (the limit, the file) ends the request.
+        ///
+        /// A download's head is handled on the thread pool, which may get to it after the request ended (its idle
+        /// timeout, its cancellation): then no file is made, and one made while it ended is removed — the download's
+        /// own clean-up ran before it existed.
         private func receive(status: Int, headers: StrataNetwork.HTTPHeaders) throws {
+            guard !state.withLock({ $0.hasEnded }) else { return }
             let sink: ResponseBodySink
             do {
                 sink = try ResponseBodySink(exchange, status: status, headers: headers)
@@ -174,7 +179,7 @@
                 state.sink = sink
                 return true
             }
-            if !admitted { sink.close() }
+            if !admitted { sink.discard() }
         }
 
         func didReceiveBodyPart(task: ClientTask, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {

@@ -59,7 +59,7 @@
         ///   - level: The level of a repository call's line; `debug` by default.
         ///   - sourceLevel: The level of a data source call's line; `trace` by default.
         ///   - failureLevel: The level of a failed call's line; `error` by default.
-        ///   - includesValues: Log the query's description and the values; off by default.
+        ///   - includesValues: Log the query's description, the values and the messages of errors; off by default.
         public init(
             logger: Logger,
             level: Logger.Level = .debug,

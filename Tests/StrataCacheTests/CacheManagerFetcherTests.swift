@@ -192,6 +192,25 @@ struct CacheManagerFetcherTests {
         #expect(result.reference.maxAge == nil)
     }
 
+    /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response is not stored.
+    @Test func aResponseToANoStoreRequestIsNotCached() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: Data("a".utf8), eTag: "\"v1\""), path: "/screen")
+        defer { Task { await server.stop() } }
+        let cache = try makeCache(folder, clock: ManualClock())
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+        var request = HTTPRequest(.get, url: url)
+        request.headers["Cache-Control"] = "no-store"
+
+        let first = try await fetcher.fetch(request, identifier: url.absoluteString)
+
+        #expect(first.origin == .network)
+        #expect(cache.getReference(identifiedBy: url.absoluteString) == nil)
+        #expect(try await fetcher.fetch(url: url).origin == .network)
+    }
+
     /// `no-store`, `Vary: *`, and a `202 Accepted` without freshness (RFC 9111, section 3).
     @Test(arguments: [["Cache-Control": "no-store"], ["Vary": "*"], ["Status": "202"]])
     func responsesThatMustNotBeStoredAreNotCached(headers: [String: String]) async throws {

@@ -203,4 +203,36 @@ struct ReliabilityNetworkCacheTests {
         #expect(memory.value(forKey: "item") == nil)
         #expect(server.requestCount(path: "/item") == 2)
     }
+
+    /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response, however cacheable,
+    /// is returned and not stored.
+    @Test(.timeLimit(.minutes(1)))
+    func aResponseToANoStoreRequestIsNotStored() async throws {
+        let server = try await LoopbackServer.start([
+            (
+                "GET /item",
+                { _ in
+                    ServerReply(
+                        status: 200,
+                        headers: ["Cache-Control": "max-age=600"],
+                        body: Data(#"{"name":"v1"}"#.utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let network = NetworkGetDataSource<Item>(client: makeClient()) { _ in
+            var request = HTTPRequest(baseURL: server.baseURL, path: "item")
+            request.headers["Cache-Control"] = "no-store"
+            return request
+        }
+        let memory = MemoryDataSource<Item>()
+        let repository = CacheRepository(main: network, cache: memory)
+
+        #expect(try await repository.get(KeyQuery("item"), operation: .cacheSync) == Item(name: "v1"))
+        #expect(try await repository.get(KeyQuery("item"), operation: .cacheSync) == Item(name: "v1"))
+
+        #expect(memory.value(forKey: "item") == nil)
+        #expect(server.requestCount(path: "/item") == 2)
+    }
 }

@@ -20,7 +20,8 @@ import StrataNetwork
 ///   when there is none; its maxAge is how long the response stays fresh once received, from StrataNetwork's
 ///   `HTTPFreshness` for a private cache (`max-age`, then `Expires` − `Date`, less the response's age;
 ///   `no-cache` makes it 0 so the next fetch revalidates), or `nil` for the manager's default.
-///   A `no-store` response is returned but not cached.
+///   A response that must not be stored (`no-store`, in it or in the request; `Vary: *`; a status a cache may
+///   not store without being told, such as `202`, without freshness) is returned but not cached.
 /// - Only a GET is answered from the cache and stored (RFC 9111, section 2). Any other request is sent as it is
 ///   (origin `.network`), its response returned and not stored; one whose method is unsafe (anything
 ///   but `HEAD`, `OPTIONS` and `TRACE`) and succeeds marks the reference under its identifier stale (section 4.4),

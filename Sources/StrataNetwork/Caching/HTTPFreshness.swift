@@ -108,7 +108,15 @@ public struct HTTPFreshness: Sendable, Hashable {
     ///   - requestTime: When the request was sent.
     ///   - responseTime: When the response was received.
     ///   - policy: What kind of cache computes it; a private cache without heuristics by default.
-    public init(response: HTTPResponse, requestTime: Date, responseTime: Date, policy: Policy = .privateCache) {
+    ///   - request: The request it answers, when the caller built it: its `Cache-Control: no-store` makes the
+    ///     response not storable (section 5.2.1.5).
+    public init(
+        response: HTTPResponse,
+        requestTime: Date,
+        responseTime: Date,
+        policy: Policy = .privateCache,
+        request: HTTPRequest? = nil
+    ) {
         let control = response.cacheControl
         self.init(
             headers: response.headers,
@@ -117,6 +125,7 @@ public struct HTTPFreshness: Sendable, Hashable {
             responseTime: responseTime,
             policy: policy
         )
+        if let request, CacheControl(parsing: request.headers["Cache-Control"] ?? "").noStore { isStorable = false }
         // A 304 updates a stored response, whose status stands (section 4.3.4).
         if isStorable, response.status != 304, !Self.cacheableByDefault.contains(response.status) {
             let explicitLifetime = lifetime != nil && !isHeuristic

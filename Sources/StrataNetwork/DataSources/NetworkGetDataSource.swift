@@ -78,15 +78,15 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// a lifetime; `nil` when the response gives no lifetime), with its `ETag` and `Last-Modified`.
     /// ``Strata/EntryMetadata/storedAt`` and ``Strata/EntryMetadata/expiresAt`` are `nil`: a cache that stores
     /// the value stamps it with its own clock and applies its own time to live. A response that must not be
-    /// stored (`no-store`) has the distant past as its expiry: a ``Strata/CacheRepository`` returns it without
-    /// storing it (``Strata/EntryMetadata/isStorable``).
+    /// stored (`no-store`, in it or in the request) has the distant past as its expiry: a
+    /// ``Strata/CacheRepository`` returns it without storing it (``Strata/EntryMetadata/isStorable``).
     ///
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
         let request = try makeRequest(request, for: query)
         let requestTime = client.configuration.clock.now()
         let response = try await client.send(request)
-        let metadata = metadata(of: response, requestTime: requestTime)
+        let metadata = metadata(of: response, to: request, requestTime: requestTime)
         return StoredEntry(
             value: try decoders.value(in: response.body, of: request),
             metadata: metadata
@@ -109,7 +109,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         let requestTime = client.configuration.clock.now()
         switch try await client.send(request, ifModifiedSince: conditions) {
         case .modified(let response):
-            let renewed = self.metadata(of: response, requestTime: requestTime)
+            let renewed = self.metadata(of: response, to: request, requestTime: requestTime)
             return .modified(
                 StoredEntry(
                     value: try decoders.value(in: response.body, of: request),
@@ -117,7 +117,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
                 )
             )
         case .notModified(let response):
-            var renewed = self.metadata(of: response, requestTime: requestTime)
+            var renewed = self.metadata(of: response, to: request, requestTime: requestTime)
             renewed.eTag = renewed.eTag ?? metadata.eTag
             renewed.lastModified = renewed.lastModified ?? metadata.lastModified
             if renewed.freshUntil == nil { renewed.freshUntil = Self.freshUntil(keeping: metadata, renewedAt: now()) }
@@ -140,14 +140,16 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
 
     /// The metadata of a response received now: until when it is fresh, its `ETag` and `Last-Modified`; no
     /// stored date and no expiry, which the cache that stores it decides — but for a response that must not be
-    /// stored (`no-store`, or `private` for a shared cache), whose expiry is the distant past
+    /// stored (`no-store` in the response or the request, or `private` for a shared cache), whose expiry is the
+    /// distant past
     /// (``Strata/EntryMetadata/isStorable``).
-    private func metadata(of response: HTTPResponse, requestTime: Date) -> EntryMetadata {
+    private func metadata(of response: HTTPResponse, to request: HTTPRequest, requestTime: Date) -> EntryMetadata {
         let freshness = HTTPFreshness(
             response: response,
             requestTime: requestTime,
             responseTime: now(),
-            policy: freshnessPolicy
+            policy: freshnessPolicy,
+            request: request
         )
         return EntryMetadata(
             storedAt: nil,

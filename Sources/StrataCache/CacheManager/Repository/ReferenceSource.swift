@@ -45,7 +45,12 @@ struct ReferenceSource: GetDataSource {
         switch try await client.send(request, ifModifiedSince: ConditionalHeaders()) {
         case .modified(let response):
             origin.withLock { $0 = .network }
-            let freshness = HTTPFreshness(response: response, requestTime: requestTime, responseTime: clock.now())
+            let freshness = HTTPFreshness(
+                response: response,
+                requestTime: requestTime,
+                responseTime: clock.now(),
+                request: request
+            )
             let reference = CacheReference(
                 response: response,
                 identifier: identifier,
