@@ -4,8 +4,8 @@
 /// Observability plugins attached both to a repository and to its sources share a trail through a task-local: the
 /// repository's plugin runs the call inside ``run(for:_:)``, each source's plugin adds a step with ``record(_:error:)``,
 /// and the repository's plugin reads ``origin`` and ``outcome(error:)`` once the call returned. Without plugins on the
-/// sources a trail has no steps and no origin: a ``CacheRepository`` says how its read ended itself
-/// (``report(_:)``), and another repository's read that returned is reported as a hit.
+/// sources a trail has no steps and no origin: a ``CacheRepository`` says how its read ended itself, and another
+/// repository's read that returned is reported as a hit.
 public final class CallTrail: Sendable {
     /// One source call seen during a repository call.
     public struct Step: Sendable, Hashable {
@@ -22,7 +22,7 @@ public final class CallTrail: Sendable {
 
     private let call: (source: String, method: PluginCall.Method)
     private let recorded = Locked<[Step]>([])
-    /// How the repository running the call said its read ended (``report(_:)``); `nil` when none said.
+    /// How the repository running the call said its read ended (`report`); `nil` when none said.
     private let reported = Locked<CallOutcome?>(nil)
 
     private init(_ call: PluginCall) {
@@ -121,7 +121,7 @@ public final class CallTrail: Sendable {
         }
     }
 
-    /// How the repository call ended: what the repository reported (``report(_:)``), else what its steps give.
+    /// How the repository call ended: what the repository said (a ``CacheRepository`` says), else what its steps give.
     ///
     /// - Parameter error: What the repository call threw, or `nil` when it returned.
     public func outcome(error: (any Error)?) -> CallOutcome {

@@ -46,7 +46,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     }
 
     /// Carries out the read plan of a GET — after the cache missed with `knownMiss`, when the caller already asked
-    /// it — and returns the answer with how the read ended, also told to the call's trail (``CallTrail/report(_:)``):
+    /// it — and returns the answer with how the read ended, also told to the call's trail (`CallTrail.report`):
     /// the one place a single-value read runs its plan.
     ///
     /// - Parameters:
