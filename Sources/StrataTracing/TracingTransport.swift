@@ -9,8 +9,10 @@
     /// It wraps another transport (``StrataNetwork/URLSessionTransport`` by default): each request runs in a client
     /// span named `HTTP <method>`, child of the current span (a ``TracingPlugin`` span), and the tracer injects that
     /// span's context into the request's headers — with an OpenTelemetry tracer (swift-otel), the W3C `traceparent`
-    /// and `tracestate` headers. The span carries `http.request.method`, `server.address`, `url.path` and
-    /// `http.response.status_code`; a transport failure is recorded on it.
+    /// and `tracestate` headers. The span carries `http.request.method`, `server.address`, `url.path` (as sent,
+    /// percent-encoded; never the query) and `http.response.status_code`; a transport failure is recorded on it,
+    /// ``Strata/StrataError/redacted()`` (its code, not its message, which names the URL with its query) unless
+    /// ``includesValues`` is on.
     ///
     /// ```swift
     /// let client = HTTPClient(transport: TracingTransport())
@@ -22,17 +24,23 @@
         /// The tracer spans are started on and contexts injected with.
         public let tracer: any Tracer
 
+        /// Whether a failure is recorded with its whole message; off by default.
+        public let includesValues: Bool
+
         /// Creates the transport.
         ///
         /// - Parameters:
         ///   - base: The transport that sends the requests; ``StrataNetwork/URLSessionTransport/shared`` by default.
         ///   - tracer: The tracer; the bootstrapped `InstrumentationSystem.tracer` by default.
+        ///   - includesValues: Record failures with their whole messages; off by default.
         public init(
             _ base: any HTTPTransport = URLSessionTransport.shared,
-            tracer: any Tracer = InstrumentationSystem.tracer
+            tracer: any Tracer = InstrumentationSystem.tracer,
+            includesValues: Bool = false
         ) {
             self.base = base
             self.tracer = tracer
+            self.includesValues = includesValues
         }
 
         /// Sends or downloads inside a client span, with the span's context in the request's headers.
@@ -41,7 +49,7 @@
             into destination: HTTPBodyDestination,
             maximumBodySize: Int
         ) async throws -> HTTPResponse {
-            try await Self.traced(request, on: tracer) { request in
+            try await Self.traced(request, on: tracer, includesValues: includesValues) { request in
                 try await base.send(request, into: destination, maximumBodySize: maximumBodySize)
             }
         }
@@ -51,21 +59,32 @@
         private static func traced<T: Tracer>(
             _ request: HTTPRequest,
             on tracer: T,
+            includesValues: Bool,
             _ send: (HTTPRequest) async throws -> HTTPResponse
         ) async throws -> HTTPResponse {
-            try await tracer.withSpan("HTTP \(request.method.rawValue)", ofKind: .client) { span in
-                var request = request
-                tracer.inject(span.context, into: &request.headers, using: HeadersInjector())
-                span.attributes["http.request.method"] = request.method.rawValue
-                span.attributes["server.address"] = request.baseURL.host ?? ""
-                // The whole path: a request made from a URL has no `path` of its own, and one on a base URL only the
-                // part after it.
-                span.attributes["url.path"] = (try? request.url())?.path ?? request.path
-                // A failure is recorded on the span, with its status, by `withSpan`: once.
-                let response = try await send(request)
+            // Not `withSpan`: it would record the error as it is, its message naming the URL with its query.
+            let span = tracer.startSpan(
+                "HTTP \(request.method.rawValue)",
+                context: ServiceContext.current ?? .topLevel,
+                ofKind: .client
+            )
+            defer { span.end() }
+            var request = request
+            tracer.inject(span.context, into: &request.headers, using: HeadersInjector())
+            span.attributes["http.request.method"] = request.method.rawValue
+            span.attributes["server.address"] = request.baseURL.host ?? ""
+            // The whole path as sent: a request made from a URL has no `path` of its own, and one on a base URL only
+            // the part after it.
+            span.attributes["url.path"] = (try? request.url())?.path(percentEncoded: true) ?? request.path
+            do {
+                let response = try await ServiceContext.withValue(span.context) { try await send(request) }
                 span.attributes["http.response.status_code"] = Int64(response.status)
                 if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
                 return response
+            } catch {
+                span.recordError(includesValues ? error : StrataError.redacting(error))
+                span.setStatus(SpanStatus(code: .error))
+                throw error
             }
         }
     }

@@ -1,12 +1,12 @@
 extension StrataError {
     /// This error without what its message and causes may hold of the call's data — a key, a URL with its query,
     /// the first bytes of a server's answer: the same code, retryability and source location, and as its message
-    /// only the summary a cause gives and the wait it asked for (`HTTP 503, retry after 2 seconds`).
+    /// only the summary a cause gives and the wait it asked for (`HTTP 503, retry after 2.0 seconds`).
     ///
     /// What an observability plugin reports when values are kept out of its output:
     ///
     /// ```swift
-    /// print(error.redacted())   // StrataError.unexpectedResponse: HTTP 503, retry after 2 seconds
+    /// print(error.redacted())   // StrataError.unexpectedResponse: HTTP 503, retry after 2.0 seconds
     /// ```
     public func redacted() -> StrataError {
         let details = summaryDetails

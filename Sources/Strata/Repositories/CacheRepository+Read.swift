@@ -143,8 +143,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
 
     /// How `get` reads: entries with their metadata, a conditional read for a stale entry with validators; an entry
     /// that must not be stored (``EntryMetadata/isStorable``) is returned without being written or renewed, and the
-    /// cache's older entry for the query is deleted (when the cache can delete), so it is never served in its place
-    /// later (for HTTP, RFC 9111, section 4.3.3: a full response supersedes every stored one).
+    /// cache's older entry for the query is deleted (when the cache can delete; a failure is ignored), so it is never
+    /// served in its place later (for HTTP, RFC 9111, section 4.3.3: a full response supersedes every stored one).
     func plannedGet(_ query: any Query) -> PlannedRead<StoredEntry<Main.Value>, Main.Value> {
         PlannedRead(
             isGetAll: false,
@@ -160,7 +160,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             },
             store: { [cache] entry in
                 guard entry.metadata.isStorable else {
-                    try await (cache as? any DeleteDataSource)?.delete(query)
+                    // Main's answer stands whatever the cache does: a delete that fails does not fail the read.
+                    try? await (cache as? any DeleteDataSource)?.delete(query)
                     return entry
                 }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)

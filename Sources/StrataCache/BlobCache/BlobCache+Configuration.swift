@@ -17,8 +17,8 @@ extension BlobCache {
         /// The on-disk layer.
         public var persistent: PersistentLayer
 
-        /// Whether a stale on-disk blob is served when the network fails (a transport error or a 5xx);
-        /// off by default.
+        /// Whether a stale on-disk blob is served when the network fails (a transport error, or a 500, 502, 503
+        /// or 504); off by default.
         ///
         /// A response's `stale-if-error` (RFC 5861) decides for its own blob whatever this says: served that
         /// way until the window ends, and not after. `must-revalidate` or `no-cache` forbid it.

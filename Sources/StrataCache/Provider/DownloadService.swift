@@ -22,7 +22,9 @@ internal import StrataSupport
 ///    (``CacheProvider/renewItem(key:notModified:)``) and answers from ``CacheProvider/cachedItem(key:)``
 ///    (``DownloadOrigin/notModified``);
 ///    a 2xx response is downloaded to a temporary file and handed to
-///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (``DownloadOrigin/network``).
+///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (``DownloadOrigin/network``). A provider
+///    may hand the download itself back (``FileCacheProvider`` does for a response that must not be stored): that
+///    file is then the caller's to remove.
 /// 4. Any error — from the network, a status, or the provider — fails the download with that error.
 ///
 /// Progress runs from 0 to 1 while bytes arrive (when the server sends a `Content-Length`) and is always

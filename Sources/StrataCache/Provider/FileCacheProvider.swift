@@ -21,9 +21,9 @@ internal import StrataSupport
 /// or expired file is a miss.
 ///
 /// A download whose headers forbid storing it (`Cache-Control: no-store`, `Vary: *`: RFC 9111, section 3, by
-/// StrataNetwork's `HTTPFreshness`) is handed out as a checkout the store does not hold, and the store's older
-/// entry for its key is removed, so that it is never served in the new one's place: the next lookup of the key
-/// misses (and deletes that checkout).
+/// StrataNetwork's `HTTPFreshness`) is not stored: the download's own file is handed back (the caller's, as it
+/// was; `DownloadService` leaves it to its caller), and the store's older entry for its key is removed, so that it
+/// is never served in the new one's place.
 ///
 /// ## Files handed out
 ///
@@ -148,7 +148,8 @@ public final class FileCacheProvider: CacheProvider {
 
     /// Moves a finished download into the store with its `ETag` and `Last-Modified` (header names compared
     /// case-insensitively) and returns its checkout. A download whose headers forbid storing it (`no-store`,
-    /// `Vary: *`) is not stored: its checkout is handed out, and the store's older entry for `key` removed.
+    /// `Vary: *`) is not stored: `file` itself is returned, still the caller's, and the store's older entry for `key`
+    /// and its checkout are removed.
     ///
     /// - Parameters:
     ///   - file: The downloaded file, a regular file (not a link to one); the store takes it over.
@@ -164,9 +165,8 @@ public final class FileCacheProvider: CacheProvider {
         let now = store.configuration.clock.now()
         let response = HTTPResponse(status: 200, headers: HTTPHeaders(headers))
         guard HTTPFreshness(response: response, requestTime: now, responseTime: now).isStorable else {
-            let checkout = try checkOut(file, key: key) { try store.removeValue(forKey: key) }
-            try? FileManager.default.removeItem(at: file)  // taken over, as a stored download is
-            return checkout
+            try forget(key)
+            return file
         }
         let validators = ConditionalHeaders.storable(
             eTag: Self.header("ETag", in: headers),
@@ -177,8 +177,8 @@ public final class FileCacheProvider: CacheProvider {
     }
 
     /// Copies `file` into a staged checkout, then, under the checkouts' lock, makes `change` to the store and puts
-    /// the copy in place as `key`'s checkout, recorded against the entry the store then holds (none after a
-    /// removal). When `change` or the rename fails, nothing is left in the checkout folder.
+    /// the copy in place as `key`'s checkout, recorded against the entry the store then holds. When `change` or the
+    /// rename fails, nothing is left in the checkout folder.
     ///
     /// The move and the checkout under one lock: two stores of one key that interleaved recorded the second
     /// version's stamp against the first one's bytes, which then passed for current.
@@ -193,7 +193,6 @@ public final class FileCacheProvider: CacheProvider {
                 removeOwnFile(staged)
                 throw error
             }
-            pruneCheckouts(&checkouts)
             do throws(POSIXCallError) {
                 try folder.rename(staged, to: name)
             } catch {
@@ -201,8 +200,20 @@ public final class FileCacheProvider: CacheProvider {
                 throw error.strataError("Handing out the checkout \(name)")
             }
             checkouts[name] = checkout(name, holding: store.info(forKey: key))
+            pruneCheckouts(&checkouts)
         }
         return try handOut(name)
+    }
+
+    /// Removes the store's entry for `key` and its checkout: a newer version of it must not be stored, and the
+    /// older one must not be served in its place.
+    private func forget(_ key: String) throws {
+        let name = Self.checkoutName(key)
+        try checkouts.withLock { checkouts in
+            try store.removeValue(forKey: key)
+            checkouts[name] = nil
+            removeOwnFile(name)
+        }
     }
 
     /// `If-None-Match` with the stored `ETag` and `If-Modified-Since` with the stored `Last-Modified`, when

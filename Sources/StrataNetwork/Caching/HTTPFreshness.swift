@@ -22,7 +22,8 @@ import Strata
 ///   `Vary: *` (which no later request matches, section 4.1), and only when its status is one a cache may store
 ///   without being told (200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501: RFC 9110, section 15.1) or it
 ///   gives an explicit lifetime, `public`, or (to a private cache) `private`: a `202 Accepted` with no
-///   `Cache-Control` is not stored. A `304` is judged by its headers alone, as an update of a stored response.
+///   `Cache-Control` is not stored; a `206 Partial Content` never is. A `304` is judged by its headers alone, as an
+///   update of a stored response.
 /// - `no-cache` makes it stale from the start (stored, but
 ///   revalidated before every reuse); `must-revalidate` (and `no-cache`, and for a shared cache
 ///   `proxy-revalidate`) forbids serving it stale; `stale-while-revalidate` and `stale-if-error` (RFC 5861)
@@ -64,8 +65,9 @@ public struct HTTPFreshness: Sendable, Hashable {
     public static let heuristicFraction = 0.1
 
     /// Whether the response may be stored at all (RFC 9111, section 3): `false` for `no-store` (and, in a shared
-    /// cache, `private`), for `Vary: *`, and for a status a cache may not store without being told (such as `201`,
-    /// `202` or `206`) when the response gives no explicit lifetime, `public` or, to a private cache, `private`.
+    /// cache, `private`), for `Vary: *`, for `206 Partial Content` (Strata's caches keep whole responses), and for a
+    /// status a cache may not store without being told (such as `201` or `202`) when the response gives no explicit
+    /// lifetime, `public` or, to a private cache, `private`.
     public var isStorable: Bool
 
     /// The statuses a cache may store without explicit freshness (RFC 9110, section 15.1), less `206 Partial
@@ -126,6 +128,8 @@ public struct HTTPFreshness: Sendable, Hashable {
             policy: policy
         )
         if let request, CacheControl(parsing: request.headers["Cache-Control"] ?? "").noStore { isStorable = false }
+        // Part of a body, which a cache keyed by the URL alone would serve as the whole (section 3.3).
+        if response.status == 206 { isStorable = false }
         // A 304 updates a stored response, whose status stands (section 4.3.4).
         if isStorable, response.status != 304, !Self.cacheableByDefault.contains(response.status) {
             let explicitLifetime = lifetime != nil && !isHeuristic

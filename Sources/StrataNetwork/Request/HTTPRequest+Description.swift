@@ -11,11 +11,10 @@ extension HTTPRequest {
 
     /// `url` as text, without its user and password.
     private static func withoutCredentials(_ url: URL) -> String {
-        guard url.user != nil || url.password != nil,
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
-        else { return url.absoluteString }
-        components.user = nil
-        components.password = nil
-        return components.string ?? "\(url.scheme ?? "http")://\(url.host ?? "")\(url.path)"
+        guard url.user != nil || url.password != nil else { return url.absoluteString }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        components?.user = nil
+        components?.password = nil
+        return components?.string ?? "\(url.scheme ?? "http")://\(url.host ?? "")\(url.path(percentEncoded: true))"
     }
 }
