@@ -173,22 +173,14 @@ public final class FileCacheProvider: CacheProvider {
             lastModified: Self.header("Last-Modified", in: headers)
         )
         let options = FileDataSource.EntryOptions(eTag: validators.eTag, lastModified: validators.lastModified)
-        return try checkOut(file, key: key) { try store.move(fileAt: file, forKey: key, options: options) }
-    }
-
-    /// Copies `file` into a staged checkout, then, under the checkouts' lock, makes `change` to the store and puts
-    /// the copy in place as `key`'s checkout, recorded against the entry the store then holds. When `change` or the
-    /// rename fails, nothing is left in the checkout folder.
-    ///
-    /// The move and the checkout under one lock: two stores of one key that interleaved recorded the second
-    /// version's stamp against the first one's bytes, which then passed for current.
-    private func checkOut(_ file: URL, key: String, after change: () throws -> Void) throws -> URL {
         let name = Self.checkoutName(key)
         try checkFolderPath()
         let staged = try stage(file)
+        // The move and the checkout under one lock: two stores of one key that interleaved recorded the second
+        // version's stamp against the first one's bytes, which then passed for current.
         try checkouts.withLock { checkouts in
             do {
-                try change()
+                try store.move(fileAt: file, forKey: key, options: options)
             } catch {
                 removeOwnFile(staged)
                 throw error
