@@ -77,6 +77,7 @@ extension FileDataSource {
             trailer.created = storedAt
             trailer.expiresAt = expiresAt
             trailer.freshUntil = metadata.freshUntil
+            trailer.forbidsServingStale = metadata.forbidsServingStale
             trailer.eTag = metadata.eTag
             trailer.lastModified = metadata.lastModified
             if !metadata.tags.isEmpty { trailer.tags = metadata.tags.sorted() }

@@ -51,6 +51,7 @@ extension FileDataSource {
                 ?? configuration.timeToLive.map { created.addingTimeInterval($0.timeInterval) },
             freshUntil: metadata.freshUntil,
             tags: metadata.tags.sorted(),
+            forbidsServingStale: metadata.forbidsServingStale,
             options: EntryOptions(eTag: metadata.eTag, lastModified: metadata.lastModified)
         )
     }
@@ -64,6 +65,7 @@ extension FileDataSource {
         expiresAt: Date?,
         freshUntil: Date? = nil,
         tags: [String] = [],
+        forbidsServingStale: Bool = false,
         options: EntryOptions
     ) throws {
         try StrataError.checkKey(key)
@@ -75,6 +77,7 @@ extension FileDataSource {
         }
         trailer.freshUntil = freshUntil
         trailer.tags = tags
+        trailer.forbidsServingStale = forbidsServingStale
         let encoded = try trailer.encoded()
         let temporary = try writeTemporary { descriptor in
             data.withUnsafeBytes { payload in

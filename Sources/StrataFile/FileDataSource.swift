@@ -169,7 +169,8 @@ public final class FileDataSource: Sendable {
                     freshUntil: read.trailer.freshUntil,
                     eTag: read.trailer.eTag,
                     lastModified: read.trailer.lastModified,
-                    tags: Set(read.trailer.tags)
+                    tags: Set(read.trailer.tags),
+                    forbidsServingStale: read.trailer.forbidsServingStale
                 )
             )
         }

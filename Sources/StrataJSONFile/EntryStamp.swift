@@ -20,14 +20,24 @@ extension EntryStamp {
     /// The stamp of `metadata`: its stored date (`nil`: `now`), its expiry as a maximum age from that date, its
     /// freshness date and its tags.
     ///
+    /// The store keeps no flag for an entry that must never be served stale
+    /// (``Strata/EntryMetadata/forbidsServingStale``): such an entry expires at its freshness date (at once without
+    /// one), so that it is a miss, never a stale value, past it.
+    ///
     /// - Parameters:
     ///   - metadata: The entry's metadata.
     ///   - now: The date of the write or renewal.
-    init(_ metadata: EntryMetadata, now: Date) {
+    ///   - defaultMaxAge: The store's time to live in seconds, which an entry without an expiry of its own has.
+    init(_ metadata: EntryMetadata, now: Date, defaultMaxAge: Double?) {
         let storedAt = metadata.storedAt ?? now
+        var maxAge = metadata.expiresAt.map { $0.timeIntervalSince(storedAt) }
+        if metadata.forbidsServingStale {
+            let fresh = max(0, metadata.freshUntil.map { $0.timeIntervalSince(storedAt) } ?? 0)
+            maxAge = min(maxAge ?? defaultMaxAge ?? fresh, fresh)
+        }
         self.init(
             storedAt: storedAt.timeIntervalSince1970,
-            maxAge: metadata.expiresAt.map { $0.timeIntervalSince(storedAt) },
+            maxAge: maxAge,
             freshUntil: metadata.freshUntil?.timeIntervalSince1970,
             tags: metadata.tags.sorted()
         )

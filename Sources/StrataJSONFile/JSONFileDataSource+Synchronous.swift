@@ -66,7 +66,8 @@ extension JSONFileDataSource {
 
     /// Stores a value under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
     /// configuration's time to live from the stored date) and the freshness date, all kept in the entry file and
-    /// the index. The store keeps no validators.
+    /// the index. The store keeps no validators, nor the rule never to serve an entry stale
+    /// (``Strata/EntryMetadata/forbidsServingStale``): such an entry expires at its freshness date instead.
     ///
     /// - Parameters:
     ///   - value: The value.
@@ -77,7 +78,7 @@ extension JSONFileDataSource {
     public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws {
         try StrataError.checkMetadata(metadata)
         let date = configuration.clock.now()
-        try write(value, forKey: key, stamp: EntryStamp(metadata, now: date), now: date)
+        try write(value, forKey: key, stamp: EntryStamp(metadata, now: date, defaultMaxAge: defaultMaxAge), now: date)
     }
 
     /// Replaces the stored date, expiry and freshness date of the entry under `key` (expired or not) with one
@@ -96,7 +97,7 @@ extension JSONFileDataSource {
         try StrataError.checkKey(key)
         try StrataError.checkMetadata(metadata)
         let date = configuration.clock.now()
-        let stamp = EntryStamp(metadata, now: date)
+        let stamp = EntryStamp(metadata, now: date, defaultMaxAge: defaultMaxAge)
         return try withStorage { storage in
             try storage.renew(
                 key,

@@ -17,16 +17,26 @@ final class EntryValidators: Sendable {
     /// The groups the entry belongs to.
     @usableFromInline let tags: Set<String>
 
+    /// Whether the value must never be served stale.
+    @usableFromInline let forbidsServingStale: Bool
+
     /// Creates validators.
     @usableFromInline
-    init(eTag: String?, lastModified: String?, freshUntil: Date?, tags: Set<String> = []) {
+    init(
+        eTag: String?,
+        lastModified: String?,
+        freshUntil: Date?,
+        tags: Set<String> = [],
+        forbidsServingStale: Bool = false
+    ) {
         self.eTag = eTag
         self.lastModified = lastModified
         self.freshUntil = freshUntil
         self.tags = tags
+        self.forbidsServingStale = forbidsServingStale
     }
 
-    /// The validators, freshness and tags of `metadata`, or `nil` when it has none.
+    /// The validators, freshness, tags and stale rule of `metadata`, or `nil` when it has none.
     ///
     /// - Parameters:
     ///   - metadata: The entry's metadata.
@@ -34,12 +44,14 @@ final class EntryValidators: Sendable {
     @inlinable
     static func of(_ metadata: EntryMetadata, keepingTags keptTags: Set<String> = []) -> EntryValidators? {
         let tags = metadata.tags.isEmpty ? keptTags : metadata.tags
-        guard metadata.hasValidators || metadata.freshUntil != nil || !tags.isEmpty else { return nil }
+        guard metadata.hasValidators || metadata.freshUntil != nil || !tags.isEmpty || metadata.forbidsServingStale
+        else { return nil }
         return EntryValidators(
             eTag: metadata.eTag,
             lastModified: metadata.lastModified,
             freshUntil: metadata.freshUntil,
-            tags: tags
+            tags: tags,
+            forbidsServingStale: metadata.forbidsServingStale
         )
     }
 }

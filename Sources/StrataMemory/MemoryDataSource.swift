@@ -83,7 +83,8 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
                     freshUntil: validators?.freshUntil,
                     eTag: validators?.eTag,
                     lastModified: validators?.lastModified,
-                    tags: validators?.tags ?? []
+                    tags: validators?.tags ?? [],
+                    forbidsServingStale: validators?.forbidsServingStale ?? false
                 )
             )
         }

@@ -109,6 +109,24 @@ extension DataSourceConformance {
             try expectClose(all.first?.expiresAt, expiresAt, "expiresAt of putAllEntries")
             try expectClose(all.first?.metadata.freshUntil, freshUntil, "freshUntil of putAllEntries")
         }
+        try await check("an entry that must never be served stale is served fresh, and never stale") { source in
+            let strict = EntryMetadata(
+                storedAt: storedAt,
+                expiresAt: expiresAt,
+                freshUntil: freshUntil,
+                forbidsServingStale: true
+            )
+            _ = try await source.putEntry(StoredEntry(value: makeValue(1), metadata: strict), in: KeyQuery("s"))
+            try await expectNeverServedStale(source, KeyQuery("s"), "putEntry")
+            let until = Date().addingTimeInterval(365 * 86_400)
+            let fresh = EntryMetadata(freshUntil: until, forbidsServingStale: true)
+            _ = try await source.putEntry(StoredEntry(value: makeValue(2), metadata: fresh), in: KeyQuery("f"))
+            let read = try await source.getEntry(KeyQuery("f"))
+            try expectEqual(read.value, makeValue(2), "a fresh entry that must never be served stale")
+            let expiresInTime = read.expiresAt.map { $0.timeIntervalSince(until) < 0.001 } ?? false
+            let keepsRule = read.metadata.forbidsServingStale || expiresInTime
+            try expectEqual(keepsRule, true, "the rule kept, or an expiry at the freshness date at the latest")
+        }
         try await check("a copy never outlives its original") { source in
             let expired = expiredEntry(storedAt: storedAt)
             _ = try await source.putEntry(expired, in: KeyQuery("old"))
@@ -163,6 +181,20 @@ extension DataSourceConformance {
                 "renewMetadata of a missing key"
             )
         }
+        try await check("renewMetadata keeps the rule never to serve an entry stale") { source in
+            _ = try await source.putEntry(
+                StoredEntry(value: makeValue(1), metadata: EntryMetadata()),
+                in: KeyQuery("s")
+            )
+            let strict = EntryMetadata(
+                storedAt: storedAt,
+                expiresAt: expiresAt,
+                freshUntil: freshUntil,
+                forbidsServingStale: true
+            )
+            try expectEqual(try await source.renewMetadata(strict, in: KeyQuery("s")), true, "renewMetadata")
+            try await expectNeverServedStale(source, KeyQuery("s"), "renewMetadata")
+        }
         try await check("renewMetadata refuses a date that is not a finite time, the entry unchanged") { source in
             _ = try await source.putEntry(
                 StoredEntry(value: makeValue(1), metadata: EntryMetadata()),
@@ -186,6 +218,19 @@ extension DataSourceConformance {
             try expectEqual(try await source.renewMetadata(renewed, in: KeyQuery("e")), true, "renewMetadata")
             try expectEqual(try await source.get(KeyQuery("e")), makeValue(1), "the renewed value")
         }
+    }
+
+    /// Checks that the entry under `query`, whose freshness date has passed and whose metadata forbids serving it
+    /// stale, is either a miss (a store that cannot keep the rule expires it at its freshness date) or served with
+    /// the rule, which a repository then obeys.
+    private func expectNeverServedStale(_ source: Source, _ query: KeyQuery, _ write: String) async throws {
+        let read: StoredEntry<Source.Value>
+        do {
+            read = try await source.getEntry(query)
+        } catch let error as StrataError where error.code == .notFound {
+            return
+        }
+        try expectEqual(read.metadata.forbidsServingStale, true, "the rule never to serve stale, after \(write)")
     }
 
     /// An entry stored at `storedAt` that expired a second later.

@@ -23,7 +23,8 @@ import Strata
 /// ``Strata/PaginationOffsetLimitQuery`` pages the key order; the list rule (a store never given a list answer
 /// answers a listing with *not found*, a stored empty answer is served, deleting every value forgets it); the key
 /// rule (a key written in NFC is read in NFD); metadata travels (`putEntry` then `getEntry` keeps the stored date,
-/// the expiry and the freshness date, an expired copy is not served); `renewMetadata` renews without rewriting the
+/// the expiry and the freshness date, an expired copy is not served, nor one that must never be served stale past its
+/// freshness date without that rule); `renewMetadata` renews without rewriting the
 /// value; changes are announced after the writes that happened, and failed writes and renewals announce nothing.
 public struct DataSourceConformance<Source: DataSource>: Sendable where Source.Value: Equatable {
     /// Which optional capabilities the source under test has.
@@ -46,7 +47,8 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
         /// `putEntry` and `putAllEntries` keep the stored date, the expiry and the freshness date, `getEntry`
         /// returns them, and an entry whose expiry has passed is not served (one whose freshness date has passed
         /// is); a date that is not a finite time (NaN, infinite) is refused with `invalidArgument`, by `putEntry`
-        /// and, with ``renewal``, by `renewMetadata`.
+        /// and, with ``renewal``, by `renewMetadata`; an entry that must never be served stale
+        /// (``Strata/EntryMetadata/forbidsServingStale``) keeps that rule past its freshness date, or is a miss.
         public var metadata: Bool
         /// `renewMetadata` renews an entry (expired or not) without rewriting its value, and answers `false` for
         /// a missing one.

@@ -32,7 +32,8 @@ public struct WrapperConformance<Wrapper: DataSource>: Sendable where Wrapper.Va
             expiresAt: Date(timeIntervalSince1970: 2_000),
             freshUntil: Date(timeIntervalSince1970: 1_500),
             eTag: "\"v1\"",
-            lastModified: "Thu, 01 Jan 1970 00:16:40 GMT"
+            lastModified: "Thu, 01 Jan 1970 00:16:40 GMT",
+            forbidsServingStale: true
         )
         try await check("origin") { probe, wrapper in
             guard wrapper.origin == CapabilityProbe.probeOrigin else {

@@ -65,6 +65,35 @@ struct FileDataSourceFreshnessTests {
         #expect(reopened.info(forKey: "k")?.freshUntil == renewed.freshUntil)
     }
 
+    @Test func theRuleNeverToServeStaleSurvivesARenewalAndAReopen() async throws {
+        // Given an entry whose source forbids serving it stale (flag bit 2 of the trailer), and one that does not
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        var store: FileDataSource? = try folder.makeStore(clock: clock)
+        let strict = EntryMetadata(freshUntil: clock.now().addingTimeInterval(60), forbidsServingStale: true)
+        _ = try await store?.putEntry(StoredEntry(value: Data("s".utf8), metadata: strict), in: KeyQuery("strict"))
+        _ = try await store?.putEntry(
+            StoredEntry(value: Data("l".utf8), metadata: EntryMetadata(freshUntil: strict.freshUntil)),
+            in: KeyQuery("lenient")
+        )
+        #expect(store?.entry(forKey: "strict")?.metadata.forbidsServingStale == true)
+        #expect(store?.entry(forKey: "lenient")?.metadata.forbidsServingStale == false)
+
+        // When the strict one is renewed without the rule and then with it, and the store is reopened
+        var renewed = strict
+        renewed.forbidsServingStale = false
+        #expect(try await store?.renewMetadata(renewed, in: KeyQuery("strict")) == true)
+        #expect(store?.entry(forKey: "strict")?.metadata.forbidsServingStale == false)
+        #expect(try await store?.renewMetadata(strict, in: KeyQuery("strict")) == true)
+        store = nil
+        let reopened = try folder.makeStore(clock: clock)
+
+        // Then the rule is read back from the file, beside the freshness date
+        #expect(reopened.entry(forKey: "strict")?.metadata.forbidsServingStale == true)
+        #expect(reopened.entry(forKey: "strict")?.metadata.freshUntil == strict.freshUntil)
+        #expect(reopened.entry(forKey: "lenient")?.metadata.forbidsServingStale == false)
+    }
+
     @Test func aVersion3EntryReadsAndARenewalGrowsItsTrailerInPlace() async throws {
         // Given a store folder holding an entry written in the version 3 layout
         let folder = try TemporaryFolder()

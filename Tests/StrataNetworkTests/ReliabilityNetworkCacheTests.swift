@@ -110,6 +110,26 @@ struct ReliabilityNetworkCacheTests {
         }
     }
 
+    /// A memory cache validated by freshness, in front of `server`'s `/item`, both on one manual clock.
+    private static func freshnessCache(
+        of server: LoopbackServer
+    ) -> (
+        ManualClock, MemoryDataSource<Item>,
+        CacheRepository<
+            NetworkGetDataSource<Item>, ValidatedDataSource<MemoryDataSource<Item>, FreshnessValidator<Item>>
+        >
+    ) {
+        let clock = ManualClock()
+        let client = HTTPClient(transport: URLSessionTransport(), configuration: .init(clock: clock))
+        let network = NetworkGetDataSource<Item>(client: client) { _ in
+            HTTPRequest(baseURL: server.baseURL, path: "item")
+        }
+        let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
+        return (
+            clock, memory, CacheRepository(main: network, cache: memory.validated(by: FreshnessValidator(clock: clock)))
+        )
+    }
+
     /// A server that answers `/item` with `{"name": name}`.
     private static func itemServer(_ name: String) async throws -> LoopbackServer {
         try await LoopbackServer.start([
@@ -184,13 +204,7 @@ struct ReliabilityNetworkCacheTests {
             )
         ])
         defer { Task { await server.stop() } }
-        let clock = ManualClock()
-        let client = HTTPClient(transport: URLSessionTransport(), configuration: .init(clock: clock))
-        let network = NetworkGetDataSource<Item>(client: client) { _ in
-            HTTPRequest(baseURL: server.baseURL, path: "item")
-        }
-        let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
-        let repository = CacheRepository(main: network, cache: memory.validated(by: FreshnessValidator(clock: clock)))
+        let (clock, memory, repository) = Self.freshnessCache(of: server)
         let query = KeyQuery("item")
         #expect(try await repository.get(query, operation: .cacheSync) == Item(name: "v1"))
 
@@ -234,5 +248,66 @@ struct ReliabilityNetworkCacheTests {
 
         #expect(memory.value(forKey: "item") == nil)
         #expect(server.requestCount(path: "/item") == 2)
+    }
+
+    /// A response that forbids serving it stale (`must-revalidate`, `no-cache`: RFC 9111, section 4.2.4) is never
+    /// served stale when the server then fails, even by an operation whose fallback accepts any error; the rule
+    /// outlives a 304 that sends no `Cache-Control` of its own (section 4.3.4). Without it, the stale value is
+    /// served.
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [("max-age=60, must-revalidate", true), ("no-cache", true), ("max-age=60", false)]
+    )
+    func aResponseThatForbidsServingStaleIsNeverServedStale(control: String, forbids: Bool) async throws {
+        // Given a server that answers in full, then 304 without `Cache-Control`, then 503
+        let phase = Locked(1)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /item",
+                { _ in
+                    switch phase.withLock({ $0 }) {
+                    case 1:
+                        ServerReply(
+                            status: 200,
+                            headers: ["Cache-Control": control, "ETag": "\"v1\""],
+                            body: Data(#"{"name":"v1"}"#.utf8)
+                        )
+                    case 2: ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+                    default: ServerReply(status: 503, body: Data("down".utf8))
+                    }
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let (clock, memory, repository) = Self.freshnessCache(of: server)
+        let serveStale = CacheSyncOperation(fallback: { _ in true })
+        let query = KeyQuery("item")
+
+        // When it is read, then revalidated (304) once stale
+        #expect(try await repository.get(query, operation: serveStale) == Item(name: "v1"))
+        #expect(memory.entry(forKey: "item")?.metadata.forbidsServingStale == forbids)
+        clock.advance(by: .seconds(61))
+        phase.withLock { $0 = 2 }
+        #expect(try await repository.get(query, operation: serveStale) == Item(name: "v1"))
+        #expect(server.requestCount(path: "/item") == 2)
+        #expect(memory.entry(forKey: "item")?.metadata.forbidsServingStale == forbids)
+
+        // And read again once stale, the server failing
+        clock.advance(by: .seconds(61))
+        phase.withLock { $0 = 3 }
+        let read: Item?
+        let error: StrataError?
+        do {
+            read = try await repository.get(query, operation: serveStale)
+            error = nil
+        } catch let thrown as StrataError {
+            read = nil
+            error = thrown
+        }
+
+        // Then the stale value is served only when the response allowed it; otherwise the 503 shows
+        #expect(read == (forbids ? nil : Item(name: "v1")))
+        #expect(error?.httpFailure?.status == (forbids ? 503 : nil), "\(String(describing: error))")
+        #expect(server.requestCount(path: "/item") == 3)
     }
 }

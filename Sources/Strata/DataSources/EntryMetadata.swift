@@ -49,6 +49,16 @@ public struct EntryMetadata: Sendable, Hashable {
     /// does not keep tags drops them and refuses a ``TagQuery``.
     public var tags: Set<String>
 
+    /// Whether the value must never be served stale: past ``freshUntil`` it is revalidated with main or not served
+    /// at all, whatever the operation allows (HTTP's `must-revalidate` and `no-cache`, RFC 9111, section 4.2.4).
+    ///
+    /// A ``CacheRepository`` then serves no stale value in its place: not on main's failure
+    /// (``CacheSyncOperation/fallback``), not while refreshing it in the background
+    /// (``CacheSyncOperation/staleWhileRevalidate``), not for ``CacheOperation/ignoringValidation``. Strata's stores
+    /// keep it; a store that cannot keeps such an entry only until its ``freshUntil`` (a miss past it), so that a copy
+    /// never outlives the rule.
+    public var forbidsServingStale: Bool
+
     /// Creates metadata.
     ///
     /// - Parameters:
@@ -58,13 +68,15 @@ public struct EntryMetadata: Sendable, Hashable {
     ///   - eTag: The server's entity tag.
     ///   - lastModified: The server's `Last-Modified` value.
     ///   - tags: The groups the entry belongs to.
+    ///   - forbidsServingStale: Whether the value must never be served stale.
     public init(
         storedAt: Date? = nil,
         expiresAt: Date? = nil,
         freshUntil: Date? = nil,
         eTag: String? = nil,
         lastModified: String? = nil,
-        tags: Set<String> = []
+        tags: Set<String> = [],
+        forbidsServingStale: Bool = false
     ) {
         self.storedAt = storedAt
         self.expiresAt = expiresAt
@@ -72,6 +84,7 @@ public struct EntryMetadata: Sendable, Hashable {
         self.eTag = eTag
         self.lastModified = lastModified
         self.tags = tags
+        self.forbidsServingStale = forbidsServingStale
     }
 
     /// Whether the metadata carries a validator (an entity tag or a `Last-Modified` date) that main can use to

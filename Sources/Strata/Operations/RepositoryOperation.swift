@@ -75,7 +75,8 @@ public struct MainSyncOperation: RepositoryOperation, Hashable {
 
 /// Uses the cache data source only.
 public struct CacheOperation: RepositoryOperation, Hashable {
-    /// Whether a GET returns a cached value that failed validation instead of a *not valid* error.
+    /// Whether a GET returns a cached value that failed validation instead of a *not valid* error (never one whose
+    /// source forbids serving it stale: ``EntryMetadata/forbidsServingStale``).
     public let ignoringValidation: Bool
 
     /// Creates the operation.
@@ -100,6 +101,10 @@ public struct CacheOperation: RepositoryOperation, Hashable {
 ///
 /// PUT and DELETE write the cache, then the main source. On GET, a ``fallback`` rule may serve the stale
 /// cached value when the main source then fails (serve-stale-on-error).
+///
+/// Neither the fallback nor the ``staleWhileRevalidate`` window serves an entry whose source forbids serving it
+/// stale (``EntryMetadata/forbidsServingStale``, HTTP's `must-revalidate` and `no-cache`): such an entry is
+/// revalidated with main before every answer past its freshness, and main's error is thrown when that fails.
 public struct CacheSyncOperation: RepositoryOperation {
     /// Decides, for the main source's error, whether to serve the stale cached value instead.
     public let fallback: @Sendable (any Error) -> Bool

@@ -54,7 +54,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         do {
             fetched = try await fetchAndStore(narrowed(query, to: missing), writesBack: plan.writesBack, since: stamp)
         } catch {
-            guard missing.allSatisfy({ stale[$0] != nil }), plan.staleValues.servesStale(after: error) else {
+            let servable = missing.allSatisfy { stale[$0].map { !$0.metadata.forbidsServingStale } ?? false }
+            guard servable, plan.staleValues.servesStale(after: error) else {
                 throw error
             }
             CallTrail.report(.staleServed)

@@ -48,7 +48,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             }
         }
         let stale = miss.code == .notValid ? read.stale(miss) : nil
-        let staleAnswer = stale.map { PlannedAnswer(entry: $0, source: .cache, isStale: true) }
+        // A stale entry whose source forbids serving it stale is only revalidated.
+        let staleAnswer = stale.flatMap {
+            read.servesStale($0) ? PlannedAnswer(entry: $0, source: .cache, isStale: true) : nil
+        }
         if let staleAnswer, case .served = plan.staleValues { return staleAnswer }
         if let staleAnswer, let refresh = plan.refreshesInBackground, refresh.contains(miss) {
             refreshInBackground(plan, read, stale: stale, since: writeStamps.stamp(read.query))
@@ -172,6 +175,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
             stale: { $0.staleEntry(as: Main.Value.self) },
+            servesStale: { !$0.metadata.forbidsServingStale },
             value: \.value
         )
     }
@@ -192,6 +196,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             store: storeAll,
             renew: storeAll,
             stale: { $0.staleEntries(as: Main.Value.self) },
+            servesStale: { $0.allSatisfy { !$0.metadata.forbidsServingStale } },
             value: { $0.map(\.value) }
         )
     }

@@ -52,8 +52,11 @@ struct PlannedRead<Entry: Sendable, Value: Sendable>: Sendable {
     let store: @Sendable (Entry) async throws -> Entry
     /// Renews the cached entry's metadata (or writes it again when the cache cannot renew).
     let renew: @Sendable (Entry) async throws -> Entry
-    /// The stale entry a *not valid* error carries.
+    /// The stale entry a *not valid* error carries (to revalidate, and to serve when the plan allows).
     let stale: @Sendable (StrataError) -> Entry?
+    /// Whether a stale entry may be served in place of a current one: not when its metadata forbids it
+    /// (``EntryMetadata/forbidsServingStale``).
+    let servesStale: @Sendable (Entry) -> Bool
     /// The entry's value, as the payload of ``StrataError/Code/cacheSyncFailed``.
     let value: @Sendable (Entry) -> Value
 }

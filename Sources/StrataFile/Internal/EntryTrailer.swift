@@ -9,7 +9,7 @@ internal import StrataSupport
 ///
 /// | field | bytes |
 /// |---|---|
-/// | version (4), flags (bit 0: has expiry, bit 1: has fresh-until), reserved | 1, 1, 2 |
+/// | version (4), flags (bit 0: has expiry, bit 1: has fresh-until, bit 2: never served stale), reserved | 1, 1, 2 |
 /// | key length, ETag length, Last-Modified length (`UInt32.max` = none) | 4, 4, 4 |
 /// | payload size, content checksum (`ContentChecksum`), write sequence | 8, 8, 8 |
 /// | created, expires (seconds since 1970 as `Double` bits) | 8, 8 |
@@ -67,6 +67,9 @@ struct EntryTrailer: Equatable {
     var attributes: Data?
     /// The groups of the entry (``Strata/EntryMetadata/tags``), in the order written; none of them holds a newline.
     var tags: [String] = []
+    /// Whether the entry must never be served stale (``Strata/EntryMetadata/forbidsServingStale``): flag bit 2, which
+    /// readers before it ignore.
+    var forbidsServingStale = false
 
     /// The trailer's bytes, to write after the payload.
     ///
@@ -83,7 +86,7 @@ struct EntryTrailer: Equatable {
                 + (attributes?.count ?? 0) + Self.footerLength
         )
         bytes.append(tagBytes == nil ? Self.version : Self.taggedVersion)
-        bytes.append((expiresAt == nil ? 0 : 1) | (freshUntil == nil ? 0 : 2))
+        bytes.append((expiresAt == nil ? 0 : 1) | (freshUntil == nil ? 0 : 2) | (forbidsServingStale ? 4 : 0))
         bytes.append(contentsOf: [0, 0])
         Self.append(UInt32(keyBytes.count), to: &bytes)
         Self.append(eTagBytes.map { UInt32($0.count) } ?? Self.noString, to: &bytes)
@@ -190,6 +193,7 @@ struct EntryTrailer: Equatable {
         created = Date(timeIntervalSince1970: createdSeconds)
         expiresAt = expirySeconds.map { Date(timeIntervalSince1970: $0) }
         freshUntil = freshSeconds.map { Date(timeIntervalSince1970: $0) }
+        forbidsServingStale = version >= 4 && bytes[1] & 4 == 4
         self.tags = []
         var offset = fixedLength
         func string(_ length: Int) -> String {

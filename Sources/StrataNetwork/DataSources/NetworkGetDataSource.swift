@@ -121,6 +121,8 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             renewed.eTag = renewed.eTag ?? metadata.eTag
             renewed.lastModified = renewed.lastModified ?? metadata.lastModified
             if renewed.freshUntil == nil { renewed.freshUntil = Self.freshUntil(keeping: metadata, renewedAt: now()) }
+            // The stored response's directives stand unless the 304 sends its own (section 4.3.4).
+            if response.headers["Cache-Control"] == nil { renewed.forbidsServingStale = metadata.forbidsServingStale }
             return .notModified(renewed)
         }
     }
@@ -138,7 +140,8 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         return responseTime.addingTimeInterval(max(0, freshUntil.timeIntervalSince(storedAt)))
     }
 
-    /// The metadata of a response received now: until when it is fresh, its `ETag` and `Last-Modified`; no
+    /// The metadata of a response received now: until when it is fresh, its `ETag` and `Last-Modified`, whether it
+    /// may be served stale (not with `must-revalidate` or `no-cache`); no
     /// stored date and no expiry, which the cache that stores it decides — but for a response that must not be
     /// stored (`no-store` in the response or the request, or `private` for a shared cache), whose expiry is the
     /// distant past
@@ -156,7 +159,8 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             expiresAt: freshness.isStorable ? nil : .distantPast,
             freshUntil: Self.freshUntil(freshness),
             eTag: response.eTag,
-            lastModified: response.headers["Last-Modified"]
+            lastModified: response.headers["Last-Modified"],
+            forbidsServingStale: freshness.forbidsServingStale
         )
     }
 

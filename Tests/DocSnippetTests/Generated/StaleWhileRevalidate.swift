@@ -26,9 +26,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:42
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:44
 extension DocSnippetContext {
-    func StaleWhileRevalidate_42() async throws {
+    func StaleWhileRevalidate_44() async throws {
         // A minute for entries main can revalidate cheaply (they carry an ETag), none for the others.
         let refresh = OperationPlan.BackgroundRefresh(window: .zero) { miss in
             miss.staleEntry(as: User.self)?.metadata.eTag != nil ? .seconds(60) : nil
@@ -38,9 +38,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:61
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:63
 extension DocSnippetContext {
-    func StaleWhileRevalidate_61() async throws {
+    func StaleWhileRevalidate_63() async throws {
         let response = try await users.getResponse(IdQuery(42), operation: .cacheSync(staleWhileRevalidate: .seconds(60)))
         if let user = response.value {
             print(user, response.isStale ? "(refreshing)" : "")
@@ -49,9 +49,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:83
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:85
 extension DocSnippetContext {
-    func StaleWhileRevalidate_83() async throws {
+    func StaleWhileRevalidate_85() async throws {
         let metrics = MetricsPlugin()
         let users = CacheRepository(
             main: UsersAPI(client),
@@ -62,9 +62,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:97
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:99
 extension DocSnippetContext {
-    func StaleWhileRevalidate_97() async throws {
+    func StaleWhileRevalidate_99() async throws {
         let clock = ManualClock()
         let users = CacheRepository(
             main: UsersAPI(client),

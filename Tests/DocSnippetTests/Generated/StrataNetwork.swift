@@ -13,9 +13,9 @@ import StrataOffline
 import StrataTesting
 import Testing
 
-// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:47
+// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:50
 extension DocSnippetContext {
-    func StrataNetwork_47() async throws {
+    func StrataNetwork_50() async throws {
         let client = HTTPClient()
         let api = URL(string: "https://api.example.com/")!
 
