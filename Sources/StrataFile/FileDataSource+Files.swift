@@ -89,18 +89,21 @@ extension FileDataSource {
             if configuration.durability == .durable {
                 do throws(POSIXCallError) { try folder.sync() } catch { failure = error }
             }
-            let failedEviction = evict(&state, now: now)
+            let failedEviction = evictOrReport(&state, now: now)
             if let failure { throw failure.strataError("Flushing the store folder") }
             return failedEviction
         }
         // The value is stored: an eviction that failed after it is reported, not thrown.
-        if let failedEviction { reportFailedEviction(failedEviction) }
+        if let failedEviction { configuration.diagnostics?(failedEviction) }
     }
 
-    /// Hands an eviction that failed after a write, or as the store opened, to the diagnostics closure: the store
-    /// stays over its limits until a later write's eviction succeeds.
-    func reportFailedEviction(_ failure: StrataError) {
-        configuration.diagnostics?(StrataError.failedEviction(by: "FileDataSource", failure))
+    /// Evicts as ``evict(_:now:)`` does, after a write or as the store opens; a failure is the report for the
+    /// diagnostics closure (``Strata/StrataError/failedEviction(by:_:overLimits:)``), to hand it once the lock is
+    /// released.
+    func evictOrReport(_ state: inout State, now: Date) -> StrataError? {
+        evict(&state, now: now).map {
+            StrataError.failedEviction(by: "FileDataSource", $0, overLimits: isOverLimits(state))
+        }
     }
 
     /// Whether the entry's name still holds the file the store wrote there: the stamp in the index (one `fstatat`),
@@ -231,22 +234,34 @@ extension FileDataSource {
         return failure
     }
 
-    /// Removes expired entries, then the least recently used, while over a limit; the failure when a file could
-    /// not be removed (eviction then stops rather than spin).
+    /// Removes expired entries, then the least recently used, while over a limit; the first failure when a file
+    /// could not be removed. An entry that cannot be removed stays, and the next least recently used goes in its
+    /// place, up to ``Strata/StrataError/maximumStuckEvictions`` of them (then eviction stops rather than try every
+    /// file of a folder where nothing can be removed).
     @discardableResult
     func evict(_ state: inout State, now: Date) -> StrataError? {
-        let maxCount = configuration.countLimit ?? .max
-        let maxSize = configuration.maxSize ?? .max
-        func overLimits() -> Bool { state.index.count > maxCount || state.index.totalSize > maxSize }
-        guard overLimits() else { return nil }
-        if let failure = removeFiles(state.index.expiredNames(at: now), reason: .expired, in: &state) {
-            return failure
+        guard isOverLimits(state) else { return nil }
+        var failure = removeFiles(state.index.expiredNames(at: now), reason: .expired, in: &state)
+        var stuck = 0
+        while isOverLimits(state), stuck < StrataError.maximumStuckEvictions,
+            let oldest = state.index.leastRecentlyUsed(skipping: stuck)
+        {
+            let reason: StoreEviction.Reason =
+                state.index.count > (configuration.countLimit ?? .max) ? .countLimit : .sizeLimit
+            do {
+                try evictFile(oldest.name, reason: reason, in: &state)
+            } catch {
+                failure = failure ?? error
+                stuck += 1
+            }
         }
-        while overLimits(), let oldest = state.index.leastRecentlyUsed {
-            let reason: StoreEviction.Reason = state.index.count > maxCount ? .countLimit : .sizeLimit
-            do { try evictFile(oldest.name, reason: reason, in: &state) } catch { return error }
-        }
-        return nil
+        return failure
+    }
+
+    /// Whether the store holds more entries or more bytes than its limits allow.
+    func isOverLimits(_ state: State) -> Bool {
+        state.index.count > (configuration.countLimit ?? .max)
+            || state.index.totalSize > (configuration.maxSize ?? .max)
     }
 
     /// Writes the access journal: an exclusively created temporary file renamed over `.strata-index`, so a link

@@ -102,8 +102,8 @@ public final class FileDataSource: Sendable {
         self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
         // A folder written under larger limits, or none, is brought within these now, by the rule a write applies
         // (a file that cannot be removed is reported, and left to the next write).
-        if let failure = state.withLock({ evict(&$0, now: configuration.clock.now()) }) {
-            reportFailedEviction(failure)
+        if let report = state.withLock({ evictOrReport(&$0, now: configuration.clock.now()) }) {
+            configuration.diagnostics?(report)
         }
     }
 

@@ -4,25 +4,43 @@ import Strata
 extension JSONFileDataSource {
     /// Evicts the least recently used entries while the store holds more than ``Configuration/countLimit`` entries
     /// or more than ``Configuration/maxSize`` bytes of entry files. The entry just written is never one of them (it
-    /// is the most recently used, and no larger than the size limit) unless the count limit is 0.
+    /// is the most recently used, and no larger than the size limit) unless the count limit is 0. An entry that
+    /// cannot be removed stays, and the next least recently used goes in its place, up to
+    /// ``Strata/StrataError/maximumStuckEvictions`` of them.
     ///
-    /// - Throws: ``Strata/StrataError/Code/io`` when a file operation fails; eviction stops there.
+    /// - Throws: ``Strata/StrataError/Code/io``, the first removal that failed.
     func evictOverLimits(from storage: inout JSONFileStorage, now: Date) throws {
-        let maxCount = configuration.countLimit ?? .max
-        let maxSize = configuration.maxSize ?? .max
-        while storage.count > maxCount || storage.totalSize > maxSize, let victim = storage.leastRecentlyUsedKey() {
-            try evict(victim, reason: storage.count > maxCount ? .countLimit : .sizeLimit, from: &storage, now: now)
+        var failure: (any Error)?
+        var stuck = 0
+        while isOverLimits(storage), stuck < StrataError.maximumStuckEvictions,
+            let victim = storage.leastRecentlyUsedKey(skipping: stuck)
+        {
+            let reason: StoreEviction.Reason =
+                storage.count > (configuration.countLimit ?? .max) ? .countLimit : .sizeLimit
+            do {
+                try evict(victim, reason: reason, from: &storage, now: now)
+            } catch {
+                failure = failure ?? error
+                stuck += 1
+            }
         }
+        if let failure { throw failure }
+    }
+
+    /// Whether the store holds more entries or more bytes than its limits allow.
+    func isOverLimits(_ storage: borrowing JSONFileStorage) -> Bool {
+        storage.count > (configuration.countLimit ?? .max) || storage.totalSize > (configuration.maxSize ?? .max)
     }
 
     /// ``evictOverLimits(from:now:)`` after a write, or as the store opens: a failure is a report for the diagnostics
-    /// closure (``Strata/StrataError/failedEviction(by:_:)``), not an error, because the value written is stored all
-    /// the same; the store is over its limits until a later write's eviction succeeds.
+    /// closure (``Strata/StrataError/failedEviction(by:_:overLimits:)``), not an error, because the value written is
+    /// stored all the same.
     func evictOverLimitsOrReport(from storage: inout JSONFileStorage, now: Date) {
         do {
             try evictOverLimits(from: &storage, now: now)
         } catch {
-            storage.pendingReports.append(StrataError.failedEviction(by: "JSONFileDataSource", error))
+            let report = StrataError.failedEviction(by: "JSONFileDataSource", error, overLimits: isOverLimits(storage))
+            storage.pendingReports.append(report)
         }
     }
 

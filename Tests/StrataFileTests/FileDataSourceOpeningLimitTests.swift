@@ -41,9 +41,9 @@ struct FileDataSourceOpeningLimitTests {
         #expect(try folder.entryFiles().count == 3)
     }
 
-    /// An entry that cannot be removed (an immutable file: not even root may unlink it) stops the eviction: the store
-    /// opens all the same and says so to `diagnostics` (`io`); so does a write, which stands. Once the file can go,
-    /// the next write brings the store within its limits.
+    /// An entry that cannot be removed (an immutable file: not even root may unlink it) stays, and the next least
+    /// recently used goes in its place: the store opens within its limits and says so to `diagnostics` (`io`); so
+    /// does a write, which stands. Once the file can go, the next eviction removes it.
     @Test(.enabled(if: immutableFilesWork))
     func anEvictionThatFailsAsTheStoreOpensIsReported() throws {
         // Given four entries, the least recently used of them a file that cannot be removed
@@ -65,18 +65,53 @@ struct FileDataSourceOpeningLimitTests {
             diagnostics: { report in reports.withLock { $0.append(report) } }
         )
 
-        // Then it opened, reported the failure and kept every entry; a write stands, and reports it again
+        // Then it opened within its limits, the next entry evicted in the stuck one's place, and reported the
+        // failure; a write stands, evicts past it again, and reports it again
         let report = try #require(reports.withLock { $0 }.first)
         #expect(report.code == .io)
-        #expect(report.message.contains("FileDataSource is over its limits and could not evict down to them"))
-        #expect(store.sortedKeys() == ["k0", "k1", "k2", "k3"])
+        #expect(report.message.contains("FileDataSource could not remove an entry it evicts"), "\(report)")
+        #expect(store.sortedKeys() == ["k0", "k2", "k3"])
         try store.setValue(.pattern(10, seed: 4), forKey: "k4")
         #expect(store.value(forKey: "k4") == .pattern(10, seed: 4))
         #expect(reports.withLock { $0.count } == 2)
-        #expect(store.sortedKeys() == ["k0", "k1", "k2", "k3", "k4"])
+        #expect(store.sortedKeys() == ["k0", "k3", "k4"])
         setImmutable(oldest, false)
         try store.setValue(.pattern(10), forKey: "k5")
         #expect(store.sortedKeys() == ["k3", "k4", "k5"])
         #expect(reports.withLock { $0.count } == 2)
+        #expect(try folder.entryFiles().count == 3)
+    }
+
+    /// One eviction passes over at most `maximumStuckEvictions` entries it cannot remove: a folder where nothing can
+    /// be removed costs a write a bounded number of failed calls, and the store says it stays over its limits.
+    @Test(.enabled(if: immutableFilesWork))
+    func anEvictionPassesOverABoundedNumberOfStuckEntries() throws {
+        // Given twelve entries, the ten least recently used of them files that cannot be removed
+        let folder = try TemporaryFolder()
+        var stuck: [URL] = []
+        do {
+            let store = try folder.makeStore()
+            for index in 0..<12 {
+                let before = Set(try folder.entryFiles())
+                try store.setValue(.pattern(10, seed: UInt8(index)), forKey: "k\(index)")
+                let written = try #require(Set(try folder.entryFiles()).subtracting(before).first)
+                if index < 10 { stuck.append(folder.storeURL().appendingPathComponent(written)) }
+            }
+        }
+        #expect(stuck.allSatisfy { setImmutable($0, true) })
+        defer { for file in stuck { setImmutable(file, false) } }
+
+        // When the store opens with room for one
+        let reports = Locked<[StrataError]>([])
+        let store = try folder.makeStore(
+            countLimit: 1,
+            diagnostics: { report in reports.withLock { $0.append(report) } }
+        )
+
+        // Then it tried the eight least recently used, kept them, evicted nothing past them, and said it is over its
+        // limits
+        #expect(store.sortedKeys().count == 12)
+        #expect(reports.withLock { $0.count } == 1)
+        #expect(reports.withLock { $0 }.first?.message.contains("is over its limits") == true)
     }
 }
