@@ -38,6 +38,7 @@
                     delegate.cancel()
                 }
             } catch {
+                if let response = delegate.errorResponse { return response }
                 throw delegate.failure ?? Self.strataError(from: error, request: exchange.description)
             }
         }

@@ -26,7 +26,8 @@
     ///   error, `URLError(.timedOut)` underneath, whose message names the deadline.
     /// - **Downloads.** The file is created only for a 2xx response and written chunk by chunk, with progress;
     ///   a 304 or an error status writes nothing to disk and keeps the first
-    ///   ``StrataNetwork/HTTPFailure/bodyPrefixLimit`` bytes of its body for the error.
+    ///   ``StrataNetwork/HTTPFailure/bodyPrefixLimit`` bytes of its body for the error, then closes the connection
+    ///   (the rest of an error's body is never read).
     /// - **Cancellation.** Cancelling the calling task (or a deadline passing) cancels the AsyncHTTPClient
     ///   request, which closes its connection; the call throws ``Strata/StrataError/Code/cancelled``.
     /// - **Headers.** A request goes through ``StrataNetwork/HTTPRequest/validate()`` first: no method, header

@@ -9,7 +9,7 @@
         private enum Target {
             case memory
             case file(DownloadFileWriter)
-            /// A download's non-2xx body: its first bytes kept for the error, the rest counted and dropped.
+            /// A download's non-2xx body: its first bytes kept for the error; the request ends once they are in.
             case prefix
         }
 
@@ -79,6 +79,12 @@
         func finish() throws {
             guard let expected, Int64(received) < expected else { return }
             throw exchange.bodyEnded(after: received, of: expected)
+        }
+
+        /// Whether this is a download's error body whose first bytes are all in: the request needs no more of it.
+        var hasErrorPrefix: Bool {
+            guard case .prefix = target else { return false }
+            return body.count >= HTTPFailure.bodyPrefixLimit
         }
 
         /// Closes the file, if any.

@@ -33,6 +33,8 @@
             var timer: Scheduled<Void>?
             /// The first failure the transport decided.
             var failure: StrataError?
+            /// A download's error response, ended once the first bytes of its body were in.
+            var errorResponse: Response?
             var hasEnded = false
         }
 
@@ -55,6 +57,10 @@
 
         /// The failure that ended the request, if the transport decided it.
         var failure: StrataError? { state.withLock { $0.failure } }
+
+        /// A download's error response, when the request was ended once the first bytes of its body were in (the
+        /// task then fails, and the transport answers this instead).
+        var errorResponse: Response? { state.withLock { $0.errorResponse } }
 
         /// Starts the deadline timer of the running task; a request cancelled before it started is failed at once.
         func start(_ task: ClientTask) {
@@ -196,6 +202,16 @@
             do {
                 let (received, report, writer) = try state.withLock { state in
                     let writer = try buffer.withUnsafeReadableBytes { try state.sink?.accept($0) }
+                    if let sink = state.sink, sink.hasErrorPrefix {
+                        // A download's error needs no more of the body: the rest, however long, is not read.
+                        state.errorResponse = Response(
+                            status: state.status,
+                            headers: state.headers,
+                            body: sink.body,
+                            url: state.url
+                        )
+                        throw StrataError(.cancelled, "\(exchange.description): the error's body is not read further")
+                    }
                     return (state.sink?.received ?? 0, state.sink?.progress, writer)
                 }
                 // Counted under the lock, written after it: a write that hangs holds this pool thread only.

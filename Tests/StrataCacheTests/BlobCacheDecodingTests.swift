@@ -32,6 +32,32 @@ struct BlobCacheDecodingTests {
         }
     }
 
+    /// A URL's user and password never reach an error's message: the blob is named by its URL without them.
+    @Test func anErrorNamesTheBlobWithoutTheURLsCredentials() async throws {
+        try await withFixture(Self.routes) { fixture in
+            let cache = try fixture.makeCache()
+            for path in ["binary", "text"] {
+                var components = try #require(URLComponents(url: fixture.url(path), resolvingAgainstBaseURL: false))
+                components.user = "ada"
+                components.password = "hunter2"
+                let url = try #require(components.url)
+
+                let error = await strataError {
+                    if path == "binary" {
+                        _ = try await cache.fetch(from: url) as String
+                    } else {
+                        _ = try await cache.fetch(from: url, as: User.self)
+                    }
+                }
+
+                #expect(error?.code == .dataSerialization)
+                let message = try #require(error?.message)
+                #expect(!message.contains("hunter2") && !message.contains("ada@"), "\(message)")
+                #expect(message.contains(fixture.url(path).absoluteString), "\(message)")
+            }
+        }
+    }
+
     @Test func decodesJSON() async throws {
         try await withFixture(Self.routes) { fixture in
             let cache = try fixture.makeCache()

@@ -11,7 +11,7 @@ extension BlobCache {
     public func fetch(from url: URL) async throws -> String {
         let data: Data = try await fetch(from: url)
         guard let text = String(data: data, encoding: .utf8) else {
-            throw StrataError(.dataSerialization, "The blob at \(url) is not valid UTF-8")
+            throw StrataError(.dataSerialization, "The blob at \(url.describedForErrors) is not valid UTF-8")
         }
         return text
     }
@@ -33,7 +33,10 @@ extension BlobCache {
         do {
             return try decoder.decode(Value.self, from: data)
         } catch {
-            throw StrataError.serialization(error, "Decoding the blob at \(url) as \(Value.self) failed")
+            throw StrataError.serialization(
+                error,
+                "Decoding the blob at \(url.describedForErrors) as \(Value.self) failed"
+            )
         }
     }
 
@@ -50,7 +53,10 @@ extension BlobCache {
         do {
             return try mapper.map(data)
         } catch {
-            throw StrataError.serialization(error, "Decoding the blob at \(url) as \(Value.self) failed")
+            throw StrataError.serialization(
+                error,
+                "Decoding the blob at \(url.describedForErrors) as \(Value.self) failed"
+            )
         }
     }
 

@@ -200,7 +200,7 @@ extension BlobCache {
         } catch {
             throw StrataError(
                 .cacheSyncFailed,
-                "Storing the download of \(key) on disk failed",
+                "Storing the download of \(key.describedForErrorsAsURL) on disk failed",
                 underlying: error,
                 payload: blob.data
             )

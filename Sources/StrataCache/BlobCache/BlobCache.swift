@@ -243,7 +243,10 @@ public final class BlobCache: Sendable {
             absolute = url.absoluteURL
         } else {
             guard let baseURL, let resolved = URL(string: url.relativeString, relativeTo: baseURL) else {
-                throw StrataError(.invalidArgument, "\(url) is relative and the BlobCache has no base URL")
+                throw StrataError(
+                    .invalidArgument,
+                    "\(url.describedForErrors) is relative and the BlobCache has no base URL"
+                )
             }
             absolute = resolved.absoluteURL
         }

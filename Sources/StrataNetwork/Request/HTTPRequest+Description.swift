@@ -6,15 +6,26 @@ extension HTTPRequest {
     ///
     /// - Parameter url: The URL the request goes to; `nil` to name it by its path.
     func describedForErrors(sentTo url: URL?) -> String {
-        "\(method) \(url.map(Self.withoutCredentials) ?? path)"
+        "\(method) \(url?.describedForErrors ?? path)"
     }
+}
 
-    /// `url` as text, without its user and password.
-    private static func withoutCredentials(_ url: URL) -> String {
-        guard url.user != nil || url.password != nil else { return url.absoluteString }
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+extension URL {
+    /// How errors name the URL: as text, without the user and password it may carry (`https://user:secret@host/…`
+    /// is named `https://host/…`), so that a message written to a log keeps no credentials.
+    package var describedForErrors: String {
+        guard user != nil || password != nil else { return absoluteString }
+        var components = URLComponents(url: self, resolvingAgainstBaseURL: true)
         components?.user = nil
         components?.password = nil
-        return components?.string ?? "\(url.scheme ?? "http")://\(url.host ?? "")\(url.path(percentEncoded: true))"
+        return components?.string ?? "\(scheme ?? "http")://\(host ?? "")\(path(percentEncoded: true))"
+    }
+}
+
+extension String {
+    /// How errors name a key that may be a URL (a `BlobCache`'s keys are): a URL without its user and password
+    /// (``Foundation/URL/describedForErrors``), any other key as it is.
+    package var describedForErrorsAsURL: String {
+        URL(string: self)?.describedForErrors ?? self
     }
 }

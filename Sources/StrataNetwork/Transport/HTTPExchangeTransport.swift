@@ -27,7 +27,7 @@ extension HTTPExchangeTransport {
     ///
     /// The file is created when the response arrives, and only for a 2xx status: a `304 Not Modified` or an
     /// error status writes nothing to disk, and its body (at most its first ``HTTPFailure/bodyPrefixLimit``
-    /// bytes) comes back in the response.
+    /// bytes, after which the connection is closed and the rest never read) comes back in the response.
     public func download(
         _ request: HTTPRequest,
         to destination: URL,

@@ -25,7 +25,9 @@ public protocol HTTPTransport: Sendable {
     ///
     /// Only a 2xx response's body goes to the file: for any other status (a `304 Not Modified`, an error) the
     /// transport should create no file and return the body, or its first ``HTTPFailure/bodyPrefixLimit``
-    /// bytes, in the response. The client deletes a file a transport created anyway, except after a 304.
+    /// bytes, in the response — and read no more of an error's body than those (Strata's transports close the
+    /// connection once they are in, so an endless error body ends at once). The client deletes a file a transport
+    /// created anyway, except after a 304.
     ///
     /// - Parameters:
     ///   - request: The request; its ``HTTPRequest/timeout`` and ``HTTPRequest/totalTimeout`` are set.

@@ -26,8 +26,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         /// A download before its response: the file is created only for a 2xx status.
         case pendingFile(URL)
         case file(DownloadFileWriter)
-        /// The body of a download's non-2xx response: its first bytes kept in memory for the error, the rest
-        /// counted and dropped; no file.
+        /// The body of a download's non-2xx response: its first bytes kept in memory for the error; no file. The
+        /// transfer ends once they are in (or the body ends before), whatever the rest of the body.
         case prefix
 
         func close() {
@@ -151,6 +151,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         case .failed(let failure):
             finish(identifier, with: .failure(failure))
             dataTask.cancel()
+        case .prefixComplete(let response):
+            // A download's error needs no more of the body: the rest, however long, is not read.
+            finish(identifier, with: .success(response))
+            dataTask.cancel()
         case .accepted(let report?, let progress):
             report(progress)
         case .accepted(nil, _), nil:
@@ -217,6 +221,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         /// Counted: the caller writes it to the file (off the lock), then reports the progress.
         case write(DownloadFileWriter, HTTPExchange, DownloadProgress)
         case failed(StrataError)
+        /// A download's error body has its first bytes: the response, to end the transfer with.
+        case prefixComplete(HTTPResponse)
     }
 
     /// Adds a chunk to a transfer's body, or counts it for its file (the caller writes it), or fails the transfer
@@ -226,10 +232,20 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     {
         transfer.lastActivity = now
         if case .prefix = transfer.sink {
-            // An error's body: its first bytes for the message, the rest dropped (no limit applies to nothing).
+            // An error's body: its first bytes for the message; once they are in, the transfer ends.
             let room = HTTPFailure.bodyPrefixLimit - transfer.body.count
             if room > 0 { transfer.body.append(data.prefix(room)) }
-            return .accepted(nil, DownloadProgress(bytesReceived: 0, expectedBytes: nil))
+            guard transfer.body.count >= HTTPFailure.bodyPrefixLimit, let response = transfer.response else {
+                return .accepted(nil, DownloadProgress(bytesReceived: 0, expectedBytes: nil))
+            }
+            return .prefixComplete(
+                HTTPResponse(
+                    status: response.statusCode,
+                    headers: headers(of: response),
+                    body: transfer.body,
+                    url: response.url
+                )
+            )
         }
         // `received` never exceeds `limit`, so the subtraction cannot overflow.
         guard data.count <= transfer.exchange.limit - transfer.received else {

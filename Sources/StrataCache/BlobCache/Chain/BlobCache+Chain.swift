@@ -40,7 +40,7 @@ extension BlobCache {
             let blob = (error.payload as? Blob) ?? (inner?.payload as? Blob)
             throw StrataError(
                 .cacheSyncFailed,
-                "Storing the download of \(key) on disk failed",
+                "Storing the download of \(key.describedForErrorsAsURL) on disk failed",
                 underlying: inner?.underlying ?? error.underlying,
                 payload: blob?.data
             )

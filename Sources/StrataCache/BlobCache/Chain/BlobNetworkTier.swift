@@ -18,7 +18,10 @@ struct BlobNetworkTier: BlobTier {
         case .modified(let entry): return entry
         case .notModified:
             // A 304 to a request that sent no validators: there is nothing to renew.
-            throw StrataError(.unexpectedResponse, "GET \(try BlobCache.key(of: query)) answered 304 Not Modified")
+            throw StrataError(
+                .unexpectedResponse,
+                "GET \(try BlobCache.key(of: query).describedForErrorsAsURL) answered 304 Not Modified"
+            )
         }
     }
 
@@ -33,7 +36,7 @@ struct BlobNetworkTier: BlobTier {
             return .modified(cache.download(response, requestTime: requestTime))
         case .notModified(let response):
             if metadata.eTag == nil, metadata.lastModified == nil {
-                let request = "GET \(key)"
+                let request = "GET \(url.describedForErrors)"
                 throw HTTPClient.error(for: response, request: request, now: clock.now())
                     ?? StrataError(.unexpectedResponse, "\(request) answered 304 Not Modified")
             }

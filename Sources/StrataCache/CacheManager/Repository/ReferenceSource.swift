@@ -27,7 +27,10 @@ struct ReferenceSource: GetDataSource {
         switch try await getIfModified(query, since: EntryMetadata()) {
         case .modified(let entry): return entry
         case .notModified:
-            throw StrataError(.unexpectedResponse, "\(identifier) answered 304 Not Modified with nothing cached")
+            throw StrataError(
+                .unexpectedResponse,
+                "\(identifier.describedForErrorsAsURL) answered 304 Not Modified with nothing cached"
+            )
         }
     }
 
@@ -63,8 +66,15 @@ struct ReferenceSource: GetDataSource {
             return .modified(StoredEntry(value: reference, metadata: stored))
         case .notModified(let response):
             guard metadata.eTag != nil else {
-                throw HTTPClient.error(for: response, request: "\(request.method) \(identifier)", now: clock.now())
-                    ?? StrataError(.unexpectedResponse, "\(identifier) answered 304 Not Modified with nothing cached")
+                throw HTTPClient.error(
+                    for: response,
+                    request: "\(request.method) \(identifier.describedForErrorsAsURL)",
+                    now: clock.now()
+                )
+                    ?? StrataError(
+                        .unexpectedResponse,
+                        "\(identifier.describedForErrorsAsURL) answered 304 Not Modified with nothing cached"
+                    )
             }
             origin.withLock { $0 = .revalidated }
             let now = clock.now()
