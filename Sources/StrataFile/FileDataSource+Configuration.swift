@@ -46,7 +46,8 @@ extension FileDataSource {
         /// Receives a ``Strata/StrataError/Code/corrupt`` report for each damaged entry the store finds and
         /// discards (naming the file and what was done with it), and an ``Strata/StrataError/Code/io`` report when
         /// the store cannot remove an entry to come within its limits, after a write or as it opens (the write stands;
-        /// the next one tries again); `nil` to stay quiet.
+        /// the next one tries again); `nil` to stay quiet. It is called on the thread of the call that made the
+        /// report, with no lock of the store held: it may call the store.
         public var diagnostics: (@Sendable (StrataError) -> Void)?
 
         /// The key under which `putAll(_:in: AllObjectsQuery())` stores each value; `nil` refuses such puts of

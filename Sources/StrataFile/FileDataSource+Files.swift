@@ -60,14 +60,19 @@ extension FileDataSource {
     func commit(from source: CommitSource, trailer: EntryTrailer, fileLength: Int, stamp: FileStamp?) throws {
         let name = EntryName(key: trailer.key)
         let now = configuration.clock.now()
-        let failedEviction = try state.withLock { state -> StrataError? in
+        try withState { state in
             let existing = state.index.entry(name)
             if let existing, existing.putSequence > trailer.writeSequence {
                 discard(source)  // a later put of this key won; this one is overwritten at once
-                return nil
+                return
             }
             do throws(POSIXCallError) {
-                try renameOverEntry(source, name.fileName, replacing: existing.map(holdsOwnFile) ?? false)
+                try renameOverEntry(
+                    source,
+                    name.fileName,
+                    replacing: existing.map(holdsOwnFile) ?? false,
+                    reports: &state.pendingReports
+                )
             } catch {
                 switch source {
                 case .temporary: discard(source)
@@ -89,20 +94,34 @@ extension FileDataSource {
             if configuration.durability == .durable {
                 do throws(POSIXCallError) { try folder.sync() } catch { failure = error }
             }
-            let failedEviction = evictOrReport(&state, now: now)
+            // The value is stored: an eviction that failed after it is reported, not thrown.
+            evictOrReport(&state, now: now)
             if let failure { throw failure.strataError("Flushing the store folder") }
-            return failedEviction
         }
-        // The value is stored: an eviction that failed after it is reported, not thrown.
-        if let failedEviction { configuration.diagnostics?(failedEviction) }
     }
 
-    /// Evicts as ``evict(_:now:)`` does, after a write or as the store opens; a failure is the report for the
-    /// diagnostics closure (``Strata/StrataError/failedEviction(by:_:overLimits:)``), to hand it once the lock is
+    /// Evicts as ``evict(_:now:)`` does, after a write or as the store opens; a failure is a report for the
+    /// diagnostics closure (``Strata/StrataError/failedEviction(by:_:overLimits:)``), handed to it once the lock is
     /// released.
-    func evictOrReport(_ state: inout State, now: Date) -> StrataError? {
-        evict(&state, now: now).map {
-            StrataError.failedEviction(by: "FileDataSource", $0, overLimits: isOverLimits(state))
+    func evictOrReport(_ state: inout State, now: Date) {
+        guard let failure = evict(&state, now: now) else { return }
+        let report = StrataError.failedEviction(by: "FileDataSource", failure, overLimits: isOverLimits(state))
+        state.pendingReports.append(report)
+    }
+
+    /// Runs `body` under the lock, then hands the reports it made to the diagnostics closure with no lock held, so
+    /// that the closure may call the store (or whatever called it).
+    func withState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        var reports: [StrataError] = []
+        defer {
+            if let diagnostics = configuration.diagnostics { for report in reports { diagnostics(report) } }
+        }
+        return try state.withLock { state in
+            defer {
+                reports = state.pendingReports
+                state.pendingReports = []
+            }
+            return try body(&state)
         }
     }
 
@@ -121,14 +140,19 @@ extension FileDataSource {
     /// planted at the name since the store opened is removed only when its sealed trailer proves it the store's,
     /// and set aside otherwise (``EntryFile/dispose(_:in:written:)``). Either way a folder or other non-file there is set
     /// aside; what was done is reported to `diagnostics`.
-    private func renameOverEntry(_ source: CommitSource, _ fileName: String, replacing: Bool) throws(POSIXCallError) {
+    private func renameOverEntry(
+        _ source: CommitSource,
+        _ fileName: String,
+        replacing: Bool,
+        reports: inout [StrataError]
+    ) throws(POSIXCallError) {
         do {
             try rename(source, to: fileName, replacing: replacing)
         } catch {
             guard error.isWrongKind || error.code == ENOTEMPTY || error.alreadyExists else { throw error }
             guard let disposal = try? EntryFile.dispose(fileName, in: folder) else { throw error }
             if let done = disposal.report {
-                configuration.diagnostics?(
+                reports.append(
                     StrataError(
                         .corrupt,
                         "FileDataSource found an item in the way of the entry file \(folder.qualified(fileName)): \(done)"
@@ -206,7 +230,7 @@ extension FileDataSource {
         }
         state.index.remove(name)
         if case .setAside(let aside) = disposal {
-            configuration.diagnostics?(
+            state.pendingReports.append(
                 StrataError(
                     .corrupt,
                     "FileDataSource found an item it cannot prove it wrote at the entry file "

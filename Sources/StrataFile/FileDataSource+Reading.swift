@@ -23,7 +23,7 @@ extension FileDataSource {
         let name = EntryName(key: key)
         for _ in 0..<4 {
             let now = configuration.clock.now()
-            let snapshot = state.withLock { state -> EntryIndex.Entry? in
+            let snapshot = withState { state -> EntryIndex.Entry? in
                 guard let entry = state.index.entry(name), entry.trailer.key == key else {
                     return nil
                 }

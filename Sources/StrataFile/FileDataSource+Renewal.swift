@@ -68,7 +68,7 @@ extension FileDataSource {
         let storedAt = metadata.storedAt ?? configuration.clock.now()
         let expiresAt =
             metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
-        return try state.withLock { state in
+        return try withState { state in
             guard let entry = state.index.entry(name), entry.trailer.key == key,
                 contentHash.map({ $0 == entry.trailer.contentHash }) ?? true
             else { return false }
@@ -109,7 +109,7 @@ extension FileDataSource {
                 state.index.remove(name)
                 if let outcome = EntryFile.discard(name.fileName, in: folder) {
                     state.corruptEntriesRemoved += 1
-                    configuration.diagnostics?(
+                    state.pendingReports.append(
                         StrataError(
                             .corrupt,
                             "FileDataSource could not renew the entry file \(folder.qualified(name.fileName)) "

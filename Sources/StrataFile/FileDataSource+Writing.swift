@@ -268,7 +268,7 @@ extension FileDataSource {
     private func removeValue(forKey key: String, if isRemoved: (EntryTrailer) -> Bool) throws -> Bool {
         try StrataError.checkKey(key)
         let name = EntryName(key: key)
-        let removed = try state.withLock { state in
+        let removed = try withState { state in
             guard let entry = state.index.entry(name), entry.trailer.key == key, isRemoved(entry.trailer) else {
                 return false
             }
@@ -287,7 +287,7 @@ extension FileDataSource {
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when some files cannot be removed; their entries stay.
     public func removeAll() throws {
-        let (failure, removedAny) = state.withLock { state -> (StrataError?, Bool) in
+        let (failure, removedAny) = withState { state -> (StrataError?, Bool) in
             let names = state.index.entries.compactMap { $0?.name }
             var failure = removeFiles(names, in: &state)
             let removed = names.count - state.index.count
@@ -313,7 +313,7 @@ extension FileDataSource {
     @discardableResult
     public func removeExpired() throws -> Int {
         let now = configuration.clock.now()
-        return try state.withLock { state in
+        return try withState { state in
             let expired = state.index.expiredNames(at: now)
             var failure = removeFiles(expired, reason: .expired, in: &state)
             let removed = expired.filter { state.index.entry($0) == nil }.count

@@ -44,6 +44,9 @@ public final class FileDataSource: Sendable {
     struct State {
         var index = EntryIndex()
         var corruptEntriesRemoved = 0
+        /// Reports for the diagnostics closure made under the lock, handed to it once the lock is released
+        /// (``withState(_:)``).
+        var pendingReports: [StrataError] = []
     }
 
     /// The configuration the store was opened with.
@@ -102,9 +105,7 @@ public final class FileDataSource: Sendable {
         self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
         // A folder written under larger limits, or none, is brought within these now, by the rule a write applies
         // (a file that cannot be removed is reported, and left to the next write).
-        if let report = state.withLock({ evictOrReport(&$0, now: configuration.clock.now()) }) {
-            configuration.diagnostics?(report)
-        }
+        withState { evictOrReport(&$0, now: configuration.clock.now()) }
     }
 
     /// Opens a store with a few common settings.

@@ -86,6 +86,11 @@ public final class FileCacheProvider: CacheProvider {
     /// Checkout file name → what it holds; also the lock that serialises checkouts.
     private let checkouts = Locked<[String: Checkout]>([:])
 
+    /// The lock that serialises ``store(objectAt:key:headers:)``: the move into the store and the checkout of what
+    /// it moved happen under it, so two stores of one key never interleave. The store's move runs under it and not
+    /// under ``checkouts``, so the store's `diagnostics` (called during the move) may call ``find(key:)``.
+    private let storing = Locked(())
+
     /// Creates a provider on a store.
     ///
     /// - Parameters:
@@ -177,22 +182,25 @@ public final class FileCacheProvider: CacheProvider {
         try checkFolderPath()
         let staged = try stage(file)
         // The move and the checkout under one lock: two stores of one key that interleaved recorded the second
-        // version's stamp against the first one's bytes, which then passed for current.
-        try checkouts.withLock { checkouts in
+        // version's stamp against the first one's bytes, which then passed for current. A checkout made between
+        // the move and the rename (by `find`) is of the version moved, which the rename hands out again.
+        try storing.withLock { _ in
             do {
                 try store.move(fileAt: file, forKey: key, options: options)
             } catch {
                 removeOwnFile(staged)
                 throw error
             }
-            do throws(POSIXCallError) {
-                try folder.rename(staged, to: name)
-            } catch {
-                removeOwnFile(staged)
-                throw error.strataError("Handing out the checkout \(name)")
+            try checkouts.withLock { checkouts in
+                do throws(POSIXCallError) {
+                    try folder.rename(staged, to: name)
+                } catch {
+                    removeOwnFile(staged)
+                    throw error.strataError("Handing out the checkout \(name)")
+                }
+                checkouts[name] = checkout(name, holding: store.info(forKey: key))
+                pruneCheckouts(&checkouts)
             }
-            checkouts[name] = checkout(name, holding: store.info(forKey: key))
-            pruneCheckouts(&checkouts)
         }
         return try handOut(name)
     }
@@ -201,10 +209,12 @@ public final class FileCacheProvider: CacheProvider {
     /// older one must not be served in its place.
     private func forget(_ key: String) throws {
         let name = Self.checkoutName(key)
-        try checkouts.withLock { checkouts in
+        try storing.withLock { _ in
             try store.removeValue(forKey: key)
-            checkouts[name] = nil
-            removeOwnFile(name)
+            checkouts.withLock { checkouts in
+                checkouts[name] = nil
+                removeOwnFile(name)
+            }
         }
     }
 
