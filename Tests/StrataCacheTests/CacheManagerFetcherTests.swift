@@ -30,37 +30,60 @@ struct CacheManagerFetcherTests {
         )
     }
 
-    @Test func aValidReferenceAnswersAndAStaleOneIsRevalidatedWithA304() async throws {
-        // Given a cached screen
+    /// A cache manager on a manual clock, its fetcher, and `resource` served at `/screen` on a loopback server.
+    private struct Screen {
+        let folder: TemporaryFolder
+        let server: LoopbackServer
+        let clock: ManualClock
+        let cache: CacheManager
+        let fetcher: CachedFetcher
+        var url: URL { server.baseURL.appendingPathComponent("screen") }
+    }
+
+    /// Runs `body` with a ``Screen`` serving `resource`, its fetcher sending hashes in `hashHeader`; the server and the
+    /// folder go afterwards.
+    private func withScreen(
+        _ resource: VersionedResource,
+        hashHeader: String = "If-None-Match",
+        _ body: (Screen) async throws -> Void
+    ) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let resource = VersionedResource(body: Data("{\"screen\":1}".utf8), eTag: "\"v1\"")
         let server = try await startServer(resource, path: "/screen")
         defer { Task { await server.stop() } }
         let clock = ManualClock()
         let cache = try makeCache(folder, clock: clock)
-        let fetcher = cache.fetcher(client: try makeClient(folder))
-        let url = server.baseURL.appendingPathComponent("screen")
-        let first = try await fetcher.fetch(url: url)
+        let fetcher = cache.fetcher(client: try makeClient(folder), hashHeader: hashHeader)
+        try await body(Screen(folder: folder, server: server, clock: clock, cache: cache, fetcher: fetcher))
+    }
 
-        // When it is fetched while valid, then after 300 s
-        let fresh = try await fetcher.fetch(url: url)
-        clock.advance(by: .seconds(300))
-        let revalidated = try await fetcher.fetch(url: url)
-        let again = try await fetcher.fetch(url: url)
+    @Test func aValidReferenceAnswersAndAStaleOneIsRevalidatedWithA304() async throws {
+        // Given a cached screen
+        let resource = VersionedResource(body: Data("{\"screen\":1}".utf8), eTag: "\"v1\"")
+        try await withScreen(resource) { screen in
+            let first = try await screen.fetcher.fetch(url: screen.url)
 
-        // Then
-        #expect(first.origin == .network)
-        #expect(first.reference.hash == "\"v1\"")
-        #expect(fresh.origin == .cache)
-        #expect(revalidated.origin == .revalidated)
-        #expect(revalidated.reference.timeOfCreation == clock.now())
-        #expect(revalidated.reference.data == first.reference.data)
-        #expect(again.origin == .cache)
-        #expect(server.requestCount(path: "/screen") == 2)
-        #expect(server.requests.first?.headers["if-none-match"] == nil)
-        #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
-        #expect(cache.getReference(identifiedBy: url.absoluteString)?.timeOfCreation == clock.now())
+            // When it is fetched while valid, then after 300 s
+            let fresh = try await screen.fetcher.fetch(url: screen.url)
+            screen.clock.advance(by: .seconds(300))
+            let revalidated = try await screen.fetcher.fetch(url: screen.url)
+            let again = try await screen.fetcher.fetch(url: screen.url)
+
+            // Then
+            #expect(first.origin == .network)
+            #expect(first.reference.hash == "\"v1\"")
+            #expect(fresh.origin == .cache)
+            #expect(revalidated.origin == .revalidated)
+            #expect(revalidated.reference.timeOfCreation == screen.clock.now())
+            #expect(revalidated.reference.data == first.reference.data)
+            #expect(again.origin == .cache)
+            #expect(screen.server.requestCount(path: "/screen") == 2)
+            #expect(screen.server.requests.first?.headers["if-none-match"] == nil)
+            #expect(screen.server.requests.last?.headers["if-none-match"] == "\"v1\"")
+            #expect(
+                screen.cache.getReference(identifiedBy: screen.url.absoluteString)?.timeOfCreation == screen.clock.now()
+            )
+        }
     }
 
     /// Only a GET is answered from the cache (RFC 9111, section 2): a POST to a URL whose GET is cached is sent, and
@@ -104,75 +127,75 @@ struct CacheManagerFetcherTests {
         #expect(server.requests.map(\.method) == ["GET", "HEAD", "POST", "GET", "DELETE", "GET"])
     }
 
+    /// A request's `Cache-Control: no-cache` or `max-age` (RFC 9111, section 5.2.1): a reference the cache holds as
+    /// valid is revalidated (a 304) rather than used, when the request says so.
+    @Test(arguments: [("no-cache", true), ("max-age=10", true), ("max-age=60", false), ("no-store", false)])
+    func aRequestsOwnCacheControlIsHeard(control: String, revalidates: Bool) async throws {
+        let resource = VersionedResource(body: Data("a".utf8), eTag: "\"v1\"")
+        try await withScreen(resource) { screen in
+            _ = try await screen.fetcher.fetch(url: screen.url)
+            screen.clock.advance(by: .seconds(30))
+
+            var request = HTTPRequest(.get, url: screen.url)
+            request.headers["Cache-Control"] = control
+            let answer = try await screen.fetcher.fetch(request, identifier: screen.url.absoluteString)
+
+            #expect(answer.origin == (revalidates ? .revalidated : .cache), "\(control)")
+            #expect(answer.reference.data == Data("a".utf8))
+            #expect(screen.server.requests.count == (revalidates ? 2 : 1))
+            if revalidates { #expect(screen.server.requests.last?.headers["if-none-match"] == "\"v1\"") }
+        }
+    }
+
     @Test func theHashGoesInTheConfiguredHeader() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
         let resource = VersionedResource(body: Data("a".utf8), eTag: "\"v1\"", validatorHeader: "beagle-hash")
-        let server = try await startServer(resource, path: "/screen")
-        defer { Task { await server.stop() } }
-        let clock = ManualClock()
-        let cache = try makeCache(folder, clock: clock)
-        let fetcher = cache.fetcher(client: try makeClient(folder), hashHeader: "beagle-hash")
-        let url = server.baseURL.appendingPathComponent("screen")
+        try await withScreen(resource, hashHeader: "beagle-hash") { screen in
+            _ = try await screen.fetcher.fetch(url: screen.url)
+            screen.clock.advance(by: .seconds(301))
+            let revalidated = try await screen.fetcher.fetch(url: screen.url)
 
-        _ = try await fetcher.fetch(url: url)
-        clock.advance(by: .seconds(301))
-        let revalidated = try await fetcher.fetch(url: url)
-
-        #expect(revalidated.origin == .revalidated)
-        #expect(server.requests.last?.headers["beagle-hash"] == "\"v1\"")
-        #expect(server.requests.last?.headers["if-none-match"] == nil)
+            #expect(revalidated.origin == .revalidated)
+            #expect(screen.server.requests.last?.headers["beagle-hash"] == "\"v1\"")
+            #expect(screen.server.requests.last?.headers["if-none-match"] == nil)
+        }
     }
 
     @Test func a2xxReplacesAStaleReference() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
         let resource = VersionedResource(body: Data("old".utf8), eTag: "\"v1\"")
-        let server = try await startServer(resource, path: "/screen")
-        defer { Task { await server.stop() } }
-        let clock = ManualClock()
-        let cache = try makeCache(folder, clock: clock)
-        let fetcher = cache.fetcher(client: try makeClient(folder))
-        let url = server.baseURL.appendingPathComponent("screen")
-        _ = try await fetcher.fetch(url: url)
+        try await withScreen(resource) { screen in
+            _ = try await screen.fetcher.fetch(url: screen.url)
 
-        resource.update(body: Data("new".utf8), eTag: "\"v2\"")
-        clock.advance(by: .seconds(400))
-        let replaced = try await fetcher.fetch(url: url)
+            resource.update(body: Data("new".utf8), eTag: "\"v2\"")
+            screen.clock.advance(by: .seconds(400))
+            let replaced = try await screen.fetcher.fetch(url: screen.url)
 
-        #expect(replaced.origin == .network)
-        #expect(replaced.reference.data == Data("new".utf8))
-        #expect(replaced.reference.hash == "\"v2\"")
-        #expect(cache.getReference(identifiedBy: url.absoluteString) == replaced.reference)
-        #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
+            #expect(replaced.origin == .network)
+            #expect(replaced.reference.data == Data("new".utf8))
+            #expect(replaced.reference.hash == "\"v2\"")
+            #expect(screen.cache.getReference(identifiedBy: screen.url.absoluteString) == replaced.reference)
+            #expect(screen.server.requests.last?.headers["if-none-match"] == "\"v1\"")
+        }
     }
 
     @Test func maxAgeFromTheResponseSetsTheReferencesValidity() async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
         let resource = VersionedResource(
             body: Data("a".utf8),
             eTag: "\"v1\"",
             extraHeaders: ["Cache-Control": "public, max-age=60"]
         )
-        let server = try await startServer(resource, path: "/screen")
-        defer { Task { await server.stop() } }
-        let clock = ManualClock()
-        let cache = try makeCache(folder, clock: clock)
-        let fetcher = cache.fetcher(client: try makeClient(folder))
-        let url = server.baseURL.appendingPathComponent("screen")
+        try await withScreen(resource) { screen in
+            let first = try await screen.fetcher.fetch(url: screen.url)
+            screen.clock.advance(by: .seconds(59))
+            let cached = try await screen.fetcher.fetch(url: screen.url)
+            screen.clock.advance(by: .seconds(1))
+            let revalidated = try await screen.fetcher.fetch(url: screen.url)
 
-        let first = try await fetcher.fetch(url: url)
-        clock.advance(by: .seconds(59))
-        let cached = try await fetcher.fetch(url: url)
-        clock.advance(by: .seconds(1))
-        let revalidated = try await fetcher.fetch(url: url)
-
-        #expect(first.reference.maxAge == 60)
-        #expect(cached.origin == .cache)
-        #expect(revalidated.origin == .revalidated)
-        #expect(revalidated.reference.maxAge == 60)
-        #expect(server.requestCount(path: "/screen") == 2)
+            #expect(first.reference.maxAge == 60)
+            #expect(cached.origin == .cache)
+            #expect(revalidated.origin == .revalidated)
+            #expect(revalidated.reference.maxAge == 60)
+            #expect(screen.server.requestCount(path: "/screen") == 2)
+        }
     }
 
     @Test func withoutAnETagTheHashIsAHashOfTheContent() async throws {
@@ -214,21 +237,15 @@ struct CacheManagerFetcherTests {
     /// `no-store`, `Vary: *`, and a `202 Accepted` without freshness (RFC 9111, section 3).
     @Test(arguments: [["Cache-Control": "no-store"], ["Vary": "*"], ["Status": "202"]])
     func responsesThatMustNotBeStoredAreNotCached(headers: [String: String]) async throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
         let resource = VersionedResource(body: Data("a".utf8), eTag: "\"v1\"", extraHeaders: headers)
-        let server = try await startServer(resource, path: "/screen")
-        defer { Task { await server.stop() } }
-        let cache = try makeCache(folder, clock: ManualClock())
-        let fetcher = cache.fetcher(client: try makeClient(folder))
-        let url = server.baseURL.appendingPathComponent("screen")
+        try await withScreen(resource) { screen in
+            _ = try await screen.fetcher.fetch(url: screen.url)
+            let second = try await screen.fetcher.fetch(url: screen.url)
 
-        _ = try await fetcher.fetch(url: url)
-        let second = try await fetcher.fetch(url: url)
-
-        #expect(second.origin == .network)
-        #expect(cache.getReference(identifiedBy: url.absoluteString) == nil)
-        #expect(server.requestCount(path: "/screen") == 2)
+            #expect(second.origin == .network)
+            #expect(screen.cache.getReference(identifiedBy: screen.url.absoluteString) == nil)
+            #expect(screen.server.requestCount(path: "/screen") == 2)
+        }
     }
 
     @Test func aCorruptPersistentEntryIsRefetched() async throws {

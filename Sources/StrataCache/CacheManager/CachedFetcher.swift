@@ -22,6 +22,8 @@ import StrataNetwork
 ///   `no-cache` makes it 0 so the next fetch revalidates), or `nil` for the manager's default.
 ///   A response that must not be stored (`no-store`, in it or in the request; `Vary: *`; a status a cache may
 ///   not store without being told, such as `202`, without freshness) is returned but not cached.
+/// - A request's own `Cache-Control` is heard (RFC 9111, section 5.2.1): with `no-cache` a stored reference is not
+///   used without revalidating it, and with `max-age=N` one older than `N` seconds is revalidated.
 /// - Only a GET is answered from the cache and stored (RFC 9111, section 2). Any other request is sent as it is
 ///   (origin `.network`), its response returned and not stored; one whose method is unsafe (anything
 ///   but `HEAD`, `OPTIONS` and `TRACE`) and succeeds marks the reference under its identifier stale (section 4.4),
@@ -87,9 +89,14 @@ public struct CachedFetcher: Sendable {
             clock: clock
         )
         let store = ReferenceStore(manager: cacheManager)
+        let validator = ReferenceValidator(
+            manager: cacheManager,
+            request: CacheControl(parsing: request.headers.values(for: "Cache-Control").joined(separator: ",")),
+            clock: clock
+        )
         let repository = CacheRepository(
             main: source,
-            cache: store.validated(by: ReferenceValidator(manager: cacheManager)),
+            cache: store.validated(by: validator),
             configuration: .init(coalescesMainReads: false)
         )
         let entry = try await repository.getEntry(KeyQuery(identifier), operation: CacheSyncOperation())

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataNetwork
 
 /// A ``CacheManagerProtocol`` as the cache of a ``CachedFetcher``'s repository: references keyed by identifier,
 /// their hash as the entry's `ETag`, their time of creation as its stored date and their `maxAge` as its
@@ -51,12 +52,19 @@ struct ReferenceStore: GetDataSource, PutDataSource {
     }
 }
 
-/// A reference is valid as its manager says: its own `maxAge`, or the manager's default.
+/// A reference is valid as its manager says (its own `maxAge`, or the manager's default) and as the request allows:
+/// not at all when it says `no-cache`, and no older than its `max-age` (RFC 9111, sections 5.2.1.1 and 5.2.1.4).
 struct ReferenceValidator: Validator {
     let manager: any CacheManagerProtocol
+    /// The request's `Cache-Control`.
+    let request: CacheControl
+    /// The clock the reference's age is read by.
+    let clock: any WallClock
 
     func isValid(_ value: CacheReference, context: ValidationContext) -> Bool {
-        manager.isValid(reference: value)
+        guard !request.noCache, manager.isValid(reference: value) else { return false }
+        guard let maxAge = request.maxAge else { return true }
+        return clock.now().timeIntervalSince(value.timeOfCreation) <= maxAge.timeInterval
     }
 }
 
