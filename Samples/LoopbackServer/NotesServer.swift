@@ -36,6 +36,8 @@ public final class NotesServer: Sendable {
         var isDown = false
         /// Whether every write is answered 503 (reads are answered).
         var failsWrites = false
+        /// Whether every read is answered 503 (writes are answered).
+        var failsReads = false
         /// Every write that arrived, answered or not.
         var writeRequests = 0
         /// How many more writes of each key are answered 409.
@@ -89,6 +91,12 @@ public final class NotesServer: Sendable {
         set { state.withLock { $0.failsWrites = newValue } }
     }
 
+    /// Whether every read is answered 503 while writes are answered: a server whose reads fail for a while.
+    public var failsReads: Bool {
+        get { state.withLock { $0.failsReads } }
+        set { state.withLock { $0.failsReads = newValue } }
+    }
+
     /// How many writes (`PUT`, `DELETE`) arrived, whatever they were answered.
     public var writeRequestCount: Int { state.withLock { $0.writeRequests } }
 
@@ -135,10 +143,10 @@ public final class NotesServer: Sendable {
         String(request.path.dropFirst("/notes/".count))
     }
 
-    /// Answers a read: 503 when down, the note, or 404.
+    /// Answers a read: 503 when down or failing reads, the note, or 404.
     private func get(_ request: ServerRequest) -> ServerReply {
         state.withLock { state in
-            if state.isDown { return ServerReply(status: 503) }
+            if state.isDown || state.failsReads { return ServerReply(status: 503) }
             let key = Self.key(request)
             guard let body = state.notes[key] else { return ServerReply(status: 404) }
             let eTag = Self.eTag(state.revisions[key, default: 0])

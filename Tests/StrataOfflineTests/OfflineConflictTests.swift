@@ -37,6 +37,40 @@ struct OfflineConflictTests {
         await server.stop()
     }
 
+    /// A conflict whose read of main's value fails for a retryable reason (503) is not settled blind: the write
+    /// waits for its backoff with what it had, and the next replay, once main reads again, settles it — before, the
+    /// default resolver dropped the write and left the cache holding the value main refused, and `keepLocal` resent
+    /// it without `If-Match`.
+    @Test(arguments: [false, true])
+    func aConflictWhoseReadOfMainFailsWaitsForTheBackoff(keepsLocal: Bool) async throws {
+        let (server, notes, folder) = try await Self.conflicted(keepsLocal ? .keepLocal : nil)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let queued = try #require(await notes.outbox.pendingWrites.first)
+        server.failsReads = true
+
+        let first = await notes.sync()
+
+        #expect(first.remaining == 1 && first.resolvedByRemote == 0 && first.setAside == 0, "\(first)")
+        let waiting = try #require(await notes.outbox.pendingWrites.first)
+        #expect(waiting.expectedVersion == queued.expectedVersion)
+        #expect(waiting.idempotencyKey == queued.idempotencyKey)
+        #expect(waiting.lastError?.contains("503") == true, "\(String(describing: waiting.lastError))")
+        #expect(server.applied.isEmpty)
+        #expect(try await notes.get(KeyQuery("a"), operation: .cache).isPending)
+
+        // Once main reads again, the conflict is settled as the resolver says
+        server.failsReads = false
+        server.scriptConflict(key: "a")
+        let remoteVersion = server.eTag(forKey: "a")
+        let second = await notes.sync()
+        #expect(await notes.outbox.count == 0, "\(second)")
+        let read = try await notes.get(KeyQuery("a"), operation: .cache)
+        #expect(read.value.text == (keepsLocal ? "local" : "remote") && !read.isPending)
+        if keepsLocal { #expect(server.applied.first?.ifMatch == remoteVersion) }
+        await notes.close()
+        await server.stop()
+    }
+
     @Test func keepLocalSendsTheWriteAgainOnTopOfTheServersVersion() async throws {
         let (server, notes, folder) = try await Self.conflicted(.keepLocal)
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }

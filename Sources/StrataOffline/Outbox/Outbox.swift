@@ -108,7 +108,9 @@ public actor Outbox {
     ///
     /// The key names the file; the number a record holds is only what the file says, so each file is paired
     /// with its key here and a removal always names the file that was read. An intact file that holds no value at
-    /// all (the store refuses to decode it) is unreadable, not a reason to refuse the whole outbox.
+    /// all (the store refuses to decode it) is unreadable, not a reason to refuse the whole outbox. A file the system
+    /// refuses to read (permissions, a disk error) fails the open instead: it may hold an older write of a key whose
+    /// later writes would otherwise be replayed first, and then be overwritten by it once it can be read again.
     private func storedFiles() throws -> [(storeKey: String, file: OutboxFile)] {
         try store.sortedKeys().compactMap { key in
             do {
@@ -362,11 +364,15 @@ extension Outbox {
     }
 
     /// Saves a changed record, unless it was dropped meanwhile; returns whether it was still there.
+    ///
+    /// The record changes in memory even when its file cannot be written (the error is thrown all the same): a
+    /// pause or a set-aside mark then holds for this process, so a replay does not send the record again and again
+    /// while the disk refuses; the file keeps the record as it was, which a later process replays.
     func update(_ record: PendingWrite) async throws -> Bool {
         try await lane.run {
             guard records[record.sequence] != nil else { return false }
-            _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             records[record.sequence] = record
+            _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             return true
         }
     }

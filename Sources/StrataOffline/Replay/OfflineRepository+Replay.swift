@@ -151,8 +151,13 @@ extension OfflineRepository {
                     }
                 }
                 // A record whose file cannot be removed stays queued: it holds back the later writes of its key
-                // (``Outbox/beginSending(_:)``), and a later replay sends it again, with the same idempotency key.
-                try? await outbox.remove(record.sequence)
+                // (``Outbox/beginSending(_:)``), and a later replay sends it again, with the same idempotency key —
+                // after a pause, not at once and again while the disk refuses.
+                do {
+                    try await outbox.remove(record.sequence)
+                } catch {
+                    await waitForBackoff(&record, after: error)
+                }
                 return .delivered
             } catch  where Task.isCancelled {
                 // Whatever the cancelled send threw (a cancellation is no retryable error), the write is not set
@@ -164,9 +169,20 @@ extension OfflineRepository {
                 guard record.conflicts <= configuration.maxConflicts else {
                     return await setAside(record, because: error)
                 }
-                guard let (resolution, remoteVersion) = await resolve(record, local: local, query: query, error: error)
-                else { return .setAside }
-                record.expectedVersion = remoteVersion
+                let resolution: ConflictResolution<Value>
+                switch await resolve(record, local: local, query: query, error: error) {
+                case .setAside:
+                    return .setAside
+                case .waits(let readFailure):
+                    if Task.isCancelled { return .interrupted }
+                    await waitForBackoff(&record, after: readFailure)
+                    return .failed(readFailure)
+                case .resolved(let resolved, let remote):
+                    resolution = resolved
+                    // The version a resend is conditional on: main's, when it was read; else the one it had, so a
+                    // resend never goes without its condition and overwrites a change nobody saw.
+                    if let remote { record.expectedVersion = remote.version }
+                }
                 switch resolution {
                 case .takeRemote:
                     try? await outbox.remove(record.sequence)
@@ -193,11 +209,7 @@ extension OfflineRepository {
                     return .failed(error)
                 }
             } catch  where configuration.isRetryable(error) {
-                record.noteFailure(error, unreachable: configuration.isUnreachable(error))
-                record.notBefore = configuration.clock.now().addingTimeInterval(
-                    pause(after: error, attempt: record.attempts).timeInterval
-                )
-                _ = try? await outbox.update(record)
+                await waitForBackoff(&record, after: error)
                 return .failed(error)
             } catch {
                 return await setAside(record, because: error)
@@ -214,14 +226,39 @@ extension OfflineRepository {
         }
     }
 
-    /// Asks the resolver about a conflict and applies a win of main to the cache; returns the resolution and the
-    /// version of main's entry (its entity tag), or `nil` when the record was set aside instead.
+    /// Notes a retryable failure on the record and saves its next attempt's time, after the backoff's pause.
+    ///
+    /// The pause holds in memory even when the record's file cannot be written (``Outbox/update(_:)``): a replay
+    /// must not send it again at once, in a loop, while the disk refuses.
+    private func waitForBackoff(_ record: inout PendingWrite, after error: any Error) async {
+        record.noteFailure(error, unreachable: configuration.isUnreachable(error))
+        record.notBefore = configuration.clock.now().addingTimeInterval(
+            pause(after: error, attempt: record.attempts).timeInterval
+        )
+        _ = try? await outbox.update(record)
+    }
+
+    /// What became of a conflict.
+    private enum ConflictOutcome {
+        /// The resolver decided; `remote` is main's entry as read (`nil` when it could not be read).
+        case resolved(ConflictResolution<Value>, remote: (value: Value?, version: String?)?)
+        /// Main's entry could not be read for a retryable reason: the record waits for its backoff, unresolved.
+        case waits(any Error)
+        /// The record was set aside.
+        case setAside
+    }
+
+    /// Asks the resolver about a conflict and applies a win of main to the cache.
+    ///
+    /// When main's entry cannot be read for a retryable reason (a network failure), the conflict waits for the
+    /// backoff rather than being settled blind. When it cannot be read otherwise, the resolver decides without it
+    /// (``OutboxConflict/remoteError``); a win of main then removes the cache's copy, which main refused.
     private func resolve(
         _ record: PendingWrite,
         local: Value?,
         query: any Query,
         error: StrataError
-    ) async -> (ConflictResolution<Value>, remoteVersion: String?)? {
+    ) async -> ConflictOutcome {
         var remote: Value?
         var remoteVersion: String?
         var remoteError: (any Error)?
@@ -232,6 +269,7 @@ extension OfflineRepository {
         } catch let error as StrataError where error.code == .notFound {
             remote = nil
         } catch {
+            if Task.isCancelled || configuration.isRetryable(error) { return .waits(error) }
             remoteError = error
         }
         let conflict = OutboxConflict(
@@ -248,18 +286,20 @@ extension OfflineRepository {
             resolution = try await configuration.conflictResolver.resolve(conflict)
         } catch {
             _ = await setAside(record, because: error)
-            return nil
+            return .setAside
         }
-        guard case .takeRemote = resolution else { return (resolution, remoteVersion) }
-        // Main wins; the cache follows unless a later write of the key waits (it is newer still).
-        if remoteError == nil, await outbox.latest(forKey: record.key)?.sequence == record.sequence {
-            if let remote {
+        let read = remoteError == nil ? (value: remote, version: remoteVersion) : nil
+        guard case .takeRemote = resolution else { return .resolved(resolution, remote: read) }
+        // Main wins; the cache follows (its copy goes when main's value is unknown) unless a later write of the key
+        // waits (it is newer still).
+        if await outbox.latest(forKey: record.key)?.sequence == record.sequence {
+            if let remote, remoteError == nil {
                 _ = try? await repository.put(remote, in: query, operation: .cache)
             } else {
                 try? await repository.delete(query, operation: .cache)
             }
         }
-        return (resolution, remoteVersion)
+        return .resolved(resolution, remote: read)
     }
 
     /// `count + 1`, saturating: a count read from a file, or a caller's limit, never traps.
