@@ -195,7 +195,7 @@ extension OfflineRepository {
                         // A merge of a queued delete is a put of the merged value: kept a delete, a read said the
                         // value was deleted while the merged value waited to reach main.
                         record.operation = .put
-                        if await outbox.latest(forKey: record.key)?.sequence == record.sequence {
+                        try await cacheFollows(record) {
                             _ = try await repository.put(merged, in: query, operation: .cache)
                         }
                     } catch {
@@ -292,14 +292,28 @@ extension OfflineRepository {
         guard case .takeRemote = resolution else { return .resolved(resolution, remote: read) }
         // Main wins; the cache follows (its copy goes when main's value is unknown) unless a later write of the key
         // waits (it is newer still).
-        if await outbox.latest(forKey: record.key)?.sequence == record.sequence {
+        try? await cacheFollows(record) {
             if let remote, remoteError == nil {
-                _ = try? await repository.put(remote, in: query, operation: .cache)
+                _ = try await repository.put(remote, in: query, operation: .cache)
             } else {
-                try? await repository.delete(query, operation: .cache)
+                try await repository.delete(query, operation: .cache)
             }
         }
         return .resolved(resolution, remote: read)
+    }
+
+    /// Runs `write` (a cache write that settles `record`) unless a later write of its key waits, which is newer
+    /// still: checked and written in the key's turn, so a write of the key that starts meanwhile writes the cache
+    /// after it.
+    private func cacheFollows(_ record: PendingWrite, _ write: () async throws -> Void) async throws {
+        await cacheTurns.take(record.key)
+        do {
+            if await outbox.latest(forKey: record.key)?.sequence == record.sequence { try await write() }
+            await cacheTurns.giveBack(record.key)
+        } catch {
+            await cacheTurns.giveBack(record.key)
+            throw error
+        }
     }
 
     /// `count + 1`, saturating: a count read from a file, or a caller's limit, never traps.

@@ -64,11 +64,23 @@ extension OfflineRepository {
         toMain: (Result) async throws -> Result,
         record encoding: (Result) throws -> Data?
     ) async throws -> (value: Result, status: WriteStatus) {
-        let (sequence, direct) = try await outbox.beginWrite(key: key)
+        // Numbered and written into the cache in the key's turn: two writes of a key that ran at once wrote the
+        // cache in either order, and the cache kept the older value once main had the newer one.
+        await cacheTurns.take(key)
+        let sequence: UInt64
+        let direct: Bool
         let local: Result
         do {
-            local = try await toCache()
+            (sequence, direct) = try await outbox.beginWrite(key: key)
         } catch {
+            await cacheTurns.giveBack(key)
+            throw error
+        }
+        do {
+            local = try await toCache()
+            await cacheTurns.giveBack(key)
+        } catch {
+            await cacheTurns.giveBack(key)
             if direct { await outbox.endDirect(key: key) }
             throw error
         }

@@ -54,6 +54,9 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     /// Keeps replays one at a time.
     let replays = ReplayLane()
 
+    /// Orders the cache writes of each key as the outbox numbers them.
+    let cacheTurns = KeyTurns()
+
     /// The source of the backoff's jitter.
     let randomUnit: Locked<any RandomNumberGenerator & Sendable>
 
