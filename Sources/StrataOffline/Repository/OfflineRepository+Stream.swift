@@ -37,13 +37,23 @@ extension OfflineRepository {
                     for await response in inner { eventSink.yield(response) }
                     eventSink.finish()
                 }
+                // At most one change waits in the buffer: two that arrived while the loop was busy pushed out the
+                // newest response (the buffer keeps `limit + 1`), and the stream went back to an older value.
+                let changeWaits = Locked(false)
                 group.addTask {
-                    for await _ in changes { eventSink.yield(nil) }
+                    for await _ in changes {
+                        let isFirst = changeWaits.withLock { waits in
+                            defer { waits = true }
+                            return !waits
+                        }
+                        if isFirst { eventSink.yield(nil) }
+                    }
                 }
                 // One loop marks and sends, so a response never overtakes the pending state read after it.
                 var last: RepositoryResponse<Value>?
                 var sentPending: Bool?
                 for await event in events {
+                    if event == nil { changeWaits.withLock { $0 = false } }
                     let isPending = await outbox.isPending(key: key)
                     if let response = event {
                         last = response
