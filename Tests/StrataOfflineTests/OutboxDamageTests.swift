@@ -271,6 +271,43 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
+    /// Once the record numbered `UInt64.max` is gone, numbers are handed out again after the largest left: a number
+    /// of a record dropped meanwhile (still in the outbox's order) is not listed twice when a new record takes it.
+    @Test func numbersHandedOutAgainAreNeverListedTwice() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        // Given queued writes 1 and 2, and a record numbered UInt64.max planted beside them
+        try await queueWhileDown(
+            [Note(id: "a", text: "one", version: 1), Note(id: "b", text: "two", version: 1)],
+            on: server,
+            folder: folder
+        )
+        let last = PendingWrite(
+            sequence: .max,
+            key: "z",
+            operation: .delete,
+            value: nil,
+            idempotencyKey: "last",
+            createdAt: Date(),
+            notBefore: ManualClock().now().addingTimeInterval(1)
+        )
+        try await plant(last, in: folder)
+        let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
+
+        // When 2 and then UInt64.max are dropped, and a new write is queued
+        try await notes.outbox.drop(2)
+        try await notes.outbox.drop(.max)
+        server.isDown = true
+        _ = try await notes.put(Note(id: "c", text: "three", version: 1), in: KeyQuery("c"))
+
+        // Then it takes number 2, listed once
+        #expect(await notes.outbox.pendingWrites.map(\.sequence) == [1, 2])
+        #expect(await notes.outbox.pendingWrites.map(\.key) == ["a", "c"])
+        await notes.close()
+        await server.stop()
+    }
+
     /// Queues three writes in an outbox in `folder` while `server` is down, then cuts every record file short.
     private static func queueThreeDamagedWrites(_ server: NotesServer, folder: URL) async throws {
         server.isDown = true

@@ -261,6 +261,9 @@ extension Outbox {
     ///   records are still replayed; once that one is sent or dropped, numbers are handed out again.
     func beginWrite(key: String) throws -> (sequence: UInt64, direct: Bool) {
         if nextSequence == nil {
+            // Numbers are handed out again after the largest left: the order must not still hold removed ones, which
+            // a new record would then share.
+            order.removeAll { records[$0] == nil }
             let numbers = records.keys.max() ?? 0
             nextSequence = Self.number(after: max(numbers, unreadable.compactMap(\.sequence).max() ?? 0))
         }
