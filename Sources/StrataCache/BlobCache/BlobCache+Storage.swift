@@ -31,8 +31,11 @@ extension BlobCache {
     /// ``putInMemory(_:forKey:now:)``) and drops it after, so a blob it returns is fresh: without an
     /// extension policy a hit reads the clock once, inside the memory source.
     func ephemeralHit(_ key: String, extending: Bool = true) -> Data? {
+        let extends = extending && ephemeralExtends
+        // Read before the blob, so a removal after the read stops the renewed blob going back in.
+        let removalsBefore = extends ? removals.value : 0
         guard let blob = memory.value(forKey: key) else { return nil }
-        guard extending, ephemeralExtends else { return blob.data }
+        guard extends else { return blob.data }
         let now = configuration.clock.now()
         if let extended = configuration.ephemeral.lifetimeExtension.extendedExpiry(
             expiresAt: blob.expiresAt,
@@ -41,7 +44,7 @@ extension BlobCache {
         ) {
             var renewed = blob
             renewed.expiresAt = extended
-            putInMemory(renewed, forKey: key, now: now)
+            putInMemory(renewed, forKey: key, now: now, readAfter: removalsBefore)
         }
         return blob.data
     }
@@ -68,8 +71,15 @@ extension BlobCache {
 
     /// The fresh blob under `key` on disk, copied up into memory; `nil` when there is none.
     func persistentHitCopiedUp(_ key: String) -> Data? {
+        let removalsBefore = removals.value
         guard let hit = persistentHit(key) else { return nil }
-        copyUp(hit.data, forKey: key, freshUntil: hit.record.freshUntil, now: configuration.clock.now())
+        copyUp(
+            hit.data,
+            forKey: key,
+            freshUntil: hit.record.freshUntil,
+            now: configuration.clock.now(),
+            readAfter: removalsBefore
+        )
         return hit.data
     }
 
@@ -153,7 +163,7 @@ extension BlobCache {
 
     /// Copies a persistent blob into memory for the ephemeral layer's lifetime, never beyond its persistent
     /// freshness.
-    func copyUp(_ data: Data, forKey key: String, freshUntil: Date, now: Date) {
+    func copyUp(_ data: Data, forKey key: String, freshUntil: Date, now: Date, readAfter removalsBefore: Int) {
         let ephemeralExpiry = now.addingTimeInterval(configuration.ephemeral.initialLifetime.timeInterval)
         let expiresAt = min(ephemeralExpiry, freshUntil)
         guard expiresAt > now else { return }
@@ -162,7 +172,25 @@ extension BlobCache {
             expiresAt: expiresAt,
             lifetime: .seconds(expiresAt.timeIntervalSince(now))
         )
-        putInMemory(blob, forKey: key, now: now)
+        putInMemory(blob, forKey: key, now: now, readAfter: removalsBefore)
+    }
+
+    /// Puts back into memory a blob read (from disk, or from memory) when ``removals`` was `removalsBefore`, unless
+    /// a removal has cleared memory since: a removed blob never comes back.
+    func putInMemory(_ blob: CachedBlob, forKey key: String, now: Date, readAfter removalsBefore: Int) {
+        memoryRemovals.withLock { _ in
+            guard removals.value == removalsBefore else { return }
+            putInMemory(blob, forKey: key, now: now)
+        }
+    }
+
+    /// Removes `key`'s blob from memory (every blob for `nil`) and counts a removal, so a blob read before it is
+    /// not put back.
+    func clearMemory(_ key: String?) {
+        memoryRemovals.withLock { _ in
+            removals.add(1)
+            if let key { memory.removeValue(forKey: key) } else { memory.removeAll() }
+        }
     }
 
     /// Stores a blob in memory; the memory source's own expiry is the blob's, to the nanosecond, so reads

@@ -53,6 +53,11 @@ public final class BlobCache: Sendable {
     let writes: WriteBehind<String, QueuedWrite>
     /// Memory over file over the network: the repository chain every fetch below memory takes.
     let chain: Chain
+    /// How many removals (``remove(_:)``, ``removeAll()``) have cleared memory: a blob read before one (from disk,
+    /// or from memory to extend its lifetime) never goes back into memory after it (``putInMemory(_:forKey:now:readAfter:)``).
+    let removals = AtomicCount()
+    /// Held while a blob read earlier goes back into memory, and while a removal clears memory.
+    let memoryRemovals = Locked(())
 
     /// Creates a cache that downloads with `service`.
     ///
@@ -230,9 +235,11 @@ public final class BlobCache: Sendable {
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func remove(_ url: URL) throws {
         let key = try resolve(url).absoluteString
+        clearMemory(key)
         writes.drop(key)
-        memory.removeValue(forKey: key)
         try blobs.removeValue(forKey: key)
+        // A fetch that read the disk before the removal may have copied the blob up meanwhile.
+        clearMemory(key)
     }
 
     /// The absolute URL `url` names, without its fragment: a fragment is never sent, so URLs that differ only in

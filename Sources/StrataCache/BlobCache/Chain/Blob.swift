@@ -15,6 +15,8 @@ struct Blob: Sendable {
     var isStorable = true
     /// A download's HTTP lifetime, if its response gave one; the layers' initial lifetimes apply otherwise.
     var httpLifetime: Duration?
+    /// The cache's ``BlobCache/removals`` when a blob from disk was read: a removal since keeps it out of memory.
+    var removalsBefore = 0
 }
 
 extension FreshnessRecord {

@@ -16,6 +16,7 @@ struct BlobFileTier: BlobTier, PutDataSource {
 
     func getEntry(_ query: any Query) async throws -> StoredEntry<Blob> {
         let (cache, key) = try target(of: query)
+        let removalsBefore = cache.removals.value
         // A stale download still queued is written first, so revalidation sees its validators.
         var hit = cache.persistentHit(key)
         if hit == nil, cache.writes.pending(forKey: key) != nil {
@@ -23,14 +24,14 @@ struct BlobFileTier: BlobTier, PutDataSource {
             hit = cache.persistentHit(key)
         }
         if let hit {
-            let blob = Blob(data: hit.data, origin: .file, record: hit.record)
+            let blob = Blob(data: hit.data, origin: .file, record: hit.record, removalsBefore: removalsBefore)
             return StoredEntry(value: blob, metadata: hit.metadata)
         }
         guard let stale = cache.usableStaleEntry(key) else { throw BlobCache.tierMiss }
         // Stale since its record's freshness ended (where a stale-while-revalidate window starts), or always.
         let staleSince = stale.record.map { min($0.freshUntil, cache.configuration.clock.now()) }
         return StoredEntry(
-            value: Blob(data: stale.data, origin: .revalidated, record: stale.record),
+            value: Blob(data: stale.data, origin: .revalidated, record: stale.record, removalsBefore: removalsBefore),
             metadata: EntryMetadata(
                 freshUntil: staleSince ?? .distantPast,
                 eTag: stale.info.eTag,

@@ -39,10 +39,10 @@ extension BlobCache {
             putInMemory(CachedBlob(data: blob.data, expiresAt: expiresAt, lifetime: lifetime), forKey: key, now: now)
         case .revalidated:
             let record = storedRecord(blob.record).renewed(until: metadata.freshUntil, now: now)
-            copyUp(blob.data, forKey: key, freshUntil: record.freshUntil, now: now)
+            copyUp(blob.data, forKey: key, freshUntil: record.freshUntil, now: now, readAfter: blob.removalsBefore)
         case .file:
             guard let freshUntil = metadata.freshUntil else { return }
-            copyUp(blob.data, forKey: key, freshUntil: freshUntil, now: now)
+            copyUp(blob.data, forKey: key, freshUntil: freshUntil, now: now, readAfter: blob.removalsBefore)
         default:
             return
         }
