@@ -24,8 +24,9 @@ extension MemoryDataSource {
         /// The clock for stored dates and expiry.
         public var clock: any WallClock
 
-        /// Hears every entry the source removes on its own — over the count or cost limit (reported as
-        /// ``Strata/StoreEviction/Reason/sizeLimit``), expired, trimmed or purged by ``MemoryDataSource/removeAll()``
+        /// Hears every entry the source removes on its own — over the count limit
+        /// (``Strata/StoreEviction/Reason/countLimit``) or the cost limit (``Strata/StoreEviction/Reason/sizeLimit``),
+        /// expired, trimmed or purged by ``MemoryDataSource/removeAll()``
         /// — with the count and total cost left; `nil` (the default) reports nothing.
         public var evictionObserver: (any StoreEvictionObserver)? = nil
 

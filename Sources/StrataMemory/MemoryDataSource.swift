@@ -123,10 +123,11 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     ///   - value: The value.
     ///   - key: The key.
     ///   - metadata: The entry's metadata.
-    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a date that is not a finite time (NaN, infinite);
-    ///   nothing is stored then.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for the empty key, or a date that is not a finite time
+    ///   (NaN, infinite); nothing is stored then.
     @inlinable
     public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws {
+        try StrataError.checkKey(key)
         try StrataError.checkDates(of: metadata)
         let storedAt = metadata.storedAt ?? configuration.clock.now()
         let expiresAt =
@@ -140,10 +141,11 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// - Parameters:
     ///   - metadata: The new metadata, read as ``setValue(_:forKey:metadata:)`` reads it.
     ///   - key: The key.
-    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a date that is not a finite time; nothing is
-    ///   renewed then.
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for the empty key, or a date that is not a finite
+    ///   time; nothing is renewed then.
     @discardableResult
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
+        try StrataError.checkKey(key)
         try StrataError.checkDates(of: metadata)
         let storedAt = metadata.storedAt ?? configuration.clock.now()
         let expiresAt =

@@ -26,3 +26,14 @@ struct EntryRow {
         return now >= expiresAt
     }
 }
+
+extension Sequence where Element == EntryRow {
+    /// The rows' sizes added up, saturating at `Int.max`: a size is what the file system says of a file, and a sparse
+    /// file planted in a store may claim exabytes (two of them overflowed the sum, and the tool trapped).
+    var totalSize: Int {
+        reduce(0) { total, row in
+            let (sum, overflow) = total.addingReportingOverflow(row.size)
+            return overflow ? .max : sum
+        }
+    }
+}

@@ -23,8 +23,9 @@ enum Help {
             any entry is corrupt. Without --repair it changes and creates nothing, as inspect.
 
               --repair  Take the store alone (as an app would) and remove corrupt entry files and links
-                        (file store; a link itself, never its target) or move them aside as
-                        *.corrupt-<date> (JSON-file store), then check again.
+                        (file store: a link itself, never its target; a file it cannot prove it wrote
+                        is moved aside as *.damaged-<hex>) or move them aside as *.corrupt-<date>
+                        (JSON-file store), then check again.
             """
         case .prune?:
             """
@@ -42,8 +43,9 @@ enum Help {
             """
             USAGE: \(strata) clear <folder> --yes [--json]
 
-            Removes every entry and the store's own side files (journal, leftover temporaries, damaged
-            entries it set aside). The marker, the lock file and files the store did not write stay.
+            Removes every entry and the store's own side files (journal, leftover temporaries). The marker,
+            the lock file, damaged entries it set aside (kept for you to look at) and files the store did
+            not write stay.
 
               --yes, -y  Confirm.
             """

@@ -20,7 +20,7 @@ enum Inspect {
         let summary: [String: JSONValue] = [
             "count": .int(sound.count),
             "listed": .int(listed.count),
-            "totalSize": .int(sound.reduce(0) { $0 + $1.size }),
+            "totalSize": .int(sound.totalSize),
             "expired": .int(sound.filter { $0.isExpired(at: now) }.count),
             "damaged": .int(rows.count - sound.count),
             "oldestCreated": Output.isoDate(created.min()),
@@ -64,7 +64,7 @@ enum Inspect {
             Output.line("… \(Output.grouped(rows.count - listed.count)) more (--limit \(listed.count))")
         }
         Output.line()
-        let total = sound.reduce(0) { $0 + $1.size }
+        let total = sound.totalSize
         Output.line(
             "Entries: \(Output.grouped(sound.count))   Size: \(Output.size(total)) (\(Output.grouped(total)) bytes)"
                 + "   Expired: \(Output.grouped(sound.filter { $0.isExpired(at: now) }.count))"

@@ -26,8 +26,8 @@ enum Prune {
             _ = try store.remove(victims.map(\.row))
         }
         let sound = contents.rows.filter { $0.problem == nil }
-        let removedSize = victims.reduce(0) { $0 + $1.row.size }
-        let remainingSize = sound.reduce(0) { $0 + $1.size } - removedSize
+        let removedSize = victims.map(\.row).totalSize
+        let remainingSize = sound.totalSize - min(removedSize, sound.totalSize)
         if options.json {
             try Output.json(
                 .object([
@@ -80,13 +80,13 @@ enum Prune {
             if row.isExpired(at: now) { victims.append((row, "expired")) } else { kept.append(row) }
         }
         var count = kept.count
-        var size = kept.reduce(0) { $0 + $1.size }
+        var size = kept.totalSize
         for row in kept {
             let overCount = count > (maxCount ?? .max)
             guard overCount || size > (maxSize ?? .max) else { break }
             victims.append((row, overCount ? "over max-count" : "over max-size"))
             count -= 1
-            size -= row.size
+            size -= min(size, row.size)
         }
         return victims
     }

@@ -23,7 +23,10 @@ struct MemoryDataSourceKeyTests {
         let get = await #expect(throws: StrataError.self) { try await memory.get(KeyQuery("")) }
         let delete = await #expect(throws: StrataError.self) { try await memory.delete(KeyQuery("")) }
 
-        for error in [put, putAll, get, delete] { #expect(error?.code == .invalidArgument) }
+        let set = #expect(throws: StrataError.self) { try memory.setValue(1, forKey: "", metadata: EntryMetadata()) }
+        let renew = #expect(throws: StrataError.self) { try memory.renewMetadata(EntryMetadata(), forKey: "") }
+
+        for error in [put, putAll, get, delete, set, renew] { #expect(error?.code == .invalidArgument) }
         // Nothing was stored, not even the valid key of the refused batch
         #expect(memory.count == 0)
     }

@@ -8,12 +8,13 @@ public final class TemporaryFolder: Sendable {
     public let url: URL
 
     /// Makes an empty folder named `prefix`, the running test's name (its first 40 letters and digits) and a UUID,
-    /// so a folder left behind names the test that made it.
-    public init(prefix: String = "strata-tests") throws {
+    /// so a folder left behind names the test that made it, in `base` (the system's temporary folder by default).
+    public init(prefix: String = "strata-tests", in base: URL = FileManager.default.temporaryDirectory) throws {
         let test = Test.current.map {
             "-" + String($0.name.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(40))
         }
-        url = FileManager.default.temporaryDirectory
+        url =
+            base
             .appendingPathComponent("\(prefix)\(test ?? "")-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }

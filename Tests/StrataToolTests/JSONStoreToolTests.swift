@@ -23,6 +23,41 @@ struct JSONStoreToolTests {
         #expect(table.output.contains("JSON-file store"))
     }
 
+    /// A folder of a file system that holds a sparse file of 5 EiB (tmpfs does; ext4 stops at 16 TiB), or `nil`.
+    static let exabyteFolder: URL? = {
+        let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        let probe = shm.appendingPathComponent("strata-sparse-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: probe.path, contents: nil) else { return nil }
+        defer { try? FileManager.default.removeItem(at: probe) }
+        guard let handle = try? FileHandle(forWritingTo: probe) else { return nil }
+        defer { try? handle.close() }
+        return (try? handle.truncate(atOffset: 5 << 60)) == nil ? nil : shm
+    }()
+
+    /// Two entry files made sparse and claiming 5 EiB each (their sum past `Int.max`): `inspect` and `prune` add
+    /// their sizes saturating, and exit as they would, where the sum overflowed and the tool trapped.
+    @Test(.enabled(if: exabyteFolder != nil))
+    func absurdFileSizesDoNotOverflowTheTotals() async throws {
+        let folder = try TemporaryFolder(in: try #require(Self.exabyteFolder))
+        let store = try StoreFixtures.jsonStore(in: folder)
+        let inspected = try await strata("inspect", store, "--json").json()
+        let entries = try #require(inspected["entries"] as? [[String: Any]])
+        let files = entries.compactMap { $0["file"] as? String }.prefix(2)
+        try #require(files.count == 2)
+        for file in files {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: store + "/" + file))
+            defer { try? handle.close() }
+            try handle.truncate(atOffset: 5 << 60)
+        }
+
+        let inspect = try await strata("inspect", store, "--json")
+        let prune = try await strata("prune", store, "--max-size", "1", "--dry-run")
+
+        #expect(inspect.status == 0 || inspect.status == 1, "\(inspect.status): \(inspect.errors)")
+        #expect(prune.status == 0 || prune.status == 1, "\(prune.status): \(prune.errors)")
+        #expect(!inspect.errors.contains("Fatal error") && !prune.errors.contains("Fatal error"))
+    }
+
     @Test func verifyReportsAnUndecodableFileAndRepairMovesItAside() async throws {
         let folder = try TemporaryFolder()
         let store = try StoreFixtures.jsonStore(in: folder)
