@@ -6,7 +6,8 @@ import Strata
 ///
 /// Reads see a write until it is done (``pending(forKey:)``); a later write for a key replaces an earlier one
 /// not started yet; ``drop(_:)`` forgets queued writes and waits for the one running, if any, so that what the
-/// caller does next happens after it. ``flush()`` waits, without blocking a thread, until nothing is queued.
+/// caller does next happens after it. ``flush()`` waits, without blocking a thread, until the writes queued before
+/// it are done (not those queued after, which a steady stream of writes would never let end).
 ///
 /// Nothing here blocks an async caller: the only wait is ``drop(_:)``'s on the one write in progress, a lock
 /// held for the length of that write, from a synchronous API.
@@ -36,8 +37,11 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         var failures = 0
         var isDraining = false
         var running: Key?
-        /// The callers of ``flush()``, woken when nothing is queued.
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        /// The callers of ``flush()``, each woken once the writes up to its generation are done.
+        var waiters: [(upTo: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        /// The generation of the last entry of `order` taken and done (written, failed or skipped): every write
+        /// queued before it is done too.
+        var done: UInt64 = 0
         /// The callers of ``settle(_:)``, by key, woken when nothing of the key is queued or running.
         var keyWaiters: [Key: [CheckedContinuation<Void, Never>]] = [:]
 
@@ -80,6 +84,14 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         /// Takes the waiters of every key that is settled.
         mutating func settledKeys() -> [CheckedContinuation<Void, Never>] {
             keyWaiters.keys.flatMap { settled($0) }
+        }
+
+        /// Records that the entry of `generation` is done, and takes the callers of ``flush()`` that waited for it.
+        mutating func finished(_ generation: UInt64) -> [CheckedContinuation<Void, Never>] {
+            done = max(done, generation)
+            let woken = waiters.filter { $0.upTo <= done }.map(\.continuation)
+            if !woken.isEmpty { waiters.removeAll { $0.upTo <= done } }
+            return woken
         }
 
         /// The next entry of `order`, if any; the taken ones are let go now and then, in one move.
@@ -130,6 +142,9 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// The cost reserved and not released yet.
     var reservedCost: Int { state.withLock { $0.reservedCost } }
 
+    /// How many callers of ``flush()`` wait.
+    var flushing: Int { state.withLock { $0.waiters.count } }
+
     /// How many callers of ``settle(_:)`` wait.
     var settling: Int { state.withLock { $0.keyWaiters.values.reduce(0) { $0 + $1.count } } }
 
@@ -148,6 +163,12 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     ) {
         let startsDrain = state.withLock { state in
             state.nextGeneration += 1
+            // A flush waiting for the write this one replaces waits for this one instead: it carries the key's value.
+            if let replaced = state.pending[key]?.generation {
+                for index in state.waiters.indices where state.waiters[index].upTo >= replaced {
+                    state.waiters[index].upTo = max(state.waiters[index].upTo, state.nextGeneration)
+                }
+            }
             state.forget(key)
             state.queuedCost += cost
             state.pending[key] = Pending(write: write, generation: state.nextGeneration, cost: cost, perform: perform)
@@ -227,15 +248,16 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         for waiter in admitted { waiter.resume() }
     }
 
-    /// Waits until every queued write is done; returns at once when none is queued.
+    /// Waits until every write queued before the call is done (or a later one for its key, which replaced it); returns
+    /// at once when none is queued. Writes queued after the call are not waited for.
     func flush() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isIdle = state.withLock { state in
-                guard state.isDraining else { return true }
-                state.waiters.append(continuation)
+            let isDone = state.withLock { state in
+                guard state.isDraining, state.done < state.nextGeneration else { return true }
+                state.waiters.append((state.nextGeneration, continuation))
                 return false
             }
-            if isIdle { continuation.resume() }
+            if isDone { continuation.resume() }
         }
     }
 
@@ -255,7 +277,6 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// What the drain does next.
     private enum Step {
         case write(Key, UInt64, Pending)
-        case skip
         case finish([CheckedContinuation<Void, Never>])
         case wake([CheckedContinuation<Void, Never>])
     }
@@ -270,9 +291,14 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                         // sees a drain running that will take its write, or starts one.
                         state.isDraining = false
                         defer { state.waiters.removeAll() }
-                        return .finish(state.waiters + state.settledKeys() + state.admit(under: limit))
+                        state.done = state.nextGeneration
+                        return .finish(
+                            state.waiters.map(\.continuation) + state.settledKeys() + state.admit(under: limit)
+                        )
                     }
-                    guard let pending = state.pending[key], pending.generation == generation else { return .skip }
+                    guard let pending = state.pending[key], pending.generation == generation else {
+                        return .wake(state.finished(generation))
+                    }
                     state.running = key
                     return .write(key, generation, pending)
                 }
@@ -283,11 +309,11 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                     if failed { state.failures += 1 }
                     state.running = nil
                     if state.pending[key]?.generation == generation { state.forget(key) }
-                    return .wake(state.settled(key) + state.admit(under: limit))
+                    return .wake(state.settled(key) + state.admit(under: limit) + state.finished(generation))
                 }
             }
             switch step {
-            case .write, .skip: continue
+            case .write: continue
             case .wake(let waiters): for waiter in waiters { waiter.resume() }
             case .finish(let waiters):
                 for waiter in waiters { waiter.resume() }

@@ -1,0 +1,75 @@
+import Foundation
+import Strata
+import Testing
+
+@testable import StrataCache
+
+/// `flush()` waits for the writes queued before it, not for those queued after: a steady stream of writes (a
+/// scrolling feed of images over a slow disk) never lets the queue empty, and a flush that waited for an empty queue
+/// never returned.
+struct WriteBehindFlushTests {
+    /// A write that blocks its thread until ``open()``, and the writes done, in order.
+    final class Held: Sendable {
+        private let gates = Locked<[String: DispatchSemaphore]>([:])
+        private let written = Locked<[String]>([])
+
+        var done: [String] { written.withLock { $0 } }
+
+        /// A write named `name`, held until `open(name)` when `held`.
+        func write(_ name: String, held: Bool) -> @Sendable (String) throws -> Void {
+            let gate = held ? DispatchSemaphore(value: 0) : nil
+            if let gate { gates.withLock { $0[name] = gate } }
+            return { [self] value in
+                gate?.wait()
+                written.withLock { $0.append(value) }
+            }
+        }
+
+        func open(_ name: String) { gates.withLock { $0[name] }?.signal() }
+    }
+
+    /// Waits until `queue` has `count` callers of `flush()` waiting.
+    private func waitForFlushes(_ count: Int, in queue: WriteBehind<String, String>) async {
+        while queue.flushing < count { await Task.yield() }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aFlushReturnsOnceTheWritesBeforeItAreDoneWhileLaterOnesWait() async throws {
+        // Given a write in progress, held, and a flush waiting for it
+        let held = Held()
+        let queue = WriteBehind<String, String>()
+        queue.enqueue("a", forKey: "a", perform: held.write("a", held: true))
+        let flush = Task { await queue.flush() }
+        await waitForFlushes(1, in: queue)
+
+        // When a write queued after the flush is held too, and the first one ends
+        queue.enqueue("b", forKey: "b", perform: held.write("b", held: true))
+        held.open("a")
+
+        // Then the flush returns, with the later write still to come
+        await flush.value
+        #expect(held.done == ["a"])
+        held.open("b")
+        await queue.flush()
+        #expect(held.done == ["a", "b"])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aWriteThatReplacesOneAFlushWaitsForIsWaitedForInstead() async throws {
+        // Given a write in progress, held, one queued behind it, and a flush waiting for both
+        let held = Held()
+        let queue = WriteBehind<String, String>()
+        queue.enqueue("x", forKey: "x", perform: held.write("x", held: true))
+        queue.enqueue("y1", forKey: "y", perform: held.write("y1", held: false))
+        let flush = Task { await queue.flush() }
+        await waitForFlushes(1, in: queue)
+
+        // When a later write of y replaces the one the flush waits for, and the first write ends
+        queue.enqueue("y2", forKey: "y", perform: held.write("y2", held: false))
+        held.open("x")
+        await flush.value
+
+        // Then the flush returned once y's value, the later one, was written
+        #expect(held.done == ["x", "y2"])
+    }
+}
