@@ -38,6 +38,10 @@ public final class CacheManager: CacheManagerProtocol {
     /// The memory layer in front of the persistent store.
     public let memoryLayer: MemoryDataSource<CacheReference>
 
+    /// How many times references were written into (or cleared from) ``memoryLayer``; held while one is, so that a
+    /// reference read from disk goes into memory only if none was written since the read began.
+    private let writtenToMemory = Locked(0)
+
     /// Opens the manager's persistent store, creating its folder when missing.
     ///
     /// - Parameter configuration: The folder, capacities, default validity and clock.
@@ -91,7 +95,10 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter reference: The reference.
     public func addToCache(_ reference: CacheReference) {
-        memoryLayer.setValue(reference, forKey: reference.identifier)
+        writtenToMemory.withLock { writes in
+            writes &+= 1
+            memoryLayer.setValue(reference, forKey: reference.identifier)
+        }
         do {
             try persistentStore.setValue(reference, forKey: reference.identifier)
         } catch {
@@ -147,9 +154,15 @@ public final class CacheManager: CacheManagerProtocol {
             return reference
         }
         do {
+            let writesBefore = writtenToMemory.withLock { $0 }
             guard let reference = try persistentStore.value(forKey: id) else { return nil }
-            memoryLayer.setValue(reference, forKey: id)
-            return reference
+            // Kept in memory only when nothing was written there since the read began: a reference stored meanwhile
+            // (a newer one, or one a POST marked stale) is newer than this copy, which must not replace it.
+            return writtenToMemory.withLock { writes in
+                guard writes == writesBefore else { return memoryLayer.value(forKey: id) ?? reference }
+                memoryLayer.setValue(reference, forKey: id)
+                return reference
+            }
         } catch {
             report(error)
             return nil
@@ -169,7 +182,10 @@ public final class CacheManager: CacheManagerProtocol {
 
     /// Removes every reference, in memory and on disk; a disk error goes to ``Configuration/diagnostics``.
     public func clear() {
-        memoryLayer.removeAll()
+        writtenToMemory.withLock { writes in
+            writes &+= 1
+            memoryLayer.removeAll()
+        }
         do {
             try persistentStore.removeAll()
         } catch {
