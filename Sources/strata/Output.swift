@@ -40,12 +40,31 @@ enum Output {
         }
     }
 
-    /// Prints a value as pretty, key-sorted JSON.
+    /// Prints a value as pretty, key-sorted JSON, every character a terminal acts on escaped.
     static func json(_ value: JSONValue) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
-        line(String(decoding: data, as: UTF8.self))
+        line(escapingControls(String(decoding: data, as: UTF8.self)))
+    }
+
+    /// Encoded JSON with the characters a terminal acts on that the encoder leaves as they are (DEL, the C1 controls
+    /// such as the one-character CSI U+009B, and the bidirectional overrides) written as `\uXXXX`: they occur only
+    /// inside strings, where the escape is the same character to a JSON reader. (The encoder escapes the C0 controls
+    /// itself; the line breaks and spaces outside strings are its layout.)
+    static func escapingControls(_ json: String) -> String {
+        var escaped = String.UnicodeScalarView()
+        for scalar in json.unicodeScalars {
+            guard scalar.value >= 0x7F, isControl(scalar) else {
+                escaped.append(scalar)
+                continue
+            }
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            escaped.append(
+                contentsOf: ("\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex).unicodeScalars
+            )
+        }
+        return String(escaped)
     }
 
     /// Prints rows under a header with aligned columns; columns in `rightAligned` (numbers) align right.
@@ -142,6 +161,6 @@ enum Output {
             case "outbox": "offline outbox; keys are write sequence numbers"
             default: "JSON-file store"
             }
-        line("Store: \(store.url.path) (\(kind)\(store.role.map { ": " + $0.label } ?? ""))")
+        line("Store: \(plain(store.url.path)) (\(kind)\(store.role.map { ": " + $0.label } ?? ""))")
     }
 }

@@ -65,7 +65,9 @@ enum Verify {
             Output.line("Repaired: \(action); \(remainingDamaged) problems remain")
         } else if failed {
             Output.line()
-            Output.line("Run '\(Invocation.name) verify --repair \(options.folder ?? "")' to repair them.")
+            Output.line(
+                "Run '\(Invocation.name) verify --repair \(Output.plain(options.folder ?? ""))' to repair them."
+            )
         }
         return failed ? 1 : 0
     }

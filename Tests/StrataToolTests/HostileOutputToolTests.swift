@@ -50,5 +50,13 @@ struct HostileOutputToolTests {
         #expect(run.output.contains("key?2J?gpj.exe"), "\(run.output)")
         #expect(run.output.contains("\"?1A?\""), "\(run.output)")
         #expect(!run.output.unicodeScalars.contains { (0x80...0x9F).contains($0.value) || $0.value == 0x202E })
+
+        // With --json too: escaped in the strings, the same characters to a JSON reader
+        let json = try await strata("inspect", folder.path("store"), "--json")
+        #expect(json.status == 0)
+        #expect(!json.output.unicodeScalars.contains { (0x7F...0x9F).contains($0.value) || $0.value == 0x202E })
+        #expect(json.output.contains("\\u009B2J\\u202Egpj.exe"), "\(json.output)")
+        let entries = try #require(try json.json()["entries"] as? [[String: Any]])
+        #expect(entries.first?["key"] as? String == "key\u{9B}2J\u{202E}gpj.exe")
     }
 }
