@@ -42,6 +42,19 @@ struct CacheManagerTests {
         #expect(!cache.isValid(reference: long))
     }
 
+    /// A reference created ten years from now (written while the clock was ahead, or edited by hand) is not valid:
+    /// it was valid for ten years and five minutes.
+    @Test func aReferenceCreatedInTheFutureIsNotValid() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = ManualClock()
+        let cache = try CacheManager(folder: folder.url.appendingPathComponent("beagle"), clock: clock)
+        let ahead = reference("screen", maxAge: 60, at: clock.now().addingTimeInterval(10 * 365 * 86_400))
+
+        #expect(!cache.isValid(reference: ahead))
+        #expect(cache.isValid(reference: reference("screen", maxAge: 60, at: clock.now())))
+    }
+
     @Test func theDefaultsAreBeaglesConfig() throws {
         let configuration = CacheManager.Configuration(folder: URL(fileURLWithPath: "/unused"))
         #expect(configuration.diskMaximumCapacity == 150)

@@ -172,8 +172,13 @@ public final class CacheManager: CacheManagerProtocol {
     /// Whether `reference` is still valid: its time of creation plus its ``CacheReference/maxAge`` (or
     /// ``Configuration/cacheMaxAge``) is later than the clock's now. At the exact expiry instant it is not.
     ///
+    /// A reference created later than now (written while the clock was ahead, or edited by hand) is not valid: its
+    /// age is unknown, and it would otherwise stay valid for as long as that date is ahead, years perhaps. A
+    /// revalidation renews it with the clock's now.
+    ///
     /// - Parameter reference: The reference.
     public func isValid(reference: CacheReference) -> Bool {
+        guard reference.timeOfCreation <= configuration.clock.now() else { return false }
         // The core's stored-time rule, with the reference's own maxAge (or the default) and its time of creation.
         let maxAge = reference.maxAge ?? configuration.cacheMaxAge
         return StoredTimeValidator<CacheReference>(maxAge: .seconds(maxAge), clock: configuration.clock)

@@ -8,7 +8,7 @@ import StrataFile
 /// stale, so the freshness validator in front of it decides; a fresh hit applies the layer's lifetime
 /// extension. A stale entry is answered only when it can serve: with a validator to revalidate, or for
 /// serve-stale-on-error. Writes go to disk before returning or through the write-behind queue; a renewal after
-/// a `304` writes a freshness override and never the blob.
+/// a `304` renews the record in the blob's entry and never rewrites the blob.
 struct BlobFileTier: BlobTier, PutDataSource {
     let link: BlobCacheLink
 
