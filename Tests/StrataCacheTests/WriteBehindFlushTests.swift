@@ -12,14 +12,17 @@ struct WriteBehindFlushTests {
     final class Held: Sendable {
         private let gates = Locked<[String: DispatchSemaphore]>([:])
         private let written = Locked<[String]>([])
+        private let begun = Locked<[String]>([])
 
         var done: [String] { written.withLock { $0 } }
+        var started: [String] { begun.withLock { $0 } }
 
         /// A write named `name`, held until `open(name)` when `held`.
         func write(_ name: String, held: Bool) -> @Sendable (String) throws -> Void {
             let gate = held ? DispatchSemaphore(value: 0) : nil
             if let gate { gates.withLock { $0[name] = gate } }
             return { [self] value in
+                begun.withLock { $0.append(value) }
                 gate?.wait()
                 written.withLock { $0.append(value) }
             }
@@ -71,5 +74,23 @@ struct WriteBehindFlushTests {
 
         // Then the flush returned once y's value, the later one, was written
         #expect(held.done == ["x", "y2"])
+    }
+
+    /// `drop(_:)` of one key waits for that key's write in progress, not for another key's: `remove(_:)` on the main
+    /// thread is not held up by the downloads of other URLs being written.
+    @Test(.timeLimit(.minutes(1)))
+    func droppingAKeyDoesNotWaitForAnotherKeysWrite() async throws {
+        let held = Held()
+        let queue = WriteBehind<String, String>()
+        queue.enqueue("a", forKey: "a", perform: held.write("a", held: true))
+        queue.enqueue("b", forKey: "b", perform: held.write("b", held: false))
+        while held.started.isEmpty { await Task.yield() }
+
+        // b, queued behind a's write in progress, is dropped without waiting for a
+        await Task.detached { queue.drop("b") }.value
+        #expect(queue.pending(forKey: "b") == nil)
+        held.open("a")
+        await queue.flush()
+        #expect(held.done == ["a"])
     }
 }

@@ -9,8 +9,8 @@ import Strata
 /// caller does next happens after it. ``flush()`` waits, without blocking a thread, until the writes queued before
 /// it are done (not those queued after, which a steady stream of writes would never let end).
 ///
-/// Nothing here blocks an async caller: the only wait is ``drop(_:)``'s on the one write in progress, a lock
-/// held for the length of that write, from a synchronous API.
+/// Nothing here blocks an async caller: the only wait is ``drop(_:)``'s on the one write in progress (of the key it
+/// drops), from a synchronous API.
 final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// A queued write: its value, its generation and what carries it out.
     private struct Pending {
@@ -37,6 +37,11 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         var failures = 0
         var isDraining = false
         var running: Key?
+        /// The number of the write running (counted from 1), and of the last one done.
+        var runningNumber: UInt64 = 0
+        var doneNumber: UInt64 = 0
+        /// The callers of ``drop(_:)`` blocked until the write of a number is done.
+        var dropWaiters: [(number: UInt64, gate: DispatchSemaphore)] = []
         /// The callers of ``flush()``, each woken once the writes up to its generation are done.
         var waiters: [(upTo: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
         /// The generation of the last entry of `order` taken and done (written, failed or skipped): every write
@@ -121,9 +126,6 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     init(limit: Int = .max) {
         self.limit = max(0, limit)
     }
-    /// Held while one write runs, so ``drop(_:)`` can wait for it; counts the writes run. (Not a `Locked<Void>`:
-    /// ThreadSanitizer reports accesses to a zero-sized state under the lock as racing.)
-    private let writing = Locked(0)
 
     /// The number of writes that failed.
     var failures: Int { state.withLock { $0.failures } }
@@ -201,15 +203,21 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         return isRunning
     }
 
-    /// Forgets the write queued for `key` (every write when `nil`) and waits for the write running, if any:
-    /// for synchronous APIs only.
+    /// Forgets the write queued for `key` (every write when `nil`) and waits for the write of `key` running (any write
+    /// for `nil`), if one is: for synchronous APIs only. The writes queued after it are not waited for.
     func drop(_ key: Key?) {
-        let settled = state.withLock { state in
+        let (settled, gate) = state.withLock { state -> ([CheckedContinuation<Void, Never>], DispatchSemaphore?) in
             if let key { state.forget(key) } else { state.forgetAll() }
-            return state.settledKeys() + state.admit(under: limit)
+            var gate: DispatchSemaphore?
+            if let running = state.running, key == nil || running == key {
+                let made = DispatchSemaphore(value: 0)
+                state.dropWaiters.append((state.runningNumber, made))
+                gate = made
+            }
+            return (state.settledKeys() + state.admit(under: limit), gate)
         }
         for waiter in settled { waiter.resume() }
-        writing.withLock { _ in }
+        gate?.wait()
     }
 
     /// Waits until `cost` more fits under ``limit`` beside the writes queued and the room reserved, then reserves
@@ -284,41 +292,43 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// Runs the queued writes in order until none is left, then wakes the callers of ``flush()``.
     private func drain() {
         while true {
-            let step = writing.withLock { written -> Step in
-                let step = state.withLock { state -> Step in
-                    guard let (key, generation) = state.takeNext() else {
-                        // Idle in the same critical section that finds the queue empty, so an enqueue either
-                        // sees a drain running that will take its write, or starts one.
-                        state.isDraining = false
-                        defer { state.waiters.removeAll() }
-                        state.done = state.nextGeneration
-                        return .finish(
-                            state.waiters.map(\.continuation) + state.settledKeys() + state.admit(under: limit)
-                        )
-                    }
-                    guard let pending = state.pending[key], pending.generation == generation else {
-                        return .wake(state.finished(generation))
-                    }
-                    state.running = key
-                    return .write(key, generation, pending)
+            let step = state.withLock { state -> Step in
+                guard let (key, generation) = state.takeNext() else {
+                    // Idle in the same critical section that finds the queue empty, so an enqueue either
+                    // sees a drain running that will take its write, or starts one.
+                    state.isDraining = false
+                    defer { state.waiters.removeAll() }
+                    state.done = state.nextGeneration
+                    return .finish(
+                        state.waiters.map(\.continuation) + state.settledKeys() + state.admit(under: limit)
+                    )
                 }
-                guard case .write(let key, let generation, let pending) = step else { return step }
-                let failed = (try? pending.perform(pending.write)) == nil
-                written &+= 1
-                return state.withLock { state in
-                    if failed { state.failures += 1 }
-                    state.running = nil
-                    if state.pending[key]?.generation == generation { state.forget(key) }
-                    return .wake(state.settled(key) + state.admit(under: limit) + state.finished(generation))
+                guard let pending = state.pending[key], pending.generation == generation else {
+                    return .wake(state.finished(generation))
                 }
+                state.running = key
+                state.runningNumber &+= 1
+                return .write(key, generation, pending)
             }
-            switch step {
-            case .write: continue
-            case .wake(let waiters): for waiter in waiters { waiter.resume() }
-            case .finish(let waiters):
-                for waiter in waiters { waiter.resume() }
-                return
+            guard case .write(let key, let generation, let pending) = step else {
+                if case .wake(let waiters) = step { for waiter in waiters { waiter.resume() } }
+                if case .finish(let waiters) = step {
+                    for waiter in waiters { waiter.resume() }
+                    return
+                }
+                continue
             }
+            let failed = (try? pending.perform(pending.write)) == nil
+            let woken = state.withLock { state in
+                if failed { state.failures += 1 }
+                state.running = nil
+                state.doneNumber = state.runningNumber
+                for waiter in state.dropWaiters where waiter.number <= state.doneNumber { waiter.gate.signal() }
+                state.dropWaiters.removeAll { $0.number <= state.doneNumber }
+                if state.pending[key]?.generation == generation { state.forget(key) }
+                return state.settled(key) + state.admit(under: limit) + state.finished(generation)
+            }
+            for waiter in woken { waiter.resume() }
         }
     }
 }
