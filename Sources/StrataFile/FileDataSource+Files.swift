@@ -259,17 +259,22 @@ extension FileDataSource {
     }
 
     /// Removes expired entries, then the least recently used, while over a limit; the first failure when a file
-    /// could not be removed. An entry that cannot be removed stays, and the next least recently used goes in its
-    /// place, up to ``Strata/StrataError/maximumStuckEvictions`` of them (then eviction stops rather than try every
-    /// file of a folder where nothing can be removed).
+    /// could not be removed. An entry that cannot be removed stays, marked as just used, and the next least recently
+    /// used goes in its place, up to ``Strata/StrataError/maximumStuckEvictions`` of them (then eviction stops rather
+    /// than try every file of a folder where nothing can be removed); past one, the entry just written is never
+    /// evicted.
     @discardableResult
     func evict(_ state: inout State, now: Date) -> StrataError? {
         guard isOverLimits(state) else { return nil }
         var failure = removeFiles(state.index.expiredNames(at: now), reason: .expired, in: &state)
         var stuck = 0
+        let newest = state.index.mostRecentlyUsed?.name
         while isOverLimits(state), stuck < StrataError.maximumStuckEvictions,
-            let oldest = state.index.leastRecentlyUsed(skipping: stuck)
+            let oldest = state.index.leastRecentlyUsed
         {
+            // Past a stuck entry, the entry just written stays: stuck entries alone over a limit must not empty the
+            // store of everything else.
+            if stuck > 0, oldest.name == newest { break }
             let reason: StoreEviction.Reason =
                 state.index.count > (configuration.countLimit ?? .max) ? .countLimit : .sizeLimit
             do {
@@ -277,6 +282,8 @@ extension FileDataSource {
             } catch {
                 failure = failure ?? error
                 stuck += 1
+                // To the back of the line, so the next least recently used is as cheap to find as ever.
+                _ = state.index.touch(oldest.name, at: now)
             }
         }
         return failure

@@ -5,16 +5,19 @@ extension JSONFileDataSource {
     /// Evicts the least recently used entries while the store holds more than ``Configuration/countLimit`` entries
     /// or more than ``Configuration/maxSize`` bytes of entry files. The entry just written is never one of them (it
     /// is the most recently used, and no larger than the size limit) unless the count limit is 0. An entry that
-    /// cannot be removed stays, and the next least recently used goes in its place, up to
-    /// ``Strata/StrataError/maximumStuckEvictions`` of them.
+    /// cannot be removed stays, marked as just used (so the next least recently used goes in its place, found as
+    /// cheaply as any), up to ``Strata/StrataError/maximumStuckEvictions`` of them; past one, the entry just written
+    /// is never evicted.
     ///
     /// - Throws: ``Strata/StrataError/Code/io``, the first removal that failed.
     func evictOverLimits(from storage: inout JSONFileStorage, now: Date) throws {
         var failure: (any Error)?
         var stuck = 0
+        let newest = storage.mostRecentlyUsedKey()
         while isOverLimits(storage), stuck < StrataError.maximumStuckEvictions,
-            let victim = storage.leastRecentlyUsedKey(skipping: stuck)
+            let victim = storage.leastRecentlyUsedKey()
         {
+            if stuck > 0, victim == newest { break }
             let reason: StoreEviction.Reason =
                 storage.count > (configuration.countLimit ?? .max) ? .countLimit : .sizeLimit
             do {
@@ -22,6 +25,8 @@ extension JSONFileDataSource {
             } catch {
                 failure = failure ?? error
                 stuck += 1
+                // To the back of the line: a touch that fails leaves it first, and the bound still ends the loop.
+                try? storage.touch(victim, now: now)
             }
         }
         if let failure { throw failure }

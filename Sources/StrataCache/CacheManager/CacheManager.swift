@@ -144,6 +144,8 @@ public final class CacheManager: CacheManagerProtocol {
     /// The reference stored under `id`, from memory or else from disk (then kept in memory), whatever its
     /// identifier.
     private func storedReference(identifiedBy id: String) -> CacheReference? {
+        // Read before memory is asked: a write between the miss and the disk read is then seen.
+        let writesBefore = writtenToMemory.withLock { $0 }
         if let reference = memoryLayer.value(forKey: id) {
             // Beagle's recency: a read answered by memory is still a use of the capped store's entry.
             do {
@@ -154,7 +156,6 @@ public final class CacheManager: CacheManagerProtocol {
             return reference
         }
         do {
-            let writesBefore = writtenToMemory.withLock { $0 }
             guard let reference = try persistentStore.value(forKey: id) else { return nil }
             // Kept in memory only when nothing was written there since the read began: a reference stored meanwhile
             // (a newer one, or one a POST marked stale) is newer than this copy, which must not replace it.
@@ -187,14 +188,21 @@ public final class CacheManager: CacheManagerProtocol {
 
     /// Removes every reference, in memory and on disk; a disk error goes to ``Configuration/diagnostics``.
     public func clear() {
-        writtenToMemory.withLock { writes in
-            writes &+= 1
-            memoryLayer.removeAll()
-        }
+        clearMemory()
         do {
             try persistentStore.removeAll()
         } catch {
             report(error)
+        }
+        // A read that began before the disk was cleared may have put a reference back meanwhile.
+        clearMemory()
+    }
+
+    /// Empties the memory layer and counts it as a write, so a reference read from disk before it is not kept.
+    private func clearMemory() {
+        writtenToMemory.withLock { writes in
+            writes &+= 1
+            memoryLayer.removeAll()
         }
     }
 

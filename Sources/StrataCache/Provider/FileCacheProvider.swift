@@ -89,7 +89,7 @@ public final class FileCacheProvider: CacheProvider {
     /// The lock that serialises ``store(objectAt:key:headers:)``: the move into the store and the checkout of what
     /// it moved happen under it, so two stores of one key never interleave. The store's move runs under it and not
     /// under ``checkouts``, so the store's `diagnostics` (called during the move) may call ``find(key:)``.
-    private let storing = Locked(())
+    private let storing = Locked(0)
 
     /// Creates a provider on a store.
     ///

@@ -5,7 +5,7 @@ import Strata
 /// the caller's task.
 ///
 /// Reads see a write until it is done (``pending(forKey:)``); a later write for a key replaces an earlier one
-/// not started yet; ``drop(_:)`` forgets queued writes and waits for the one running, if any, so that what the
+/// not started yet, in its place in the order; ``drop(_:)`` forgets queued writes and waits for the one running, if any, so that what the
 /// caller does next happens after it. ``flush()`` waits, without blocking a thread, until the writes queued before
 /// it are done (not those queued after, which a steady stream of writes would never let end).
 ///
@@ -164,17 +164,20 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         perform: @escaping @Sendable (Write) throws -> Void
     ) {
         let startsDrain = state.withLock { state in
-            state.nextGeneration += 1
-            // A flush waiting for the write this one replaces waits for this one instead: it carries the key's value.
-            if let replaced = state.pending[key]?.generation {
-                for index in state.waiters.indices where state.waiters[index].upTo >= replaced {
-                    state.waiters[index].upTo = max(state.waiters[index].upTo, state.nextGeneration)
-                }
+            // A write that replaces one not started takes its place in the order: a flush waiting for that one
+            // waits for this one, which carries the key's value, and no longer for what was queued after it. (One
+            // that runs keeps its generation, which its end compares: the new write comes after it.)
+            let generation: UInt64
+            if let replaced = state.pending[key]?.generation, state.running != key {
+                generation = replaced
+            } else {
+                state.nextGeneration += 1
+                generation = state.nextGeneration
+                state.order.append((key, generation))
             }
             state.forget(key)
             state.queuedCost += cost
-            state.pending[key] = Pending(write: write, generation: state.nextGeneration, cost: cost, perform: perform)
-            state.order.append((key, state.nextGeneration))
+            state.pending[key] = Pending(write: write, generation: generation, cost: cost, perform: perform)
             defer { state.isDraining = true }
             return !state.isDraining
         }

@@ -132,16 +132,8 @@ struct EntryIndex {
     /// The least recently used entry.
     var leastRecentlyUsed: Entry? { tail >= 0 ? entries[tail] : nil }
 
-    /// The least recently used entry after the `skipped` least recently used ones (those an eviction could not
-    /// remove); `nil` when there are no more.
-    func leastRecentlyUsed(skipping skipped: Int) -> Entry? {
-        var slot = tail
-        for _ in 0..<skipped {
-            guard slot >= 0, let entry = entries[slot] else { return nil }
-            slot = entry.previous
-        }
-        return slot >= 0 ? entries[slot] : nil
-    }
+    /// The most recently used entry: the one just written, after a write.
+    var mostRecentlyUsed: Entry? { head >= 0 ? entries[head] : nil }
 
     /// The names of the entries expired at `date`, and resets the earliest expiry to the rest's.
     mutating func expiredNames(at date: Date) -> [EntryName] {

@@ -261,16 +261,9 @@ struct JSONFileStorage: ~Copyable {
         return nil
     }
 
-    /// The least recently used key after the `skipped` least recently used ones (those an eviction could not
-    /// remove); `nil` when there are no more.
-    mutating func leastRecentlyUsedKey(skipping skipped: Int) -> String? {
-        guard skipped > 0 else { return leastRecentlyUsedKey() }
-        var passed = 0
-        for (sequence, key) in recency[recencyStart...] where records[key]?.sequence == sequence {
-            if passed == skipped { return key }
-            passed += 1
-        }
-        return nil
+    /// The most recently used key: the one just written, after a write.
+    func mostRecentlyUsedKey() -> String? {
+        recency[recencyStart...].last { records[$0.key]?.sequence == $0.sequence }?.key
     }
 
     /// The keys from the most to the least recently used.

@@ -175,6 +175,8 @@ extension OfflineRepository {
                     return .setAside
                 case .waits(let readFailure):
                     if Task.isCancelled { return .interrupted }
+                    // Not a conflict settled: it does not count towards setting the write aside.
+                    record.conflicts = original.conflicts
                     await waitForBackoff(&record, after: readFailure)
                     return .failed(readFailure)
                 case .resolved(let resolved, let remote):

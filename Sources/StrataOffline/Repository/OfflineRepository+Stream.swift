@@ -53,7 +53,9 @@ extension OfflineRepository {
                 var last: RepositoryResponse<Value>?
                 var sentPending: Bool?
                 for await event in events {
-                    if event == nil { changeWaits.withLock { $0 = false } }
+                    // Every event reads the pending state afresh: a change waiting behind responses that pushed it
+                    // out of the buffer is seen here, and the next change is let in.
+                    changeWaits.withLock { $0 = false }
                     let isPending = await outbox.isPending(key: key)
                     if let response = event {
                         last = response

@@ -78,7 +78,6 @@ extension OfflineRepository {
         }
         do {
             local = try await toCache()
-            await cacheTurns.giveBack(key)
         } catch {
             await cacheTurns.giveBack(key)
             if direct { await outbox.endDirect(key: key) }
@@ -93,9 +92,19 @@ extension OfflineRepository {
             createdAt: configuration.clock.now()
         )
         guard direct else {
-            record.value = try encoding(local)
-            return (local, .pending(try await enqueue(record, after: nil)))
+            // Queued in the key's turn too: a replay that settles an older write of the key checks the outbox for a
+            // later one in its turn, and must find this one there.
+            do {
+                record.value = try encoding(local)
+                let queued = try await enqueue(record, after: nil)
+                await cacheTurns.giveBack(key)
+                return (local, .pending(queued))
+            } catch {
+                await cacheTurns.giveBack(key)
+                throw error
+            }
         }
+        await cacheTurns.giveBack(key)
         do {
             let stored = try await IdempotencyKey.$current.withValue(record.idempotencyKey) { try await toMain(local) }
             await outbox.endDirect(key: key)
