@@ -258,35 +258,25 @@ extension FileDataSource {
         return failure
     }
 
-    /// Removes expired entries, then the least recently used, while over a limit; the first failure when a file
-    /// could not be removed. An entry that cannot be removed stays, marked as just used, and the next least recently
-    /// used goes in its place, up to ``Strata/StrataError/maximumStuckEvictions`` of them (then eviction stops rather
-    /// than try every file of a folder where nothing can be removed); past one, the entry just written is never
-    /// evicted.
+    /// Removes expired entries, then the least recently used while over a limit, passing over the entries that cannot
+    /// be removed by the rule of ``StrataStorage/StuckEvictions``; the first failure when a file could not be removed.
     @discardableResult
     func evict(_ state: inout State, now: Date) -> StrataError? {
         guard isOverLimits(state) else { return nil }
-        var failure = removeFiles(state.index.expiredNames(at: now), reason: .expired, in: &state)
-        var stuck = 0
-        let newest = state.index.mostRecentlyUsed?.name
-        while isOverLimits(state), stuck < StrataError.maximumStuckEvictions,
-            let oldest = state.index.leastRecentlyUsed
-        {
-            // Past a stuck entry, the entry just written stays: stuck entries alone over a limit must not empty the
-            // store of everything else.
-            if stuck > 0, oldest.name == newest { break }
-            let reason: StoreEviction.Reason =
-                state.index.count > (configuration.countLimit ?? .max) ? .countLimit : .sizeLimit
-            do {
-                try evictFile(oldest.name, reason: reason, in: &state)
-            } catch {
-                failure = failure ?? error
-                stuck += 1
-                // To the back of the line, so the next least recently used is as cheap to find as ever.
-                _ = state.index.touch(oldest.name, at: now)
-            }
-        }
-        return failure
+        let expired = removeFiles(state.index.expiredNames(at: now), reason: .expired, in: &state)
+        let stuck = StuckEvictions.pass(
+            &state,
+            newest: state.index.mostRecentlyUsed?.name,
+            isOverLimits: { isOverLimits($0) },
+            leastRecentlyUsed: { $0.index.leastRecentlyUsed?.name },
+            evict: { name, state throws(StrataError) in
+                let reason: StoreEviction.Reason =
+                    state.index.count > (configuration.countLimit ?? .max) ? .countLimit : .sizeLimit
+                try evictFile(name, reason: reason, in: &state)
+            },
+            moveToBack: { name, state in _ = state.index.touch(name, at: now) }
+        )
+        return expired ?? stuck.map { ($0 as? StrataError) ?? StrataError.io("Evicting an entry", underlying: $0) }
     }
 
     /// Whether the store holds more entries or more bytes than its limits allow.

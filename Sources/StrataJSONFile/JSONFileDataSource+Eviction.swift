@@ -1,34 +1,28 @@
 import Foundation
 import Strata
+import StrataStorage
 
 extension JSONFileDataSource {
     /// Evicts the least recently used entries while the store holds more than ``Configuration/countLimit`` entries
     /// or more than ``Configuration/maxSize`` bytes of entry files. The entry just written is never one of them (it
-    /// is the most recently used, and no larger than the size limit) unless the count limit is 0. An entry that
-    /// cannot be removed stays, marked as just used (so the next least recently used goes in its place, found as
-    /// cheaply as any), up to ``Strata/StrataError/maximumStuckEvictions`` of them; past one, the entry just written
-    /// is never evicted.
+    /// is the most recently used, and no larger than the size limit) unless the count limit is 0. The entries
+    /// that cannot be removed are passed over by the rule of ``StrataStorage/StuckEvictions``.
     ///
     /// - Throws: ``Strata/StrataError/Code/io``, the first removal that failed.
     func evictOverLimits(from storage: inout JSONFileStorage, now: Date) throws {
-        var failure: (any Error)?
-        var stuck = 0
-        let newest = storage.mostRecentlyUsedKey()
-        while isOverLimits(storage), stuck < StrataError.maximumStuckEvictions,
-            let victim = storage.leastRecentlyUsedKey()
-        {
-            if stuck > 0, victim == newest { break }
-            let reason: StoreEviction.Reason =
-                storage.count > (configuration.countLimit ?? .max) ? .countLimit : .sizeLimit
-            do {
-                try evict(victim, reason: reason, from: &storage, now: now)
-            } catch {
-                failure = failure ?? error
-                stuck += 1
-                // To the back of the line: a touch that fails leaves it first, and the bound still ends the loop.
-                try? storage.touch(victim, now: now)
-            }
-        }
+        let failure = StuckEvictions.pass(
+            &storage,
+            newest: storage.mostRecentlyUsedKey(),
+            isOverLimits: { isOverLimits($0) },
+            leastRecentlyUsed: { $0.leastRecentlyUsedKey() },
+            evict: { key, storage in
+                let reason: StoreEviction.Reason =
+                    storage.count > (configuration.countLimit ?? .max) ? .countLimit : .sizeLimit
+                try evict(key, reason: reason, from: &storage, now: now)
+            },
+            // A touch that fails leaves it first; the bound still ends the pass.
+            moveToBack: { key, storage in try? storage.touch(key, now: now) }
+        )
         if let failure { throw failure }
     }
 

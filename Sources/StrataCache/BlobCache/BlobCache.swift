@@ -53,12 +53,10 @@ public final class BlobCache: Sendable {
     let writes: WriteBehind<String, QueuedWrite>
     /// Memory over file over the network: the repository chain every fetch below memory takes.
     let chain: Chain
-    /// How many removals (``remove(_:)``, ``removeAll()``) have cleared memory: a blob read before one (from disk,
-    /// or from memory to extend its lifetime) never goes back into memory after it (``putInMemory(_:forKey:now:readAfter:)``).
-    let removals = AtomicCount()
-    /// Held while a blob read earlier goes back into memory, and while a removal clears memory. (Not a
-    /// `Locked<Void>`: ThreadSanitizer reports accesses to a zero-sized state under the lock as racing.)
-    let memoryRemovals = Locked(0)
+    /// Counts the removals (``remove(_:)``, ``removeAll()``) that clear memory: a blob read before one (from disk, or
+    /// from memory to extend its lifetime) never goes back into memory after it
+    /// (``putInMemory(_:forKey:now:readAfter:)``).
+    let removals = PutBackGuard()
 
     /// Creates a cache that downloads with `service`.
     ///

@@ -38,9 +38,9 @@ public final class CacheManager: CacheManagerProtocol {
     /// The memory layer in front of the persistent store.
     public let memoryLayer: MemoryDataSource<CacheReference>
 
-    /// How many times references were written into (or cleared from) ``memoryLayer``; held while one is, so that a
-    /// reference read from disk goes into memory only if none was written since the read began.
-    private let writtenToMemory = Locked(0)
+    /// Counts the writes into (and clears of) ``memoryLayer``, so that a reference read from disk goes into memory only
+    /// if none was written since the read began.
+    private let writtenToMemory = PutBackGuard()
 
     /// Opens the manager's persistent store, creating its folder when missing.
     ///
@@ -95,10 +95,7 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter reference: The reference.
     public func addToCache(_ reference: CacheReference) {
-        writtenToMemory.withLock { writes in
-            writes &+= 1
-            memoryLayer.setValue(reference, forKey: reference.identifier)
-        }
+        writtenToMemory.write { memoryLayer.setValue(reference, forKey: reference.identifier) }
         do {
             try persistentStore.setValue(reference, forKey: reference.identifier)
         } catch {
@@ -145,7 +142,7 @@ public final class CacheManager: CacheManagerProtocol {
     /// identifier.
     private func storedReference(identifiedBy id: String) -> CacheReference? {
         // Read before memory is asked: a write between the miss and the disk read is then seen.
-        let writesBefore = writtenToMemory.withLock { $0 }
+        let writesBefore = writtenToMemory.mark()
         if let reference = memoryLayer.value(forKey: id) {
             // Beagle's recency: a read answered by memory is still a use of the capped store's entry.
             do {
@@ -159,11 +156,10 @@ public final class CacheManager: CacheManagerProtocol {
             guard let reference = try persistentStore.value(forKey: id) else { return nil }
             // Kept in memory only when nothing was written there since the read began: a reference stored meanwhile
             // (a newer one, or one a POST marked stale) is newer than this copy, which must not replace it.
-            return writtenToMemory.withLock { writes in
-                guard writes == writesBefore else { return memoryLayer.value(forKey: id) ?? reference }
+            let keptInMemory = writtenToMemory.putBack(readAt: writesBefore) {
                 memoryLayer.setValue(reference, forKey: id)
-                return reference
             }
+            return keptInMemory ? reference : memoryLayer.value(forKey: id) ?? reference
         } catch {
             report(error)
             return nil
@@ -200,10 +196,7 @@ public final class CacheManager: CacheManagerProtocol {
 
     /// Empties the memory layer and counts it as a write, so a reference read from disk before it is not kept.
     private func clearMemory() {
-        writtenToMemory.withLock { writes in
-            writes &+= 1
-            memoryLayer.removeAll()
-        }
+        writtenToMemory.write { memoryLayer.removeAll() }
     }
 
     /// A fetcher that answers from this manager and the network, with the manager's clock.

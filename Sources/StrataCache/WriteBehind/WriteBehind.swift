@@ -5,8 +5,8 @@ import Strata
 /// the caller's task.
 ///
 /// Reads see a write until it is done (``pending(forKey:)``); a later write for a key replaces an earlier one
-/// not started yet, in its place in the order; ``drop(_:)`` forgets queued writes and waits for the one running, if any, so that what the
-/// caller does next happens after it. ``flush()`` waits, without blocking a thread, until the writes queued before
+/// not started yet, in its place in the order; ``drop(_:)`` forgets queued writes and waits for the one running, if
+/// any, so that what the caller does next happens after it. ``flush()`` waits, without blocking a thread, until the writes queued before
 /// it are done (not those queued after, which a steady stream of writes would never let end).
 ///
 /// Nothing here blocks an async caller: the only wait is ``drop(_:)``'s on the one write in progress (of the key it
@@ -37,11 +37,10 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         var failures = 0
         var isDraining = false
         var running: Key?
-        /// The number of the write running (counted from 1), and of the last one done.
-        var runningNumber: UInt64 = 0
-        var doneNumber: UInt64 = 0
-        /// The callers of ``drop(_:)`` blocked until the write of a number is done.
-        var dropWaiters: [(number: UInt64, gate: DispatchSemaphore)] = []
+        /// The generation of the write running.
+        var runningGeneration: UInt64 = 0
+        /// The callers of ``drop(_:)`` blocked until the write of a generation is done.
+        var dropWaiters: [(generation: UInt64, gate: DispatchSemaphore)] = []
         /// The callers of ``flush()``, each woken once the writes up to its generation are done.
         var waiters: [(upTo: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
         /// The generation of the last entry of `order` taken and done (written, failed or skipped): every write
@@ -91,9 +90,14 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
             keyWaiters.keys.flatMap { settled($0) }
         }
 
-        /// Records that the entry of `generation` is done, and takes the callers of ``flush()`` that waited for it.
+        /// Records that the entry of `generation` is done, releases the callers of ``drop(_:)`` that waited for it, and
+        /// takes the callers of ``flush()`` that did.
         mutating func finished(_ generation: UInt64) -> [CheckedContinuation<Void, Never>] {
             done = max(done, generation)
+            if !dropWaiters.isEmpty {
+                for waiter in dropWaiters where waiter.generation <= done { waiter.gate.signal() }
+                dropWaiters.removeAll { $0.generation <= done }
+            }
             let woken = waiters.filter { $0.upTo <= done }.map(\.continuation)
             if !woken.isEmpty { waiters.removeAll { $0.upTo <= done } }
             return woken
@@ -214,7 +218,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
             var gate: DispatchSemaphore?
             if let running = state.running, key == nil || running == key {
                 let made = DispatchSemaphore(value: 0)
-                state.dropWaiters.append((state.runningNumber, made))
+                state.dropWaiters.append((state.runningGeneration, made))
                 gate = made
             }
             return (state.settledKeys() + state.admit(under: limit), gate)
@@ -310,7 +314,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                     return .wake(state.finished(generation))
                 }
                 state.running = key
-                state.runningNumber &+= 1
+                state.runningGeneration = generation
                 return .write(key, generation, pending)
             }
             guard case .write(let key, let generation, let pending) = step else {
@@ -325,9 +329,6 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
             let woken = state.withLock { state in
                 if failed { state.failures += 1 }
                 state.running = nil
-                state.doneNumber = state.runningNumber
-                for waiter in state.dropWaiters where waiter.number <= state.doneNumber { waiter.gate.signal() }
-                state.dropWaiters.removeAll { $0.number <= state.doneNumber }
                 if state.pending[key]?.generation == generation { state.forget(key) }
                 return state.settled(key) + state.admit(under: limit) + state.finished(generation)
             }

@@ -16,7 +16,7 @@ struct BlobFileTier: BlobTier, PutDataSource {
 
     func getEntry(_ query: any Query) async throws -> StoredEntry<Blob> {
         let (cache, key) = try target(of: query)
-        let removalsBefore = cache.removals.value
+        let removalsBefore = cache.removals.mark()
         // A stale download still queued is written first, so revalidation sees its validators.
         var hit = cache.persistentHit(key)
         if hit == nil, cache.writes.pending(forKey: key) != nil {
