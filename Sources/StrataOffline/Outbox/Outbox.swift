@@ -20,6 +20,14 @@ import StrataStorage
 /// ``Strata/StrataError/Code/alreadyInUse``). A file that is intact JSON but not a record is kept as an
 /// ``UnreadableRecord``; a record whose fields make no sense is set aside (``PendingWrite/isSetAside``). Neither
 /// stops the outbox from opening.
+///
+/// ## Limits
+///
+/// The records live in memory, so the outbox holds at most ``Limits/maximumWrites`` of them and
+/// ``Limits/maximumBytes`` of queued values (set-aside records count until they are dropped). A write that would
+/// go past either is not queued: it fails with ``Strata/StrataError/Code/tooLarge``, and the caller learns that
+/// main does not have it. An outbox that an earlier run left over its limits still opens with every record, and
+/// takes new writes once replays bring it back under them.
 public actor Outbox {
     /// The outbox's folder.
     public nonisolated let folder: URL
@@ -35,10 +43,18 @@ public actor Outbox {
 
     /// Every record, by sequence number.
     private var records: [UInt64: PendingWrite] = [:]
-    /// The sequence numbers in order; may hold numbers already removed from ``records``.
-    private var order: [UInt64] = []
-    /// How many records (set aside or not) each key has.
-    private var keyCounts: [String: Int] = [:]
+    /// The sequence numbers in order; may hold numbers already removed from ``records``. A slice, so that removing
+    /// the first (a replay delivers in order) costs nothing.
+    private var order: ArraySlice<UInt64> = []
+    /// The sequence numbers of each key's records (set aside or not), in order: asking about one key never reads
+    /// the others' records.
+    private var sequencesByKey: [String: ArraySlice<UInt64>] = [:]
+    /// The bytes of every record's value.
+    private var valueBytes = 0
+    /// The most records and value bytes the outbox takes.
+    public nonisolated let limits: Limits
+    /// The claim of the one repository the outbox serves.
+    nonisolated let service = Locked(ServiceClaims())
     /// Keys with a write on its way to main outside the queue (the first attempt).
     private var directKeys: [String: Int] = [:]
     /// The files that are not records.
@@ -60,11 +76,12 @@ public actor Outbox {
     /// The subfolder that holds the JSON-file store of records.
     public static let recordsFolderName = "records"
 
-    /// Creates an outbox over an open records store; ``open(folder:durability:diagnostics:)`` reads it.
-    private init(folder: URL, store: JSONFileDataSource<OutboxFile>, marked: StoreFolder) {
+    /// Creates an outbox over an open records store; ``open(folder:durability:limits:diagnostics:)`` reads it.
+    private init(folder: URL, store: JSONFileDataSource<OutboxFile>, marked: StoreFolder, limits: Limits) {
         self.folder = folder
         self.store = store
         self.marked = marked
+        self.limits = limits
     }
 
     /// Opens the outbox in `folder`, creating it when missing, and reads every record.
@@ -72,6 +89,7 @@ public actor Outbox {
     /// - Parameters:
     ///   - folder: The outbox's folder; give each repository its own.
     ///   - durability: ``Strata/StoreDurability/durable`` (the default) fsyncs each record before the write returns.
+    ///   - limits: The most records and value bytes it takes; ``Limits/default`` by default.
     ///   - diagnostics: Receives the JSON store's corruption reports (a damaged record file, moved aside).
     /// - Throws: ``Strata/StrataError``: ``Strata/StrataError/Code/alreadyInUse`` when a live outbox holds the
     ///   folder, ``Strata/StrataError/Code/invalidArgument`` when it holds another kind of store,
@@ -79,6 +97,7 @@ public actor Outbox {
     public static func open(
         folder: URL,
         durability: StoreDurability = .durable,
+        limits: Limits = .default,
         diagnostics: (@Sendable (StrataError) -> Void)? = nil
     ) async throws -> Outbox {
         let marked: StoreFolder
@@ -99,7 +118,7 @@ public actor Outbox {
                 diagnostics: diagnostics
             )
         )
-        let outbox = Outbox(folder: folder, store: store, marked: marked)
+        let outbox = Outbox(folder: folder, store: store, marked: marked, limits: limits)
         try await outbox.load()
         return outbox
     }
@@ -143,12 +162,15 @@ public actor Outbox {
                     record.lastError = "Set aside when the outbox opened: \(defect)"
                 }
                 records[record.sequence] = record
-                keyCounts[record.key, default: 0] += 1
+                valueBytes += record.value?.count ?? 0
             case .unreadable(_, let reason):
                 unreadable.append(UnreadableRecord(sequence: fileSequence, reason: reason))
             }
         }
-        order = records.keys.sorted()
+        order = ArraySlice(records.keys.sorted())
+        for sequence in order {
+            if let key = records[sequence]?.key { sequencesByKey[key, default: []].append(sequence) }
+        }
         nextSequence = Self.number(after: maximum)
     }
 
@@ -169,8 +191,7 @@ extension Outbox {
     ///
     /// - Parameter key: The entry's key.
     public func pendingWrites(forKey key: String) -> [PendingWrite] {
-        guard keyCounts[key] != nil else { return [] }
-        return order.compactMap { records[$0] }.filter { $0.key == key }
+        (sequencesByKey[key] ?? []).compactMap { records[$0] }
     }
 
     /// How many records the outbox holds, set-aside ones included.
@@ -183,16 +204,16 @@ extension Outbox {
     ///
     /// - Parameter key: The entry's key.
     public func isPending(key: String) -> Bool {
-        keyCounts[key] != nil || directKeys[key] != nil
+        sequencesByKey[key] != nil || directKeys[key] != nil
     }
 
     /// Whether a write of `key` waits in the outbox, not counting one on its first way to main.
-    func isQueued(key: String) -> Bool { keyCounts[key] != nil }
+    func isQueued(key: String) -> Bool { sequencesByKey[key] != nil }
 
     /// The newest record of `key` that is not set aside.
     func latest(forKey key: String) -> PendingWrite? {
-        guard keyCounts[key] != nil else { return nil }
-        return order.reversed().lazy.compactMap { self.records[$0] }.first { $0.key == key && !$0.isSetAside }
+        guard let sequences = sequencesByKey[key] else { return nil }
+        return sequences.reversed().lazy.compactMap { self.records[$0] }.first { !$0.isSetAside }
     }
 
     /// The record numbered `sequence`.
@@ -212,10 +233,9 @@ extension Outbox {
 
     /// Whether `record` is the earliest record of its key that is not set aside: a later one never goes first.
     private func isFirstOfItsKey(_ record: PendingWrite) -> Bool {
-        guard keyCounts[record.key] != 1 else { return true }
-        for sequence in order {
+        for sequence in sequencesByKey[record.key] ?? [] {
             guard sequence < record.sequence else { return true }
-            if let earlier = records[sequence], earlier.key == record.key, !earlier.isSetAside { return false }
+            if records[sequence]?.isSetAside == false { return false }
         }
         return true
     }
@@ -242,7 +262,8 @@ extension Outbox {
             let keys = Set(records.values.map(\.key))
             records = [:]
             order = []
-            keyCounts = [:]
+            sequencesByKey = [:]
+            valueBytes = 0
             unreadable = []
             for key in keys { changeBroadcaster.publish(.put(key: key)) }
         }
@@ -275,7 +296,7 @@ extension Outbox {
             )
         }
         nextSequence = Self.number(after: sequence)
-        guard keyCounts[key] == nil, directKeys[key] == nil else { return (sequence, false) }
+        guard sequencesByKey[key] == nil, directKeys[key] == nil else { return (sequence, false) }
         directKeys[key] = 1
         return (sequence, true)
     }
@@ -322,6 +343,25 @@ extension Outbox {
         }
     }
 
+    /// Which earlier queued records of its key a new record replaces.
+    enum Replacing: Sendable {
+        /// None: main receives every write.
+        case nothing
+        /// The puts: a delete makes them useless.
+        case puts
+        /// Every one: the last write wins.
+        case everything
+
+        /// Whether a new record replacing these replaces `old`.
+        func replaces(_ old: PendingWrite) -> Bool {
+            switch self {
+            case .nothing: false
+            case .puts: old.operation == .put
+            case .everything: true
+            }
+        }
+    }
+
     /// Adds a record durably, then removes the earlier queued records of its key that it makes useless.
     ///
     /// The new record is written before the old ones go, so a crash between leaves both, never neither. A record
@@ -333,36 +373,67 @@ extension Outbox {
     ///
     /// - Parameters:
     ///   - record: The new record.
-    ///   - cancels: Which earlier, queued records of the key the new one replaces. The one being sent stays until
+    ///   - replacing: Which earlier, queued records of the key the new one replaces. The one being sent stays until
     ///     its send ends (``endSending(failed:)``).
     /// - Returns: The record as stored.
-    /// - Throws: The store's error when the new record could not be stored (nothing changed).
+    /// - Throws: ``Strata/StrataError/Code/tooLarge`` when the outbox is full (``limits``), or the store's error when
+    ///   the new record could not be stored; nothing changed.
     @discardableResult
-    func append(_ record: PendingWrite, cancelling cancels: @Sendable (PendingWrite) -> Bool) async throws
-        -> PendingWrite
-    {
+    func append(_ record: PendingWrite, replacing: Replacing) async throws -> PendingWrite {
         try await lane.run {
             var record = record
-            let replaced = order.compactMap { records[$0] }.filter {
-                $0.key == record.key && $0.sequence < record.sequence && !$0.isSetAside && cancels($0)
-            }
+            let replaced: [PendingWrite] =
+                replacing == .nothing
+                ? []
+                : (sequencesByKey[record.key] ?? []).compactMap { records[$0] }.filter {
+                    $0.sequence < record.sequence && !$0.isSetAside && replacing.replaces($0)
+                }
             let cancelled = replaced.filter { $0.sequence != sending }
+            try checkRoom(for: record, freed: cancelled)
             record.keepBackoff(until: cancelled.compactMap(\.notBefore).max())
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             records[record.sequence] = record
-            keyCounts[record.key, default: 0] += 1
-            if let last = order.last, last > record.sequence {
-                let index = order.firstIndex { $0 > record.sequence } ?? order.endIndex
-                order.insert(record.sequence, at: index)
-            } else {
-                order.append(record.sequence)
-            }
+            valueBytes += record.value?.count ?? 0
+            Self.insert(record.sequence, into: &order)
+            Self.insert(record.sequence, into: &sequencesByKey[record.key, default: []])
             if replaced.count > cancelled.count { sendingReplacedBy = record.sequence }
             for old in cancelled where (try? await store.delete(KeyQuery(PendingWrite.storeKey(old.sequence)))) != nil {
                 forget(old.sequence)
             }
             changeBroadcaster.publish(.put(key: record.key))
             return record
+        }
+    }
+
+    /// Throws ``Strata/StrataError/Code/tooLarge`` when `record` would take the outbox past its limits, counting the
+    /// records it replaces as gone.
+    private func checkRoom(for record: PendingWrite, freed: [PendingWrite]) throws {
+        let count = records.count - freed.count
+        let bytes = valueBytes - freed.reduce(0) { $0 + ($1.value?.count ?? 0) }
+        let size = record.value?.count ?? 0
+        if count >= limits.maximumWrites {
+            throw StrataError(
+                .tooLarge,
+                "The outbox in \(folder.path) is full: it holds \(count) writes, its limit; the write of "
+                    + "\(record.key) reached the cache but neither main nor the outbox"
+            )
+        }
+        if size > limits.maximumBytes - bytes {
+            throw StrataError(
+                .tooLarge,
+                "The outbox in \(folder.path) is full: its writes hold \(bytes) bytes of values and this one "
+                    + "\(size), past its limit of \(limits.maximumBytes); the write of \(record.key) reached the "
+                    + "cache but neither main nor the outbox"
+            )
+        }
+    }
+
+    /// Inserts `sequence` into ascending `sequences`: at the end, but for a number handed out again after the largest.
+    private static func insert(_ sequence: UInt64, into sequences: inout ArraySlice<UInt64>) {
+        if let last = sequences.last, last > sequence {
+            sequences.insert(sequence, at: sequences.firstIndex { $0 > sequence } ?? sequences.endIndex)
+        } else {
+            sequences.append(sequence)
         }
     }
 
@@ -373,8 +444,9 @@ extension Outbox {
     /// while the disk refuses; the file keeps the record as it was, which a later process replays.
     func update(_ record: PendingWrite) async throws -> Bool {
         try await lane.run {
-            guard records[record.sequence] != nil else { return false }
+            guard let old = records[record.sequence] else { return false }
             records[record.sequence] = record
+            valueBytes += (record.value?.count ?? 0) - (old.value?.count ?? 0)
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             return true
         }
@@ -392,8 +464,15 @@ extension Outbox {
     /// Forgets a removed record in memory and announces its key's change.
     private func forget(_ sequence: UInt64) {
         guard let record = records.removeValue(forKey: sequence) else { return }
-        let remaining = (keyCounts[record.key] ?? 1) - 1
-        keyCounts[record.key] = remaining > 0 ? remaining : nil
+        valueBytes -= record.value?.count ?? 0
+        if var sequences = sequencesByKey.removeValue(forKey: record.key) {
+            if sequences.first == sequence {
+                sequences.removeFirst()
+            } else if let index = sequences.firstIndex(of: sequence) {
+                sequences.remove(at: index)
+            }
+            if !sequences.isEmpty { sequencesByKey[record.key] = sequences }
+        }
         if order.first == sequence {
             order.removeFirst()
         } else if order.count > 64, order.count > 2 * records.count {

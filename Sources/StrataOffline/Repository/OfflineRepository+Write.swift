@@ -14,7 +14,10 @@ extension OfflineRepository {
     /// - Returns: Main's returned value and ``WriteStatus/saved``, or the cache's value and the queued record.
     /// - Throws: The cache's error (nothing reached main or the outbox); main's error when it is not retryable
     ///   (the cache has the value, as after a CacheSync write); ``Strata/StrataError/Code/queryNotSupported`` for a
-    ///   query without a key; the outbox's error when the write could not be queued.
+    ///   query without a key; the outbox's error when the write could not be queued (the cache has the value):
+    ///   ``Strata/StrataError/Code/tooLarge`` when the outbox is full (``Outbox/limits``);
+    ///   ``Strata/StrataError/Code/alreadyInUse`` when the outbox serves another repository, or after ``close()``
+    ///   (nothing was written).
     @discardableResult
     public func put(_ value: Value, in query: any Query) async throws -> OfflineWrite<Value> {
         let (stored, status) = try await write(
@@ -64,6 +67,7 @@ extension OfflineRepository {
         toMain: (Result) async throws -> Result,
         record encoding: (Result) throws -> Data?
     ) async throws -> (value: Result, status: WriteStatus) {
+        try outbox.checkService(outboxClaim)
         // Numbered and written into the cache in the key's turn: two writes of a key that ran at once wrote the
         // cache in either order, and the cache kept the older value once main had the newer one.
         await cacheTurns.take(key)
@@ -136,11 +140,9 @@ extension OfflineRepository {
             record.noteFailure(error, unreachable: configuration.isUnreachable(error))
             record.notBefore = record.createdAt.addingTimeInterval(pause(after: error, attempt: 1).timeInterval)
         }
-        let coalesces = configuration.coalescesWrites
-        let operation = record.operation
-        record = try await outbox.append(record) { old in
-            operation == .delete ? (coalesces || old.operation == .put) : coalesces
-        }
+        let replacing: Outbox.Replacing =
+            configuration.coalescesWrites ? .everything : record.operation == .delete ? .puts : .nothing
+        record = try await outbox.append(record, replacing: replacing)
         if error == nil { triggerReplay(.due) } else { scheduleTimer() }
         return record
     }

@@ -60,11 +60,20 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     /// The source of the backoff's jitter.
     let randomUnit: Locked<any RandomNumberGenerator & Sendable>
 
+    /// The repository's claim on ``outbox``; `nil` when another repository held it: this one then replays nothing
+    /// and refuses writes.
+    let outboxClaim: UInt64?
+
     /// Creates a repository over a cache repository and an open outbox.
     ///
     /// Writes queued before (by an earlier run) are replayed by the timer, by the next successful main call and
     /// by ``sync()``. Reads that main answers replay them when they go through ``repository`` (or ``get(_:operation:)``),
     /// not through the repository given, which does not observe main's answers for this outbox.
+    ///
+    /// - Parameters:
+    /// An outbox serves one repository at a time: while another repository holds `outbox` (until its ``close()``
+    /// or its release), this one replays nothing, its ``sync()`` sends nothing, and its writes fail with
+    /// ``Strata/StrataError/Code/alreadyInUse``; its reads work.
     ///
     /// - Parameters:
     ///   - repository: The main and the cache.
@@ -76,6 +85,11 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         self.outbox = outbox
         self.configuration = configuration
         self.randomUnit = Locked(configuration.random)
+        self.outboxClaim = outbox.claimService()
+        guard outboxClaim != nil else {
+            schedule.withLock { $0.isClosed = true }
+            return
+        }
         mainAnswered.connect { [weak self] in self?.triggerReplay(.mainAnswered) }
         triggerReplay(.due)
     }
@@ -87,17 +101,19 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     ///   - cache: The fast source, written first.
     ///   - outboxFolder: The outbox's folder.
     ///   - configuration: Retry rule, backoff, coalescing, conflicts.
+    ///   - outboxLimits: The most writes and value bytes the outbox queues; ``Outbox/Limits/default`` by default.
     ///   - diagnostics: Receives the outbox's corruption reports: a damaged record file, moved aside, is a queued
     ///     write that is no longer replayed.
-    /// - Throws: As ``Outbox/open(folder:durability:diagnostics:)``.
+    /// - Throws: As ``Outbox/open(folder:durability:limits:diagnostics:)``.
     public static func open(
         main: Main,
         cache: Cache,
         outboxFolder: URL,
         configuration: Configuration = .init(),
+        outboxLimits: Outbox.Limits = .default,
         diagnostics: (@Sendable (StrataError) -> Void)? = nil
     ) async throws -> OfflineRepository {
-        let outbox = try await Outbox.open(folder: outboxFolder, diagnostics: diagnostics)
+        let outbox = try await Outbox.open(folder: outboxFolder, limits: outboxLimits, diagnostics: diagnostics)
         return OfflineRepository(
             repository: CacheRepository(main: main, cache: cache),
             outbox: outbox,
@@ -106,8 +122,9 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     }
 
     /// Stops the timer, cancels a replayed write on its way and waits for the replay in progress to end; nothing
-    /// is replayed after. Queued writes stay in the outbox for the next run, the cancelled one too (a server that
-    /// answers slowly does not hold `close()` up for the transport's whole timeout).
+    /// is replayed after, and writes fail with ``Strata/StrataError/Code/alreadyInUse``. Queued writes stay in the
+    /// outbox for the next run, the cancelled one too (a server that answers slowly does not hold `close()` up for
+    /// the transport's whole timeout); another repository may then serve the outbox.
     public func close() async {
         let (timer, cancelSend) = schedule.withLock { schedule in
             schedule.isClosed = true
@@ -117,10 +134,12 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         timer?.cancel()
         cancelSend?()
         await replays.run {}
+        if let outboxClaim { outbox.releaseService(outboxClaim) }
     }
 
     deinit {
         schedule.withLock { $0.timer?.cancel() }
+        if let outboxClaim { outbox.releaseService(outboxClaim) }
     }
 }
 

@@ -1,0 +1,23 @@
+extension Outbox {
+    /// The most an ``Outbox`` takes: its records and their values live in memory as well as on disk.
+    public struct Limits: Sendable, Hashable {
+        /// The most records, set-aside ones included.
+        public var maximumWrites: Int
+
+        /// The most bytes of queued values (encoded, as the record files hold them), set-aside ones included.
+        public var maximumBytes: Int
+
+        /// 10,000 writes and 64 MiB of values.
+        public static let `default` = Limits(maximumWrites: 10_000, maximumBytes: 64 << 20)
+
+        /// Creates limits.
+        ///
+        /// - Parameters:
+        ///   - maximumWrites: The most records; at least 1.
+        ///   - maximumBytes: The most bytes of queued values; at least 0 (an outbox of deletes only).
+        public init(maximumWrites: Int, maximumBytes: Int) {
+            self.maximumWrites = max(1, maximumWrites)
+            self.maximumBytes = max(0, maximumBytes)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataMemory
+import StrataOffline
+import StrataTesting
+import Testing
+
+/// The outbox keeps its records in memory: it takes at most its limits, and it serves one repository at a time.
+struct OfflineOutboxLimitTests {
+    /// A notes repository whose outbox, in `folder`, takes `limits`.
+    private func notes(
+        _ server: NotesServer,
+        folder: URL,
+        limits: Outbox.Limits,
+        coalescing: Bool = false
+    ) async throws -> NotesRepository {
+        try await NotesRepository.open(
+            main: server.source,
+            cache: MemoryDataSource<Note>(),
+            outboxFolder: folder,
+            configuration: standingStill(coalescing: coalescing),
+            outboxLimits: limits
+        )
+    }
+
+    /// Runs `body` with a notes server that is down and a repository whose outbox, in a fresh folder where an
+    /// earlier repository queued `queued`, takes `limits`; then closes both and removes the folder.
+    private func whileDown(
+        limits: Outbox.Limits,
+        coalescing: Bool = false,
+        queued: [Note] = [],
+        _ body: (NotesServer, NotesRepository) async throws -> Void
+    ) async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        if !queued.isEmpty { try await queueWhileDown(queued, on: server, folder: folder) }
+        let repository = try await notes(server, folder: folder, limits: limits, coalescing: coalescing)
+        server.isDown = true
+        do {
+            try await body(server, repository)
+        } catch {
+            await repository.close()
+            await server.stop()
+            throw error
+        }
+        await repository.close()
+        await server.stop()
+    }
+
+    /// Before, an outbox took every write while main was down, each record and its value held in memory for as
+    /// long as the outage lasted.
+    @Test func aFullOutboxRefusesTheNextWriteAndKeepsTheOthers() async throws {
+        try await whileDown(limits: .init(maximumWrites: 2, maximumBytes: 1 << 20)) {
+            (server, repository) async throws in
+
+            // Given an outbox of two writes at most, holding two
+            for id in ["a", "b"] {
+                #expect(try await repository.put(Note(id: id, text: id, version: 1), in: KeyQuery(id)).isPending)
+            }
+
+            // When a third write fails at main
+            let error = await #expect(throws: StrataError.self) {
+                try await repository.put(Note(id: "c", text: "c", version: 1), in: KeyQuery("c"))
+            }
+
+            // Then it is refused as too large, naming the limit, and the queued writes are all still there
+            #expect(error?.code == .tooLarge)
+            #expect(error?.message.contains("is full") == true, "\(String(describing: error))")
+            #expect(await repository.outbox.pendingWrites.map(\.key) == ["a", "b"])
+            #expect(await repository.outbox.isPending(key: "c") == false)
+
+            // And once main takes the queue, the outbox has room again
+            server.isDown = false
+            #expect(await repository.sync().delivered == 2)
+            #expect(
+                try await repository.put(Note(id: "c", text: "c", version: 1), in: KeyQuery("c")).isPending == false
+            )
+        }
+    }
+
+    /// A write that replaces queued ones (last write wins) frees their room first: a full outbox still takes it.
+    @Test func aWriteThatReplacesQueuedOnesFitsAFullOutbox() async throws {
+        try await whileDown(limits: .init(maximumWrites: 1, maximumBytes: 1 << 20), coalescing: true) {
+            (_, repository) async throws in
+
+            for version in 1...3 {
+                let note = Note(id: "a", text: "v\(version)", version: version)
+                #expect(try await repository.put(note, in: KeyQuery("a")).isPending)
+            }
+
+            #expect(await repository.outbox.pendingWrites.count == 1)
+            let queued = await repository.outbox.pendingWrites(forKey: "a").compactMap(\.value)
+            #expect(queued.map { String(decoding: $0, as: UTF8.self).contains("v3") } == [true])
+            await #expect(throws: StrataError.self) {
+                try await repository.put(Note(id: "b", text: "b", version: 1), in: KeyQuery("b"))
+            }
+        }
+    }
+
+    /// The bytes of queued values are bounded too: one large value does not fit what the others leave.
+    @Test func aValuePastTheByteLimitIsRefused() async throws {
+        try await whileDown(limits: .init(maximumWrites: 100, maximumBytes: 1_000)) { (_, repository) async throws in
+
+            #expect(try await repository.put(Note(id: "a", text: "short", version: 1), in: KeyQuery("a")).isPending)
+            let large = Note(id: "b", text: String(repeating: "x", count: 2_000), version: 1)
+            let error = await #expect(throws: StrataError.self) { try await repository.put(large, in: KeyQuery("b")) }
+
+            #expect(error?.code == .tooLarge)
+            #expect(await repository.outbox.pendingWrites.map(\.key) == ["a"])
+            // A delete holds no value: it still fits
+            #expect(try await repository.delete(KeyQuery("c")).isPending)
+        }
+    }
+
+    /// An outbox left over its limits by an earlier run (a larger limit then) opens with every record: they are
+    /// writes main has not taken.
+    @Test func anOutboxOverItsLimitsOpensWithEveryRecord() async throws {
+        let queued = (1...3).map { Note(id: "n\($0)", text: "t", version: 1) }
+        try await whileDown(
+            limits: .init(maximumWrites: 1, maximumBytes: 1 << 20),
+            queued: queued
+        ) { (server, repository) async throws in
+            #expect(await repository.outbox.count == 3)
+            await #expect(throws: StrataError.self) {
+                try await repository.put(Note(id: "x", text: "x", version: 1), in: KeyQuery("x"))
+            }
+            server.isDown = false
+            #expect(await repository.sync().delivered == 3)
+        }
+    }
+
+    /// Before, a second repository over the same outbox replayed its records too, from its own timer: main got
+    /// writes twice, and the two repositories' cache writes of a key took turns neither saw.
+    @Test func aSecondRepositoryOverOneOutboxIsRefusedUntilTheFirstCloses() async throws {
+        try await whileDown(limits: .default) { (server, first) async throws in
+            #expect(try await first.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a")).isPending)
+
+            // When a second repository is made over the same outbox
+            let second = NotesRepository(
+                repository: CacheRepository(main: server.source, cache: MemoryDataSource<Note>()),
+                outbox: first.outbox,
+                configuration: standingStill()
+            )
+
+            // Then it refuses writes, and sends nothing the outbox holds
+            let error = await #expect(throws: StrataError.self) {
+                try await second.put(Note(id: "b", text: "two", version: 1), in: KeyQuery("b"))
+            }
+            #expect(error?.code == .alreadyInUse)
+            server.isDown = false
+            #expect(await second.sync().delivered == 0)
+            #expect(server.applied.isEmpty)
+
+            // And once the first is closed, a new repository serves it, and the closed one refuses writes
+            await first.close()
+            let third = NotesRepository(
+                repository: CacheRepository(main: server.source, cache: MemoryDataSource<Note>()),
+                outbox: first.outbox,
+                configuration: standingStill()
+            )
+            #expect(await third.sync().delivered == 1)
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one"])
+            await #expect(throws: StrataError.self) {
+                try await first.put(Note(id: "c", text: "three", version: 1), in: KeyQuery("c"))
+            }
+            await second.close()
+            await third.close()
+        }
+    }
+}
