@@ -260,10 +260,13 @@ struct BlobCacheHTTPTests {
 
 /// How many fetches of `url` wait for the download shared in the cache's lower repository.
 func sharedReadWaiters(_ cache: BlobCache, _ url: URL) -> Int {
+    let repository = cache.chain.main.repository
+    let query = KeyQuery(url.absoluteString)
     let key = BlobCache.DiskRepository.MainReadKey(
         isGetAll: false,
         writesBack: true,
-        query: AnyHashable(KeyQuery(url.absoluteString))
+        query: AnyHashable(query),
+        writes: repository.writeStamps.stamp(query).sum
     )
-    return cache.chain.main.repository.mainReads.waiterCount(for: key)
+    return repository.mainReads.waiterCount(for: key)
 }

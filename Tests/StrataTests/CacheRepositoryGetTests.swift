@@ -127,6 +127,22 @@ struct CacheRepositoryGetTests {
         #expect(error?.code == .network)
     }
 
+    /// Before, a fallback rule that took every error took `cacheSyncFailed` too: main's fresh answer was dropped
+    /// for the stale value, because the disk refused the write after it.
+    @Test func aFallbackNeverReplacesMainsAnswerWhoseCacheWriteFailed() async throws {
+        let harness = Harness(main: ["1": "main"], cache: ["1": "stale"])
+        harness.cacheStore.script(.put, .failure(StrataError(.io, "disk full")))
+        let repository = CacheRepository(
+            main: harness.main,
+            cache: harness.cache.validated(by: ClosureValidator { value, _ in value != "stale" })
+        )
+        let error = await #expect(throws: StrataError.self) {
+            try await repository.get(IdQuery(1), operation: .cacheSync(fallback: { _ in true }))
+        }
+        #expect(error?.code == .cacheSyncFailed)
+        #expect(error?.value(as: String.self) == "main")
+    }
+
     @Test func aFailedCacheWriteAfterMainSucceededIsReportedWithMainsValue() async throws {
         let harness = Harness(main: ["1": "main"])
         harness.cacheStore.script(.put, .failure(StrataError(.io, "disk full")))
@@ -154,6 +170,22 @@ struct CacheRepositoryGetTests {
         #expect(harness.journal.trace == ["cache.getAll"] + perId + ["main.getAll", "cache.putAll"])
         #expect(harness.main.calls.map(\.query) == [String(describing: IdsQuery([1, 2]))])
         #expect(try await harness.repository().getAll(IdsQuery([1, 2]), operation: .cache) == ["a", "b"])
+    }
+
+    /// Before, the list read of the keys the cache missed stored every entry main gave, one that must not be stored
+    /// (`no-store`) too; `get` and a whole-list read never did.
+    @Test func aListReadOfMissingKeysNeverStoresAnEntryThatMustNotBeStored() async throws {
+        let main = EntryStore([
+            "1": StoredEntry(value: "kept", metadata: EntryMetadata()),
+            "2": StoredEntry(value: "secret", metadata: EntryMetadata(expiresAt: .distantPast)),
+        ])
+        let cache = EntryStore()
+        let repository = CacheRepository(main: main, cache: cache)
+
+        #expect(try await repository.getAll(IdsQuery([1, 2]), operation: .cacheSync) == ["kept", "secret"])
+
+        #expect(cache.entry("1")?.value == "kept")
+        #expect(cache.entry("2") == nil)
     }
 
     @Test func anUnknownOperationIsAThrownError() async throws {

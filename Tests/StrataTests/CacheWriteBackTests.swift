@@ -97,6 +97,73 @@ struct CacheWriteBackTests {
         #expect(fixture.cache.peek("1") == "old")
     }
 
+    /// Before, only a cache write moved the stamps: a `.main` write left a read that began before it free to store
+    /// main's older answer, which `.cacheSync` reads then served in place of main's newer value.
+    @Test func aMainOnlyWriteMeanwhileSkipsTheWriteBack() async throws {
+        // Given a CacheSync read whose main answer ("old") is on its way
+        let gate = AsyncGate(isOpen: false)
+        let main = PluginTestStore(["1": "old"], gate: gate, readsBeforeGate: true)
+        let cache = PluginTestStore<String>()
+        let repository = CacheRepository(main: main, cache: cache)
+        let read = Task { try await repository.get(IdQuery(1), operation: .cacheSync) }
+        await gate.waitForEntered(1)
+
+        // When main alone is written meanwhile, then the answer arrives
+        _ = try await repository.put("new", in: IdQuery(1), operation: .main)
+        gate.open()
+
+        // Then the old answer is returned but not stored, and the next read asks main
+        #expect(try await read.value == "old")
+        #expect(cache.peek("1") == nil)
+        #expect(try await repository.get(IdQuery(1), operation: .cacheSync) == "new")
+    }
+
+    /// Before, a read that began while a CacheSync delete waited for main (the cache already deleted) stored main's
+    /// answer, the value being deleted, and the cache served it after the delete returned.
+    @Test func aReadDuringAWriteInProgressDoesNotWriteBack() async throws {
+        // Given a CacheSync delete that removed the cached entry and waits for main
+        let writeGate = AsyncGate(isOpen: false)
+        let main = PluginTestStore(["1": "old"], writeGate: writeGate)
+        let cache = PluginTestStore<String>()
+        let repository = CacheRepository(main: main, cache: cache)
+        _ = try await repository.put("old", in: IdQuery(1), operation: .cache)
+        let delete = Task { try await repository.delete(IdQuery(1), operation: .cacheSync) }
+        await writeGate.waitForEntered(1)
+        #expect(cache.peek("1") == nil)
+
+        // When a CacheSync read misses the cache and main answers with the value being deleted
+        #expect(try await repository.get(IdQuery(1), operation: .cacheSync) == "old")
+        writeGate.open()
+        try await delete.value
+
+        // Then the cache stays without it, and the next read hears main's answer
+        #expect(cache.peek("1") == nil)
+        await #expect(throws: StrataError.self) { try await repository.get(IdQuery(1), operation: .cacheSync) }
+    }
+
+    /// Before, a read that began after a delete had returned joined a shared main read that began before it, and
+    /// was handed the deleted value.
+    @Test(.timeLimit(.minutes(1))) func aReadAfterAWriteNeverJoinsAMainReadThatBeganBeforeIt() async throws {
+        // Given a CacheSync read whose main answer ("old") is on its way
+        let gate = AsyncGate(isOpen: false)
+        let main = PluginTestStore(["1": "old"], gate: gate, readsBeforeGate: true)
+        let repository = CacheRepository(main: main, cache: PluginTestStore<String>())
+        let first = Task { try await repository.get(IdQuery(1), operation: .cacheSync) }
+        await gate.waitForEntered(1)
+
+        // When the key is deleted, and another read of it starts
+        try await repository.delete(IdQuery(1), operation: .mainSync)
+        let second = Task { try await repository.get(IdQuery(1), operation: .cacheSync) }
+        await gate.waitForEntered(2)
+        gate.open()
+
+        // Then the first read returns the old answer, and the second its own: the key is gone
+        #expect(try await first.value == "old")
+        let error = await #expect(throws: StrataError.self) { try await second.value }
+        #expect(error?.code == .notFound)
+        #expect(main.calls(.get) == 2)
+    }
+
     /// A key whose stripe in the write stamps is not the stripe of `key`.
     private func otherStripeKey(than key: String) -> Int {
         let stripe = { (key: String) in "\(CacheWriteStamps.scope(of: KeyQuery(key)))" }

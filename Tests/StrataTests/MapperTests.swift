@@ -59,4 +59,26 @@ struct MapperTests {
         clock.advance(by: .seconds(10))
         await #expect(throws: StrataError.self) { try await validated.get(KeyQuery("k")) }
     }
+
+    /// Before, a mapper let a *not valid* error through with the wrapped source's stale entry: of the wrong type, it
+    /// was no stale value at all, and a repository could neither serve nor revalidate it.
+    @Test func aValidatedSourceBehindAMapperStillOffersItsStaleValue() async throws {
+        let clock = ManualClock()
+        let source = EntryDatedSource(clock: clock)
+        _ = try await source.put("abc", in: KeyQuery("k"))
+        let lengths = source.validated(by: .maxAge(.seconds(10), clock: clock))
+            .mapped(to: { $0.count }, from: { String(repeating: "x", count: $0) })
+        clock.advance(by: .seconds(20))
+
+        let error = await #expect(throws: StrataError.self) { try await lengths.getEntry(KeyQuery("k")) }
+        #expect(error?.code == .notValid)
+        #expect(error?.staleEntry(as: Int.self)?.value == 3)
+        #expect(error?.staleSince != nil)
+        let listError = await #expect(throws: StrataError.self) { try await lengths.getAll(IdsQuery(["k"])) }
+        #expect(listError?.value(as: [Int].self) == [3], "\(String(describing: listError))")
+
+        // And a repository over it serves the stale value when asked to
+        let repository = CacheRepository(main: ScriptedDataSource<Int>(), cache: lengths)
+        #expect(try await repository.get(KeyQuery("k"), operation: .cacheIgnoringValidation) == 3)
+    }
 }

@@ -52,6 +52,24 @@ struct ObservationRepositoryTests {
         #expect(later.last == "value(newer, file)")
     }
 
+    /// Before, a read whose main answer must not be stored (`no-store`) deleted the cached copy as a deletion: every
+    /// open stream of the key said "deleted", though main had just answered with a value.
+    @Test func aCachedCopyDroppedForAnAnswerThatMustNotBeStoredIsNoDeletionToStreams() async throws {
+        let main = EntryStore(["1": StoredEntry(value: "private", metadata: EntryMetadata(expiresAt: .distantPast))])
+        let cache = ObservableStore(["1": "old"])
+        let repository = CacheRepository(main: main, cache: cache)
+        let observation = Observation(repository.stream(KeyQuery("1"), operation: .cache, bufferingNewest: 64))
+        defer { observation.task.cancel() }
+        #expect(try await observation.wait(forCount: 2) == ["loading(file)", "value(old, file)"])
+
+        #expect(try await repository.get(KeyQuery("1"), operation: .mainSync) == "private")
+        #expect(cache.contents["1"] == nil)
+        _ = try await repository.put("newer", in: KeyQuery("1"), operation: .cache)
+
+        let trace = try await observation.wait { $0.value == "newer" }
+        #expect(trace == ["loading(file)", "value(old, file)", "value(newer, file)"])
+    }
+
     @Test func mainEmitsTheMainValueAndLeavesTheCacheAlone() async throws {
         let harness = ObservedHarness(main: ["1": "main"], cache: ["1": "cached"])
         let observation = harness.observe("1", .main)

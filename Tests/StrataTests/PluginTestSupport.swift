@@ -12,6 +12,8 @@ final class PluginTestStore<Value: Sendable>: DataSource {
 
     private let state: Locked<State>
     private let gate: AsyncGate?
+    private let readsBeforeGate: Bool
+    private let writeGate: AsyncGate?
     private let clock: ManualClock?
     private let readDurations: Locked<[Duration]>
 
@@ -20,16 +22,23 @@ final class PluginTestStore<Value: Sendable>: DataSource {
     /// - Parameters:
     ///   - values: The initial entries.
     ///   - gate: Reads wait at this gate.
+    ///   - readsBeforeGate: Whether a `get` reads its value before it waits at `gate` (a slow answer of the value
+    ///     as it was), rather than after.
+    ///   - writeGate: Puts and deletes wait at this gate before they change anything.
     ///   - clock: Reads advance this clock by the next of `readDurations`.
     ///   - readDurations: How long each read "takes" on the clock.
     init(
         _ values: [String: Value] = [:],
         gate: AsyncGate? = nil,
+        readsBeforeGate: Bool = false,
+        writeGate: AsyncGate? = nil,
         clock: ManualClock? = nil,
         readDurations: [Duration] = []
     ) {
         state = Locked(State(values: values))
         self.gate = gate
+        self.readsBeforeGate = readsBeforeGate
+        self.writeGate = writeGate
         self.clock = clock
         self.readDurations = Locked(readDurations)
     }
@@ -48,7 +57,8 @@ final class PluginTestStore<Value: Sendable>: DataSource {
             state.calls[method, default: 0] += 1
             return state.failures.isEmpty ? nil : state.failures.removeFirst()
         }
-        if method.isRead {
+        if !method.isRead, let writeGate { await writeGate.enter() }
+        if method.isRead, !(readsBeforeGate && method == .get) {
             if let gate { await gate.enter() }
             if let clock, let duration = readDurations.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
                 clock.advance(by: duration)
@@ -63,9 +73,13 @@ final class PluginTestStore<Value: Sendable>: DataSource {
     }
 
     func get(_ query: any Query) async throws -> Value {
+        let before = (try? key(query)).flatMap { key in state.withLock { $0.values[key] } }
         try await begin(.get)
         let key = try key(query)
-        guard let value = state.withLock({ $0.values[key] }) else { throw StrataError.notFound() }
+        if readsBeforeGate, let gate { await gate.enter() }
+        guard let value = readsBeforeGate ? before : state.withLock({ $0.values[key] }) else {
+            throw StrataError.notFound()
+        }
         return value
     }
 

@@ -83,6 +83,21 @@ struct ValidatorTests {
         #expect(!AnyValidator<Int>([]).isValid(1, context: context))
     }
 
+    /// Before, a refusing validator that cannot date its refusal was skipped: the other one's date made a value the
+    /// closure refused look merely stale, and a stale-while-revalidate window served it at once.
+    @Test func allCannotDateARefusalWhenARefusingValidatorCannot() {
+        let clock = ManualClock()
+        let context = ValidationContext(EntryMetadata(freshUntil: clock.now()))
+        clock.advance(by: .seconds(10))
+        let fresh: FreshnessValidator<Int> = .fresh(clock: clock)
+        let refuses = ClosureValidator<Int> { _, _ in false }
+        let accepts = ClosureValidator<Int> { _, _ in true }
+
+        #expect(fresh.and(refuses).staleSince(1, context: context) == nil)
+        #expect(fresh.and(accepts).staleSince(1, context: context) == fresh.staleSince(1, context: context))
+        #expect(fresh.staleSince(1, context: context) != nil)
+    }
+
     @Test func getAllIsInvalidWhenOneValueIsInvalidAndCarriesAllValues() async throws {
         let source = ScriptedDataSource(["1": "ok", "2": "expired"])
         let validated = source.validated(by: ClosureValidator { value, _ in value != "expired" })

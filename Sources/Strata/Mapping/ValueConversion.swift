@@ -36,4 +36,30 @@ struct ValueConversion<Stored: Sendable, Value: Sendable>: Sendable {
     func storedEntries(_ entries: [StoredEntry<Value>]) throws -> [StoredEntry<Stored>] {
         try entries.map(storedEntry)
     }
+
+    /// Runs a read of the wrapped source or repository, converting the stale value a *not valid* error carries, so
+    /// that it can still be served and revalidated on this side (``StrataError/staleEntry(as:)``).
+    ///
+    /// A stale value that does not convert leaves the error without one: a miss, never a value of the wrong type.
+    func convertingStale<Result>(_ read: () async throws -> Result) async throws -> Result {
+        do {
+            return try await read()
+        } catch var error as StrataError where error.code == .notValid && error.payload != nil {
+            error.payload = stale(error.payload)
+            throw error
+        }
+    }
+
+    /// The payload of a *not valid* error, converted.
+    private func stale(_ payload: (any Sendable)?) -> (any Sendable)? {
+        switch payload {
+        case let stale as StaleEntry<Stored>:
+            (try? entry(stale.entry)).map { StaleEntry(entry: $0, staleSince: stale.staleSince) }
+        case let stale as StaleEntries<Stored>:
+            (try? entries(stale.entries)).map { StaleEntries(entries: $0, staleSince: stale.staleSince) }
+        case let stored as Stored: try? value(stored)
+        case let stored as [Stored]: try? values(stored)
+        default: nil
+        }
+    }
 }

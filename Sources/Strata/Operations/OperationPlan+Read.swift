@@ -112,9 +112,14 @@ extension OperationPlan {
         case servedWhenMainFails(@Sendable (any Error) -> Bool)
 
         /// Whether the stale value replaces main's `error`.
+        ///
+        /// Never for ``StrataError/Code/cacheSyncFailed``: main answered, only the cache write after it failed, and
+        /// the write policy decides (main's value is that error's payload).
         func servesStale(after error: any Error) -> Bool {
-            if case .servedWhenMainFails(let rule) = self { return rule(error) }
-            return false
+            guard case .servedWhenMainFails(let rule) = self,
+                (error as? StrataError)?.code != .cacheSyncFailed
+            else { return false }
+            return rule(error)
         }
     }
 }

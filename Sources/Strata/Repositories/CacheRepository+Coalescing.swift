@@ -1,16 +1,32 @@
 extension CacheRepository {
-    /// Identifies identical main reads: the method, the query, and whether the value is written back.
+    /// Identifies identical main reads: the method, the query, whether the value is written back, and the write
+    /// stamps of the query's keys when the read began.
+    ///
+    /// A read never joins one that began before a write of its keys went through the repository: that one may
+    /// answer with the value from before the write, which a caller that began after the write must never see.
     struct MainReadKey: Hashable, @unchecked Sendable {
         // `AnyHashable` is not declared `Sendable`; it only ever wraps a `Sendable` query.
         let isGetAll: Bool
         let writesBack: Bool
         let query: AnyHashable
+        let writes: UInt64
     }
 
-    /// The key of a main read, or `nil` when coalescing is off or the query is not `Hashable`.
-    func mainReadKey(isGetAll: Bool, writesBack: Bool, _ query: any Query) -> MainReadKey? {
+    /// The key of a main read that began at `stamp`, or `nil` when coalescing is off or the query is not
+    /// `Hashable`.
+    ///
+    /// - Parameter narrowed: Whether the read is a list read narrowed to the keys the cache missed: marked so, it
+    ///   never shares a key (and a result type) with the plan's own list read of the same query.
+    func mainReadKey(
+        isGetAll: Bool,
+        writesBack: Bool,
+        _ query: any Query,
+        since stamp: CacheWriteStamps.Stamp,
+        narrowed: Bool = false
+    ) -> MainReadKey? {
         guard configuration.coalescesMainReads, let query = query as? any Hashable else { return nil }
-        return MainReadKey(isGetAll: isGetAll, writesBack: writesBack, query: AnyHashable(query))
+        let identity = narrowed ? AnyHashable(NarrowedRead(query: AnyHashable(query))) : AnyHashable(query)
+        return MainReadKey(isGetAll: isGetAll, writesBack: writesBack, query: identity, writes: stamp.sum)
     }
 
     /// Runs `readAndStore` once for all the concurrent callers with an equal key.
@@ -24,4 +40,9 @@ extension CacheRepository {
         }
         return result
     }
+}
+
+/// The coalescing identity of a list read narrowed to the keys the cache missed.
+private struct NarrowedRead: Hashable {
+    let query: AnyHashable
 }

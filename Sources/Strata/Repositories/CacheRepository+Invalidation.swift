@@ -9,8 +9,7 @@ extension CacheRepository where Cache: DeleteDataSource {
     /// - Throws: ``StrataError/Code/queryNotSupported`` when the cache does not keep tags; the cache's error.
     public func invalidate(tag: String) async throws {
         let query = TagQuery(tag)
-        writeStamps.recordWrite(query)
-        try await cache.delete(query)
+        try await writeStamps.recordingWrite(query) { try await cache.delete(query) }
     }
 }
 

@@ -84,18 +84,27 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             mainAnswered(.getAll, query)
             let found = fetched.indices.filter { fetched[$0] != nil }
             guard writesBack, !found.isEmpty, writeStamps.mayWriteBack(since: stamp) else { return fetched }
-            let written = found.compactMap { fetched[$0] }
-            let storeQuery = try narrowed(query, to: found)
+            // An entry that must not be stored is returned as it came, and the cache's older copy goes (as for `get`).
+            let unstorable = found.filter { fetched[$0]?.metadata.isStorable == false }
+            if !unstorable.isEmpty, let cache = cache as? any DeleteDataSource,
+                let unstorableQuery = try? narrowed(query, to: unstorable)
+            {
+                try? await cache.delete(unstorableQuery)
+            }
+            let storable = found.filter { fetched[$0]?.metadata.isStorable == true }
+            guard !storable.isEmpty else { return fetched }
+            let written = storable.compactMap { fetched[$0] }
+            let storeQuery = try narrowed(query, to: storable)
             let stored = try await syncCache(after: written, payload: written.map(\.value)) {
                 written.keepingMetadata(of: try await cache.putAllEntries(written, in: storeQuery))
             }
-            for (position, entry) in zip(found, stored) { fetched[position] = entry }
+            for (position, entry) in zip(storable, stored) { fetched[position] = entry }
             return fetched
         }
-        guard configuration.coalescesMainReads, let hashable = query as? any Hashable else { return try await work() }
-        // Marked as a narrowed read, so it never shares a key (and a result type) with the plan's own list read.
-        let narrowedRead = AnyHashable(NarrowedRead(query: AnyHashable(hashable)))
-        return try await sharedMainRead(MainReadKey(isGetAll: true, writesBack: writesBack, query: narrowedRead), work)
+        guard let key = mainReadKey(isGetAll: true, writesBack: writesBack, query, since: stamp, narrowed: true) else {
+            return try await work()
+        }
+        return try await sharedMainRead(key, work)
     }
 
     /// The query for the keys at `positions`.
@@ -105,9 +114,4 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         }
         return narrowed
     }
-}
-
-/// The coalescing key of a list read narrowed to the keys the cache missed.
-private struct NarrowedRead: Hashable {
-    let query: AnyHashable
 }

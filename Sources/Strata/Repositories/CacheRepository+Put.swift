@@ -92,15 +92,16 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     ) async throws -> Bool {
         let plan = try writePlan(of: operation)
         let sources = plan.thenOther ? [plan.first, plan.first.other] : [plan.first]
-        var renewedAll = true
-        for source in sources {
-            if source == .cache { writeStamps.recordWrite(query) }
-            let renewed =
-                source == .main
-                ? try await main.renewMetadata(metadata, in: query)
-                : try await cache.renewMetadata(metadata, in: query)
-            renewedAll = renewedAll && renewed
+        return try await writeStamps.recordingWrite(query) {
+            var renewedAll = true
+            for source in sources {
+                let renewed =
+                    source == .main
+                    ? try await main.renewMetadata(metadata, in: query)
+                    : try await cache.renewMetadata(metadata, in: query)
+                renewedAll = renewedAll && renewed
+            }
+            return renewedAll
         }
-        return renewedAll
     }
 }

@@ -118,7 +118,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             mainAnswered(method, read.query)
             return try await store(entry, writesBack: writesBack, since: stamp, read)
         }
-        guard coalesces, let key = mainReadKey(isGetAll: read.isGetAll, writesBack: writesBack, read.query) else {
+        guard coalesces,
+            let key = mainReadKey(isGetAll: read.isGetAll, writesBack: writesBack, read.query, since: stamp)
+        else {
             return try await readAndStore()
         }
         return try await sharedMainRead(key) { [self] in
@@ -163,8 +165,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             },
             store: { [cache] entry in
                 guard entry.metadata.isStorable else {
-                    // Main's answer stands whatever the cache does: a delete that fails does not fail the read.
-                    try? await (cache as? any DeleteDataSource)?.delete(query)
+                    // Main's answer stands whatever the cache does: a delete that fails does not fail the read. Nor is
+                    // the value gone, so the repository's streams are not told "deleted" (they keep what they show).
+                    await ObservationScope.$isStreamRefresh.withValue(true) {
+                        try? await (cache as? any DeleteDataSource)?.delete(query)
+                    }
                     return entry
                 }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)

@@ -5,8 +5,8 @@ extension CacheRepository {
     /// The first source is written; only after it succeeded, the other one, with the first's returned value. A
     /// cache write after main's follows the write policy (``StrataError/Code/cacheSyncFailed``). `announce` runs
     /// once, after the writes, whenever the first one happened — even when the second then failed — and never
-    /// when nothing was written. A cache write is recorded in the write stamps first, so a main read of the keys
-    /// that began before never writes its answer back over it.
+    /// when nothing was written. The write is recorded in the write stamps from its start to its end, so a main
+    /// read of the keys that began before it ended never writes its answer back over it.
     ///
     /// - Parameters:
     ///   - plan: The operation's write (or delete) plan.
@@ -31,17 +31,15 @@ extension CacheRepository {
             mainAnswered(method, query)
             return written
         }
-        func writeCache(_ input: Input) async throws -> Input {
-            writeStamps.recordWrite(query)
-            return try await toCache(input)
+        return try await writeStamps.recordingWrite(query) {
+            let first = plan.first == .main ? try await writeMain(input) : try await toCache(input)
+            defer { announce() }
+            guard plan.thenOther else { return first }
+            if plan.first == .main {
+                return try await syncCache(after: first) { try await toCache(first) }
+            }
+            return try await writeMain(first)
         }
-        let first = plan.first == .main ? try await writeMain(input) : try await writeCache(input)
-        defer { announce() }
-        guard plan.thenOther else { return first }
-        if plan.first == .main {
-            return try await syncCache(after: first) { try await writeCache(first) }
-        }
-        return try await writeMain(first)
     }
 
     /// Carries out the write plan of `operation` for a put of `input` (see

@@ -21,9 +21,10 @@
 /// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written.
 ///
 /// **Main's answer never replaces a newer write.** A value read from main is written back into the cache (or renews
-/// the cached entry) only when no write of its keys went through the repository since the read began — a put, a
-/// delete, a metadata renewal, a tag invalidation, by any operation (`.cache` included). Otherwise the read returns
-/// main's answer and the cache keeps the newer value. (Write-backs are not such writes: two main reads of a key
+/// the cached entry) only when no write of its keys went through the repository since the read began, and none is
+/// under way — a put, a delete, a metadata renewal, a tag invalidation, by any operation (`.cache` and `.main`
+/// included): main may have answered before the write reached it. Otherwise the read returns main's answer and the
+/// cache keeps what the write left. (Write-backs are not such writes: two main reads of a key
 /// that race both write back, the last to finish last.) The rule
 /// covers every write-back: a read after a miss, a read that starts at main, a revalidation, a background refresh,
 /// and the read of the keys a list missed. Writes are told apart by a fixed table of 256 counters per repository
@@ -34,7 +35,8 @@
 ///
 /// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
 /// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own
-/// fallback rule.
+/// fallback rule. A read never joins one that began before a write of its keys: it could be handed the value from
+/// before the write.
 ///
 /// ```swift
 /// let users = CacheRepository(

@@ -6,6 +6,10 @@
 /// the number of keys; two keys that share a stripe only make a write-back be skipped, never a stale one be stored.
 ///
 /// A counter only grows, so the sum of a scope's counters is unchanged exactly when none of them moved.
+///
+/// A write moves its counters when it begins and again when it ends, and counts itself in progress in between: a
+/// main read that began before the write, or during it (and may have read main before the write reached it), never
+/// writes its answer back, whatever sources the write's operation writes.
 final class CacheWriteStamps: Sendable {
     /// The keys a query writes or reads, as stripes.
     enum Scope: Sendable {
@@ -39,6 +43,12 @@ final class CacheWriteStamps: Sendable {
         var unkeyed: UInt64 = 0
         /// Moved by every write.
         var total: UInt64 = 0
+        /// The writes in progress of each stripe; allocated with ``stripes``.
+        var stripesWriting: [Int] = []
+        /// The writes in progress that name no key.
+        var unkeyedWriting = 0
+        /// Every write in progress.
+        var totalWriting = 0
 
         /// The sum of the counters a read of `scope` depends on.
         func sum(_ scope: Scope) -> UInt64 {
@@ -52,16 +62,37 @@ final class CacheWriteStamps: Sendable {
         /// The counter of a stripe.
         private func counter(_ stripe: Int) -> UInt64 { stripes.isEmpty ? 0 : stripes[stripe] }
 
-        /// Moves the counters of a write of `scope`.
-        mutating func bump(_ scope: Scope) {
+        /// Whether a write of keys a read of `scope` depends on is in progress.
+        func isWriting(_ scope: Scope) -> Bool {
+            guard totalWriting > 0 else { return false }
+            switch scope {
+            case .one(let stripe): return unkeyedWriting > 0 || stripesWriting[stripe] > 0
+            case .many(let indices): return unkeyedWriting > 0 || indices.contains { stripesWriting[$0] > 0 }
+            case .all: return true
+            }
+        }
+
+        /// Moves the counters of a write of `scope`, and counts it in progress (`change` 1, when it begins) or no
+        /// longer (-1, when it ends).
+        mutating func bump(_ scope: Scope, writing change: Int) {
             total &+= 1
+            totalWriting += change
             if stripes.isEmpty, scope.isKeyed {
                 stripes = [UInt64](repeating: 0, count: CacheWriteStamps.stripeCount)
+                stripesWriting = [Int](repeating: 0, count: CacheWriteStamps.stripeCount)
             }
             switch scope {
-            case .one(let stripe): stripes[stripe] &+= 1
-            case .many(let indices): for stripe in indices { stripes[stripe] &+= 1 }
-            case .all: unkeyed &+= 1
+            case .one(let stripe):
+                stripes[stripe] &+= 1
+                stripesWriting[stripe] += change
+            case .many(let indices):
+                for stripe in indices {
+                    stripes[stripe] &+= 1
+                    stripesWriting[stripe] += change
+                }
+            case .all:
+                unkeyed &+= 1
+                unkeyedWriting += change
             }
         }
     }
@@ -91,20 +122,22 @@ final class CacheWriteStamps: Sendable {
         return Stamp(scope: scope, sum: table.withLock { $0.sum(scope) })
     }
 
-    /// Records a write of the query's keys through the repository: a main read of them that began before may no
-    /// longer write its answer back. Called before the cache is written.
-    func recordWrite(_ query: any Query) {
+    /// Runs `write`, a write of the query's keys through the repository (to main, to the cache or to both): a main
+    /// read of them that began before it ends may no longer write its answer back.
+    func recordingWrite<Result>(_ query: any Query, _ write: () async throws -> Result) async rethrows -> Result {
         let scope = Self.scope(of: query)
-        table.withLock { $0.bump(scope) }
+        table.withLock { $0.bump(scope, writing: 1) }
+        defer { table.withLock { $0.bump(scope, writing: -1) } }
+        return try await write()
     }
 
     /// Whether main's answer to a read that began at `stamp` may be written into the cache: only when no write of
-    /// its keys went through the repository since.
+    /// its keys went through the repository since, and none is in progress.
     ///
     /// A write-back is not a write here: two main reads of a key that race both write back, the last to finish
     /// last, as they always did; only a value written through the repository is never replaced by an answer
     /// older than it.
     func mayWriteBack(since stamp: Stamp) -> Bool {
-        table.withLock { $0.sum(stamp.scope) == stamp.sum }
+        table.withLock { $0.sum(stamp.scope) == stamp.sum && !$0.isWriting(stamp.scope) }
     }
 }

@@ -17,10 +17,15 @@ public struct AllValidator<Value>: Validator {
     }
 
     /// The earliest date one of the refusing validators gives: the value stopped being valid when the first one
-    /// refused it.
+    /// refused it; `nil` when one of the refusing validators cannot tell (a ``ClosureValidator``), for then the value
+    /// may have been refused all along.
     public func staleSince(_ value: Value, context: ValidationContext) -> Date? {
-        validators.lazy.filter { !$0.isValid(value, context: context) }
-            .compactMap { $0.staleSince(value, context: context) }.min()
+        var earliest: Date?
+        for validator in validators where !validator.isValid(value, context: context) {
+            guard let date = validator.staleSince(value, context: context) else { return nil }
+            earliest = min(earliest ?? date, date)
+        }
+        return earliest
     }
 }
 
