@@ -47,8 +47,10 @@ struct FreshnessTests {
         let date = "Sun, 06 Nov 1994 08:49:37 GMT"
         let expires = "Sun, 06 Nov 1994 09:49:37 GMT"
         let both = HTTPResponse(status: 200, headers: ["Cache-Control": "s-maxage=5, max-age=10"])
-        #expect(both.freshnessLifetime() == .seconds(5))
-        #expect(both.freshnessLifetime(sharedCache: false) == .seconds(10))
+        // An app's cache is private: `s-maxage` applies to a shared one only, and only when asked for (it was the
+        // default, which gave an app the shared lifetime)
+        #expect(both.freshnessLifetime() == .seconds(10))
+        #expect(both.freshnessLifetime(sharedCache: true) == .seconds(5))
         let maxAge = HTTPResponse(
             status: 200,
             headers: ["Cache-Control": "max-age=10", "Expires": expires, "Date": date]

@@ -258,4 +258,31 @@ struct HTTPFreshnessTests {
         #expect(freshness.requiresRevalidation)
         #expect(freshness.remainingLifetime == .zero)
     }
+
+    /// Before, a shared cache stored the answer to one user's `Authorization` under a key without the user, and
+    /// served it to the next (RFC 9111, section 3.5).
+    @Test(arguments: [
+        ("max-age=60", false),
+        ("public, max-age=60", true),
+        ("s-maxage=60", true),
+        ("must-revalidate, max-age=60", true),
+    ])
+    func aSharedCacheStoresAnAnswerToCredentialsOnlyWhenItSaysSo(cacheControl: String, storable: Bool) throws {
+        var request = HTTPRequest(url: try #require(URL(string: "https://api.example/me")))
+        request.headers["Authorization"] = "Bearer ann"
+        let response = HTTPResponse(status: 200, headers: ["Cache-Control": cacheControl])
+        func freshness(_ policy: HTTPFreshness.Policy, _ request: HTTPRequest) -> HTTPFreshness {
+            HTTPFreshness(
+                response: response,
+                requestTime: Self.received,
+                responseTime: Self.received,
+                policy: policy,
+                request: request
+            )
+        }
+
+        #expect(freshness(.sharedCache, request).isStorable == storable)
+        #expect(freshness(.privateCache, request).isStorable)
+        #expect(freshness(.sharedCache, HTTPRequest(url: request.baseURL)).isStorable)
+    }
 }

@@ -222,18 +222,7 @@ struct ReliabilityNetworkCacheTests {
     /// is returned and not stored.
     @Test(.timeLimit(.minutes(1)))
     func aResponseToANoStoreRequestIsNotStored() async throws {
-        let server = try await LoopbackServer.start([
-            (
-                "GET /item",
-                { _ in
-                    ServerReply(
-                        status: 200,
-                        headers: ["Cache-Control": "max-age=600"],
-                        body: Data(#"{"name":"v1"}"#.utf8)
-                    )
-                }
-            )
-        ])
+        let server = try await Self.serving("/item", cacheControl: "max-age=600", name: "v1")
         defer { Task { await server.stop() } }
         let network = NetworkGetDataSource<Item>(client: makeClient()) { _ in
             var request = HTTPRequest(baseURL: server.baseURL, path: "item")
@@ -309,5 +298,35 @@ struct ReliabilityNetworkCacheTests {
         #expect(read == (forbids ? nil : Item(name: "v1")))
         #expect(error?.httpFailure?.status == (forbids ? 503 : nil), "\(String(describing: error))")
         #expect(server.requestCount(path: "/item") == 3)
+    }
+
+    /// Before, the source judged a response by the request it built, without the client's own headers: an
+    /// `Authorization` every request carried was invisible, and a shared cache stored one user's answer for all.
+    @Test(.timeLimit(.minutes(1)))
+    func aSharedCacheNeverStoresAnAnswerToTheClientsCredentials() async throws {
+        let server = try await Self.serving("/me", cacheControl: "max-age=60", name: "ann")
+        defer { Task { await server.stop() } }
+        let client = HTTPClient(
+            transport: URLSessionTransport(),
+            configuration: HTTPClient.Configuration(headers: ["Authorization": "Bearer ann"])
+        )
+        var network = NetworkGetDataSource<Item>(client: client) { _ in HTTPRequest(baseURL: server.baseURL, path: "me")
+        }
+        network.freshnessPolicy = .sharedCache
+        let cache = MemoryDataSource<Item>()
+        let repository = CacheRepository(main: network, cache: cache)
+
+        #expect(try await repository.get(KeyQuery("me"), operation: .cacheSync) == Item(name: "ann"))
+
+        #expect(cache.entry(forKey: "me") == nil)
+        #expect(try await network.getEntry(KeyQuery("me")).metadata.isStorable == false)
+    }
+
+    /// A server that answers `GET path` with the item `name` and `cacheControl`.
+    private static func serving(_ path: String, cacheControl: String, name: String) async throws -> LoopbackServer {
+        let body = Data(#"{"name":"\#(name)"}"#.utf8)
+        return try await LoopbackServer.start([
+            ("GET \(path)", { _ in ServerReply(status: 200, headers: ["Cache-Control": cacheControl], body: body) })
+        ])
     }
 }

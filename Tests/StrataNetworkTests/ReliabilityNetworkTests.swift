@@ -56,4 +56,51 @@ struct ReliabilityNetworkTests {
         #expect((error?.underlying as? URLError)?.code == .httpTooManyRedirects, "\(String(describing: error))")
         #expect((1...21).contains(server.requestCount(path: "/loop")), "\(server.requestCount(path: "/loop"))")
     }
+
+    /// Before, URLSession refused with `tooLarge` a `HEAD`, or a 304, whose `Content-Length` named a representation
+    /// larger than the limit: a length for a body that never comes (RFC 9110, section 8.6).
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aLengthForABodyThatNeverComesIsNotHeldToTheLimit(transport kind: TransportUnderTest) async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 209715200\r\nETag: \"v1\"\r\n\r\n".utf8))
+        }
+        defer { server.stop() }
+        let client = makeClient(kind.make(), maximumResponseSize: 1024 * 1024)
+
+        let head = try await client.send(HTTPRequest(.head, url: server.baseURL))
+        #expect(head.status == 200)
+        #expect(head.body.isEmpty)
+
+        let notModified = try RawServer.start { write in
+            try write(Data("HTTP/1.1 304 Not Modified\r\nContent-Length: 209715200\r\nETag: \"v1\"\r\n\r\n".utf8))
+        }
+        defer { notModified.stop() }
+        let answer = try await client.send(
+            HTTPRequest(url: notModified.baseURL),
+            ifModifiedSince: ConditionalHeaders(eTag: "\"v1\"")
+        )
+        guard case .notModified = answer else {
+            Issue.record("expected not modified, got \(answer)")
+            return
+        }
+    }
+
+    /// Before, a 304 was taken as *not modified* even when nothing was asked: a stored `ETag` that is no entity tag
+    /// is never sent, and a server (or a proxy) answering 304 to the plain request renewed the stale copy.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aNotModifiedToConditionsThatCouldNotBeSentIsUnexpected(transport kind: TransportUnderTest) async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 304 Not Modified\r\nContent-Length: 0\r\n\r\n".utf8))
+        }
+        defer { server.stop() }
+
+        let error = await strataError {
+            _ = try await makeClient(kind.make()).send(
+                HTTPRequest(url: server.baseURL),
+                ifModifiedSince: ConditionalHeaders(eTag: "abc")
+            )
+        }
+
+        #expect(error?.code == .unexpectedResponse, "\(String(describing: error))")
+    }
 }

@@ -111,7 +111,8 @@ public struct HTTPFreshness: Sendable, Hashable {
     ///   - responseTime: When the response was received.
     ///   - policy: What kind of cache computes it; a private cache without heuristics by default.
     ///   - request: The request it answers, when the caller built it: its `Cache-Control: no-store` makes the
-    ///     response not storable (section 5.2.1.5).
+    ///     response not storable (section 5.2.1.5), and so does its `Authorization` for a shared cache, unless the
+    ///     response says `public`, `s-maxage` or `must-revalidate` (section 3.5).
     public init(
         response: HTTPResponse,
         requestTime: Date,
@@ -128,6 +129,13 @@ public struct HTTPFreshness: Sendable, Hashable {
             policy: policy
         )
         if let request, CacheControl(parsing: request.headers["Cache-Control"] ?? "").noStore { isStorable = false }
+        // A shared cache serves many users: an answer to one user's credentials is stored only when the response
+        // allows it, with `public`, `s-maxage` or `must-revalidate` (section 3.5).
+        if let request, policy.isShared, request.headers["Authorization"] != nil,
+            !(control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate)
+        {
+            isStorable = false
+        }
         // Part of a body, which a cache keyed by the URL alone would serve as the whole (section 3.3).
         if response.status == 206 { isStorable = false }
         // A 304 updates a stored response, whose status stands (section 4.3.4).

@@ -34,10 +34,12 @@ extension HTTPResponse {
     /// has no request and response times (a cache computes the whole ``HTTPFreshness``, age included).
     ///
     /// - Parameters:
-    ///   - sharedCache: Whether `s-maxage` applies.
+    ///   - sharedCache: Whether `s-maxage` applies: only for a cache that serves many users (a gateway, a
+    ///     proxy); `false` by default, as for ``HTTPFreshness/Policy/privateCache``, since an app's cache must
+    ///     ignore it (RFC 9111, section 5.2.2.10).
     ///   - responseDate: The time the response was received, used when it has no `Date` header.
     /// - Returns: The lifetime, or `nil` when the response gives none.
-    public func freshnessLifetime(sharedCache: Bool = true, responseDate: Date? = nil) -> Duration? {
+    public func freshnessLifetime(sharedCache: Bool = false, responseDate: Date? = nil) -> Duration? {
         legacyLifetime(control: cacheControl, sharedCache: sharedCache, responseDate: responseDate)
     }
 
@@ -49,7 +51,7 @@ extension HTTPResponse {
     ///   - sharedCache: Whether `s-maxage` applies.
     ///   - responseDate: The time the response was received, used when it has no `Date` header.
     /// - Returns: The lifetime, or `nil` when the response gives none.
-    public func freshnessLifetime(given control: CacheControl, sharedCache: Bool = true, responseDate: Date? = nil)
+    public func freshnessLifetime(given control: CacheControl, sharedCache: Bool = false, responseDate: Date? = nil)
         -> Duration?
     {
         legacyLifetime(control: control, sharedCache: sharedCache, responseDate: responseDate)

@@ -55,7 +55,8 @@ extension HTTPClient {
     ///
     /// - Parameters:
     ///   - request: The request.
-    ///   - conditions: The stored copy's validators.
+    ///   - conditions: The stored copy's validators; as for ``send(_:ifModifiedSince:)``, a 304 to conditions none
+    ///     of which could be sent is ``Strata/StrataError/Code/unexpectedResponse``.
     ///   - progress: Called as bytes arrive, as for ``download(_:progress:)``.
     /// - Returns: ``ConditionalResponse/modified(_:)`` with the file, or ``ConditionalResponse/notModified(_:)``
     ///   with the 304 and every header it had.
@@ -66,7 +67,11 @@ extension HTTPClient {
         progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws -> ConditionalResponse<DownloadedFile> {
         let request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
-        let answer = try await download(request, acceptingNotModified: true, progress: progress)
+        let answer = try await download(
+            request,
+            acceptingNotModified: Self.acceptsNotModified(request, given: conditions),
+            progress: progress
+        )
         guard case .notModified(let response) = answer, Self.isAboutAnotherVersion(response, of: request) else {
             return answer
         }

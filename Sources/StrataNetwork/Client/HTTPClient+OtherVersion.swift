@@ -19,7 +19,18 @@ extension HTTPClient {
     }
 }
 
+extension HTTPClient {
+    /// Whether a 304 answers `request`, sent for a copy with `conditions`: when the caller gave no conditions (its
+    /// request may carry validators in fields of its own), or when the request as sent asks for a 304
+    /// (`If-None-Match`, `If-Modified-Since`). Conditions none of which could be sent (an entity tag that is not
+    /// one) leave a plain request, and a 304 to it is about no stored copy.
+    static func acceptsNotModified(_ request: HTTPRequest, given conditions: ConditionalHeaders) -> Bool {
+        conditions.isEmpty || request.headers["If-None-Match"] != nil || request.headers["If-Modified-Since"] != nil
+    }
+}
+
 extension HTTPRequest {
+
     /// A copy without the headers of a conditional request (`If-None-Match`, `If-Modified-Since`): what is sent
     /// again after a 304 about another version.
     func withoutConditions() -> HTTPRequest {

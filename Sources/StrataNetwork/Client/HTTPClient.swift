@@ -66,8 +66,10 @@ public struct HTTPClient: Sendable {
     ///
     /// - Parameters:
     ///   - request: The request.
-    ///   - conditions: The stored copy's validators; empty conditions send the request as it is (a 304 is
-    ///     still answered as ``ConditionalResponse/notModified(_:)``).
+    ///   - conditions: The stored copy's validators; empty conditions send the request as it is (a 304 is still
+    ///     answered as ``ConditionalResponse/notModified(_:)``: the request may carry validators of its own).
+    ///     Conditions none of which can be sent (an `ETag` that is no entity tag) leave a plain request, and a 304
+    ///     to it is ``Strata/StrataError/Code/unexpectedResponse``: it cannot be about the stored copy.
     /// - Returns: ``ConditionalResponse/modified(_:)`` with a 2xx response, or
     ///   ``ConditionalResponse/notModified(_:)`` with the 304 and every header it had.
     /// - Throws: As ``send(_:)`` for every other status and failure.
@@ -80,7 +82,7 @@ public struct HTTPClient: Sendable {
             // Asked without conditions, a 304 cannot be about any copy: it is checked as any status is.
             request = request.withoutConditions()
             response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
-        } else if response.status == 304 {
+        } else if response.status == 304, Self.acceptsNotModified(request, given: conditions) {
             return .notModified(response)
         }
         try check(response, of: request)

@@ -152,7 +152,8 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             requestTime: requestTime,
             responseTime: now(),
             policy: freshnessPolicy,
-            request: request
+            // As sent: the client's own headers (an `Authorization`, a `Cache-Control: no-store`) count too.
+            request: (try? client.prepared(request)) ?? request
         )
         return EntryMetadata(
             storedAt: nil,

@@ -15,10 +15,17 @@ extension URL {
     /// is named `https://host/…`), so that a message written to a log keeps no credentials.
     package var describedForErrors: String {
         guard user != nil || password != nil else { return absoluteString }
+        return withoutCredentials?.absoluteString
+            ?? "\(scheme ?? "http")://\(host ?? "")\(path(percentEncoded: true))"
+    }
+
+    /// The URL without the user and password it may carry; `nil` when it cannot be rebuilt without them.
+    package var withoutCredentials: URL? {
+        guard user != nil || password != nil else { return self }
         var components = URLComponents(url: self, resolvingAgainstBaseURL: true)
         components?.user = nil
         components?.password = nil
-        return components?.string ?? "\(scheme ?? "http")://\(host ?? "")\(path(percentEncoded: true))"
+        return components?.url
     }
 }
 

@@ -112,11 +112,11 @@ public struct HTTPRequest: Hashable, Sendable {
         }
         guard !queryItems.isEmpty else { return url }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            throw StrataError(.invalidArgument, "Invalid URL: \(url)")
+            throw StrataError(.invalidArgument, "Invalid URL: \(url.describedForErrors)")
         }
         components.queryItems = (components.queryItems ?? []) + queryItems
         guard let result = components.url else {
-            throw StrataError(.invalidArgument, "Invalid query for \(url): \(queryItems)")
+            throw StrataError(.invalidArgument, "Invalid query for \(url.describedForErrors): \(queryItems)")
         }
         return result
     }

@@ -35,12 +35,26 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
 
     private let delegate: URLSessionTransportDelegate
 
+    /// `.ephemeral` without cookies and stored credentials: no `Set-Cookie` of one response is sent with the
+    /// requests after it, as with AsyncHTTPClient, which keeps none either. On a server, one shared transport
+    /// serves many users, and a cookie one of them was given would ride along on the requests of every other.
+    ///
+    /// Pass a configuration of your own (`.ephemeral`, or one with a cookie storage) to keep cookies.
+    public static var defaultConfiguration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpCookieStorage = nil
+        configuration.urlCredentialStorage = nil
+        return configuration
+    }
+
     /// Creates a transport with a session of its own.
     ///
     /// - Parameter configuration: The session configuration; the transport works on a copy whose
     ///   `urlCache` is `nil`, whose cache policy ignores local data and whose timeouts are out of the way of
-    ///   the ones Strata enforces. The default is `.ephemeral`.
-    public init(configuration: URLSessionConfiguration = .ephemeral) {
+    ///   the ones Strata enforces. The default is ``defaultConfiguration``: `.ephemeral` without cookies.
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
         let copy = (configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
         copy.urlCache = nil
         copy.requestCachePolicy = .reloadIgnoringLocalCacheData

@@ -176,6 +176,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let now = ContinuousClock.now
+        _ = update(task.taskIdentifier) { $0.lastActivity = now }
+        completionHandler(RedirectRule.follow(request, from: response.url ?? task.currentRequest?.url))
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
         didSendBodyData bytesSent: Int64,
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
@@ -192,9 +204,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         into transfer: inout Transfer,
         now: ContinuousClock.Instant
     ) -> StrataError? {
-        let expected = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        let http = response as? HTTPURLResponse
+        // Only a body that comes, as sent, is held to its length: a `HEAD` or a 304 may announce the length of the
+        // representation it does not send (RFC 9110, section 8.6), as AsyncHTTPClientTransport reads it too.
+        let countable = http.map { transfer.exchange.bodyIsCountable(status: $0.statusCode, headers: headers(of: $0)) }
+        let expected = countable != false && response.expectedContentLength >= 0 ? response.expectedContentLength : nil
         transfer.lastActivity = now
-        transfer.response = response as? HTTPURLResponse
+        transfer.response = http
         transfer.expected = expected
         if case .pendingFile = transfer.sink {
             switch file {
@@ -321,10 +337,21 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         )
     }
 
+    /// The `URLError` of a failed transfer, with its code and the URL that failed, without the user and password
+    /// that URL may carry: FoundationNetworking keeps the whole URL in the error's `userInfo`, which a log printing
+    /// the error (``Strata/StrataError/detailedDescription()``) would write out.
     static func urlError(from error: any Error) -> URLError {
-        if let urlError = error as? URLError { return urlError }
-        let nsError = error as NSError
-        guard nsError.domain == NSURLErrorDomain else { return URLError(.unknown) }
-        return URLError(URLError.Code(rawValue: nsError.code) ?? .unknown)
+        let code: URLError.Code
+        let failingURL: URL?
+        if let urlError = error as? URLError {
+            (code, failingURL) = (urlError.code, urlError.failingURL)
+        } else {
+            let nsError = error as NSError
+            guard nsError.domain == NSURLErrorDomain else { return URLError(.unknown) }
+            code = URLError.Code(rawValue: nsError.code) ?? .unknown
+            failingURL = nsError.userInfo[NSURLErrorFailingURLErrorKey] as? URL
+        }
+        guard let url = failingURL?.withoutCredentials else { return URLError(code) }
+        return URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: url])
     }
 }

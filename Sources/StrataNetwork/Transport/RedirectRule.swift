@@ -1,0 +1,51 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Which redirects a transport follows, and what a request keeps when it follows one.
+///
+/// - Only to `http` and `https`, and never from `https` down to `http`: the request, its credentials and its
+///   cookies would cross the network in the clear.
+/// - To another origin (scheme, host or port), the request loses the credentials meant for the first one:
+///   ``credentialFields`` and the user and password of its URL.
+///
+/// AsyncHTTPClient applies the same origin rule itself; ``URLSessionTransport`` applies this one, where
+/// FoundationNetworking would resend every field, and the URL's password, to any host a server names.
+package enum RedirectRule {
+    /// The fields a request loses on its way to another origin.
+    package static let credentialFields = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    /// The request to send after a redirect from `origin` to `redirected`'s URL, or `nil` when it is not followed
+    /// (the redirect's own response is the answer).
+    ///
+    /// - Parameters:
+    ///   - redirected: The request the transport would send next.
+    ///   - origin: The URL that answered with the redirect.
+    package static func follow(_ redirected: URLRequest, from origin: URL?) -> URLRequest? {
+        guard let target = redirected.url, let scheme = target.scheme?.lowercased(), ["http", "https"].contains(scheme)
+        else { return nil }
+        guard let origin else { return strippingCredentials(redirected) }
+        if origin.scheme?.lowercased() == "https", scheme == "http" { return nil }
+        return isSameOrigin(origin, target) ? redirected : strippingCredentials(redirected)
+    }
+
+    /// Whether two URLs share scheme, host and port (RFC 6454), the default port of their scheme included.
+    package static func isSameOrigin(_ first: URL, _ second: URL) -> Bool {
+        func parts(_ url: URL) -> (String?, String?, Int?) {
+            let scheme = url.scheme?.lowercased()
+            let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
+            return (scheme, url.host?.lowercased(), port)
+        }
+        return parts(first) == parts(second)
+    }
+
+    /// The request without ``credentialFields`` and without the user and password of its URL.
+    private static func strippingCredentials(_ request: URLRequest) -> URLRequest {
+        var request = request
+        for field in credentialFields { request.setValue(nil, forHTTPHeaderField: field) }
+        if let url = request.url, let stripped = url.withoutCredentials { request.url = stripped }
+        return request
+    }
+}

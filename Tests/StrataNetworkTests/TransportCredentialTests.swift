@@ -1,0 +1,107 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataNetwork
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A request's credentials reach the origin they were meant for and no other, on either transport: not after a
+/// redirect, and not on another request as a cookie the transport kept.
+struct TransportCredentialTests {
+    /// A request to `first`'s `/start` carrying credentials in its fields and its URL, and a benign field.
+    private func request(to first: LoopbackServer) throws -> HTTPRequest {
+        var components = try #require(URLComponents(url: first.baseURL, resolvingAgainstBaseURL: false))
+        components.user = "ann"
+        components.password = "secret"
+        var request = HTTPRequest(url: try #require(components.url).appendingPathComponent("start"))
+        request.headers["Authorization"] = "Bearer token"
+        request.headers["Cookie"] = "session=1"
+        request.headers["X-Trace"] = "t-1"
+        return request
+    }
+
+    /// Before, URLSession (FoundationNetworking) resent every field, and the URL's password, to whatever host a
+    /// server's `Location` named.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func credentialsDoNotFollowARedirectToAnotherOrigin(transport kind: TransportUnderTest) async throws {
+        // Given a server that redirects to another origin (another port)
+        let other = try await LoopbackServer.start([
+            ("GET /landing", { _ in ServerReply(status: 200, body: Data("ok".utf8)) })
+        ])
+        defer { Task { await other.stop() } }
+        let target = other.baseURL.appendingPathComponent("landing").absoluteString
+        let first = try await LoopbackServer.start([
+            ("GET /start", { _ in ServerReply(status: 302, headers: ["Location": target]) })
+        ])
+        defer { Task { await first.stop() } }
+
+        // When a request with credentials follows it
+        let response = try await makeClient(kind.make()).send(try request(to: first))
+
+        // Then the other origin answers, and got the benign field but none of the credentials
+        #expect(response.status == 200)
+        let landed = try #require(other.requests.first)
+        #expect(landed.headers["x-trace"] == "t-1")
+        #expect(landed.headers["authorization"] == nil, "\(landed.headers)")
+        #expect(landed.headers["cookie"] == nil, "\(landed.headers)")
+    }
+
+    /// A redirect within the origin keeps the request's fields: the credentials were meant for it.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func credentialsFollowARedirectWithinTheOrigin(transport kind: TransportUnderTest) async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /start", { _ in ServerReply(status: 302, headers: ["Location": "/landing"]) }),
+            ("GET /landing", { _ in ServerReply(status: 200, body: Data("ok".utf8)) }),
+        ])
+        defer { Task { await server.stop() } }
+
+        let response = try await makeClient(kind.make()).send(try request(to: server))
+
+        #expect(response.status == 200)
+        let landed = try #require(server.requests.first { $0.path == "/landing" })
+        #expect(landed.headers["authorization"] == "Bearer token")
+        #expect(landed.headers["cookie"]?.contains("session=1") == true)
+    }
+
+    @Test func theRuleRefusesADowngradeAndOtherSchemesAndStripsCredentialsAcrossOrigins() throws {
+        func redirect(to target: String) throws -> URLRequest {
+            var request = URLRequest(url: try #require(URL(string: target)))
+            request.setValue("Bearer token", forHTTPHeaderField: "Authorization")
+            request.setValue("t-1", forHTTPHeaderField: "X-Trace")
+            return request
+        }
+        let secure = try #require(URL(string: "https://api.example/start"))
+
+        #expect(RedirectRule.follow(try redirect(to: "http://api.example/landing"), from: secure) == nil)
+        #expect(RedirectRule.follow(try redirect(to: "file:///etc/passwd"), from: secure) == nil)
+        let sameOrigin = try #require(RedirectRule.follow(try redirect(to: "https://API.example:443/x"), from: secure))
+        #expect(sameOrigin.value(forHTTPHeaderField: "Authorization") == "Bearer token")
+        let other = try #require(
+            RedirectRule.follow(try redirect(to: "https://ann:secret@cdn.example/x"), from: secure)
+        )
+        #expect(other.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(other.value(forHTTPHeaderField: "X-Trace") == "t-1")
+        #expect(other.url?.absoluteString == "https://cdn.example/x")
+    }
+
+    /// Before, the default URLSession transport kept every `Set-Cookie` in a jar for the process, and sent it with
+    /// every later request to that host, whoever it was made for; AsyncHTTPClient keeps none.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aCookieOneResponseSetsIsNotSentWithTheNextRequest(transport kind: TransportUnderTest) async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /login", { _ in ServerReply(status: 200, headers: ["Set-Cookie": "session=ann; Path=/"]) }),
+            ("GET /profile", { _ in ServerReply(status: 200, body: Data("ok".utf8)) }),
+        ])
+        defer { Task { await server.stop() } }
+        let client = makeClient(kind.make())
+
+        _ = try await client.send(HTTPRequest(url: server.baseURL.appendingPathComponent("login")))
+        _ = try await client.send(HTTPRequest(url: server.baseURL.appendingPathComponent("profile")))
+
+        let profile = try #require(server.requests.first { $0.path == "/profile" })
+        #expect(profile.headers["cookie"] == nil, "\(profile.headers)")
+    }
+}
