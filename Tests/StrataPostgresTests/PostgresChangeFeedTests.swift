@@ -177,5 +177,66 @@
                 }
             }
         }
+
+        /// Before, another program's `UPDATE` kept the row's version (a cache vouched for the row it held before),
+        /// a renamed key was never dropped, and a `TRUNCATE` announced nothing.
+        @Test("another program's update, renamed key and truncate are heard by the feed")
+        func changesMadeByAnotherProgram() async throws {
+            try await withPostgres { server, client in
+                let instance = try Instance(client: client, table: tableName())
+                let table = instance.source.table
+                try await withFeed(instance.source) {
+                    let changes = instance.source.changes(forKey: nil)
+                    _ = try await instance.source.putAll(
+                        [Note(title: "a", revision: 1), Note(title: "b", revision: 1)],
+                        in: IdsQuery(["a", "b"])
+                    )
+                    let before = try await instance.source.getEntry(KeyQuery("a")).metadata.eTag
+
+                    try server.psql("UPDATE \(table) SET value = jsonb_set(value, '{revision}', '2') WHERE key = 'a'")
+                    let after = try await instance.source.getEntry(KeyQuery("a")).metadata.eTag
+                    #expect(after != before, "\(String(describing: after))")
+
+                    try server.psql("UPDATE \(table) SET key = 'c' WHERE key = 'b'")
+                    #expect(await first(changes) { $0 == .delete(key: "b") } != nil)
+
+                    try server.psql("TRUNCATE \(table)")
+                    #expect(await first(changes) { $0 == .invalidateAll } != nil)
+                }
+            }
+        }
+
+        /// Before, the cache counted its time to live from the row's `updated_at`: a row written longer ago than that
+        /// was stored already expired, and every read went to PostgreSQL.
+        @Test("a row written long ago is cached for the cache's own time to live")
+        func aRowWrittenLongAgoIsCached() async throws {
+            try await withPostgres { server, client in
+                let source: PostgresDataSource<Note> = try StrataPostgresTests.source(client, table: tableName())
+                let memory = MemoryDataSource<Note>(countLimit: 100, timeToLive: .seconds(60))
+                let repository = CacheRepository(main: source, cache: source.coherentCache(memory))
+                // Written before the feed listens, so no notification of it can drop the key after the read
+                _ = try await source.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
+                try server.psql("UPDATE \(source.table) SET updated_at = now() - interval '1 day' WHERE key = 'k'")
+                try await withFeed(source) { () async throws in
+                    #expect(try await repository.get(KeyQuery("k"), operation: .cacheSync).revision == 1)
+                    #expect(memory.value(forKey: "k") != nil)
+                }
+            }
+        }
+
+        @Test("two feeds never count the same epochs")
+        func feedsStartAtTheirOwnEpochs() async throws {
+            try await withPostgres { _, client in
+                let table = tableName()
+                let first: PostgresDataSource<Note> = try StrataPostgresTests.source(client, table: table)
+                let second: PostgresDataSource<Note> = try StrataPostgresTests.source(client, table: table)
+                try await withFeed(first) {
+                    try await withFeed(second) {
+                        #expect(first.feed.currentEpoch != nil)
+                        #expect(first.feed.currentEpoch != second.feed.currentEpoch)
+                    }
+                }
+            }
+        }
     }
 #endif

@@ -13,7 +13,9 @@
     /// it. While the feed is not listening, reads carry no tag and the cache serves nothing.
     final class PostgresChangeFeed: Sendable {
         private struct State {
-            var epoch: UInt64 = 0
+            /// Starts anywhere in the lower half of its range, so no other feed (another process's, or another source's
+            /// over the table) counts the same epochs: an entry tagged by one is never vouched for by another.
+            var epoch = UInt64.random(in: 0...(UInt64.max / 2))
             var isListening = false
             /// The latest version announced for each key in this epoch.
             var versions: [String: Int64] = [:]
@@ -158,7 +160,7 @@
         /// Begins a new epoch in `state`: the versions and the keys still to drop are forgotten, the caches are to be
         /// emptied.
         private static func beginEpoch(_ state: inout State) {
-            state.epoch += 1
+            state.epoch &+= 1
             state.isListening = true
             state.versions = [:]
             state.pending = [:]

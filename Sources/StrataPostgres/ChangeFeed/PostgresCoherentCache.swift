@@ -93,18 +93,29 @@
             return try await cache.putAll(values, in: query)
         }
 
-        /// Stores the entry, with its version tag, in the wrapped cache.
+        /// Stores the entry, with its version tag, in the wrapped cache, stamped with the cache's own clock.
+        ///
+        /// The row's `updated_at` (the entry's stored date) is not the time the cache took it: a cache that counts its
+        /// time to live from it would take a row written longer ago than that already expired, and never serve it,
+        /// and one whose date another program set in the future would keep it past its time to live.
         public func putEntry(_ entry: StoredEntry<Cache.Value>, in query: any Query) async throws -> Cache.Value {
-            try await cache.putEntry(entry, in: query)
+            try await cache.putEntry(Self.stampedByTheCache(entry), in: query)
         }
 
-        /// Stores the entries of a keyed or multi-keyed query, with their version tags, in the wrapped cache; a
-        /// listing's entries are not kept.
+        /// Stores the entries of a keyed or multi-keyed query, with their version tags, in the wrapped cache, stamped
+        /// with its clock (see ``putEntry(_:in:)``); a listing's entries are not kept.
         public func putAllEntries(_ entries: [StoredEntry<Cache.Value>], in query: any Query) async throws
             -> [Cache.Value]
         {
             guard Self.isKeyed(query) else { return entries.map(\.value) }
-            return try await cache.putAllEntries(entries, in: query)
+            return try await cache.putAllEntries(entries.map(Self.stampedByTheCache), in: query)
+        }
+
+        /// The entry without its stored date, which the cache then gives it (see ``putEntry(_:in:)``).
+        private static func stampedByTheCache(_ entry: StoredEntry<Cache.Value>) -> StoredEntry<Cache.Value> {
+            var entry = entry
+            entry.metadata.storedAt = nil
+            return entry
         }
 
         /// Renews the metadata in the wrapped cache.

@@ -11,6 +11,11 @@
         let sequence: String
         let function: String
         let trigger: String
+        /// The trigger (and its function) that gives a row updated without a new version one.
+        let stampFunction: String
+        let stampTrigger: String
+        /// The trigger that announces a `TRUNCATE` as a change of every key.
+        let truncateTrigger: String
         /// The longest value's JSON text a read sends and a write stores, in bytes.
         let maximumValueSize: Int
         /// The most rows a read asks for: one more than the most it answers, to tell a result beyond the bound.
@@ -24,6 +29,9 @@
             sequence = "\"\(table)_version\""
             function = "\"\(table)_notify\""
             trigger = "\"\(table)_notify\""
+            stampFunction = "\"\(table)_stamp\""
+            stampTrigger = "\"\(table)_stamp\""
+            truncateTrigger = "\"\(table)_truncate\""
             self.maximumValueSize = maximumValueSize
             self.maximumKeySize = maximumKeySize
             let (limit, overflow) = maximumRowCount.addingReportingOverflow(1)
@@ -74,19 +82,46 @@
                     updated_at timestamptz NOT NULL DEFAULT now(),
                     version bigint NOT NULL DEFAULT nextval('\(sequence)')
                 );
+                -- Another program's UPDATE that leaves the version as it was still makes a new version: a cache
+                -- must never vouch for the row it held before.
+                CREATE OR REPLACE FUNCTION \(stampFunction)() RETURNS trigger LANGUAGE plpgsql AS $stamp$
+                BEGIN
+                    IF NEW.version IS NOT DISTINCT FROM OLD.version THEN
+                        NEW.version := nextval('\(sequence)');
+                        IF NEW.updated_at IS NOT DISTINCT FROM OLD.updated_at THEN
+                            NEW.updated_at := now();
+                        END IF;
+                    END IF;
+                    RETURN NEW;
+                END
+                $stamp$;
+                CREATE OR REPLACE TRIGGER \(stampTrigger) BEFORE UPDATE ON \(quoted)
+                    FOR EACH ROW EXECUTE FUNCTION \(stampFunction)();
                 CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $notify$
                 DECLARE
                     changed text;
                     operation text := 'p';
                     changed_version bigint;
                 BEGIN
-                    IF TG_OP = 'DELETE' THEN
+                    IF TG_OP = 'TRUNCATE' THEN
+                        changed := '';
+                        operation := 'a';
+                        changed_version := nextval('\(sequence)');
+                    ELSIF TG_OP = 'DELETE' THEN
                         changed := OLD.key;
                         operation := 'd';
                         changed_version := nextval('\(sequence)');
                     ELSE
                         changed := NEW.key;
                         changed_version := NEW.version;
+                        -- A key renamed by another program: the old key is gone.
+                        IF TG_OP = 'UPDATE' AND OLD.key IS DISTINCT FROM NEW.key THEN
+                            IF octet_length(OLD.key) > 7000 THEN
+                                PERFORM pg_notify('\(table)', nextval('\(sequence)')::text || ':a:');
+                            ELSE
+                                PERFORM pg_notify('\(table)', nextval('\(sequence)')::text || ':d:' || OLD.key);
+                            END IF;
+                        END IF;
                     END IF;
                     IF octet_length(changed) > 7000 THEN
                         changed := '';
@@ -98,6 +133,8 @@
                 $notify$;
                 CREATE OR REPLACE TRIGGER \(trigger) AFTER INSERT OR UPDATE OR DELETE ON \(quoted)
                     FOR EACH ROW EXECUTE FUNCTION \(function)();
+                CREATE OR REPLACE TRIGGER \(truncateTrigger) AFTER TRUNCATE ON \(quoted)
+                    FOR EACH STATEMENT EXECUTE FUNCTION \(function)();
             END
             $strata$
             """
