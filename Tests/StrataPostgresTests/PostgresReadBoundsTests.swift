@@ -63,6 +63,33 @@
             }
         }
 
+        /// Before, only each value and the row count were bounded: a listing of many values, each under its bound, was
+        /// read whole, however many bytes they made together.
+        @Test("a read whose rows hold more than maximumReadSize bytes is tooLarge; a smaller one reads")
+        func aReadPastTheByteBoundIsTooLarge() async throws {
+            try await withPostgres { server, client in
+                let writer: PostgresDataSource<String> = try source(client)
+                _ = try await writer.put("seed", in: KeyQuery("seed"))
+                // 20 rows of 10,000 bytes of JSON each, written by another program
+                try server.psql(
+                    "INSERT INTO \(writer.table) (key, value) SELECT 'k' || n, to_jsonb(repeat('x', 9998)) "
+                        + "FROM generate_series(1, 20) AS n"
+                )
+                let reader = try PostgresDataSource<String>(
+                    client: client,
+                    table: writer.table,
+                    callTimeout: generousCallTimeout,
+                    maximumReadSize: 50_000
+                )
+
+                let error = await strataError { _ = try await reader.getAll(AllObjectsQuery()) }
+                #expect(error?.code == .tooLarge)
+                #expect(error?.message.contains("maximumReadSize") == true, "\(String(describing: error))")
+                #expect(try await reader.getAll(IdsQuery(["k1", "k2", "k3"])).count == 3)
+                #expect(try await reader.get(KeyQuery("k20")).count == 9_998)
+            }
+        }
+
         /// A write was sent whatever its size.
         @Test("a write whose JSON is over the limit is tooLarge and nothing is stored; one at the limit reads back")
         func anOversizedWriteIsRefused() async throws {

@@ -4,19 +4,48 @@
     import Strata
 
     extension PostgresDataSource {
-        /// Runs a read and returns its rows: the one place the row bound is checked, for every read of the source.
+        /// Runs a read and returns its rows: the one place the bounds of a read are checked, for every read of the
+        /// source, as the rows arrive.
         ///
         /// - Throws: ``Strata/StrataError/Code/tooLarge`` for more than ``maximumRowCount`` rows (a statement of
-        ///   ``PostgresStatements`` asks for one more than that, so no more are ever sent).
+        ///   ``PostgresStatements`` asks for one more than that, so no more are ever sent), and once the rows hold more
+        ///   than ``maximumReadSize`` bytes: the rest are dropped as they arrive, never held.
         func boundedRows(_ statement: String, _ binds: PostgresBindings) async throws -> [PostgresRow] {
-            let rows = try await run(statement, binds)
-            guard rows.count <= maximumRowCount else {
-                throw StrataError(
-                    .tooLarge,
-                    "A read of \(table) answers more than \(maximumRowCount) rows (the source's maximumRowCount)"
-                )
+            try await client.withConnection { connection in
+                try await connection.closingOnCancel {
+                    let sequence = try await connection.query(
+                        PostgresQuery(unsafeSQL: statement, binds: binds),
+                        logger: PostgresDeadline.logger
+                    )
+                    var rows: [PostgresRow] = []
+                    var bytes = 0
+                    for try await row in sequence {
+                        rows.append(row)
+                        bytes += row.reduce(0) { $0 + ($1.bytes?.readableBytes ?? 0) }
+                        guard rows.count <= maximumRowCount, bytes <= maximumReadSize else {
+                            throw rows.count > maximumRowCount ? tooManyRows() : readTooLarge(bytes)
+                        }
+                    }
+                    return rows
+                }
             }
-            return rows
+        }
+
+        /// The error of a read that answers more than ``maximumRowCount`` rows.
+        private func tooManyRows() -> StrataError {
+            StrataError(
+                .tooLarge,
+                "A read of \(table) answers more than \(maximumRowCount) rows (the source's maximumRowCount)"
+            )
+        }
+
+        /// The error of a read whose rows hold at least `size` bytes, over ``maximumReadSize``.
+        private func readTooLarge(_ size: Int) -> StrataError {
+            StrataError(
+                .tooLarge,
+                "A read of \(table) answers at least \(size) bytes of keys and JSON, over the source's maximumReadSize "
+                    + "of \(maximumReadSize)"
+            )
         }
 
         /// The error of a row whose value's JSON text is `size` bytes, over ``maximumValueSize``.

@@ -58,7 +58,9 @@
     /// A key is at most ``maximumKeySize`` bytes (2,048 by default): a longer key is refused before it is sent, and a
     /// listing or a read of several rows that meets a longer key another program wrote is refused (the server sends
     /// `NULL` in its place), both with ``Strata/StrataError/Code/tooLarge``. One `put` or `putAll` sends at most
-    /// ``maximumWriteSize`` bytes of keys and JSON (256 MiB by default), whatever the count of its values.
+    /// ``maximumWriteSize`` bytes of keys and JSON (256 MiB by default), whatever the count of its values, and one
+    /// read holds at most ``maximumReadSize`` (256 MiB by default), counted as its rows arrive: a listing of many large
+    /// values fails once past it, and the rows after are dropped as they arrive, never held.
     ///
     /// ## Bounded waits
     ///
@@ -131,6 +133,12 @@
         /// its values, however many.
         public let maximumWriteSize: Int
 
+        /// The most bytes of keys and JSON one read holds, counted as its rows arrive: a read that would hold more (a
+        /// listing of many large values, each under ``maximumValueSize``) fails with
+        /// ``Strata/StrataError/Code/tooLarge``, and the rows after are dropped as they arrive, never held. 256 MiB by
+        /// default.
+        public let maximumReadSize: Int
+
         let sql: PostgresStatements
         let schema: PostgresSchema
         let feed: PostgresChangeFeed
@@ -148,6 +156,7 @@
         ///   - maximumRowCount: The most rows one read answers; 100,000 by default.
         ///   - maximumKeySize: The longest key, in UTF-8 bytes, the source writes, reads or lists; 2,048 by default.
         ///   - maximumWriteSize: The most bytes of keys and JSON one write sends; 256 MiB by default.
+        ///   - maximumReadSize: The most bytes of keys and JSON one read holds; 256 MiB by default.
         /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a table name outside those rules, and for a limit
         ///   below 1.
         public init(
@@ -159,23 +168,26 @@
             maximumValueSize: Int = 64 * 1024 * 1024,
             maximumRowCount: Int = 100_000,
             maximumKeySize: Int = 2_048,
-            maximumWriteSize: Int = 256 * 1024 * 1024
+            maximumWriteSize: Int = 256 * 1024 * 1024,
+            maximumReadSize: Int = 256 * 1024 * 1024
         ) throws {
             self.client = client
             self.table = try PostgresStatements.checkTableName(table)
             self.keyOfValue = keyOfValue
             self.callTimeout = PostgresDeadline(callTimeout).limit
-            let limits = [maximumValueSize, maximumRowCount, maximumKeySize, maximumWriteSize]
+            let limits = [maximumValueSize, maximumRowCount, maximumKeySize, maximumWriteSize, maximumReadSize]
             guard limits.allSatisfy({ $0 >= 1 }) else {
                 throw StrataError(
                     .invalidArgument,
-                    "maximumValueSize, maximumRowCount, maximumKeySize and maximumWriteSize are at least 1; got \(limits)"
+                    "maximumValueSize, maximumRowCount, maximumKeySize, maximumWriteSize and maximumReadSize are at "
+                        + "least 1; got \(limits)"
                 )
             }
             self.maximumValueSize = maximumValueSize
             self.maximumRowCount = maximumRowCount
             self.maximumKeySize = maximumKeySize
             self.maximumWriteSize = maximumWriteSize
+            self.maximumReadSize = maximumReadSize
             self.sql = PostgresStatements(
                 table: table,
                 maximumValueSize: maximumValueSize,
