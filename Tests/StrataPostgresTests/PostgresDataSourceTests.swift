@@ -98,6 +98,57 @@
         }
     }
 
+    /// Before, every process ran `CREATE OR REPLACE FUNCTION` and `CREATE OR REPLACE TRIGGER` on the table at its first
+    /// call: a role that may only read and write the rows failed every call, and each start locked the table.
+    @Suite(
+        "PostgreSQL schema",
+        .enabled(if: postgresAvailable, "PostgreSQL is not installed"),
+        .timeLimit(.minutes(2))
+    )
+    struct PostgresSchemaTests {
+        @Test("a role that may only read and write the rows uses a table its owner made")
+        func aRoleWithoutOwnershipUsesTheTable() async throws {
+            try await withPostgres { server, client in
+                let owner: PostgresDataSource<Note> = try source(client)
+                _ = try await owner.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
+                let table = owner.table
+                try server.psql(
+                    "CREATE ROLE app LOGIN; GRANT SELECT, INSERT, UPDATE, DELETE ON \(table) TO app; "
+                        + "GRANT USAGE, SELECT ON SEQUENCE \(table)_version TO app"
+                )
+                try await withClient(port: server.port, user: "app") { appClient in
+                    let app: PostgresDataSource<Note> = try source(appClient, table: table)
+                    #expect(try await app.get(KeyQuery("a")).revision == 1)
+                    _ = try await app.put(Note(title: "b", revision: 2), in: KeyQuery("b"))
+                    #expect(try await owner.get(KeyQuery("b")).revision == 2)
+                }
+            }
+        }
+
+        /// Before, a filter naming a relation that does not exist was taken for the table gone missing: the table was
+        /// "made again" and every key announced as changed to the whole fleet, at every such call.
+        @Test("a filter naming a missing relation fails without announcing a change of every key")
+        func aFilterNamingAMissingRelationAnnouncesNothing() async throws {
+            try await withPostgres { _, client in
+                let notes: PostgresDataSource<Note> = try source(client)
+                _ = try await notes.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
+                try await withFeed(notes) {
+                    let changes = notes.changes(forKey: nil)
+                    #expect(await strataCode { _ = try await notes.getAll(InMissingTable()) } != nil)
+                    _ = try await notes.put(Note(title: "b", revision: 1), in: KeyQuery("b"))
+                    // Notifications come in commit order: a change of every key would come before b's
+                    let change = await first(changes) { $0 == .invalidateAll || $0 == .put(key: "b") }
+                    #expect(change == .put(key: "b"))
+                }
+            }
+        }
+    }
+
+    /// A filter whose condition reads a relation that does not exist.
+    struct InMissingTable: PostgresFilterQuery {
+        var condition: PostgresQuery { "EXISTS (SELECT 1 FROM no_such_table)" }
+    }
+
     /// The notes whose revision is at least `revision`: a filter on the `jsonb` column, its value bound.
     struct RevisionAtLeast: PostgresFilterQuery {
         let revision: Int

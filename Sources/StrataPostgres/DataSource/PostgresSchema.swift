@@ -51,11 +51,20 @@
                 try await ensureSchema()
                 return try await body()
             } catch let error where PostgresErrors.isUndefinedTable(error) {
+                // Another relation a statement names (a filter's subquery) can be the missing one: the table is only
+                // made again, and every key announced as changed, when it is the table or its sequence that is gone.
+                guard try await tableIsMissing() else { throw error }
                 schema.markMissing()
                 try await ensureSchema()
                 try await execute(sql.announceAll, PostgresBindings())
                 return try await body()
             }
+        }
+
+        /// Whether the table or its version sequence is missing.
+        private func tableIsMissing() async throws -> Bool {
+            let rows = try await run(sql.isMissing, PostgresBindings())
+            return try rows.first?.decode(Bool.self) ?? true
         }
 
         /// Runs one statement on a connection of the pool and returns its rows; a cancelled call closes the

@@ -56,8 +56,13 @@
             return name
         }
 
-        /// Creates the sequence, the table, the notifying trigger function and the trigger when missing, under an
-        /// advisory lock (so instances starting together do not race), in one statement.
+        /// What the notifying function's comment says once this version of the schema is in place: the schema statement
+        /// changes nothing while it does. Change it with the functions or the triggers.
+        static let schemaVersion = "strata schema 2"
+
+        /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
+        /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
+        /// statement; changes nothing when they are in place.
         var createSchema: String {
             """
             DO $strata$
@@ -74,6 +79,16 @@
                     AND relnamespace = current_schema()::regnamespace AND relkind <> 'r') THEN
                     RAISE EXCEPTION 'the name \(table) is the version sequence of another Strata table'
                         USING ERRCODE = 'duplicate_table';
+                END IF;
+                -- Nothing to change when the table, its sequence, its three triggers and this version of their
+                -- functions are in place: no lock is taken on the table, and a role that may only read and write its
+                -- rows (neither own it nor create in its schema) uses it.
+                IF to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
+                    AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
+                        AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
+                    AND obj_description(to_regprocedure('\(function)()'), 'pg_proc') = '\(Self.schemaVersion)'
+                THEN
+                    RETURN;
                 END IF;
                 CREATE SEQUENCE IF NOT EXISTS \(sequence);
                 CREATE TABLE IF NOT EXISTS \(quoted) (
@@ -135,10 +150,14 @@
                     FOR EACH ROW EXECUTE FUNCTION \(function)();
                 CREATE OR REPLACE TRIGGER \(truncateTrigger) AFTER TRUNCATE ON \(quoted)
                     FOR EACH STATEMENT EXECUTE FUNCTION \(function)();
+                COMMENT ON FUNCTION \(function)() IS '\(Self.schemaVersion)';
             END
             $strata$
             """
         }
+
+        /// Whether the table or its version sequence is missing, as one boolean.
+        var isMissing: String { "SELECT to_regclass('\(quoted)') IS NULL OR to_regclass('\(sequence)') IS NULL" }
 
         /// Announces a change of every key (after the table was created again).
         var announceAll: String { "SELECT pg_notify('\(table)', nextval('\(sequence)')::text || ':a:')" }
