@@ -81,4 +81,19 @@ struct MapperTests {
         let repository = CacheRepository(main: ScriptedDataSource<Int>(), cache: lengths)
         #expect(try await repository.get(KeyQuery("k"), operation: .cacheIgnoringValidation) == 3)
     }
+
+    /// Before, only a *not valid* error's value was converted: main's value in `cacheSyncFailed` stayed of the wrapped
+    /// type, and `value(as:)` found nothing.
+    @Test func aMappedRepositoryConvertsTheValueEveryErrorCarries() async throws {
+        let harness = Harness(main: ["1": "42", "2": "43"])
+        harness.cacheStore.script(.put, .failure(StrataError(.io, "disk full")))
+        let numbers = harness.repository().mapped(
+            to: ClosureMapper { (text: String) in Int(text) ?? -1 },
+            from: ClosureMapper { (number: Int) in String(number) }
+        )
+
+        let error = await #expect(throws: StrataError.self) { try await numbers.get(IdQuery(1), operation: .mainSync) }
+        #expect(error?.code == .cacheSyncFailed)
+        #expect(error?.value(as: Int.self) == 42)
+    }
 }

@@ -42,22 +42,22 @@ extension MappedDataSource: GetDataSource where Source: GetDataSource, Source.Va
     /// - Throws: The source's error (a *not valid* one with its stale value converted), or
     ///   ``StrataError/Code/dataSerialization`` when conversion fails.
     public func get(_ query: any Query) async throws -> Value {
-        try await conversion.convertingStale { try conversion.value(await source.get(query)) }
+        try await conversion.convertingPayload { try conversion.value(await source.get(query)) }
     }
 
     /// Reads from the source and converts the values.
     public func getAll(_ query: any Query) async throws -> [Value] {
-        try await conversion.convertingStale { try conversion.values(await source.getAll(query)) }
+        try await conversion.convertingPayload { try conversion.values(await source.getAll(query)) }
     }
 
     /// Reads the entry from the source and converts its value; the metadata is kept.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
-        try await conversion.convertingStale { try conversion.entry(await source.getEntry(query)) }
+        try await conversion.convertingPayload { try conversion.entry(await source.getEntry(query)) }
     }
 
     /// Reads the entries from the source and converts their values; the metadata is kept.
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
-        try await conversion.convertingStale { try conversion.entries(await source.getAllEntries(query)) }
+        try await conversion.convertingPayload { try conversion.entries(await source.getAllEntries(query)) }
     }
 
     /// Reads conditionally from the source and converts a new value.

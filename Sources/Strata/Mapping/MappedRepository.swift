@@ -26,12 +26,12 @@ public struct MappedRepository<Base: Sendable, BaseValue: Sendable, Value: Senda
 extension MappedRepository: GetRepository where Base: GetRepository, Base.Value == BaseValue {
     /// Reads from the repository and converts the value.
     public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Value {
-        try await conversion.convertingStale { try conversion.value(await base.get(query, operation: operation)) }
+        try await conversion.convertingPayload { try conversion.value(await base.get(query, operation: operation)) }
     }
 
     /// Reads from the repository and converts the values.
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Value] {
-        try await conversion.convertingStale {
+        try await conversion.convertingPayload {
             try conversion.values(await base.getAll(query, operation: operation))
         }
     }
@@ -41,7 +41,7 @@ extension MappedRepository: GetRepository where Base: GetRepository, Base.Value 
         _ query: any Query,
         operation: any RepositoryOperation
     ) async throws -> (value: Value, outcome: CallOutcome) {
-        let (value, outcome) = try await conversion.convertingStale {
+        let (value, outcome) = try await conversion.convertingPayload {
             try await base.getReportingOutcome(query, operation: operation)
         }
         return (try conversion.value(value), outcome)

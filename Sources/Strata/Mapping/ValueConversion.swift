@@ -37,29 +37,35 @@ struct ValueConversion<Stored: Sendable, Value: Sendable>: Sendable {
         try entries.map(storedEntry)
     }
 
-    /// Runs a read of the wrapped source or repository, converting the stale value a *not valid* error carries, so
-    /// that it can still be served and revalidated on this side (``StrataError/staleEntry(as:)``).
+    /// Runs a read of the wrapped source or repository, converting the values an error carries: the stale value of
+    /// a *not valid* error, so that it can still be served and revalidated on this side
+    /// (``StrataError/staleEntry(as:)``), main's value of ``StrataError/Code/cacheSyncFailed``, the values a partial
+    /// list read found.
     ///
-    /// A stale value that does not convert leaves the error without one: a miss, never a value of the wrong type.
-    func convertingStale<Result>(_ read: () async throws -> Result) async throws -> Result {
+    /// A value that does not convert leaves the error without one: never a value of the wrong type. A payload that is
+    /// no value of the wrapped side stays as it is.
+    func convertingPayload<Result>(_ read: () async throws -> Result) async throws -> Result {
         do {
             return try await read()
-        } catch var error as StrataError where error.code == .notValid && error.payload != nil {
-            error.payload = stale(error.payload)
+        } catch var error as StrataError where error.payload != nil {
+            error.payload = converted(error.payload)
             throw error
         }
     }
 
-    /// The payload of a *not valid* error, converted.
-    private func stale(_ payload: (any Sendable)?) -> (any Sendable)? {
+    /// The payload of an error, converted: a value of the wrapped side becomes one of this side, or `nil` when it does
+    /// not convert; any other payload stays as it is.
+    private func converted(_ payload: (any Sendable)?) -> (any Sendable)? {
         switch payload {
         case let stale as StaleEntry<Stored>:
             (try? entry(stale.entry)).map { StaleEntry(entry: $0, staleSince: stale.staleSince) }
         case let stale as StaleEntries<Stored>:
             (try? entries(stale.entries)).map { StaleEntries(entries: $0, staleSince: stale.staleSince) }
+        case let partial as PartialValues<Stored>:
+            (try? partial.values.map { try $0.map(value) }).map(PartialValues.init(values:))
         case let stored as Stored: try? value(stored)
         case let stored as [Stored]: try? values(stored)
-        default: nil
+        default: payload
         }
     }
 }

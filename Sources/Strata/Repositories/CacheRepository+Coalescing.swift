@@ -12,21 +12,24 @@ extension CacheRepository {
         let writes: UInt64
     }
 
-    /// The key of a main read that began at `stamp`, or `nil` when coalescing is off or the query is not
-    /// `Hashable`.
+    /// The key of a main read that began at `stamp`, or `nil` when the query is not `Hashable` (or, for a read that
+    /// began at a stamp, when coalescing is off).
     ///
-    /// - Parameter narrowed: Whether the read is a list read narrowed to the keys the cache missed: marked so, it
-    ///   never shares a key (and a result type) with the plan's own list read of the same query.
+    /// - Parameters:
+    ///   - stamp: The write stamps when the read began; `nil` for a key that stands for any read of the query (a
+    ///     background refresh's).
+    ///   - narrowed: Whether the read is a list read narrowed to the keys the cache missed: marked so, it never shares
+    ///     a key (and a result type) with the plan's own list read of the same query.
     func mainReadKey(
         isGetAll: Bool,
         writesBack: Bool,
         _ query: any Query,
-        since stamp: CacheWriteStamps.Stamp,
+        since stamp: CacheWriteStamps.Stamp?,
         narrowed: Bool = false
     ) -> MainReadKey? {
-        guard configuration.coalescesMainReads, let query = query as? any Hashable else { return nil }
+        guard stamp == nil || configuration.coalescesMainReads, let query = query as? any Hashable else { return nil }
         let identity = narrowed ? AnyHashable(NarrowedRead(query: AnyHashable(query))) : AnyHashable(query)
-        return MainReadKey(isGetAll: isGetAll, writesBack: writesBack, query: identity, writes: stamp.sum)
+        return MainReadKey(isGetAll: isGetAll, writesBack: writesBack, query: identity, writes: stamp?.sum ?? 0)
     }
 
     /// Runs `readAndStore` once for all the concurrent callers with an equal key.

@@ -86,10 +86,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             guard writesBack, !found.isEmpty, writeStamps.mayWriteBack(since: stamp) else { return fetched }
             // An entry that must not be stored is returned as it came, and the cache's older copy goes (as for `get`).
             let unstorable = found.filter { fetched[$0]?.metadata.isStorable == false }
-            if !unstorable.isEmpty, let cache = cache as? any DeleteDataSource,
-                let unstorableQuery = try? narrowed(query, to: unstorable)
-            {
-                try? await cache.delete(unstorableQuery)
+            if !unstorable.isEmpty, let unstorableQuery = try? narrowed(query, to: unstorable) {
+                await Self.dropCopy(in: cache, of: unstorableQuery)
             }
             let storable = found.filter { fetched[$0]?.metadata.isStorable == true }
             guard !storable.isEmpty else { return fetched }

@@ -165,11 +165,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             },
             store: { [cache] entry in
                 guard entry.metadata.isStorable else {
-                    // Main's answer stands whatever the cache does: a delete that fails does not fail the read. Nor is
-                    // the value gone, so the repository's streams are not told "deleted" (they keep what they show).
-                    await ObservationScope.$isStreamRefresh.withValue(true) {
-                        try? await (cache as? any DeleteDataSource)?.delete(query)
-                    }
+                    await Self.dropCopy(in: cache, of: query)
                     return entry
                 }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
@@ -183,6 +179,17 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             servesStale: { !$0.metadata.forbidsServingStale },
             value: \.value
         )
+    }
+
+    /// Deletes the cache's copy of the entries `query` names, for an answer of main that must not be stored, which
+    /// supersedes it (when the cache can delete).
+    ///
+    /// Main's answer stands whatever the cache does: a delete that fails does not fail the read. Nor is the value gone,
+    /// so the repository's streams are not told "deleted" (they keep what they show).
+    static func dropCopy(in cache: Cache, of query: any Query) async {
+        await ObservationScope.$isStreamRefresh.withValue(true) {
+            try? await (cache as? any DeleteDataSource)?.delete(query)
+        }
     }
 
     /// How `getAll` reads: entries with their metadata; there is no conditional list read.

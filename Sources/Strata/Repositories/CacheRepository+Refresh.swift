@@ -13,8 +13,7 @@ extension CacheRepository {
 
 extension CacheRepository
 where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == Cache.Value {
-    /// Starts main's half of a read in the background (stale-while-revalidate), once per query at a time (and per
-    /// write of it through the repository).
+    /// Starts main's half of a read in the background (stale-while-revalidate), once per query at a time.
     ///
     /// The refresh runs through the configuration's refresh plugins, which see its error; nobody else does, and the
     /// stale entry stays in the cache. A successful refresh announces a write of the query to the repository's
@@ -25,16 +24,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         stale: Entry?,
         since stamp: CacheWriteStamps.Stamp
     ) {
-        // Keyed as its main read is: a refresh that began before a write of the query does not stand for one after.
-        let key = (read.query as? any Hashable).map {
-            AnyHashable(
-                MainReadKey(
-                    isGetAll: read.isGetAll,
-                    writesBack: plan.writesBack,
-                    query: AnyHashable($0),
-                    writes: stamp.sum
-                )
-            )
+        // One refresh per query at a time: a later read's refresh, after a write, would find the stale value again and
+        // start its own once this one ended (this one does not write back over the write).
+        let key = mainReadKey(isGetAll: read.isGetAll, writesBack: plan.writesBack, read.query, since: nil).map {
+            AnyHashable($0)
         }
         refreshes.start(key: key, limit: configuration.maxBackgroundRefreshes) { [self] in
             let method: PluginCall.Method = read.isGetAll ? .getAll : .get
