@@ -80,6 +80,23 @@ struct OfflineOutboxLimitTests {
         }
     }
 
+    /// Before, a write of a key that waits in the outbox reached the cache, then was refused by the full outbox: the
+    /// cache kept a value main would never get.
+    @Test func aRefusedWriteOfAWaitingKeyLeavesTheCacheAtItsLatestQueuedWrite() async throws {
+        try await whileDown(limits: .init(maximumWrites: 2, maximumBytes: 1 << 20)) { (_, repository) async throws in
+            #expect(try await repository.put(Note(id: "a", text: "a1", version: 1), in: KeyQuery("a")).isPending)
+            #expect(try await repository.put(Note(id: "b", text: "b1", version: 1), in: KeyQuery("b")).isPending)
+
+            let error = await #expect(throws: StrataError.self) {
+                try await repository.put(Note(id: "a", text: "a2", version: 2), in: KeyQuery("a"))
+            }
+
+            #expect(error?.code == .tooLarge)
+            let cached = try await repository.repository.get(KeyQuery("a"), operation: .cache)
+            #expect(cached.text == "a1")
+        }
+    }
+
     /// A write that replaces queued ones (last write wins) frees their room first: a full outbox still takes it.
     @Test func aWriteThatReplacesQueuedOnesFitsAFullOutbox() async throws {
         try await whileDown(limits: .init(maximumWrites: 1, maximumBytes: 1 << 20), coalescing: true) {

@@ -67,7 +67,8 @@ extension OfflineRepository {
         toMain: (Result) async throws -> Result,
         record encoding: (Result) throws -> Data?
     ) async throws -> (value: Result, status: WriteStatus) {
-        try outbox.checkService(outboxClaim)
+        try beginWriting()
+        defer { endWriting() }
         // Numbered and written into the cache in the key's turn: two writes of a key that ran at once wrote the
         // cache in either order, and the cache kept the older value once main had the newer one.
         await cacheTurns.take(key)
@@ -104,6 +105,9 @@ extension OfflineRepository {
                 await cacheTurns.giveBack(key)
                 return (local, .pending(queued))
             } catch {
+                // Not queued (the outbox is full, say): the cache shows the key's latest queued write again, never a
+                // value main will not get.
+                await restoreCache(key: key)
                 await cacheTurns.giveBack(key)
                 throw error
             }
@@ -128,6 +132,43 @@ extension OfflineRepository {
         } catch {
             await outbox.endDirect(key: key)
             throw error
+        }
+    }
+
+    /// Counts a write under way, so ``close()`` waits for it; throws ``Strata/StrataError/Code/alreadyInUse`` when the
+    /// repository does not hold its outbox or was closed.
+    private func beginWriting() throws {
+        try outbox.checkService(outboxClaim)
+        let isClosed = schedule.withLock { schedule -> Bool in
+            guard !schedule.isClosed else { return true }
+            schedule.writesUnderWay += 1
+            return false
+        }
+        if isClosed { try outbox.checkService(nil) }
+    }
+
+    /// Ends a write ``beginWriting()`` counted, resuming a ``close()`` that waits for the last one.
+    private func endWriting() {
+        let waiters = schedule.withLock { schedule -> [CheckedContinuation<Void, Never>] in
+            schedule.writesUnderWay -= 1
+            guard schedule.writesUnderWay == 0 else { return [] }
+            defer { schedule.closeWaiters = [] }
+            return schedule.closeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Puts the cache back to the key's latest queued write (its value, or its absence), after a write of the key that
+    /// reached the cache but could not be queued behind it; failures are ignored, as the write's own error is thrown.
+    private func restoreCache(key: String) async {
+        guard let latest = await outbox.latest(forKey: key) else { return }
+        let query = configuration.query(key)
+        switch latest.operation {
+        case .put:
+            guard let data = latest.value, let value = try? decode(data) else { return }
+            _ = try? await repository.put(value, in: query, operation: .cache)
+        case .delete:
+            try? await repository.delete(query, operation: .cache)
         }
     }
 

@@ -70,9 +70,8 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     /// by ``sync()``. Reads that main answers replay them when they go through ``repository`` (or ``get(_:operation:)``),
     /// not through the repository given, which does not observe main's answers for this outbox.
     ///
-    /// - Parameters:
-    /// An outbox serves one repository at a time: while another repository holds `outbox` (until its ``close()``
-    /// or its release), this one replays nothing, its ``sync()`` sends nothing, and its writes fail with
+    /// An outbox serves one repository at a time: a repository made while another holds `outbox` never serves it (make
+    /// a new one once the other is closed): it replays nothing, its ``sync()`` sends nothing, and its writes fail with
     /// ``Strata/StrataError/Code/alreadyInUse``; its reads work.
     ///
     /// - Parameters:
@@ -134,6 +133,15 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         timer?.cancel()
         cancelSend?()
         await replays.run {}
+        // A write that began before holds the key turns of this repository: the outbox is given back after it.
+        await withCheckedContinuation { continuation in
+            let done = schedule.withLock { schedule -> Bool in
+                guard schedule.writesUnderWay > 0 else { return true }
+                schedule.closeWaiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
         if let outboxClaim { outbox.releaseService(outboxClaim) }
     }
 
@@ -157,4 +165,8 @@ struct ReplaySchedule: Sendable {
     var isClosed = false
     /// Cancels the replayed write on its way, if one is: ``OfflineRepository/close()`` calls it.
     var cancelSend: (@Sendable () -> Void)?
+    /// How many writes are under way: ``OfflineRepository/close()`` gives the outbox back only once none is.
+    var writesUnderWay = 0
+    /// Whom the last write under way resumes: a ``OfflineRepository/close()`` waiting for it.
+    var closeWaiters: [CheckedContinuation<Void, Never>] = []
 }
