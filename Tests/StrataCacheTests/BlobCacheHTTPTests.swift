@@ -246,6 +246,19 @@ struct BlobCacheHTTPTests {
         }
     }
 
+    /// Before, BlobCache judged a response without its request: a shared cache stored the answer to the client's
+    /// `Authorization` and served it to every user (RFC 9111, section 3.5).
+    @Test func aSharedCacheStoresNoAnswerToTheClientsCredentials() async throws {
+        try await withFixture([("GET /me", reply("ann", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            let cache = try fixture.makeCache(freshnessPolicy: .sharedCache, headers: ["Authorization": "Bearer ann"])
+
+            for _ in 1...2 { _ = try await cache.fetch(from: fixture.url("me")) as Data }
+
+            #expect(fixture.server.requestCount(path: "/me") == 2)
+            #expect(cache.persistentCount == 0)
+        }
+    }
+
     @Test func notFoundIsReportedAndNothingIsStored() async throws {
         try await withFixture([("GET /a", reply("gone", status: 404))]) { fixture in
             let cache = try fixture.makeCache()

@@ -25,12 +25,14 @@ struct BlobCacheFixture {
         persistent: BlobCache.PersistentLayer = .init(),
         servesStaleOnError: Bool = false,
         plugins: [any StrataPlugin] = [],
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: any HTTPTransport = URLSessionTransport(),
+        freshnessPolicy: HTTPFreshness.Policy = .privateCache,
+        headers: HTTPHeaders = [:]
     ) throws -> BlobCache {
         var persistent = persistent
         persistent.location = .url(folder)
         persistent.identifier = "blobs"
-        let client = HTTPClient(transport: transport, configuration: .init(timeout: .seconds(30)))
+        let client = HTTPClient(transport: transport, configuration: .init(timeout: .seconds(30), headers: headers))
         return try BlobCache(
             using: client,
             baseURL: server.baseURL,
@@ -39,6 +41,7 @@ struct BlobCacheFixture {
                 persistent: persistent,
                 servesStaleOnError: servesStaleOnError,
                 clock: clock,
+                freshnessPolicy: freshnessPolicy,
                 plugins: plugins
             )
         )

@@ -134,6 +134,13 @@ public struct HTTPClient: Sendable {
         return request
     }
 
+    /// The request as the client sends it, with the configuration's headers: what a cache judges a response by
+    /// (`Authorization` and `Cache-Control` in the configuration count too); the request as it is when it cannot be
+    /// sent.
+    package func asSent(_ request: HTTPRequest) -> HTTPRequest {
+        (try? prepared(request)) ?? request
+    }
+
     static func describe(_ request: HTTPRequest) -> String {
         request.describedForErrors(sentTo: try? request.url())
     }

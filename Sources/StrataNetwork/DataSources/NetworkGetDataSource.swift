@@ -152,8 +152,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             requestTime: requestTime,
             responseTime: now(),
             policy: freshnessPolicy,
-            // As sent: the client's own headers (an `Authorization`, a `Cache-Control: no-store`) count too.
-            request: (try? client.prepared(request)) ?? request
+            request: client.asSent(request)
         )
         return EntryMetadata(
             storedAt: nil,

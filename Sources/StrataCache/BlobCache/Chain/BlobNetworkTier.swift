@@ -31,9 +31,11 @@ struct BlobNetworkTier: BlobTier {
         let conditions = ConditionalHeaders(eTag: metadata.eTag, lastModified: metadata.lastModified)
         let clock = cache.configuration.clock
         let requestTime = clock.now()
-        switch try await cache.client.send(HTTPRequest(.get, url: url), ifModifiedSince: conditions) {
+        let request = HTTPRequest(.get, url: url)
+        let sent = cache.client.asSent(request)
+        switch try await cache.client.send(request, ifModifiedSince: conditions) {
         case .modified(let response):
-            return .modified(cache.download(response, requestTime: requestTime))
+            return .modified(cache.download(response, requestTime: requestTime, to: sent))
         case .notModified(let response):
             if metadata.eTag == nil, metadata.lastModified == nil {
                 let request = "GET \(url.describedForErrors)"
@@ -44,7 +46,8 @@ struct BlobNetworkTier: BlobTier {
                 response: response,
                 requestTime: requestTime,
                 responseTime: clock.now(),
-                policy: cache.configuration.freshnessPolicy
+                policy: cache.configuration.freshnessPolicy,
+                request: sent
             )
             var renewed = metadata
             renewed.freshUntil = freshness.expiresAt
@@ -57,13 +60,17 @@ struct BlobNetworkTier: BlobTier {
 
 extension BlobCache {
     /// A download as the chain carries it: its body, its freshness record and directives, and its metadata.
-    func download(_ response: HTTPResponse, requestTime: Date) -> StoredEntry<Blob> {
+    ///
+    /// - Parameter request: The request as sent (``StrataNetwork/HTTPClient``'s headers included), whose
+    ///   `Cache-Control: no-store` or, for a shared cache, `Authorization` can make the response not storable.
+    func download(_ response: HTTPResponse, requestTime: Date, to request: HTTPRequest) -> StoredEntry<Blob> {
         let now = configuration.clock.now()
         let freshness = HTTPFreshness(
             response: response,
             requestTime: requestTime,
             responseTime: now,
-            policy: configuration.freshnessPolicy
+            policy: configuration.freshnessPolicy,
+            request: request
         )
         let httpLifetime = freshness.remainingLifetime
         let persistentLifetime = httpLifetime ?? configuration.persistent.initialLifetime
