@@ -21,6 +21,15 @@
             >
         >
 
+        /// The client of the upstream calls, for the whole process (never shut down, as `HTTPClient.shared`):
+        /// AsyncHTTPClient's own tracing off (`AsyncHTTPClientTransport.defaultConfiguration`), since
+        /// `TracingTransport` traces each request, once, under the caller's span. `HTTPClient.shared` would take the
+        /// tracer a server bootstraps and record a second trace of each request, its full URL and query included.
+        static let upstreamClient = AsyncHTTPClient.HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: AsyncHTTPClientTransport.defaultConfiguration
+        )
+
         /// Builds the repository over the upstream API at `upstream` (a function: the server learns its port only once
         /// it listens).
         ///
@@ -43,9 +52,9 @@
             ]
             var memory = MemoryDataSource<String>.Configuration(countLimit: 1_000, timeToLive: .seconds(60))
             memory.evictionObserver = StoreMetrics(store: "quotes", factory: metrics)
-            // The upstream calls go through AsyncHTTPClient's shared client, each in a client span whose context
-            // travels in the request's headers.
-            let transport = AsyncHTTPClientTransport(client: AsyncHTTPClient.HTTPClient.shared)
+            // The upstream calls go through one AsyncHTTPClient client for the process, each in a client span whose
+            // context travels in the request's headers.
+            let transport = AsyncHTTPClientTransport(client: upstreamClient)
             let client = StrataNetwork.HTTPClient(transport: TracingTransport(transport, tracer: tracer))
             let api = NetworkGetDataSource<String>(client: client) { query in
                 guard let id = (query as? KeyQuery)?.key else {

@@ -9,7 +9,7 @@
             var metadata: Logger.Metadata = [
                 "strata.source": "\(call.source)",
                 "strata.method": "\(call.method.rawValue)",
-                "strata.query": "\(includesValues ? call.queryDescription : observed.queryKind)",
+                "strata.query": "\(includesValues ? Self.loggable(call.queryDescription) : observed.queryKind)",
                 "strata.outcome": "\(observed.outcome)",
                 "strata.duration_ms": .stringConvertible(Double(observed.durationNanoseconds) / 1e6),
             ]
@@ -21,8 +21,20 @@
             {
                 metadata["strata.error"] = "\(message)"
             }
-            if includesValues, let value = result ?? call.value { metadata["strata.value"] = "\(value)" }
+            if includesValues, let value = result ?? call.value { metadata["strata.value"] = "\(Self.loggable(value))" }
             return metadata
+        }
+
+        /// The most characters of a query or a value a line shows.
+        static let loggedTextLimit = 1_024
+
+        /// A query's or a value's text as a line shows it: one line whatever it holds (``Strata/StrataError``'s rule for
+        /// messages: no line break or control character a text log handler would print as it is), at most
+        /// ``loggedTextLimit`` characters.
+        static func loggable(_ value: Any) -> String {
+            let text = String(describing: value)
+            guard text.count > loggedTextLimit else { return StrataError.oneLine(text) }
+            return StrataError.oneLine(String(text.prefix(loggedTextLimit))) + "…"
         }
     }
 #endif

@@ -33,7 +33,8 @@
         public let store: String
 
         private let factory: any MetricsFactory
-        private let evictions = Locked<[StoreEviction.Reason: Counter]>([:])
+        /// One counter per reason, made once: a store reports evictions under its own lock, entry by entry.
+        private let evictions: [StoreEviction.Reason: Counter]
         private let entries: Gauge
         private let bytes: Gauge
 
@@ -47,6 +48,10 @@
             self.factory = factory
             entries = Gauge(label: Label.entries, dimensions: [("store", store)], factory: factory)
             bytes = Gauge(label: Label.bytes, dimensions: [("store", store)], factory: factory)
+            let reasons: [StoreEviction.Reason] = [.countLimit, .sizeLimit, .expired, .purged]
+            evictions = Dictionary(
+                uniqueKeysWithValues: reasons.map { ($0, Self.counter(store: store, reason: $0, factory: factory)) }
+            )
         }
 
         /// Counts the eviction and moves the gauges.
@@ -64,16 +69,16 @@
         }
 
         private func counter(_ reason: StoreEviction.Reason) -> Counter {
-            evictions.withLock { counters in
-                if let found = counters[reason] { return found }
-                let made = Counter(
-                    label: Label.evictions,
-                    dimensions: [("store", store), ("reason", "\(reason)")],
-                    factory: factory
-                )
-                counters[reason] = made
-                return made
-            }
+            evictions[reason] ?? Self.counter(store: store, reason: reason, factory: factory)
+        }
+
+        /// The eviction counter of `store` for `reason`.
+        private static func counter(
+            store: String,
+            reason: StoreEviction.Reason,
+            factory: any MetricsFactory
+        ) -> Counter {
+            Counter(label: Label.evictions, dimensions: [("store", store), ("reason", "\(reason)")], factory: factory)
         }
     }
 #endif

@@ -9,10 +9,11 @@
     /// It wraps another transport (``StrataNetwork/URLSessionTransport`` by default): each request runs in a client
     /// span named `HTTP <method>`, child of the current span (a ``TracingPlugin`` span), and the tracer injects that
     /// span's context into the request's headers — with an OpenTelemetry tracer (swift-otel), the W3C `traceparent`
-    /// and `tracestate` headers. The span carries `http.request.method`, `server.address`, `url.path` (as sent,
-    /// percent-encoded; never the query) and `http.response.status_code`; a transport failure is recorded on it,
-    /// ``Strata/StrataError/redacted()`` (its code, not its message, which names the URL with its query) unless
-    /// ``includesValues`` is on.
+    /// and `tracestate` headers. The span carries `http.request.method`, `server.address` and
+    /// `http.response.status_code`; `url.path` (as sent, percent-encoded; never the query) only when
+    /// ``includesValues`` is on, since a path often holds a key, a user's identifier or a token. A transport failure
+    /// is recorded on it, ``Strata/StrataError/redacted()`` (its code, not its message, which names the URL with its
+    /// query) unless ``includesValues`` is on.
     ///
     /// ```swift
     /// let client = HTTPClient(transport: TracingTransport())
@@ -24,7 +25,7 @@
         /// The tracer spans are started on and contexts injected with.
         public let tracer: any Tracer
 
-        /// Whether a failure is recorded with its whole message; off by default.
+        /// Whether a span carries the request's path, and a failure its whole message; off by default.
         public let includesValues: Bool
 
         /// Creates the transport.
@@ -32,7 +33,7 @@
         /// - Parameters:
         ///   - base: The transport that sends the requests; ``StrataNetwork/URLSessionTransport/shared`` by default.
         ///   - tracer: The tracer; the bootstrapped `InstrumentationSystem.tracer` by default.
-        ///   - includesValues: Record failures with their whole messages; off by default.
+        ///   - includesValues: Record the request's path and failures with their whole messages; off by default.
         public init(
             _ base: any HTTPTransport = URLSessionTransport.shared,
             tracer: any Tracer = InstrumentationSystem.tracer,
@@ -73,9 +74,11 @@
             tracer.inject(span.context, into: &request.headers, using: HeadersInjector())
             span.attributes["http.request.method"] = request.method.rawValue
             span.attributes["server.address"] = request.baseURL.host ?? ""
-            // The whole path as sent: a request made from a URL has no `path` of its own, and one on a base URL only
-            // the part after it.
-            span.attributes["url.path"] = (try? request.url())?.path(percentEncoded: true) ?? request.path
+            if includesValues {
+                // The whole path as sent: a request made from a URL has no `path` of its own, and one on a base URL
+                // only the part after it.
+                span.attributes["url.path"] = (try? request.url())?.path(percentEncoded: true) ?? request.path
+            }
             do {
                 let response = try await ServiceContext.withValue(span.context) { try await send(request) }
                 span.attributes["http.response.status_code"] = Int64(response.status)

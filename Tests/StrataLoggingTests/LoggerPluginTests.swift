@@ -3,6 +3,7 @@
     import Logging
     import Strata
     import StrataLogging
+    import StrataMemory
     import StrataObservabilityTestSupport
     import Testing
 
@@ -67,6 +68,19 @@
             #expect(first?["strata.query"]?.description.contains("a") == true)
             let failure = handler.entries.last?.metadata["strata.error"]?.description
             #expect(failure == "StrataError.network: The server is down")
+        }
+
+        /// Before, a logged value was written as it was: a line break or an escape sequence in it forged or hid lines
+        /// in a text log.
+        @Test func aLoggedValueIsOneLineWhateverItHolds() async throws {
+            // A source's calls are logged at trace level
+            let plugin = LoggerPlugin(logger: logger(at: .trace), includesValues: true)
+            let store = MemoryDataSource<String>().plugins([plugin], name: "notes")
+
+            _ = try await store.put("fine\nlevel=error forged\u{1B}[2J", in: KeyQuery("k"))
+
+            let value = try #require(handler.entries.last?.metadata["strata.value"]?.description)
+            #expect(value == #"fine level=error forged\u{1B}[2J"#)
         }
     }
 #endif

@@ -42,6 +42,14 @@ struct StrataErrorDescriptionTests {
         #expect(error.description == "StrataError.invalidArgument: first second third")
     }
 
+    /// Before, only line breaks were replaced: an escape sequence, DEL or a bidirectional override in a key or a
+    /// server's text went into a log as it was, and could rewrite or hide what a terminal showed.
+    @Test func aMessageShowsItsControlCharactersInsteadOfActingOnThem() {
+        let error = StrataError(.invalidArgument, "key \u{1B}[2Jgone\u{7F} \u{202E}txt.exe")
+
+        #expect(error.description == #"StrataError.invalidArgument: key \u{1B}[2Jgone\u{7F} \u{202E}txt.exe"#)
+    }
+
     @Test func detailedDescriptionDrawsTheCausesAsATree() {
         let root = StrataError(.io, "open failed", underlying: CocoaError(.fileNoSuchFile), file: "M/A.swift", line: 1)
         let middle = StrataError(.corrupt, "entry unreadable", underlying: root, file: "M/B.swift", line: 2)

@@ -49,9 +49,37 @@ extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, Lo
         return lines
     }
 
-    /// Text with its line breaks replaced by spaces, so that a message always reads as one line.
-    static func oneLine(_ text: String) -> String {
-        guard text.contains(where: \.isNewline) else { return text }
-        return String(text.map { $0.isNewline ? " " : $0 })
+    /// Text that reads as one line, as it is: its line breaks replaced by spaces, and the other characters that act on
+    /// a terminal or a log rather than show (control characters, DEL, the C1 controls, the bidirectional overrides)
+    /// written as `\u{…}`, so that no key, value or server's text can add a line to a log, or hide one.
+    package static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isLineBreak($0) || isControl($0) }) else { return text }
+        var line = String.UnicodeScalarView()
+        var previous: Unicode.Scalar?
+        for scalar in text.unicodeScalars {
+            defer { previous = scalar }
+            if isLineBreak(scalar) {
+                // CR LF is one break
+                if scalar != "\n" || previous != "\r" { line.append(" ") }
+            } else if isControl(scalar) {
+                line.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                line.append(scalar)
+            }
+        }
+        return String(line)
+    }
+
+    /// Whether a scalar breaks a line: LF, VT, FF, CR, NEL, and the line and paragraph separators.
+    private static func isLineBreak(_ scalar: Unicode.Scalar) -> Bool {
+        (0x0A...0x0D).contains(scalar.value) || scalar.value == 0x85 || scalar.value == 0x2028
+            || scalar.value == 0x2029
+    }
+
+    /// Whether a scalar acts rather than shows: a C0 control, DEL, a C1 control, or a bidirectional override or
+    /// isolate.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value)
     }
 }
