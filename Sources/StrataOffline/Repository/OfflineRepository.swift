@@ -120,10 +120,11 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         )
     }
 
-    /// Stops the timer, cancels a replayed write on its way and waits for the replay in progress to end; nothing
-    /// is replayed after, and writes fail with ``Strata/StrataError/Code/alreadyInUse``. Queued writes stay in the
-    /// outbox for the next run, the cancelled one too (a server that answers slowly does not hold `close()` up for
-    /// the transport's whole timeout); another repository may then serve the outbox.
+    /// Stops the timer, cancels a replayed write on its way and waits for the replay in progress to end, and for the
+    /// writes callers began before (each ends within its transport's deadlines); nothing is replayed after, and
+    /// writes fail with ``Strata/StrataError/Code/alreadyInUse``. Queued writes stay in the outbox for the next run,
+    /// the cancelled replay too (a server that answers slowly does not hold `close()` up for the transport's whole
+    /// timeout for it); another repository may then serve the outbox.
     public func close() async {
         let (timer, cancelSend) = schedule.withLock { schedule in
             schedule.isClosed = true
