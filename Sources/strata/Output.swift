@@ -55,7 +55,7 @@ enum Output {
     static func escapingControls(_ json: String) -> String {
         var escaped = String.UnicodeScalarView()
         for scalar in json.unicodeScalars {
-            guard scalar.value >= 0x7F, isControl(scalar) else {
+            guard scalar.value >= 0x7F, scalar.isTerminalControl else {
                 escaped.append(scalar)
                 continue
             }
@@ -135,14 +135,7 @@ enum Output {
     /// escape sequence (CSI is one byte in C1), and the bidirectional overrides and isolates, which reorder what
     /// follows them on screen.
     static func plain(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) ? "?" : $0 }))
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isTerminalControl ? "?" : $0 }))
     }
 
     /// A store as JSON: its kind, folder and role (`null` when no composition is recognised).

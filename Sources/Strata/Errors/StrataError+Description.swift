@@ -50,10 +50,10 @@ extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, Lo
     }
 
     /// Text that reads as one line, as it is: its line breaks replaced by spaces, and the other characters that act on
-    /// a terminal or a log rather than show (control characters, DEL, the C1 controls, the bidirectional overrides)
-    /// written as `\u{…}`, so that no key, value or server's text can add a line to a log, or hide one.
+    /// a terminal or a log rather than show (`Unicode.Scalar.isTerminalControl`) written as `\u{…}`, so that
+    /// no key, value or server's text can add a line to a log, or hide one.
     package static func oneLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { isLineBreak($0) || isControl($0) }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0.isTerminalControl || isLineBreak($0) }) else { return text }
         var line = String.UnicodeScalarView()
         var previous: Unicode.Scalar?
         for scalar in text.unicodeScalars {
@@ -61,7 +61,7 @@ extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, Lo
             if isLineBreak(scalar) {
                 // CR LF is one break
                 if scalar != "\n" || previous != "\r" { line.append(" ") }
-            } else if isControl(scalar) {
+            } else if scalar.isTerminalControl {
                 line.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
             } else {
                 line.append(scalar)
@@ -76,10 +76,4 @@ extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, Lo
             || scalar.value == 0x2029
     }
 
-    /// Whether a scalar acts rather than shows: a C0 control, DEL, a C1 control, or a bidirectional override or
-    /// isolate.
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0x202A...0x202E).contains(scalar.value)
-            || (0x2066...0x2069).contains(scalar.value)
-    }
 }

@@ -29,15 +29,19 @@ extension Outbox {
         }
     }
 
-    /// Throws ``Strata/StrataError/Code/alreadyInUse`` unless the claim numbered `claim` holds the outbox: the
-    /// repository that asks could not claim it, or gave it back (``OfflineRepository/close()``).
+    /// Throws ``notServed`` unless the claim numbered `claim` holds the outbox: the repository that asks could not
+    /// claim it, or gave it back (``OfflineRepository/close()``).
     nonisolated func checkService(_ claim: UInt64?) throws {
-        guard let claim, service.withLock({ $0.holder == claim }) else {
-            throw StrataError(
-                .alreadyInUse,
-                "This OfflineRepository does not hold the outbox in \(folder.path): another repository serves it, "
-                    + "or this one was closed; give each repository its own outbox, or close() the other one first"
-            )
-        }
+        guard let claim, service.withLock({ $0.holder == claim }) else { throw notServed }
+    }
+
+    /// The ``Strata/StrataError/Code/alreadyInUse`` error of a write through a repository that does not hold the
+    /// outbox (any more).
+    nonisolated var notServed: StrataError {
+        StrataError(
+            .alreadyInUse,
+            "This OfflineRepository does not hold the outbox in \(folder.path): another repository serves it, "
+                + "or this one was closed; give each repository its own outbox, or close() the other one first"
+        )
     }
 }

@@ -144,7 +144,7 @@ extension OfflineRepository {
             schedule.writesUnderWay += 1
             return false
         }
-        if isClosed { try outbox.checkService(nil) }
+        if isClosed { throw outbox.notServed }
     }
 
     /// Ends a write ``beginWriting()`` counted, resuming a ``close()`` that waits for the last one.
