@@ -95,5 +95,21 @@ struct MapperTests {
         let error = await #expect(throws: StrataError.self) { try await numbers.get(IdQuery(1), operation: .mainSync) }
         #expect(error?.code == .cacheSyncFailed)
         #expect(error?.value(as: Int.self) == 42)
+
+        // And so do writes: main's value in `cacheSyncFailed`, through a mapped repository and a mapped source
+        harness.cacheStore.fail(.put, with: StrataError(.io, "disk full"))
+        harness.cacheStore.fail(.putAll, with: StrataError(.io, "disk full"))
+        let putError = await #expect(throws: StrataError.self) {
+            try await numbers.put(7, in: IdQuery(1), operation: .mainSync)
+        }
+        #expect(putError?.code == .cacheSyncFailed)
+        #expect(putError?.value(as: Int.self) == 7)
+        let source = harness.repository().asDataSource(operation: .mainSync).mapped(
+            to: ClosureMapper { (text: String) in Int(text) ?? -1 },
+            from: ClosureMapper { (number: Int) in String(number) }
+        )
+        let sourceError = await #expect(throws: StrataError.self) { try await source.putAll([8], in: IdsQuery([1])) }
+        #expect(sourceError?.code == .cacheSyncFailed)
+        #expect(sourceError?.value(as: [Int].self) == [8])
     }
 }

@@ -194,6 +194,25 @@ struct StaleWhileRevalidateTests {
         #expect(await responses.next()?.value == "new")
     }
 
+    @Test func aStreamServedStaleByARepositorySourceShowsTheValueItsRefreshBrings() async throws {
+        // Given a stream over a repository as a source, which serves a value stale for 30 seconds and refreshes it
+        let fixture = StaleFixture(gated: true)
+        let inner = fixture.repository
+        let outer = SingleDataSourceRepository(inner.asDataSource(operation: fixture.operation))
+        fixture.clock.advance(by: .seconds(90))
+        var responses = outer.stream(IdQuery(1), bufferingNewest: 16).makeAsyncIterator()
+        #expect(await responses.next()?.isLoading == true)
+        #expect(await responses.next()?.value == "old")
+
+        // When the refresh the stream's read started brings main's value
+        fixture.gate.open()
+        await inner.waitForBackgroundRefreshes()
+
+        // Then the stream shows it: the refresh is not one of the stream's re-reads, whose writes streams ignore
+        #expect(fixture.cache.entry("1")?.value == "new")
+        #expect(await responses.next()?.value == "new")
+    }
+
     @Test func aStaleValueWhoseValidatorCannotTellWhenItWentStaleWaitsForMain() async throws {
         let fixture = StaleFixture()
         let repository = CacheRepository(

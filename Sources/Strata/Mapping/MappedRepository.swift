@@ -49,9 +49,12 @@ extension MappedRepository: GetRepository where Base: GetRepository, Base.Value 
 }
 
 extension MappedRepository: PutRepository where Base: PutRepository, Base.Value == BaseValue {
-    /// Converts the value, writes it and converts what the repository returns.
+    /// Converts the value, writes it and converts what the repository returns (and the values its error carries,
+    /// such as main's value in ``StrataError/Code/cacheSyncFailed``).
     public func put(_ value: Value, in query: any Query, operation: any RepositoryOperation) async throws -> Value {
-        try conversion.value(await base.put(conversion.stored(value), in: query, operation: operation))
+        try await conversion.convertingPayload {
+            try conversion.value(await base.put(conversion.stored(value), in: query, operation: operation))
+        }
     }
 
     /// Converts the values, writes them and converts what the repository returns.
@@ -60,7 +63,9 @@ extension MappedRepository: PutRepository where Base: PutRepository, Base.Value 
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Value] {
-        try conversion.values(await base.putAll(conversion.stored(values), in: query, operation: operation))
+        try await conversion.convertingPayload {
+            try conversion.values(await base.putAll(conversion.stored(values), in: query, operation: operation))
+        }
     }
 }
 

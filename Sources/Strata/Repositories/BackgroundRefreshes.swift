@@ -40,9 +40,12 @@ final class BackgroundRefreshes: Sendable {
             let id = state.nextID
             // The task is registered under the lock before it can finish, so `finish` always finds it. It runs
             // outside the trail of the call that started it: its source calls are not steps of that call, whose
-            // outcome (served stale) they would rewrite.
+            // outcome (served stale) they would rewrite. Nor is it a stream's re-read, even when a stream's read
+            // started it: streams hear the value it brings (they ignore what their own re-reads write).
             state.running[id] = Task {
-                await CallTrail.$current.withValue(nil) { await work() }
+                await CallTrail.$current.withValue(nil) {
+                    await ObservationScope.$isStreamRefresh.withValue(false) { await work() }
+                }
                 self.finish(id, key: key)
             }
             return true
