@@ -140,12 +140,26 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [StoredEntry<Main.Value>] {
+        try await getAllEntriesMarkingStale(query, operation: operation).entries
+    }
+
+    /// Reads every value the query names with its metadata, and whether they include stale cached values: what a
+    /// composition made of repositories needs to report a stale answer.
+    ///
+    /// - Parameters:
+    ///   - query: Which values to read.
+    ///   - operation: See the table on ``CacheRepository``.
+    /// - Throws: As ``getAll(_:operation:)``.
+    package func getAllEntriesMarkingStale(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> (entries: [StoredEntry<Main.Value>], isStale: Bool) {
         let plan = try readPlan(of: operation)
         if let query = missingKeysQuery(query, plan) { return try await readMissingKeys(query, plan) }
         do {
             let answer = try await runRead(plan, plannedGetAll(query))
             CallTrail.report(answer.outcome(first: plan.first))
-            return answer.entry
+            return (answer.entry, answer.isStale)
         } catch {
             throw error.error
         }

@@ -13,17 +13,19 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// A list read that asks main for the keys the cache misses only: the cache answers the keys it has, main is
     /// asked once, with the query narrowed to the others, and its entries are written into the cache.
     ///
+    /// - Returns: The entries, in the order of the keys, and whether stale cached values are among them.
     /// - Throws: A cache error other than a miss as it is; main's error (or the stale values, when the plan's
     ///   fallback rule accepts it and every missing key has one); ``StrataError/Code/notFound`` with
-    ///   ``StrataError/partialValues(as:)`` when main answers some keys only.
-    func readMissingKeys(_ query: any MultiKeyedQuery, _ plan: OperationPlan.Read) async throws -> [StoredEntry<
-        Main.Value
-    >] {
+    ///   ``StrataError/partialValues(as:)`` (one per key asked) when main answers some keys only.
+    func readMissingKeys(
+        _ query: any MultiKeyedQuery,
+        _ plan: OperationPlan.Read
+    ) async throws -> (entries: [StoredEntry<Main.Value>], isStale: Bool) {
         let listMiss: StrataError
         do {
             let entries = try await cache.getAllEntries(query)
             CallTrail.report(.hit)
-            return entries
+            return (entries, false)
         } catch let error as StrataError where plan.asksMainOn.contains(error) {
             listMiss = error
         }
@@ -48,61 +50,87 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         }
         if missing.isEmpty {
             CallTrail.report(.hit)
-            return entries.compactMap { $0 }
+            return (entries.compactMap { $0 }, false)
         }
         let fetched: [StoredEntry<Main.Value>?]
+        let fetchedStale: Bool
         do {
-            fetched = try await fetchAndStore(narrowed(query, to: missing), writesBack: plan.writesBack, since: stamp)
+            (fetched, fetchedStale) = try await fetchAndStore(
+                narrowed(query, to: missing),
+                writesBack: plan.writesBack,
+                since: stamp
+            )
         } catch {
             let servable = missing.allSatisfy { stale[$0].map { !$0.metadata.forbidsServingStale } ?? false }
             guard servable, plan.staleValues.servesStale(after: error) else {
                 throw error
             }
             CallTrail.report(.staleServed)
-            return keys.indices.compactMap { entries[$0] ?? stale[$0] }
+            return (keys.indices.compactMap { entries[$0] ?? stale[$0] }, true)
         }
         for (position, entry) in zip(missing, fetched) { entries[position] = entry }
         let missingKeys = keys.indices.filter { entries[$0] == nil }.map { keys[$0] }
         guard missingKeys.isEmpty else {
             throw StrataError.partial(entries.map { $0?.value }, missingKeys: missingKeys)
         }
-        CallTrail.report(.miss)
-        return entries.compactMap { $0 }
+        CallTrail.report(fetchedStale ? .staleServed : .miss)
+        return (entries.compactMap { $0 }, fetchedStale)
     }
 
     /// Main's entries for the keys of `query`, one per key (`nil` for a key main did not answer, see
     /// ``Swift/Array/matched(to:)``), written into the cache with `writesBack` unless a write of the keys went
     /// through the repository since `stamp`: one main call and one cache write, shared with concurrent identical
-    /// reads.
+    /// reads. Stale cached values a repository as main served (``StaleAnswerReport``) are returned as stale, and
+    /// neither stored nor told as main's answer.
     private func fetchAndStore(
         _ query: any MultiKeyedQuery,
         writesBack: Bool,
         since stamp: CacheWriteStamps.Stamp
-    ) async throws -> [StoredEntry<Main.Value>?] {
-        let work = { @Sendable [self] () async throws -> [StoredEntry<Main.Value>?] in
-            var fetched = try await main.getAllEntries(query).matched(to: query.keys)
+    ) async throws -> (entries: [StoredEntry<Main.Value>?], isStale: Bool) {
+        let work = { @Sendable [self] () async throws -> (entries: [StoredEntry<Main.Value>?], isStale: Bool) in
+            let (answer, isStale) = try await StaleAnswerReport.reading { [main] in
+                try await Self.entries(of: query, from: main)
+            }
+            guard !isStale else { return (answer, true) }
+            var fetched = answer
             mainAnswered(.getAll, query)
             let found = fetched.indices.filter { fetched[$0] != nil }
-            guard writesBack, !found.isEmpty, writeStamps.mayWriteBack(since: stamp) else { return fetched }
+            guard writesBack, !found.isEmpty, writeStamps.mayWriteBack(since: stamp) else { return (fetched, false) }
             // An entry that must not be stored is returned as it came, and the cache's older copy goes (as for `get`).
             let unstorable = found.filter { fetched[$0]?.metadata.isStorable == false }
             if !unstorable.isEmpty, let unstorableQuery = try? narrowed(query, to: unstorable) {
                 await Self.dropCopy(in: cache, of: unstorableQuery)
             }
             let storable = found.filter { fetched[$0]?.metadata.isStorable == true }
-            guard !storable.isEmpty else { return fetched }
+            guard !storable.isEmpty else { return (fetched, false) }
             let written = storable.compactMap { fetched[$0] }
             let storeQuery = try narrowed(query, to: storable)
             let stored = try await syncCache(after: written, payload: written.map(\.value)) {
                 written.keepingMetadata(of: try await cache.putAllEntries(written, in: storeQuery))
             }
             for (position, entry) in zip(storable, stored) { fetched[position] = entry }
-            return fetched
+            return (fetched, false)
         }
         guard let key = mainReadKey(isGetAll: true, writesBack: writesBack, query, since: stamp, narrowed: true) else {
             return try await work()
         }
         return try await sharedMainRead(key, work)
+    }
+
+    /// Main's entries for the keys of `query`, one per key, `nil` for a key main did not answer: a shorter list
+    /// matched to the keys (``Swift/Array/matched(to:)``), or the values of main's ``StrataError/partial(_:missingKeys:)``
+    /// error (a repository as main throws one for the keys it found; without metadata, as main gives none).
+    private static func entries(of query: any MultiKeyedQuery, from main: Main) async throws -> [StoredEntry<
+        Main.Value
+    >?] {
+        do {
+            return try await main.getAllEntries(query).matched(to: query.keys)
+        } catch let error as StrataError {
+            guard error.code == .notFound, let values = error.partialValues(as: Main.Value.self),
+                values.count == query.keys.count
+            else { throw error }
+            return values.map { $0.map { StoredEntry(value: $0, metadata: EntryMetadata()) } }
+        }
     }
 
     /// The query for the keys at `positions`.

@@ -78,7 +78,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
 
     /// The main half of a read: a conditional read for a stale entry with validators (renewing the cached entry
     /// on *not modified*), else main's entry; written back into the cache as the plan says. Main's answer is told
-    /// to ``Configuration/onMainAnswer`` first.
+    /// to ``Configuration/onMainAnswer`` first. A main source that is a repository and answered with a stale cached
+    /// value (``StaleAnswerReport``) gives a stale answer, neither stored nor told.
     ///
     /// The write-back rule: main's answer is written into the cache (or renews the cached entry) only when no
     /// write of the read's keys went through the repository since `stamp` (``CacheWriteStamps``); otherwise the
@@ -99,10 +100,15 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let revalidates = plan.revalidates
         let method: PluginCall.Method = read.isGetAll ? .getAll : .get
         let readAndStore = { @Sendable [self] () async throws -> PlannedAnswer<Entry> in
-            if revalidates, let stale, let outcome = try await read.revalidate(stale) {
-                mainAnswered(method, read.query)
+            if revalidates, let stale {
+                let (outcome, isStale) = try await StaleAnswerReport.reading { try await read.revalidate(stale) }
                 switch outcome {
+                case nil:
+                    break
+                case .notModified(let renewed) where isStale, .modified(let renewed) where isStale:
+                    return PlannedAnswer(entry: renewed, source: .main, isStale: true)
                 case .notModified(let renewed):
+                    mainAnswered(method, read.query)
                     guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
                         return PlannedAnswer(entry: renewed, source: .main, isStale: false)
                     }
@@ -111,10 +117,13 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     }
                     return PlannedAnswer(entry: stored, source: .main, isStale: false)
                 case .modified(let entry):
+                    mainAnswered(method, read.query)
                     return try await store(entry, writesBack: writesBack, since: stamp, read)
                 }
             }
-            let entry = try await read.readMain()
+            let (entry, isStale) = try await StaleAnswerReport.reading { try await read.readMain() }
+            // A repository as main served a stale cached value: not main's answer, and not stored as current.
+            guard !isStale else { return PlannedAnswer(entry: entry, source: .main, isStale: true) }
             mainAnswered(method, read.query)
             return try await store(entry, writesBack: writesBack, since: stamp, read)
         }

@@ -12,14 +12,24 @@ where
         try await repository.getAll(query, operation: operation)
     }
 
-    /// Reads through the repository, with the metadata of the tier that answered.
+    /// Reads through the repository, with the metadata of the tier that answered; a stale cached value served is
+    /// reported as stale to a repository above (``StaleAnswerReport``).
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Main.Value> {
-        try await repository.getEntry(query, operation: operation)
+        let (entry, _, isStale) = try await StaleAnswerReport.shielded { [repository, operation] in
+            try await repository.getEntryMarkingStale(query, operation: operation)
+        }
+        StaleAnswerReport.mark(isStale)
+        return entry
     }
 
-    /// Reads through the repository, with the metadata of the tier that answered.
+    /// Reads through the repository, with the metadata of the tier that answered; stale cached values served are
+    /// reported as stale to a repository above (``StaleAnswerReport``).
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Main.Value>] {
-        try await repository.getAllEntries(query, operation: operation)
+        let (entries, isStale) = try await StaleAnswerReport.shielded { [repository, operation] in
+            try await repository.getAllEntriesMarkingStale(query, operation: operation)
+        }
+        StaleAnswerReport.mark(isStale)
+        return entries
     }
 
     /// Reads the entry through the repository (which revalidates its own stale entries with its main source);

@@ -22,6 +22,12 @@
 /// - ``origin`` is the origin of the source the operation's read plan asks first (the cache for `.cacheSync`,
 ///   as a stream's loading response names it): where values come from when the first tier answers. Which tier
 ///   answered one read is not reported.
+/// - A stale cached value the repository serves (inside a stale-while-revalidate window, or by the fallback rule
+///   after its main source failed) is stale to the repository above too: its response says `isStale`, its read is
+///   ``CallOutcome/staleServed``, the value is not stored in its cache as current, and it is not main's answer
+///   (``CacheRepository/Configuration/onMainAnswer``). A ``SingleDataSourceRepository``'s stream shows it as stale.
+/// - A list it answers in part (``StrataError/partialValues(as:)``) is, to the repository above, a shorter list:
+///   the values found are cached there, and its own partial error names every key it was asked.
 /// - ``changes(forKey:)`` merges the repository's announcements with its two sources'.
 public struct CacheRepositorySource<Main: Sendable, Cache: Sendable>: Sendable {
     /// The repository every call goes through.

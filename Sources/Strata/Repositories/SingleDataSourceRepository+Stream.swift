@@ -27,8 +27,9 @@ extension SingleDataSourceRepository where Source: GetDataSource {
             observe: { [changeBroadcaster.changes(forKey: key), source.changes(forKey: key)] },
             read: { emit in
                 do {
-                    let entry = try await source.getEntry(query)
-                    emit(.value(entry.value, origin: origin, storedAt: entry.storedAt, isStale: false))
+                    // A repository as the source tells when it served a stale cached value.
+                    let (entry, isStale) = try await StaleAnswerReport.reading { try await source.getEntry(query) }
+                    emit(.value(entry.value, origin: origin, storedAt: entry.storedAt, isStale: isStale))
                 } catch {
                     emit(.error(error, origin: origin))
                 }
