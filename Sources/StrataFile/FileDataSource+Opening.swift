@@ -16,8 +16,9 @@ extension FileDataSource {
     static let markerKind = "file"
 
     /// Reads the trailer of every entry file in the folder (one `openat`, `fstat` and `pread` each), discards
-    /// damaged entries (a link or a folder at an entry's name included) and leftover temporary files, applies
-    /// the access journal and builds the index.
+    /// damaged entries (a link or a folder at an entry's name included, and a trailer at or past
+    /// ``EntryTrailer/openingSequenceLimit``) and leftover temporary files, applies the access journal and builds
+    /// the index.
     static func load(
         _ folder: StoreFolder,
         diagnostics: (@Sendable (StrataError) -> Void)?
@@ -36,6 +37,10 @@ extension FileDataSource {
             switch item.kind {
             case .file:
                 switch EntryFile.readTrailer(in: folder, fileName: item.name) {
+                case .success(let (trailer, _, _)) where trailer.writeSequence >= EntryTrailer.openingSequenceLimit:
+                    // Taken in, it would raise the counter to numbers the trailer parser refuses: every later
+                    // write would read as damage and be removed.
+                    problem = .damaged("a write sequence no store opens with")
                 case .success(let (trailer, length, stamp)) where EntryName(key: trailer.key) == name:
                     loaded.append(
                         EntryIndex.Entry(

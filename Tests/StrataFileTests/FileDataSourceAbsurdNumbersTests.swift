@@ -26,15 +26,25 @@ struct FileDataSourceAbsurdNumbersTests {
         withUnsafeBytes(of: value.littleEndian) { fields.replaceSubrange(offset..<(offset + 8), with: $0) }
     }
 
-    @Test(arguments: [UInt64.max, EntryTrailer.sequenceCeiling])
-    func aWriteSequenceNoStoreWritesIsDamage(_ sequence: UInt64) throws {
+    /// Just under the parser's ceiling too: taken in, the entry raised the counter so far that every later write
+    /// got a sequence the parser refuses, read as damage and was removed (a `.durable` write included).
+    @Test(arguments: [
+        UInt64.max, EntryTrailer.sequenceCeiling, EntryTrailer.sequenceCeiling - 1, EntryTrailer.openingSequenceLimit,
+    ])
+    func aWriteSequenceNoStoreOpensWithIsDamageAndLaterWritesStay(_ sequence: UInt64) throws {
         let folder = try storeWithEditedEntry { Self.setField(sequence, at: 32, of: &$0) }
-        let store = try folder.makeStore()
-        #expect(store.value(forKey: "a") == nil)
-        #expect(store.value(forKey: "b") == Data("bravo".utf8))
-        try store.setValue(Data("charlie".utf8), forKey: "c")
-        #expect(store.value(forKey: "c") == Data("charlie".utf8))
-        #expect(store.keysByRecency == ["c", "b"])
+        do {
+            let store = try folder.makeStore(durability: .durable)
+            #expect(store.value(forKey: "a") == nil)
+            #expect(store.value(forKey: "b") == Data("bravo".utf8))
+            try store.setValue(Data("charlie".utf8), forKey: "c")
+            #expect(store.value(forKey: "c") == Data("charlie".utf8))
+            #expect(store.keysByRecency == ["c", "b"])
+        }
+        let reopened = try folder.makeStore()
+        #expect(reopened.value(forKey: "c") == Data("charlie".utf8))
+        try reopened.setValue(Data("delta".utf8), forKey: "d")
+        #expect(reopened.value(forKey: "d") == Data("delta".utf8))
     }
 
     @Test(arguments: [UInt64(Int.max), UInt64(EntryTrailer.maximumPayloadSize + 1)])
@@ -46,31 +56,38 @@ struct FileDataSourceAbsurdNumbersTests {
         #expect(store.count == 1)
     }
 
-    @Test func anAccessRecordAtTheLargestSequenceIsIgnored() throws {
+    /// Just under the parser's ceiling too: the record raised the counter so far that every later write was
+    /// removed as damage at its first read.
+    @Test(arguments: [UInt64.max, EntryTrailer.sequenceCeiling - 1, EntryTrailer.openingSequenceLimit])
+    func anAccessRecordNoStoreOpensWithIsIgnored(_ sequence: UInt64) throws {
         let folder = try TemporaryFolder()
         do {
             let store = try folder.makeStore()
             try store.setValue(Data("alpha".utf8), forKey: "a")
             try store.setValue(Data("bravo".utf8), forKey: "b")
         }
-        // Given an access journal whose record of "a" says it was used at UInt64.max
+        // Given an access journal whose record of "a" says it was used at `sequence`
         let journalURL = folder.storeURL().appendingPathComponent(AccessJournal.fileName)
         let entry = EntryIndex.Entry(
             name: EntryName(key: "a"),
             trailer: TrailerSurgery.sample,
             lastAccess: Date(timeIntervalSince1970: 5_000),
-            accessSequence: .max,
+            accessSequence: sequence,
             fileLength: 0,
             stamp: nil
         )
         try Data(AccessJournal.encode([entry])).write(to: journalURL)
 
         // When it opens, then "a" keeps the order of its write, and new uses count on
-        let store = try folder.makeStore()
-        #expect(store.keysByRecency == ["b", "a"])
-        #expect(store.value(forKey: "a") == Data("alpha".utf8))
-        try store.setValue(Data("charlie".utf8), forKey: "c")
-        #expect(store.keysByRecency == ["c", "a", "b"])
+        do {
+            let store = try folder.makeStore()
+            #expect(store.keysByRecency == ["b", "a"])
+            #expect(store.value(forKey: "a") == Data("alpha".utf8))
+            try store.setValue(Data("charlie".utf8), forKey: "c")
+            #expect(store.keysByRecency == ["c", "a", "b"])
+            #expect(store.value(forKey: "c") == Data("charlie".utf8))
+        }
+        #expect(try folder.makeStore().value(forKey: "c") == Data("charlie".utf8))
     }
 
     /// A record sealed again with a last access that is not a finite number (NaN, ±infinity): the entry keeps the

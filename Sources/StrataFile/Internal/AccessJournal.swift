@@ -67,9 +67,9 @@ enum AccessJournal {
                 let offset = 8 + index * recordLength
                 let name = EntryName(high: u64(offset), low: u64(offset + 8))
                 let seconds = Double(bitPattern: u64(offset + 24))
-                // A sequence no store hands out, or a time that is not a finite number (a planted or re-sealed
+                // A sequence no store opens with, or a time that is not a finite number (a planted or re-sealed
                 // record): the entry keeps the order and time of its write.
-                guard u64(offset + 16) < EntryTrailer.sequenceCeiling, seconds.isFinite else { continue }
+                guard u64(offset + 16) < EntryTrailer.openingSequenceLimit, seconds.isFinite else { continue }
                 records[name] = Record(
                     accessSequence: u64(offset + 16),
                     lastAccess: Date(timeIntervalSince1970: seconds)

@@ -51,8 +51,12 @@ struct EntryTrailer: Equatable {
     /// a store, and the sizes of a store's entries add up without overflowing.
     static let maximumPayloadSize = 1 << 40
     /// The sequences a store hands out stay below 2^62 (more writes and reads than any store's life): a trailer
-    /// or an access record with a higher one was not written by a store, and counting on cannot overflow.
+    /// with a higher one was not written by a store, and counting on cannot overflow.
     static let sequenceCeiling: UInt64 = 1 << 62
+    /// The sequences a store opens with stay below 2^61: a trailer or an access record at or above it is damage
+    /// when the store loads, so the 2^61 numbers from there to ``sequenceCeiling`` are left for the store to hand
+    /// out, and every trailer it writes parses again.
+    static let openingSequenceLimit: UInt64 = 1 << 61
     private static let noString = UInt32.max
 
     var key: String

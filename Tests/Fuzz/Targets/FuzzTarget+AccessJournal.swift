@@ -29,8 +29,8 @@
             let records = AccessJournal.decode(journal)
             for record in records.values {
                 try expect(
-                    record.accessSequence < EntryTrailer.sequenceCeiling,
-                    "a sequence past the ceiling was kept",
+                    record.accessSequence < EntryTrailer.openingSequenceLimit,
+                    "a sequence no store opens with was kept",
                     input: input
                 )
                 try expect(
