@@ -133,6 +133,35 @@ struct FileDataSourceAbsurdNumbersTests {
         #expect(try folder.makeStore().info(forKey: "a")?.lastAccess == used)
     }
 
+    /// Data sizes whose sum passes `Int.max` (about 8.4 million sealed sparse 1 TiB files, too many to plant here,
+    /// so given to the index as it is given them at open): the total saturates and comes back down exactly as
+    /// entries go; the addition trapped at every open.
+    @Test func dataSizesThatAddUpPastIntMaxSaturateTheTotal() {
+        var index = EntryIndex()
+        let half = Int.max / 2 + 1
+        for (key, size) in [("a", half), ("b", half), ("c", 7)] {
+            var trailer = TrailerSurgery.sample
+            trailer.key = key
+            trailer.payloadSize = size
+            index.insert(
+                EntryIndex.Entry(
+                    name: EntryName(key: key),
+                    trailer: trailer,
+                    lastAccess: trailer.created,
+                    accessSequence: index.nextSequence(),
+                    fileLength: 0,
+                    stamp: nil
+                )
+            )
+        }
+        #expect(index.totalSize == Int.max)
+
+        index.remove(EntryName(key: "a"))
+        #expect(index.totalSize == half + 7)
+        index.remove(EntryName(key: "b"))
+        #expect(index.totalSize == 7)
+    }
+
     @Test func aTrailerLongerThanAnyStoreWritesIsDamageAndTooLongAKeyIsRefused() throws {
         // A footer claiming a trailer past the limit is no footer
         var footer = [UInt8](repeating: 0, count: 8)

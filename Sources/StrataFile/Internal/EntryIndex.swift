@@ -52,8 +52,15 @@ struct EntryIndex {
     private var head = -1
     private var tail = -1
 
-    /// The sum of the data sizes of the entries.
-    private(set) var totalSize = 0
+    /// The sum of the data sizes of the entries, saturating at `Int.max`: a trailer may claim up to 1 TiB for a
+    /// sparse file that takes no disk, so the sizes found at open can add up past it.
+    var totalSize: Int { sizeCarries == 0 ? Int(exactly: sizeSum) ?? .max : .max }
+
+    /// The low 64 bits of the exact sum of the data sizes, with ``sizeCarries``: kept whole, so that removing
+    /// entries after the sum passed `Int.max` brings ``totalSize`` back to the true figure.
+    private var sizeSum: UInt64 = 0
+    /// The times ``sizeSum`` wrapped past `UInt64.max`, less the times it wrapped back below zero.
+    private var sizeCarries = 0
 
     /// The last sequence number handed out.
     private(set) var sequence: UInt64 = 0
@@ -105,7 +112,7 @@ struct EntryIndex {
         head = slot
         if tail < 0 { tail = slot }
         slots[entry.name] = slot
-        totalSize += entry.trailer.payloadSize
+        addToTotalSize(entry.trailer.payloadSize, adding: true)
         for tag in entry.trailer.tags { keysByTag[tag, default: []].insert(entry.trailer.key) }
         if let expiresAt = entry.trailer.expiresAt, expiresAt < earliestExpiry { earliestExpiry = expiresAt }
     }
@@ -120,7 +127,7 @@ struct EntryIndex {
         if next >= 0 { entries[next]?.previous = previous } else { tail = previous }
         entries[slot] = nil
         freeSlots.append(slot)
-        totalSize -= entry.trailer.payloadSize
+        addToTotalSize(entry.trailer.payloadSize, adding: false)
         for tag in entry.trailer.tags {
             keysByTag[tag]?.remove(entry.trailer.key)
             if keysByTag[tag]?.isEmpty == true { keysByTag[tag] = nil }
@@ -171,9 +178,20 @@ struct EntryIndex {
         slots.removeAll()
         head = -1
         tail = -1
-        totalSize = 0
+        sizeSum = 0
+        sizeCarries = 0
         earliestExpiry = .distantFuture
         keysByTag.removeAll()
+    }
+
+    /// Adds a data size (never negative: a trailer's ``EntryTrailer/payloadSize``) to the exact sum, or takes it away.
+    private mutating func addToTotalSize(_ size: Int, adding: Bool) {
+        let magnitude = UInt64(size.magnitude)
+        let (sum, wrapped) =
+            adding ? sizeSum.addingReportingOverflow(magnitude) : sizeSum.subtractingReportingOverflow(magnitude)
+        sizeSum = sum
+        // One carry per wrap of 2^64 bytes: never more than the entries, so this count cannot overflow.
+        if wrapped { sizeCarries += adding ? 1 : -1 }
     }
 
     private mutating func moveToHead(_ slot: Int) {
