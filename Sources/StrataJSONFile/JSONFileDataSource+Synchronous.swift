@@ -168,7 +168,9 @@ extension JSONFileDataSource {
     /// Removes every entry and forgets the stored list answer. Files moved aside as corrupt stay, and so does
     /// every file the store did not name.
     ///
-    /// Announced once the index is empty, even when removing some entry files then fails.
+    /// The entry files go first, then the index: an entry whose file cannot be removed stays (the call then
+    /// throws), and one a crash part-way left is still indexed, so none of them is taken back in later as an entry
+    /// file the index lacks. Announced once any entry went, even when some stay.
     ///
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
     public func removeAll() throws {
@@ -178,14 +180,11 @@ extension JSONFileDataSource {
         defer { if emptied { changeBroadcaster.publish(.deleteAll) } }
         try withStorage { storage in
             let count = storage.count
-            defer { reportPurge(of: count - storage.count, remaining: storage.count, bytes: storage.totalSize) }
-            do {
-                try storage.removeAll(now: now)
-            } catch {
-                emptied = storage.count == 0
-                throw error
+            defer {
+                emptied = storage.count < count || storage.count == 0
+                reportPurge(of: count - storage.count, remaining: storage.count, bytes: storage.totalSize)
             }
-            emptied = true
+            try storage.removeAll(now: now)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 @testable import StrataJSONFile
@@ -169,5 +170,38 @@ struct JSONFileDataSourceIntegrityTests {
         #expect(json.withUnsafeBytes { EntrySeal.open($0) } == .legacy(0..<json.count))
         let broken = Array(sealed.dropLast(3)) + [0x0A]
         if case .damaged = broken.withUnsafeBytes({ EntrySeal.open($0) }) {} else { Issue.record("not damaged") }
+    }
+
+    /// `removeAll()` past an entry file that cannot be removed (immutable): every other file goes, that entry stays
+    /// indexed and readable, and the call throws; no removed entry comes back when `removeExpired()` takes in the
+    /// files the index lacks, nor after a reopen. Before, the index was emptied first and the removal stopped at
+    /// the stuck file: it and the files after it came back as unindexed entries.
+    @Test(.enabled(if: immutableFilesWork))
+    func removeAllPastAFileThatCannotGoKeepsThatEntryAndBringsNoOtherBack() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
+            var store: JSONFileDataSource<Item>? = try fixture.open()
+            for number in 0..<12 {
+                try store?.setValue(Item(name: "k\(number)", number: number), forKey: "k\(number)")
+            }
+            let (shard, file) = JSONFileStorage.location(of: "k5")
+            let stuck = fixture.folder.appendingPathComponent("\(JSONFileStorage.entriesName)/\(shard)/\(file)")
+            #expect(setImmutable(stuck, true))
+            defer { setImmutable(stuck, false) }
+
+            await expectError(.io) { try store?.removeAll() }
+
+            #expect(store?.sortedKeys() == ["k5"])
+            #expect(try store?.value(forKey: "k5") == Item(name: "k5", number: 5))
+            try store?.removeExpired()
+            #expect(store?.sortedKeys() == ["k5"])
+            store = nil
+            setImmutable(stuck, false)
+            let reopened = try fixture.open()
+            #expect(reopened.sortedKeys() == ["k5"])
+            try reopened.removeAll()
+            try reopened.removeExpired()
+            #expect(reopened.sortedKeys().isEmpty)
+        }
     }
 }

@@ -78,21 +78,30 @@ extension JSONFileStorage {
         return adopted
     }
 
-    /// Deletes every entry file and temporary file the store made (``removeAll(now:)``, after the index was
-    /// emptied); with `durable`, each shard folder something was removed from is fsynced.
-    mutating func removeEntryFiles(now: Date) throws {
+    /// Deletes every entry file and temporary file the store made (``removeAll(now:)``, before the index is
+    /// emptied), going on past an entry file that cannot be removed; with `durable`, each shard folder something
+    /// was removed from is fsynced.
+    ///
+    /// - Returns: The names of the entry files that could not be removed, and the first of their failures.
+    mutating func removeEntryFiles(now: Date) throws -> (kept: Set<String>, failure: StrataError?) {
         var emptied: [StoreFolder] = []
+        var kept: Set<String> = []
+        var failure: StrataError?
         try forEachEntryFile(now: now) { _, _, folder, file in
             do throws(POSIXCallError) {
                 try folder.remove(file)
             } catch {
-                throw error.strataError("Removing the entry file")
+                kept.insert(file)
+                if failure == nil { failure = error.strataError("Removing the entry file") }
+                return
             }
             if emptied.last !== folder { emptied.append(folder) }
         }
-        guard durable else { return }
-        for folder in emptied {
-            do { try folder.sync() } catch { throw error.strataError("Flushing the entry folder") }
+        if durable {
+            for folder in emptied {
+                do { try folder.sync() } catch { throw error.strataError("Flushing the entry folder") }
+            }
         }
+        return (kept, failure)
     }
 }

@@ -524,11 +524,20 @@ struct JSONFileStorage: ~Copyable {
         dropRecord(for: key)
     }
 
-    /// Removes every entry: an empty index first, then the store's entry and temporary files (files moved
-    /// aside as corrupt, and every file the store did not name, stay).
+    /// Removes every entry: the store's entry and temporary files first, every one tried, then the index records
+    /// of the entries whose files went (files moved aside as corrupt, and every file the store did not name,
+    /// stay). The index never lacks a file still there, which ``adoptUnindexedEntries(now:decodeHeader:)`` or a
+    /// rebuild would take back in: a crash part-way leaves the entries not yet removed indexed, and an entry whose
+    /// file cannot be removed stays.
+    ///
+    /// - Throws: The first failure to remove an entry file, once the index is written.
     mutating func removeAll(now: Date) throws {
-        load([:], maxSequence: nextSequence)
+        let (kept, failure) = try removeEntryFiles(now: now)
+        load(
+            kept.isEmpty ? [:] : records.filter { kept.contains(Self.location(of: $0.key).file) },
+            maxSequence: nextSequence
+        )
         try compact(now: now)
-        try removeEntryFiles(now: now)
+        if let failure { throw failure }
     }
 }
