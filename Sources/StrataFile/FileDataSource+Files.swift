@@ -128,8 +128,7 @@ extension FileDataSource {
     /// Whether the entry's name still holds the file the store wrote there: the stamp in the index (one `fstatat`),
     /// or, when the index has none, whatever is there.
     private func holdsOwnFile(_ entry: EntryIndex.Entry) -> Bool {
-        guard let stamp = entry.stamp else { return true }
-        return (try? folder.stamp(ofFile: entry.name.fileName)) == stamp
+        entry.isOwnFile(stamped: try? folder.stamp(ofFile: entry.name.fileName))
     }
 
     /// Renames `source` to the entry file `fileName`, once more after clearing the name when something is in the

@@ -11,8 +11,10 @@ extension FileDataSource {
     /// configuration's time to live from the stored date), freshness date and validators are replaced. The
     /// trailer is rewritten in the current layout, so an entry written by an older version grows by the fields
     /// it lacked; the file is cut or extended to the new trailer's end. The file is written in
-    /// place only when it is the store's own: a regular file with one link, of the length the store wrote (a
-    /// hard link planted at the entry's name is never written through). A renewal that fails part-way leaves a
+    /// place, or replaced, only when it is the store's own: a regular file with one link, of the length the store
+    /// wrote, with the stamp the index keeps of it (device, inode, size, modification time), so a hard link or a
+    /// user's file of the same length planted at the entry's name is never written through nor replaced; it is set
+    /// aside, and the entry is gone. A renewal that fails part-way leaves a
     /// damaged trailer, so the entry is forgotten and its file discarded: a miss, never a torn read. A renewal
     /// whose trailer is shorter is not written in place (until the file is cut it would end in the old footer
     /// over a torn trailer, an entry a crash there would lose): the data and the new trailer are written to a new
@@ -89,21 +91,9 @@ extension FileDataSource {
             do throws(POSIXCallError) {
                 if replacing {
                     // Shorter: written in place, the file would end in the old footer over a torn trailer until cut.
-                    renewal = try replaceFile(
-                        of: name.fileName,
-                        at: trailer.payloadSize,
-                        length: entry.fileLength,
-                        encoded
-                    )
+                    renewal = try replaceFile(of: entry, at: trailer.payloadSize, encoded)
                 } else {
-                    renewal = .success(
-                        try rewriteTrailer(
-                            of: name.fileName,
-                            at: trailer.payloadSize,
-                            length: entry.fileLength,
-                            encoded
-                        )
-                    )
+                    renewal = .success(try rewriteTrailer(of: entry, at: trailer.payloadSize, encoded))
                 }
             } catch {
                 state.index.remove(name)
@@ -137,12 +127,13 @@ extension FileDataSource {
         }
     }
 
-    /// Opens the entry file `fileName` with `flags` when it is the file the store wrote: a regular file with one
-    /// link, `length` bytes long.
+    /// Opens the file of `entry` with `flags` when it is the file the store wrote: a regular file with one link,
+    /// as long as the index says, with the stamp the index keeps (``EntryIndex/Entry/isOwnFile(stamped:)``).
     ///
     /// - Throws: ``StrataStorage/POSIXCallError``; `EINVAL` when another link reaches the file, another kind of
-    ///   item or a file of another length is there.
-    private func openOwnEntryFile(_ fileName: String, _ flags: Int32, length: Int) throws(POSIXCallError) -> Int32 {
+    ///   item, a file of another length or another file (another inode, or changed since) is there.
+    private func openOwnEntryFile(_ entry: EntryIndex.Entry, _ flags: Int32) throws(POSIXCallError) -> Int32 {
+        let fileName = entry.name.fileName
         let descriptor = try folder.openFile(fileName, flags | O_NONBLOCK)
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
@@ -150,15 +141,17 @@ extension FileDataSource {
             _ = close(descriptor)
             throw error
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1, Int(info.st_size) == length else {
+        guard (info.st_mode & S_IFMT) == S_IFREG, info.st_nlink == 1, Int(info.st_size) == entry.fileLength,
+            entry.isOwnFile(stamped: FileStamp(info))
+        else {
             _ = close(descriptor)
             throw POSIXCallError(call: "fstat", path: folder.qualified(fileName), code: EINVAL)
         }
         return descriptor
     }
 
-    /// Writes the entry's data (`payloadSize` bytes of the `length`-byte entry file `fileName`) and `trailer` to a
-    /// new file and renames it over the entry: the renewal whose trailer is shorter, so that at every moment the
+    /// Writes the entry's data (`payloadSize` bytes of its file) and `trailer` to a new file and renames it over
+    /// the entry: the renewal whose trailer is shorter, so that at every moment the
     /// name holds a whole entry, the old one or the new one. The new file is flushed before the rename in durable
     /// mode; the folder is the caller's to flush.
     ///
@@ -166,12 +159,12 @@ extension FileDataSource {
     ///   (its data could not be copied, the new file not renamed).
     /// - Throws: ``StrataStorage/POSIXCallError`` when the file at the entry's name is not the store's.
     private func replaceFile(
-        of fileName: String,
+        of entry: EntryIndex.Entry,
         at payloadSize: Int,
-        length: Int,
         _ trailer: [UInt8]
     ) throws(POSIXCallError) -> Result<FileStamp?, StrataError> {
-        let source = try openOwnEntryFile(fileName, O_RDONLY, length: length)
+        let fileName = entry.name.fileName
+        let source = try openOwnEntryFile(entry, O_RDONLY)
         defer { _ = close(source) }
         let temporary: (name: String, stamp: FileStamp?)
         do {
@@ -192,18 +185,18 @@ extension FileDataSource {
         return .success(temporary.stamp)
     }
 
-    /// Writes `trailer` over the trailer of the entry file `fileName` (whose data is `payloadSize` bytes and
-    /// whose file is `length` bytes, the same as the new trailer's or fewer) and cuts the file after it; flushes it
-    /// in durable mode.
+    /// Writes `trailer` over the trailer of the file of `entry` (whose data is `payloadSize` bytes and whose file
+    /// is as long as the data and the new trailer, or shorter) and cuts the file after it; flushes it in durable
+    /// mode.
     ///
     /// - Returns: The file's stamp once rewritten.
     private func rewriteTrailer(
-        of fileName: String,
+        of entry: EntryIndex.Entry,
         at payloadSize: Int,
-        length: Int,
         _ trailer: [UInt8]
     ) throws(POSIXCallError) -> FileStamp? {
-        let descriptor = try openOwnEntryFile(fileName, O_RDWR, length: length)
+        let fileName = entry.name.fileName
+        let descriptor = try openOwnEntryFile(entry, O_RDWR)
         defer { _ = close(descriptor) }
         guard lseek(descriptor, off_t(payloadSize), SEEK_SET) >= 0,
             trailer.withUnsafeBytes({ FileDescriptor.writeAll(descriptor, $0) })

@@ -35,6 +35,33 @@ struct FileDataSourceStampProofTests {
         #expect(log.messages.contains { $0.contains("set aside as \(name).damaged-") })
     }
 
+    /// A user's file as long as the entry's file written over it while the store is open, then a renewal of that
+    /// key, in place (a trailer as long) or by a new file (a shorter one): the renewal neither writes into the
+    /// user's file nor renames over it; the file is set aside (reported) and the entry is gone. Before, the new
+    /// trailer was written into the user's file, or the user's bytes were copied into a new entry renamed over it.
+    @Test(arguments: [false, true])
+    func aRenewalOverAnEntryWhoseFileWasReplacedSetsTheUsersFileAside(shorter: Bool) throws {
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        let log = DiagnosticsLog()
+        let store = try folder.makeStore(clock: clock, diagnostics: log.record)
+        let eTag = shorter ? String(repeating: "e", count: 200) : "e1"
+        try store.setValue(.pattern(100), forKey: "a", metadata: EntryMetadata(eTag: eTag))
+        let name = try #require(try folder.entryFiles().first)
+        let url = folder.storeURL().appendingPathComponent(name)
+        let users = Data(repeating: UInt8(ascii: "u"), count: try Data(contentsOf: url).count)
+        try users.write(to: url, options: .atomic)
+        clock.advance(by: .seconds(1))
+
+        #expect(throws: StrataError.self) {
+            try store.renewMetadata(EntryMetadata(eTag: shorter ? nil : "e2"), forKey: "a")
+        }
+
+        #expect(try folder.survivor(of: name) == users)
+        #expect(store.value(forKey: "a") == nil)
+        #expect(log.messages.contains { $0.contains("set aside as \(name).damaged-") })
+    }
+
     /// A put over an entry the store renewed, in place (a longer trailer) and by a new file (a shorter one), finds
     /// its own file there: nothing reported, nothing set aside.
     @Test(arguments: [true, false])

@@ -27,6 +27,13 @@ struct EntryIndex {
         var previous = -1
         var next = -1
 
+        /// Whether a file with the stamp `found` is the entry's own: it has the ``stamp`` the index keeps, or the
+        /// index keeps none (then `found` is not taken).
+        func isOwnFile(stamped found: @autoclosure () -> FileStamp?) -> Bool {
+            guard let stamp else { return true }
+            return found() == stamp
+        }
+
         /// An entry whose data its trailer's write wrote.
         init(
             name: EntryName,
