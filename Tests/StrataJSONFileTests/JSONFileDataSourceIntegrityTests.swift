@@ -204,4 +204,35 @@ struct JSONFileDataSourceIntegrityTests {
             #expect(reopened.sortedKeys().isEmpty)
         }
     }
+
+    /// A put whose entry file is renamed into place but whose index line cannot be appended (the journal made
+    /// immutable while the store is open): the call throws, and the store describes the value it now holds with
+    /// that put's record (its tags, its size), in memory and, once the journal can be written again, after a
+    /// reopen. Before, the new value was served with the old record, and the byte count kept the old size.
+    @Test(.enabled(if: immutableFilesWork))
+    func aPutWhoseIndexLineFailsDescribesTheValueItLeft() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
+            var store: JSONFileDataSource<Item>? = try fixture.open()
+            try store?.setValue(Item(name: "a", number: 1), forKey: "a", metadata: EntryMetadata(tags: ["old"]))
+            let oldSize = try #require(store?.totalSize)
+            let journal = fixture.folder.appendingPathComponent("index.journal")
+            #expect(setImmutable(journal, true))
+            defer { setImmutable(journal, false) }
+            let new = Item(name: String(repeating: "n", count: 100), number: 2)
+
+            await expectError(.io) { try store?.setValue(new, forKey: "a", metadata: EntryMetadata(tags: ["new"])) }
+
+            let entry = try store?.listedEntry(forKey: "a")
+            #expect(entry?.value == new)
+            #expect(entry?.metadata.tags == ["new"])
+            #expect(try #require(store?.totalSize) > oldSize + 90)
+            setImmutable(journal, false)
+            try store?.setValue(Item(name: "b", number: 3), forKey: "b")
+            store = nil
+            let reopened = try fixture.open()
+            #expect(try reopened.listedEntry(forKey: "a")?.metadata.tags == ["new"])
+            #expect(try reopened.value(forKey: "a") == new)
+        }
+    }
 }

@@ -57,6 +57,9 @@ struct JSONFileStorage: ~Copyable {
     var journal: Int32 = -1
     /// How many records the journal holds beyond its header.
     var journalRecordCount = 0
+    /// Whether the journal lacks a put the index holds: its entry file was in place when its line could not be
+    /// appended. The next compaction (``compactIfLarge(now:)`` compacts then) writes the journal from the index.
+    private var journalIsBehind = false
 
     /// Reports made while the lock was held, delivered to the diagnostics closure after it is released.
     var pendingReports: [StrataError] = []
@@ -293,15 +296,17 @@ struct JSONFileStorage: ~Copyable {
         throw POSIXCallError.last("fsync", root.qualified(Self.indexName)).strataError("Flushing the index")
     }
 
-    /// Compacts the journal when it holds far more records than live entries (reads append to it).
+    /// Compacts the journal when it holds far more records than live entries (reads append to it), or lacks a put
+    /// the index holds.
     mutating func compactIfLarge(now: Date) throws {
-        if journalRecordCount > 4 * records.count + 4096 { try compact(now: now) }
+        if journalIsBehind || journalRecordCount > 4 * records.count + 4096 { try compact(now: now) }
     }
 
     /// Rewrites the journal as one record per live entry, atomically, and reopens it for appending.
     mutating func compact(now: Date) throws {
         try replace(Self.indexName, with: [UInt8](IndexJournal.snapshot(of: records)), now: now)
         journalRecordCount = records.count
+        journalIsBehind = false
         try reopenJournal(now: now)
     }
 
@@ -410,7 +415,10 @@ struct JSONFileStorage: ~Copyable {
     /// Writes an entry file atomically, then records it in the index.
     ///
     /// A crash between the two leaves either the old record with the new file (the value is the new
-    /// one) or, for a new key, a file that the index does not name (the next cleanup takes it in).
+    /// one) or, for a new key, a file that the index does not name (the next cleanup takes it in). An index
+    /// line that cannot be appended once the file is in place still gives the entry its new record in memory; the
+    /// journal is then written from the index at once, or at the next compaction, and the write throws only when
+    /// that fails too.
     ///
     /// When durable, the entry file is fsynced before its rename and its folder after it, before the write
     /// returns; the index line is not (see ``StoreSession``: a store left open by a session of another boot
@@ -455,8 +463,13 @@ struct JSONFileStorage: ~Copyable {
         } catch let error as POSIXCallError {
             throw error.strataError("Writing the entry file \(Self.relativePath(shard: shardName, file: file))")
         }
-        try append(.put(key: key, record: record), syncs: false)
+        let appended = Result { try append(.put(key: key, record: record), syncs: false) }
+        // The file is in place whether or not its line is: the index describes the file.
         setRecord(record, for: key)
+        if case .failure(let error) = appended {
+            journalIsBehind = true
+            guard (try? compact(now: now)) != nil else { throw error }
+        }
         if durable {
             do {
                 // The folder the file was renamed into, kept open or not (the kept shards are a shared allowance).
