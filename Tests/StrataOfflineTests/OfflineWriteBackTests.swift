@@ -68,4 +68,70 @@ struct OfflineWriteBackTests {
         await notes.close()
         await server.stop()
     }
+
+    /// Before, a read of the key through the repository (or a list read) while the delete waited wrote main's value
+    /// back into the cache, which served it again once main had taken the delete.
+    @Test(.timeLimit(.minutes(2))) func aReadWhileADeleteWaitsLeavesMainsOlderValueOutOfTheCache() async throws {
+        try await withNotes(configuration: standingStill()) { server, notes in
+            // Given main holding a, and a delete of a that waits in the outbox (main takes no writes for now)
+            server.setNote(try JSONEncoder().encode(Note(id: "a", text: "one", version: 1)), forKey: "a")
+            server.failsWrites = true
+            #expect(try await notes.delete(KeyQuery("a")).isPending)
+
+            // When the key is read through the repository, main answering with its value
+            #expect(try await notes.repository.get(KeyQuery("a"), operation: .cacheSync).text == "one")
+
+            // Then the cache does not take main's value, before or after main takes the delete
+            await #expect(throws: StrataError.self) {
+                try await notes.repository.get(KeyQuery("a"), operation: .cache)
+            }
+            server.failsWrites = false
+            #expect(await notes.sync().delivered == 1)
+            await #expect(throws: StrataError.self) { try await notes.get(KeyQuery("a")) }
+        }
+    }
+
+    /// Before, only the cache half of a write counted as a write of the repository: a read that met main before the
+    /// write reached it wrote that older value back after the cache half, and the cache kept it.
+    @Test(.timeLimit(.minutes(2))) func aReadWhileADeleteIsOnItsWayToMainLeavesMainsOlderValueOutOfTheCache()
+        async throws
+    {
+        try await withNotes { server, notes in
+            // Given main holding a, and a delete of a whose request main holds before taking it
+            server.setNote(try JSONEncoder().encode(Note(id: "a", text: "one", version: 1)), forKey: "a")
+            let (arrived, release) = (Gate(), Gate())
+            server.holdNextWrite(arrived: arrived, release: release)
+            let delete = Task { try await notes.delete(KeyQuery("a")) }
+            await arrived.wait()
+
+            // When the key is read meanwhile, main answering with its value, and then main takes the delete
+            #expect(try await notes.repository.get(KeyQuery("a"), operation: .cacheSync).text == "one")
+            release.open()
+            #expect(try await delete.value == .saved)
+
+            // Then the cache does not hold main's older value
+            await #expect(throws: StrataError.self) { try await notes.get(KeyQuery("a")) }
+        }
+    }
+
+    /// The writes an earlier run left queued hold their keys too, from the moment the repository is made, and a
+    /// closed repository holds none.
+    @Test(.timeLimit(.minutes(2))) func aWriteAnEarlierRunQueuedKeepsMainsOlderValueOutOfTheCache() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        server.setNote(try JSONEncoder().encode(Note(id: "a", text: "one", version: 1)), forKey: "a")
+        try await queueWhileDown([Note(id: "a", text: "two", version: 2)], on: server, folder: folder)
+        server.isDown = false
+        server.failsWrites = true
+        let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
+
+        #expect(try await notes.repository.get(KeyQuery("a"), operation: .mainSync).text == "one")
+        await #expect(throws: StrataError.self) { try await notes.repository.get(KeyQuery("a"), operation: .cache) }
+
+        await notes.close()
+        #expect(try await notes.repository.get(KeyQuery("a"), operation: .mainSync).text == "one")
+        #expect(try await notes.repository.get(KeyQuery("a"), operation: .cache).text == "one")
+        await server.stop()
+    }
 }

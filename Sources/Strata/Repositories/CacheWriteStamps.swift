@@ -125,10 +125,22 @@ final class CacheWriteStamps: Sendable {
     /// Runs `write`, a write of the query's keys through the repository (to main, to the cache or to both): a main
     /// read of them that began before it ends may no longer write its answer back.
     func recordingWrite<Result>(_ query: any Query, _ write: () async throws -> Result) async rethrows -> Result {
+        let scope = begin(query)
+        defer { end(scope) }
+        return try await write()
+    }
+
+    /// Begins a write of the query's keys, counted in progress until ``end(_:)`` is called with the scope returned:
+    /// a write whose start and end are not one call's (``recordingWrite(_:_:)`` is).
+    func begin(_ query: any Query) -> Scope {
         let scope = Self.scope(of: query)
         table.withLock { $0.bump(scope, writing: 1) }
-        defer { table.withLock { $0.bump(scope, writing: -1) } }
-        return try await write()
+        return scope
+    }
+
+    /// Ends a write ``begin(_:)`` began.
+    func end(_ scope: Scope) {
+        table.withLock { $0.bump(scope, writing: -1) }
     }
 
     /// Whether main's answer to a read that began at `stamp` may be written into the cache: only when no write of

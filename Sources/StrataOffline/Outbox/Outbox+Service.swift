@@ -45,3 +45,44 @@ extension Outbox {
         )
     }
 }
+
+/// The keys with queued records, and the repository told when one comes or goes.
+struct QueuedKeys: Sendable {
+    /// Every key with a record in the outbox (set aside or not).
+    var keys: Set<String> = []
+    /// The claim of the repository watching, and what it is told: a key and whether it is now queued.
+    var watcher: (claim: UInt64, tell: @Sendable (String, Bool) -> Void)?
+}
+
+extension Outbox {
+    /// Tells `watcher` of every key queued now and, until ``stopWatchingQueuedKeys(claim:)``, of each key whose first
+    /// record is queued (`true`) or whose last one leaves (`false`): what lets the repository that serves the outbox,
+    /// by `claim`, keep main's answers, older than the writes waiting, out of its cache.
+    ///
+    /// The watcher is told under the outbox's lock of the keys, so it sees every change once, in order; it must
+    /// return quickly and not call the outbox.
+    nonisolated func watchQueuedKeys(claim: UInt64, _ watcher: @escaping @Sendable (String, Bool) -> Void) {
+        queuedKeys.withLock { state in
+            state.watcher = (claim, watcher)
+            for key in state.keys { watcher(key, true) }
+        }
+    }
+
+    /// Tells the watcher of `claim` that no key is queued any more for it, and stops telling it; nothing when another
+    /// repository watches.
+    nonisolated func stopWatchingQueuedKeys(claim: UInt64) {
+        queuedKeys.withLock { state in
+            guard let watcher = state.watcher, watcher.claim == claim else { return }
+            for key in state.keys { watcher.tell(key, false) }
+            state.watcher = nil
+        }
+    }
+
+    /// Records that `key` now has records or none, telling the watcher when that changed.
+    func noteQueued(_ key: String, _ isQueued: Bool) {
+        queuedKeys.withLock { state in
+            let changed = isQueued ? state.keys.insert(key).inserted : state.keys.remove(key) != nil
+            if changed { state.watcher?.tell(key, isQueued) }
+        }
+    }
+}

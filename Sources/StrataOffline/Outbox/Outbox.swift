@@ -55,6 +55,9 @@ public actor Outbox {
     public nonisolated let limits: Limits
     /// The claim of the one repository the outbox serves.
     nonisolated let service = Locked(ServiceClaims())
+    /// The keys of ``sequencesByKey`` and who is told of them, under a lock of their own: a repository starts
+    /// watching them from its synchronous initializer (``watchQueuedKeys(claim:_:)``).
+    nonisolated let queuedKeys = Locked(QueuedKeys())
     /// Keys with a write on its way to main outside the queue (the first attempt).
     private var directKeys: [String: Int] = [:]
     /// The files that are not records.
@@ -171,6 +174,7 @@ public actor Outbox {
         for sequence in order {
             if let key = records[sequence]?.key { sequencesByKey[key, default: []].append(sequence) }
         }
+        queuedKeys.withLock { $0.keys = Set(sequencesByKey.keys) }
         nextSequence = Self.number(after: maximum)
     }
 
@@ -265,7 +269,10 @@ extension Outbox {
             sequencesByKey = [:]
             valueBytes = 0
             unreadable = []
-            for key in keys { changeBroadcaster.publish(.put(key: key)) }
+            for key in keys {
+                noteQueued(key, false)
+                changeBroadcaster.publish(.put(key: key))
+            }
         }
     }
 }
@@ -396,6 +403,7 @@ extension Outbox {
             valueBytes += record.value?.count ?? 0
             Self.insert(record.sequence, into: &order)
             Self.insert(record.sequence, into: &sequencesByKey[record.key, default: []])
+            noteQueued(record.key, true)
             if replaced.count > cancelled.count { sendingReplacedBy = record.sequence }
             for old in cancelled where (try? await store.delete(KeyQuery(PendingWrite.storeKey(old.sequence)))) != nil {
                 forget(old.sequence)
@@ -471,7 +479,11 @@ extension Outbox {
             } else if let index = sequences.firstIndex(of: sequence) {
                 sequences.remove(at: index)
             }
-            if !sequences.isEmpty { sequencesByKey[record.key] = sequences }
+            if sequences.isEmpty {
+                noteQueued(record.key, false)
+            } else {
+                sequencesByKey[record.key] = sequences
+            }
         }
         if order.first == sequence {
             order.removeFirst()

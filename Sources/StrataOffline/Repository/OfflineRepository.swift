@@ -74,6 +74,10 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     /// a new one once the other is closed): it replays nothing, its ``sync()`` sends nothing, and its writes fail with
     /// ``Strata/StrataError/Code/alreadyInUse``; its reads work.
     ///
+    /// While a write of a key waits in the outbox, main's answers for that key are older than the cache's value (or
+    /// its absence): no read of the key writes main's answer into the cache, through this repository or any copy of
+    /// `repository`, until the write has reached main (or was dropped) and the repository is open.
+    ///
     /// - Parameters:
     ///   - repository: The main and the cache.
     ///   - outbox: The outbox; one repository per outbox.
@@ -85,11 +89,16 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         self.configuration = configuration
         self.randomUnit = Locked(configuration.random)
         self.outboxClaim = outbox.claimService()
-        guard outboxClaim != nil else {
+        guard let claim = outboxClaim else {
             schedule.withLock { $0.isClosed = true }
             return
         }
         mainAnswered.connect { [weak self] in self?.triggerReplay(.mainAnswered) }
+        // While a write of a key waits, main's answers for it are older than the cache's: none is written back.
+        let held = self.repository
+        outbox.watchQueuedKeys(claim: claim) { key, isQueued in
+            if isQueued { held.beginHeldWrite(KeyQuery(key)) } else { held.endHeldWrite(KeyQuery(key)) }
+        }
         triggerReplay(.due)
     }
 
@@ -143,12 +152,19 @@ where Main.Value == Cache.Value, Main.Value: Codable {
             }
             if done { continuation.resume() }
         }
-        if let outboxClaim { outbox.releaseService(outboxClaim) }
+        giveOutboxBack()
     }
 
     deinit {
         schedule.withLock { $0.timer?.cancel() }
-        if let outboxClaim { outbox.releaseService(outboxClaim) }
+        giveOutboxBack()
+    }
+
+    /// Stops holding the cache's write-backs for the queued keys and gives the outbox back.
+    private func giveOutboxBack() {
+        guard let outboxClaim else { return }
+        outbox.stopWatchingQueuedKeys(claim: outboxClaim)
+        outbox.releaseService(outboxClaim)
     }
 }
 

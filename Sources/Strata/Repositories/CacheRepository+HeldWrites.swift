@@ -1,0 +1,36 @@
+extension CacheRepository {
+    /// Runs `write`, a write of the query's keys made to the repository's sources directly, as if it went through
+    /// the repository: a main read of those keys that began before it ends, or runs while it does, does not write
+    /// main's answer back into the cache.
+    ///
+    /// What a composition that writes main itself (an offline outbox sending a write) uses, so that a read which
+    /// met main before the write reached it never puts that older answer into the cache after the write.
+    ///
+    /// - Parameters:
+    ///   - query: The keys written.
+    ///   - write: The write.
+    package func recordingWrite<Result>(
+        _ query: any Query,
+        _ write: () async throws -> Result
+    ) async rethrows -> Result {
+        try await writeStamps.recordingWrite(query, write)
+    }
+
+    /// Counts a write of the query's keys in progress until ``endHeldWrite(_:)`` is called with the same query: no
+    /// main read of those keys writes its answer back meanwhile, nor one that began before the end.
+    ///
+    /// What a composition whose write of a key lasts longer than a call uses: a write waiting in an offline outbox,
+    /// which main has not taken yet, so main's answers are older than it. Shared by every copy of the repository.
+    ///
+    /// - Parameter query: The keys written.
+    package func beginHeldWrite(_ query: any Query) {
+        _ = writeStamps.begin(query)
+    }
+
+    /// Ends a write ``beginHeldWrite(_:)`` began with the same query.
+    ///
+    /// - Parameter query: The keys written.
+    package func endHeldWrite(_ query: any Query) {
+        writeStamps.end(CacheWriteStamps.scope(of: query))
+    }
+}
