@@ -56,7 +56,8 @@ public protocol CacheProvider: Sendable {
     /// ``cachedItem(key:)`` returns it: its validators and dates, from the 304's headers, without rewriting
     /// the file.
     ///
-    /// The default does nothing.
+    /// Not called when ``headerValues(for:)`` no longer returns the headers the request was sent with: the 304 is
+    /// then about a version the cache no longer holds. The default does nothing.
     ///
     /// - Parameters:
     ///   - key: The download's cache key.

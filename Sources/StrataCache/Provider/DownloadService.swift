@@ -20,7 +20,9 @@ internal import StrataSupport
 ///    ``Strata/StrataError/Code/invalidArgument`` before anything is sent.
 /// 3. `304 Not Modified` — a value, not an error, for which no file is created — renews the item
 ///    (``CacheProvider/renewItem(key:notModified:)``) and answers from ``CacheProvider/cachedItem(key:)``
-///    (``DownloadOrigin/notModified``);
+///    (``DownloadOrigin/notModified``). When ``CacheProvider/headerValues(for:)`` no longer returns the headers
+///    sent, another download stored a newer version meanwhile: the 304 is about the older one, so the item is not
+///    renewed, and the cache answers with what it holds;
 ///    a 2xx response is downloaded to a temporary file and handed to
 ///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (``DownloadOrigin/network``). A provider
 ///    may hand the download itself back (``FileCacheProvider`` does for a response that must not be stored): that
@@ -91,7 +93,8 @@ public struct DownloadService: Sendable {
             return DownloadResult(result: found, headers: [:], origin: .cache)
         }
         var request = self.request
-        for (name, value) in provider.headerValues(for: cacheKey) { request.headers[name] = value }
+        let sent = provider.headerValues(for: cacheKey)
+        for (name, value) in sent { request.headers[name] = value }
         // The provider's headers are set as they are (they need not be validators), so no conditions are
         // added; a 304 is still a value, and writes nothing to disk.
         let file: DownloadedFile
@@ -105,7 +108,11 @@ public struct DownloadService: Sendable {
         case .modified(let downloaded):
             file = downloaded
         case .notModified(let response):
-            try await provider.renewItem(key: cacheKey, notModified: response)
+            // Headers that changed since they were sent: another download stored a newer version meanwhile, and the
+            // 304 is about the older one, so it renews (or removes) nothing.
+            if provider.headerValues(for: cacheKey) == sent {
+                try await provider.renewItem(key: cacheKey, notModified: response)
+            }
             let cached = try provider.cachedItem(key: cacheKey)
             reporter.report(1)
             return DownloadResult(result: cached, responseHeaders: response.headers, origin: .revalidated)

@@ -233,11 +233,12 @@ public final class FileCacheProvider: CacheProvider {
 
     /// Renews the entry under `key` after a `304 Not Modified` without rewriting its file: received now, with
     /// the 304's `ETag` and `Last-Modified` (or the stored ones; only those that can be sent back are kept), through
-    /// the store's `renewMetadata(_:in:)`. The entry keeps the store's own expiry, which is when it is evicted: an
-    /// HTTP expiry there would drop a stale entry before it could be revalidated.
+    /// the store's `renewMetadata(_:attributes:ifContentHash:forKey:)`. The entry keeps the store's own expiry, which
+    /// is when it is evicted: an HTTP expiry there would drop a stale entry before it could be revalidated.
     ///
     /// A 304 whose `ETag` names another version than the stored one is not about the stored file (RFC 9111,
     /// section 4.3.4): the entry is removed, so the next download asks without validators, and the download fails.
+    /// Both land only on the version looked at: one stored meanwhile is neither renewed nor removed.
     ///
     /// - Parameters:
     ///   - key: The download's cache key.
@@ -246,7 +247,7 @@ public final class FileCacheProvider: CacheProvider {
     public func renewItem(key: String, notModified response: HTTPResponse) async throws {
         guard let info = store.info(forKey: key) else { return }
         if let stored = info.eTag, let answered = response.eTag, !ConditionalHeaders.weakMatch(stored, answered) {
-            _ = try? store.removeValue(forKey: key)
+            _ = try? store.removeValue(forKey: key, ifStill: info)
             throw StrataError(
                 .unexpectedResponse,
                 "The server answered 304 Not Modified for \(StrataError.quoted(key: key)) with the ETag of another version"
@@ -262,7 +263,7 @@ public final class FileCacheProvider: CacheProvider {
             eTag: validators.eTag,
             lastModified: validators.lastModified
         )
-        _ = try await store.renewMetadata(metadata, in: KeyQuery(key))
+        try store.renewMetadata(metadata, attributes: info.attributes, ifContentHash: info.contentHash, forKey: key)
     }
 
     // MARK: - Checkouts

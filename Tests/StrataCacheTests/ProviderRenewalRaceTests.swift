@@ -1,0 +1,91 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataFile
+import StrataNetwork
+import StrataTestSupport
+import StrataTesting
+import Testing
+
+@testable import StrataCache
+
+/// A `304 Not Modified` that arrives after a newer version of its key was stored is about the older version: it
+/// neither removes the newer one nor renews it with the older one's validators.
+struct ProviderRenewalRaceTests {
+    /// A download of `k` that sent `If-None-Match: "A"`, answered 304 (`ETag: "A"`) only after another download
+    /// stored version B of `k`: the late 304 answers with B, which stays stored with its own `ETag`. (The provider
+    /// compared the 304's `ETag` with the stored B's, removed B and failed the download.)
+    @Test(.timeLimit(.minutes(1)))
+    func aLateNotModifiedLeavesTheVersionStoredMeanwhile() async throws {
+        // Given version A stored, and a server that answers the revalidation of A only once B has been stored
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "assets", clock: ManualClock())
+        )
+        let provider = try FileCacheProvider(store: store)
+        let newer = folder.url.appendingPathComponent("newer")
+        let server = try await LoopbackServer.start([
+            (
+                "GET /asset",
+                { request in
+                    guard request.headers["if-none-match"] == "\"A\"" else {
+                        return ServerReply(status: 200, headers: ["ETag": "\"A\""], body: Data("A".utf8))
+                    }
+                    // The other download of the key stores B while this answer is on its way.
+                    try Data("B".utf8).write(to: newer)
+                    _ = try provider.store(objectAt: newer, key: "k", headers: ["ETag": "\"B\""])
+                    return ServerReply(status: 304, headers: ["ETag": "\"A\""])
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+        #expect(try await service.downloadAsync().origin == .network)
+
+        // When A is revalidated, and the 304 arrives after B was stored
+        let late = try await service.downloadAsync()
+
+        // Then the download answers with B, which stays stored with its own ETag
+        #expect(late.origin == .revalidated)
+        #expect(try Data(contentsOf: late.result) == Data("B".utf8))
+        #expect(store.info(forKey: "k")?.eTag == "\"B\"")
+        #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == Data("B".utf8))
+    }
+
+    /// The same store of B landing inside `renewItem`, between its look at the entry and its renewal: B keeps its own
+    /// `ETag`. (The renewal was unconditional and stamped A's validators onto B, so B passed for A.)
+    @Test func aRenewalNeverLandsOnAVersionStoredDuringIt() async throws {
+        // Given version A stored, over a clock that lets B be stored at renewItem's second reading
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = SteppingClock()
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "assets", clock: clock)
+        )
+        let provider = try FileCacheProvider(store: store)
+        let older = folder.url.appendingPathComponent("older")
+        try Data("A".utf8).write(to: older)
+        _ = try provider.store(objectAt: older, key: "k", headers: ["ETag": "\"A\""])
+        let newer = folder.url.appendingPathComponent("newer")
+        try Data("BB".utf8).write(to: newer)
+        clock.run(atReading: 2) {
+            _ = try? provider.store(objectAt: newer, key: "k", headers: ["ETag": "\"B\""])
+        }
+
+        // When a 304 about A renews the entry
+        try await provider.renewItem(
+            key: "k",
+            notModified: HTTPResponse(
+                status: 304,
+                headers: ["ETag": "\"A\"", "Last-Modified": "Tue, 14 Nov 2023 22:13:20 GMT"]
+            )
+        )
+
+        // Then B was stored during the renewal, and keeps its own validators
+        #expect(clock.ran)
+        #expect(store.info(forKey: "k")?.eTag == "\"B\"")
+        #expect(store.info(forKey: "k")?.lastModified == nil)
+        #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == Data("BB".utf8))
+    }
+}
