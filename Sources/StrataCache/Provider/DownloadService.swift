@@ -29,6 +29,12 @@ internal import StrataSupport
 ///    file is then the caller's to remove.
 /// 4. Any error — from the network, a status, or the provider — fails the download with that error.
 ///
+/// A part of the file is never taken for the file. A `206 Partial Content` (or any response with a `Content-Range`)
+/// is not stored: the download's own file is handed back, the caller's to remove. A request that carries a `Range`
+/// header neither asks ``CacheProvider/find(key:)`` nor sends the provider's headers, and a `304` to it (which only
+/// its own conditions can bring) fails with ``Strata/StrataError/Code/unexpectedResponse``: the cache holds no part
+/// to answer with.
+///
 /// Progress runs from 0 to 1 while bytes arrive (when the server sends a `Content-Length`) and is always
 /// reported as 1 once a download succeeds, however it was answered.
 public struct DownloadService: Sendable {
@@ -88,12 +94,15 @@ public struct DownloadService: Sendable {
     public func downloadAsync(progress: (@Sendable (Double) -> Void)? = nil) async throws -> DownloadResult<URL> {
         let provider = cacheProvider
         let reporter = ProgressDeduplicator(progress)
-        if provider.cachePolicy == .bypassServerCallOnFoundItem, let found = provider.find(key: cacheKey) {
+        // A part of the file is not the file: a request for a range neither reads nor revalidates the cache.
+        let asksForPart = request.headers["Range"] != nil
+        if !asksForPart, provider.cachePolicy == .bypassServerCallOnFoundItem, let found = provider.find(key: cacheKey)
+        {
             reporter.report(1)
             return DownloadResult(result: found, headers: [:], origin: .cache)
         }
         var request = self.request
-        let sent = provider.headerValues(for: cacheKey)
+        let sent = asksForPart ? [:] : provider.headerValues(for: cacheKey)
         for (name, value) in sent { request.headers[name] = value }
         // The provider's headers are set as they are (they need not be validators), so no conditions are
         // added; a 304 is still a value, and writes nothing to disk.
@@ -108,6 +117,13 @@ public struct DownloadService: Sendable {
         case .modified(let downloaded):
             file = downloaded
         case .notModified(let response):
+            guard !asksForPart else {
+                throw StrataError(
+                    .unexpectedResponse,
+                    "The server answered 304 Not Modified to a request for a range of \(StrataError.quoted(key: cacheKey)): "
+                        + "the cache holds no part to answer with"
+                )
+            }
             // Headers that changed since they were sent: another download stored a newer version meanwhile, and the
             // 304 is about the older one, so it renews (or removes) nothing.
             if provider.headerValues(for: cacheKey) == sent {
@@ -116,6 +132,11 @@ public struct DownloadService: Sendable {
             let cached = try provider.cachedItem(key: cacheKey)
             reporter.report(1)
             return DownloadResult(result: cached, responseHeaders: response.headers, origin: .revalidated)
+        }
+        if file.status == 206 || file.headers["Content-Range"] != nil {
+            // A part of the file, never stored as the file: the download is the caller's, as downloaded.
+            reporter.report(1)
+            return DownloadResult(result: file.fileURL, responseHeaders: file.headers, origin: .network)
         }
         let stored: URL
         do {

@@ -23,7 +23,8 @@ internal import StrataSupport
 /// A download whose headers forbid storing it (`Cache-Control: no-store`, `Vary: *`: RFC 9111, section 3, by
 /// StrataNetwork's `HTTPFreshness`) is not stored: the download's own file is handed back (the caller's, as it
 /// was; `DownloadService` leaves it to its caller), and the store's older entry for its key is removed, so that it
-/// is never served in the new one's place.
+/// is never served in the new one's place. A part of a file (`206 Partial Content`) never reaches the provider:
+/// `DownloadService` hands it back unstored, and sends a request for a range without the provider's headers.
 ///
 /// ## Files handed out
 ///
