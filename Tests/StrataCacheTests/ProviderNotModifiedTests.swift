@@ -5,6 +5,7 @@ import StrataCache
 import StrataFile
 import StrataNetwork
 import StrataTestSupport
+import StrataTesting
 import Testing
 
 /// A 304 through ``DownloadService`` is a value: no file is created for it, and the provider's entry is kept
@@ -90,5 +91,42 @@ struct ProviderNotModifiedTests {
         #expect(store.info(forKey: "asset")?.contentHash == stored.contentHash)
         #expect(second.responseHeaders.values(for: "ETag") == ["\"v1\""])
         #expect(server.requestCount(path: "/asset") == 3)
+    }
+
+    /// A 304 that renews the entry (its stored date moves to now) hands out the checkout already made, the same file:
+    /// the renewal changed no byte. (The checkout's version included the stored date, so after every 304 the whole
+    /// entry was read into memory and its checkout written again.)
+    @Test(.timeLimit(.minutes(1)))
+    func aNotModifiedHandsOutTheSameCheckoutWithoutWritingItAgain() async throws {
+        // Given a stored download and its checkout
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let body = pattern(count: 8_192)
+        let server = try await startServer(VersionedResource(body: body, eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "assets", clock: clock)
+        )
+        let provider = try FileCacheProvider(store: store)
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+        let first = try await service.downloadAsync()
+        let checkout = try inode(first.result)
+
+        // When the server answers 304 an hour later
+        clock.advance(by: .seconds(3_600))
+        let renewed = try await service.downloadAsync()
+
+        // Then the entry was renewed, and the same checkout file handed out
+        #expect(renewed.origin == .revalidated)
+        #expect(store.info(forKey: "k")?.created == clock.now())
+        #expect(renewed.result == first.result)
+        #expect(try inode(renewed.result) == checkout)
+        #expect(try Data(contentsOf: renewed.result) == body)
+    }
+
+    /// The file's inode: a rewritten checkout is a new file renamed over the old one.
+    private func inode(_ url: URL) throws -> UInt64? {
+        try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? UInt64
     }
 }

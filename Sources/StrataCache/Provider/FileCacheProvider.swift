@@ -36,7 +36,8 @@ internal import StrataSupport
 /// download, opened without following a link, into a new file of the held checkout folder) or when an entry is
 /// read and its checkout is missing or out of date. Later lookups of the same version hand the same file out
 /// again: they mark the entry as just used (`FileDataSource/markUsed(forKey:)`) without reading its data, so
-/// repeated calls neither copy nor pile up files. Checkouts of entries the store no longer holds are deleted when
+/// repeated calls neither copy nor pile up files. A version is its bytes (size and content hash): a `304` that renews
+/// the entry hands out the same checkout. Checkouts of entries the store no longer holds are deleted when
 /// a download is stored, and when a lookup misses. Treat a returned URL as read-only: open it soon, or copy it (a
 /// checkout changed in size or replaced by something other than a file is written again from the store).
 ///
@@ -70,8 +71,9 @@ public final class FileCacheProvider: CacheProvider {
     /// The provider's claim on the checkout folder, given up when the provider goes.
     private let ownership: StoreOwnership
 
+    /// The bytes of an entry: its size and content hash. Not its stored date, which a `304`'s renewal moves without
+    /// changing a byte: a checkout stays current across renewals.
     private struct Version: Hashable {
-        var created: Date
         var size: Int
         var contentHash: UInt64
     }
@@ -386,7 +388,7 @@ public final class FileCacheProvider: CacheProvider {
     }
 
     private static func version(_ info: FileEntryInfo) -> Version {
-        Version(created: info.created, size: info.size, contentHash: info.contentHash)
+        Version(size: info.size, contentHash: info.contentHash)
     }
 
     /// The value of a header, its name compared case-insensitively.
