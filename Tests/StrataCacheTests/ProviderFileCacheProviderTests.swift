@@ -383,6 +383,32 @@ struct ProviderFileCacheProviderTests {
         #expect(try FileCacheProvider(store: second, checkoutFolder: shared).checkoutFolder == shared)
     }
 
+    /// Keys that differ only in Unicode normalisation are one entry of the store, and one checkout: a lookup under the
+    /// NFD spelling hands out the checkout the NFC store made, which the next store keeps. (The checkout's name hashed
+    /// the key's raw bytes: the lookup wrote a second checkout, which the next store deleted as belonging to no key.)
+    @Test func keysThatDifferOnlyInNormalisationShareOneCheckout() throws {
+        // Given a download stored under "café" in NFC
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        let download = folder.url.appendingPathComponent("download")
+        try Data("menu".utf8).write(to: download)
+        let stored = try provider.store(objectAt: download, key: composed, headers: ["ETag": "\"v1\""])
+
+        // When it is looked up under the NFD spelling, and another download is then stored
+        let found = try #require(provider.find(key: decomposed))
+        let other = folder.url.appendingPathComponent("other")
+        try Data("other".utf8).write(to: other)
+        _ = try provider.store(objectAt: other, key: "other", headers: [:])
+
+        // Then both spellings hand out the one checkout, still there
+        #expect(found == stored)
+        #expect(try Data(contentsOf: found) == Data("menu".utf8))
+        #expect(folder.contents("assets.checkout").count == 2)
+    }
+
     /// Every item in the two folders (not following links): path → bytes, link destination or `folder`.
     private func userItems(_ folders: URL...) throws -> [String: String] {
         var result: [String: String] = [:]

@@ -357,13 +357,15 @@ public final class FileCacheProvider: CacheProvider {
 
     // MARK: - Names
 
-    /// The name of the checkout of `key`: its collision-resistant hash (32 hex digits) and ``checkoutSuffix``.
+    /// The name of the checkout of `key`: the collision-resistant hash (32 hex digits) of its canonical (NFC) form,
+    /// `StoreKey.canonical(_:)`, and ``checkoutSuffix``. Canonically equivalent keys are one entry of the store, so
+    /// they have one checkout.
     ///
     /// Collision-resistant because a checkout is handed out as a plain file that nothing checks against its key
     /// (the rule of `StrataSupport.Hashing`). Checkouts named by the FNV-1a hash of earlier versions match
     /// ``isCheckoutName(_:)`` and belong to no live key, so opening the provider removes them.
     static func checkoutName(_ key: String) -> String {
-        Hashing.collisionResistantName(of: key) + checkoutSuffix
+        Hashing.collisionResistantName(of: StoreKey.canonical(key)) + checkoutSuffix
     }
 
     /// The extension of every checkout.
