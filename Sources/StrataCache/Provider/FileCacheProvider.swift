@@ -281,7 +281,10 @@ public final class FileCacheProvider: CacheProvider {
     /// no entry for `key`.
     ///
     /// A checkout this provider made from the entry's current version is handed out again as it is: the entry
-    /// is touched, its data not read. Otherwise the entry is read (which checks it) and its checkout rewritten.
+    /// is touched, its data not read. Otherwise the entry is read (which checks it) and its checkout rewritten —
+    /// under the lock of the checkouts, and only while the store still holds the version read: a store of the key
+    /// that landed during the read has handed out its own checkout, which is kept, and the read is made again (up to
+    /// ``readAttempts`` times; a lookup outrun by every one of them misses).
     private func refreshCheckout(_ key: String) throws -> String? {
         let name = Self.checkoutName(key)
         if let info = store.markUsed(forKey: key) {
@@ -289,24 +292,31 @@ public final class FileCacheProvider: CacheProvider {
             let current = checkouts.withLock { checkouts in isCurrent(checkouts[name], name, version: version) }
             if current { return name }
         }
-        // The entry's metadata before and after the read: equal, they name the version of the data read.
-        guard let before = store.info(forKey: key), let data = store.value(forKey: key),
-            let info = store.info(forKey: key),
-            Self.version(before) == Self.version(info), info.size == data.count
-        else {
-            checkouts.withLock { checkouts in
-                checkouts[name] = nil
-                removeOwnFile(name)
+        for _ in 0..<Self.readAttempts {
+            let before = store.info(forKey: key)
+            let data = before == nil ? nil : store.value(forKey: key)
+            // `nil`: the store changed during the read, which is made again; `.some(nil)`: the store has no entry.
+            let outcome = try checkouts.withLock { checkouts -> String?? in
+                guard let info = store.info(forKey: key) else {
+                    checkouts[name] = nil
+                    removeOwnFile(name)
+                    return .some(nil)
+                }
+                let version = Self.version(info)
+                if isCurrent(checkouts[name], name, version: version) { return name }
+                // The metadata before the read and now, equal: they name the version of the data read.
+                guard let before, let data, Self.version(before) == version, info.size == data.count else { return nil }
+                try writeCheckout(data, to: name)
+                checkouts[name] = checkout(name, holding: info)
+                return name
             }
-            return nil
+            if let outcome { return outcome }
         }
-        return try checkouts.withLock { checkouts in
-            if isCurrent(checkouts[name], name, version: Self.version(info)) { return name }
-            try writeCheckout(data, to: name)
-            checkouts[name] = checkout(name, holding: info)
-            return name
-        }
+        return nil
     }
+
+    /// How many times a lookup reads an entry that stores keep replacing under it before it misses.
+    private static let readAttempts = 3
 
     /// Whether `checkout` holds `version` and its file `name` is still the one written for it.
     private func isCurrent(_ checkout: Checkout?, _ name: String, version: Version) -> Bool {

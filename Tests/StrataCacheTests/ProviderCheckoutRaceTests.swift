@@ -1,0 +1,48 @@
+import Foundation
+import Strata
+import StrataFile
+import StrataTestSupport
+import Testing
+
+@testable import StrataCache
+
+/// A lookup that reads an entry while a store of a new version of its key lands hands out the new version and
+/// leaves the checkout the store handed out as it was.
+struct ProviderCheckoutRaceTests {
+    /// A lookup whose read of the entry overlaps a store of version B: B is stored at the clock's reading inside the
+    /// read. The lookup and the store hand out B's checkout, which stays. (The lookup saw the entry change under its
+    /// read and treated it as a miss: it deleted the checkout the store had just handed out and returned `nil`;
+    /// reading A and finishing after the store, it wrote A over B's checkout.)
+    @Test func aLookupOverlappedByAStoreHandsOutTheNewVersionAndKeepsItsCheckout() throws {
+        // Given version A stored, its checkout gone (so the next lookup reads the entry), and B ready to store
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = SteppingClock()
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "assets", clock: clock)
+        )
+        let provider = try FileCacheProvider(store: store)
+        let older = folder.url.appendingPathComponent("older")
+        try Data("A".utf8).write(to: older)
+        let checkout = try provider.store(objectAt: older, key: "k", headers: ["ETag": "\"A\""])
+        try FileManager.default.removeItem(at: checkout)
+        let newer = folder.url.appendingPathComponent("newer")
+        try Data("BB".utf8).write(to: newer)
+        let storedB = Locked<URL?>(nil)
+        // The lookup reads the clock as it marks the entry used, as it looks at it, then as the read starts.
+        clock.run(atReading: 3) {
+            let url = try? provider.store(objectAt: newer, key: "k", headers: ["ETag": "\"B\""])
+            storedB.withLock { $0 = url }
+        }
+
+        // When the key is looked up
+        let found = provider.find(key: "k")
+
+        // Then B was stored during the lookup, and both hand out B's checkout, which is still there
+        #expect(clock.ran)
+        let handedOut = try #require(storedB.withLock { $0 })
+        #expect(found == handedOut)
+        #expect(try Data(contentsOf: handedOut) == Data("BB".utf8))
+        #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == Data("BB".utf8))
+    }
+}
