@@ -252,6 +252,38 @@ struct ProviderCheckoutTests {
         #expect(try Data(contentsOf: tree.appendingPathComponent("inner.txt")) == Data("inner".utf8))
     }
 
+    /// A folder at a key's checkout name (a sync client's, a user's: the name is computable) is set aside by a rename,
+    /// never deleted, whether a store or a lookup meets it, and the key's file is handed out. (The rename over it
+    /// failed: the store threw `io` with the download stored, and every later lookup of the key failed.)
+    @Test func aFolderAtACheckoutNameIsSetAsideAndTheKeyIsStillHandedOut() throws {
+        // Given a folder holding a user's file at the checkout name of `k`
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder)
+        let name = FileCacheProvider.checkoutName("k")
+        let blocker = provider.checkoutFolder.appendingPathComponent(name, isDirectory: true)
+        try FileManager.default.createDirectory(at: blocker, withIntermediateDirectories: false)
+        try Data("user".utf8).write(to: blocker.appendingPathComponent("user.txt"))
+
+        // When a download of `k` is stored, and a folder is again put at its checkout's name before a lookup
+        let stored = try store(Data("v1".utf8), key: "k", in: provider, folder)
+        try FileManager.default.removeItem(at: stored)
+        try FileManager.default.createDirectory(at: stored, withIntermediateDirectories: false)
+        try Data("again".utf8).write(to: stored.appendingPathComponent("again.txt"))
+        let found = try provider.cachedItem(key: "k")
+
+        // Then the checkout is handed out both times, and both folders were set aside with the files they held
+        #expect(found == stored)
+        #expect(try Data(contentsOf: found) == Data("v1".utf8))
+        let aside = try checkoutFolderItems(provider).filter { $0 != name }
+        #expect(aside.count == 2)
+        let kept = try aside.flatMap { item in
+            let path = provider.checkoutFolder.appendingPathComponent(item).path
+            return try FileManager.default.contentsOfDirectory(atPath: path)
+        }
+        #expect(kept.sorted() == ["again.txt", "user.txt"])
+    }
+
     /// Two stores of one key from two threads at once, 100 times: the checkout handed out afterwards always holds
     /// the version whose `ETag` the provider sends back. (The move into the store and the checkout's rename were
     /// two steps: interleaved, the first store renamed its bytes over the second's checkout and recorded the

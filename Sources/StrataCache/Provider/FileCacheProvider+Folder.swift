@@ -33,6 +33,19 @@ extension FileCacheProvider {
         }
     }
 
+    /// Renames a folder found at the checkout name `name` (a sync client's or a user's: the name is computable) out
+    /// of the way of the checkout's rename, to `<name>.set-aside-<random hex>`, which the provider never reads nor
+    /// deletes. A file or a link there is left to the rename, which replaces it.
+    ///
+    /// - Throws: ``StrataStorage/POSIXCallError`` when the folder cannot be renamed.
+    func setAsideFolder(at name: String) throws(POSIXCallError) {
+        guard try folder.kind(of: name) == .folder else { return }
+        try folder.renameWithoutReplacing(
+            name,
+            to: name + ".set-aside-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        )
+    }
+
     /// The URL of the checkout `name`, once ``checkFolderPath()`` has found that it leads into the held folder.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when the checkout folder's path leads elsewhere or nowhere.

@@ -43,7 +43,8 @@ internal import StrataSupport
 ///
 /// The provider deletes only what it made: regular files named as its checkouts (32 hex digits and
 /// `.strata-checkout`) or as its staged copies (`.strata-checkout-staged-…`). Anything else in the checkout
-/// folder — the user's files, subfolders, links — is never touched, and no link is followed. A download that is
+/// folder — the user's files, subfolders, links — is never touched, and no link is followed; a folder found at a
+/// checkout's name is renamed aside (`<name>.set-aside-<hex>`), never deleted, and the checkout written. A download that is
 /// not a regular file (a link, a folder) is refused before anything is copied.
 ///
 /// ## The checkout folder
@@ -168,7 +169,8 @@ public final class FileCacheProvider: CacheProvider {
     ///   regular file, ``Strata/StrataError/Code/tooLarge`` when the file exceeds the store's size limit,
     ///   ``Strata/StrataError/Code/io`` when a file operation fails or the checkout folder's path no longer leads to
     ///   the folder the provider holds; nothing is stored then, and nothing is left in the checkout folder. (Should
-    ///   the path change while the download is being stored, it is stored and the call fails all the same.)
+    ///   the path change while the download is being stored, or the checkout fail to take its name — a folder there
+    ///   is set aside first — it is stored and the call fails all the same.)
     public func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
         let now = store.configuration.clock.now()
         let response = HTTPResponse(status: 200, headers: HTTPHeaders(headers))
@@ -196,6 +198,7 @@ public final class FileCacheProvider: CacheProvider {
             }
             try checkouts.withLock { checkouts in
                 do throws(POSIXCallError) {
+                    try setAsideFolder(at: name)
                     try folder.rename(staged, to: name)
                 } catch {
                     removeOwnFile(staged)
@@ -349,9 +352,11 @@ public final class FileCacheProvider: CacheProvider {
         }
     }
 
-    /// Writes a checkout: a new staged file (created exclusively, never through a link) renamed over `name`.
+    /// Writes a checkout: a new staged file (created exclusively, never through a link) renamed over `name`, a folder
+    /// there set aside first.
     private func writeCheckout(_ data: Data, to name: String) throws {
         do {
+            try setAsideFolder(at: name)
             try folder.writeAtomically(data, to: name, temporaryPrefix: Self.stagedPrefix, durable: false)
         } catch {
             throw error.strataError("Writing the checkout \(name)")
