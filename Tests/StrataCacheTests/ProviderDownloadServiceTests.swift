@@ -237,4 +237,44 @@ struct ProviderDownloadServiceTests {
         #expect(throws: failure) { try viaCompletion.get() }
         #expect(throws: failure) { try viaFuture.get() }
     }
+
+    /// A provider that returns the download by another path: through a link to the download folder (as
+    /// `resolvingSymlinksInPath()` turns `/var` into `/private/var` on macOS), or a copy of it beside that link.
+    private struct AliasingProvider: CacheProvider {
+        let alias: URL
+        let copies: Bool
+        var cachePolicy: CachePolicy { .alwaysFetchWithCustomHeader }
+        func find(key: String) -> URL? { nil }
+        func cachedItem(key: String) throws -> URL { throw ProviderFailure(reason: "nothing cached") }
+        func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
+            guard copies else { return alias.appendingPathComponent(file.lastPathComponent) }
+            let copy = alias.deletingLastPathComponent().appendingPathComponent("copy")
+            try FileManager.default.copyItem(at: file, to: copy)
+            return copy
+        }
+        func headerValues(for cacheKey: String) -> [String: String] { [:] }
+    }
+
+    /// The download a provider returns by another path is the same file (device and inode) and stays; a copy's
+    /// download is deleted. (The service compared paths: it deleted the file and handed out a URL to nothing.)
+    @Test(arguments: [false, true])
+    func theDownloadIsDeletedOnlyWhenTheProviderReturnedAnotherFile(copies: Bool) async throws {
+        // Given a provider that returns the download through a link to its folder, or a copy
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let alias = folder.url.appendingPathComponent("alias")
+        let provider = AliasingProvider(alias: alias, copies: copies)
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+        let downloads = folder.url.appendingPathComponent("downloads")
+        try FileManager.default.createSymbolicLink(at: alias, withDestinationURL: downloads)
+
+        // When it downloads
+        let result = try await service.downloadAsync()
+
+        // Then the file returned is there; the download is kept when it is that file, deleted when it was copied
+        #expect(try Data(contentsOf: result.result) == pattern(count: 100))
+        #expect(folder.contents("downloads").count == (copies ? 0 : 1))
+    }
 }

@@ -36,7 +36,8 @@ public protocol CacheProvider: Sendable {
     /// Takes a finished download into the cache and returns where the cached file now is.
     ///
     /// The file at `file` is a temporary file the provider may move (best) or copy; the download service
-    /// deletes it afterwards if it is still there and is not the returned URL.
+    /// deletes it afterwards if it is still there and is not the file the returned URL leads to (by any path: device
+    /// and inode are compared).
     ///
     /// - Parameters:
     ///   - file: The downloaded file.

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataNetwork
+import StrataStorage
 internal import StrataSupport
 
 /// Downloads a file through a ``CacheProvider``: the Oracle Content SDK's download services, with the
@@ -25,8 +26,9 @@ internal import StrataSupport
 ///    renewed, and the cache answers with what it holds;
 ///    a 2xx response is downloaded to a temporary file and handed to
 ///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (``DownloadOrigin/network``). A provider
-///    may hand the download itself back (``FileCacheProvider`` does for a response that must not be stored): that
-///    file is then the caller's to remove.
+///    may hand the download itself back (``FileCacheProvider`` does for a response that must not be stored), by any
+///    path that leads to it: that file is then the caller's to remove. The download is deleted only when it is still
+///    there and is another file (device and inode) than the one returned.
 /// 4. Any error — from the network, a status, or the provider — fails the download with that error.
 ///
 /// A part of the file is never taken for the file. A `206 Partial Content` (or any response with a `Content-Range`)
@@ -145,12 +147,21 @@ public struct DownloadService: Sendable {
             DownloadFile.remove(at: file.fileURL)
             throw error
         }
-        if stored.standardizedFileURL != file.fileURL.standardizedFileURL {
-            // The provider copied rather than moved: the temporary download is ours to delete.
-            DownloadFile.remove(at: file.fileURL)
-        }
+        Self.removeDownload(file.fileURL, unlessItIs: stored)
         reporter.report(1)
         return DownloadResult(result: stored, responseHeaders: file.headers, origin: .network)
+    }
+
+    /// Deletes the temporary download `file` once the provider has stored it — a copy — unless it is gone (moved) or
+    /// is the file the provider returned: `stored`, links along it followed, leads to the same device and inode, by
+    /// whatever path (`/var` and `/private/var` on macOS).
+    private static func removeDownload(_ file: URL, unlessItIs stored: URL) {
+        guard let download = FolderIdentity(itemAt: file.path) else { return }
+        var status = stat()
+        if FileDescriptor.retryingInterrupts({ stat(stored.path, &status) }) == 0, FolderIdentity(status) == download {
+            return
+        }
+        DownloadFile.remove(at: file)
     }
 
     /// Downloads the file, or takes it from the cache, and calls `completion` with the outcome.
