@@ -196,6 +196,13 @@ extension FileDataSource {
         }
     }
 
+    /// The content hash (``FileEntryInfo/contentHash``) an entry of the first `size` bytes of the open file
+    /// `descriptor` gets; `nil` when the file cannot be read that far.
+    package static func contentHash(ofFile descriptor: Int32, size: Int) -> UInt64? {
+        var hasher = ContentChecksum()
+        return hashFile(descriptor, size: size, into: &hasher) ? hasher.finalize() : nil
+    }
+
     static func hashFile(_ descriptor: Int32, size: Int, into hasher: inout ContentChecksum) -> Bool {
         var buffer = [UInt8](repeating: 0, count: min(max(size, 1), 1 << 20))
         var offset = 0

@@ -9,6 +9,14 @@ import Testing
 /// A lookup that reads an entry while a store of a new version of its key lands hands out the new version and
 /// leaves the checkout the store handed out as it was.
 struct ProviderCheckoutRaceTests {
+    /// A provider over a store on `clock`, whose readings let a test act between the provider's steps.
+    private func makeProvider(_ folder: TemporaryFolder, clock: SteppingClock) throws -> FileCacheProvider {
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "assets", clock: clock)
+        )
+        return try FileCacheProvider(store: store)
+    }
+
     /// A lookup whose read of the entry overlaps a store of version B: B is stored at the clock's reading inside the
     /// read. The lookup and the store hand out B's checkout, which stays. (The lookup saw the entry change under its
     /// read and treated it as a miss: it deleted the checkout the store had just handed out and returned `nil`;
@@ -18,10 +26,7 @@ struct ProviderCheckoutRaceTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let clock = SteppingClock()
-        let store = try FileDataSource(
-            configuration: .init(location: .url(folder.url), identifier: "assets", clock: clock)
-        )
-        let provider = try FileCacheProvider(store: store)
+        let provider = try makeProvider(folder, clock: clock)
         let older = folder.url.appendingPathComponent("older")
         try Data("A".utf8).write(to: older)
         let checkout = try provider.store(objectAt: older, key: "k", headers: ["ETag": "\"A\""])
@@ -44,5 +49,35 @@ struct ProviderCheckoutRaceTests {
         #expect(found == handedOut)
         #expect(try Data(contentsOf: handedOut) == Data("BB".utf8))
         #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == Data("BB".utf8))
+    }
+
+    /// A download changed in place between the provider's copy of it and the store's move (at the move's clock
+    /// reading): the checkout handed out holds the bytes the store took, and no staged copy stays. (The copy was
+    /// handed out: the checkout held other bytes than the entry, and every later 304 confirmed them.)
+    @Test func aDownloadChangedBeforeItsMoveHandsOutWhatTheStoreTook() throws {
+        // Given a download that is rewritten, at the same length, as the store moves it
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = SteppingClock()
+        let provider = try makeProvider(folder, clock: clock)
+        let store = provider.store
+        let download = folder.url.appendingPathComponent("download")
+        try Data("first".utf8).write(to: download)
+        // The store reads the clock as the provider's store starts, then as the move starts.
+        clock.run(atReading: 2) {
+            guard let handle = try? FileHandle(forWritingTo: download) else { return }
+            try? handle.write(contentsOf: Data("other".utf8))
+            try? handle.close()
+        }
+
+        // When it is stored
+        let checkout = try provider.store(objectAt: download, key: "k", headers: ["ETag": "\"1\""])
+
+        // Then the checkout holds what the store holds, and only the checkout is in the folder
+        #expect(clock.ran)
+        #expect(store.value(forKey: "k") == Data("other".utf8))
+        #expect(try Data(contentsOf: checkout) == Data("other".utf8))
+        let items = try FileManager.default.contentsOfDirectory(atPath: provider.checkoutFolder.path)
+        #expect(items.filter { $0 != ".strata-lock" } == [FileCacheProvider.checkoutName("k")])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataFile
 import StrataStorage
 
 /// The provider's calls on files outside the held checkout folder: the download it copies in, and the checkout
@@ -31,6 +32,15 @@ extension FileCacheProvider {
         } catch {
             throw error.strataError("Copying \(path) into the checkout folder")
         }
+    }
+
+    /// Whether the staged copy `name` holds the data of the entry `info` describes: the same size and content hash
+    /// (one read of the copy, just written). A download changed between its copy and its move into the store fails.
+    func stagedCopy(_ name: String, holds info: FileEntryInfo) -> Bool {
+        guard let descriptor = try? folder.openFile(name, O_RDONLY) else { return false }
+        defer { _ = close(descriptor) }
+        guard FileDescriptor.regularFileSize(descriptor) == info.size else { return false }
+        return FileDataSource.contentHash(ofFile: descriptor, size: info.size) == info.contentHash
     }
 
     /// Renames a folder found at the checkout name `name` (a sync client's or a user's: the name is computable) out

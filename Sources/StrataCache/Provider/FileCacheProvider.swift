@@ -33,8 +33,9 @@ internal import StrataSupport
 /// not the plain file a ``CacheProvider`` must return, and the store's own file cannot be handed out. The
 /// provider therefore hands out a *checkout*: a plain copy of the entry in ``checkoutFolder``, one file per
 /// key (replaced atomically), made once per version of the entry — when a download is stored (copied from the
-/// download, opened without following a link, into a new file of the held checkout folder) or when an entry is
-/// read and its checkout is missing or out of date. Later lookups of the same version hand the same file out
+/// download, opened without following a link, into a new file of the held checkout folder, and handed out only when
+/// it holds the bytes the store took: the same size and content hash) or when an entry is read and its checkout is
+/// missing or out of date. Later lookups of the same version hand the same file out
 /// again: they mark the entry as just used (`FileDataSource/markUsed(forKey:)`) without reading its data, so
 /// repeated calls neither copy nor pile up files. A version is its bytes (size and content hash): a `304` that renews
 /// the entry hands out the same checkout. Checkouts of entries the store no longer holds are deleted when
@@ -189,14 +190,20 @@ public final class FileCacheProvider: CacheProvider {
         // The move and the checkout under one lock: two stores of one key that interleaved recorded the second
         // version's stamp against the first one's bytes, which then passed for current. A checkout made between
         // the move and the rename (by `find`) is of the version moved, which the rename hands out again.
-        try storing.withLock { _ in
+        let stagedIsStored = try storing.withLock { _ in
             do {
                 try store.move(fileAt: file, forKey: key, options: options)
             } catch {
                 removeOwnFile(staged)
                 throw error
             }
-            try checkouts.withLock { checkouts in
+            let moved = store.info(forKey: key)
+            return try checkouts.withLock { checkouts in
+                if let moved, !stagedCopy(staged, holds: moved) {
+                    removeOwnFile(staged)
+                    pruneCheckouts(&checkouts)
+                    return false
+                }
                 do throws(POSIXCallError) {
                     try setAsideFolder(at: name)
                     try folder.rename(staged, to: name)
@@ -204,10 +211,13 @@ public final class FileCacheProvider: CacheProvider {
                     removeOwnFile(staged)
                     throw error.strataError("Handing out the checkout \(name)")
                 }
-                checkouts[name] = checkout(name, holding: store.info(forKey: key))
+                checkouts[name] = checkout(name, holding: moved)
                 pruneCheckouts(&checkouts)
+                return true
             }
         }
+        // The download changed between its copy and its move: the checkout is made from what the store holds.
+        if !stagedIsStored, let url = try checkout(key) { return url }
         return try handOut(name)
     }
 
