@@ -1,44 +1,8 @@
 import Foundation
 import Strata
 import StrataFile
+import StrataTestSupport
 import Testing
-
-/// A clock at a fixed date that runs an action once, at a chosen reading: a way into the moment between two of
-/// the store's steps. A put reads the clock for its date before it takes its write sequence and writes its file,
-/// and once more as it commits; the second reading from the put's start is the moment in between.
-private final class SteppingClock: WallClock {
-    private struct Pending {
-        var readingsLeft = 0
-        var action: (@Sendable () -> Void)?
-        var ran = false
-    }
-
-    let date = Date(timeIntervalSince1970: 1_700_000_000)
-    private let pending = Locked(Pending())
-
-    /// Runs `action` at the `reading`-th call of ``now()`` from here on (1: the next).
-    func run(atReading reading: Int, _ action: @escaping @Sendable () -> Void) {
-        pending.withLock { $0 = Pending(readingsLeft: reading, action: action) }
-    }
-
-    /// Whether the action was run.
-    var ran: Bool { pending.withLock { $0.ran } }
-
-    func now() -> Date {
-        let due = pending.withLock { state -> (@Sendable () -> Void)? in
-            guard let action = state.action else { return nil }
-            state.readingsLeft -= 1
-            guard state.readingsLeft == 0 else { return nil }
-            state.action = nil
-            state.ran = true
-            return action
-        }
-        due?()
-        return date
-    }
-
-    func sleep(for duration: Duration) async throws {}
-}
 
 /// A put and a renewal of the same key that overlap land as one of their serial orders: the put is never lost.
 struct FileDataSourceRenewalRaceTests {
