@@ -28,12 +28,12 @@ private final class MemberDirectory: GetDataSource {
 }
 
 /// Reads `ids` concurrently through `source`, once `source` holds them all in a batch, and sends the batch.
-private func readTogether(
+private func readTogether<Source: GetDataSource>(
     _ ids: [Int],
-    from source: BatchingDataSource<MemberDirectory>,
+    from source: BatchingDataSource<Source>,
     clock: ManualClock
-) async -> [Int: Result<MemberDirectory.Member, StrataError>] {
-    await withTaskGroup(of: (Int, Result<MemberDirectory.Member, StrataError>).self) { group in
+) async -> [Int: Result<Source.Value, StrataError>] {
+    await withTaskGroup(of: (Int, Result<Source.Value, StrataError>).self) { group in
         for id in ids {
             group.addTask {
                 do {
@@ -77,6 +77,27 @@ struct BatchingTests {
         #expect((try? results[2]?.get())?.id == 2)
         #expect(results[200].flatMap { try? $0.get() } == nil)
         if case .failure(let error) = results[200] { #expect(error.code == .notFound) }
+    }
+
+    @Test func aStoreListReadFailingOnAMissingKeyFailsOnlyThatKeysCaller() async throws {
+        // Given a store whose list read throws not found for the first key it lacks, holding 1 and 3 but not 2
+        let clock = ManualClock()
+        let store = EntryStore([
+            "1": StoredEntry(value: "one", storedAt: nil), "3": StoredEntry(value: "three", storedAt: nil),
+        ])
+        let source = store.batched(window: .milliseconds(5), clock: clock)
+
+        // When 1, 2 and 3 are read together
+        let results = await readTogether([1, 2, 3], from: source, clock: clock)
+
+        // Then 1 and 3 get their values and only 2 is not found
+        #expect((try? results[1]?.get()) == "one")
+        #expect((try? results[3]?.get()) == "three")
+        guard case .failure(let error) = results[2] else {
+            Issue.record("2 was answered: \(String(describing: results[2]))")
+            return
+        }
+        #expect(error.code == .notFound)
     }
 
     @Test func aFailedBatchFailsItsCallersAndNoOthers() async throws {

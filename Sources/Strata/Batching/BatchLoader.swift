@@ -111,17 +111,66 @@ final class BatchLoader<Value: Sendable>: Sendable {
 
     /// Sends one batch and gives each caller its own answer: its entry, *not found* for a key the source did not
     /// answer, or the source's error to every caller of the batch.
+    ///
+    /// A source may fail a whole list with *not found* for the first key it lacks (a store's list read does). Then
+    /// the error's ``StrataError/partialValues(as:)`` answer each key when it carries one per key; otherwise each
+    /// key of a batch of several is read on its own, so a missing key fails only its own callers.
     private func send(_ batch: Batch) async {
+        let outcomes: [Outcome]
         do {
-            let entries = try await load(batch.makeQuery(batch.queries)).matched(to: batch.keys)
-            for (key, entry) in zip(batch.keys, entries) {
-                let outcome =
-                    entry.map { Result<StoredEntry<Value>, any Error>.success($0) }
-                    ?? .failure(StrataError.miss(key: key))
-                for waiter in batch.waiters[key] ?? [] { waiter.resume(with: outcome) }
-            }
+            outcomes = try await entries(of: batch.queries, keys: batch.keys, batch.makeQuery).map(outcome)
+        } catch let error as StrataError where error.code == .notFound && batch.keys.count > 1 {
+            outcomes = await eachOnItsOwn(batch)
         } catch {
-            for waiter in batch.waiters.values.joined() { waiter.resume(throwing: error) }
+            outcomes = batch.keys.map { _ in .failure(error) }
         }
+        for (key, outcome) in zip(batch.keys, outcomes) {
+            for waiter in batch.waiters[key] ?? [] { waiter.resume(with: outcome) }
+        }
+    }
+
+    /// What one key's callers get: its entry or an error.
+    private typealias Outcome = Result<StoredEntry<Value>, any Error>
+
+    /// The entries of `keys`, one per key (`nil` for a key the source did not answer), read as one list: the
+    /// source's answer matched to the keys, or the values of its *not found* error when it carries one per key.
+    private func entries(
+        of queries: [any BatchableQuery],
+        keys: [String],
+        _ makeQuery: @Sendable ([any BatchableQuery]) -> any MultiKeyedQuery
+    ) async throws -> [(key: String, entry: StoredEntry<Value>?)] {
+        let entries: [StoredEntry<Value>?]
+        do {
+            entries = try await load(makeQuery(queries)).matched(to: keys)
+        } catch let error as StrataError {
+            guard let partial = error.partialEntries(as: Value.self, keyCount: keys.count) else { throw error }
+            entries = partial
+        }
+        return Array(zip(keys, entries))
+    }
+
+    /// A caller's answer for its key: the entry, or *not found*.
+    private func outcome(_ answer: (key: String, entry: StoredEntry<Value>?)) -> Outcome {
+        answer.entry.map { .success($0) } ?? .failure(StrataError.miss(key: answer.key))
+    }
+
+    /// The answers of a batch whose list read failed with *not found*: each key read as a list of its own, at the
+    /// same time, so each caller gets its key's answer or error.
+    private func eachOnItsOwn(_ batch: Batch) async -> [Outcome] {
+        let makeQuery = batch.makeQuery
+        let answers = await withTaskGroup(of: (String, Outcome).self) { group in
+            for (key, query) in zip(batch.keys, batch.queries) {
+                group.addTask {
+                    do {
+                        let answer = try await self.entries(of: [query], keys: [key], makeQuery)
+                        return (key, answer.first.map(self.outcome) ?? .failure(StrataError.miss(key: key)))
+                    } catch {
+                        return (key, .failure(error))
+                    }
+                }
+            }
+            return await group.reduce(into: [String: Outcome]()) { $0[$1.0] = $1.1 }
+        }
+        return batch.keys.map { answers[$0] ?? .failure(StrataError.miss(key: $0)) }
     }
 }

@@ -29,4 +29,15 @@ extension StrataError {
     public func partialValues<Value: Sendable>(as type: Value.Type = Value.self) -> [Value?]? {
         (payload as? PartialValues<Value>)?.values
     }
+
+    /// The entries of a list read's *not found* error that carries one value per key asked, `nil` for a key it did
+    /// not find; `nil` for any other error.
+    ///
+    /// The error carries values only (see ``partialValues(as:)``), so each entry has empty metadata.
+    ///
+    /// - Parameter keyCount: The number of keys the list read asked for.
+    func partialEntries<Value: Sendable>(as type: Value.Type, keyCount: Int) -> [StoredEntry<Value>?]? {
+        guard code == .notFound, let values = partialValues(as: type), values.count == keyCount else { return nil }
+        return values.map { $0.map { StoredEntry(value: $0, metadata: EntryMetadata()) } }
+    }
 }

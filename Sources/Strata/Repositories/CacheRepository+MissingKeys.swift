@@ -126,10 +126,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         do {
             return try await main.getAllEntries(query).matched(to: query.keys)
         } catch let error as StrataError {
-            guard error.code == .notFound, let values = error.partialValues(as: Main.Value.self),
-                values.count == query.keys.count
-            else { throw error }
-            return values.map { $0.map { StoredEntry(value: $0, metadata: EntryMetadata()) } }
+            guard let entries = error.partialEntries(as: Main.Value.self, keyCount: query.keys.count) else {
+                throw error
+            }
+            return entries
         }
     }
 

@@ -35,9 +35,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:56
+// Sources/Strata/Strata.docc/BatchedReads.md:59
 extension DocSnippetContext {
-    func BatchedReads_56() async throws {
+    func BatchedReads_59() async throws {
         let users = CacheRepository(
             main: UsersAPI(client).batched(maxBatchSize: 100),
             cache: MemoryDataSource<User>(countLimit: 500)
