@@ -158,9 +158,35 @@ extension JSONFileDataSource {
     ///   ``Strata/StrataError/Code/io`` when a file operation fails.
     @discardableResult
     public func removeValue(forKey key: String) throws -> Bool {
+        try removeValue(forKey: key) { _ in true }
+    }
+
+    /// Removes the value stored under `key` only while its entry is still the one `reported` describes (an
+    /// inspector's report of this folder): the same place in the recency order, stored date and maximum age. An
+    /// entry written, read or renewed since the report was made is kept.
+    ///
+    /// What the `strata` tool removes with once it has given up the inspector's hold on the folder, so that an app
+    /// that opened the store in between keeps what it wrote or read.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - reported: The entry as the report gave it.
+    /// - Returns: Whether the entry was removed.
+    /// - Throws: As ``removeValue(forKey:)``.
+    @discardableResult
+    package func removeValue(forKey key: String, ifStill reported: JSONFileStoreEntry) throws -> Bool {
+        try removeValue(forKey: key) { reported.isDescribed(by: $0) }
+    }
+
+    /// Removes the value stored under `key` when there is none or `isRemovable` accepts its index record, and
+    /// announces the removal.
+    private func removeValue(forKey key: String, if isRemovable: (IndexRecord) -> Bool) throws -> Bool {
         try StrataError.checkKey(key)
         let now = configuration.clock.now()
-        let removed = try withStorage { try $0.remove(key, now: now) }
+        let removed = try withStorage { storage in
+            if let record = storage.record(for: key), !isRemovable(record) { return false }
+            return try storage.remove(key, now: now)
+        }
         if removed { changeBroadcaster.publish(.delete(key: key)) }
         return removed
     }

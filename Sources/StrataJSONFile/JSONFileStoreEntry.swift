@@ -58,4 +58,11 @@ public struct JSONFileStoreEntry: Sendable, Hashable {
         guard let storedAt, let maxAge = maxAge ?? defaultMaxAge else { return nil }
         return storedAt.addingTimeInterval(maxAge)
     }
+
+    /// Whether `record` is the index record this entry was described from: the same place in the recency order,
+    /// stored date and maximum age. A write, a read or a renewal since gives the entry another record.
+    func isDescribed(by record: IndexRecord) -> Bool {
+        sequence == record.sequence && storedAt == Date(timeIntervalSince1970: record.storedAt)
+            && maxAge == record.maxAge
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import StrataJSONFile
 import StrataOffline
 
 /// One entry of either kind of store, as the tool shows it.
@@ -20,6 +21,8 @@ struct EntryRow {
     var problem: String?
     /// An offline outbox's record: the queued write, its attempts and last error.
     var write: PendingWrite?
+    /// A JSON-file store's entry as its inspector reported it: a removal checks that the entry is still this one.
+    var reported: JSONFileStoreEntry?
 
     func isExpired(at now: Date) -> Bool {
         guard let expiresAt else { return false }

@@ -4,7 +4,62 @@ import Strata
 /// `strata prune <folder> [--max-size S] [--max-count N] [--max-age S] [--dry-run] [--json]`: removes expired
 /// entries, then the least recently used while over a limit, as the store's own cleanup does.
 enum Prune {
+    /// An entry the plan removes, and why.
+    typealias Victim = (row: EntryRow, reason: String)
+
+    /// What a prune did.
+    struct Outcome {
+        /// The store pruned.
+        var store: Store
+        /// The entries removed, or in a dry run the entries that would be.
+        var removed: [Victim]
+        /// How many planned entries were kept because they changed after the plan (written, read or renewed by an
+        /// app that opened a JSON-file store meanwhile).
+        var skippedCount: Int
+        /// The sound entries the plan saw.
+        var sound: [EntryRow]
+
+        /// The bytes removed.
+        var removedSize: Int { removed.map(\.row).totalSize }
+        /// How many sound entries remain.
+        var remainingCount: Int { sound.count - removed.count }
+        /// The bytes of the sound entries that remain.
+        var remainingSize: Int { sound.totalSize - min(removedSize, sound.totalSize) }
+    }
+
     static func run(_ options: Options) throws -> Int32 {
+        let outcome = try prune(options)
+        if options.json {
+            try Output.json(json(outcome, dryRun: options.dryRun))
+            return 0
+        }
+        Output.storeLine(outcome.store)
+        if !outcome.removed.isEmpty {
+            Output.line()
+            Output.table(
+                ["KEY", "SIZE", "REASON"],
+                outcome.removed.map { [Output.cell($0.row.key), Output.size($0.row.size), $0.reason] },
+                rightAligned: [1]
+            )
+            Output.line()
+        }
+        let verb = options.dryRun ? "Would remove" : "Removed"
+        Output.line(
+            "\(verb) \(Output.grouped(outcome.removed.count)) entries (\(Output.size(outcome.removedSize))); "
+                + "\(Output.grouped(outcome.remainingCount)) entries (\(Output.size(outcome.remainingSize))) remain"
+                + (outcome.skippedCount > 0
+                    ? "; \(Output.grouped(outcome.skippedCount)) planned entries skipped: they changed after the plan"
+                    : "")
+                + (options.dryRun ? " (dry run: nothing was removed)" : "")
+        )
+        return 0
+    }
+
+    /// Plans and, unless it is a dry run, removes: what `run` reports.
+    ///
+    /// - Parameter whileReleased: Runs while a JSON-file store is held by no one between the plan and the removal
+    ///   (see ``Store/remove(_:whileReleased:)``).
+    static func prune(_ options: Options, whileReleased: () throws -> Void = {}) throws -> Outcome {
         let store = try StrataTool.store(options, access: options.dryRun ? .readOnly : .readWrite)
         if case .outbox = store {
             // An outbox's entries are acknowledged writes main has not taken yet: they never expire, and dropping
@@ -20,61 +75,47 @@ enum Prune {
             defaultMaxAge: options.maxAge,
             progress: Progress(requested: options.progress, verb: "read")
         )
-        let now = Date()
-        let victims = plan(contents.rows, now: now, maxSize: options.maxSize, maxCount: options.maxCount)
+        let victims = plan(contents.rows, now: Date(), maxSize: options.maxSize, maxCount: options.maxCount)
+        var removed = victims
         if !options.dryRun, !victims.isEmpty {
-            _ = try store.remove(victims.map(\.row))
+            let files = Set(try store.remove(victims.map(\.row), whileReleased: whileReleased).map(\.file))
+            removed = victims.filter { files.contains($0.row.file) }
         }
-        let sound = contents.rows.filter { $0.problem == nil }
-        let removedSize = victims.map(\.row).totalSize
-        let remainingSize = sound.totalSize - min(removedSize, sound.totalSize)
-        if options.json {
-            try Output.json(
-                .object([
-                    "command": .string("prune"),
-                    "store": Output.store(store),
-                    "dryRun": .bool(options.dryRun),
-                    "removed": .array(
-                        victims.map { victim in
-                            .object([
-                                "key": .optional(victim.row.key), "file": .string(victim.row.file),
-                                "size": .int(victim.row.size), "reason": .string(victim.reason),
-                            ])
-                        }
-                    ),
-                    "summary": .object([
-                        "removedCount": .int(victims.count), "removedSize": .int(removedSize),
-                        "remainingCount": .int(sound.count - victims.count), "remainingSize": .int(remainingSize),
-                    ]),
-                ])
-            )
-            return 0
-        }
-        Output.storeLine(store)
-        if !victims.isEmpty {
-            Output.line()
-            Output.table(
-                ["KEY", "SIZE", "REASON"],
-                victims.map { [Output.cell($0.row.key), Output.size($0.row.size), $0.reason] },
-                rightAligned: [1]
-            )
-            Output.line()
-        }
-        let verb = options.dryRun ? "Would remove" : "Removed"
-        Output.line(
-            "\(verb) \(Output.grouped(victims.count)) entries (\(Output.size(removedSize))); "
-                + "\(Output.grouped(sound.count - victims.count)) entries (\(Output.size(remainingSize))) remain"
-                + (options.dryRun ? " (dry run: nothing was removed)" : "")
+        return Outcome(
+            store: store,
+            removed: removed,
+            skippedCount: victims.count - removed.count,
+            sound: contents.rows.filter { $0.problem == nil }
         )
-        return 0
+    }
+
+    /// The `--json` report of a prune.
+    static func json(_ outcome: Outcome, dryRun: Bool) -> JSONValue {
+        .object([
+            "command": .string("prune"),
+            "store": Output.store(outcome.store),
+            "dryRun": .bool(dryRun),
+            "removed": .array(
+                outcome.removed.map { victim in
+                    .object([
+                        "key": .optional(victim.row.key), "file": .string(victim.row.file),
+                        "size": .int(victim.row.size), "reason": .string(victim.reason),
+                    ])
+                }
+            ),
+            "summary": .object([
+                "removedCount": .int(outcome.removed.count), "removedSize": .int(outcome.removedSize),
+                "remainingCount": .int(outcome.remainingCount), "remainingSize": .int(outcome.remainingSize),
+                "skippedCount": .int(outcome.skippedCount),
+            ]),
+        ])
     }
 
     /// What goes: every expired entry, then the least recently used while the rest is over a limit.
     /// Damaged entries are left to `verify --repair`.
-    static func plan(_ rows: [EntryRow], now: Date, maxSize: Int?, maxCount: Int?) -> [(row: EntryRow, reason: String)]
-    {
+    static func plan(_ rows: [EntryRow], now: Date, maxSize: Int?, maxCount: Int?) -> [Victim] {
         let sound = rows.filter { $0.problem == nil }.sorted { $0.recency < $1.recency }
-        var victims: [(row: EntryRow, reason: String)] = []
+        var victims: [Victim] = []
         var kept: [EntryRow] = []
         for row in sound {
             if row.isExpired(at: now) { victims.append((row, "expired")) } else { kept.append(row) }

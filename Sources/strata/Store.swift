@@ -225,23 +225,34 @@ enum Store {
             eTag: nil,
             lastModified: nil,
             recency: entry.sequence,
-            problem: entry.problem
+            problem: entry.problem,
+            reported: entry
         )
     }
 
-    /// Removes the entries of `rows`: files by name in a file store, keys through the data source in a
-    /// JSON-file store. Returns how many were removed.
-    func remove(_ rows: [EntryRow]) throws -> Int {
+    /// Removes the entries of `rows` that are still as listed, and returns the rows removed.
+    ///
+    /// A file store's inspector has held the store alone since it listed the rows, so each is still as listed: its
+    /// files are removed by name (a file that does not prove itself the store's is set aside). A JSON-file store's
+    /// inspector gives the folder up to the data source that removes the keys, and an app may open the store in
+    /// between: a key is removed only while its entry is still the one reported (``EntryRow/reported``), so an
+    /// entry the app wrote, read or renewed meanwhile stays.
+    ///
+    /// - Parameters:
+    ///   - rows: Rows this store listed.
+    ///   - whileReleased: Runs while a JSON-file store's folder is held by no one, between the inspector's close
+    ///     and the data source's open: where another process may use the store.
+    func remove(_ rows: [EntryRow], whileReleased: () throws -> Void = {}) throws -> [EntryRow] {
         switch self {
         case .file(let inspector):
-            return try Self.wrap { try inspector.remove(fileNames: rows.map(\.file)) }
+            _ = try Self.wrap { try inspector.remove(fileNames: rows.map(\.file)) }
+            return rows
         case .json(let inspector), .outbox(let inspector):
-            let source = try Self.source(replacing: inspector)
-            var removed = 0
-            for key in rows.compactMap(\.key) where try Self.wrap({ try source.removeValue(forKey: key) }) {
-                removed += 1
+            let source = try Self.source(replacing: inspector, whileReleased: whileReleased)
+            return try rows.filter { row in
+                guard let key = row.key, let reported = row.reported else { return false }
+                return try Self.wrap { try source.removeValue(forKey: key, ifStill: reported) }
             }
-            return removed
         }
     }
 
@@ -276,8 +287,14 @@ enum Store {
     /// The data source of a JSON-file store, which changes it as the store itself does: the inspector gives
     /// the folder up first (a store holds its folder alone), and the store opens it only if the folder at its path
     /// is still the one inspected.
-    private static func source(replacing inspector: JSONFileStoreInspector) throws -> JSONFileDataSource<JSONValue> {
+    ///
+    /// - Parameter whileReleased: Runs once the inspector has given the folder up, before the store opens it.
+    private static func source(
+        replacing inspector: JSONFileStoreInspector,
+        whileReleased: () throws -> Void = {}
+    ) throws -> JSONFileDataSource<JSONValue> {
         inspector.close()
+        try whileReleased()
         var configuration = JSONFileDataSource<JSONValue>.Configuration(folder: inspector.folderURL)
         configuration.expectedFolder = inspector.folderIdentity
         return try wrap { try JSONFileDataSource<JSONValue>(configuration: configuration) }
