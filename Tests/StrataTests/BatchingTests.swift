@@ -100,6 +100,28 @@ struct BatchingTests {
         #expect(error.code == .notFound)
     }
 
+    @Test func aPartialAnswerOfTheBatchAnswersEachKeyWithoutAnotherRead() async throws {
+        // Given a repository tier whose list read of ids it lacks in part throws not found with the values found
+        let clock = ManualClock()
+        let directory = MemberDirectory()
+        let tier = CacheRepository(main: directory, cache: ScriptedDataSource<MemberDirectory.Member>())
+            .asDataSource(operation: .cacheSync)
+        let source = tier.batched(window: .milliseconds(5), clock: clock)
+
+        // When 1, 200 and 3 are read together
+        let results = await readTogether([1, 200, 3], from: source, clock: clock)
+
+        // Then 1 and 3 are answered from that error, only 200 is not found, and main was asked once
+        #expect((try? results[1]?.get())?.id == 1)
+        #expect((try? results[3]?.get())?.id == 3)
+        guard case .failure(let error) = results[200] else {
+            Issue.record("200 was answered: \(String(describing: results[200]))")
+            return
+        }
+        #expect(error.code == .notFound)
+        #expect(directory.listReads.map { $0.sorted() } == [[1, 3, 200]])
+    }
+
     @Test func aFailedBatchFailsItsCallersAndNoOthers() async throws {
         // Given batches of two
         let clock = ManualClock()
