@@ -134,4 +134,29 @@ struct OfflineWriteBackTests {
         #expect(try await notes.repository.get(KeyQuery("a"), operation: .cache).text == "one")
         await server.stop()
     }
+
+    /// Before, a list read went through the repository alone: a key whose delete waited read as main's value, and
+    /// one whose put waited as main's older value once the cache had dropped its copy.
+    @Test(.timeLimit(.minutes(2))) func aListReadAnswersEachKeyWithAWaitingWriteFromThatWrite() async throws {
+        try await withNotes(configuration: standingStill()) { server, notes in
+            // Given a, b and c saved, then a deleted and b written again while main takes no writes
+            for id in ["a", "b", "c"] {
+                #expect(try await notes.put(Note(id: id, text: "one", version: 1), in: KeyQuery(id)).isPending == false)
+            }
+            server.failsWrites = true
+            #expect(try await notes.delete(KeyQuery("a")).isPending)
+            #expect(try await notes.put(Note(id: "b", text: "two", version: 2), in: KeyQuery("b")).isPending)
+            // and the cache's copy of b gone (evicted, say)
+            try await notes.repository.delete(KeyQuery("b"), operation: .cache)
+
+            // When a list names them, then b and c only
+            let error = await #expect(throws: StrataError.self) { try await notes.getAll(IdsQuery(["a", "b", "c"])) }
+            let values = try await notes.getAll(IdsQuery(["b", "c"]))
+
+            // Then each key with a waiting write reads as that write: a missing, b's new text
+            #expect(error?.code == .notFound)
+            #expect(error?.partialValues(as: Note.self)?.map { $0?.text } == [nil, "two", "one"])
+            #expect(values.map(\.text) == ["two", "one"])
+        }
+    }
 }

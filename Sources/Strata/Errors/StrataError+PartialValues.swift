@@ -9,7 +9,7 @@ extension StrataError {
     /// - Parameters:
     ///   - values: One element per key asked, in order: the value, or `nil` for a key that was not found.
     ///   - missingKeys: The keys that were not found.
-    static func partial<Value: Sendable>(_ values: [Value?], missingKeys: [String]) -> StrataError {
+    package static func partial<Value: Sendable>(_ values: [Value?], missingKeys: [String]) -> StrataError {
         let shown = missingKeys.prefix(5).map { quoted(key: $0) }.joined(separator: ", ")
         let more = missingKeys.count > 5 ? " and \(missingKeys.count - 5) more" : ""
         return StrataError(

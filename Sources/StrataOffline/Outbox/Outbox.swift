@@ -220,6 +220,18 @@ extension Outbox {
         return sequences.reversed().lazy.compactMap { self.records[$0] }.first { !$0.isSetAside }
     }
 
+    /// The newest record of each of `keys` that has one not set aside.
+    ///
+    /// - Parameter keys: The entries' keys.
+    func latest(forKeys keys: [String]) -> [String: PendingWrite] {
+        guard !sequencesByKey.isEmpty else { return [:] }
+        var found: [String: PendingWrite] = [:]
+        for key in keys where found[key] == nil {
+            if let record = latest(forKey: key) { found[key] = record }
+        }
+        return found
+    }
+
     /// The record numbered `sequence`.
     func record(_ sequence: UInt64) -> PendingWrite? { records[sequence] }
 

@@ -31,15 +31,56 @@ extension OfflineRepository {
         return OfflineValue(value: try decode(data), isPending: true)
     }
 
-    /// Reads every value the query names through the repository (pending writes are in the cache).
+    /// Reads every value the query names, the newest waiting write of a key answering for it, as in
+    /// ``get(_:operation:)``.
+    ///
+    /// For a query that names keys (an ``Strata/IdsQuery``, a ``Strata/MultiKeyedQuery``), each key with a write
+    /// waiting in the outbox is answered by it — a waiting delete as a key not found — and main is asked only for the
+    /// others, so a list never brings back a value a waiting write replaces; a missing key fails the read with
+    /// ``Strata/StrataError/Code/notFound`` and ``Strata/StrataError/partialValues(as:)``, one per key asked. Any
+    /// other query goes through the repository as it is.
     ///
     /// - Parameters:
     ///   - query: Which values.
-    ///   - operation: How to read; ``Strata/DefaultOperation`` by default.
+    ///   - operation: How to read the keys without a waiting write; ``Strata/DefaultOperation`` by default.
     public func getAll(
         _ query: any Query,
         operation: any RepositoryOperation = DefaultOperation()
     ) async throws -> [Value] {
-        try await repository.getAll(query, operation: operation)
+        guard let keyed = query as? any MultiKeyedQuery else {
+            return try await repository.getAll(query, operation: operation)
+        }
+        let keys = keyed.keys
+        let waiting = await outbox.latest(forKeys: keys)
+        guard !waiting.isEmpty else { return try await repository.getAll(query, operation: operation) }
+        var values = [Value?](repeating: nil, count: keys.count)
+        let others = keys.indices.filter { waiting[keys[$0]] == nil }
+        if !others.isEmpty {
+            guard let narrowed = keyed.selecting(positions: others) else {
+                throw StrataError.queryNotSupported(query, by: Self.self)
+            }
+            let read: [Value?]
+            do {
+                read = try await repository.getAll(narrowed, operation: operation)
+            } catch let error as StrataError {
+                // Keys main did not find among the others: they are missing from the whole list too.
+                guard let found = error.partialValues(as: Value.self), found.count == others.count else { throw error }
+                read = found
+            }
+            guard read.count == others.count else {
+                throw StrataError(
+                    .unexpectedResponse,
+                    "A list read of \(others.count) keys answered \(read.count) values"
+                )
+            }
+            for (position, value) in zip(others, read) { values[position] = value }
+        }
+        for (position, key) in keys.enumerated() {
+            guard let write = waiting[key], write.operation == .put, let data = write.value else { continue }
+            values[position] = try decode(data)
+        }
+        let missingKeys = keys.indices.filter { values[$0] == nil }.map { keys[$0] }
+        guard missingKeys.isEmpty else { throw StrataError.partial(values, missingKeys: missingKeys) }
+        return values.compactMap { $0 }
     }
 }
