@@ -88,6 +88,22 @@ extension FileDataSource {
             let encoded = try trailer.encoded()
             let renewal: Result<FileStamp?, StrataError>
             let replacing = trailer.payloadSize + encoded.count < entry.fileLength
+            guard entry.isOwnFile(stamped: try? folder.stamp(ofFile: name.fileName)) else {
+                // Not the file the store wrote (a user's copy restored there, say): never written nor removed.
+                state.index.remove(name)
+                let aside = EntryFile.setAside(name.fileName, in: folder)
+                state.pendingReports.append(
+                    StrataError(
+                        .corrupt,
+                        "FileDataSource found another file than its own at \(folder.qualified(name.fileName)) when "
+                            + "renewing its entry: " + (aside.map { "set aside as \($0)" } ?? "left in place")
+                    )
+                )
+                throw StrataError(
+                    .io,
+                    "Renewing an entry's metadata: \(folder.qualified(name.fileName)) is not the file the store wrote"
+                )
+            }
             do throws(POSIXCallError) {
                 if replacing {
                     // Shorter: written in place, the file would end in the old footer over a torn trailer until cut.

@@ -62,6 +62,26 @@ struct FileDataSourceStampProofTests {
         #expect(log.messages.contains { $0.contains("set aside as \(name).damaged-") })
     }
 
+    /// A copy of the entry's own file restored over it (whole, its trailer sealed, but another file) is not the file
+    /// the store wrote: a renewal sets it aside. Before, the renewal's failure path removed it as the store's own.
+    @Test func aRenewalOverARestoredCopyOfTheEntrySetsTheCopyAside() throws {
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        let log = DiagnosticsLog()
+        let store = try folder.makeStore(clock: clock, diagnostics: log.record)
+        try store.setValue(.pattern(100), forKey: "a", metadata: EntryMetadata(eTag: "e1"))
+        let name = try #require(try folder.entryFiles().first)
+        let url = folder.storeURL().appendingPathComponent(name)
+        let copy = try Data(contentsOf: url)
+        try copy.write(to: url, options: .atomic)
+        clock.advance(by: .seconds(1))
+
+        #expect(throws: StrataError.self) { try store.renewMetadata(EntryMetadata(eTag: "e2"), forKey: "a") }
+
+        #expect(try folder.survivor(of: name) == copy)
+        #expect(log.messages.contains { $0.contains("set aside as \(name).damaged-") })
+    }
+
     /// A put over an entry the store renewed, in place (a longer trailer) and by a new file (a shorter one), finds
     /// its own file there: nothing reported, nothing set aside.
     @Test(arguments: [true, false])

@@ -9,7 +9,8 @@ private struct Member: Identifiable, Hashable, Sendable {
 }
 
 /// Three tiers: an outer repository whose cache is `memory` and whose main is an inner repository, a disk tier whose
-/// entry for key 1 ("old") was stored at the clock's start and is valid for 60 seconds, over an API that is down.
+/// entries for keys 1 ("old") and 2 ("old 2") were stored at the clock's start and are valid for 60 seconds, over an
+/// API that is down.
 private struct ThreeTiers {
     let clock = ManualClock()
     let api = ScriptedDataSource(["1": "new"])
@@ -18,7 +19,10 @@ private struct ThreeTiers {
     let mainAnswers = Locked(0)
 
     init() {
-        disk = EntryStore(["1": StoredEntry(value: "old", storedAt: clock.now())])
+        disk = EntryStore([
+            "1": StoredEntry(value: "old", storedAt: clock.now()),
+            "2": StoredEntry(value: "old 2", storedAt: clock.now()),
+        ])
         api.fail(.get, with: StrataError(.network, "The API is down"))
     }
 
@@ -117,9 +121,33 @@ struct RepositorySourceStaleTests {
         #expect(response?.isStale == true)
     }
 
+    /// Before, a batch of the inner tier ran in the task of the read that sent it: only that read heard the batch's
+    /// values were stale, and the other took its stale value for main's fresh one and stored it.
+    @Test func staleValuesABatchOfTheInnerTierServesAreStaleToEveryReadInTheBatch() async throws {
+        // Given two disk entries 30 seconds past their lifetime, an API that is down, and batches of two
+        let tiers = ThreeTiers()
+        tiers.api.fail(.getAll, with: StrataError(.network, "The API is down"))
+        let batched = tiers.inner.asDataSource(operation: .cacheSync(fallback: { _ in true }))
+            .batched(maxBatchSize: 2, window: .seconds(1), clock: tiers.clock)
+        let outer = CacheRepository(main: batched, cache: tiers.memory)
+        tiers.clock.advance(by: .seconds(90))
+
+        // When both are read at once, in one batch
+        async let first = outer.getResponse(IdQuery(1), operation: .cacheSync)
+        async let second = outer.getResponse(IdQuery(2), operation: .cacheSync)
+        let responses = try await [first, second]
+
+        // Then both are stale, and neither is stored in memory
+        #expect(responses.map(\.value) == ["old", "old 2"])
+        #expect(responses.map(\.isStale) == [true, true])
+        #expect(tiers.memory.entry("1") == nil)
+        #expect(tiers.memory.entry("2") == nil)
+    }
+
     /// Before, the inner tier's partial answer went up as it was: its values were those of the keys the outer tier
-    /// asked it for, so they lined up with the wrong keys, and the one found was not cached.
-    @Test func aPartialAnswerOfTheInnerTierLinesUpWithTheKeysAskedAndIsCached() async throws {
+    /// asked it for, so they lined up with the wrong keys. The values it carries have no metadata (no expiry, no rule
+    /// not to store them), so the outer tier does not store them.
+    @Test func aPartialAnswerOfTheInnerTierLinesUpWithTheKeysAsked() async throws {
         // Given memory holding id 1, and an inner tier whose API has 2 but not 3
         let api = ScriptedDataSource(["2": Member(id: 2)])
         api.script(.getAll, .values([Member(id: 2)]))
@@ -132,9 +160,9 @@ struct RepositorySourceStaleTests {
             try await outer.getAll(IdsQuery([1, 2, 3]), operation: .cacheSync)
         }
 
-        // Then the read fails with not found, with what it found in the order asked, and 2 is in memory
+        // Then the read fails with not found, with what it found in the order asked; 2 stays in the inner tier
         #expect(error?.code == .notFound)
         #expect(error?.partialValues(as: Member.self) == [Member(id: 1), Member(id: 2), nil])
-        #expect(memory.contents["2"] == Member(id: 2))
+        #expect(memory.contents["2"] == nil)
     }
 }

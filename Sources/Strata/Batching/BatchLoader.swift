@@ -7,7 +7,19 @@ import struct Foundation.Date
 /// is sent when it holds `maxBatchSize` keys, or when the first read of the batch has waited one scheduling tick
 /// (a `Task.yield()`) or, with a window, the window on the clock. Callers of the same key share its slot.
 final class BatchLoader<Value: Sendable>: Sendable {
-    private typealias Waiter = CheckedContinuation<StoredEntry<Value>, any Error>
+    /// A caller waiting for its key's answer, with the report of the repository read it serves
+    /// (``StaleAnswerReport``): a stale answer of the batch is stale to every caller, not only to the one whose task
+    /// sent it.
+    private struct Waiter {
+        let continuation: CheckedContinuation<StoredEntry<Value>, any Error>
+        let staleReport: AtomicCount?
+
+        /// Gives the caller its answer, marked stale to its own read when `isStale`.
+        func resume(with outcome: Outcome, isStale: Bool) {
+            if isStale, case .success = outcome { staleReport?.add(1) }
+            continuation.resume(with: outcome)
+        }
+    }
 
     /// One batch being gathered.
     private struct Batch {
@@ -55,7 +67,8 @@ final class BatchLoader<Value: Sendable>: Sendable {
 
     /// The entry of `query`, read in a batch with the other reads that arrive with it.
     func entry<Q: BatchableQuery>(_ query: Q) async throws -> StoredEntry<Value> {
-        try await withCheckedThrowingContinuation { (waiter: Waiter) in
+        try await withCheckedThrowingContinuation { continuation in
+            let waiter = Waiter(continuation: continuation, staleReport: StaleAnswerReport.current)
             switch join(query, waiter) {
             case .send(let batch): Task { await self.send(batch) }
             case .scheduleSend(let type, let id):
@@ -112,20 +125,21 @@ final class BatchLoader<Value: Sendable>: Sendable {
     /// Sends one batch and gives each caller its own answer: its entry, *not found* for a key the source did not
     /// answer, or the source's error to every caller of the batch.
     ///
-    /// A source may fail a whole list with *not found* for the first key it lacks (a store's list read does). Then
-    /// the error's ``StrataError/partialValues(as:)`` answer each key when it carries one per key; otherwise each
-    /// key of a batch of several is read on its own, so a missing key fails only its own callers.
+    /// A source may fail a whole list with *not found* for the first key it lacks (a store's list read does, a
+    /// repository carries the values it found, without their metadata). Then each key of a batch of several is read
+    /// on its own, so a missing key fails only its own callers, and the others get their entries whole.
     private func send(_ batch: Batch) async {
-        let outcomes: [Outcome]
+        let outcomes: [(outcome: Outcome, isStale: Bool)]
         do {
-            outcomes = try await entries(of: batch.queries, keys: batch.keys, batch.makeQuery).map(outcome)
+            let (answers, isStale) = try await entries(of: batch.queries, keys: batch.keys, batch.makeQuery)
+            outcomes = answers.map { (outcome($0), isStale) }
         } catch let error as StrataError where error.code == .notFound && batch.keys.count > 1 {
             outcomes = await eachOnItsOwn(batch)
         } catch {
-            outcomes = batch.keys.map { _ in .failure(error) }
+            outcomes = batch.keys.map { _ in (.failure(error), false) }
         }
-        for (key, outcome) in zip(batch.keys, outcomes) {
-            for waiter in batch.waiters[key] ?? [] { waiter.resume(with: outcome) }
+        for (key, answer) in zip(batch.keys, outcomes) {
+            for waiter in batch.waiters[key] ?? [] { waiter.resume(with: answer.outcome, isStale: answer.isStale) }
         }
     }
 
@@ -133,20 +147,18 @@ final class BatchLoader<Value: Sendable>: Sendable {
     private typealias Outcome = Result<StoredEntry<Value>, any Error>
 
     /// The entries of `keys`, one per key (`nil` for a key the source did not answer), read as one list: the
-    /// source's answer matched to the keys, or the values of its *not found* error when it carries one per key.
+    /// source's answer matched to the keys; and whether the source (a repository) answered with stale cached values,
+    /// read in a report of the batch's own.
     private func entries(
         of queries: [any BatchableQuery],
         keys: [String],
         _ makeQuery: @Sendable ([any BatchableQuery]) -> any MultiKeyedQuery
-    ) async throws -> [(key: String, entry: StoredEntry<Value>?)] {
-        let entries: [StoredEntry<Value>?]
-        do {
-            entries = try await load(makeQuery(queries)).matched(to: keys)
-        } catch let error as StrataError {
-            guard let partial = error.partialEntries(as: Value.self, keyCount: keys.count) else { throw error }
-            entries = partial
+    ) async throws -> (answers: [(key: String, entry: StoredEntry<Value>?)], isStale: Bool) {
+        let query = makeQuery(queries)
+        let (entries, isStale) = try await StaleAnswerReport.reading { [load] in
+            try await load(query).matched(to: keys)
         }
-        return Array(zip(keys, entries))
+        return (Array(zip(keys, entries)), isStale)
     }
 
     /// A caller's answer for its key: the entry, or *not found*.
@@ -156,21 +168,21 @@ final class BatchLoader<Value: Sendable>: Sendable {
 
     /// The answers of a batch whose list read failed with *not found*: each key read as a list of its own, at the
     /// same time, so each caller gets its key's answer or error.
-    private func eachOnItsOwn(_ batch: Batch) async -> [Outcome] {
+    private func eachOnItsOwn(_ batch: Batch) async -> [(outcome: Outcome, isStale: Bool)] {
         let makeQuery = batch.makeQuery
-        let answers = await withTaskGroup(of: (String, Outcome).self) { group in
+        let answers = await withTaskGroup(of: (String, Outcome, Bool).self) { group in
             for (key, query) in zip(batch.keys, batch.queries) {
                 group.addTask {
                     do {
-                        let answer = try await self.entries(of: [query], keys: [key], makeQuery)
-                        return (key, answer.first.map(self.outcome) ?? .failure(StrataError.miss(key: key)))
+                        let (answer, isStale) = try await self.entries(of: [query], keys: [key], makeQuery)
+                        return (key, answer.first.map(self.outcome) ?? .failure(StrataError.miss(key: key)), isStale)
                     } catch {
-                        return (key, .failure(error))
+                        return (key, .failure(error), false)
                     }
                 }
             }
-            return await group.reduce(into: [String: Outcome]()) { $0[$1.0] = $1.1 }
+            return await group.reduce(into: [String: (Outcome, Bool)]()) { $0[$1.0] = ($1.1, $1.2) }
         }
-        return batch.keys.map { answers[$0] ?? .failure(StrataError.miss(key: $0)) }
+        return batch.keys.map { answers[$0] ?? (.failure(StrataError.miss(key: $0)), false) }
     }
 }

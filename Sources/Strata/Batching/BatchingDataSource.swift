@@ -9,9 +9,8 @@
 /// by `Identifiable` id when the source answers fewer values than asked; see ``StrataError/partialValues(as:)``
 /// for the same rule in ``CacheRepository``), or the source's error when the batch's read failed — every caller
 /// of that batch and no other. A batch of several keys that fails with ``StrataError/Code/notFound`` (a store's
-/// list read throws it for the first key it lacks) is answered key by key instead: from the error's
-/// ``StrataError/partialValues(as:)`` when it holds one per key, otherwise by reading each key as a list of its
-/// own, so a missing key fails only its own callers.
+/// list read throws it for the first key it lacks) is answered key by key instead, each key read as a list of its
+/// own, so a missing key fails only its own callers and the others get their entries with their metadata.
 ///
 /// Other reads (lists, conditional reads, queries that do not batch) go straight to the source. A caller whose
 /// task is cancelled still waits for its batch.

@@ -88,14 +88,18 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         since stamp: CacheWriteStamps.Stamp
     ) async throws -> (entries: [StoredEntry<Main.Value>?], isStale: Bool) {
         let work = { @Sendable [self] () async throws -> (entries: [StoredEntry<Main.Value>?], isStale: Bool) in
-            let (answer, isStale) = try await StaleAnswerReport.reading { [main] in
+            let ((answer, isPartial), isStale) = try await StaleAnswerReport.reading { [main] in
                 try await Self.entries(of: query, from: main)
             }
             guard !isStale else { return (answer, true) }
             var fetched = answer
             mainAnswered(.getAll, query)
             let found = fetched.indices.filter { fetched[$0] != nil }
-            guard writesBack, !found.isEmpty, writeStamps.mayWriteBack(since: stamp) else { return (fetched, false) }
+            // Values a partial error carries come without their metadata (an expiry, a rule not to store them): they
+            // are returned, not stored (the repository as main has stored them in its own tiers).
+            guard writesBack, !isPartial, !found.isEmpty, writeStamps.mayWriteBack(since: stamp) else {
+                return (fetched, false)
+            }
             // An entry that must not be stored is returned as it came, and the cache's older copy goes (as for `get`).
             let unstorable = found.filter { fetched[$0]?.metadata.isStorable == false }
             if !unstorable.isEmpty, let unstorableQuery = try? narrowed(query, to: unstorable) {
@@ -119,17 +123,18 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
 
     /// Main's entries for the keys of `query`, one per key, `nil` for a key main did not answer: a shorter list
     /// matched to the keys (``Swift/Array/matched(to:)``), or the values of main's ``StrataError/partial(_:missingKeys:)``
-    /// error (a repository as main throws one for the keys it found; without metadata, as main gives none).
-    private static func entries(of query: any MultiKeyedQuery, from main: Main) async throws -> [StoredEntry<
-        Main.Value
-    >?] {
+    /// error (a repository as main throws one for the keys it found), which carries no metadata (`isPartial`).
+    private static func entries(
+        of query: any MultiKeyedQuery,
+        from main: Main
+    ) async throws -> (entries: [StoredEntry<Main.Value>?], isPartial: Bool) {
         do {
-            return try await main.getAllEntries(query).matched(to: query.keys)
+            return (try await main.getAllEntries(query).matched(to: query.keys), false)
         } catch let error as StrataError {
             guard let entries = error.partialEntries(as: Main.Value.self, keyCount: query.keys.count) else {
                 throw error
             }
-            return entries
+            return (entries, true)
         }
     }
 

@@ -27,7 +27,8 @@
 ///   ``CallOutcome/staleServed``, the value is not stored in its cache as current, and it is not main's answer
 ///   (``CacheRepository/Configuration/onMainAnswer``). A ``SingleDataSourceRepository``'s stream shows it as stale.
 /// - A list it answers in part (``StrataError/partialValues(as:)``) is, to the repository above, a shorter list:
-///   the values found are cached there, and its own partial error names every key it was asked.
+///   its own partial error names every key it was asked, the values found in their places; they carry no metadata,
+///   so the repository above does not store them (this one has, in its own tiers).
 /// - ``changes(forKey:)`` merges the repository's announcements with its two sources'.
 public struct CacheRepositorySource<Main: Sendable, Cache: Sendable>: Sendable {
     /// The repository every call goes through.

@@ -198,8 +198,10 @@ public final class FileCacheProvider: CacheProvider {
                 throw error
             }
             let moved = store.info(forKey: key)
+            // Checked before the lock every lookup takes: it reads the whole copy.
+            let holdsMoved = moved.map { stagedCopy(staged, holds: $0) } ?? true
             return try checkouts.withLock { checkouts in
-                if let moved, !stagedCopy(staged, holds: moved) {
+                if !holdsMoved {
                     removeOwnFile(staged)
                     pruneCheckouts(&checkouts)
                     return false

@@ -82,26 +82,39 @@ extension JSONFileStorage {
     /// emptied), going on past an entry file that cannot be removed; with `durable`, each shard folder something
     /// was removed from is fsynced.
     ///
-    /// - Returns: The names of the entry files that could not be removed, and the first of their failures.
-    mutating func removeEntryFiles(now: Date) throws -> (kept: Set<String>, failure: StrataError?) {
+    /// - Returns: Whether an entry file is still there: when the walk went through every shard, those it could not
+    ///   remove, otherwise (the walk failed part-way) every one it did not remove; and the first failure.
+    mutating func removeEntryFiles(now: Date) -> (isKept: (String) -> Bool, failure: StrataError?) {
         var emptied: [StoreFolder] = []
         var kept: Set<String> = []
+        var removed: Set<String> = []
         var failure: StrataError?
-        try forEachEntryFile(now: now) { _, _, folder, file in
-            do throws(POSIXCallError) {
-                try folder.remove(file)
-            } catch {
-                kept.insert(file)
-                if failure == nil { failure = error.strataError("Removing the entry file") }
-                return
+        var walked = false
+        do {
+            try forEachEntryFile(now: now) { _, _, folder, file in
+                do throws(POSIXCallError) {
+                    try folder.remove(file)
+                } catch {
+                    kept.insert(file)
+                    if failure == nil { failure = error.strataError("Removing the entry file") }
+                    return
+                }
+                removed.insert(file)
+                if emptied.last !== folder { emptied.append(folder) }
             }
-            if emptied.last !== folder { emptied.append(folder) }
+            walked = true
+        } catch {
+            failure =
+                failure ?? (error as? StrataError)
+                ?? StrataError(.io, "Removing the entry files", underlying: error)
         }
         if durable {
             for folder in emptied {
-                do { try folder.sync() } catch { throw error.strataError("Flushing the entry folder") }
+                do { try folder.sync() } catch {
+                    failure = failure ?? error.strataError("Flushing the entry folder")
+                }
             }
         }
-        return (kept, failure)
+        return (walked ? { kept.contains($0) } : { !removed.contains($0) }, failure)
     }
 }

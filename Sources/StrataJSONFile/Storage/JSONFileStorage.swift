@@ -545,11 +545,8 @@ struct JSONFileStorage: ~Copyable {
     ///
     /// - Throws: The first failure to remove an entry file, once the index is written.
     mutating func removeAll(now: Date) throws {
-        let (kept, failure) = try removeEntryFiles(now: now)
-        load(
-            kept.isEmpty ? [:] : records.filter { kept.contains(Self.location(of: $0.key).file) },
-            maxSequence: nextSequence
-        )
+        let (isKept, failure) = removeEntryFiles(now: now)
+        load(records.filter { isKept(Self.location(of: $0.key).file) }, maxSequence: nextSequence)
         try compact(now: now)
         if let failure { throw failure }
     }
