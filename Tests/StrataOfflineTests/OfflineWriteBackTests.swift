@@ -159,4 +159,36 @@ struct OfflineWriteBackTests {
             #expect(values.map(\.text) == ["two", "one"])
         }
     }
+
+    /// Before, a stream showed what its read found while a write waited: main's value for a key whose delete waited,
+    /// main's older value for one whose put waited once the cache had dropped its copy, each marked pending.
+    @Test(.timeLimit(.minutes(2))) func aStreamShowsAWaitingDeleteAsNotFoundAndAWaitingPutAsItsValue() async throws {
+        try await withNotes(configuration: standingStill()) { server, notes in
+            // Given main holding a and b, a's delete and b's new text waiting, and the cache's copy of b gone
+            for id in ["a", "b"] {
+                server.setNote(try JSONEncoder().encode(Note(id: id, text: "one", version: 1)), forKey: id)
+            }
+            server.failsWrites = true
+            #expect(try await notes.delete(KeyQuery("a")).isPending)
+            #expect(try await notes.put(Note(id: "b", text: "two", version: 2), in: KeyQuery("b")).isPending)
+            try await notes.repository.delete(KeyQuery("b"), operation: .cache)
+
+            // When each is streamed, the stream's read finding main's value
+            var deleted = notes.stream(KeyQuery("a"), operation: .cacheSync, bufferingNewest: 16).makeAsyncIterator()
+            var shownDeleted = await deleted.next()
+            if shownDeleted?.isLoading == true { shownDeleted = await deleted.next() }
+            var rewritten = notes.stream(KeyQuery("b"), operation: .cacheSync, bufferingNewest: 16).makeAsyncIterator()
+            var shownRewritten = await rewritten.next()
+            if shownRewritten?.isLoading == true { shownRewritten = await rewritten.next() }
+
+            // Then a shows as not found, and b as its waiting text, pending
+            guard case .error(let error, _) = shownDeleted else {
+                Issue.record("a showed \(String(describing: shownDeleted))")
+                return
+            }
+            #expect((error as? StrataError)?.code == .notFound)
+            #expect(shownRewritten?.value?.text == "two")
+            #expect(shownRewritten?.isPending == true)
+        }
+    }
 }

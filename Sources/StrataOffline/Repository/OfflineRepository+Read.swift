@@ -26,7 +26,7 @@ extension OfflineRepository {
             )
         }
         guard latest.operation == .put, let data = latest.value else {
-            throw StrataError.notFound("The value for key \(key) was deleted; the delete waits to reach main")
+            throw Self.deletedWhileWaiting(key)
         }
         return OfflineValue(value: try decode(data), isPending: true)
     }

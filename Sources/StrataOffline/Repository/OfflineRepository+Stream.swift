@@ -1,8 +1,13 @@
+import Foundation
 import Strata
 
 extension OfflineRepository {
     /// The repository's stream of a query (``Strata/CacheRepository/stream(_:operation:bufferingNewest:)``),
     /// with each value marked ``Strata/RepositoryResponse/isPending`` while a write of its key waits to reach main.
+    ///
+    /// While a write of the key waits in the outbox, the stream shows it, as ``get(_:operation:)`` answers: its
+    /// value (pending), or ``Strata/StrataError/Code/notFound`` for a delete — never main's older value, which a read
+    /// the stream makes meanwhile finds.
     ///
     /// When the key's last waiting write reaches main, the stream repeats its last value with `isPending`
     /// `false`, so a screen goes from "saving…" to "saved" without reading again. A query that names no single key
@@ -19,7 +24,7 @@ extension OfflineRepository {
     ) -> AsyncStream<RepositoryResponse<Value>> {
         let inner = repository.stream(query, operation: operation, bufferingNewest: limit)
         guard let key = (query as? any KeyedQuery)?.key else { return inner }
-        let outbox = outbox
+        let (outbox, configuration) = (outbox, configuration)
         let (stream, continuation) = AsyncStream.makeStream(
             of: RepositoryResponse<Value>.self,
             bufferingPolicy: .bufferingNewest(max(limit, 1))
@@ -57,13 +62,18 @@ extension OfflineRepository {
                     // out of the buffer is seen here, and the next change is let in.
                     changeWaits.withLock { $0 = false }
                     let isPending = await outbox.isPending(key: key)
+                    let waiting = isPending ? await outbox.latest(forKey: key) : nil
                     if let response = event {
                         last = response
-                    } else if sentPending == isPending {
+                    } else if sentPending == isPending, waiting == nil {
                         continue
                     }
                     guard let response = last else { continue }
-                    let marked = Self.marking(response, pending: isPending)
+                    let marked = Self.showing(
+                        waiting,
+                        over: Self.marking(response, pending: isPending),
+                        decode: { try configuration.makeDecoder().decode(Value.self, from: $0) }
+                    )
                     if case .value = marked { sentPending = isPending }
                     if event == nil, marked.value == nil { continue }
                     continuation.yield(marked)
@@ -74,6 +84,27 @@ extension OfflineRepository {
         }
         continuation.onTermination = { _ in task.cancel() }
         return stream
+    }
+
+    /// What a stream shows of `response` while `waiting`, the key's newest queued write, waits to reach main: the
+    /// write's value, or *not found* for a delete, as ``get(_:operation:)`` answers; `response` itself when nothing
+    /// is queued (or only a first attempt is on its way, whose value the cache holds) or while it is loading.
+    static func showing(
+        _ waiting: PendingWrite?,
+        over response: RepositoryResponse<Value>,
+        decode: (Data) throws -> Value
+    ) -> RepositoryResponse<Value> {
+        guard let waiting, !response.isLoading else { return response }
+        guard waiting.operation == .put, let data = waiting.value else {
+            return .error(Self.deletedWhileWaiting(waiting.key), origin: response.origin)
+        }
+        guard let value = try? decode(data) else { return response }
+        return .value(value, origin: response.origin, storedAt: nil, isStale: false, isPending: true)
+    }
+
+    /// The *not found* of a key whose delete waits in the outbox.
+    static func deletedWhileWaiting(_ key: String) -> StrataError {
+        StrataError.notFound("The value for key \(key) was deleted; the delete waits to reach main")
     }
 
     /// `response` with its pending state set, when it is a value.
