@@ -71,6 +71,37 @@ struct OfflineConflictTests {
         await server.stop()
     }
 
+    /// Before, the replay a stream's read started (main answered it) ran as that stream's own re-read: the cache
+    /// write settling the conflict was hidden from every stream, which kept showing the local value.
+    @Test(.timeLimit(.minutes(1)))
+    func aStreamShowsTheValueTheConflictItsReadStartedLeftInTheCache() async throws {
+        let reachability = try Reachability()
+        try await withNotes(reachability: reachability) { server, notes in
+            // Given a write of a queued while main could not be reached, which main will refuse once
+            reachability.isUnreachable = true
+            try await notes.put(Note(id: "a", text: "local", version: 1), in: KeyQuery("a"))
+            server.setNote(try JSONEncoder().encode(Note(id: "a", text: "remote", version: 2)), forKey: "a")
+            server.scriptConflict(key: "a")
+            reachability.isUnreachable = false
+
+            // When one stream shows the cache's copy, and another stream's read asks main, whose answer starts the
+            // replay that meets the conflict
+            var cached = notes.stream(KeyQuery("a"), operation: .cache, bufferingNewest: 16).makeAsyncIterator()
+            while let response = await cached.next(), response.value == nil {}
+            var reading = notes.stream(KeyQuery("a"), operation: .mainSync, bufferingNewest: 16).makeAsyncIterator()
+            while let response = await reading.next(), response.value == nil {}
+
+            // Then the first stream comes to show main's value, which the conflict left in the cache, no longer
+            // pending (before, it went on showing the local value)
+            while let response = await cached.next() {
+                if response.value?.text == "remote", !response.isPending { break }
+            }
+            await notes.waitForReplays()
+            #expect(await notes.outbox.count == 0)
+            #expect(server.applied.isEmpty)
+        }
+    }
+
     @Test func keepLocalSendsTheWriteAgainOnTopOfTheServersVersion() async throws {
         let (server, notes, folder) = try await Self.conflicted(.keepLocal)
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }

@@ -39,13 +39,11 @@ final class BackgroundRefreshes: Sendable {
             state.nextID &+= 1
             let id = state.nextID
             // The task is registered under the lock before it can finish, so `finish` always finds it. It runs
-            // outside the trail of the call that started it: its source calls are not steps of that call, whose
-            // outcome (served stale) they would rewrite. Nor is it a stream's re-read, even when a stream's read
-            // started it: streams hear the value it brings (they ignore what their own re-reads write).
+            // outside the call that started it (`CallContext.outside`): its source calls are not steps of that
+            // call, whose outcome (served stale) they would rewrite, and streams hear the value it brings even
+            // when a stream's read started it (they ignore what their own re-reads write).
             state.running[id] = Task {
-                await CallTrail.$current.withValue(nil) {
-                    await ObservationScope.$isStreamRefresh.withValue(false) { await work() }
-                }
+                await CallContext.outside { await work() }
                 self.finish(id, key: key)
             }
             return true

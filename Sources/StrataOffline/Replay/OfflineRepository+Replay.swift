@@ -24,16 +24,23 @@ extension OfflineRepository {
             return true
         }
         guard start else { return }
+        // A replay is no part of the call whose main answer started it (a stream's read, say): its cache writes
+        // are announced to every stream.
         Task {
-            _ = await replays.run {
-                let urgency = self.schedule.withLock { schedule in
-                    schedule.isTriggered = false
-                    defer { schedule.urgency = .due }
-                    return schedule.urgency
-                }
-                return await self.replayPass(urgency)
-            }
+            await CallContext.outside { await self.replay() }
             schedule.withLock { $0.unfinished -= 1 }
+        }
+    }
+
+    /// Runs the replay ``triggerReplay(_:)`` asked for, with the urgency asked since.
+    private func replay() async {
+        _ = await replays.run {
+            let urgency = self.schedule.withLock { schedule in
+                schedule.isTriggered = false
+                defer { schedule.urgency = .due }
+                return schedule.urgency
+            }
+            return await self.replayPass(urgency)
         }
     }
 
@@ -50,24 +57,30 @@ extension OfflineRepository {
     /// Sets the timer to the earliest end of a backoff, replacing the previous one.
     func scheduleTimer() {
         guard configuration.replaysOnTimer else { return }
+        // The timer is no part of the call that set it, nor is the replay it starts (see `triggerReplay`).
         Task {
-            guard let due = await outbox.earliestRetry else { return }
-            let clock = configuration.clock
-            // A record's date is read from a file: the wait never exceeds the backoff's longest pause. The timer
-            // wakes at that date, however late its task starts.
-            let latest = clock.now().addingTimeInterval(configuration.backoff.maximum.timeInterval)
-            let wake = min(due, latest)
-            schedule.withLock { schedule in
-                guard !schedule.isClosed else { return }
-                schedule.timer?.cancel()
-                schedule.timer = Task { [weak self] in
-                    do {
-                        try await clock.sleep(until: wake)
-                    } catch {
-                        return
-                    }
-                    self?.triggerReplay(.due)
+            await CallContext.outside { await self.setTimer() }
+        }
+    }
+
+    /// Sets the timer ``scheduleTimer()`` asks for.
+    private func setTimer() async {
+        guard let due = await outbox.earliestRetry else { return }
+        let clock = configuration.clock
+        // A record's date is read from a file: the wait never exceeds the backoff's longest pause. The timer
+        // wakes at that date, however late its task starts.
+        let latest = clock.now().addingTimeInterval(configuration.backoff.maximum.timeInterval)
+        let wake = min(due, latest)
+        schedule.withLock { schedule in
+            guard !schedule.isClosed else { return }
+            schedule.timer?.cancel()
+            schedule.timer = Task { [weak self] in
+                do {
+                    try await clock.sleep(until: wake)
+                } catch {
+                    return
                 }
+                self?.triggerReplay(.due)
             }
         }
     }

@@ -1,0 +1,24 @@
+/// The task-local values that tie work to the call it runs for: the call's trail (``CallTrail/current``), the report
+/// of a stale answer (`StaleAnswerReport.current`) and the mark of a stream's own re-read
+/// (`ObservationScope.isStreamRefresh`).
+package enum CallContext {
+    /// Runs `work` outside any call: with no trail, no stale-answer report, and not as a stream's re-read.
+    ///
+    /// Work a call starts but that is not part of it (a background refresh, an offline replay, a run shared by
+    /// several callers) runs here. An unstructured task inherits its starter's task-locals; without this, its
+    /// source calls would be steps of the starter's call, its stale answers would be the starter's alone, and its
+    /// cache writes would be announced as a stream's own (which stream observers ignore).
+    ///
+    /// - Parameter work: The work.
+    /// - Returns: What `work` returns.
+    package static func outside<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ work: () async throws -> Result
+    ) async rethrows -> Result {
+        try await CallTrail.$current.withValue(nil) {
+            try await ObservationScope.$isStreamRefresh.withValue(false) {
+                try await StaleAnswerReport.$current.withValue(nil) { try await work() }
+            }
+        }
+    }
+}
