@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -42,6 +43,16 @@ private struct ThreeTiers {
     > {
         CacheRepository(main: inner.asDataSource(operation: operation), cache: memory)
             .observingMainAnswers { [mainAnswers] _ in mainAnswers.withLock { $0 += 1 } }
+    }
+}
+
+/// Holds every call at a gate until the test opens it.
+private struct HeldCalls: StrataPlugin {
+    let gate = AsyncGate(isOpen: false)
+
+    func intercept<R: Sendable>(_ call: PluginCall, next: @escaping @Sendable () async throws -> R) async throws -> R {
+        await gate.enter()
+        return try await next()
     }
 }
 
@@ -142,6 +153,35 @@ struct RepositorySourceStaleTests {
         #expect(responses.map(\.isStale) == [true, true])
         #expect(tiers.memory.entry("1") == nil)
         #expect(tiers.memory.entry("2") == nil)
+    }
+
+    /// Before, a read of the inner tier shared by a coalescing plugin ran in the task of the read that started it:
+    /// only that read heard its value was stale, and the read that joined took it for main's fresh value and
+    /// stored it.
+    @Test(.timeLimit(.minutes(1)))
+    func aStaleValueAReadSharedByCoalescingServesIsStaleToEveryReadThatShares() async throws {
+        // Given a disk entry 30 seconds past its lifetime, an API that is down, and reads of the inner tier shared
+        let tiers = ThreeTiers()
+        let coalescing = CoalescingPlugin()
+        let held = HeldCalls()
+        let shared = tiers.inner.asDataSource(operation: .cacheSync(fallback: { _ in true }))
+            .plugins([coalescing, held])
+        let outer = CacheRepository(main: shared, cache: tiers.memory, configuration: .init(coalescesMainReads: false))
+        tiers.clock.advance(by: .seconds(90))
+
+        // When two reads share one read of the inner tier
+        async let first = outer.getResponse(IdQuery(1), operation: .cacheSync)
+        async let second = outer.getResponse(IdQuery(1), operation: .cacheSync)
+        for await _ in held.gate.arrivals { break }
+        while coalescing.waiterCount < 2 { await Task.yield() }
+        held.gate.open()
+        let responses = try await [first, second]
+
+        // Then both are stale, and the value is not stored in memory
+        #expect(responses.map(\.value) == ["old", "old"])
+        #expect(responses.map(\.isStale) == [true, true])
+        #expect(tiers.memory.entry("1") == nil)
+        #expect(tiers.api.callCount(.get) == 1)
     }
 
     /// Before, the inner tier's partial answer went up as it was: its values were those of the keys the outer tier

@@ -14,7 +14,9 @@
 /// let data = try await downloads.run(key: url) { try await transport.data(from: url) }
 /// ```
 public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private typealias Waiter = CheckedContinuation<Value, any Error>
+    /// A caller waiting for the shared run: it gets the value with whether a source marked it stale
+    /// (`StaleAnswerReport`), which it marks in its own task.
+    private typealias Waiter = CheckedContinuation<(value: Value, isStale: Bool), any Error>
 
     private struct State {
         var groups: [Key: [UInt64: Waiter]] = [:]
@@ -48,8 +50,10 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
     ///
     /// - Parameters:
     ///   - key: What identifies identical requests.
-    ///   - operation: The work; it runs only when no run for `key` is in flight, in a task of its own
-    ///     (task-local values and priority are inherited from the caller that starts it).
+    ///   - operation: The work; it runs only when no run for `key` is in flight, in a task of its own. That task
+    ///     inherits the priority and task-local values of the caller that starts it, except Strata's own: it is
+    ///     not a stream's re-read, and a stale answer it gets is reported to every caller. Its source steps go
+    ///     to the starter's ``CallTrail``.
     /// - Returns: The operation's value.
     /// - Throws: The operation's error, to every waiter; ``StrataError/Code/cancelled`` to a waiter whose
     ///   task is cancelled while it waits.
@@ -58,7 +62,7 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
             state.nextWaiter &+= 1
             return state.nextWaiter
         }
-        return try await withTaskCancellationHandler {
+        let answer = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
                 let starts: Bool? = state.withLock { state in
                     if Task.isCancelled { return nil }
@@ -68,7 +72,16 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
                 }
                 switch starts {
                 case nil: waiter.resume(throwing: Self.cancelled())
-                case true?: Task { await self.finish(key, with: Self.outcome(of: operation)) }
+                // The run belongs to no one caller's call: each caller gets its answer (stale or not) in its own
+                // task. Its source steps still go to the starter's trail, where a repository's origin is read.
+                case true?:
+                    let trail = CallTrail.current
+                    Task {
+                        let outcome = await CallContext.outside {
+                            await CallTrail.$current.withValue(trail) { await Self.outcome(of: operation) }
+                        }
+                        self.finish(key, with: outcome)
+                    }
                 case false?: break
                 }
             }
@@ -76,17 +89,22 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
             let waiter = state.withLock { $0.groups[key]?.removeValue(forKey: id) }
             waiter?.resume(throwing: Self.cancelled())
         }
+        StaleAnswerReport.mark(answer.isStale)
+        return answer.value
     }
 
-    private static func outcome(of operation: @Sendable () async throws -> Value) async -> Result<Value, any Error> {
+    private static func outcome(
+        of operation: @escaping @Sendable () async throws -> Value
+    ) async -> Result<(value: Value, isStale: Bool), any Error> {
         do {
-            return .success(try await operation())
+            let (value, isStale) = try await StaleAnswerReport.reading { try await operation() }
+            return .success((value, isStale))
         } catch {
             return .failure(error)
         }
     }
 
-    private func finish(_ key: Key, with outcome: Result<Value, any Error>) {
+    private func finish(_ key: Key, with outcome: Result<(value: Value, isStale: Bool), any Error>) {
         let waiters = state.withLock { $0.groups.removeValue(forKey: key) } ?? [:]
         finished.add(1)
         for waiter in waiters.values { waiter.resume(with: outcome) }
