@@ -1,14 +1,21 @@
 /// The background refreshes of a repository: at most one per key, at most a configured number at once, and a
 /// way to wait for them all.
 ///
-/// A refresh runs in an unstructured task the repository owns; ``waitForAll()`` returns when none is left, so a
-/// test (or an app going to the background) can wait for them instead of sleeping.
+/// A refresh runs in an unstructured task the repository owns; ``waitForAll()`` returns when the ones running at
+/// the call are done, so a test (or an app going to the background) can wait for them instead of sleeping.
 final class BackgroundRefreshes: Sendable {
     private struct State {
         var running: [UInt64: Task<Void, Never>] = [:]
         var keys: Set<AnyHashableKey> = []
         var nextID: UInt64 = 0
-        var waiters: [CheckedContinuation<Void, Never>] = []
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    /// A caller of ``waitForAll()``: the refreshes it still waits for.
+    private struct Waiter {
+        var refreshes: Set<UInt64>
+        let continuation: CheckedContinuation<Void, Never>
     }
 
     /// A key of a refresh. `AnyHashable` is not declared `Sendable`; it only ever wraps a `Sendable` key.
@@ -20,6 +27,9 @@ final class BackgroundRefreshes: Sendable {
 
     /// The number of refreshes running now.
     var count: Int { state.withLock { $0.running.count } }
+
+    /// The number of callers of ``waitForAll()`` waiting now.
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
 
     /// Starts `work` in the background unless a refresh of `key` is running or `limit` refreshes are.
     ///
@@ -50,26 +60,43 @@ final class BackgroundRefreshes: Sendable {
         }
     }
 
-    /// Returns when no refresh is running.
+    /// Returns when every refresh running at the call is done, or when the calling task is cancelled.
+    ///
+    /// Refreshes started meanwhile are not waited for: under steady traffic some refresh is always running.
     func waitForAll() async {
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { state -> Bool in
-                if state.running.isEmpty { return true }
-                state.waiters.append(waiter)
-                return false
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter &+= 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state -> Bool in
+                    if Task.isCancelled || state.running.isEmpty { return true }
+                    state.waiters[id] = Waiter(refreshes: Set(state.running.keys), continuation: continuation)
+                    return false
+                }
+                if done { continuation.resume() }
             }
-            if idle { waiter.resume() }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
         }
     }
 
     private func finish(_ id: UInt64, key: AnyHashableKey?) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let done = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.running[id] = nil
             if let key { state.keys.remove(key) }
-            guard state.running.isEmpty else { return [] }
-            defer { state.waiters = [] }
-            return state.waiters
+            var done: [CheckedContinuation<Void, Never>] = []
+            for (waiterID, var waiter) in state.waiters where waiter.refreshes.remove(id) != nil {
+                if waiter.refreshes.isEmpty {
+                    state.waiters[waiterID] = nil
+                    done.append(waiter.continuation)
+                } else {
+                    state.waiters[waiterID] = waiter
+                }
+            }
+            return done
         }
-        for waiter in waiters { waiter.resume() }
+        for continuation in done { continuation.resume() }
     }
 }

@@ -2,7 +2,10 @@ extension CacheRepository {
     /// The number of stale-while-revalidate refreshes running in the background now.
     public var backgroundRefreshCount: Int { refreshes.count }
 
-    /// Returns when no stale-while-revalidate refresh is running in the background.
+    /// Returns when every stale-while-revalidate refresh running in the background at the call is done.
+    ///
+    /// Refreshes that start meanwhile are not waited for, so steady traffic cannot keep it waiting; it returns at
+    /// once when the calling task is cancelled.
     ///
     /// A test awaits it after a read that served a stale value, instead of sleeping; an app may await it before
     /// it suspends.
