@@ -70,13 +70,16 @@ where Main: DataSourceCapabilities, Cache: DataSourceCapabilities {
     }
 
     /// The repository's announcements merged with its main and cache sources' changes.
+    ///
+    /// Only the newest change waits for a slow consumer, as with ``ChangeBroadcaster``'s observers: a change only
+    /// names what to read again.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> {
         let streams = [
             repository.changeBroadcaster.changes(forKey: key),
             repository.cache.changes(forKey: key),
             repository.main.changes(forKey: key),
         ]
-        let (merged, continuation) = AsyncStream.makeStream(of: DataChange.self)
+        let (merged, continuation) = AsyncStream.makeStream(of: DataChange.self, bufferingPolicy: .bufferingNewest(1))
         let task = Task {
             await withDiscardingTaskGroup { group in
                 for stream in streams {
