@@ -9,6 +9,9 @@ final class SerialLane {
     /// The jobs waiting for it, first come first served.
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
+    /// The number of jobs waiting for the lane.
+    var waiterCount: Int { waiters.count }
+
     /// Creates a free lane.
     init() {}
 
@@ -17,13 +20,14 @@ final class SerialLane {
         isolation actor: isolated (any Actor)? = #isolation,
         _ job: () async throws -> Result
     ) async rethrows -> Result {
-        while isBusy {
+        if isBusy {
+            // The job before hands the lane over without freeing it: no caller arriving meanwhile takes it.
             await withCheckedContinuation { waiters.append($0) }
+        } else {
+            isBusy = true
         }
-        isBusy = true
         defer {
-            isBusy = false
-            if !waiters.isEmpty { waiters.removeFirst().resume() }
+            if waiters.isEmpty { isBusy = false } else { waiters.removeFirst().resume() }
         }
         return try await job()
     }

@@ -1,0 +1,42 @@
+import StrataTestSupport
+import Testing
+
+@testable import StrataOffline
+
+/// An actor whose jobs go through a lane, recording the order they ran in.
+private actor LaneOwner {
+    let lane = SerialLane()
+    private(set) var order: [String] = []
+    var waiterCount: Int { lane.waiterCount }
+
+    func run(_ name: String, heldBy gate: AsyncGate? = nil) async {
+        await lane.run {
+            if let gate { await gate.enter() }
+            order.append(name)
+        }
+    }
+
+    /// Runs `first`, then at once `second`, before any waiter resumed by `first` runs.
+    func run(_ first: String, heldBy gate: AsyncGate, then second: String) async {
+        await run(first, heldBy: gate)
+        await run(second)
+    }
+}
+
+/// Before, a job ending freed the lane and then woke the next waiter: a caller arriving first took the lane, and
+/// the woken waiter queued again at the end.
+struct SerialLaneTests {
+    @Test(.timeLimit(.minutes(1)))
+    func theLaneGoesToTheWaiterFirstCome() async {
+        let owner = LaneOwner()
+        let gate = AsyncGate(isOpen: false)
+        let first = Task { await owner.run("a", heldBy: gate, then: "c") }
+        await gate.waitForEntered(1)
+        let second = Task { await owner.run("b") }
+        while await owner.waiterCount < 1 { await Task.yield() }
+        gate.open()
+        await first.value
+        await second.value
+        #expect(await owner.order == ["a", "b", "c"])
+    }
+}
