@@ -51,9 +51,8 @@ struct BlobNetworkTier: BlobTier {
             )
             var renewed = metadata
             renewed.freshUntil = freshness.expiresAt
-            let validators = conditions.renewed(by: response)
-            renewed.eTag = validators.eTag
-            renewed.lastModified = validators.lastModified
+            renewed.eTag = response.eTag ?? metadata.eTag
+            renewed.lastModified = response.headers["Last-Modified"] ?? metadata.lastModified
             return .notModified(renewed)
         }
     }
