@@ -13,7 +13,7 @@ where
     }
 
     /// Reads through the repository, with the metadata of the tier that answered; a stale cached value served is
-    /// reported as stale to a repository above (``StaleAnswerReport``).
+    /// reported as stale to a repository above.
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Main.Value> {
         let (entry, _, isStale) = try await StaleAnswerReport.shielded { [repository, operation] in
             try await repository.getEntryMarkingStale(query, operation: operation)
@@ -23,7 +23,7 @@ where
     }
 
     /// Reads through the repository, with the metadata of the tier that answered; stale cached values served are
-    /// reported as stale to a repository above (``StaleAnswerReport``).
+    /// reported as stale to a repository above.
     public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Main.Value>] {
         let (entries, isStale) = try await StaleAnswerReport.shielded { [repository, operation] in
             try await repository.getAllEntriesMarkingStale(query, operation: operation)
