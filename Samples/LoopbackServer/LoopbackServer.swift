@@ -58,7 +58,12 @@ public struct LoopbackServer: Sendable {
         _ routes: [(String, @Sendable (ServerRequest) async throws -> ServerReply)]
     ) async throws -> LoopbackServer {
         let counter = RequestCounter()
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: 0), timeout: 60, logger: .disabled)
+        let server = HTTPServer(
+            address: try .inet(ip4: "127.0.0.1", port: 0),
+            timeout: 60,
+            pool: SharedSocketPool(),
+            logger: .disabled
+        )
         for (route, handler) in routes {
             await server.appendRoute(HTTPRoute(route)) { request in
                 var headers: [String: String] = [:]
@@ -95,8 +100,12 @@ public struct LoopbackServer: Sendable {
     }
 
     /// Stops the server and its connections.
+    ///
+    /// The server's waits in the shared pool end before its sockets close, so a descriptor number the system hands
+    /// out again is never answered for this server.
     public func stop() async {
         task.cancel()
+        _ = await task.result
         await server.stop(timeout: 0)
     }
 }
