@@ -182,6 +182,79 @@ struct ConditionalFetchTests {
         #expect(server.requests.count == 1)
     }
 
+    /// The stored copy's `Last-Modified`, the only validator a revalidation sends in the tests below.
+    private static let storedDate = "Sun, 01 Nov 2026 08:00:00 GMT"
+
+    /// A 304 to an `If-Modified-Since`-only request that carries a strong `ETag` (which the stored copy lacks) or
+    /// another `Last-Modified` than the one sent is about another version (RFC 9111, section 4.3.4): the client asks
+    /// again without conditions and returns the new version, rather than a 304 that would label the old body.
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [["ETag": "\"v2\""], ["Last-Modified": "Tue, 01 Dec 2026 08:00:00 GMT"]]
+    )
+    func aNotModifiedToAnIfModifiedSinceNamingAnotherVersionIsAskedAgain(headers: [String: String]) async throws {
+        // Given a server at a new version that answers any If-Modified-Since with 304 and the new validator
+        let body = Data("new".utf8)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /file",
+                { request in
+                    if request.headers["if-modified-since"] != nil { return ServerReply(status: 304, headers: headers) }
+                    return ServerReply(status: 200, headers: headers, body: body)
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+
+        // When the client revalidates a copy stored with a Last-Modified only
+        let answer = try await makeClient().send(
+            HTTPRequest(baseURL: server.baseURL, path: "file"),
+            ifModifiedSince: ConditionalHeaders(lastModified: Self.storedDate)
+        )
+
+        // Then it gets the new version from a second request without conditions
+        guard case .modified(let response) = answer else {
+            Issue.record("Expected modified, got \(answer)")
+            return
+        }
+        #expect(response.body == body)
+        #expect(server.requests.map { $0.headers["if-modified-since"] } == [Self.storedDate, nil])
+    }
+
+    /// A 304 to an `If-Modified-Since`-only request with a weak `ETag`, the date sent (in another HTTP date form),
+    /// or no validator renews as before: one request.
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [["ETag": "W/\"v1\""], ["Last-Modified": "Sunday, 01-Nov-26 08:00:00 GMT"], [:]]
+    )
+    func aNotModifiedToAnIfModifiedSinceAboutTheStoredVersionIsAValue(headers: [String: String]) async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /file", { _ in ServerReply(status: 304, headers: headers) })
+        ])
+        defer { Task { await server.stop() } }
+
+        let answer = try await makeClient().send(
+            HTTPRequest(baseURL: server.baseURL, path: "file"),
+            ifModifiedSince: ConditionalHeaders(lastModified: Self.storedDate)
+        )
+
+        guard case .notModified = answer else {
+            Issue.record("Expected not modified, got \(answer)")
+            return
+        }
+        #expect(server.requests.count == 1)
+    }
+
+    /// A 304's validators replace the stored ones only when its `ETag` names the stored version.
+    @Test func aNotModifiedKeepsTheStoredValidatorsUnlessItsTagMatches() {
+        let stored = ConditionalHeaders(eTag: nil, lastModified: Self.storedDate)
+        let weak = HTTPResponse(status: 304, headers: ["ETag": "W/\"v2\"", "Last-Modified": "x"], body: Data())
+        #expect(stored.renewed(by: weak) == stored)
+        let tagged = ConditionalHeaders(eTag: "\"v1\"", lastModified: Self.storedDate)
+        let same = HTTPResponse(status: 304, headers: ["ETag": "W/\"v1\"", "Last-Modified": "y"], body: Data())
+        #expect(tagged.renewed(by: same) == ConditionalHeaders(eTag: "W/\"v1\"", lastModified: "y"))
+    }
+
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func anErrorStatusOfADownloadCreatesNoFileAndKeepsTheBodyPrefix(transport kind: TransportUnderTest) async throws {
         let server = try await LoopbackServer.start([

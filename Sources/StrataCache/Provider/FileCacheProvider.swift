@@ -250,7 +250,7 @@ public final class FileCacheProvider: CacheProvider {
     }
 
     /// Renews the entry under `key` after a `304 Not Modified` without rewriting its file: received now, with
-    /// the 304's `ETag` and `Last-Modified` (or the stored ones; only those that can be sent back are kept), through
+    /// the stored `ETag` and `Last-Modified` (the 304's when its `ETag` matches the stored one; only those that can be sent back are kept), through
     /// the store's `renewMetadata(_:attributes:ifContentHash:forKey:)`. The entry keeps the store's own expiry, which
     /// is when it is evicted: an HTTP expiry there would drop a stale entry before it could be revalidated.
     ///
@@ -271,10 +271,8 @@ public final class FileCacheProvider: CacheProvider {
                 "The server answered 304 Not Modified for \(StrataError.quoted(key: key)) with the ETag of another version"
             )
         }
-        let validators = ConditionalHeaders.storable(
-            eTag: response.eTag ?? info.eTag,
-            lastModified: response.headers["Last-Modified"] ?? info.lastModified
-        )
+        let renewed = ConditionalHeaders(eTag: info.eTag, lastModified: info.lastModified).renewed(by: response)
+        let validators = ConditionalHeaders.storable(eTag: renewed.eTag, lastModified: renewed.lastModified)
         let metadata = EntryMetadata(
             storedAt: store.configuration.clock.now(),
             expiresAt: info.expiresAt,

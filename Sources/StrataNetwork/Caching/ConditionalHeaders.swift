@@ -87,6 +87,27 @@ public struct ConditionalHeaders: Hashable, Sendable {
         return bytes.dropFirst().dropLast().allSatisfy { $0 == 0x21 || (0x23...0x7E).contains($0) || $0 >= 0x80 }
     }
 
+    /// Whether a value is one strong entity tag: valid (``isValidEntityTag(_:)``) and without `W/`.
+    ///
+    /// - Parameter tag: An `ETag` value as received.
+    public static func isStrongEntityTag(_ tag: String) -> Bool {
+        isValidEntityTag(tag) && !tag.trimmingCharacters(in: .whitespaces).hasPrefix("W/")
+    }
+
+    /// The validators a stored response keeps after a `304` renewed it: the 304's `ETag` and `Last-Modified` only
+    /// when its `ETag` matches the stored one weakly (the 304 names the stored version); the stored ones otherwise.
+    ///
+    /// A 304's validators never stand in for stored ones they do not match (RFC 9111, section 4.3.4): a tag the
+    /// stored response lacked would label its old bytes as another version.
+    ///
+    /// - Parameter notModified: The 304.
+    public func renewed(by notModified: HTTPResponse) -> ConditionalHeaders {
+        guard let stored = eTag, Self.isValidEntityTag(stored), let answered = notModified.eTag,
+            Self.weakMatch(stored, answered)
+        else { return self }
+        return ConditionalHeaders(eTag: answered, lastModified: notModified.headers["Last-Modified"] ?? lastModified)
+    }
+
     private static func opaqueTag(_ tag: String) -> Substring {
         let trimmed = tag.trimmingCharacters(in: .whitespaces)
         return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : Substring(trimmed)

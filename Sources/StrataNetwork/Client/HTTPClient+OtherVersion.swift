@@ -2,20 +2,31 @@ import Foundation
 
 extension HTTPClient {
     /// Whether a `304 Not Modified` is about another version than the one the request named: its request's
-    /// `If-None-Match` is one entity tag, the 304 carries an `ETag`, and the two do not match weakly.
+    /// `If-None-Match` is one entity tag, the 304 carries an `ETag`, and the two do not match weakly; or its request
+    /// sent `If-Modified-Since` alone, and the 304 carries a strong `ETag` (a validator the stored response, which
+    /// sent none, lacks) or a `Last-Modified` naming another date than the one sent (compared as HTTP dates when
+    /// both parse).
     ///
     /// Such a 304 updates no stored response (RFC 9111, section 4.3.4): renewing the stored copy with it would label
-    /// the old bytes with the new version's tag, and every later revalidation would be answered 304. The
+    /// the old bytes with the new version's validators, and every later revalidation would be answered 304. The
     /// conditional calls ask once more without conditions instead, and return the full response.
     ///
     /// - Parameters:
     ///   - response: The response.
     ///   - request: The request it answered.
     static func isAboutAnotherVersion(_ response: HTTPResponse, of request: HTTPRequest) -> Bool {
-        guard response.status == 304, let named = request.headers["If-None-Match"],
-            ConditionalHeaders.isValidEntityTag(named), let answered = response.eTag
-        else { return false }
-        return !ConditionalHeaders.weakMatch(named, answered)
+        guard response.status == 304 else { return false }
+        if let named = request.headers["If-None-Match"] {
+            guard ConditionalHeaders.isValidEntityTag(named), let answered = response.eTag else { return false }
+            return !ConditionalHeaders.weakMatch(named, answered)
+        }
+        guard let since = request.headers["If-Modified-Since"] else { return false }
+        if let answered = response.eTag, ConditionalHeaders.isStrongEntityTag(answered) { return true }
+        guard let modified = response.headers["Last-Modified"] else { return false }
+        guard let sentDate = HTTPDate.parse(since), let modifiedDate = HTTPDate.parse(modified) else {
+            return since.trimmingCharacters(in: .whitespaces) != modified.trimmingCharacters(in: .whitespaces)
+        }
+        return sentDate != modifiedDate
     }
 }
 

@@ -97,7 +97,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// ``Strata/EntryMetadata/eTag``, `If-Modified-Since` from its ``Strata/EntryMetadata/lastModified``): a 304
     /// is ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata (fresh until the 304's lifetime
     /// runs out — or, when the 304 gives none, for as long as the stored entry was fresh when stored, as RFC 9111
-    /// keeps the stored response's rules; the 304's validators or else the stored ones; no stored date and no
+    /// keeps the stored response's rules; the stored validators, or the 304's when its `ETag` matches the stored one; no stored date and no
     /// expiry, as ``getEntry(_:)`` reports them), a 2xx ``Strata/ConditionalRead/modified(_:)`` as
     /// ``getEntry(_:)``.
     ///
@@ -118,8 +118,9 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             )
         case .notModified(let response):
             var renewed = self.metadata(of: response, to: request, requestTime: requestTime)
-            renewed.eTag = renewed.eTag ?? metadata.eTag
-            renewed.lastModified = renewed.lastModified ?? metadata.lastModified
+            let validators = conditions.renewed(by: response)
+            renewed.eTag = validators.eTag
+            renewed.lastModified = validators.lastModified
             if renewed.freshUntil == nil { renewed.freshUntil = Self.freshUntil(keeping: metadata, renewedAt: now()) }
             // The stored response's directives stand unless the 304 sends its own (section 4.3.4).
             if response.headers["Cache-Control"] == nil { renewed.forbidsServingStale = metadata.forbidsServingStale }

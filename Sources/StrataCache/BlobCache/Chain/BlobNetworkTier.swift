@@ -51,8 +51,9 @@ struct BlobNetworkTier: BlobTier {
             )
             var renewed = metadata
             renewed.freshUntil = freshness.expiresAt
-            renewed.eTag = response.eTag ?? metadata.eTag
-            renewed.lastModified = response.headers["Last-Modified"] ?? metadata.lastModified
+            let validators = conditions.renewed(by: response)
+            renewed.eTag = validators.eTag
+            renewed.lastModified = validators.lastModified
             return .notModified(renewed)
         }
     }

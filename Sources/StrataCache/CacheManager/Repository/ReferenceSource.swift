@@ -84,7 +84,7 @@ struct ReferenceSource: GetDataSource {
                 EntryMetadata(
                     storedAt: now,
                     freshUntil: maxAge.map { now.addingTimeInterval(TimeInterval($0)) },
-                    eTag: response.eTag ?? metadata.eTag
+                    eTag: ConditionalHeaders(eTag: metadata.eTag).renewed(by: response).eTag
                 )
             )
         }
