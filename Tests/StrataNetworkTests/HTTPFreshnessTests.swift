@@ -244,6 +244,25 @@ struct HTTPFreshnessTests {
         #expect(freshness.staleIfErrorUntil == nil)
     }
 
+    /// In a shared cache `s-maxage` implies `proxy-revalidate` (RFC 9111, section 5.2.2.10): no stale window
+    /// applies; a private cache, which ignores `s-maxage`, keeps them.
+    @Test func sMaxAgeForbidsServingStaleInASharedCacheOnly() {
+        let headers: HTTPHeaders = ["Cache-Control": "s-maxage=60, stale-while-revalidate=30, stale-if-error=600"]
+        let response = HTTPResponse(status: 200, headers: headers)
+        let shared = HTTPFreshness(
+            response: response,
+            requestTime: Self.received,
+            responseTime: Self.received,
+            policy: .sharedCache
+        )
+        let own = HTTPFreshness(response: response, requestTime: Self.received, responseTime: Self.received)
+
+        #expect(shared.forbidsServingStale)
+        #expect(shared.staleWhileRevalidateUntil == nil)
+        #expect(shared.staleIfErrorUntil == nil)
+        #expect(!own.forbidsServingStale)
+    }
+
     @Test func cacheControlSplitOverTwoFieldLinesIsReadWhole() {
         var headers = HTTPHeaders()
         headers.add("max-age=60", for: "Cache-Control")

@@ -26,11 +26,11 @@ import Strata
 ///   update of a stored response.
 /// - `no-cache` makes it stale from the start (stored, but
 ///   revalidated before every reuse); `must-revalidate` (and `no-cache`, and for a shared cache
-///   `proxy-revalidate`) forbids serving it stale; `stale-while-revalidate` and `stale-if-error` (RFC 5861)
+///   `proxy-revalidate` or `s-maxage`) forbids serving it stale; `stale-while-revalidate` and `stale-if-error` (RFC 5861)
 ///   give the windows past freshness in which it may be served while revalidating or when the server fails.
 ///
 /// Strata's caches live in one app, for one user: they are **private caches** by default, which ignore
-/// `s-maxage` and `proxy-revalidate` and may store `private` responses. A gateway that serves many users
+/// `s-maxage` (and the `proxy-revalidate` it implies) and may store `private` responses. A gateway that serves many users
 /// sets ``Policy/isShared``. Every value saturates: a lifetime or an age never exceeds 2³¹ seconds, whatever
 /// the headers say, and no header can make the arithmetic overflow or trap.
 public struct HTTPFreshness: Sendable, Hashable {
@@ -92,7 +92,7 @@ public struct HTTPFreshness: Sendable, Hashable {
     public var requiresRevalidation: Bool
 
     /// Whether a stale copy must never be served without revalidating it: `must-revalidate`, `no-cache`, and
-    /// in a shared cache `proxy-revalidate`.
+    /// in a shared cache `proxy-revalidate` or `s-maxage` (which implies it, section 5.2.2.10).
     public var forbidsServingStale: Bool
 
     /// `stale-while-revalidate` (RFC 5861): how long past freshness the response may be served while it is
@@ -163,7 +163,10 @@ public struct HTTPFreshness: Sendable, Hashable {
         let date = headers["Date"].flatMap(HTTPDate.parse)
         isStorable = !control.noStore && !(policy.isShared && control.isPrivate) && !Self.variesOnEverything(headers)
         requiresRevalidation = control.noCache
-        forbidsServingStale = control.mustRevalidate || control.noCache || (policy.isShared && control.proxyRevalidate)
+        // In a shared cache, `s-maxage` implies `proxy-revalidate` (section 5.2.2.10).
+        forbidsServingStale =
+            control.mustRevalidate || control.noCache
+            || (policy.isShared && (control.proxyRevalidate || control.sharedMaxAge != nil))
         staleWhileRevalidate = control.staleWhileRevalidate
         staleIfError = control.staleIfError
         self.responseTime = responseTime
