@@ -215,6 +215,51 @@ struct CacheManagerFetcherTests {
         #expect(result.reference.maxAge == nil)
     }
 
+    /// A stored hash goes out as `If-None-Match` only as one entity tag: `*` (which matches any version) or a list
+    /// of tags is not sent, and the content hash of a response without `ETag` is sent quoted. A server at a new
+    /// version that answers 304 to any `If-None-Match` then sends the new version.
+    @Test(arguments: ["*", "\"a\", \"b\"", nil])
+    func aStoredHashIsSentAsIfNoneMatchOnlyAsOneEntityTag(eTag: String?) async throws {
+        // Given a reference stored from a response whose ETag is `eTag`, and a server that has moved on
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let version = Locked("v1")
+        let server = try await LoopbackServer.start([
+            (
+                "GET /screen",
+                { request in
+                    if request.headers["if-none-match"] != nil { return ServerReply(status: 304) }
+                    return ServerReply(
+                        status: 200,
+                        headers: eTag.map { ["ETag": $0] } ?? [:],
+                        body: Data(version.withLock { $0 }.utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let cache = try makeCache(folder, clock: clock)
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+        let first = try await fetcher.fetch(url: url)
+        version.withLock { $0 = "v2" }
+
+        // When the stale reference is fetched
+        clock.advance(by: .seconds(300))
+        let second = try await fetcher.fetch(url: url)
+
+        // Then no wildcard or list was sent, the content hash went quoted (a 304 would then be checked against it),
+        // and the new version is not hidden behind a 304
+        let sent = server.requests.last?.headers["if-none-match"]
+        if eTag == nil {
+            #expect(sent == "\"\(first.reference.hash)\"")
+        } else {
+            #expect(sent == nil)
+            #expect(second.reference.data == Data("v2".utf8))
+        }
+    }
+
     /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response is not stored.
     @Test func aResponseToANoStoreRequestIsNotCached() async throws {
         let folder = try TemporaryFolder()

@@ -14,8 +14,9 @@ import StrataNetwork
 ///
 /// - A valid reference (``CacheManagerProtocol/isValid(reference:)``) answers without a request.
 /// - A stale reference's ``CacheReference/hash`` is sent in ``hashHeader`` (`If-None-Match` by default;
-///   Beagle's own backend reads `beagle-hash`). A 304 stores the reference again with a new time of creation
-///   (and the 304's `max-age`, if any).
+///   Beagle's own backend reads `beagle-hash`). In `If-None-Match` it goes only as one entity tag: the content
+///   hash quoted, a hash that is no entity tag (`*`, a list) not at all. A 304 stores the reference again with a
+///   new time of creation (and the 304's `max-age`, if any).
 /// - A 2xx response replaces the reference: its hash is the `ETag`, or a 128-bit FNV-1a hash of the body
 ///   when there is none; its maxAge is how long the response stays fresh once received, from StrataNetwork's
 ///   `HTTPFreshness` for a private cache (`max-age`, then `Expires` − `Date`, less the response's age;

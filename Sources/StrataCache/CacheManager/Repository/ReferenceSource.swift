@@ -39,9 +39,8 @@ struct ReferenceSource: GetDataSource {
         since metadata: EntryMetadata
     ) async throws -> ConditionalRead<CacheReference> {
         var request = request
-        // A hash a request cannot carry (a server's ETag with a control character) is not sent: the server
-        // answers in full and the reference is replaced, rather than every fetch failing before it is sent.
-        if let hash = metadata.eTag, HTTPSyntax.isFieldValue(hash) { request.headers[hashHeader] = hash }
+        // A hash that cannot be sent is not: the server answers in full and the reference is replaced.
+        if let hash = metadata.eTag.flatMap(sendable) { request.headers[hashHeader] = hash }
         let requestTime = clock.now()
         // The hash travels in `hashHeader` as it is (it need not be an entity tag), so no conditions are added;
         // a 304 is still a value.
@@ -88,6 +87,18 @@ struct ReferenceSource: GetDataSource {
                 )
             )
         }
+    }
+
+    /// How `hash` travels in ``hashHeader``: never when a request cannot carry it (a server's `ETag` with a
+    /// control character, which would fail every fetch before it is sent). In a header of the caller's own it is sent
+    /// as it is (it need not be an entity tag); in `If-None-Match` only as one entity tag: a valid one as it is, the
+    /// content hash (32 hex digits, for a response without `ETag`) quoted, anything else (`*`, which matches any
+    /// version, or a list) not at all, so one bad response cannot make every revalidation a 304.
+    private func sendable(_ hash: String) -> String? {
+        guard HTTPSyntax.isFieldValue(hash) else { return nil }
+        guard hashHeader.caseInsensitiveCompare("If-None-Match") == .orderedSame else { return hash }
+        if ConditionalHeaders.isValidEntityTag(hash) { return hash }
+        return hash.count == 32 && hash.allSatisfy(\.isHexDigit) ? "\"\(hash)\"" : nil
     }
 
     private static func seconds(_ duration: Duration?) -> Int? {
