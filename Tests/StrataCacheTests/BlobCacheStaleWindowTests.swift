@@ -267,4 +267,41 @@ struct BlobCacheStaleWindowTests {
         #expect(record.encoded().count == 36)
         #expect(FreshnessRecord.decode(record.encoded()) == record)
     }
+
+    // MARK: - A 304's own directives
+
+    /// A 304 that sends `Cache-Control` replaces the stored stale-serving directives (RFC 9111, section 4.3.4): a
+    /// blob stored with day-long windows, renewed by a 304 saying `must-revalidate` or `no-cache`, is never served
+    /// stale again — the 503 that follows is thrown.
+    @Test(arguments: ["max-age=0, must-revalidate", "no-cache"])
+    func aNotModifiedsOwnCacheControlReplacesTheStoredStaleWindows(notModified: String) async throws {
+        let failing = Locked(false)
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            if failing.withLock({ $0 }) { return ServerReply(status: 503) }
+            if request.headers["if-none-match"] == "\"v1\"" {
+                return ServerReply(status: 304, headers: ["ETag": "\"v1\"", "Cache-Control": notModified])
+            }
+            let control = "max-age=60, stale-while-revalidate=86400, stale-if-error=86400"
+            return ServerReply(
+                status: 200,
+                headers: ["Cache-Control": control, "ETag": "\"v1\""],
+                body: Data("v1".utf8)
+            )
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            // Given a stale blob revalidated (in the background, inside its window) by the 304
+            let cache = try await Self.cacheAfterOneDownload(fixture, elapsed: .seconds(61))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .stale)
+            await cache.waitForBackgroundRefreshes()
+            #expect(fixture.server.requests.last?.headers["if-none-match"] == "\"v1\"")
+
+            // When the server fails, within the stored windows
+            failing.withLock { $0 = true }
+            fixture.clock.advance(by: .seconds(10))
+            let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
+
+            // Then the stale blob is not served
+            #expect(error?.httpFailure?.status == 503)
+        }
+    }
 }

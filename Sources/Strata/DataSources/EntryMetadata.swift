@@ -59,6 +59,10 @@ public struct EntryMetadata: Sendable, Hashable {
     /// never outlives the rule.
     public var forbidsServingStale: Bool
 
+    /// The stale-serving directives of a renewal that gave its own (an HTTP `304` with `Cache-Control`), which
+    /// replace the stored ones; `nil` when it gave none and the stored directives stand (RFC 9111, section 4.3.4).
+    package var renewalDirectives: RenewalDirectives?
+
     /// Creates metadata.
     ///
     /// - Parameters:
@@ -94,4 +98,29 @@ public struct EntryMetadata: Sendable, Hashable {
     /// Whether the value may be stored: `false` when its ``expiresAt`` is the distant past, as a source says of a
     /// value no cache may keep (an HTTP response with `no-store`).
     public var isStorable: Bool { expiresAt != .distantPast }
+}
+
+/// The stale-serving directives a renewal carries to the cache it renews (an HTTP `304`'s `Cache-Control`).
+package struct RenewalDirectives: Sendable, Hashable {
+    /// `must-revalidate` or `no-cache` (or, in a shared cache, `proxy-revalidate` or `s-maxage`).
+    package var forbidsServingStale: Bool
+    /// `no-cache`: revalidated before every reuse.
+    package var requiresRevalidation: Bool
+    /// `stale-while-revalidate`, if given.
+    package var staleWhileRevalidate: Duration?
+    /// `stale-if-error`, if given.
+    package var staleIfError: Duration?
+
+    /// Creates directives.
+    package init(
+        forbidsServingStale: Bool,
+        requiresRevalidation: Bool,
+        staleWhileRevalidate: Duration?,
+        staleIfError: Duration?
+    ) {
+        self.forbidsServingStale = forbidsServingStale
+        self.requiresRevalidation = requiresRevalidation
+        self.staleWhileRevalidate = staleWhileRevalidate
+        self.staleIfError = staleIfError
+    }
 }

@@ -21,13 +21,19 @@ struct Blob: Sendable {
 
 extension FreshnessRecord {
     /// The record after a `304` answered at `now`: fresh until the 304's own freshness when it gave one
-    /// (`renewedUntil`), otherwise for the stored lifetime again (none under `no-cache`); the stored
-    /// `stale-if-error` and `must-revalidate` still apply.
-    func renewed(until renewedUntil: Date?, now: Date) -> FreshnessRecord {
+    /// (`renewedUntil`), otherwise for the stored lifetime again (none under `no-cache`); the 304's `must-revalidate`,
+    /// `no-cache` and stale windows when it sent `Cache-Control` (`directives`), the stored ones otherwise.
+    func renewed(until renewedUntil: Date?, directives: RenewalDirectives? = nil, now: Date) -> FreshnessRecord {
         var record = self
+        if let directives {
+            record.mustRevalidate = directives.forbidsServingStale
+            record.noCache = directives.requiresRevalidation
+            record.staleWhileRevalidate = directives.staleWhileRevalidate?.timeInterval
+            record.staleIfError = directives.staleIfError?.timeInterval
+        }
         if let renewedUntil {
             record.lifetime = max(0, renewedUntil.timeIntervalSince(now))
-            record.noCache = record.lifetime == 0 && noCache
+            record.noCache = record.lifetime == 0 && record.noCache
         } else {
             record.lifetime = noCache ? 0 : lifetime
         }

@@ -53,6 +53,10 @@ struct BlobFileTier: BlobTier, PutDataSource {
 
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
         let (cache, key) = try target(of: query)
-        return try cache.renewPersistent(forKey: key, until: metadata.freshUntil)
+        return try cache.renewPersistent(
+            forKey: key,
+            until: metadata.freshUntil,
+            directives: metadata.renewalDirectives
+        )
     }
 }

@@ -38,7 +38,11 @@ extension BlobCache {
             let expiresAt = now.addingTimeInterval(lifetime.timeInterval)
             putInMemory(CachedBlob(data: blob.data, expiresAt: expiresAt, lifetime: lifetime), forKey: key, now: now)
         case .revalidated:
-            let record = storedRecord(blob.record).renewed(until: metadata.freshUntil, now: now)
+            let record = storedRecord(blob.record).renewed(
+                until: metadata.freshUntil,
+                directives: metadata.renewalDirectives,
+                now: now
+            )
             copyUp(blob.data, forKey: key, freshUntil: record.freshUntil, now: now, readAfter: blob.removalsBefore)
         case .file:
             guard let freshUntil = metadata.freshUntil else { return }

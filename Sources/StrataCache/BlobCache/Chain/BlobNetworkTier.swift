@@ -7,7 +7,8 @@ import StrataNetwork
 ///
 /// A download carries its HTTP freshness (RFC 9111, computed by `HTTPFreshness` for the cache's policy) and
 /// directives in its ``Blob``; ``getIfModified(_:since:)`` sends the stored `ETag` / `Last-Modified` and answers
-/// a `304` as `notModified` with the 304's freshness, if it gave one.
+/// a `304` as `notModified` with the 304's freshness, if it gave one, and its stale-serving directives when it sends
+/// `Cache-Control`.
 struct BlobNetworkTier: BlobTier {
     let link: BlobCacheLink
 
@@ -51,6 +52,16 @@ struct BlobNetworkTier: BlobTier {
             )
             var renewed = metadata
             renewed.freshUntil = freshness.expiresAt
+            // The 304's own Cache-Control replaces the stored stale-serving directives (section 4.3.4).
+            if response.headers["Cache-Control"] != nil {
+                renewed.forbidsServingStale = freshness.forbidsServingStale
+                renewed.renewalDirectives = RenewalDirectives(
+                    forbidsServingStale: freshness.forbidsServingStale,
+                    requiresRevalidation: freshness.requiresRevalidation,
+                    staleWhileRevalidate: freshness.staleWhileRevalidate,
+                    staleIfError: freshness.staleIfError
+                )
+            }
             let validators = conditions.renewed(by: response)
             renewed.eTag = validators.eTag
             renewed.lastModified = validators.lastModified
