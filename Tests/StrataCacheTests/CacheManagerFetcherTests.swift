@@ -147,6 +147,38 @@ struct CacheManagerFetcherTests {
         }
     }
 
+    /// A request's `max-age` compares the reference's whole age (RFC 9111, section 5.2.1.1): the `Age` its response
+    /// arrived with counts, so a response 3,000 s old when received is too old for `max-age=60` at once.
+    @Test func aRequestsMaxAgeCountsTheAgeTheResponseArrivedWith() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await LoopbackServer.start([
+            (
+                "GET /screen",
+                { request in
+                    if request.headers["if-none-match"] == "\"v1\"" {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+                    }
+                    let headers = ["ETag": "\"v1\"", "Cache-Control": "max-age=86400", "Age": "3000"]
+                    return ServerReply(status: 200, headers: headers, body: Data("a".utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let cache = try makeCache(folder, clock: ManualClock())
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+        let first = try await fetcher.fetch(url: url)
+
+        var request = HTTPRequest(.get, url: url)
+        request.headers["Cache-Control"] = "max-age=60"
+        let answer = try await fetcher.fetch(request, identifier: url.absoluteString)
+
+        #expect(first.reference.initialAge == 3000)
+        #expect(answer.origin == .revalidated)
+        #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
+    }
+
     @Test func theHashGoesInTheConfiguredHeader() async throws {
         let resource = VersionedResource(body: Data("a".utf8), eTag: "\"v1\"", validatorHeader: "beagle-hash")
         try await withScreen(resource, hashHeader: "beagle-hash") { screen in

@@ -63,6 +63,10 @@ public struct EntryMetadata: Sendable, Hashable {
     /// replace the stored ones; `nil` when it gave none and the stored directives stand (RFC 9111, section 4.3.4).
     package var renewalDirectives: RenewalDirectives?
 
+    /// The age the value had when it was received from its source (an HTTP response's corrected initial age,
+    /// RFC 9111, section 4.2.3); `nil` when the source does not say.
+    package var initialAge: Duration?
+
     /// Creates metadata.
     ///
     /// - Parameters:

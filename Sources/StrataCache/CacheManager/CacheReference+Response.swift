@@ -11,13 +11,15 @@ extension CacheReference {
     ///   - identifier: The reference's identifier.
     ///   - maxAge: How long it stays valid, in seconds; `nil` for the manager's default.
     ///   - timeOfCreation: When it was received.
-    init(response: HTTPResponse, identifier: String, maxAge: Int?, timeOfCreation: Date) {
+    ///   - initialAge: How old it was when it arrived (`HTTPFreshness.initialAge`); `nil` for none.
+    init(response: HTTPResponse, identifier: String, maxAge: Int?, timeOfCreation: Date, initialAge: Duration? = nil) {
         self.init(
             identifier: identifier,
             data: response.body,
             hash: response.eTag ?? FNV1a128.hex(bytes: response.body),
             maxAge: maxAge,
-            timeOfCreation: timeOfCreation
+            timeOfCreation: timeOfCreation,
+            initialAge: initialAge.map(wholeSeconds)
         )
     }
 }

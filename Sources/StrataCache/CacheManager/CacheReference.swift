@@ -18,6 +18,11 @@ public struct CacheReference: Codable, Hashable, Sendable {
     /// When the data was fetched or last revalidated.
     public let timeOfCreation: Date
 
+    /// How old the server's response already was when it arrived, in seconds (its `Age` and its time in transit,
+    /// RFC 9111, section 4.2.3); `nil` for none. A request's `max-age` compares this plus the time since
+    /// ``timeOfCreation``.
+    public let initialAge: Int?
+
     /// Creates a reference.
     ///
     /// - Parameters:
@@ -27,10 +32,31 @@ public struct CacheReference: Codable, Hashable, Sendable {
     ///   - maxAge: Seconds of validity; `nil` for the manager's default.
     ///   - timeOfCreation: When the data was fetched.
     public init(identifier: String, data: Data, hash: String, maxAge: Int? = nil, timeOfCreation: Date) {
+        self.init(
+            identifier: identifier,
+            data: data,
+            hash: hash,
+            maxAge: maxAge,
+            timeOfCreation: timeOfCreation,
+            initialAge: nil
+        )
+    }
+
+    /// Creates a reference from a response that arrived already aged.
+    ///
+    /// - Parameters:
+    ///   - identifier: The identifier.
+    ///   - data: The cached bytes.
+    ///   - hash: The version of the data.
+    ///   - maxAge: Seconds of validity; `nil` for the manager's default.
+    ///   - timeOfCreation: When the data was fetched.
+    ///   - initialAge: How old the response was when it arrived, in seconds; `nil` for none.
+    public init(identifier: String, data: Data, hash: String, maxAge: Int?, timeOfCreation: Date, initialAge: Int?) {
         self.identifier = identifier
         self.data = data
         self.hash = hash
         self.maxAge = maxAge
         self.timeOfCreation = timeOfCreation
+        self.initialAge = initialAge
     }
 }

@@ -57,7 +57,8 @@ struct ReferenceSource: GetDataSource {
                 response: response,
                 identifier: identifier,
                 maxAge: Self.seconds(freshness.remainingLifetime),
-                timeOfCreation: clock.now()
+                timeOfCreation: clock.now(),
+                initialAge: freshness.initialAge
             )
             var stored = reference.metadata
             // A `no-store` response is not storable: the repository returns it without storing it.
@@ -79,13 +80,13 @@ struct ReferenceSource: GetDataSource {
             let now = clock.now()
             let freshness = HTTPFreshness(response: response, requestTime: requestTime, responseTime: now)
             let maxAge = Self.seconds(freshness.remainingLifetime)
-            return .notModified(
-                EntryMetadata(
-                    storedAt: now,
-                    freshUntil: maxAge.map { now.addingTimeInterval(TimeInterval($0)) },
-                    eTag: ConditionalHeaders(eTag: metadata.eTag).renewed(by: response).eTag
-                )
+            var renewed = EntryMetadata(
+                storedAt: now,
+                freshUntil: maxAge.map { now.addingTimeInterval(TimeInterval($0)) },
+                eTag: ConditionalHeaders(eTag: metadata.eTag).renewed(by: response).eTag
             )
+            renewed.initialAge = freshness.initialAge
+            return .notModified(renewed)
         }
     }
 
@@ -102,6 +103,6 @@ struct ReferenceSource: GetDataSource {
     }
 
     private static func seconds(_ duration: Duration?) -> Int? {
-        duration.map { Int(clamping: $0.components.seconds) }
+        duration.map(wholeSeconds)
     }
 }

@@ -53,7 +53,8 @@ struct ReferenceStore: GetDataSource, PutDataSource {
 }
 
 /// A reference is valid as its manager says (its own `maxAge`, or the manager's default) and as the request allows:
-/// not at all when it says `no-cache`, and no older than its `max-age` (RFC 9111, sections 5.2.1.1 and 5.2.1.4).
+/// not at all when it says `no-cache`, and no older than its `max-age` (RFC 9111, sections 5.2.1.1 and 5.2.1.4): its
+/// age is the one the response arrived with (``CacheReference/initialAge``) plus the time since it was received.
 struct ReferenceValidator: Validator {
     let manager: any CacheManagerProtocol
     /// The request's `Cache-Control`.
@@ -64,7 +65,8 @@ struct ReferenceValidator: Validator {
     func isValid(_ value: CacheReference, context: ValidationContext) -> Bool {
         guard !request.noCache, manager.isValid(reference: value) else { return false }
         guard let maxAge = request.maxAge else { return true }
-        return clock.now().timeIntervalSince(value.timeOfCreation) <= maxAge.timeInterval
+        let age = clock.now().timeIntervalSince(value.timeOfCreation) + TimeInterval(value.initialAge ?? 0)
+        return age <= maxAge.timeInterval
     }
 }
 
@@ -79,7 +81,8 @@ extension CacheReference {
         )
     }
 
-    /// The reference renewed by a `304`'s metadata: created then, with its hash and `maxAge` where it gave them.
+    /// The reference renewed by a `304`'s metadata: created then, with its hash and `maxAge` where it gave them, and
+    /// the 304's initial age.
     func renewed(by metadata: EntryMetadata) -> CacheReference {
         let created = metadata.storedAt ?? timeOfCreation
         let maxAge = metadata.freshUntil.flatMap { wholeSeconds($0.timeIntervalSince(created)) }
@@ -88,9 +91,15 @@ extension CacheReference {
             data: data,
             hash: metadata.eTag ?? hash,
             maxAge: maxAge ?? self.maxAge,
-            timeOfCreation: created
+            timeOfCreation: created,
+            initialAge: metadata.initialAge.map(wholeSeconds)
         )
     }
+}
+
+/// `duration` in whole seconds, saturated to `Int`'s range.
+func wholeSeconds(_ duration: Duration) -> Int {
+    Int(clamping: duration.components.seconds)
 }
 
 /// `interval` in whole seconds, saturated to `Int`'s range; `nil` for a NaN (dates from a file or a server may
