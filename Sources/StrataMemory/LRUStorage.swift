@@ -78,8 +78,12 @@ struct LRUStorage<Value> {
     /// the group.
     @usableFromInline var keysByTag: [String: Set<String>] = [:]
 
-    /// The sum of the costs of the live entries, at most `Int.max` (``addToTotalCost(_:)``).
-    @usableFromInline var totalCost = 0
+    /// The sum of the costs of the live entries, at most `Int.max`.
+    @inlinable var totalCost: Int { costs.value }
+
+    /// The exact sum of the costs of the live entries: a store whose costs add up past `Int.max` is over any cost
+    /// limit and evicts, and its total comes back to the true figure as entries go.
+    @usableFromInline var costs = SizeTotal()
 
     /// The number of observers of the owner's change broadcaster, kept here so that a write learns whether
     /// to announce itself from the lock it already holds. ``removeAll()`` leaves it alone.
@@ -128,7 +132,8 @@ struct LRUStorage<Value> {
         let found = find(key, hash: hash)
         var bucket = found.bucket
         if let slot = found.slot {
-            addToTotalCost(cost - nodes[slot].cost)
+            costs.subtract(nodes[slot].cost)
+            costs.add(cost)
             nodes[slot].value = value
             nodes[slot].cost = cost
             nodes[slot].storedAt = storedAt
@@ -177,7 +182,7 @@ struct LRUStorage<Value> {
         if tail < 0 { tail = slot }
         buckets[bucket] = Bucket(slotPlusOne: slot + 1, hash: hash)
         liveCount += 1
-        addToTotalCost(cost)
+        costs.add(cost)
         if validators != nil { indexTags(of: slot) }
     }
 
@@ -217,7 +222,7 @@ struct LRUStorage<Value> {
         liveCount = 0
         head = -1
         tail = -1
-        totalCost = 0
+        costs = SizeTotal()
         keysByTag.removeAll()
     }
 
@@ -281,22 +286,13 @@ struct LRUStorage<Value> {
         return bucket
     }
 
-    /// Adds `delta` to ``totalCost``, saturating: costs are the caller's numbers (never negative here: a write counts
-    /// a negative one as 0), and a sum past `Int.max` stays there rather than trap — a store whose costs add up that
-    /// far is over any cost limit, and evicts.
-    @inlinable
-    mutating func addToTotalCost(_ delta: Int) {
-        let (sum, overflow) = totalCost.addingReportingOverflow(delta)
-        totalCost = overflow ? (delta > 0 ? .max : 0) : max(sum, 0)
-    }
-
     /// Takes a live node out of the list and the index, leaving its contents for the caller to reuse or
     /// release.
     @inlinable
     mutating func removeSlot(_ slot: Int) {
         unindexTags(of: slot)
         unlink(slot)
-        addToTotalCost(-nodes[slot].cost)
+        costs.subtract(nodes[slot].cost)
         liveCount -= 1
         let mask = buckets.count - 1
         var hole = nodes[slot].hash & mask

@@ -105,12 +105,16 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
 
     /// Stores a value under `key`, evicting least recently used entries beyond the limits.
     ///
+    /// The empty key is no key: nothing is stored under it, as every other call refuses it
+    /// (``setValue(_:forKey:metadata:)`` says so with an error).
+    ///
     /// - Parameters:
     ///   - value: The value.
     ///   - key: The key.
     ///   - timeToLive: How long this entry lives; `nil` uses the configuration's default.
     @inlinable
     public func setValue(_ value: Value, forKey key: String, timeToLive: Duration? = nil) {
+        guard !key.isEmpty else { return }
         let now = configuration.clock.now()
         let lifetime = timeToLive ?? configuration.timeToLive
         setValue(value, forKey: key, storedAt: now, expiresAt: lifetime.map { now.addingTimeInterval($0.timeInterval) })

@@ -87,6 +87,26 @@ struct MemoryDataSourceAbsurdNumbersTests {
         #expect(store.count == 1)
     }
 
+    /// The total saturated at `Int.max` and lost the excess: removing entries afterwards took their costs from
+    /// `Int.max`, so it drifted below the true sum (here to 1 instead of `Int.max - 1`), and a cost limit stopped
+    /// evicting while the store held more than it allows.
+    @Test("a total that passed Int.max comes back to the true sum as entries go")
+    func costsPastIntMaxComeBackExactly() {
+        let costs = ["big": Int.max - 1, "huge": Int.max, "small": 1, "other": 2]
+        let store = MemoryDataSource<String>(configuration: .init(cost: { costs[$0] ?? 0 }))
+        for key in ["big", "huge", "small", "other"] { store.setValue(key, forKey: key) }
+        #expect(store.totalCost == .max)
+
+        store.removeValue(forKey: "huge")
+        #expect(store.totalCost == .max, "Int.max - 1 + 1 + 2 is still past Int.max")
+        store.removeValue(forKey: "other")
+        #expect(store.totalCost == .max, "Int.max - 1 + 1 is Int.max exactly")
+        store.setValue("other", forKey: "small")
+        #expect(store.totalCost == .max, "replacing a cost of 1 with one of 2 passes Int.max again")
+        store.removeValue(forKey: "big")
+        #expect(store.totalCost == 2)
+    }
+
     @Test("a negative cost counts as 0: it does not lower the total below what the limit is checked against")
     func negativeCostsDoNotSwitchTheLimitOff() {
         let store = MemoryDataSource<String>(

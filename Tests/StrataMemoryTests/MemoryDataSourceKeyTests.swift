@@ -30,4 +30,16 @@ struct MemoryDataSourceKeyTests {
         // Nothing was stored, not even the valid key of the refused batch
         #expect(memory.count == 0)
     }
+
+    /// The call that cannot throw stored the entry: listed by `keys`, counted, and out of reach of every query.
+    @Test func theCallThatCannotThrowStoresNothingUnderTheEmptyKey() async {
+        let memory = MemoryDataSource<Int>()
+
+        memory.setValue(1, forKey: "")
+        memory.setValue(2, forKey: "", timeToLive: .seconds(60))
+
+        #expect(memory.count == 0)
+        #expect(memory.keysByRecency.isEmpty)
+        #expect(memory.value(forKey: "") == nil)
+    }
 }

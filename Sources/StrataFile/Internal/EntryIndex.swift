@@ -61,13 +61,11 @@ struct EntryIndex {
 
     /// The sum of the data sizes of the entries, saturating at `Int.max`: a trailer may claim up to 1 TiB for a
     /// sparse file that takes no disk, so the sizes found at open can add up past it.
-    var totalSize: Int { sizeCarries == 0 ? Int(exactly: sizeSum) ?? .max : .max }
+    var totalSize: Int { sizes.value }
 
-    /// The low 64 bits of the exact sum of the data sizes, with ``sizeCarries``: kept whole, so that removing
-    /// entries after the sum passed `Int.max` brings ``totalSize`` back to the true figure.
-    private var sizeSum: UInt64 = 0
-    /// The times ``sizeSum`` wrapped past `UInt64.max`, less the times it wrapped back below zero.
-    private var sizeCarries = 0
+    /// The exact sum of the data sizes: removing entries after it passed `Int.max` brings ``totalSize`` back to the
+    /// true figure.
+    private var sizes = SizeTotal()
 
     /// The last sequence number handed out.
     private(set) var sequence: UInt64 = 0
@@ -119,7 +117,7 @@ struct EntryIndex {
         head = slot
         if tail < 0 { tail = slot }
         slots[entry.name] = slot
-        addToTotalSize(entry.trailer.payloadSize, adding: true)
+        sizes.add(entry.trailer.payloadSize)
         for tag in entry.trailer.tags { keysByTag[tag, default: []].insert(entry.trailer.key) }
         if let expiresAt = entry.trailer.expiresAt, expiresAt < earliestExpiry { earliestExpiry = expiresAt }
     }
@@ -134,7 +132,7 @@ struct EntryIndex {
         if next >= 0 { entries[next]?.previous = previous } else { tail = previous }
         entries[slot] = nil
         freeSlots.append(slot)
-        addToTotalSize(entry.trailer.payloadSize, adding: false)
+        sizes.subtract(entry.trailer.payloadSize)
         for tag in entry.trailer.tags {
             keysByTag[tag]?.remove(entry.trailer.key)
             if keysByTag[tag]?.isEmpty == true { keysByTag[tag] = nil }
@@ -185,20 +183,9 @@ struct EntryIndex {
         slots.removeAll()
         head = -1
         tail = -1
-        sizeSum = 0
-        sizeCarries = 0
+        sizes = SizeTotal()
         earliestExpiry = .distantFuture
         keysByTag.removeAll()
-    }
-
-    /// Adds a data size (never negative: a trailer's ``EntryTrailer/payloadSize``) to the exact sum, or takes it away.
-    private mutating func addToTotalSize(_ size: Int, adding: Bool) {
-        let magnitude = UInt64(size.magnitude)
-        let (sum, wrapped) =
-            adding ? sizeSum.addingReportingOverflow(magnitude) : sizeSum.subtractingReportingOverflow(magnitude)
-        sizeSum = sum
-        // One carry per wrap of 2^64 bytes: never more than the entries, so this count cannot overflow.
-        if wrapped { sizeCarries += adding ? 1 : -1 }
     }
 
     private mutating func moveToHead(_ slot: Int) {
