@@ -248,6 +248,18 @@ extension FileDataSource {
         try removeValue(forKey: key) { _ in true }
     }
 
+    /// Removes the entry under `key` only while it is tagged `tag` (its trailer says so, under the lock), and
+    /// returns whether it did: what `delete(TagQuery(tag))` removes with, so that a write since the listing is kept.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - tag: The tag the entry must still carry.
+    /// - Throws: As ``removeValue(forKey:)``.
+    @discardableResult
+    public func removeValue(forKey key: String, ifTagged tag: String) throws -> Bool {
+        try removeValue(forKey: key) { $0.tags.contains(tag) }
+    }
+
     /// Removes the entry under `key` if it is still the one `info` describes — the same bytes, written or renewed
     /// at the same time, with the same attributes — and returns whether it did: for a caller that decided from
     /// `info` (that the entry had expired, say) and must not remove a write or a renewal made since.

@@ -161,6 +161,19 @@ extension JSONFileDataSource {
         try removeValue(forKey: key) { _ in true }
     }
 
+    /// Removes the value stored under `key` only while it is tagged `tag` (its index record says so, under the
+    /// lock), and returns whether it did: what `delete(TagQuery(tag))` removes with, so that a write since the
+    /// listing is kept.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - tag: The tag the entry must still carry.
+    /// - Throws: As ``removeValue(forKey:)``.
+    @discardableResult
+    public func removeValue(forKey key: String, ifTagged tag: String) throws -> Bool {
+        try removeValue(forKey: key) { $0.tags.contains(tag) }
+    }
+
     /// Removes the value stored under `key` only while its entry is still the one `reported` describes (an
     /// inspector's report of this folder): the same place in the recency order, stored date and maximum age. An
     /// entry written, read or renewed since the report was made is kept.

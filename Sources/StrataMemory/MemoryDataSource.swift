@@ -174,6 +174,24 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         return removed
     }
 
+    /// Removes the value stored under `key` only while it is tagged `tag` (checked under the lock); returns whether
+    /// it removed one: what `delete(TagQuery(tag))` removes with, so that a write since the listing is kept.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - tag: The tag the entry must still carry.
+    @discardableResult
+    public func removeValue(forKey key: String, ifTagged tag: String) -> Bool {
+        let (removed, observed) = storage.withLock { storage in
+            guard let slot = storage.slot(of: key), storage.nodes[slot].validators?.tags.contains(tag) == true else {
+                return (false, false)
+            }
+            return (storage.remove(key), storage.observerCount > 0)
+        }
+        if removed, observed { changeBroadcaster.publish(.delete(key: key)) }
+        return removed
+    }
+
     /// Removes every entry and forgets the stored list answer: what an app calls on memory pressure.
     public func removeAll() {
         storage.withLock { storage in

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 @testable import StrataFile
@@ -61,5 +62,26 @@ struct FileGroupInvalidationTests {
         #expect(try tagged.encoded().first == EntryTrailer.taggedVersion)
         let body = try tagged.encoded().dropLast(EntryTrailer.footerLength - 8)
         #expect(Array(body).withUnsafeBytes { EntryTrailer(bytes: $0) } == tagged)
+    }
+
+    /// `delete(TagQuery)` lists the tag's keys, then removes each: an entry written under one of them in between,
+    /// without the tag, was removed with the group.
+    @Test func aWriteBetweenTheListingAndTheRemovalsIsKept() async throws {
+        let folder = try TemporaryFolder()
+        let base = try folder.makeStore()
+        _ = try await base.put(Data("ann".utf8), in: IdQuery(1), tags: ["team:7"])
+        _ = try await base.put(Data("bob".utf8), in: IdQuery(2), tags: ["team:7"])
+        let store = WritingAfterTagListing(base) {
+            try $0.setValue(Data("ann again".utf8), forKey: "1", metadata: EntryMetadata())
+        }
+
+        try await store.delete(TagQuery("team:7"))
+
+        #expect(
+            base.value(forKey: "1") == Data("ann again".utf8),
+            "the write made after the listing, without the tag, was removed"
+        )
+        #expect(base.sortedKeys() == ["1"])
+        #expect(base.keys(taggedWith: "team:7") == [])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataJSONFile
+import StrataTestSupport
 import Testing
 
 struct JSONFileGroupInvalidationTests {
@@ -67,6 +68,28 @@ struct JSONFileGroupInvalidationTests {
                 _ = try await store.put(Item(name: "ann", number: 1), in: IdQuery(1), tags: [tag])
             }
             #expect(store.sortedKeys() == [])
+        }
+    }
+
+    /// `delete(TagQuery)` lists the tag's keys, then removes each: an entry written under one of them in between,
+    /// without the tag, was removed with the group.
+    @Test func aWriteBetweenTheListingAndTheRemovalsIsKept() async throws {
+        try await withTemporaryFolder { folder in
+            let base = try JSONFileDataSource<Item>(folder: folder)
+            _ = try await base.put(Item(name: "ann", number: 1), in: IdQuery(1), tags: ["team:7"])
+            _ = try await base.put(Item(name: "bob", number: 2), in: IdQuery(2), tags: ["team:7"])
+            let store = WritingAfterTagListing(base) {
+                try $0.setValue(Item(name: "ann again", number: 1), forKey: "1", metadata: EntryMetadata())
+            }
+
+            try await store.delete(TagQuery("team:7"))
+
+            #expect(
+                try base.value(forKey: "1")?.name == "ann again",
+                "the write made after the listing, without the tag, was removed"
+            )
+            #expect(base.sortedKeys() == ["1"])
+            #expect(base.keys(taggedWith: "team:7") == [])
         }
     }
 }

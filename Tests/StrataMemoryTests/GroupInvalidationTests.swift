@@ -1,5 +1,6 @@
 import Strata
 import StrataMemory
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -80,5 +81,25 @@ struct GroupInvalidationTests {
         #expect(await responses.next()?.error?.strataCode == .notFound)
         #expect(try await repository.get(IdQuery(1), operation: .cacheSync) == "ann (main)")
         #expect(main.callCount(.get) == 1)
+    }
+
+    /// `delete(TagQuery)` lists the tag's keys, then removes each: an entry written under one of them in between,
+    /// without the tag, was removed with the group.
+    @Test func aWriteBetweenTheListingAndTheRemovalsIsKept() async throws {
+        let base = MemoryDataSource<String>()
+        _ = try await base.put("ann", in: IdQuery(1), tags: ["team:7"])
+        _ = try await base.put("bob", in: IdQuery(2), tags: ["team:7"])
+        let store = WritingAfterTagListing(base) {
+            try $0.setValue("ann again", forKey: "1", metadata: EntryMetadata())
+        }
+
+        try await store.delete(TagQuery("team:7"))
+
+        #expect(
+            base.value(forKey: "1") == "ann again",
+            "the write made after the listing, without the tag, was removed"
+        )
+        #expect(base.sortedKeys() == ["1"])
+        #expect(base.keys(taggedWith: "team:7") == [])
     }
 }

@@ -90,7 +90,7 @@ extension KeyValueStore {
             for key in query.selectKeys(from: sortedKeys()) { try removeValue(forKey: key) }
         case let query as TagQuery:
             guard let keys = keys(taggedWith: query.tag) else { throw Self.unsupported(query) }
-            for key in keys { try removeValue(forKey: key) }
+            for key in keys { try removeValue(forKey: key, ifTagged: query.tag) }
         default:
             throw Self.unsupported(query)
         }

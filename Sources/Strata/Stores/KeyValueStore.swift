@@ -133,6 +133,18 @@ public protocol KeyValueStore<Value>: DataSource {
     ///
     /// - Parameter tag: The tag.
     func keys(taggedWith tag: String) -> [String]?
+
+    /// Removes the entry under `key` only while it is tagged `tag`, announcing it; returns whether it removed one.
+    ///
+    /// `delete(TagQuery(tag))` removes each key ``keys(taggedWith:)`` listed through this call, so that an entry
+    /// written under one of those keys after the listing, without the tag, is kept. A store that keeps tags checks
+    /// the tag under the lock its removal takes; the default removes the entry whatever its tags.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - tag: The tag the entry must still carry.
+    @discardableResult
+    func removeValue(forKey key: String, ifTagged tag: String) throws -> Bool
 }
 
 extension KeyValueStore {
@@ -152,4 +164,10 @@ extension KeyValueStore {
 
     /// `nil`: the store does not keep tags.
     public func keys(taggedWith tag: String) -> [String]? { nil }
+
+    /// Removes the entry under `key` whatever its tags: for a store that keeps none.
+    @discardableResult
+    public func removeValue(forKey key: String, ifTagged tag: String) throws -> Bool {
+        try removeValue(forKey: key)
+    }
 }
