@@ -79,6 +79,37 @@ struct BlobCacheWriteBehindTests {
         }
     }
 
+    /// What `PersistentWrites.behind` documents: a released cache finishes its queued writes, and its folder is
+    /// claimed until they are done.
+    @Test func aReleasedCacheKeepsItsFolderUntilItsQueuedWritesAreDone() async throws {
+        try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            let hold = try await releasedCacheWithAQueuedWrite(fixture)
+
+            let claimed = #expect(throws: StrataError.self) { try makeCache(fixture) }
+            #expect(claimed?.code == .alreadyInUse)
+
+            // Once the queue runs, the blob is written and the folder given up (a hang guard, not a timed wait)
+            hold.release()
+            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+            var reopened: BlobCache?
+            while reopened == nil, ContinuousClock.now < deadline {
+                reopened = try? makeCache(fixture)
+                await Task.yield()
+            }
+            let cache = try #require(reopened)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
+            #expect(fixture.server.requestCount(path: "/a") == 1)
+        }
+    }
+
+    /// A cache whose one fetch's write waits behind `hold`, released.
+    private func releasedCacheWithAQueuedWrite(_ fixture: BlobCacheFixture) async throws -> QueueHold {
+        let cache = try makeCache(fixture)
+        let hold = QueueHold(cache)
+        _ = try await cache.fetch(from: fixture.url("a")) as Data
+        return hold
+    }
+
     @Test func removeAndRemoveAllDropQueuedWrites() async throws {
         try await withFixture([("GET /*", reply("body", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
             let cache = try makeCache(fixture)

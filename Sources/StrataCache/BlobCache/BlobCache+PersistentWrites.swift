@@ -20,6 +20,10 @@ extension BlobCache {
         /// ``PersistentLayer/writeBehindLimit`` bytes of downloads (64 MiB by default) wait in the queue: a fetch
         /// whose download does not fit waits, without blocking a thread, for the writes ahead of it, so a disk
         /// slower than the network holds the fetches back instead of filling memory.
+        ///
+        /// A cache released with writes still queued finishes them first, and keeps its folder until then: a new
+        /// cache on the same folder throws ``Strata/StrataError/Code/alreadyInUse`` meanwhile. Await
+        /// ``BlobCache/flush()`` before releasing a cache whose folder is opened again.
         case behind
     }
 

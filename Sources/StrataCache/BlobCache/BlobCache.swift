@@ -65,7 +65,8 @@ public final class BlobCache: Sendable {
     ///   - baseURL: The URL relative URLs are resolved against; `nil` to accept absolute URLs only.
     ///   - configuration: The layers, policies and clock.
     /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live cache already uses the persistent
-    ///   layer's folder, ``Strata/StrataError/Code/io`` when it cannot be created.
+    ///   layer's folder (a released one too, while the writes it queued are not done:
+    ///   ``PersistentWrites/behind``), ``Strata/StrataError/Code/io`` when it cannot be created.
     public init(using service: HTTPClient, baseURL: URL? = nil, configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         self.client = service
