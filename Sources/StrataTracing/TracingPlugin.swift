@@ -6,7 +6,9 @@
     ///
     /// Attach it to a repository and to its sources: each repository call is a span, with a child span for every
     /// source it asked (the cache, then main), and the span of an HTTP source has the request's span
-    /// (``TracingTransport``) below it.
+    /// (``TracingTransport``) below it. Work a call leaves running after it returns — a stale-while-revalidate
+    /// refresh (put the plugin in the repository's `refreshPlugins` for a span of the refresh itself), an offline
+    /// replay — is a trace of its own, whose first span links to the call's span.
     ///
     /// ```swift
     /// let tracing = TracingPlugin()
@@ -63,12 +65,12 @@
             next: @escaping @Sendable () async throws -> R
         ) async throws -> R {
             // Not `withSpan`: it would record a miss as an error.
-            let span = tracer.startSpan("\(call.source) \(call.method)", context: ServiceContext.current ?? .topLevel)
+            let span = SpanStart.span("\(call.source) \(call.method)", on: tracer)
             defer { span.end() }
             span.attributes["strata.source"] = call.source
             span.attributes["strata.method"] = call.method.rawValue
             if let operation = call.operationName { span.attributes["strata.operation"] = operation }
-            return try await ServiceContext.withValue(span.context) {
+            return try await SpanStart.within(span) {
                 try await CallTrail.observe(call, next: next) { observed, _ in
                     span.attributes["strata.query"] = observed.queryKind
                     span.attributes["strata.outcome"] = "\(observed.outcome)"

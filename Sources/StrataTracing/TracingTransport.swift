@@ -64,11 +64,7 @@
             _ send: (HTTPRequest) async throws -> HTTPResponse
         ) async throws -> HTTPResponse {
             // Not `withSpan`: it would record the error as it is, its message naming the URL with its query.
-            let span = tracer.startSpan(
-                "HTTP \(request.method.rawValue)",
-                context: ServiceContext.current ?? .topLevel,
-                ofKind: .client
-            )
+            let span = SpanStart.span("HTTP \(request.method.rawValue)", on: tracer, ofKind: .client)
             defer { span.end() }
             var request = request
             tracer.inject(span.context, into: &request.headers, using: HeadersInjector())
@@ -80,7 +76,7 @@
                 span.attributes["url.path"] = (try? request.url())?.path(percentEncoded: true) ?? request.path
             }
             do {
-                let response = try await ServiceContext.withValue(span.context) { try await send(request) }
+                let response = try await SpanStart.within(span) { try await send(request) }
                 span.attributes["http.response.status_code"] = Int64(response.status)
                 if response.status >= 500 { span.setStatus(SpanStatus(code: .error)) }
                 return response

@@ -4,6 +4,7 @@
     import Strata
     import StrataNetwork
     import StrataObservabilityTestSupport
+    import StrataTesting
     import StrataTracing
     import Testing
     import Tracing
@@ -44,6 +45,44 @@
                     "users get error", "  memory get miss", "  api get error",
                 ]
             )
+        }
+
+        /// A stale-while-revalidate refresh outlives the read that started it: its spans hung under the read's span,
+        /// which had ended. Its first span now starts a trace of its own, linked to the read's span.
+        @Test func aBackgroundRefreshIsATraceOfItsOwnLinkedToTheReadThatStartedIt() async throws {
+            // Given a cache whose value went stale just now, inside a window of 60 seconds
+            let clock = ManualClock()
+            let main = ScriptedDataSource<String>(["1": "new"])
+            let cache = ScriptedDataSource<String>()
+            let stale = StoredEntry(value: "old", metadata: EntryMetadata())
+            cache.script(.get, .failure(StrataError.notValid(staleEntry: stale, staleSince: clock.now())))
+            let tracing = TracingPlugin(tracer: tracer)
+            let repository = CacheRepository(
+                main: main.plugins([tracing], name: "api"),
+                cache: cache.plugins([tracing], name: "memory"),
+                configuration: .init(refreshPlugins: [tracing])
+            )
+            let users = repository.plugins([tracing], name: "users")
+
+            // When a read is served the stale value and its refresh runs in the background
+            let value = try await users.get(
+                KeyQuery("1"),
+                operation: .cacheSync(staleWhileRevalidate: .seconds(60), clock: clock)
+            )
+            await repository.waitForBackgroundRefreshes()
+
+            // Then the refresh is a trace of its own, its source calls inside it, linked to the read
+            #expect(value == "old")
+            #expect(
+                tree() == [
+                    "users get staleServed", "  memory get notValid",
+                    "refresh get hit", "  api get hit", "  memory put success",
+                ]
+            )
+            let read = try #require(tracer.finishedSpans.first { $0.operationName == "users get" })
+            let refresh = try #require(tracer.finishedSpans.first { $0.operationName == "refresh get" })
+            #expect(refresh.traceID != read.traceID)
+            #expect(refresh.links.map { $0.context.inMemorySpanContext?.spanID } == [read.spanID])
         }
 
         @Test func recordsOperationOriginAndErrors() async throws {

@@ -1,7 +1,24 @@
 /// The task-local values that tie work to the call it runs for: the call's trail (``CallTrail/current``), the report
-/// of a stale answer (`StaleAnswerReport.current`) and the mark of a stream's own re-read
-/// (`ObservationScope.isStreamRefresh`).
+/// of a stale answer (`StaleAnswerReport.current`), the mark of a stream's own re-read
+/// (`ObservationScope.isStreamRefresh`) and that of work a call left running (``isLeftRunning``).
 package enum CallContext {
+    /// Whether this task runs work a call left running after it returned (a stale-while-revalidate refresh, an
+    /// offline replay) and no record of that work was opened yet: a tracer starts the work's first span as a trace
+    /// of its own, linked to the call's span (which has ended, or soon will), and clears the mark inside it.
+    @TaskLocal package static var isLeftRunning = false
+
+    /// Runs `work`, which a call leaves running after it returns, outside that call (``outside(isolation:_:)``)
+    /// and marked ``isLeftRunning``.
+    ///
+    /// - Parameter work: The work.
+    /// - Returns: What `work` returns.
+    package static func leftRunning<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ work: () async throws -> Result
+    ) async rethrows -> Result {
+        try await outside { try await $isLeftRunning.withValue(true) { try await work() } }
+    }
+
     /// Runs `work` outside any call: with no trail, no stale-answer report, and not as a stream's re-read.
     ///
     /// Work a call starts but that is not part of it (a background refresh, an offline replay, a run shared by

@@ -49,11 +49,12 @@ final class BackgroundRefreshes: Sendable {
             state.nextID &+= 1
             let id = state.nextID
             // The task is registered under the lock before it can finish, so `finish` always finds it. It runs
-            // outside the call that started it (`CallContext.outside`): its source calls are not steps of that
-            // call, whose outcome (served stale) they would rewrite, and streams hear the value it brings even
-            // when a stream's read started it (they ignore what their own re-reads write).
+            // outside the call that started it (`CallContext.leftRunning`): its source calls are not steps of that
+            // call, whose outcome (served stale) they would rewrite, streams hear the value it brings even when a
+            // stream's read started it (they ignore what their own re-reads write), and its spans are a trace of
+            // their own, not children of the call's ended span.
             state.running[id] = Task {
-                await CallContext.outside { await work() }
+                await CallContext.leftRunning { await work() }
                 self.finish(id, key: key)
             }
             return true

@@ -27,7 +27,7 @@ extension OfflineRepository {
         // A replay is no part of the call whose main answer started it (a stream's read, say): its cache writes
         // are announced to every stream.
         Task {
-            await CallContext.outside { await self.replay() }
+            await CallContext.leftRunning { await self.replay() }
             schedule.withLock { $0.unfinished -= 1 }
         }
     }
@@ -59,7 +59,7 @@ extension OfflineRepository {
         guard configuration.replaysOnTimer else { return }
         // The timer is no part of the call that set it, nor is the replay it starts (see `triggerReplay`).
         Task {
-            await CallContext.outside { await self.setTimer() }
+            await CallContext.leftRunning { await self.setTimer() }
         }
     }
 
