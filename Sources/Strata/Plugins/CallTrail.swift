@@ -100,6 +100,27 @@ public final class CallTrail: Sendable {
         current.recorded.withLock { $0.append(step) }
     }
 
+    /// Runs `body`, work shared by several calls (``RequestCoalescer``'s run), in a trail of its own when trails are
+    /// in use, and returns the steps its sources added with what it returned; each call adds them to its own trail
+    /// (``add(_:)``).
+    ///
+    /// - Parameter body: The shared work.
+    package static func collectingSteps<R>(_ body: () async -> R) async -> (value: R, steps: [Step]) {
+        guard mayBeBound else { return (await body(), []) }
+        let trail = CallTrail(method: .get)
+        let value = await bind(trail) { await body() }
+        return (value, trail.steps)
+    }
+
+    /// Adds the steps of work this call shared with others (``collectingSteps(_:)``) to the current trail, if there
+    /// is one.
+    ///
+    /// - Parameter steps: The shared work's steps.
+    package static func add(_ steps: [Step]) {
+        guard !steps.isEmpty, mayBeBound, let current else { return }
+        current.recorded.withLock { $0 += steps }
+    }
+
     /// Tells the trail bound to this task, if a plugin bound one, how the repository read running in it ended: a
     /// repository that knows (``CacheRepository``) says so, and ``outcome(error:)`` prefers it to the steps, which
     /// are missing when its sources have no plugins. Repositories nested in one another report in turn; the

@@ -14,9 +14,17 @@
 /// let data = try await downloads.run(key: url) { try await transport.data(from: url) }
 /// ```
 public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// A caller waiting for the shared run: it gets the value with whether a source marked it stale
-    /// (`StaleAnswerReport`), which it marks in its own task.
-    private typealias Waiter = CheckedContinuation<(value: Value, isStale: Bool), any Error>
+    /// What the shared run gives every caller: its value or error, whether a source marked the value stale
+    /// (`StaleAnswerReport`) and the steps its sources added (``CallTrail``), which each caller reports in its own
+    /// task.
+    private struct Answer: Sendable {
+        var result: Result<Value, any Error>
+        var isStale = false
+        var steps: [CallTrail.Step] = []
+    }
+
+    /// A caller waiting for the shared run; it throws only when the caller stops waiting.
+    private typealias Waiter = CheckedContinuation<Answer, any Error>
 
     private struct State {
         var groups: [Key: [UInt64: Waiter]] = [:]
@@ -52,8 +60,8 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
     ///   - key: What identifies identical requests.
     ///   - operation: The work; it runs only when no run for `key` is in flight, in a task of its own. That task
     ///     inherits the priority and task-local values of the caller that starts it, except Strata's own: it is
-    ///     not a stream's re-read, and a stale answer it gets is reported to every caller. Its source steps go
-    ///     to the starter's ``CallTrail``.
+    ///     not a stream's re-read, and a stale answer it gets, and the steps its sources add to a ``CallTrail``,
+    ///     are reported to every caller.
     /// - Returns: The operation's value.
     /// - Throws: The operation's error, to every waiter; ``StrataError/Code/cancelled`` to a waiter whose
     ///   task is cancelled while it waits.
@@ -72,15 +80,12 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
                 }
                 switch starts {
                 case nil: waiter.resume(throwing: Self.cancelled())
-                // The run belongs to no one caller's call: each caller gets its answer (stale or not) in its own
-                // task. Its source steps still go to the starter's trail, where a repository's origin is read.
+                // The run belongs to no one caller's call: each caller gets its answer (stale or not) and the
+                // run's source steps, where a repository's origin is read, in its own task.
                 case true?:
-                    let trail = CallTrail.current
                     Task {
-                        let outcome = await CallContext.outside {
-                            await CallTrail.$current.withValue(trail) { await Self.outcome(of: operation) }
-                        }
-                        self.finish(key, with: outcome)
+                        let answer = await CallContext.outside { await Self.answer(of: operation) }
+                        self.finish(key, with: answer)
                     }
                 case false?: break
                 }
@@ -89,25 +94,28 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
             let waiter = state.withLock { $0.groups[key]?.removeValue(forKey: id) }
             waiter?.resume(throwing: Self.cancelled())
         }
+        CallTrail.add(answer.steps)
         StaleAnswerReport.mark(answer.isStale)
-        return answer.value
+        return try answer.result.get()
     }
 
-    private static func outcome(
-        of operation: @escaping @Sendable () async throws -> Value
-    ) async -> Result<(value: Value, isStale: Bool), any Error> {
-        do {
-            let (value, isStale) = try await StaleAnswerReport.reading { try await operation() }
-            return .success((value, isStale))
-        } catch {
-            return .failure(error)
+    private static func answer(of operation: @escaping @Sendable () async throws -> Value) async -> Answer {
+        var (answer, steps) = await CallTrail.collectingSteps { () async -> Answer in
+            do {
+                let (value, isStale) = try await StaleAnswerReport.reading { try await operation() }
+                return Answer(result: .success(value), isStale: isStale)
+            } catch {
+                return Answer(result: .failure(error))
+            }
         }
+        answer.steps = steps
+        return answer
     }
 
-    private func finish(_ key: Key, with outcome: Result<(value: Value, isStale: Bool), any Error>) {
+    private func finish(_ key: Key, with answer: Answer) {
         let waiters = state.withLock { $0.groups.removeValue(forKey: key) } ?? [:]
         finished.add(1)
-        for waiter in waiters.values { waiter.resume(with: outcome) }
+        for waiter in waiters.values { waiter.resume(returning: answer) }
     }
 
     private static func cancelled() -> StrataError {

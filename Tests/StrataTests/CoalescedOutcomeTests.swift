@@ -1,0 +1,48 @@
+import StrataTestSupport
+import StrataTesting
+import Testing
+
+@testable import Strata
+
+/// A plugin that notes each repository call as `<outcome> from <origin>`, through `CallTrail.observe`.
+private final class RepositoryOutcomes: StrataPlugin {
+    private let recorded = Locked<[String]>([])
+
+    var lines: [String] { recorded.withLock { $0 } }
+
+    func intercept<R: Sendable>(_ call: PluginCall, next: @escaping @Sendable () async throws -> R) async throws -> R {
+        try await CallTrail.observe(call, next: next) { observed, _ in
+            guard call.source == "users" else { return }
+            recorded.withLock { $0.append("\(observed.outcome) from \(observed.origin ?? "-")") }
+        }
+    }
+}
+
+struct CoalescedOutcomeTests {
+    /// A repository read that joins another's main read reports main as its origin, as the read that started it.
+    @Test func everyReadThatSharesAMainReadSaysMainAnsweredIt() async throws {
+        let gate = AsyncGate(isOpen: false)
+        let recorder = RepositoryOutcomes()
+        let main = PluginTestStore(["1": "one"], gate: gate)
+        let repository = CacheRepository(
+            main: main.plugins([recorder], name: "api"),
+            cache: PluginTestStore<String>().plugins([recorder], name: "memory")
+        )
+        let users = repository.plugins([recorder], name: "users")
+
+        // Given two reads of one key that share main's read, held at main
+        async let first = users.get(KeyQuery("1"), operation: .cacheSync)
+        async let second = users.get(KeyQuery("1"), operation: .cacheSync)
+        while repository.mainReads.waiterCount < 2 || gate.entered < 1 { await Task.yield() }
+
+        // When main answers
+        gate.open()
+        let values = try await [first, second]
+
+        // Then both say main gave the value (the one that joined the run said "no origin": the run's steps went to
+        // the trail of the read that started it)
+        #expect(values == ["one", "one"])
+        #expect(main.calls(.get) == 1)
+        #expect(recorder.lines == ["miss from api", "miss from api"])
+    }
+}
