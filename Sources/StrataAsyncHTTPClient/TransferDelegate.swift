@@ -33,7 +33,8 @@
             var timer: Scheduled<Void>?
             /// The first failure the transport decided.
             var failure: StrataError?
-            /// A download's error response, ended once the first bytes of its body were in.
+            /// The response that ended the request early: a download's error, once the first bytes of its body
+            /// were in, or a redirect that is not followed.
             var errorResponse: Response?
             var hasEnded = false
         }
@@ -58,8 +59,8 @@
         /// The failure that ended the request, if the transport decided it.
         var failure: StrataError? { state.withLock { $0.failure } }
 
-        /// A download's error response, when the request was ended once the first bytes of its body were in (the
-        /// task then fails, and the transport answers this instead).
+        /// The response that ended the request early (the task then fails, and the transport answers this instead):
+        /// a download's error, once the first bytes of its body were in, or a redirect that is not followed.
         var errorResponse: Response? { state.withLock { $0.errorResponse } }
 
         /// Starts the deadline timer of the running task; a request cancelled before it started is failed at once.
@@ -144,16 +145,31 @@
             touch()
         }
 
+        /// Records the URL that answered; a response AsyncHTTPClient would follow as a redirect where the transports'
+        /// rule does not (a 304 with a `Location`, a 305, a step down from `https` to `http`) ends the request, its head
+        /// the answer (its body, a 304 has none, is not read).
         func didVisitURL(task: ClientTask, _ request: AsyncHTTPClient.HTTPClient.Request, _ head: HTTPResponseHead) {
-            state.withLock { $0.url = request.url }
+            let unfollowed = Self.isUnfollowedRedirect(head, from: request.url)
+            state.withLock { state in
+                state.url = request.url
+                if unfollowed {
+                    state.errorResponse = Response(
+                        status: Int(head.status.code),
+                        headers: Self.headers(of: head),
+                        body: Data(),
+                        url: request.url
+                    )
+                }
+            }
+            if unfollowed {
+                task.fail(reason: StrataError(.cancelled, "\(exchange.description): the redirect is not followed"))
+            }
         }
 
         func didReceiveHead(task: ClientTask, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
             touch()
             let status = Int(head.status.code)
-            let headers = StrataNetwork.HTTPHeaders(
-                head.headers.map { StrataNetwork.HTTPHeaders.Field(name: $0.name, value: $0.value) }
-            )
+            let headers = Self.headers(of: head)
             guard case .file = exchange.destination else {
                 return task.eventLoop.makeCompletedFuture { try receive(status: status, headers: headers) }
             }

@@ -24,11 +24,29 @@ package enum RedirectRule {
     ///   - redirected: The request the transport would send next.
     ///   - origin: The URL that answered with the redirect.
     package static func follow(_ redirected: URLRequest, from origin: URL?) -> URLRequest? {
-        guard let target = redirected.url, let scheme = target.scheme?.lowercased(), ["http", "https"].contains(scheme)
-        else { return nil }
-        guard let origin else { return strippingCredentials(redirected) }
-        if origin.scheme?.lowercased() == "https", scheme == "http" { return nil }
-        return isSameOrigin(origin, target) ? redirected : strippingCredentials(redirected)
+        guard let target = redirected.url, allows(target, from: origin) else { return nil }
+        guard let origin, isSameOrigin(origin, target) else { return strippingCredentials(redirected) }
+        return redirected
+    }
+
+    /// The statuses a transport follows as redirects: 301, 302, 303, 307 and 308. A 304 answers a conditional
+    /// request (its `Location`, if any, is no redirect) and 305 is deprecated: both are handed back as they are.
+    package static let followedStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Whether a response with `status` that names `target` is followed when it answered `origin`.
+    ///
+    /// - Parameters:
+    ///   - status: The response's status.
+    ///   - target: The URL its `Location` names, resolved against `origin`.
+    ///   - origin: The URL that answered.
+    package static func follows(status: Int, to target: URL, from origin: URL?) -> Bool {
+        followedStatuses.contains(status) && allows(target, from: origin)
+    }
+
+    /// Whether a redirect to `target` may be followed: only to `http` and `https`, never from `https` to `http`.
+    private static func allows(_ target: URL, from origin: URL?) -> Bool {
+        guard let scheme = target.scheme?.lowercased(), ["http", "https"].contains(scheme) else { return false }
+        return !(origin?.scheme?.lowercased() == "https" && scheme == "http")
     }
 
     /// Whether two URLs share scheme, host and port (RFC 6454), the default port of their scheme included.
