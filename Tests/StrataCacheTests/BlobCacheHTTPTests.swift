@@ -113,25 +113,39 @@ struct BlobCacheHTTPTests {
         }
     }
 
-    @Test func noCacheIsStoredButRevalidatedBeforeEveryReuse() async throws {
+    /// A 304 without `Cache-Control` keeps the stored one (RFC 9111, section 4.3.4), also when it sends `Expires`: a
+    /// `no-cache` blob is revalidated before every reuse, a `max-age=60` one is fresh for 60 s again (its `max-age`
+    /// outranks `Expires`). Before, the 304's `Expires` alone made either fresh until 2100.
+    @Test(arguments: ["no-cache", "max-age=60"], [nil, "Fri, 01 Jan 2100 00:00:00 GMT"])
+    func aNotModifiedWithoutCacheControlKeepsTheStoredOne(cacheControl: String, expires: String?) async throws {
         let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
-            if request.headers["if-none-match"] == "\"v1\"" { return ServerReply(status: 304) }
+            if request.headers["if-none-match"] == "\"v1\"" {
+                var headers: [String: String] = [:]
+                headers["Expires"] = expires
+                return ServerReply(status: 304, headers: headers)
+            }
             return ServerReply(
                 status: 200,
-                headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
+                headers: ["ETag": "\"v1\"", "Cache-Control": cacheControl],
                 body: Data("v1".utf8)
             )
         }
         try await withFixture([("GET /a", route)]) { fixture in
             let cache = try fixture.makeCache()
             _ = try await cache.fetch(from: fixture.url("a")) as Data
+            fixture.clock.advance(by: .seconds(61))
 
             let again = try await cache.fetchWithLayer(from: fixture.url("a"))
 
             #expect(again.origin == .revalidated)
             #expect(again.data == Data("v1".utf8))
             #expect(fixture.server.requests.last?.headers["if-none-match"] == "\"v1\"")
-            // The 304 said nothing new: no-cache still holds, so the next fetch revalidates again.
+            // The 304 said nothing new: no-cache still holds, so the next fetch revalidates again; max-age=60 does,
+            // so the blob is fresh for 60 s, then revalidated again.
+            if cacheControl == "max-age=60" {
+                #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
+                fixture.clock.advance(by: .seconds(61))
+            }
             #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .revalidated)
             #expect(fixture.server.requestCount(path: "/a") == 3)
         }

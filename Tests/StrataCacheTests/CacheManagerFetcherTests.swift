@@ -209,7 +209,11 @@ struct CacheManagerFetcherTests {
         }
     }
 
-    @Test func maxAgeFromTheResponseSetsTheReferencesValidity() async throws {
+    /// The response's `max-age` sets the reference's validity, which a 304 renews; a 304 that sends `Expires` (here
+    /// in 2100) but no `Cache-Control` keeps the stored `max-age`, which outranks `Expires` (RFC 9111, section
+    /// 4.3.4). Before, that 304 made the reference valid until 2100.
+    @Test(arguments: [nil, "Fri, 01 Jan 2100 00:00:00 GMT"])
+    func maxAgeFromTheResponseSetsTheReferencesValidity(laterExpires: String?) async throws {
         let resource = VersionedResource(
             body: Data("a".utf8),
             eTag: "\"v1\"",
@@ -217,6 +221,7 @@ struct CacheManagerFetcherTests {
         )
         try await withScreen(resource) { screen in
             let first = try await screen.fetcher.fetch(url: screen.url)
+            if let laterExpires { resource.setExtraHeaders(["Expires": laterExpires]) }
             screen.clock.advance(by: .seconds(59))
             let cached = try await screen.fetcher.fetch(url: screen.url)
             screen.clock.advance(by: .seconds(1))

@@ -233,15 +233,23 @@ struct HTTPRevalidationRepositoryTests {
     /// A `304` that names no freshness (only its `ETag`, as many servers send it) keeps the stored entry's rules
     /// (RFC 9111, section 4.3.4): a `max-age=60` entry is fresh for 60 s again, then revalidated again; a
     /// `no-cache` one is revalidated at every read (the renewal had no lifetime, which a freshness validator takes
-    /// for fresh forever: never asked again).
-    @Test(.timeLimit(.minutes(1)), arguments: ["max-age=60", "no-cache"])
-    func aBareNotModifiedKeepsTheStoredRules(cacheControl: String) async throws {
+    /// for fresh forever: never asked again). So does a 304 that sends only `Expires`: without `Cache-Control` of
+    /// its own the stored one stands, whose `max-age` outranks `Expires` and whose `no-cache` still holds (before,
+    /// the 304's `Expires` alone made the entry fresh until 2100).
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: ["max-age=60", "no-cache"],
+        [nil, "Fri, 01 Jan 2100 00:00:00 GMT"]
+    )
+    func aNotModifiedWithoutCacheControlKeepsTheStoredRules(cacheControl: String, expires: String?) async throws {
         let server = try await LoopbackServer.start([
             (
                 "GET /blob",
                 { request in
                     if request.headers["if-none-match"] == "\"v1\"" {
-                        return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+                        var headers = ["ETag": "\"v1\""]
+                        headers["Expires"] = expires
+                        return ServerReply(status: 304, headers: headers)
                     }
                     return ServerReply(
                         status: 200,

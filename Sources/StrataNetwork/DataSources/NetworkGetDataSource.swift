@@ -97,7 +97,9 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// ``Strata/EntryMetadata/eTag``, `If-Modified-Since` from its ``Strata/EntryMetadata/lastModified``): a 304
     /// is ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata (fresh until the 304's lifetime
     /// runs out — or, when the 304 gives none, for as long as the stored entry was fresh when stored, as RFC 9111
-    /// keeps the stored response's rules; the stored validators, or the 304's when its `ETag` matches the stored one; no stored date and no
+    /// keeps the stored response's rules; a 304 without `Cache-Control` keeps the stored one, so it renews an entry
+    /// for no longer than it was fresh when stored, and a `no-cache` one not at all, whatever its `Expires`; the
+    /// stored validators, or the 304's when its `ETag` matches the stored one; no stored date and no
     /// expiry, as ``getEntry(_:)`` reports them), a 2xx ``Strata/ConditionalRead/modified(_:)`` as
     /// ``getEntry(_:)``.
     ///
@@ -121,9 +123,17 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             let validators = conditions.renewed(by: response)
             renewed.eTag = validators.eTag
             renewed.lastModified = validators.lastModified
-            if renewed.freshUntil == nil { renewed.freshUntil = Self.freshUntil(keeping: metadata, renewedAt: now()) }
+            let responseTime = now()
             // The stored response's directives stand unless the 304 sends its own (section 4.3.4).
-            if response.headers["Cache-Control"] == nil { renewed.forbidsServingStale = metadata.forbidsServingStale }
+            let sendsCacheControl = response.headers["Cache-Control"] != nil
+            renewed.freshUntil = HTTPFreshness.renewedFreshUntil(
+                notModified: renewed.freshUntil,
+                sendsCacheControl: sendsCacheControl,
+                stored: Self.freshUntil(keeping: metadata, renewedAt: responseTime),
+                storedRequiresRevalidation: false,
+                now: responseTime
+            )
+            if !sendsCacheControl { renewed.forbidsServingStale = metadata.forbidsServingStale }
             return .notModified(renewed)
         }
     }

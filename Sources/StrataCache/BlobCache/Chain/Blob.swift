@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataNetwork
 
 /// What travels through a ``BlobCache``'s repository chain: the bytes, the layer that produced them and what
 /// the persistent layer keeps with them.
@@ -20,9 +21,11 @@ struct Blob: Sendable {
 }
 
 extension FreshnessRecord {
-    /// The record after a `304` answered at `now`: fresh until the 304's own freshness when it gave one
-    /// (`renewedUntil`), otherwise for the stored lifetime again (none under `no-cache`); the 304's `must-revalidate`,
-    /// `no-cache` and stale windows when it sent `Cache-Control` (`directives`), the stored ones otherwise.
+    /// The record after a `304` answered at `now`, by the rule every cache renews by
+    /// (`HTTPFreshness.renewedFreshUntil`): the 304's `must-revalidate`, `no-cache` and stale windows when it sent
+    /// `Cache-Control` (`directives`), and its own freshness (`renewedUntil`), else the stored lifetime again; without
+    /// `Cache-Control` the stored directives stand, a stored `no-cache` stays stale, and the 304's freshness lasts no
+    /// longer than the stored lifetime.
     func renewed(until renewedUntil: Date?, directives: RenewalDirectives? = nil, now: Date) -> FreshnessRecord {
         var record = self
         if let directives {
@@ -31,12 +34,14 @@ extension FreshnessRecord {
             record.staleWhileRevalidate = directives.staleWhileRevalidate?.timeInterval
             record.staleIfError = directives.staleIfError?.timeInterval
         }
-        if let renewedUntil {
-            record.lifetime = max(0, renewedUntil.timeIntervalSince(now))
-            record.noCache = record.lifetime == 0 && record.noCache
-        } else {
-            record.lifetime = noCache ? 0 : lifetime
-        }
+        let freshUntil = HTTPFreshness.renewedFreshUntil(
+            notModified: renewedUntil,
+            sendsCacheControl: directives != nil,
+            stored: now.addingTimeInterval(noCache ? 0 : lifetime),
+            storedRequiresRevalidation: noCache,
+            now: now
+        )
+        record.lifetime = max(0, freshUntil.map { $0.timeIntervalSince(now) } ?? 0)
         record.freshUntil = now.addingTimeInterval(record.lifetime)
         return record
     }

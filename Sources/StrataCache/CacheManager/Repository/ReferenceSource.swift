@@ -80,9 +80,16 @@ struct ReferenceSource: GetDataSource {
             let now = clock.now()
             let freshness = HTTPFreshness(response: response, requestTime: requestTime, responseTime: now)
             let maxAge = Self.seconds(freshness.remainingLifetime)
+            let storedLifetime = metadata.freshUntil.map { $0.timeIntervalSince(metadata.storedAt ?? now) }
             var renewed = EntryMetadata(
                 storedAt: now,
-                freshUntil: maxAge.map { now.addingTimeInterval(TimeInterval($0)) },
+                freshUntil: HTTPFreshness.renewedFreshUntil(
+                    notModified: maxAge.map { now.addingTimeInterval(TimeInterval($0)) },
+                    sendsCacheControl: response.headers["Cache-Control"] != nil,
+                    stored: storedLifetime.map { now.addingTimeInterval(max(0, $0)) },
+                    storedRequiresRevalidation: false,
+                    now: now
+                ),
                 eTag: ConditionalHeaders(eTag: metadata.eTag).renewed(by: response).eTag
             )
             renewed.initialAge = freshness.initialAge

@@ -1,0 +1,38 @@
+import Foundation
+
+extension HTTPFreshness {
+    /// Until when a stored response is fresh once a `304` renewed it: the stored response's fields updated by the
+    /// 304's, freshness computed from the merged set (RFC 9111, section 4.3.4). Every cache renews by this rule.
+    ///
+    /// A cache keeps a stored response's rules rather than its fields (its lifetime, and whether it is `no-cache`),
+    /// so the merge is made on them:
+    ///
+    /// - A 304 that sends `Cache-Control` replaces the stored one: the 304's own freshness, or the stored rules
+    ///   when it gives no lifetime.
+    /// - Without one, the stored `Cache-Control` stands: a stored `no-cache` keeps the response stale (revalidated
+    ///   before every use), whatever `Expires` the 304 sends; a stored lifetime, which may be a `max-age` that
+    ///   outranks the 304's `Expires`, bounds the 304's: the earlier of the two. (The stored lifetime's source is not
+    ///   kept: when it was the stored `Expires`, the 304's later one is taken for no later than the stored lifetime
+    ///   again, a revalidation too early, never a response served past its freshness.)
+    ///
+    /// - Parameters:
+    ///   - notModified: When the 304's own freshness ends (its ``expiresAt``); `nil` when it gives no lifetime.
+    ///   - sendsCacheControl: Whether the 304 sends `Cache-Control`.
+    ///   - stored: When the stored rules end the renewed response's freshness: the time of the 304 plus the stored
+    ///     lifetime; `nil` when the stored response had no lifetime.
+    ///   - storedRequiresRevalidation: Whether the stored response is `no-cache`.
+    ///   - now: The time of the 304.
+    /// - Returns: When the renewed response stops being fresh; `nil` when neither gives a lifetime.
+    package static func renewedFreshUntil(
+        notModified: Date?,
+        sendsCacheControl: Bool,
+        stored: Date?,
+        storedRequiresRevalidation: Bool,
+        now: Date
+    ) -> Date? {
+        if sendsCacheControl { return notModified ?? stored }
+        if storedRequiresRevalidation { return now }
+        guard let notModified, let stored else { return notModified ?? stored }
+        return min(notModified, stored)
+    }
+}
