@@ -179,6 +179,46 @@ struct CacheManagerFetcherTests {
         #expect(server.requests.last?.headers["if-none-match"] == "\"v1\"")
     }
 
+    /// A response with `Vary: Accept-Language` answers only a request that sends the same language (RFC 9111,
+    /// section 4.1): one in another language asks the server, and gets its own answer. Before, the reference stored
+    /// for English answered the French request from the cache.
+    @Test func aResponseThatVariesAnswersOnlyARequestThatSendsTheSameValues() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let bodies = ["en": "hello", "fr": "bonjour"]
+        let server = try await LoopbackServer.start([
+            (
+                "GET /greeting",
+                { request in
+                    let language = request.headers["accept-language"] ?? "en"
+                    let eTag = "\"\(language)\""
+                    let headers = ["ETag": eTag, "Cache-Control": "max-age=600", "Vary": "Accept-Language"]
+                    if request.headers["if-none-match"] == eTag { return ServerReply(status: 304, headers: headers) }
+                    return ServerReply(status: 200, headers: headers, body: Data((bodies[language] ?? "").utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let fetcher = try makeCache(folder, clock: ManualClock()).fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("greeting")
+        func fetch(in language: String) async throws -> CachedFetchResult {
+            var request = HTTPRequest(.get, url: url)
+            request.headers["Accept-Language"] = language
+            return try await fetcher.fetch(request, identifier: url.absoluteString)
+        }
+
+        let english = try await fetch(in: "en")
+        let french = try await fetch(in: "fr")
+        let frenchAgain = try await fetch(in: "fr")
+
+        #expect(english.reference.data == Data("hello".utf8))
+        #expect(french.reference.data == Data("bonjour".utf8))
+        #expect(french.origin == .network)
+        #expect(frenchAgain.origin == .cache)
+        #expect(frenchAgain.reference.data == Data("bonjour".utf8))
+        #expect(server.requestCount(path: "/greeting") == 2)
+    }
+
     @Test func theHashGoesInTheConfiguredHeader() async throws {
         let resource = VersionedResource(body: Data("a".utf8), eTag: "\"v1\"", validatorHeader: "beagle-hash")
         try await withScreen(resource, hashHeader: "beagle-hash") { screen in

@@ -12,14 +12,23 @@ extension CacheReference {
     ///   - maxAge: How long it stays valid, in seconds; `nil` for the manager's default.
     ///   - timeOfCreation: When it was received.
     ///   - initialAge: How old it was when it arrived (`HTTPFreshness.initialAge`); `nil` for none.
-    init(response: HTTPResponse, identifier: String, maxAge: Int?, timeOfCreation: Date, initialAge: Duration? = nil) {
+    ///   - variedFields: The request's values of the fields the response varied on; `nil` (or empty) for none.
+    init(
+        response: HTTPResponse,
+        identifier: String,
+        maxAge: Int?,
+        timeOfCreation: Date,
+        initialAge: Duration? = nil,
+        variedFields: [String: [String]]? = nil
+    ) {
         self.init(
             identifier: identifier,
             data: response.body,
             hash: response.eTag ?? FNV1a128.hex(bytes: response.body),
             maxAge: maxAge,
             timeOfCreation: timeOfCreation,
-            initialAge: initialAge.map(wholeSeconds)
+            initialAge: initialAge.map(wholeSeconds),
+            variedFields: variedFields?.isEmpty == false ? variedFields : nil
         )
     }
 }

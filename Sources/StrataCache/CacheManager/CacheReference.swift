@@ -23,6 +23,11 @@ public struct CacheReference: Codable, Hashable, Sendable {
     /// ``timeOfCreation``.
     public let initialAge: Int?
 
+    /// The values the request sent in the fields the server's response varied on (its `Vary`), by lowercased name;
+    /// `nil` when it varied on none. A request that sends other values is not answered from the reference without
+    /// asking the server (RFC 9111, section 4.1).
+    public let variedFields: [String: [String]]?
+
     /// Creates a reference.
     ///
     /// - Parameters:
@@ -51,12 +56,22 @@ public struct CacheReference: Codable, Hashable, Sendable {
     ///   - maxAge: Seconds of validity; `nil` for the manager's default.
     ///   - timeOfCreation: When the data was fetched.
     ///   - initialAge: How old the response was when it arrived, in seconds; `nil` for none.
-    public init(identifier: String, data: Data, hash: String, maxAge: Int?, timeOfCreation: Date, initialAge: Int?) {
+    ///   - variedFields: The request's values of the fields the response varied on; `nil` for none.
+    public init(
+        identifier: String,
+        data: Data,
+        hash: String,
+        maxAge: Int?,
+        timeOfCreation: Date,
+        initialAge: Int?,
+        variedFields: [String: [String]]? = nil
+    ) {
         self.identifier = identifier
         self.data = data
         self.hash = hash
         self.maxAge = maxAge
         self.timeOfCreation = timeOfCreation
         self.initialAge = initialAge
+        self.variedFields = variedFields
     }
 }

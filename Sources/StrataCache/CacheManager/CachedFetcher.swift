@@ -23,6 +23,10 @@ import StrataNetwork
 ///   `no-cache` makes it 0 so the next fetch revalidates), or `nil` for the manager's default.
 ///   A response that must not be stored (`no-store`, in it or in the request; `Vary: *`; a status a cache may
 ///   not store without being told, such as `202`, without freshness) is returned but not cached.
+/// - A response that varies on request fields (`Vary: Accept-Language`) keeps the values its request sent in them
+///   (``CacheReference/variedFields``): a request that sends other values is not answered from it without asking the
+///   server (RFC 9111, section 4.1), which answers 304 when the stored version is its answer too, and otherwise
+///   replaces it. A response that varies on more than 16 fields is not cached.
 /// - A request's own `Cache-Control` is heard (RFC 9111, section 5.2.1): with `no-cache` a stored reference is not
 ///   used without revalidating it, and with `max-age=N` one older than `N` seconds is revalidated.
 /// - Only a GET is answered from the cache and stored (RFC 9111, section 2). Any other request is sent as it is
@@ -93,6 +97,7 @@ public struct CachedFetcher: Sendable {
         let validator = ReferenceValidator(
             manager: cacheManager,
             request: CacheControl(parsing: request.headers.values(for: "Cache-Control").joined(separator: ",")),
+            sent: client.asSent(request),
             clock: clock
         )
         let repository = CacheRepository(
@@ -120,7 +125,9 @@ public struct CachedFetcher: Sendable {
                     data: stored.data,
                     hash: stored.hash,
                     maxAge: 0,
-                    timeOfCreation: min(stored.timeOfCreation, now)
+                    timeOfCreation: min(stored.timeOfCreation, now),
+                    initialAge: nil,
+                    variedFields: stored.variedFields
                 )
             )
         }

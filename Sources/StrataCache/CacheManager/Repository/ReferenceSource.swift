@@ -53,16 +53,20 @@ struct ReferenceSource: GetDataSource {
                 responseTime: clock.now(),
                 request: request
             )
+            // The values the request (as sent, without the hash) gave the fields the response varies on.
+            let variedFields = response.variedFields(of: client.asSent(self.request))
             let reference = CacheReference(
                 response: response,
                 identifier: identifier,
                 maxAge: Self.seconds(freshness.remainingLifetime),
                 timeOfCreation: clock.now(),
-                initialAge: freshness.initialAge
+                initialAge: freshness.initialAge,
+                variedFields: variedFields
             )
             var stored = reference.metadata
-            // A `no-store` response is not storable: the repository returns it without storing it.
-            if !freshness.isStorable { stored.expiresAt = .distantPast }
+            // A `no-store` response (or one varying on too many fields to keep) is not storable: the repository
+            // returns it without storing it.
+            if !freshness.isStorable || variedFields == nil { stored.expiresAt = .distantPast }
             return .modified(StoredEntry(value: reference, metadata: stored))
         case .notModified(let response):
             guard metadata.eTag != nil else {

@@ -59,10 +59,14 @@ struct ReferenceValidator: Validator {
     let manager: any CacheManagerProtocol
     /// The request's `Cache-Control`.
     let request: CacheControl
+    /// The request as sent, whose fields a reference that varied on some must match.
+    let sent: HTTPRequest
     /// The clock the reference's age is read by.
     let clock: any WallClock
 
     func isValid(_ value: CacheReference, context: ValidationContext) -> Bool {
+        // A reference to a request that sent other values in the fields it varied on is not this request's answer.
+        if let variedFields = value.variedFields, !sent.matches(variedFields: variedFields) { return false }
         guard !request.noCache, manager.isValid(reference: value) else { return false }
         guard let maxAge = request.maxAge else { return true }
         let age = clock.now().timeIntervalSince(value.timeOfCreation) + TimeInterval(value.initialAge ?? 0)
@@ -92,7 +96,8 @@ extension CacheReference {
             hash: metadata.eTag ?? hash,
             maxAge: maxAge ?? self.maxAge,
             timeOfCreation: created,
-            initialAge: metadata.initialAge.map(wholeSeconds)
+            initialAge: metadata.initialAge.map(wholeSeconds),
+            variedFields: variedFields
         )
     }
 }

@@ -1,0 +1,41 @@
+import Foundation
+
+extension HTTPResponse {
+    /// The most request fields a response's `Vary` may nominate for a cache to keep their values.
+    package static let maximumVariedFields = 16
+
+    /// The values the request sent in the fields this response's `Vary` nominates (RFC 9111, section 4.1), by
+    /// lowercased name: each field's values split at commas and trimmed, none for a field the request lacked;
+    /// empty when `Vary` nominates none (`*`, which no request matches, makes a response not storable:
+    /// ``HTTPFreshness/isStorable``); `nil` when it nominates more than ``maximumVariedFields``.
+    ///
+    /// - Parameter request: The request as sent.
+    package func variedFields(of request: HTTPRequest) -> [String: [String]]? {
+        var fields: [String: [String]] = [:]
+        for line in headers.values(for: "Vary") {
+            for item in line.split(separator: ",") {
+                let name = item.trimmingCharacters(in: .whitespaces).lowercased()
+                guard !name.isEmpty, name != "*", fields[name] == nil else { continue }
+                guard fields.count < Self.maximumVariedFields else { return nil }
+                fields[name] = HTTPRequest.normalizedValues(of: name, in: request.headers)
+            }
+        }
+        return fields
+    }
+}
+
+extension HTTPRequest {
+    /// Whether this request sends the values a stored response varied on (``HTTPResponse/variedFields(of:)``), so
+    /// that the stored response may answer it (RFC 9111, section 4.1).
+    ///
+    /// - Parameter variedFields: The stored response's varied fields.
+    package func matches(variedFields: [String: [String]]) -> Bool {
+        variedFields.allSatisfy { name, values in Self.normalizedValues(of: name, in: headers) == values }
+    }
+
+    /// The values of the fields named `name`, split at commas and trimmed.
+    static func normalizedValues(of name: String, in headers: HTTPHeaders) -> [String] {
+        headers.values(for: name).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+}
