@@ -30,6 +30,10 @@
     ///   (the rest of an error's body is never read).
     /// - **Cancellation.** Cancelling the calling task (or a deadline passing) cancels the AsyncHTTPClient
     ///   request, which closes its connection; the call throws ``Strata/StrataError/Code/cancelled``.
+    /// - **Redirects.** It follows a 301, 302, 303, 307 or 308 to `http` or `https`, never from `https` down to
+    ///   `http`; across origins the request loses `Authorization`, `Proxy-Authorization` and `Cookie`. A 304
+    ///   (whatever `Location` it carries), a 305, or a redirect it does not follow is handed back as it is (its
+    ///   head; a 304 has no body).
     /// - **Headers.** A request goes through ``StrataNetwork/HTTPRequest/validate()`` first: no method, header
     ///   name or value can add a line on the wire.
     /// - **Errors.** Transport failures are ``Strata/StrataError/Code/network`` errors whose `underlying` is a

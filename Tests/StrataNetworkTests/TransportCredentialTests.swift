@@ -75,12 +75,15 @@ struct TransportCredentialTests {
         }
         let secure = try #require(URL(string: "https://api.example/start"))
 
-        #expect(RedirectRule.follow(try redirect(to: "http://api.example/landing"), from: secure) == nil)
-        #expect(RedirectRule.follow(try redirect(to: "file:///etc/passwd"), from: secure) == nil)
-        let sameOrigin = try #require(RedirectRule.follow(try redirect(to: "https://API.example:443/x"), from: secure))
+        #expect(RedirectRule.follow(try redirect(to: "http://api.example/landing"), from: secure, status: 302) == nil)
+        #expect(RedirectRule.follow(try redirect(to: "file:///etc/passwd"), from: secure, status: 302) == nil)
+        #expect(RedirectRule.follow(try redirect(to: "https://api.example/x"), from: secure, status: 305) == nil)
+        let sameOrigin = try #require(
+            RedirectRule.follow(try redirect(to: "https://API.example:443/x"), from: secure, status: 307)
+        )
         #expect(sameOrigin.value(forHTTPHeaderField: "Authorization") == "Bearer token")
         let other = try #require(
-            RedirectRule.follow(try redirect(to: "https://ann:secret@cdn.example/x"), from: secure)
+            RedirectRule.follow(try redirect(to: "https://ann:secret@cdn.example/x"), from: secure, status: 301)
         )
         #expect(other.value(forHTTPHeaderField: "Authorization") == nil)
         #expect(other.value(forHTTPHeaderField: "X-Trace") == "t-1")

@@ -23,8 +23,9 @@ package enum RedirectRule {
     /// - Parameters:
     ///   - redirected: The request the transport would send next.
     ///   - origin: The URL that answered with the redirect.
-    package static func follow(_ redirected: URLRequest, from origin: URL?) -> URLRequest? {
-        guard let target = redirected.url, allows(target, from: origin) else { return nil }
+    ///   - status: The redirect's status: only ``followedStatuses`` are followed.
+    package static func follow(_ redirected: URLRequest, from origin: URL?, status: Int) -> URLRequest? {
+        guard let target = redirected.url, follows(status: status, to: target, from: origin) else { return nil }
         guard let origin, isSameOrigin(origin, target) else { return strippingCredentials(redirected) }
         return redirected
     }

@@ -182,7 +182,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     ) {
         let now = ContinuousClock.now
         _ = update(task.taskIdentifier) { $0.lastActivity = now }
-        completionHandler(RedirectRule.follow(request, from: response.url ?? task.currentRequest?.url))
+        let origin = response.url ?? task.currentRequest?.url
+        completionHandler(RedirectRule.follow(request, from: origin, status: response.statusCode))
     }
 
     func urlSession(
