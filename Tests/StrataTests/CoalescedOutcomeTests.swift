@@ -45,4 +45,35 @@ struct CoalescedOutcomeTests {
         #expect(main.calls(.get) == 1)
         #expect(recorder.lines == ["miss from api", "miss from api"])
     }
+
+    /// Copies of a repository share main reads: a copy whose read joined the other's heard nothing, so an offline
+    /// outbox served through it waited for its timer to replay.
+    @Test(arguments: [false, true])
+    func aCopyWhoseReadSharedAnotherCopysMainReadHearsMainsAnswer(listRead: Bool) async throws {
+        // Given a repository without a handler and a copy with one, each reading key 1 while main holds the read
+        let gate = AsyncGate(isOpen: false)
+        let main = PluginTestStore(["1": "one"], gate: gate)
+        let original = CacheRepository(main: main, cache: PluginTestStore<String>())
+        let heard = Locked<[String]>([])
+        let observing = original.observingMainAnswers { call in heard.withLock { $0.append("\(call.method)") } }
+        func read(_ repository: CacheRepository<PluginTestStore<String>, PluginTestStore<String>>) async throws {
+            if listRead {
+                _ = try await repository.getAll(IdsQuery(["1"]), operation: .cacheSync)
+            } else {
+                _ = try await repository.get(KeyQuery("1"), operation: .cacheSync)
+            }
+        }
+        async let first: Void = read(original)
+        while original.mainReads.waiterCount < 1 || gate.entered < 1 { await Task.yield() }
+        async let second: Void = read(observing)
+        while original.mainReads.waiterCount < 2 { await Task.yield() }
+
+        // When main answers the one read they share
+        gate.open()
+        _ = try await (first, second)
+
+        // Then the copy's handler heard it, once
+        #expect(gate.entered == 1)
+        #expect(heard.withLock { $0 } == [listRead ? "getAll" : "get"])
+    }
 }

@@ -32,15 +32,37 @@ extension CacheRepository {
         return MainReadKey(isGetAll: isGetAll, writesBack: writesBack, query: identity, writes: stamp?.sum ?? 0)
     }
 
-    /// Runs `readAndStore` once for all the concurrent callers with an equal key.
+    /// Runs `readAndStore` once for all the concurrent callers with an equal key, and tells this repository's
+    /// ``Configuration/onMainAnswer`` when main answered the call: when `answeredByMain` accepts the result, or when
+    /// the cache did not take main's answer (``StrataError/Code/cacheSyncFailed``).
+    ///
+    /// The shared run tells no repository (its `readAndStore` must not): copies of a repository share its main
+    /// reads, each with its own handler, and each read that shares the run tells its own.
+    ///
+    /// - Parameters:
+    ///   - key: The read's key (``mainReadKey(isGetAll:writesBack:_:since:narrowed:)``).
+    ///   - method: The repository method, as told to the handler.
+    ///   - query: The query, as told to the handler.
+    ///   - answeredByMain: Whether a result is main's answer (not the cache's, not a stale value).
+    ///   - readAndStore: The read.
     func sharedMainRead<Result: Sendable>(
         _ key: MainReadKey,
+        telling method: PluginCall.Method,
+        _ query: any Query,
+        answeredByMain: (Result) -> Bool,
         _ readAndStore: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
-        let value = try await mainReads.run(key: key) { try await readAndStore() }
+        let value: any Sendable
+        do {
+            value = try await mainReads.run(key: key) { try await readAndStore() }
+        } catch let error as StrataError where error.code == .cacheSyncFailed {
+            mainAnswered(method, query)
+            throw error
+        }
         guard let result = value as? Result else {
             throw StrataError(.dataSerialization, "A shared main read returned \(type(of: value)), not \(Result.self)")
         }
+        if answeredByMain(result) { mainAnswered(method, query) }
         return result
     }
 }

@@ -87,13 +87,17 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         writesBack: Bool,
         since stamp: CacheWriteStamps.Stamp
     ) async throws -> (entries: [StoredEntry<Main.Value>?], isStale: Bool) {
+        let key = mainReadKey(isGetAll: true, writesBack: writesBack, query, since: stamp, narrowed: true)
+        // A shared run tells no repository that main answered: each read that shares it tells its own
+        // (`sharedMainRead`).
+        let tellsMainAnswers = key == nil
         let work = { @Sendable [self] () async throws -> (entries: [StoredEntry<Main.Value>?], isStale: Bool) in
             let ((answer, isPartial), isStale) = try await StaleAnswerReport.reading { [main] in
                 try await Self.entries(of: query, from: main)
             }
             guard !isStale else { return (answer, true) }
             var fetched = answer
-            mainAnswered(.getAll, query)
+            if tellsMainAnswers { mainAnswered(.getAll, query) }
             let found = fetched.indices.filter { fetched[$0] != nil }
             // Values a partial error carries come without their metadata (an expiry, a rule not to store them): they
             // are returned, not stored (the repository as main has stored them in its own tiers).
@@ -115,10 +119,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             for (position, entry) in zip(storable, stored) { fetched[position] = entry }
             return (fetched, false)
         }
-        guard let key = mainReadKey(isGetAll: true, writesBack: writesBack, query, since: stamp, narrowed: true) else {
-            return try await work()
-        }
-        return try await sharedMainRead(key, work)
+        guard let key else { return try await work() }
+        return try await sharedMainRead(key, telling: .getAll, query, answeredByMain: { !$0.isStale }, work)
     }
 
     /// Main's entries for the keys of `query`, one per key, `nil` for a key main did not answer: a shorter list

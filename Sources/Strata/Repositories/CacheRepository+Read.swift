@@ -99,6 +99,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let writesBack = plan.writesBack
         let revalidates = plan.revalidates
         let method: PluginCall.Method = read.isGetAll ? .getAll : .get
+        let key =
+            coalesces ? mainReadKey(isGetAll: read.isGetAll, writesBack: writesBack, read.query, since: stamp) : nil
+        // A shared run tells no repository that main answered: each read that shares it tells its own
+        // (`sharedMainRead`).
+        let tellsMainAnswers = key == nil
         let readAndStore = { @Sendable [self] () async throws -> PlannedAnswer<Entry> in
             if revalidates, let stale {
                 let (outcome, isStale) = try await StaleAnswerReport.reading { try await read.revalidate(stale) }
@@ -108,7 +113,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 case .notModified(let renewed) where isStale, .modified(let renewed) where isStale:
                     return PlannedAnswer(entry: renewed, source: .main, isStale: true)
                 case .notModified(let renewed):
-                    mainAnswered(method, read.query)
+                    if tellsMainAnswers { mainAnswered(method, read.query) }
                     guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
                         return PlannedAnswer(entry: renewed, source: .main, isStale: false)
                     }
@@ -117,22 +122,24 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     }
                     return PlannedAnswer(entry: stored, source: .main, isStale: false)
                 case .modified(let entry):
-                    mainAnswered(method, read.query)
+                    if tellsMainAnswers { mainAnswered(method, read.query) }
                     return try await store(entry, writesBack: writesBack, since: stamp, read)
                 }
             }
             let (entry, isStale) = try await StaleAnswerReport.reading { try await read.readMain() }
             // A repository as main served a stale cached value: not main's answer, and not stored as current.
             guard !isStale else { return PlannedAnswer(entry: entry, source: .main, isStale: true) }
-            mainAnswered(method, read.query)
+            if tellsMainAnswers { mainAnswered(method, read.query) }
             return try await store(entry, writesBack: writesBack, since: stamp, read)
         }
-        guard coalesces,
-            let key = mainReadKey(isGetAll: read.isGetAll, writesBack: writesBack, read.query, since: stamp)
-        else {
-            return try await readAndStore()
-        }
-        return try await sharedMainRead(key) { [self] in
+        guard let key else { return try await readAndStore() }
+        return try await sharedMainRead(
+            key,
+            telling: method,
+            read.query,
+            answeredByMain: { $0.source == .main && !$0.isStale }
+        ) {
+            [self] in
             if let finishedRuns, mainReads.finishedRunCount != finishedRuns, let cached = try? await read.readCache() {
                 return PlannedAnswer(entry: cached, source: .cache, isStale: false)
             }
