@@ -76,4 +76,18 @@ struct CoalescedOutcomeTests {
         #expect(gate.entered == 1)
         #expect(heard.withLock { $0 } == [listRead ? "getAll" : "get"])
     }
+
+    /// A repository call coalesced by `CoalescingPlugin` runs in the shared run: the outcome the repository reported
+    /// there (a miss) reached no observer outside the plugin, which then took the call for a hit.
+    @Test func anObserverOutsideTheCoalescingPluginHearsHowTheRepositoryReadEnded() async throws {
+        let recorder = RepositoryOutcomes()
+        let users = CacheRepository(main: ScriptedDataSource<String>(["a": "A"]), cache: ScriptedDataSource<String>())
+            .plugins([recorder, CoalescingPlugin()], name: "users")
+
+        // (`DefaultOperation` reads as `.cacheSync`, and is `Hashable`: the plugin coalesces it)
+        _ = try await users.get(KeyQuery("a"), operation: DefaultOperation())
+        _ = try await users.get(KeyQuery("a"), operation: DefaultOperation())
+
+        #expect(recorder.lines == ["miss from -", "hit from -"])
+    }
 }

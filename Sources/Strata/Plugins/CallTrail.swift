@@ -33,6 +33,10 @@ public final class CallTrail: Sendable {
         call = ("", method)
     }
 
+    private init(identity: (source: String, method: PluginCall.Method)) {
+        call = identity
+    }
+
     /// How many trails are bound to tasks now: while none is, a source call has no trail to look up.
     private static let boundCount = AtomicCount()
 
@@ -101,24 +105,35 @@ public final class CallTrail: Sendable {
     }
 
     /// Runs `body`, work shared by several calls (``RequestCoalescer``'s run), in a trail of its own when trails are
-    /// in use, and returns the steps its sources added with what it returned; each call adds them to its own trail
-    /// (``add(_:)``).
+    /// in use, and returns what it returned with the steps its sources added and the outcome a repository reported in
+    /// it; each call adds them to its own trail (``add(_:reported:)``).
     ///
-    /// - Parameter body: The shared work.
-    package static func collectingSteps<R>(_ body: () async -> R) async -> (value: R, steps: [Step]) {
-        guard mayBeBound else { return (await body(), []) }
-        let trail = CallTrail(method: .get)
+    /// The run's trail stands for `starter`, the trail of the call that started the run: a plugin inside the run that
+    /// observes the same repository call shares it, as it would share the starter's.
+    ///
+    /// - Parameters:
+    ///   - starter: The trail bound to the task that starts the run, if any.
+    ///   - body: The shared work.
+    package static func collectingSteps<R>(
+        for starter: CallTrail?,
+        _ body: () async -> R
+    ) async -> (value: R, steps: [Step], reported: CallOutcome?) {
+        guard starter != nil || mayBeBound else { return (await body(), [], nil) }
+        let trail = CallTrail(identity: starter?.call ?? ("", .get))
         let value = await bind(trail) { await body() }
-        return (value, trail.steps)
+        return (value, trail.steps, trail.reported.withLock { $0 })
     }
 
-    /// Adds the steps of work this call shared with others (``collectingSteps(_:)``) to the current trail, if there
-    /// is one.
+    /// Adds what work this call shared with others found (``collectingSteps(for:_:)``) to the current trail, if there
+    /// is one: its steps, and the outcome a repository reported in it.
     ///
-    /// - Parameter steps: The shared work's steps.
-    package static func add(_ steps: [Step]) {
-        guard !steps.isEmpty, mayBeBound, let current else { return }
-        current.recorded.withLock { $0 += steps }
+    /// - Parameters:
+    ///   - steps: The shared work's steps.
+    ///   - reported: The outcome a repository reported in the shared work, if any.
+    package static func add(_ steps: [Step], reported: CallOutcome?) {
+        guard steps.isEmpty == false || reported != nil, mayBeBound, let current else { return }
+        if !steps.isEmpty { current.recorded.withLock { $0 += steps } }
+        if let reported { current.reported.withLock { $0 = reported } }
     }
 
     /// Tells the trail bound to this task, if a plugin bound one, how the repository read running in it ended: a

@@ -21,6 +21,7 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
         var result: Result<Value, any Error>
         var isStale = false
         var steps: [CallTrail.Step] = []
+        var reported: CallOutcome?
     }
 
     /// A caller waiting for the shared run; it throws only when the caller stops waiting.
@@ -83,8 +84,9 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
                 // The run belongs to no one caller's call: each caller gets its answer (stale or not) and the
                 // run's source steps, where a repository's origin is read, in its own task.
                 case true?:
+                    let starter = CallTrail.current
                     Task {
-                        let answer = await CallContext.outside { await Self.answer(of: operation) }
+                        let answer = await CallContext.outside { await Self.answer(of: operation, for: starter) }
                         self.finish(key, with: answer)
                     }
                 case false?: break
@@ -94,13 +96,16 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
             let waiter = state.withLock { $0.groups[key]?.removeValue(forKey: id) }
             waiter?.resume(throwing: Self.cancelled())
         }
-        CallTrail.add(answer.steps)
+        CallTrail.add(answer.steps, reported: answer.reported)
         StaleAnswerReport.mark(answer.isStale)
         return try answer.result.get()
     }
 
-    private static func answer(of operation: @escaping @Sendable () async throws -> Value) async -> Answer {
-        var (answer, steps) = await CallTrail.collectingSteps { () async -> Answer in
+    private static func answer(
+        of operation: @escaping @Sendable () async throws -> Value,
+        for starter: CallTrail?
+    ) async -> Answer {
+        var (answer, steps, reported) = await CallTrail.collectingSteps(for: starter) { () async -> Answer in
             do {
                 let (value, isStale) = try await StaleAnswerReport.reading { try await operation() }
                 return Answer(result: .success(value), isStale: isStale)
@@ -109,6 +114,7 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
             }
         }
         answer.steps = steps
+        answer.reported = reported
         return answer
     }
 
