@@ -118,11 +118,14 @@ struct CacheManagerFetcherTests {
         let afterPost = try await fetcher.fetch(url: url)
         #expect(afterPost.origin == .revalidated)
         #expect(afterPost.reference.data == Data("get".utf8))
+        // and, renewed by that 304, answers from the cache again (marked stale by a zero lifetime, it stayed stale)
+        #expect(try await fetcher.fetch(url: url).origin == .cache)
 
         // So does a DELETE
         let deleted = try await fetcher.fetch(HTTPRequest(.delete, url: url), identifier: url.absoluteString)
         #expect(deleted.origin == .network)
         #expect(try await fetcher.fetch(url: url).origin == .revalidated)
+        #expect(try await fetcher.fetch(url: url).origin == .cache)
         #expect(server.requestCount(path: "/screen") == 6)
         #expect(server.requests.map(\.method) == ["GET", "HEAD", "POST", "GET", "DELETE", "GET"])
     }

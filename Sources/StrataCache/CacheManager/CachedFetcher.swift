@@ -124,8 +124,10 @@ public struct CachedFetcher: Sendable {
                     identifier: identifier,
                     data: stored.data,
                     hash: stored.hash,
-                    maxAge: 0,
-                    timeOfCreation: min(stored.timeOfCreation, now),
+                    // Stale by its date, not by a zero lifetime: a 304 that renews it keeps its lifetime (one
+                    // without a lifetime of its own would otherwise leave it stale, revalidated on every GET).
+                    maxAge: stored.maxAge,
+                    timeOfCreation: .distantPast,
                     initialAge: nil,
                     variedFields: stored.variedFields
                 )
