@@ -28,14 +28,19 @@ private actor SharedSocketPoolLoader {
     static let shared = SharedSocketPoolLoader()
 
     private let shared: some AsyncSocketPool = SocketPool.make()
-    private var isStarted = false
+    /// The pool's start, made once: callers that arrive while it is under way wait for it rather than prepare the
+    /// pool again (an actor is reentrant across the `await`).
+    private var start: Task<Void, any Error>?
 
     func pool() async throws -> some AsyncSocketPool {
-        guard !isStarted else { return shared }
-        try await shared.prepare()
-        isStarted = true
         let pool = shared
-        Task { try await pool.run() }
-        return shared
+        if start == nil {
+            start = Task {
+                try await pool.prepare()
+                Task { try await pool.run() }
+            }
+        }
+        try await start?.value
+        return pool
     }
 }

@@ -69,7 +69,8 @@ struct ReferenceValidator: Validator {
         if let variedFields = value.variedFields, !sent.matches(variedFields: variedFields) { return false }
         guard !request.noCache, manager.isValid(reference: value) else { return false }
         guard let maxAge = request.maxAge else { return true }
-        let age = clock.now().timeIntervalSince(value.timeOfCreation) + TimeInterval(value.initialAge ?? 0)
+        // A stored initial age is a file's number: a negative one would make the reference look younger.
+        let age = clock.now().timeIntervalSince(value.timeOfCreation) + TimeInterval(max(value.initialAge ?? 0, 0))
         return age <= maxAge.timeInterval
     }
 }
