@@ -5,9 +5,12 @@
     /// Where Strata's spans start: under the task's span, or, in work a call left running after it returned (a
     /// stale-while-revalidate refresh, an offline replay), as the root of a trace of their own.
     ///
-    /// Such work outlives the call's span. Its first span starts a new trace with a link to the call's span, so a
-    /// trace viewer shows what started it without hanging it under a span that has ended; the spans it opens
-    /// inside are its children, as usual.
+    /// Such work outlives the call's span. Its first span of Strata's starts a new trace with a link to the call's
+    /// span, so a trace viewer shows what started it without hanging it under a span that has ended; the spans it
+    /// opens inside are its children, as usual. The new trace starts from an empty context: the call's baggage is
+    /// not carried into it. A span the app opens itself in that work before any of Strata's (around its main
+    /// source's read, say) is still a child of the call's span, and Strata's first span under it starts the new
+    /// trace, linked to the app's span.
     enum SpanStart {
         /// Starts a span on `tracer` named `name`.
         ///
