@@ -115,6 +115,9 @@
         }
     }
 
+    /// The channel the source's change feed listens on, for notifications sent behind its back.
+    func feedChannel<Value>(of source: PostgresDataSource<Value>) -> String { source.table }
+
     /// A table name no other test uses.
     func tableName(_ prefix: String = "t") -> String {
         "\(prefix)_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12))"

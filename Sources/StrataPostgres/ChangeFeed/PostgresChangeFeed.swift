@@ -26,6 +26,8 @@
             var pending: [String: PendingChange] = [:]
             /// Whether the caches are still to be emptied (an epoch began); the keys heard since are then not kept.
             var isPendingAll = false
+            /// How many notifications were not in the triggers' shape (``record(_:)``).
+            var ignoredNotificationCount = 0
         }
 
         /// A key's change still to be applied to the caches: its latest version, and whether that was a delete.
@@ -167,34 +169,40 @@
             state.isPendingAll = true
         }
 
-        /// Records one notification, `<version>:<p|d|a>:<key>`, at once: the key's version (so no older entry is
-        /// vouched for from now on), and the key as one to drop from the caches, with its latest change. Anything
-        /// else is taken as a change of every key, and so is a key past either bound
-        /// (``PostgresChangeFeedConfiguration/trackedKeyLimit``, ``PostgresChangeFeedConfiguration/pendingKeyLimit``):
-        /// a new epoch begins.
+        /// Records one notification at once, as the table's triggers write it (``PostgresFeedPayload``).
+        ///
+        /// A key's change records the key's version (so no older entry is vouched for from now on) and keeps the key as
+        /// one to drop from the caches with its latest change: however many changes of one key come, the key is kept
+        /// once. A change of every key begins a new epoch, and so does a key past either bound
+        /// (``PostgresChangeFeedConfiguration/trackedKeyLimit``, ``PostgresChangeFeedConfiguration/pendingKeyLimit``).
+        /// Any other payload is not the triggers' (anyone who may connect may `NOTIFY` on any channel): it is counted
+        /// (``ignoredNotificationCount``) and changes nothing.
         func record(_ payload: String) {
-            let parts = payload.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count == 3, let version = Int64(parts[0]), parts[1] == "p" || parts[1] == "d", !parts[2].isEmpty
-            else {
+            switch PostgresFeedPayload(payload) {
+            case nil:
+                state.withLock { $0.ignoredNotificationCount &+= 1 }
+            case .everyKey:
                 beginEpoch()
-                return
-            }
-            let key = String(parts[2])
-            let change = PendingChange(version: version, isDelete: parts[1] == "d")
-            state.withLock { state in
-                state.versions[key] = max(version, state.versions[key] ?? version)
-                guard state.versions.count <= configuration.trackedKeyLimit else { return Self.beginEpoch(&state) }
-                // Emptying the caches, still to come, drops this key too.
-                guard !state.isPendingAll else { return }
-                if let pending = state.pending[key] {
-                    if version >= pending.version { state.pending[key] = change }
-                } else if state.pending.count < configuration.pendingKeyLimit {
-                    state.pending[key] = change
-                } else {
-                    Self.beginEpoch(&state)
+            case .change(let key, let version, let isDelete):
+                let change = PendingChange(version: version, isDelete: isDelete)
+                state.withLock { state in
+                    state.versions[key] = max(version, state.versions[key] ?? version)
+                    guard state.versions.count <= configuration.trackedKeyLimit else { return Self.beginEpoch(&state) }
+                    // Emptying the caches, still to come, drops this key too.
+                    guard !state.isPendingAll else { return }
+                    if let pending = state.pending[key] {
+                        if version >= pending.version { state.pending[key] = change }
+                    } else if state.pending.count < configuration.pendingKeyLimit {
+                        state.pending[key] = change
+                    } else {
+                        Self.beginEpoch(&state)
+                    }
                 }
             }
         }
+
+        /// How many notifications the feed ignored because they were not in the triggers' shape.
+        var ignoredNotificationCount: Int { state.withLock { $0.ignoredNotificationCount } }
 
         /// Applies what ``record(_:)`` and ``beginEpoch()`` left to do, each time `wakeups` says there is some, until
         /// the task is cancelled: empties the caches or drops one key from each, then announces the change.

@@ -18,7 +18,8 @@
         public static let longestReconnectDelay = Duration.seconds(30)
 
         /// How many keys' latest versions the feed remembers; past it the feed begins a new epoch (every cached
-        /// entry is then stale), so its memory stays bounded.
+        /// entry is then stale), so its memory stays bounded. Notifications not in the triggers' shape count for
+        /// nothing: they are ignored.
         public var trackedKeyLimit: Int
 
         /// How many changed keys may wait to be dropped from the caches; past it the feed forgets them and begins a new
