@@ -74,9 +74,9 @@
                     try await instance.stallOn("k", revision: 2)
 
                     // When 100 keys are announced, more than the bound of 8
-                    let table = instance.source.table
+                    let channel = feedChannel(of: instance.source)
                     try server.psql(
-                        "SELECT pg_notify('\(table)', (1000000 + i)::text || ':p:burst' || i) FROM generate_series(1, 100) i"
+                        "SELECT pg_notify('\(channel)', (1000000 + i)::text || ':p:burst' || i) FROM generate_series(1, 100) i"
                     )
 
                     // Then the feed reads them all while the cache waits, keeping at most 8 keys, in a new epoch

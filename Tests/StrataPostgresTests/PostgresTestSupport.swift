@@ -116,7 +116,7 @@
     }
 
     /// The channel the source's change feed listens on, for notifications sent behind its back.
-    func feedChannel<Value>(of source: PostgresDataSource<Value>) -> String { source.table }
+    func feedChannel<Value>(of source: PostgresDataSource<Value>) -> String { source.sql.channel }
 
     /// A table name no other test uses.
     func tableName(_ prefix: String = "t") -> String {

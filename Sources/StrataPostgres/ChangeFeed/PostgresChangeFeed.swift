@@ -246,13 +246,14 @@
     }
 
     extension PostgresDataSource {
-        /// Runs the change feed until the task is cancelled: `LISTEN`s on the table's channel through one connection
+        /// Runs the change feed until the task is cancelled: `LISTEN`s on the table's channel (`strata:<table>`) through
+        /// one connection
         /// of the client's pool, listening again (and beginning a new epoch) after every failure.
         ///
         /// Run it beside `client.run()` for as long as the source is used; while it is not listening, a
         /// ``PostgresCoherentCache`` serves nothing and every read goes to PostgreSQL.
         public func run() async {
-            await feed.run(client: client, channel: table)
+            await feed.run(client: client, channel: sql.channel)
         }
 
         /// Whether the change feed is listening now.

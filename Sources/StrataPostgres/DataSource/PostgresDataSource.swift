@@ -17,9 +17,10 @@
     /// | `updated_at` | `timestamptz NOT NULL` | when the value was last written (the entry's `storedAt`) |
     /// | `version` | `bigint NOT NULL` | from the sequence `<table>_version`: every write gets a new, larger one |
     ///
-    /// A row trigger sends `NOTIFY <table>, '<version>:<p|d>:<key>'` for every insert, update and delete, so every
-    /// write announces itself, whoever makes it (this source, another instance, `psql`). A key too long for a
-    /// notification (over 7,000 bytes) is announced as a change of every key.
+    /// A row trigger sends `NOTIFY "strata:<table>", '<version>:<p|d>:<key>'` for every insert, update and delete, so
+    /// every write announces itself, whoever makes it (this source, another instance, `psql`). The channel is Strata's
+    /// own: another program's `NOTIFY` on a channel named as the table is not heard, and a payload not in that shape
+    /// is ignored. A key too long for a notification (over 7,000 bytes) is announced as a change of every key.
     ///
     /// ## Queries
     ///

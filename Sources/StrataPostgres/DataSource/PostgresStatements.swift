@@ -5,8 +5,13 @@
     /// The SQL text of one table's statements: the table's name is the only identifier written into it, the
     /// source's limits (integers) the only numbers, and every value is a bound parameter.
     struct PostgresStatements: Sendable {
-        /// The table's name, as written into a string (the channel, the lock's name).
+        /// The table's name, as written into a string (the lock's name).
         let table: String
+        /// The channel of the table's notifications: `strata:<table>`, so that another program's `NOTIFY` on a channel
+        /// named as the table is not taken for one of the table's. At most 48 bytes (the longest table name is 41),
+        /// under PostgreSQL's 63, and of the table name's characters and `:` only, so it needs no escaping, quoted
+        /// (`LISTEN "strata:<table>"`, as postgres-nio writes it) or as a string (`pg_notify('strata:<table>', …)`).
+        let channel: String
         let quoted: String
         let sequence: String
         let function: String
@@ -25,6 +30,7 @@
 
         init(table: String, maximumValueSize: Int, maximumRowCount: Int, maximumKeySize: Int) {
             self.table = table
+            channel = Self.channelPrefix + table
             quoted = "\"\(table)\""
             sequence = "\"\(table)_version\""
             function = "\"\(table)_notify\""
@@ -37,6 +43,9 @@
             let (limit, overflow) = maximumRowCount.addingReportingOverflow(1)
             rowLimit = overflow ? Int.max : limit
         }
+
+        /// What every table's channel begins with.
+        static let channelPrefix = "strata:"
 
         /// Checks a table name: it is written into SQL text, so only `[a-z_][a-z0-9_]{0,40}` passes.
         static func checkTableName(_ name: String) throws -> String {
@@ -58,7 +67,7 @@
 
         /// What the notifying function's comment says once this version of the schema is in place: the schema statement
         /// changes nothing while it does. Change it with the functions or the triggers.
-        static let schemaVersion = "strata schema 2"
+        static let schemaVersion = "strata schema 3"
 
         /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
         /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
@@ -132,9 +141,9 @@
                         -- A key renamed by another program: the old key is gone.
                         IF TG_OP = 'UPDATE' AND OLD.key IS DISTINCT FROM NEW.key THEN
                             IF octet_length(OLD.key) > 7000 THEN
-                                PERFORM pg_notify('\(table)', nextval('\(sequence)')::text || ':a:');
+                                PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':a:');
                             ELSE
-                                PERFORM pg_notify('\(table)', nextval('\(sequence)')::text || ':d:' || OLD.key);
+                                PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':d:' || OLD.key);
                             END IF;
                         END IF;
                     END IF;
@@ -142,7 +151,7 @@
                         changed := '';
                         operation := 'a';
                     END IF;
-                    PERFORM pg_notify('\(table)', changed_version::text || ':' || operation || ':' || changed);
+                    PERFORM pg_notify('\(channel)', changed_version::text || ':' || operation || ':' || changed);
                     RETURN NULL;
                 END
                 $notify$;
@@ -160,7 +169,7 @@
         var isMissing: String { "SELECT to_regclass('\(quoted)') IS NULL OR to_regclass('\(sequence)') IS NULL" }
 
         /// Announces a change of every key (after the table was created again).
-        var announceAll: String { "SELECT pg_notify('\(table)', nextval('\(sequence)')::text || ':a:')" }
+        var announceAll: String { "SELECT pg_notify('\(channel)', nextval('\(sequence)')::text || ':a:')" }
 
         var selectOne: String { selectRows(where: "key = $1") }
         var selectMany: String { selectRows(where: "key = ANY($1::text[])") }
