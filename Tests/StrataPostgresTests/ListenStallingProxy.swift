@@ -12,7 +12,9 @@
     /// A TCP proxy on 127.0.0.1 in front of a PostgreSQL server that passes every byte through, except that while
     /// ``stallsListen`` is on, a connection whose client sends `LISTEN` is stalled: the `LISTEN` never reaches the
     /// server, nothing more is passed either way, and the connection stays open until the client closes it — a
-    /// server that accepted the connection, answered `SELECT 1`, and then never acknowledged `LISTEN`.
+    /// server that accepted the connection, answered `SELECT 1`, and then never acknowledged `LISTEN`. While
+    /// ``dropsNotifications`` is on, the server's notifications (`NotificationResponse` messages) are dropped and
+    /// everything else passed: a connection that is up while its `LISTEN` hears nothing.
     ///
     /// Each client is served on a dedicated thread of a ``LoopbackListener`` (its bytes to the server), with one more
     /// for the server's bytes back; ``stop()`` shuts every socket down, which wakes blocked threads.
@@ -20,6 +22,7 @@
         private struct State {
             var isStopping = false
             var stallsListen = true
+            var dropsNotifications = false
             var listensStalled = 0
             var stalledClosedByClient = 0
         }
@@ -42,6 +45,12 @@
             set { state.withLock { $0.stallsListen = newValue } }
         }
 
+        /// Whether the server's notifications are dropped from now on, on every connection.
+        var dropsNotifications: Bool {
+            get { state.withLock { $0.dropsNotifications } }
+            set { state.withLock { $0.dropsNotifications = newValue } }
+        }
+
         private init(state: Locked<State>, listener: LoopbackListener) {
             self.state = state
             self.listener = listener
@@ -60,7 +69,7 @@
                 // The server's bytes back on a thread of their own; this one waits for it before the sockets close.
                 let downwardEnded = DispatchSemaphore(value: 0)
                 let downward = Thread {
-                    pump(from: server, to: client)
+                    pumpFromServer(server, to: client, state: state)
                     _ = shutdown(client, Int32(SHUT_RDWR))
                     downwardEnded.signal()
                 }
@@ -129,11 +138,24 @@
             }
         }
 
-        /// Passes bytes from `source` to `destination` until one of them goes.
-        private static func pump(from source: Int32, to destination: Int32) {
+        /// Passes the server's messages to the client until one of them goes, one whole message at a time (a type
+        /// byte, then a 32-bit length that counts itself and the body), but for notifications (type `A`) while
+        /// ``dropsNotifications`` is on.
+        private static func pumpFromServer(_ server: Int32, to client: Int32, state: Locked<State>) {
+            var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
-            while let count = LoopbackListener.receive(source, into: &buffer) {
-                guard forward(buffer[..<count], to: destination) else { return }
+            while let count = LoopbackListener.receive(server, into: &buffer) {
+                pending += buffer[..<count]
+                var start = 0
+                while pending.count - start >= 5 {
+                    let length = pending[(start + 1)..<(start + 5)].reduce(0) { $0 << 8 | Int($1) }
+                    guard length >= 4, pending.count - start >= 1 + length else { break }
+                    let message = pending[start..<(start + 1 + length)]
+                    let dropped = message.first == UInt8(ascii: "A") && state.withLock { $0.dropsNotifications }
+                    guard dropped || forward(message, to: client) else { return }
+                    start += 1 + length
+                }
+                pending.removeFirst(start)
             }
         }
 

@@ -107,7 +107,7 @@
                         let feedProcesses = try await client.withConnection { connection in
                             try await serverProcesses(
                                 "backend_type = 'client backend' AND pid <> pg_backend_pid()"
-                                    + " AND (query ILIKE 'listen%' OR query = 'SELECT 1')",
+                                    + " AND (query ILIKE 'listen%' OR query IN ('SELECT 1', 'SELECT pg_notify($1, $2)'))",
                                 on: connection
                             )
                         }

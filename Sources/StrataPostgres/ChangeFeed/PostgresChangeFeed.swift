@@ -28,7 +28,12 @@
             var isPendingAll = false
             /// How many notifications were not in the triggers' shape (``record(_:)``).
             var ignoredNotificationCount = 0
+            /// The heartbeat's notification the feed waits for, and what to tell when it comes.
+            var echo: Echo?
         }
+
+        /// The heartbeat's notification a feed waits for (its token), and what to tell when it comes.
+        typealias Echo = (token: UInt64, heard: AsyncStream<Void>.Continuation)
 
         /// A key's change still to be applied to the caches: its latest version, and whether that was a delete.
         private struct PendingChange {
@@ -121,8 +126,9 @@
                                         wake.yield()
                                     }
                                 }
-                                // A connection that died quietly ends no notification sequence: a heartbeat finds out.
-                                group.addTask { try await self.heartbeat(connection) }
+                                // A connection that died quietly ends no notification sequence, and one whose LISTEN
+                                // hears nothing still answers: a heartbeat that notifies itself finds out.
+                                group.addTask { try await self.heartbeat(connection, channel: channel) }
                                 try await group.next()
                                 group.cancelAll()
                             }
@@ -139,15 +145,6 @@
                 try? await Task.sleep(for: backoff.delay(beforeRetry: failures, using: &random))
             }
             state.withLock { $0.isListening = false }
-        }
-
-        /// Runs `SELECT 1` on the listening connection every ``PostgresChangeFeedConfiguration/heartbeat``;
-        /// throws when the connection is gone or does not answer within the source's call timeout.
-        private func heartbeat(_ connection: PostgresConnection) async throws {
-            while true {
-                try await Task.sleep(for: configuration.heartbeatInterval)
-                try await connection.ping(within: deadline)
-            }
         }
 
         /// How many keys are still to be dropped from the caches.
@@ -183,6 +180,11 @@
                 state.withLock { $0.ignoredNotificationCount &+= 1 }
             case .everyKey:
                 beginEpoch()
+            case .heartbeat(let token):
+                // Another feed's heartbeat on the channel is not this one's.
+                state.withLock { state in
+                    if state.echo?.token == token { state.echo?.heard.yield() }
+                }
             case .change(let key, let version, let isDelete):
                 let change = PendingChange(version: version, isDelete: isDelete)
                 state.withLock { state in
@@ -199,6 +201,11 @@
                     }
                 }
             }
+        }
+
+        /// Makes `echo` the heartbeat's notification the feed waits for; `nil` for none.
+        func awaitEcho(_ echo: Echo?) {
+            state.withLock { $0.echo = echo }
         }
 
         /// How many notifications the feed ignored because they were not in the triggers' shape.

@@ -9,10 +9,19 @@
         /// At least a millisecond.
         public var reconnectDelay: Duration
 
-        /// How often the feed checks that its connection is alive (`SELECT 1`). A connection that died without
-        /// closing is noticed within this time; until then, the cache may serve values the feed could not hear change.
-        /// At least a millisecond; longer than about 31 years, as 31 years.
+        /// How often the feed checks that notifications still reach it: it sends one of its own on the table's channel
+        /// (`pg_notify`, payload `h:<random token>`) through its listening connection, and waits for it to come back
+        /// within the source's call timeout. When it does not (a connection that died without closing, or one that
+        /// answers while its `LISTEN` hears nothing), the connection is closed and the feed listens again, beginning a
+        /// new epoch. A failure is noticed within this time and the call timeout; until then, the cache may serve
+        /// values the feed could not hear change. Every feed listening on the table hears each heartbeat (and ignores
+        /// the others'): a fleet of n instances sends n notifications per heartbeat, each heard n times. At least a
+        /// millisecond; longer than about 31 years, as 31 years.
         public var heartbeat: Duration
+
+        /// What the heartbeat sleeps on, and times the return of its notification by: ``Strata/SystemClock`` by
+        /// default, a `ManualClock` in tests.
+        public var clock: any WallClock
 
         /// The longest wait between attempts to listen again, unless ``reconnectDelay`` is longer: 30 seconds.
         public static let longestReconnectDelay = Duration.seconds(30)
@@ -34,14 +43,17 @@
         ///   - reconnectDelay: The pause between attempts to listen again; 100 ms by default.
         ///   - trackedKeyLimit: How many keys' versions to remember; 100,000 by default.
         ///   - pendingKeyLimit: How many changed keys may wait to be dropped from the caches; 10,000 by default.
-        ///   - heartbeat: How often to check the connection; one second by default.
+        ///   - heartbeat: How often to check that notifications arrive; one second by default.
+        ///   - clock: What the heartbeat sleeps on; the system's clock by default.
         public init(
             reconnectDelay: Duration = .milliseconds(100),
             trackedKeyLimit: Int = 100_000,
             pendingKeyLimit: Int = 10_000,
-            heartbeat: Duration = .seconds(1)
+            heartbeat: Duration = .seconds(1),
+            clock: any WallClock = SystemClock()
         ) {
             self.heartbeat = heartbeat
+            self.clock = clock
             self.reconnectDelay = reconnectDelay
             self.trackedKeyLimit = max(1, trackedKeyLimit)
             self.pendingKeyLimit = max(1, pendingKeyLimit)

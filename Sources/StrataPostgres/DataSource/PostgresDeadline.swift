@@ -135,9 +135,23 @@
 
         /// Runs `SELECT 1` within `deadline`; throws when the connection does not answer in time (it is then closed).
         func ping(within deadline: PostgresDeadline) async throws {
+            try await perform("SELECT 1", within: deadline)
+        }
+
+        /// Sends `payload` on `channel` (`pg_notify`) within `deadline`; throws when the connection does not answer in
+        /// time (it is then closed).
+        func notify(_ channel: String, _ payload: String, within deadline: PostgresDeadline) async throws {
+            var binds = PostgresBindings()
+            binds.append(channel)
+            binds.append(payload)
+            try await perform(PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: binds), within: deadline)
+        }
+
+        /// Runs `query` within `deadline`, closing the connection when it does not answer in time.
+        private func perform(_ query: PostgresQuery, within deadline: PostgresDeadline) async throws {
             try await deadline.run {
                 try await self.closingOnCancel {
-                    _ = try await self.query("SELECT 1", logger: PostgresDeadline.logger)
+                    _ = try await self.query(query, logger: PostgresDeadline.logger)
                 }
             }
         }
