@@ -254,7 +254,8 @@
 
     extension PostgresDataSource {
         /// Runs the change feed until the task is cancelled: `LISTEN`s on the table's channel (`strata:<table>`) through
-        /// one connection of the client's pool, listening again (and beginning a new epoch) after every failure.
+        /// one connection
+        /// of the client's pool, listening again (and beginning a new epoch) after every failure.
         ///
         /// Run it beside `client.run()` for as long as the source is used; while it is not listening, a
         /// ``PostgresCoherentCache`` serves nothing and every read goes to PostgreSQL.

@@ -59,8 +59,7 @@
                 try? await deadline.run {
                     try await self.withConnection { connection in
                         try await connection.closingOnCancel {
-                            // A server process handles the signal a moment later: ask again, after a pause, until
-                            // none runs the statement.
+                            // A server process handles the signal a moment later: ask until none runs the statement.
                             while try await !connection.query(
                                 PostgresQuery(
                                     unsafeSQL: """
@@ -70,9 +69,7 @@
                                     binds: binds
                                 ),
                                 logger: PostgresDeadline.logger
-                            ).collect().isEmpty {
-                                try await Task.sleep(for: .milliseconds(5))
-                            }
+                            ).collect().isEmpty {}
                         }
                     }
                 }
@@ -81,9 +78,9 @@
     }
 
     extension PostgresDataSource {
-        /// The longest the cancellation of a statement whose call ended early may take: five seconds, whatever
-        /// ``callTimeout`` is, so that a short call timeout still leaves the pool the time to connect for the
-        /// cancellation on a loaded server, and a long one does not hold its call for as long again.
-        var cancellationDeadline: PostgresDeadline { PostgresDeadline(.seconds(5)) }
+        /// The longest the cancellation of a statement whose call ended early may take: ``callTimeout``, but at least
+        /// five seconds, so that a short call timeout still leaves the pool the time to connect for the cancellation
+        /// on a loaded server.
+        var cancellationDeadline: PostgresDeadline { PostgresDeadline(max(callTimeout, .seconds(5))) }
     }
 #endif

@@ -73,8 +73,8 @@
     /// ``Strata/StrataError/Code/network`` error whose underlying error is what postgres-nio threw as the call ended.
     /// A cancelled task ends its call the same way, with ``Strata/StrataError/Code/cancelled``. PostgreSQL does not
     /// notice a closed client while a statement runs, so another connection of the pool cancels the statement
-    /// (`pg_cancel_backend`), and the call ends once it no longer runs (or five more seconds
-    /// passed): a statement whose call timed out or was cancelled no longer runs, nor holds its locks, once
+    /// (`pg_cancel_backend`), and the call ends once it no longer runs (or another ``callTimeout``, at least five
+    /// seconds, passed): a statement whose call timed out or was cancelled no longer runs, nor holds its locks, once
     /// the call has ended. Set the client's `options.connectTimeout` (ten seconds in postgres-nio) below
     /// ``callTimeout``, so that one attempt to reach a host that does not answer does not outlast the calls waiting
     /// for it.
