@@ -11,17 +11,23 @@
         ///   ``PostgresStatements`` asks for one more than that, so no more are ever sent), and once the rows hold more
         ///   than ``maximumReadSize`` bytes: the rest are dropped as they arrive, never held.
         func boundedRows(_ statement: String, _ binds: PostgresBindings) async throws -> [PostgresRow] {
-            try await client.statement(statement, binds, cancelWithin: cancellationDeadline) { sequence in
-                var rows: [PostgresRow] = []
-                var bytes = 0
-                for try await row in sequence {
-                    rows.append(row)
-                    bytes += row.reduce(0) { $0 + ($1.bytes?.readableBytes ?? 0) }
-                    guard rows.count <= maximumRowCount, bytes <= maximumReadSize else {
-                        throw rows.count > maximumRowCount ? tooManyRows() : readTooLarge(bytes)
+            try await client.withConnection { connection in
+                try await connection.closingOnCancel {
+                    let sequence = try await connection.query(
+                        PostgresQuery(unsafeSQL: statement, binds: binds),
+                        logger: PostgresDeadline.logger
+                    )
+                    var rows: [PostgresRow] = []
+                    var bytes = 0
+                    for try await row in sequence {
+                        rows.append(row)
+                        bytes += row.reduce(0) { $0 + ($1.bytes?.readableBytes ?? 0) }
+                        guard rows.count <= maximumRowCount, bytes <= maximumReadSize else {
+                            throw rows.count > maximumRowCount ? tooManyRows() : readTooLarge(bytes)
+                        }
                     }
+                    return rows
                 }
-                return rows
             }
         }
 

@@ -65,19 +65,15 @@
     ///
     /// ## Bounded waits
     ///
-    /// No call waits longer than ``callTimeout`` (five seconds by default) for its answer. postgres-nio's pool keeps a
-    /// call waiting while it cannot connect, and fails its waiting calls only after 60 seconds of failed attempts; a
-    /// statement already sent waits for its answer however long the server takes. So each call races a timer: when the
-    /// timer wins, a call still waiting for a connection leaves the pool's queue, a statement in flight has its
-    /// connection closed (the pool replaces it) and is cancelled on the server, and the call fails with a retryable
-    /// ``Strata/StrataError/Code/network`` error whose underlying error is what postgres-nio threw as the call ended.
-    /// A cancelled task ends its call the same way, with ``Strata/StrataError/Code/cancelled``. PostgreSQL does not
-    /// notice a closed client while a statement runs, so another connection of the pool cancels the statement
-    /// (`pg_cancel_backend`), and the call ends once it no longer runs (or another ``callTimeout``, at least five
-    /// seconds, passed): a statement whose call timed out or was cancelled no longer runs, nor holds its locks, once
-    /// the call has ended. Set the client's `options.connectTimeout` (ten seconds in postgres-nio) below
-    /// ``callTimeout``, so that one attempt to reach a host that does not answer does not outlast the calls waiting
-    /// for it.
+    /// No call takes longer than ``callTimeout`` (five seconds by default). postgres-nio's pool keeps a call waiting
+    /// while it cannot connect, and fails its waiting calls only after 60 seconds of failed attempts; a statement
+    /// already sent waits for its answer however long the server takes. So each call races a timer: when the timer
+    /// wins, a call still waiting for a connection leaves the pool's queue, a statement in flight has its connection
+    /// closed (the pool replaces it), and the call fails with a retryable ``Strata/StrataError/Code/network`` error
+    /// whose underlying error is what postgres-nio threw as the call ended. A cancelled task ends its call the same
+    /// way, at once, with ``Strata/StrataError/Code/cancelled``. Set the client's `options.connectTimeout` (ten
+    /// seconds in postgres-nio) below ``callTimeout``, so that one attempt to reach a host that does not answer does
+    /// not outlast the calls waiting for it.
     ///
     /// After an outage the pool connects again by itself. It tries again after a pause that starts at 100 ms and grows
     /// by a quarter with each failed attempt (at most a minute), so once the server is back, the next attempt comes

@@ -9,8 +9,7 @@
     /// failed attempts; a statement already sent waits for its answer however long that takes. When the timer wins,
     /// the call's task is cancelled: a call waiting for a connection leaves the pool's queue, and a statement in flight
     /// has its connection closed (``PostgresConnection/closingOnCancel(_:)``), so the call ends at once and no task
-    /// outlives it; a statement of a source is then also cancelled on the server
-    /// (``PostgresClient/statement(_:_:cancelWithin:_:)``).
+    /// outlives it.
     struct PostgresDeadline: Sendable {
         /// What a call that did not finish within the limit throws.
         struct Expired: Error {

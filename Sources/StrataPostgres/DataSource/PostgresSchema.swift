@@ -68,11 +68,15 @@
         }
 
         /// Runs one statement on a connection of the pool and returns its rows; a cancelled call closes the
-        /// connection, so it ends even when the server does not answer, and cancels the statement on the server
-        /// (``PostgresClient/statement(_:_:cancelWithin:_:)``).
+        /// connection, so it ends at once even when the server does not answer.
         func run(_ statement: String, _ binds: PostgresBindings) async throws -> [PostgresRow] {
-            try await client.statement(statement, binds, cancelWithin: cancellationDeadline) { rows in
-                try await rows.collect()
+            try await client.withConnection { connection in
+                try await connection.closingOnCancel {
+                    try await connection.query(
+                        PostgresQuery(unsafeSQL: statement, binds: binds),
+                        logger: PostgresDeadline.logger
+                    ).collect()
+                }
             }
         }
 
