@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -200,16 +201,5 @@ struct OperationTableTests {
         let value = try await harness.repository().get(IdQuery(1), operation: .cacheIgnoringValidation)
         #expect(value == "stale")
         #expect(harness.journal.trace == ["cache.get"])
-    }
-}
-
-extension Result where Failure == any Error {
-    /// The outcome of an async throwing body.
-    init(catching body: () async throws -> Success) async {
-        do {
-            self = .success(try await body())
-        } catch {
-            self = .failure(error)
-        }
     }
 }

@@ -6,24 +6,23 @@
     /// server that is down or a connection that died without closing.
     ///
     /// postgres-nio's pool queues a call while it cannot connect, and fails the queue only after 60 seconds of
-    /// failed attempts; a statement already sent waits for its answer however long that takes. When the timer wins,
-    /// the call's task is cancelled: a call waiting for a connection leaves the pool's queue, and a statement in flight
-    /// has its connection closed (``PostgresConnection/closingOnCancel(_:)``), so the call ends at once and no task
-    /// outlives it.
+    /// failed attempts; a statement already sent waits for its answer however long that takes, and a statement sent on
+    /// a connection as it closes may never be answered at all. When the timer wins, or the caller is cancelled, the
+    /// call ends at once: its task is cancelled (a call waiting for a connection leaves the pool's queue, and a
+    /// statement in flight has its connection closed, ``PostgresConnection/closingOnCancel(_:)``), and the caller waits
+    /// for it to end at most ``causeWait`` more (for its error, the timeout's cause), so nothing postgres-nio leaves
+    /// unanswered can hold the caller.
     struct PostgresDeadline: Sendable {
         /// What a call that did not finish within the limit throws.
         struct Expired: Error {
             /// The limit that passed.
             let limit: Duration
-            /// What the call threw once cancelled: postgres-nio's error.
-            let cause: any Error
+            /// What the call threw once cancelled (postgres-nio's error), when it ended within ``causeWait``.
+            let cause: (any Error)?
         }
 
-        private enum Outcome<Result: Sendable>: Sendable {
-            case finished(Result)
-            case expired
-            case timerStopped
-        }
+        /// The longest a call that timed out is waited for once cancelled, for its error.
+        static let causeWait = Duration.seconds(1)
 
         /// The limit, between zero and about 31 years (so that no arithmetic on instants can overflow).
         let limit: Duration
@@ -33,7 +32,7 @@
         }
 
         /// Runs `body`, or throws ``Expired`` when it has not finished within ``limit``. A result `body` returns as the
-        /// timer fires wins over the timer; a cancelled caller cancels `body`.
+        /// timer fires wins over the timer; a cancelled caller cancels `body` and throws `CancellationError` at once.
         func run<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
             try await run(untilAcknowledged: { _ in try await body() })
         }
@@ -41,7 +40,9 @@
         /// Runs `body`, or throws ``Expired`` when it has neither finished nor called its `acknowledge` within
         /// ``limit``: once acknowledged (`acknowledge()` returned `true`), `body` runs for as long as it takes.
         ///
-        /// `acknowledge()` returns `false` when the timer won first: `body` is being cancelled and should stop.
+        /// `acknowledge()` returns `false` when the timer won first: `body` is being cancelled and should stop. A
+        /// `body` the caller gave up on is cancelled and ends on its own: a cancelled caller does not wait for it, and
+        /// one whose timer won waits at most ``causeWait``.
         func run<Result: Sendable>(
             untilAcknowledged body: @escaping @Sendable (_ acknowledge: @escaping Acknowledge) async throws -> Result
         ) async throws -> Result {
@@ -52,41 +53,35 @@
                     return phase == .acknowledged
                 }
             }
-            return try await withThrowingTaskGroup(of: Outcome<Result>.self) { group in
-                group.addTask { .finished(try await body(acknowledge)) }
-                group.addTask { [limit] in
-                    do {
-                        try await Task.sleep(for: limit)
-                    } catch {
-                        return .timerStopped
-                    }
-                    let expires = phase.withLock { phase in
-                        if phase == .waiting { phase = .expired }
-                        return phase == .expired
-                    }
-                    return expires ? .expired : .timerStopped
-                }
-                var expired = false
-                do {
-                    while let outcome = try await group.next() {
-                        switch outcome {
-                        case .finished(let result):
-                            group.cancelAll()
-                            return result
-                        case .expired:
-                            expired = true
-                            group.cancelAll()
-                        case .timerStopped:
-                            continue
+            let race = PostgresCallRace<Result>()
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    race.begin(continuation) {
+                        let call = Task {
+                            do {
+                                race.end(with: .success(try await body(acknowledge)))
+                            } catch {
+                                race.end(with: .failure(error))
+                            }
                         }
+                        let timer = Task { [limit] in
+                            // Cancelled once the race is over.
+                            guard (try? await Task.sleep(for: limit)) != nil else { return }
+                            let expires = phase.withLock { phase in
+                                if phase == .waiting { phase = .expired }
+                                return phase == .expired
+                            }
+                            guard expires else { return }
+                            race.expire(limit: limit)
+                            // The call's own end, cancelled, ends the race first when it comes in time.
+                            try? await Task.sleep(for: Self.causeWait)
+                            race.end(with: .failure(Expired(limit: limit, cause: nil)))
+                        }
+                        return (call, timer)
                     }
-                } catch {
-                    group.cancelAll()
-                    if expired { throw Expired(limit: limit, cause: error) }
-                    throw error
                 }
-                // Not reached: `body` either finishes or throws.
-                throw CancellationError()
+            } onCancel: {
+                race.end(with: .failure(CancellationError()))
             }
         }
 
@@ -103,12 +98,83 @@
         }
     }
 
+    /// The end of a ``PostgresDeadline`` call: the first of the call's result, the timer and the caller's cancellation
+    /// resumes the caller, and the tasks still running are cancelled.
+    private final class PostgresCallRace<Result: Sendable>: Sendable {
+        private struct State {
+            var caller: CheckedContinuation<Result, any Error>?
+            var call: Task<Void, Never>?
+            var timer: Task<Void, Never>?
+            /// Whether the race ended (even before it began: the caller was cancelled first).
+            var isOver = false
+            /// The limit that passed, once the timer won: the call's error then ends the race as its cause.
+            var expiredLimit: Duration?
+        }
+
+        private let state = Locked(State())
+
+        /// Starts the race for `caller`: `start` makes the call's and the timer's tasks. A caller cancelled before the
+        /// race began is resumed at once and `start` is not run.
+        func begin(
+            _ caller: CheckedContinuation<Result, any Error>,
+            start: () -> (call: Task<Void, Never>, timer: Task<Void, Never>)
+        ) {
+            let wasOver = state.withLock { state in
+                guard !state.isOver else { return true }
+                state.caller = caller
+                return false
+            }
+            guard !wasOver else { return caller.resume(throwing: CancellationError()) }
+            let (call, timer) = start()
+            let isOver = state.withLock { state in
+                state.call = call
+                state.timer = timer
+                return state.isOver
+            }
+            if isOver {
+                call.cancel()
+                timer.cancel()
+            }
+        }
+
+        /// The timer won: cancels the call, whose error, if it comes, ends the race as the timeout's cause.
+        func expire(limit: Duration) {
+            let call = state.withLock { state in
+                state.expiredLimit = limit
+                return state.call
+            }
+            call?.cancel()
+        }
+
+        /// Ends the race with `outcome` unless it already ended: resumes the caller and cancels the tasks. A failure
+        /// after the timer won ends it as ``PostgresDeadline/Expired``, with the failure as its cause.
+        func end(with outcome: Swift.Result<Result, any Error>) {
+            let ending = state.withLock {
+                state -> (CheckedContinuation<Result, any Error>?, [Task<Void, Never>?], Duration?)? in
+                guard !state.isOver else { return nil }
+                state.isOver = true
+                defer { state.caller = nil }
+                return (state.caller, [state.call, state.timer], state.expiredLimit)
+            }
+            guard let (caller, tasks, expiredLimit) = ending else { return }
+            tasks.forEach { $0?.cancel() }
+            switch (outcome, expiredLimit) {
+            case (.failure(let error), let limit?) where !(error is PostgresDeadline.Expired):
+                caller?.resume(throwing: PostgresDeadline.Expired(limit: limit, cause: error))
+            default:
+                caller?.resume(with: outcome)
+            }
+        }
+    }
+
     extension PostgresConnection {
         /// Runs `body` (a statement on this connection), closing the connection if the task is cancelled meanwhile:
         /// postgres-nio does not stop waiting for a statement's answer when its task is cancelled, but it fails the
-        /// statement of a closed connection at once. The pool replaces the connection.
+        /// statement of a closed connection at once. The pool replaces the connection. A task cancelled before it
+        /// begins sends nothing and leaves the connection alone (its caller may have given it back to the pool).
         func closingOnCancel<Result>(_ body: () async throws -> Result) async throws -> Result {
-            try await withTaskCancellationHandler(operation: body) {
+            try Task.checkCancellation()
+            return try await withTaskCancellationHandler(operation: body) {
                 close().whenComplete { _ in }
             }
         }

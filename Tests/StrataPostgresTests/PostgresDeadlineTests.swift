@@ -1,0 +1,84 @@
+#if Postgres
+    import Strata
+    import StrataTestSupport
+    import Testing
+
+    @testable import StrataPostgres
+
+    /// A call that never ends, whatever happens to its task: as postgres-nio's statement sent on a connection as it
+    /// closes, which is never answered. `release()` ends it, for the test's own cleanup.
+    private final class EndlessCall: Sendable {
+        private let waiting = Locked<CheckedContinuation<Void, Never>?>(nil)
+        private let started = Locked<CheckedContinuation<Void, Never>?>(nil)
+
+        /// Waits until released, ignoring cancellation.
+        func run() async {
+            await withCheckedContinuation { continuation in
+                waiting.withLock { $0 = continuation }
+                started.withLock { $0.take() }?.resume()
+            }
+        }
+
+        /// Returns once ``run()`` waits.
+        func untilRunning() async {
+            await withCheckedContinuation { continuation in
+                let isRunning = waiting.withLock { $0 != nil }
+                if isRunning { return continuation.resume() }
+                started.withLock { $0 = continuation }
+            }
+        }
+
+        /// Ends ``run()``.
+        func release() {
+            waiting.withLock { $0.take() }?.resume()
+        }
+    }
+
+    @Suite("PostgreSQL call deadline", .timeLimit(.minutes(1)))
+    struct PostgresDeadlineTests {
+        @Test("a call that never ends, even cancelled, ends its caller at the deadline, as expired")
+        func anEndlessCallEndsAtTheDeadline() async throws {
+            let endless = EndlessCall()
+            defer { endless.release() }
+            let outcome = await Result {
+                try await PostgresDeadline(.milliseconds(50)).run { await endless.run() }
+            }
+            let expired = try #require(outcome.failure as? PostgresDeadline.Expired)
+            #expect(expired.limit == .milliseconds(50))
+            #expect(expired.cause == nil)
+        }
+
+        @Test("a cancelled caller of a call that never ends returns at once, cancelled")
+        func aCancelledCallerOfAnEndlessCallReturns() async throws {
+            let endless = EndlessCall()
+            defer { endless.release() }
+            let caller = Task {
+                await Result { try await PostgresDeadline(.seconds(600)).run { await endless.run() } }
+            }
+            await endless.untilRunning()
+            caller.cancel()
+            #expect(await caller.value.failure is CancellationError)
+        }
+
+        @Test("a caller cancelled before the call begins returns cancelled, and the call never runs")
+        func aCallerCancelledBeforeTheCallBegins() async throws {
+            let ran = Locked(false)
+            let caller = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return await Result {
+                    try await PostgresDeadline(.seconds(600)).run { ran.withLock { $0 = true } }
+                }
+            }
+            #expect(await caller.value.failure is CancellationError)
+            #expect(ran.withLock { $0 } == false)
+        }
+
+        @Test("a call that ends in time hands back its result and its error")
+        func aCallInTime() async throws {
+            let deadline = PostgresDeadline(.seconds(600))
+            #expect(try await deadline.run { 42 } == 42)
+            let outcome = await Result { try await deadline.run { throw StrataError(.conflict, "no") } }
+            #expect((outcome.failure as? StrataError)?.code == .conflict)
+        }
+    }
+#endif
