@@ -46,22 +46,37 @@ public final class PrivatePostgres: Sendable {
 
     /// Creates a database cluster in a new temporary folder and starts a server on a free loopback port.
     ///
+    /// The port is free when chosen, but another socket of the machine can take it before the server binds it: the
+    /// server is then made again on another port, up to three times.
+    ///
     /// - Parameter durable: Whether commits wait for the disk (`fsync`); off by default, for fast tests.
     public static func start(durable: Bool = false) async throws -> PrivatePostgres {
+        var attempt = 1
+        while true {
+            do {
+                return try await startOnce(durable: durable)
+            } catch let error as PrivatePostgresError where error.portWasTaken && attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
+
+    /// One attempt of ``start(durable:)``.
+    private static func startOnce(durable: Bool) async throws -> PrivatePostgres {
         guard let binaries else { throw PrivatePostgresError(message: unavailableReason ?? "") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let server = PrivatePostgres(port: try freePort(), folder: folder, binaries: binaries, durable: durable)
         do {
-            try server.handOver()
-            try server.run(
+            try await server.handOver()
+            try await server.run(
                 "initdb",
                 [
                     "-D", server.data, "-U", server.user, "--auth=trust", "-E", "UTF8", "--no-locale",
                     "--no-sync",
                 ]
             )
-            try server.resume()
+            try await server.resume()
         } catch {
             await server.stop()
             throw error
@@ -70,24 +85,31 @@ public final class PrivatePostgres: Sendable {
     }
 
     /// Stops the server (fast shutdown: open connections are closed) and keeps its data.
-    public func halt() throws {
-        try run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"])
+    public func halt() async throws {
+        try await run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"])
     }
 
     /// Starts the stopped server again, with its data, its settings and its port.
-    public func resume() throws {
-        try run("pg_ctl", ["-D", data, "-l", log, "-o", settings, "-w", "-t", "60", "start"])
+    ///
+    /// - Throws: ``PrivatePostgresError`` with the end of the server's log when it did not start.
+    public func resume() async throws {
+        do {
+            try await run("pg_ctl", ["-D", data, "-l", log, "-o", settings, "-w", "-t", "60", "start"])
+        } catch let error as PrivatePostgresError {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw PrivatePostgresError(message: "\(error.message)\nThe server's log ends:\n\(text.suffix(2_000))")
+        }
     }
 
     /// Stops the server and removes its folder.
     public func stop() async {
-        try? run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "60", "stop"])
+        try? await run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "60", "stop"])
         try? FileManager.default.removeItem(at: folder)
     }
 
     /// Runs `psql` with one SQL command (as the server's user), for changes made behind a client's back.
-    public func psql(_ command: String) throws {
-        try run(
+    public func psql(_ command: String) async throws {
+        try await run(
             "psql",
             [
                 "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", "postgres", "-v", "ON_ERROR_STOP=1",
@@ -100,25 +122,34 @@ public final class PrivatePostgres: Sendable {
     private var log: String { folder.appendingPathComponent("server.log").path }
 
     /// Gives the folder to the `postgres` user when running as root.
-    private func handOver() throws {
+    private func handOver() async throws {
         guard getuid() == 0 else { return }
-        try Self.launch("/bin/chown", ["postgres:postgres", folder.path], in: folder)
+        try await Self.launch("/bin/chown", ["postgres:postgres", folder.path], in: folder)
     }
 
     /// Runs one of PostgreSQL's programs, as the `postgres` user when root, and waits for it.
-    private func run(_ program: String, _ arguments: [String]) throws {
+    private func run(_ program: String, _ arguments: [String]) async throws {
         let path = binaries.appendingPathComponent(program).path
         if getuid() == 0 {
-            try Self.launch("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments, in: folder)
+            try await Self.launch("/usr/sbin/runuser", ["-u", "postgres", "--", path] + arguments, in: folder)
         } else {
-            try Self.launch(path, arguments, in: folder)
+            try await Self.launch(path, arguments, in: folder)
+        }
+    }
+
+    /// Runs a program and waits for it (``launchBlocking(_:_:in:)``) on a thread of its own: `initdb` and `pg_ctl`
+    /// take seconds, and a thread of Swift's cooperative pool (two, on a two-core machine) blocked that long stops
+    /// every other test's tasks and timers with it.
+    private static func launch(_ path: String, _ arguments: [String], in folder: URL) async throws {
+        try await withCheckedThrowingContinuation { (finished: CheckedContinuation<Void, any Error>) in
+            Thread { finished.resume(with: Result { try launchBlocking(path, arguments, in: folder) }) }.start()
         }
     }
 
     /// Runs a program and waits for it, with `posix_spawn` and `waitpid`. Not Foundation's `Process`: it learns
     /// of a child's end through a descriptor the child inherits, which the server `pg_ctl start` leaves running
     /// keeps open. The output goes to a file, read when the program fails.
-    private static func launch(_ path: String, _ arguments: [String], in folder: URL) throws {
+    private static func launchBlocking(_ path: String, _ arguments: [String], in folder: URL) throws {
         let outputPath = folder.appendingPathComponent("command-\(UUID().uuidString).txt").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -170,4 +201,7 @@ public struct PrivatePostgresError: Error, CustomStringConvertible {
 
     /// The message.
     public var description: String { message }
+
+    /// Whether the server could not start because another socket had taken its port.
+    var portWasTaken: Bool { message.contains("Address already in use") }
 }

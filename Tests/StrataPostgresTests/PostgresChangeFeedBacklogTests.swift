@@ -75,7 +75,7 @@
 
                     // When 100 keys are announced, more than the bound of 8
                     let channel = feedChannel(of: instance.source)
-                    try server.psql(
+                    try await server.psql(
                         "SELECT pg_notify('\(channel)', (1000000 + i)::text || ':p:burst' || i) FROM generate_series(1, 100) i"
                     )
 

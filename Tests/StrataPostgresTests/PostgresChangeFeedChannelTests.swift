@@ -25,7 +25,9 @@
                     let feed = instance.source.feed
                     let epoch = try #require(feed.currentEpoch)
                     let end = instance.source.changes(forKey: "end")
-                    try server.psql("SELECT pg_notify('\(table)', '9000000000:p:x'), pg_notify('\(table)', '9:a:')")
+                    try await server.psql(
+                        "SELECT pg_notify('\(table)', '9000000000:p:x'), pg_notify('\(table)', '9:a:')"
+                    )
                     _ = try await instance.source.put(Note(title: "end", revision: 1), in: KeyQuery("end"))
                     #expect(await first(end) { $0 == .put(key: "end") } != nil)
                     #expect(feed.currentEpoch == epoch)

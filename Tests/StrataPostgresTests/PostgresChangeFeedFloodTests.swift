@@ -37,7 +37,7 @@
                     let end = instance.source.changes(forKey: "end")
 
                     // When one transaction sends 10,000 foreign payloads and 10,000 changes of "k", then "end"
-                    try server.psql(
+                    try await server.psql(
                         """
                         SELECT pg_notify('\(feedChannel(of: instance.source))', CASE
                             WHEN i = 20001 THEN '3000000:p:end'

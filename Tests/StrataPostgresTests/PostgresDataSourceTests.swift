@@ -112,7 +112,7 @@
                 let owner: PostgresDataSource<Note> = try source(client)
                 _ = try await owner.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
                 let table = owner.table
-                try server.psql(
+                try await server.psql(
                     "CREATE ROLE app LOGIN; GRANT SELECT, INSERT, UPDATE, DELETE ON \(table) TO app; "
                         + "GRANT USAGE, SELECT ON SEQUENCE \(table)_version TO app"
                 )

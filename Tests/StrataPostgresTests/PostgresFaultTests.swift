@@ -39,7 +39,7 @@
                 let texts: PostgresDataSource<String> = try source(client)
                 _ = try await texts.put("value", in: KeyQuery("k"))
                 let table = texts.table
-                try server.psql(
+                try await server.psql(
                     """
                     CREATE FUNCTION \(table)_refuse() RETURNS trigger AS $$ BEGIN
                     RAISE EXCEPTION 'could not serialize access' USING ERRCODE = 'serialization_failure';
@@ -75,7 +75,7 @@
                     #expect(await instance.holds("k"))
                     _ = await first(changes) { $0 == .invalidateAll }
 
-                    try server.psql("DROP TABLE \(instance.source.table)")
+                    try await server.psql("DROP TABLE \(instance.source.table)")
                     #expect(await strataCode { _ = try await instance.source.get(KeyQuery("k")) } == .notFound)
                     _ = await first(changes) { $0 == .invalidateAll }
                     #expect(!(await instance.holds("k")))
@@ -126,7 +126,7 @@
             try await withPostgres { server, client in
                 let notes: PostgresDataSource<Note> = try source(client)
                 _ = try await notes.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
-                try server.psql("UPDATE \(notes.table) SET value = '\"not a note\"'::jsonb")
+                try await server.psql("UPDATE \(notes.table) SET value = '\"not a note\"'::jsonb")
                 #expect(await strataCode { _ = try await notes.get(KeyQuery("k")) } == .dataSerialization)
             }
         }

@@ -41,7 +41,7 @@
                 )
                 _ = try await writer.put("small", in: KeyQuery("small"))
                 // Written by another program: 5,000 bytes of JSON.
-                try server.psql(
+                try await server.psql(
                     "INSERT INTO \(writer.table) (key, value) VALUES ('big', to_jsonb(repeat('x', 4998)))"
                 )
                 #expect(try await reader.get(KeyQuery("small")) == "small")
@@ -71,7 +71,7 @@
                 let writer: PostgresDataSource<String> = try source(client)
                 _ = try await writer.put("seed", in: KeyQuery("seed"))
                 // 20 rows of 10,000 bytes of JSON each, written by another program
-                try server.psql(
+                try await server.psql(
                     "INSERT INTO \(writer.table) (key, value) SELECT 'k' || n, to_jsonb(repeat('x', 9998)) "
                         + "FROM generate_series(1, 20) AS n"
                 )

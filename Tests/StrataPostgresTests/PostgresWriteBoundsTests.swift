@@ -66,7 +66,7 @@
 
                 // A longer key another program wrote (3,000 bytes that compress, so the index takes it): listings
                 // refuse it.
-                try server.psql("INSERT INTO \(texts.table) (key, value) VALUES (repeat('x', 3000), '\"w\"')")
+                try await server.psql("INSERT INTO \(texts.table) (key, value) VALUES (repeat('x', 3000), '\"w\"')")
                 let listings: [@Sendable () async throws -> Void] = [
                     { _ = try await texts.getAll(FirstKey()) },
                     { _ = try await texts.getAll(AllObjectsQuery()) },
