@@ -65,15 +65,17 @@
     ///
     /// ## Bounded waits
     ///
-    /// No call takes longer than ``callTimeout`` (five seconds by default). postgres-nio's pool keeps a call waiting
-    /// while it cannot connect, and fails its waiting calls only after 60 seconds of failed attempts; a statement
-    /// already sent waits for its answer however long the server takes. So each call races a timer: when the timer
-    /// wins, a call still waiting for a connection leaves the pool's queue, a statement in flight has its connection
-    /// closed (the pool replaces it), and the call fails with a retryable ``Strata/StrataError/Code/network`` error
-    /// whose underlying error is what postgres-nio threw as the call ended. A cancelled task ends its call the same
-    /// way, at once, with ``Strata/StrataError/Code/cancelled``. Set the client's `options.connectTimeout` (ten
-    /// seconds in postgres-nio) below ``callTimeout``, so that one attempt to reach a host that does not answer does
-    /// not outlast the calls waiting for it.
+    /// No call waits longer than ``callTimeout`` (five seconds by default) for its answer, and a second more for the
+    /// error postgres-nio ends it with. postgres-nio's pool keeps a call waiting while it cannot connect, and fails its
+    /// waiting calls only after 60 seconds of failed attempts; a statement already sent waits for its answer however
+    /// long the server takes, and one sent on a connection as it closes may never be answered. So each call races a
+    /// timer: when the timer wins, a call still waiting for a connection leaves the pool's queue, a statement in flight
+    /// has its connection closed (the pool replaces it), and the call fails with a retryable
+    /// ``Strata/StrataError/Code/network`` error whose underlying error is what postgres-nio threw as the call ended
+    /// (when it ended within that second). A cancelled task ends its call at once, with
+    /// ``Strata/StrataError/Code/cancelled``. Neither waits for postgres-nio to let go of the statement. Set the
+    /// client's `options.connectTimeout` (ten seconds in postgres-nio) below ``callTimeout``, so that one attempt to
+    /// reach a host that does not answer does not outlast the calls waiting for it.
     ///
     /// After an outage the pool connects again by itself. It tries again after a pause that starts at 100 ms and grows
     /// by a quarter with each failed attempt (at most a minute), so once the server is back, the next attempt comes
