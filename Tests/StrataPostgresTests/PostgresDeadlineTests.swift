@@ -8,30 +8,47 @@
     /// A call that never ends, whatever happens to its task: as postgres-nio's statement sent on a connection as it
     /// closes, which is never answered. `release()` ends it, for the test's own cleanup.
     private final class EndlessCall: Sendable {
-        private let waiting = Locked<CheckedContinuation<Void, Never>?>(nil)
-        private let started = Locked<CheckedContinuation<Void, Never>?>(nil)
+        private struct State {
+            var waiting: CheckedContinuation<Void, Never>?
+            var started: CheckedContinuation<Void, Never>?
+        }
+
+        private let state = Locked(State())
 
         /// Waits until released, ignoring cancellation.
         func run() async {
             await withCheckedContinuation { continuation in
-                waiting.withLock { $0 = continuation }
-                started.withLock { $0.take() }?.resume()
+                state.withLock { state in
+                    state.waiting = continuation
+                    return state.started.take()
+                }?.resume()
             }
         }
 
         /// Returns once ``run()`` waits.
         func untilRunning() async {
             await withCheckedContinuation { continuation in
-                let isRunning = waiting.withLock { $0 != nil }
-                if isRunning { return continuation.resume() }
-                started.withLock { $0 = continuation }
+                let isRunning = state.withLock { state in
+                    if state.waiting == nil { state.started = continuation }
+                    return state.waiting != nil
+                }
+                if isRunning { continuation.resume() }
             }
         }
 
         /// Ends ``run()``.
         func release() {
-            waiting.withLock { $0.take() }?.resume()
+            state.withLock { $0.waiting.take() }?.resume()
         }
+    }
+
+    /// What a call that ends as soon as it is cancelled throws.
+    private struct EndedWhenCancelled: Error {}
+
+    /// Waits until its task is cancelled, then throws ``EndedWhenCancelled``.
+    private func untilCancelled() async throws {
+        while (try? await Task.sleep(for: .seconds(600))) != nil {}
+        throw EndedWhenCancelled()
     }
 
     @Suite("PostgreSQL call deadline", .timeLimit(.minutes(1)))
@@ -48,7 +65,32 @@
             #expect(expired.cause == nil)
         }
 
-        @Test("a cancelled caller of a call that never ends returns at once, cancelled")
+        @Test("the error a timed-out call ends with once cancelled is the timeout's cause")
+        func theCancelledCallsErrorIsTheCause() async throws {
+            let outcome = await Result {
+                try await PostgresDeadline(.milliseconds(50)).run { try await untilCancelled() }
+            }
+            let expired = try #require(outcome.failure as? PostgresDeadline.Expired)
+            #expect(expired.cause is EndedWhenCancelled)
+        }
+
+        @Test("a cancelled caller ends as its call does once cancelled: the call is over before the caller goes on")
+        func aCancelledCallerEndsAsItsCall() async throws {
+            let (started, start) = AsyncStream.makeStream(of: Void.self)
+            let caller = Task {
+                await Result {
+                    try await PostgresDeadline(.seconds(600)).run {
+                        start.yield()
+                        try await untilCancelled()
+                    }
+                }
+            }
+            for await _ in started { break }
+            caller.cancel()
+            #expect(await caller.value.failure is EndedWhenCancelled)
+        }
+
+        @Test("a cancelled caller of a call that never ends returns, cancelled")
         func aCancelledCallerOfAnEndlessCallReturns() async throws {
             let endless = EndlessCall()
             defer { endless.release() }

@@ -72,10 +72,11 @@
     /// timer: when the timer wins, a call still waiting for a connection leaves the pool's queue, a statement in flight
     /// has its connection closed (the pool replaces it), and the call fails with a retryable
     /// ``Strata/StrataError/Code/network`` error whose underlying error is what postgres-nio threw as the call ended
-    /// (when it ended within that second). A cancelled task ends its call at once, with
-    /// ``Strata/StrataError/Code/cancelled``. Neither waits for postgres-nio to let go of the statement. Set the
-    /// client's `options.connectTimeout` (ten seconds in postgres-nio) below ``callTimeout``, so that one attempt to
-    /// reach a host that does not answer does not outlast the calls waiting for it.
+    /// (when it ended within that second). A cancelled task ends its call with ``Strata/StrataError/Code/cancelled``
+    /// once the call has let go of its connection (at most a second after). Neither waits longer for postgres-nio to
+    /// let go of the statement. Set the client's `options.connectTimeout` (ten seconds in postgres-nio) below
+    /// ``callTimeout``, so that one attempt to reach a host that does not answer does not outlast the calls waiting for
+    /// it.
     ///
     /// After an outage the pool connects again by itself. It tries again after a pause that starts at 100 ms and grows
     /// by a quarter with each failed attempt (at most a minute), so once the server is back, the next attempt comes

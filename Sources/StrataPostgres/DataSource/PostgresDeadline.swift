@@ -10,8 +10,9 @@
     /// a connection as it closes may never be answered at all. When the timer wins, or the caller is cancelled, the
     /// call ends at once: its task is cancelled (a call waiting for a connection leaves the pool's queue, and a
     /// statement in flight has its connection closed, ``PostgresConnection/closingOnCancel(_:)``), and the caller waits
-    /// for it to end at most ``causeWait`` more (for its error, the timeout's cause), so nothing postgres-nio leaves
-    /// unanswered can hold the caller.
+    /// for it to end at most ``causeWait`` more (so that a call that ends when cancelled, as every call should, is over
+    /// before its caller goes on, and its error is the timeout's cause), so nothing postgres-nio leaves unanswered can
+    /// hold the caller.
     struct PostgresDeadline: Sendable {
         /// What a call that did not finish within the limit throws.
         struct Expired: Error {
@@ -32,7 +33,8 @@
         }
 
         /// Runs `body`, or throws ``Expired`` when it has not finished within ``limit``. A result `body` returns as the
-        /// timer fires wins over the timer; a cancelled caller cancels `body` and throws `CancellationError` at once.
+        /// timer fires wins over the timer; a cancelled caller cancels `body` and ends as `body` does, or with
+        /// `CancellationError` after ``causeWait``.
         func run<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
             try await run(untilAcknowledged: { _ in try await body() })
         }
@@ -41,8 +43,8 @@
         /// ``limit``: once acknowledged (`acknowledge()` returned `true`), `body` runs for as long as it takes.
         ///
         /// `acknowledge()` returns `false` when the timer won first: `body` is being cancelled and should stop. A
-        /// `body` the caller gave up on is cancelled and ends on its own: a cancelled caller does not wait for it, and
-        /// one whose timer won waits at most ``causeWait``.
+        /// `body` the caller gave up on (the timer won, or the caller was cancelled) is cancelled and waited for at most
+        /// ``causeWait``; one that does not end by then is left to end on its own.
         func run<Result: Sendable>(
             untilAcknowledged body: @escaping @Sendable (_ acknowledge: @escaping Acknowledge) async throws -> Result
         ) async throws -> Result {
@@ -81,7 +83,7 @@
                     }
                 }
             } onCancel: {
-                race.end(with: .failure(CancellationError()))
+                race.cancelByCaller()
             }
         }
 
@@ -109,6 +111,8 @@
             var isOver = false
             /// The limit that passed, once the timer won: the call's error then ends the race as its cause.
             var expiredLimit: Duration?
+            /// Whether the caller was cancelled: the call's own end then ends the race as it is.
+            var isCancelledByCaller = false
         }
 
         private let state = Locked(State())
@@ -126,14 +130,37 @@
             }
             guard !wasOver else { return caller.resume(throwing: CancellationError()) }
             let (call, timer) = start()
-            let isOver = state.withLock { state in
+            let (isOver, isGivenUp) = state.withLock { state in
                 state.call = call
                 state.timer = timer
-                return state.isOver
+                return (state.isOver, state.expiredLimit != nil || state.isCancelledByCaller)
             }
             if isOver {
                 call.cancel()
                 timer.cancel()
+            } else if isGivenUp {
+                // The timer or the caller gave up before the call's task was known.
+                call.cancel()
+            }
+        }
+
+        /// The caller was cancelled: cancels the call and waits for its end at most ``PostgresDeadline/causeWait``. A
+        /// caller cancelled before the race began ends it at once.
+        func cancelByCaller() {
+            let call = state.withLock { state -> Task<Void, Never>?? in
+                guard !state.isOver else { return nil }
+                guard state.caller != nil else {
+                    state.isOver = true
+                    return nil
+                }
+                state.isCancelledByCaller = true
+                return .some(state.call)
+            }
+            guard let call else { return }
+            call?.cancel()
+            Task {
+                try? await Task.sleep(for: PostgresDeadline.causeWait)
+                self.end(with: .failure(CancellationError()))
             }
         }
 
@@ -147,14 +174,15 @@
         }
 
         /// Ends the race with `outcome` unless it already ended: resumes the caller and cancels the tasks. A failure
-        /// after the timer won ends it as ``PostgresDeadline/Expired``, with the failure as its cause.
+        /// after the timer won ends it as ``PostgresDeadline/Expired``, with the failure as its cause, unless the caller
+        /// was cancelled.
         func end(with outcome: Swift.Result<Result, any Error>) {
             let ending = state.withLock {
                 state -> (CheckedContinuation<Result, any Error>?, [Task<Void, Never>?], Duration?)? in
                 guard !state.isOver else { return nil }
                 state.isOver = true
                 defer { state.caller = nil }
-                return (state.caller, [state.call, state.timer], state.expiredLimit)
+                return (state.caller, [state.call, state.timer], state.isCancelledByCaller ? nil : state.expiredLimit)
             }
             guard let (caller, tasks, expiredLimit) = ending else { return }
             tasks.forEach { $0?.cancel() }
