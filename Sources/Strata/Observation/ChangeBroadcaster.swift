@@ -4,6 +4,8 @@
 /// ``publish(_:)``. Each observer's stream keeps only the newest changes (`bufferingNewest`, one by
 /// default): a slow observer is never behind by more than its buffer, and because a change names a key
 /// rather than carrying a value, reading again after the newest change always gives the latest state.
+/// An observer of every key that loses a change is sent ``DataChange/invalidateAll`` after it: the newer
+/// changes of a key stand for its older ones, but a change of another key does not.
 ///
 /// A registration is removed when its stream ends (the consuming task is cancelled or stops iterating),
 /// so ``observerCount`` returns to zero on its own. With no observer, ``publish(_:)`` costs one uncontended
@@ -16,8 +18,7 @@
 /// ```
 public final class ChangeBroadcaster: Sendable {
     private struct Observer {
-        let continuation: AsyncStream<DataChange>.Continuation
-        let limit: Int
+        let delivery: ChangeDelivery
         /// Registered by a repository stream: changes written by a stream's own refresh are not sent to it.
         let isStream: Bool
     }
@@ -60,12 +61,8 @@ public final class ChangeBroadcaster: Sendable {
     ///   - limit: How many undelivered changes the stream keeps; older ones are dropped first. At least 1.
     /// - Returns: A stream that ends, and unregisters, when its consumer is cancelled.
     public func changes(forKey key: String? = nil, bufferingNewest limit: Int = 1) -> AsyncStream<DataChange> {
-        let limit = max(limit, 1)
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: DataChange.self,
-            bufferingPolicy: .bufferingNewest(limit)
-        )
-        let observer = Observer(continuation: continuation, limit: limit, isStream: ObservationScope.isStreamRefresh)
+        let (stream, delivery) = ChangeDelivery.makeStream(limit: limit, forKey: key)
+        let observer = Observer(delivery: delivery, isStream: ObservationScope.isStreamRefresh)
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
             if let key {
@@ -80,7 +77,7 @@ public final class ChangeBroadcaster: Sendable {
             observerCountDidChange?(count)
             return state.nextID
         }
-        continuation.onTermination = { [weak self] _ in
+        delivery.continuation.onTermination = { [weak self] _ in
             self?.remove(id, key: key)
         }
         return stream
@@ -89,7 +86,8 @@ public final class ChangeBroadcaster: Sendable {
     /// Sends a change to every observer of its key and to every observer of all keys.
     ///
     /// Each observer receives changes in the order they were published; a slow observer loses the oldest
-    /// of its undelivered changes, never the newest.
+    /// of its undelivered changes, never the newest. An observer of every key that loses one is sent
+    /// ``DataChange/invalidateAll`` after it, unless one sent after it is still on its way.
     ///
     /// - Parameter change: What changed.
     public func publish(_ change: DataChange) {
@@ -119,24 +117,17 @@ public final class ChangeBroadcaster: Sendable {
     /// largest `bufferingNewest` limit in use.
     public var maxBufferedCount: Int { state.withLock { $0.maxBufferedCount } }
 
-    /// How many changes were dropped because an observer's buffer was full.
+    /// How many changes were dropped because an observer's buffer was full (an ``DataChange/invalidateAll`` sent
+    /// after a loss included).
     public var droppedCount: Int { state.withLock { $0.droppedCount } }
 
     private func send(_ change: DataChange, to observer: Observer, _ fromStream: Bool, _ state: inout State) {
         // A stream's refresh (a cache write after a main read) never wakes a stream: two screens on one
         // key would otherwise refresh each other for ever.
         if fromStream && observer.isStream { return }
-        switch observer.continuation.yield(change) {
-        case .enqueued(let remaining):
-            state.maxBufferedCount = max(state.maxBufferedCount, observer.limit - remaining)
-        case .dropped:
-            state.droppedCount += 1
-            state.maxBufferedCount = max(state.maxBufferedCount, observer.limit)
-        case .terminated:
-            break
-        @unknown default:
-            break
-        }
+        guard let outcome = observer.delivery.send(change) else { return }
+        state.droppedCount += outcome.dropped
+        state.maxBufferedCount = max(state.maxBufferedCount, outcome.buffered)
     }
 
     private func remove(_ id: UInt64, key: String?) {

@@ -72,25 +72,26 @@ where Main: DataSourceCapabilities, Cache: DataSourceCapabilities {
     /// The repository's announcements merged with its main and cache sources' changes.
     ///
     /// Only the newest change waits for a slow consumer, as with ``ChangeBroadcaster``'s observers: a change only
-    /// names what to read again.
+    /// names what to read again. A stream of every key that loses a change is sent ``DataChange/invalidateAll``
+    /// after it.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> {
         let streams = [
             repository.changeBroadcaster.changes(forKey: key),
             repository.cache.changes(forKey: key),
             repository.main.changes(forKey: key),
         ]
-        let (merged, continuation) = AsyncStream.makeStream(of: DataChange.self, bufferingPolicy: .bufferingNewest(1))
+        let (merged, delivery) = ChangeDelivery.makeStream(limit: 1, forKey: key)
         let task = Task {
             await withDiscardingTaskGroup { group in
                 for stream in streams {
                     group.addTask {
-                        for await change in stream { continuation.yield(change) }
+                        for await change in stream { delivery.send(change) }
                     }
                 }
             }
-            continuation.finish()
+            delivery.continuation.finish()
         }
-        continuation.onTermination = { _ in task.cancel() }
+        delivery.continuation.onTermination = { _ in task.cancel() }
         return merged
     }
 }

@@ -1,0 +1,93 @@
+/// The sending end of a stream of ``DataChange``s that keeps only the newest: a stream of every key that loses a
+/// change is sent ``DataChange/invalidateAll`` after it.
+///
+/// A change only names what to read again, so the newer changes of a key stand for its older ones; a change of
+/// another key does not. An observer of one key that loses a change still reads its key again after the newest
+/// one, but an observer of every key would never hear of the key it lost: the ``DataChange/invalidateAll`` sent
+/// after the loss tells it that any entry may have changed. None is sent while one already sent after the change
+/// lost waits in the buffer (a ``DataChange/deleteAll`` counts too): a flood costs one in `limit` changes at most.
+final class ChangeDelivery: Sendable {
+    /// What sending a change did to the stream's buffer.
+    struct Outcome {
+        /// How many changes the buffer dropped: the send's, and the ``DataChange/invalidateAll``'s after it.
+        let dropped: Int
+
+        /// How many changes wait in the buffer after the send.
+        let buffered: Int
+    }
+
+    /// The changes sent, counted so that the change a full buffer drops is known: the buffer holds the newest
+    /// changes sent and not yet read, so when it drops one it was full, and the change dropped is the one sent
+    /// `limit` changes before the newest.
+    private struct Sent {
+        /// How many changes were sent.
+        var count = 0
+
+        /// The number (``count`` when it was sent) of the newest change of every key sent, which stands for every
+        /// change before it; `0` when none was.
+        var newestReset = 0
+
+        mutating func record(_ change: DataChange) {
+            count += 1
+            if change.key == nil { newestReset = count }
+        }
+    }
+
+    /// The stream's continuation.
+    let continuation: AsyncStream<DataChange>.Continuation
+
+    /// How many undelivered changes the stream keeps.
+    let limit: Int
+
+    /// Whether the stream carries the changes of every key.
+    private let carriesEveryKey: Bool
+
+    /// The changes sent; its lock also makes a send and its count one step.
+    private let sent = Locked(Sent())
+
+    private init(_ continuation: AsyncStream<DataChange>.Continuation, limit: Int, carriesEveryKey: Bool) {
+        self.continuation = continuation
+        self.limit = limit
+        self.carriesEveryKey = carriesEveryKey
+    }
+
+    /// Makes a stream that keeps the newest `limit` undelivered changes (at least one), and its sending end.
+    ///
+    /// - Parameters:
+    ///   - limit: How many undelivered changes the stream keeps; older ones are dropped first.
+    ///   - key: The key whose changes the stream carries; `nil` for every key.
+    static func makeStream(limit: Int, forKey key: String?) -> (AsyncStream<DataChange>, ChangeDelivery) {
+        let limit = max(limit, 1)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DataChange.self,
+            bufferingPolicy: .bufferingNewest(limit)
+        )
+        return (stream, ChangeDelivery(continuation, limit: limit, carriesEveryKey: key == nil))
+    }
+
+    /// Sends `change`; `nil` when the stream has ended.
+    @discardableResult
+    func send(_ change: DataChange) -> Outcome? {
+        sent.withLock { sent -> Outcome? in
+            let result = continuation.yield(change)
+            sent.record(change)
+            switch result {
+            case .enqueued(let remaining):
+                return Outcome(dropped: 0, buffered: limit - remaining)
+            case .dropped:
+                guard carriesEveryKey, sent.newestReset <= sent.count - limit else {
+                    return Outcome(dropped: 1, buffered: limit)
+                }
+                // What this drops in turn was sent before it.
+                let invalidated = continuation.yield(.invalidateAll)
+                sent.record(.invalidateAll)
+                if case .dropped = invalidated { return Outcome(dropped: 2, buffered: limit) }
+                return Outcome(dropped: 1, buffered: limit)
+            case .terminated:
+                return nil
+            @unknown default:
+                return nil
+            }
+        }
+    }
+}

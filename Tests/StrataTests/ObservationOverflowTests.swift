@@ -1,0 +1,153 @@
+import Strata
+import Testing
+
+/// An observer of every key whose buffer overflows: a change it loses names a key it may never hear of again, so it
+/// is told that everything may have changed.
+struct ObservationOverflowTests {
+    @Test func aLostChangeIsFollowedByInvalidateAll() async {
+        // Given an observer of every key with room for two changes, not reading
+        let broadcaster = ChangeBroadcaster()
+        let stream = broadcaster.changes(bufferingNewest: 2)
+        // When three keys change
+        for key in ["a", "b", "c"] { broadcaster.publish(.put(key: key)) }
+        // Then it reads the newest change and `invalidateAll` after it, which stands for the two it lost
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == .put(key: "c"))
+        #expect(await iterator.next() == .invalidateAll)
+        #expect(broadcaster.droppedCount == 2)
+    }
+
+    @Test func aResetAlreadyOnItsWayStandsForTheChangesBeforeIt() async {
+        // Given an observer of every key with room for three changes, sent a change and then `invalidateAll`
+        let broadcaster = ChangeBroadcaster()
+        let stream = broadcaster.changes(bufferingNewest: 3)
+        broadcaster.publish(.put(key: "a"))
+        broadcaster.publish(.invalidateAll)
+        // When two more keys change and the first change is lost
+        broadcaster.publish(.put(key: "b"))
+        broadcaster.publish(.put(key: "c"))
+        // Then no second `invalidateAll` is sent: the one it reads first came after the change it lost
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == .invalidateAll)
+        #expect(await iterator.next() == .put(key: "b"))
+        #expect(await iterator.next() == .put(key: "c"))
+        #expect(broadcaster.droppedCount == 1)
+    }
+
+    @Test func aFloodLeavesTheNewestChangesAfterOneInvalidateAll() async {
+        // Given an observer of every key with room for four changes, not reading while 1,000 keys change
+        let broadcaster = ChangeBroadcaster()
+        let stream = broadcaster.changes(bufferingNewest: 4)
+        for index in 0..<1_000 { broadcaster.publish(.put(key: "\(index)")) }
+        // Then its buffer holds `invalidateAll` and the three newest changes after it
+        var iterator = stream.makeAsyncIterator()
+        var read: [DataChange] = []
+        for _ in 0..<4 { if let change = await iterator.next() { read.append(change) } }
+        #expect(read == [.invalidateAll, .put(key: "997"), .put(key: "998"), .put(key: "999")])
+        #expect(broadcaster.maxBufferedCount == 4)
+    }
+
+    @Test func anObserverOfOneKeyIsNotSentInvalidateAll() async {
+        // Given an observer of one key with room for one change, not reading
+        let broadcaster = ChangeBroadcaster()
+        let stream = broadcaster.changes(forKey: "k", bufferingNewest: 1)
+        // When the key changes twice
+        broadcaster.publish(.put(key: "k"))
+        broadcaster.publish(.delete(key: "k"))
+        // Then it reads the newest change, which stands for the older one of the same key
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == .delete(key: "k"))
+        #expect(broadcaster.droppedCount == 1)
+    }
+
+    @Test func aSlowObserverHearsOfEveryKeyOrOfAnInvalidateAllAfterIt() async throws {
+        // Given an observer of every key with room for three changes, reading while it lets other tasks run
+        let broadcaster = ChangeBroadcaster()
+        let stream = broadcaster.changes(bufferingNewest: 3)
+        // When 2,000 keys change in bursts of up to 20
+        let read = try await readSlowly(stream, keys: 2_000) { broadcaster.publish(.put(key: $0)) }
+        // Then every key it did not hear of was followed by an `invalidateAll`
+        #expect(broadcaster.droppedCount > 0)
+        #expect(unheardKeys(in: read, of: 2_000) == [])
+    }
+
+    @Test(arguments: [2, 2_000])
+    func aRepositoryAsASourceMergesItsChangesWithoutLosingAKeySilently(keys: Int) async throws {
+        // Given an observer of every key of a repository used as a source: its sources' changes merged, one waiting
+        let (cache, main) = (ObservableStore<Int>(), ObservableStore<Int>())
+        let stream = CacheRepository(main: main, cache: cache).asDataSource().changes(forKey: nil)
+        // When keys of its cache and of its main change in turn, two (each source's stream keeps its one change,
+        // the merged stream loses the first) or 2,000 in bursts, read only once they all changed
+        let read = try await readSlowly(stream, keys: keys, readsWhileChanging: false) { key in
+            let source = Int(key).map { $0.isMultiple(of: 2) } ?? true ? cache : main
+            source.changeBroadcaster.publish(.put(key: key))
+        }
+        // Then every key it did not hear of was followed by an `invalidateAll`
+        #expect(unheardKeys(in: read, of: keys) == [])
+    }
+
+    /// Reads `stream` in a task that lets other tasks run between reads while `change` is called for the keys
+    /// `0..<keys` in bursts of up to 20 (or, when not `readsWhileChanging`, from when they all changed and other
+    /// tasks ran a while). Returns what was read once a last change is read: one made when the reader
+    /// has caught up, since one made before may be dropped (with room for one change, by the `invalidateAll` after
+    /// it), and everything sent before it is read by then.
+    private func readSlowly(
+        _ stream: AsyncStream<DataChange>,
+        keys: Int,
+        readsWhileChanging: Bool = true,
+        change: (String) -> Void
+    ) async throws -> [DataChange] {
+        let recorder = Recorder<DataChange>()
+        let read = {
+            Task {
+                for await change in stream {
+                    recorder.append(change)
+                    for _ in 0..<Int.random(in: 0...3) { await Task.yield() }
+                }
+            }
+        }
+        var consumer = readsWhileChanging ? read() : nil
+        defer { consumer?.cancel() }
+        var index = 0
+        while index < keys {
+            for _ in 0..<min(Int.random(in: 1...20), keys - index) {
+                change("\(index)")
+                index += 1
+            }
+            await Task.yield()
+        }
+        if consumer == nil {
+            for _ in 0..<100 { await Task.yield() }
+            consumer = read()
+        }
+        // Each round waits for one more change read, so the reader drains its buffer: it ends within `keys` rounds.
+        for round in 0...keys {
+            let readSoFar = recorder.items.count
+            change("last \(round)")
+            let read = try await recorder.wait { $0.count > readSoFar }
+            if read.contains(.put(key: "last \(round)")) { return read }
+        }
+        Issue.record("the reader never caught up")
+        return recorder.items
+    }
+
+    /// The keys of `0..<count` that `read` neither names nor follows with an `invalidateAll`: one read after every
+    /// change of an earlier key that was read.
+    private func unheardKeys(in read: [DataChange], of count: Int) -> [Int] {
+        var firstRead: [Int: Int] = [:]
+        for (position, change) in read.enumerated() {
+            if let key = change.key.flatMap(Int.init), firstRead[key] == nil { firstRead[key] = position }
+        }
+        let resets = read.indices.filter { read[$0] == .invalidateAll }
+        var lastEarlierRead = -1
+        var unheard: [Int] = []
+        for key in 0..<count {
+            if let position = firstRead[key] {
+                lastEarlierRead = max(lastEarlierRead, position)
+            } else if !resets.contains(where: { $0 > lastEarlierRead }) {
+                unheard.append(key)
+            }
+        }
+        return unheard
+    }
+}
