@@ -22,7 +22,12 @@ struct HungDownloadWriteTests {
         defer { held.remove() }
         let client = makeClient(kind.make(), timeout: .milliseconds(300), downloadDirectory: folder.url)
 
-        let error = await strataError { _ = try await client.download(HTTPRequest(url: server.baseURL)) }
+        // On a busy machine the idle timeout may end a download before its first bytes arrive, which is not what
+        // this test is about: such an attempt is made again, at most three times.
+        var error: StrataError?
+        for _ in 0..<3 where held.entered.total == 0 {
+            error = await strataError { _ = try await client.download(HTTPRequest(url: server.baseURL)) }
+        }
         let endedWhileHeld = held.returned.total == 0
 
         #expect(error?.code == .network, "\(String(describing: error))")
