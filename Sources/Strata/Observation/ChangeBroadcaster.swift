@@ -1,11 +1,11 @@
 /// Announces ``DataChange``s to any number of observers, each through its own bounded `AsyncStream`.
 ///
 /// Observers register for one key or for every key with ``changes(forKey:bufferingNewest:)``; writers call
-/// ``publish(_:)``. Each observer's stream keeps only the newest changes (`bufferingNewest`, one by
-/// default): a slow observer is never behind by more than its buffer, and because a change names a key
-/// rather than carrying a value, reading again after the newest change always gives the latest state.
-/// An observer of every key that loses a change is sent ``DataChange/invalidateAll`` after it: the newer
-/// changes of a key stand for its older ones, but a change of another key does not.
+/// ``publish(_:)``. Each observer's stream keeps only the newest changes (`bufferingNewest`: by default one
+/// for a key, 64 for every key): a slow observer is never behind by more than its buffer, and because a
+/// change names a key rather than carrying a value, reading again after the newest change always gives the
+/// latest state. An observer of every key that loses a change is sent ``DataChange/invalidateAll`` after it:
+/// the newer changes of a key stand for its older ones, but a change of another key does not.
 ///
 /// A registration is removed when its stream ends (the consuming task is cancelled or stops iterating),
 /// so ``observerCount`` returns to zero on its own. With no observer, ``publish(_:)`` costs one uncontended
@@ -58,9 +58,11 @@ public final class ChangeBroadcaster: Sendable {
     ///
     /// - Parameters:
     ///   - key: The key to observe; `nil` for every key.
-    ///   - limit: How many undelivered changes the stream keeps; older ones are dropped first. At least 1.
+    ///   - limit: How many undelivered changes the stream keeps, older ones dropped first; at least 1. By default
+    ///     (`nil`) one for a key and 64 for every key: with room for one, an observer of every key that falls
+    ///     behind hears ``DataChange/invalidateAll`` in place of the change it missed.
     /// - Returns: A stream that ends, and unregisters, when its consumer is cancelled.
-    public func changes(forKey key: String? = nil, bufferingNewest limit: Int = 1) -> AsyncStream<DataChange> {
+    public func changes(forKey key: String? = nil, bufferingNewest limit: Int? = nil) -> AsyncStream<DataChange> {
         let (stream, delivery) = ChangeDelivery.makeStream(limit: limit, forKey: key)
         let observer = Observer(delivery: delivery, isStream: ObservationScope.isStreamRefresh)
         let id = state.withLock { state -> UInt64 in
@@ -77,7 +79,7 @@ public final class ChangeBroadcaster: Sendable {
             observerCountDidChange?(count)
             return state.nextID
         }
-        delivery.continuation.onTermination = { [weak self] _ in
+        delivery.onTermination { [weak self] in
             self?.remove(id, key: key)
         }
         return stream
@@ -86,8 +88,9 @@ public final class ChangeBroadcaster: Sendable {
     /// Sends a change to every observer of its key and to every observer of all keys.
     ///
     /// Each observer receives changes in the order they were published; a slow observer loses the oldest
-    /// of its undelivered changes, never the newest. An observer of every key that loses one is sent
-    /// ``DataChange/invalidateAll`` after it, unless one sent after it is still on its way.
+    /// of its undelivered changes first. An observer of every key that loses one is sent
+    /// ``DataChange/invalidateAll`` after it, unless one sent after it is still on its way; with room for one
+    /// change, that ``DataChange/invalidateAll`` takes the place of the newest.
     ///
     /// - Parameter change: What changed.
     public func publish(_ change: DataChange) {
@@ -117,8 +120,8 @@ public final class ChangeBroadcaster: Sendable {
     /// largest `bufferingNewest` limit in use.
     public var maxBufferedCount: Int { state.withLock { $0.maxBufferedCount } }
 
-    /// How many changes were dropped because an observer's buffer was full (an ``DataChange/invalidateAll`` sent
-    /// after a loss included).
+    /// How many changes were dropped because an observer's buffer was full, those pushed out by an
+    /// ``DataChange/invalidateAll`` sent after a loss included.
     public var droppedCount: Int { state.withLock { $0.droppedCount } }
 
     private func send(_ change: DataChange, to observer: Observer, _ fromStream: Bool, _ state: inout State) {

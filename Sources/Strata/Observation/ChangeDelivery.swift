@@ -6,7 +6,13 @@
 /// one, but an observer of every key would never hear of the key it lost: the ``DataChange/invalidateAll`` sent
 /// after the loss tells it that any entry may have changed. None is sent while one already sent after the change
 /// lost waits in the buffer (a ``DataChange/deleteAll`` counts too): a flood costs one in `limit` changes at most.
+/// With room for one change, the ``DataChange/invalidateAll`` takes the place of the change just sent; so a stream of
+/// every key keeps ``everyKeyLimit`` changes unless told otherwise.
 final class ChangeDelivery: Sendable {
+    /// How many undelivered changes a stream of every key keeps unless told otherwise: enough for the bursts of a busy
+    /// store to reach it key by key.
+    static let everyKeyLimit = 64
+
     /// What sending a change did to the stream's buffer.
     struct Outcome {
         /// How many changes the buffer dropped: the send's, and the ``DataChange/invalidateAll``'s after it.
@@ -33,8 +39,8 @@ final class ChangeDelivery: Sendable {
         }
     }
 
-    /// The stream's continuation.
-    let continuation: AsyncStream<DataChange>.Continuation
+    /// The stream's continuation: every change goes through ``send(_:)``, which counts it.
+    private let continuation: AsyncStream<DataChange>.Continuation
 
     /// How many undelivered changes the stream keeps.
     let limit: Int
@@ -54,15 +60,26 @@ final class ChangeDelivery: Sendable {
     /// Makes a stream that keeps the newest `limit` undelivered changes (at least one), and its sending end.
     ///
     /// - Parameters:
-    ///   - limit: How many undelivered changes the stream keeps; older ones are dropped first.
+    ///   - limit: How many undelivered changes the stream keeps, older ones dropped first; when `nil`, one for a key
+    ///     and ``everyKeyLimit`` for every key.
     ///   - key: The key whose changes the stream carries; `nil` for every key.
-    static func makeStream(limit: Int, forKey key: String?) -> (AsyncStream<DataChange>, ChangeDelivery) {
-        let limit = max(limit, 1)
+    static func makeStream(limit: Int?, forKey key: String?) -> (AsyncStream<DataChange>, ChangeDelivery) {
+        let limit = max(limit ?? (key == nil ? everyKeyLimit : 1), 1)
         let (stream, continuation) = AsyncStream.makeStream(
             of: DataChange.self,
             bufferingPolicy: .bufferingNewest(limit)
         )
         return (stream, ChangeDelivery(continuation, limit: limit, carriesEveryKey: key == nil))
+    }
+
+    /// Runs `handler` once the stream ends: its consumer was cancelled or dropped it, or ``finish()`` was called.
+    func onTermination(_ handler: @escaping @Sendable () -> Void) {
+        continuation.onTermination = { _ in handler() }
+    }
+
+    /// Ends the stream once its consumer has read the changes it holds.
+    func finish() {
+        continuation.finish()
     }
 
     /// Sends `change`; `nil` when the stream has ended.

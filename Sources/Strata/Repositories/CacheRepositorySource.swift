@@ -71,16 +71,16 @@ where Main: DataSourceCapabilities, Cache: DataSourceCapabilities {
 
     /// The repository's announcements merged with its main and cache sources' changes.
     ///
-    /// Only the newest change waits for a slow consumer, as with ``ChangeBroadcaster``'s observers: a change only
-    /// names what to read again. A stream of every key that loses a change is sent ``DataChange/invalidateAll``
-    /// after it.
+    /// Only the newest changes wait for a slow consumer, as with ``ChangeBroadcaster``'s observers (one for a key,
+    /// 64 for every key): a change only names what to read again. A stream of every key that loses a change is sent
+    /// ``DataChange/invalidateAll`` after it.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> {
         let streams = [
             repository.changeBroadcaster.changes(forKey: key),
             repository.cache.changes(forKey: key),
             repository.main.changes(forKey: key),
         ]
-        let (merged, delivery) = ChangeDelivery.makeStream(limit: 1, forKey: key)
+        let (merged, delivery) = ChangeDelivery.makeStream(limit: nil, forKey: key)
         let task = Task {
             await withDiscardingTaskGroup { group in
                 for stream in streams {
@@ -89,9 +89,9 @@ where Main: DataSourceCapabilities, Cache: DataSourceCapabilities {
                     }
                 }
             }
-            delivery.continuation.finish()
+            delivery.finish()
         }
-        delivery.continuation.onTermination = { _ in task.cancel() }
+        delivery.onTermination { task.cancel() }
         return merged
     }
 }
