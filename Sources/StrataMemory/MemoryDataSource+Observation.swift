@@ -5,7 +5,8 @@ extension MemoryDataSource {
     /// every removal and delete, and ``removeAll()``.
     ///
     /// Evictions under the limits, expiry and ``trim(keeping:)`` are not announced: the data did not change,
-    /// the source only forgot it. The stream keeps the newest change (see ``Strata/ChangeBroadcaster``).
+    /// the source only forgot it. The stream keeps the newest change of its key, or the newest 64 of every key (see
+    /// ``Strata/ChangeBroadcaster``).
     ///
     /// - Parameter key: The key to observe; `nil` for every key.
     public func changes(forKey key: String?) -> AsyncStream<DataChange> {
