@@ -174,15 +174,30 @@ public final class PrivatePostgres: Sendable {
         }
     }
 
-    /// A loopback port nothing listens on now (the kernel's choice for port 0).
+    /// A loopback port nothing uses now, below the ports the kernel hands out on its own (`ip_local_port_range`):
+    /// a server halted and resumed keeps its port, and while it is down, a connection's local port or another
+    /// server's port 0 would otherwise take it. The kernel's choice for port 0 when no such port is found.
     private static func freePort() throws -> Int {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let ephemeralLow = range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32_768
+        if ephemeralLow > 11_024 {
+            for _ in 0..<50 {
+                let port = Int.random(in: 10_000..<ephemeralLow - 1_000)
+                if let bound = try? bindLoopback(port: port) { return bound }
+            }
+        }
+        return try bindLoopback(port: 0)
+    }
+
+    /// Binds a loopback socket to `port` (`0`: the kernel's choice), closes it, and returns the port it had.
+    private static func bindLoopback(port: Int) throws -> Int {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw PrivatePostgresError(message: "socket() failed") }
         defer { close(socket) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
