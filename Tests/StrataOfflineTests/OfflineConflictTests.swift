@@ -248,4 +248,31 @@ struct OfflineConflictTests {
         await notes.close()
         await server.stop()
     }
+
+    /// A set-aside write is never replayed, so it no longer makes its key pending: reads of the key go to main again
+    /// and the cache takes main's answers, and the next write of the key goes straight to main — before, the key
+    /// stayed pending for good, answered from the cache with the value main refused, and main's answers were kept
+    /// out of the cache.
+    @Test func aSetAsideWriteNoLongerHoldsItsKey() async throws {
+        // Given a write of a that main refused until it was set aside
+        let (server, notes, folder) = try await Self.conflicted(.keepLocal)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        server.scriptConflict(key: "a", times: 10)
+        #expect(await notes.sync().setAside == 1)
+        server.scriptConflict(key: "a", times: 0)
+        // When another client writes a, and the app reads it
+        server.setNote(try JSONEncoder().encode(Note(id: "a", text: "other", version: 3)), forKey: "a")
+        let read = try await notes.get(KeyQuery("a"), operation: .mainSync)
+        // Then main answers, the key is not pending, and the cache holds main's answer
+        #expect(read.value.text == "other" && !read.isPending)
+        #expect(await notes.outbox.isPending(key: "a") == false)
+        #expect(try await notes.get(KeyQuery("a"), operation: .cache).value.text == "other")
+        // And the next write of a goes straight to main, the set-aside one kept for inspection
+        let write = try await notes.put(Note(id: "a", text: "later", version: 3), in: KeyQuery("a"))
+        #expect(write.status == .saved, "\(write.status)")
+        #expect(server.appliedNotes(forKey: "a").last??.text == "later")
+        #expect(await notes.outbox.pendingWrites.map(\.isSetAside) == [true])
+        await notes.close()
+        await server.stop()
+    }
 }

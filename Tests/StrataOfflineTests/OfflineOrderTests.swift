@@ -45,6 +45,30 @@ struct OfflineOrderTests {
         }
     }
 
+    /// A write queued behind a first attempt that main then refuses for good (a 409, thrown to its caller) is replayed
+    /// once that attempt ends, as after one main took — before, no replay was started and no timer set (the queued
+    /// write had never been tried): the acknowledged write waited for the next sync, main read or launch.
+    @Test(.timeLimit(.minutes(2)))
+    func aWriteQueuedBehindAFirstAttemptMainRefusesIsReplayed() async throws {
+        try await withNotes(configuration: standingStill()) { server, notes in
+            // Given a first write of a on its way to main (held there), and a second write of a queued behind it
+            let (arrived, release) = (Gate(), Gate())
+            server.holdNextWrite(arrived: arrived, release: release)
+            server.scriptConflict(key: "a")
+            let first = Task { try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a")) }
+            await arrived.wait()
+            let second = try await notes.put(Note(id: "a", text: "two", version: 1), in: KeyQuery("a"))
+            #expect(second.isPending)
+            // When main refuses the first for good
+            release.open()
+            await #expect(throws: StrataError.self) { _ = try await first.value }
+            await notes.waitForReplays()
+            // Then the second reached main without a sync
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["two"])
+            #expect(await notes.outbox.count == 0)
+        }
+    }
+
     @Test(.enabled(if: immutableFilesWork))
     func aDeliveredWriteWhoseRecordCannotBeRemovedHoldsBackTheLaterWritesOfItsKey() async throws {
         try await withNotes(configuration: standingStill()) { server, notes in

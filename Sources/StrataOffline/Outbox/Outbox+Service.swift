@@ -48,7 +48,7 @@ extension Outbox {
 
 /// The keys with queued records, and the repository told when one comes or goes.
 struct QueuedKeys: Sendable {
-    /// Every key with a record in the outbox (set aside or not).
+    /// Every key with a record in the outbox to replay (one not set aside).
     var keys: Set<String> = []
     /// The claim of the repository watching, and what it is told: a key and whether it is now queued.
     var watcher: (claim: UInt64, tell: @Sendable (String, Bool) -> Void)?
@@ -78,7 +78,7 @@ extension Outbox {
         }
     }
 
-    /// Records that `key` now has records or none, telling the watcher when that changed.
+    /// Records that `key` now has records to replay or none, telling the watcher when that changed.
     func noteQueued(_ key: String, _ isQueued: Bool) {
         queuedKeys.withLock { state in
             let changed = isQueued ? state.keys.insert(key).inserted : state.keys.remove(key) != nil

@@ -174,7 +174,7 @@ public actor Outbox {
         for sequence in order {
             if let key = records[sequence]?.key { sequencesByKey[key, default: []].append(sequence) }
         }
-        queuedKeys.withLock { $0.keys = Set(sequencesByKey.keys) }
+        queuedKeys.withLock { $0.keys = Set(sequencesByKey.keys.filter(hasReplayableRecord)) }
         nextSequence = Self.number(after: maximum)
     }
 
@@ -204,15 +204,19 @@ extension Outbox {
     /// The files of the folder that are not records.
     public var unreadableRecords: [UnreadableRecord] { unreadable }
 
-    /// Whether a write of `key` waits in the outbox (set-aside ones included) or is on its way to main.
+    /// Whether a write of `key` waits in the outbox to be replayed, or is on its way to main. A set-aside write does
+    /// not count: it is never replayed, so its key reads and writes as one without writes waiting.
     ///
     /// - Parameter key: The entry's key.
     public func isPending(key: String) -> Bool {
-        sequencesByKey[key] != nil || directKeys[key] != nil
+        hasReplayableRecord(key) || directKeys[key] != nil
     }
 
-    /// Whether a write of `key` waits in the outbox, not counting one on its first way to main.
-    func isQueued(key: String) -> Bool { sequencesByKey[key] != nil }
+    /// Whether a record of `key` waits to be replayed: one that is not set aside.
+    private func hasReplayableRecord(_ key: String) -> Bool { latest(forKey: key) != nil }
+
+    /// Tells the repository whether `key` has a record to replay now (``noteQueued(_:_:)``).
+    private func noteQueued(_ key: String) { noteQueued(key, hasReplayableRecord(key)) }
 
     /// The newest record of `key` that is not set aside.
     func latest(forKey key: String) -> PendingWrite? {
@@ -315,7 +319,7 @@ extension Outbox {
             )
         }
         nextSequence = Self.number(after: sequence)
-        guard sequencesByKey[key] == nil, directKeys[key] == nil else { return (sequence, false) }
+        guard !hasReplayableRecord(key), directKeys[key] == nil else { return (sequence, false) }
         directKeys[key] = 1
         return (sequence, true)
     }
@@ -415,7 +419,7 @@ extension Outbox {
             valueBytes += record.value?.count ?? 0
             Self.insert(record.sequence, into: &order)
             Self.insert(record.sequence, into: &sequencesByKey[record.key, default: []])
-            noteQueued(record.key, true)
+            noteQueued(record.key)
             if replaced.count > cancelled.count { sendingReplacedBy = record.sequence }
             for old in cancelled where (try? await store.delete(KeyQuery(PendingWrite.storeKey(old.sequence)))) != nil {
                 forget(old.sequence)
@@ -467,6 +471,7 @@ extension Outbox {
             guard let old = records[record.sequence] else { return false }
             records[record.sequence] = record
             valueBytes += (record.value?.count ?? 0) - (old.value?.count ?? 0)
+            if old.isSetAside != record.isSetAside { noteQueued(record.key) }
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             return true
         }
@@ -491,11 +496,8 @@ extension Outbox {
             } else if let index = sequences.firstIndex(of: sequence) {
                 sequences.remove(at: index)
             }
-            if sequences.isEmpty {
-                noteQueued(record.key, false)
-            } else {
-                sequencesByKey[record.key] = sequences
-            }
+            if !sequences.isEmpty { sequencesByKey[record.key] = sequences }
+            noteQueued(record.key)
         }
         if order.first == sequence {
             order.removeFirst()

@@ -131,14 +131,21 @@ extension OfflineRepository {
                     await outbox.endDirect(key: key)
                     return (local, .pending(queued))
                 } catch {
-                    await outbox.endDirect(key: key)
+                    await endUnqueuedFirstAttempt(key: key)
                     throw error
                 }
             } catch {
-                await outbox.endDirect(key: key)
+                await endUnqueuedFirstAttempt(key: key)
                 throw error
             }
         }
+    }
+
+    /// Ends a first attempt that failed without being queued: a write of the key queued behind it meanwhile, which no
+    /// replay could send while the attempt was on its way, is replayed now (as after an attempt main took).
+    private func endUnqueuedFirstAttempt(key: String) async {
+        await outbox.endDirect(key: key)
+        if await outbox.isPending(key: key) { triggerReplay(.due) }
     }
 
     /// Counts a write under way, so ``close()`` waits for it; throws ``Strata/StrataError/Code/alreadyInUse`` when the
