@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Strata
 import StrataOffline
+import StrataTestSupport
 import Testing
 
 /// Replays that the server refuses with a scripted 409 Conflict, settled by the resolver.
@@ -33,6 +34,28 @@ struct OfflineConflictTests {
         #expect(server.applied.isEmpty)
         let read = try await notes.get(KeyQuery("a"), operation: .cache)
         #expect(read.value.text == "remote" && !read.isPending)
+        await notes.close()
+        await server.stop()
+    }
+
+    /// A conflict main's value wins, whose record file cannot be removed (immutable): the write is set aside, never
+    /// sent again — before, it stayed queued as it was, and the next replay sent it again and undid main's win.
+    @Test(.enabled(if: immutableFilesWork))
+    func aWriteMainWonWhoseRecordCannotBeRemovedIsNeverSentAgain() async throws {
+        let (server, notes, folder) = try await Self.conflicted(nil)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let queued = try #require(await notes.outbox.pendingWrites.first)
+        let file = try #require(recordFile(queued.sequence, in: notes.outbox.folder))
+        #expect(setImmutable(file, true))
+        defer { setImmutable(file, false) }
+
+        let first = await notes.sync()
+        let second = await notes.sync()
+
+        #expect(first.resolvedByRemote == 1 && second.setAside == 1 && second.remaining == 0, "\(first), \(second)")
+        #expect(server.applied.isEmpty)
+        #expect(try await notes.get(KeyQuery("a"), operation: .cache).value.text == "remote")
+        #expect(await notes.outbox.pendingWrites.map(\.isSetAside) == [true])
         await notes.close()
         await server.stop()
     }

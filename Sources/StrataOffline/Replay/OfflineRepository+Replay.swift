@@ -200,7 +200,13 @@ extension OfflineRepository {
                 }
                 switch resolution {
                 case .takeRemote:
-                    try? await outbox.remove(record.sequence)
+                    do {
+                        try await outbox.remove(record.sequence)
+                    } catch {
+                        // Main's value won: the write must never be sent again, which would undo that. Its file stays
+                        // until it can be dropped, set aside (for this process, if the mark cannot be saved either).
+                        _ = await setAside(record, because: error)
+                    }
                     return .resolvedByRemote
                 case .keepLocal:
                     record.idempotencyKey = UUID().uuidString
