@@ -6,8 +6,9 @@ import StrataStorage
 /// The durable queue of writes that reached the cache but not yet main, kept in a folder through Strata's
 /// JSON-file store.
 ///
-/// An ``OfflineRepository`` adds a record (a ``PendingWrite``) when main fails a write with a retryable error,
-/// and removes it once main took the write. The outbox keeps every record in memory too, so asking whether a
+/// An ``OfflineRepository`` adds a record (a ``PendingWrite``) when main fails a write with a retryable error, or
+/// at once when a write of the key already waits here or is on its way to main, and removes it once main took the
+/// write. The outbox keeps every record in memory too, so asking whether a
 /// key has a pending write costs no I/O.
 ///
 /// ## Storage

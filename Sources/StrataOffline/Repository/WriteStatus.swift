@@ -2,8 +2,8 @@
 public enum WriteStatus: Sendable, Hashable {
     /// Main took the write.
     case saved
-    /// The cache has the write; main failed with a retryable error (or a write of the key was already waiting),
-    /// so the write waits in the outbox as this record and will be replayed.
+    /// The cache has the write; main failed with a retryable error (or a write of the key was already waiting, or on
+    /// its way to main), so the write waits in the outbox as this record and will be replayed.
     case pending(PendingWrite)
 
     /// Whether the write waits in the outbox.
