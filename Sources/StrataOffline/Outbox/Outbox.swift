@@ -56,8 +56,8 @@ public actor Outbox {
     public nonisolated let limits: Limits
     /// The claim of the one repository the outbox serves.
     nonisolated let service = Locked(ServiceClaims())
-    /// The keys of ``sequencesByKey`` and who is told of them, under a lock of their own: a repository starts
-    /// watching them from its synchronous initializer (``watchQueuedKeys(claim:_:)``).
+    /// The keys with records to replay (not set aside) and who is told of them, under a lock of their own: a
+    /// repository starts watching them from its synchronous initializer (``watchQueuedKeys(claim:_:)``).
     nonisolated let queuedKeys = Locked(QueuedKeys())
     /// Keys with a write on its way to main outside the queue (the first attempt).
     private var directKeys: [String: Int] = [:]
@@ -472,7 +472,11 @@ extension Outbox {
             guard let old = records[record.sequence] else { return false }
             records[record.sequence] = record
             valueBytes += (record.value?.count ?? 0) - (old.value?.count ?? 0)
-            if old.isSetAside != record.isSetAside { noteQueued(record.key) }
+            if old.isSetAside != record.isSetAside {
+                // A set-aside record no longer makes its key pending: a stream of the key shows it.
+                noteQueued(record.key)
+                changeBroadcaster.publish(.put(key: record.key))
+            }
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             return true
         }

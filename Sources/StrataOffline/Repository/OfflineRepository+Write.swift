@@ -87,8 +87,10 @@ extension OfflineRepository {
             do {
                 local = try await toCache()
             } catch {
-                await cacheTurns.giveBack(key)
+                // The attempt ends before the key's turn is given back: a write of the key in the next turn goes
+                // straight to main, rather than queue behind an attempt no replay could then wait for.
                 if direct { await outbox.endDirect(key: key) }
+                await cacheTurns.giveBack(key)
                 throw error
             }
             var record = PendingWrite(
