@@ -45,10 +45,15 @@ enum StoreSession {
     }
 
     /// The state the file's bytes say: `<boot id> open` or `<boot id> clean`; `nil` for anything else.
+    ///
+    /// The fields are split on the space byte: split as text, a space followed by a combining mark was one character,
+    /// and a boot identifier held a space.
     static func parse(_ bytes: some Collection<UInt8>) -> State? {
-        let fields = String(decoding: bytes, as: UTF8.self).split(separator: " ")
-        guard fields.count == 2, fields[1] == "open" || fields[1] == "clean" else { return nil }
-        return State(bootID: String(fields[0]), isClean: fields[1] == "clean")
+        let fields = bytes.split(separator: UInt8(ascii: " "))
+        guard fields.count == 2 else { return nil }
+        let state = String(decoding: fields[1], as: UTF8.self)
+        guard state == "open" || state == "clean" else { return nil }
+        return State(bootID: String(decoding: fields[0], as: UTF8.self), isClean: state == "clean")
     }
 
     /// The file's bytes for `state`.
