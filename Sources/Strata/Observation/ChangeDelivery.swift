@@ -45,7 +45,7 @@ final class ChangeDelivery: Sendable {
     /// How many undelivered changes the stream keeps.
     let limit: Int
 
-    /// Whether the stream carries the changes of every key.
+    /// Whether the stream carries the changes of every key: only such a stream counts what it sends.
     private let carriesEveryKey: Bool
 
     /// The changes sent; its lock also makes a send and its count one step.
@@ -85,26 +85,32 @@ final class ChangeDelivery: Sendable {
     /// Sends `change`; `nil` when the stream has ended.
     @discardableResult
     func send(_ change: DataChange) -> Outcome? {
-        sent.withLock { sent -> Outcome? in
+        // A stream of one key needs no count: the newer changes it keeps stand for those it drops.
+        guard carriesEveryKey else { return Self.outcome(of: continuation.yield(change), limit: limit) }
+        return sent.withLock { sent -> Outcome? in
             let result = continuation.yield(change)
             sent.record(change)
-            switch result {
-            case .enqueued(let remaining):
-                return Outcome(dropped: 0, buffered: limit - remaining)
-            case .dropped:
-                guard carriesEveryKey, sent.newestReset <= sent.count - limit else {
-                    return Outcome(dropped: 1, buffered: limit)
-                }
-                // What this drops in turn was sent before it.
-                let invalidated = continuation.yield(.invalidateAll)
-                sent.record(.invalidateAll)
-                if case .dropped = invalidated { return Outcome(dropped: 2, buffered: limit) }
-                return Outcome(dropped: 1, buffered: limit)
-            case .terminated:
-                return nil
-            @unknown default:
-                return nil
+            guard case .dropped = result, sent.newestReset <= sent.count - limit else {
+                return Self.outcome(of: result, limit: limit)
             }
+            // What this drops in turn was sent before it.
+            let invalidated = continuation.yield(.invalidateAll)
+            sent.record(.invalidateAll)
+            if case .dropped = invalidated { return Outcome(dropped: 2, buffered: limit) }
+            return Outcome(dropped: 1, buffered: limit)
+        }
+    }
+
+    /// What one yield did to a buffer of `limit` changes; `nil` when the stream has ended.
+    private static func outcome(
+        of result: AsyncStream<DataChange>.Continuation.YieldResult,
+        limit: Int
+    ) -> Outcome? {
+        switch result {
+        case .enqueued(let remaining): Outcome(dropped: 0, buffered: limit - remaining)
+        case .dropped: Outcome(dropped: 1, buffered: limit)
+        case .terminated: nil
+        @unknown default: nil
         }
     }
 }
