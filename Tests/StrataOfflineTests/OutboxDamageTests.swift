@@ -308,6 +308,50 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
+    /// A write that took the largest number and is still on its way to main holds it: before, the next write started
+    /// numbering again after the largest record, took the same number, and the record queued last replaced the
+    /// other's file — an acknowledged write lost.
+    @Test(.timeLimit(.minutes(2)))
+    func aWriteUnderWayHoldsTheLargestNumber() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        // Given a record numbered one below the largest, planted by another program
+        let planted = PendingWrite(
+            sequence: .max - 1,
+            key: "z",
+            operation: .delete,
+            value: nil,
+            idempotencyKey: "planted",
+            createdAt: Date(),
+            notBefore: ManualClock().now().addingTimeInterval(1)
+        )
+        try await plant(planted, in: folder)
+        let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
+        // and a write of a, numbered UInt64.max, on its way to main (held there)
+        let (arrived, release) = (Gate(), Gate())
+        server.holdNextWrite(arrived: arrived, release: release)
+        let first = Task { try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a")) }
+        await arrived.wait()
+
+        // When a write of b comes while main is down
+        server.isDown = true
+        let refused = await #expect(throws: StrataError.self) {
+            try await notes.put(Note(id: "b", text: "two", version: 1), in: KeyQuery("b"))
+        }
+
+        // Then it is refused with a typed error before it reaches the cache, and the write of a, queued once main
+        // fails it, keeps its number and its record
+        #expect(refused?.code == .corrupt)
+        #expect((try? await notes.get(KeyQuery("b"), operation: .cache)) == nil)
+        release.open()
+        #expect(try await first.value.isPending)
+        #expect(await notes.outbox.pendingWrites.map(\.key) == ["z", "a"])
+        #expect(await notes.outbox.pendingWrites.map(\.sequence) == [.max - 1, .max])
+        await notes.close()
+        await server.stop()
+    }
+
     /// Queues three writes in an outbox in `folder` while `server` is down, then cuts every record file short.
     private static func queueThreeDamagedWrites(_ server: NotesServer, folder: URL) async throws {
         server.isDown = true

@@ -61,6 +61,9 @@ public actor Outbox {
     nonisolated let queuedKeys = Locked(QueuedKeys())
     /// Keys with a write on its way to main outside the queue (the first attempt).
     private var directKeys: [String: Int] = [:]
+    /// The numbers handed out to writes that have neither a record yet nor ended: once the largest number is in use,
+    /// numbering starts again after the largest of these and of the records, so no two writes share one.
+    private var unrecordedNumbers: Set<UInt64> = []
     /// The files that are not records.
     private var unreadable: [UnreadableRecord] = []
     /// The record a replay is sending now, which a later write never cancels.
@@ -69,7 +72,7 @@ public actor Outbox {
     /// record if that send fails.
     private var sendingReplacedBy: UInt64?
     /// The next sequence number handed out; `nil` once the largest number is in use (a file numbered
-    /// `UInt64.max`): new writes are refused until that record is sent or dropped.
+    /// `UInt64.max`, or a write so numbered): new writes are refused until that record is sent or dropped.
     private var nextSequence: UInt64? = 1
     /// Serialises the changes of the files, so memory and disk change in the same order.
     private let lane = SerialLane()
@@ -301,33 +304,38 @@ extension Outbox {
     /// straight to main — only when nothing of `key` is queued or on its way; otherwise the write joins the queue
     /// behind the others.
     ///
-    /// - Throws: ``Strata/StrataError/Code/corrupt`` while a record or an unreadable file holds the largest number
-    ///   (`UInt64.max`, which only a foreign or damaged file can hold): no number is left after it. The queued
-    ///   records are still replayed; once that one is sent or dropped, numbers are handed out again.
+    /// - Throws: ``Strata/StrataError/Code/corrupt`` while a record, an unreadable file or a write under way holds the
+    ///   largest number (`UInt64.max`, which only follows a foreign or damaged file): no number is left after it. The
+    ///   queued records are still replayed; once that one is sent or dropped, numbers are handed out again.
     func beginWrite(key: String) throws -> (sequence: UInt64, direct: Bool) {
         if nextSequence == nil {
-            // Numbers are handed out again after the largest left: the order must not still hold removed ones, which
-            // a new record would then share.
+            // Numbers are handed out again after the largest left: the order must not still hold removed ones, and no
+            // write under way may hold one, which a new record would then share.
             order.removeAll { records[$0] == nil }
-            let numbers = records.keys.max() ?? 0
-            nextSequence = Self.number(after: max(numbers, unreadable.compactMap(\.sequence).max() ?? 0))
+            let largest = [records.keys.max(), unreadable.compactMap(\.sequence).max(), unrecordedNumbers.max()]
+            nextSequence = Self.number(after: largest.compactMap { $0 }.max() ?? 0)
         }
         guard let sequence = nextSequence else {
             throw StrataError(
                 .corrupt,
-                "The outbox in \(folder.path) holds a record numbered \(UInt64.max), the largest number: no write "
-                    + "can be numbered after it; send it (sync()) or drop it (drop(\(UInt64.max)))"
+                "The outbox in \(folder.path) holds a record numbered \(UInt64.max), the largest number, or a write so "
+                    + "numbered is under way: no write can be numbered after it; send it (sync()) or drop it "
+                    + "(drop(\(UInt64.max)))"
             )
         }
         nextSequence = Self.number(after: sequence)
+        unrecordedNumbers.insert(sequence)
         guard !hasReplayableRecord(key), directKeys[key] == nil else { return (sequence, false) }
         directKeys[key] = 1
         return (sequence, true)
     }
 
-    /// Ends a first attempt that ``beginWrite(key:)`` let go straight to main, and announces the key's change.
-    func endDirect(key: String) {
-        guard directKeys.removeValue(forKey: key) != nil else { return }
+    /// Ends a write ``beginWrite(key:)`` numbered `sequence` that leaves no record (or has one already): its number is
+    /// no longer held, and a first attempt that went straight to main (`direct`) is over, which announces the key's
+    /// change.
+    func endWrite(_ sequence: UInt64, key: String, direct: Bool) {
+        unrecordedNumbers.remove(sequence)
+        guard direct, directKeys.removeValue(forKey: key) != nil else { return }
         changeBroadcaster.publish(.put(key: key))
     }
 
@@ -417,6 +425,7 @@ extension Outbox {
             record.keepBackoff(until: cancelled.compactMap(\.notBefore).max())
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             records[record.sequence] = record
+            unrecordedNumbers.remove(record.sequence)
             valueBytes += record.value?.count ?? 0
             Self.insert(record.sequence, into: &order)
             Self.insert(record.sequence, into: &sequencesByKey[record.key, default: []])

@@ -89,7 +89,7 @@ extension OfflineRepository {
             } catch {
                 // The attempt ends before the key's turn is given back: a write of the key in the next turn goes
                 // straight to main, rather than queue behind an attempt no replay could then wait for.
-                if direct { await outbox.endDirect(key: key) }
+                await outbox.endWrite(sequence, key: key, direct: direct)
                 await cacheTurns.giveBack(key)
                 throw error
             }
@@ -112,6 +112,7 @@ extension OfflineRepository {
                 } catch {
                     // Not queued (the outbox is full, say): the cache shows the key's latest queued write again, never a
                     // value main will not get.
+                    await outbox.endWrite(sequence, key: key, direct: false)
                     await restoreCache(key: key)
                     await cacheTurns.giveBack(key)
                     throw error
@@ -122,7 +123,7 @@ extension OfflineRepository {
                 let stored = try await IdempotencyKey.$current.withValue(record.idempotencyKey) {
                     try await toMain(local)
                 }
-                await outbox.endDirect(key: key)
+                await outbox.endWrite(sequence, key: key, direct: true)
                 if await outbox.count > 0 { triggerReplay(.mainAnswered) }
                 return (stored, .saved)
             } catch  where configuration.isRetryable(error) {
@@ -130,14 +131,14 @@ extension OfflineRepository {
                 do {
                     record.value = try encoding(local)
                     let queued = try await enqueue(record, after: error)
-                    await outbox.endDirect(key: key)
+                    await outbox.endWrite(sequence, key: key, direct: true)
                     return (local, .pending(queued))
                 } catch {
-                    await endUnqueuedFirstAttempt(key: key)
+                    await endUnqueuedFirstAttempt(sequence, key: key)
                     throw error
                 }
             } catch {
-                await endUnqueuedFirstAttempt(key: key)
+                await endUnqueuedFirstAttempt(sequence, key: key)
                 throw error
             }
         }
@@ -145,8 +146,8 @@ extension OfflineRepository {
 
     /// Ends a first attempt that failed without being queued: a write of the key queued behind it meanwhile, which no
     /// replay could send while the attempt was on its way, is replayed now (as after an attempt main took).
-    private func endUnqueuedFirstAttempt(key: String) async {
-        await outbox.endDirect(key: key)
+    private func endUnqueuedFirstAttempt(_ sequence: UInt64, key: String) async {
+        await outbox.endWrite(sequence, key: key, direct: true)
         if await outbox.isPending(key: key) { triggerReplay(.due) }
     }
 
