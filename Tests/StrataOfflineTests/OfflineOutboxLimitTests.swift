@@ -3,6 +3,7 @@ import LoopbackServer
 import Strata
 import StrataMemory
 import StrataOffline
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -94,6 +95,36 @@ struct OfflineOutboxLimitTests {
             #expect(error?.code == .tooLarge)
             let cached = try await repository.repository.get(KeyQuery("a"), operation: .cache)
             #expect(cached.text == "a1")
+        }
+    }
+
+    /// Before, a write queued behind its key's first attempt (on its way to main, nothing of the key queued) that the
+    /// full outbox refused left its value in the cache: main got the first attempt's value, the cache kept one main
+    /// would never get.
+    @Test(.timeLimit(.minutes(2)))
+    func aRefusedWriteBehindAFirstAttemptLeavesTheCacheAtThatAttempt() async throws {
+        try await whileDown(limits: .init(maximumWrites: 1, maximumBytes: 1 << 20)) {
+            (server, repository) async throws in
+            // Given a full outbox, and a first write of a on its way to main (held there)
+            #expect(try await repository.put(Note(id: "b", text: "b1", version: 1), in: KeyQuery("b")).isPending)
+            server.isDown = false
+            let (arrived, release) = (Gate(), Gate())
+            server.holdNextWrite(arrived: arrived, release: release)
+            let first = Task { try await repository.put(Note(id: "a", text: "a1", version: 1), in: KeyQuery("a")) }
+            await arrived.wait()
+
+            // When a second write of a is refused by the outbox
+            let error = await #expect(throws: StrataError.self) {
+                try await repository.put(Note(id: "a", text: "a2", version: 2), in: KeyQuery("a"))
+            }
+
+            // Then the cache shows the first attempt's value, which main then takes
+            #expect(error?.code == .tooLarge)
+            #expect(try await repository.repository.get(KeyQuery("a"), operation: .cache).text == "a1")
+            release.open()
+            #expect(try await first.value.isPending == false)
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["a1"])
+            #expect(try await repository.repository.get(KeyQuery("a"), operation: .cache).text == "a1")
         }
     }
 

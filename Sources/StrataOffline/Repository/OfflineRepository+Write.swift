@@ -23,7 +23,7 @@ extension OfflineRepository {
         let (stored, status) = try await write(
             key: Self.key(of: query),
             .put,
-            toCache: { try await repository.put(value, in: query, operation: .cache) },
+            toCache: { [repository] in try await repository.put(value, in: query, operation: .cache) },
             toMain: { try await repository.main.put($0, in: query) },
             record: { try encode($0) }
         )
@@ -44,7 +44,7 @@ extension OfflineRepository {
         try await write(
             key: Self.key(of: query),
             .delete,
-            toCache: { try await repository.delete(query, operation: .cache) },
+            toCache: { [repository] in try await repository.delete(query, operation: .cache) },
             toMain: { _ in try await repository.main.delete(query) },
             record: { _ in nil }
         ).status
@@ -63,7 +63,7 @@ extension OfflineRepository {
     private func write<Result: Sendable>(
         key: String,
         _ operation: PendingWrite.Operation,
-        toCache: () async throws -> Result,
+        toCache: @escaping @Sendable () async throws -> Result,
         toMain: (Result) async throws -> Result,
         record encoding: (Result) throws -> Data?
     ) async throws -> (value: Result, status: WriteStatus) {
@@ -93,6 +93,7 @@ extension OfflineRepository {
                 await cacheTurns.giveBack(key)
                 throw error
             }
+            if direct { firstAttempts.withLock { $0[key] = { _ = try await toCache() } } }
             var record = PendingWrite(
                 sequence: sequence,
                 key: key,
@@ -123,7 +124,7 @@ extension OfflineRepository {
                 let stored = try await IdempotencyKey.$current.withValue(record.idempotencyKey) {
                     try await toMain(local)
                 }
-                await outbox.endWrite(sequence, key: key, direct: true)
+                await endFirstAttempt(sequence, key: key)
                 if await outbox.count > 0 { triggerReplay(.mainAnswered) }
                 return (stored, .saved)
             } catch  where configuration.isRetryable(error) {
@@ -131,7 +132,7 @@ extension OfflineRepository {
                 do {
                     record.value = try encoding(local)
                     let queued = try await enqueue(record, after: error)
-                    await outbox.endWrite(sequence, key: key, direct: true)
+                    await endFirstAttempt(sequence, key: key)
                     return (local, .pending(queued))
                 } catch {
                     await endUnqueuedFirstAttempt(sequence, key: key)
@@ -147,8 +148,14 @@ extension OfflineRepository {
     /// Ends a first attempt that failed without being queued: a write of the key queued behind it meanwhile, which no
     /// replay could send while the attempt was on its way, is replayed now (as after an attempt main took).
     private func endUnqueuedFirstAttempt(_ sequence: UInt64, key: String) async {
-        await outbox.endWrite(sequence, key: key, direct: true)
+        await endFirstAttempt(sequence, key: key)
         if await outbox.isPending(key: key) { triggerReplay(.due) }
+    }
+
+    /// Ends a first attempt that went straight to main: its number and its key are free again.
+    private func endFirstAttempt(_ sequence: UInt64, key: String) async {
+        firstAttempts.withLock { _ = $0.removeValue(forKey: key) }
+        await outbox.endWrite(sequence, key: key, direct: true)
     }
 
     /// Counts a write under way, so ``close()`` waits for it; throws ``Strata/StrataError/Code/alreadyInUse`` when the
@@ -174,10 +181,15 @@ extension OfflineRepository {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Puts the cache back to the key's latest queued write (its value, or its absence), after a write of the key that
-    /// reached the cache but could not be queued behind it; failures are ignored, as the write's own error is thrown.
+    /// Puts the cache back to the key's latest queued write (its value, or its absence), or to its first attempt on
+    /// its way to main when none is queued, after a write of the key that reached the cache but could not be queued
+    /// behind them; failures are ignored, as the write's own error is thrown.
     private func restoreCache(key: String) async {
-        guard let latest = await outbox.latest(forKey: key) else { return }
+        guard let latest = await outbox.latest(forKey: key) else {
+            let firstAttempt = firstAttempts.withLock { $0[key] }
+            _ = try? await firstAttempt?()
+            return
+        }
         let query = configuration.query(key)
         switch latest.operation {
         case .put:

@@ -57,6 +57,10 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     /// Orders the cache writes of each key as the outbox numbers them.
     let cacheTurns = KeyTurns()
 
+    /// How to write each first attempt on its way to main into the cache again, by key: a write queued behind it that
+    /// the outbox then refuses puts the cache back to it, the value main is getting.
+    let firstAttempts = Locked<[String: @Sendable () async throws -> Void]>([:])
+
     /// The source of the backoff's jitter.
     let randomUnit: Locked<any RandomNumberGenerator & Sendable>
 
