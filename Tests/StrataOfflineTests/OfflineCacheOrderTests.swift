@@ -9,35 +9,13 @@ import Testing
 /// Two writes of one key at once: the cache takes them in the order the outbox numbers them, the order main gets
 /// them, so once the outbox drains the cache holds what main holds.
 struct OfflineCacheOrderTests {
-    /// A memory cache whose put of a note with the text `held` waits until ``release`` opens, once it has said so
-    /// through ``arrived``.
-    final class HeldCache: DataSource {
-        let memory = MemoryDataSource<Note>()
-        let arrived = Gate()
-        let release = Gate()
-
-        func get(_ query: any Query) async throws -> Note { try await memory.get(query) }
-        func getAll(_ query: any Query) async throws -> [Note] { try await memory.getAll(query) }
-        func put(_ value: Note, in query: any Query) async throws -> Note {
-            if value.text == "held" {
-                arrived.open()
-                await release.wait()
-            }
-            return try await memory.put(value, in: query)
-        }
-        func putAll(_ values: [Note], in query: any Query) async throws -> [Note] {
-            try await memory.putAll(values, in: query)
-        }
-        func delete(_ query: any Query) async throws { try await memory.delete(query) }
-    }
-
     @Test(.timeLimit(.minutes(1)))
     func twoWritesOfAKeyAtOnceReachTheCacheInTheirOrder() async throws {
         // Given a repository whose cache holds the first write of `a` on its way in
         let server = try await NotesServer.start()
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
-        let cache = HeldCache()
+        let cache = HeldSource()
         let notes = try await OfflineRepository.open(
             main: server.source,
             cache: cache,

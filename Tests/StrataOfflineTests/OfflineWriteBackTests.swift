@@ -160,6 +160,37 @@ struct OfflineWriteBackTests {
         }
     }
 
+    /// Before, a list read asked main for a key whose first attempt was on its way, and read main's older value where
+    /// `get` read the cache's, the attempt's.
+    @Test(.timeLimit(.minutes(1))) func aListReadAnswersAKeyWhoseFirstAttemptIsOnItsWayFromTheCache() async throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let main = HeldSource()
+        let notes = try await OfflineRepository.open(
+            main: main,
+            cache: MemoryDataSource<Note>(),
+            outboxFolder: folder,
+            configuration: .init(replaysOnTimer: false)
+        )
+        // Given a and b saved, then a first write of a again on its way to main (held there)
+        for id in ["a", "b"] {
+            #expect(try await notes.put(Note(id: id, text: "one", version: 1), in: KeyQuery(id)).isPending == false)
+        }
+        let first = Task { try await notes.put(Note(id: "a", text: "held", version: 2), in: KeyQuery("a")) }
+        await main.arrived.wait()
+
+        // When a list names a and b, read from main, and a is read alone
+        let values = await Result { try await notes.getAll(IdsQuery(["a", "b"]), operation: .mainSync) }
+        let single = await Result { try await notes.get(KeyQuery("a"), operation: .mainSync).value }
+        main.release.open()
+        #expect(try await first.value.isPending == false)
+
+        // Then a reads as its write on the way in both, and b as main's
+        #expect(try values.get().map(\.text) == ["held", "one"])
+        #expect(try single.get().text == "held")
+        await notes.close()
+    }
+
     /// Before, a stream showed what its read found while a write waited: main's value for a key whose delete waited,
     /// main's older value for one whose put waited once the cache had dropped its copy, each marked pending.
     @Test(.timeLimit(.minutes(2))) func aStreamShowsAWaitingDeleteAsNotFoundAndAWaitingPutAsItsValue() async throws {

@@ -165,3 +165,25 @@ func recordFile(_ sequence: UInt64, in folder: URL) -> URL? {
         file.pathExtension == "json" && (try? String(contentsOf: file, encoding: .utf8))?.contains(key) == true
     }
 }
+
+/// A memory source whose put of a note with the text `held` waits until ``release`` opens, once it has said so
+/// through ``arrived``: a cache, or a main, with a write held on its way in.
+final class HeldSource: DataSource {
+    let memory = MemoryDataSource<Note>()
+    let arrived = Gate()
+    let release = Gate()
+
+    func get(_ query: any Query) async throws -> Note { try await memory.get(query) }
+    func getAll(_ query: any Query) async throws -> [Note] { try await memory.getAll(query) }
+    func put(_ value: Note, in query: any Query) async throws -> Note {
+        if value.text == "held" {
+            arrived.open()
+            await release.wait()
+        }
+        return try await memory.put(value, in: query)
+    }
+    func putAll(_ values: [Note], in query: any Query) async throws -> [Note] {
+        try await memory.putAll(values, in: query)
+    }
+    func delete(_ query: any Query) async throws { try await memory.delete(query) }
+}

@@ -228,16 +228,22 @@ extension Outbox {
         return sequences.reversed().lazy.compactMap { self.records[$0] }.first { !$0.isSetAside }
     }
 
-    /// The newest record of each of `keys` that has one not set aside.
+    /// The writes of `keys` waiting to reach main: the newest record of each key that has one not set aside, and the
+    /// keys without one whose first attempt is on its way (the cache has its value).
     ///
     /// - Parameter keys: The entries' keys.
-    func latest(forKeys keys: [String]) -> [String: PendingWrite] {
-        guard !sequencesByKey.isEmpty else { return [:] }
+    func waitingWrites(forKeys keys: [String]) -> (latest: [String: PendingWrite], firstAttempts: Set<String>) {
+        guard !sequencesByKey.isEmpty || !directKeys.isEmpty else { return ([:], []) }
         var found: [String: PendingWrite] = [:]
+        var firstAttempts: Set<String> = []
         for key in keys where found[key] == nil {
-            if let record = latest(forKey: key) { found[key] = record }
+            if let record = latest(forKey: key) {
+                found[key] = record
+            } else if directKeys[key] != nil {
+                firstAttempts.insert(key)
+            }
         }
-        return found
+        return (found, firstAttempts)
     }
 
     /// The record numbered `sequence`.

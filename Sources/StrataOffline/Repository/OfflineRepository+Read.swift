@@ -35,10 +35,11 @@ extension OfflineRepository {
     /// ``get(_:operation:)``.
     ///
     /// For a query that names keys (an ``Strata/IdsQuery``, a ``Strata/MultiKeyedQuery``), each key with a write
-    /// waiting in the outbox is answered by it — a waiting delete as a key not found — and main is asked only for the
-    /// others, so a list never brings back a value a waiting write replaces; a missing key fails the read with
-    /// ``Strata/StrataError/Code/notFound`` and ``Strata/StrataError/partialValues(as:)``, one per key asked. Any
-    /// other query goes through the repository as it is.
+    /// waiting in the outbox is answered by it — a waiting delete as a key not found — and a key whose first attempt
+    /// is on its way to main by the cache; main is asked only for the others, so a list never brings back a value a
+    /// waiting write replaces; a missing key fails the read with ``Strata/StrataError/Code/notFound`` and
+    /// ``Strata/StrataError/partialValues(as:)``, one per key asked. Any other query goes through the repository as
+    /// it is.
     ///
     /// - Parameters:
     ///   - query: Which values.
@@ -51,29 +52,18 @@ extension OfflineRepository {
             return try await repository.getAll(query, operation: operation)
         }
         let keys = keyed.keys
-        let waiting = await outbox.latest(forKeys: keys)
-        guard !waiting.isEmpty else { return try await repository.getAll(query, operation: operation) }
+        let (waiting, firstAttempts) = await outbox.waitingWrites(forKeys: keys)
+        guard !waiting.isEmpty || !firstAttempts.isEmpty else {
+            return try await repository.getAll(query, operation: operation)
+        }
         var values = [Value?](repeating: nil, count: keys.count)
-        let others = keys.indices.filter { waiting[keys[$0]] == nil }
-        if !others.isEmpty {
-            guard let narrowed = keyed.selecting(positions: others) else {
-                throw StrataError.queryNotSupported(query, by: Self.self)
-            }
-            let read: [Value?]
-            do {
-                read = try await repository.getAll(narrowed, operation: operation)
-            } catch let error as StrataError {
-                // Keys main did not find among the others: they are missing from the whole list too.
-                guard let found = error.partialValues(as: Value.self), found.count == others.count else { throw error }
-                read = found
-            }
-            guard read.count == others.count else {
-                throw StrataError(
-                    .unexpectedResponse,
-                    "A list read of \(others.count) keys answered \(read.count) values"
-                )
-            }
-            for (position, value) in zip(others, read) { values[position] = value }
+        let unsent = keys.indices.filter { firstAttempts.contains(keys[$0]) }
+        let others = keys.indices.filter { waiting[keys[$0]] == nil && !firstAttempts.contains(keys[$0]) }
+        // A key whose first attempt is on its way reads from the cache, which has its value, as `get` reads it.
+        let reads: [([Int], any RepositoryOperation)] = [(unsent, .cacheIgnoringValidation), (others, operation)]
+        for (positions, operation) in reads where !positions.isEmpty {
+            let read = try await read(keyed, at: positions, operation: operation)
+            for (position, value) in zip(positions, read) { values[position] = value }
         }
         for (position, key) in keys.enumerated() {
             guard let write = waiting[key], write.operation == .put, let data = write.value else { continue }
@@ -82,5 +72,31 @@ extension OfflineRepository {
         let missingKeys = keys.indices.filter { values[$0] == nil }.map { keys[$0] }
         guard missingKeys.isEmpty else { throw StrataError.partial(values, missingKeys: missingKeys) }
         return values.compactMap { $0 }
+    }
+
+    /// Reads the keys of `query` at `positions` with `operation`, one value or `nil` (not found) per position.
+    private func read(
+        _ query: any MultiKeyedQuery,
+        at positions: [Int],
+        operation: any RepositoryOperation
+    ) async throws -> [Value?] {
+        guard let narrowed = query.selecting(positions: positions) else {
+            throw StrataError.queryNotSupported(query, by: Self.self)
+        }
+        let read: [Value?]
+        do {
+            read = try await repository.getAll(narrowed, operation: operation)
+        } catch let error as StrataError {
+            // Keys not found among these: they are missing from the whole list too.
+            guard let found = error.partialValues(as: Value.self), found.count == positions.count else { throw error }
+            read = found
+        }
+        guard read.count == positions.count else {
+            throw StrataError(
+                .unexpectedResponse,
+                "A list read of \(positions.count) keys answered \(read.count) values"
+            )
+        }
+        return read
     }
 }
