@@ -135,7 +135,7 @@
         /// A duration as NIO's `TimeAmount`; deadlines are at most ``RequestDeadlines/longest``, so it cannot
         /// overflow.
         private static func timeAmount(_ duration: Duration) -> TimeAmount {
-            let (seconds, attoseconds) = max(duration, .zero).components
+            let (seconds, attoseconds) = max(duration, .zero).saturatedComponents
             return .nanoseconds(min(seconds, 2_000_000_000) * 1_000_000_000 + attoseconds / 1_000_000_000)
         }
 

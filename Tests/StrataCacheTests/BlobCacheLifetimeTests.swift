@@ -31,6 +31,30 @@ struct BlobCacheLifetimeTests {
         #expect(onAccess.extendedExpiry(expiresAt: expiresAt, lifetime: lifetime, now: expired) == nil)
     }
 
+    /// A lifetime of "forever" given as the largest duration: `Duration.components` trapped on 2⁶³ seconds or more
+    /// (the first download, copy-up or extension), and a persistent lifetime past about 3 × 10¹⁰ years was written in
+    /// a record its own reader refused (the blob was never served from disk, and cleaning removed it).
+    @Test func theLargestLifetimesServeAndNeverTrap() async throws {
+        #expect(Duration.seconds(UInt64.max).timeInterval == 0x1p63)
+        #expect(Duration.seconds(Int64.min).timeInterval == -0x1p63)
+        #expect((Duration.seconds(Int64.min) - .seconds(1)).timeInterval == -0x1p63)
+        let forever = BlobCache.LifetimeExtension.onAccess(by: .seconds(UInt64.max))
+        #expect(forever.extendedExpiry(expiresAt: start + 1, lifetime: .seconds(UInt64.max), now: start) != nil)
+        try await withFixture([("GET /a", reply("alpha"))]) { fixture in
+            let cache = try fixture.makeCache(
+                ephemeral: .init(initialLifetime: .seconds(UInt64.max), lifetimeExtension: forever),
+                persistent: .init(initialLifetime: .seconds(Int64.max), lifetimeExtension: forever)
+            )
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .network)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
+            cache.purgeEphemeral()
+            fixture.clock.advance(by: .seconds(86_400 * 365 * 100))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
+            #expect(fixture.server.requestCount(path: "/a") == 1)
+        }
+    }
+
     @Test func onAccessKeepsAFrequentlyReadBlobInMemory() async throws {
         try await withFixture([("GET /a", reply("alpha"))]) { fixture in
             let cache = try fixture.makeCache(

@@ -1,7 +1,16 @@
 extension Duration {
+    /// The duration's whole seconds and attoseconds, as `components`, but saturating at `Int64.min` and `Int64.max`
+    /// seconds: `components` traps on a duration of 2⁶³ seconds or more either way, which a caller's "forever"
+    /// (`.seconds(UInt64.max)`) is.
+    package var saturatedComponents: (seconds: Int64, attoseconds: Int64) {
+        if self > .seconds(Int64.max) { return (.max, 0) }
+        if self < .seconds(Int64.min) { return (.min, 0) }
+        return components
+    }
+
     /// The duration in whole nanoseconds, saturating at `Int64.min` and `Int64.max`.
     var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
+        let (seconds, attoseconds) = saturatedComponents
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }
         let (sum, sumOverflow) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)

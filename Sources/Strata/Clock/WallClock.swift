@@ -92,9 +92,10 @@ extension WallClock where Self == SystemClock {
 }
 
 extension Duration {
-    /// The duration in seconds as a `TimeInterval`, for arithmetic with `Date`.
+    /// The duration in seconds as a `TimeInterval`, for arithmetic with `Date`; past about 2⁶³ seconds either way,
+    /// ±2⁶³ seconds.
     public var timeInterval: TimeInterval {
-        let parts = components
+        let parts = saturatedComponents
         return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 }

@@ -53,7 +53,18 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
         return !mustRevalidate && now < freshUntil.addingTimeInterval(staleIfError)
     }
 
+    /// The record as written: binary, its lifetime and windows within ``longestLifetime`` (a layer's "forever",
+    /// `.seconds(Int64.max)`, is written as about 3 × 10¹⁰ years, which ``decode(_:)`` reads back).
     func encoded() -> Data {
+        let clamp = { (seconds: Double) in min(max(seconds, -Self.longestLifetime), Self.longestLifetime) }
+        var record = self
+        record.lifetime = clamp(lifetime)
+        record.staleIfError = staleIfError.map(clamp)
+        record.staleWhileRevalidate = staleWhileRevalidate.map(clamp)
+        return record.encodedAsIs()
+    }
+
+    private func encodedAsIs() -> Data {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.lengthWithRevalidationWindow)
         bytes.append(staleWhileRevalidate == nil ? Self.format : Self.formatWithRevalidationWindow)

@@ -105,7 +105,7 @@ extension CacheReference {
 
 /// `duration` in whole seconds, saturated to `Int`'s range.
 func wholeSeconds(_ duration: Duration) -> Int {
-    Int(clamping: duration.components.seconds)
+    Int(clamping: duration.saturatedComponents.seconds)
 }
 
 /// `interval` in whole seconds, saturated to `Int`'s range; `nil` for a NaN (dates from a file or a server may
