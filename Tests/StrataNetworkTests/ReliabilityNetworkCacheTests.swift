@@ -218,6 +218,41 @@ struct ReliabilityNetworkCacheTests {
         #expect(server.requestCount(path: "/item") == 2)
     }
 
+    /// A stale entry revalidated by a `304` that says `no-store` (RFC 9111, section 4.3.4: its fields replace the
+    /// stored ones): the value is returned, and the entry is gone from the cache — it stayed, and a later read that
+    /// falls back on the cache when the server is down served it.
+    @Test(.timeLimit(.minutes(1)))
+    func aNoStoreNotModifiedRemovesTheOlderEntry() async throws {
+        // Given an entry stored from a response fresh for 60 s, whose server then answers 304 with `no-store`
+        let server = try await LoopbackServer.start([
+            (
+                "GET /item",
+                { request in
+                    guard request.headers["if-none-match"] == nil else {
+                        return ServerReply(status: 304, headers: ["Cache-Control": "no-store", "ETag": "\"v1\""])
+                    }
+                    return ServerReply(
+                        status: 200,
+                        headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""],
+                        body: Data(#"{"name":"v1"}"#.utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let (clock, memory, repository) = Self.freshnessCache(of: server)
+        let query = KeyQuery("item")
+        #expect(try await repository.get(query, operation: .cacheSync) == Item(name: "v1"))
+
+        // When it is stale and read again
+        clock.advance(by: .seconds(61))
+        #expect(try await repository.get(query, operation: .cacheSync) == Item(name: "v1"))
+
+        // Then it is no longer in the cache
+        #expect(memory.value(forKey: "item") == nil)
+        #expect(server.requestCount(path: "/item") == 2)
+    }
+
     /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response, however cacheable,
     /// is returned and not stored.
     @Test(.timeLimit(.minutes(1)))

@@ -163,9 +163,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     }
 
     /// How `get` reads: entries with their metadata, a conditional read for a stale entry with validators; an entry
-    /// that must not be stored (``EntryMetadata/isStorable``) is returned without being written or renewed, and the
-    /// cache's older entry for the query is deleted (when the cache can delete; a failure is ignored), so it is never
-    /// served in its place later (for HTTP, RFC 9111, section 4.3.3: a full response supersedes every stored one).
+    /// (or a renewal) that must not be stored (``EntryMetadata/isStorable``) is returned without being written or
+    /// renewed, and the cache's older entry for the query is deleted (when the cache can delete; a failure is ignored),
+    /// so it is never served in its place later (for HTTP, RFC 9111, section 4.3.3: a full response supersedes every
+    /// stored one; section 4.3.4: a 304's fields replace the stored ones).
     func plannedGet(_ query: any Query) -> PlannedRead<StoredEntry<Main.Value>, Main.Value> {
         PlannedRead(
             isGetAll: false,
@@ -187,7 +188,12 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
             renew: { [cache] entry in
-                guard entry.metadata.isStorable else { return entry }
+                guard entry.metadata.isStorable else {
+                    // A 304 that says the value must not be stored: its fields replace the stored ones, so the stored
+                    // copy goes as for a full answer.
+                    await Self.dropCopy(in: cache, of: query)
+                    return entry
+                }
                 if try await cache.renewMetadata(entry.metadata, in: query) { return entry }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
