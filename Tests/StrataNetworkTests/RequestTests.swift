@@ -81,6 +81,31 @@ struct RequestTests {
         #expect(headers.fields.count == 1)
     }
 
+    /// A server's flood of header fields (tens of thousands of names, or of one name repeated) is gathered and merged
+    /// in time linear in the fields: before, every field searched the names gathered so far.
+    @Test func aFloodOfFieldsIsGatheredByNameIgnoringASCIICase() {
+        let count = 20_000
+        var flood = HTTPHeaders((0..<count).map { HTTPHeaders.Field(name: "X-Field-\($0)", value: "\($0)") })
+        for _ in 0..<count { flood.add("again", for: "x-repeated") }
+        flood.add("ä", for: "X-ÄB")
+        flood.add("Ä", for: "x-Äb")
+        flood.add("other", for: "x-äb")
+
+        let dictionary = flood.dictionary
+        #expect(dictionary.count == count + 3)
+        #expect(dictionary["X-Field-17"] == "17")
+        #expect(dictionary["x-repeated"]?.count == count * "again, ".count - 2)
+        // Only ASCII letters fold: "Ä" and "ä" are other bytes
+        #expect(dictionary["X-ÄB"] == "ä, Ä")
+        #expect(dictionary["x-äb"] == "other")
+
+        var merged = flood
+        merged.merge(HTTPHeaders((0..<count).map { HTTPHeaders.Field(name: "x-field-\($0)", value: "new") }))
+        #expect(merged.fields.count == 2 * count + 3)
+        #expect(merged["X-FIELD-19999"] == "new")
+        #expect(merged["X-ÄB"] == "ä, Ä")
+    }
+
     @Test func conditionalHeaders() {
         let conditions = ConditionalHeaders(eTag: "\"v1\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT")
         let request = HTTPRequest(baseURL: base).withConditions(conditions)

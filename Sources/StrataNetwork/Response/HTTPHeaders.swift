@@ -90,21 +90,28 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionary
     /// Sets every field of `other`, replacing fields of the same names.
     ///
     /// - Parameter other: The headers that win.
+    ///
+    /// In time linear in the number of fields (a server chooses how many).
     public mutating func merge(_ other: HTTPHeaders) {
-        for name in Set(other.fields.map { $0.name.lowercased() }) { self[name] = nil }
+        let replaced = Set(other.fields.map(\.name.asciiLowercased))
+        fields.removeAll { replaced.contains($0.name.asciiLowercased) }
         fields.append(contentsOf: other.fields)
     }
 
-    /// The headers as a dictionary, names as given and repeated names joined by `", "`.
+    /// The headers as a dictionary, names as first given and repeated names joined by `", "`.
+    ///
+    /// In time linear in the number of fields (a server chooses how many): before, each field searched the names
+    /// gathered so far.
     public var dictionary: [String: String] {
-        var result: [String: String] = [:]
+        var spellings: [String: String] = [:]
+        var values: [String: [String]] = [:]
         for field in fields {
-            if let key = result.keys.first(where: { $0.equalsIgnoringASCIICase(field.name) }) {
-                result[key] = (result[key] ?? "") + ", " + field.value
-            } else {
-                result[field.name] = field.value
-            }
+            let name = field.name.asciiLowercased
+            if spellings[name] == nil { spellings[name] = field.name }
+            values[name, default: []].append(field.value)
         }
+        var result = [String: String](minimumCapacity: spellings.count)
+        for (name, spelling) in spellings { result[spelling] = values[name]?.joined(separator: ", ") }
         return result
     }
 
@@ -121,6 +128,19 @@ extension HTTPHeaders.Field {
 }
 
 extension String {
+    /// The string with its ASCII letters made lowercase and every other byte as it is: a field name's key, equal for
+    /// two names that ``equalsIgnoringASCIICase(_:)`` finds equal.
+    var asciiLowercased: String {
+        var copy = self
+        return copy.withUTF8 { bytes in
+            guard bytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return self }
+            return String(
+                decoding: bytes.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 },
+                as: UTF8.self
+            )
+        }
+    }
+
     /// Whether two field names are equal, ignoring the case of ASCII letters: field names are ASCII tokens
     /// compared case-insensitively (RFC 9110, section 5.1); any other byte must match exactly.
     ///
