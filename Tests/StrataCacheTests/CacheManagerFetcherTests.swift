@@ -16,6 +16,14 @@ final class ReportedErrors: Sendable {
 }
 
 struct CacheManagerFetcherTests {
+    /// A fetcher over a cache in `folder` on `clock`, and the URL of `/screen` on `server`.
+    private func screenFetcher(_ server: LoopbackServer, _ folder: TemporaryFolder, clock: ManualClock) throws
+        -> (CachedFetcher, URL)
+    {
+        let cache = try makeCache(folder, clock: clock)
+        return (cache.fetcher(client: try makeClient(folder)), server.baseURL.appendingPathComponent("screen"))
+    }
+
     private func makeCache(_ folder: TemporaryFolder, clock: ManualClock, errors: ReportedErrors? = nil) throws
         -> CacheManager
     {
@@ -101,9 +109,7 @@ struct CacheManagerFetcherTests {
         ])
         defer { Task { await server.stop() } }
         let clock = ManualClock()
-        let cache = try makeCache(folder, clock: clock)
-        let fetcher = cache.fetcher(client: try makeClient(folder))
-        let url = server.baseURL.appendingPathComponent("screen")
+        let (fetcher, url) = try screenFetcher(server, folder, clock: clock)
         _ = try await fetcher.fetch(url: url)
 
         // A HEAD is sent, and the GET still answers from the cache
@@ -338,6 +344,40 @@ struct CacheManagerFetcherTests {
             #expect(sent == nil)
             #expect(second.reference.data == Data("v2".utf8))
         }
+    }
+
+    /// Before, a 304 to a revalidation that could not send the stored hash (`*`) was taken as one about the stored
+    /// version: it renewed and served it, pinned for as long as the server kept answering 304.
+    @Test func a304ToARevalidationThatSentNoHashIsAnError() async throws {
+        // Given a reference stored from a response whose ETag is `*`, and a server that then answers 304 to anything
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let answered = Locked(false)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /screen",
+                { _ in
+                    guard answered.withLock({ $0 }) else {
+                        answered.withLock { $0 = true }
+                        return ServerReply(status: 200, headers: ["ETag": "*"], body: Data("v1".utf8))
+                    }
+                    return ServerReply(status: 304)
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let (fetcher, url) = try screenFetcher(server, folder, clock: clock)
+        _ = try await fetcher.fetch(url: url)
+
+        // When the stale reference is fetched
+        clock.advance(by: .seconds(300))
+        let error = await #expect(throws: StrataError.self) { _ = try await fetcher.fetch(url: url) }
+
+        // Then the 304, about no version the cache holds, is a typed error
+        #expect(error?.code == .unexpectedResponse)
+        #expect(error?.httpFailure?.status == 304)
+        #expect(server.requests.last?.headers["if-none-match"] == nil)
     }
 
     /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response is not stored.

@@ -64,7 +64,7 @@ struct HostileHeaderCacheTests {
 }
 
 /// A freshness record whose lifetime no `Duration` can hold (only a damaged or forged file has one) is no
-/// record: the blob is stale, and nothing traps.
+/// record: the blob is stale, and nothing traps. A record made with one is written within the bounds its reader takes.
 struct FreshnessRecordBoundsTests {
     @Test(arguments: [1e300, -1e300, 1e19])
     func anUnrepresentableLifetimeIsNoRecord(lifetime: Double) throws {
@@ -76,8 +76,12 @@ struct FreshnessRecordBoundsTests {
             noCache: false,
             contentHash: 0
         )
-        #expect(FreshnessRecord.decode(record.encoded()) == nil)
+        // The lifetime's 8 bytes follow the format byte and the fresh-until date
+        var forged = [UInt8](record.encoded())
+        withUnsafeBytes(of: lifetime.bitPattern.littleEndian) { forged.replaceSubrange(9..<17, with: $0) }
+        #expect(FreshnessRecord.decode(Data(forged)) == nil)
         #expect(FreshnessRecord.decode(try JSONEncoder().encode(record)) == nil)
+        #expect(FreshnessRecord.decode(record.encoded())?.lifetime == (lifetime > 0 ? 1e18 : -1e18))
         var valid = record
         valid.lifetime = 2_147_483_648
         #expect(FreshnessRecord.decode(valid.encoded()) == valid)

@@ -73,6 +73,29 @@ struct ProviderDownloadServiceTests {
         #expect(result.headers.first { $0.key.lowercased() == "etag" }?.value == "\"v1\"")
     }
 
+    /// Before, a 304 to a request that carried none of the provider's headers (an entry stored without validators)
+    /// renewed the entry and handed out its file, pinning whatever version it held.
+    @Test func a304ToARequestWithoutTheProvidersHeadersIsAnError() async throws {
+        // Given a server that answers 304 to every request, and a provider that has no headers to send
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await LoopbackServer.start([
+            ("GET /asset", { _ in ServerReply(status: 304, headers: ["ETag": "\"v9\""]) })
+        ])
+        defer { Task { await server.stop() } }
+        let provider = ScriptedProvider(cachePolicy: .alwaysFetchWithCustomHeader, folder: folder.url)
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+
+        // When it downloads
+        let error = await #expect(throws: StrataError.self) { _ = try await service.downloadAsync() }
+
+        // Then the 304 is a typed error, and the provider's file is neither renewed nor handed out
+        #expect(error?.code == .unexpectedResponse)
+        #expect(error?.httpFailure?.status == 304)
+        #expect(provider.recorded.cachedItem.isEmpty)
+        #expect(server.requests.first?.headers["if-none-match"] == nil)
+    }
+
     @Test func a2xxIsStoredWithTheDownloadedFileAndTheResponseHeaders() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -126,6 +126,13 @@ public struct DownloadService: Sendable {
                         + "the cache holds no part to answer with"
                 )
             }
+            guard !sent.isEmpty else {
+                // The request carried nothing of the cache's copy: the 304 is about no version the cache holds, and
+                // renewing or handing out its file would pin whatever it holds.
+                let described = "\(request.method) \((try? request.url())?.describedForErrors ?? request.path)"
+                throw HTTPClient.error(for: response, request: described, now: Date())
+                    ?? StrataError(.unexpectedResponse, "\(described) answered 304 Not Modified")
+            }
             // Headers that changed since they were sent: another download stored a newer version meanwhile, and the
             // 304 is about the older one, so it renews (or removes) nothing.
             if provider.headerValues(for: cacheKey) == sent {

@@ -40,7 +40,8 @@ struct ReferenceSource: GetDataSource {
     ) async throws -> ConditionalRead<CacheReference> {
         var request = request
         // A hash that cannot be sent is not: the server answers in full and the reference is replaced.
-        if let hash = metadata.eTag.flatMap(sendable) { request.headers[hashHeader] = hash }
+        let hash = metadata.eTag.flatMap(sendable)
+        if let hash { request.headers[hashHeader] = hash }
         let requestTime = clock.now()
         // The hash travels in `hashHeader` as it is (it need not be an entity tag), so no conditions are added;
         // a 304 is still a value.
@@ -69,7 +70,8 @@ struct ReferenceSource: GetDataSource {
             if !freshness.isStorable || variedFields == nil { stored.expiresAt = .distantPast }
             return .modified(StoredEntry(value: reference, metadata: stored))
         case .notModified(let response):
-            guard metadata.eTag != nil else {
+            // A 304 to a request that carried no hash is about no version the cache holds.
+            guard hash != nil else {
                 throw HTTPClient.error(
                     for: response,
                     request: "\(request.method) \(identifier.describedForErrorsAsURL)",
