@@ -8,20 +8,35 @@ import Testing
 /// A blob read before `remove(_:)` or `removeAll()` never goes back into memory after it: a fetch that read the
 /// disk before the removal and copies the blob up after it leaves memory as the removal left it.
 struct BlobCacheRemovalTests {
-    /// Holds the memory layer's writes (a copy-up from disk), once armed, until ``release`` opens.
-    final class HeldCopyUp: StrataPlugin {
+    /// Holds one call of a layer, once armed, until ``release`` opens: a write of the memory layer (a copy-up from
+    /// disk), or a read of the network (a download or a revalidation on its way).
+    final class HeldCall: StrataPlugin {
+        let layer: String
+        let holdsReads: Bool
         let armed = Locked(false)
         let arrived = Gate()
         let release = Gate()
 
+        init(layer: String, holdsReads: Bool) {
+            self.layer = layer
+            self.holdsReads = holdsReads
+        }
+
         func participation(in attachment: PluginAttachment) -> PluginParticipation {
-            attachment.name == "memory" ? .intercepts : .skipped
+            attachment.name == layer ? .intercepts : .skipped
         }
 
         func intercept<R: Sendable>(_ call: PluginCall, next: @escaping @Sendable () async throws -> R) async throws
             -> R
         {
-            if !call.method.isRead, armed.withLock({ $0 }) {
+            // Disarmed by the call it holds: the calls after it go on.
+            let holds =
+                call.method.isRead == holdsReads
+                && armed.withLock { armed in
+                    defer { armed = false }
+                    return armed
+                }
+            if holds {
                 arrived.open()
                 await release.wait()
             }
@@ -33,7 +48,7 @@ struct BlobCacheRemovalTests {
     func aBlobReadBeforeARemovalIsNotCopiedBackIntoMemory(removesAll: Bool) async throws {
         try await withFixture([("GET /a", reply("blob", headers: ["Cache-Control": "max-age=600"]))]) { fixture in
             // Given a blob on disk and not in memory, and a fetch of it held on its way back into memory
-            let holder = HeldCopyUp()
+            let holder = HeldCall(layer: "memory", holdsReads: false)
             let cache = try fixture.makeCache(plugins: [holder])
             let url = fixture.url("a")
             _ = try await cache.fetch(from: url)
@@ -50,6 +65,62 @@ struct BlobCacheRemovalTests {
             // Then memory holds nothing: the removed blob is not served again from there
             #expect(cache.ephemeralCount == 0)
             #expect(try cache.cached(from: url) == nil)
+        }
+    }
+
+    /// Before, a download or a revalidation on its way when the blobs were removed (a sign-out) stored its answer
+    /// after the removal: a 304 wrote the removed blob back to disk (served again as revalidated), a download went to
+    /// disk and memory; and a fetch started after the removal shared the read begun before it.
+    @Test(.timeLimit(.minutes(1)), arguments: [(false, false), (false, true), (true, false), (true, true)])
+    func anAnswerOnItsWayDuringARemovalIsNotStored(removesAll: Bool, revalidates: Bool) async throws {
+        let served = Locked(0)
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            guard request.headers["if-none-match"] == nil else {
+                return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+            }
+            let count = served.withLock { count in
+                count += 1
+                return count
+            }
+            return ServerReply(
+                status: 200,
+                headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
+                body: Data("blob \(count)".utf8)
+            )
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            // Given a fetch on its way to the network: a revalidation of a stored blob, or a download
+            let holder = HeldCall(layer: "network", holdsReads: true)
+            let cache = try fixture.makeCache(plugins: [holder])
+            let url = fixture.url("a")
+            if revalidates { _ = try await cache.fetch(from: url) }
+            let requestsBefore = fixture.server.requestCount(path: "/a")
+            holder.armed.withLock { $0 = true }
+            let fetch = Task { try await cache.fetch(from: url) }
+            await holder.arrived.wait()
+
+            // When the blobs are removed meanwhile, a fetch starts after the removal, and the first then goes on
+            if removesAll { try cache.removeAll() } else { try cache.remove(url) }
+            let later = Task { try await cache.fetch(from: url) }
+            // Its own request (bounded wait: a fetch that shares the held read never makes one)
+            for _ in 0..<500 where fixture.server.requestCount(path: "/a") == requestsBefore {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let madeItsOwnRequest = fixture.server.requestCount(path: "/a") == requestsBefore + 1
+            #expect(madeItsOwnRequest)
+            if madeItsOwnRequest {
+                #expect(try await later.value == Data("blob \(revalidates ? 2 : 1)".utf8))
+                try cache.remove(url)
+            }
+            holder.release.open()
+            _ = try await fetch.value
+            _ = try await later.value
+
+            // Then the fetch on its way stored nothing: neither layer holds its answer
+            #expect(cache.persistentCount == 0)
+            #expect(cache.ephemeralCount == 0)
+            #expect(try cache.cached(from: url) == nil)
+            #expect(try fixture.blobFiles().isEmpty)
         }
     }
 }

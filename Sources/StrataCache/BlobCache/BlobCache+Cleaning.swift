@@ -44,11 +44,13 @@ extension BlobCache {
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func removeAll() throws {
-        clearMemory(nil)
-        writes.drop(nil)
-        try blobs.removeAll()
-        // A fetch that read the disk before the removal may have copied a blob up meanwhile.
-        clearMemory(nil)
+        try removing(AllObjectsQuery()) {
+            clearMemory(nil)
+            writes.drop(nil)
+            try blobs.removeAll()
+            // A fetch that read the disk before the removal may have copied a blob up meanwhile.
+            clearMemory(nil)
+        }
     }
 
     /// The number of blobs in the ephemeral layer, expired ones included until they are read or purged.

@@ -197,12 +197,8 @@ extension BlobCache {
     /// removes what was stored instead.
     func storePersistent(_ blob: Blob, metadata: EntryMetadata, forKey key: String) throws {
         guard blob.isStorable, let record = blob.record else {
-            // Never stored; an older copy must not be served in its place later. A write of it running now is
-            // followed by a removal, queued: nothing here waits.
-            if writes.cancel(key) {
-                writes.enqueue(.removal, forKey: key) { [self] _ in forgetPersistent(key) }
-            }
-            forgetPersistent(key)
+            // Never stored; an older copy must not be served in its place later.
+            forgetEverywhere(key)
             return
         }
         let write = QueuedWrite(
@@ -252,6 +248,15 @@ extension BlobCache {
             storedRecord(record(for: info)).renewed(until: renewedUntil, directives: directives, now: now),
             of: info
         )
+    }
+
+    /// Removes the blob under `key` from disk and from the write-behind queue: a write of it running now is followed
+    /// by a removal, queued, so nothing here waits.
+    func forgetEverywhere(_ key: String) {
+        if writes.cancel(key) {
+            writes.enqueue(.removal, forKey: key) { [self] _ in forgetPersistent(key) }
+        }
+        forgetPersistent(key)
     }
 
     /// Removes the blob and record under `key` from disk, if it can: a blob that cannot be removed stays and is

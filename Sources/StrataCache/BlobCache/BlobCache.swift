@@ -235,11 +235,27 @@ public final class BlobCache: Sendable {
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func remove(_ url: URL) throws {
         let key = try resolve(url).absoluteString
-        clearMemory(key)
-        writes.drop(key)
-        try blobs.removeValue(forKey: key)
-        // A fetch that read the disk before the removal may have copied the blob up meanwhile.
-        clearMemory(key)
+        try removing(KeyQuery(key)) {
+            clearMemory(key)
+            writes.drop(key)
+            try blobs.removeValue(forKey: key)
+            // A fetch that read the disk before the removal may have copied the blob up meanwhile.
+            clearMemory(key)
+        }
+    }
+
+    /// Runs a removal of the blobs `query` names as a write through both repositories of the chain: a fetch on its way
+    /// (a download, a revalidation) stores nothing it read before, and a fetch that starts meanwhile shares no read
+    /// begun before it (it makes its own request).
+    func removing(_ query: any Query, _ removal: () throws -> Void) rethrows {
+        let repositories = (chain, chain.main.repository)
+        repositories.0.beginHeldWrite(query)
+        repositories.1.beginHeldWrite(query)
+        defer {
+            repositories.0.endHeldWrite(query)
+            repositories.1.endHeldWrite(query)
+        }
+        try removal()
     }
 
     /// The absolute URL `url` names, without its fragment: a fragment is never sent, so URLs that differ only in

@@ -16,7 +16,8 @@ struct Blob: Sendable {
     var isStorable = true
     /// A download's HTTP lifetime, if its response gave one; the layers' initial lifetimes apply otherwise.
     var httpLifetime: Duration?
-    /// The cache's ``BlobCache/removals`` when a blob from disk was read: a removal since keeps it out of memory.
+    /// The cache's ``BlobCache/removals`` when the blob was read from disk or requested from the network: a removal
+    /// since keeps it out of both layers.
     var removalsBefore = 0
 }
 

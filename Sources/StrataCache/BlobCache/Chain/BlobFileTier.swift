@@ -40,14 +40,20 @@ struct BlobFileTier: BlobTier, PutDataSource {
         )
     }
 
+    /// Stores a download, or a stale blob a `304` renewed whose entry is gone; nothing when the cache removed blobs
+    /// since it was read or requested (a removed blob never comes back), and the write is undone when a removal ran
+    /// meanwhile.
     func putEntry(_ entry: StoredEntry<Blob>, in query: any Query) async throws -> Blob {
         let (cache, key) = try target(of: query)
+        let removalsBefore = entry.value.removalsBefore
+        guard cache.removals.mark() == removalsBefore else { return entry.value }
         // A disk slower than the network fills the queue: the fetch waits for room rather than let it grow.
         let reserved =
             cache.configuration.persistent.writes == .behind
             ? await cache.writes.reserveRoom(for: entry.value.data.count) : 0
         defer { cache.writes.release(reserved) }
         try cache.storePersistent(entry.value, metadata: entry.metadata, forKey: key)
+        if cache.removals.mark() != removalsBefore { cache.forgetEverywhere(key) }
         return entry.value
     }
 

@@ -36,7 +36,12 @@ extension BlobCache {
                 return
             }
             let expiresAt = now.addingTimeInterval(lifetime.timeInterval)
-            putInMemory(CachedBlob(data: blob.data, expiresAt: expiresAt, lifetime: lifetime), forKey: key, now: now)
+            putInMemory(
+                CachedBlob(data: blob.data, expiresAt: expiresAt, lifetime: lifetime),
+                forKey: key,
+                now: now,
+                readAfter: blob.removalsBefore
+            )
         case .revalidated:
             let record = storedRecord(blob.record).renewed(
                 until: metadata.freshUntil,

@@ -32,11 +32,15 @@ struct BlobNetworkTier: BlobTier {
         let conditions = ConditionalHeaders(eTag: metadata.eTag, lastModified: metadata.lastModified)
         let clock = cache.configuration.clock
         let requestTime = clock.now()
+        // Before the request: a removal while it is on its way keeps its answer out of both layers.
+        let removalsBefore = cache.removals.mark()
         let request = HTTPRequest(.get, url: url)
         let sent = cache.client.asSent(request)
         switch try await cache.client.send(request, ifModifiedSince: conditions) {
         case .modified(let response):
-            return .modified(cache.download(response, requestTime: requestTime, to: sent))
+            var download = cache.download(response, requestTime: requestTime, to: sent)
+            download.value.removalsBefore = removalsBefore
+            return .modified(download)
         case .notModified(let response):
             if metadata.eTag == nil, metadata.lastModified == nil {
                 let request = "GET \(url.describedForErrors)"
