@@ -380,6 +380,54 @@ struct CacheManagerFetcherTests {
         #expect(server.requests.last?.headers["if-none-match"] == nil)
     }
 
+    /// Before, a revalidation or a download on its way when the cache was cleared (a sign-out) added its reference
+    /// back after the clear: the 304 re-added the cleared reference, served again as revalidated.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func anAnswerOnItsWayDuringAClearIsNotAdded(revalidates: Bool) async throws {
+        // Given a fetch on its way: a revalidation of a stored reference, or a first download, held by the server
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (arrived, release) = (Gate(), Gate())
+        let holds = Locked(!revalidates)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /screen",
+                { request in
+                    if holds.withLock({ $0 }) {
+                        arrived.open()
+                        await release.wait()
+                    }
+                    holds.withLock { $0 = true }
+                    guard request.headers["if-none-match"] == nil else {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+                    }
+                    return ServerReply(
+                        status: 200,
+                        headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
+                        body: Data("v1".utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let cache = try makeCache(folder, clock: clock)
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+        if revalidates { _ = try await fetcher.fetch(url: url) }
+        let fetch = Task { try await fetcher.fetch(url: url) }
+        await arrived.wait()
+
+        // When the cache is cleared meanwhile, and the fetch then goes on
+        cache.clear()
+        release.open()
+        #expect(try await fetch.value.reference.data == Data("v1".utf8))
+
+        // Then the cleared cache holds no reference
+        #expect(cache.getReference(identifiedBy: url.absoluteString) == nil)
+        #expect(cache.persistentStore.count == 0)
+    }
+
     /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response is not stored.
     @Test func aResponseToANoStoreRequestIsNotCached() async throws {
         let folder = try TemporaryFolder()

@@ -42,6 +42,9 @@ public final class CacheManager: CacheManagerProtocol {
     /// if none was written since the read began.
     private let writtenToMemory = PutBackGuard()
 
+    /// How many clears began: a reference a fetcher fetched before one is not added after it.
+    private let clears = AtomicCount()
+
     /// Opens the manager's persistent store, creating its folder when missing.
     ///
     /// - Parameter configuration: The folder, capacities, default validity and clock.
@@ -184,6 +187,7 @@ public final class CacheManager: CacheManagerProtocol {
 
     /// Removes every reference, in memory and on disk; a disk error goes to ``Configuration/diagnostics``.
     public func clear() {
+        clears.add(1)
         clearMemory()
         do {
             try persistentStore.removeAll()
@@ -192,6 +196,24 @@ public final class CacheManager: CacheManagerProtocol {
         }
         // A read that began before the disk was cleared may have put a reference back meanwhile.
         clearMemory()
+    }
+
+    /// How many clears began, for ``addToCache(_:fetchedAfter:)``: taken when a fetch begins.
+    var clearCount: Int { clears.value }
+
+    /// Adds a reference a fetch that began at `clearsBefore` (``clearCount``) fetched, unless the cache was cleared
+    /// since: a clear is never undone by an answer that was on its way. A reference added as a clear began is removed
+    /// again.
+    func addToCache(_ reference: CacheReference, fetchedAfter clearsBefore: Int) {
+        guard clears.value == clearsBefore else { return }
+        addToCache(reference)
+        guard clears.value != clearsBefore else { return }
+        writtenToMemory.write { memoryLayer.removeValue(forKey: reference.identifier) }
+        do {
+            try persistentStore.removeValue(forKey: reference.identifier)
+        } catch {
+            report(error)
+        }
     }
 
     /// Empties the memory layer and counts it as a write, so a reference read from disk before it is not kept.

@@ -8,6 +8,16 @@ import StrataNetwork
 struct ReferenceStore: GetDataSource, PutDataSource {
     let manager: any CacheManagerProtocol
 
+    /// The ``CacheManager``'s clears when the fetch began (`nil` for another manager): a reference is not added after
+    /// a clear that came meanwhile.
+    private let clearsBefore: Int?
+
+    /// A store over `manager`, made when a fetch begins.
+    init(manager: any CacheManagerProtocol) {
+        self.manager = manager
+        clearsBefore = (manager as? CacheManager)?.clearCount
+    }
+
     func get(_ query: any Query) async throws -> CacheReference {
         try await getEntry(query).value
     }
@@ -23,7 +33,7 @@ struct ReferenceStore: GetDataSource, PutDataSource {
     }
 
     func put(_ value: CacheReference, in query: any Query) async throws -> CacheReference {
-        manager.addToCache(value)
+        add(value)
         return value
     }
 
@@ -34,7 +44,7 @@ struct ReferenceStore: GetDataSource, PutDataSource {
     /// Stores a reference (the repository never asks for a `no-store` response's: its metadata is not
     /// storable).
     func putEntry(_ entry: StoredEntry<CacheReference>, in query: any Query) async throws -> CacheReference {
-        manager.addToCache(entry.value)
+        add(entry.value)
         return entry.value
     }
 
@@ -42,8 +52,17 @@ struct ReferenceStore: GetDataSource, PutDataSource {
     /// gave them.
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
         guard let reference = manager.getReference(identifiedBy: try Self.identifier(of: query)) else { return false }
-        manager.addToCache(reference.renewed(by: metadata))
+        add(reference.renewed(by: metadata))
         return true
+    }
+
+    /// Adds a reference to the manager, unless a ``CacheManager`` was cleared since the fetch began.
+    private func add(_ reference: CacheReference) {
+        if let manager = manager as? CacheManager, let clearsBefore {
+            manager.addToCache(reference, fetchedAfter: clearsBefore)
+        } else {
+            manager.addToCache(reference)
+        }
     }
 
     static func identifier(of query: any Query) throws -> String {
