@@ -253,6 +253,37 @@ struct ReliabilityNetworkCacheTests {
         #expect(server.requestCount(path: "/item") == 2)
     }
 
+    /// Before, a list read (`getAll`) kept no caching rule of its response: a `no-store` list was stored, and one fresh
+    /// for 60 s was served from the cache for as long as the cache kept it.
+    @Test(.timeLimit(.minutes(1)), arguments: ["no-store", "max-age=60"])
+    func aListReadKeepsToItsResponsesCachingRules(cacheControl: String) async throws {
+        let body = Data(#"[{"name":"a"},{"name":"b"}]"#.utf8)
+        let server = try await LoopbackServer.start([
+            ("GET /items", { _ in ServerReply(status: 200, headers: ["Cache-Control": cacheControl], body: body) })
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let client = HTTPClient(transport: URLSessionTransport(), configuration: .init(clock: clock))
+        let network = NetworkGetDataSource<Item>(client: client) { _ in
+            HTTPRequest(baseURL: server.baseURL, path: "items")
+        }
+        let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
+        let repository = CacheRepository(main: network, cache: memory.validated(by: FreshnessValidator(clock: clock)))
+        let query = IdsQuery(["a", "b"])
+
+        #expect(try await repository.getAll(query, operation: .cacheSync) == [Item(name: "a"), Item(name: "b")])
+        if cacheControl == "no-store" {
+            #expect(memory.value(forKey: "a") == nil)
+        } else {
+            // Fresh: answered by the cache until its lifetime ends
+            #expect(try await repository.getAll(query, operation: .cacheSync).count == 2)
+            #expect(server.requestCount(path: "/items") == 1)
+            clock.advance(by: .seconds(61))
+        }
+        #expect(try await repository.getAll(query, operation: .cacheSync).count == 2)
+        #expect(server.requestCount(path: "/items") == 2)
+    }
+
     /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response, however cacheable,
     /// is returned and not stored.
     @Test(.timeLimit(.minutes(1)))

@@ -46,6 +46,12 @@ public struct NetworkDataSource<Value: Sendable>: DataSource {
     /// Reads through ``getter``, with the response's metadata (see ``NetworkGetDataSource/getEntry(_:)``).
     public func getEntry(_ query: any Query) async throws -> StoredEntry<Value> { try await getter.getEntry(query) }
 
+    /// Reads a list through ``getter``, each value with the response's metadata (see
+    /// ``NetworkGetDataSource/getAllEntries(_:)``).
+    public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
+        try await getter.getAllEntries(query)
+    }
+
     /// Revalidates through ``getter`` (see ``NetworkGetDataSource/getIfModified(_:since:)``): a 304 is
     /// ``Strata/ConditionalRead/notModified(_:)``.
     public func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Value>

@@ -93,6 +93,21 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         )
     }
 
+    /// Sends the request of the query and decodes a list of values, each with the response's metadata as
+    /// ``getEntry(_:)`` reports it (its freshness, whether it may be stored and served stale), but for its validators:
+    /// an `ETag` or a `Last-Modified` is the list's, not any one value's, and a list is not read conditionally.
+    ///
+    /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
+    public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Value>] {
+        let request = try makeRequest(request, for: query)
+        let requestTime = now()
+        let response = try await client.send(request)
+        var metadata = metadata(of: response, to: request, requestTime: requestTime)
+        metadata.eTag = nil
+        metadata.lastModified = nil
+        return try decoders.values(in: response.body, of: request).map { StoredEntry(value: $0, metadata: metadata) }
+    }
+
     /// Sends the request of the query with the validators of `metadata` (`If-None-Match` from its
     /// ``Strata/EntryMetadata/eTag``, `If-Modified-Since` from its ``Strata/EntryMetadata/lastModified``): a 304
     /// is ``Strata/ConditionalRead/notModified(_:)`` with the renewed metadata (fresh until the 304's lifetime
