@@ -11,8 +11,10 @@ extension JSONFileDataSource {
     /// - Throws: ``Strata/StrataError/Code/dataSerialization`` for an intact file of another type.
     func decodeValue(_ data: Data, key: String, storage: inout JSONFileStorage, now: Date) throws -> Value? {
         let json: Range<Int>
+        let isSealed: Bool
         switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
-        case .sealed(let range), .legacy(let range): json = range
+        case .sealed(let range): (json, isSealed) = (range, true)
+        case .legacy(let range): (json, isSealed) = (range, false)
         case .damaged(let reason):
             try storage.setAsideEntry(
                 key,
@@ -29,7 +31,16 @@ extension JSONFileDataSource {
         } catch {
             // The envelope (key, dates, sequence) reads whatever the value's type: when it does, the file is
             // intact JSON of this key, and only the value's type differs.
-            if let header = try? decoder.decode(EntryHeader.self, from: data[json]), header.key == key {
+            let header: EntryHeader?
+            do {
+                header = try decoder.decode(EntryHeader.self, from: data[json])
+            } catch {
+                if isSealed {
+                    throw JSONFileStorage.writtenWithOtherCoders("of key \(StrataError.quoted(key: key))", error)
+                }
+                header = nil
+            }
+            if let header, header.key == key {
                 throw StrataError.serialization(
                     error,
                     "The entry of key \(StrataError.quoted(key: key)) does not decode as \(Value.self) (stored by another "

@@ -276,8 +276,10 @@ public struct JSONFileStoreInspector: Sendable {
         }
         entry.fileSize = data.count
         let json: Range<Int>
+        let isSealed: Bool
         switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
-        case .sealed(let range), .legacy(let range): json = range
+        case .sealed(let range): (json, isSealed) = (range, true)
+        case .legacy(let range): (json, isSealed) = (range, false)
         case .damaged(let reason):
             entry.problem = "damaged entry file (\(reason))"
             return entry
@@ -286,7 +288,9 @@ public struct JSONFileStoreInspector: Sendable {
         do {
             header = try JSONDecoder().decode(EntryHeader.self, from: data[json])
         } catch {
-            entry.problem = "not a decodable entry file (\(Self.summary(of: error)))"
+            // An intact file (its seal holds) whose fields do not decode with plain coders was written with the app's
+            // own (a key strategy): no damage, and nothing the inspector can read further.
+            if !isSealed { entry.problem = "not a decodable entry file (\(Self.summary(of: error)))" }
             return entry
         }
         if record == nil {

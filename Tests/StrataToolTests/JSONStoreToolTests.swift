@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataJSONFile
+import StrataTestSupport
 import Testing
 
 /// The `strata` binary over a JSONFileDataSource folder.
@@ -128,5 +129,43 @@ struct JSONStoreToolTests {
         #expect(cleared["removedCount"] as? Int == 1)
         #expect(FileManager.default.fileExists(atPath: store + "/notes.txt"))
         #expect(try JSONFileDataSource<[String: String]>(folder: URL(fileURLWithPath: store)).count == 0)
+    }
+}
+
+/// An app's JSON store whose encoder converts keys to snake case, as `strata` (with plain coders) meets it.
+struct JSONStoreOtherCodersToolTests {
+    struct Note: Codable, Sendable {
+        var longTitle: String
+    }
+
+    /// Before, `verify` reported every entry as damaged and suggested `--repair`, and `verify --repair` over a torn
+    /// index set every entry aside: the app reopened an empty store.
+    @Test func verifyAndRepairLeaveAnAppsEntriesWrittenWithOtherCoders() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let coders = JSONFileDataSource<Note>.Configuration(
+            folder: folder.url,
+            makeEncoder: SnakeCaseCoders.makeEncoder,
+            makeDecoder: SnakeCaseCoders.makeDecoder
+        )
+        do {
+            let store = try JSONFileDataSource<Note>(configuration: coders)
+            for index in 1...3 { try store.setValue(Note(longTitle: "t\(index)"), forKey: "k\(index)") }
+        }
+
+        #expect(try await strata("verify", folder.url.path).status == 0)
+        // A torn index: the repair must rebuild it
+        let index = folder.url.appendingPathComponent("index.journal")
+        let handle = try FileHandle(forWritingTo: index)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("P 1 2".utf8))
+        try handle.close()
+        let repair = try await strata("verify", folder.url.path, "--repair")
+
+        #expect(repair.status != 0)
+        #expect(repair.errors.contains("other coders"), "\(repair.errors)")
+        let names = FileManager.default.enumerator(atPath: folder.url.path)?.allObjects as? [String] ?? []
+        #expect(!names.contains { $0.contains(".corrupt-") })
+        #expect(try JSONFileDataSource<Note>(configuration: coders).count == 3)
     }
 }

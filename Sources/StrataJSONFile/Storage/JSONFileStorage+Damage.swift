@@ -134,4 +134,17 @@ extension JSONFileStorage {
         return pad(parts.year, 4) + pad(parts.month, 2) + pad(parts.day, 2) + "-" + pad(parts.hour, 2)
             + pad(parts.minute, 2) + pad(parts.second, 2)
     }
+
+    /// The error of an intact entry file (its seal holds: the store wrote it, and nothing changed it since) whose
+    /// header does not decode with the store's decoder: written with other coders (a key strategy), so it is no damage
+    /// and is left where it is.
+    static func writtenWithOtherCoders(_ file: String, _ error: any Error) -> StrataError {
+        StrataError(
+            .dataSerialization,
+            "The entry file \(file) is intact, but its key and dates do not decode with this store's decoder: it was "
+                + "written with other coders (a key strategy?); open the store with the coders that wrote it. The file "
+                + "is left as it is",
+            underlying: error
+        )
+    }
 }

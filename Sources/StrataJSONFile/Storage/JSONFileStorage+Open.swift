@@ -249,14 +249,21 @@ extension JSONFileStorage {
             throw error.strataError("Reading the entry file")
         }
         let json: Range<Int>
+        let isSealed: Bool
         switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
-        case .sealed(let range), .legacy(let range): json = range
+        case .sealed(let range): (json, isSealed) = (range, true)
+        case .legacy(let range): (json, isSealed) = (range, false)
         case .damaged(let reason):
             try record(Self.setAside(file, in: folder, now: now, reason: "Damaged entry file (\(reason))"))
             return nil
         }
         do {
-            let header = try decode(data[json])
+            let header: EntryHeader
+            do {
+                header = try decode(data[json])
+            } catch  where isSealed {
+                throw Self.writtenWithOtherCoders(file, error)
+            }
             guard Self.location(of: header.key) == (shard, file) else {
                 throw StrataError(
                     .corrupt,
@@ -269,6 +276,8 @@ extension JSONFileStorage {
             var record = header.record
             record.size = data.count
             return (header.key, record)
+        } catch let error as StrataError where error.code == .dataSerialization && isSealed {
+            throw error
         } catch {
             try record(
                 Self.setAside(
