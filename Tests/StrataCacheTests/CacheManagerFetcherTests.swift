@@ -428,6 +428,23 @@ struct CacheManagerFetcherTests {
         #expect(cache.persistentStore.count == 0)
     }
 
+    /// Before, URLs that differ only in their fragment (never sent) were references of their own, each fetched: a
+    /// page could make a fetcher request one resource again and again, evicting the app's other references.
+    @Test func urlsThatDifferOnlyInTheirFragmentAreOneReference() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: Data("a".utf8), eTag: "\"v1\""), path: "/screen")
+        defer { Task { await server.stop() } }
+        let (fetcher, url) = try screenFetcher(server, folder, clock: ManualClock())
+        let fragments = (0..<5).compactMap { URL(string: url.absoluteString + "#\($0)") }
+
+        var origins: [DataOrigin] = []
+        for fragmented in fragments { origins.append(try await fetcher.fetch(url: fragmented).origin) }
+
+        #expect(origins == [.network, .cache, .cache, .cache, .cache])
+        #expect(server.requestCount(path: "/screen") == 1)
+    }
+
     /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response is not stored.
     @Test func aResponseToANoStoreRequestIsNotCached() async throws {
         let folder = try TemporaryFolder()

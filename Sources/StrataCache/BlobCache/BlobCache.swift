@@ -273,9 +273,6 @@ public final class BlobCache: Sendable {
             }
             absolute = resolved.absoluteURL
         }
-        guard absolute.fragment != nil, var components = URLComponents(url: absolute, resolvingAgainstBaseURL: false)
-        else { return absolute }
-        components.fragment = nil
-        return components.url ?? absolute
+        return absolute.withoutFragment
     }
 }

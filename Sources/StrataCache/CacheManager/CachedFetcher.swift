@@ -65,13 +65,14 @@ public struct CachedFetcher: Sendable {
         self.clock = clock
     }
 
-    /// GETs `url` through the cache; the reference's identifier is the URL.
+    /// GETs `url` through the cache; the reference's identifier is the URL without its fragment.
     ///
     /// - Parameter url: The URL.
     /// - Returns: The reference and where it came from.
     /// - Throws: The ``Strata/StrataError`` of the request (network, status).
     public func fetch(url: URL) async throws -> CachedFetchResult {
-        try await fetch(HTTPRequest(.get, url: url), identifier: url.absoluteString)
+        // A fragment is never sent: URLs that differ only in one are one reference.
+        try await fetch(HTTPRequest(.get, url: url), identifier: url.withoutFragment.absoluteString)
     }
 
     /// Sends `request` through the cache.

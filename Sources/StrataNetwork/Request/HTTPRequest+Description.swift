@@ -27,6 +27,16 @@ extension URL {
         components?.password = nil
         return components?.url
     }
+
+    /// The URL without its fragment, which is never sent: URLs that differ only in one name the same resource, and
+    /// a cache keys them as one.
+    package var withoutFragment: URL {
+        guard fragment != nil, var components = URLComponents(url: self, resolvingAgainstBaseURL: false) else {
+            return self
+        }
+        components.fragment = nil
+        return components.url ?? self
+    }
 }
 
 extension String {
