@@ -445,6 +445,49 @@ struct CacheManagerFetcherTests {
         #expect(server.requestCount(path: "/screen") == 1)
     }
 
+    /// Before, a full answer that must not be stored (`no-store`) left the older reference in place: the next fetch
+    /// served it from the cache, older than what the app had just shown (RFC 9111, section 4.3.3).
+    /// (A manager of the app's own, which cannot remove a reference, has it marked stale: revalidated before reuse.)
+    @Test(arguments: [false, true])
+    func aNoStoreAnswerRemovesTheOlderReference(ownManager: Bool) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let answers = Locked(0)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /screen",
+                { _ in
+                    let answer = answers.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    return ServerReply(
+                        status: 200,
+                        headers: ["Cache-Control": answer == 1 ? "max-age=600" : "no-store", "ETag": "\"v\(answer)\""],
+                        body: Data("v\(answer)".utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        var (fetcher, url) = try screenFetcher(server, folder, clock: clock)
+        if ownManager {
+            fetcher = CachedFetcher(cacheManager: DictionaryManager(clock: clock), client: fetcher.client, clock: clock)
+        }
+        #expect(try await fetcher.fetch(url: url).reference.data == Data("v1".utf8))
+
+        // When a pull to refresh asks the server, which now answers no-store
+        var refresh = HTTPRequest(.get, url: url)
+        refresh.headers["Cache-Control"] = "no-cache"
+        #expect(try await fetcher.fetch(refresh, identifier: url.absoluteString).reference.data == Data("v2".utf8))
+
+        // Then the next fetch does not serve v1 from the cache
+        let next = try await fetcher.fetch(url: url)
+        #expect(next.origin == .network)
+        #expect(next.reference.data == Data("v3".utf8))
+    }
+
     /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response is not stored.
     @Test func aResponseToANoStoreRequestIsNotCached() async throws {
         let folder = try TemporaryFolder()
@@ -508,5 +551,21 @@ struct CacheManagerFetcherTests {
         #expect(server.requests.last?.headers["if-none-match"] == nil)
         #expect(errors.all.contains { $0.code == .corrupt })
         #expect(cache.getReference(identifiedBy: url.absoluteString)?.data == Data("a".utf8))
+    }
+}
+
+/// A cache manager of an app's own: references in a dictionary, valid for their `maxAge` from their time of creation.
+final class DictionaryManager: CacheManagerProtocol {
+    private let references = Locked<[String: CacheReference]>([:])
+    private let clock: any WallClock
+
+    init(clock: any WallClock) { self.clock = clock }
+
+    func addToCache(_ reference: CacheReference) { references.withLock { $0[reference.identifier] = reference } }
+
+    func getReference(identifiedBy id: String) -> CacheReference? { references.withLock { $0[id] } }
+
+    func isValid(reference: CacheReference) -> Bool {
+        clock.now().timeIntervalSince(reference.timeOfCreation) < TimeInterval(reference.maxAge ?? 0)
     }
 }

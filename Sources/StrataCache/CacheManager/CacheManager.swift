@@ -207,10 +207,15 @@ public final class CacheManager: CacheManagerProtocol {
     func addToCache(_ reference: CacheReference, fetchedAfter clearsBefore: Int) {
         guard clears.value == clearsBefore else { return }
         addToCache(reference)
-        guard clears.value != clearsBefore else { return }
-        writtenToMemory.write { memoryLayer.removeValue(forKey: reference.identifier) }
+        if clears.value != clearsBefore { removeReference(identifiedBy: reference.identifier) }
+    }
+
+    /// Removes the reference stored under `id`, in memory and on disk; a disk error goes to
+    /// ``Configuration/diagnostics``.
+    func removeReference(identifiedBy id: String) {
+        writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
         do {
-            try persistentStore.removeValue(forKey: reference.identifier)
+            try persistentStore.removeValue(forKey: id)
         } catch {
             report(error)
         }

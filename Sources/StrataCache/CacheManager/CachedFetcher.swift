@@ -120,19 +120,7 @@ public struct CachedFetcher: Sendable {
         let now = clock.now()
         if !Self.safeMethods.contains(request.method), let stored = cacheManager.getReference(identifiedBy: identifier)
         {
-            cacheManager.addToCache(
-                CacheReference(
-                    identifier: identifier,
-                    data: stored.data,
-                    hash: stored.hash,
-                    // Stale by its date, not by a zero lifetime: a 304 that renews it keeps its lifetime (one
-                    // without a lifetime of its own would otherwise leave it stale, revalidated on every GET).
-                    maxAge: stored.maxAge,
-                    timeOfCreation: .distantPast,
-                    initialAge: nil,
-                    variedFields: stored.variedFields
-                )
-            )
+            cacheManager.addToCache(stored.markedStale)
         }
         let reference = CacheReference(response: response, identifier: identifier, maxAge: nil, timeOfCreation: now)
         return CachedFetchResult(reference: reference, origin: .network)

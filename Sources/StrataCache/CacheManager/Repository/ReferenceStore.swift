@@ -5,7 +5,7 @@ import StrataNetwork
 /// A ``CacheManagerProtocol`` as the cache of a ``CachedFetcher``'s repository: references keyed by identifier,
 /// their hash as the entry's `ETag`, their time of creation as its stored date and their `maxAge` as its
 /// freshness.
-struct ReferenceStore: GetDataSource, PutDataSource {
+struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     let manager: any CacheManagerProtocol
 
     /// The ``CacheManager``'s clears when the fetch began (`nil` for another manager): a reference is not added after
@@ -54,6 +54,18 @@ struct ReferenceStore: GetDataSource, PutDataSource {
         guard let reference = manager.getReference(identifiedBy: try Self.identifier(of: query)) else { return false }
         add(reference.renewed(by: metadata))
         return true
+    }
+
+    /// Drops the stored reference, which an answer that must not be stored (`no-store`, `Vary: *`) supersedes:
+    /// removed from a ``CacheManager``; marked stale in another manager (which has no removal), so it is revalidated
+    /// before it is served again.
+    func delete(_ query: any Query) async throws {
+        let id = try Self.identifier(of: query)
+        if let manager = manager as? CacheManager {
+            manager.removeReference(identifiedBy: id)
+        } else if let stored = manager.getReference(identifiedBy: id) {
+            manager.addToCache(stored.markedStale)
+        }
     }
 
     /// Adds a reference to the manager, unless a ``CacheManager`` was cleared since the fetch began.
@@ -135,4 +147,20 @@ private func wholeSeconds(_ interval: TimeInterval) -> Int? {
     if rounded >= Double(Int.max) { return .max }
     if rounded <= Double(Int.min) { return .min }
     return Int(rounded)
+}
+
+extension CacheReference {
+    /// The reference made stale by its date, not by a zero lifetime: a 304 that renews it keeps its lifetime (one
+    /// without a lifetime of its own would otherwise leave it stale, revalidated on every GET).
+    var markedStale: CacheReference {
+        CacheReference(
+            identifier: identifier,
+            data: data,
+            hash: hash,
+            maxAge: maxAge,
+            timeOfCreation: .distantPast,
+            initialAge: nil,
+            variedFields: variedFields
+        )
+    }
 }
