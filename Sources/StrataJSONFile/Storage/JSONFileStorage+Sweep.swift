@@ -16,29 +16,58 @@ extension JSONFileStorage {
     ) throws {
         do {
             for item in try root.items() where Self.isLeftoverTemporary(item, in: root) {
-                try root.remove(item.name)
+                onTheWay("Removing the leftover temporary file", item.name, in: root) { try $0.root.remove(item.name) }
             }
             for item in try entries.items() where Self.isShardName(item.name) {
                 guard item.kind == .folder else {
                     shards[item.name] = nil
-                    try setAsideItem(item.name, kind: item.kind, in: entries, now: now)
+                    onTheWay("Setting aside", item.name, in: entries) { storage in
+                        try storage.setAsideItem(item.name, kind: item.kind, in: storage.entries, now: now)
+                    }
                     continue
                 }
                 guard let folder = try shard(item.name, create: false, now: now) else { continue }
                 for file in try folder.items() {
                     if Self.isTemporaryName(file.name) {
-                        if Self.isLeftoverTemporary(file, in: folder) { try folder.remove(file.name) }
+                        guard Self.isLeftoverTemporary(file, in: folder) else { continue }
+                        onTheWay("Removing the leftover temporary file", file.name, in: folder) { _ in
+                            try folder.remove(file.name)
+                        }
                     } else if Self.isEntryName(file.name) {
                         if file.kind == .file {
                             try visit(&self, item.name, folder, file.name)
                         } else {
-                            try setAsideItem(file.name, kind: file.kind, in: folder, now: now)
+                            onTheWay("Setting aside", file.name, in: folder) { storage in
+                                try storage.setAsideItem(file.name, kind: file.kind, in: folder, now: now)
+                            }
                         }
                     }
                 }
             }
         } catch let error as POSIXCallError {
             throw error.strataError("Walking the entry folder \(entries.path)")
+        }
+    }
+
+    /// Runs a removal or a setting aside the walk makes on its way, reporting a failure instead of ending the walk:
+    /// one item the store cannot remove or rename (immutable, or another user's in a shared folder) must not stop an
+    /// open, a `removeAll()` or a cleanup. Only a folder that cannot be listed ends it.
+    private mutating func onTheWay(
+        _ action: String,
+        _ name: String,
+        in folder: StoreFolder,
+        _ body: (inout JSONFileStorage) throws -> Void
+    ) {
+        do {
+            try body(&self)
+        } catch {
+            record(
+                StrataError(
+                    .io,
+                    "\(action) \(folder.qualified(name)) failed; it is left where it is",
+                    underlying: error
+                )
+            )
         }
     }
 
