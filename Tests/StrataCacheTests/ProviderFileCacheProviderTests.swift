@@ -85,6 +85,30 @@ struct ProviderFileCacheProviderTests {
         #expect(server.requestCount(path: "/asset") == 3)
     }
 
+    /// Before, a download that its status (a `202 Accepted` without freshness) or its request (`no-store`) forbade
+    /// storing was stored, the provider seeing its headers only: under `bypassServerCallOnFoundItem` every later
+    /// download returned the placeholder from the cache (RFC 9111, sections 3 and 5.2.1.5).
+    @Test(arguments: [false, true])
+    func aDownloadItsStatusOrRequestForbidsStoringIsNotStored(asksNoStore: Bool) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await LoopbackServer.start([
+            ("GET /asset", { _ in ServerReply(status: asksNoStore ? 200 : 202, body: Data("pending".utf8)) })
+        ])
+        defer { Task { await server.stop() } }
+        let provider = try makeProvider(folder, policy: .bypassServerCallOnFoundItem)
+        let client = try makeClient(folder)
+        var request = HTTPRequest(.get, url: server.baseURL.appendingPathComponent("asset"))
+        if asksNoStore { request.headers["Cache-Control"] = "no-store" }
+        let service = DownloadService(request: request, cacheProvider: provider, cacheKey: "123", client: client)
+
+        #expect(try await service.downloadAsync().origin == .network)
+        #expect(try await service.downloadAsync().origin == .network)
+
+        #expect(provider.store.info(forKey: "123") == nil)
+        #expect(server.requestCount(path: "/asset") == 2)
+    }
+
     /// The same, over a stored older version: it and its checkout are removed, never served in the new one's place.
     @Test func aDownloadThatMustNotBeStoredRemovesTheStoredOlderVersion() throws {
         let folder = try TemporaryFolder()

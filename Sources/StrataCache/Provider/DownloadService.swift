@@ -147,9 +147,22 @@ public struct DownloadService: Sendable {
             reporter.report(1)
             return DownloadResult(result: file.fileURL, responseHeaders: file.headers, origin: .network)
         }
+        var headers = file.headers
+        let now = Date()
+        let freshness = HTTPFreshness(
+            response: HTTPResponse(status: file.status, headers: file.headers),
+            requestTime: now,
+            responseTime: now,
+            request: client.asSent(request)
+        )
+        if !freshness.isStorable {
+            // The status (a 202 without freshness) or the request (`no-store`) forbid storing it, which the provider
+            // cannot tell from the headers it is given: they say so, and it stores nothing (dropping its older copy).
+            headers["Cache-Control"] = "no-store"
+        }
         let stored: URL
         do {
-            stored = try provider.store(objectAt: file.fileURL, key: cacheKey, headers: file.headers.dictionary)
+            stored = try provider.store(objectAt: file.fileURL, key: cacheKey, headers: headers.dictionary)
         } catch {
             DownloadFile.remove(at: file.fileURL)
             throw error
