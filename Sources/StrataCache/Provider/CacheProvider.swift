@@ -42,7 +42,10 @@ public protocol CacheProvider: Sendable {
     /// - Parameters:
     ///   - file: The downloaded file.
     ///   - key: The download's cache key.
-    ///   - headers: The response headers (names as the server sent them: compare them case-insensitively).
+    ///   - headers: The response headers (names as the server sent them: compare them case-insensitively); with
+    ///     `Cache-Control: no-store` in place of the server's when the status or the request forbid storing the
+    ///     download (a `202` without freshness, a request that said `no-store`), which the headers alone do not say:
+    ///     a provider that honours `no-store` stores nothing then.
     /// - Returns: The cached file, which the download returns to its caller.
     /// - Throws: Any error; the download fails with it.
     func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL
