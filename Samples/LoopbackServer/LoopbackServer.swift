@@ -124,6 +124,21 @@ final class RequestCounter: Sendable {
     }
 }
 
+/// A route that answers the request it receives `n`th (from 1) with `reply(n)`: a server whose answers change from one
+/// request to the next.
+public func numberedRoute(
+    _ reply: @escaping @Sendable (Int) async -> ServerReply
+) -> @Sendable (ServerRequest) async throws -> ServerReply {
+    let received = Locked(0)
+    return { _ in
+        let number = received.withLock { count in
+            count += 1
+            return count
+        }
+        return await reply(number)
+    }
+}
+
 /// A latch that route handlers wait on until the test opens it.
 public final class Gate: Sendable {
     private let state = Locked<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))

@@ -123,4 +123,79 @@ struct BlobCacheRemovalTests {
             #expect(try fixture.blobFiles().isEmpty)
         }
     }
+
+    /// The URL `…/<prefix><n>` of the first `n` whose key is (`sameStripe`) or is not in the stripe of `url`'s key.
+    private static func url(near url: URL, prefix: String, sameStripe: Bool) throws -> URL {
+        let stripe = PutBackGuard.stripe(url.absoluteString)
+        let base = url.deletingLastPathComponent()
+        let candidates = (0..<10_000).lazy.map { base.appendingPathComponent("\(prefix)\($0)") }
+        return try #require(candidates.first { (PutBackGuard.stripe($0.absoluteString) == stripe) == sameStripe })
+    }
+
+    /// A route that answers `reply(answer)` for the `answer`-th request, holding the request numbered `held` at the
+    /// server (after `arrived` opens, until `release` does): a download on its way, past the cache's marks.
+    private static func heldRoute(
+        holding held: Int,
+        arrived: Gate,
+        release: Gate,
+        _ reply: @escaping @Sendable (Int) -> ServerReply
+    ) -> @Sendable (ServerRequest) async throws -> ServerReply {
+        numberedRoute { answer in
+            if answer == held {
+                arrived.open()
+                await release.wait()
+            }
+            return reply(answer)
+        }
+    }
+
+    /// A removal of another blob (in another stripe of keys) while a download is on its way keeps nothing out:
+    /// before the removals were counted by stripe, one `remove(_:)` kept every download then in flight out of both
+    /// layers.
+    @Test(.timeLimit(.minutes(1)))
+    func aRemovalOfAnotherBlobKeepsADownloadOnItsWayStored() async throws {
+        let (arrived, release) = (Gate(), Gate())
+        let route = Self.heldRoute(holding: 1, arrived: arrived, release: release) { _ in
+            ServerReply(status: 200, headers: ["Cache-Control": "max-age=600"], body: Data("blob".utf8))
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache()
+            let url = fixture.url("a")
+            let fetch = Task { try await cache.fetch(from: url) }
+            await arrived.wait()
+
+            try cache.remove(try Self.url(near: url, prefix: "other", sameStripe: false))
+            release.open()
+            _ = try await fetch.value
+
+            #expect(cache.persistentCount == 1)
+            #expect(cache.ephemeralCount == 1)
+        }
+    }
+
+    /// A `no-store` answer on its way drops the older copy of its blob even when a blob was removed meanwhile (one of
+    /// the same stripe of keys, whose removal keeps the answer itself out): before, the removal made the answer store
+    /// nothing and drop nothing, and the older copy stayed to be revalidated or served stale.
+    @Test(.timeLimit(.minutes(1)))
+    func aNoStoreAnswerOnItsWayDuringARemovalStillDropsTheOlderCopy() async throws {
+        let (arrived, release) = (Gate(), Gate())
+        let route = Self.heldRoute(holding: 2, arrived: arrived, release: release) { answer in
+            let control = answer == 1 ? "no-cache" : "no-store"
+            return ServerReply(status: 200, headers: ["ETag": "\"v\(answer)\"", "Cache-Control": control])
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache()
+            let url = fixture.url("a")
+            _ = try await cache.fetch(from: url)
+            #expect(cache.persistentCount == 1)
+            let fetch = Task { try await cache.fetch(from: url) }
+            await arrived.wait()
+
+            try cache.remove(try Self.url(near: url, prefix: "other", sameStripe: true))
+            release.open()
+            _ = try await fetch.value
+
+            #expect(cache.persistentCount == 0)
+        }
+    }
 }

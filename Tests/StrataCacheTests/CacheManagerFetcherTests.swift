@@ -452,16 +452,11 @@ struct CacheManagerFetcherTests {
     func aNoStoreAnswerRemovesTheOlderReference(ownManager: Bool) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let answers = Locked(0)
         let server = try await LoopbackServer.start([
             (
                 "GET /screen",
-                { _ in
-                    let answer = answers.withLock { count in
-                        count += 1
-                        return count
-                    }
-                    return ServerReply(
+                numberedRoute { answer in
+                    ServerReply(
                         status: 200,
                         headers: ["Cache-Control": answer == 1 ? "max-age=600" : "no-store", "ETag": "\"v\(answer)\""],
                         body: Data("v\(answer)".utf8)

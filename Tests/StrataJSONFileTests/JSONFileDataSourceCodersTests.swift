@@ -75,4 +75,39 @@ struct JSONFileDataSourceCodersTests {
             #expect(try snakeCase(folder).value(forKey: "k") == Note(longTitle: "one"))
         }
     }
+
+    /// An entry file the index does not name, written with other coders (left by a crash, or another version of the
+    /// app): reported and left where it is, and the store opens and cleans as ever — it made every open and every
+    /// `removeExpired()` fail.
+    @Test func anUnindexedEntryWrittenWithOtherCodersIsLeftAndReported() async throws {
+        try await withTemporaryFolder { folder in
+            // Given an app's store with plain coders, and an entry file copied into it from a store in snake case
+            let snakeFolder = folder.appendingPathComponent("snake")
+            let appFolder = folder.appendingPathComponent("app")
+            do {
+                try snakeCase(snakeFolder).setValue(Note(longTitle: "other"), forKey: "b")
+                try JSONFileDataSource<Note>(folder: appFolder).setValue(Note(longTitle: "one"), forKey: "a")
+            }
+            let entryFiles = try files(in: snakeFolder).filter { $0.hasPrefix("entries/") && $0.hasSuffix(".json") }
+            let copied = try #require(entryFiles.first)
+            let destination = appFolder.appendingPathComponent(copied)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try FileManager.default.copyItem(at: snakeFolder.appendingPathComponent(copied), to: destination)
+
+            // When the app opens its store and cleans it
+            let reports = ReportCollector()
+            let store = try JSONFileDataSource<Note>(
+                configuration: .init(folder: appFolder, diagnostics: reports.diagnostics)
+            )
+            try store.removeExpired()
+
+            // Then its entry is there, the foreign file is left and reported
+            #expect(try store.value(forKey: "a") == Note(longTitle: "one"))
+            #expect(FileManager.default.fileExists(atPath: destination.path))
+            #expect(reports.all.contains { $0.code == .dataSerialization })
+        }
+    }
 }

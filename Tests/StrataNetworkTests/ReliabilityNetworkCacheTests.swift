@@ -112,7 +112,8 @@ struct ReliabilityNetworkCacheTests {
 
     /// A memory cache validated by freshness, in front of `server`'s `/item`, both on one manual clock.
     private static func freshnessCache(
-        of server: LoopbackServer
+        of server: LoopbackServer,
+        path: String = "item"
     ) -> (
         ManualClock, MemoryDataSource<Item>,
         CacheRepository<
@@ -122,7 +123,7 @@ struct ReliabilityNetworkCacheTests {
         let clock = ManualClock()
         let client = HTTPClient(transport: URLSessionTransport(), configuration: .init(clock: clock))
         let network = NetworkGetDataSource<Item>(client: client) { _ in
-            HTTPRequest(baseURL: server.baseURL, path: "item")
+            HTTPRequest(baseURL: server.baseURL, path: path)
         }
         let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
         return (
@@ -262,13 +263,7 @@ struct ReliabilityNetworkCacheTests {
             ("GET /items", { _ in ServerReply(status: 200, headers: ["Cache-Control": cacheControl], body: body) })
         ])
         defer { Task { await server.stop() } }
-        let clock = ManualClock()
-        let client = HTTPClient(transport: URLSessionTransport(), configuration: .init(clock: clock))
-        let network = NetworkGetDataSource<Item>(client: client) { _ in
-            HTTPRequest(baseURL: server.baseURL, path: "items")
-        }
-        let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
-        let repository = CacheRepository(main: network, cache: memory.validated(by: FreshnessValidator(clock: clock)))
+        let (clock, memory, repository) = Self.freshnessCache(of: server, path: "items")
         let query = IdsQuery(["a", "b"])
 
         #expect(try await repository.getAll(query, operation: .cacheSync) == [Item(name: "a"), Item(name: "b")])
@@ -282,6 +277,75 @@ struct ReliabilityNetworkCacheTests {
         }
         #expect(try await repository.getAll(query, operation: .cacheSync).count == 2)
         #expect(server.requestCount(path: "/items") == 2)
+    }
+
+    /// A shared cache whose requests carry `Authorization`, revalidating an entry stored from a `public` answer: a 304
+    /// without `Cache-Control` keeps the stored directives (RFC 9111, section 4.3.4), so the entry is renewed, never
+    /// dropped as one the 304 alone would not let a shared cache store.
+    @Test(.timeLimit(.minutes(1)))
+    func aSharedCachesBareNotModifiedKeepsAnAuthorizedPublicEntry() async throws {
+        let server = try await LoopbackServer.start([
+            (
+                "GET /item",
+                { request in
+                    guard request.headers["if-none-match"] == nil else {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+                    }
+                    return ServerReply(
+                        status: 200,
+                        headers: ["Cache-Control": "public, max-age=60", "ETag": "\"v1\""],
+                        body: Data(#"{"name":"v1"}"#.utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let client = HTTPClient(
+            transport: URLSessionTransport(),
+            configuration: .init(headers: ["Authorization": "Bearer token"], clock: clock)
+        )
+        var network = NetworkGetDataSource<Item>(client: client) { _ in
+            HTTPRequest(baseURL: server.baseURL, path: "item")
+        }
+        network.freshnessPolicy = .sharedCache
+        let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
+        let repository = CacheRepository(main: network, cache: memory.validated(by: FreshnessValidator(clock: clock)))
+        #expect(try await repository.get(KeyQuery("item"), operation: .cacheSync) == Item(name: "v1"))
+
+        clock.advance(by: .seconds(61))
+        #expect(try await repository.get(KeyQuery("item"), operation: .cacheSync) == Item(name: "v1"))
+
+        #expect(memory.value(forKey: "item") == Item(name: "v1"))
+        #expect(try await repository.get(KeyQuery("item"), operation: .cacheSync) == Item(name: "v1"))
+        #expect(server.requestCount(path: "/item") == 2)
+    }
+
+    /// A list stored without a lifetime (fresh for as long as the cache keeps it), read again from main and answered
+    /// `no-store`: the older list is gone from the cache, as for one value — it stayed, and the next read served it,
+    /// older than the list just shown.
+    @Test(.timeLimit(.minutes(1)))
+    func aNoStoreListAnswerRemovesTheOlderList() async throws {
+        let server = try await LoopbackServer.start([
+            (
+                "GET /items",
+                numberedRoute { answer in
+                    ServerReply(
+                        status: 200,
+                        headers: answer == 1 ? [:] : ["Cache-Control": "no-store"],
+                        body: Data(#"[{"name":"a\#(answer)"},{"name":"b\#(answer)"}]"#.utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let (_, memory, repository) = Self.freshnessCache(of: server, path: "items")
+        let query = IdsQuery(["a", "b"])
+        #expect(try await repository.getAll(query, operation: .cacheSync).map(\.name) == ["a1", "b1"])
+        #expect(try await repository.getAll(query, operation: .mainSync).map(\.name) == ["a2", "b2"])
+
+        #expect(try await repository.getAll(query, operation: .cacheSync).map(\.name) == ["a3", "b3"])
+        #expect(memory.value(forKey: "a") == nil)
     }
 
     /// A request that says `Cache-Control: no-store` (RFC 9111, section 5.2.1.5): its response, however cacheable,

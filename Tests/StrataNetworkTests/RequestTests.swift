@@ -106,6 +106,15 @@ struct RequestTests {
         #expect(merged["X-ÄB"] == "ä, Ä")
     }
 
+    /// A fragment is never sent: URLs that differ only in one have one cache key.
+    @Test func theCacheKeyLeavesTheFragmentOut() throws {
+        let request = HTTPRequest(.get, url: try #require(URL(string: "https://example.com/a?q=1#section")))
+        #expect(request.cacheKey == "https://example.com/a?q=1")
+        var custom = request
+        custom.cacheKey = "mine#kept"
+        #expect(custom.cacheKey == "mine#kept")
+    }
+
     @Test func conditionalHeaders() {
         let conditions = ConditionalHeaders(eTag: "\"v1\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT")
         let request = HTTPRequest(baseURL: base).withConditions(conditions)

@@ -217,8 +217,12 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// How `getAll` reads: entries with their metadata; there is no conditional list read.
     func plannedGetAll(_ query: any Query) -> PlannedRead<[StoredEntry<Main.Value>], [Main.Value]> {
         let storeAll = { @Sendable [cache] (entries: [StoredEntry<Main.Value>]) async throws in
-            // A list that must not be stored is returned as it came; one that may is stored whole.
-            guard entries.allSatisfy(\.metadata.isStorable) else { return entries }
+            // A list that must not be stored is returned as it came, and the cache's older copy goes (as for `get`);
+            // one that may is stored whole.
+            guard entries.allSatisfy(\.metadata.isStorable) else {
+                await Self.dropCopy(in: cache, of: query)
+                return entries
+            }
             return entries.keepingMetadata(of: try await cache.putAllEntries(entries, in: query))
         }
         return PlannedRead(

@@ -33,7 +33,7 @@ extension BlobCache {
     func ephemeralHit(_ key: String, extending: Bool = true) -> Data? {
         let extends = extending && ephemeralExtends
         // Read before the blob, so a removal after the read stops the renewed blob going back in.
-        let removalsBefore = extends ? removals.mark() : 0
+        let removalsBefore = extends ? removals.mark(key) : 0
         guard let blob = memory.value(forKey: key) else { return nil }
         guard extends else { return blob.data }
         let now = configuration.clock.now()
@@ -71,7 +71,7 @@ extension BlobCache {
 
     /// The fresh blob under `key` on disk, copied up into memory; `nil` when there is none.
     func persistentHitCopiedUp(_ key: String) -> Data? {
-        let removalsBefore = removals.mark()
+        let removalsBefore = removals.mark(key)
         guard let hit = persistentHit(key) else { return nil }
         copyUp(
             hit.data,
@@ -178,13 +178,13 @@ extension BlobCache {
     /// Puts back into memory a blob read (from disk, or from memory) when ``removals`` was `removalsBefore`, unless
     /// a removal has cleared memory since: a removed blob never comes back.
     func putInMemory(_ blob: CachedBlob, forKey key: String, now: Date, readAfter removalsBefore: Int) {
-        removals.putBack(readAt: removalsBefore) { putInMemory(blob, forKey: key, now: now) }
+        removals.putBack(readAt: removalsBefore, key) { putInMemory(blob, forKey: key, now: now) }
     }
 
     /// Removes `key`'s blob from memory (every blob for `nil`) and counts a removal, so a blob read before it is
     /// not put back.
     func clearMemory(_ key: String?) {
-        removals.write { if let key { memory.removeValue(forKey: key) } else { memory.removeAll() } }
+        removals.write(key) { if let key { memory.removeValue(forKey: key) } else { memory.removeAll() } }
     }
 
     /// Stores a blob in memory; the memory source's own expiry is the blob's, to the nanosecond, so reads

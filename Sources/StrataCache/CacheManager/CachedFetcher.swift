@@ -82,7 +82,8 @@ public struct CachedFetcher: Sendable {
     ///   - identifier: The reference's identifier; the request's `HTTPRequest/cacheKey` when `nil`.
     /// - Returns: The reference and where it came from.
     /// - Throws: The ``Strata/StrataError`` of the request (network, status); a 304 when no reference is
-    ///   cached is thrown as is.
+    ///   cached, or to a revalidation that could not send the stored hash, is thrown as is
+    ///   (``Strata/StrataError/Code/unexpectedResponse``): it is about no version the cache holds.
     public func fetch(_ request: HTTPRequest, identifier: String? = nil) async throws -> CachedFetchResult {
         let identifier = identifier ?? request.cacheKey
         guard request.method == .get else { return try await send(request, identifier: identifier) }

@@ -92,7 +92,9 @@ public struct DownloadService: Sendable {
     ///
     /// - Parameter progress: Receives the share done, from 0 to 1, from any thread.
     /// - Returns: The file the provider returned, the response headers and the origin.
-    /// - Throws: The error of the network, of the HTTP status (a ``Strata/StrataError``) or of the provider.
+    /// - Throws: The error of the network, of the HTTP status (a ``Strata/StrataError``) or of the provider;
+    ///   ``Strata/StrataError/Code/unexpectedResponse`` for a `304` to a request that carried none of the provider's
+    ///   headers (validators of the request's own included): it is about no version the cache holds.
     public func downloadAsync(progress: (@Sendable (Double) -> Void)? = nil) async throws -> DownloadResult<URL> {
         let provider = cacheProvider
         let reporter = ProgressDeduplicator(progress)

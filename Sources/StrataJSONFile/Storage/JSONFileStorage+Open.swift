@@ -215,17 +215,25 @@ extension JSONFileStorage {
 
     /// Calls `visit` with the key and the index record (its size included) of each intact entry file, as
     /// ``forEachEntryFile(now:_:)`` walks them, but for the files `skipping` names; damaged ones are set aside and
-    /// reported.
+    /// reported. An intact file written with other coders ends the walk with its error when `refusesOtherCoders`
+    /// (a rebuild: the index would lose it), and is otherwise reported and left where it is.
     mutating func forEachEntryRecord(
         now: Date,
         decode: (Data) throws -> EntryHeader,
         skipping: (String) -> Bool = { _ in false },
+        refusesOtherCoders: Bool = true,
         _ visit: (inout JSONFileStorage, _ key: String, _ record: IndexRecord) throws -> Void
     ) throws {
         try forEachEntryFile(now: now) { storage, shard, folder, file in
-            guard !skipping(file),
-                let (key, record) = try storage.entryRecord(of: file, in: folder, shard, now: now, decode: decode)
-            else { return }
+            guard !skipping(file) else { return }
+            let found: (key: String, record: IndexRecord)?
+            do {
+                found = try storage.entryRecord(of: file, in: folder, shard, now: now, decode: decode)
+            } catch let error as StrataError where error.code == .dataSerialization && !refusesOtherCoders {
+                storage.record(error)
+                return
+            }
+            guard let (key, record) = found else { return }
             try visit(&storage, key, record)
         }
     }

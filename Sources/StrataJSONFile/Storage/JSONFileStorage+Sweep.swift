@@ -94,7 +94,10 @@ extension JSONFileStorage {
     mutating func adoptUnindexedEntries(now: Date, decodeHeader: (Data) throws -> EntryHeader) throws -> Int {
         let indexed = Set(records.keys.map { Self.fileName(of: $0) + ".json" })
         var adopted = 0
-        try forEachEntryRecord(now: now, decode: decodeHeader, skipping: indexed.contains) { storage, key, record in
+        try forEachEntryRecord(now: now, decode: decodeHeader, skipping: indexed.contains, refusesOtherCoders: false) {
+            storage,
+            key,
+            record in
             guard storage.record(for: key) == nil else { return }
             var record = record
             // A file's sequence past the ceiling is not one the store gave: the entry counts as just written.

@@ -148,7 +148,12 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
                 storedRequiresRevalidation: false,
                 now: responseTime
             )
-            if !sendsCacheControl { renewed.forbidsServingStale = metadata.forbidsServingStale }
+            if !sendsCacheControl {
+                renewed.forbidsServingStale = metadata.forbidsServingStale
+                // The stored directives decide whether it may be stored, too: a shared cache's rule for a request
+                // with `Authorization` reads the `public` the 304 did not repeat.
+                renewed.expiresAt = nil
+            }
             return .notModified(renewed)
         }
     }

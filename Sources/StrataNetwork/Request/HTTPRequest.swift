@@ -85,11 +85,12 @@ public struct HTTPRequest: Hashable, Sendable {
         self.init(method, baseURL: url)
     }
 
-    /// The key a cache stores the response under: by default the full URL with its query.
+    /// The key a cache stores the response under: by default the full URL with its query, without its fragment (never
+    /// sent).
     ///
     /// Set it to share one cache entry between URLs that differ only in, say, a signature parameter.
     public var cacheKey: String {
-        get { customCacheKey ?? (try? url().absoluteString) ?? baseURL.absoluteString + path }
+        get { customCacheKey ?? (try? url().withoutFragment.absoluteString) ?? baseURL.absoluteString + path }
         set { customCacheKey = newValue }
     }
 

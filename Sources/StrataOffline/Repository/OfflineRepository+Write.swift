@@ -103,6 +103,9 @@ extension OfflineRepository {
                 createdAt: configuration.clock.now()
             )
             guard direct else {
+                // The first attempt this write queues behind, if one is on its way: taken now, as it may end before
+                // the outbox refuses this write.
+                let firstAttempt = firstAttempts.withLock { $0[key] }
                 // Queued in the key's turn too: a replay that settles an older write of the key checks the outbox for a
                 // later one in its turn, and must find this one there.
                 do {
@@ -114,7 +117,7 @@ extension OfflineRepository {
                     // Not queued (the outbox is full, say): the cache shows the key's latest queued write again, never a
                     // value main will not get.
                     await outbox.endWrite(sequence, key: key, direct: false)
-                    await restoreCache(key: key)
+                    await restoreCache(key: key, firstAttempt: firstAttempt)
                     await cacheTurns.giveBack(key)
                     throw error
                 }
@@ -181,12 +184,12 @@ extension OfflineRepository {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Puts the cache back to the key's latest queued write (its value, or its absence), or to its first attempt on
-    /// its way to main when none is queued, after a write of the key that reached the cache but could not be queued
-    /// behind them; failures are ignored, as the write's own error is thrown.
-    private func restoreCache(key: String) async {
+    /// Puts the cache back to the key's latest queued write (its value, or its absence), or, when none is queued, to the
+    /// first attempt the write was queued behind (`firstAttempt`, taken when the write was numbered: that attempt may
+    /// have ended since), after a write of the key that reached the cache but could not be queued behind them; failures
+    /// are ignored, as the write's own error is thrown.
+    private func restoreCache(key: String, firstAttempt: (@Sendable () async throws -> Void)?) async {
         guard let latest = await outbox.latest(forKey: key) else {
-            let firstAttempt = firstAttempts.withLock { $0[key] }
             _ = try? await firstAttempt?()
             return
         }

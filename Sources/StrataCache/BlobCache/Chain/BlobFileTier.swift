@@ -16,7 +16,7 @@ struct BlobFileTier: BlobTier, PutDataSource {
 
     func getEntry(_ query: any Query) async throws -> StoredEntry<Blob> {
         let (cache, key) = try target(of: query)
-        let removalsBefore = cache.removals.mark()
+        let removalsBefore = cache.removals.mark(key)
         // A stale download still queued is written first, so revalidation sees its validators.
         var hit = cache.persistentHit(key)
         if hit == nil, cache.writes.pending(forKey: key) != nil {
@@ -46,14 +46,15 @@ struct BlobFileTier: BlobTier, PutDataSource {
     func putEntry(_ entry: StoredEntry<Blob>, in query: any Query) async throws -> Blob {
         let (cache, key) = try target(of: query)
         let removalsBefore = entry.value.removalsBefore
-        guard cache.removals.mark() == removalsBefore else { return entry.value }
+        // A download that must not be stored drops the older copy whatever was removed meanwhile.
+        if entry.value.isStorable, cache.removals.moved(since: removalsBefore, key) { return entry.value }
         // A disk slower than the network fills the queue: the fetch waits for room rather than let it grow.
         let reserved =
             cache.configuration.persistent.writes == .behind
             ? await cache.writes.reserveRoom(for: entry.value.data.count) : 0
         defer { cache.writes.release(reserved) }
         try cache.storePersistent(entry.value, metadata: entry.metadata, forKey: key)
-        if cache.removals.mark() != removalsBefore { cache.forgetEverywhere(key) }
+        if cache.removals.moved(since: removalsBefore, key) { cache.forgetEverywhere(key) }
         return entry.value
     }
 

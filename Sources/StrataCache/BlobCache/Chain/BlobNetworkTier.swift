@@ -33,7 +33,7 @@ struct BlobNetworkTier: BlobTier {
         let clock = cache.configuration.clock
         let requestTime = clock.now()
         // Before the request: a removal while it is on its way keeps its answer out of both layers.
-        let removalsBefore = cache.removals.mark()
+        let removalsBefore = cache.removals.mark(key)
         let request = HTTPRequest(.get, url: url)
         let sent = cache.client.asSent(request)
         switch try await cache.client.send(request, ifModifiedSince: conditions) {
