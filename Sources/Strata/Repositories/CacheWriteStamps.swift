@@ -111,10 +111,8 @@ final class CacheWriteStamps: Sendable {
         return .all
     }
 
-    /// The stripe of a key. `String` hashes by canonical equivalence, as the stores compare keys.
-    private static func stripe(_ key: String) -> Int {
-        Int(UInt(bitPattern: key.hashValue) % UInt(stripeCount))
-    }
+    /// The stripe of a key.
+    private static func stripe(_ key: String) -> Int { key.stripe(among: stripeCount) }
 
     /// The counters of the query's keys now: taken when a main read begins.
     func stamp(_ query: any Query) -> Stamp {

@@ -54,8 +54,6 @@ final class PutBackGuard: Sendable {
         self.mark(key) != mark
     }
 
-    /// The stripe of a key. `String` hashes by canonical equivalence, as the stores compare keys.
-    static func stripe(_ key: String) -> Int {
-        Int(UInt(bitPattern: key.hashValue) % UInt(stripeCount))
-    }
+    /// The stripe of a key.
+    static func stripe(_ key: String) -> Int { key.stripe(among: stripeCount) }
 }
