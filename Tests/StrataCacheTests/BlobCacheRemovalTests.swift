@@ -125,11 +125,23 @@ struct BlobCacheRemovalTests {
     }
 
     /// The URL `…/<prefix><n>` of the first `n` whose key is (`sameStripe`) or is not in the stripe of `url`'s key.
+    ///
+    /// Its key is never in the stripe of `url`'s key in the chain's repositories' write stamps: a write there keeps a
+    /// main answer from being written back at all (the older copy of a `no-store` answer then stays), which is the
+    /// repositories' rule, not the removals'.
     private static func url(near url: URL, prefix: String, sameStripe: Bool) throws -> URL {
-        let stripe = PutBackGuard.stripe(url.absoluteString)
+        let key = url.absoluteString
+        let stripe = PutBackGuard.stripe(key)
+        let stampStripes = BlobCache.DiskRepository.writeStampStripes
         let base = url.deletingLastPathComponent()
         let candidates = (0..<10_000).lazy.map { base.appendingPathComponent("\(prefix)\($0)") }
-        return try #require(candidates.first { (PutBackGuard.stripe($0.absoluteString) == stripe) == sameStripe })
+        return try #require(
+            candidates.first { candidate in
+                let other = candidate.absoluteString
+                return (PutBackGuard.stripe(other) == stripe) == sameStripe
+                    && other.stripe(among: stampStripes) != key.stripe(among: stampStripes)
+            }
+        )
     }
 
     /// A route that answers `reply(answer)` for the `answer`-th request, holding the request numbered `held` at the

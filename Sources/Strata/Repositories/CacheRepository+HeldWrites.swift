@@ -34,3 +34,9 @@ extension CacheRepository {
         writeStamps.end(CacheWriteStamps.scope(of: query))
     }
 }
+
+extension CacheRepository {
+    /// How many stripes the write stamps cut the keys into: two keys in one stripe keep each other's main answers from
+    /// being written back while either is written.
+    package static var writeStampStripes: Int { CacheWriteStamps.stripeCount }
+}
