@@ -203,7 +203,15 @@ extension FileDataSource {
         return hashFile(descriptor, size: size, into: &hasher) ? hasher.finalize() : nil
     }
 
-    static func hashFile(_ descriptor: Int32, size: Int, into hasher: inout ContentChecksum) -> Bool {
+    /// Hashes the first `size` bytes of the open file `descriptor` into `hasher`, through one buffer of at most
+    /// 1 MiB, writing them to `destination` as they go when one is given; false (with `errno` set) when the file
+    /// cannot be read that far or `destination` written.
+    static func hashFile(
+        _ descriptor: Int32,
+        size: Int,
+        into hasher: inout ContentChecksum,
+        copyingTo destination: Int32? = nil
+    ) -> Bool {
         var buffer = [UInt8](repeating: 0, count: min(max(size, 1), 1 << 20))
         var offset = 0
         while offset < size {
@@ -211,8 +219,16 @@ extension FileDataSource {
                 guard let base = chunk.baseAddress else { return -1 }
                 return FileDescriptor.read(descriptor, into: base, count: min(chunk.count, size - offset), at: offset)
             }
-            guard count > 0 else { return false }
-            buffer.withUnsafeBytes { hasher.update(.init(rebasing: $0[0..<count])) }
+            guard count > 0 else {
+                if count == 0 { errno = EIO }
+                return false
+            }
+            let copied = buffer.withUnsafeBytes { bytes -> Bool in
+                let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
+                hasher.update(chunk)
+                return destination.map { FileDescriptor.writeAll($0, chunk) } ?? true
+            }
+            guard copied else { return false }
             offset += count
         }
         return true

@@ -4,12 +4,51 @@ import StrataStorage
 internal import StrataSupport
 
 extension FileDataSource {
-    private enum FileRead {
-        case entry(Data, EntryTrailer)
+    /// What reading one entry file gave: its payload (the bytes in memory, or nothing when they were copied
+    /// elsewhere) and its trailer, or why it is not a readable entry.
+    private enum FileRead<Payload> {
+        case entry(Payload, EntryTrailer)
         case problem(EntryFileProblem)
     }
 
-    /// Reads an entry: a lookup and touch under the lock, then the file read outside it.
+    /// Reads an entry into memory: a lookup and touch under the lock, then the file read outside it.
+    ///
+    /// An entry of more than ``Configuration/maximumReadSize`` bytes is not read: `nil`, a
+    /// ``Strata/StrataError/Code/tooLarge`` report to `diagnostics`, and the entry kept.
+    ///
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - markingUsed: Whether the read is a use: it marks the entry most recently used and evicts it when it
+    ///     has expired. Without it the read changes nothing in the store but a damaged file's removal.
+    func read(_ key: String, markingUsed: Bool = true) -> (data: Data, trailer: EntryTrailer)? {
+        let limit = configuration.maximumReadSize
+        let read = readEntry(key, markingUsed: markingUsed) { name, expected -> FileRead<Data> in
+            guard expected.trailer.payloadSize <= limit else {
+                return .problem(.tooLarge(expected.trailer.payloadSize))
+            }
+            return readFile(name, length: expected.fileLength)
+        }
+        return read.map { (data: $0.payload, trailer: $0.trailer) }
+    }
+
+    /// Copies the data of the entry under `key` into the open file `destination` — from its start, replacing
+    /// whatever it held — through one buffer of at most 1 MiB, whatever the entry's size
+    /// (``Configuration/maximumReadSize`` does not apply), and marks the entry as just used.
+    ///
+    /// The data is checked against the entry's content hash as it is copied when the store
+    /// ``Configuration/verifiesContent``, and the file's length and metadata always: a damaged file is handled as
+    /// a read handles it.
+    ///
+    /// - Returns: What the store knows of the entry copied; `nil` when there is none, it has expired, its file is
+    ///   damaged, or it or `destination` cannot be read or written (`destination` then holds part of the data).
+    package func copyValue(forKey key: String, to destination: Int32) -> FileEntryInfo? {
+        let copied = readEntry(key, markingUsed: true) { name, expected -> FileRead<Void> in
+            copyFile(name, length: expected.fileLength, to: destination)
+        }
+        return copied.map { FileEntryInfo($0.trailer, lastAccess: $0.lastAccess) }
+    }
+
+    /// Reads an entry with `load`: a lookup and touch under the lock, then the file read outside it.
     ///
     /// A concurrent put of the same key may replace the file between the two; the write sequence in the
     /// trailer tells, and the read starts again. A damaged file is removed only if the index still names
@@ -17,9 +56,13 @@ extension FileDataSource {
     ///
     /// - Parameters:
     ///   - key: The key.
-    ///   - markingUsed: Whether the read is a use: it marks the entry most recently used and evicts it when it
-    ///     has expired. Without it the read changes nothing in the store but a damaged file's removal.
-    func read(_ key: String, markingUsed: Bool = true) -> (data: Data, trailer: EntryTrailer)? {
+    ///   - markingUsed: Whether the read is a use (see ``read(_:markingUsed:)``).
+    ///   - load: Reads the file of the entry's name; given the index's entry for it, which it expects to find.
+    private func readEntry<Payload>(
+        _ key: String,
+        markingUsed: Bool,
+        load: (EntryName, EntryIndex.Entry) -> FileRead<Payload>
+    ) -> (payload: Payload, trailer: EntryTrailer, lastAccess: Date)? {
         let name = EntryName(key: key)
         for _ in 0..<4 {
             let now = configuration.clock.now()
@@ -35,15 +78,24 @@ extension FileDataSource {
             }
             guard let snapshot else { return nil }
             let problem: EntryFileProblem
-            switch readFile(name, length: snapshot.fileLength) {
-            case .entry(let data, let trailer):
+            switch load(name, snapshot) {
+            case .entry(let payload, let trailer):
                 if trailer.writeSequence == snapshot.trailer.writeSequence, trailer.key == key {
-                    return (data, trailer)
+                    return (payload, trailer, snapshot.lastAccess)
                 }
                 problem = .damaged(
                     trailer.key == key ? "holds another version" : "holds another key"
                 )
             case .problem(.unreadable):
+                return nil
+            case .problem(.tooLarge(let size)):
+                configuration.diagnostics?(
+                    StrataError(
+                        .tooLarge,
+                        "FileDataSource did not read \(StrataError.quoted(key: key)): its \(size) bytes exceed "
+                            + "the store's maximumReadSize of \(configuration.maximumReadSize) (the entry is kept)"
+                    )
+                )
                 return nil
             case .problem(let found):
                 problem = found
@@ -79,7 +131,7 @@ extension FileDataSource {
     /// One `openat` (relative to the folder, never following a link), one `pread` of the expected length plus
     /// one byte (to notice a longer file; a read that returns the expected length is not repeated to confirm the
     /// end of the file) and a `close`.
-    private func readFile(_ name: EntryName, length: Int) -> FileRead {
+    private func readFile(_ name: EntryName, length: Int) -> FileRead<Data> {
         let descriptor: Int32
         do {
             descriptor = try folder.openFile(name.fileName, EntryFile.readFlags)
@@ -125,5 +177,38 @@ extension FileDataSource {
             return .entry(Data(), trailer)
         }
         return .entry(Data(bytesNoCopy: buffer, count: trailer.payloadSize, deallocator: .free), trailer)
+    }
+
+    /// One `openat` (relative to the folder, never following a link), an `fstat` and a `pread` of the trailer, then
+    /// the data copied to `destination` (from its start: it is emptied first) in chunks, hashed on the way when the
+    /// store verifies content.
+    private func copyFile(_ name: EntryName, length: Int, to destination: Int32) -> FileRead<Void> {
+        let descriptor: Int32
+        do {
+            descriptor = try folder.openFile(name.fileName, EntryFile.readFlags)
+        } catch {
+            return .problem(EntryFileProblem(opening: error))
+        }
+        defer { _ = close(descriptor) }
+        let trailer: EntryTrailer
+        switch EntryFile.readTrailer(descriptor) {
+        case .failure(let problem): return .problem(problem)
+        case .success(let found):
+            guard found.length == length else {
+                return .problem(.damaged(found.length < length ? "truncated" : "longer than written"))
+            }
+            trailer = found.trailer
+        }
+        guard FileDescriptor.truncate(destination, to: 0), lseek(destination, 0, SEEK_SET) == 0 else {
+            return .problem(.unreadable(.last("ftruncate", "the copy of \(name.fileName)")))
+        }
+        var hasher = ContentChecksum()
+        guard Self.hashFile(descriptor, size: trailer.payloadSize, into: &hasher, copyingTo: destination) else {
+            return .problem(.unreadable(.last("copy", name.fileName)))
+        }
+        guard !configuration.verifiesContent || hasher.finalize() == trailer.contentHash else {
+            return .problem(.damaged("checksum mismatch"))
+        }
+        return .entry((), trailer)
     }
 }

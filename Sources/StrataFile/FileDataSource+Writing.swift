@@ -15,8 +15,8 @@ extension FileDataSource {
     ///   - key: Any string but the empty one.
     ///   - options: The entry's lifetime, ETag and Last-Modified.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
-    ///   ``Strata/StrataError/Code/tooLarge`` when `data` alone exceeds the size limit,
-    ///   ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
+    ///   ``Strata/StrataError/Code/tooLarge`` when `data` alone exceeds the size limit or
+    ///   ``Configuration/maximumReadSize``, ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
     ///   ``EntryOptions/maxAttributesSize``, ``Strata/StrataError/Code/io`` (with the `POSIXError`) when
     ///   writing fails; the previous entry, if any, and every other entry stay as they were.
     public func setValue(_ data: Data, forKey key: String, options: EntryOptions = EntryOptions()) throws {
@@ -70,6 +70,13 @@ extension FileDataSource {
     ) throws {
         try StrataError.checkKey(key)
         try checkSize(data.count)
+        // What a put stores, a read gives back: a moved file alone may be larger (a download handed out by copy).
+        guard data.count <= configuration.maximumReadSize else {
+            throw StrataError(
+                .tooLarge,
+                "\(data.count) bytes exceed the store's maximumReadSize of \(configuration.maximumReadSize)"
+            )
+        }
         try checkAttributes(options)
         var trailer = makeTrailer(key: key, size: data.count, created: created, expiresAt: expiresAt, options: options)
         {

@@ -74,7 +74,7 @@ public final class FileDataSource: Sendable {
     /// - Parameter configuration: Where the store lives, its limits and policies.
     /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live store (in this process or another)
     ///   uses the folder, ``Strata/StrataError/Code/invalidArgument`` for an empty or path-like identifier,
-    ///   limits below 1 or a folder that holds another kind of Strata store, ``Strata/StrataError/Code/io``
+    ///   limits below 1 (a ``Configuration/maximumReadSize`` below 0) or a folder that holds another kind of Strata store, ``Strata/StrataError/Code/io``
     ///   when the folder cannot be created or opened (a symbolic link in place of the store's folder is
     ///   refused).
     public init(configuration: Configuration) throws {
@@ -137,12 +137,19 @@ public final class FileDataSource: Sendable {
         if let maxSize = configuration.maxSize, maxSize < 1 {
             throw StrataError(.invalidArgument, "maxSize must be at least 1, not \(maxSize)")
         }
+        guard configuration.maximumReadSize >= 0 else {
+            throw StrataError(
+                .invalidArgument,
+                "maximumReadSize must not be negative, not \(configuration.maximumReadSize)"
+            )
+        }
     }
 
     // MARK: - Reading
 
     /// Returns the data stored under `key` and marks it most recently used, or `nil` when there is none, it
-    /// has expired or its file is damaged (which removes it).
+    /// has expired, its file is damaged (which removes it) or it holds more than
+    /// ``Configuration/maximumReadSize`` bytes (which keeps it).
     ///
     /// - Parameter key: The key.
     public func value(forKey key: String) -> Data? {

@@ -119,6 +119,25 @@ struct ProviderCheckoutTests {
         #expect(try checkoutFolderItems(provider) == [FileCacheProvider.checkoutName("k")])
     }
 
+    @Test func aDownloadLargerThanTheStoresReadLimitIsCheckedOutAgainFromTheStore() throws {
+        // Given a store that loads at most 64 KiB into memory, and a download of 1 MiB stored through the provider
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var configuration = FileDataSource.Configuration(location: .url(folder.url), identifier: "assets")
+        configuration.maximumReadSize = 64 << 10
+        let provider = try FileCacheProvider(store: try FileDataSource(configuration: configuration))
+        let url = try store(pattern(count: 1 << 20), key: "k", in: provider, folder)
+
+        // When its checkout is removed and the key looked up again
+        try FileManager.default.removeItem(at: url)
+        let found = try #require(provider.find(key: "k"))
+
+        // Then the checkout is copied from the store whatever the limit, and only it is in the checkout folder
+        #expect(try Data(contentsOf: found) == pattern(count: 1 << 20))
+        #expect(try checkoutFolderItems(provider) == [FileCacheProvider.checkoutName("k")])
+        #expect(provider.store.value(forKey: "k") == nil)
+    }
+
     @Test func aCheckoutEditedInPlaceOrReplacedByALinkIsWrittenAgainAndNothingOutsideIsTouched() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

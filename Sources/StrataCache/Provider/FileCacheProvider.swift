@@ -34,10 +34,10 @@ internal import StrataSupport
 /// provider therefore hands out a *checkout*: a plain copy of the entry in ``checkoutFolder``, one file per
 /// key (replaced atomically), made once per version of the entry — when a download is stored (copied from the
 /// download, opened without following a link, into a new file of the held checkout folder, and handed out only when
-/// it holds the bytes the store took: the same size and content hash) or when an entry is read and its checkout is
-/// missing or out of date. Later lookups of the same version hand the same file out
-/// again: they mark the entry as just used (`FileDataSource/markUsed(forKey:)`) without reading its data, so
-/// repeated calls neither copy nor pile up files. A version is its bytes (size and content hash): a `304` that renews
+/// it holds the bytes the store took: the same size and content hash) or, when its checkout is missing or out of
+/// date, copied from the entry through a small buffer (whatever the store's `maximumReadSize`), which checks it.
+/// Later lookups of the same version hand the same file out again: they mark the entry as just used
+/// (`FileDataSource/markUsed(forKey:)`) without reading its data, so repeated calls neither copy nor pile up files. A version is its bytes (size and content hash): a `304` that renews
 /// the entry hands out the same checkout. Checkouts of entries the store no longer holds are deleted when
 /// a download is stored, and when a lookup misses. Treat a returned URL as read-only: open it soon, or copy it (a
 /// checkout changed in size or replaced by something other than a file is written again from the store).
@@ -294,10 +294,11 @@ public final class FileCacheProvider: CacheProvider {
     /// no entry for `key`.
     ///
     /// A checkout this provider made from the entry's current version is handed out again as it is: the entry
-    /// is touched, its data not read. Otherwise the entry is read (which checks it) and its checkout rewritten —
-    /// under the lock of the checkouts, and only while the store still holds the version read: a store of the key
-    /// that landed during the read has handed out its own checkout, which is kept, and the read is made again (up to
-    /// ``readAttempts`` times; a lookup outrun by every one of them misses).
+    /// is touched, its data not read. Otherwise the entry is copied (which checks it) into a new staged file, through
+    /// a small buffer whatever its size, and renamed over the checkout — under the lock of the checkouts, and only
+    /// while the store still holds the version copied: a store of the key that landed during the copy has handed out
+    /// its own checkout, which is kept, and the copy is made again (up to ``readAttempts`` times; a lookup outrun by
+    /// every one of them misses).
     private func refreshCheckout(_ key: String) throws -> String? {
         let name = Self.checkoutName(key)
         if let info = store.markUsed(forKey: key) {
@@ -306,26 +307,56 @@ public final class FileCacheProvider: CacheProvider {
             if current { return name }
         }
         for _ in 0..<Self.readAttempts {
-            let before = store.info(forKey: key)
-            let data = before == nil ? nil : store.value(forKey: key)
-            // `nil`: the store changed during the read, which is made again; `.some(nil)`: the store has no entry.
+            let staged = store.info(forKey: key) == nil ? nil : try stageCopy(of: key)
+            // `nil`: the store changed during the copy, which is made again; `.some(nil)`: the store has no entry.
             let outcome = try checkouts.withLock { checkouts -> String?? in
                 guard let info = store.info(forKey: key) else {
+                    staged.map { removeOwnFile($0.name) }
                     checkouts[name] = nil
                     removeOwnFile(name)
                     return .some(nil)
                 }
                 let version = Self.version(info)
-                if isCurrent(checkouts[name], name, version: version) { return name }
-                // The metadata before the read and now, equal: they name the version of the data read.
-                guard let before, let data, Self.version(before) == version, info.size == data.count else { return nil }
-                try writeCheckout(data, to: name)
+                guard !isCurrent(checkouts[name], name, version: version), let staged,
+                    Self.version(staged.info) == version
+                else {
+                    staged.map { removeOwnFile($0.name) }
+                    return isCurrent(checkouts[name], name, version: version) ? name : nil
+                }
+                do throws(POSIXCallError) {
+                    try setAsideFolder(at: name)
+                    try folder.rename(staged.name, to: name)
+                } catch {
+                    removeOwnFile(staged.name)
+                    throw error.strataError("Writing the checkout \(name)")
+                }
                 checkouts[name] = checkout(name, holding: info)
                 return name
             }
             if let outcome { return outcome }
         }
         return nil
+    }
+
+    /// Copies the store's entry for `key` into a new staged file of the checkout folder (created exclusively,
+    /// never through a link): its name and the version copied, or `nil` (nothing left behind) when the store has no
+    /// readable entry for `key` now.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when the staged file cannot be created.
+    private func stageCopy(of key: String) throws -> (name: String, info: FileEntryInfo)? {
+        let (descriptor, name): (Int32, String)
+        do {
+            (descriptor, name) = try folder.createTemporary(prefix: Self.stagedPrefix)
+        } catch {
+            throw error.strataError("Staging the checkout of \(StrataError.quoted(key: key))")
+        }
+        let copied = store.copyValue(forKey: key, to: descriptor)
+        _ = close(descriptor)
+        guard let copied else {
+            removeOwnFile(name)
+            return nil
+        }
+        return (name, copied)
     }
 
     /// How many times a lookup reads an entry that stores keep replacing under it before it misses.
@@ -359,17 +390,6 @@ public final class FileCacheProvider: CacheProvider {
             guard stale || (removingStaged && Self.isStagedName(name)) else { continue }
             _ = try? folder.remove(name)
             checkouts[name] = nil
-        }
-    }
-
-    /// Writes a checkout: a new staged file (created exclusively, never through a link) renamed over `name`, a folder
-    /// there set aside first.
-    private func writeCheckout(_ data: Data, to name: String) throws {
-        do {
-            try setAsideFolder(at: name)
-            try folder.writeAtomically(data, to: name, temporaryPrefix: Self.stagedPrefix, durable: false)
-        } catch {
-            throw error.strataError("Writing the checkout \(name)")
         }
     }
 

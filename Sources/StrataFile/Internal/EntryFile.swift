@@ -24,6 +24,8 @@ enum EntryFileProblem: Error, CustomStringConvertible {
     case foreign
     /// The file cannot be read (permissions, an I/O error); it is left alone.
     case unreadable(POSIXCallError)
+    /// A whole entry of this many bytes of data, more than a read may load into memory; it is left alone.
+    case tooLarge(Int)
 
     /// The problem for a failed `openat` of an entry file.
     init(opening error: POSIXCallError) {
@@ -46,13 +48,14 @@ enum EntryFileProblem: Error, CustomStringConvertible {
         case .damaged(let reason): reason
         case .foreign: "no sealed trailer, so perhaps not the store's file"
         case .unreadable(let error): "unreadable: \(error)"
+        case .tooLarge(let size): "\(size) bytes of data, more than a read loads"
         }
     }
 
     /// Whether the item is damage the store discards (removes, or sets aside when it is not a file).
     var isDamage: Bool {
         switch self {
-        case .missing, .unreadable: false
+        case .missing, .unreadable, .tooLarge: false
         case .link, .notAFile, .damaged, .foreign: true
         }
     }
@@ -70,7 +73,14 @@ enum EntryFile {
         in folder: StoreFolder,
         fileName: String
     ) -> Result<(trailer: EntryTrailer, length: Int, stamp: FileStamp), EntryFileProblem> {
-        readSealedTrailer(in: folder, fileName: fileName).flatMap { tail, stamp in
+        opening(fileName, in: folder, readTrailer)
+    }
+
+    /// ``readTrailer(in:fileName:)`` of the file `descriptor` has open (one `fstat` and `pread`).
+    static func readTrailer(
+        _ descriptor: Int32
+    ) -> Result<(trailer: EntryTrailer, length: Int, stamp: FileStamp), EntryFileProblem> {
+        readSealedTrailer(descriptor).flatMap { tail, stamp in
             let trailer = tail.withUnsafeBytes { bytes in
                 EntryTrailer(bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<(bytes.count - 8)]))
             }
@@ -90,6 +100,16 @@ enum EntryFile {
         in folder: StoreFolder,
         fileName: String
     ) -> Result<(tail: ArraySlice<UInt8>, stamp: FileStamp), EntryFileProblem> {
+        opening(fileName, in: folder, readSealedTrailer)
+    }
+
+    /// `body` on the entry file `fileName` opened for reading (never through a link), closed after it; why it
+    /// could not be opened otherwise.
+    private static func opening<Found>(
+        _ fileName: String,
+        in folder: StoreFolder,
+        _ body: (Int32) -> Result<Found, EntryFileProblem>
+    ) -> Result<Found, EntryFileProblem> {
         let descriptor: Int32
         do {
             descriptor = try folder.openFile(fileName, readFlags)
@@ -97,7 +117,7 @@ enum EntryFile {
             return .failure(EntryFileProblem(opening: error))
         }
         defer { _ = close(descriptor) }
-        return readSealedTrailer(descriptor)
+        return body(descriptor)
     }
 
     /// ``readSealedTrailer(in:fileName:)`` of the file `descriptor` has open (one `fstat` and `pread`).

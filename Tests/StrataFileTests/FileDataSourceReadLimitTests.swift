@@ -1,0 +1,166 @@
+import Foundation
+import Strata
+import StrataTesting
+import Testing
+
+@testable import StrataFile
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `maximumReadSize`: a read never loads more than it into memory, whatever the folder holds — a sparse file of a
+/// terabyte planted with a trailer that passes is neither read nor removed — and the copy out of the store, which
+/// is not bounded by it, goes through a small buffer.
+struct FileDataSourceReadLimitTests {
+    /// Collects the store's reports, whatever their code.
+    private final class Reports: Sendable {
+        private let reports = Locked<[StrataError]>([])
+        var all: [StrataError] { reports.withLock { $0 } }
+        func record(_ report: StrataError) { reports.withLock { $0.append(report) } }
+    }
+
+    private func makeStore(
+        _ folder: TemporaryFolder,
+        maximumReadSize: Int? = nil,
+        reports: Reports
+    ) throws -> FileDataSource {
+        var configuration = FileDataSource.Configuration(
+            location: .url(folder.url),
+            identifier: "store",
+            diagnostics: reports.record
+        )
+        if let maximumReadSize { configuration.maximumReadSize = maximumReadSize }
+        return try FileDataSource(configuration: configuration)
+    }
+
+    /// Writes at the entry name of `key` a sparse file of `size` zero bytes followed by a sealed trailer for it
+    /// (whose content hash does not match the zeros: a read that loaded them would remove the file as damaged).
+    private func plantSparseEntry(_ key: String, size: Int, in folder: TemporaryFolder) throws -> URL {
+        let url = folder.storeURL().appendingPathComponent(EntryName(key: key).fileName)
+        let trailer = EntryTrailer(
+            key: key,
+            eTag: nil,
+            lastModified: nil,
+            payloadSize: size,
+            contentHash: 1,
+            writeSequence: 1,
+            created: Date(timeIntervalSince1970: 1_000),
+            expiresAt: nil
+        )
+        let encoded = try trailer.encoded()
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        try #require(descriptor >= 0)
+        defer { _ = close(descriptor) }
+        let written = encoded.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(size)) }
+        try #require(written == encoded.count)
+        return url
+    }
+
+    private func size(of url: URL) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+    }
+
+    @Test func aPlantedSparseEntryOfATerabyteIsNeitherReadNorRemoved() throws {
+        // Given a store folder holding, at a key's name, a sparse file of 1 TiB with a sealed trailer for the key
+        let folder = try TemporaryFolder()
+        let reports = Reports()
+        _ = try makeStore(folder, reports: reports)
+        let planted = try plantSparseEntry("big", size: 1 << 40, in: folder)
+
+        // When the store opens on it (with the default limit) and the key is read
+        let store = try makeStore(folder, reports: reports)
+        let value = store.value(forKey: "big")
+        let entry = store.entry(forKey: "big")
+
+        // Then nothing is loaded: the reads miss, the limit is reported, and the entry and its file are kept
+        #expect(value == nil)
+        #expect(entry == nil)
+        #expect(reports.all.map(\.code) == [.tooLarge, .tooLarge])
+        #expect(reports.all.first?.message.contains("maximumReadSize of 1073741824") == true)
+        #expect(store.info(forKey: "big")?.size == 1 << 40)
+        #expect(try size(of: planted) > 1 << 40)
+        #expect(store.corruptEntriesRemoved == 0)
+
+        // And a put replaces it as any entry
+        try store.setValue(Data("small".utf8), forKey: "big")
+        #expect(store.value(forKey: "big") == Data("small".utf8))
+    }
+
+    @Test func anEntryAboveTheLimitIsKeptAndCopiedOutThroughASmallBuffer() throws {
+        // Given a store that reads at most 64 KiB, and a file of 1 MiB moved in
+        let folder = try TemporaryFolder()
+        let reports = Reports()
+        let store = try makeStore(folder, maximumReadSize: 64 << 10, reports: reports)
+        let bytes = Data.pattern(1 << 20)
+        let download = folder.url.appendingPathComponent("download")
+        try bytes.write(to: download)
+        try store.move(fileAt: download, forKey: "big")
+
+        // When it is read, then copied out
+        let value = store.value(forKey: "big")
+        let copy = folder.url.appendingPathComponent("copy")
+        try Data("older, longer contents of the copy's file".utf8).write(to: copy)
+        let descriptor = open(copy.path, O_RDWR)
+        try #require(descriptor >= 0)
+        let copied = store.copyValue(forKey: "big", to: descriptor)
+        _ = close(descriptor)
+
+        // Then the read misses and reports, the entry stays, and the copy holds exactly its bytes
+        #expect(value == nil)
+        #expect(reports.all.map(\.code) == [.tooLarge])
+        #expect(copied?.size == bytes.count)
+        #expect(copied?.contentHash == store.info(forKey: "big")?.contentHash)
+        #expect(try Data(contentsOf: copy) == bytes)
+    }
+
+    @Test func aPutAboveTheLimitIsRefusedAndLeavesTheOlderEntry() throws {
+        // Given a store that reads at most 16 bytes, with an entry
+        let folder = try TemporaryFolder()
+        let reports = Reports()
+        let store = try makeStore(folder, maximumReadSize: 16, reports: reports)
+        try store.setValue(Data("kept".utf8), forKey: "k")
+
+        // When a larger value is put
+        // Then it is refused (what a put stores, a read gives back), and the older entry stays
+        #expect(throws: StrataError.self) { try store.setValue(Data(count: 17), forKey: "k") }
+        #expect(store.value(forKey: "k") == Data("kept".utf8))
+        #expect(throws: StrataError.self) {
+            _ = try FileDataSource(
+                configuration: {
+                    var configuration = FileDataSource.Configuration(location: .url(folder.url), identifier: "other")
+                    configuration.maximumReadSize = -1
+                    return configuration
+                }()
+            )
+        }
+    }
+
+    @Test func aCopyOfADamagedEntryMissesAndRemovesIt() throws {
+        // Given an entry whose data was changed behind the store's back (same length)
+        let folder = try TemporaryFolder()
+        let reports = Reports()
+        let store = try makeStore(folder, reports: reports)
+        try store.setValue(Data.pattern(4096), forKey: "k")
+        let file = try #require(try folder.entryFiles().first)
+        let handle = try FileHandle(forWritingTo: folder.storeURL().appendingPathComponent(file))
+        try handle.write(contentsOf: Data([0xFF, 0xFF]))
+        try handle.close()
+
+        // When it is copied out
+        let copy = folder.url.appendingPathComponent("copy")
+        _ = FileManager.default.createFile(atPath: copy.path, contents: nil)
+        let descriptor = open(copy.path, O_RDWR)
+        try #require(descriptor >= 0)
+        let copied = store.copyValue(forKey: "k", to: descriptor)
+        _ = close(descriptor)
+
+        // Then it misses, and the damaged entry is removed and reported as a read's would be
+        #expect(copied == nil)
+        #expect(store.info(forKey: "k") == nil)
+        #expect(reports.all.map(\.code) == [.corrupt])
+        #expect(reports.all.first?.message.contains("checksum mismatch") == true)
+    }
+}
