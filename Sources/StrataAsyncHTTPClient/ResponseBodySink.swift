@@ -4,12 +4,14 @@
     import StrataNetwork
 
     /// Where one response's body goes, chunk by chunk, never past its limit: memory, a download's file (for a
-    /// 2xx), or, for a download's other statuses, the first bytes kept for the error.
+    /// 2xx), or, for a download's other statuses (and a send's that keeps a success only), the first bytes kept for
+    /// the error.
     struct ResponseBodySink {
         private enum Target {
             case memory
             case file(DownloadFileWriter)
-            /// A download's non-2xx body: its first bytes kept for the error; the request ends once they are in.
+            /// A download's non-2xx body (or a send's that keeps a success only): its first bytes kept for the error;
+            /// the request ends once they are in.
             case prefix
         }
 
@@ -32,7 +34,11 @@
             self.status = status
             self.headers = headers
             let isSuccess = (200..<300).contains(status)
-            let isPrefix = if case .file = exchange.destination { !isSuccess } else { false }
+            let isPrefix =
+                switch exchange.destination {
+                case .memory: false
+                case .successInMemory, .file: !isSuccess
+                }
             self.expected =
                 exchange.bodyIsCountable(status: status, headers: headers) && !isPrefix
                 ? headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } : nil
@@ -40,8 +46,8 @@
                 throw exchange.tooLarge(contentLength: expected, status: status, headers: headers)
             }
             switch exchange.destination {
-            case .memory:
-                target = .memory
+            case .memory, .successInMemory:
+                target = isPrefix ? .prefix : .memory
                 // A length within the limit is room reserved once (up to a bound: the length is only announced),
                 // instead of growing the body chunk by chunk.
                 if let expected { body.reserveCapacity(HTTPExchange.reservation(forContentLength: expected)) }

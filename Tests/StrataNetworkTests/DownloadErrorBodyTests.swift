@@ -13,15 +13,7 @@ struct DownloadErrorBodyTests {
     func anEndlessErrorBodyEndsTheDownloadOnceItsFirstBytesAreIn(transport kind: TransportUnderTest) async throws {
         // Given a server that answers 503 with a chunked body of 1 KiB every 20 ms, for up to a minute
         let written = Locked(0)
-        let server = try RawServer.start { write in
-            try write(Data("HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
-            let chunk = Data("400\r\n".utf8) + Data(repeating: 0x61, count: 1_024) + Data("\r\n".utf8)
-            for _ in 0..<3_000 {
-                try write(chunk)
-                written.withLock { $0 += 1 }
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-        }
+        let server = try RawServer.endlessErrorBody(counting: written)
         defer { server.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -5,7 +5,9 @@ extension HTTPClient {
     /// The limits and defaults of an ``HTTPClient``.
     public struct Configuration: Sendable {
         /// The largest body accepted, in bytes: 100 MiB by default. Larger responses and downloads fail
-        /// with ``Strata/StrataError/Code/tooLarge``.
+        /// with ``Strata/StrataError/Code/tooLarge``. It limits 2xx bodies: of any other status the client reads
+        /// the first ``HTTPFailure/bodyPrefixLimit`` bytes only (with Strata's transports), so a large error page
+        /// is still its status's error, `Retry-After` included.
         public var maximumResponseSize: Int
 
         /// The idle timeout of requests that do not set their own: a request fails when no byte moves, either

@@ -45,7 +45,7 @@ public struct HTTPClient: Sendable {
     ///   header that could change the request's framing (nothing is sent).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let request = try prepared(request)
-        let response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        let response = try await exchange(request)
         try check(response, of: request)
         return response
     }
@@ -77,16 +77,24 @@ public struct HTTPClient: Sendable {
         -> ConditionalResponse<HTTPResponse>
     {
         var request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
-        var response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+        var response = try await exchange(request)
         if Self.isAboutAnotherVersion(response, of: request) {
             // Asked without conditions, a 304 cannot be about any copy: it is checked as any status is.
             request = request.withoutConditions()
-            response = try await transport.send(request, maximumBodySize: configuration.maximumResponseSize)
+            response = try await exchange(request)
         } else if response.status == 304, Self.acceptsNotModified(request, given: conditions) {
             return .notModified(response)
         }
         try check(response, of: request)
         return .modified(response)
+    }
+
+    /// Sends a prepared request, its body in memory up to ``Configuration/maximumResponseSize``: a 2xx's whole, of
+    /// any other status (which ``check(_:of:)`` turns into an error) the first ``HTTPFailure/bodyPrefixLimit`` bytes
+    /// only, so that a large or trickled error page still fails with its status and `Retry-After`. A transport from
+    /// outside the package hands back whole bodies, and its limit applies to them.
+    private func exchange(_ request: HTTPRequest) async throws -> HTTPResponse {
+        try await transport.send(request, into: .successInMemory, maximumBodySize: configuration.maximumResponseSize)
     }
 
     /// Throws the error a response's status stands for; nothing for a 2xx.

@@ -5,6 +5,11 @@ import Foundation
 package enum HTTPBodyDestination: Sendable {
     /// In memory, up to the request's limit.
     case memory
+    /// In memory for a 2xx response, up to the request's limit; of any other status only the first
+    /// ``HTTPFailure/bodyPrefixLimit`` bytes, after which the exchange ends whatever the rest: what ``HTTPClient``
+    /// reads of a response it turns into an error, so a large or endless error page is neither `tooLarge` nor waited
+    /// for.
+    case successInMemory
     /// In the file, created only for a 2xx response; `progress` is called as bytes arrive.
     case file(URL, progress: @Sendable (DownloadProgress) -> Void)
 

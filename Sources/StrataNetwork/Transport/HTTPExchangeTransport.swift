@@ -54,6 +54,13 @@ extension HTTPTransport {
         switch destination {
         case .memory:
             try await send(request, maximumBodySize: maximumBodySize)
+        case .successInMemory:
+            // A transport of the package's keeps an error's first bytes only; any other, the whole body.
+            if let exchanging = self as? any HTTPExchangeTransport {
+                try await exchanging.exchange(request, into: destination, maximumBodySize: maximumBodySize)
+            } else {
+                try await send(request, maximumBodySize: maximumBodySize)
+            }
         case .file(let url, let progress):
             try await download(request, to: url, maximumBodySize: maximumBodySize, progress: progress)
         }

@@ -14,6 +14,10 @@ import Foundation
 public protocol HTTPTransport: Sendable {
     /// Sends a request and returns the response with its body in memory.
     ///
+    /// ``HTTPClient`` reads only the first ``HTTPFailure/bodyPrefixLimit`` bytes of a non-2xx body. Strata's own
+    /// transports are told so, and end such a response once those are in; this method, which a transport of your
+    /// own implements, returns whole bodies, so its limit applies to error pages too.
+    ///
     /// - Parameters:
     ///   - request: The request; its ``HTTPRequest/timeout`` and ``HTTPRequest/totalTimeout`` are set.
     ///   - maximumBodySize: The most body bytes to accept; a transport fails with

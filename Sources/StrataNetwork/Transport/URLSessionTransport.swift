@@ -93,7 +93,12 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
         into destination: HTTPBodyDestination,
         maximumBodySize: Int
     ) async throws -> HTTPResponse {
-        let sink: URLSessionTransportDelegate.Sink = destination.file.map { .pendingFile($0) } ?? .memory
+        let sink: URLSessionTransportDelegate.Sink =
+            switch destination {
+            case .memory: .memory
+            case .successInMemory: .pendingMemory
+            case .file(let url, _): .pendingFile(url)
+            }
         let urlRequest: URLRequest
         do {
             urlRequest = try request.urlRequest()

@@ -26,8 +26,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         /// A download before its response: the file is created only for a 2xx status.
         case pendingFile(URL)
         case file(DownloadFileWriter)
-        /// The body of a download's non-2xx response: its first bytes kept in memory for the error; no file. The
-        /// transfer ends once they are in (or the body ends before), whatever the rest of the body.
+        /// A send before its response that keeps a 2xx's body in memory and of any other status the prefix
+        /// (``HTTPBodyDestination/successInMemory``).
+        case pendingMemory
+        /// The body of a download's non-2xx response (or a ``pendingMemory`` send's): its first bytes kept in memory
+        /// for the error; no file. The transfer ends once they are in (or the body ends before), whatever the rest of
+        /// the body.
         case prefix
 
         func close() {
@@ -219,6 +223,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             case .failure(let error): return error
             case nil: transfer.sink = .prefix
             }
+        }
+        if case .pendingMemory = transfer.sink {
+            transfer.sink = http.map { (200..<300).contains($0.statusCode) } == false ? .prefix : .memory
         }
         if case .prefix = transfer.sink { return nil }
         guard let expected, expected > Int64(transfer.exchange.limit) else {

@@ -1,0 +1,71 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+@testable import StrataNetwork
+
+/// A request sent with its body in memory, answered with an error status: the client needs the status, its headers
+/// and the first bytes of the body only, so an error page larger than the response limit is still the status's
+/// error (retryable, with its `Retry-After`), and an endless one ends once its first bytes are in.
+struct SendErrorBodyTests {
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func anErrorPageLargerThanTheLimitIsTheStatusErrorWithItsRetryAfter(transport kind: TransportUnderTest)
+        async throws
+    {
+        // Given a server that answers 503 with `Retry-After: 7` and a page of 64 KiB, and a client that takes
+        // responses of 1 KiB at most
+        let page = Data(repeating: 0x62, count: 64 << 10)
+        let server = try RawServer.start { write in
+            try write(
+                Data(
+                    "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: \(page.count)\r\n\r\n".utf8
+                ) + page
+            )
+        }
+        defer { server.stop() }
+        let client = HTTPClient(transport: kind.make(), configuration: .init(maximumResponseSize: 1 << 10))
+
+        // When a request is sent
+        let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+
+        // Then it fails as a 503 does, not as too large: retryable after 7 seconds, with the page's first bytes
+        #expect(error?.code == .unexpectedResponse, "\(String(describing: error))")
+        #expect(error?.isRetryable == true)
+        #expect(error?.suggestedRetryDelay == .seconds(7))
+        #expect(error?.httpFailure?.status == 503)
+        #expect(error?.httpFailure?.bodyPrefix == page.prefix(HTTPFailure.bodyPrefixLimit))
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func anEndlessErrorBodyEndsTheSendOnceItsFirstBytesAreIn(transport kind: TransportUnderTest) async throws {
+        // Given a server that answers 503 with a chunked body of 1 KiB every 20 ms, for up to a minute
+        let written = Locked(0)
+        let server = try RawServer.endlessErrorBody(counting: written)
+        defer { server.stop() }
+        let client = HTTPClient(transport: kind.make(), configuration: .init(totalTimeout: .seconds(120)))
+
+        // When a request is sent
+        let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+        let writtenWhenItEnded = written.withLock { $0 }
+
+        // Then it fails with the status and the body's first bytes, long before the server is through
+        #expect(error?.httpFailure?.status == 503, "\(String(describing: error))")
+        #expect(error?.httpFailure?.bodyPrefix == Data(repeating: 0x61, count: HTTPFailure.bodyPrefixLimit))
+        #expect(writtenWhenItEnded < 3_000)
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aSuccessLargerThanTheLimitIsStillTooLarge(transport kind: TransportUnderTest) async throws {
+        // Given a server that answers 200 with 64 KiB, and a client that takes 1 KiB at most
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n\r\n".utf8) + Data(count: 64 << 10))
+        }
+        defer { server.stop() }
+        let client = HTTPClient(transport: kind.make(), configuration: .init(maximumResponseSize: 1 << 10))
+
+        // When a request is sent, then the body is refused as before
+        let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+        #expect(error?.code == .tooLarge, "\(String(describing: error))")
+    }
+}
