@@ -224,7 +224,7 @@ let package = Package(
         // moments. Executables of this package, never products.
         .executableTarget(
             name: "StrataFileCrashWriter",
-            dependencies: ["StrataFile"],
+            dependencies: ["StrataFile", "StrataStorage"],
             path: "Tests/Fixtures/StrataFileCrashWriter"
         ),
         .executableTarget(

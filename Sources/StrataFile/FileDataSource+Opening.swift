@@ -19,11 +19,24 @@ extension FileDataSource {
     /// damaged entries (a link or a folder at an entry's name included, and a trailer at or past
     /// ``EntryTrailer/openingSequenceLimit``) and leftover temporary files, applies the access journal and builds
     /// the index.
+    ///
+    /// An entry file that cannot be read (`EACCES`, `EIO`) is reported to `diagnostics` and set aside: left at its
+    /// name, it would be missing from the index — kept out of the limits, and out of ``removeAll()``'s reach — and
+    /// come back as an entry at a later open.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when the folder cannot be listed whole, or the process or system
+    ///   runs out of descriptors or memory while reading the trailers: an index with entries missing is never
+    ///   built.
     static func load(
         _ folder: StoreFolder,
         diagnostics: (@Sendable (StrataError) -> Void)?
-    ) -> (index: EntryIndex, corrupt: Int) {
-        let items = (try? folder.items()) ?? []
+    ) throws(StrataError) -> (index: EntryIndex, corrupt: Int) {
+        let items: [(name: String, kind: ItemKind)]
+        do {
+            items = try folder.items()
+        } catch {
+            throw error.strataError("Listing the store folder")
+        }
         var loaded: [EntryIndex.Entry] = []
         var legacy: [(fileName: String, entry: EntryIndex.Entry)] = []
         var corrupt = 0
@@ -66,6 +79,11 @@ extension FileDataSource {
                     legacy.append((item.name, entry))
                     continue
                 case .success: problem = .damaged("holds another key")
+                case .failure(.unreadable(let error)) where error.isOutOfResources:
+                    throw error.strataError("Reading the entry file \(item.name)")
+                case .failure(.unreadable(let error)):
+                    setAsideUnreadable(item.name, error, in: folder, diagnostics: diagnostics)
+                    continue
                 case .failure(let failure): problem = failure
                 }
             case .link: problem = .link
@@ -99,6 +117,25 @@ extension FileDataSource {
             index.insert(entry)
         }
         return (index, corrupt)
+    }
+
+    /// Sets aside (`<name>.damaged-<hex>`, never deleted) the entry file `name` that cannot be read, and reports it
+    /// to `diagnostics` as ``Strata/StrataError/Code/io``; left where it is when the rename fails too.
+    private static func setAsideUnreadable(
+        _ name: String,
+        _ error: POSIXCallError,
+        in folder: StoreFolder,
+        diagnostics: (@Sendable (StrataError) -> Void)?
+    ) {
+        let outcome = EntryFile.setAside(name, in: folder).map { "set aside as \($0)" } ?? "left as it is"
+        diagnostics?(
+            StrataError(
+                .io,
+                "FileDataSource could not read the entry file \(folder.qualified(name)) when opening the store "
+                    + "(\(error)): \(outcome)",
+                underlying: error
+            )
+        )
     }
 
     /// Renames the entry files an earlier version named from keys not in NFC to their NFC names, so that the key

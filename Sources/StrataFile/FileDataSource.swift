@@ -75,8 +75,8 @@ public final class FileDataSource: Sendable {
     /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live store (in this process or another)
     ///   uses the folder, ``Strata/StrataError/Code/invalidArgument`` for an empty or path-like identifier,
     ///   limits below 1 (a ``Configuration/maximumReadSize`` below 0) or a folder that holds another kind of Strata store, ``Strata/StrataError/Code/io``
-    ///   when the folder cannot be created or opened (a symbolic link in place of the store's folder is
-    ///   refused).
+    ///   when the folder cannot be created, opened or listed (a symbolic link in place of the store's folder is
+    ///   refused), or the process runs out of descriptors while reading the entries' metadata.
     public init(configuration: Configuration) throws {
         try Self.validate(configuration)
         let url = configuration.folderURL
@@ -96,7 +96,7 @@ public final class FileDataSource: Sendable {
             owner: "a FileDataSource (\(configuration.identifier))"
         )
         try StoreMarker.adopt(folder, kind: Self.markerKind)
-        let loaded = Self.load(folder, diagnostics: configuration.diagnostics)
+        let loaded = try Self.load(folder, diagnostics: configuration.diagnostics)
         self.configuration = configuration
         self.folderURL = url.resolvingSymlinksInPath().standardizedFileURL
         self.folder = folder

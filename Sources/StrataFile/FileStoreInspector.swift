@@ -82,9 +82,20 @@ public final class FileStoreInspector: Sendable {
         StoreFolder.isStore(at: folder.path, kind: FileDataSource.markerKind)
     }
 
-    /// The items at entry names in the folder (files, links, folders), in ascending name order.
+    /// The items at entry names in the folder (files, links, folders), in ascending name order; none when the
+    /// folder cannot be listed.
     private func entryItems() -> [(name: String, kind: ItemKind)] {
-        let items = (try? folder.items()) ?? []
+        (try? listedEntryItems()) ?? []
+    }
+
+    /// ``entryItems()``, or the error of a listing that failed or was cut short.
+    private func listedEntryItems() throws(StrataError) -> [(name: String, kind: ItemKind)] {
+        let items: [(name: String, kind: ItemKind)]
+        do {
+            items = try folder.items()
+        } catch {
+            throw error.strataError("Listing the store folder")
+        }
         return items.filter { EntryName(fileName: $0.name) != nil }.sorted { $0.name < $1.name }
     }
 
@@ -156,11 +167,11 @@ public final class FileStoreInspector: Sendable {
     ///
     /// - Returns: How many entry files were removed or set aside.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a ``Strata/StoreAccess/readOnly`` inspector,
-    ///   ``Strata/StrataError/Code/io`` when a file cannot be removed.
+    ///   ``Strata/StrataError/Code/io`` when the folder cannot be listed or a file cannot be removed.
     @discardableResult
     public func removeAllEntries() throws -> Int {
         try checkWritable()
-        let removed = try remove(fileNames: entryItems().map(\.name))
+        let removed = try remove(fileNames: listedEntryItems().map(\.name))
         _ = EntryFile.discard(AccessJournal.fileName, in: folder)
         for item in (try? folder.items()) ?? []
         where FileDataSource.isLeftoverTemporary(item)

@@ -10,6 +10,27 @@
 /// positional reads, writes, sizes and flushes every store makes, where Foundation adds metadata calls and copies.
 /// Calls on a name go through ``StoreFolder``.
 package enum FileDescriptor {
+    /// The process's soft limit on open descriptors (`RLIMIT_NOFILE`); `nil` when it cannot be read.
+    package static var openLimit: UInt64? {
+        var limit = rlimit()
+        guard getrlimit(openLimitResource, &limit) == 0 else { return nil }
+        return UInt64(limit.rlim_cur)
+    }
+
+    /// Lowers the process's soft limit on open descriptors to `count` (never raises it); false when it cannot.
+    package static func lowerOpenLimit(to count: UInt64) -> Bool {
+        var limit = rlimit()
+        guard getrlimit(openLimitResource, &limit) == 0 else { return false }
+        limit.rlim_cur = min(limit.rlim_cur, rlim_t(count))
+        return setrlimit(openLimitResource, &limit) == 0
+    }
+
+    #if canImport(Glibc)
+        private static let openLimitResource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+        private static let openLimitResource = RLIMIT_NOFILE
+    #endif
+
     /// Runs a system call until it is not interrupted: its result, with `errno` set when it is negative.
     @inline(__always)
     package static func retryingInterrupts<Result: SignedInteger>(_ call: () -> Result) -> Result {

@@ -7,7 +7,7 @@ import Strata
 /// system calls through ``StoreFolder`` and ``FileDescriptor`` and turn a failure into a ``Strata/StrataError``
 /// with ``strataError(_:)``, whose one errno table picks the code and says what to do. The predicates tell the
 /// outcomes a store handles itself (a missing name, a link where a file belongs, a folder where a file belongs).
-package struct POSIXCallError: Error, CustomStringConvertible, Sendable {
+package struct POSIXCallError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The system call, e.g. `openat`.
     package let call: String
     /// The path it was about, relative to the store's folder where the call was.
@@ -42,6 +42,13 @@ package struct POSIXCallError: Error, CustomStringConvertible, Sendable {
 
     /// Something that is not a folder is where a folder was expected, or the other way round.
     package var isWrongKind: Bool { code == ENOTDIR || code == EISDIR }
+
+    /// A file longer than the caller's limit (``StoreFolder/readFile(_:limit:)`` says `EFBIG`).
+    package var isTooLong: Bool { code == EFBIG }
+
+    /// Whether the call failed for want of descriptors (the process's or the system's) or of kernel memory: a
+    /// passing shortage, not a fact about the item.
+    package var isOutOfResources: Bool { code == EMFILE || code == ENFILE || code == ENOMEM || code == ENOBUFS }
 
     /// The name exists already (an exclusive create).
     package var alreadyExists: Bool { code == EEXIST }

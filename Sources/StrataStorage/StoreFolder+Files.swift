@@ -249,7 +249,14 @@ extension StoreFolder {
         defer { closedir(stream) }
         rewinddir(stream)
         var items: [(name: String, kind: ItemKind)] = []
-        while let entry = readdir(stream) {
+        while true {
+            // `readdir` answers `nil` at the end and on a failure, which only `errno` tells apart: a listing cut
+            // short by an I/O error is thrown, never taken for the whole folder.
+            errno = 0
+            guard let entry = readdir(stream) else {
+                if errno != 0 { throw .last("readdir", path) }
+                break
+            }
             // The name is read where it lies, up to its NUL: a record is only as long as its name, so copying the
             // whole `d_name` array (256 bytes) would read past the end of the last record in the buffer.
             let name = String(

@@ -61,6 +61,8 @@ extension StoreFolder {
             )
         case .unrecognised(let reason):
             throw StrataError(.invalidArgument, "\(path) is not a Strata \(kindName): \(reason)")
+        case .unreadable(let error):
+            throw error.strataError("Reading the store marker of \(path)")
         }
     }
 

@@ -32,6 +32,8 @@ package enum StoreMarker {
         case marker(Contents)
         /// Something that is not a marker, and why.
         case unrecognised(String)
+        /// A file that could not be read (out of descriptors, an I/O error): nothing is known of it.
+        case unreadable(POSIXCallError)
     }
 
     /// The marker line for `contents`, with its newline.
@@ -67,7 +69,8 @@ package enum StoreMarker {
         } catch {
             if error.isLink { return .unrecognised("\(fileName) is a symbolic link") }
             if error.isWrongKind { return .unrecognised("\(fileName) is not a regular file") }
-            return .unrecognised("\(fileName) cannot be read: \(error)")
+            if error.isTooLong { return .unrecognised("\(fileName) is longer than a marker") }
+            return .unreadable(error)
         }
     }
 
@@ -79,7 +82,8 @@ package enum StoreMarker {
     /// power loss left cut short would be a file Strata did not write, refusing every open.
     ///
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the folder is another kind of store, or one
-    ///   written by a newer layout version; ``Strata/StrataError/Code/io`` when the marker cannot be written.
+    ///   written by a newer layout version; ``Strata/StrataError/Code/io`` when the marker cannot be read or
+    ///   written.
     package static func adopt(_ folder: StoreFolder, kind: String) throws(StrataError) {
         switch read(in: folder) {
         case .marker(let contents) where contents.kind != kind:
@@ -97,6 +101,9 @@ package enum StoreMarker {
             return
         case .missing:
             break
+        case .unreadable(let error):
+            // Not a file someone else wrote: one this process cannot read now, which is said as it is.
+            throw error.strataError("Reading the store marker")
         case .unrecognised:
             switch try? folder.kind(of: fileName) {
             case .link?:

@@ -66,6 +66,8 @@ enum Store {
             )
         case .unrecognised(let reason):
             throw ToolError.failure("\(path) is not a Strata store: \(reason). Nothing was changed.", code: "notAStore")
+        case .unreadable(let error):
+            throw ToolError.failure("cannot read the marker of \(path): \(error). Nothing was changed.", code: "io")
         }
     }
 

@@ -94,15 +94,9 @@ struct JSONFileStorage: ~Copyable {
     /// read opens no folder (a miss costs `openat`, `fstat` and `close`), and never more than an eighth of the
     /// process's descriptor limit (256 on a default macOS shell: 32 shards).
     static let maximumOpenShards: Int = {
-        #if canImport(Glibc)
-            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        #else
-            let resource = RLIMIT_NOFILE
-        #endif
-        var limit = rlimit()
-        guard getrlimit(resource, &limit) == 0 else { return 32 }
+        guard let limit = FileDescriptor.openLimit else { return 32 }
         // Unlimited is the largest value: the minimum takes care of it.
-        return Int(min(256, max(16, UInt64(limit.rlim_cur) / 8)))
+        return Int(min(256, max(16, limit / 8)))
     }()
 
     /// Takes an opened, claimed store folder (see ``open(path:durable:now:decodeHeader:)``).

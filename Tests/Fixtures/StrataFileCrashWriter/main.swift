@@ -5,9 +5,13 @@
 //
 // Mode `probe` only tries to open the store once: it prints `opened` (exit 0) or `in use` (exit 3), so a test
 // can tell from a second process whether a folder is still locked.
+//
+// Mode `descriptors` opens the store with every descriptor of the process taken but `spare` of them, for each
+// `spare` from 0 to <first>, and prints `spare <n>: <entries>` or `spare <n>: error <code> <message>` per open.
 import Foundation
 import Strata
 import StrataFile
+import StrataStorage
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let first = Int(arguments[4]) else {
@@ -28,6 +32,10 @@ if arguments[3] == "probe" {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
         exit(1)
     }
+}
+if arguments[3] == "descriptors" {
+    openWithFewDescriptors(location: URL(fileURLWithPath: arguments[1]), identifier: arguments[2], upTo: first)
+    exit(0)
 }
 let durability: StoreDurability = arguments[3] == "durable" ? .durable : .atomic
 do {
@@ -57,4 +65,28 @@ do {
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(1)
+}
+
+/// Mode `descriptors`: each open of the store with only `spare` descriptors free, `spare` from 0 to `last`.
+func openWithFewDescriptors(location: URL, identifier: String, upTo last: Int) {
+    _ = FileDescriptor.lowerOpenLimit(to: 256)
+    var fillers: [Int32] = []
+    for spare in 0...max(last, 0) {
+        while true {
+            let descriptor = open("/dev/null", O_RDONLY)
+            guard descriptor >= 0 else { break }
+            fillers.append(descriptor)
+        }
+        for _ in 0..<min(spare, fillers.count) { _ = close(fillers.removeLast()) }
+        let said: String
+        do {
+            let store = try FileDataSource(configuration: .init(location: .url(location), identifier: identifier))
+            said = "\(store.count)"
+        } catch let error as StrataError {
+            said = "error \(error.code) \(error.message)"
+        } catch {
+            said = "error \(error)"
+        }
+        FileHandle.standardOutput.write(Data("spare \(spare): \(said)\n".utf8))
+    }
 }
