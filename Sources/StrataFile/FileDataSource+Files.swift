@@ -204,14 +204,26 @@ extension FileDataSource {
     }
 
     /// Hashes the first `size` bytes of the open file `descriptor` into `hasher`, through one buffer of at most
-    /// 1 MiB, writing them to `destination` as they go when one is given; false (with `errno` set) when the file
-    /// cannot be read that far or `destination` written.
-    static func hashFile(
+    /// 1 MiB; false when the file cannot be read that far.
+    static func hashFile(_ descriptor: Int32, size: Int, into hasher: inout ContentChecksum) -> Bool {
+        if case .done = streamFile(descriptor, size: size, into: &hasher) { true } else { false }
+    }
+
+    /// How ``streamFile(_:size:into:copyingTo:)`` ended: every byte through, or the `errno` of the side that failed.
+    enum StreamOutcome {
+        case done
+        case readFailed(Int32)
+        case writeFailed(Int32)
+    }
+
+    /// Hashes the first `size` bytes of the open file `descriptor` into `hasher`, through one buffer of at most
+    /// 1 MiB, writing them to `destination` as they go when one is given. A file that ends early reads as `EIO`.
+    static func streamFile(
         _ descriptor: Int32,
         size: Int,
         into hasher: inout ContentChecksum,
         copyingTo destination: Int32? = nil
-    ) -> Bool {
+    ) -> StreamOutcome {
         var buffer = [UInt8](repeating: 0, count: min(max(size, 1), 1 << 20))
         var offset = 0
         while offset < size {
@@ -219,19 +231,16 @@ extension FileDataSource {
                 guard let base = chunk.baseAddress else { return -1 }
                 return FileDescriptor.read(descriptor, into: base, count: min(chunk.count, size - offset), at: offset)
             }
-            guard count > 0 else {
-                if count == 0 { errno = EIO }
-                return false
-            }
-            let copied = buffer.withUnsafeBytes { bytes -> Bool in
+            guard count > 0 else { return .readFailed(count == 0 ? EIO : errno) }
+            let written = buffer.withUnsafeBytes { bytes -> Bool in
                 let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
                 hasher.update(chunk)
                 return destination.map { FileDescriptor.writeAll($0, chunk) } ?? true
             }
-            guard copied else { return false }
+            guard written else { return .writeFailed(errno) }
             offset += count
         }
-        return true
+        return .done
     }
 
     /// Unlinks an entry's file and forgets the entry; a missing file counts as removed.

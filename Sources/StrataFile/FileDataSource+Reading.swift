@@ -35,16 +35,24 @@ extension FileDataSource {
     /// whatever it held — through one buffer of at most 1 MiB, whatever the entry's size
     /// (``Configuration/maximumReadSize`` does not apply), and marks the entry as just used.
     ///
-    /// The data is checked against the entry's content hash as it is copied when the store
-    /// ``Configuration/verifiesContent``, and the file's length and metadata always: a damaged file is handled as
-    /// a read handles it.
+    /// The file's length and metadata are checked before anything is copied, and the data against the entry's content
+    /// hash when the store ``Configuration/verifiesContent``: a damaged file is handled as a read handles it.
     ///
     /// - Returns: What the store knows of the entry copied; `nil` when there is none, it has expired, its file is
-    ///   damaged, or it or `destination` cannot be read or written (`destination` then holds part of the data).
-    package func copyValue(forKey key: String, to destination: Int32) -> FileEntryInfo? {
+    ///   damaged or cannot be read (`destination` may then hold part of the data).
+    /// - Throws: ``Strata/StrataError/Code/io`` when `destination` cannot be written (a full disk): the entry is
+    ///   kept, and nothing is tried again.
+    package func copyValue(forKey key: String, to destination: Int32) throws(StrataError) -> FileEntryInfo? {
+        var failure: POSIXCallError?
         let copied = readEntry(key, markingUsed: true) { name, expected -> FileRead<Void> in
-            copyFile(name, length: expected.fileLength, to: destination)
+            switch copyFile(name, expecting: expected, to: destination) {
+            case .success(let read): return read
+            case .failure(let error):
+                failure = error
+                return .problem(.unreadable(error))  // ends the read; the entry stays
+            }
         }
+        if let failure { throw failure.strataError("Copying \(StrataError.quoted(key: key)) out of the store") }
         return copied.map { FileEntryInfo($0.trailer, lastAccess: $0.lastAccess) }
     }
 
@@ -180,35 +188,48 @@ extension FileDataSource {
     }
 
     /// One `openat` (relative to the folder, never following a link), an `fstat` and a `pread` of the trailer, then
-    /// the data copied to `destination` (from its start: it is emptied first) in chunks, hashed on the way when the
-    /// store verifies content.
-    private func copyFile(_ name: EntryName, length: Int, to destination: Int32) -> FileRead<Void> {
+    /// — when the file still holds the version `expected` names — the data copied to `destination` (from its start:
+    /// it is emptied first) in chunks and hashed on the way; a failure of `destination` is the result's error.
+    private func copyFile(
+        _ name: EntryName,
+        expecting expected: EntryIndex.Entry,
+        to destination: Int32
+    ) -> Result<FileRead<Void>, POSIXCallError> {
         let descriptor: Int32
         do {
             descriptor = try folder.openFile(name.fileName, EntryFile.readFlags)
         } catch {
-            return .problem(EntryFileProblem(opening: error))
+            return .success(.problem(EntryFileProblem(opening: error)))
         }
         defer { _ = close(descriptor) }
         let trailer: EntryTrailer
         switch EntryFile.readTrailer(descriptor) {
-        case .failure(let problem): return .problem(problem)
+        case .failure(let problem): return .success(.problem(problem))
         case .success(let found):
-            guard found.length == length else {
-                return .problem(.damaged(found.length < length ? "truncated" : "longer than written"))
+            guard found.length == expected.fileLength else {
+                return .success(
+                    .problem(.damaged(found.length < expected.fileLength ? "truncated" : "longer than written"))
+                )
             }
             trailer = found.trailer
         }
-        guard FileDescriptor.truncate(destination, to: 0), lseek(destination, 0, SEEK_SET) == 0 else {
-            return .problem(.unreadable(.last("ftruncate", "the copy of \(name.fileName)")))
+        // Another version (a put since the lookup): the caller tells, before a byte is copied.
+        guard trailer.writeSequence == expected.trailer.writeSequence, trailer.key == expected.trailer.key else {
+            return .success(.entry((), trailer))
         }
+        let copy = "the copy of \(name.fileName)"
+        guard FileDescriptor.truncate(destination, to: 0) else { return .failure(.last("ftruncate", copy)) }
+        guard lseek(destination, 0, SEEK_SET) == 0 else { return .failure(.last("lseek", copy)) }
         var hasher = ContentChecksum()
-        guard Self.hashFile(descriptor, size: trailer.payloadSize, into: &hasher, copyingTo: destination) else {
-            return .problem(.unreadable(.last("copy", name.fileName)))
+        switch Self.streamFile(descriptor, size: trailer.payloadSize, into: &hasher, copyingTo: destination) {
+        case .done: break
+        case .readFailed(let code):
+            return .success(.problem(.unreadable(POSIXCallError(call: "pread", path: name.fileName, code: code))))
+        case .writeFailed(let code): return .failure(POSIXCallError(call: "write", path: copy, code: code))
         }
         guard !configuration.verifiesContent || hasher.finalize() == trailer.contentHash else {
-            return .problem(.damaged("checksum mismatch"))
+            return .success(.problem(.damaged("checksum mismatch")))
         }
-        return .entry((), trailer)
+        return .success(.entry((), trailer))
     }
 }

@@ -72,11 +72,11 @@ public final class FileDataSource: Sendable {
     /// loads the metadata of its entries and evicts as a write does while they are over the configuration's limits.
     ///
     /// - Parameter configuration: Where the store lives, its limits and policies.
-    /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live store (in this process or another)
-    ///   uses the folder, ``Strata/StrataError/Code/invalidArgument`` for an empty or path-like identifier,
-    ///   limits below 1 (a ``Configuration/maximumReadSize`` below 0) or a folder that holds another kind of Strata store, ``Strata/StrataError/Code/io``
-    ///   when the folder cannot be created, opened or listed (a symbolic link in place of the store's folder is
-    ///   refused), or the process runs out of descriptors while reading the entries' metadata.
+    /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live store (in this process or another) uses the
+    ///   folder, ``Strata/StrataError/Code/invalidArgument`` for an empty or path-like identifier, limits below 1 (a
+    ///   ``Configuration/maximumReadSize`` below 0) or a folder that holds another kind of Strata store,
+    ///   ``Strata/StrataError/Code/io`` when the folder cannot be created, opened or listed (a symbolic link in place
+    ///   of the store's folder is refused), or the process runs out of descriptors while reading the entries' metadata.
     public init(configuration: Configuration) throws {
         try Self.validate(configuration)
         let url = configuration.folderURL

@@ -138,6 +138,29 @@ struct ProviderCheckoutTests {
         #expect(provider.store.value(forKey: "k") == nil)
     }
 
+    @Test(.enabled(if: TemporaryMount.isAvailable))
+    func aCheckoutThatDoesNotFitIsAnIOErrorAndLeavesNothingBehind() throws {
+        // Given a checkout folder on a disk of 1 MiB, and an entry of 2 MiB in the store
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let mount = try TemporaryMount(size: "1m")
+        defer { mount.unmount() }
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "assets"))
+        let provider = try FileCacheProvider(store: store, checkoutFolder: mount.url.appendingPathComponent("out"))
+        let download = folder.url.appendingPathComponent("download")
+        try pattern(count: 2 << 20).write(to: download)
+        try store.move(fileAt: download, forKey: "k")
+
+        // When the key is looked up after a 304
+        let error = #expect(throws: StrataError.self) { try provider.cachedItem(key: "k") }
+
+        // Then the full disk is said as such (not a miss), the entry is kept, and no staged copy is left
+        #expect(error?.code == .io, "\(String(describing: error))")
+        #expect(store.info(forKey: "k")?.size == 2 << 20)
+        #expect(try checkoutFolderItems(provider) == [])
+        #expect(provider.find(key: "k") == nil)
+    }
+
     @Test func aCheckoutEditedInPlaceOrReplacedByALinkIsWrittenAgainAndNothingOutsideIsTouched() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -105,7 +105,7 @@ struct FileDataSourceReadLimitTests {
         try Data("older, longer contents of the copy's file".utf8).write(to: copy)
         let descriptor = open(copy.path, O_RDWR)
         try #require(descriptor >= 0)
-        let copied = store.copyValue(forKey: "big", to: descriptor)
+        let copied = try store.copyValue(forKey: "big", to: descriptor)
         _ = close(descriptor)
 
         // Then the read misses and reports, the entry stays, and the copy holds exactly its bytes
@@ -154,7 +154,7 @@ struct FileDataSourceReadLimitTests {
         _ = FileManager.default.createFile(atPath: copy.path, contents: nil)
         let descriptor = open(copy.path, O_RDWR)
         try #require(descriptor >= 0)
-        let copied = store.copyValue(forKey: "k", to: descriptor)
+        let copied = try store.copyValue(forKey: "k", to: descriptor)
         _ = close(descriptor)
 
         // Then it misses, and the damaged entry is removed and reported as a read's would be
@@ -162,5 +162,26 @@ struct FileDataSourceReadLimitTests {
         #expect(store.info(forKey: "k") == nil)
         #expect(reports.all.map(\.code) == [.corrupt])
         #expect(reports.all.first?.message.contains("checksum mismatch") == true)
+    }
+
+    @Test func aCopyIntoAFileThatCannotBeWrittenThrowsAndKeepsTheEntry() throws {
+        // Given an entry, and a copy's file opened for reading only
+        let folder = try TemporaryFolder()
+        let reports = Reports()
+        let store = try makeStore(folder, reports: reports)
+        try store.setValue(Data.pattern(4096), forKey: "k")
+        let copy = folder.url.appendingPathComponent("copy")
+        _ = FileManager.default.createFile(atPath: copy.path, contents: nil)
+        let descriptor = open(copy.path, O_RDONLY)
+        try #require(descriptor >= 0)
+        defer { _ = close(descriptor) }
+
+        // When the entry is copied into it
+        let error = #expect(throws: StrataError.self) { try store.copyValue(forKey: "k", to: descriptor) }
+
+        // Then the copy's failure is an I/O error, and the entry is kept as it was, with nothing reported
+        #expect(error?.code == .io)
+        #expect(store.value(forKey: "k") == Data.pattern(4096))
+        #expect(reports.all.isEmpty)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Strata
 import StrataFile
 import StrataMemory
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -150,53 +151,5 @@ struct ReliabilityFileFaultTests {
         #expect(store.value(forKey: "a") == .pattern(1_000))
         #expect(store.value(forKey: "b") == .pattern(2_000))
         #expect(store.corruptEntriesRemoved == 0)
-    }
-}
-
-/// A small tmpfs mounted for one test (root only); ``isAvailable`` tells whether this machine allows it.
-struct TemporaryMount {
-    let url: URL
-
-    /// Whether a tmpfs can be mounted here: Linux, as root, with the mount permitted.
-    static let isAvailable: Bool = {
-        #if canImport(Glibc)
-            guard geteuid() == 0, let probe = try? TemporaryMount(size: "64k") else { return false }
-            probe.unmount()
-            return true
-        #else
-            return false
-        #endif
-    }()
-
-    /// Mounts a tmpfs of `size` (`"1m"`) on a new temporary folder.
-    init(size: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-mount-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        #if canImport(Glibc)
-            guard Glibc.mount("tmpfs", url.path, "tmpfs", 0, "size=\(size)") == 0 else {
-                try? FileManager.default.removeItem(at: url)
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM)
-            }
-        #else
-            throw POSIXError(.ENOTSUP)
-        #endif
-    }
-
-    /// Makes the mount read-only or writable again.
-    func remount(readOnly: Bool) throws {
-        #if canImport(Glibc)
-            let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
-            guard Glibc.mount("tmpfs", url.path, "tmpfs", flags, nil) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM)
-            }
-        #endif
-    }
-
-    /// Unmounts and removes the folder.
-    func unmount() {
-        #if canImport(Glibc)
-            _ = umount2(url.path, Int32(MNT_DETACH))
-        #endif
-        try? FileManager.default.removeItem(at: url)
     }
 }

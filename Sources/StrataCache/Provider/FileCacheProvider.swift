@@ -35,12 +35,14 @@ internal import StrataSupport
 /// key (replaced atomically), made once per version of the entry — when a download is stored (copied from the
 /// download, opened without following a link, into a new file of the held checkout folder, and handed out only when
 /// it holds the bytes the store took: the same size and content hash) or, when its checkout is missing or out of
-/// date, copied from the entry through a small buffer (whatever the store's `maximumReadSize`), which checks it.
+/// date, copied from the entry through a small buffer (whatever the store's `maximumReadSize`), checked as a read
+/// checks it.
 /// Later lookups of the same version hand the same file out again: they mark the entry as just used
-/// (`FileDataSource/markUsed(forKey:)`) without reading its data, so repeated calls neither copy nor pile up files. A version is its bytes (size and content hash): a `304` that renews
-/// the entry hands out the same checkout. Checkouts of entries the store no longer holds are deleted when
-/// a download is stored, and when a lookup misses. Treat a returned URL as read-only: open it soon, or copy it (a
-/// checkout changed in size or replaced by something other than a file is written again from the store).
+/// (`FileDataSource/markUsed(forKey:)`) without reading its data, so repeated calls neither copy nor pile up files. A
+/// version is its bytes (size and content hash): a `304` that renews the entry hands out the same checkout. Checkouts
+/// of entries the store no longer holds are deleted when a download is stored, and when a lookup misses. Treat a
+/// returned URL as read-only: open it soon, or copy it (a checkout changed in size or replaced by something other than
+/// a file is written again from the store).
 ///
 /// The provider deletes only what it made: regular files named as its checkouts (32 hex digits and
 /// `.strata-checkout`) or as its staged copies (`.strata-checkout-staged-…`). Anything else in the checkout
@@ -342,7 +344,7 @@ public final class FileCacheProvider: CacheProvider {
     /// never through a link): its name and the version copied, or `nil` (nothing left behind) when the store has no
     /// readable entry for `key` now.
     ///
-    /// - Throws: ``Strata/StrataError/Code/io`` when the staged file cannot be created.
+    /// - Throws: ``Strata/StrataError/Code/io`` when the staged file cannot be created or written (a full disk).
     private func stageCopy(of key: String) throws -> (name: String, info: FileEntryInfo)? {
         let (descriptor, name): (Int32, String)
         do {
@@ -350,7 +352,14 @@ public final class FileCacheProvider: CacheProvider {
         } catch {
             throw error.strataError("Staging the checkout of \(StrataError.quoted(key: key))")
         }
-        let copied = store.copyValue(forKey: key, to: descriptor)
+        let copied: FileEntryInfo?
+        do {
+            copied = try store.copyValue(forKey: key, to: descriptor)
+        } catch {
+            _ = close(descriptor)
+            removeOwnFile(name)
+            throw StrataError(.io, "Writing the checkout of \(StrataError.quoted(key: key))", underlying: error)
+        }
         _ = close(descriptor)
         guard let copied else {
             removeOwnFile(name)
