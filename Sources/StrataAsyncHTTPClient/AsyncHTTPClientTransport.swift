@@ -24,10 +24,11 @@
     ///   transport's own timer on the request's event loop, where the bytes are counted as they move (a busy
     ///   cooperative pool cannot make a request look idle), and end the request with the same retryable ``Strata/StrataError/Code/network``
     ///   error, `URLError(.timedOut)` underneath, whose message names the deadline.
-    /// - **Downloads.** The file is created only for a 2xx response and written chunk by chunk, with progress;
-    ///   a 304 or an error status writes nothing to disk and keeps the first
-    ///   ``StrataNetwork/HTTPFailure/bodyPrefixLimit`` bytes of its body for the error, then closes the connection
-    ///   (the rest of an error's body is never read).
+    /// - **Downloads and errors.** A download's file is created only for a 2xx response and written chunk by
+    ///   chunk, with progress. Of a 304 or an error status (a download's, or an ``StrataNetwork/HTTPClient`` send's)
+    ///   nothing is written to disk and the first ``StrataNetwork/HTTPFailure/bodyPrefixLimit`` bytes of the body are
+    ///   kept for the error: a body announced as at most 64 KiB is read to its end (the rest dropped, the connection
+    ///   kept for the next request), any other is cut once those bytes are in, closing the connection.
     /// - **Cancellation.** Cancelling the calling task (or a deadline passing) cancels the AsyncHTTPClient
     ///   request, which closes its connection; the call throws ``Strata/StrataError/Code/cancelled``.
     /// - **Redirects.** It follows a 301, 302, 303, 307 or 308 to `http` or `https`, never from `https` down to

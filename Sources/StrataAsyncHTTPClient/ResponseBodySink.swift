@@ -21,9 +21,12 @@
         private let headers: HTTPHeaders
         /// The `Content-Length`, when the body can be held to it.
         private let expected: Int64?
+        /// Whether an error's body is read to its end, its first bytes kept
+        /// (``HTTPExchange/drainsErrorBody(announced:)``).
+        private let drainsError: Bool
         /// The body bytes accepted (in ``body`` or in the file); never more than the exchange's limit.
         private(set) var received = 0
-        /// The body in memory, or a download's error body prefix.
+        /// The body in memory, or an error body's first bytes.
         private(set) var body = Data()
 
         /// Prepares for a response's body: fails with ``Strata/StrataError/Code/tooLarge`` when its
@@ -39,9 +42,11 @@
                 case .memory: false
                 case .successInMemory, .file: !isSuccess
                 }
-            self.expected =
-                exchange.bodyIsCountable(status: status, headers: headers) && !isPrefix
+            let announced =
+                exchange.bodyIsCountable(status: status, headers: headers)
                 ? headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } : nil
+            self.expected = isPrefix ? nil : announced
+            self.drainsError = isPrefix && HTTPExchange.drainsErrorBody(announced: announced)
             if let expected, expected > Int64(exchange.limit) {
                 throw exchange.tooLarge(contentLength: expected, status: status, headers: headers)
             }
@@ -89,7 +94,7 @@
 
         /// Whether this is a download's error body whose first bytes are all in: the request needs no more of it.
         var hasErrorPrefix: Bool {
-            guard case .prefix = target else { return false }
+            guard case .prefix = target, !drainsError else { return false }
             return body.count >= HTTPFailure.bodyPrefixLimit
         }
 

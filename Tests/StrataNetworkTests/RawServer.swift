@@ -24,6 +24,7 @@ final class RawServer: Sendable {
 
     private let listener: LoopbackListener
     private let heads: Locked<[String]>
+    private let connections: Locked<Int>
 
     /// `http://127.0.0.1:<port>`.
     let baseURL: URL
@@ -31,42 +32,55 @@ final class RawServer: Sendable {
     /// The request heads read so far, as text (invalid UTF-8 replaced), in order.
     var requestHeads: [String] { heads.withLock { $0 } }
 
-    private init(listener: LoopbackListener, heads: Locked<[String]>, baseURL: URL) {
+    /// The connections accepted so far.
+    var connectionCount: Int { connections.withLock { $0 } }
+
+    private init(listener: LoopbackListener, heads: Locked<[String]>, connections: Locked<Int>, baseURL: URL) {
         self.listener = listener
         self.heads = heads
+        self.connections = connections
         self.baseURL = baseURL
     }
 
-    /// Starts a server; `respond` runs once per connection, on that connection's thread, with a blocking
-    /// function that writes bytes.
-    static func start(respond: @escaping @Sendable (_ write: Write) throws -> Void) throws -> RawServer {
+    /// Starts a server; `respond` runs once per connection (once per request with `keepingAlive`: the connection
+    /// then stays open for the next request until the client closes it), on that connection's thread, with a
+    /// blocking function that writes bytes.
+    static func start(
+        keepingAlive: Bool = false,
+        respond: @escaping @Sendable (_ write: Write) throws -> Void
+    ) throws -> RawServer {
         let heads = Locked<[String]>([])
+        let connections = Locked(0)
         let listener = try LoopbackListener.start(name: "RawServer") { connection, _ in
-            serve(connection, heads: heads, respond: respond)
+            connections.withLock { $0 += 1 }
+            while serve(connection, heads: heads, respond: respond), keepingAlive {}
         }
         guard let baseURL = URL(string: "http://127.0.0.1:\(listener.port)") else {
             listener.stop()
             throw CocoaError(.featureUnsupported)
         }
-        return RawServer(listener: listener, heads: heads, baseURL: baseURL)
+        return RawServer(listener: listener, heads: heads, connections: connections, baseURL: baseURL)
     }
 
     /// Stops accepting connections and shuts down every open connection, waking any blocked thread.
     func stop() { listener.stop() }
 
-    private static func serve(_ connection: Int32, heads: Locked<[String]>, respond: (Write) throws -> Void) {
-        guard let head = readHead(connection) else { return }
+    /// Reads one request head and responds; whether the connection can take another request.
+    private static func serve(_ connection: Int32, heads: Locked<[String]>, respond: (Write) throws -> Void) -> Bool {
+        guard let head = readHead(connection) else { return false }
         heads.withLock { $0.append(String(decoding: head, as: UTF8.self)) }
         do {
             try respond { data in
                 try data.withUnsafeBytes { try LoopbackListener.send($0, to: connection) }
             }
+            return true
         } catch is ResetConnection {
             var option = linger(l_onoff: 1, l_linger: 0)
             _ = setsockopt(connection, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
         } catch {
             // The client went away: the connection closes normally.
         }
+        return false
     }
 
     /// Reads up to the blank line that ends a request head (at most 64 KiB); `nil` when the client went away

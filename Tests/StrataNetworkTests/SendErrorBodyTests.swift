@@ -68,4 +68,71 @@ struct SendErrorBodyTests {
         let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
         #expect(error?.code == .tooLarge, "\(String(describing: error))")
     }
+
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aShortAnnouncedErrorBodyIsReadToItsEndSoTheConnectionIsReused(transport kind: TransportUnderTest)
+        async throws
+    {
+        // Given a server that keeps its connections open and answers 404 with a body of 2,000 bytes, sent in two
+        // parts 50 ms apart (the first part more than the client keeps)
+        let body = Data(repeating: 0x63, count: 2_000)
+        let server = try RawServer.start(keepingAlive: true) { write in
+            try write(Data("HTTP/1.1 404 Not Found\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body.prefix(1_000))
+            Thread.sleep(forTimeInterval: 0.05)
+            try write(body.suffix(1_000))
+        }
+        defer { server.stop() }
+        let client = HTTPClient(transport: kind.make())
+
+        // When three requests are sent one after the other
+        var errors: [StrataError?] = []
+        for _ in 0..<3 {
+            errors.append(await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) })
+        }
+
+        // Then each is the 404 with the body's first bytes, and all three went over one connection: a body the
+        // server announced as short was read to its end rather than cut by closing the connection
+        for error in errors {
+            #expect(error?.code == .notFound, "\(String(describing: error))")
+            #expect(error?.httpFailure?.bodyPrefix == body.prefix(HTTPFailure.bodyPrefixLimit))
+        }
+        #expect(server.connectionCount == 1)
+    }
+
+    /// A wrapper of the user's own around a Strata transport: it can only call the public methods.
+    private struct PlainWrapper: HTTPTransport {
+        let base: any HTTPTransport
+
+        func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
+            try await base.send(request, maximumBodySize: maximumBodySize)
+        }
+
+        func download(
+            _ request: HTTPRequest,
+            to destination: URL,
+            maximumBodySize: Int,
+            progress: @escaping @Sendable (DownloadProgress) -> Void
+        ) async throws -> HTTPResponse {
+            try await base.download(request, to: destination, maximumBodySize: maximumBodySize, progress: progress)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aTransportOfTheUsersOwnHandsBackWholeBodiesAsDocumented() async throws {
+        // Given a 503 with a page of 64 KiB, and a client on a wrapper of the user's own that takes 1 KiB at most
+        let server = try RawServer.start { write in
+            try write(
+                Data("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 65536\r\n\r\n".utf8) + Data(count: 64 << 10)
+            )
+        }
+        defer { server.stop() }
+        let client = HTTPClient(
+            transport: PlainWrapper(base: URLSessionTransport()),
+            configuration: .init(maximumResponseSize: 1 << 10)
+        )
+
+        // When a request is sent, then the whole page was asked for, and it is too large
+        let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+        #expect(error?.code == .tooLarge, "\(String(describing: error))")
+    }
 }

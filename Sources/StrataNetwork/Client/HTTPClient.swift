@@ -13,8 +13,10 @@ import Strata
 /// ``Strata/StrataError/Code/unauthorized``; everything else ``Strata/StrataError/Code/unexpectedResponse``
 /// (retryable for 408, 429 and 5xx, with `Retry-After`), with the response's details in an ``HTTPFailure``
 /// cause. See ``error(for:request:now:)``. A conditional request (``send(_:ifModifiedSince:)``) answers a
-/// `304 Not Modified` as a value, ``ConditionalResponse/notModified(_:)``. Bodies larger than ``Configuration/maximumResponseSize`` fail with
-/// ``Strata/StrataError/Code/tooLarge`` without being read whole.
+/// `304 Not Modified` as a value, ``ConditionalResponse/notModified(_:)``. A 2xx body larger than
+/// ``Configuration/maximumResponseSize`` fails with ``Strata/StrataError/Code/tooLarge`` without being read whole; of
+/// any other status only the first ``HTTPFailure/bodyPrefixLimit`` bytes are kept (with Strata's transports, which
+/// then stop reading a long or endless body), so an error page is its status's error whatever its size.
 public struct HTTPClient: Sendable {
     /// The transport that sends the requests.
     public let transport: any HTTPTransport

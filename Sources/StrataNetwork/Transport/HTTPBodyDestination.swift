@@ -1,14 +1,15 @@
 import Foundation
 
-/// Where a transport puts a response body: in memory, as ``HTTPTransport/send(_:maximumBodySize:)`` asks, or in a
-/// file as it arrives, with progress, as ``HTTPTransport/download(_:to:maximumBodySize:progress:)`` asks.
+/// Where a transport puts a response body: in memory, as ``HTTPTransport/send(_:maximumBodySize:)`` asks; in memory
+/// for a 2xx and as an error's first bytes otherwise, as ``HTTPClient`` asks; or in a file as it arrives, with
+/// progress, as ``HTTPTransport/download(_:to:maximumBodySize:progress:)`` asks.
 package enum HTTPBodyDestination: Sendable {
     /// In memory, up to the request's limit.
     case memory
     /// In memory for a 2xx response, up to the request's limit; of any other status only the first
-    /// ``HTTPFailure/bodyPrefixLimit`` bytes, after which the exchange ends whatever the rest: what ``HTTPClient``
-    /// reads of a response it turns into an error, so a large or endless error page is neither `tooLarge` nor waited
-    /// for.
+    /// ``HTTPFailure/bodyPrefixLimit`` bytes, the rest read and dropped when it is announced as short
+    /// (``HTTPExchange/drainsErrorBody(announced:)``) and not read otherwise: what ``HTTPClient`` reads of a response
+    /// it turns into an error, so a large or endless error page is neither `tooLarge` nor waited for.
     case successInMemory
     /// In the file, created only for a 2xx response; `progress` is called as bytes arrive.
     case file(URL, progress: @Sendable (DownloadProgress) -> Void)

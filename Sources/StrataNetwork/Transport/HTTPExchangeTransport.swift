@@ -8,7 +8,8 @@ package protocol HTTPExchangeTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - request: The request; its ``HTTPRequest/timeout`` and ``HTTPRequest/totalTimeout`` are set.
-    ///   - destination: Memory, or the file of a download with its progress.
+    ///   - destination: Memory (all of it, or a 2xx's and an error's first bytes), or the file of a download with its
+    ///     progress.
     ///   - maximumBodySize: The most body bytes to accept.
     func exchange(
         _ request: HTTPRequest,
@@ -44,7 +45,8 @@ extension HTTPTransport {
     ///
     /// - Parameters:
     ///   - request: The request.
-    ///   - destination: Memory, or the file of a download with its progress.
+    ///   - destination: Memory (all of it, or a 2xx's and an error's first bytes), or the file of a download with its
+    ///     progress.
     ///   - maximumBodySize: The most body bytes to accept.
     package func send(
         _ request: HTTPRequest,

@@ -15,8 +15,9 @@ public protocol HTTPTransport: Sendable {
     /// Sends a request and returns the response with its body in memory.
     ///
     /// ``HTTPClient`` reads only the first ``HTTPFailure/bodyPrefixLimit`` bytes of a non-2xx body. Strata's own
-    /// transports are told so, and end such a response once those are in; this method, which a transport of your
-    /// own implements, returns whole bodies, so its limit applies to error pages too.
+    /// transports are told so through a call of the package's, and stop reading a long error body once those are in;
+    /// this method, which a transport of your own implements, returns whole bodies, so its limit applies to error
+    /// pages too — and so does a wrapper of your own around a Strata transport, which can only call this method.
     ///
     /// - Parameters:
     ///   - request: The request; its ``HTTPRequest/timeout`` and ``HTTPRequest/totalTimeout`` are set.
@@ -29,9 +30,10 @@ public protocol HTTPTransport: Sendable {
     ///
     /// Only a 2xx response's body goes to the file: for any other status (a `304 Not Modified`, an error) the
     /// transport should create no file and return the body, or its first ``HTTPFailure/bodyPrefixLimit``
-    /// bytes, in the response — and read no more of an error's body than those (Strata's transports close the
-    /// connection once they are in, so an endless error body ends at once). The client deletes a file a transport
-    /// created anyway, except after a 304.
+    /// bytes, in the response — and read no more of a long error body than those (Strata's transports read a body
+    /// announced as at most 64 KiB to its end, keeping the connection, and cut any other once its first bytes are
+    /// in, so an endless error body ends at once). The client deletes a file a transport created anyway, except after
+    /// a 304.
     ///
     /// - Parameters:
     ///   - request: The request; its ``HTTPRequest/timeout`` and ``HTTPRequest/totalTimeout`` are set.

@@ -259,7 +259,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             // An error's body: its first bytes for the message; once they are in, the transfer ends.
             let room = HTTPFailure.bodyPrefixLimit - transfer.body.count
             if room > 0 { transfer.body.append(data.prefix(room)) }
-            guard transfer.body.count >= HTTPFailure.bodyPrefixLimit, let response = transfer.response else {
+            guard transfer.body.count >= HTTPFailure.bodyPrefixLimit,
+                !HTTPExchange.drainsErrorBody(announced: transfer.expected),
+                let response = transfer.response
+            else {
                 return .accepted(nil, DownloadProgress(bytesReceived: 0, expectedBytes: nil))
             }
             return .prefixComplete(
