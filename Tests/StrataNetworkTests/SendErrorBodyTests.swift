@@ -99,27 +99,10 @@ struct SendErrorBodyTests {
         #expect(server.connectionCount == 1)
     }
 
-    /// A wrapper of the user's own around a Strata transport: it can only call the public methods.
-    private struct PlainWrapper: HTTPTransport {
-        let base: any HTTPTransport
-
-        func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
-            try await base.send(request, maximumBodySize: maximumBodySize)
-        }
-
-        func download(
-            _ request: HTTPRequest,
-            to destination: URL,
-            maximumBodySize: Int,
-            progress: @escaping @Sendable (DownloadProgress) -> Void
-        ) async throws -> HTTPResponse {
-            try await base.download(request, to: destination, maximumBodySize: maximumBodySize, progress: progress)
-        }
-    }
-
     @Test(.timeLimit(.minutes(1)))
     func aTransportOfTheUsersOwnHandsBackWholeBodiesAsDocumented() async throws {
-        // Given a 503 with a page of 64 KiB, and a client on a wrapper of the user's own that takes 1 KiB at most
+        // Given a 503 with a page of 64 KiB, and a client that takes 1 KiB at most on a transport of the user's own
+        // (a test transport that sends through a `URLSessionTransport`'s public method)
         let server = try RawServer.start { write in
             try write(
                 Data("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 65536\r\n\r\n".utf8) + Data(count: 64 << 10)
@@ -127,7 +110,7 @@ struct SendErrorBodyTests {
         }
         defer { server.stop() }
         let client = HTTPClient(
-            transport: PlainWrapper(base: URLSessionTransport()),
+            transport: TestTransport(.network),
             configuration: .init(maximumResponseSize: 1 << 10)
         )
 
