@@ -161,9 +161,9 @@ public final class FileStoreInspector: Sendable {
 
     /// Removes every entry file (damaged ones included), the access journal and the store's own leftovers:
     /// temporary files of interrupted writes, and entry files or journals set aside as damaged (links, and files
-    /// whose trailer proves the store wrote them; a folder, or a file without that proof, set aside stays). A file
-    /// at an entry's name without a sealed trailer is set aside as ``remove(fileNames:)`` does, never deleted. The
-    /// marker, the lock file and every other file stay.
+    /// whose trailer proves the store wrote them; a folder, a pipe, a socket or a file without that proof set aside
+    /// stays). A file at an entry's name without a sealed trailer is set aside as ``remove(fileNames:)`` does, never
+    /// deleted. The marker, the lock file and every other file stay.
     ///
     /// - Returns: How many entry files were removed or set aside.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a ``Strata/StoreAccess/readOnly`` inspector,
@@ -173,10 +173,12 @@ public final class FileStoreInspector: Sendable {
         try checkWritable()
         let removed = try remove(fileNames: listedEntryItems().map(\.name))
         _ = EntryFile.discard(AccessJournal.fileName, in: folder)
+        // What the store set aside goes only when it is a link (itself) or a sealed file: a folder, a pipe or a
+        // socket set aside is never deleted.
         for item in (try? folder.items()) ?? []
         where FileDataSource.isLeftoverTemporary(item)
-            || (EntryFile.isSetAside(item.name) && item.kind != .folder
-                && (item.kind != .file || EntryFile.isSealed(item.name, in: folder)))
+            || (EntryFile.isSetAside(item.name)
+                && (item.kind == .link || (item.kind == .file && EntryFile.isSealed(item.name, in: folder))))
         {
             _ = try? folder.remove(item.name)
         }

@@ -30,7 +30,11 @@ extension EntryStamp {
     ///   - defaultMaxAge: The store's time to live in seconds, which an entry without an expiry of its own has.
     init(_ metadata: EntryMetadata, now: Date, defaultMaxAge: Double?) {
         let storedAt = metadata.storedAt ?? now
-        var maxAge = metadata.expiresAt.map { $0.timeIntervalSince(storedAt) }
+        // Two finite dates far apart can be an infinite age (1e308 after -1e308), which the index refuses to read
+        // back: the age saturates, for ever (or expired at once) all the same.
+        var maxAge = metadata.expiresAt.map {
+            min(max($0.timeIntervalSince(storedAt), -.greatestFiniteMagnitude), .greatestFiniteMagnitude)
+        }
         if metadata.forbidsServingStale {
             let fresh = max(0, metadata.freshUntil.map { $0.timeIntervalSince(storedAt) } ?? 0)
             maxAge = min(maxAge ?? defaultMaxAge ?? fresh, fresh)

@@ -236,7 +236,8 @@ extension StoreFolder {
     /// Where `d_name` lies in a `dirent`.
     private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 0
 
-    /// The names in the folder (without `.` and `..`) and what each is, links reported as links.
+    /// The names in the folder (without `.` and `..`, nor any that is not valid UTF-8) and what each is, links
+    /// reported as links.
     package func items() throws(POSIXCallError) -> [(name: String, kind: ItemKind)] {
         // `fdopendir` takes the descriptor over, so it is given a duplicate; reading starts at the beginning.
         let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
@@ -259,9 +260,14 @@ extension StoreFolder {
             }
             // The name is read where it lies, up to its NUL: a record is only as long as its name, so copying the
             // whole `d_name` array (256 bytes) would read past the end of the last record in the buffer.
-            let name = String(
-                cString: UnsafeRawPointer(entry).advanced(by: Self.nameOffset).assumingMemoryBound(to: CChar.self)
-            )
+            // A name that is not UTF-8 is left out: repaired into a string, it would name another item (a user's file
+            // named with U+FFFD where this one has an invalid byte), and no name a store makes is such.
+            guard
+                let name = String(
+                    validatingCString: UnsafeRawPointer(entry).advanced(by: Self.nameOffset)
+                        .assumingMemoryBound(to: CChar.self)
+                )
+            else { continue }
             if name == "." || name == ".." { continue }
             let kind: ItemKind
             switch Int32(entry.pointee.d_type) {

@@ -189,10 +189,16 @@ package final class StoreOwnership: Sendable {
         // O_NONBLOCK: a pipe planted at the name cannot hang a shared claim's open.
         let flags = (mode == .exclusive ? O_RDWR | O_CREAT : O_RDONLY) | O_NONBLOCK
         for _ in 0..<2 {
-            do {
-                return try folder.openFile(lockName, flags)
+            do throws(POSIXCallError) {
+                let fd = try folder.openFile(lockName, flags)
+                guard FileDescriptor.regularFileSize(fd) < 0 else { return fd }
+                // A pipe or a device opened at the lock file's name: moved aside below, never replaced or removed.
+                _ = close(fd)
+                throw POSIXCallError(call: "open", path: folder.qualified(lockName), code: ENXIO)
             } catch {
-                if mode == .shared, error.isNotFound || error.isLink || error.isWrongKind { return -1 }
+                if mode == .shared, error.isNotFound || error.isLink || error.isWrongKind || error.code == ENXIO {
+                    return -1
+                }
                 if error.isLink {
                     _ = try? folder.remove(lockName)
                     continue

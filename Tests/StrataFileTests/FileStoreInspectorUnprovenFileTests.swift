@@ -5,6 +5,12 @@ import StrataTestSupport
 import StrataTesting
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// An inspector's removals by name (`strata verify --repair`, `prune`, `clear`) delete a file at an entry name only
 /// when its sealed trailer proves the store wrote it; a user's file there is set aside, byte for byte.
 struct FileStoreInspectorUnprovenFileTests {
@@ -19,6 +25,13 @@ struct FileStoreInspectorUnprovenFileTests {
         let data = Data("the user's notes, not an entry\n".utf8) + Data.pattern(300)
         try data.write(to: folder.storeURL().appendingPathComponent(name))
         return (name, data)
+    }
+
+    /// A closed store holding `a` only: the name of its entry file.
+    private func storeWithOneEntry(_ folder: TemporaryFolder) throws -> String {
+        let store = try folder.makeStore()
+        try store.setValue(.pattern(100), forKey: "a")
+        return try #require(try folder.entryFiles().first)
     }
 
     /// `remove(fileNames:)` of a name listed while it held the store's file, now a user's file (the file swapped
@@ -49,5 +62,49 @@ struct FileStoreInspectorUnprovenFileTests {
         #expect(try folder.survivor(of: name) == data)
         #expect(try folder.entryFiles().isEmpty)
         #expect(try folder.makeStore().count == 0)
+    }
+
+    /// `removeAllEntries()` (`strata clear`) leaves a pipe the store set aside: only links and sealed files set aside
+    /// are deleted.
+    @Test(.timeLimit(.minutes(1)))
+    func removingAllEntriesLeavesAPipeTheStoreSetAside() throws {
+        // Given a pipe at an entry's name, set aside by the store's open
+        let folder = try TemporaryFolder()
+        let name = try storeWithOneEntry(folder)
+        let path = folder.storeURL().appendingPathComponent(name).path
+        try FileManager.default.removeItem(atPath: path)
+        #expect(mkfifo(path, 0o644) == 0)
+        _ = try folder.makeStore()
+        let aside = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)
+                .first { $0.hasPrefix(name + ".damaged-") }
+        )
+
+        // When every entry is removed
+        try FileStoreInspector(folder: folder.storeURL()).removeAllEntries()
+
+        // Then the pipe is still there, set aside
+        var status = stat()
+        #expect(lstat(folder.storeURL().appendingPathComponent(aside).path, &status) == 0)
+        #expect(status.st_mode & S_IFMT == S_IFIFO)
+    }
+
+    /// A name that is not UTF-8 is never acted on: a link so named beside a user's file whose name is its
+    /// replacement-character spelling leaves that file as it was.
+    @Test func aNameThatIsNotUTF8NeverLeadsToAnotherFile() throws {
+        let folder = try TemporaryFolder()
+        let name = try storeWithOneEntry(folder)
+        let store = folder.storeURL().path
+        // A link named `<entry>.damaged-\xFF` (invalid UTF-8), and the user's file `<entry>.damaged-\u{FFFD}`
+        var linkName = Array((store + "/" + name + ".damaged-").utf8CString.dropLast())
+        linkName.append(CChar(bitPattern: 0xFF))
+        linkName.append(0)
+        #expect(symlink("/nonexistent", linkName) == 0)
+        let usersFile = URL(fileURLWithPath: store + "/" + name + ".damaged-\u{FFFD}")
+        try Data("the user's file".utf8).write(to: usersFile)
+
+        try FileStoreInspector(folder: folder.storeURL()).removeAllEntries()
+
+        #expect(try Data(contentsOf: usersFile) == Data("the user's file".utf8))
     }
 }

@@ -201,19 +201,43 @@ struct JSONFileDataSourceForeignFileTests {
         }
     }
 
-    /// A FIFO at the lock file's name: the open neither hangs nor fails untyped.
+    /// A FIFO at the lock file's name: the open neither hangs nor deletes it; it is set aside and the store opens.
     @Test(.timeLimit(.minutes(1)))
-    func aFIFOAtTheLockFileNeitherHangsNorCrashes() async throws {
+    func aFIFOAtTheLockFileIsSetAsideNotDeleted() async throws {
         try await withTemporaryFolder { parent in
             let folder = parent.appendingPathComponent("store")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             #expect(mkfifo(folder.appendingPathComponent(".strata-lock").path, 0o644) == 0)
-            do {
-                let store = try Fixture(folder: folder).open()
-                try store.setValue(Item(name: "a", number: 1), forKey: "a")
-            } catch {
-                #expect(error is StrataError)
-            }
+
+            let store = try Fixture(folder: folder).open()
+            try store.setValue(Item(name: "a", number: 1), forKey: "a")
+
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            let aside = try #require(names.first { $0.hasPrefix(".strata-lock.damaged-") }, "\(names)")
+            var status = stat()
+            #expect(lstat(folder.appendingPathComponent(aside).path, &status) == 0)
+            #expect(status.st_mode & S_IFMT == S_IFIFO, "the pipe itself, moved aside")
+        }
+    }
+
+    /// A FIFO at an indexed entry's name: removing the entry sets it aside, never deletes it.
+    @Test(.timeLimit(.minutes(1)))
+    func aFIFOAtAnEntrysNameIsSetAsideByItsRemoval() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open()
+            try store.setValue(Item(name: "a", number: 1), forKey: "a")
+            let (shard, file) = JSONFileStorage.location(of: "a")
+            let shardFolder = folder.appendingPathComponent("entries").appendingPathComponent(shard)
+            try FileManager.default.removeItem(at: shardFolder.appendingPathComponent(file))
+            #expect(mkfifo(shardFolder.appendingPathComponent(file).path, 0o644) == 0)
+
+            #expect(try store.removeValue(forKey: "a"))
+
+            let names = try FileManager.default.contentsOfDirectory(atPath: shardFolder.path)
+            #expect(names.contains { $0.hasPrefix(file + ".corrupt-") }, "\(names)")
+            #expect(!names.contains(file))
+            #expect(try store.value(forKey: "a") == nil)
         }
     }
 }

@@ -57,4 +57,27 @@ struct JSONFileDataSourceNonFiniteTimeTests {
             #expect(try store.value(forKey: "kept") == nil, "the entry keeps its 60 s lifetime")
         }
     }
+
+    /// Two finite dates so far apart that the time between them is not finite: the entry is renewed to never expire,
+    /// and its index line is one the next open reads (the age was written as `inf`: the index was rebuilt as damaged).
+    @Test func aRenewalBetweenTheFarthestFiniteDatesIsReadBackAtTheNextOpen() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            do {
+                let store = try fixture.open(timeToLive: .seconds(60))
+                try store.setValue(Item(name: "a", number: 1), forKey: "a")
+                let metadata = EntryMetadata(
+                    storedAt: Date(timeIntervalSince1970: -1e308),
+                    expiresAt: Date(timeIntervalSince1970: 1e308)
+                )
+                #expect(try store.renewMetadata(metadata, forKey: "a"))
+            }
+            fixture.clock.advance(by: .seconds(86_400 * 365))
+
+            let store = try fixture.open(timeToLive: .seconds(60))
+
+            #expect(try store.value(forKey: "a") == Item(name: "a", number: 1))
+            #expect(fixture.reports.all.isEmpty, "\(fixture.reports.all)")
+        }
+    }
 }

@@ -512,9 +512,21 @@ struct JSONFileStorage: ~Copyable {
         let (shardName, file) = Self.location(of: key)
         if let shard = try shard(shardName, create: false, now: now) {
             do {
-                try shard.remove(file)
+                if (try? shard.kind(of: file)) == .other {
+                    // A pipe, a socket or a device at the entry's name: not the store's, set aside, never deleted.
+                    try record(
+                        Self.setAside(
+                            file,
+                            in: shard,
+                            now: now,
+                            reason: "Not a regular file where an entry file belongs"
+                        )
+                    )
+                } else {
+                    try shard.remove(file)
+                }
                 if durable { try shard.sync() }
-            } catch {
+            } catch let error as POSIXCallError {
                 if try !setAsideDamage(file, in: shard, error: error, now: now) {
                     throw error.strataError("Removing the entry file")
                 }
