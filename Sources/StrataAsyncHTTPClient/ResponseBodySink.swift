@@ -11,7 +11,7 @@
             case memory
             case file(DownloadFileWriter)
             /// A download's non-2xx body (or a send's that keeps a success only): its first bytes kept for the error;
-            /// the request ends once they are in.
+            /// the request ends once they are in, but for a short body announced as such, read on to its end.
             case prefix
         }
 
@@ -21,9 +21,11 @@
         private let headers: HTTPHeaders
         /// The `Content-Length`, when the body can be held to it.
         private let expected: Int64?
-        /// Whether an error's body is read to its end, its first bytes kept
-        /// (``HTTPExchange/drainsErrorBody(announced:)``).
-        private let drainsError: Bool
+        /// The `Content-Length` of an error's body, whose first bytes are kept
+        /// (``HTTPExchange/drainsErrorBody(announced:received:)``).
+        private let errorAnnounced: Int64?
+        /// The bytes of an error's body read, kept in ``body`` or dropped.
+        private var errorBytes = 0
         /// The body bytes accepted (in ``body`` or in the file); never more than the exchange's limit.
         private(set) var received = 0
         /// The body in memory, or an error body's first bytes.
@@ -46,7 +48,7 @@
                 exchange.bodyIsCountable(status: status, headers: headers)
                 ? headers["Content-Length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) } : nil
             self.expected = isPrefix ? nil : announced
-            self.drainsError = isPrefix && HTTPExchange.drainsErrorBody(announced: announced)
+            self.errorAnnounced = isPrefix ? announced : nil
             if let expected, expected > Int64(exchange.limit) {
                 throw exchange.tooLarge(contentLength: expected, status: status, headers: headers)
             }
@@ -68,6 +70,7 @@
             if case .prefix = target {
                 let room = HTTPFailure.bodyPrefixLimit - body.count
                 if room > 0 { body.append(contentsOf: chunk.prefix(room)) }
+                errorBytes += chunk.count
                 return nil
             }
             // `received` never exceeds `limit`, so the subtraction cannot overflow.
@@ -94,8 +97,9 @@
 
         /// Whether this is a download's error body whose first bytes are all in: the request needs no more of it.
         var hasErrorPrefix: Bool {
-            guard case .prefix = target, !drainsError else { return false }
+            guard case .prefix = target else { return false }
             return body.count >= HTTPFailure.bodyPrefixLimit
+                && !HTTPExchange.drainsErrorBody(announced: errorAnnounced, received: errorBytes)
         }
 
         /// Closes the file, if any.

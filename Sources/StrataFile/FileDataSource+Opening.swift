@@ -20,9 +20,10 @@ extension FileDataSource {
     /// ``EntryTrailer/openingSequenceLimit``) and leftover temporary files, applies the access journal and builds
     /// the index.
     ///
-    /// An entry file that cannot be read (`EACCES`, `EIO`) is reported to `diagnostics` and set aside: left at its
-    /// name, it would be missing from the index — kept out of the limits, and out of ``removeAll()``'s reach — and
-    /// come back as an entry at a later open.
+    /// An entry file that cannot be read for another reason (`EACCES`, `EPERM` while a device is locked, `EIO`) is
+    /// reported to `diagnostics` as ``Strata/StrataError/Code/io`` and left where it is, out of the index (its key
+    /// is in the trailer that could not be read): a later open takes it in, and ``removeAll()`` removes it (when
+    /// sealed) or sets it aside all the same.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when the folder cannot be listed whole, or the process or system
     ///   runs out of descriptors or memory while reading the trailers: an index with entries missing is never
@@ -82,7 +83,14 @@ extension FileDataSource {
                 case .failure(.unreadable(let error)) where error.isOutOfResources:
                     throw error.strataError("Reading the entry file \(item.name)")
                 case .failure(.unreadable(let error)):
-                    setAsideUnreadable(item.name, error, in: folder, diagnostics: diagnostics)
+                    diagnostics?(
+                        StrataError(
+                            .io,
+                            "FileDataSource could not read the entry file \(folder.qualified(item.name)) when opening "
+                                + "the store (\(error)): left out of the store until it can be read",
+                            underlying: error
+                        )
+                    )
                     continue
                 case .failure(let failure): problem = failure
                 }
@@ -117,25 +125,6 @@ extension FileDataSource {
             index.insert(entry)
         }
         return (index, corrupt)
-    }
-
-    /// Sets aside (`<name>.damaged-<hex>`, never deleted) the entry file `name` that cannot be read, and reports it
-    /// to `diagnostics` as ``Strata/StrataError/Code/io``; left where it is when the rename fails too.
-    private static func setAsideUnreadable(
-        _ name: String,
-        _ error: POSIXCallError,
-        in folder: StoreFolder,
-        diagnostics: (@Sendable (StrataError) -> Void)?
-    ) {
-        let outcome = EntryFile.setAside(name, in: folder).map { "set aside as \($0)" } ?? "left as it is"
-        diagnostics?(
-            StrataError(
-                .io,
-                "FileDataSource could not read the entry file \(folder.qualified(name)) when opening the store "
-                    + "(\(error)): \(outcome)",
-                underlying: error
-            )
-        )
     }
 
     /// Renames the entry files an earlier version named from keys not in NFC to their NFC names, so that the key

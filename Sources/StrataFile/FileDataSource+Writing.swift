@@ -301,6 +301,10 @@ extension FileDataSource {
 
     /// Removes every entry and forgets the stored list answer; files that are not Strata entries stay.
     ///
+    /// Files at entry names the index does not hold (one that could not be read when the store opened, one put there
+    /// since) go too, by the rule of a damaged entry: removed when their sealed trailer proves the store wrote them,
+    /// set aside otherwise, so that none comes back as an entry at a later open.
+    ///
     /// Announced when every entry, or some, went; flushed before the call returns in a
     /// ``StoreDurability/durable`` store.
     ///
@@ -309,6 +313,10 @@ extension FileDataSource {
         let (failure, removedAny) = withState { state -> (StrataError?, Bool) in
             let names = state.index.entries.compactMap { $0?.name }
             var failure = removeFiles(names, in: &state)
+            for item in (try? folder.items()) ?? [] {
+                guard let name = EntryName(fileName: item.name), state.index.entry(name) == nil else { continue }
+                _ = try? EntryFile.dispose(item.name, in: folder)
+            }
             let removed = names.count - state.index.count
             if removed > 0 {
                 do throws(StrataError) { try flushRemovals() } catch { failure = failure ?? error }

@@ -30,13 +30,9 @@ extension EntryStamp {
     ///   - defaultMaxAge: The store's time to live in seconds, which an entry without an expiry of its own has.
     init(_ metadata: EntryMetadata, now: Date, defaultMaxAge: Double?) {
         let storedAt = metadata.storedAt ?? now
-        // Two finite dates far apart can be an infinite age (1e308 after -1e308), which the index refuses to read
-        // back: the age saturates, for ever (or expired at once) all the same.
-        var maxAge = metadata.expiresAt.map {
-            min(max($0.timeIntervalSince(storedAt), -.greatestFiniteMagnitude), .greatestFiniteMagnitude)
-        }
+        var maxAge = metadata.expiresAt.map { Self.age(of: $0, since: storedAt) }
         if metadata.forbidsServingStale {
-            let fresh = max(0, metadata.freshUntil.map { $0.timeIntervalSince(storedAt) } ?? 0)
+            let fresh = max(0, metadata.freshUntil.map { Self.age(of: $0, since: storedAt) } ?? 0)
             maxAge = min(maxAge ?? defaultMaxAge ?? fresh, fresh)
         }
         self.init(
@@ -45,5 +41,12 @@ extension EntryStamp {
             freshUntil: metadata.freshUntil?.timeIntervalSince1970,
             tags: metadata.tags.sorted()
         )
+    }
+
+    /// The seconds from `start` to `date`, saturated at the largest finite number either way: two finite dates far
+    /// apart (1e308 after -1e308) are an infinite age, which the index refuses to read back; saturated, the entry
+    /// lives for ever (or is stale at once) all the same.
+    private static func age(of date: Date, since start: Date) -> Double {
+        min(max(date.timeIntervalSince(start), -.greatestFiniteMagnitude), .greatestFiniteMagnitude)
     }
 }

@@ -239,9 +239,11 @@ extension StoreFolder {
     /// The names in the folder (without `.` and `..`, nor any that is not valid UTF-8) and what each is, links
     /// reported as links.
     package func items() throws(POSIXCallError) -> [(name: String, kind: ItemKind)] {
-        // `fdopendir` takes the descriptor over, so it is given a duplicate; reading starts at the beginning.
-        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0 else { throw .last("fcntl", path) }
+        // `fdopendir` takes the descriptor over, so it is given one of its own: the folder opened again through the
+        // held one (`.`, no path walked). Not a duplicate, which would share its read position with every other
+        // listing of the folder: two at once would each see part of it, and take that for the whole.
+        let copy = FileDescriptor.retryingInterrupts { openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard copy >= 0 else { throw .last("openat", path) }
         guard let stream = fdopendir(copy) else {
             let error = POSIXCallError.last("fdopendir", path)
             _ = close(copy)

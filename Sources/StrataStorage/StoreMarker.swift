@@ -70,6 +70,11 @@ package enum StoreMarker {
             if error.isLink { return .unrecognised("\(fileName) is a symbolic link") }
             if error.isWrongKind { return .unrecognised("\(fileName) is not a regular file") }
             if error.isTooLong { return .unrecognised("\(fileName) is longer than a marker") }
+            // Only a regular file that cannot be read now is unreadable: a socket (`ENXIO`, `EOPNOTSUPP`) or a
+            // folder is not a marker, and is set aside as any other.
+            guard (try? folder.kind(of: fileName)) ?? .file == .file else {
+                return .unrecognised("\(fileName) is not a regular file")
+            }
             return .unreadable(error)
         }
     }

@@ -99,7 +99,11 @@ struct FileStoreInspectorUnprovenFileTests {
         var linkName = Array((store + "/" + name + ".damaged-").utf8CString.dropLast())
         linkName.append(CChar(bitPattern: 0xFF))
         linkName.append(0)
-        #expect(symlink("/nonexistent", linkName) == 0)
+        guard symlink("/nonexistent", linkName) == 0 else {
+            // A file system that refuses such names (APFS: `EILSEQ`) cannot hold the case.
+            #expect(errno == EILSEQ)
+            return
+        }
         let usersFile = URL(fileURLWithPath: store + "/" + name + ".damaged-\u{FFFD}")
         try Data("the user's file".utf8).write(to: usersFile)
 

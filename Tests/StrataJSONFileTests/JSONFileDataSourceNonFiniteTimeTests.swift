@@ -80,4 +80,25 @@ struct JSONFileDataSourceNonFiniteTimeTests {
             #expect(fixture.reports.all.isEmpty, "\(fixture.reports.all)")
         }
     }
+
+    /// The same far-apart dates as a freshness date of an entry that must never be served stale (whose expiry is its
+    /// freshness date), in a store without a time to live.
+    @Test func aFreshnessDateAtTheFarthestFiniteDistanceIsReadBackAtTheNextOpen() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            do {
+                let store = try fixture.open()
+                try store.setValue(Item(name: "a", number: 1), forKey: "a")
+                let metadata = EntryMetadata(
+                    storedAt: Date(timeIntervalSince1970: -1e308),
+                    freshUntil: Date(timeIntervalSince1970: 1e308),
+                    forbidsServingStale: true
+                )
+                #expect(try store.renewMetadata(metadata, forKey: "a"))
+            }
+            let store = try fixture.open()
+            #expect(try store.value(forKey: "a") == Item(name: "a", number: 1))
+            #expect(fixture.reports.all.isEmpty, "\(fixture.reports.all)")
+        }
+    }
 }

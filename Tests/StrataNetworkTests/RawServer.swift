@@ -153,9 +153,11 @@ final class ByteCounter: Sendable {
 extension RawServer {
     /// A server that answers `503` with a chunked body of 1 KiB of `a` every 20 ms, 3,000 chunks (a minute) at
     /// most, counting the chunks it wrote in `written`: an error body that does not end while anyone waits.
-    static func endlessErrorBody(counting written: Locked<Int>) throws -> RawServer {
+    /// `extraHeaders` (whole lines, each ending in CRLF) go before `Transfer-Encoding`.
+    static func endlessErrorBody(counting written: Locked<Int>, extraHeaders: String = "") throws -> RawServer {
         try start { write in
-            try write(Data("HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+            let head = "HTTP/1.1 503 Service Unavailable\r\n\(extraHeaders)Transfer-Encoding: chunked\r\n\r\n"
+            try write(Data(head.utf8))
             let chunk = Data("400\r\n".utf8) + Data(repeating: 0x61, count: 1_024) + Data("\r\n".utf8)
             for _ in 0..<3_000 {
                 try write(chunk)

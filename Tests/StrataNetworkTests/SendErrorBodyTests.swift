@@ -13,9 +13,9 @@ struct SendErrorBodyTests {
     func anErrorPageLargerThanTheLimitIsTheStatusErrorWithItsRetryAfter(transport kind: TransportUnderTest)
         async throws
     {
-        // Given a server that answers 503 with `Retry-After: 7` and a page of 64 KiB, and a client that takes
-        // responses of 1 KiB at most
-        let page = Data(repeating: 0x62, count: 64 << 10)
+        // Given a server that answers 503 with `Retry-After: 7` and a page of 128 KiB (longer than an error body read
+        // to its end), and a client that takes responses of 1 KiB at most
+        let page = Data(repeating: 0x62, count: 128 << 10)
         let server = try RawServer.start { write in
             try write(
                 Data(
@@ -52,6 +52,24 @@ struct SendErrorBodyTests {
         // Then it fails with the status and the body's first bytes, long before the server is through
         #expect(error?.httpFailure?.status == 503, "\(String(describing: error))")
         #expect(error?.httpFailure?.bodyPrefix == Data(repeating: 0x61, count: HTTPFailure.bodyPrefixLimit))
+        #expect(writtenWhenItEnded < 3_000)
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func anEndlessErrorBodyUnderAShortContentLengthIsStillCut(transport kind: TransportUnderTest) async throws {
+        // Given a server that announces an error body of 100 bytes, then sends an endless chunked one (chunked wins,
+        // RFC 9112, section 6.3: a client that read on to the announced end would never get there)
+        let written = Locked(0)
+        let server = try RawServer.endlessErrorBody(counting: written, extraHeaders: "Content-Length: 100\r\n")
+        defer { server.stop() }
+        let client = HTTPClient(transport: kind.make(), configuration: .init(totalTimeout: .seconds(120)))
+
+        // When a request is sent
+        let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+        let writtenWhenItEnded = written.withLock { $0 }
+
+        // Then it fails (with the status, or as the malformed response it is), long before the server is through
+        #expect(error != nil)
         #expect(writtenWhenItEnded < 3_000)
     }
 

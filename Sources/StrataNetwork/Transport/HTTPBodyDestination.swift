@@ -8,7 +8,7 @@ package enum HTTPBodyDestination: Sendable {
     case memory
     /// In memory for a 2xx response, up to the request's limit; of any other status only the first
     /// ``HTTPFailure/bodyPrefixLimit`` bytes, the rest read and dropped when it is announced as short
-    /// (``HTTPExchange/drainsErrorBody(announced:)``) and not read otherwise: what ``HTTPClient`` reads of a response
+    /// (``HTTPExchange/drainsErrorBody(announced:received:)``) and not read otherwise: what ``HTTPClient`` reads of a response
     /// it turns into an error, so a large or endless error page is neither `tooLarge` nor waited for.
     case successInMemory
     /// In the file, created only for a 2xx response; `progress` is called as bytes arrive.

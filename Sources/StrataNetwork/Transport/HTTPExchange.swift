@@ -30,13 +30,15 @@ package struct HTTPExchange: Sendable {
         deadlines = RequestDeadlines(of: request)
     }
 
-    /// Whether an error's body, of which only the first ``HTTPFailure/bodyPrefixLimit`` bytes are kept, is read to
-    /// its end (the rest dropped) rather than cut short by ending the exchange: when its `Content-Length` (`announced`,
-    /// for a body ``bodyIsCountable(status:headers:)``) says at most 64 KiB. Ending an exchange mid-body closes its
+    /// Whether an error's body, of which only the first ``HTTPFailure/bodyPrefixLimit`` bytes are kept, is read on
+    /// to its end (the rest dropped) rather than cut short by ending the exchange: while its `Content-Length`
+    /// (`announced`, for a body ``bodyIsCountable(status:headers:)``) says at most 64 KiB and no more than that has
+    /// come (`received`: a chunked body under a lying length is cut). Ending an exchange mid-body closes its
     /// connection, and an API's routine 404 would cost the next request a new one; a body longer, unannounced or
     /// endless is cut once its first bytes are in.
-    package static func drainsErrorBody(announced: Int64?) -> Bool {
-        announced.map { $0 <= 64 << 10 } ?? false
+    package static func drainsErrorBody(announced: Int64?, received: Int) -> Bool {
+        guard let announced, announced <= 64 << 10 else { return false }
+        return Int64(received) <= announced
     }
 
     /// Whether the body's bytes can be held to `Content-Length`: not for `HEAD`, 1xx, 204 and 304, nor for an encoded

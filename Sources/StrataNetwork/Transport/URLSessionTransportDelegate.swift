@@ -31,7 +31,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         case pendingMemory
         /// The body of a download's non-2xx response (or a ``pendingMemory`` send's): its first bytes kept in memory
         /// for the error; no file. The transfer ends once they are in (or the body ends before), whatever the rest of
-        /// the body.
+        /// the body — but for a short body announced as such, read on to its end and dropped
+        /// (``HTTPExchange/drainsErrorBody(announced:received:)``).
         case prefix
 
         func close() {
@@ -58,6 +59,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var expected: Int64?
         /// The body bytes accepted: in ``body`` or written to the file; never more than the exchange's limit.
         var received = 0
+        /// The bytes of an error's body read, kept in ``body`` or dropped (``Sink/prefix``).
+        var errorBytes = 0
         var body = Data()
     }
 
@@ -256,11 +259,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     {
         transfer.lastActivity = now
         if case .prefix = transfer.sink {
-            // An error's body: its first bytes for the message; once they are in, the transfer ends.
+            // An error's body: its first bytes for the message; once they are in, the transfer ends (a short one is
+            // read on to its end, the rest dropped).
             let room = HTTPFailure.bodyPrefixLimit - transfer.body.count
             if room > 0 { transfer.body.append(data.prefix(room)) }
+            transfer.errorBytes += data.count
             guard transfer.body.count >= HTTPFailure.bodyPrefixLimit,
-                !HTTPExchange.drainsErrorBody(announced: transfer.expected),
+                !HTTPExchange.drainsErrorBody(announced: transfer.expected, received: transfer.errorBytes),
                 let response = transfer.response
             else {
                 return .accepted(nil, DownloadProgress(bytesReceived: 0, expectedBytes: nil))
