@@ -58,45 +58,28 @@ struct JSONFileDataSourceNonFiniteTimeTests {
         }
     }
 
-    /// Two finite dates so far apart that the time between them is not finite: the entry is renewed to never expire,
-    /// and its index line is one the next open reads (the age was written as `inf`: the index was rebuilt as damaged).
-    @Test func aRenewalBetweenTheFarthestFiniteDatesIsReadBackAtTheNextOpen() async throws {
-        try await withTemporaryFolder { folder in
-            let fixture = Fixture(folder: folder)
-            do {
-                let store = try fixture.open(timeToLive: .seconds(60))
-                try store.setValue(Item(name: "a", number: 1), forKey: "a")
-                let metadata = EntryMetadata(
-                    storedAt: Date(timeIntervalSince1970: -1e308),
-                    expiresAt: Date(timeIntervalSince1970: 1e308)
-                )
-                #expect(try store.renewMetadata(metadata, forKey: "a"))
-            }
-            fixture.clock.advance(by: .seconds(86_400 * 365))
-
-            let store = try fixture.open(timeToLive: .seconds(60))
-
-            #expect(try store.value(forKey: "a") == Item(name: "a", number: 1))
-            #expect(fixture.reports.all.isEmpty, "\(fixture.reports.all)")
-        }
-    }
-
-    /// The same far-apart dates as a freshness date of an entry that must never be served stale (whose expiry is its
-    /// freshness date), in a store without a time to live.
-    @Test func aFreshnessDateAtTheFarthestFiniteDistanceIsReadBackAtTheNextOpen() async throws {
+    /// Two finite dates so far apart that the time between them is not finite, as an expiry or as the freshness date
+    /// of an entry that must never be served stale (whose expiry is its freshness date), in a store without a time to
+    /// live: the entry is renewed to never expire, and its index line is one the next open reads (the age was written
+    /// as `inf`: the index was rebuilt as damaged).
+    @Test(arguments: ["expiry", "freshness"])
+    func aRenewalBetweenTheFarthestFiniteDatesIsReadBackAtTheNextOpen(date: String) async throws {
+        let far = Date(timeIntervalSince1970: 1e308)
+        let metadata =
+            date == "expiry"
+            ? EntryMetadata(storedAt: Date(timeIntervalSince1970: -1e308), expiresAt: far)
+            : EntryMetadata(storedAt: Date(timeIntervalSince1970: -1e308), freshUntil: far, forbidsServingStale: true)
         try await withTemporaryFolder { folder in
             let fixture = Fixture(folder: folder)
             do {
                 let store = try fixture.open()
                 try store.setValue(Item(name: "a", number: 1), forKey: "a")
-                let metadata = EntryMetadata(
-                    storedAt: Date(timeIntervalSince1970: -1e308),
-                    freshUntil: Date(timeIntervalSince1970: 1e308),
-                    forbidsServingStale: true
-                )
                 #expect(try store.renewMetadata(metadata, forKey: "a"))
             }
+            fixture.clock.advance(by: .seconds(86_400 * 365))
+
             let store = try fixture.open()
+
             #expect(try store.value(forKey: "a") == Item(name: "a", number: 1))
             #expect(fixture.reports.all.isEmpty, "\(fixture.reports.all)")
         }
