@@ -95,6 +95,11 @@
             throw exchange.bodyEnded(after: received, of: expected)
         }
 
+        /// Whether the body is an error's, whose first bytes only are kept.
+        var isErrorBody: Bool {
+            if case .prefix = target { true } else { false }
+        }
+
         /// Whether this is a download's error body whose first bytes are all in: the request needs no more of it.
         var hasErrorPrefix: Bool {
             guard case .prefix = target else { return false }

@@ -60,8 +60,17 @@
         var failure: StrataError? { state.withLock { $0.failure } }
 
         /// The response that ended the request early (the task then fails, and the transport answers this instead):
-        /// a download's error, once the first bytes of its body were in, or a redirect that is not followed.
-        var errorResponse: Response? { state.withLock { $0.errorResponse } }
+        /// a download's error, once the first bytes of its body were in, or a redirect that is not followed. Or the
+        /// error status whose body was on its way when the request failed for another reason than its cancellation
+        /// (a dropped connection, a deadline): its status and first bytes are the answer.
+        var errorResponse: Response? {
+            state.withLock { state in
+                if let response = state.errorResponse { return response }
+                guard let sink = state.sink, sink.isErrorBody, state.status >= 200, state.failure?.code != .cancelled
+                else { return nil }
+                return Response(status: state.status, headers: state.headers, body: sink.body, url: state.url)
+            }
+        }
 
         /// Starts the deadline timer of the running task; a request cancelled before it started is failed at once.
         func start(_ task: ClientTask) {

@@ -74,6 +74,28 @@ struct SendErrorBodyTests {
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func anErrorWhoseShortBodyIsCutIsStillItsStatus(transport kind: TransportUnderTest) async throws {
+        // Given a server that answers 503 with `Retry-After: 7`, announces 2,000 bytes of body, sends 600 and resets
+        // the connection
+        let server = try RawServer.start { write in
+            let head = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: 2000\r\n\r\n"
+            try write(Data(head.utf8) + Data(repeating: 0x64, count: 600))
+            Thread.sleep(forTimeInterval: 0.05)
+            throw RawServer.ResetConnection()
+        }
+        defer { server.stop() }
+        let client = HTTPClient(transport: kind.make())
+
+        // When a request is sent
+        let error = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+
+        // Then the answer is the 503 and its first bytes, retryable after 7 seconds, not a lost connection
+        #expect(error?.httpFailure?.status == 503, "\(String(describing: error))")
+        #expect(error?.suggestedRetryDelay == .seconds(7))
+        #expect(error?.httpFailure?.bodyPrefix == Data(repeating: 0x64, count: HTTPFailure.bodyPrefixLimit))
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aSuccessLargerThanTheLimitIsStillTooLarge(transport kind: TransportUnderTest) async throws {
         // Given a server that answers 200 with 64 KiB, and a client that takes 1 KiB at most
         let server = try RawServer.start { write in

@@ -92,12 +92,29 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     /// Ends a transfer because a deadline passed.
     func expire(_ identifier: Int, _ expiry: RequestDeadlines.Expiry) {
-        // The error is made under the lock, so no copy of the transfer (and of its body) outlives it.
-        let error = state.withLock { state in
-            state.transfers[identifier].map { $0.exchange.deadlines.error(expiry, request: $0.exchange.description) }
+        // The error is made under the lock, so no copy of the transfer (and of its body) outlives it. An error status
+        // whose body was on its way is the answer, with the bytes that came.
+        let outcome = state.withLock { state -> Result<HTTPResponse, any Error>? in
+            guard let transfer = state.transfers[identifier] else { return nil }
+            if let answer = Self.errorResponse(of: transfer) { return .success(answer) }
+            return .failure(transfer.exchange.deadlines.error(expiry, request: transfer.exchange.description))
         }
-        guard let error else { return }
-        finish(identifier, with: .failure(error))
+        guard let outcome else { return }
+        finish(identifier, with: outcome)
+    }
+
+    /// The error status a transfer's head brought, with the first bytes of its body that came (``Sink/prefix``);
+    /// `nil` for any other transfer, and for an interim (1xx) head, which is not the answer.
+    private static func errorResponse(of transfer: Transfer) -> HTTPResponse? {
+        guard case .prefix = transfer.sink, let response = transfer.response, response.statusCode >= 200 else {
+            return nil
+        }
+        return HTTPResponse(
+            status: response.statusCode,
+            headers: headers(of: response),
+            body: transfer.body,
+            url: response.url
+        )
     }
 
     func finish(_ identifier: Int, with result: Result<HTTPResponse, any Error>) {
@@ -266,18 +283,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             transfer.errorBytes += data.count
             guard transfer.body.count >= HTTPFailure.bodyPrefixLimit,
                 !HTTPExchange.drainsErrorBody(announced: transfer.expected, received: transfer.errorBytes),
-                let response = transfer.response
+                let response = errorResponse(of: transfer)
             else {
                 return .accepted(nil, DownloadProgress(bytesReceived: 0, expectedBytes: nil))
             }
-            return .prefixComplete(
-                HTTPResponse(
-                    status: response.statusCode,
-                    headers: headers(of: response),
-                    body: transfer.body,
-                    url: response.url
-                )
-            )
+            return .prefixComplete(response)
         }
         // `received` never exceeds `limit`, so the subtraction cannot overflow.
         guard data.count <= transfer.exchange.limit - transfer.received else {
@@ -293,6 +303,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let identifier = task.taskIdentifier
         guard let transfer = state.withLock({ $0.transfers[identifier] }) else { return }
+        if error != nil, let answer = Self.errorResponse(of: transfer) {
+            // An error status whose body was cut (a dropped connection): the status is the answer.
+            finish(identifier, with: .success(answer))
+            return
+        }
         if let error {
             let urlError = Self.urlError(from: error)
             let reason = urlError.code == .timedOut ? "timed out" : "failed: \(urlError.localizedDescription)"
