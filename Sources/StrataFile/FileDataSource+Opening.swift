@@ -108,7 +108,7 @@ extension FileDataSource {
             )
         }
         migrate(legacy, into: &loaded, in: folder)
-        let journal = readJournal(folder, diagnostics: diagnostics)
+        let journal = try readJournal(folder, diagnostics: diagnostics)
         var index = EntryIndex()
         for position in loaded.indices {
             let entry = loaded[position]
@@ -150,15 +150,19 @@ extension FileDataSource {
 
     /// The access journal's records; none when it is missing or damaged. A link or a folder at its name is
     /// discarded (reported when `diagnostics` is given), so the next save can write the journal.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when the process runs out of descriptors or memory reading it: taken
+    ///   for none, every entry would fall back to its write order, which the next save makes permanent.
     static func readJournal(
         _ folder: StoreFolder,
         diagnostics: (@Sendable (StrataError) -> Void)?,
         discarding: Bool = true
-    ) -> [EntryName: AccessJournal.Record] {
+    ) throws(StrataError) -> [EntryName: AccessJournal.Record] {
         do {
             let bytes = try folder.readFile(AccessJournal.fileName, limit: AccessJournal.maximumLength)
             return bytes.map { AccessJournal.decode([UInt8]($0)) } ?? [:]
         } catch {
+            if error.isOutOfResources { throw error.strataError("Reading the access journal") }
             guard discarding, error.isLink || error.isWrongKind,
                 let outcome = EntryFile.discard(AccessJournal.fileName, in: folder)
             else { return [:] }

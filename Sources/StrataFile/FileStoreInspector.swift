@@ -106,7 +106,7 @@ public final class FileStoreInspector: Sendable {
     /// - Parameter progress: Called after each file with the number of files read so far.
     /// - Returns: The entries, in file-name order.
     public func entries(progress: (Int) -> Void = { _ in }) -> [FileStoreEntry] {
-        let journal = FileDataSource.readJournal(folder, diagnostics: nil, discarding: false)
+        let journal = (try? FileDataSource.readJournal(folder, diagnostics: nil, discarding: false)) ?? [:]
         var result: [FileStoreEntry] = []
         for (position, item) in entryItems().enumerated() {
             result.append(describe(item, journal: journal))

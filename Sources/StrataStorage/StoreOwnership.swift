@@ -110,7 +110,12 @@ package final class StoreOwnership: Sendable {
         let fd = FileDescriptor.retryingInterrupts {
             openat(folder.descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK)
         }
-        guard fd >= 0 else { return -1 }
+        guard fd >= 0 else {
+            // Out of descriptors, the claim would hold for its whole life without the folder's lock.
+            let error = POSIXCallError.last("openat", folder.path)
+            if error.isOutOfResources { throw error.strataError("Locking the store folder") }
+            return -1
+        }
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
         for attempt in 0..<200 {
             if FileDescriptor.retryingInterrupts({ flock(fd, operation) }) == 0 { return fd }

@@ -45,7 +45,7 @@ extension JSONFileStorage {
             }
             var storage = JSONFileStorage(root: root, entries: entries, ownership: ownership, durable: durable)
             for report in reports { storage.record(report) }
-            let previous = StoreSession.read(in: root)
+            let previous = try StoreSession.read(in: root)
             try storage.openIndex(after: previous, now: now, decodeHeader: decodeHeader)
             try storage.recordSession(after: previous, now: now)
             return storage

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataStorage
 
 /// The `session` file of a durable store: which boot of the machine last opened it, and whether that session
@@ -38,10 +39,19 @@ enum StoreSession {
         #endif
     }()
 
-    /// The file's state; `nil` when there is none or it cannot be read (a link or a folder there is not one).
-    static func read(in root: StoreFolder) -> State? {
-        guard let data = try? root.readFile(fileName, limit: 256) else { return nil }
-        return parse(data)
+    /// The file's state; `nil` when there is none (a link, a folder or a long file there is not one).
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when a file there cannot be read (out of descriptors, an I/O
+    ///   error): taken for none, a durable store that crashed with its machine would skip its rebuild, and the new
+    ///   session would overwrite the evidence.
+    static func read(in root: StoreFolder) throws(StrataError) -> State? {
+        do {
+            guard let data = try root.readFile(fileName, limit: 256) else { return nil }
+            return parse(data)
+        } catch {
+            if error.isLink || error.isWrongKind || error.isTooLong || error.isNotFound { return nil }
+            throw error.strataError("Reading the store's session")
+        }
     }
 
     /// The state the file's bytes say: `<boot id> open` or `<boot id> clean`; `nil` for anything else.
