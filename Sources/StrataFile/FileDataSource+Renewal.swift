@@ -19,13 +19,15 @@ extension FileDataSource {
     /// whose trailer is shorter is not written in place (until the file is cut it would end in the old footer
     /// over a torn trailer, an entry a crash there would lose): the data and the new trailer are written to a new
     /// file renamed over the entry, so the name holds the old entry or the new one at every moment, and one that
-    /// fails before the rename leaves the entry as it was.
+    /// fails before the rename leaves the entry as it was. A longer trailer makes its room past the file's end
+    /// before the old one is touched, so a full disk leaves the entry as it was too.
     ///
     /// - Parameters:
     ///   - metadata: The new metadata.
     ///   - key: The key.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key or a date in `metadata` that is not
-    ///   a finite time, ``Strata/StrataError/Code/io`` when the file cannot be rewritten (the entry is then gone).
+    ///   a finite time, ``Strata/StrataError/Code/io`` when the file cannot be rewritten (the entry is then gone,
+    ///   unless the failure left its file as it was: no room to grow it, a new file not renamed).
     @discardableResult
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
         try renew(metadata, attributes: nil, ifContentHash: nil, forKey: key)
@@ -109,7 +111,9 @@ extension FileDataSource {
                     // Shorter: written in place, the file would end in the old footer over a torn trailer until cut.
                     renewal = try replaceFile(of: entry, at: trailer.payloadSize, encoded)
                 } else {
-                    renewal = .success(try rewriteTrailer(of: entry, at: trailer.payloadSize, encoded))
+                    renewal = try rewriteTrailer(of: entry, at: trailer.payloadSize, encoded)
+                    // A growth the disk refused was cut back: the file is as it was, but for its time.
+                    if case .failure = renewal { state.index.restamp(name, try? folder.stamp(ofFile: name.fileName)) }
                 }
             } catch {
                 state.index.remove(name)
@@ -205,15 +209,32 @@ extension FileDataSource {
     /// is as long as the data and the new trailer, or shorter) and cuts the file after it; flushes it in durable
     /// mode.
     ///
-    /// - Returns: The file's stamp once rewritten.
+    /// A longer trailer first makes its room past the file's end, before a byte of the old one is touched: a disk
+    /// that has no room (`ENOSPC`, a quota) fails there, and the file is cut back to the entry it was.
+    ///
+    /// - Returns: The file's stamp once rewritten; the failure that left the entry file as it was (no room to grow).
+    /// - Throws: ``StrataStorage/POSIXCallError`` when the file is not the store's, or was changed and not renewed.
     private func rewriteTrailer(
         of entry: EntryIndex.Entry,
         at payloadSize: Int,
         _ trailer: [UInt8]
-    ) throws(POSIXCallError) -> FileStamp? {
+    ) throws(POSIXCallError) -> Result<FileStamp?, StrataError> {
         let fileName = entry.name.fileName
         let descriptor = try openOwnEntryFile(entry, O_RDWR)
         defer { _ = close(descriptor) }
+        let growth = payloadSize + trailer.count - entry.fileLength
+        if growth > 0 {
+            let room = [UInt8](repeating: 0, count: growth)
+            guard lseek(descriptor, off_t(entry.fileLength), SEEK_SET) >= 0,
+                room.withUnsafeBytes({ FileDescriptor.writeAll(descriptor, $0) })
+            else {
+                let error = POSIXCallError.last("write", folder.qualified(fileName))
+                guard FileDescriptor.truncate(descriptor, to: entry.fileLength) else {
+                    throw .last("ftruncate", folder.qualified(fileName))
+                }
+                return .failure(error.strataError("Making room for an entry's longer metadata"))
+            }
+        }
         guard lseek(descriptor, off_t(payloadSize), SEEK_SET) >= 0,
             trailer.withUnsafeBytes({ FileDescriptor.writeAll(descriptor, $0) })
         else { throw .last("write", folder.qualified(fileName)) }
@@ -224,6 +245,6 @@ extension FileDataSource {
         if configuration.durability == .durable, !FileDescriptor.sync(descriptor) {
             throw .last("fsync", folder.qualified(fileName))
         }
-        return FileStamp(openFile: descriptor)
+        return .success(FileStamp(openFile: descriptor))
     }
 }

@@ -125,6 +125,36 @@ struct ReliabilityFileFaultTests {
     }
 
     @Test(.enabled(if: TemporaryMount.isAvailable, "needs root and tmpfs (mount(2))"))
+    func aRenewalThatGrowsOnAFullDiskKeepsTheEntry() throws {
+        // Given an entry whose file fills most of one page, on a 1 MiB tmpfs then filled to the last byte
+        let mount = try TemporaryMount(size: "1m")
+        defer { mount.unmount() }
+        let store = try FileDataSource(configuration: .init(location: .url(mount.url), identifier: "full"))
+        let data = Data.pattern(3_900)
+        try store.setValue(data, forKey: "k", options: .init(eTag: "\"short\""))
+        let filler = mount.url.appendingPathComponent("filler")
+        #expect(FileManager.default.createFile(atPath: filler.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: filler)
+        while (try? handle.write(contentsOf: Data(count: 4_096))) != nil {}
+        try? handle.close()
+
+        // When it is renewed with an ETag of 1,000 bytes (its trailer then needs a second page)
+        let renewal = #expect(throws: StrataError.self) {
+            try store.renewMetadata(EntryMetadata(eTag: "\"" + String(repeating: "e", count: 998) + "\""), forKey: "k")
+        }
+
+        // Then the renewal fails as an I/O error and the entry stays, whole, with its metadata, its file still the
+        // store's own
+        #expect(renewal?.code == .io, "\(String(describing: renewal))")
+        #expect(store.value(forKey: "k") == data)
+        #expect(store.info(forKey: "k")?.eTag == "\"short\"")
+        #expect(store.corruptEntriesRemoved == 0)
+        try FileManager.default.removeItem(at: filler)
+        try store.setValue(.pattern(10), forKey: "after")
+        #expect(try store.removeValue(forKey: "k"), "the entry's file is still the store's own")
+    }
+
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs root and tmpfs (mount(2))"))
     func aReadOnlyDiskIsAnIOErrorAndKeepsEveryStoredEntry() throws {
         // Given entries stored on a disk that then becomes read-only (root ignores permission bits, a
         // read-only mount it cannot; Linux refuses to remount while a store holds its lock file open for writing,

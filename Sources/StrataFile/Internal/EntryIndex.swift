@@ -106,6 +106,13 @@ struct EntryIndex {
         return entries[slot]
     }
 
+    /// Takes `stamp` as the stamp of the file of the entry `name`, which the store changed and restored (its
+    /// modification time moved); its place in the order stays.
+    mutating func restamp(_ name: EntryName, _ stamp: FileStamp?) {
+        guard let slot = slots[name] else { return }
+        entries[slot]?.stamp = stamp
+    }
+
     /// Inserts or replaces an entry as the most recently used.
     mutating func insert(_ entry: Entry) {
         remove(entry.name)
