@@ -63,14 +63,7 @@
         /// a download's error, once the first bytes of its body were in, or a redirect that is not followed. Or the
         /// error status whose body was on its way when the request failed for another reason than its cancellation
         /// (a dropped connection, a deadline): its status and first bytes are the answer.
-        var errorResponse: Response? {
-            state.withLock { state in
-                if let response = state.errorResponse { return response }
-                guard let sink = state.sink, sink.isErrorBody, state.status >= 200, state.failure?.code != .cancelled
-                else { return nil }
-                return Response(status: state.status, headers: state.headers, body: sink.body, url: state.url)
-            }
-        }
+        var errorResponse: Response? { state.withLock { $0.errorResponse } }
 
         /// Starts the deadline timer of the running task; a request cancelled before it started is failed at once.
         func start(_ task: ClientTask) {
@@ -89,6 +82,18 @@
         func end() {
             let (timer, sink) = state.withLock { state in
                 state.hasEnded = true
+                // An error status whose body was on its way: its status and first bytes are the answer to a failure
+                // since (a dropped connection, a deadline), unless the caller cancelled.
+                if state.errorResponse == nil, let sink = state.sink, sink.isErrorBody, state.status >= 200,
+                    state.failure?.code != .cancelled
+                {
+                    state.errorResponse = Response(
+                        status: state.status,
+                        headers: state.headers,
+                        body: sink.body,
+                        url: state.url
+                    )
+                }
                 defer {
                     state.timer = nil
                     state.sink = nil
