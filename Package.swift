@@ -330,7 +330,7 @@ let package = Package(
                 postgresNIO,
             ]
         ),
-        .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage", "Strata"]),
+        .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage", "Strata", "StrataTestSupport"]),
         .testTarget(name: "StrataSupportTests", dependencies: ["StrataSupport", "Strata"]),
         .testTarget(
             name: "StrataToolTests",

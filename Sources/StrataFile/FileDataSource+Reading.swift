@@ -112,6 +112,11 @@ extension FileDataSource {
                 guard state.index.entry(name)?.trailer.writeSequence == snapshot.trailer.writeSequence else {
                     return nil  // replaced meanwhile: read again
                 }
+                if case .wrongLength = problem,
+                    (try? folder.status(of: name.fileName))??.st_size == off_t(snapshot.fileLength)
+                {
+                    return nil  // as long as written again (a renewal's room given back): read again
+                }
                 // Forgotten even when it cannot be discarded: the next put replaces it.
                 state.index.remove(name)
                 guard problem.isDamage, let done = EntryFile.discard(name.fileName, in: folder) else {
@@ -163,7 +168,7 @@ extension FileDataSource {
         guard read == length else {
             free(buffer)
             return .problem(
-                .damaged(read < length ? "truncated (\(read) of \(length) bytes)" : "longer than written")
+                .wrongLength(read < length ? "truncated (\(read) of \(length) bytes)" : "longer than written")
             )
         }
         guard let trailerLength = EntryTrailer.trailerLength(footer: bytes), trailerLength + 8 <= read,
@@ -208,7 +213,7 @@ extension FileDataSource {
         case .success(let found):
             guard found.length == expected.fileLength else {
                 return .success(
-                    .problem(.damaged(found.length < expected.fileLength ? "truncated" : "longer than written"))
+                    .problem(.wrongLength(found.length < expected.fileLength ? "truncated" : "longer than written"))
                 )
             }
             trailer = found.trailer

@@ -229,7 +229,9 @@ extension FileDataSource {
                 room.withUnsafeBytes({ FileDescriptor.writeAll(descriptor, $0) })
             else {
                 let error = POSIXCallError.last("write", folder.qualified(fileName))
-                guard FileDescriptor.truncate(descriptor, to: entry.fileLength) else {
+                guard FileDescriptor.truncate(descriptor, to: entry.fileLength),
+                    configuration.durability != .durable || FileDescriptor.sync(descriptor)
+                else {
                     throw .last("ftruncate", folder.qualified(fileName))
                 }
                 return .failure(error.strataError("Making room for an entry's longer metadata"))

@@ -313,12 +313,14 @@ extension FileDataSource {
         let (failure, removedAny) = withState { state -> (StrataError?, Bool) in
             let names = state.index.entries.compactMap { $0?.name }
             var failure = removeFiles(names, in: &state)
+            var swept = false
             for item in (try? folder.items()) ?? [] {
                 guard let name = EntryName(fileName: item.name), state.index.entry(name) == nil else { continue }
-                _ = try? EntryFile.dispose(item.name, in: folder)
+                let disposal = try? EntryFile.dispose(item.name, in: folder)
+                if let disposal, disposal != .absent { swept = true }
             }
             let removed = names.count - state.index.count
-            if removed > 0 {
+            if removed > 0 || swept {
                 do throws(StrataError) { try flushRemovals() } catch { failure = failure ?? error }
             }
             if removed > 0, let observer = configuration.evictionObserver {

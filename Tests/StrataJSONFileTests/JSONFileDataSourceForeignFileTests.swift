@@ -220,6 +220,29 @@ struct JSONFileDataSourceForeignFileTests {
         }
     }
 
+    /// A socket at a durable store's `session`: the store opens (rebuilding its index: nothing proves the session
+    /// closed) with every entry, never an error at every open.
+    @Test(.enabled(if: UnixSocketFile.isAvailable))
+    func aSocketAtTheSessionFileIsASessionThatDidNotClose() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            var configuration = fixture.configuration()
+            configuration.durability = .durable
+            do {
+                let store = try JSONFileDataSource(configuration: configuration)
+                try store.setValue(Item(name: "a", number: 1), forKey: "a")
+            }
+            let session = folder.appendingPathComponent("session")
+            try? FileManager.default.removeItem(at: session)
+            let socket = try UnixSocketFile(at: session.path)
+            defer { _ = socket }
+
+            let store = try JSONFileDataSource(configuration: configuration)
+
+            #expect(try store.value(forKey: "a") == Item(name: "a", number: 1))
+        }
+    }
+
     /// A FIFO at an indexed entry's name: removing the entry sets it aside, never deletes it.
     @Test(.timeLimit(.minutes(1)))
     func aFIFOAtAnEntrysNameIsSetAsideByItsRemoval() async throws {

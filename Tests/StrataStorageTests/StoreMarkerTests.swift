@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 @testable import StrataStorage
@@ -63,28 +64,17 @@ struct StoreMarkerTests {
 
     /// A socket or a pipe at the marker's name: not a marker that cannot be read (which fails every open) but not
     /// a marker at all, set aside (never deleted) and the marker written.
-    @Test(.timeLimit(.minutes(1)), arguments: ["socket", "pipe"])
+    @Test(.timeLimit(.minutes(1)), arguments: ["pipe"] + (UnixSocketFile.isAvailable ? ["socket"] : []))
     func aSocketOrAPipeAtTheMarkerNameIsSetAside(kind: String) throws {
         try withTemporaryFolder { root in
             let path = root + "/.strata-store"
+            var socket: UnixSocketFile?
             if kind == "pipe" {
                 #expect(mkfifo(path, 0o644) == 0)
             } else {
-                let socket = Foundation.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-                try #require(socket >= 0)
-                defer { _ = close(socket) }
-                var address = sockaddr_un()
-                address.sun_family = sa_family_t(AF_UNIX)
-                withUnsafeMutableBytes(of: &address.sun_path) { bytes in
-                    for (offset, byte) in path.utf8.prefix(bytes.count - 1).enumerated() { bytes[offset] = byte }
-                }
-                let bound = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        bind(socket, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                    }
-                }
-                try #require(bound == 0)
+                socket = try UnixSocketFile(at: path)
             }
+            defer { _ = socket }
             let folder = try StoreFolder.open(root, create: false)
 
             try StoreMarker.adopt(folder, kind: "file")

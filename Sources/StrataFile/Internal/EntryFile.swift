@@ -19,6 +19,9 @@ enum EntryFileProblem: Error, CustomStringConvertible {
     /// A regular file whose trailer is sealed (magic, length and checksum intact) but that is not a whole,
     /// undamaged entry: the store's own file, damaged.
     case damaged(String)
+    /// A file of another length than the index says: damaged, unless it is as long again when the store looks under
+    /// its lock (a renewal that made room past its end and gave it back).
+    case wrongLength(String)
     /// A regular file without a sealed trailer: nothing proves the store wrote it, so it is set aside, never
     /// deleted.
     case foreign
@@ -45,7 +48,7 @@ enum EntryFileProblem: Error, CustomStringConvertible {
         case .missing: "missing"
         case .link: "a symbolic link"
         case .notAFile: "not a regular file"
-        case .damaged(let reason): reason
+        case .damaged(let reason), .wrongLength(let reason): reason
         case .foreign: "no sealed trailer, so perhaps not the store's file"
         case .unreadable(let error): "unreadable: \(error)"
         case .tooLarge(let size): "\(size) bytes of data, more than a read loads"
@@ -56,7 +59,7 @@ enum EntryFileProblem: Error, CustomStringConvertible {
     var isDamage: Bool {
         switch self {
         case .missing, .unreadable, .tooLarge: false
-        case .link, .notAFile, .damaged, .foreign: true
+        case .link, .notAFile, .damaged, .wrongLength, .foreign: true
         }
     }
 }

@@ -41,16 +41,19 @@ enum StoreSession {
 
     /// The file's state; `nil` when there is none (a link, a folder or a long file there is not one).
     ///
-    /// - Throws: ``Strata/StrataError/Code/io`` when a file there cannot be read (out of descriptors, an I/O
-    ///   error): taken for none, a durable store that crashed with its machine would skip its rebuild, and the new
-    ///   session would overwrite the evidence.
+    /// Something there that cannot be read (a socket, a file without permission, an I/O error) is a session that
+    /// did not close: nothing proves it did, so the index is rebuilt from the entry files, never skipped.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when the process runs out of descriptors or memory reading it: a
+    ///   passing shortage, which fails the open rather than cost a rebuild.
     static func read(in root: StoreFolder) throws(StrataError) -> State? {
         do {
             guard let data = try root.readFile(fileName, limit: 256) else { return nil }
             return parse(data)
         } catch {
             if error.isLink || error.isWrongKind || error.isTooLong || error.isNotFound { return nil }
-            throw error.strataError("Reading the store's session")
+            if error.isOutOfResources { throw error.strataError("Reading the store's session") }
+            return State(bootID: "", isClean: false)
         }
     }
 
