@@ -10,16 +10,14 @@ extension JSONFileDataSource {
     ///
     /// - Throws: ``Strata/StrataError/Code/dataSerialization`` for an intact file of another type.
     func decodeValue(_ data: Data, key: String, storage: inout JSONFileStorage, now: Date) throws -> Value? {
-        let json: Range<Int>
-        let isSealed: Bool
-        switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
-        case .sealed(let range): (json, isSealed) = (range, true)
-        case .legacy(let range): (json, isSealed) = (range, false)
-        case .damaged(let reason):
+        let (json, isSealed): (Range<Int>, Bool)
+        do {
+            (json, isSealed) = try EntrySeal.unseal(data)
+        } catch {
             try storage.setAsideEntry(
                 key,
                 now: now,
-                reason: "Damaged entry file (\(reason)) for key \(StrataError.quoted(key: key))",
+                reason: "Damaged entry file (\(error.reason)) for key \(StrataError.quoted(key: key))",
                 underlying: nil
             )
             return nil

@@ -163,12 +163,12 @@ public struct JSONFileStoreInspector: Sendable {
         }
         guard let data else { return nil }
         let json: Range<Int>
-        switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
-        case .sealed(let range), .legacy(let range): json = range
-        case .damaged(let reason):
+        do {
+            json = try EntrySeal.unseal(data).json
+        } catch {
             throw StrataError(
                 .dataSerialization,
-                "The entry file of key \(StrataError.quoted(key: key)) is damaged (\(reason))"
+                "The entry file of key \(StrataError.quoted(key: key)) is damaged (\(error.reason))"
             )
         }
         let envelope: ValueEnvelope<Value>
@@ -275,13 +275,11 @@ public struct JSONFileStoreInspector: Sendable {
             return entry
         }
         entry.fileSize = data.count
-        let json: Range<Int>
-        let isSealed: Bool
-        switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
-        case .sealed(let range): (json, isSealed) = (range, true)
-        case .legacy(let range): (json, isSealed) = (range, false)
-        case .damaged(let reason):
-            entry.problem = "damaged entry file (\(reason))"
+        let (json, isSealed): (Range<Int>, Bool)
+        do {
+            (json, isSealed) = try EntrySeal.unseal(data)
+        } catch {
+            entry.problem = "damaged entry file (\(error.reason))"
             return entry
         }
         let header: EntryHeader

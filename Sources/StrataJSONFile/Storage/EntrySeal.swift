@@ -1,3 +1,5 @@
+import Foundation
+
 /// The checksum line at the end of an entry file: the JSON, then `\n#<16 hexadecimal digits>\n`, the
 /// ``EntrySeal/checksum(_:)`` of the JSON's bytes.
 ///
@@ -51,6 +53,23 @@ enum EntrySeal {
         let json = UnsafeRawBufferPointer(rebasing: bytes[0..<start])
         guard checksum(json) == stored else { return .damaged("checksum mismatch") }
         return .sealed(0..<start)
+    }
+
+    /// Why an entry file is not as the store wrote it: what ``unseal(_:)`` throws.
+    struct Damage: Error {
+        /// The reason, for a report: "checksum mismatch", "no checksum line", ….
+        let reason: String
+    }
+
+    /// The JSON's range in `data` and whether its checksum line held (`false` for a legacy file).
+    ///
+    /// - Throws: ``Damage`` for a damaged file.
+    static func unseal(_ data: Data) throws(Damage) -> (json: Range<Int>, isSealed: Bool) {
+        switch data.withUnsafeBytes({ open($0) }) {
+        case .sealed(let range): (range, true)
+        case .legacy(let range): (range, false)
+        case .damaged(let reason): throw Damage(reason: reason)
+        }
     }
 
     /// A 64-bit checksum of `bytes`, eight bytes a step: each little-endian word is mixed into the state with

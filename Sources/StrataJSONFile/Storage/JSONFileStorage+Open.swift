@@ -256,13 +256,11 @@ extension JSONFileStorage {
             if try setAsideDamage(file, in: folder, error: error, now: now) { return nil }
             throw error.strataError("Reading the entry file")
         }
-        let json: Range<Int>
-        let isSealed: Bool
-        switch data.withUnsafeBytes({ EntrySeal.open($0) }) {
-        case .sealed(let range): (json, isSealed) = (range, true)
-        case .legacy(let range): (json, isSealed) = (range, false)
-        case .damaged(let reason):
-            try record(Self.setAside(file, in: folder, now: now, reason: "Damaged entry file (\(reason))"))
+        let (json, isSealed): (Range<Int>, Bool)
+        do {
+            (json, isSealed) = try EntrySeal.unseal(data)
+        } catch {
+            try record(Self.setAside(file, in: folder, now: now, reason: "Damaged entry file (\(error.reason))"))
             return nil
         }
         do {
