@@ -263,4 +263,30 @@ struct JSONFileDataSourceForeignFileTests {
             #expect(try store.value(forKey: "a") == nil)
         }
     }
+
+    /// A FIFO at an entry's name, indexed or not: a put sets it aside and writes the entry, never replaces (deletes) it.
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    func aFIFOAtAnEntrysNameIsSetAsideByAPut(indexed: Bool) async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open()
+            try store.setValue(Item(name: "b", number: 2), forKey: "b")
+            if indexed { try store.setValue(Item(name: "a", number: 1), forKey: "a") }
+            let (shard, file) = JSONFileStorage.location(of: "a")
+            let shardFolder = folder.appendingPathComponent("entries").appendingPathComponent(shard)
+            try? FileManager.default.removeItem(at: shardFolder.appendingPathComponent(file))
+            try FileManager.default.createDirectory(at: shardFolder, withIntermediateDirectories: true)
+            #expect(mkfifo(shardFolder.appendingPathComponent(file).path, 0o644) == 0)
+
+            try store.setValue(Item(name: "a", number: 3), forKey: "a")
+
+            let names = try FileManager.default.contentsOfDirectory(atPath: shardFolder.path)
+            let aside = try #require(names.first { $0.hasPrefix(file + ".corrupt-") }, "\(names)")
+            var status = stat()
+            #expect(lstat(shardFolder.appendingPathComponent(aside).path, &status) == 0)
+            #expect(status.st_mode & S_IFMT == S_IFIFO, "the pipe itself, moved aside")
+            #expect(try store.value(forKey: "a") == Item(name: "a", number: 3))
+            #expect(try store.value(forKey: "b") == Item(name: "b", number: 2))
+        }
+    }
 }

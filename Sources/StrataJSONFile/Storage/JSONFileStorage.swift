@@ -476,8 +476,9 @@ struct JSONFileStorage: ~Copyable {
         try compactIfLarge(now: now)
     }
 
-    /// Renames the temporary file into the shard folder as `file`: a folder in the way is set aside, a shard
-    /// folder removed underneath is made again, each once.
+    /// Renames the temporary file into the shard folder as `file`: a folder, a pipe, a socket or a device in the
+    /// way is set aside (never replaced, which would delete it), a shard folder removed underneath is made again,
+    /// each once.
     ///
     /// - Returns: The shard folder the file is in now, for a durable write to flush.
     private mutating func moveIntoShard(
@@ -488,6 +489,7 @@ struct JSONFileStorage: ~Copyable {
     ) throws -> StoreFolder {
         for attempt in 0..<3 {
             guard let shard = try shard(shardName, create: true, now: now) else { break }
+            try setAsideIfNotAFile(file, in: shard, now: now)
             do {
                 try root.rename(temporary, to: file, in: shard)
                 return shard
@@ -505,6 +507,16 @@ struct JSONFileStorage: ~Copyable {
         throw POSIXCallError(call: "renameat", path: root.qualified(temporary), code: ENOENT)
     }
 
+    /// Sets aside a pipe, a socket or a device at an entry's name: not the store's, so never deleted or replaced.
+    ///
+    /// - Returns: Whether there was one.
+    @discardableResult
+    private mutating func setAsideIfNotAFile(_ file: String, in shard: StoreFolder, now: Date) throws -> Bool {
+        guard (try? shard.kind(of: file)) == .other else { return false }
+        try record(Self.setAside(file, in: shard, now: now, reason: "Not a regular file where an entry file belongs"))
+        return true
+    }
+
     /// Removes the entry of `key`: its file, then its index record. Returns whether it existed.
     @discardableResult
     mutating func remove(_ key: String, now: Date) throws -> Bool {
@@ -512,17 +524,7 @@ struct JSONFileStorage: ~Copyable {
         let (shardName, file) = Self.location(of: key)
         if let shard = try shard(shardName, create: false, now: now) {
             do {
-                if (try? shard.kind(of: file)) == .other {
-                    // A pipe, a socket or a device at the entry's name: not the store's, set aside, never deleted.
-                    try record(
-                        Self.setAside(
-                            file,
-                            in: shard,
-                            now: now,
-                            reason: "Not a regular file where an entry file belongs"
-                        )
-                    )
-                } else {
+                if try !setAsideIfNotAFile(file, in: shard, now: now) {
                     try shard.remove(file)
                 }
                 if durable { try shard.sync() }
