@@ -33,6 +33,27 @@ struct CacheControlTests {
         #expect(CacheControl(parsing: header) == expected)
     }
 
+    /// A quote inside a token, or a quoted string never closed (two field lines joined), loses only its own
+    /// member: the directives after it, `no-store` among them, are heard.
+    @Test(arguments: [
+        #"max-age=3600, x-ext=a"b, no-store"#,
+        #"foo="bar, no-store"#,
+        #"max-age=60, foo="bar, baz, no-store"#,
+    ])
+    func aStrayQuoteLosesOnlyItsOwnMember(header: String) {
+        #expect(CacheControl(parsing: header).noStore)
+    }
+
+    /// A quoted string opens after `=` (or at a member's start) and holds its commas, closed or not by a later
+    /// field.
+    @Test func aQuotedArgumentHoldsItsCommas() {
+        let control = CacheControl(parsing: #"no-cache="a, no-store", max-age=5"#)
+        #expect(!control.noStore)
+        #expect(control.noCache)
+        #expect(control.maxAge == .seconds(5))
+        #expect(CacheControl(parsing: #"x="a\", no-store", max-age=1"#).maxAge == .seconds(1))
+    }
+
     @Test func unknownDirectivesAreKept() {
         let control = CacheControl(parsing: "max-age=1, community=\"UCI\", x-flag, immutable")
         #expect(control.maxAge == .seconds(1))

@@ -115,7 +115,7 @@ public struct CacheControl: Hashable, Sendable {
     /// Splits a header into lower-cased directive names and unquoted arguments.
     private static func directives(in header: String) -> [(String, String?)] {
         var result: [(String, String?)] = []
-        for member in splitList(header) {
+        for member in HTTPList.members(of: header) {
             let trimmed = member.trimmingOptionalWhitespace()
             guard !trimmed.isEmpty else { continue }
             guard let equals = trimmed.firstIndex(of: "=") else {
@@ -131,29 +131,5 @@ public struct CacheControl: Hashable, Sendable {
             result.append((name, argument))
         }
         return result
-    }
-
-    /// Splits on commas that are outside quoted strings.
-    private static func splitList(_ header: String) -> [String] {
-        var members: [String] = []
-        var current = ""
-        var inQuotes = false
-        var escaped = false
-        for character in header {
-            if escaped {
-                escaped = false
-            } else if inQuotes && character == "\\" {
-                escaped = true
-            } else if character == "\"" {
-                inQuotes.toggle()
-            } else if character == "," && !inQuotes {
-                members.append(current)
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        members.append(current)
-        return members
     }
 }

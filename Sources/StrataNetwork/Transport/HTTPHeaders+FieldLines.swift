@@ -49,31 +49,8 @@ extension HTTPHeaders {
 
     /// Splits a list value at each comma outside quotes and angle brackets; empty members are dropped.
     private static func splitList(_ value: String) -> [String] {
-        var members: [String] = []
-        var current = ""
-        var inQuotes = false
-        var escaped = false
-        var angleDepth = 0
-        for character in value {
-            if escaped {
-                escaped = false
-            } else if inQuotes, character == "\\" {
-                escaped = true
-            } else if character == "\"" {
-                inQuotes.toggle()
-            } else if !inQuotes, character == "<" {
-                angleDepth += 1
-            } else if !inQuotes, character == ">", angleDepth > 0 {
-                angleDepth -= 1
-            } else if !inQuotes, angleDepth == 0, character == "," {
-                members.append(current.trimmingOptionalWhitespace())
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        members.append(current.trimmingOptionalWhitespace())
-        let kept = members.filter { !$0.isEmpty }
+        let kept = HTTPList.members(of: value, groupsAngleBrackets: true).map { $0.trimmingOptionalWhitespace() }
+            .filter { !$0.isEmpty }
         return kept.isEmpty ? [value] : kept
     }
 }
