@@ -96,10 +96,11 @@ public struct CachedFetcher: Sendable {
             clock: clock
         )
         let store = ReferenceStore(manager: cacheManager)
+        let sent = client.asSent(request)
         let validator = ReferenceValidator(
             manager: cacheManager,
-            request: CacheControl(parsing: request.headers.values(for: "Cache-Control").joined(separator: ",")),
-            sent: client.asSent(request),
+            request: CacheControl(parsing: sent.headers.values(for: "Cache-Control").joined(separator: ",")),
+            sent: sent,
             clock: clock
         )
         let repository = CacheRepository(
@@ -117,12 +118,11 @@ public struct CachedFetcher: Sendable {
     /// Sends a request other than a GET past the cache: its response is not stored, and an unsafe method that
     /// succeeded marks the stored reference stale (kept, with its hash, for the next GET to revalidate).
     private func send(_ request: HTTPRequest, identifier: String) async throws -> CachedFetchResult {
+        // Made before the request: a clear while it runs is not undone by the stale mark.
+        let store = ReferenceStore(manager: cacheManager)
         let response = try await client.send(request)
         let now = clock.now()
-        if !Self.safeMethods.contains(request.method), let stored = cacheManager.getReference(identifiedBy: identifier)
-        {
-            cacheManager.addToCache(stored.markedStale)
-        }
+        if !Self.safeMethods.contains(request.method) { store.markStale(identifiedBy: identifier) }
         let reference = CacheReference(response: response, identifier: identifier, maxAge: nil, timeOfCreation: now)
         return CachedFetchResult(reference: reference, origin: .network)
     }

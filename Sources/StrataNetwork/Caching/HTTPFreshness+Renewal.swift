@@ -14,6 +14,10 @@ extension HTTPFreshness {
     ///   outranks the 304's `Expires`, bounds the 304's: the earlier of the two. (The stored lifetime's source is not
     ///   kept: when it was the stored `Expires`, the 304's later one is taken for no later than the stored lifetime
     ///   again, a revalidation too early, never a response served past its freshness.)
+    /// - The stored lifetime counts from the age the 304 gives (its `Age` and `Date`: a shared cache relaying it
+    ///   says how old the response it holds is): fresh for the stored lifetime less that age, stale at once past it.
+    ///   (A cache keeps the lifetime that remained when it stored the response, so the first age is taken off
+    ///   twice: a revalidation too early, never a response served past its freshness.)
     ///
     /// - Parameters:
     ///   - notModified: When the 304's own freshness ends (its ``expiresAt``); `nil` when it gives no lifetime.
@@ -21,6 +25,7 @@ extension HTTPFreshness {
     ///   - stored: When the stored rules end the renewed response's freshness: the time of the 304 plus the stored
     ///     lifetime; `nil` when the stored response had no lifetime.
     ///   - storedRequiresRevalidation: Whether the stored response is `no-cache`.
+    ///   - notModifiedAge: The 304's corrected initial age (``initialAge``).
     ///   - now: The time of the 304.
     /// - Returns: When the renewed response stops being fresh; `nil` when neither gives a lifetime.
     package static func renewedFreshUntil(
@@ -28,11 +33,23 @@ extension HTTPFreshness {
         sendsCacheControl: Bool,
         stored: Date?,
         storedRequiresRevalidation: Bool,
+        notModifiedAge: Duration,
         now: Date
     ) -> Date? {
+        let stored = stored.map { max(now, $0.addingTimeInterval(-notModifiedAge.timeInterval)) }
         if sendsCacheControl { return notModified ?? stored }
         if storedRequiresRevalidation { return now }
         guard let notModified, let stored else { return notModified ?? stored }
         return min(notModified, stored)
+    }
+
+    /// Whether a stored response renewed by this `304` may stay stored: the 304's `Cache-Control` replaces the
+    /// stored one (RFC 9111, section 4.3.4), so its `no-store` (or, in a shared cache, its lack of `public` for a
+    /// request with `Authorization`) removes the stored copy, as a full answer's would; without one the stored
+    /// directives decide, and the copy stays.
+    ///
+    /// - Parameter sendsCacheControl: Whether the 304 sends `Cache-Control`.
+    package func keepsRenewedResponse(sendsCacheControl: Bool) -> Bool {
+        !sendsCacheControl || isStorable
     }
 }

@@ -134,11 +134,12 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
                 )
             )
         case .notModified(let response):
-            var renewed = self.metadata(of: response, to: request, requestTime: requestTime)
+            let freshness = self.freshness(of: response, to: request, requestTime: requestTime)
+            var renewed = Self.metadata(of: response, freshness: freshness)
             let validators = conditions.renewed(by: response)
             renewed.eTag = validators.eTag
             renewed.lastModified = validators.lastModified
-            let responseTime = now()
+            let responseTime = freshness.responseTime
             // The stored response's directives stand unless the 304 sends its own (section 4.3.4).
             let sendsCacheControl = response.headers["Cache-Control"] != nil
             renewed.freshUntil = HTTPFreshness.renewedFreshUntil(
@@ -146,14 +147,14 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
                 sendsCacheControl: sendsCacheControl,
                 stored: Self.freshUntil(keeping: metadata, renewedAt: responseTime),
                 storedRequiresRevalidation: false,
+                notModifiedAge: freshness.initialAge,
                 now: responseTime
             )
-            if !sendsCacheControl {
-                renewed.forbidsServingStale = metadata.forbidsServingStale
-                // The stored directives decide whether it may be stored, too: a shared cache's rule for a request
-                // with `Authorization` reads the `public` the 304 did not repeat.
-                renewed.expiresAt = nil
-            }
+            if !sendsCacheControl { renewed.forbidsServingStale = metadata.forbidsServingStale }
+            // The stored directives decide whether it may be stored unless the 304 sends its own: a shared cache's
+            // rule for a request with `Authorization` reads the `public` the 304 did not repeat.
+            renewed.expiresAt =
+                freshness.keepsRenewedResponse(sendsCacheControl: sendsCacheControl) ? nil : .distantPast
             return .notModified(renewed)
         }
     }
@@ -178,14 +179,23 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// distant past
     /// (``Strata/EntryMetadata/isStorable``).
     private func metadata(of response: HTTPResponse, to request: HTTPRequest, requestTime: Date) -> EntryMetadata {
-        let freshness = HTTPFreshness(
+        Self.metadata(of: response, freshness: freshness(of: response, to: request, requestTime: requestTime))
+    }
+
+    /// The freshness of a response received now, to `request` as the client sends it.
+    private func freshness(of response: HTTPResponse, to request: HTTPRequest, requestTime: Date) -> HTTPFreshness {
+        HTTPFreshness(
             response: response,
             requestTime: requestTime,
             responseTime: now(),
             policy: freshnessPolicy,
             request: client.asSent(request)
         )
-        return EntryMetadata(
+    }
+
+    /// The metadata of `response`, whose freshness is `freshness`.
+    private static func metadata(of response: HTTPResponse, freshness: HTTPFreshness) -> EntryMetadata {
+        EntryMetadata(
             storedAt: nil,
             expiresAt: freshness.isStorable ? nil : .distantPast,
             freshUntil: Self.freshUntil(freshness),

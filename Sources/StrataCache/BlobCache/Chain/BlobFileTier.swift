@@ -9,7 +9,7 @@ import StrataFile
 /// extension. A stale entry is answered only when it can serve: with a validator to revalidate, or for
 /// serve-stale-on-error. Writes go to disk before returning or through the write-behind queue; a renewal after
 /// a `304` renews the record in the blob's entry and never rewrites the blob.
-struct BlobFileTier: BlobTier, PutDataSource {
+struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
     let link: BlobCacheLink
 
     var origin: DataOrigin { .file }
@@ -63,7 +63,15 @@ struct BlobFileTier: BlobTier, PutDataSource {
         return try cache.renewPersistent(
             forKey: key,
             until: metadata.freshUntil,
-            directives: metadata.renewalDirectives
+            directives: metadata.renewalDirectives,
+            age: metadata.initialAge
         )
+    }
+
+    /// Drops the blob from disk and from the write-behind queue: what the chain does when a `304` says it must not
+    /// be stored.
+    func delete(_ query: any Query) async throws {
+        let (cache, key) = try target(of: query)
+        cache.forgetEverywhere(key)
     }
 }

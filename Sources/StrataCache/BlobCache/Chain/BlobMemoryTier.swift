@@ -6,7 +6,7 @@ import Strata
 /// A hit applies the layer's lifetime extension; a write keeps a download for its HTTP lifetime (or the
 /// layer's initial lifetime) and a blob copied up from disk for the initial lifetime at most, never beyond its
 /// persistent freshness.
-struct BlobMemoryTier: BlobTier, PutDataSource {
+struct BlobMemoryTier: BlobTier, PutDataSource, DeleteDataSource {
     let link: BlobCacheLink
 
     var origin: DataOrigin { .memory }
@@ -21,6 +21,12 @@ struct BlobMemoryTier: BlobTier, PutDataSource {
         let (cache, key) = try target(of: query)
         cache.putInMemory(entry.value, metadata: entry.metadata, forKey: key)
         return entry.value
+    }
+
+    /// Drops the blob's copy in memory: what the chain does when a `304` says it must not be stored.
+    func delete(_ query: any Query) async throws {
+        let (cache, key) = try target(of: query)
+        cache.memory.removeValue(forKey: key)
     }
 }
 
@@ -46,6 +52,7 @@ extension BlobCache {
             let record = storedRecord(blob.record).renewed(
                 until: metadata.freshUntil,
                 directives: metadata.renewalDirectives,
+                age: metadata.initialAge,
                 now: now
             )
             copyUp(blob.data, forKey: key, freshUntil: record.freshUntil, now: now, readAfter: blob.removalsBefore)

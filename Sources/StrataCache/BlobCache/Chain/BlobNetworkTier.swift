@@ -56,8 +56,13 @@ struct BlobNetworkTier: BlobTier {
             )
             var renewed = metadata
             renewed.freshUntil = freshness.expiresAt
+            renewed.initialAge = freshness.initialAge
+            let sendsCacheControl = response.headers["Cache-Control"] != nil
+            // A 304 that says `no-store` removes the stored blob, as a full answer would (section 4.3.4).
+            renewed.expiresAt =
+                freshness.keepsRenewedResponse(sendsCacheControl: sendsCacheControl) ? metadata.expiresAt : .distantPast
             // The 304's own Cache-Control replaces the stored stale-serving directives (section 4.3.4).
-            if response.headers["Cache-Control"] != nil {
+            if sendsCacheControl {
                 renewed.forbidsServingStale = freshness.forbidsServingStale
                 renewed.renewalDirectives = RenewalDirectives(
                     forbidsServingStale: freshness.forbidsServingStale,

@@ -52,7 +52,7 @@ struct ReferenceSource: GetDataSource {
                 response: response,
                 requestTime: requestTime,
                 responseTime: clock.now(),
-                request: request
+                request: client.asSent(request)
             )
             // The values the request (as sent, without the hash) gave the fields the response varies on.
             let variedFields = response.variedFields(of: client.asSent(self.request))
@@ -84,16 +84,25 @@ struct ReferenceSource: GetDataSource {
             }
             origin.withLock { $0 = .revalidated }
             let now = clock.now()
-            let freshness = HTTPFreshness(response: response, requestTime: requestTime, responseTime: now)
+            let freshness = HTTPFreshness(
+                response: response,
+                requestTime: requestTime,
+                responseTime: now,
+                request: client.asSent(request)
+            )
             let maxAge = Self.seconds(freshness.remainingLifetime)
             let storedLifetime = metadata.freshUntil.map { $0.timeIntervalSince(metadata.storedAt ?? now) }
+            let sendsCacheControl = response.headers["Cache-Control"] != nil
             var renewed = EntryMetadata(
                 storedAt: now,
+                // A 304 that says `no-store` removes the stored reference, as a full answer would (section 4.3.4).
+                expiresAt: freshness.keepsRenewedResponse(sendsCacheControl: sendsCacheControl) ? nil : .distantPast,
                 freshUntil: HTTPFreshness.renewedFreshUntil(
                     notModified: maxAge.map { now.addingTimeInterval(TimeInterval($0)) },
-                    sendsCacheControl: response.headers["Cache-Control"] != nil,
+                    sendsCacheControl: sendsCacheControl,
                     stored: storedLifetime.map { now.addingTimeInterval(max(0, $0)) },
                     storedRequiresRevalidation: false,
+                    notModifiedAge: freshness.initialAge,
                     now: now
                 ),
                 eTag: ConditionalHeaders(eTag: metadata.eTag).renewed(by: response).eTag

@@ -63,9 +63,15 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
         let id = try Self.identifier(of: query)
         if let manager = manager as? CacheManager {
             manager.removeReference(identifiedBy: id)
-        } else if let stored = manager.getReference(identifiedBy: id) {
-            manager.addToCache(stored.markedStale)
+        } else {
+            markStale(identifiedBy: id)
         }
+    }
+
+    /// Marks the stored reference under `id` stale (kept, with its hash, for the next GET to revalidate), unless a
+    /// ``CacheManager`` was cleared since the store was made.
+    func markStale(identifiedBy id: String) {
+        if let stored = manager.getReference(identifiedBy: id) { add(stored.markedStale) }
     }
 
     /// Adds a reference to the manager, unless a ``CacheManager`` was cleared since the fetch began.
