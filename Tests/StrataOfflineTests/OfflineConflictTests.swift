@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import Strata
+import StrataNetwork
 import StrataOffline
 import StrataTestSupport
 import Testing
@@ -123,6 +124,58 @@ struct OfflineConflictTests {
             #expect(await notes.outbox.count == 0)
             #expect(server.applied.isEmpty)
         }
+    }
+
+    /// A replay cancelled (`close()`, or its sync's task) while the resolver waits (for a prompt, a read), or while the
+    /// merge it decided is written to the cache, keeps the write queued as it was, and the next run sends it —
+    /// before, the cancellation set the write aside on disk, and it was never sent.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true], [true, false])
+    func aReplayCancelledWhileItsConflictIsSettledKeepsTheWriteQueued(merging: Bool, closing: Bool) async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let cache = HeldSource()
+        var configuration = OfflineRepository<NetworkDataSource<Note>, HeldSource>.Configuration(replaysOnTimer: false)
+        configuration.conflictResolver = ConflictResolver { _ in
+            // The merge stalls on its way into the cache; the resolver waits itself otherwise
+            if merging { return .merge(Note(id: "a", text: "stalls", version: 3)) }
+            cache.arrived.open()
+            try await waitUntilCancelled()
+            return .keepLocal
+        }
+        // (In a scope of its own: the outbox is free for the next run once the repository is gone.)
+        do {
+            // Given a write of a queued while main was down, which main refuses once as a conflict
+            let notes = try await OfflineRepository.open(
+                main: server.source,
+                cache: cache,
+                outboxFolder: folder,
+                configuration: configuration
+            )
+            server.isDown = true
+            try await notes.put(Note(id: "a", text: "local", version: 1), in: KeyQuery("a"))
+            server.scriptConflict(key: "a")
+            server.isDown = false
+            let queued = try #require(await notes.outbox.pendingWrites.first)
+
+            // When the repository closes, or the sync's task is cancelled, while the conflict is being settled
+            let replay = Task { await notes.sync() }
+            await cache.arrived.wait()
+            if closing { await notes.close() } else { replay.cancel() }
+
+            // Then the write is still queued as it was, not set aside
+            let report = await replay.value
+            #expect(report.setAside == 0 && report.remaining == 1, "\(report)")
+            #expect(await notes.outbox.pendingWrites == [queued])
+            await notes.close()
+        }
+
+        // And the next run sends it
+        let reopened = try await notesRepository(server, folder: folder)
+        #expect(await reopened.sync().delivered == 1)
+        #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["local"])
+        await reopened.close()
+        await server.stop()
     }
 
     @Test func keepLocalSendsTheWriteAgainOnTopOfTheServersVersion() async throws {

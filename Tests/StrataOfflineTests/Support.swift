@@ -155,6 +155,15 @@ func withNotes(
     await server.stop()
 }
 
+/// Waits until the calling task is cancelled, then throws `CancellationError`: a call (a prompt, a read) that only a
+/// cancellation ends.
+func waitUntilCancelled() async throws {
+    let (cancelled, keepsWaiting) = AsyncStream<Void>.makeStream()
+    for await _ in cancelled {}
+    keepsWaiting.finish()
+    throw CancellationError()
+}
+
 /// The file of record `sequence` in the outbox in `folder` (the one that holds its store key), or `nil`.
 func recordFile(_ sequence: UInt64, in folder: URL) -> URL? {
     let digits = String(sequence)
@@ -167,7 +176,8 @@ func recordFile(_ sequence: UInt64, in folder: URL) -> URL? {
 }
 
 /// A memory source whose put of a note with the text `held` waits until ``release`` opens, once it has said so
-/// through ``arrived``: a cache, or a main, with a write held on its way in.
+/// through ``arrived``: a cache, or a main, with a write held on its way in. A put of the text `stalls` says so too,
+/// then waits until its task is cancelled, and throws `CancellationError`.
 final class HeldSource: DataSource {
     let memory = MemoryDataSource<Note>()
     let arrived = Gate()
@@ -179,6 +189,10 @@ final class HeldSource: DataSource {
         if value.text == "held" {
             arrived.open()
             await release.wait()
+        }
+        if value.text == "stalls" {
+            arrived.open()
+            try await waitUntilCancelled()
         }
         return try await memory.put(value, in: query)
     }

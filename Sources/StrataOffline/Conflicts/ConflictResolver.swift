@@ -2,7 +2,9 @@
 ///
 /// The outbox asks main for its value, then calls the resolver with both sides (``OutboxConflict``). The
 /// default, ``takeRemote``, lets the server win: the cache takes main's value and the write is dropped, so the
-/// app never overwrites a change it has not seen. A resolver that throws sets the write aside.
+/// app never overwrites a change it has not seen. A resolver that throws sets the write aside, unless the replay
+/// was cancelled meanwhile (``OfflineRepository/close()``, or the task of ``OfflineRepository/sync()``): the write
+/// then stays queued as it was, and the next replay asks again.
 ///
 /// ```swift
 /// let resolver = ConflictResolver<Note> { conflict in

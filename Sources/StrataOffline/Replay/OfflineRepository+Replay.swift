@@ -186,6 +186,8 @@ extension OfflineRepository {
                 switch await resolve(record, local: local, query: query, error: error) {
                 case .setAside:
                     return .setAside
+                case .interrupted:
+                    return .interrupted
                 case .waits(let readFailure):
                     if Task.isCancelled { return .interrupted }
                     // Not a conflict settled: it does not count towards setting the write aside.
@@ -219,6 +221,9 @@ extension OfflineRepository {
                         try await cacheFollows(record) {
                             _ = try await repository.put(merged, in: query, operation: .cache)
                         }
+                    } catch  where Task.isCancelled {
+                        // The merge never reached the outbox: the write waits, as it was, for the next replay.
+                        return .interrupted
                     } catch {
                         return await setAside(record, because: error)
                     }
@@ -267,13 +272,17 @@ extension OfflineRepository {
         case waits(any Error)
         /// The record was set aside.
         case setAside
+        /// The replay was cancelled while the resolver decided (``close()``, or the task of a ``sync()``): the record
+        /// stays as it was.
+        case interrupted
     }
 
     /// Asks the resolver about a conflict and applies a win of main to the cache.
     ///
     /// When main's entry cannot be read for a retryable reason (a network failure), the conflict waits for the
     /// backoff rather than being settled blind. When it cannot be read otherwise, the resolver decides without it
-    /// (``OutboxConflict/remoteError``); a win of main then removes the cache's copy, which main refused.
+    /// (``OutboxConflict/remoteError``); a win of main then removes the cache's copy, which main refused. A resolver
+    /// that fails because the replay was cancelled leaves the record as it was (``ConflictOutcome/interrupted``).
     private func resolve(
         _ record: PendingWrite,
         local: Value?,
@@ -305,6 +314,9 @@ extension OfflineRepository {
         let resolution: ConflictResolution<Value>
         do {
             resolution = try await configuration.conflictResolver.resolve(conflict)
+        } catch  where Task.isCancelled {
+            // A resolver cancelled as it awaited (a prompt, a read) decided nothing: the write is not set aside.
+            return .interrupted
         } catch {
             _ = await setAside(record, because: error)
             return .setAside
