@@ -432,6 +432,39 @@ struct OutboxDamageTests {
         }
     }
 
+    /// A `dropAll()` that cannot remove one file (immutable) forgets the writes whose files it removed, then throws:
+    /// only the write whose file is still there stays queued — before, every write stayed queued in memory, a replay
+    /// sent the dropped ones to main, or, main refusing them (503), wrote their files back for every later launch.
+    @Test(.enabled(if: immutableFilesWork), arguments: [true, false])
+    func aDropAllThatFailsPartWayForgetsTheWritesItRemoved(mainTakesWrites: Bool) async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        // Given writes of a and b queued while main was down, the file of b cannot be removed
+        let queued = [Note(id: "a", text: "one", version: 1), Note(id: "b", text: "two", version: 1)]
+        try await queueWhileDown(queued, on: server, folder: folder)
+        let notes = try await notesRepository(server, folder: folder, configuration: standingStill())
+        let file = try #require(recordFile(2, in: folder))
+        #expect(setImmutable(file, true))
+        defer { setImmutable(file, false) }
+
+        // When the app drops every write
+        await #expect(throws: StrataError.self) { try await notes.outbox.dropAll() }
+
+        // Then only b, whose file is still there, stays queued
+        #expect(await notes.outbox.pendingWrites.map(\.key) == ["b"])
+        #expect(await notes.outbox.isPending(key: "a") == false)
+
+        // And a replay never sends a, nor writes its file back when main refuses writes
+        server.isDown = false
+        server.failsWrites = !mainTakesWrites
+        _ = await notes.sync()
+        #expect(server.appliedNotes(forKey: "a").isEmpty)
+        #expect(recordFile(1, in: folder) == nil)
+        await notes.close()
+        await server.stop()
+    }
+
     @Test func aFolderOfAnotherStoreKindIsRefused() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }

@@ -285,10 +285,17 @@ extension Outbox {
 
     /// Removes every record and every unreadable file.
     ///
-    /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
+    /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed. The store removes the files it can all
+    ///   the same: the records and unreadable files whose files are gone are forgotten, and only those whose files are
+    ///   still there stay.
     public func dropAll() async throws {
         try await lane.run {
-            try await store.delete(AllObjectsQuery())
+            do {
+                try await store.delete(AllObjectsQuery())
+            } catch {
+                forgetAll(but: Set(store.sortedKeys()))
+                throw error
+            }
             let keys = Set(records.values.map(\.key))
             records = [:]
             order = []
@@ -502,6 +509,17 @@ extension Outbox {
         try await lane.run {
             guard records[sequence] != nil else { return }
             try await store.delete(KeyQuery(PendingWrite.storeKey(sequence)))
+            forget(sequence)
+        }
+    }
+
+    /// Forgets in memory every record and unreadable file whose store key is not in `kept` (the files are gone).
+    private func forgetAll(but kept: Set<String>) {
+        let keepsForeign = kept.contains { PendingWrite.sequence(ofStoreKey: $0) == nil }
+        unreadable.removeAll { file in
+            file.sequence.map { !kept.contains(PendingWrite.storeKey($0)) } ?? !keepsForeign
+        }
+        for sequence in records.keys.sorted() where !kept.contains(PendingWrite.storeKey(sequence)) {
             forget(sequence)
         }
     }
