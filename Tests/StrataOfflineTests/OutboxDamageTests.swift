@@ -465,6 +465,33 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
+    /// A record file that says delete and carries a value (planted, or damaged) is set aside when the outbox opens —
+    /// before, it loaded as sound: reads took the key for deleted, while a replay sent main a put of the value.
+    @Test func aDeleteRecordThatCarriesAValueIsSetAsideNeverSentAsAPut() async throws {
+        // Given a record file of a delete of a that carries a value, planted before the outbox opens
+        let value = try JSONEncoder().encode(Note(id: "a", text: "planted", version: 1))
+        try await withNotes(plantingFirst: [
+            PendingWrite(
+                sequence: 1,
+                key: "a",
+                operation: .delete,
+                value: value,
+                idempotencyKey: "x",
+                createdAt: Date()
+            )
+        ]) { server, notes in
+            // When the outbox replays
+            let report = await notes.sync()
+
+            // Then the record is set aside, and main received nothing
+            #expect(report.setAside == 1 && report.delivered == 0, "\(report)")
+            #expect(server.applied.isEmpty)
+            let setAside = await notes.outbox.pendingWrites
+            #expect(setAside.map(\.isSetAside) == [true])
+            #expect(setAside.first?.lastError?.contains("carries a value") == true)
+        }
+    }
+
     @Test func aFolderOfAnotherStoreKindIsRefused() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }

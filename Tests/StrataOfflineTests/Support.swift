@@ -128,16 +128,18 @@ func awaitChange(in stream: AsyncStream<DataChange>, after action: () async -> V
     _ = await iterator.next()
 }
 
-/// Runs `body` with a notes server and a repository over it (its outbox in a fresh folder), then closes both and
-/// removes the folder.
+/// Runs `body` with a notes server and a repository over it (its outbox in a fresh folder, where `planted` records
+/// are written first, as another program would), then closes both and removes the folder.
 func withNotes(
     reachability: Reachability? = nil,
     configuration: NotesRepository.Configuration = .init(replaysOnTimer: false),
+    plantingFirst planted: [PendingWrite] = [],
     _ body: (NotesServer, NotesRepository) async throws -> Void
 ) async throws {
     let server = try await NotesServer.start()
     let folder = temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    for record in planted { try await plant(record, in: folder) }
     let notes = try await notesRepository(
         server,
         folder: folder,

@@ -147,6 +147,8 @@ extension PendingWrite {
         if key.isEmpty { return "the record names no key" }
         if attempts < 0 || conflicts < 0 { return "the record has a negative count" }
         if operation == .put, value == nil { return "the put record has no value" }
+        // Sent, it would be a put of the value, while reads take the key for deleted.
+        if operation == .delete, value != nil { return "the delete record carries a value" }
         if idempotencyKey.isEmpty { return "the record has no idempotency key" }
         return nil
     }
