@@ -111,8 +111,11 @@ struct OfflineBackoffTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func readsMainAnswersLeaveAWriteMainRefusedToItsBackoff() async throws {
-        // Given a server that answers reads but answers every write 503, and a write it refused once
+    /// Runs `body` with a server that answers reads (of c) but answers every write 503, and a put of a it refused
+    /// once, which waits 60 s on `clock` (the pause doubles after each failure).
+    private func withAWriteMainRefused(
+        _ body: (NotesServer, NotesRepository, ManualClock) async throws -> Void
+    ) async throws {
         let clock = ManualClock()
         let backoff = RetryPlugin.Backoff(initial: .seconds(60), multiplier: 2, maximum: .seconds(600), jitter: .none)
         try await withNotes(configuration: .init(backoff: backoff, clock: clock)) { server, notes in
@@ -121,11 +124,19 @@ struct OfflineBackoffTests {
             let write = try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
             #expect(write.isPending)
             #expect(await notes.outbox.pendingWrites.first?.lastFailure == .answered)
+            try await body(server, notes, clock)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func readsMainAnswersLeaveAWriteMainRefusedToItsBackoff() async throws {
+        // Given a server that answers reads but answers every write 503, and a write it refused once
+        try await withAWriteMainRefused { server, notes, clock in
             #expect(server.writeRequestCount == 1)
 
             // When main answers ten reads before the backoff ends
             for _ in 0..<10 {
-                #expect(try await notes.get(KeyQuery("c"), operation: .main).value.text == "sea")
+                let read = try await notes.get(KeyQuery("c"), operation: .main)
+                #expect(read.value.text == "sea")
                 await notes.waitForReplays()
             }
 
@@ -145,6 +156,23 @@ struct OfflineBackoffTests {
             server.failsWrites = false
             #expect(await notes.sync().delivered == 1)
             #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one"])
+        }
+    }
+
+    /// A write that replaced one main refused (a delete of a key whose put got 503) took that write's backoff but not
+    /// the kind of its failure: main answering a read sent it at once, to a main known to refuse writes.
+    @Test(.timeLimit(.minutes(2))) func aWriteReplacingOneMainRefusedKeepsItsBackoffWhenMainAnswers() async throws {
+        // Given a server that answers reads but answers every write 503, and a put of a it refused once
+        try await withAWriteMainRefused { server, notes, _ in
+            // When a delete of a replaces the put, and main answers a read before the backoff ends
+            try await notes.delete(KeyQuery("a"))
+            #expect(await notes.outbox.pendingWrites.map(\.operation) == [.delete])
+            #expect(try await notes.get(KeyQuery("c"), operation: .main).value.text == "sea")
+            await notes.waitForReplays()
+
+            // Then the delete was not sent: it waits for the backoff of the put it replaced
+            #expect(server.writeRequestCount == 1)
+            #expect(await notes.outbox.pendingWrites.first?.lastFailure == .answered)
         }
     }
 }

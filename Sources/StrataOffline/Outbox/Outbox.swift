@@ -366,7 +366,7 @@ extension Outbox {
 
     /// Ends the send ``beginSending(_:)`` started. When it failed and a later write of the key arrived meanwhile
     /// that replaces it, the record goes now, as it would have gone had it not been on its way; the replacement
-    /// keeps the later of the two backoffs.
+    /// keeps the later of the two backoffs, and the kind of its failure (``PendingWrite/keepBackoff(of:)``).
     ///
     /// - Parameter failed: Whether main refused the write with a retryable error (the record waits for a retry).
     func endSending(failed: Bool) async {
@@ -378,7 +378,7 @@ extension Outbox {
             guard let old = records[sent], !old.isSetAside, var newer = records[replacement], !newer.isSetAside else {
                 return
             }
-            if newer.keepBackoff(until: old.notBefore) {
+            if newer.keepBackoff(of: [old]) {
                 guard (try? await store.put(.record(newer), in: KeyQuery(PendingWrite.storeKey(replacement)))) != nil
                 else { return }
                 records[replacement] = newer
@@ -410,8 +410,9 @@ extension Outbox {
     /// Adds a record durably, then removes the earlier queued records of its key that it makes useless.
     ///
     /// The new record is written before the old ones go, so a crash between leaves both, never neither. A record
-    /// that replaces others keeps the latest backoff among them, so a replacement does not reach a main that is
-    /// known to be down sooner than the write it replaces would have.
+    /// that replaces others keeps the latest backoff among them and the kind of their failure
+    /// (``PendingWrite/keepBackoff(of:)``), so a replacement does not reach a main that is known to be down, or to
+    /// refuse writes, sooner than the write it replaces would have.
     ///
     /// Once the new record is stored the write is queued: an old record whose file cannot be removed stays queued
     /// before it (main receives both, in order, and ends with the new value), and the call succeeds.
@@ -435,7 +436,7 @@ extension Outbox {
                 }
             let cancelled = replaced.filter { $0.sequence != sending }
             try checkRoom(for: record, freed: cancelled)
-            record.keepBackoff(until: cancelled.compactMap(\.notBefore).max())
+            record.keepBackoff(of: cancelled)
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
             records[record.sequence] = record
             unrecordedNumbers.remove(record.sequence)
@@ -547,12 +548,21 @@ extension Outbox {
 }
 
 extension PendingWrite {
-    /// Makes the record wait at least until `date` (the backoff of a write it replaces), never less than it already
-    /// waits; returns whether that moved its ``notBefore``.
+    /// Makes the record wait as long as the records it replaces: at least until their latest ``notBefore``, never
+    /// less than it already waits, and as they failed (``Failure/answered`` when one did, which a main answering a
+    /// read does not send before its backoff ends); returns whether that changed the record.
     @discardableResult
-    mutating func keepBackoff(until date: Date?) -> Bool {
-        guard let date, notBefore.map({ $0 < date }) ?? true else { return false }
-        notBefore = date
-        return true
+    mutating func keepBackoff(of replaced: [PendingWrite]) -> Bool {
+        let waited = (notBefore, lastFailure)
+        if let date = replaced.compactMap(\.notBefore).max(), notBefore.map({ $0 < date }) ?? true {
+            notBefore = date
+        }
+        let failures = replaced.compactMap(\.lastFailure)
+        if failures.contains(.answered) {
+            lastFailure = .answered
+        } else if lastFailure == nil {
+            lastFailure = failures.first
+        }
+        return waited != (notBefore, lastFailure)
     }
 }
