@@ -54,7 +54,7 @@ extension OfflineRepository {
         await replays.run {}
     }
 
-    /// Sets the timer to the earliest end of a backoff, replacing the previous one.
+    /// Sets the timer to the earliest end of a backoff, in place of a pending one that wakes later.
     func scheduleTimer() {
         guard configuration.replaysOnTimer else { return }
         // The timer is no part of the call that set it, nor is the replay it starts (see `triggerReplay`).
@@ -72,14 +72,16 @@ extension OfflineRepository {
         let latest = clock.now().addingTimeInterval(configuration.backoff.maximum.timeInterval)
         let wake = min(due, latest)
         schedule.withLock { schedule in
-            guard !schedule.isClosed else { return }
+            guard !schedule.isClosed, schedule.replacesTimer(wakingAt: wake) else { return }
             schedule.timer?.cancel()
+            schedule.timerWake = wake
             schedule.timer = Task { [weak self] in
                 do {
                     try await clock.sleep(until: wake)
                 } catch {
                     return
                 }
+                self?.schedule.withLock { if $0.timerWake == wake { $0.timerWake = nil } }
                 self?.triggerReplay(.due)
             }
         }

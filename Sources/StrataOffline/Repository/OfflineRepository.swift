@@ -176,6 +176,8 @@ where Main.Value == Cache.Value, Main.Value: Codable {
 struct ReplaySchedule: Sendable {
     /// The task that replays when the earliest backoff ends.
     var timer: Task<Void, Never>?
+    /// When ``timer`` wakes; `nil` once it woke, or when there is none.
+    var timerWake: Date?
     /// Whether a triggered replay waits to start.
     var isTriggered = false
     /// Which writes the waiting replay sends before their backoff ends.
@@ -190,4 +192,12 @@ struct ReplaySchedule: Sendable {
     var writesUnderWay = 0
     /// Whom the last write under way resumes: a ``OfflineRepository/close()`` waiting for it.
     var closeWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Whether a timer waking at `wake` takes the place of the pending one: only an earlier one does. Each timer is
+    /// set from a reading of the outbox made before the lock is taken, so a later wake may come from an older
+    /// reading; a pending timer that wakes too early is harmless (the replay it starts sets the next).
+    func replacesTimer(wakingAt wake: Date) -> Bool {
+        guard let pending = timerWake else { return true }
+        return wake < pending
+    }
 }
