@@ -65,6 +65,23 @@ struct BatchingTests {
         #expect(results.mapValues { try? $0.get().id } == [1: 1, 2: 2, 3: 3])
     }
 
+    /// A window of the largest duration made a deadline that the system clock's sleep could not reach without
+    /// overflowing (it trapped); the batch waits the longest wait instead.
+    @Test func aWindowOfTheLargestDurationIsCutToTheLongestWait() async throws {
+        let clock = ManualClock()
+        let directory = MemberDirectory()
+        let source = directory.batched(window: .seconds(Int64.max), clock: clock)
+
+        let read = Task { try await source.get(IdQuery(1)) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(Int64.max))
+
+        #expect(try await read.value.id == 1)
+        #expect(clock.sleepCalls.count == 1)
+        // The manual clock measures the wait through dates, to a microsecond or so
+        #expect(clock.sleepCalls.allSatisfy { $0 <= .longestWait + .milliseconds(1) })
+    }
+
     @Test func aKeyTheSourceDoesNotAnswerFailsOnlyItsCaller() async throws {
         let clock = ManualClock()
         let directory = MemberDirectory()

@@ -74,6 +74,28 @@ struct PluginFaultInjectionTests {
         #expect(try await delays(seed: 9) == first)
     }
 
+    /// A delay of the largest duration trapped: drawn from a range that reaches it (the range's width overflowed),
+    /// or fixed (the system clock's sleep trapped on its deadline). It is cut to the longest wait.
+    @Test(
+        arguments: [
+            FaultInjectionPlugin.Delay.fixed(.seconds(Int64.max)),
+            .random(.seconds(-1) ... .seconds(Int64.max)),
+        ]
+    )
+    func aDelayOfTheLargestDurationIsCutToTheLongestWait(delay: FaultInjectionPlugin.Delay) async throws {
+        let clock = ManualClock()
+        let plugin = FaultInjectionPlugin(configuration: .init(delay: delay), seed: 1, clock: clock)
+        let source = PluginTestStore(["a": 1]).plugins([plugin])
+
+        let task = Task { try await source.get(KeyQuery("a")) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(Int64.max))
+
+        #expect(try await task.value == 1)
+        #expect(clock.sleepCalls.count == 1)
+        #expect(clock.sleepCalls.allSatisfy { $0 > .zero && $0 <= .longestWait })
+    }
+
     @Test func onlyTheConfiguredMethodsAreAffected() async throws {
         let store = PluginTestStore<Int>()
         let plugin = FaultInjectionPlugin(configuration: .init(errorRate: 1, methods: [.get]))

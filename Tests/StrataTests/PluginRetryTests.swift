@@ -165,6 +165,24 @@ struct PluginRetryTests {
         #expect(clock.sleepCalls.isEmpty)
     }
 
+    /// With no limit on suggested delays (`maxRetryAfter: nil`), a suggested delay of the largest duration went to the
+    /// clock as it was: the system clock's sleep trapped on its deadline. It is waited as the longest wait.
+    @Test func aSuggestedDelayOfTheLargestDurationIsWaitedAsTheLongestWait() async throws {
+        let clock = ManualClock()
+        let store = PluginTestStore(["a": 1])
+        store.failNext(
+            StrataError.remote(.unexpectedResponse, "Later", status: 503, isRetryable: true, delay: .seconds(Int64.max))
+        )
+        let source = store.plugins([RetryPlugin(configuration: .init(maxRetryAfter: nil), clock: clock)])
+
+        let task = Task { try await source.get(KeyQuery("a")) }
+        await clock.waitForSleepers(1)
+        clock.advance(by: .seconds(Int64.max))
+
+        #expect(try await task.value == 1)
+        #expect(clock.sleepCalls == [.longestWait])
+    }
+
     @Test(
         arguments: [
             StrataError.notFound(),

@@ -57,7 +57,8 @@ final class BatchLoader<Value: Sendable>: Sendable {
         load: @escaping @Sendable (any MultiKeyedQuery) async throws -> [StoredEntry<Value>]
     ) {
         self.maxBatchSize = max(maxBatchSize, 1)
-        self.window = window
+        // A window of the largest durations made a deadline no sleep reaches without overflowing
+        self.window = window.clampedAsWait
         self.clock = clock
         self.load = load
     }

@@ -37,7 +37,8 @@ public struct BatchingDataSource<Source: GetDataSource>: Sendable {
     /// - Parameters:
     ///   - source: The source; it answers a ``MultiKeyedQuery`` such as ``IdsQuery`` in `getAllEntries`.
     ///   - maxBatchSize: The most keys one batch holds.
-    ///   - window: How long a batch waits for more reads; `.zero` waits one scheduling tick.
+    ///   - window: How long a batch waits for more reads; `.zero` waits one scheduling tick; a longer one than about
+    ///     31 years waits that long.
     ///   - clock: The clock the window is measured on.
     public init(
         _ source: Source,

@@ -97,13 +97,16 @@ public struct FaultInjectionPlugin: StrataPlugin {
         return try await next()
     }
 
+    /// The delay before the next call, taken as a wait (`clampedAsWait`): whatever the configured
+    /// durations, neither the draw nor the sleep overflows.
     private func drawDelay() -> Duration {
         switch configuration.delay {
         case .none: return .zero
-        case .fixed(let delay): return delay
+        case .fixed(let delay): return delay.clampedAsWait
         case .random(let range):
-            let span = Double(range.upperBound.nanoseconds - range.lowerBound.nanoseconds)
-            return range.lowerBound + .nanoseconds(Int64((span * random.unitInterval()).rounded(.down)))
+            let lower = Double(range.lowerBound.nanoseconds)
+            let span = Double(range.upperBound.nanoseconds) - lower
+            return Duration(saturatingNanoseconds: (lower + span * random.unitInterval()).rounded(.down)).clampedAsWait
         }
     }
 }

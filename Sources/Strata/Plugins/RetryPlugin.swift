@@ -29,7 +29,7 @@ public struct RetryPlugin: StrataPlugin {
         public var honoursRetryAfter: Bool
 
         /// The longest suggested delay (`Retry-After`) the plugin waits; a longer one fails the call with the
-        /// error instead. `nil` waits any.
+        /// error instead. `nil` waits any, up to about 31 years.
         public var maxRetryAfter: Duration?
 
         /// The methods that are retried; all by default.
@@ -131,11 +131,12 @@ public struct RetryPlugin: StrataPlugin {
         return error
     }
 
-    /// The pause before the next attempt, or `nil` when the source asked for a longer one than allowed.
+    /// The pause before the next attempt, or `nil` when the source asked for a longer one than allowed; a suggested
+    /// one is taken as a wait (`clampedAsWait`), so that no sleep overflows.
     private func pause(after error: any Error, attempt: Int) -> Duration? {
         if configuration.honoursRetryAfter, let delay = (error as? any RetryAdvising)?.suggestedRetryDelay {
             if let limit = configuration.maxRetryAfter, delay > limit { return nil }
-            return max(delay, .zero)
+            return delay.clampedAsWait
         }
         return configuration.backoff.delay(beforeRetry: attempt, unitRandom: random.unitInterval())
     }
