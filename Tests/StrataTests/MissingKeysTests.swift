@@ -1,6 +1,8 @@
-import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
+
+@testable import Strata
 
 /// A value that knows its id, so a repository can tell which ids main did not answer.
 private struct Member: Identifiable, Hashable, Sendable {
@@ -63,6 +65,45 @@ struct MissingKeysTests {
 
         #expect(error?.code == .notFound)
         #expect(harness.cacheStore.contents == ["1": "c1"])
+    }
+
+    /// Two list reads that narrow to the same missing id were matched by the write stamps of their whole lists: a
+    /// read of 1 and 3 that began after a write of 1 joined the main read of a read of 1 and 2 that began before it
+    /// (2 written once, 3 never: the sums were equal), and got main's value from before the write. Each is matched
+    /// by the stamps of the ids it asks main for.
+    @Test func aNarrowedListReadNeverJoinsAMainReadThatBeganBeforeAWriteOfItsIds() async throws {
+        // Given ids 1, 2 and 3 on stripes of their own, 2 and 3 in the cache, 2 written once through the repository
+        let stripes = CacheRepository<PluginTestStore<String>, PluginTestStore<String>>.writeStampStripes
+        let ids = try #require(Self.ids(onStripesOfTheirOwn: 3, among: stripes))
+        let (one, two, three) = (ids[0], ids[1], ids[2])
+        let gate = AsyncGate(isOpen: false)
+        let main = PluginTestStore(["\(one)": "old"], gate: gate)
+        let cache = PluginTestStore(["\(two)": "c2", "\(three)": "c3"])
+        let repository = CacheRepository(main: main, cache: cache)
+        _ = try await repository.put("m2", in: IdQuery(two), operation: .main)
+
+        // When a read of 1 and 2 is held at main, 1 is written, and a read of 1 and 3 follows
+        let first = Task { try await repository.getAll(IdsQuery([one, two]), operation: .cacheSync) }
+        await gate.waitForEntered(1)
+        _ = try await repository.put("new", in: IdQuery(one), operation: .main)
+        let second = Task { try await repository.getAll(IdsQuery([one, three]), operation: .cacheSync) }
+        while repository.mainReads.waiterCount < 2 { await Task.yield() }
+        gate.open()
+
+        // Then the second read asked main itself, after the write
+        #expect(try await second.value == ["new", "c3"])
+        #expect(try await first.value.count == 2)
+        #expect(main.calls(.getAll) == 2)
+    }
+
+    /// The first `count` ids from 1 whose keys fall in different stripes.
+    private static func ids(onStripesOfTheirOwn count: Int, among stripes: Int) -> [Int]? {
+        var ids: [Int] = []
+        var taken = Set<Int>()
+        for id in 1...1_000 where ids.count < count && taken.insert(String(id).stripe(among: stripes)).inserted {
+            ids.append(id)
+        }
+        return ids.count == count ? ids : nil
     }
 
     @Test func aMainFailureIsThrownAsItIs() async throws {

@@ -82,12 +82,22 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// through the repository since `stamp`: one main call and one cache write, shared with concurrent identical
     /// reads. Stale cached values a repository as main served (``StaleAnswerReport``) are returned as stale, and
     /// neither stored nor told as main's answer.
+    ///
+    /// The shared run is matched by the write stamps of `query`'s own keys, taken now: two reads of different lists
+    /// that narrow to the same keys have stamps over different keys, whose sums say nothing of each other.
+    /// `stamp`, over the whole list, is the stricter test of the write back.
     private func fetchAndStore(
         _ query: any MultiKeyedQuery,
         writesBack: Bool,
         since stamp: CacheWriteStamps.Stamp
     ) async throws -> (entries: [StoredEntry<Main.Value>?], isStale: Bool) {
-        let key = mainReadKey(isGetAll: true, writesBack: writesBack, query, since: stamp, narrowed: true)
+        let key = mainReadKey(
+            isGetAll: true,
+            writesBack: writesBack,
+            query,
+            since: writeStamps.stamp(query),
+            narrowed: true
+        )
         // A shared run tells no repository that main answered: each read that shares it tells its own
         // (`sharedMainRead`).
         let tellsMainAnswers = key == nil
