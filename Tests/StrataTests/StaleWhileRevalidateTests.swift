@@ -22,8 +22,8 @@ private final class ErrorRecorder: StrataPlugin {
     }
 }
 
-/// A cache holding "old" for key 1, stored at the clock's start and valid for 60 seconds, before a main source
-/// that answers "new".
+/// A cache holding "old" for keys 1 and 2, stored at the clock's start and valid for 60 seconds, before a main
+/// source that answers "new".
 private struct StaleFixture {
     let clock = ManualClock()
     let gate = AsyncGate(isOpen: false)
@@ -32,8 +32,9 @@ private struct StaleFixture {
     let cache: EntryStore
 
     init(gated: Bool = false) {
-        main = PluginTestStore(["1": "new"], gate: gated ? gate : nil)
-        cache = EntryStore(["1": StoredEntry(value: "old", storedAt: clock.now())])
+        main = PluginTestStore(["1": "new", "2": "new"], gate: gated ? gate : nil)
+        let old = StoredEntry(value: "old", storedAt: clock.now())
+        cache = EntryStore(["1": old, "2": old])
     }
 
     var repository:
@@ -48,6 +49,17 @@ private struct StaleFixture {
 
     /// Reads with a window of 60 seconds after the value went stale.
     var operation: CacheSyncOperation { .cacheSync(staleWhileRevalidate: .seconds(60), clock: clock) }
+}
+
+/// The cache; main for a value the cache never had; a stale value served as it is.
+private struct CacheServingStale: RepositoryOperation {
+    var plan: OperationPlan {
+        OperationPlan(
+            read: OperationPlan.Read(first: .cache, asksMainOn: .notFound, staleValues: .served),
+            write: .cache,
+            delete: nil
+        )
+    }
 }
 
 struct StaleWhileRevalidateTests {
@@ -93,6 +105,53 @@ struct StaleWhileRevalidateTests {
         #expect(fixture.cache.entry("1")?.value == "new")
         #expect(fixture.main.calls(.get) == 1)
         #expect(repository.backgroundRefreshCount == 0)
+    }
+
+    /// A list read asked main for every stale id before answering, so a main that was down failed it.
+    @Test func aListStaleInsideTheWindowIsReturnedAtOnceAndRefreshedInTheBackground() async throws {
+        // Given ids 1 and 2 stale for 30 seconds, and main down once
+        let fixture = StaleFixture()
+        let repository = fixture.repository
+        fixture.clock.advance(by: .seconds(90))
+        fixture.main.failNext(StrataError(.network, "down"))
+
+        // When both are read inside the window
+        let query = IdsQuery([1, 2])
+        let call = PluginCall(method: .getAll, query: query, operation: fixture.operation, source: "users")
+        let (trail, values) = try await CallTrail.run(for: call) { trail in
+            (trail, try await repository.getAll(query, operation: fixture.operation))
+        }
+        await repository.waitForBackgroundRefreshes()
+
+        // Then the stale values come back, reported so, and one refresh of both ran in the background (and failed)
+        #expect(values == ["old", "old"])
+        #expect(trail.outcome(error: nil) == .staleServed)
+        #expect(fixture.recorder.seen == ["refresh.getAll network"])
+        #expect(fixture.main.calls(.getAll) == 1)
+
+        // And the next read is served stale too, and its refresh stores main's values
+        #expect(try await repository.getAll(query, operation: fixture.operation) == ["old", "old"])
+        await repository.waitForBackgroundRefreshes()
+        #expect(fixture.cache.entry("1")?.value == "new")
+        #expect(fixture.cache.entry("2")?.value == "new")
+    }
+
+    /// A list read of a plan that serves stale values, and asks main only for values the cache never had, threw
+    /// the cache's *not valid* where `get` served the stale value.
+    @Test func aListStaleIsServedByAPlanThatServesStaleValuesAsOneKeyIs() async throws {
+        // Given ids 1 and 2 stale
+        let fixture = StaleFixture()
+        let repository = fixture.repository
+        fixture.clock.advance(by: .seconds(90))
+
+        // When they are read together, and one of them alone
+        let values = try await repository.getAll(IdsQuery([1, 2]), operation: CacheServingStale())
+        let value = try await repository.get(IdQuery(1), operation: CacheServingStale())
+
+        // Then both reads serve the stale values, without asking main
+        #expect(values == ["old", "old"])
+        #expect(value == "old")
+        #expect(fixture.main.calls(.getAll) + fixture.main.calls(.get) == 0)
     }
 
     @Test func aWriteDuringTheBackgroundRefreshIsNotOverwrittenByIt() async throws {

@@ -124,6 +124,28 @@ extension OperationPlan {
     }
 }
 
+extension OperationPlan.Read {
+    /// How a stale value is returned before main answers (step 2 of the algorithm).
+    enum StaleServing: Sendable {
+        /// As it is: main is not asked (``StaleValues/served``).
+        case asItIs
+        /// While main is read in the background (``refreshesInBackground``).
+        case whileRefreshing
+    }
+
+    /// How a stale value the cache's `miss` carries is returned before main answers, the rule of step 2 for one key
+    /// as for each key of a list: as it is with ``StaleValues/served``, while main is read in the background when it
+    /// went stale inside the ``refreshesInBackground`` window; `nil` when main is asked first (or the miss thrown).
+    ///
+    /// - Parameter miss: The cache's error for the value.
+    func servesStaleAtOnce(after miss: StrataError) -> StaleServing? {
+        guard miss.code == .notValid else { return nil }
+        if case .served = staleValues { return .asItIs }
+        if let refreshesInBackground, refreshesInBackground.contains(miss) { return .whileRefreshing }
+        return nil
+    }
+}
+
 // MARK: - The built-in read plans
 
 extension OperationPlan.Read {

@@ -102,7 +102,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// ``MultiKeyedQuery/selecting(positions:)``) by an operation that starts at the cache and asks main on a miss
     /// (CacheSync, Default) fetches only what is missing: the cache answers the keys it holds valid, main is asked
     /// once for the others (the query narrowed to them), the values come back in the order asked, and main's are
-    /// written into the cache. Main answers a list in the order it was asked; when it answers fewer values than
+    /// written into the cache. A stale value is served as ``get(_:operation:)`` serves one key: at once with
+    /// ``OperationPlan/StaleValues/served``, and inside a stale-while-revalidate window while one background refresh
+    /// reads main for every such key. Main answers a list in the order it was asked; when it answers fewer values than
     /// asked, `Identifiable` values are matched to the keys by their id, the ones found are cached, and the read
     /// throws ``StrataError/Code/notFound`` with ``StrataError/partialValues(as:)`` — one element per key asked,
     /// `nil` for each key main did not find.

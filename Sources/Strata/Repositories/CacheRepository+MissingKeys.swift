@@ -13,10 +13,15 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// A list read that asks main for the keys the cache misses only: the cache answers the keys it has, main is
     /// asked once, with the query narrowed to the others, and its entries are written into the cache.
     ///
+    /// A key whose value is stale is served as `get` serves one key (``OperationPlan/Read/servesStaleAtOnce(after:)``):
+    /// as it is with ``OperationPlan/StaleValues/served``; inside the ``OperationPlan/Read/refreshesInBackground``
+    /// window, while one background refresh reads main for every such key; otherwise main is asked for it.
+    ///
     /// - Returns: The entries, in the order of the keys, and whether stale cached values are among them.
-    /// - Throws: A cache error other than a miss as it is; main's error (or the stale values, when the plan's
-    ///   fallback rule accepts it and every missing key has one); ``StrataError/Code/notFound`` with
-    ///   ``StrataError/partialValues(as:)`` (one per key asked) when main answers some keys only.
+    /// - Throws: A cache error other than a miss as it is, and a miss the plan neither serves stale nor asks main
+    ///   after; main's error (or the stale values, when the plan's fallback rule accepts it and every missing key
+    ///   has one); ``StrataError/Code/notFound`` with ``StrataError/partialValues(as:)`` (one per key asked) when
+    ///   main answers some keys only.
     func readMissingKeys(
         _ query: any MultiKeyedQuery,
         _ plan: OperationPlan.Read
@@ -26,31 +31,31 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             let entries = try await cache.getAllEntries(query)
             CallTrail.report(.hit)
             return (entries, false)
-        } catch let error as StrataError where plan.asksMainOn.contains(error) {
+        } catch let error as StrataError
+            where plan.asksMainOn.contains(error) || plan.servesStaleAtOnce(after: error) != nil
+        {
             listMiss = error
         }
         let stamp = writeStamps.stamp(query)
         let keys = query.keys
         var entries = [StoredEntry<Main.Value>?](repeating: nil, count: keys.count)
-        var stale = entries
-        var missing: [Int] = []
+        var misses = [StrataError?](repeating: nil, count: keys.count)
         if keys.count == 1 {
             // The list's miss is its one key's: no need to ask again.
-            stale[0] = listMiss.staleEntries(as: Main.Value.self)?.first
-            missing = [0]
+            misses[0] = listMiss
         } else {
             for position in keys.indices {
                 do {
                     entries[position] = try await cache.getAllEntries(narrowed(query, to: [position])).first
-                } catch let error as StrataError where plan.asksMainOn.contains(error) {
-                    stale[position] = error.staleEntries(as: Main.Value.self)?.first
-                    missing.append(position)
+                } catch let error as StrataError where error.isMiss {
+                    misses[position] = error
                 }
             }
         }
+        let (stale, missing, servesStale) = try serveStale(query, plan, &entries, misses: misses)
         if missing.isEmpty {
-            CallTrail.report(.hit)
-            return (entries.compactMap { $0 }, false)
+            CallTrail.report(servesStale ? .staleServed : .hit)
+            return (entries.compactMap { $0 }, servesStale)
         }
         let fetched: [StoredEntry<Main.Value>?]
         let fetchedStale: Bool
@@ -73,8 +78,54 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         guard missingKeys.isEmpty else {
             throw StrataError.partial(entries.map { $0?.value }, missingKeys: missingKeys)
         }
-        CallTrail.report(fetchedStale ? .staleServed : .miss)
-        return (entries.compactMap { $0 }, fetchedStale)
+        let isStale = fetchedStale || servesStale
+        CallTrail.report(isStale ? .staleServed : .miss)
+        return (entries.compactMap { $0 }, isStale)
+    }
+
+    /// Puts into `entries` the stale values of the keys the cache missed that the plan serves before main answers,
+    /// and starts one background refresh of those inside the window; the other keys are main's to answer.
+    ///
+    /// - Returns: The stale entry of each position main is asked for (for the plan's fallback), those positions,
+    ///   and whether a stale value was served.
+    /// - Throws: The miss of a key the plan neither serves stale nor asks main for.
+    private func serveStale(
+        _ query: any MultiKeyedQuery,
+        _ plan: OperationPlan.Read,
+        _ entries: inout [StoredEntry<Main.Value>?],
+        misses: [StrataError?]
+    ) throws -> (stale: [StoredEntry<Main.Value>?], missing: [Int], servesStale: Bool) {
+        var stale = [StoredEntry<Main.Value>?](repeating: nil, count: misses.count)
+        var missing: [Int] = []
+        var refreshed: [Int] = []
+        var servesStale = false
+        for (position, miss) in misses.enumerated() {
+            guard let miss else { continue }
+            let staleEntry = miss.staleEntries(as: Main.Value.self)?.first
+            if let staleEntry, !staleEntry.metadata.forbidsServingStale,
+                let serving = plan.servesStaleAtOnce(after: miss)
+            {
+                entries[position] = staleEntry
+                servesStale = true
+                if serving == .whileRefreshing { refreshed.append(position) }
+            } else if plan.asksMainOn.contains(miss) {
+                stale[position] = staleEntry
+                missing.append(position)
+            } else {
+                throw miss
+            }
+        }
+        if !refreshed.isEmpty {
+            let refreshQuery = try narrowed(query, to: refreshed)
+            let staleEntries = refreshed.compactMap { entries[$0] }
+            refreshInBackground(
+                plan,
+                plannedGetAll(refreshQuery),
+                stale: staleEntries,
+                since: writeStamps.stamp(refreshQuery)
+            )
+        }
+        return (stale, missing, servesStale)
     }
 
     /// Main's entries for the keys of `query`, one per key (`nil` for a key main did not answer, see

@@ -52,9 +52,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let staleAnswer = stale.flatMap {
             read.servesStale($0) ? PlannedAnswer(entry: $0, source: .cache, isStale: true) : nil
         }
-        if let staleAnswer, case .served = plan.staleValues { return staleAnswer }
-        if let staleAnswer, let refresh = plan.refreshesInBackground, refresh.contains(miss) {
-            refreshInBackground(plan, read, stale: stale, since: writeStamps.stamp(read.query))
+        if let staleAnswer, let serving = plan.servesStaleAtOnce(after: miss) {
+            if serving == .whileRefreshing {
+                refreshInBackground(plan, read, stale: stale, since: writeStamps.stamp(read.query))
+            }
             return staleAnswer
         }
         guard plan.asksMainOn.contains(miss) else { throw PlannedReadFailure(error: miss, source: .cache) }
