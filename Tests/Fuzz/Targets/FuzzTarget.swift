@@ -22,6 +22,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case accessJournal = "access-journal"
     /// A JSON store's `session` file (`StoreSession.parse`).
     case storeSession = "store-session"
+    /// Header fields a transport's table joined, split back (`HTTPHeaders.splittingJoinedFields`).
+    case headerFields = "header-fields"
 
     /// Feeds `bytes` to the parser and checks its invariants.
     ///
@@ -38,6 +40,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .freshnessRecord: try Self.freshnessRecord(bytes)
             case .accessJournal: try Self.accessJournal(bytes)
             case .storeSession: try Self.storeSession(bytes)
+            case .headerFields: try Self.headerFields(bytes)
             }
         #else
             // The targets reach internal parsers through `@testable import`, which only a debug build allows.
