@@ -17,6 +17,14 @@ struct ProviderCheckoutRaceTests {
         return try FileCacheProvider(store: store)
     }
 
+    /// Writes `text` over the start of the file at `url`, in place (the same file, its length kept when `text` is as
+    /// long): a download changed under the provider.
+    private func rewrite(_ url: URL, with text: String) {
+        guard let handle = try? FileHandle(forWritingTo: url) else { return }
+        try? handle.write(contentsOf: Data(text.utf8))
+        try? handle.close()
+    }
+
     /// A lookup whose read of the entry overlaps a store of version B: B is stored at the clock's reading inside the
     /// read. The lookup and the store hand out B's checkout, which stays. (The lookup saw the entry change under its
     /// read and treated it as a miss: it deleted the checkout the store had just handed out and returned `nil`;
@@ -64,11 +72,7 @@ struct ProviderCheckoutRaceTests {
         let download = folder.url.appendingPathComponent("download")
         try Data("first".utf8).write(to: download)
         // The store reads the clock as the provider's store starts, then as the move starts.
-        clock.run(atReading: 2) {
-            guard let handle = try? FileHandle(forWritingTo: download) else { return }
-            try? handle.write(contentsOf: Data("other".utf8))
-            try? handle.close()
-        }
+        clock.run(atReading: 2) { rewrite(download, with: "other") }
 
         // When it is stored
         let checkout = try provider.store(objectAt: download, key: "k", headers: ["ETag": "\"1\""])
@@ -79,5 +83,61 @@ struct ProviderCheckoutRaceTests {
         #expect(try Data(contentsOf: checkout) == Data("other".utf8))
         let items = try FileManager.default.contentsOfDirectory(atPath: provider.checkoutFolder.path)
         #expect(items.filter { $0 != ".strata-lock" } == [FileCacheProvider.checkoutName("k")])
+    }
+
+    /// A store whose entry is removed (an app's "clear cache") as the provider looks at what it moved (the fourth
+    /// clock reading) hands out the download all the same. (The checkout was pruned as one of a key the store no longer
+    /// holds, in the call that handed it out: the URL named nothing.)
+    @Test func aStoreWhoseEntryIsRemovedAsItLandsHandsOutTheDownload() throws {
+        // Given a download, and a removal of its key just after the store's move
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = SteppingClock()
+        let provider = try makeProvider(folder, clock: clock)
+        let store = provider.store
+        let download = folder.url.appendingPathComponent("download")
+        try Data("bytes".utf8).write(to: download)
+        // Readings: the provider's store starts, the move starts, the move commits, the provider looks at the entry.
+        clock.run(atReading: 4) { _ = try? store.removeValue(forKey: "k") }
+
+        // When it is stored
+        let checkout = try provider.store(objectAt: download, key: "k", headers: ["ETag": "\"1\""])
+
+        // Then the entry is gone, and the file handed out holds the download
+        #expect(clock.ran)
+        #expect(store.info(forKey: "k") == nil)
+        #expect(try Data(contentsOf: checkout) == Data("bytes".utf8))
+    }
+
+    /// A download changed between the provider's copy and the store's move, whose entry is then removed before its
+    /// checkout is made from the store: nothing holds the bytes the store took, and the store fails with
+    /// ``Strata/StrataError/Code/io``, leaving nothing in the checkout folder. (It returned a URL that named nothing.)
+    @Test func aChangedDownloadWhoseEntryIsRemovedFailsTheStore() throws {
+        // Given a download rewritten as the store moves it, and its key removed as the provider prunes checkouts
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = SteppingClock()
+        let provider = try makeProvider(folder, clock: clock)
+        let store = provider.store
+        let download = folder.url.appendingPathComponent("download")
+        try Data("first".utf8).write(to: download)
+        // Readings: the provider's store starts, the move starts, the move commits, the provider looks at the entry,
+        // the prune lists the keys.
+        clock.run(atReading: 2) {
+            rewrite(download, with: "other")
+            clock.run(atReading: 3) { _ = try? store.removeValue(forKey: "k") }
+        }
+
+        // When it is stored
+        let error = #expect(throws: StrataError.self) {
+            try provider.store(objectAt: download, key: "k", headers: ["ETag": "\"1\""])
+        }
+
+        // Then the store failed, and neither a checkout nor a staged copy is left
+        #expect(clock.ran)
+        #expect(error?.code == .io)
+        #expect(store.info(forKey: "k") == nil)
+        let items = try FileManager.default.contentsOfDirectory(atPath: provider.checkoutFolder.path)
+        #expect(items.filter { $0 != ".strata-lock" } == [])
     }
 }

@@ -67,6 +67,31 @@ struct ProviderCheckoutTests {
         #expect(try checkoutFolderItems(provider) == [FileCacheProvider.checkoutName("k")])
     }
 
+    /// A store whose entry is expired as soon as it is written (a store with no lifetime) hands out the download all
+    /// the same: the checkout it returns is there and holds the download's bytes. (The checkout was pruned as one of a
+    /// key the store no longer holds, in the call that handed it out: the URL named nothing.)
+    @Test func aStoreWhoseEntryExpiresAtOnceHandsOutTheDownload() throws {
+        // Given a store whose entries expire as they are written
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try FileDataSource(
+            configuration: .init(
+                location: .url(folder.url),
+                identifier: "assets",
+                timeToLive: .zero,
+                clock: ManualClock()
+            )
+        )
+        let provider = try FileCacheProvider(store: store)
+
+        // When a download is stored
+        let checkout = try self.store(pattern(count: 1_000), key: "k", in: provider, folder)
+
+        // Then the file handed out holds the download, though the store holds no entry for it
+        #expect(store.info(forKey: "k") == nil)
+        #expect(try Data(contentsOf: checkout) == pattern(count: 1_000))
+    }
+
     @Test func aLookupOfACurrentCheckoutDoesNotReadTheEntry() throws {
         // Given a stored download whose entry file is then damaged in place (same length, one byte flipped)
         let folder = try TemporaryFolder()

@@ -167,13 +167,17 @@ public final class FileCacheProvider: CacheProvider {
     ///   - file: The downloaded file, a regular file (not a link to one); the store takes it over.
     ///   - key: The download's cache key.
     ///   - headers: The response headers.
-    /// - Returns: The plain file handed out for `key`.
+    /// - Returns: The plain file handed out for `key`, holding the download: there when the call returns, even when
+    ///   the store no longer holds the entry by then (a store whose entries expire at once, an eviction, a removal
+    ///   meanwhile). Such a checkout is deleted by a later store or lookup, as any of a key the store no longer holds.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when `file` is a link, a folder or anything but a
     ///   regular file, ``Strata/StrataError/Code/tooLarge`` when the file exceeds the store's size limit,
     ///   ``Strata/StrataError/Code/io`` when a file operation fails or the checkout folder's path no longer leads to
     ///   the folder the provider holds; nothing is stored then, and nothing is left in the checkout folder. (Should
     ///   the path change while the download is being stored, or the checkout fail to take its name — a folder there
-    ///   is set aside first — it is stored and the call fails all the same.)
+    ///   is set aside first — it is stored and the call fails all the same.) Also
+    ///   ``Strata/StrataError/Code/io`` when `file` changed between the provider's copy and the store's move and the
+    ///   store no longer holds what it took: no file holds those bytes.
     public func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
         let now = store.configuration.clock.now()
         let response = HTTPResponse(status: 200, headers: HTTPHeaders(headers))
@@ -216,12 +220,23 @@ public final class FileCacheProvider: CacheProvider {
                     throw error.strataError("Handing out the checkout \(name)")
                 }
                 checkouts[name] = checkout(name, holding: moved)
-                pruneCheckouts(&checkouts)
+                // The checkout handed out now stays, though the entry is gone already (expired at once, evicted,
+                // removed): a later prune removes it.
+                pruneCheckouts(&checkouts, keeping: name)
                 return true
             }
         }
-        // The download changed between its copy and its move: the checkout is made from what the store holds.
-        if !stagedIsStored, let url = try checkout(key) { return url }
+        guard stagedIsStored else {
+            // The download changed between its copy and its move: the checkout is made from what the store holds.
+            guard let url = try checkout(key) else {
+                throw StrataError(
+                    .io,
+                    "The download of \(StrataError.quoted(key: key)) changed while it was stored, and the store "
+                        + "no longer holds what it took: nothing is left to hand out"
+                )
+            }
+            return url
+        }
         return try handOut(name)
     }
 
@@ -389,13 +404,17 @@ public final class FileCacheProvider: CacheProvider {
         try? folder.stamp(ofFile: name)
     }
 
-    /// Deletes checkouts of keys the store no longer holds; staged files of stores in progress stay unless
-    /// `removingStaged` (when the provider opens, as a crash may have left some). Only regular files with the
-    /// provider's own names are deleted.
-    private func pruneCheckouts(_ checkouts: inout [String: Checkout], removingStaged: Bool = false) {
+    /// Deletes checkouts of keys the store no longer holds, but `kept` (the one a store is handing out); staged files
+    /// of stores in progress stay unless `removingStaged` (when the provider opens, as a crash may have left some).
+    /// Only regular files with the provider's own names are deleted.
+    private func pruneCheckouts(
+        _ checkouts: inout [String: Checkout],
+        keeping kept: String? = nil,
+        removingStaged: Bool = false
+    ) {
         let live = Set(store.sortedKeys().map(Self.checkoutName))
         for (name, kind) in (try? folder.items()) ?? [] where kind == .file {
-            let stale = Self.isCheckoutName(name) && !live.contains(name)
+            let stale = Self.isCheckoutName(name) && !live.contains(name) && name != kept
             guard stale || (removingStaged && Self.isStagedName(name)) else { continue }
             _ = try? folder.remove(name)
             checkouts[name] = nil
