@@ -125,6 +125,36 @@ struct ProviderNotModifiedTests {
         #expect(try Data(contentsOf: renewed.result) == body)
     }
 
+    /// A 304 whose `Cache-Control` says `no-store` replaces the stored fields (RFC 9111, section 4.3.4) with fields
+    /// that forbid storing, as a 200 with `no-store` does: the download hands out a file of its own with the stored
+    /// bytes, which stays the caller's, and the provider's entry is removed. (It renewed the entry and kept it.)
+    @Test(.timeLimit(.minutes(1)))
+    func aNoStoreNotModifiedHandsOutTheFileAndRemovesTheEntry() async throws {
+        // Given a stored download, and a server whose answers now say `no-store`
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let body = pattern(count: 8_192)
+        let resource = VersionedResource(body: body, eTag: "\"v1\"")
+        let server = try await startServer(resource)
+        defer { Task { await server.stop() } }
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "assets"))
+        let provider = try FileCacheProvider(store: store)
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+        _ = try await service.downloadAsync()
+        resource.setExtraHeaders(["Cache-Control": "no-store"])
+
+        // When the server answers 304 with `no-store`
+        let answered = try await service.downloadAsync()
+
+        // Then the download succeeded with the stored bytes, the entry is gone, and the file handed out stays
+        // (a lookup that misses deletes the key's checkout)
+        #expect(answered.origin == .revalidated)
+        #expect(store.info(forKey: "k") == nil)
+        #expect(provider.find(key: "k") == nil)
+        #expect(try Data(contentsOf: answered.result) == body)
+        #expect(server.requestCount(path: "/asset") == 2)
+    }
+
     /// The file's inode: a rewritten checkout is a new file renamed over the old one.
     private func inode(_ url: URL) throws -> UInt64? {
         try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? UInt64

@@ -23,7 +23,11 @@ internal import StrataSupport
 ///    (``CacheProvider/renewItem(key:notModified:)``) and answers from ``CacheProvider/cachedItem(key:)``
 ///    (``DownloadOrigin/notModified``). When ``CacheProvider/headerValues(for:)`` no longer returns the headers
 ///    sent, another download stored a newer version meanwhile: the 304 is about the older one, so the item is not
-///    renewed, and the cache answers with what it holds;
+///    renewed, and the cache answers with what it holds. A 304 whose fields forbid keeping the item (its
+///    `Cache-Control` says `no-store`: they replace the stored ones, RFC 9111, section 4.3.4) renews nothing: a copy
+///    of the cached file, made in the client's download folder, is handed to ``CacheProvider/store(objectAt:key:headers:)``
+///    as a download that must not be stored, and what it returns (``FileCacheProvider``: that copy, the caller's,
+///    its entry removed) answers;
 ///    a 2xx response is downloaded to a temporary file and handed to
 ///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (``DownloadOrigin/network``). A provider
 ///    may hand the download itself back (``FileCacheProvider`` does for a response that must not be stored), by any
@@ -135,43 +139,74 @@ public struct DownloadService: Sendable {
                 throw HTTPClient.error(for: response, request: described, now: Date())
                     ?? StrataError(.unexpectedResponse, "\(described) answered 304 Not Modified")
             }
+            // The 304's fields replace the stored ones (RFC 9111, section 4.3.4): its `no-store` forbids keeping the
+            // copy, as a full answer's would.
+            var keepsCopy = true
             // Headers that changed since they were sent: another download stored a newer version meanwhile, and the
             // 304 is about the older one, so it renews (or removes) nothing.
             if provider.headerValues(for: cacheKey) == sent {
-                try await provider.renewItem(key: cacheKey, notModified: response)
+                keepsCopy = freshness(of: response, to: request)
+                    .keepsRenewedResponse(sendsCacheControl: response.headers["Cache-Control"] != nil)
+                if keepsCopy { try await provider.renewItem(key: cacheKey, notModified: response) }
             }
             let cached = try provider.cachedItem(key: cacheKey)
+            // A copy the 304 forbids keeping: a file of the caller's own is handed to the provider as a download that
+            // must not be stored, so the provider drops its copy and returns that file.
+            let result = keepsCopy ? cached : try hand(try copy(of: cached), headers: response.headers, storable: false)
             reporter.report(1)
-            return DownloadResult(result: cached, responseHeaders: response.headers, origin: .revalidated)
+            return DownloadResult(result: result, responseHeaders: response.headers, origin: .revalidated)
         }
         if file.status == 206 || file.headers["Content-Range"] != nil {
             // A part of the file, never stored as the file: the download is the caller's, as downloaded.
             reporter.report(1)
             return DownloadResult(result: file.fileURL, responseHeaders: file.headers, origin: .network)
         }
-        var headers = file.headers
-        let now = Date()
-        let freshness = HTTPFreshness(
-            response: HTTPResponse(status: file.status, headers: file.headers),
-            requestTime: now,
-            responseTime: now,
-            request: client.asSent(request)
-        )
-        if !freshness.isStorable {
-            // The status (a 202 without freshness) or the request (`no-store`) forbid storing it, which the provider
-            // cannot tell from the headers it is given: they say so, and it stores nothing (dropping its older copy).
-            headers["Cache-Control"] = "no-store"
-        }
-        let stored: URL
-        do {
-            stored = try provider.store(objectAt: file.fileURL, key: cacheKey, headers: headers.dictionary)
-        } catch {
-            DownloadFile.remove(at: file.fileURL)
-            throw error
-        }
-        Self.removeDownload(file.fileURL, unlessItIs: stored)
+        let freshness = freshness(of: HTTPResponse(status: file.status, headers: file.headers), to: request)
+        let stored = try hand(file.fileURL, headers: file.headers, storable: freshness.isStorable)
         reporter.report(1)
         return DownloadResult(result: stored, responseHeaders: file.headers, origin: .network)
+    }
+
+    /// How a cache judges `response` to `request`, received now: by the request as the client sends it
+    /// (`HTTPClient.asSent(_:)`: a `Cache-Control` of the client's configuration counts).
+    private func freshness(of response: HTTPResponse, to request: HTTPRequest) -> HTTPFreshness {
+        let now = Date()
+        return HTTPFreshness(response: response, requestTime: now, responseTime: now, request: client.asSent(request))
+    }
+
+    /// Hands the download `file` to the provider with `headers`, and deletes it unless it is the file the provider
+    /// returned (or gone); deletes it when the provider fails.
+    ///
+    /// - Parameter storable: Whether the file may be stored. The status (a 202 without freshness), the request
+    ///   (`no-store`) or a 304's fields may forbid it, which the provider cannot tell from the headers it is given:
+    ///   they say `no-store` then, and it stores nothing (dropping its older copy).
+    private func hand(_ file: URL, headers: HTTPHeaders, storable: Bool) throws -> URL {
+        var headers = headers
+        if !storable { headers["Cache-Control"] = "no-store" }
+        let stored: URL
+        do {
+            stored = try cacheProvider.store(objectAt: file, key: cacheKey, headers: headers.dictionary)
+        } catch {
+            DownloadFile.remove(at: file)
+            throw error
+        }
+        Self.removeDownload(file, unlessItIs: stored)
+        return stored
+    }
+
+    /// A copy of the cached file `cached`, made as a download is (a new file in the client's download folder): the
+    /// caller's, whatever the provider does with its own.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when the copy cannot be made.
+    private func copy(of cached: URL) throws -> URL {
+        let copy = client.newDownloadFileURL()
+        do {
+            try FileManager.default.copyItem(at: cached, to: copy)
+        } catch {
+            DownloadFile.remove(at: copy)
+            throw StrataError(.io, "Copying the cached file of \(StrataError.quoted(key: cacheKey))", underlying: error)
+        }
+        return copy
     }
 
     /// Deletes the temporary download `file` once the provider has stored it — a copy — unless it is gone (moved) or

@@ -79,13 +79,18 @@ extension HTTPClient {
         return try await download(request.withoutConditions(), acceptingNotModified: false, progress: progress)
     }
 
+    /// A new name for a download's file in ``Configuration/downloadDirectory``: the one place downloads are named.
+    package func newDownloadFileURL() -> URL {
+        configuration.downloadDirectory.appendingPathComponent("strata-\(UUID().uuidString).download")
+    }
+
     /// Downloads a prepared request; a 304 is a value when `acceptingNotModified`, a status error otherwise.
     private func download(
         _ request: HTTPRequest,
         acceptingNotModified: Bool,
         progress: @escaping @Sendable (DownloadProgress) -> Void
     ) async throws -> ConditionalResponse<DownloadedFile> {
-        let fileURL = configuration.downloadDirectory.appendingPathComponent("strata-\(UUID().uuidString).download")
+        let fileURL = newDownloadFileURL()
         // How far a download has come: its bytes, and completion beyond any count (so a download of unknown
         // length still closes with fraction 1, once).
         let reporter = ProgressDeduplicator<DownloadProgress>(
