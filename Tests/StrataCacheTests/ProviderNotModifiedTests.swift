@@ -155,6 +155,41 @@ struct ProviderNotModifiedTests {
         #expect(server.requestCount(path: "/asset") == 2)
     }
 
+    /// A 304 that finds the provider's copy gone (removed between the request and its answer) is about no copy the
+    /// cache holds: the download asks once more without the provider's headers and stores the 200. (It failed with
+    /// ``Strata/StrataError/Code/notFound``, the code of a 404.)
+    @Test(.timeLimit(.minutes(1)))
+    func aNotModifiedThatFindsTheCopyGoneAsksAgain() async throws {
+        // Given a stored download, and a server that removes the entry before it answers a conditional request
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let body = pattern(count: 8_192)
+        let resource = VersionedResource(body: body, eTag: "\"v1\"")
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "assets"))
+        let provider = try FileCacheProvider(store: store)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /asset",
+                { request in
+                    if request.headers["if-none-match"] != nil { _ = try? store.removeValue(forKey: "k") }
+                    return resource.reply(request)
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+        _ = try await service.downloadAsync()
+
+        // When it downloads again, and the server answers 304 once the entry is gone
+        let answered = try await service.downloadAsync()
+
+        // Then the download asked again, and stored and handed out the 200
+        #expect(answered.origin == .network)
+        #expect(try Data(contentsOf: answered.result) == body)
+        #expect(store.info(forKey: "k") != nil)
+        #expect(server.requestCount(path: "/asset") == 3)
+    }
+
     /// The file's inode: a rewritten checkout is a new file renamed over the old one.
     private func inode(_ url: URL) throws -> UInt64? {
         try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? UInt64

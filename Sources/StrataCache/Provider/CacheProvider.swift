@@ -30,7 +30,9 @@ public protocol CacheProvider: Sendable {
     /// Returns the file cached under `key` after the server answered `304 Not Modified`.
     ///
     /// - Parameter key: The download's cache key.
-    /// - Throws: Any error, when the cache no longer holds the item; the download fails with it.
+    /// - Throws: Any error, when the cache no longer holds the item; the download fails with it, but for a
+    ///   ``Strata/StrataError`` with the code ``Strata/StrataError/Code/notFound`` (the item evicted or removed since
+    ///   the request was sent), for which the download asks once more without the provider's headers.
     func cachedItem(key: String) throws -> URL
 
     /// Takes a finished download into the cache and returns where the cached file now is.

@@ -23,7 +23,10 @@ internal import StrataSupport
 ///    (``CacheProvider/renewItem(key:notModified:)``) and answers from ``CacheProvider/cachedItem(key:)``
 ///    (``DownloadOrigin/notModified``). When ``CacheProvider/headerValues(for:)`` no longer returns the headers
 ///    sent, another download stored a newer version meanwhile: the 304 is about the older one, so the item is not
-///    renewed, and the cache answers with what it holds. A 304 whose fields forbid keeping the item (its
+///    renewed, and the cache answers with what it holds. A 304 that finds the item gone (evicted or removed since
+///    the request was sent: ``CacheProvider/cachedItem(key:)`` throws ``Strata/StrataError/Code/notFound``) is
+///    about no copy the cache holds: the request is sent once more without the provider's headers, and its answer
+///    stored (``DownloadOrigin/network``). A 304 whose fields forbid keeping the item (its
 ///    `Cache-Control` says `no-store`: they replace the stored ones, RFC 9111, section 4.3.4) renews nothing: a copy
 ///    of the cached file, made in the client's download folder, is handed to ``CacheProvider/store(objectAt:key:headers:)``
 ///    as a download that must not be stored, and what it returns (``FileCacheProvider``: that copy, the caller's,
@@ -112,49 +115,24 @@ public struct DownloadService: Sendable {
         var request = self.request
         let sent = asksForPart ? [:] : provider.headerValues(for: cacheKey)
         for (name, value) in sent { request.headers[name] = value }
-        // The provider's headers are set as they are (they need not be validators), so no conditions are
-        // added; a 304 is still a value, and writes nothing to disk.
         let file: DownloadedFile
-        switch try await client.download(
-            request,
-            ifModifiedSince: ConditionalHeaders(),
-            progress: { step in
-                if let fraction = step.fractionCompleted { reporter.report(fraction) }
-            }
-        ) {
+        switch try await send(request, reporter) {
         case .modified(let downloaded):
             file = downloaded
         case .notModified(let response):
-            guard !asksForPart else {
-                throw StrataError(
-                    .unexpectedResponse,
-                    "The server answered 304 Not Modified to a request for a range of \(StrataError.quoted(key: cacheKey)): "
-                        + "the cache holds no part to answer with"
-                )
+            if let answer = try await answer(response, to: request, sent: sent, asksForPart: asksForPart) {
+                reporter.report(1)
+                return answer
             }
-            guard !sent.isEmpty else {
-                // The request carried nothing of the cache's copy: the 304 is about no version the cache holds, and
-                // renewing or handing out its file would pin whatever it holds.
-                let described = "\(request.method) \((try? request.url())?.describedForErrors ?? request.path)"
-                throw HTTPClient.error(for: response, request: described, now: Date())
-                    ?? StrataError(.unexpectedResponse, "\(described) answered 304 Not Modified")
+            // The provider's copy went between the request and its answer (evicted, expired, removed): the 304 is
+            // about no copy it holds, so the file is asked for once more without the provider's headers, as
+            // `HTTPClient` asks again for a 304 about another version.
+            switch try await send(self.request, reporter) {
+            case .modified(let downloaded):
+                file = downloaded
+            case .notModified(let response):
+                throw Self.error(notModified: response, to: self.request)
             }
-            // The 304's fields replace the stored ones (RFC 9111, section 4.3.4): its `no-store` forbids keeping the
-            // copy, as a full answer's would.
-            var keepsCopy = true
-            // Headers that changed since they were sent: another download stored a newer version meanwhile, and the
-            // 304 is about the older one, so it renews (or removes) nothing.
-            if provider.headerValues(for: cacheKey) == sent {
-                keepsCopy = freshness(of: response, to: request)
-                    .keepsRenewedResponse(sendsCacheControl: response.headers["Cache-Control"] != nil)
-                if keepsCopy { try await provider.renewItem(key: cacheKey, notModified: response) }
-            }
-            let cached = try provider.cachedItem(key: cacheKey)
-            // A copy the 304 forbids keeping: a file of the caller's own is handed to the provider as a download that
-            // must not be stored, so the provider drops its copy and returns that file.
-            let result = keepsCopy ? cached : try hand(try copy(of: cached), headers: response.headers, storable: false)
-            reporter.report(1)
-            return DownloadResult(result: result, responseHeaders: response.headers, origin: .revalidated)
         }
         if file.status == 206 || file.headers["Content-Range"] != nil {
             // A part of the file, never stored as the file: the download is the caller's, as downloaded.
@@ -165,6 +143,74 @@ public struct DownloadService: Sendable {
         let stored = try hand(file.fileURL, headers: file.headers, storable: freshness.isStorable)
         reporter.report(1)
         return DownloadResult(result: stored, responseHeaders: file.headers, origin: .network)
+    }
+
+    /// Sends `request`, reporting the download's progress.
+    ///
+    /// The provider's headers are set as they are (they need not be validators), so no conditions are added; a 304
+    /// is still a value, and writes nothing to disk.
+    private func send(_ request: HTTPRequest, _ reporter: ProgressDeduplicator<Double>) async throws
+        -> ConditionalResponse<DownloadedFile>
+    {
+        try await client.download(
+            request,
+            ifModifiedSince: ConditionalHeaders(),
+            progress: { step in
+                if let fraction = step.fractionCompleted { reporter.report(fraction) }
+            }
+        )
+    }
+
+    /// The answer to a `304` to `request`, sent with the provider's headers `sent`: the provider's copy, renewed (or,
+    /// when the 304's fields forbid keeping it, a copy of the caller's own, the provider's dropped); `nil` when the
+    /// provider no longer holds it (``CacheProvider/cachedItem(key:)`` throws ``Strata/StrataError/Code/notFound``).
+    ///
+    /// - Throws: ``Strata/StrataError/Code/unexpectedResponse`` for a 304 to a request for a range, or to one that
+    ///   carried none of the provider's headers; the provider's errors.
+    private func answer(
+        _ response: HTTPResponse,
+        to request: HTTPRequest,
+        sent: [String: String],
+        asksForPart: Bool
+    ) async throws -> DownloadResult<URL>? {
+        guard !asksForPart else {
+            throw StrataError(
+                .unexpectedResponse,
+                "The server answered 304 Not Modified to a request for a range of \(StrataError.quoted(key: cacheKey)): "
+                    + "the cache holds no part to answer with"
+            )
+        }
+        // The request carried nothing of the cache's copy: the 304 is about no version the cache holds, and renewing
+        // or handing out its file would pin whatever it holds.
+        guard !sent.isEmpty else { throw Self.error(notModified: response, to: request) }
+        // The 304's fields replace the stored ones (RFC 9111, section 4.3.4): its `no-store` forbids keeping the copy,
+        // as a full answer's would.
+        var keepsCopy = true
+        // Headers that changed since they were sent: another download stored a newer version meanwhile, and the 304 is
+        // about the older one, so it renews (or removes) nothing.
+        if cacheProvider.headerValues(for: cacheKey) == sent {
+            keepsCopy = freshness(of: response, to: request)
+                .keepsRenewedResponse(sendsCacheControl: response.headers["Cache-Control"] != nil)
+            if keepsCopy { try await cacheProvider.renewItem(key: cacheKey, notModified: response) }
+        }
+        let cached: URL
+        do {
+            cached = try cacheProvider.cachedItem(key: cacheKey)
+        } catch let error as StrataError where error.code == .notFound {
+            return nil
+        }
+        // A copy the 304 forbids keeping: a file of the caller's own is handed to the provider as a download that must
+        // not be stored, so the provider drops its copy and returns that file.
+        let result = keepsCopy ? cached : try hand(try copy(of: cached), headers: response.headers, storable: false)
+        return DownloadResult(result: result, responseHeaders: response.headers, origin: .revalidated)
+    }
+
+    /// The error of a `304` to `request`, which carried none of the provider's headers: it is about no version the
+    /// cache holds.
+    private static func error(notModified response: HTTPResponse, to request: HTTPRequest) -> StrataError {
+        let described = "\(request.method) \((try? request.url())?.describedForErrors ?? request.path)"
+        return HTTPClient.error(for: response, request: described, now: Date())
+            ?? StrataError(.unexpectedResponse, "\(described) answered 304 Not Modified")
     }
 
     /// How a cache judges `response` to `request`, received now: by the request as the client sends it
