@@ -12,9 +12,13 @@ extension BlobCache {
         /// costs the download alone, not the file's creation as well.
         ///
         /// Until its write is done, a blob is served from memory and, once purged from there, from the queue
-        /// itself; ``BlobCache/remove(_:)``, cleaning and ``BlobCache/removeAll()`` wait for the writes queued
-        /// before them. What a crash can lose is the writes not done yet — never a blob already written, and
-        /// never a blob half written (each write is the persistent layer's own atomic write). A write that
+        /// itself. ``BlobCache/remove(_:)`` drops the blob's queued write and waits only for its write in progress, if
+        /// one is, not for the rest of the queue; ``BlobCache/removeAll()`` and ``BlobCache/cleanPersistent()``
+        /// by ``CleaningRule/all`` drop every queued write and wait for the one in progress. Cleaning by
+        /// ``CleaningRule/expiredOnly`` judges the blobs on disk only: a blob still queued, stale or not,
+        /// is written after it (await ``BlobCache/flush()`` first to clean it too). What a crash can lose is the
+        /// writes not done yet — never a blob already written, and never a blob half written (each write is the
+        /// persistent layer's own atomic write). A write that
         /// fails is counted in ``BlobCache/persistentWriteFailures`` and its blob stays in memory only.
         /// ``BlobCache/flush()`` waits for every queued write. At most
         /// ``PersistentLayer/writeBehindLimit`` bytes of downloads (64 MiB by default) wait in the queue: a fetch
