@@ -142,6 +142,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let identifier = dataTask.taskIdentifier
+        if let status = (response as? HTTPURLResponse)?.statusCode, status < 200 {
+            // An interim head (`100 Continue`, `103 Early Hints`): not the answer, which follows (RFC 9110,
+            // section 15.2); the transfer's body and sink wait for the final head.
+            let now = ContinuousClock.now
+            _ = update(identifier) { $0.lastActivity = now }
+            completionHandler(.allow)
+            return
+        }
         // A download's file is created here, outside the lock, and only for a 2xx: a 304 or an error status
         // writes nothing to disk.
         var file: Result<DownloadFileWriter, StrataError>?
@@ -209,6 +217,42 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         let origin = response.url ?? task.currentRequest?.url
         completionHandler(RedirectRule.follow(request, from: origin, status: response.statusCode))
     }
+
+    /// Answers an HTTP authentication challenge (a `401` or `407` naming Basic, Digest, NTLM or Negotiate) with
+    /// the status that asked: Strata gives no credentials, so the transfer ends with that answer at once, as on
+    /// AsyncHTTPClient — left to the default handling, FoundationNetworking waited for credentials that never came
+    /// until the idle timeout. Any other challenge (a server's certificate, on Darwin) is handled by default.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        guard Self.httpAuthenticationMethods.contains(challenge.protectionSpace.authenticationMethod) else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        let identifier = task.taskIdentifier
+        let answer = state.withLock { state -> HTTPResponse? in
+            guard let transfer = state.transfers[identifier], let response = transfer.response,
+                response.statusCode >= 200
+            else { return nil }
+            return HTTPResponse(
+                status: response.statusCode,
+                headers: Self.headers(of: response),
+                body: transfer.body,
+                url: response.url
+            )
+        }
+        if let answer { finish(identifier, with: .success(answer)) }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    /// The challenges an HTTP status makes (`WWW-Authenticate`, `Proxy-Authenticate`).
+    private static let httpAuthenticationMethods: Set<String> = [
+        NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+        NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate,
+    ]
 
     func urlSession(
         _ session: URLSession,
