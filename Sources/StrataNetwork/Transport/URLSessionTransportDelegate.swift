@@ -364,6 +364,19 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             return
         }
         guard let response = transfer.response else {
+            // FoundationNetworking shows no redirect's head to the delegate: a redirect it could not follow (no
+            // usable `Location`) ends here, and is the answer, as on AsyncHTTPClient — not a lost connection.
+            if let redirect = task.response as? HTTPURLResponse, (300..<400).contains(redirect.statusCode) {
+                let headers = Self.headers(of: redirect)
+                let answer = HTTPResponse(
+                    status: redirect.statusCode,
+                    headers: headers,
+                    body: Data(),
+                    url: redirect.url
+                )
+                finish(identifier, with: .success(answer))
+                return
+            }
             finish(identifier, with: .failure(transfer.exchange.noResponse()))
             return
         }
