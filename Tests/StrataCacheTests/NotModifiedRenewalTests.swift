@@ -7,7 +7,7 @@ import StrataTesting
 import Testing
 
 /// A `304`'s fields update the stored response's (RFC 9111, section 4.3.4) in every composition: its `no-store`
-/// removes the stored copy, and its `Age` counts against the stored lifetime.
+/// removes the stored copy.
 struct NotModifiedRenewalTests {
     /// A route answering `ETag: "v1"` with `Cache-Control: max-age=3600`, and a `304` with `notModified`'s headers to
     /// a request that sends the tag back.
@@ -40,46 +40,6 @@ struct NotModifiedRenewalTests {
         }
     }
 
-    @Test func aNotModifiedsAgeCountsAgainstTheBlobsStoredLifetime() async throws {
-        try await withFixture([("GET /a", Self.route(notModified: ["Age": "3500"]))]) { fixture in
-            let cache = try fixture.makeCache()
-            _ = try await cache.fetch(from: fixture.url("a")) as Data
-            fixture.clock.advance(by: .seconds(3601))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .revalidated)
-
-            // Fresh for 3600 − 3500 s, in memory and on disk.
-            fixture.clock.advance(by: .seconds(99))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .memory)
-            fixture.clock.advance(by: .seconds(2))
-            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .revalidated)
-            #expect(fixture.server.requestCount(path: "/a") == 3)
-        }
-    }
-
-    @Test func aNotModifiedsAgeCountsAgainstTheHTTPSourcesStoredLifetime() async throws {
-        let server = try await LoopbackServer.start([("GET /a", Self.route(notModified: ["Age": "3500"]))])
-        defer { Task { await server.stop() } }
-        let clock = ManualClock()
-        let http = NetworkGetDataSource<Data>(
-            client: HTTPClient(configuration: .init(clock: clock)),
-            request: { _ in HTTPRequest(baseURL: server.baseURL, path: "a") },
-            decode: IdentityMapper<Data>(),
-            decodeAll: ClosureMapper<Data, [Data]> { [$0] }
-        )
-        var stored = try await http.getEntry(KeyQuery("a")).metadata
-        stored.storedAt = clock.now()
-        clock.advance(by: .seconds(3601))
-
-        let answer = try await http.getIfModified(KeyQuery("a"), since: stored)
-
-        guard case .notModified(let renewed) = answer else {
-            Issue.record("Expected not modified, got \(answer)")
-            return
-        }
-        #expect(renewed.freshUntil == clock.now().addingTimeInterval(100))
-        #expect(renewed.isStorable)
-    }
-
     /// A cache manager on a manual clock, its fetcher over `client`, and `/screen` on `server`.
     private func withFetcher(
         _ route: @escaping @Sendable (ServerRequest) async throws -> ServerReply,
@@ -109,20 +69,6 @@ struct NotModifiedRenewalTests {
             #expect(revalidated.reference.data == Data("v1".utf8))
             #expect(cache.getReference(identifiedBy: url.absoluteString) == nil)
             #expect(try await fetcher.fetch(url: url).origin == .network)
-        }
-    }
-
-    @Test func aNotModifiedsAgeCountsAgainstTheReferencesStoredLifetime() async throws {
-        try await withFetcher(Self.route(notModified: ["Age": "3500"])) { fetcher, _, clock, url, server in
-            _ = try await fetcher.fetch(url: url)
-            clock.advance(by: .seconds(3601))
-            #expect(try await fetcher.fetch(url: url).origin == .revalidated)
-
-            clock.advance(by: .seconds(99))
-            #expect(try await fetcher.fetch(url: url).origin == .cache)
-            clock.advance(by: .seconds(2))
-            #expect(try await fetcher.fetch(url: url).origin == .revalidated)
-            #expect(server.requestCount(path: "/screen") == 3)
         }
     }
 

@@ -155,6 +155,37 @@ struct ProviderNotModifiedTests {
         #expect(server.requestCount(path: "/asset") == 2)
     }
 
+    /// A `no-store` 304 about another version than the provider's copy (its `ETag` names another) is about no copy
+    /// the cache holds: the client asks once more without conditions, and the download is the full answer — the
+    /// provider's copy is never handed out for it.
+    @Test(.timeLimit(.minutes(1)))
+    func aNoStoreNotModifiedAboutAnotherVersionIsAskedAgain() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "assets"))
+        let provider = try FileCacheProvider(store: store)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /asset",
+                { request in
+                    guard request.headers["if-none-match"] == nil else {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v2\"", "Cache-Control": "no-store"])
+                    }
+                    return ServerReply(status: 200, headers: ["ETag": "\"v1\""], body: Data("v1".utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+        _ = try await service.downloadAsync()
+
+        let again = try await service.downloadAsync()
+
+        #expect(again.origin == .network)
+        #expect(server.requestCount(path: "/asset") == 3)
+        #expect(try Data(contentsOf: again.result) == Data("v1".utf8))
+    }
+
     /// A 304 that finds the provider's copy gone (removed between the request and its answer) is about no copy the
     /// cache holds: the download asks once more without the provider's headers and stores the 200. (It failed with
     /// ``Strata/StrataError/Code/notFound``, the code of a 404.)

@@ -52,6 +52,8 @@ struct CacheControlTests {
         #expect(control.noCache)
         #expect(control.maxAge == .seconds(5))
         #expect(CacheControl(parsing: #"x="a\", no-store", max-age=1"#).maxAge == .seconds(1))
+        // Left open, a quote's member is read again from its start with its quotes as characters.
+        #expect(CacheControl(parsing: #"a=<"x, no-store"#).noStore)
     }
 
     @Test func unknownDirectivesAreKept() {

@@ -240,18 +240,12 @@ extension BlobCache {
     }
 
     /// Renews a stale blob after a `304`: its entry's freshness record (with the 304's stale-serving `directives`,
-    /// if it gave them, and the stored lifetime counted from the 304's `age`), never the blob. Returns `false` when
-    /// the blob is gone.
-    func renewPersistent(
-        forKey key: String,
-        until renewedUntil: Date?,
-        directives: RenewalDirectives?,
-        age: Duration?
-    ) throws -> Bool {
+    /// if it gave them), never the blob. Returns `false` when the blob is gone.
+    func renewPersistent(forKey key: String, until renewedUntil: Date?, directives: RenewalDirectives?) throws -> Bool {
         guard let info = blobs.info(forKey: key) else { return false }
         let now = configuration.clock.now()
         return try renew(
-            storedRecord(record(for: info)).renewed(until: renewedUntil, directives: directives, age: age, now: now),
+            storedRecord(record(for: info)).renewed(until: renewedUntil, directives: directives, now: now),
             of: info
         )
     }

@@ -14,10 +14,11 @@ extension HTTPFreshness {
     ///   outranks the 304's `Expires`, bounds the 304's: the earlier of the two. (The stored lifetime's source is not
     ///   kept: when it was the stored `Expires`, the 304's later one is taken for no later than the stored lifetime
     ///   again, a revalidation too early, never a response served past its freshness.)
-    /// - The stored lifetime counts from the age the 304 gives (its `Age` and `Date`: a shared cache relaying it
-    ///   says how old the response it holds is): fresh for the stored lifetime less that age, stale at once past it.
-    ///   (A cache keeps the lifetime that remained when it stored the response, so the first age is taken off
-    ///   twice: a revalidation too early, never a response served past its freshness.)
+    /// - The 304's own age (`Age`, `Date`) is not taken off the stored lifetime: the caches keep the lifetime that
+    ///   remained when they stored the response, not the response's own, so taking each 304's age off would shrink
+    ///   it at every renewal for good (a server's clock 30 s behind would leave a `max-age=300` entry stale on
+    ///   arrival after ten). A 304 relayed by a shared cache with a large `Age` and no `Cache-Control` renews for
+    ///   the stored lifetime.
     ///
     /// - Parameters:
     ///   - notModified: When the 304's own freshness ends (its ``expiresAt``); `nil` when it gives no lifetime.
@@ -25,7 +26,6 @@ extension HTTPFreshness {
     ///   - stored: When the stored rules end the renewed response's freshness: the time of the 304 plus the stored
     ///     lifetime; `nil` when the stored response had no lifetime.
     ///   - storedRequiresRevalidation: Whether the stored response is `no-cache`.
-    ///   - notModifiedAge: The 304's corrected initial age (``initialAge``).
     ///   - now: The time of the 304.
     /// - Returns: When the renewed response stops being fresh; `nil` when neither gives a lifetime.
     package static func renewedFreshUntil(
@@ -33,10 +33,8 @@ extension HTTPFreshness {
         sendsCacheControl: Bool,
         stored: Date?,
         storedRequiresRevalidation: Bool,
-        notModifiedAge: Duration,
         now: Date
     ) -> Date? {
-        let stored = stored.map { max(now, $0.addingTimeInterval(-notModifiedAge.timeInterval)) }
         if sendsCacheControl { return notModified ?? stored }
         if storedRequiresRevalidation { return now }
         guard let notModified, let stored else { return notModified ?? stored }

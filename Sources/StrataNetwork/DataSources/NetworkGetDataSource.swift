@@ -147,7 +147,6 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
                 sendsCacheControl: sendsCacheControl,
                 stored: Self.freshUntil(keeping: metadata, renewedAt: responseTime),
                 storedRequiresRevalidation: false,
-                notModifiedAge: freshness.initialAge,
                 now: responseTime
             )
             if !sendsCacheControl { renewed.forbidsServingStale = metadata.forbidsServingStale }

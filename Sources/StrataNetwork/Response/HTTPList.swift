@@ -8,8 +8,13 @@ enum HTTPList {
     /// not a token character (`=`, `;`, whitespace, the `/` of `W/`). A quote inside a token (`x=a"b`) is one of
     /// its characters, so it cannot swallow the members after it. A quoted string still open at the end is none
     /// (it cannot span field lines, RFC 9110, section 5.3, and joined lines look like one): the member is split
-    /// again from its quote on at every comma, so a malformed member loses only itself.
+    /// again with its quotes read as characters, so a malformed member loses only itself.
     static func members(of value: String, groupsAngleBrackets: Bool = false) -> [String] {
+        members(of: value, groupsAngleBrackets: groupsAngleBrackets, readsQuotes: true)
+    }
+
+    /// ``members(of:groupsAngleBrackets:)``, quotes read as quoted strings or as characters.
+    private static func members(of value: String, groupsAngleBrackets: Bool, readsQuotes: Bool) -> [String] {
         var members: [String] = []
         var current = ""
         var openQuote: String.Index?
@@ -26,7 +31,7 @@ enum HTTPList {
                 } else if character == "\"" {
                     openQuote = nil
                 }
-            } else if character == "\"", !(previous.map(isTokenCharacter) ?? false) {
+            } else if readsQuotes, character == "\"", !(previous.map(isTokenCharacter) ?? false) {
                 openQuote = current.endIndex
             } else if groupsAngleBrackets, character == "<" {
                 angleDepth += 1
@@ -39,14 +44,13 @@ enum HTTPList {
             }
             current.append(character)
         }
-        guard let openQuote else {
+        guard openQuote != nil else {
             members.append(current)
             return members
         }
-        let rest = current[openQuote...].split(separator: ",", omittingEmptySubsequences: false)
-        members.append(String(current[..<openQuote]) + (rest.first ?? ""))
-        members += rest.dropFirst().map(String.init)
-        return members
+        // The member again from its start, its quotes read as characters (its angle brackets still group).
+        let rest = Self.members(of: current, groupsAngleBrackets: groupsAngleBrackets, readsQuotes: false)
+        return members + rest
     }
 
     /// Whether `character` is a `tchar` of RFC 9110, section 5.6.2.

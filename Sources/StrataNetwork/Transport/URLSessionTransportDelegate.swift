@@ -218,24 +218,24 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler(RedirectRule.follow(request, from: origin, status: response.statusCode))
     }
 
-    /// Answers an HTTP authentication challenge (a `401` or `407` naming Basic, Digest, NTLM or Negotiate) with
-    /// the status that asked: Strata gives no credentials, so the transfer ends with that answer at once, as on
-    /// AsyncHTTPClient — left to the default handling, FoundationNetworking waited for credentials that never came
-    /// until the idle timeout. Any other challenge (a server's certificate, on Darwin) is handled by default.
+    /// Answers an HTTP authentication challenge (a `401` or `407` naming Basic, Digest, NTLM or Negotiate) that
+    /// comes after its response, with no credential to propose (FoundationNetworking's way), with the status that
+    /// asked: the transfer ends with that answer at once, as on AsyncHTTPClient — left to the default handling,
+    /// FoundationNetworking waited for credentials that never came until the idle timeout. Every other challenge
+    /// is handled by default: a server's certificate, a credential the session's storage proposes, and a
+    /// challenge that comes before its response (Apple's URLSession, which then delivers the 401 itself).
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        guard Self.httpAuthenticationMethods.contains(challenge.protectionSpace.authenticationMethod) else {
-            completionHandler(.performDefaultHandling, nil)
-            return
-        }
         let identifier = task.taskIdentifier
         let answer = state.withLock { state -> HTTPResponse? in
-            guard let transfer = state.transfers[identifier], let response = transfer.response,
-                response.statusCode >= 200
+            guard Self.httpAuthenticationMethods.contains(challenge.protectionSpace.authenticationMethod),
+                challenge.proposedCredential == nil,
+                let transfer = state.transfers[identifier], let response = transfer.response,
+                response.statusCode >= 400
             else { return nil }
             return HTTPResponse(
                 status: response.statusCode,
@@ -244,7 +244,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
                 url: response.url
             )
         }
-        if let answer { finish(identifier, with: .success(answer)) }
+        guard let answer else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        finish(identifier, with: .success(answer))
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 

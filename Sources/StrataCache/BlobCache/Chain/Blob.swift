@@ -26,13 +26,8 @@ extension FreshnessRecord {
     /// (`HTTPFreshness.renewedFreshUntil`): the 304's `must-revalidate`, `no-cache` and stale windows when it sent
     /// `Cache-Control` (`directives`), and its own freshness (`renewedUntil`), else the stored lifetime again; without
     /// `Cache-Control` the stored directives stand, a stored `no-cache` stays stale, and the 304's freshness lasts no
-    /// longer than the stored lifetime; the stored lifetime counts from the 304's `age`.
-    func renewed(
-        until renewedUntil: Date?,
-        directives: RenewalDirectives? = nil,
-        age: Duration?,
-        now: Date
-    ) -> FreshnessRecord {
+    /// longer than the stored lifetime.
+    func renewed(until renewedUntil: Date?, directives: RenewalDirectives? = nil, now: Date) -> FreshnessRecord {
         var record = self
         if let directives {
             record.mustRevalidate = directives.forbidsServingStale
@@ -45,7 +40,6 @@ extension FreshnessRecord {
             sendsCacheControl: directives != nil,
             stored: now.addingTimeInterval(noCache ? 0 : lifetime),
             storedRequiresRevalidation: noCache,
-            notModifiedAge: age ?? .zero,
             now: now
         )
         record.lifetime = max(0, freshUntil.map { $0.timeIntervalSince(now) } ?? 0)

@@ -63,8 +63,7 @@ struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
         return try cache.renewPersistent(
             forKey: key,
             until: metadata.freshUntil,
-            directives: metadata.renewalDirectives,
-            age: metadata.initialAge
+            directives: metadata.renewalDirectives
         )
     }
 

@@ -52,7 +52,6 @@ extension BlobCache {
             let record = storedRecord(blob.record).renewed(
                 until: metadata.freshUntil,
                 directives: metadata.renewalDirectives,
-                age: metadata.initialAge,
                 now: now
             )
             copyUp(blob.data, forKey: key, freshUntil: record.freshUntil, now: now, readAfter: blob.removalsBefore)

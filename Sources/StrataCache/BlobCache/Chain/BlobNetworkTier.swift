@@ -56,7 +56,6 @@ struct BlobNetworkTier: BlobTier {
             )
             var renewed = metadata
             renewed.freshUntil = freshness.expiresAt
-            renewed.initialAge = freshness.initialAge
             let sendsCacheControl = response.headers["Cache-Control"] != nil
             // A 304 that says `no-store` removes the stored blob, as a full answer would (section 4.3.4).
             renewed.expiresAt =

@@ -102,7 +102,6 @@ struct ReferenceSource: GetDataSource {
                     sendsCacheControl: sendsCacheControl,
                     stored: storedLifetime.map { now.addingTimeInterval(max(0, $0)) },
                     storedRequiresRevalidation: false,
-                    notModifiedAge: freshness.initialAge,
                     now: now
                 ),
                 eTag: ConditionalHeaders(eTag: metadata.eTag).renewed(by: response).eTag
