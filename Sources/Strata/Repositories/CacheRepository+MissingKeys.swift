@@ -52,7 +52,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 }
             }
         }
-        let (stale, missing, servesStale) = try serveStale(query, plan, &entries, misses: misses)
+        let (stale, missing, servesStale) = try serveStale(query, plan, &entries, misses: misses, since: stamp)
         if missing.isEmpty {
             CallTrail.report(servesStale ? .staleServed : .hit)
             return (entries.compactMap { $0 }, servesStale)
@@ -84,7 +84,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     }
 
     /// Puts into `entries` the stale values of the keys the cache missed that the plan serves before main answers,
-    /// and starts one background refresh of those inside the window; the other keys are main's to answer.
+    /// and starts one background refresh of those inside the window, which writes back unless a write of the list
+    /// went through the repository since `stamp` (taken before the cache was read key by key); the other keys are
+    /// main's to answer.
     ///
     /// - Returns: The stale entry of each position main is asked for (for the plan's fallback), those positions,
     ///   and whether a stale value was served.
@@ -93,7 +95,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any MultiKeyedQuery,
         _ plan: OperationPlan.Read,
         _ entries: inout [StoredEntry<Main.Value>?],
-        misses: [StrataError?]
+        misses: [StrataError?],
+        since stamp: CacheWriteStamps.Stamp
     ) throws -> (stale: [StoredEntry<Main.Value>?], missing: [Int], servesStale: Bool) {
         var stale = [StoredEntry<Main.Value>?](repeating: nil, count: misses.count)
         var missing: [Int] = []
@@ -122,7 +125,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 plan,
                 plannedGetAll(refreshQuery),
                 stale: staleEntries,
-                since: writeStamps.stamp(refreshQuery)
+                since: stamp
             )
         }
         return (stale, missing, servesStale)
