@@ -23,20 +23,31 @@ struct TransportCredentialTests {
         return request
     }
 
+    /// A server whose `/start` redirects (302) to the `/landing` of another server, another origin (another port).
+    private static func crossOriginRedirect() async throws -> (first: LoopbackServer, other: LoopbackServer) {
+        let other = try await LoopbackServer.start([
+            ("GET /landing", { _ in ServerReply(status: 200, body: Data("ok".utf8)) })
+        ])
+        let target = other.baseURL.appendingPathComponent("landing").absoluteString
+        do {
+            let first = try await LoopbackServer.start([
+                ("GET /start", { _ in ServerReply(status: 302, headers: ["Location": target]) })
+            ])
+            return (first, other)
+        } catch {
+            await other.stop()
+            throw error
+        }
+    }
+
     /// Before, URLSession (FoundationNetworking) resent every field, and the URL's password, to whatever host a
     /// server's `Location` named.
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func credentialsDoNotFollowARedirectToAnotherOrigin(transport kind: TransportUnderTest) async throws {
         // Given a server that redirects to another origin (another port)
-        let other = try await LoopbackServer.start([
-            ("GET /landing", { _ in ServerReply(status: 200, body: Data("ok".utf8)) })
-        ])
-        defer { Task { await other.stop() } }
-        let target = other.baseURL.appendingPathComponent("landing").absoluteString
-        let first = try await LoopbackServer.start([
-            ("GET /start", { _ in ServerReply(status: 302, headers: ["Location": target]) })
-        ])
+        let (first, other) = try await Self.crossOriginRedirect()
         defer { Task { await first.stop() } }
+        defer { Task { await other.stop() } }
 
         // When a request with credentials follows it
         let response = try await makeClient(kind.make()).send(try request(to: first))
@@ -47,6 +58,56 @@ struct TransportCredentialTests {
         #expect(landed.headers["x-trace"] == "t-1")
         #expect(landed.headers["authorization"] == nil, "\(landed.headers)")
         #expect(landed.headers["cookie"] == nil, "\(landed.headers)")
+    }
+
+    /// Before, URLSession added a configuration's `httpAdditionalHeaders` to every request it sent, the redirected
+    /// one included: an `Authorization` or `Cookie` set there reached whatever origin a server's `Location` named.
+    @Test(.timeLimit(.minutes(1)))
+    func aConfigurationsCredentialsDoNotFollowARedirectToAnotherOrigin() async throws {
+        // Given a server that redirects to another origin, and a transport whose configuration carries credentials
+        let (first, other) = try await Self.crossOriginRedirect()
+        defer { Task { await first.stop() } }
+        defer { Task { await other.stop() } }
+        let configuration = URLSessionTransport.defaultConfiguration
+        configuration.httpAdditionalHeaders = [
+            "Authorization": "Bearer secret", "cookie": "session=1", "Proxy-Authorization": "Basic cHJveHk=",
+            "X-Trace": "t-1",
+        ]
+        let transport = URLSessionTransport(configuration: configuration)
+
+        // When a request without credentials of its own follows the redirect
+        let url = first.baseURL.appendingPathComponent("start")
+        let response = try await transport.send(HTTPRequest(url: url), maximumBodySize: 1024)
+
+        // Then the first origin got the credentials, the other one only the benign field
+        #expect(response.status == 200)
+        let started = try #require(first.requests.first)
+        #expect(started.headers["authorization"] == "Bearer secret")
+        #expect(started.headers["cookie"] == "session=1")
+        #expect(started.headers["proxy-authorization"] == "Basic cHJveHk=")
+        let landed = try #require(other.requests.first)
+        #expect(landed.headers["x-trace"] == "t-1")
+        #expect(landed.headers["authorization"] == nil, "\(landed.headers)")
+        #expect(landed.headers["cookie"] == nil, "\(landed.headers)")
+        #expect(landed.headers["proxy-authorization"] == nil, "\(landed.headers)")
+    }
+
+    /// A request's own credential replaces the configuration's, as FoundationNetworking lets a request's field win.
+    @Test(.timeLimit(.minutes(1)))
+    func aRequestsOwnCredentialsWinOverTheConfigurations() async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /start", { _ in ServerReply(status: 200, body: Data("ok".utf8)) })
+        ])
+        defer { Task { await server.stop() } }
+        let configuration = URLSessionTransport.defaultConfiguration
+        configuration.httpAdditionalHeaders = ["Authorization": "Bearer session"]
+        var request = HTTPRequest(url: server.baseURL.appendingPathComponent("start"))
+        request.headers["authorization"] = "Bearer request"
+
+        _ = try await URLSessionTransport(configuration: configuration).send(request, maximumBodySize: 1024)
+
+        let started = try #require(server.requests.first)
+        #expect(started.headers["authorization"] == "Bearer request")
     }
 
     /// A redirect within the origin keeps the request's fields: the credentials were meant for it.

@@ -17,6 +17,11 @@ package enum RedirectRule {
     /// The fields a request loses on its way to another origin.
     package static let credentialFields = ["Authorization", "Proxy-Authorization", "Cookie"]
 
+    /// Whether `name` is one of ``credentialFields``, in any case.
+    package static func isCredentialField(_ name: String) -> Bool {
+        credentialFields.contains { $0.equalsIgnoringASCIICase(name) }
+    }
+
     /// The request to send after a redirect from `origin` to `redirected`'s URL, or `nil` when it is not followed
     /// (the redirect's own response is the answer).
     ///

@@ -35,6 +35,10 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
 
     private let delegate: URLSessionTransportDelegate
 
+    /// The credential fields (``RedirectRule/credentialFields``) of the configuration's `httpAdditionalHeaders`,
+    /// set on each request instead, so that a redirect to another origin drops them as it drops the request's own.
+    private let credentials: [(name: String, value: String)]
+
     /// `.ephemeral` without cookies and stored credentials: no `Set-Cookie` of one response is sent with the
     /// requests after it, as with AsyncHTTPClient, which keeps none either. On a server, one shared transport
     /// serves many users, and a cookie one of them was given would ride along on the requests of every other.
@@ -51,11 +55,25 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
 
     /// Creates a transport with a session of its own.
     ///
+    /// `Authorization`, `Proxy-Authorization` and `Cookie` in the configuration's `httpAdditionalHeaders` are meant
+    /// for the origins the transport is asked for: they are taken out of the session's copy and set on each request
+    /// that does not set the field itself, so a redirect to another origin drops them as it drops the request's own
+    /// (FoundationNetworking adds a session's headers to every request it sends, a redirected one included).
+    ///
     /// - Parameter configuration: The session configuration; the transport works on a copy whose
-    ///   `urlCache` is `nil`, whose cache policy ignores local data and whose timeouts are out of the way of
-    ///   the ones Strata enforces. The default is ``defaultConfiguration``: `.ephemeral` without cookies.
+    ///   `urlCache` is `nil`, whose cache policy ignores local data, whose timeouts are out of the way of
+    ///   the ones Strata enforces and whose `httpAdditionalHeaders` hold no credentials. The default is
+    ///   ``defaultConfiguration``: `.ephemeral` without cookies.
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
         let copy = (configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
+        var credentials: [(name: String, value: String)] = []
+        copy.httpAdditionalHeaders = copy.httpAdditionalHeaders?.filter { key, value in
+            let name = String(describing: key.base)
+            guard RedirectRule.isCredentialField(name) else { return true }
+            credentials.append((name, String(describing: value)))
+            return false
+        }
+        self.credentials = credentials
         copy.urlCache = nil
         copy.requestCachePolicy = .reloadIgnoringLocalCacheData
         copy.timeoutIntervalForRequest = RequestDeadlines.longestBackstop
@@ -99,12 +117,15 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
             case .successInMemory: .pendingMemory
             case .file(let url, _): .pendingFile(url)
             }
-        let urlRequest: URLRequest
+        var urlRequest: URLRequest
         do {
             urlRequest = try request.urlRequest()
         } catch {
             sink.close()
             throw error
+        }
+        for field in credentials where urlRequest.value(forHTTPHeaderField: field.name) == nil {
+            urlRequest.setValue(field.value, forHTTPHeaderField: field.name)
         }
         let exchange = HTTPExchange(request, url: urlRequest.url, into: destination, maximumBodySize: maximumBodySize)
         let task = session.dataTask(with: urlRequest)
