@@ -5,6 +5,10 @@ import StrataNetwork
 import StrataTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The conditional forms of the client: a 304 is a value with every header, and a download answered 304 writes
 /// nothing to disk.
 struct ConditionalFetchTests {
@@ -129,6 +133,49 @@ struct ConditionalFetchTests {
         #expect(received?.body == body)
         #expect(received?.eTag == "\"v2\"")
         #expect(server.requests.map { $0.headers["if-none-match"] } == ["\"v1\"", nil])
+    }
+
+    /// Before, the request sent again after a 304 about another version had a total deadline of its own, so one
+    /// conditional call could take twice ``HTTPRequest/totalTimeout``: here it succeeded after 3 s of a 2 s deadline.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, LimitedExchange.Form.allCases)
+    func theRequestAskedAgainSharesTheFirstOnesTotalDeadline(
+        transport kind: TransportUnderTest,
+        form: LimitedExchange.Form
+    ) async throws {
+        // Given a server at "v2" that takes 1.5 s over each answer: a 304 to "v1", then the new version
+        let server = try await LoopbackServer.start([
+            (
+                "GET /file",
+                { request in
+                    try? await Task.sleep(for: .milliseconds(1_500))
+                    if request.headers["if-none-match"] != nil {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v2\""])
+                    }
+                    return ServerReply(status: 200, headers: ["ETag": "\"v2\""], body: Data("v2".utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let (client, folder, plain) = try Self.revalidation(kind, on: server)
+        defer { folder.remove() }
+        var request = plain
+        request.timeout = .seconds(10)
+        request.totalTimeout = .seconds(2)
+        let stored = ConditionalHeaders(eTag: "\"v1\"")
+
+        // When the client revalidates under a total deadline of 2 s
+        let error = await strataError {
+            switch form {
+            case .data: _ = try await client.send(request, ifModifiedSince: stored)
+            case .download: _ = try await client.download(request, ifModifiedSince: stored)
+            }
+        }
+
+        // Then the call as a whole ends at the deadline: the second request had only what the first left
+        #expect(error?.code == .network)
+        #expect((error?.underlying as? URLError)?.code == .timedOut)
+        #expect(error?.message.contains("total deadline") == true, "\(String(describing: error))")
+        #expect(try folder.contents().isEmpty)
     }
 
     /// A server that answers 304 about another version even when asked without conditions names no copy it could

@@ -70,6 +70,27 @@ struct RequestDeadlinesTests {
         #expect(total.message.hasSuffix("did not finish within 2 s (the total deadline)"))
         #expect((total.underlying as? URLError)?.code == .timedOut)
     }
+
+    /// The request asked again after a 304 about another version has what the first one left of the total deadline,
+    /// and fails at once with the total deadline's error when nothing is left.
+    @Test func aRequestAskedAgainHasWhatRemainsOfTheTotalDeadline() throws {
+        let deadlines = RequestDeadlines(idle: .seconds(10), total: .seconds(2), start: Self.start)
+        var request = HTTPRequest(url: try #require(URL(string: "http://127.0.0.1/file")))
+        request.headers["If-None-Match"] = "\"v1\""
+
+        let again = try request.askedAgain(within: deadlines, now: Self.at(500))
+        #expect(again.totalTimeout == .milliseconds(1_500))
+        #expect(again.headers["If-None-Match"] == nil)
+        for late in [2_000, 2_500] {
+            #expect {
+                _ = try request.askedAgain(within: deadlines, now: Self.at(late))
+            } throws: { error in
+                guard let error = error as? StrataError else { return false }
+                return error.code == .network
+                    && error.message.hasSuffix("did not finish within 2 s (the total deadline)")
+            }
+        }
+    }
 }
 
 /// Deadlines against real servers on 127.0.0.1 that answer late, trickle or stall.

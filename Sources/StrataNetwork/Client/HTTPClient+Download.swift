@@ -50,8 +50,8 @@ extension HTTPClient {
     /// For a 304 nothing touches the disk: no file is created, read or deleted (with ``URLSessionTransport``,
     /// or any transport that creates the destination only for a 2xx, see ``HTTPTransport``). A 304 whose `ETag`
     /// names another version than the one asked about is not about the stored copy (RFC 9111, section 4.3.4): the
-    /// request is sent once more without conditions, and its answer returned (a 304 to that one is
-    /// ``Strata/StrataError/Code/unexpectedResponse``).
+    /// request is sent once more without conditions, within what remains of the first one's total deadline, and its
+    /// answer returned (a 304 to that one is ``Strata/StrataError/Code/unexpectedResponse``).
     ///
     /// - Parameters:
     ///   - request: The request.
@@ -67,6 +67,7 @@ extension HTTPClient {
         progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws -> ConditionalResponse<DownloadedFile> {
         let request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
+        let deadlines = RequestDeadlines(of: request)
         let answer = try await download(
             request,
             acceptingNotModified: Self.acceptsNotModified(request, given: conditions),
@@ -76,7 +77,11 @@ extension HTTPClient {
             return answer
         }
         // Asked without conditions, a 304 cannot be about any copy: it is checked as any status is.
-        return try await download(request.withoutConditions(), acceptingNotModified: false, progress: progress)
+        return try await download(
+            try request.askedAgain(within: deadlines),
+            acceptingNotModified: false,
+            progress: progress
+        )
     }
 
     /// A new name for a download's file in ``Configuration/downloadDirectory``: the one place downloads are named.

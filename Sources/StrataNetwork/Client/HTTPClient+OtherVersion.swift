@@ -42,12 +42,26 @@ extension HTTPClient {
 
 extension HTTPRequest {
 
-    /// A copy without the headers of a conditional request (`If-None-Match`, `If-Modified-Since`): what is sent
-    /// again after a 304 about another version.
+    /// A copy without the headers of a conditional request (`If-None-Match`, `If-Modified-Since`).
     func withoutConditions() -> HTTPRequest {
         var copy = self
         copy.headers["If-None-Match"] = nil
         copy.headers["If-Modified-Since"] = nil
+        return copy
+    }
+
+    /// What is sent again after a 304 about another version: the request ``withoutConditions()``, with what remains
+    /// of the first exchange's total deadline as its own, so that the call as a whole keeps to ``totalTimeout``.
+    ///
+    /// - Parameters:
+    ///   - deadlines: The deadlines of the first exchange, taken as it started.
+    ///   - now: The current instant.
+    /// - Throws: The total deadline's ``Strata/StrataError/Code/network`` error when nothing remains of it.
+    func askedAgain(within deadlines: RequestDeadlines, now: ContinuousClock.Instant = .now) throws -> HTTPRequest {
+        let remaining = deadlines.end - now
+        guard remaining > .zero else { throw deadlines.error(.total, request: HTTPClient.describe(self)) }
+        var copy = withoutConditions()
+        copy.totalTimeout = remaining
         return copy
     }
 }

@@ -63,8 +63,8 @@ public struct HTTPClient: Sendable {
     /// ```
     ///
     /// A 304 whose `ETag` names another version than the one asked about is not about the stored copy (RFC 9111,
-    /// section 4.3.4): the request is sent once more without conditions, and its answer returned (a 304 to that
-    /// one is ``Strata/StrataError/Code/unexpectedResponse``).
+    /// section 4.3.4): the request is sent once more without conditions, within what remains of the first one's
+    /// total deadline, and its answer returned (a 304 to that one is ``Strata/StrataError/Code/unexpectedResponse``).
     ///
     /// - Parameters:
     ///   - request: The request.
@@ -79,10 +79,11 @@ public struct HTTPClient: Sendable {
         -> ConditionalResponse<HTTPResponse>
     {
         var request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
+        let deadlines = RequestDeadlines(of: request)
         var response = try await exchange(request)
         if Self.isAboutAnotherVersion(response, of: request) {
             // Asked without conditions, a 304 cannot be about any copy: it is checked as any status is.
-            request = request.withoutConditions()
+            request = try request.askedAgain(within: deadlines)
             response = try await exchange(request)
         } else if response.status == 304, Self.acceptsNotModified(request, given: conditions) {
             return .notModified(response)
