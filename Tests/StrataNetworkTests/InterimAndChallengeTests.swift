@@ -24,10 +24,12 @@ struct InterimAndChallengeTests {
         try RawServer.start { write in
             try write(Data(interim.utf8))
             if chunked {
-                try write(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n".utf8))
+                try write(
+                    Data("HTTP/1.1 200 OK\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n7d0\r\n".utf8)
+                )
                 try write(body + Data("\r\n0\r\n\r\n".utf8))
             } else {
-                try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2000\r\n\r\n".utf8) + body)
+                try write(Data("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2000\r\n\r\n".utf8) + body)
             }
         }
     }
@@ -57,7 +59,7 @@ struct InterimAndChallengeTests {
         try RawServer.start { write in
             try write(
                 Data(
-                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"api\"\r\nContent-Length: 2\r\n\r\nno"
+                    "HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nWWW-Authenticate: Basic realm=\"api\"\r\nContent-Length: 2\r\n\r\nno"
                         .utf8
                 )
             )
