@@ -87,6 +87,63 @@
             }
         }
 
+        /// Before, the schema statement put its triggers on any table of the source's name: every INSERT and UPDATE of
+        /// the program whose table it was failed from then on ("record "new" has no field "key""), and the source's
+        /// own calls failed with `unexpectedResponse`.
+        @Test("a table of the source's name with other columns is refused with invalidArgument and left untouched")
+        func anotherProgramsTable() async throws {
+            try await withPostgres { _, client in
+                let tables = [
+                    ("id serial PRIMARY KEY, name text", "(name) VALUES ('x')"),
+                    (
+                        "key text PRIMARY KEY, value jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now()",
+                        "(key, value) VALUES ('k', '1')"
+                    ),
+                    (
+                        "key text NOT NULL, value jsonb NOT NULL, updated_at timestamptz NOT NULL, version bigint NOT NULL",
+                        "VALUES ('k', '1', now(), 1)"
+                    ),
+                    (
+                        "key text PRIMARY KEY, value text NOT NULL, updated_at timestamptz NOT NULL, version bigint NOT NULL",
+                        "VALUES ('k', '1', now(), 1)"
+                    ),
+                ]
+                for (columns, row) in tables {
+                    let table = tableName()
+                    try await client.query(PostgresQuery(unsafeSQL: "CREATE TABLE \(table) (\(columns))"))
+                    let notes: PostgresDataSource<Note> = try source(client, table: table)
+                    let error = await strataError { _ = try await notes.get(KeyQuery("a")) }
+                    #expect(error?.code == .invalidArgument, "\(columns): \(String(describing: error))")
+                    #expect(error?.message.contains("not the columns of a Strata table") == true)
+                    let triggers = try await column(
+                        "SELECT count(*) FROM pg_trigger WHERE tgrelid = '\(table)'::regclass AND NOT tgisinternal",
+                        as: Int64.self,
+                        on: client
+                    )
+                    #expect(triggers == [0], "\(columns)")
+                    let sequence = try await column(
+                        "SELECT to_regclass('\(table)_version') IS NULL",
+                        as: Bool.self,
+                        on: client
+                    )
+                    #expect(sequence == [true], "\(columns)")
+                    try await client.query(PostgresQuery(unsafeSQL: "INSERT INTO \(table) \(row)"))
+                }
+                // A table of Strata's columns, made by hand with one more that a write leaves empty, is taken.
+                let table = tableName()
+                try await client.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            CREATE TABLE \(table) (key text PRIMARY KEY, value jsonb NOT NULL,
+                            updated_at timestamptz NOT NULL DEFAULT now(), version bigint NOT NULL DEFAULT 0, note text)
+                            """
+                    )
+                )
+                let notes: PostgresDataSource<Note> = try source(client, table: table)
+                #expect(await strataCode { _ = try await notes.get(KeyQuery("a")) } == .notFound)
+            }
+        }
+
         @Test("a table name outside [a-z_][a-z0-9_]{0,40} is refused before any SQL")
         func tableNames() async throws {
             try await withPostgres { _, client in

@@ -87,6 +87,32 @@
         }
     }
 
+    /// A client that is never run, for a source a test makes and checks without a server.
+    func unrunClient() -> PostgresClient {
+        PostgresClient(
+            configuration: PostgresClient.Configuration(
+                host: "127.0.0.1",
+                port: 5432,
+                username: "strata",
+                password: nil,
+                database: "postgres",
+                tls: .disable
+            )
+        )
+    }
+
+    /// The first column of the rows `statement` answers on `client`.
+    func column<Column: PostgresDecodable & Sendable>(
+        _ statement: String,
+        as type: Column.Type,
+        on client: PostgresClient
+    ) async throws -> [Column] {
+        let rows = try await client.query(PostgresQuery(unsafeSQL: statement))
+        var values: [Column] = []
+        for try await value in rows.decode(Column.self) { values.append(value) }
+        return values
+    }
+
     /// Runs `body` while another client's transaction holds `LOCK TABLE` on `table`; gives it that connection.
     func withLockedTable(
         _ table: String,

@@ -8,7 +8,8 @@
     /// ## The table
     ///
     /// Each source owns one table, created (with its sequence, trigger function and trigger) on first use when it is
-    /// missing:
+    /// missing; a table of that name whose columns are not these (another program's) is left as it is, and every call
+    /// fails with ``Strata/StrataError/Code/invalidArgument``:
     ///
     /// | column | type | meaning |
     /// |---|---|---|

@@ -60,7 +60,8 @@
             switch state {
             // unique_violation
             case "23505": .conflict
-            // duplicate_table: a table name whose version sequence another table has, or the reverse
+            // duplicate_table: a table name whose version sequence another table has, or the reverse, or a table of
+            // the name whose columns are not Strata's
             case "42P07": .invalidArgument
             // program_limit_exceeded: a key too long for the index of the keys (past a raised maximumKeySize)
             case "54000": .tooLarge

@@ -71,10 +71,13 @@
 
         /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
         /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
-        /// statement; changes nothing when they are in place.
+        /// statement; changes nothing when they are in place, and refuses a table of the name whose columns are not
+        /// Strata's (``hasStrataColumns``) with `duplicate_table`, before any change.
         var createSchema: String {
             """
             DO $strata$
+            DECLARE
+                found text;
             BEGIN
                 PERFORM pg_advisory_xact_lock(hashtext('strata:\(table)'));
                 -- Tables and sequences share one namespace: `x` and `x_version` would each find the other's name
@@ -88,6 +91,17 @@
                     AND relnamespace = current_schema()::regnamespace AND relkind <> 'r') THEN
                     RAISE EXCEPTION 'the name \(table) is the version sequence of another Strata table'
                         USING ERRCODE = 'duplicate_table';
+                END IF;
+                -- A table of this name with other columns (another program's) is left as it is: Strata's triggers
+                -- would fail every write its program makes, and every statement of the source would fail.
+                IF to_regclass('\(quoted)') IS NOT NULL AND NOT (\(hasStrataColumns)) THEN
+                    SELECT string_agg(format('%I %s%s', attname, format_type(atttypid, atttypmod),
+                        CASE WHEN attnotnull THEN ' NOT NULL' ELSE '' END), ', ' ORDER BY attnum)
+                        INTO found FROM pg_attribute
+                        WHERE attrelid = to_regclass('\(quoted)') AND attnum > 0 AND NOT attisdropped;
+                    RAISE EXCEPTION 'the table \(table) has the columns (%), not the columns of a Strata table (key text '
+                        'unique, value jsonb, updated_at timestamptz and version bigint, NOT NULL): it is left as it is',
+                        found USING ERRCODE = 'duplicate_table';
                 END IF;
                 -- Nothing to change when the table, its sequence, its three triggers and this version of their
                 -- functions are in place: no lock is taken on the table, and a role that may only read and write its
@@ -162,6 +176,25 @@
                 COMMENT ON FUNCTION \(function)() IS '\(Self.schemaVersion)';
             END
             $strata$
+            """
+        }
+
+        /// Whether the existing table has Strata's columns, as a condition: `key text`, `value jsonb`,
+        /// `updated_at timestamptz` and `version bigint`, all `NOT NULL`; a unique index of the key alone (the upsert's
+        /// `ON CONFLICT (key)`); and no other `NOT NULL` column a write would leave empty.
+        private var hasStrataColumns: String {
+            """
+            (SELECT count(*) FROM pg_attribute AS a
+                JOIN (VALUES ('key', 'text'::regtype), ('value', 'jsonb'), ('updated_at', 'timestamptz'),
+                    ('version', 'bigint')) AS strata (name, type) ON a.attname = strata.name AND a.atttypid = strata.type
+                WHERE a.attrelid = to_regclass('\(quoted)') AND a.attnotnull AND NOT a.attisdropped) = 4
+            AND EXISTS (SELECT FROM pg_index WHERE indrelid = to_regclass('\(quoted)') AND indisunique AND indimmediate
+                AND indnkeyatts = 1 AND indpred IS NULL AND indexprs IS NULL
+                AND indkey[0] = (SELECT attnum FROM pg_attribute
+                    WHERE attrelid = to_regclass('\(quoted)') AND attname = 'key'))
+            AND NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)') AND attnum > 0
+                AND NOT attisdropped AND attnotnull AND NOT atthasdef AND attidentity = '' AND attgenerated = ''
+                AND attname NOT IN ('key', 'value', 'updated_at', 'version'))
             """
         }
 
