@@ -38,8 +38,9 @@
     ///
     /// Every failure is a ``Strata/StrataError`` with PostgreSQL's own error (`PSQLError`) as its underlying error:
     /// a lost or refused connection and a statement timeout are ``Strata/StrataError/Code/network`` (retryable); a
-    /// unique violation, a serialization failure, a deadlock and a failed ``put(_:forKey:ifVersion:)`` are
-    /// ``Strata/StrataError/Code/conflict``; data PostgreSQL refuses (a `\u0000` in a JSON string, say) and a value
+    /// unique violation and a failed ``put(_:forKey:ifVersion:)`` are ``Strata/StrataError/Code/conflict``; a
+    /// serialization failure and a deadlock are ``Strata/StrataError/Code/unexpectedResponse`` and retryable (the
+    /// write may simply be repeated: no other writer's copy is in the way); data PostgreSQL refuses (a `\u0000` in a JSON string, say) and a value
     /// that no longer decodes are ``Strata/StrataError/Code/dataSerialization``. A table dropped behind the source's
     /// back is created again on the next call (and the whole table is announced as changed).
     ///
