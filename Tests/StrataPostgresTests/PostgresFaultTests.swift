@@ -1,6 +1,7 @@
 #if Postgres
     import Foundation
     import PostgresNIO
+    import PrivatePostgres
     import Strata
     import StrataMemory
     import Testing
@@ -39,15 +40,7 @@
                 let texts: PostgresDataSource<String> = try source(client)
                 _ = try await texts.put("value", in: KeyQuery("k"))
                 let table = texts.table
-                try await server.psql(
-                    """
-                    CREATE FUNCTION \(table)_refuse() RETURNS trigger AS $$ BEGIN
-                    RAISE EXCEPTION 'could not serialize access' USING ERRCODE = 'serialization_failure';
-                    END $$ LANGUAGE plpgsql;
-                    CREATE TRIGGER \(table)_refuse BEFORE INSERT OR UPDATE ON \(table)
-                    FOR EACH ROW EXECUTE FUNCTION \(table)_refuse();
-                    """
-                )
+                try await refuseWrites(of: table, "serialization_failure", "could not serialize access", on: server)
                 do {
                     _ = try await texts.put("other", in: KeyQuery("k"))
                     Issue.record("a write the server refused succeeded")
@@ -58,6 +51,30 @@
                 }
                 #expect(PostgresErrors.isTransient("40P01"))
                 #expect(PostgresErrors.code(ofSQLState: "23505") == .conflict)
+                #expect(try await texts.get(KeyQuery("k")) == "value")
+            }
+        }
+
+        /// Before, every program_limit_exceeded (`54000`) was `tooLarge`, which no one retries: a NOTIFY queue held full
+        /// by a listener idle in a transaction refused every write of every table as too large, though it empties once
+        /// that transaction ends. The table's trigger raises the server's own code and message.
+        @Test("a full NOTIFY queue is a retryable error, not tooLarge")
+        func notifyQueueFull() async throws {
+            try await withPostgres { server, client in
+                let texts: PostgresDataSource<String> = try source(client)
+                _ = try await texts.put("value", in: KeyQuery("k"))
+                let table = texts.table
+                try await refuseWrites(
+                    of: table,
+                    "program_limit_exceeded",
+                    "too many notifications in the NOTIFY queue",
+                    on: server
+                )
+                let error = await strataError { _ = try await texts.put("other", in: KeyQuery("k")) }
+                #expect(error != nil)
+                #expect(error?.code != .tooLarge)
+                #expect(error?.isRetryable == true)
+                #expect(PostgresErrors.sqlState(of: try #require(error?.underlying)) == "54000")
                 #expect(try await texts.get(KeyQuery("k")) == "value")
             }
         }
@@ -129,6 +146,25 @@
                 try await server.psql("UPDATE \(notes.table) SET value = '\"not a note\"'::jsonb")
                 #expect(await strataCode { _ = try await notes.get(KeyQuery("k")) } == .dataSerialization)
             }
+        }
+
+        /// Makes every insert and update of `table` fail with the server's error of that condition name and message,
+        /// raised by a trigger of the table.
+        private func refuseWrites(
+            of table: String,
+            _ condition: String,
+            _ message: String,
+            on server: PrivatePostgres
+        ) async throws {
+            try await server.psql(
+                """
+                CREATE FUNCTION \(table)_refuse() RETURNS trigger AS $$ BEGIN
+                RAISE EXCEPTION '\(message)' USING ERRCODE = '\(condition)';
+                END $$ LANGUAGE plpgsql;
+                CREATE TRIGGER \(table)_refuse BEFORE INSERT OR UPDATE ON \(table)
+                FOR EACH ROW EXECUTE FUNCTION \(table)_refuse();
+                """
+            )
         }
     }
 #endif

@@ -41,12 +41,22 @@
                 )
             }
             let message = "The \(action) failed: PostgreSQL \(state): \(psql.serverInfo?[.message] ?? "")"
+            let queueFull = isNotifyQueueFull(state, psql.serverInfo)
             return StrataError(
-                code(ofSQLState: state),
+                queueFull ? .unexpectedResponse : code(ofSQLState: state),
                 message,
                 underlying: psql,
-                isRetryable: isTransient(state) ? true : nil
+                isRetryable: queueFull || isTransient(state) ? true : nil
             )
+        }
+
+        /// Whether a server error is the NOTIFY queue found full at commit (`54000`, raised in the server's `async.c`,
+        /// "too many notifications in the NOTIFY queue"): every write fires the notify trigger, and the queue, which the
+        /// whole cluster shares, empties once the listener that holds it back (one idle in a transaction) moves on. A
+        /// write may be repeated then; nothing about it was too large.
+        static func isNotifyQueueFull(_ state: String, _ info: PSQLError.ServerInfo?) -> Bool {
+            guard state == "54000", let info else { return false }
+            return info[.file] == "async.c" || info[.message]?.contains("NOTIFY queue") == true
         }
 
         /// Whether a SQLSTATE says the transaction may simply be repeated: serialization_failure (`40001`, under
@@ -63,7 +73,8 @@
             // duplicate_table: a table name whose version sequence another table has, or the reverse, or a table of
             // the name whose columns are not Strata's
             case "42P07": .invalidArgument
-            // program_limit_exceeded: a key too long for the index of the keys (past a raised maximumKeySize)
+            // program_limit_exceeded: a key too long for the index of the keys (past a raised maximumKeySize); a full
+            // NOTIFY queue is not this (isNotifyQueueFull)
             case "54000": .tooLarge
             // query_canceled (a statement timeout), admin_shutdown, crash_shutdown, cannot_connect_now
             case "57014", "57P01", "57P02", "57P03": .network
