@@ -33,6 +33,22 @@
             }
         }
 
+        /// Before, a call timeout of zero or less was taken as zero: every call failed at once with a retryable
+        /// `network` error (which a `RetryPlugin` retries), and the feed's heartbeat began a new epoch each time.
+        @Test("a call timeout of zero or less is refused with invalidArgument; any above zero is taken")
+        func nonPositiveCallTimeout() throws {
+            let client = unrunClient()
+            for timeout in [Duration.zero, .nanoseconds(-1), .seconds(-5)] {
+                let error = #expect(throws: StrataError.self) {
+                    try PostgresDataSource<Note>(client: client, table: "t", callTimeout: timeout)
+                }
+                #expect(error?.code == .invalidArgument, "\(timeout)")
+                #expect(error?.message.contains("callTimeout") == true)
+            }
+            let notes = try PostgresDataSource<Note>(client: client, table: "t", callTimeout: .nanoseconds(1))
+            #expect(notes.callTimeout == .nanoseconds(1))
+        }
+
         @Test(
             "a statement the server does not answer ends at the call timeout, and the source works afterwards",
             .enabled(if: postgresAvailable, "PostgreSQL is not installed")

@@ -155,16 +155,17 @@
         ///   - client: A client you run (`client.run()`) for as long as the source is used.
         ///   - table: The table's name: a lowercase letter or `_`, then up to 40 lowercase letters, digits or `_`.
         ///   - keyOfValue: The key of a value, for `putAll(_:in: AllObjectsQuery())`.
-        ///   - callTimeout: The longest one call may take; five seconds by default. Keep it above the longest statement
-        ///   you expect (a large `putAll`) and, when you set one, above the server's `statement_timeout`.
+        ///   - callTimeout: The longest one call may take, above zero; five seconds by default. Keep it above the
+        ///   longest statement you expect (a large `putAll`) and, when you set one, above the server's
+        ///   `statement_timeout`.
         ///   - feed: How the change feed behaves.
         ///   - maximumValueSize: The longest value's JSON text, in bytes, the source writes or reads; 64 MiB by default.
         ///   - maximumRowCount: The most rows one read answers; 100,000 by default.
         ///   - maximumKeySize: The longest key, in UTF-8 bytes, the source writes, reads or lists; 2,048 by default.
         ///   - maximumWriteSize: The most bytes of keys and JSON one write sends; 256 MiB by default.
         ///   - maximumReadSize: The most bytes of keys and JSON one read holds; 256 MiB by default.
-        /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a table name outside those rules, and for a limit
-        ///   below 1.
+        /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for a table name outside those rules, for a call
+        ///   timeout of zero or less, and for a limit below 1.
         public init(
             client: PostgresClient,
             table: String,
@@ -180,6 +181,9 @@
             self.client = client
             self.table = try PostgresStatements.checkTableName(table)
             self.keyOfValue = keyOfValue
+            guard callTimeout > .zero else {
+                throw StrataError(.invalidArgument, "callTimeout is above zero; got \(callTimeout)")
+            }
             self.callTimeout = PostgresDeadline(callTimeout).limit
             let limits = [maximumValueSize, maximumRowCount, maximumKeySize, maximumWriteSize, maximumReadSize]
             guard limits.allSatisfy({ $0 >= 1 }) else {
