@@ -36,6 +36,26 @@
             }
         }
 
+        /// Before, the feed remembered the version of every key it heard, however long: 99,999 notifications of 8 KB
+        /// keys (anyone who may connect may `NOTIFY` on the channel) held about 800 MB per table in each instance
+        /// until the next epoch.
+        @Test("a change of a key longer than the source's maximumKeySize is ignored: no cached entry has such a key")
+        func longKeysAreNotRemembered() throws {
+            let notes = try PostgresDataSource<Note>(client: unrunClient(), table: tableName(), maximumKeySize: 100)
+            let feed = notes.feed
+            feed.beginEpoch()
+            let epoch = try #require(feed.currentEpoch)
+            let long = String(repeating: "\u{E9}", count: 51)  // 102 bytes
+            let atTheLimit = String(repeating: "x", count: 100)
+            feed.record("5:p:\(long)")
+            feed.record("6:d:\(long)")
+            feed.record("7:p:\(atTheLimit)")
+            #expect(feed.ignoredNotificationCount == 2)
+            #expect(feed.vouches(forKey: long, tag: PostgresEntryTag(epoch: epoch, version: 1)))
+            #expect(!feed.vouches(forKey: atTheLimit, tag: PostgresEntryTag(epoch: epoch, version: 1)))
+            #expect(feed.currentEpoch == epoch)
+        }
+
         @Test("the waits between attempts to listen again double from the delay, up to 30 s, each below its ceiling")
         func reconnectsBackOff() {
             let backoff = PostgresChangeFeedConfiguration().reconnectBackoff

@@ -26,7 +26,8 @@
             var pending: [String: PendingChange] = [:]
             /// Whether the caches are still to be emptied (an epoch began); the keys heard since are then not kept.
             var isPendingAll = false
-            /// How many notifications were not in the triggers' shape (``record(_:)``).
+            /// How many notifications were not in the triggers' shape, or named a key too long to be cached
+            /// (``record(_:)``).
             var ignoredNotificationCount = 0
             /// The heartbeat's notification the feed waits for, and what to tell when it comes.
             var echo: Echo?
@@ -53,10 +54,15 @@
         /// The longest the feed waits for its connection to answer `SELECT 1`, and for the server to acknowledge
         /// `LISTEN`.
         let deadline: PostgresDeadline
+        /// The source's ``PostgresDataSource/maximumKeySize``: no cached entry has a longer key, so the change of one
+        /// is ignored (``record(_:)``), and the versions the feed remembers hold at most
+        /// ``PostgresChangeFeedConfiguration/trackedKeyLimit`` keys of at most this many bytes.
+        let maximumKeySize: Int
 
-        init(configuration: PostgresChangeFeedConfiguration, deadline: PostgresDeadline) {
+        init(configuration: PostgresChangeFeedConfiguration, deadline: PostgresDeadline, maximumKeySize: Int) {
             self.configuration = configuration
             self.deadline = deadline
+            self.maximumKeySize = maximumKeySize
         }
 
         /// The epoch a read beginning now belongs to, or `nil` while the feed is not listening.
@@ -172,11 +178,15 @@
         /// one to drop from the caches with its latest change: however many changes of one key come, the key is kept
         /// once. A change of every key begins a new epoch, and so does a key past either bound
         /// (``PostgresChangeFeedConfiguration/trackedKeyLimit``, ``PostgresChangeFeedConfiguration/pendingKeyLimit``).
-        /// Any other payload is not the triggers' (anyone who may connect may `NOTIFY` on any channel): it is counted
-        /// (``ignoredNotificationCount``) and changes nothing.
+        /// Any other payload is not the triggers' (anyone who may connect may `NOTIFY` on any channel), and a change of
+        /// a key longer than ``maximumKeySize`` bytes concerns no cached entry (every keyed call refuses such a key, and
+        /// a keyed read finds only the row of its key's very bytes): either is counted (``ignoredNotificationCount``)
+        /// and changes nothing, so notifications of long keys cannot fill the feed's memory.
         func record(_ payload: String) {
             switch PostgresFeedPayload(payload) {
             case nil:
+                state.withLock { $0.ignoredNotificationCount &+= 1 }
+            case .change(let key, _, _) where key.utf8.count > maximumKeySize:
                 state.withLock { $0.ignoredNotificationCount &+= 1 }
             case .everyKey:
                 beginEpoch()
@@ -208,7 +218,8 @@
             state.withLock { $0.echo = echo }
         }
 
-        /// How many notifications the feed ignored because they were not in the triggers' shape.
+        /// How many notifications the feed ignored because they were not in the triggers' shape, or named a key longer
+        /// than ``maximumKeySize``.
         var ignoredNotificationCount: Int { state.withLock { $0.ignoredNotificationCount } }
 
         /// Applies what ``record(_:)`` and ``beginEpoch()`` left to do, each time `wakeups` says there is some, until

@@ -27,8 +27,9 @@
         public static let longestReconnectDelay = Duration.seconds(30)
 
         /// How many keys' latest versions the feed remembers; past it the feed begins a new epoch (every cached
-        /// entry is then stale), so its memory stays bounded. Notifications not in the triggers' shape count for
-        /// nothing: they are ignored.
+        /// entry is then stale), so its memory stays bounded: at most this many keys of at most the source's
+        /// ``PostgresDataSource/maximumKeySize`` bytes. Notifications not in the triggers' shape, and changes of
+        /// longer keys (which no cache holds), count for nothing: they are ignored.
         public var trackedKeyLimit: Int
 
         /// How many changed keys may wait to be dropped from the caches; past it the feed forgets them and begins a new

@@ -205,7 +205,11 @@
                 maximumKeySize: maximumKeySize
             )
             self.schema = PostgresSchema()
-            self.feed = PostgresChangeFeed(configuration: feed, deadline: PostgresDeadline(callTimeout))
+            self.feed = PostgresChangeFeed(
+                configuration: feed,
+                deadline: PostgresDeadline(callTimeout),
+                maximumKeySize: maximumKeySize
+            )
         }
 
         /// ``Strata/DataOrigin/network``: the values live in a database server.
@@ -213,7 +217,7 @@
 
         /// Returns the changes of one key, or of every key, as the change feed hears them: the writes of every
         /// instance, this one included, and ``Strata/DataChange/invalidateAll`` whenever the feed (re)connects (an
-        /// epoch begins).
+        /// epoch begins). A change of a key longer than ``maximumKeySize`` (written by another program) is not told.
         ///
         /// - Parameter key: The key to observe; `nil` for every key.
         public func changes(forKey key: String?) -> AsyncStream<DataChange> {
