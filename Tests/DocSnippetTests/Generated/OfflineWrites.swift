@@ -55,8 +55,8 @@ struct OfflineWrites_92 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:127
-struct OfflineWrites_127 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:129
+struct OfflineWrites_129 {
     func watch(_ users: OfflineRepository<UsersAPI, MemoryDataSource<User>>) async {
         for await response in users.stream(KeyQuery("42")) {
             if let user = response.value { print(user.name, response.isPending ? "saving…" : "saved") }
