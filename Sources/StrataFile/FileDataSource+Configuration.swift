@@ -33,9 +33,9 @@ extension FileDataSource {
         /// ``FileDataSource/value(forKey:)`` and ``FileDataSource/entry(forKey:)`` (and the `get`s built on them)
         /// answer `nil` for a larger entry — one moved in by ``FileDataSource/move(fileAt:forKey:options:)``, or a
         /// sparse file of terabytes planted in the folder with a trailer that passes — and report a
-        /// ``Strata/StrataError/Code/tooLarge`` to ``diagnostics``; the entry is kept, and its metadata still
-        /// answers ``FileDataSource/info(forKey:)``. A `FileCacheProvider` copies its downloads out of the store
-        /// through a small buffer, whatever this limit.
+        /// ``Strata/StrataError/Code/tooLarge`` to ``diagnostics``; the entry is kept, not marked used, and its
+        /// metadata still answers ``FileDataSource/info(forKey:)``. A `FileCacheProvider` copies its downloads out of
+        /// the store through a small buffer, whatever this limit.
         public var maximumReadSize: Int = 1 << 30
 
         /// Whether a write survives only a crash of the process (``Strata/StoreDurability/atomic``) or also a

@@ -22,7 +22,7 @@ extension FileDataSource {
     ///     has expired. Without it the read changes nothing in the store but a damaged file's removal.
     func read(_ key: String, markingUsed: Bool = true) -> (data: Data, trailer: EntryTrailer)? {
         let limit = configuration.maximumReadSize
-        let read = readEntry(key, markingUsed: markingUsed) { name, expected -> FileRead<Data> in
+        let read = readEntry(key, markingUsed: markingUsed, readLimit: limit) { name, expected -> FileRead<Data> in
             guard expected.trailer.payloadSize <= limit else {
                 return .problem(.tooLarge(expected.trailer.payloadSize))
             }
@@ -65,10 +65,13 @@ extension FileDataSource {
     /// - Parameters:
     ///   - key: The key.
     ///   - markingUsed: Whether the read is a use (see ``read(_:markingUsed:)``).
+    ///   - readLimit: The most bytes of data `load` reads: an entry the index says is larger is not marked used,
+    ///     since nothing of it is read (`load` reports it).
     ///   - load: Reads the file of the entry's name; given the index's entry for it, which it expects to find.
     private func readEntry<Payload>(
         _ key: String,
         markingUsed: Bool,
+        readLimit: Int = .max,
         load: (EntryName, EntryIndex.Entry) -> FileRead<Payload>
     ) -> (payload: Payload, trailer: EntryTrailer, lastAccess: Date)? {
         let name = EntryName(key: key)
@@ -82,7 +85,8 @@ extension FileDataSource {
                     if markingUsed { try? evictFile(name, reason: .expired, in: &state) }
                     return nil
                 }
-                return markingUsed ? state.index.touch(name, at: now) : entry
+                let isUse = markingUsed && entry.trailer.payloadSize <= readLimit
+                return isUse ? state.index.touch(name, at: now) : entry
             }
             guard let snapshot else { return nil }
             let problem: EntryFileProblem

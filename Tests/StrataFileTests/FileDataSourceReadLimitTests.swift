@@ -116,6 +116,36 @@ struct FileDataSourceReadLimitTests {
         #expect(try Data(contentsOf: copy) == bytes)
     }
 
+    @Test func aReadOfAnEntryAboveTheLimitIsNotAUse() throws {
+        // Given a store that reads at most 64 KiB, with a file of 1 MiB moved in and a small entry put after it
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        let reports = Reports()
+        var configuration = FileDataSource.Configuration(
+            location: .url(folder.url),
+            identifier: "store",
+            diagnostics: reports.record
+        )
+        configuration.clock = clock
+        configuration.maximumReadSize = 64 << 10
+        let store = try FileDataSource(configuration: configuration)
+        let download = folder.url.appendingPathComponent("download")
+        try Data.pattern(1 << 20).write(to: download)
+        try store.move(fileAt: download, forKey: "big")
+        let moved = try #require(store.info(forKey: "big")?.lastAccess)
+        clock.advance(by: .seconds(60))
+        try store.setValue(Data("small".utf8), forKey: "small")
+
+        // When the large entry is read, later
+        clock.advance(by: .seconds(60))
+        let value = store.value(forKey: "big")
+
+        // Then nothing was read, and its last use is still the move: it keeps its place behind the small entry
+        #expect(value == nil)
+        #expect(reports.all.map(\.code) == [.tooLarge])
+        #expect(store.info(forKey: "big")?.lastAccess == moved)
+    }
+
     @Test func aPutAboveTheLimitIsRefusedAndLeavesTheOlderEntry() throws {
         // Given a store that reads at most 16 bytes, with an entry
         let folder = try TemporaryFolder()
