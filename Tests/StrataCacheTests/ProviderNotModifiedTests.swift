@@ -221,6 +221,55 @@ struct ProviderNotModifiedTests {
         #expect(server.requestCount(path: "/asset") == 3)
     }
 
+    /// The request asked again when a 304 finds the provider's copy gone has what the first one left of the total
+    /// deadline (the client's configuration's), so the download as a whole ends at it. (The second request had a total
+    /// deadline of its own: the download succeeded after 4 s of a 3 s deadline.)
+    @Test(.timeLimit(.minutes(1)))
+    func theRequestAskedAgainWhenTheCopyIsGoneSharesTheTotalDeadline() async throws {
+        // Given a stored download, and a server that then takes 2 s over each answer and removes the entry before it
+        // answers a conditional request
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: pattern(count: 8_192), eTag: "\"v1\"")
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "assets"))
+        let provider = try FileCacheProvider(store: store)
+        let slow = Locked(false)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /asset",
+                { request in
+                    if slow.withLock({ $0 }) { try? await Task.sleep(for: .seconds(2)) }
+                    if request.headers["if-none-match"] != nil { _ = try? store.removeValue(forKey: "k") }
+                    return resource.reply(request)
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let downloads = folder.url.appendingPathComponent("downloads")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        let client = HTTPClient(
+            transport: URLSessionTransport(),
+            configuration: .init(timeout: .seconds(10), totalTimeout: .seconds(3), downloadDirectory: downloads)
+        )
+        let service = DownloadService(
+            url: server.baseURL.appendingPathComponent("asset"),
+            cacheProvider: provider,
+            cacheKey: "k",
+            client: client
+        )
+        _ = try await service.downloadAsync()
+        slow.withLock { $0 = true }
+
+        // When it downloads again under a total deadline of 3 s: a 304 after 2 s that finds the entry gone
+        let error = await strataError { _ = try await service.downloadAsync() }
+
+        // Then the second request had only what the first left, and the download ends at the deadline
+        #expect(error?.code == .network)
+        #expect((error?.underlying as? URLError)?.code == .timedOut)
+        #expect(error?.message.contains("total deadline") == true, "\(String(describing: error))")
+        #expect(server.requests.map { $0.headers["if-none-match"] } == [nil, "\"v1\"", nil])
+    }
+
     /// The file's inode: a rewritten checkout is a new file renamed over the old one.
     private func inode(_ url: URL) throws -> UInt64? {
         try FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? UInt64

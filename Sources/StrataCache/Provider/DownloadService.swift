@@ -25,8 +25,9 @@ internal import StrataSupport
 ///    sent, another download stored a newer version meanwhile: the 304 is about the older one, so the item is not
 ///    renewed, and the cache answers with what it holds. A 304 that finds the item gone (evicted or removed since
 ///    the request was sent: ``CacheProvider/cachedItem(key:)`` throws ``Strata/StrataError/Code/notFound``) is
-///    about no copy the cache holds: the request is sent once more without the provider's headers, and its answer
-///    stored (``DownloadOrigin/network``). A 304 whose fields forbid keeping the item (its
+///    about no copy the cache holds: the request is sent once more without the provider's headers, within what the
+///    first one left of the total deadline (the download as a whole keeps to one), and its answer stored
+///    (``DownloadOrigin/network``). A 304 whose fields forbid keeping the item (its
 ///    `Cache-Control` says `no-store`: they replace the stored ones, RFC 9111, section 4.3.4) renews nothing: a copy
 ///    of the cached file, made in the client's download folder, is handed to ``CacheProvider/store(objectAt:key:headers:)``
 ///    as a download that must not be stored, and what it returns (``FileCacheProvider``: that copy, the caller's,
@@ -113,6 +114,9 @@ public struct DownloadService: Sendable {
             return DownloadResult(result: found, headers: [:], origin: .cache)
         }
         var request = self.request
+        // The call's one total deadline (the client's default when the request has none): a request asked again has
+        // what the first one left of it.
+        let deadlines = RequestDeadlines(of: client.asSent(request))
         let sent = asksForPart ? [:] : provider.headerValues(for: cacheKey)
         for (name, value) in sent { request.headers[name] = value }
         let file: DownloadedFile
@@ -126,8 +130,9 @@ public struct DownloadService: Sendable {
             }
             // The provider's copy went between the request and its answer (evicted, expired, removed): the 304 is
             // about no copy it holds, so the file is asked for once more without the provider's headers, as
-            // `HTTPClient` asks again for a 304 about another version.
-            switch try await send(self.request, reporter) {
+            // `HTTPClient` asks again for a 304 about another version, and within what the first request left of
+            // the total deadline.
+            switch try await send(try self.request.sentAgain(within: deadlines), reporter) {
             case .modified(let downloaded):
                 file = downloaded
             case .notModified(let response):

@@ -51,16 +51,32 @@ extension HTTPRequest {
     }
 
     /// What is sent again after a 304 about another version: the request ``withoutConditions()``, with what remains
-    /// of the first exchange's total deadline as its own, so that the call as a whole keeps to ``totalTimeout``.
+    /// of the first exchange's total deadline as its own (``sentAgain(within:now:)``), so that the call as a whole
+    /// keeps to ``totalTimeout``.
     ///
     /// - Parameters:
     ///   - deadlines: The deadlines of the first exchange, taken as it started.
     ///   - now: The current instant.
     /// - Throws: The total deadline's ``Strata/StrataError/Code/network`` error when nothing remains of it.
     func askedAgain(within deadlines: RequestDeadlines, now: ContinuousClock.Instant = .now) throws -> HTTPRequest {
+        try withoutConditions().sentAgain(within: deadlines, now: now)
+    }
+
+    /// This request as a second exchange of one call, with what remains of the first exchange's total deadline as
+    /// its own: the one rule by which a call that asks twice (``askedAgain(within:now:)``, a `DownloadService` whose
+    /// 304 found the cached copy gone) keeps to one ``totalTimeout``.
+    ///
+    /// - Parameters:
+    ///   - deadlines: The deadlines of the first exchange, taken as it started (as the client sends it:
+    ///     `RequestDeadlines(of: client.asSent(request))`, so that the configuration's total deadline counts).
+    ///   - now: The current instant.
+    /// - Throws: The total deadline's ``Strata/StrataError/Code/network`` error when nothing remains of it.
+    package func sentAgain(within deadlines: RequestDeadlines, now: ContinuousClock.Instant = .now) throws
+        -> HTTPRequest
+    {
         let remaining = deadlines.end - now
         guard remaining > .zero else { throw deadlines.error(.total, request: HTTPClient.describe(self)) }
-        var copy = withoutConditions()
+        var copy = self
         copy.totalTimeout = remaining
         return copy
     }
