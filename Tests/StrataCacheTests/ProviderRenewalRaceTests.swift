@@ -59,19 +59,7 @@ struct ProviderRenewalRaceTests {
         // Given version A stored, over a clock that lets B be stored at renewItem's second reading
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let clock = SteppingClock()
-        let store = try FileDataSource(
-            configuration: .init(location: .url(folder.url), identifier: "assets", clock: clock)
-        )
-        let provider = try FileCacheProvider(store: store)
-        let older = folder.url.appendingPathComponent("older")
-        try Data("A".utf8).write(to: older)
-        _ = try provider.store(objectAt: older, key: "k", headers: ["ETag": "\"A\""])
-        let newer = folder.url.appendingPathComponent("newer")
-        try Data("BB".utf8).write(to: newer)
-        clock.run(atReading: 2) {
-            _ = try? provider.store(objectAt: newer, key: "k", headers: ["ETag": "\"B\""])
-        }
+        let (store, provider, clock) = try versionAStoredWithBDuringRenewal(in: folder)
 
         // When a 304 about A renews the entry
         try await provider.renewItem(
@@ -87,5 +75,47 @@ struct ProviderRenewalRaceTests {
         #expect(store.info(forKey: "k")?.eTag == "\"B\"")
         #expect(store.info(forKey: "k")?.lastModified == nil)
         #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == Data("BB".utf8))
+    }
+
+    /// The same store of B landing inside `renewItem` given a 304 about A that says `no-store`, between its look at A
+    /// and its removal: B stays, with its own validators and its checkout. (Only the version looked at is removed.)
+    @Test func aNoStoreNotModifiedKeepsAVersionStoredDuringIt() async throws {
+        // Given version A stored, over a clock that lets B be stored at renewItem's second reading
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (store, provider, clock) = try versionAStoredWithBDuringRenewal(in: folder)
+
+        // When a 304 about A that says `no-store` renews the entry
+        try await provider.renewItem(
+            key: "k",
+            notModified: HTTPResponse(status: 304, headers: ["ETag": "\"A\"", "Cache-Control": "no-store"])
+        )
+
+        // Then B was stored during the renewal, and is still stored and handed out
+        #expect(clock.ran)
+        #expect(store.info(forKey: "k")?.eTag == "\"B\"")
+        #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == Data("BB".utf8))
+    }
+
+    /// A provider in `folder` holding version A of `k` (`"A"`, `ETag: "A"`), over a clock that stores version B
+    /// (`"BB"`, `ETag: "B"`) at its second reading from now: `renewItem`'s, between its look at the entry and what it
+    /// does to it.
+    private func versionAStoredWithBDuringRenewal(
+        in folder: TemporaryFolder
+    ) throws -> (FileDataSource, FileCacheProvider, SteppingClock) {
+        let clock = SteppingClock()
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "assets", clock: clock)
+        )
+        let provider = try FileCacheProvider(store: store)
+        let older = folder.url.appendingPathComponent("older")
+        try Data("A".utf8).write(to: older)
+        _ = try provider.store(objectAt: older, key: "k", headers: ["ETag": "\"A\""])
+        let newer = folder.url.appendingPathComponent("newer")
+        try Data("BB".utf8).write(to: newer)
+        clock.run(atReading: 2) {
+            _ = try? provider.store(objectAt: newer, key: "k", headers: ["ETag": "\"B\""])
+        }
+        return (store, provider, clock)
     }
 }

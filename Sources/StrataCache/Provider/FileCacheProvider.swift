@@ -242,10 +242,18 @@ public final class FileCacheProvider: CacheProvider {
 
     /// Removes the store's entry for `key` and its checkout: a newer version of it must not be stored, and the
     /// older one must not be served in its place.
-    private func forget(_ key: String) throws {
+    ///
+    /// - Parameter info: When given, only the version it describes goes: an entry stored or renewed since stays,
+    ///   with its checkout (the removal is `removeValue(forKey:ifStill:)`).
+    private func forget(_ key: String, ifStill info: FileEntryInfo? = nil) throws {
         let name = Self.checkoutName(key)
         try storing.withLock { _ in
-            try store.removeValue(forKey: key)
+            let removed =
+                if let info { try store.removeValue(forKey: key, ifStill: info) } else {
+                    try store.removeValue(forKey: key)
+                }
+            // Another version's checkout: it stays. (An entry gone already leaves its checkout to the next prune.)
+            guard removed || info == nil else { return }
             checkouts.withLock { checkouts in
                 checkouts[name] = nil
                 removeOwnFile(name)
@@ -273,12 +281,17 @@ public final class FileCacheProvider: CacheProvider {
     ///
     /// A 304 whose `ETag` names another version than the stored one is not about the stored file (RFC 9111,
     /// section 4.3.4): the entry is removed, so the next download asks without validators, and the download fails.
-    /// Both land only on the version looked at: one stored meanwhile is neither renewed nor removed.
+    /// A 304 whose fields forbid keeping the entry (its `Cache-Control` says `no-store`: they replace the stored ones,
+    /// by `HTTPFreshness.keepsRenewedResponse(sendsCacheControl:)`, as for `DownloadService`) renews nothing: the entry
+    /// and its checkout are removed, as for a full answer with `no-store`, and ``cachedItem(key:)`` then throws
+    /// ``Strata/StrataError/Code/notFound``. All three land only on the version looked at: one stored meanwhile is
+    /// neither renewed nor removed.
     ///
     /// - Parameters:
     ///   - key: The download's cache key.
     ///   - response: The 304.
-    /// - Throws: ``Strata/StrataError/Code/unexpectedResponse`` for a 304 about another version.
+    /// - Throws: ``Strata/StrataError/Code/unexpectedResponse`` for a 304 about another version;
+    ///   ``Strata/StrataError/Code/io`` when the entry that must not be kept cannot be removed.
     public func renewItem(key: String, notModified response: HTTPResponse) async throws {
         guard let info = store.info(forKey: key) else { return }
         if let stored = info.eTag, let answered = response.eTag, !ConditionalHeaders.weakMatch(stored, answered) {
@@ -288,10 +301,16 @@ public final class FileCacheProvider: CacheProvider {
                 "The server answered 304 Not Modified for \(StrataError.quoted(key: key)) with the ETag of another version"
             )
         }
+        let now = store.configuration.clock.now()
+        let freshness = HTTPFreshness(response: response, requestTime: now, responseTime: now)
+        guard freshness.keepsRenewedResponse(sendsCacheControl: response.headers["Cache-Control"] != nil) else {
+            try forget(key, ifStill: info)
+            return
+        }
         let renewed = ConditionalHeaders(eTag: info.eTag, lastModified: info.lastModified).renewed(by: response)
         let validators = ConditionalHeaders.storable(eTag: renewed.eTag, lastModified: renewed.lastModified)
         let metadata = EntryMetadata(
-            storedAt: store.configuration.clock.now(),
+            storedAt: now,
             expiresAt: info.expiresAt,
             eTag: validators.eTag,
             lastModified: validators.lastModified
