@@ -7,19 +7,13 @@ import struct Foundation.Date
 /// is sent when it holds `maxBatchSize` keys, or when the first read of the batch has waited one scheduling tick
 /// (a `Task.yield()`) or, with a window, the window on the clock. Callers of the same key share its slot.
 final class BatchLoader<Value: Sendable>: Sendable {
-    /// A caller waiting for its key's answer, with the report of the repository read it serves
-    /// (``StaleAnswerReport``): a stale answer of the batch is stale to every caller, not only to the one whose task
-    /// sent it.
-    private struct Waiter {
-        let continuation: CheckedContinuation<StoredEntry<Value>, any Error>
-        let staleReport: AtomicCount?
+    /// What one key's callers get: its entry or an error, with what the batch's read found that each caller takes in
+    /// its own task (`SharedAnswer`): a stale answer of the batch is stale to every caller's own read, and the
+    /// steps of the batch's sources reach every caller's trail, not only the trail of the caller whose task sent it.
+    private typealias Answer = SharedAnswer<StoredEntry<Value>>
 
-        /// Gives the caller its answer, marked stale to its own read when `isStale`.
-        func resume(with outcome: Outcome, isStale: Bool) {
-            if isStale, case .success = outcome { staleReport?.add(1) }
-            continuation.resume(with: outcome)
-        }
-    }
+    /// A caller waiting for its key's answer.
+    private typealias Waiter = CheckedContinuation<Answer, Never>
 
     /// One batch being gathered.
     private struct Batch {
@@ -67,18 +61,21 @@ final class BatchLoader<Value: Sendable>: Sendable {
     var pendingCount: Int { state.withLock { $0.pendingCount } }
 
     /// The entry of `query`, read in a batch with the other reads that arrive with it.
+    ///
+    /// The batch belongs to no one caller's call: it is sent from a task of its own, outside the call of the read
+    /// that opened or filled it, and each caller takes its answer in its own task.
     func entry<Q: BatchableQuery>(_ query: Q) async throws -> StoredEntry<Value> {
-        try await withCheckedThrowingContinuation { continuation in
-            let waiter = Waiter(continuation: continuation, staleReport: StaleAnswerReport.current)
+        let answer = await withCheckedContinuation { (waiter: Waiter) in
             switch join(query, waiter) {
-            case .send(let batch): Task { await self.send(batch) }
+            case .send(let batch): CallContext.startShared { await self.send(batch, for: $0) }
             case .scheduleSend(let type, let id):
                 // The window runs from the batch's first read, however late the task that waits for it starts
                 let closes = window == .zero ? nil : clock.now().addingTimeInterval(window.timeInterval)
-                Task { await self.sendAfterWaiting(type, id, until: closes) }
+                CallContext.startShared { await self.sendAfterWaiting(type, id, until: closes, for: $0) }
             case .wait: break
             }
         }
+        return try answer.take()
     }
 
     private func join<Q: BatchableQuery>(_ query: Q, _ waiter: Waiter) -> Step {
@@ -108,7 +105,12 @@ final class BatchLoader<Value: Sendable>: Sendable {
         }
     }
 
-    private func sendAfterWaiting(_ type: ObjectIdentifier, _ id: UInt64, until closes: Date?) async {
+    private func sendAfterWaiting(
+        _ type: ObjectIdentifier,
+        _ id: UInt64,
+        until closes: Date?,
+        for starter: CallTrail?
+    ) async {
         if let closes {
             try? await clock.sleep(until: closes)
         } else {
@@ -120,70 +122,67 @@ final class BatchLoader<Value: Sendable>: Sendable {
             state.pendingCount -= batch.waiters.values.reduce(0) { $0 + $1.count }
             return batch
         }
-        if let batch { await send(batch) }
+        if let batch { await send(batch, for: starter) }
     }
 
     /// Sends one batch and gives each caller its own answer: its entry, *not found* for a key the source did not
-    /// answer, or the source's error to every caller of the batch.
+    /// answer, or the source's error to every caller of the batch; with the steps of the batch's read.
     ///
     /// A source may fail a whole list with *not found* for the first key it lacks (a store's list read does, a
     /// repository carries the values it found, without their metadata). Then each key of a batch of several is read
-    /// on its own, so a missing key fails only its own callers, and the others get their entries whole.
-    private func send(_ batch: Batch) async {
-        let outcomes: [(outcome: Outcome, isStale: Bool)]
-        do {
-            let (answers, isStale) = try await entries(of: batch.queries, keys: batch.keys, batch.makeQuery)
-            outcomes = answers.map { (outcome($0), isStale) }
-        } catch let error as StrataError where error.code == .notFound && batch.keys.count > 1 {
-            outcomes = await eachOnItsOwn(batch)
-        } catch {
-            outcomes = batch.keys.map { _ in (.failure(error), false) }
+    /// on its own, so a missing key fails only its own callers, and the others get their entries whole; each
+    /// caller then gets the steps of its own key's read alone: the list read failed for another key.
+    ///
+    /// - Parameters:
+    ///   - batch: The batch.
+    ///   - starter: The trail of the call whose task sends the batch, if any.
+    private func send(_ batch: Batch, for starter: CallTrail?) async {
+        let list = await read(batch.queries, keys: batch.keys, batch.makeQuery, for: starter)
+        let answers: [Answer]
+        if case .failure(let error as StrataError) = list.result, error.code == .notFound, batch.keys.count > 1 {
+            answers = await eachOnItsOwn(batch, for: starter)
+        } else {
+            answers = Self.answers(of: list, keys: batch.keys)
         }
-        for (key, answer) in zip(batch.keys, outcomes) {
-            for waiter in batch.waiters[key] ?? [] { waiter.resume(with: answer.outcome, isStale: answer.isStale) }
+        for (key, answer) in zip(batch.keys, answers) {
+            for waiter in batch.waiters[key] ?? [] { waiter.resume(returning: answer) }
         }
     }
-
-    /// What one key's callers get: its entry or an error.
-    private typealias Outcome = Result<StoredEntry<Value>, any Error>
 
     /// The entries of `keys`, one per key (`nil` for a key the source did not answer), read as one list: the
-    /// source's answer matched to the keys; and whether the source (a repository) answered with stale cached values,
-    /// read in a report of the batch's own.
-    private func entries(
-        of queries: [any BatchableQuery],
+    /// source's answer matched to the keys, with whether the source (a repository) answered with stale cached
+    /// values and the steps of the read.
+    private func read(
+        _ queries: [any BatchableQuery],
         keys: [String],
-        _ makeQuery: @Sendable ([any BatchableQuery]) -> any MultiKeyedQuery
-    ) async throws -> (answers: [(key: String, entry: StoredEntry<Value>?)], isStale: Bool) {
+        _ makeQuery: @Sendable ([any BatchableQuery]) -> any MultiKeyedQuery,
+        for starter: CallTrail?
+    ) async -> SharedAnswer<[StoredEntry<Value>?]> {
         let query = makeQuery(queries)
-        let (entries, isStale) = try await StaleAnswerReport.reading { [load] in
-            try await load(query).matched(to: keys)
-        }
-        return (Array(zip(keys, entries)), isStale)
+        return await SharedAnswer.of(for: starter) { [load] in try await load(query).matched(to: keys) }
     }
 
-    /// A caller's answer for its key: the entry, or *not found*.
-    private func outcome(_ answer: (key: String, entry: StoredEntry<Value>?)) -> Outcome {
-        answer.entry.map { .success($0) } ?? .failure(StrataError.miss(key: answer.key))
+    /// Each key's answer from the list read of `keys`: its entry, *not found* for a key the source did not answer,
+    /// or the read's error.
+    private static func answers(of list: SharedAnswer<[StoredEntry<Value>?]>, keys: [String]) -> [Answer] {
+        keys.indices.map { index in
+            list.flatMap { $0[index].map { .success($0) } ?? .failure(StrataError.miss(key: keys[index])) }
+        }
     }
 
     /// The answers of a batch whose list read failed with *not found*: each key read as a list of its own, at the
     /// same time, so each caller gets its key's answer or error.
-    private func eachOnItsOwn(_ batch: Batch) async -> [(outcome: Outcome, isStale: Bool)] {
+    private func eachOnItsOwn(_ batch: Batch, for starter: CallTrail?) async -> [Answer] {
         let makeQuery = batch.makeQuery
-        let answers = await withTaskGroup(of: (String, Outcome, Bool).self) { group in
+        let answers = await withTaskGroup(of: (String, Answer?).self) { group in
             for (key, query) in zip(batch.keys, batch.queries) {
                 group.addTask {
-                    do {
-                        let (answer, isStale) = try await self.entries(of: [query], keys: [key], makeQuery)
-                        return (key, answer.first.map(self.outcome) ?? .failure(StrataError.miss(key: key)), isStale)
-                    } catch {
-                        return (key, .failure(error), false)
-                    }
+                    let list = await self.read([query], keys: [key], makeQuery, for: starter)
+                    return (key, Self.answers(of: list, keys: [key]).first)
                 }
             }
-            return await group.reduce(into: [String: (Outcome, Bool)]()) { $0[$1.0] = ($1.1, $1.2) }
+            return await group.reduce(into: [String: Answer]()) { $0[$1.0] = $1.1 }
         }
-        return batch.keys.map { answers[$0] ?? (.failure(StrataError.miss(key: $0)), false) }
+        return batch.keys.map { answers[$0] ?? Answer(result: .failure(StrataError.miss(key: $0))) }
     }
 }

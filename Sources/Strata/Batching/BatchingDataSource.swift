@@ -12,6 +12,11 @@
 /// list read throws it for the first key it lacks) is answered key by key instead, each key read as a list of its
 /// own, so a missing key fails only its own callers and the others get their entries with their metadata.
 ///
+/// A batch belongs to none of its callers: it is sent from a task of its own, and each caller gets in its own task
+/// whether its value was stale and the steps the batch's sources added to a ``CallTrail`` — of a batch answered key
+/// by key, those of its own key's read — so that plugins observing each caller's repository call see where its value
+/// came from.
+///
 /// Other reads (lists, conditional reads, queries that do not batch) go straight to the source. A caller whose
 /// task is cancelled still waits for its batch.
 ///

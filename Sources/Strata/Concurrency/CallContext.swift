@@ -19,6 +19,17 @@ package enum CallContext {
         try await outside { try await $isLeftRunning.withValue(true) { try await work() } }
     }
 
+    /// Starts `work`, shared by several calls (`SharedAnswer`), in a task of its own, outside the call of the task
+    /// that starts it (``outside(isolation:_:)``): `work` receives that call's trail, if a plugin bound one, for the
+    /// shared work's trail to stand for (``CallTrail/collectingSteps(for:_:)``).
+    ///
+    /// - Parameter work: The work.
+    static func startShared(_ work: @escaping @Sendable (_ starter: CallTrail?) async -> Void) {
+        // Without a trail bound anywhere there is none to look up
+        let starter = CallTrail.mayBeBound ? CallTrail.current : nil
+        Task { await outside { await work(starter) } }
+    }
+
     /// Runs `work` outside any call: with no trail, no stale-answer report, and not as a stream's re-read.
     ///
     /// Work a call starts but that is not part of it (a background refresh, an offline replay, a run shared by

@@ -104,9 +104,9 @@ public final class CallTrail: Sendable {
         current.recorded.withLock { $0.append(step) }
     }
 
-    /// Runs `body`, work shared by several calls (``RequestCoalescer``'s run), in a trail of its own when trails are
-    /// in use, and returns what it returned with the steps its sources added and the outcome a repository reported in
-    /// it; each call adds them to its own trail (``add(_:reported:)``).
+    /// Runs `body`, work shared by several calls (a ``RequestCoalescer``'s run, a batch of ``BatchingDataSource``), in
+    /// a trail of its own when trails are in use, and returns what it returned with the steps its sources added and
+    /// the outcome a repository reported in it; each call adds them to its own trail (``add(_:reported:)``).
     ///
     /// The run's trail stands for `starter`, the trail of the call that started the run: a plugin inside the run that
     /// observes the same repository call shares it, as it would share the starter's.

@@ -14,18 +14,10 @@
 /// let data = try await downloads.run(key: url) { try await transport.data(from: url) }
 /// ```
 public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// What the shared run gives every caller: its value or error, whether a source marked the value stale
-    /// (`StaleAnswerReport`) and the steps its sources added (``CallTrail``), which each caller reports in its own
-    /// task.
-    private struct Answer: Sendable {
-        var result: Result<Value, any Error>
-        var isStale = false
-        var steps: [CallTrail.Step] = []
-        var reported: CallOutcome?
-    }
-
-    /// A caller waiting for the shared run; it throws only when the caller stops waiting.
-    private typealias Waiter = CheckedContinuation<Answer, any Error>
+    /// A caller waiting for the shared run's answer (its value or error, whether a source marked it stale, and the
+    /// steps its sources added to a ``CallTrail``), which it takes in its own task; it throws only when the caller
+    /// stops waiting.
+    private typealias Waiter = CheckedContinuation<SharedAnswer<Value>, any Error>
 
     private struct State {
         var groups: [Key: [UInt64: Waiter]] = [:]
@@ -81,13 +73,10 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
                 }
                 switch starts {
                 case nil: waiter.resume(throwing: Self.cancelled())
-                // The run belongs to no one caller's call: each caller gets its answer (stale or not) and the
-                // run's source steps, where a repository's origin is read, in its own task.
+                // The run belongs to no one caller's call: each caller takes its answer in its own task
                 case true?:
-                    let starter = CallTrail.current
-                    Task {
-                        let answer = await CallContext.outside { await Self.answer(of: operation, for: starter) }
-                        self.finish(key, with: answer)
+                    CallContext.startShared { starter in
+                        self.finish(key, with: await SharedAnswer.of(for: starter, operation))
                     }
                 case false?: break
                 }
@@ -96,29 +85,10 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
             let waiter = state.withLock { $0.groups[key]?.removeValue(forKey: id) }
             waiter?.resume(throwing: Self.cancelled())
         }
-        CallTrail.add(answer.steps, reported: answer.reported)
-        StaleAnswerReport.mark(answer.isStale)
-        return try answer.result.get()
+        return try answer.take()
     }
 
-    private static func answer(
-        of operation: @escaping @Sendable () async throws -> Value,
-        for starter: CallTrail?
-    ) async -> Answer {
-        var (answer, steps, reported) = await CallTrail.collectingSteps(for: starter) { () async -> Answer in
-            do {
-                let (value, isStale) = try await StaleAnswerReport.reading { try await operation() }
-                return Answer(result: .success(value), isStale: isStale)
-            } catch {
-                return Answer(result: .failure(error))
-            }
-        }
-        answer.steps = steps
-        answer.reported = reported
-        return answer
-    }
-
-    private func finish(_ key: Key, with answer: Answer) {
+    private func finish(_ key: Key, with answer: SharedAnswer<Value>) {
         let waiters = state.withLock { $0.groups.removeValue(forKey: key) } ?? [:]
         finished.add(1)
         for waiter in waiters.values { waiter.resume(returning: answer) }
