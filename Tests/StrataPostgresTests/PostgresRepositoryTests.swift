@@ -57,5 +57,43 @@
                 }
             }
         }
+
+        /// Before, the coherent cache handed the filter to the memory cache, which refuses it: the rows were deleted,
+        /// then the call failed with `cacheSyncFailed` (and a `.cacheSync` delete failed before PostgreSQL was asked).
+        @Test("a filter delete through a coherent memory cache deletes, succeeds and leaves no deleted row cached")
+        func filterDelete() async throws {
+            try await withPostgres { _, client in
+                let notes: PostgresDataSource<Note> = try source(client)
+                let memory = MemoryDataSource<Note>()
+                let repository = CacheRepository(main: notes, cache: notes.coherentCache(memory))
+                try await withFeed(notes) {
+                    let operations: [any RepositoryOperation] = [
+                        MainSyncOperation(), CacheSyncOperation(), DefaultOperation(),
+                    ]
+                    for operation in operations {
+                        let rows = [Note(title: "a", revision: 1), Note(title: "b", revision: 2)]
+                        _ = try await notes.putAll(rows, in: IdsQuery(["a", "b"]))
+                        // Both rows cached, with their versions, from main.
+                        #expect(try await repository.getAll(IdsQuery(["a", "b"]), operation: .mainSync) == rows)
+                        try await repository.delete(TitleQuery(title: "a"), operation: operation)
+                        #expect(try await notes.getAll(AllObjectsQuery()).map(\.title) == ["b"], "\(operation)")
+                        #expect(
+                            await strataCode { _ = try await repository.get(KeyQuery("a"), operation: .cache) }
+                                == .notFound,
+                            "\(operation)"
+                        )
+                        #expect(try await repository.get(KeyQuery("b"), operation: .default).title == "b")
+                        try await notes.delete(AllObjectsQuery())
+                    }
+                }
+            }
+        }
+    }
+
+    /// The notes of one title: a filter only PostgreSQL answers.
+    struct TitleQuery: PostgresFilterQuery {
+        let title: String
+
+        var condition: PostgresQuery { "value->>'title' = \(title)" }
     }
 #endif

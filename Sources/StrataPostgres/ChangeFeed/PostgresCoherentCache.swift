@@ -19,7 +19,8 @@
     /// - Listing queries (``Strata/AllObjectsQuery``, pages, filters) are never answered from the cache: the cache
     ///   holds only the keys it was asked for.
     ///
-    /// Writes and deletes go to the wrapped cache as they are.
+    /// Writes and deletes go to the wrapped cache as they are, except a delete of any other query (a filter, a key
+    /// listing), which empties the cache.
     public struct PostgresCoherentCache<Cache: DataSource>: DataSource, Sendable {
         /// The wrapped cache.
         public let cache: Cache
@@ -123,8 +124,15 @@
             try await cache.renewMetadata(metadata, in: query)
         }
 
-        /// Deletes from the wrapped cache.
-        public func delete(_ query: any Query) async throws { try await cache.delete(query) }
+        /// Deletes a keyed, multi-keyed or ``Strata/AllObjectsQuery`` query's entries from the wrapped cache; any
+        /// other query (a filter, a key listing) empties it, since the cache cannot tell which of its entries the query
+        /// covers (nor, as a rule, answer it).
+        public func delete(_ query: any Query) async throws {
+            guard Self.isKeyed(query) || query is AllObjectsQuery else {
+                return try await cache.delete(AllObjectsQuery())
+            }
+            try await cache.delete(query)
+        }
 
         /// Reads an entry and serves it only while the feed vouches for it; a stale entry of a failed validation is
         /// vouched for the same way before the repository may serve it.
