@@ -110,16 +110,31 @@
                     AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
                         AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
                     AND obj_description(to_regprocedure('\(function)()'), 'pg_proc') = '\(Self.schemaVersion)'
+                    AND EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
+                        AND attname = 'version' AND atthasdef)
                 THEN
                     RETURN;
                 END IF;
-                CREATE SEQUENCE IF NOT EXISTS \(sequence);
+                -- A sequence dropped from under its table (another program's DROP SEQUENCE ... CASCADE, which drops the
+                -- column's default too) is made again past every version of the table, and the default given back: a
+                -- key's versions only grow, and an insert takes one.
+                IF to_regclass('\(sequence)') IS NULL THEN
+                    CREATE SEQUENCE \(sequence);
+                    IF to_regclass('\(quoted)') IS NOT NULL THEN
+                        PERFORM setval('\(sequence)', max(version)) FROM \(quoted);
+                    END IF;
+                END IF;
                 CREATE TABLE IF NOT EXISTS \(quoted) (
                     key text PRIMARY KEY,
                     value jsonb NOT NULL,
                     updated_at timestamptz NOT NULL DEFAULT now(),
                     version bigint NOT NULL DEFAULT nextval('\(sequence)')
                 );
+                IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
+                    AND attname = 'version' AND atthasdef)
+                THEN
+                    ALTER TABLE \(quoted) ALTER COLUMN version SET DEFAULT nextval('\(sequence)');
+                END IF;
                 -- Another program's UPDATE that leaves the version as it was still makes a new version: a cache
                 -- must never vouch for the row it held before.
                 CREATE OR REPLACE FUNCTION \(stampFunction)() RETURNS trigger LANGUAGE plpgsql AS $stamp$
