@@ -67,7 +67,7 @@
 
         /// What the notifying function's comment says once this version of the schema is in place: the schema statement
         /// changes nothing while it does. Change it with the functions or the triggers.
-        static let schemaVersion = "strata schema 3"
+        static let schemaVersion = "strata schema 4"
 
         /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
         /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
@@ -125,7 +125,7 @@
                     END IF;
                 END IF;
                 CREATE TABLE IF NOT EXISTS \(quoted) (
-                    key text PRIMARY KEY,
+                    key text COLLATE "C" PRIMARY KEY,
                     value jsonb NOT NULL,
                     updated_at timestamptz NOT NULL DEFAULT now(),
                     version bigint NOT NULL DEFAULT nextval('\(sequence)')
@@ -134,6 +134,17 @@
                     AND attname = 'version' AND atthasdef)
                 THEN
                     ALTER TABLE \(quoted) ALTER COLUMN version SET DEFAULT nextval('\(sequence)');
+                END IF;
+                -- The reads go in the keys' byte order (COLLATE "C"): an index in that order answers a page without
+                -- sorting the table. A new table's key is of that collation; a table of an earlier version, whose key
+                -- has only the database collation's index, gets one (named by PostgreSQL, so it takes no name another
+                -- relation may have).
+                IF NOT EXISTS (SELECT FROM pg_index WHERE indrelid = to_regclass('\(quoted)') AND indpred IS NULL
+                    AND indexprs IS NULL AND indcollation[0] = 'pg_catalog."C"'::regcollation::oid
+                    AND indkey[0] = (SELECT attnum FROM pg_attribute
+                        WHERE attrelid = to_regclass('\(quoted)') AND attname = 'key'))
+                THEN
+                    CREATE INDEX ON \(quoted) (key COLLATE "C");
                 END IF;
                 -- Another program's UPDATE that leaves the version as it was still makes a new version: a cache
                 -- must never vouch for the row it held before.
