@@ -42,5 +42,36 @@
                 #expect(try await notes.versionedValue(forKey: "e").version > next)
             }
         }
+
+        /// Before, the stamp trigger gave a new version only to an update that left it as it was: another program's
+        /// update could lower it (a restore from a backup), and after one that raised it past the sequence, the source's
+        /// own next write lowered it; a writer holding an old version could then overwrite a row it never read.
+        @Test("a key's version only grows, whatever version another program's update sets")
+        func versionsOnlyGrow() async throws {
+            try await withPostgres { _, client in
+                let notes: PostgresDataSource<Note> = try source(client)
+                _ = try await notes.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
+                _ = try await notes.put(Note(title: "a", revision: 2), in: KeyQuery("a"))
+                var last = try await notes.versionedValue(forKey: "a").version
+                for version in ["1", "version", "version - 1", "NULL", "version + 1000"] {
+                    try await client.query(
+                        PostgresQuery(
+                            unsafeSQL: """
+                                UPDATE \(notes.table) SET value = '{"title": "other", "revision": 0}',
+                                    version = \(version) WHERE key = 'a'
+                                """
+                        )
+                    )
+                    let set = try await notes.versionedValue(forKey: "a").version
+                    #expect(set > last, "\(version)")
+                    // The source's own next write, whose version comes from the sequence, still makes a larger one.
+                    let written = try await notes.put(Note(title: "a", revision: 3), forKey: "a", ifVersion: set)
+                    #expect(written > set, "\(version)")
+                    _ = try await notes.put(Note(title: "a", revision: 4), in: KeyQuery("a"))
+                    last = try await notes.versionedValue(forKey: "a").version
+                    #expect(last > written, "\(version)")
+                }
+            }
+        }
     }
 #endif

@@ -67,7 +67,7 @@
 
         /// What the notifying function's comment says once this version of the schema is in place: the schema statement
         /// changes nothing while it does. Change it with the functions or the triggers.
-        static let schemaVersion = "strata schema 4"
+        static let schemaVersion = "strata schema 5"
 
         /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
         /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
@@ -146,12 +146,14 @@
                 THEN
                     CREATE INDEX ON \(quoted) (key COLLATE "C");
                 END IF;
-                -- Another program's UPDATE that leaves the version as it was still makes a new version: a cache
-                -- must never vouch for the row it held before.
+                -- Another program's UPDATE that leaves the version as it was, lowers it (a restore) or empties it
+                -- still makes a new, larger version: a cache must never vouch for the row it held before, nor a
+                -- conditional write find a version again. After an update that set one past the sequence, the next
+                -- is one more than it.
                 CREATE OR REPLACE FUNCTION \(stampFunction)() RETURNS trigger LANGUAGE plpgsql AS $stamp$
                 BEGIN
-                    IF NEW.version IS NOT DISTINCT FROM OLD.version THEN
-                        NEW.version := nextval('\(sequence)');
+                    IF NEW.version IS NULL OR NEW.version <= OLD.version THEN
+                        NEW.version := greatest(nextval('\(sequence)'), OLD.version + 1);
                         IF NEW.updated_at IS NOT DISTINCT FROM OLD.updated_at THEN
                             NEW.updated_at := now();
                         END IF;
