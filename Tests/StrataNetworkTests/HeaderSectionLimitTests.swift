@@ -10,7 +10,9 @@ import Testing
 /// deadline. Interim responses are another matter for NIO, which drops each one as it ends: nothing piles up, and
 /// the final response is returned (an interim flood that never ends meets the request's deadline).
 struct HeaderSectionLimitTests {
-    /// How a hostile server floods the header section: 20 MB, then a body, whatever the client does.
+    /// How a hostile server floods the header section, then sends a body, whatever the client does: 20 MB of header
+    /// lines, or 1.8 MB of interim responses (six times libcurl's bound; NIO drops each, and 20 MB of them took it
+    /// past the 30 s idle timeout when the trait suites' parallel run loaded the machine).
     enum Flood: String, CaseIterable, Sendable {
         /// Header lines of a hundred bytes, one after another.
         case endlessFields
@@ -26,7 +28,7 @@ struct HeaderSectionLimitTests {
                 try write(Data("Content-Length: 2\r\n\r\nok".utf8))
             case .endlessInterimResponses:
                 let interim = String(repeating: "HTTP/1.1 100 Continue\r\nX-Filler: a\r\n\r\n", count: 1_000)
-                for _ in 0..<500 { try write(Data(interim.utf8)) }
+                for _ in 0..<50 { try write(Data(interim.utf8)) }
                 try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8))
             }
         }

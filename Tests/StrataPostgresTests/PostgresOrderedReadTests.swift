@@ -7,17 +7,13 @@
 
     @testable import StrataPostgres
 
-    @Suite(
-        "PostgreSQL ordered reads",
-        .enabled(if: postgresAvailable, "PostgreSQL is not installed"),
-        .timeLimit(.minutes(2))
-    )
-    struct PostgresOrderedReadTests {
+    /// Ordered reads and the key's index, checked by `PostgresSchemaRepairTests` on its server.
+    enum PostgresOrderedReads {
         /// Before, the key's only index was in the database's collation and the reads order by `key COLLATE "C"`:
-        /// every page, every read of all rows and every key listing scanned and sorted the whole table.
-        @Test("a page, all rows and the key listing read an index in key order, of a new table and an earlier one")
-        func orderedReadsUseAnIndex() async throws {
-            try await withPostgres { server, client in
+        /// every page, every read of all rows and every key listing scanned and sorted the whole table. A page, all
+        /// rows and the key listing read an index in key order, of a new table and of an earlier one.
+        static func orderedReadsUseAnIndex(_ server: PrivatePostgres, _ client: PostgresClient) async throws {
+            do {
                 // A table as an earlier version of the schema made it: the key's index in the database's collation.
                 let earlier = tableName()
                 try await server.psql(

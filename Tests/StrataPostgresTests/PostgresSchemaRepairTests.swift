@@ -12,12 +12,24 @@
         .timeLimit(.minutes(2))
     )
     struct PostgresSchemaRepairTests {
+        /// The three checks of what the schema statement makes and repairs, on one server: each of them on a server of
+        /// its own made the trait suites' parallel run start three more servers at once, and the load starved the
+        /// transports' timing tests.
+        @Test("the schema statement repairs a dropped sequence, keeps versions growing and indexes the key order")
+        func schemaRepairsAndIndexes() async throws {
+            try await withPostgres { server, client in
+                try await droppedSequence(client)
+                try await versionsOnlyGrow(client)
+                try await PostgresOrderedReads.orderedReadsUseAnIndex(server, client)
+            }
+        }
+
         /// Before, the sequence was made again starting at 1 and the `version` column kept no default (the `CASCADE`
         /// of the drop took it): every put failed with a not-null violation, and a conditional write's versions began
         /// again at 1, below the versions already read.
-        @Test("a dropped version sequence is made again past the table's versions, with the column's default")
-        func droppedSequence() async throws {
-            try await withPostgres { _, client in
+        /// A dropped version sequence is made again past the table's versions, with the column's default.
+        private func droppedSequence(_ client: PostgresClient) async throws {
+            do {
                 let notes: PostgresDataSource<Note> = try source(client)
                 for revision in 1...3 {
                     _ = try await notes.put(Note(title: "a", revision: revision), in: KeyQuery("a"))
@@ -46,9 +58,9 @@
         /// Before, the stamp trigger gave a new version only to an update that left it as it was: another program's
         /// update could lower it (a restore from a backup), and after one that raised it past the sequence, the source's
         /// own next write lowered it; a writer holding an old version could then overwrite a row it never read.
-        @Test("a key's version only grows, whatever version another program's update sets")
-        func versionsOnlyGrow() async throws {
-            try await withPostgres { _, client in
+        /// A key's version only grows, whatever version another program's update sets.
+        private func versionsOnlyGrow(_ client: PostgresClient) async throws {
+            do {
                 let notes: PostgresDataSource<Note> = try source(client)
                 _ = try await notes.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
                 _ = try await notes.put(Note(title: "a", revision: 2), in: KeyQuery("a"))
