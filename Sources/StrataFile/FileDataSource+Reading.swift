@@ -22,11 +22,8 @@ extension FileDataSource {
     ///     has expired. Without it the read changes nothing in the store but a damaged file's removal.
     func read(_ key: String, markingUsed: Bool = true) -> (data: Data, trailer: EntryTrailer)? {
         let limit = configuration.maximumReadSize
-        let read = readEntry(key, markingUsed: markingUsed, readLimit: limit) { name, expected -> FileRead<Data> in
-            guard expected.trailer.payloadSize <= limit else {
-                return .problem(.tooLarge(expected.trailer.payloadSize))
-            }
-            return readFile(name, length: expected.fileLength)
+        let read = readEntry(key, markingUsed: markingUsed, readLimit: limit) { name, expected in
+            readFile(name, length: expected.fileLength)
         }
         return read.map { (data: $0.payload, trailer: $0.trailer) }
     }
@@ -65,8 +62,8 @@ extension FileDataSource {
     /// - Parameters:
     ///   - key: The key.
     ///   - markingUsed: Whether the read is a use (see ``read(_:markingUsed:)``).
-    ///   - readLimit: The most bytes of data `load` reads: an entry the index says is larger is not marked used,
-    ///     since nothing of it is read (`load` reports it).
+    ///   - readLimit: The most bytes of data `load` reads: an entry the index says is larger is neither loaded nor
+    ///     marked used, and is reported to `diagnostics` as ``Strata/StrataError/Code/tooLarge``.
     ///   - load: Reads the file of the entry's name; given the index's entry for it, which it expects to find.
     private func readEntry<Payload>(
         _ key: String,
@@ -89,6 +86,10 @@ extension FileDataSource {
                 return isUse ? state.index.touch(name, at: now) : entry
             }
             guard let snapshot else { return nil }
+            guard snapshot.trailer.payloadSize <= readLimit else {
+                reportTooLarge(key, size: snapshot.trailer.payloadSize)
+                return nil
+            }
             let problem: EntryFileProblem
             switch load(name, snapshot) {
             case .entry(let payload, let trailer):
@@ -99,15 +100,6 @@ extension FileDataSource {
                     trailer.key == key ? "holds another version" : "holds another key"
                 )
             case .problem(.unreadable):
-                return nil
-            case .problem(.tooLarge(let size)):
-                configuration.diagnostics?(
-                    StrataError(
-                        .tooLarge,
-                        "FileDataSource did not read \(StrataError.quoted(key: key)): its \(size) bytes exceed "
-                            + "the store's maximumReadSize of \(configuration.maximumReadSize) (the entry is kept)"
-                    )
-                )
                 return nil
             case .problem(let found):
                 problem = found
@@ -240,5 +232,17 @@ extension FileDataSource {
             return .success(.problem(.damaged("checksum mismatch")))
         }
         return .success(.entry((), trailer))
+    }
+
+    /// Tells `diagnostics` that the entry under `key`, of `size` bytes of data, was not read: more than
+    /// ``Configuration/maximumReadSize``.
+    private func reportTooLarge(_ key: String, size: Int) {
+        configuration.diagnostics?(
+            StrataError(
+                .tooLarge,
+                "FileDataSource did not read \(StrataError.quoted(key: key)): its \(size) bytes exceed "
+                    + "the store's maximumReadSize of \(configuration.maximumReadSize) (the entry is kept)"
+            )
+        )
     }
 }

@@ -24,65 +24,63 @@
             }
         }
 
+        /// A dropped version sequence is made again past the table's versions, with the column's default.
+        ///
         /// Before, the sequence was made again starting at 1 and the `version` column kept no default (the `CASCADE`
         /// of the drop took it): every put failed with a not-null violation, and a conditional write's versions began
         /// again at 1, below the versions already read.
-        /// A dropped version sequence is made again past the table's versions, with the column's default.
         private func droppedSequence(_ client: PostgresClient) async throws {
-            do {
-                let notes: PostgresDataSource<Note> = try source(client)
-                for revision in 1...3 {
-                    _ = try await notes.put(Note(title: "a", revision: revision), in: KeyQuery("a"))
-                }
-                _ = try await notes.put(Note(title: "b", revision: 1), in: KeyQuery("b"))
-                let highest = try await notes.versionedValue(forKey: "b").version
-                // The source that saw the table goes on writing: its statement finds the sequence missing.
-                try await client.query(PostgresQuery(unsafeSQL: "DROP SEQUENCE \(notes.table)_version CASCADE"))
-                _ = try await notes.put(Note(title: "c", revision: 1), in: KeyQuery("c"))
-                let c = try await notes.versionedValue(forKey: "c").version
-                #expect(c > highest)
-                // A source opened after the drop makes the sequence again at its first call.
-                try await client.query(PostgresQuery(unsafeSQL: "DROP SEQUENCE \(notes.table)_version CASCADE"))
-                let reopened: PostgresDataSource<Note> = try source(client, table: notes.table)
-                _ = try await reopened.put(Note(title: "d", revision: 1), in: KeyQuery("d"))
-                let d = try await reopened.versionedValue(forKey: "d").version
-                #expect(d > c)
-                let (_, a) = try await reopened.versionedValue(forKey: "a")
-                let next = try await reopened.put(Note(title: "a", revision: 4), forKey: "a", ifVersion: a)
-                #expect(next > d)
-                _ = try await notes.putAll([Note(title: "e", revision: 1)], in: IdsQuery(["e"]))
-                #expect(try await notes.versionedValue(forKey: "e").version > next)
+            let notes: PostgresDataSource<Note> = try source(client)
+            for revision in 1...3 {
+                _ = try await notes.put(Note(title: "a", revision: revision), in: KeyQuery("a"))
             }
+            _ = try await notes.put(Note(title: "b", revision: 1), in: KeyQuery("b"))
+            let highest = try await notes.versionedValue(forKey: "b").version
+            // The source that saw the table goes on writing: its statement finds the sequence missing.
+            try await client.query(PostgresQuery(unsafeSQL: "DROP SEQUENCE \(notes.table)_version CASCADE"))
+            _ = try await notes.put(Note(title: "c", revision: 1), in: KeyQuery("c"))
+            let c = try await notes.versionedValue(forKey: "c").version
+            #expect(c > highest)
+            // A source opened after the drop makes the sequence again at its first call.
+            try await client.query(PostgresQuery(unsafeSQL: "DROP SEQUENCE \(notes.table)_version CASCADE"))
+            let reopened: PostgresDataSource<Note> = try source(client, table: notes.table)
+            _ = try await reopened.put(Note(title: "d", revision: 1), in: KeyQuery("d"))
+            let d = try await reopened.versionedValue(forKey: "d").version
+            #expect(d > c)
+            let (_, a) = try await reopened.versionedValue(forKey: "a")
+            let next = try await reopened.put(Note(title: "a", revision: 4), forKey: "a", ifVersion: a)
+            #expect(next > d)
+            _ = try await notes.putAll([Note(title: "e", revision: 1)], in: IdsQuery(["e"]))
+            #expect(try await notes.versionedValue(forKey: "e").version > next)
         }
 
+        /// A key's version only grows, whatever version another program's update sets.
+        ///
         /// Before, the stamp trigger gave a new version only to an update that left it as it was: another program's
         /// update could lower it (a restore from a backup), and after one that raised it past the sequence, the source's
         /// own next write lowered it; a writer holding an old version could then overwrite a row it never read.
-        /// A key's version only grows, whatever version another program's update sets.
         private func versionsOnlyGrow(_ client: PostgresClient) async throws {
-            do {
-                let notes: PostgresDataSource<Note> = try source(client)
-                _ = try await notes.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
-                _ = try await notes.put(Note(title: "a", revision: 2), in: KeyQuery("a"))
-                var last = try await notes.versionedValue(forKey: "a").version
-                for version in ["1", "version", "version - 1", "NULL", "version + 1000"] {
-                    try await client.query(
-                        PostgresQuery(
-                            unsafeSQL: """
-                                UPDATE \(notes.table) SET value = '{"title": "other", "revision": 0}',
-                                    version = \(version) WHERE key = 'a'
-                                """
-                        )
+            let notes: PostgresDataSource<Note> = try source(client)
+            _ = try await notes.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
+            _ = try await notes.put(Note(title: "a", revision: 2), in: KeyQuery("a"))
+            var last = try await notes.versionedValue(forKey: "a").version
+            for version in ["1", "version", "version - 1", "NULL", "version + 1000"] {
+                try await client.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            UPDATE \(notes.table) SET value = '{"title": "other", "revision": 0}',
+                                version = \(version) WHERE key = 'a'
+                            """
                     )
-                    let set = try await notes.versionedValue(forKey: "a").version
-                    #expect(set > last, "\(version)")
-                    // The source's own next write, whose version comes from the sequence, still makes a larger one.
-                    let written = try await notes.put(Note(title: "a", revision: 3), forKey: "a", ifVersion: set)
-                    #expect(written > set, "\(version)")
-                    _ = try await notes.put(Note(title: "a", revision: 4), in: KeyQuery("a"))
-                    last = try await notes.versionedValue(forKey: "a").version
-                    #expect(last > written, "\(version)")
-                }
+                )
+                let set = try await notes.versionedValue(forKey: "a").version
+                #expect(set > last, "\(version)")
+                // The source's own next write, whose version comes from the sequence, still makes a larger one.
+                let written = try await notes.put(Note(title: "a", revision: 3), forKey: "a", ifVersion: set)
+                #expect(written > set, "\(version)")
+                _ = try await notes.put(Note(title: "a", revision: 4), in: KeyQuery("a"))
+                last = try await notes.versionedValue(forKey: "a").version
+                #expect(last > written, "\(version)")
             }
         }
     }

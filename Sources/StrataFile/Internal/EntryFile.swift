@@ -27,8 +27,6 @@ enum EntryFileProblem: Error, CustomStringConvertible {
     case foreign
     /// The file cannot be read (permissions, an I/O error); it is left alone.
     case unreadable(POSIXCallError)
-    /// A whole entry of this many bytes of data, more than a read may load into memory; it is left alone.
-    case tooLarge(Int)
 
     /// The problem for a failed `openat` of an entry file.
     init(opening error: POSIXCallError) {
@@ -51,14 +49,13 @@ enum EntryFileProblem: Error, CustomStringConvertible {
         case .damaged(let reason), .wrongLength(let reason): reason
         case .foreign: "no sealed trailer, so perhaps not the store's file"
         case .unreadable(let error): "unreadable: \(error)"
-        case .tooLarge(let size): "\(size) bytes of data, more than a read loads"
         }
     }
 
     /// Whether the item is damage the store discards (removes, or sets aside when it is not a file).
     var isDamage: Bool {
         switch self {
-        case .missing, .unreadable, .tooLarge: false
+        case .missing, .unreadable: false
         case .link, .notAFile, .damaged, .wrongLength, .foreign: true
         }
     }
