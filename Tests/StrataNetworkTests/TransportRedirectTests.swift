@@ -58,6 +58,27 @@ struct TransportRedirectTests {
         #expect(server.requestCount(path: "/elsewhere") == 0)
     }
 
+    /// A `HEAD` redirected by a 303 (or any redirect) is followed with a `HEAD`, on either transport. (The URLSession
+    /// transport followed a 303 with a `GET`, which downloads the body a `HEAD` asked not to have.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, [301, 302, 303, 307, 308])
+    func aHeadStaysAHeadAcrossARedirect(transport kind: TransportUnderTest, status: Int) async throws {
+        let server = try await LoopbackServer.start([
+            ("HEAD /start", { _ in ServerReply(status: status, headers: ["Location": "/elsewhere"]) }),
+            ("HEAD /elsewhere", { _ in ServerReply(status: 200, headers: ["X-Seen": "head"]) }),
+            ("GET /elsewhere", { _ in ServerReply(status: 200, body: Data("other".utf8)) }),
+        ])
+        defer { Task { await server.stop() } }
+        var request = HTTPRequest(url: server.baseURL.appendingPathComponent("start"))
+        request.method = .head
+
+        let response = try await kind.make().send(request, maximumBodySize: 1024)
+
+        #expect(response.status == 200)
+        #expect(response.headers["X-Seen"] == "head")
+        #expect(response.body.isEmpty)
+        #expect(server.requests.map { "\($0.method) \($0.path)" } == ["HEAD /start", "HEAD /elsewhere"])
+    }
+
     /// A redirect is still followed.
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aRedirectIsFollowed(transport kind: TransportUnderTest) async throws {

@@ -79,7 +79,7 @@
             }
         }
 
-        @Test("a table dropped behind the source's back is created again, and every cache drops what it held")
+        @Test("a table dropped behind the sources' backs is created again, and every cache drops what it held")
         func droppedTable() async throws {
             try await withPostgres { server, client in
                 let instance = try Instance(client: client, table: tableName())
@@ -102,6 +102,23 @@
                     )
                     _ = try await instance.source.put(Note(title: "k", revision: 2), in: KeyQuery("k"))
                     #expect(try await instance.repository.get(KeyQuery("k"), operation: .cacheSync).revision == 2)
+
+                    // Dropped again, and made again by a source opened after the drop (another instance starting):
+                    // the first instance's cache drops what it held, though no call of its own found the table gone.
+                    // (Before, only a source that found the table missing in a call announced it: the cache went on
+                    // serving revision 2 of a row that no longer existed.)
+                    // (Changes heard from here on: one heard before, a new epoch of a late heartbeat on a loaded
+                    // machine, would not be about the drop.)
+                    let changesAfter = instance.source.changes(forKey: nil)
+                    try await server.psql("DROP TABLE \(instance.source.table)")
+                    let other: PostgresDataSource<Note> = try source(client, table: instance.source.table)
+                    #expect(await strataCode { _ = try await other.get(KeyQuery("k")) } == .notFound)
+                    _ = await first(changesAfter) { $0 == .invalidateAll }
+                    #expect(!(await instance.holds("k")))
+                    #expect(
+                        await strataCode { _ = try await instance.repository.get(KeyQuery("k"), operation: .cacheSync) }
+                            == .notFound
+                    )
                 }
             }
         }

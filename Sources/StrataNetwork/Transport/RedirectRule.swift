@@ -10,6 +10,8 @@ import Foundation
 ///   cookies would cross the network in the clear.
 /// - To another origin (scheme, host or port), the request loses the credentials meant for the first one:
 ///   ``credentialFields`` and the user and password of its URL.
+/// - A `HEAD` stays a `HEAD` (RFC 9110 §15.4.4 lets a 303 be followed with either a `GET` or a `HEAD`): a request for
+///   the headers alone never turns into a download of the body.
 ///
 /// AsyncHTTPClient applies the same origin rule itself; ``URLSessionTransport`` applies this one, where
 /// FoundationNetworking would resend every field, and the URL's password, to any host a server names.
@@ -29,8 +31,17 @@ package enum RedirectRule {
     ///   - redirected: The request the transport would send next.
     ///   - origin: The URL that answered with the redirect.
     ///   - status: The redirect's status: only ``followedStatuses`` are followed.
-    package static func follow(_ redirected: URLRequest, from origin: URL?, status: Int) -> URLRequest? {
+    ///   - method: The method of the request that was redirected: a `HEAD` is followed with a `HEAD`
+    ///     (FoundationNetworking follows a 303 with a `GET` whatever the method).
+    package static func follow(
+        _ redirected: URLRequest,
+        from origin: URL?,
+        status: Int,
+        method: String? = nil
+    ) -> URLRequest? {
         guard let target = redirected.url, follows(status: status, to: target, from: origin) else { return nil }
+        var redirected = redirected
+        if method?.uppercased() == "HEAD" { redirected.httpMethod = "HEAD" }
         guard let origin, isSameOrigin(origin, target) else { return strippingCredentials(redirected) }
         return redirected
     }

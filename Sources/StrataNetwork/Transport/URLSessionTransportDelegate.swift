@@ -214,8 +214,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     ) {
         let now = ContinuousClock.now
         _ = update(task.taskIdentifier) { $0.lastActivity = now }
-        let origin = response.url ?? task.currentRequest?.url
-        completionHandler(RedirectRule.follow(request, from: origin, status: response.statusCode))
+        let redirected = task.currentRequest ?? task.originalRequest
+        let origin = response.url ?? redirected?.url
+        completionHandler(
+            RedirectRule.follow(request, from: origin, status: response.statusCode, method: redirected?.httpMethod)
+        )
     }
 
     /// Answers an HTTP authentication challenge (a `401` or `407` naming Basic, Digest, NTLM or Negotiate) that

@@ -42,7 +42,7 @@
     /// serialization failure and a deadlock are ``Strata/StrataError/Code/unexpectedResponse`` and retryable (the
     /// write may simply be repeated: no other writer's copy is in the way); data PostgreSQL refuses (a `\u0000` in a JSON string, say) and a value
     /// that no longer decodes are ``Strata/StrataError/Code/dataSerialization``. A table dropped behind the source's
-    /// back is created again on the next call (and the whole table is announced as changed).
+    /// back is created again on the next call of any source of it, which announces the whole table as changed.
     ///
     /// ## Bounded reads and writes
     ///

@@ -53,6 +53,8 @@
             } catch let error where PostgresErrors.isUndefinedTable(error) {
                 // Another relation a statement names (a filter's subquery) can be the missing one: the table is only
                 // made again, and every key announced as changed, when it is the table or its sequence that is gone.
+                // (The schema statement announces too when it makes one of them beside the other: the announcement
+                // here covers both dropped, which the statement cannot tell from a first creation.)
                 guard try await tableIsMissing() else { throw error }
                 schema.markMissing()
                 try await ensureSchema()

@@ -78,6 +78,7 @@
             DO $strata$
             DECLARE
                 found text;
+                remade boolean;
             BEGIN
                 PERFORM pg_advisory_xact_lock(hashtext('strata:\(table)'));
                 -- Tables and sequences share one namespace: `x` and `x_version` would each find the other's name
@@ -115,6 +116,12 @@
                 THEN
                     RETURN;
                 END IF;
+                -- A table made again beside its sequence, or a sequence beside its table, after another program
+                -- dropped one of them, leaves every other source's cache holding rows that are gone or versions the
+                -- new sequence may give again: every key is announced as changed once they are in place, by whichever
+                -- source makes them (one opened after the drop too, which no call of its own told). A first creation,
+                -- of both, announces nothing; a source that finds them missing in a call announces besides.
+                remade := (to_regclass('\(quoted)') IS NULL) <> (to_regclass('\(sequence)') IS NULL);
                 -- A sequence dropped from under its table (another program's DROP SEQUENCE ... CASCADE, which drops the
                 -- column's default too) is made again past every version of the table, and the default given back: a
                 -- key's versions only grow, and an insert takes one.
@@ -202,6 +209,9 @@
                 CREATE OR REPLACE TRIGGER \(truncateTrigger) AFTER TRUNCATE ON \(quoted)
                     FOR EACH STATEMENT EXECUTE FUNCTION \(function)();
                 COMMENT ON FUNCTION \(function)() IS '\(Self.schemaVersion)';
+                IF remade THEN
+                    PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':a:');
+                END IF;
             END
             $strata$
             """
