@@ -36,10 +36,10 @@ enum BlobFixture {
         )
     }
 
-    /// A cache that has fetched every warm URL once, so both of its layers hold them.
-    static func warmCache(in folder: TemporaryFolder, server: BlobServer) async throws -> BlobCache {
+    /// A cache that has fetched every one of `urls` once, so both of its layers hold them.
+    static func warmCache(in folder: TemporaryFolder, urls: [URL]) async throws -> BlobCache {
         let cache = try cache(in: folder)
-        for url in urls(server) {
+        for url in urls {
             let data = try await cache.fetch(from: url)
             guard data.count == size else { throw CocoaError(.fileReadCorruptFile) }
         }
