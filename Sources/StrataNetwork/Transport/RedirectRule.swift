@@ -41,7 +41,7 @@ package enum RedirectRule {
     ) -> URLRequest? {
         guard let target = redirected.url, follows(status: status, to: target, from: origin) else { return nil }
         var redirected = redirected
-        if method?.uppercased() == "HEAD" { redirected.httpMethod = "HEAD" }
+        if method == "HEAD" { redirected.httpMethod = "HEAD" }
         guard let origin, isSameOrigin(origin, target) else { return strippingCredentials(redirected) }
         return redirected
     }

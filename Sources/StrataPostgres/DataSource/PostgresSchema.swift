@@ -15,9 +15,12 @@
 
     extension PostgresDataSource {
         /// Creates the table, its sequence and its trigger when the source has not yet seen them.
-        func ensureSchema() async throws {
+        ///
+        /// - Parameter announcingRemade: Whether the schema statement announces every key when it makes the table or
+        ///   its sequence beside the other (``PostgresStatements/createSchema(announcingRemade:)``).
+        func ensureSchema(announcingRemade: Bool = true) async throws {
             guard !schema.ready else { return }
-            try await execute(sql.createSchema, PostgresBindings())
+            try await execute(sql.createSchema(announcingRemade: announcingRemade), PostgresBindings())
             schema.markReady()
         }
 
@@ -53,11 +56,11 @@
             } catch let error where PostgresErrors.isUndefinedTable(error) {
                 // Another relation a statement names (a filter's subquery) can be the missing one: the table is only
                 // made again, and every key announced as changed, when it is the table or its sequence that is gone.
-                // (The schema statement announces too when it makes one of them beside the other: the announcement
-                // here covers both dropped, which the statement cannot tell from a first creation.)
+                // Announced here, once, whatever was dropped (both, which the schema statement cannot tell from a
+                // first creation, included) and whoever made them again first.
                 guard try await tableIsMissing() else { throw error }
                 schema.markMissing()
-                try await ensureSchema()
+                try await ensureSchema(announcingRemade: false)
                 try await execute(sql.announceAll, PostgresBindings())
                 return try await body()
             }

@@ -73,148 +73,154 @@
         /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
         /// statement; changes nothing when they are in place, and refuses a table of the name whose columns are not
         /// Strata's (``hasStrataColumns``) with `duplicate_table`, before any change.
-        var createSchema: String {
-            """
-            DO $strata$
-            DECLARE
-                found text;
-                remade boolean;
-            BEGIN
-                PERFORM pg_advisory_xact_lock(hashtext('strata:\(table)'));
-                -- Tables and sequences share one namespace: `x` and `x_version` would each find the other's name
-                -- taken (the sequence of `x` is `x_version`), and every statement of the second would fail.
-                IF EXISTS (SELECT 1 FROM pg_class WHERE relname = '\(table)_version'
-                    AND relnamespace = current_schema()::regnamespace AND relkind <> 'S') THEN
-                    RAISE EXCEPTION 'the table \(table) needs the name \(table)_version for its version sequence, and another table has it'
-                        USING ERRCODE = 'duplicate_table';
-                END IF;
-                IF EXISTS (SELECT 1 FROM pg_class WHERE relname = '\(table)'
-                    AND relnamespace = current_schema()::regnamespace AND relkind <> 'r') THEN
-                    RAISE EXCEPTION 'the name \(table) is the version sequence of another Strata table'
-                        USING ERRCODE = 'duplicate_table';
-                END IF;
-                -- A table of this name with other columns (another program's) is left as it is: Strata's triggers
-                -- would fail every write its program makes, and every statement of the source would fail.
-                IF to_regclass('\(quoted)') IS NOT NULL AND NOT (\(hasStrataColumns)) THEN
-                    SELECT string_agg(format('%I %s%s', attname, format_type(atttypid, atttypmod),
-                        CASE WHEN attnotnull THEN ' NOT NULL' ELSE '' END), ', ' ORDER BY attnum)
-                        INTO found FROM pg_attribute
-                        WHERE attrelid = to_regclass('\(quoted)') AND attnum > 0 AND NOT attisdropped;
-                    RAISE EXCEPTION 'the table \(table) has the columns (%), not the columns of a Strata table (key text '
-                        'unique, value jsonb, updated_at timestamptz and version bigint, NOT NULL): it is left as it is',
-                        found USING ERRCODE = 'duplicate_table';
-                END IF;
-                -- Nothing to change when the table, its sequence, its three triggers and this version of their
-                -- functions are in place: no lock is taken on the table, and a role that may only read and write its
-                -- rows (neither own it nor create in its schema) uses it.
-                IF to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
-                    AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
-                        AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
-                    AND obj_description(to_regprocedure('\(function)()'), 'pg_proc') = '\(Self.schemaVersion)'
-                    AND EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
-                        AND attname = 'version' AND atthasdef)
-                THEN
-                    RETURN;
-                END IF;
-                -- A table made again beside its sequence, or a sequence beside its table, after another program
-                -- dropped one of them, leaves every other source's cache holding rows that are gone or versions the
-                -- new sequence may give again: every key is announced as changed once they are in place, by whichever
-                -- source makes them (one opened after the drop too, which no call of its own told). A first creation,
-                -- of both, announces nothing; a source that finds them missing in a call announces besides.
-                remade := (to_regclass('\(quoted)') IS NULL) <> (to_regclass('\(sequence)') IS NULL);
-                -- A sequence dropped from under its table (another program's DROP SEQUENCE ... CASCADE, which drops the
-                -- column's default too) is made again past every version of the table, and the default given back: a
-                -- key's versions only grow, and an insert takes one.
-                IF to_regclass('\(sequence)') IS NULL THEN
-                    CREATE SEQUENCE \(sequence);
-                    IF to_regclass('\(quoted)') IS NOT NULL THEN
-                        PERFORM setval('\(sequence)', max(version)) FROM \(quoted);
-                    END IF;
-                END IF;
-                CREATE TABLE IF NOT EXISTS \(quoted) (
-                    key text COLLATE "C" PRIMARY KEY,
-                    value jsonb NOT NULL,
-                    updated_at timestamptz NOT NULL DEFAULT now(),
-                    version bigint NOT NULL DEFAULT nextval('\(sequence)')
-                );
-                IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
-                    AND attname = 'version' AND atthasdef)
-                THEN
-                    ALTER TABLE \(quoted) ALTER COLUMN version SET DEFAULT nextval('\(sequence)');
-                END IF;
-                -- The reads go in the keys' byte order (COLLATE "C"): an index in that order answers a page without
-                -- sorting the table. A new table's key is of that collation; a table of an earlier version, whose key
-                -- has only the database collation's index, gets one (named by PostgreSQL, so it takes no name another
-                -- relation may have).
-                IF NOT EXISTS (SELECT FROM pg_index WHERE indrelid = to_regclass('\(quoted)') AND indpred IS NULL
-                    AND indexprs IS NULL AND indcollation[0] = 'pg_catalog."C"'::regcollation::oid
-                    AND indkey[0] = (SELECT attnum FROM pg_attribute
-                        WHERE attrelid = to_regclass('\(quoted)') AND attname = 'key'))
-                THEN
-                    CREATE INDEX ON \(quoted) (key COLLATE "C");
-                END IF;
-                -- Another program's UPDATE that leaves the version as it was, lowers it (a restore) or empties it
-                -- still makes a new, larger version: a cache must never vouch for the row it held before, nor a
-                -- conditional write find a version again. After an update that set one past the sequence, the next
-                -- is one more than it.
-                CREATE OR REPLACE FUNCTION \(stampFunction)() RETURNS trigger LANGUAGE plpgsql AS $stamp$
+        ///
+        /// - Parameter announcingRemade: Whether making the table beside its existing sequence, or the sequence beside
+        ///   its table, announces every key as changed; `false` for a caller that announces it itself.
+        func createSchema(announcingRemade: Bool) -> String {
+            let remade =
+                announcingRemade
+                ? "(to_regclass('\(quoted)') IS NULL) <> (to_regclass('\(sequence)') IS NULL)" : "false"
+            return """
+                DO $strata$
+                DECLARE
+                    found text;
+                    remade boolean;
                 BEGIN
-                    IF NEW.version IS NULL OR NEW.version <= OLD.version THEN
-                        NEW.version := greatest(nextval('\(sequence)'), OLD.version + 1);
-                        IF NEW.updated_at IS NOT DISTINCT FROM OLD.updated_at THEN
-                            NEW.updated_at := now();
+                    PERFORM pg_advisory_xact_lock(hashtext('strata:\(table)'));
+                    -- Tables and sequences share one namespace: `x` and `x_version` would each find the other's name
+                    -- taken (the sequence of `x` is `x_version`), and every statement of the second would fail.
+                    IF EXISTS (SELECT 1 FROM pg_class WHERE relname = '\(table)_version'
+                        AND relnamespace = current_schema()::regnamespace AND relkind <> 'S') THEN
+                        RAISE EXCEPTION 'the table \(table) needs the name \(table)_version for its version sequence, and another table has it'
+                            USING ERRCODE = 'duplicate_table';
+                    END IF;
+                    IF EXISTS (SELECT 1 FROM pg_class WHERE relname = '\(table)'
+                        AND relnamespace = current_schema()::regnamespace AND relkind <> 'r') THEN
+                        RAISE EXCEPTION 'the name \(table) is the version sequence of another Strata table'
+                            USING ERRCODE = 'duplicate_table';
+                    END IF;
+                    -- A table of this name with other columns (another program's) is left as it is: Strata's triggers
+                    -- would fail every write its program makes, and every statement of the source would fail.
+                    IF to_regclass('\(quoted)') IS NOT NULL AND NOT (\(hasStrataColumns)) THEN
+                        SELECT string_agg(format('%I %s%s', attname, format_type(atttypid, atttypmod),
+                            CASE WHEN attnotnull THEN ' NOT NULL' ELSE '' END), ', ' ORDER BY attnum)
+                            INTO found FROM pg_attribute
+                            WHERE attrelid = to_regclass('\(quoted)') AND attnum > 0 AND NOT attisdropped;
+                        RAISE EXCEPTION 'the table \(table) has the columns (%), not the columns of a Strata table (key text '
+                            'unique, value jsonb, updated_at timestamptz and version bigint, NOT NULL): it is left as it is',
+                            found USING ERRCODE = 'duplicate_table';
+                    END IF;
+                    -- Nothing to change when the table, its sequence, its three triggers and this version of their
+                    -- functions are in place: no lock is taken on the table, and a role that may only read and write its
+                    -- rows (neither own it nor create in its schema) uses it.
+                    IF to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
+                        AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
+                            AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
+                        AND obj_description(to_regprocedure('\(function)()'), 'pg_proc') = '\(Self.schemaVersion)'
+                        AND EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
+                            AND attname = 'version' AND atthasdef)
+                    THEN
+                        RETURN;
+                    END IF;
+                    -- A table made again beside its sequence, or a sequence beside its table, after another program
+                    -- dropped one of them, leaves every other source's cache holding rows that are gone or versions the
+                    -- new sequence may give again: every key is announced as changed once they are in place, by whichever
+                    -- source makes them (one opened after the drop too, which no call of its own told). A first creation,
+                    -- of both, announces nothing; a source that finds them missing in a call announces it itself.
+                    remade := \(remade);
+                    -- A sequence dropped from under its table (another program's DROP SEQUENCE ... CASCADE, which drops the
+                    -- column's default too) is made again past every version of the table, and the default given back: a
+                    -- key's versions only grow, and an insert takes one.
+                    IF to_regclass('\(sequence)') IS NULL THEN
+                        CREATE SEQUENCE \(sequence);
+                        IF to_regclass('\(quoted)') IS NOT NULL THEN
+                            PERFORM setval('\(sequence)', max(version)) FROM \(quoted);
                         END IF;
                     END IF;
-                    RETURN NEW;
-                END
-                $stamp$;
-                CREATE OR REPLACE TRIGGER \(stampTrigger) BEFORE UPDATE ON \(quoted)
-                    FOR EACH ROW EXECUTE FUNCTION \(stampFunction)();
-                CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $notify$
-                DECLARE
-                    changed text;
-                    operation text := 'p';
-                    changed_version bigint;
-                BEGIN
-                    IF TG_OP = 'TRUNCATE' THEN
-                        changed := '';
-                        operation := 'a';
-                        changed_version := nextval('\(sequence)');
-                    ELSIF TG_OP = 'DELETE' THEN
-                        changed := OLD.key;
-                        operation := 'd';
-                        changed_version := nextval('\(sequence)');
-                    ELSE
-                        changed := NEW.key;
-                        changed_version := NEW.version;
-                        -- A key renamed by another program: the old key is gone.
-                        IF TG_OP = 'UPDATE' AND OLD.key IS DISTINCT FROM NEW.key THEN
-                            IF octet_length(OLD.key) > 7000 THEN
-                                PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':a:');
-                            ELSE
-                                PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':d:' || OLD.key);
+                    CREATE TABLE IF NOT EXISTS \(quoted) (
+                        key text COLLATE "C" PRIMARY KEY,
+                        value jsonb NOT NULL,
+                        updated_at timestamptz NOT NULL DEFAULT now(),
+                        version bigint NOT NULL DEFAULT nextval('\(sequence)')
+                    );
+                    IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
+                        AND attname = 'version' AND atthasdef)
+                    THEN
+                        ALTER TABLE \(quoted) ALTER COLUMN version SET DEFAULT nextval('\(sequence)');
+                    END IF;
+                    -- The reads go in the keys' byte order (COLLATE "C"): an index in that order answers a page without
+                    -- sorting the table. A new table's key is of that collation; a table of an earlier version, whose key
+                    -- has only the database collation's index, gets one (named by PostgreSQL, so it takes no name another
+                    -- relation may have).
+                    IF NOT EXISTS (SELECT FROM pg_index WHERE indrelid = to_regclass('\(quoted)') AND indpred IS NULL
+                        AND indexprs IS NULL AND indcollation[0] = 'pg_catalog."C"'::regcollation::oid
+                        AND indkey[0] = (SELECT attnum FROM pg_attribute
+                            WHERE attrelid = to_regclass('\(quoted)') AND attname = 'key'))
+                    THEN
+                        CREATE INDEX ON \(quoted) (key COLLATE "C");
+                    END IF;
+                    -- Another program's UPDATE that leaves the version as it was, lowers it (a restore) or empties it
+                    -- still makes a new, larger version: a cache must never vouch for the row it held before, nor a
+                    -- conditional write find a version again. After an update that set one past the sequence, the next
+                    -- is one more than it.
+                    CREATE OR REPLACE FUNCTION \(stampFunction)() RETURNS trigger LANGUAGE plpgsql AS $stamp$
+                    BEGIN
+                        IF NEW.version IS NULL OR NEW.version <= OLD.version THEN
+                            NEW.version := greatest(nextval('\(sequence)'), OLD.version + 1);
+                            IF NEW.updated_at IS NOT DISTINCT FROM OLD.updated_at THEN
+                                NEW.updated_at := now();
                             END IF;
                         END IF;
+                        RETURN NEW;
+                    END
+                    $stamp$;
+                    CREATE OR REPLACE TRIGGER \(stampTrigger) BEFORE UPDATE ON \(quoted)
+                        FOR EACH ROW EXECUTE FUNCTION \(stampFunction)();
+                    CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $notify$
+                    DECLARE
+                        changed text;
+                        operation text := 'p';
+                        changed_version bigint;
+                    BEGIN
+                        IF TG_OP = 'TRUNCATE' THEN
+                            changed := '';
+                            operation := 'a';
+                            changed_version := nextval('\(sequence)');
+                        ELSIF TG_OP = 'DELETE' THEN
+                            changed := OLD.key;
+                            operation := 'd';
+                            changed_version := nextval('\(sequence)');
+                        ELSE
+                            changed := NEW.key;
+                            changed_version := NEW.version;
+                            -- A key renamed by another program: the old key is gone.
+                            IF TG_OP = 'UPDATE' AND OLD.key IS DISTINCT FROM NEW.key THEN
+                                IF octet_length(OLD.key) > 7000 THEN
+                                    PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':a:');
+                                ELSE
+                                    PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':d:' || OLD.key);
+                                END IF;
+                            END IF;
+                        END IF;
+                        IF octet_length(changed) > 7000 THEN
+                            changed := '';
+                            operation := 'a';
+                        END IF;
+                        PERFORM pg_notify('\(channel)', changed_version::text || ':' || operation || ':' || changed);
+                        RETURN NULL;
+                    END
+                    $notify$;
+                    CREATE OR REPLACE TRIGGER \(trigger) AFTER INSERT OR UPDATE OR DELETE ON \(quoted)
+                        FOR EACH ROW EXECUTE FUNCTION \(function)();
+                    CREATE OR REPLACE TRIGGER \(truncateTrigger) AFTER TRUNCATE ON \(quoted)
+                        FOR EACH STATEMENT EXECUTE FUNCTION \(function)();
+                    COMMENT ON FUNCTION \(function)() IS '\(Self.schemaVersion)';
+                    IF remade THEN
+                        PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':a:');
                     END IF;
-                    IF octet_length(changed) > 7000 THEN
-                        changed := '';
-                        operation := 'a';
-                    END IF;
-                    PERFORM pg_notify('\(channel)', changed_version::text || ':' || operation || ':' || changed);
-                    RETURN NULL;
                 END
-                $notify$;
-                CREATE OR REPLACE TRIGGER \(trigger) AFTER INSERT OR UPDATE OR DELETE ON \(quoted)
-                    FOR EACH ROW EXECUTE FUNCTION \(function)();
-                CREATE OR REPLACE TRIGGER \(truncateTrigger) AFTER TRUNCATE ON \(quoted)
-                    FOR EACH STATEMENT EXECUTE FUNCTION \(function)();
-                COMMENT ON FUNCTION \(function)() IS '\(Self.schemaVersion)';
-                IF remade THEN
-                    PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':a:');
-                END IF;
-            END
-            $strata$
-            """
+                $strata$
+                """
         }
 
         /// Whether the existing table has Strata's columns, as a condition: `key text`, `value jsonb`,
