@@ -327,23 +327,17 @@ struct ConditionalFetchTests {
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func repeatedHeaderFieldsSurviveInOrder(transport kind: TransportUnderTest) async throws {
         // Given a server that sends two Set-Cookie, two Link and a Cache-Control split over two lines
-        let head =
-            [
-                "HTTP/1.1 200 OK",
-                "Content-Length: 2",
-                "Connection: close",
-                "Set-Cookie: a=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT",
-                "Link: </one>; rel=\"preload\"",
-                "Cache-Control: max-age=60",
-                "Set-Cookie: b=2; Path=/",
-                "Link: </two>; rel=\"preload\"",
-                "Cache-Control: no-cache",
-            ].joined(separator: "\r\n") + "\r\n\r\nok"
-        let server = try RawServer.start { write in try write(Data(head.utf8)) }
-        defer { server.stop() }
+        let fields = [
+            "Set-Cookie: a=1; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT",
+            "Link: </one>; rel=\"preload\"",
+            "Cache-Control: max-age=60",
+            "Set-Cookie: b=2; Path=/",
+            "Link: </two>; rel=\"preload\"",
+            "Cache-Control: no-cache",
+        ]
 
         // When
-        let response = try await makeClient(kind.make()).send(HTTPRequest(url: server.baseURL))
+        let response = try await Self.send(answeredWith: fields, through: kind)
 
         // Then every field line is there, in order
         #expect(
@@ -355,5 +349,31 @@ struct ConditionalFetchTests {
         #expect(response.headers.values(for: "Cache-Control") == ["max-age=60", "no-cache"])
         #expect(response.cacheControl.maxAge == .seconds(60))
         #expect(response.cacheControl.noCache)
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func anUnclosedAngleBracketSwallowsNoOtherFieldLine(transport kind: TransportUnderTest) async throws {
+        // Given a server whose first Cache-Control and first Link lines each open a `<` they never close
+        let fields = ["Cache-Control: x=<a", "Link: <one", "Cache-Control: no-store", "Link: </two>; rel=\"preload\""]
+
+        // When
+        let response = try await Self.send(answeredWith: fields, through: kind)
+
+        // Then each line is its own field on both transports (a `<` groups only inside `Link`, and only once closed)
+        #expect(response.headers.values(for: "Cache-Control") == ["x=<a", "no-store"])
+        #expect(response.headers.values(for: "Link") == ["<one", "</two>; rel=\"preload\""])
+        #expect(response.cacheControl.noStore)
+        #expect(response.cacheControl.extensions["x"] == .some("<a"))
+    }
+
+    /// Sends a request through `kind` to a server that answers `200 OK` with `fields`, as field lines in order, and
+    /// a body of two bytes.
+    private static func send(answeredWith fields: [String], through kind: TransportUnderTest) async throws
+        -> HTTPResponse
+    {
+        let head = (["HTTP/1.1 200 OK", "Content-Length: 2", "Connection: close"] + fields).joined(separator: "\r\n")
+        let server = try RawServer.start { write in try write(Data((head + "\r\n\r\nok").utf8)) }
+        defer { server.stop() }
+        return try await makeClient(kind.make()).send(HTTPRequest(url: server.baseURL))
     }
 }

@@ -8,7 +8,8 @@ enum HTTPList {
     /// not a token character (`=`, `;`, whitespace, the `/` of `W/`). A quote inside a token (`x=a"b`) is one of
     /// its characters, so it cannot swallow the members after it. A quoted string still open at the end is none
     /// (it cannot span field lines, RFC 9110, section 5.3, and joined lines look like one): the member is split
-    /// again with its quotes read as characters, so a malformed member loses only itself.
+    /// again with its quotes read as characters, so a malformed member loses only itself. A `<` still open at the
+    /// end is read the same way: as a character, so it cannot swallow the members (or field lines) after it.
     static func members(of value: String, groupsAngleBrackets: Bool = false) -> [String] {
         members(of: value, groupsAngleBrackets: groupsAngleBrackets, readsQuotes: true)
     }
@@ -44,12 +45,16 @@ enum HTTPList {
             }
             current.append(character)
         }
-        guard openQuote != nil else {
+        guard openQuote != nil || angleDepth > 0 else {
             members.append(current)
             return members
         }
-        // The member again from its start, its quotes read as characters (its angle brackets still group).
-        let rest = Self.members(of: current, groupsAngleBrackets: groupsAngleBrackets, readsQuotes: false)
+        // The member again from its start, the construct still open read as characters: the quote if one is
+        // open (its angle brackets still group), else the angle bracket. Each pass turns one off, so it ends.
+        let rest =
+            openQuote != nil
+            ? Self.members(of: current, groupsAngleBrackets: groupsAngleBrackets, readsQuotes: false)
+            : Self.members(of: current, groupsAngleBrackets: false, readsQuotes: readsQuotes)
         return members + rest
     }
 

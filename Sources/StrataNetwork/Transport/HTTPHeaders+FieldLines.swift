@@ -1,13 +1,14 @@
 extension HTTPHeaders {
     /// The lower-cased names of the list fields whose members are split back into fields: their members never
-    /// hold a comma outside quotes or angle brackets.
+    /// hold a comma outside quotes (or, in `Link`, outside the angle brackets of a URI reference).
     static let splittableListFields: Set<String> = ["cache-control", "link", "vary", "allow", "pragma"]
 
     /// Headers from a table that joined repeated fields with `", "` (FoundationNetworking's
     /// `allHeaderFields`), with the fields it joined split back, in order: `Set-Cookie` at each `", "` that
     /// starts another `name=` (never inside an `Expires` date), and the list fields of
-    /// ``splittableListFields`` at every comma outside quotes and angle brackets (one field per member, which
-    /// RFC 9110, section 5.3, makes equivalent). Every other field stays as received.
+    /// ``splittableListFields`` at every comma outside quotes (and, in `Link`, angle brackets): one field per
+    /// member, which RFC 9110, section 5.3, makes equivalent, read as ``CacheControl`` reads its members. Every
+    /// other field stays as received.
     ///
     /// - Parameter joined: Values by name, repeated fields joined.
     static func splittingJoinedFields(_ joined: [(name: String, value: String)]) -> HTTPHeaders {
@@ -18,7 +19,7 @@ extension HTTPHeaders {
             if lowered == "set-cookie" {
                 values = splitCookies(value)
             } else if splittableListFields.contains(lowered) {
-                values = splitList(value)
+                values = splitList(value, groupsAngleBrackets: lowered == "link")
             } else {
                 values = [value]
             }
@@ -47,9 +48,11 @@ extension HTTPHeaders {
         return cookies
     }
 
-    /// Splits a list value at each comma outside quotes and angle brackets; empty members are dropped.
-    private static func splitList(_ value: String) -> [String] {
-        let kept = HTTPList.members(of: value, groupsAngleBrackets: true).map { $0.trimmingOptionalWhitespace() }
+    /// Splits a list value at each comma outside quotes (and, with `groupsAngleBrackets`, outside `<…>`); empty
+    /// members are dropped.
+    private static func splitList(_ value: String, groupsAngleBrackets: Bool) -> [String] {
+        let kept = HTTPList.members(of: value, groupsAngleBrackets: groupsAngleBrackets)
+            .map { $0.trimmingOptionalWhitespace() }
             .filter { !$0.isEmpty }
         return kept.isEmpty ? [value] : kept
     }

@@ -17,6 +17,8 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         try selected.run(UnsafeRawBufferPointer(start: data, count: size))
     } catch {
         print("strata-fuzz \(selected.rawValue): \(error)")
+        // Flushed, so the reason reaches the log before the abort (a file's output is buffered).
+        fflush(nil)
         abort()
     }
     return 0
