@@ -22,6 +22,10 @@
                 let instance = try Instance(client: client, table: tableName())
                 let table = instance.source.table
                 try await withFeed(instance.source) {
+                    // The table made first: its creation is announced as a change of every key, a new epoch.
+                    let start = instance.source.changes(forKey: "start")
+                    _ = try await instance.source.put(Note(title: "start", revision: 1), in: KeyQuery("start"))
+                    #expect(await first(start) { $0 == .put(key: "start") } != nil)
                     let feed = instance.source.feed
                     let epoch = try #require(feed.currentEpoch)
                     let end = instance.source.changes(forKey: "end")

@@ -119,6 +119,22 @@
                         await strataCode { _ = try await instance.repository.get(KeyQuery("k"), operation: .cacheSync) }
                             == .notFound
                     )
+
+                    // The table and its sequence both dropped, then made by a source opened afterwards, which cannot
+                    // tell that from a first creation: it announces as one does. (Before, it announced nothing, and the
+                    // cache went on serving revision 3.)
+                    let heardAgain = instance.source.changes(forKey: "k")
+                    _ = try await other.put(Note(title: "k", revision: 3), in: KeyQuery("k"))
+                    _ = await first(heardAgain) { _ in true }
+                    #expect(try await instance.repository.get(KeyQuery("k"), operation: .cacheSync).revision == 3)
+                    #expect(await instance.holds("k"))
+                    let changesLast = instance.source.changes(forKey: nil)
+                    let table = instance.source.table
+                    try await server.psql("DROP TABLE \(table); DROP SEQUENCE \(table)_version")
+                    let third: PostgresDataSource<Note> = try source(client, table: table)
+                    #expect(await strataCode { _ = try await third.get(KeyQuery("k")) } == .notFound)
+                    _ = await first(changesLast) { $0 == .invalidateAll }
+                    #expect(!(await instance.holds("k")))
                 }
             }
         }

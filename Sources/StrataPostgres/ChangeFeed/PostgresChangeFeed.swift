@@ -24,7 +24,9 @@
             /// The keys still to drop from the caches, each with its latest change (at most
             /// ``PostgresChangeFeedConfiguration/pendingKeyLimit``).
             var pending: [String: PendingChange] = [:]
-            /// Whether the caches are still to be emptied (an epoch began); the keys heard since are then not kept.
+            /// Whether the caches are still to be emptied (an epoch began); the keys heard since are kept in
+            /// ``pending`` and announced after it, so a table's first write is heard as one after its creation's
+            /// announcement.
             var isPendingAll = false
             /// How many notifications were not in the triggers' shape, or named a key too long to be cached
             /// (``record(_:)``).
@@ -200,8 +202,9 @@
                 state.withLock { state in
                     state.versions[key] = max(version, state.versions[key] ?? version)
                     guard state.versions.count <= configuration.trackedKeyLimit else { return Self.beginEpoch(&state) }
-                    // Emptying the caches, still to come, drops this key too.
-                    guard !state.isPendingAll else { return }
+                    // Kept while emptying the caches is still to come, too: the key is then announced after
+                    // `invalidateAll`, as what it is (a table made again, or made at all, is announced in the statement
+                    // that makes it, just before the first write of the call that made it).
                     if let pending = state.pending[key] {
                         if version >= pending.version { state.pending[key] = change }
                     } else if state.pending.count < configuration.pendingKeyLimit {

@@ -42,9 +42,9 @@
     /// serialization failure and a deadlock are ``Strata/StrataError/Code/unexpectedResponse`` and retryable (the
     /// write may simply be repeated: no other writer's copy is in the way); data PostgreSQL refuses (a `\u0000` in a JSON string, say) and a value
     /// that no longer decodes are ``Strata/StrataError/Code/dataSerialization``. A table dropped behind the source's
-    /// back is created again on the next call of any source of it, which announces the whole table as changed (all but
-    /// a source opened after both the table and its sequence were dropped, which cannot tell that from a first
-    /// creation).
+    /// back is created again on the next call of any source of it, which announces the whole table as changed (so does
+    /// the table's first creation: after both the table and its sequence were dropped, a source opened afterwards
+    /// cannot tell the two apart, and an empty table's announcement costs the caches nothing).
     ///
     /// ## Bounded reads and writes
     ///

@@ -17,7 +17,7 @@
         /// Creates the table, its sequence and its trigger when the source has not yet seen them.
         ///
         /// - Parameter announcingRemade: Whether the schema statement announces every key when it makes the table or
-        ///   its sequence beside the other (``PostgresStatements/createSchema(announcingRemade:)``).
+        ///   its sequence (``PostgresStatements/createSchema(announcingRemade:)``).
         func ensureSchema(announcingRemade: Bool = true) async throws {
             guard !schema.ready else { return }
             try await execute(sql.createSchema(announcingRemade: announcingRemade), PostgresBindings())
@@ -56,8 +56,8 @@
             } catch let error where PostgresErrors.isUndefinedTable(error) {
                 // Another relation a statement names (a filter's subquery) can be the missing one: the table is only
                 // made again, and every key announced as changed, when it is the table or its sequence that is gone.
-                // Announced here, once, whatever was dropped (both, which the schema statement cannot tell from a
-                // first creation, included) and whoever made them again first.
+                // Announced here, once, whatever was dropped and whoever made them again first (the schema statement
+                // announces only what it makes itself).
                 guard try await tableIsMissing() else { throw error }
                 schema.markMissing()
                 try await ensureSchema(announcingRemade: false)

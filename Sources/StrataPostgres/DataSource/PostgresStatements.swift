@@ -74,12 +74,12 @@
         /// statement; changes nothing when they are in place, and refuses a table of the name whose columns are not
         /// Strata's (``hasStrataColumns``) with `duplicate_table`, before any change.
         ///
-        /// - Parameter announcingRemade: Whether making the table beside its existing sequence, or the sequence beside
-        ///   its table, announces every key as changed; `false` for a caller that announces it itself.
+        /// - Parameter announcingRemade: Whether making the table or its sequence (or both, a first creation too)
+        ///   announces every key as changed; `false` for a caller that announces it itself.
         func createSchema(announcingRemade: Bool) -> String {
             let remade =
                 announcingRemade
-                ? "(to_regclass('\(quoted)') IS NULL) <> (to_regclass('\(sequence)') IS NULL)" : "false"
+                ? "to_regclass('\(quoted)') IS NULL OR to_regclass('\(sequence)') IS NULL" : "false"
             return """
                 DO $strata$
                 DECLARE
@@ -122,11 +122,12 @@
                     THEN
                         RETURN;
                     END IF;
-                    -- A table made again beside its sequence, or a sequence beside its table, after another program
-                    -- dropped one of them, leaves every other source's cache holding rows that are gone or versions the
-                    -- new sequence may give again: every key is announced as changed once they are in place, by whichever
-                    -- source makes them (one opened after the drop too, which no call of its own told). A first creation,
-                    -- of both, announces nothing; a source that finds them missing in a call announces it itself.
+                    -- A table or a sequence made again after another program dropped it (or both) leaves every other
+                    -- source's cache holding rows that are gone or versions the new sequence may give again: every key
+                    -- is announced as changed once they are in place, by whichever source makes them (one opened after
+                    -- the drop too, which no call of its own told). Both dropped looks like a first creation, so a first
+                    -- creation announces too: no cache can hold a row of a table that never was, so it costs one empty
+                    -- epoch. A source that finds them missing in a call announces it itself.
                     remade := \(remade);
                     -- A sequence dropped from under its table (another program's DROP SEQUENCE ... CASCADE, which drops the
                     -- column's default too) is made again past every version of the table, and the default given back: a
