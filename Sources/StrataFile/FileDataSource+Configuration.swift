@@ -34,7 +34,10 @@ extension FileDataSource {
         /// answer `nil` for a larger entry — one moved in by ``FileDataSource/move(fileAt:forKey:options:)``, or a
         /// sparse file of terabytes planted in the folder with a trailer that passes — and report a
         /// ``Strata/StrataError/Code/tooLarge`` to ``diagnostics``; the entry is kept, not marked used, and its
-        /// metadata still answers ``FileDataSource/info(forKey:)``. A `FileCacheProvider` copies its downloads out of
+        /// metadata still answers ``FileDataSource/info(forKey:)``. A read of several entries (`getAll`,
+        /// `getAllEntries`) loads at most this much in all: past it, it fails with
+        /// ``Strata/StrataError/Code/tooLarge`` before it loads the entry that would pass it (an entry larger than
+        /// the limit alone is skipped, as a keyed read misses it). A `FileCacheProvider` copies its downloads out of
         /// the store through a small buffer, whatever this limit.
         public var maximumReadSize: Int = 1 << 30
 

@@ -19,4 +19,19 @@ extension FileDataSource: KeyValueStore {
     public func keys(taggedWith tag: String) -> [String]? {
         state.withLock { ($0.index.keysByTag[tag] ?? []).sorted() }
     }
+
+    /// ``Configuration/maximumReadSize``: a read of several entries loads at most that much data in all, as a read
+    /// of one loads at most that much of it.
+    public var maximumReadSize: Int? { configuration.maximumReadSize }
+
+    /// The size of the data of the entry under `key`, from the index (no file is read); `nil` when there is none.
+    ///
+    /// - Parameter key: The key.
+    public func storedSize(forKey key: String) -> Int? {
+        let name = EntryName(key: key)
+        return state.withLock { state in
+            guard let entry = state.index.entry(name), entry.trailer.key == key else { return nil }
+            return entry.trailer.payloadSize
+        }
+    }
 }

@@ -17,6 +17,12 @@ extension JSONFileDataSource {
         /// ``Strata/StrataError/Code/tooLarge``. `nil` for no limit.
         public var maxSize: Int?
 
+        /// The most bytes of entry files one read of several entries (`getAll`, `getAllEntries`) loads in all:
+        /// 1 GiB by default. Past it the read fails with ``Strata/StrataError/Code/tooLarge`` before it loads the entry
+        /// that would pass it (read a page, or fewer keys, at a time). One entry file is at most 1 GiB whatever this
+        /// says: a larger one is damage, set aside.
+        public var maximumReadSize: Int = 1 << 30
+
         /// How long an entry lives unless its write gives its own; `nil` for ever.
         ///
         /// It is applied when an entry is read, so changing it applies to entries already stored without

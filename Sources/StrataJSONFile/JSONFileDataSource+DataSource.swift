@@ -17,4 +17,15 @@ extension JSONFileDataSource: KeyValueStore {
     public func keys(taggedWith tag: String) -> [String]? {
         (try? withStorage { ($0.keysByTag[tag] ?? []).sorted() }) ?? []
     }
+
+    /// ``Configuration/maximumReadSize``: a read of several entries loads at most that much of their files in all.
+    public var maximumReadSize: Int? { configuration.maximumReadSize }
+
+    /// The length of the entry file under `key`, from the index (no file is read); `nil` when there is none, or the
+    /// index has not measured it.
+    ///
+    /// - Parameter key: The key.
+    public func storedSize(forKey key: String) -> Int? {
+        (try? withStorage { $0.record(for: key)?.size }) ?? nil
+    }
 }

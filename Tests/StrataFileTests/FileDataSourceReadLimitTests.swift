@@ -214,4 +214,53 @@ struct FileDataSourceReadLimitTests {
         #expect(store.value(forKey: "k") == Data.pattern(4096))
         #expect(reports.all.isEmpty)
     }
+
+    /// Before, a listing (or a read of several keys) read every entry, each within the limit and all of them without
+    /// one: a folder of many entries just under it (planted sparse files, or a cache's own large blobs) loaded them
+    /// all into memory.
+    @Test func aReadOfSeveralEntriesLoadsAtMostTheLimitInAll() async throws {
+        // Given a store that reads at most 10,000 bytes, holding three entries of 4,000
+        let folder = try TemporaryFolder()
+        let reports = Reports()
+        let store = try makeStore(folder, maximumReadSize: 10_000, reports: reports)
+        for key in ["a", "b", "c"] { try store.setValue(Data.pattern(4_000), forKey: key) }
+
+        // When they are read all at once, by listing or by keys, and then two at a time
+        let listed = await #expect(throws: StrataError.self) { try await store.getAll(AllObjectsQuery()) }
+        let named = await #expect(throws: StrataError.self) {
+            try await store.getAllEntries(IdsQuery(["a", "b", "c"]))
+        }
+        let two = try await store.getAll(IdsQuery(["a", "c"]))
+        let page = try await store.getAll(PaginationOffsetLimitQuery(offset: 1, limit: 2))
+
+        // Then the reads of all three fail before the third is loaded, naming it; two are read, and each alone
+        #expect(listed?.code == .tooLarge)
+        #expect(listed?.message.contains("Reading \"c\" (4000 bytes)") == true)
+        #expect(listed?.message.contains("maximumReadSize of 10000 bytes in all") == true)
+        #expect(named?.code == .tooLarge)
+        #expect(two == [Data.pattern(4_000), Data.pattern(4_000)])
+        #expect(page.count == 2)
+        #expect(try await store.get(KeyQuery("c")) == Data.pattern(4_000))
+        #expect(store.storedSize(forKey: "c") == 4_000)
+        #expect(store.storedSize(forKey: "d") == nil)
+        #expect(reports.all.isEmpty)
+    }
+
+    @Test func anEntryAboveTheLimitAloneIsNotCountedByAListing() async throws {
+        // Given a store that reads at most 64 KiB, holding a file of 1 MiB moved in and two small entries
+        let folder = try TemporaryFolder()
+        let reports = Reports()
+        let store = try makeStore(folder, maximumReadSize: 64 << 10, reports: reports)
+        let download = folder.url.appendingPathComponent("download")
+        try Data.pattern(1 << 20).write(to: download)
+        try store.move(fileAt: download, forKey: "big")
+        for key in ["a", "z"] { try store.setValue(Data(key.utf8), forKey: key) }
+
+        // When every entry is listed
+        let values = try await store.getAll(AllObjectsQuery())
+
+        // Then the large one is skipped as a keyed read misses it (reported), and the listing goes on past it
+        #expect(values == [Data("a".utf8), Data("z".utf8)])
+        #expect(reports.all.map(\.code) == [.tooLarge])
+    }
 }

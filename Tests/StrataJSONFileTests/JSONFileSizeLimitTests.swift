@@ -232,4 +232,42 @@ struct JSONFileSizeLimitTests {
             #expect(error?.code == .invalidArgument)
         }
     }
+
+    @Test func aReadOfSeveralEntriesLoadsAtMostTheReadLimitInAll() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a store whose reads of several entries load at most two entry files' bytes and a half, holding
+            // three
+            let size = try oneEntrySize(in: folder)
+            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
+            var configuration = fixture.configuration()
+            configuration.maximumReadSize = 2 * size + size / 2
+            let store = try JSONFileDataSource(configuration: configuration)
+            for name in ["a", "b", "c"] { try store.setValue(Item(name: name, number: 0), forKey: name) }
+            let decodedBefore = fixture.decodes.count
+
+            // When they are read all at once, by listing or by keys, and two at a time
+            let listed = await #expect(throws: StrataError.self) { try await store.getAll(AllObjectsQuery()) }
+            let named = await #expect(throws: StrataError.self) { try await store.getAll(IdsQuery(["c", "b", "a"])) }
+            let two = try await store.getAll(IdsQuery(["a", "c"]))
+
+            // Then the reads of all three fail before the third is decoded, naming it; two are read
+            #expect(listed?.code == .tooLarge)
+            #expect(listed?.message.contains("Reading \"c\"") == true)
+            #expect(named?.code == .tooLarge)
+            #expect(named?.message.contains("Reading \"a\"") == true)
+            #expect(two.map(\.name) == ["a", "c"])
+            #expect(fixture.decodes.count - decodedBefore == 2 + 2 + 2)
+            #expect(store.storedSize(forKey: "a") == size)
+            #expect(try await store.get(KeyQuery("c")).name == "c")
+        }
+    }
+
+    @Test func aNegativeReadLimitIsRefused() async throws {
+        try await withTemporaryFolder { folder in
+            var configuration = Fixture(folder: folder).configuration()
+            configuration.maximumReadSize = -1
+            let error = #expect(throws: StrataError.self) { try JSONFileDataSource(configuration: configuration) }
+            #expect(error?.code == .invalidArgument)
+        }
+    }
 }

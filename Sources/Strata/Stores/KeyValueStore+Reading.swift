@@ -50,12 +50,14 @@ extension KeyValueStore {
         return value
     }
 
-    /// The entries a multi-value query names, read without suspending.
+    /// The entries a multi-value query names, read without suspending, within ``maximumReadSize`` in all.
     @usableFromInline
     func entries(for query: any Query) throws -> [StoredEntry<Value>] {
+        var budget = StoreReadBudget(limit: maximumReadSize)
         switch query {
         case let query as any MultiKeyedQuery:
             return try query.keys.map { key in
+                try budget.spend(storedSize(forKey: key), reading: key)
                 guard let entry = try entry(forKey: key) else { throw StrataError.miss(key: key) }
                 return entry
             }
@@ -64,7 +66,10 @@ extension KeyValueStore {
         case let query as any KeyListingQuery:
             let keys = sortedKeys()
             // A listing skips entries that expired, were damaged or were removed since the keys were read.
-            let entries = try query.selectKeys(from: keys).compactMap { try listedEntry(forKey: $0) }
+            let entries = try query.selectKeys(from: keys).compactMap { key in
+                try budget.spend(storedSize(forKey: key), reading: key)
+                return try listedEntry(forKey: key)
+            }
             if keys.isEmpty, !storedListAnswer.isStored { throw Self.noListAnswer(query) }
             return entries
         default:

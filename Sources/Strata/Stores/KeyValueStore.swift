@@ -85,6 +85,20 @@ public protocol KeyValueStore<Value>: DataSource {
     /// - Throws: As ``entry(forKey:)``.
     func listedEntry(forKey key: String) throws -> StoredEntry<Value>?
 
+    /// The most bytes of stored data one read of several entries (`getAll`, `getAllEntries`) loads in all, each
+    /// entry counted at ``storedSize(forKey:)`` before it is read; `nil` (the default) for none, for a store that
+    /// holds its values in memory already.
+    ///
+    /// The read fails with ``StrataError/Code/tooLarge`` before it loads the entry that would pass it. An entry
+    /// larger than the bound alone is not counted: a store that bounds its reads reads it as a miss.
+    var maximumReadSize: Int? { get }
+
+    /// How many bytes reading the entry under `key` loads, as the store knows without reading it; `nil` when it
+    /// does not know, or holds no such entry. The default is `nil`.
+    ///
+    /// - Parameter key: The key.
+    func storedSize(forKey key: String) -> Int?
+
     /// Stores `value` under `key` with `metadata`, replacing any entry, and announces the write.
     ///
     /// A `nil` ``EntryMetadata/storedAt`` means now; a `nil` ``EntryMetadata/expiresAt`` means the store's
@@ -161,6 +175,14 @@ extension KeyValueStore {
     public func listedEntry(forKey key: String) throws -> StoredEntry<Value>? {
         try entry(forKey: key)
     }
+
+    /// `nil`: the store's reads of several entries are not bounded.
+    public var maximumReadSize: Int? { nil }
+
+    /// `nil`: the store does not know.
+    ///
+    /// - Parameter key: The key.
+    public func storedSize(forKey key: String) -> Int? { nil }
 
     /// `nil`: the store does not keep tags.
     public func keys(taggedWith tag: String) -> [String]? { nil }
