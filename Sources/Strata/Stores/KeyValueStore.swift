@@ -20,6 +20,10 @@
 /// To teach every store a query of your own, make it a ``KeyedQuery``, a ``MultiKeyedQuery`` or a
 /// ``KeyListingQuery`` (the hook: it selects keys out of the store's sorted live keys).
 ///
+/// A read of several entries loads at most ``maximumReadSize`` bytes in all, each entry counted at
+/// ``storedSize(forKey:)`` before it is read (the file and JSON-file stores bound it; the memory store, whose values
+/// are in memory already, does not): past it, ``StrataError/Code/tooLarge``. Read a large store a page at a time.
+///
 /// ## The list rule
 ///
 /// A cache that has never stored an answer for a listing query answers it with *not found*, so that a
