@@ -24,14 +24,11 @@ extension FileDataSource: KeyValueStore {
     /// of one loads at most that much of it.
     public var maximumReadSize: Int? { configuration.maximumReadSize }
 
-    /// The size of the data of the entry under `key`, from the index (no file is read); `nil` when there is none.
+    /// The size of the data of the live entry under `key`, from the index (no file is read): `0` for an entry over
+    /// ``Configuration/maximumReadSize``, which a read misses without loading it; `nil` when there is none.
     ///
     /// - Parameter key: The key.
     public func storedSize(forKey key: String) -> Int? {
-        let name = EntryName(key: key)
-        return state.withLock { state in
-            guard let entry = state.index.entry(name), entry.trailer.key == key else { return nil }
-            return entry.trailer.payloadSize
-        }
+        info(forKey: key).map { $0.size <= configuration.maximumReadSize ? $0.size : 0 }
     }
 }

@@ -93,12 +93,11 @@ public protocol KeyValueStore<Value>: DataSource {
     /// entry counted at ``storedSize(forKey:)`` before it is read; `nil` (the default) for none, for a store that
     /// holds its values in memory already.
     ///
-    /// The read fails with ``StrataError/Code/tooLarge`` before it loads the entry that would pass it. An entry
-    /// larger than the bound alone is not counted: a store that bounds its reads reads it as a miss.
+    /// The read fails with ``StrataError/Code/tooLarge`` before it loads the entry that would pass it.
     var maximumReadSize: Int? { get }
 
-    /// How many bytes reading the entry under `key` loads, as the store knows without reading it; `nil` when it
-    /// does not know, or holds no such entry. The default is `nil`.
+    /// How many bytes reading the entry under `key` loads, as the store knows without reading it (`0` for an entry
+    /// a read misses without loading it); `nil` when it does not know, or holds no such entry. The default is `nil`.
     ///
     /// - Parameter key: The key.
     func storedSize(forKey key: String) -> Int?

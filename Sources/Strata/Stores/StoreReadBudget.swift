@@ -11,15 +11,14 @@ struct StoreReadBudget {
         self.limit = limit
     }
 
-    /// Counts the entry under `key`, of `size` bytes, before it is read; an entry larger than the bound alone is not
-    /// counted (the store reads it as a miss), nor one of unknown size.
+    /// Counts the entry under `key`, of `size` bytes, before it is read; one of unknown size is not counted.
     ///
     /// - Parameters:
     ///   - size: The entry's size (``KeyValueStore/storedSize(forKey:)``), asked only when there is a bound.
     ///   - key: The entry's key.
     /// - Throws: ``StrataError/Code/tooLarge`` when the entries counted would pass the bound.
     mutating func spend(_ size: @autoclosure () -> Int?, reading key: String) throws(StrataError) {
-        guard let limit, let size = size(), size >= 0, size <= limit else { return }
+        guard let limit, let size = size(), size >= 0 else { return }
         let (total, overflow) = spent.addingReportingOverflow(size)
         guard !overflow, total <= limit else {
             throw StrataError(
