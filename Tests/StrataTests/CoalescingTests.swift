@@ -1,3 +1,4 @@
+import Dispatch
 import StrataTestSupport
 import StrataTesting
 import Testing
@@ -13,6 +14,17 @@ private final class OperationCounter: Sendable {
 
     func run() { state.withLock { $0.runs += 1 } }
     func noteCancellation() { state.withLock { $0.sawCancellation = $0.sawCancellation || Task.isCancelled } }
+}
+
+/// Runs jobs one at a time, in the order they are enqueued.
+private final class SerialTaskExecutor: TaskExecutor, @unchecked Sendable {
+    // @unchecked Sendable is sound: the queue is the only state, and a dispatch queue is thread-safe.
+    private let queue = DispatchQueue(label: "strata.tests.serial-executor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
 }
 
 /// Waits until `condition` holds, yielding in between.
@@ -49,6 +61,33 @@ struct CoalescingTests {
         #expect(counter.runs == 1)
         #expect(results.count == 1_000 && results.allSatisfy { $0 == 42 })
         #expect(coalescer.inFlightCount == 0)
+    }
+
+    @Test func theRunStartsOnTheFirstCallersThreadBeforeItWaits() async throws {
+        guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return }
+        // Given a caller on a serial executor, and a probe queued there just before the caller starts the run
+        let executor = SerialTaskExecutor()
+        let coalescer = RequestCoalescer<String, Int>()
+        let gate = AsyncGate(isOpen: false)
+        let started = Locked(false)
+        let probe = Locked<Task<Bool, Never>?>(nil)
+        let caller = Task(executorPreference: executor) {
+            probe.withLock { $0 = Task(executorPreference: executor) { started.withLock { $0 } } }
+            return try await coalescer.run(key: "k") {
+                started.withLock { $0 = true }
+                await gate.enter()
+                return 7
+            }
+        }
+
+        // When the probe runs, once the caller waits
+        await waitUntil { probe.withLock { $0 != nil } }
+        let sawTheRunStarted = await probe.withLock { $0 }?.value
+        gate.open()
+
+        // Then the run had begun on the caller's thread, not queued behind the probe
+        #expect(sawTheRunStarted == true)
+        #expect(try await caller.value == 7)
     }
 
     @Test func aFailureReachesEveryWaiter() async throws {

@@ -71,7 +71,9 @@ final class BatchLoader<Value: Sendable>: Sendable {
             case .scheduleSend(let type, let id):
                 // The window runs from the batch's first read, however late the task that waits for it starts
                 let closes = window == .zero ? nil : clock.now().addingTimeInterval(window.timeInterval)
-                CallContext.startShared { await self.sendAfterWaiting(type, id, until: closes, for: $0) }
+                CallContext.startShared(atOnce: false) {
+                    await self.sendAfterWaiting(type, id, until: closes, for: $0)
+                }
             case .wait: break
             }
         }

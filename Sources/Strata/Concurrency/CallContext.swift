@@ -23,11 +23,23 @@ package enum CallContext {
     /// that starts it (``outside(isolation:_:)``): `work` receives that call's trail, if a plugin bound one, for the
     /// shared work's trail to stand for (``CallTrail/collectingSteps(for:_:)``).
     ///
-    /// - Parameter work: The work.
-    static func startShared(_ work: @escaping @Sendable (_ starter: CallTrail?) async -> Void) {
+    /// By default the task runs at once on the starter's thread, up to its first suspension (`Task.immediate`, where
+    /// the runtime has it): the starter is about to wait for the work anyway, and a task queued instead costs a
+    /// thread's wake-up before the work begins, and another after it when the work ran on that thread. The task is
+    /// still not the starter's child: cancelling the starter does not cancel it.
+    ///
+    /// - Parameters:
+    ///   - atOnce: Whether the task starts on the starter's thread; `false` queues it, for work that first waits for
+    ///     other callers to join it (a batch's window).
+    ///   - work: The work.
+    static func startShared(atOnce: Bool = true, _ work: @escaping @Sendable (_ starter: CallTrail?) async -> Void) {
         // Without a trail bound anywhere there is none to look up
         let starter = CallTrail.mayBeBound ? CallTrail.current : nil
-        Task { await outside { await work(starter) } }
+        if atOnce, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            Task.immediate { await outside { await work(starter) } }
+        } else {
+            Task { await outside { await work(starter) } }
+        }
     }
 
     /// Runs `work` outside any call: with no trail, no stale-answer report, and not as a stream's re-read.
