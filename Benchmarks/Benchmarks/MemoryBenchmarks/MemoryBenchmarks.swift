@@ -35,12 +35,18 @@ func registerPutBenchmarks() {
     registerWrites("\(row): Mutex dictionary", make: { DictionaryReader(dictionary: PutFixture.dictionary()) })
 }
 
-/// A `.cacheSync` hit through `CacheRepository` against the same cache source's async get.
+/// A `.cacheSync` hit through `CacheRepository` against the same cache source's async get; and a miss, whose main
+/// read is shared through the coalescer and stored, against the main source's async get.
 func registerRepositoryBenchmarks() {
     let row = "CacheRepository cacheSync hit"
     registerReads("\(row): Strata repository", tasks: 1) { RepositoryReader(repository: GetFixture.repository) }
     registerReads("\(row): cache source get", tasks: 1) {
         StrataAsyncReader(source: GetFixture.repository.cache)
+    }
+    let miss = "CacheRepository cacheSync miss"
+    registerReads("\(miss): Strata repository", tasks: 1) { RepositoryReader(repository: GetFixture.missingRepository) }
+    registerReads("\(miss): main source get", tasks: 1) {
+        StrataAsyncReader(source: GetFixture.missingRepository.main)
     }
 }
 

@@ -24,6 +24,13 @@ enum GetFixture {
     /// A `CacheRepository` whose cache and main both hold every key (a cache hit never reaches main).
     static let repository = CacheRepository(main: filledSource(), cache: filledSource())
 
+    /// A `CacheRepository` whose main holds every key and whose cache keeps one entry: a read of the shuffled
+    /// order misses the cache, shares its main read through the coalescer and stores the value (evicting one).
+    static let missingRepository = CacheRepository(
+        main: filledSource(),
+        cache: MemoryDataSource<Data>(countLimit: 1)
+    )
+
     static func filledSource() -> MemoryDataSource<Data> {
         let source = MemoryDataSource<Data>()
         for (key, value) in zip(keys, values) { source.setValue(value, forKey: key) }
