@@ -22,10 +22,11 @@ extension FileDataSource {
         /// How long an entry lives unless its put says otherwise; `nil` for ever (only the limits remove it).
         public var timeToLive: Duration?
 
-        /// The most bytes of data kept (entries' data only, not their ~72-byte metadata); `nil` for no limit.
+        /// The most bytes of data kept (entries' data only, not their ~72-byte metadata), at least 1; `nil` for no
+        /// limit.
         public var maxSize: Int?
 
-        /// The most entries kept; `nil` for no limit.
+        /// The most entries kept, at least 1; `nil` for no limit.
         public var countLimit: Int?
 
         /// The most bytes of data a read loads into memory: 1 GiB by default.

@@ -131,18 +131,11 @@ public final class FileDataSource: Sendable {
         else {
             throw StrataError(.invalidArgument, "The identifier \"\(identifier)\" is not a single folder name")
         }
-        if let countLimit = configuration.countLimit, countLimit < 1 {
-            throw StrataError(.invalidArgument, "countLimit must be at least 1, not \(countLimit)")
-        }
-        if let maxSize = configuration.maxSize, maxSize < 1 {
-            throw StrataError(.invalidArgument, "maxSize must be at least 1, not \(maxSize)")
-        }
-        guard configuration.maximumReadSize >= 0 else {
-            throw StrataError(
-                .invalidArgument,
-                "maximumReadSize must not be negative, not \(configuration.maximumReadSize)"
-            )
-        }
+        try StoreLimits.validate(
+            countLimit: configuration.countLimit,
+            maxSize: configuration.maxSize,
+            maximumReadSize: configuration.maximumReadSize
+        )
     }
 
     // MARK: - Reading

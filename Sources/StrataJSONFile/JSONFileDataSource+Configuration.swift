@@ -8,13 +8,13 @@ extension JSONFileDataSource {
         /// The store's folder; created when missing. One live store per folder.
         public var folder: URL
 
-        /// The most entries kept; the least recently used (by writes and keyed reads) go first.
+        /// The most entries kept, at least 1; the least recently used (by writes and keyed reads) go first.
         /// `nil` for no limit.
         public var countLimit: Int?
 
         /// The most bytes of entry files kept (each the value's JSON with its metadata, as stored); the least recently
         /// used go first. A value whose file alone would be larger is refused with
-        /// ``Strata/StrataError/Code/tooLarge``. `nil` for no limit.
+        /// ``Strata/StrataError/Code/tooLarge``. At least 1; `nil` for no limit.
         public var maxSize: Int?
 
         /// The most bytes of entry files one read of several entries (`getAll`, `getAllEntries`) loads in all:

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 /// A data source that keeps `Codable` values as JSON files in a folder: no SQLite, every query kind,
 /// atomic saves, count and size limits with least-recently-used eviction, and maximum ages.
@@ -74,21 +75,14 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
     /// - Parameter configuration: Folder, limits, maximum age, coders, clock and diagnostics.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io`` when the folder or the
     ///   index cannot be read or written, ``Strata/StrataError/Code/alreadyInUse`` when a live store holds the
-    ///   folder, ``Strata/StrataError/Code/invalidArgument`` for a negative count limit, size limit or read limit,
-    ///   or a folder that holds another kind of store.
+    ///   folder, ``Strata/StrataError/Code/invalidArgument`` for a count or size limit below 1 (`nil` is no
+    ///   limit), a negative read limit, or a folder that holds another kind of store.
     public init(configuration: Configuration) throws {
-        if let countLimit = configuration.countLimit, countLimit < 0 {
-            throw StrataError(.invalidArgument, "countLimit must not be negative, got \(countLimit)")
-        }
-        if let maxSize = configuration.maxSize, maxSize < 0 {
-            throw StrataError(.invalidArgument, "maxSize must not be negative, got \(maxSize)")
-        }
-        guard configuration.maximumReadSize >= 0 else {
-            throw StrataError(
-                .invalidArgument,
-                "maximumReadSize must not be negative, got \(configuration.maximumReadSize)"
-            )
-        }
+        try StoreLimits.validate(
+            countLimit: configuration.countLimit,
+            maxSize: configuration.maxSize,
+            maximumReadSize: configuration.maximumReadSize
+        )
         self.configuration = configuration
         self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
         let makeDecoder = configuration.makeDecoder

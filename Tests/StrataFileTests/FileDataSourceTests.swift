@@ -107,8 +107,10 @@ struct FileDataSourceTests {
 
     @Test func rejectsLimitsBelowOne() throws {
         let folder = try TemporaryFolder()
-        #expect(throws: StrataError.self) { _ = try folder.makeStore(countLimit: 0) }
-        #expect(throws: StrataError.self) { _ = try folder.makeStore(maxSize: 0) }
+        let count = #expect(throws: StrataError.self) { _ = try folder.makeStore(countLimit: 0) }
+        #expect(count?.message == "countLimit must be at least 1 (nil for no limit), got 0")
+        let size = #expect(throws: StrataError.self) { _ = try folder.makeStore(maxSize: 0) }
+        #expect(size?.message == "maxSize must be at least 1 (nil for no limit), got 0")
     }
 
     @Test func reopeningKeepsDataMetadataAndRecencyOrder() throws {

@@ -225,11 +225,23 @@ struct JSONFileSizeLimitTests {
         }
     }
 
-    @Test func aNegativeLimitIsRefused() async throws {
+    @Test(arguments: [-1, 0])
+    func aSizeLimitBelowOneIsRefused(_ maxSize: Int) async throws {
         try await withTemporaryFolder { folder in
             let fixture = Fixture(folder: folder)
-            let error = #expect(throws: StrataError.self) { try open(fixture, maxSize: -1) }
+            let error = #expect(throws: StrataError.self) { try open(fixture, maxSize: maxSize) }
             #expect(error?.code == .invalidArgument)
+            #expect(error?.message == "maxSize must be at least 1 (nil for no limit), got \(maxSize)")
+        }
+    }
+
+    @Test(arguments: [-1, 0])
+    func aCountLimitBelowOneIsRefused(_ countLimit: Int) async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let error = #expect(throws: StrataError.self) { try fixture.open(countLimit: countLimit) }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message == "countLimit must be at least 1 (nil for no limit), got \(countLimit)")
         }
     }
 
