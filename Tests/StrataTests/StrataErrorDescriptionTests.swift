@@ -79,6 +79,17 @@ struct StrataErrorDescriptionTests {
         #expect(StrataError.miss(key: "a").code == .notFound)
     }
 
+    @Test func aMissQuotesItsKeyWhenItsMessageIsReadAndTakesANewMessage() {
+        // Given the miss a store makes for a key, written only when read
+        var error = StrataError.miss(key: "a\"b")
+        #expect(error.message == #"No value for key "a\"b""#)
+        #expect(error.localizedDescription == "notFound: \(error.message)")
+        // When its message is set, the new one is the message
+        error.message = "gone"
+        #expect(error.message == "gone")
+        #expect(error.description == "StrataError.notFound: gone")
+    }
+
     @Test func loggingPluginWritesOneLineForAFailure() async throws {
         // Given a source that fails with an error whose cause spans several lines, logged with its message
         let records = Locked<[LogRecord]>([])

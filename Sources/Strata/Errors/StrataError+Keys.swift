@@ -22,7 +22,7 @@ extension StrataError {
     ///   - file: The source file creating the error; leave the default.
     ///   - line: The source line creating the error; leave the default.
     public static func notFound(key: String, file: String = #fileID, line: Int = #line) -> StrataError {
-        StrataError(.notFound, "No value for key \(quoted(key: key))", file: file, line: line)
+        noValue(forKey: key, file: file, line: line)
     }
 
     /// The error of a store asked to use an empty key: every store refuses one, since a value stored under `""`

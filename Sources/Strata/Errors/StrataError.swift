@@ -23,7 +23,14 @@ public struct StrataError: Error, Sendable {
     public var code: Code
 
     /// A human-readable explanation of this particular failure.
-    public var message: String
+    public var message: String {
+        get { text.message }
+        set { text = .given(newValue) }
+    }
+
+    /// The message, or what it is written from when it is read: a miss, which a repository reading through a cache
+    /// makes and drops on every cache miss, does not quote its key until someone reads its message.
+    private var text: Text
 
     /// The error that caused this one, if any (a POSIX error, a `URLError`, a `DecodingError`, …).
     public var underlying: (any Error)?
@@ -66,8 +73,28 @@ public struct StrataError: Error, Sendable {
         file: String = #fileID,
         line: Int = #line
     ) {
+        self.init(
+            code,
+            text: .given(message),
+            underlying: underlying,
+            isRetryable: isRetryable,
+            payload: payload,
+            file: file,
+            line: line
+        )
+    }
+
+    private init(
+        _ code: Code,
+        text: Text,
+        underlying: (any Error)?,
+        isRetryable: Bool?,
+        payload: (any Sendable)?,
+        file: String,
+        line: Int
+    ) {
         self.code = code
-        self.message = message
+        self.text = text
         self.underlying = underlying
         self.isRetryable = isRetryable ?? (code == .network)
         self.payload = payload
@@ -82,6 +109,36 @@ public struct StrataError: Error, Sendable {
     public func value<Value>(as type: Value.Type = Value.self) -> Value? {
         if let stale = payload as? any StalePayload { return stale.staleValue as? Value }
         return payload as? Value
+    }
+}
+
+extension StrataError {
+    /// A message as given, or as written when it is read.
+    private enum Text: Sendable {
+        /// The message.
+        case given(String)
+        /// `No value for key "…"`: the message of ``StrataError/notFound(key:file:line:)``.
+        case noValue(key: String)
+
+        var message: String {
+            switch self {
+            case .given(let message): message
+            case .noValue(let key): "No value for key \(StrataError.quoted(key: key))"
+            }
+        }
+    }
+
+    /// The *not found* error of a store that has no value for `key`, whose message quotes the key when it is read.
+    static func noValue(forKey key: String, file: String, line: Int) -> StrataError {
+        StrataError(
+            .notFound,
+            text: .noValue(key: key),
+            underlying: nil,
+            isRetryable: nil,
+            payload: nil,
+            file: file,
+            line: line
+        )
     }
 }
 

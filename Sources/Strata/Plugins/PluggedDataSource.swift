@@ -186,15 +186,15 @@ extension PluggedDataSource: PutDataSource where Source: PutDataSource {
     ) async throws -> [Source.Value] {
         guard chain.observesCalls else {
             do { return try await source.putAllEntries(entries, in: query) } catch {
-                throw chain.failure(.putAll, query, value: entries.map(\.value), error)
+                throw chain.failure(.putAll, query, value: entries.map { $0.value }, error)
             }
         }
         if chain.intercepts {
-            return try await chain.intercept(.putAll, query, value: entries.map(\.value)) { [source] in
+            return try await chain.intercept(.putAll, query, value: entries.map { $0.value }) { [source] in
                 try await source.putAllEntries(entries, in: query)
             }
         }
-        return try await chain.observe(.putAll, query, value: entries.map(\.value)) {
+        return try await chain.observe(.putAll, query, value: entries.map { $0.value }) {
             try await source.putAllEntries(entries, in: query)
         }
     }

@@ -113,7 +113,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     ///   - query: Which values to read.
     ///   - operation: See the table on ``CacheRepository``.
     public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Main.Value] {
-        try await getAllEntries(query, operation: operation).map(\.value)
+        try await getAllEntries(query, operation: operation).map { $0.value }
     }
 
     /// Reads the value the query names with its metadata, by the operation's plan.

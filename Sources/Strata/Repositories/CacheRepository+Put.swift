@@ -74,7 +74,7 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
             $0.keepingMetadata(of: try await main.putAllEntries($0, in: query))
         } toCache: {
             $0.keepingMetadata(of: try await cache.putAllEntries($0, in: query))
-        }.map(\.value)
+        }.map { $0.value }
     }
 
     /// Renews the metadata of the entry the query names in the sources the operation's plan writes, without

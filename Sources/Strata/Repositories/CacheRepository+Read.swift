@@ -200,7 +200,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             },
             stale: { $0.staleEntry(as: Main.Value.self) },
             servesStale: { !$0.metadata.forbidsServingStale },
-            value: \.value
+            value: { $0.value }
         )
     }
 
@@ -220,7 +220,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let storeAll = { @Sendable [cache] (entries: [StoredEntry<Main.Value>]) async throws in
             // A list that must not be stored is returned as it came, and the cache's older copy goes (as for `get`);
             // one that may is stored whole.
-            guard entries.allSatisfy(\.metadata.isStorable) else {
+            guard entries.allSatisfy({ $0.metadata.isStorable }) else {
                 await Self.dropCopy(in: cache, of: query)
                 return entries
             }
@@ -236,7 +236,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             renew: storeAll,
             stale: { $0.staleEntries(as: Main.Value.self) },
             servesStale: { $0.allSatisfy { !$0.metadata.forbidsServingStale } },
-            value: { $0.map(\.value) }
+            value: { $0.map { $0.value } }
         )
     }
 }
