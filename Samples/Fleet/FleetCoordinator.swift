@@ -46,8 +46,10 @@
             try process.run()
             var line = Data()
             while true {
-                let byte = output.fileHandleForReading.readData(ofLength: 1)
-                guard !byte.isEmpty else { throw FleetError(message: "an instance ended before listening") }
+                // The throwing read: `readData(ofLength:)` ends the process when the read fails.
+                guard let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty else {
+                    throw FleetError(message: "an instance ended before listening")
+                }
                 if byte == Data("\n".utf8) { break }
                 line.append(byte)
             }

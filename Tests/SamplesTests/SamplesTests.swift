@@ -103,7 +103,7 @@ func runSample(_ name: String, arguments: [String] = []) async throws -> String 
                     DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
                         if process.isRunning { process.terminate() }
                     }
-                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                    let data = pipe.fileHandleForReading.readToEndAcrossInterrupts()
                     process.waitUntilExit()
                     return (data, process.terminationStatus)
                 }

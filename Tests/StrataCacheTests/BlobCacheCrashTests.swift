@@ -146,7 +146,7 @@ private final class CrashWriter: @unchecked Sendable {
     /// Reads until at least `count` acknowledgements arrived; false when the writer stopped first.
     func waitForAcknowledgements(_ count: Int) -> Bool {
         while acknowledged.count < count {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = output.fileHandleForReading.nextChunk()
             if chunk.isEmpty { return false }
             consume(chunk)
         }
@@ -161,8 +161,8 @@ private final class CrashWriter: @unchecked Sendable {
             _ = Darwin.kill(process.processIdentifier, SIGKILL)
         #endif
         process.waitUntilExit()
-        consume(output.fileHandleForReading.readDataToEndOfFile())
-        errors = String(decoding: errorOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        consume(output.fileHandleForReading.readToEndAcrossInterrupts())
+        errors = String(decoding: errorOutput.fileHandleForReading.readToEndAcrossInterrupts(), as: UTF8.self)
     }
 
     private func consume(_ chunk: Data) {

@@ -12,7 +12,7 @@ struct ChildProcessTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let text = String(decoding: output.fileHandleForReading.readToEndAcrossInterrupts(), as: UTF8.self)
         process.waitUntilExit()
         return (process, text)
     }

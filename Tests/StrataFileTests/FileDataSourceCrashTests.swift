@@ -44,7 +44,7 @@ struct FileDataSourceCrashTests {
         /// Reads until at least `count` acknowledgements arrived; false when the writer stopped first.
         func waitForAcknowledgements(_ count: Int) -> Bool {
             while acknowledged.count < count {
-                let chunk = output.fileHandleForReading.availableData
+                let chunk = output.fileHandleForReading.nextChunk()
                 if chunk.isEmpty { return false }
                 consume(chunk)
             }
@@ -55,7 +55,7 @@ struct FileDataSourceCrashTests {
         func kill() {
             sendKill(process.processIdentifier)
             process.waitUntilExit()
-            consume(output.fileHandleForReading.readDataToEndOfFile())
+            consume(output.fileHandleForReading.readToEndAcrossInterrupts())
         }
 
         private func consume(_ chunk: Data) {

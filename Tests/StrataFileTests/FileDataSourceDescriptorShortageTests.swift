@@ -27,7 +27,7 @@ struct FileDataSourceDescriptorShortageTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = String(decoding: output.fileHandleForReading.readToEndAcrossInterrupts(), as: UTF8.self)
         process.waitUntilExit()
         let outcomes = said.split(separator: "\n").map { $0.split(separator: ": ", maxSplits: 1).last ?? "" }
 

@@ -138,7 +138,7 @@ func probeFromAnotherProcess(location: URL, identifier: String) throws -> String
     process.standardOutput = output
     process.standardError = output
     try process.run()
-    let said = output.fileHandleForReading.readDataToEndOfFile()
+    let said = output.fileHandleForReading.readToEndAcrossInterrupts()
     process.waitUntilExit()
     return String(decoding: said, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }

@@ -76,7 +76,7 @@ struct JSONFileDataSourceCrashTests {
         }
 
         while true {
-            let data = reader.availableData
+            let data = reader.nextChunk()
             if data.isEmpty { break }  // End of output: the writer exited (or was killed).
             consume(data)
             if !killed, ready, acknowledged.count >= acknowledgements {

@@ -93,7 +93,7 @@ struct JSONFileDataSourceOwnerTests {
             let ready = try await onDedicatedThread { () -> Bool in
                 var text = ""
                 while !text.contains("ACK 10") {
-                    let data = output.fileHandleForReading.availableData
+                    let data = output.fileHandleForReading.nextChunk()
                     if data.isEmpty { return false }
                     text += String(decoding: data, as: UTF8.self)
                 }
@@ -119,8 +119,8 @@ struct JSONFileDataSourceOwnerTests {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let errorOutput = errors.fileHandleForReading.readDataToEndOfFile()
+        let printed = output.fileHandleForReading.readToEndAcrossInterrupts()
+        let errorOutput = errors.fileHandleForReading.readToEndAcrossInterrupts()
         process.waitUntilExit()
         let acknowledged = String(decoding: printed, as: UTF8.self).split(separator: "\n").filter {
             $0.hasPrefix("ACK")

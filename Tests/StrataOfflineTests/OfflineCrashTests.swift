@@ -61,7 +61,7 @@ struct OfflineCrashTests {
         var run = Run()
         var ready = false
         while true {
-            let data = reader.availableData
+            let data = reader.nextChunk()
             if data.isEmpty { break }
             buffer += String(decoding: data, as: UTF8.self)
             while let newline = buffer.firstIndex(of: "\n") {

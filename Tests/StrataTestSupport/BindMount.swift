@@ -49,7 +49,7 @@ package final class BindMount {
         } catch {
             return "\(error)"
         }
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        let message = errors.fileHandleForReading.readToEndAcrossInterrupts()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             return String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
