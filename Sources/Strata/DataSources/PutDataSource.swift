@@ -70,7 +70,7 @@ extension PutDataSource {
 
     /// Stores the values with ``putAll(_:in:)``; the metadata is not kept.
     public func putAllEntries(_ entries: [StoredEntry<Value>], in query: any Query) async throws -> [Value] {
-        try await putAll(entries.map(\.value), in: query)
+        try await putAll(entries.map { $0.value }, in: query)
     }
 
     /// Returns `false`: the source cannot renew an entry without rewriting it.

@@ -19,7 +19,7 @@ struct StaleEntry<Value: Sendable>: StalePayload {
 struct StaleEntries<Value: Sendable>: StalePayload {
     let entries: [StoredEntry<Value>]
     let staleSince: Date?
-    var staleValue: any Sendable { entries.map(\.value) }
+    var staleValue: any Sendable { entries.map { $0.value } }
 }
 
 extension StrataError {

@@ -1,8 +1,9 @@
 /// Shares one run of an operation among every concurrent caller that asks for the same key.
 ///
 /// The first caller for a key starts the operation in an unstructured task owned by the coalescer, which runs
-/// on that caller's thread up to its first suspension (no hand-off to another thread before the work begins);
-/// callers that arrive while it runs wait for the same outcome, value or error. When it finishes, the key
+/// on that caller's thread up to its first suspension where the runtime has `Task.immediate` (Linux; Apple's systems
+/// from version 26: no hand-off to another thread before the work begins; elsewhere the task is queued); callers
+/// that arrive while it runs wait for the same outcome, value or error. When it finishes, the key
 /// is free again: the next caller starts a new run. Nothing is cached.
 ///
 /// A waiter that is cancelled stops waiting (it throws ``StrataError/Code/cancelled``); the shared work

@@ -12,7 +12,7 @@ public protocol BatchableQuery: KeyedQuery {
 
 extension IdQuery: BatchableQuery {
     /// An ``IdsQuery`` of the ids, in order.
-    public static func batch(_ queries: [IdQuery<ID>]) -> any MultiKeyedQuery { IdsQuery(queries.map(\.id)) }
+    public static func batch(_ queries: [IdQuery<ID>]) -> any MultiKeyedQuery { IdsQuery(queries.map { $0.id }) }
 }
 
 extension KeyQuery: BatchableQuery {

@@ -11,7 +11,7 @@ public struct IdsQuery<ID: Hashable & Sendable & CustomStringConvertible>: Multi
     }
 
     /// The identifiers as string keys.
-    public var keys: [String] { ids.map(\.description) }
+    public var keys: [String] { ids.map { $0.description } }
 
     /// The query for the ids at `positions`, in that order.
     ///

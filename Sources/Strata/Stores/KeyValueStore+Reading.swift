@@ -23,7 +23,7 @@ extension KeyValueStore {
     /// - Throws: ``StrataError/Code/notFound`` when a named key is absent, or for a listing the store has no
     ///   answer for; ``StrataError/Code/queryNotSupported`` for other queries.
     nonisolated(nonsending) public func getAll(_ query: any Query) async throws -> [Value] {
-        try entries(for: query).map(\.value)
+        try entries(for: query).map { $0.value }
     }
 
     /// Returns the entries a query names with their metadata, as ``getAll(_:)`` does.

@@ -54,7 +54,7 @@ extension KeyValueStore {
         in query: any Query
     ) async throws -> [Value] {
         try store(entries, in: query)
-        return entries.map(\.value)
+        return entries.map { $0.value }
     }
 
     /// Replaces the metadata of the entry a ``KeyedQuery`` names without rewriting its value.
@@ -116,7 +116,7 @@ extension KeyValueStore {
                     try setValue(entry.value, forKey: key, metadata: entry.metadata)
                 }
             }
-            storedListAnswer.record(expiresAt: entries.compactMap(\.metadata.expiresAt).min())
+            storedListAnswer.record(expiresAt: entries.compactMap { $0.metadata.expiresAt }.min())
         default:
             throw Self.unsupported(query)
         }

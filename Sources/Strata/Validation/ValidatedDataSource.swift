@@ -45,7 +45,7 @@ extension ValidatedDataSource: GetDataSource where Source: GetDataSource, V.Valu
     ///
     /// - Throws: ``StrataError/Code/notValid`` with all the values as payload when one fails.
     public func getAll(_ query: any Query) async throws -> [Source.Value] {
-        try await getAllEntries(query).map(\.value)
+        try await getAllEntries(query).map { $0.value }
     }
 
     /// Reads the entry and validates its value, so a validated cache still tells its metadata.

@@ -76,7 +76,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                 admitted += 1
             }
             defer { roomWaiters.removeFirst(admitted) }
-            return roomWaiters[..<admitted].map(\.continuation)
+            return roomWaiters[..<admitted].map { $0.continuation }
         }
 
         /// Takes the waiters of `key` when nothing of it is queued or running any more.
@@ -98,7 +98,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                 for waiter in dropWaiters where waiter.generation <= done { waiter.gate.signal() }
                 dropWaiters.removeAll { $0.generation <= done }
             }
-            let woken = waiters.filter { $0.upTo <= done }.map(\.continuation)
+            let woken = waiters.filter { $0.upTo <= done }.map { $0.continuation }
             if !woken.isEmpty { waiters.removeAll { $0.upTo <= done } }
             return woken
         }
@@ -307,7 +307,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                     defer { state.waiters.removeAll() }
                     state.done = state.nextGeneration
                     return .finish(
-                        state.waiters.map(\.continuation) + state.settledKeys() + state.admit(under: limit)
+                        state.waiters.map { $0.continuation } + state.settledKeys() + state.admit(under: limit)
                     )
                 }
                 guard let pending = state.pending[key], pending.generation == generation else {
