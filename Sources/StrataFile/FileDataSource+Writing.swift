@@ -163,7 +163,7 @@ extension FileDataSource {
         let source = url.path
         // The caller's path: links among its parents are theirs, but the file itself must not be a link (the
         // store would take the link in, not the file).
-        let descriptor = open(source, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
+        let descriptor = FileDescriptor.retryingInterrupts { open(source, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
         guard descriptor >= 0 else { throw POSIXCallError.last("open", source).strataError("Opening a file to move") }
         defer { _ = close(descriptor) }
         let size = FileDescriptor.regularFileSize(descriptor)
