@@ -162,8 +162,11 @@ extension FileDataSource {
         try StrataError.checkKey(key)
         let source = url.path
         // The caller's path: links among its parents are theirs, but the file itself must not be a link (the
-        // store would take the link in, not the file).
-        let descriptor = FileDescriptor.retryingInterrupts { open(source, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
+        // store would take the link in, not the file). Opened without blocking, so that a device or a pipe at the
+        // path cannot hold the calling thread before it is refused as not a regular file.
+        let descriptor = FileDescriptor.retryingInterrupts {
+            open(source, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        }
         guard descriptor >= 0 else { throw POSIXCallError.last("open", source).strataError("Opening a file to move") }
         defer { _ = close(descriptor) }
         let size = FileDescriptor.regularFileSize(descriptor)

@@ -132,4 +132,29 @@ struct FileDataSourceForeignFileTests {
         #expect(throws: StrataError.self) { try store.move(fileAt: fifo, forKey: "k") }
         #expect(store.count == 0)
     }
+
+    /// A link handed to `move(fileAt:)` is refused: neither the link nor the file it points to, outside the store, is
+    /// taken in, written to or removed.
+    @Test func movingALinkIsRefusedAndWhatItPointsToIsUntouched() throws {
+        // Given a file outside the store and a link to it
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        let outside = folder.url.appendingPathComponent("secret")
+        try Data("outside".utf8).write(to: outside)
+        let written = Date(timeIntervalSince1970: 1_000_000_000)
+        try FileManager.default.setAttributes([.modificationDate: written], ofItemAtPath: outside.path)
+        let link = folder.url.appendingPathComponent("download")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: outside)
+
+        // When the link is moved into the store
+        let error = #expect(throws: StrataError.self) { try store.move(fileAt: link, forKey: "k") }
+
+        // Then the move fails with io, nothing is stored, and the link and its file are as they were, never written
+        #expect(error?.code == .io)
+        #expect(store.count == 0)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == outside.path)
+        #expect(try Data(contentsOf: outside) == Data("outside".utf8))
+        let modified = try FileManager.default.attributesOfItem(atPath: outside.path)[.modificationDate] as? Date
+        #expect(modified == written)
+    }
 }
