@@ -88,6 +88,20 @@ struct CallCounterTests {
         )
     }
 
+    @Test func anErasedCacheRepositoryStillTellsItsOutcomes() async {
+        // Given a cache repository stored as `AnyRepository`, counted there, without plugins on its sources
+        let counter = RecordingCounter()
+        let scenario = ObservedScenario()
+        let users = AnyRepository(CacheRepository(main: scenario.main, cache: scenario.cache))
+            .plugins([counter], name: "users")
+
+        _ = try? await users.get(KeyQuery("a"), operation: .cacheSync)
+        _ = try? await users.get(KeyQuery("a"), operation: .cacheSync)
+
+        // Then the assembler passes on the repository's own outcomes: a miss, then a hit
+        #expect(counter.lines == ["users get cacheSync: miss -", "users get cacheSync: hit -"])
+    }
+
     @Test func aRepositoryThatDoesNotTellItsOutcomesIsCountedFromItsSourcesSteps() async throws {
         let counter = RecordingCounter()
         let observer = RecordingCounter()

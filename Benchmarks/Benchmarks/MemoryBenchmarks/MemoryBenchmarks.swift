@@ -35,13 +35,21 @@ func registerPutBenchmarks() {
     registerWrites("\(row): Mutex dictionary", make: { DictionaryReader(dictionary: PutFixture.dictionary()) })
 }
 
-/// A `.cacheSync` hit through `CacheRepository` against the same cache source's async get; and a miss, whose main
-/// read is shared through the coalescer and stored, against the main source's async get.
+/// A `.cacheSync` hit through `CacheRepository` against the same cache source's async get, and through the same
+/// repository stored type-erased against it held by its type; and a miss, whose main read is shared through the
+/// coalescer and stored, against the main source's async get.
 func registerRepositoryBenchmarks() {
     let row = "CacheRepository cacheSync hit"
     registerReads("\(row): Strata repository", tasks: 1) { RepositoryReader(repository: GetFixture.repository) }
     registerReads("\(row): cache source get", tasks: 1) {
         StrataAsyncReader(source: GetFixture.repository.cache)
+    }
+    // The same repository stored type-erased: as `AnyRepository`, and as an existential.
+    registerReads("\(row): AnyRepository", tasks: 1) {
+        ErasedRepositoryReader(repository: AnyRepository(GetFixture.repository))
+    }
+    registerReads("\(row): any GetRepository", tasks: 1) {
+        ExistentialRepositoryReader(repository: GetFixture.repository)
     }
     let miss = "CacheRepository cacheSync miss"
     registerReads("\(miss): Strata repository", tasks: 1) { RepositoryReader(repository: GetFixture.missingRepository) }

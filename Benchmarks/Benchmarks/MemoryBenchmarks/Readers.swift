@@ -42,6 +42,19 @@ struct RepositoryReader: AsyncReader {
     func read(_ key: String) async throws -> Data { try await repository.get(KeyQuery(key), operation: .cacheSync) }
 }
 
+/// The same repository stored type-erased, as ``AnyRepository`` (`RepositoryAssembler`) erases it.
+struct ErasedRepositoryReader: AsyncReader {
+    let repository: AnyRepository<Data>
+    func read(_ key: String) async throws -> Data { try await repository.get(KeyQuery(key), operation: .cacheSync) }
+}
+
+/// The same repository stored as an existential, `any GetRepository<Data>`: every call goes through the
+/// conformance's witness, the library's generic code unspecialised.
+struct ExistentialRepositoryReader: AsyncReader {
+    let repository: any GetRepository<Data>
+    func read(_ key: String) async throws -> Data { try await repository.get(KeyQuery(key), operation: .cacheSync) }
+}
+
 /// The raw limit: a `Mutex`-guarded dictionary.
 struct DictionaryReader: SyncReader, SyncWriter {
     let dictionary: LockedDictionary<Data>

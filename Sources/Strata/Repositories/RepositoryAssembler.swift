@@ -1,9 +1,18 @@
 /// A full ``Repository`` assembled from separate get, put and delete parts.
 ///
 /// It also erases the types of its parts, so it is the way to store repositories of different types in
-/// one property.
+/// one property (``AnyRepository``):
+///
+/// ```swift
+/// let users: AnyRepository<User> = AnyRepository(CacheRepository(main: api, cache: memory))
+/// ```
+///
+/// Erased this way, a call still runs each part's code specialised for its type: the initializer is inlined where
+/// the assembler is made, and keeps each part's calls as closures made there. Stored as `any GetRepository<User>`
+/// instead, a call reaches the part through its conformance, the library's generic code unspecialised: several
+/// times slower on a memory-cache hit.
 public struct RepositoryAssembler<Value: Sendable>: Repository {
-    private let parts: AssemblerParts<any GetRepository<Value>, any PutRepository<Value>, any DeleteRepository>
+    @usableFromInline let parts: AssemblerParts<RepositoryReads<Value>, RepositoryWrites<Value>, RepositoryDeletes>
 
     /// Assembles a repository from three parts.
     ///
@@ -11,37 +20,64 @@ public struct RepositoryAssembler<Value: Sendable>: Repository {
     ///   - get: Answers `get` and `getAll`.
     ///   - put: Answers `put` and `putAll`.
     ///   - delete: Answers `delete`.
+    @inlinable
     public init(get: some GetRepository<Value>, put: some PutRepository<Value>, delete: some DeleteRepository) {
-        parts = AssemblerParts(getter: get, putter: put, deleter: delete)
+        parts = AssemblerParts(
+            getter: RepositoryReads(get),
+            putter: RepositoryWrites(put),
+            deleter: { try await delete.delete($0, operation: $1) }
+        )
     }
 
     /// Reads through the get part.
-    public func get(_ query: any Query, operation: any RepositoryOperation) async throws -> Value {
-        try await parts.getter.get(query, operation: operation)
+    @inlinable
+    nonisolated(nonsending) public func get(_ query: any Query, operation: any RepositoryOperation) async throws
+        -> Value
+    {
+        try await parts.getter.get(query, operation)
     }
 
     /// Reads through the get part.
-    public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws -> [Value] {
-        try await parts.getter.getAll(query, operation: operation)
+    @inlinable
+    nonisolated(nonsending) public func getAll(_ query: any Query, operation: any RepositoryOperation) async throws
+        -> [Value]
+    {
+        try await parts.getter.getAll(query, operation)
+    }
+
+    /// Reads through the get part, which says how the read ended.
+    @inlinable
+    nonisolated(nonsending) public func getReportingOutcome(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> (value: Value, outcome: CallOutcome) {
+        try await parts.getter.getReportingOutcome(query, operation)
     }
 
     /// Writes through the put part.
-    public func put(_ value: Value, in query: any Query, operation: any RepositoryOperation) async throws -> Value {
-        try await parts.putter.put(value, in: query, operation: operation)
+    @inlinable
+    nonisolated(nonsending) public func put(
+        _ value: Value,
+        in query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> Value {
+        try await parts.putter.put(value, query, operation)
     }
 
     /// Writes through the put part.
-    public func putAll(
+    @inlinable
+    nonisolated(nonsending) public func putAll(
         _ values: [Value],
         in query: any Query,
         operation: any RepositoryOperation
     ) async throws -> [Value] {
-        try await parts.putter.putAll(values, in: query, operation: operation)
+        try await parts.putter.putAll(values, query, operation)
     }
 
     /// Deletes through the delete part.
-    public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
-        try await parts.deleter.delete(query, operation: operation)
+    @inlinable
+    nonisolated(nonsending) public func delete(_ query: any Query, operation: any RepositoryOperation) async throws {
+        try await parts.deleter(query, operation)
     }
 }
 
@@ -51,6 +87,7 @@ extension RepositoryAssembler {
     /// Erases the type of a full repository.
     ///
     /// - Parameter repository: Any repository.
+    @inlinable
     public init(_ repository: some Repository<Value>) {
         self.init(get: repository, put: repository, delete: repository)
     }
