@@ -42,6 +42,18 @@ extension FileDataSource {
         /// the store through a small buffer, whatever this limit.
         public var maximumReadSize: Int = 1 << 30
 
+        /// The most bytes of keys and metadata the store keeps in memory, counted as stored (an entry's trailer: about
+        /// 72 bytes, its key, ETag, Last-Modified, tags and attributes): 256 MiB by default, about two million entries
+        /// under keys of a hundred bytes.
+        ///
+        /// The store keeps every entry's metadata in memory, so this bounds what opening a folder can make it hold: a
+        /// folder whose entries take more — a limit lowered since they were written, or files planted there, each
+        /// with a key of up to 16 MiB — is not opened: ``FileDataSource/init(configuration:)`` throws
+        /// ``Strata/StrataError/Code/tooLarge`` as soon as it has read past the limit, and leaves every file as it
+        /// was. A write that takes the store past it evicts the least recently used entries, as ``maxSize`` does; one
+        /// whose key and metadata alone take more is refused with ``Strata/StrataError/Code/tooLarge``.
+        public var maximumMetadataSize: Int = 256 << 20
+
         /// Whether a write survives only a crash of the process (``Strata/StoreDurability/atomic``) or also a
         /// power loss.
         public var durability: StoreDurability

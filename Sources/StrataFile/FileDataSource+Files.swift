@@ -310,10 +310,11 @@ extension FileDataSource {
         return expired ?? stuck.map { ($0 as? StrataError) ?? StrataError.io("Evicting an entry", underlying: $0) }
     }
 
-    /// Whether the store holds more entries or more bytes than its limits allow.
+    /// Whether the store holds more entries, more bytes of data or more of keys and metadata than its limits allow.
     func isOverLimits(_ state: State) -> Bool {
         state.index.count > (configuration.countLimit ?? .max)
             || state.index.totalSize > (configuration.maxSize ?? .max)
+            || state.index.metadataSize > configuration.maximumMetadataSize
     }
 
     /// Writes the access journal: an exclusively created temporary file renamed over `.strata-index`, so a link

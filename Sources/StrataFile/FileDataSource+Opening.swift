@@ -27,9 +27,11 @@ extension FileDataSource {
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when the folder cannot be listed whole, or the process or system
     ///   runs out of descriptors or memory while reading the trailers: an index with entries missing is never
-    ///   built.
+    ///   built; ``Strata/StrataError/Code/tooLarge`` as soon as the entries read take more than
+    ///   `maximumMetadataSize` bytes of keys and metadata, so that a folder cannot make the index hold more.
     static func load(
         _ folder: StoreFolder,
+        maximumMetadataSize: Int,
         diagnostics: (@Sendable (StrataError) -> Void)?
     ) throws(StrataError) -> (index: EntryIndex, corrupt: Int) {
         let items: [(name: String, kind: ItemKind)]
@@ -41,6 +43,19 @@ extension FileDataSource {
         var loaded: [EntryIndex.Entry] = []
         var legacy: [(fileName: String, entry: EntryIndex.Entry)] = []
         var corrupt = 0
+        var metadataSize = 0
+        func take(_ entry: EntryIndex.Entry) throws(StrataError) -> EntryIndex.Entry {
+            metadataSize += entry.metadataSize
+            guard metadataSize <= maximumMetadataSize else {
+                throw StrataError(
+                    .tooLarge,
+                    "The entries of the store folder \(folder.path) take more than its maximumMetadataSize of "
+                        + "\(maximumMetadataSize) bytes of keys and metadata (past it at \(entry.name.fileName)); "
+                        + "the store was not opened and no file was changed"
+                )
+            }
+            return entry
+        }
         for item in items {
             if item.name.hasPrefix(temporaryPrefix) {
                 if isLeftoverTemporary(item) { _ = try? folder.remove(item.name) }
@@ -57,13 +72,15 @@ extension FileDataSource {
                     problem = .damaged("a write sequence no store opens with")
                 case .success(let (trailer, length, stamp)) where EntryName(key: trailer.key) == name:
                     loaded.append(
-                        EntryIndex.Entry(
-                            name: name,
-                            trailer: trailer,
-                            lastAccess: trailer.created,
-                            accessSequence: trailer.writeSequence,
-                            fileLength: length,
-                            stamp: stamp
+                        try take(
+                            EntryIndex.Entry(
+                                name: name,
+                                trailer: trailer,
+                                lastAccess: trailer.created,
+                                accessSequence: trailer.writeSequence,
+                                fileLength: length,
+                                stamp: stamp
+                            )
                         )
                     )
                     continue
@@ -77,7 +94,7 @@ extension FileDataSource {
                         fileLength: length,
                         stamp: stamp
                     )
-                    legacy.append((item.name, entry))
+                    legacy.append((item.name, try take(entry)))
                     continue
                 case .success: problem = .damaged("holds another key")
                 case .failure(.unreadable(let error)) where error.isOutOfResources:

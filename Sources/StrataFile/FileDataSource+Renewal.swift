@@ -87,7 +87,7 @@ extension FileDataSource {
             if !metadata.tags.isEmpty { trailer.tags = metadata.tags.sorted() }
             // A new write sequence: a read that overlapped the rewrite sees another version and reads again.
             trailer.writeSequence = state.index.nextSequence()
-            let encoded = try trailer.encoded()
+            let encoded = try encode(trailer)
             let renewal: Result<FileStamp?, StrataError>
             let replacing = trailer.payloadSize + encoded.count < entry.fileLength
             guard entry.isOwnFile(stamped: try? folder.stamp(ofFile: name.fileName)) else {

@@ -16,7 +16,7 @@ extension FileDataSource {
     ///   - options: The entry's lifetime, ETag and Last-Modified.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/tooLarge`` when `data` alone exceeds the size limit or
-    ///   ``Configuration/maximumReadSize``, ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
+    ///   ``Configuration/maximumReadSize``, or its key and metadata ``Configuration/maximumMetadataSize``, ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
     ///   ``EntryOptions/maxAttributesSize``, ``Strata/StrataError/Code/io`` (with the `POSIXError`) when
     ///   writing fails; the previous entry, if any, and every other entry stay as they were.
     public func setValue(_ data: Data, forKey key: String, options: EntryOptions = EntryOptions()) throws {
@@ -85,7 +85,7 @@ extension FileDataSource {
         trailer.freshUntil = freshUntil
         trailer.tags = tags
         trailer.forbidsServingStale = forbidsServingStale
-        let encoded = try trailer.encoded()
+        let encoded = try encode(trailer)
         let temporary = try writeTemporary { descriptor in
             data.withUnsafeBytes { payload in
                 encoded.withUnsafeBytes { FileDescriptor.writeAll(descriptor, payload, $0) }
@@ -155,7 +155,8 @@ extension FileDataSource {
     ///   - options: The entry's lifetime, ETag and Last-Modified.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/io`` when the file cannot be read, appended to or moved,
-    ///   ``Strata/StrataError/Code/tooLarge`` when it alone exceeds the size limit,
+    ///   ``Strata/StrataError/Code/tooLarge`` when it alone exceeds the size limit or its key and metadata
+    ///   ``Configuration/maximumMetadataSize``,
     ///   ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
     ///   ``EntryOptions/maxAttributesSize``.
     public func move(fileAt url: URL, forKey key: String, options: EntryOptions = EntryOptions()) throws {
@@ -185,7 +186,7 @@ extension FileDataSource {
             return hasher.finalize()
         }
         if let failure { throw failure }
-        let encoded = try trailer.encoded()
+        let encoded = try encode(trailer)
         if !FileDescriptor.isSoleRegularFile(descriptor) {
             try copyInAnnouncing(source, descriptor: descriptor, trailer: trailer, encodedTrailer: encoded)
             return
@@ -383,6 +384,19 @@ extension FileDataSource {
         if size > EntryTrailer.maximumPayloadSize {
             throw StrataError(.tooLarge, "\(size) bytes exceed an entry's limit of \(EntryTrailer.maximumPayloadSize)")
         }
+    }
+
+    /// The bytes of `trailer`, refused when they alone take more than ``Configuration/maximumMetadataSize``.
+    func encode(_ trailer: EntryTrailer) throws(StrataError) -> [UInt8] {
+        let encoded = try trailer.encoded()
+        guard encoded.count <= configuration.maximumMetadataSize else {
+            throw StrataError(
+                .tooLarge,
+                "The key and metadata of \(trailer.key.prefix(64))… take \(encoded.count) bytes, more than the store's "
+                    + "maximumMetadataSize of \(configuration.maximumMetadataSize)"
+            )
+        }
+        return encoded
     }
 
     private func checkAttributes(_ options: EntryOptions) throws {

@@ -76,7 +76,9 @@ public final class FileDataSource: Sendable {
     ///   folder, ``Strata/StrataError/Code/invalidArgument`` for an empty or path-like identifier, limits below 1 (a
     ///   ``Configuration/maximumReadSize`` below 0) or a folder that holds another kind of Strata store,
     ///   ``Strata/StrataError/Code/io`` when the folder cannot be created, opened or listed (a symbolic link in place
-    ///   of the store's folder is refused), or the process runs out of descriptors while reading the entries' metadata.
+    ///   of the store's folder is refused), or the process runs out of descriptors while reading the entries' metadata;
+    ///   ``Strata/StrataError/Code/tooLarge`` when the entries' keys and metadata take more than
+    ///   ``Configuration/maximumMetadataSize`` (no file is changed).
     public init(configuration: Configuration) throws {
         try Self.validate(configuration)
         let url = configuration.folderURL
@@ -96,7 +98,11 @@ public final class FileDataSource: Sendable {
             owner: "a FileDataSource (\(configuration.identifier))"
         )
         try StoreMarker.adopt(folder, kind: Self.markerKind)
-        let loaded = try Self.load(folder, diagnostics: configuration.diagnostics)
+        let loaded = try Self.load(
+            folder,
+            maximumMetadataSize: configuration.maximumMetadataSize,
+            diagnostics: configuration.diagnostics
+        )
         self.configuration = configuration
         self.folderURL = url.resolvingSymlinksInPath().standardizedFileURL
         self.folder = folder
@@ -136,6 +142,12 @@ public final class FileDataSource: Sendable {
             maxSize: configuration.maxSize,
             maximumReadSize: configuration.maximumReadSize
         )
+        guard configuration.maximumMetadataSize >= 1 else {
+            throw StrataError(
+                .invalidArgument,
+                "maximumMetadataSize must be at least 1, got \(configuration.maximumMetadataSize)"
+            )
+        }
     }
 
     // MARK: - Reading
@@ -236,6 +248,9 @@ public final class FileDataSource: Sendable {
 
     /// The bytes of data the store holds (entries' data, as written; metadata not included).
     public var totalSize: Int { state.withLock { $0.index.totalSize } }
+
+    /// The bytes of keys and metadata the store holds, as stored: what ``Configuration/maximumMetadataSize`` bounds.
+    public var metadataSize: Int { state.withLock { $0.index.metadataSize } }
 
     /// How many damaged entry files the store has found and discarded since it was opened: removed, or set
     /// aside by a rename when a folder, another non-file or a file without a sealed trailer was at an entry's name.

@@ -17,7 +17,8 @@ public struct StoreEviction: Sendable, Hashable {
         /// The store held more entries than its count limit; the least recently used went.
         public static let countLimit = Reason(.countLimit)
 
-        /// The store held more bytes (memory: more cost) than its limit; the least recently used went.
+        /// The store held more bytes (memory: more cost; files: of data, or of keys and metadata) than its limit; the
+        /// least recently used went.
         public static let sizeLimit = Reason(.sizeLimit)
 
         /// The entry's time to live had passed.

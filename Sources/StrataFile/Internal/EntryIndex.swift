@@ -27,6 +27,9 @@ struct EntryIndex {
         var previous = -1
         var next = -1
 
+        /// The bytes of the entry's key and metadata as stored: the trailer after its data.
+        var metadataSize: Int { max(fileLength - trailer.payloadSize, 0) }
+
         /// Whether a file with the stamp `found` is the entry's own: it has the ``stamp`` the index keeps, or the
         /// index keeps none (then `found` is not taken).
         func isOwnFile(stamped found: @autoclosure () -> FileStamp?) -> Bool {
@@ -66,6 +69,10 @@ struct EntryIndex {
     /// The exact sum of the data sizes: removing entries after it passed `Int.max` brings ``totalSize`` back to the
     /// true figure.
     private var sizes = SizeTotal()
+
+    /// The bytes of the entries' keys and metadata as stored (``Entry/metadataSize``): what the index holds in
+    /// memory grows with it.
+    private(set) var metadataSize = 0
 
     /// The last sequence number handed out.
     private(set) var sequence: UInt64 = 0
@@ -125,6 +132,7 @@ struct EntryIndex {
         if tail < 0 { tail = slot }
         slots[entry.name] = slot
         sizes.add(entry.trailer.payloadSize)
+        metadataSize += entry.metadataSize
         for tag in entry.trailer.tags { keysByTag[tag, default: []].insert(entry.trailer.key) }
         if let expiresAt = entry.trailer.expiresAt, expiresAt < earliestExpiry { earliestExpiry = expiresAt }
     }
@@ -140,6 +148,7 @@ struct EntryIndex {
         entries[slot] = nil
         freeSlots.append(slot)
         sizes.subtract(entry.trailer.payloadSize)
+        metadataSize -= entry.metadataSize
         for tag in entry.trailer.tags {
             keysByTag[tag]?.remove(entry.trailer.key)
             if keysByTag[tag]?.isEmpty == true { keysByTag[tag] = nil }
@@ -191,6 +200,7 @@ struct EntryIndex {
         head = -1
         tail = -1
         sizes = SizeTotal()
+        metadataSize = 0
         earliestExpiry = .distantFuture
         keysByTag.removeAll()
     }
