@@ -49,9 +49,10 @@ extension FileDataSource {
         /// The store keeps every entry's metadata in memory, so this bounds what opening a folder can make it hold: a
         /// folder whose entries take more — a limit lowered since they were written, or files planted there, each
         /// with a key of up to 16 MiB — is not opened: ``FileDataSource/init(configuration:)`` throws
-        /// ``Strata/StrataError/Code/tooLarge`` as soon as it has read past the limit, and leaves every file as it
-        /// was. A write that takes the store past it evicts the least recently used entries, as ``maxSize`` does; one
-        /// whose key and metadata alone take more is refused with ``Strata/StrataError/Code/tooLarge``.
+        /// ``Strata/StrataError/Code/tooLarge`` as soon as it has read past the limit, and evicts nothing (the
+        /// folder's entries stay as they were). A write that takes the store past it evicts the least recently used
+        /// entries, as ``maxSize`` does; one whose key and metadata alone take more is refused with
+        /// ``Strata/StrataError/Code/tooLarge``.
         public var maximumMetadataSize: Int = 256 << 20
 
         /// Whether a write survives only a crash of the process (``Strata/StoreDurability/atomic``) or also a

@@ -34,12 +34,6 @@ extension FileDataSource {
         maximumMetadataSize: Int,
         diagnostics: (@Sendable (StrataError) -> Void)?
     ) throws(StrataError) -> (index: EntryIndex, corrupt: Int) {
-        let items: [(name: String, kind: ItemKind)]
-        do {
-            items = try folder.items()
-        } catch {
-            throw error.strataError("Listing the store folder")
-        }
         var loaded: [EntryIndex.Entry] = []
         var legacy: [(fileName: String, entry: EntryIndex.Entry)] = []
         var corrupt = 0
@@ -51,17 +45,18 @@ extension FileDataSource {
                     .tooLarge,
                     "The entries of the store folder \(folder.path) take more than its maximumMetadataSize of "
                         + "\(maximumMetadataSize) bytes of keys and metadata (past it at \(entry.name.fileName)); "
-                        + "the store was not opened and no file was changed"
+                        + "the store was not opened, and evicted nothing"
                 )
             }
             return entry
         }
-        for item in items {
+        // Each item is taken as it is listed: a folder of millions of names is never held whole.
+        func visit(_ item: (name: String, kind: ItemKind)) throws(StrataError) {
             if item.name.hasPrefix(temporaryPrefix) {
                 if isLeftoverTemporary(item) { _ = try? folder.remove(item.name) }
-                continue
+                return
             }
-            guard let name = EntryName(fileName: item.name) else { continue }
+            guard let name = EntryName(fileName: item.name) else { return }
             let problem: EntryFileProblem
             switch item.kind {
             case .file:
@@ -83,7 +78,7 @@ extension FileDataSource {
                             )
                         )
                     )
-                    continue
+                    return
                 case .success(let (trailer, length, stamp)) where EntryName(rawKey: trailer.key) == name:
                     // Named by an earlier version from a key not in NFC: renamed below to its NFC name.
                     let entry = EntryIndex.Entry(
@@ -95,7 +90,7 @@ extension FileDataSource {
                         stamp: stamp
                     )
                     legacy.append((item.name, try take(entry)))
-                    continue
+                    return
                 case .success: problem = .damaged("holds another key")
                 case .failure(.unreadable(let error)) where error.isOutOfResources:
                     throw error.strataError("Reading the entry file \(item.name)")
@@ -108,13 +103,13 @@ extension FileDataSource {
                             underlying: error
                         )
                     )
-                    continue
+                    return
                 case .failure(let failure): problem = failure
                 }
             case .link: problem = .link
             case .folder, .other: problem = .notAFile
             }
-            guard problem.isDamage, let outcome = EntryFile.discard(item.name, in: folder) else { continue }
+            guard problem.isDamage, let outcome = EntryFile.discard(item.name, in: folder) else { return }
             corrupt += 1
             diagnostics?(
                 StrataError(
@@ -123,6 +118,15 @@ extension FileDataSource {
                         + "(\(problem)): \(outcome)"
                 )
             )
+        }
+        do {
+            try folder.forEachItem { name, kind in try visit((name, kind)) }
+        } catch let error as StrataError {
+            throw error
+        } catch let error as POSIXCallError {
+            throw error.strataError("Listing the store folder")
+        } catch {
+            throw StrataError.io("Listing the store folder", underlying: error)
         }
         migrate(legacy, into: &loaded, in: folder)
         let journal = try readJournal(folder, diagnostics: diagnostics)

@@ -78,7 +78,7 @@ public final class FileDataSource: Sendable {
     ///   ``Strata/StrataError/Code/io`` when the folder cannot be created, opened or listed (a symbolic link in place
     ///   of the store's folder is refused), or the process runs out of descriptors while reading the entries' metadata;
     ///   ``Strata/StrataError/Code/tooLarge`` when the entries' keys and metadata take more than
-    ///   ``Configuration/maximumMetadataSize`` (no file is changed).
+    ///   ``Configuration/maximumMetadataSize`` (nothing is evicted).
     public init(configuration: Configuration) throws {
         try Self.validate(configuration)
         let url = configuration.folderURL

@@ -239,11 +239,29 @@ extension StoreFolder {
     /// The names in the folder (without `.` and `..`, nor any that is not valid UTF-8) and what each is, links
     /// reported as links.
     package func items() throws(POSIXCallError) -> [(name: String, kind: ItemKind)] {
+        var items: [(name: String, kind: ItemKind)] = []
+        do {
+            try forEachItem { name, kind in items.append((name, kind)) }
+        } catch let error as POSIXCallError {
+            throw error
+        } catch {
+            // `forEachItem` throws only its own listing's errors and `body`'s, and this `body` throws none.
+            throw POSIXCallError(call: "readdir", path: path, code: EIO)
+        }
+        return items
+    }
+
+    /// Calls `body` with each name in the folder and what it is, as ``items()`` lists them, holding none of them: a
+    /// listing of a folder of millions of names takes the memory of one. `body` may remove or rename the item it is
+    /// given (another item may then be listed or not, as `readdir` says for a folder changed while it is read).
+    ///
+    /// - Throws: The ``POSIXCallError`` of the listing, or what `body` throws (the listing then stops).
+    package func forEachItem(_ body: (_ name: String, _ kind: ItemKind) throws -> Void) throws {
         // `fdopendir` takes the descriptor over, so it is given one of its own: the folder opened again through the
         // held one (`.`, no path walked). Not a duplicate, which would share its read position with every other
         // listing of the folder: two at once would each see part of it, and take that for the whole.
         let copy = FileDescriptor.retryingInterrupts { openat(descriptor, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        guard copy >= 0 else { throw .last("openat", path) }
+        guard copy >= 0 else { throw POSIXCallError.last("openat", path) }
         guard let stream = fdopendir(copy) else {
             let error = POSIXCallError.last("fdopendir", path)
             _ = close(copy)
@@ -251,13 +269,12 @@ extension StoreFolder {
         }
         defer { closedir(stream) }
         rewinddir(stream)
-        var items: [(name: String, kind: ItemKind)] = []
         while true {
             // `readdir` answers `nil` at the end and on a failure, which only `errno` tells apart: a listing cut
             // short by an I/O error is thrown, never taken for the whole folder.
             errno = 0
             guard let entry = readdir(stream) else {
-                if errno != 0 { throw .last("readdir", path) }
+                if errno != 0 { throw POSIXCallError.last("readdir", path) }
                 break
             }
             // The name is read where it lies, up to its NUL: a record is only as long as its name, so copying the
@@ -282,8 +299,7 @@ extension StoreFolder {
                 kind = found
             default: kind = .other
             }
-            items.append((name, kind))
+            try body(name, kind)
         }
-        return items
     }
 }
