@@ -140,14 +140,9 @@ public final class FileDataSource: Sendable {
         try StoreLimits.validate(
             countLimit: configuration.countLimit,
             maxSize: configuration.maxSize,
-            maximumReadSize: configuration.maximumReadSize
+            maximumReadSize: configuration.maximumReadSize,
+            maximumMetadataSize: configuration.maximumMetadataSize
         )
-        guard configuration.maximumMetadataSize >= 1 else {
-            throw StrataError(
-                .invalidArgument,
-                "maximumMetadataSize must be at least 1, got \(configuration.maximumMetadataSize)"
-            )
-        }
     }
 
     // MARK: - Reading

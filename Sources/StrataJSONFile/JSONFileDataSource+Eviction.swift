@@ -3,8 +3,9 @@ import Strata
 import StrataStorage
 
 extension JSONFileDataSource {
-    /// Evicts the least recently used entries while the store holds more than ``Configuration/countLimit`` entries
-    /// or more than ``Configuration/maxSize`` bytes of entry files. The entry just written is never one of them (it
+    /// Evicts the least recently used entries while the store holds more than ``Configuration/countLimit`` entries,
+    /// more than ``Configuration/maxSize`` bytes of entry files or more than ``Configuration/maximumMetadataSize`` of
+    /// keys and metadata. The entry just written is never one of them (it
     /// is the most recently used, and no larger than the size limit) unless the count limit is 0. The entries
     /// that cannot be removed are passed over by the rule of ``StrataStorage/StuckEvictions``.
     ///
@@ -26,9 +27,11 @@ extension JSONFileDataSource {
         if let failure { throw failure }
     }
 
-    /// Whether the store holds more entries or more bytes than its limits allow.
+    /// Whether the store holds more entries, more bytes of entry files or more of keys and metadata than its limits
+    /// allow.
     func isOverLimits(_ storage: borrowing JSONFileStorage) -> Bool {
         storage.count > (configuration.countLimit ?? .max) || storage.totalSize > (configuration.maxSize ?? .max)
+            || storage.metadataSize > configuration.maximumMetadataSize
     }
 
     /// ``evictOverLimits(from:now:)`` after a write, or as the store opens: a failure is a report for the diagnostics

@@ -81,7 +81,8 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
         try StoreLimits.validate(
             countLimit: configuration.countLimit,
             maxSize: configuration.maxSize,
-            maximumReadSize: configuration.maximumReadSize
+            maximumReadSize: configuration.maximumReadSize,
+            maximumMetadataSize: configuration.maximumMetadataSize
         )
         self.configuration = configuration
         self.storedListAnswer = StoredListAnswer(clock: configuration.clock, timeToLive: configuration.timeToLive)
@@ -90,7 +91,8 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
             path: configuration.folder.standardizedFileURL.path,
             durable: configuration.durability == .durable,
             now: configuration.clock.now(),
-            expecting: configuration.expectedFolder
+            expecting: configuration.expectedFolder,
+            maximumMetadataSize: configuration.maximumMetadataSize
         ) { data in
             try makeDecoder().decode(EntryHeader.self, from: data)
         }

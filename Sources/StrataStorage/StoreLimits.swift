@@ -6,13 +6,20 @@ import Strata
 /// stores refuse it and say that `nil` is "no limit". A read limit of 0 is allowed (every read of an entry with data
 /// is refused), a negative one is not.
 package enum StoreLimits {
-    /// Throws ``Strata/StrataError/Code/invalidArgument`` for a count or size limit below 1 or a negative read limit.
+    /// Throws ``Strata/StrataError/Code/invalidArgument`` for a count, size or metadata limit below 1 or a negative
+    /// read limit.
     ///
     /// - Parameters:
     ///   - countLimit: The most entries kept, `nil` for no limit.
     ///   - maxSize: The most bytes kept, `nil` for no limit.
     ///   - maximumReadSize: The most bytes one read loads.
-    package static func validate(countLimit: Int?, maxSize: Int?, maximumReadSize: Int) throws(StrataError) {
+    ///   - maximumMetadataSize: The most bytes of keys and metadata kept in memory.
+    package static func validate(
+        countLimit: Int?,
+        maxSize: Int?,
+        maximumReadSize: Int,
+        maximumMetadataSize: Int
+    ) throws(StrataError) {
         if let countLimit, countLimit < 1 {
             throw StrataError(.invalidArgument, "countLimit must be at least 1 (nil for no limit), got \(countLimit)")
         }
@@ -21,6 +28,9 @@ package enum StoreLimits {
         }
         guard maximumReadSize >= 0 else {
             throw StrataError(.invalidArgument, "maximumReadSize must not be negative, got \(maximumReadSize)")
+        }
+        guard maximumMetadataSize >= 1 else {
+            throw StrataError(.invalidArgument, "maximumMetadataSize must be at least 1, got \(maximumMetadataSize)")
         }
     }
 }

@@ -24,6 +24,12 @@ struct IndexRecord: Equatable {
     /// journals written before the field existed, until the store measures the file when it opens.
     var size: Int? = nil
 
+    /// The bytes the index counts for the entry under `key` against the store's `maximumMetadataSize`: the key's and
+    /// the tags' UTF-8 bytes, and 64 for the record's numbers.
+    func metadataSize(key: String) -> Int {
+        tags.reduce(64 + key.utf8.count) { $0 + $1.utf8.count }
+    }
+
     /// Whether every time and age is a finite number: a record that says NaN or infinity (a hand-edited line or
     /// file whose checksum was made again) is damage, not an entry that never expires.
     var hasFiniteTimes: Bool {

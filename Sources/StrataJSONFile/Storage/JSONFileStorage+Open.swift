@@ -24,6 +24,7 @@ extension JSONFileStorage {
         durable: Bool,
         now: Date,
         expecting expected: FolderIdentity? = nil,
+        maximumMetadataSize: Int = .max,
         decodeHeader: (Data) throws -> EntryHeader
     ) throws -> JSONFileStorage {
         let root: StoreFolder
@@ -44,6 +45,7 @@ extension JSONFileStorage {
                 do { try root.sync() } catch { throw error.strataError("Flushing the store folder") }
             }
             var storage = JSONFileStorage(root: root, entries: entries, ownership: ownership, durable: durable)
+            storage.maximumMetadataSize = maximumMetadataSize
             for report in reports { storage.record(report) }
             let previous = try StoreSession.read(in: root)
             try storage.openIndex(after: previous, now: now, decodeHeader: decodeHeader)
@@ -122,6 +124,9 @@ extension JSONFileStorage {
             return
         }
         var records = replay.records
+        // The journal read is at most `maximumFileSize`; what it holds is checked before anything is written.
+        let metadataSize = records.reduce(0) { $0 + $1.value.metadataSize(key: $1.key) }
+        guard metadataSize <= maximumMetadataSize else { throw metadataTooLarge(metadataSize) }
         let measured = measureUnsizedEntries(in: &records, now: now)
         let renumbered = load(records, maxSequence: replay.maxSequence)
         journalRecordCount = replay.recordCount
@@ -130,6 +135,16 @@ extension JSONFileStorage {
         } else {
             try reopenJournal(now: now)
         }
+    }
+
+    /// The error of an open that found more keys and metadata than ``maximumMetadataSize``: `found` bytes so far.
+    private func metadataTooLarge(_ found: Int) -> StrataError {
+        StrataError(
+            .tooLarge,
+            "The entries of the store folder \(root.path) take more than its maximumMetadataSize of "
+                + "\(maximumMetadataSize) bytes of keys and metadata (\(found) found); the store was not opened, and "
+                + "evicted nothing"
+        )
     }
 
     /// Records this session in the `session` file: a durable store writes its boot there (open, not clean)
@@ -164,7 +179,11 @@ extension JSONFileStorage {
         var rebuilt: [String: IndexRecord] = [:]
         var maxSequence: UInt64 = 0
         var unknown = 0
-        try forEachEntryRecord(now: now, decode: decodeHeader) { _, key, record in
+        var metadataSize = 0
+        try forEachEntryRecord(now: now, decode: decodeHeader) { storage, key, record in
+            // Checked as each file is read: the files may hold more keys than memory.
+            metadataSize += record.metadataSize(key: key)
+            guard metadataSize <= storage.maximumMetadataSize else { throw storage.metadataTooLarge(metadataSize) }
             var record = record
             if let old = known[key], old.storedAt == record.storedAt, old.sequence > record.sequence {
                 record.sequence = old.sequence
