@@ -124,11 +124,10 @@ extension JSONFileStorage {
             return
         }
         var records = replay.records
-        // The journal read is at most `maximumFileSize`; what it holds is checked before anything is written.
-        let metadataSize = records.reduce(0) { $0 + $1.value.metadataSize(key: $1.key) }
-        guard metadataSize <= maximumMetadataSize else { throw metadataTooLarge(metadataSize) }
         let measured = measureUnsizedEntries(in: &records, now: now)
         let renumbered = load(records, maxSequence: replay.maxSequence)
+        // The journal read is at most `maximumFileSize`; what it holds is checked before anything is written.
+        guard metadataSize <= maximumMetadataSize else { throw metadataTooLarge(metadataSize) }
         journalRecordCount = replay.recordCount
         if renumbered || measured || replay.recordCount > 2 * replay.records.count + 1024 {
             try compact(now: now)
