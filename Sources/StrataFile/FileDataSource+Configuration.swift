@@ -47,12 +47,13 @@ extension FileDataSource {
         /// under keys of a hundred bytes.
         ///
         /// The store keeps every entry's metadata in memory, so this bounds what opening a folder can make it hold: a
-        /// folder whose entries take more — a limit lowered since they were written, or files planted there, each
-        /// with a key of up to 16 MiB — is not opened: ``FileDataSource/init(configuration:)`` throws
-        /// ``Strata/StrataError/Code/tooLarge`` as soon as it has read past the limit, and evicts nothing (the
-        /// folder's entries stay as they were). A write that takes the store past it evicts the least recently used
-        /// entries, as ``maxSize`` does; one whose key and metadata alone take more is refused with
-        /// ``Strata/StrataError/Code/tooLarge``.
+        /// folder whose entries take more — a limit lowered since they were written, or files planted there, each with
+        /// a key of up to 16 MiB — is not opened: ``FileDataSource/init(configuration:)`` throws
+        /// ``Strata/StrataError/Code/tooLarge`` as soon as it has read past the limit, and evicts nothing (the folder's
+        /// entries stay as they were): unlike ``maxSize`` and ``countLimit``, which an open applies by evicting, since
+        /// choosing what to evict would take every key into memory first. A write that takes the store past it evicts
+        /// the least recently used entries, as ``maxSize`` does; one whose key and metadata alone take more is refused
+        /// with ``Strata/StrataError/Code/tooLarge``.
         public var maximumMetadataSize: Int = 256 << 20
 
         /// Whether a write survives only a crash of the process (``Strata/StoreDurability/atomic``) or also a

@@ -26,13 +26,14 @@ extension JSONFileDataSource {
         /// The most bytes of keys and metadata the store keeps in memory: 256 MiB by default, counted for each entry
         /// as its key's and tags' UTF-8 bytes and 64 for its dates, sequence and size.
         ///
-        /// The store's index keeps every entry's key in memory, so this bounds what opening a folder can make it
-        /// hold: a folder whose entries take more — a limit lowered since they were written, or entry files planted
-        /// there under long keys, found when the index is rebuilt from them — is not opened:
+        /// The store's index keeps every entry's key in memory, so this bounds what opening a folder can make it hold:
+        /// a folder whose entries take more — a limit lowered since they were written, or entry files planted there
+        /// under long keys, found when the index is rebuilt from them — is not opened:
         /// ``JSONFileDataSource/init(configuration:)`` throws ``Strata/StrataError/Code/tooLarge`` (a rebuild as soon
-        /// as it has read past the limit) and evicts nothing. A write that takes the store past it evicts the least
-        /// recently used entries, as ``maxSize`` does; one whose key and tags alone take more is refused with
-        /// ``Strata/StrataError/Code/tooLarge``.
+        /// as it has read past the limit) and evicts nothing: unlike ``maxSize`` and ``countLimit``, which an open
+        /// applies by evicting, since choosing what to evict would take every key into memory first. A write that takes
+        /// the store past it evicts the least recently used entries, as ``maxSize`` does; one whose key and tags alone
+        /// take more is refused with ``Strata/StrataError/Code/tooLarge``.
         public var maximumMetadataSize: Int = 256 << 20
 
         /// How long an entry lives unless its write gives its own; `nil` for ever.
