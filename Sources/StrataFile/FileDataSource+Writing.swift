@@ -318,9 +318,9 @@ extension FileDataSource {
             let names = state.index.entries.compactMap { $0?.name }
             var failure = removeFiles(names, in: &state)
             var swept = false
-            for item in (try? folder.items()) ?? [] {
-                guard let name = EntryName(fileName: item.name), state.index.entry(name) == nil else { continue }
-                let disposal = try? EntryFile.dispose(item.name, in: folder)
+            try? folder.forEachItem { fileName, _ in
+                guard let name = EntryName(fileName: fileName), state.index.entry(name) == nil else { return }
+                let disposal = try? EntryFile.dispose(fileName, in: folder)
                 if let disposal, disposal != .absent { swept = true }
             }
             let removed = names.count - state.index.count

@@ -432,9 +432,9 @@ public final class FileCacheProvider: CacheProvider {
         removingStaged: Bool = false
     ) {
         let live = Set(store.sortedKeys().map(Self.checkoutName))
-        for (name, kind) in (try? folder.items()) ?? [] where kind == .file {
-            let stale = Self.isCheckoutName(name) && !live.contains(name) && name != kept
-            guard stale || (removingStaged && Self.isStagedName(name)) else { continue }
+        try? folder.forEachItem { name, kind in
+            let stale = kind == .file && Self.isCheckoutName(name) && !live.contains(name) && name != kept
+            guard stale || (kind == .file && removingStaged && Self.isStagedName(name)) else { return }
             _ = try? folder.remove(name)
             checkouts[name] = nil
         }
