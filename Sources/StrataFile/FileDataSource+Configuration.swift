@@ -51,9 +51,9 @@ extension FileDataSource {
         /// a key of up to 16 MiB — is not opened: ``FileDataSource/init(configuration:)`` throws
         /// ``Strata/StrataError/Code/tooLarge`` as soon as it has read past the limit, and evicts nothing (the folder's
         /// entries stay as they were): unlike ``maxSize`` and ``countLimit``, which an open applies by evicting, since
-        /// choosing what to evict would take every key into memory first. A write that takes the store past it evicts
-        /// the least recently used entries, as ``maxSize`` does; one whose key and metadata alone take more is refused
-        /// with ``Strata/StrataError/Code/tooLarge``.
+        /// choosing what to evict would take every key into memory first. A write or a renewal that takes the store
+        /// past it evicts the least recently used entries, as ``maxSize`` does; one whose key and metadata alone take
+        /// more is refused with ``Strata/StrataError/Code/tooLarge``.
         public var maximumMetadataSize: Int = 256 << 20
 
         /// Whether a write survives only a crash of the process (``Strata/StoreDurability/atomic``) or also a

@@ -138,6 +138,8 @@ extension FileDataSource {
             renewed.accessSequence = trailer.writeSequence
             renewed.lastAccess = storedAt
             state.index.insert(renewed)
+            // Metadata that grew (tags, validators) may take the store past `maximumMetadataSize`, as a write may.
+            evictOrReport(&state, now: configuration.clock.now())
             if replacing, configuration.durability == .durable {
                 do throws(POSIXCallError) { try folder.sync() } catch {
                     throw error.strataError("Flushing the store folder")

@@ -31,9 +31,9 @@ extension JSONFileDataSource {
         /// under long keys, found when the index is rebuilt from them — is not opened:
         /// ``JSONFileDataSource/init(configuration:)`` throws ``Strata/StrataError/Code/tooLarge`` (a rebuild as soon
         /// as it has read past the limit) and evicts nothing: unlike ``maxSize`` and ``countLimit``, which an open
-        /// applies by evicting, since choosing what to evict would take every key into memory first. A write that takes
-        /// the store past it evicts the least recently used entries, as ``maxSize`` does; one whose key and tags alone
-        /// take more is refused with ``Strata/StrataError/Code/tooLarge``.
+        /// applies by evicting, since choosing what to evict would take every key into memory first. A write or a
+        /// renewal that takes the store past it evicts the least recently used entries, as ``maxSize`` does; one whose
+        /// key and tags alone take more is refused with ``Strata/StrataError/Code/tooLarge``.
         public var maximumMetadataSize: Int = 256 << 20
 
         /// How long an entry lives unless its write gives its own; `nil` for ever.

@@ -99,7 +99,7 @@ extension JSONFileDataSource {
         let date = configuration.clock.now()
         let stamp = EntryStamp(metadata, now: date, defaultMaxAge: defaultMaxAge)
         return try withStorage { storage in
-            try storage.renew(
+            let renewed = try storage.renew(
                 key,
                 storedAt: stamp.storedAt,
                 maxAge: stamp.maxAge,
@@ -107,6 +107,9 @@ extension JSONFileDataSource {
                 tags: stamp.tags,
                 now: date
             )
+            // Tags that grew may take the store past `maximumMetadataSize`, as a write may.
+            if renewed { evictOverLimitsOrReport(from: &storage, now: date) }
+            return renewed
         }
     }
 

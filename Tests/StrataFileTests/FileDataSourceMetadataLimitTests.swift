@@ -105,6 +105,26 @@ struct FileDataSourceMetadataLimitTests {
         #expect(try makeStore(folder, maximumMetadataSize: 3_300).count == 3)
     }
 
+    @Test func aRenewalThatGrowsTheMetadataPastTheLimitEvictsTheLeastRecentlyUsed() throws {
+        // Given a store whose limit holds three entries under keys of 1,000 bytes, with 200 bytes to spare
+        let folder = try TemporaryFolder()
+        let recorder = EvictionRecorder()
+        let keys = (0..<3).map { longKey($0, length: 1_000) }
+        let store = try makeStore(folder, maximumMetadataSize: 3_450, observer: recorder)
+        for key in keys { try store.setValue(Data("v".utf8), forKey: key) }
+
+        // When the newest is renewed with 400 bytes of tags
+        let tags: Set<String> = ["t-" + String(repeating: "a", count: 398)]
+        #expect(try store.renewMetadata(EntryMetadata(tags: tags), forKey: keys[2]))
+
+        // Then the least recently used goes, and the store is within its limit, so that it opens with it again
+        #expect(recorder.summary == ["\(keys[0]): sizeLimit"])
+        #expect(store.metadataSize <= 3_450)
+        #expect(store.entry(forKey: keys[2])?.metadata.tags == tags)
+        _ = consume store
+        #expect(try makeStore(folder, maximumMetadataSize: 3_450).count == 2)
+    }
+
     @Test func anEntryWhoseMetadataAloneExceedsTheLimitIsRefused() throws {
         // Given a store whose limit is 500 bytes of keys and metadata, holding one entry, and a file to move in
         let folder = try TemporaryFolder()

@@ -90,6 +90,26 @@ struct JSONFileMetadataLimitTests {
         }
     }
 
+    @Test func aRenewalThatGrowsTheTagsPastTheLimitEvictsTheLeastRecentlyUsed() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a store whose limit holds three entries under keys of 1,000 bytes, with 200 bytes to spare
+            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
+            let keys = (0..<3).map { longKey($0, length: 1_000) }
+            let store = try open(fixture, maximumMetadataSize: 3_392)
+            for key in keys { try store.setValue(Item(name: "v", number: 1), forKey: key) }
+
+            // When the newest is renewed with 400 bytes of tags
+            let tags: Set<String> = ["t-" + String(repeating: "a", count: 398)]
+            #expect(try store.renewMetadata(EntryMetadata(tags: tags), forKey: keys[2]))
+
+            // Then the least recently used goes, so that the store opens with the same limit again
+            #expect(recorder.summary == ["\(keys[0]): sizeLimit"])
+            #expect(store.count == 2)
+            _ = consume store
+            #expect(try open(fixture, maximumMetadataSize: 3_392).count == 2)
+        }
+    }
+
     @Test func anEntryWhoseKeyAloneExceedsTheLimitIsRefused() async throws {
         try await withTemporaryFolder { folder in
             // Given a store whose limit is 500 bytes of keys and metadata, holding one entry

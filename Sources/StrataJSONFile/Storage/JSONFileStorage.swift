@@ -403,10 +403,24 @@ struct JSONFileStorage: ~Copyable {
         record.maxAge = maxAge
         record.freshUntil = freshUntil
         if !tags.isEmpty { record.tags = tags }
+        try checkMetadata(of: record, key: key)
         try append(.put(key: key, record: record))
         setRecord(record, for: key)
         try compactIfLarge(now: now)
         return true
+    }
+
+    /// Refuses (``Strata/StrataError/Code/tooLarge``) a record whose key and tags alone take more than
+    /// ``maximumMetadataSize``.
+    private func checkMetadata(of record: IndexRecord, key: String) throws(StrataError) {
+        let metadata = record.metadataSize(key: key)
+        guard metadata <= maximumMetadataSize else {
+            throw StrataError(
+                .tooLarge,
+                "The key and tags of \(StrataError.quoted(key: key)) take \(metadata) bytes, more than the store's "
+                    + "maximumMetadataSize of \(maximumMetadataSize)"
+            )
+        }
     }
 
     /// Hands out the next LRU sequence, for a write.
@@ -435,14 +449,7 @@ struct JSONFileStorage: ~Copyable {
     /// An entry file larger than `maxSize` or than ``maximumFileSize``, or a key and tags that alone take more than
     /// ``maximumMetadataSize``, is refused (``Strata/StrataError/Code/tooLarge``), nothing written.
     mutating func write(_ data: Data, for key: String, record: IndexRecord, maxSize: Int?, now: Date) throws {
-        let metadata = record.metadataSize(key: key)
-        guard metadata <= maximumMetadataSize else {
-            throw StrataError(
-                .tooLarge,
-                "The key and tags of \(StrataError.quoted(key: key)) take \(metadata) bytes, more than the store's "
-                    + "maximumMetadataSize of \(maximumMetadataSize)"
-            )
-        }
+        try checkMetadata(of: record, key: key)
         let limit = min(maxSize ?? Self.maximumFileSize, Self.maximumFileSize)
         guard data.count <= limit else {
             throw StrataError(
