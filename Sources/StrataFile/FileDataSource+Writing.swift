@@ -16,9 +16,10 @@ extension FileDataSource {
     ///   - options: The entry's lifetime, ETag and Last-Modified.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/tooLarge`` when `data` alone exceeds the size limit or
-    ///   ``Configuration/maximumReadSize``, or its key and metadata ``Configuration/maximumMetadataSize``, ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed
-    ///   ``EntryOptions/maxAttributesSize``, ``Strata/StrataError/Code/io`` (with the `POSIXError`) when
-    ///   writing fails; the previous entry, if any, and every other entry stay as they were.
+    ///   ``Configuration/maximumReadSize``, or its key and metadata ``Configuration/maximumMetadataSize``,
+    ///   ``Strata/StrataError/Code/invalidArgument`` when the attributes exceed ``EntryOptions/maxAttributesSize``,
+    ///   ``Strata/StrataError/Code/io`` (with the `POSIXError`) when writing fails; the previous entry, if any, and
+    ///   every other entry stay as they were.
     public func setValue(_ data: Data, forKey key: String, options: EntryOptions = EntryOptions()) throws {
         let now = configuration.clock.now()
         let lifetime = options.timeToLive ?? configuration.timeToLive

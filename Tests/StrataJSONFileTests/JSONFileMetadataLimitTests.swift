@@ -131,6 +131,46 @@ struct JSONFileMetadataLimitTests {
         }
     }
 
+    @Test func entryFilesTheIndexLacksAreTakenInOnlyUpToTheLimit() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a store whose limit holds one small entry and three under keys of 1,000 bytes, holding the small
+            // one, and four entry files under such keys copied into its folder while it is open
+            let source = Fixture(folder: folder.appendingPathComponent("source"))
+            let keys = (0..<4).map { longKey($0, length: 1_000) }
+            do {
+                let writer = try open(source)
+                for key in keys { try writer.setValue(Item(name: "v", number: 1), forKey: key) }
+            }
+            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
+            let store = try open(fixture, maximumMetadataSize: 3_300)
+            try store.setValue(Item(name: "small", number: 1), forKey: "small")
+            let planted = try source.files().filter { $0.hasPrefix("entries/") }
+            for file in planted {
+                let target = fixture.folder.appendingPathComponent(file)
+                try FileManager.default.createDirectory(
+                    at: target.deletingLastPathComponent(),
+                    withIntermediateDirectories: true
+                )
+                try FileManager.default.copyItem(at: source.folder.appendingPathComponent(file), to: target)
+            }
+
+            // When the store takes in the entry files its index lacks
+            _ = try store.removeExpired()
+
+            // Then it takes in three, leaves the fourth where it is, says so once, and evicts nothing
+            #expect(planted.count == 4)
+            #expect(store.count == 4)
+            #expect(try store.value(forKey: "small") == Item(name: "small", number: 1))
+            let reports = fixture.reports.all.filter { $0.code == .tooLarge }
+            #expect(reports.count == 1)
+            #expect(reports.first?.message.contains("left 1 entry files") == true)
+            #expect(recorder.evictions.isEmpty)
+            for file in planted {
+                #expect(FileManager.default.fileExists(atPath: fixture.folder.appendingPathComponent(file).path))
+            }
+        }
+    }
+
     @Test func aLimitBelowOneIsRefused() async throws {
         try await withTemporaryFolder { folder in
             let fixture = Fixture(folder: folder.appendingPathComponent("store"))

@@ -89,16 +89,25 @@ extension JSONFileStorage {
     /// before its index line, or lost with a damaged index); damaged ones are set aside. No entry file is ever
     /// deleted because the index does not know it.
     ///
+    /// A file whose key would take the index past ``maximumMetadataSize`` is left where it is, not taken in, and the
+    /// files so left are reported once (``Strata/StrataError/Code/tooLarge``): files planted while the store is open
+    /// never reach memory together.
+    ///
     /// - Returns: How many entries were taken in.
     @discardableResult
     mutating func adoptUnindexedEntries(now: Date, decodeHeader: (Data) throws -> EntryHeader) throws -> Int {
         let indexed = Set(records.keys.map { Self.fileName(of: $0) + ".json" })
         var adopted = 0
+        var left = 0
         try forEachEntryRecord(now: now, decode: decodeHeader, skipping: indexed.contains, refusesOtherCoders: false) {
             storage,
             key,
             record in
             guard storage.record(for: key) == nil else { return }
+            guard storage.metadataSize + record.metadataSize(key: key) <= storage.maximumMetadataSize else {
+                left += 1
+                return
+            }
             var record = record
             // A file's sequence past the ceiling is not one the store gave: the entry counts as just written.
             if record.sequence >= JSONFileStorage.sequenceCeiling { record.sequence = storage.nextSequence }
@@ -106,6 +115,15 @@ extension JSONFileStorage {
             storage.setRecord(record, for: key)
             storage.nextSequence = max(storage.nextSequence, record.sequence + 1)
             adopted += 1
+        }
+        if left > 0 {
+            pendingReports.append(
+                StrataError(
+                    .tooLarge,
+                    "JSONFileDataSource left \(left) entry files its index lacks in \(entries.path): taking them in "
+                        + "would pass its maximumMetadataSize of \(maximumMetadataSize) bytes of keys and metadata"
+                )
+            )
         }
         return adopted
     }
