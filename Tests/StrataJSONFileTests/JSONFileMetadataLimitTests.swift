@@ -69,13 +69,23 @@ struct JSONFileMetadataLimitTests {
         }
     }
 
+    /// A store in `folder` under `limit`, holding the first three of four keys of 1,000 bytes (1,064 bytes each,
+    /// counted), written in order.
+    private func storeOfThreeLongKeys(
+        in folder: URL,
+        limit: Int
+    ) throws -> (fixture: Fixture, store: JSONFileDataSource<Item>, keys: [String]) {
+        let fixture = Fixture(folder: folder.appendingPathComponent("store"))
+        let keys = (0..<4).map { longKey($0, length: 1_000) }
+        let store = try open(fixture, maximumMetadataSize: limit)
+        for key in keys.prefix(3) { try store.setValue(Item(name: "v", number: 1), forKey: key) }
+        return (fixture, store, keys)
+    }
+
     @Test func writesPastTheLimitEvictTheLeastRecentlyUsed() async throws {
         try await withTemporaryFolder { folder in
             // Given a store whose limit holds three entries under keys of 1,000 bytes (1,064 bytes each, counted)
-            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
-            let keys = (0..<4).map { longKey($0, length: 1_000) }
-            let store = try open(fixture, maximumMetadataSize: 3_300)
-            for key in keys.prefix(3) { try store.setValue(Item(name: "v", number: 1), forKey: key) }
+            let (_, store, keys) = try storeOfThreeLongKeys(in: folder, limit: 3_300)
             // (the first is read, so the second is the least recently used)
             _ = try store.value(forKey: keys[0])
 
@@ -93,10 +103,7 @@ struct JSONFileMetadataLimitTests {
     @Test func aRenewalThatGrowsTheTagsPastTheLimitEvictsTheLeastRecentlyUsed() async throws {
         try await withTemporaryFolder { folder in
             // Given a store whose limit holds three entries under keys of 1,000 bytes, with 200 bytes to spare
-            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
-            let keys = (0..<3).map { longKey($0, length: 1_000) }
-            let store = try open(fixture, maximumMetadataSize: 3_392)
-            for key in keys { try store.setValue(Item(name: "v", number: 1), forKey: key) }
+            let (fixture, store, keys) = try storeOfThreeLongKeys(in: folder, limit: 3_392)
 
             // When the newest is renewed with 400 bytes of tags
             let tags: Set<String> = ["t-" + String(repeating: "a", count: 398)]
