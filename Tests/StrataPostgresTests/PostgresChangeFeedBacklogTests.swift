@@ -149,16 +149,6 @@
         }
     }
 
-    /// Evaluates `condition` until it holds, every 10 ms, for at most `limit`: whether it held.
-    func eventually(within limit: Duration = .seconds(30), _ condition: () async -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !(await condition()) {
-            guard ContinuousClock.now < deadline else { return false }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
     /// A memory cache whose deletes wait while its gate is closed: a cache slow to delete.
     final class StallingCache: DataSource {
         let memory = MemoryDataSource<Note>()

@@ -50,15 +50,5 @@
                 }
             }
         }
-
-        /// Whether `condition` held within `limit`, checked every 20 ms.
-        private func eventually(within limit: Duration, _ condition: () -> Bool) async throws -> Bool {
-            let end = ContinuousClock.now.advanced(by: limit)
-            while !condition() {
-                guard ContinuousClock.now < end else { return false }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return true
-        }
     }
 #endif

@@ -173,6 +173,17 @@
         }
     }
 
+    /// Evaluates `condition` until it holds, every 10 ms, for at most `limit`: whether it held. For what another task
+    /// does on its own (a feed applying a change to a cache), which the test cannot await.
+    func eventually(within limit: Duration = .seconds(30), _ condition: () async -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !(await condition()) {
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
     /// Runs `body` until it succeeds, again after each retryable ``StrataError/Code/network`` error (a server coming
     /// back); any other error ends it. The suite's time limit bounds it.
     func untilServed(_ body: () async throws -> Void) async throws {
