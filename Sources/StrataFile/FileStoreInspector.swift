@@ -90,13 +90,16 @@ public final class FileStoreInspector: Sendable {
 
     /// ``entryItems()``, or the error of a listing that failed or was cut short.
     private func listedEntryItems() throws(StrataError) -> [(name: String, kind: ItemKind)] {
-        let items: [(name: String, kind: ItemKind)]
+        // Walked name by name: only the entries' names are kept, however many others the folder holds.
+        var items: [(name: String, kind: ItemKind)] = []
         do {
-            items = try folder.items()
+            try folder.forEachItem { name, kind in
+                if EntryName(fileName: name) != nil { items.append((name, kind)) }
+            }
         } catch {
             throw error.strataError("Listing the store folder")
         }
-        return items.filter { EntryName(fileName: $0.name) != nil }.sorted { $0.name < $1.name }
+        return items.sorted { $0.name < $1.name }
     }
 
     /// Reads the metadata of every entry file (one `openat`, `fstat` and `pread` each) and the access journal,
@@ -175,12 +178,13 @@ public final class FileStoreInspector: Sendable {
         _ = EntryFile.discard(AccessJournal.fileName, in: folder)
         // What the store set aside goes only when it is a link (itself) or a sealed file: a folder, a pipe or a
         // socket set aside is never deleted.
-        for item in (try? folder.items()) ?? []
-        where FileDataSource.isLeftoverTemporary(item)
-            || (EntryFile.isSetAside(item.name)
-                && (item.kind == .link || (item.kind == .file && EntryFile.isSealed(item.name, in: folder))))
-        {
-            _ = try? folder.remove(item.name)
+        try? folder.forEachItem { name, kind in
+            guard
+                FileDataSource.isLeftoverTemporary((name, kind))
+                    || (EntryFile.isSetAside(name)
+                        && (kind == .link || (kind == .file && EntryFile.isSealed(name, in: folder))))
+            else { return }
+            _ = try? folder.remove(name)
         }
         return removed
     }

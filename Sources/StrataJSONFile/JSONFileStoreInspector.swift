@@ -146,7 +146,8 @@ public struct JSONFileStoreInspector: Sendable {
     /// - Parameters:
     ///   - key: The entry's key, as ``JSONFileStoreEntry/key`` names it.
     ///   - type: The type the store's values have.
-    ///   - decoder: Decodes the value, configured as the store's own (``JSONFileDataSource/Configuration/makeDecoder``).
+    ///   - decoder: Decodes the value, configured as the store's own
+    ///     (``JSONFileDataSource/Configuration/makeDecoder``).
     /// - Returns: The value; `nil` when no entry file holds the key.
     /// - Throws: ``Strata/StrataError/Code/dataSerialization`` for a damaged file, a file of another key or a value
     ///   that does not decode as `type`; ``Strata/StrataError/Code/io`` when the file cannot be read.
@@ -201,15 +202,19 @@ public struct JSONFileStoreInspector: Sendable {
     private func entryFiles() throws -> [String] {
         do {
             guard let entries = try folder.subfolder(JSONFileStorage.entriesName, create: false) else { return [] }
+            // Walked name by name: only the entry files' names are kept, however many others the folders hold.
             var files: [String] = []
-            for shard in try entries.items() where shard.kind == .folder && JSONFileStorage.isShardName(shard.name) {
-                guard let shardFolder = try entries.subfolder(shard.name, create: false) else { continue }
-                for file in try shardFolder.items() where file.kind == .file && JSONFileStorage.isEntryName(file.name) {
-                    files.append(JSONFileStorage.relativePath(shard: shard.name, file: file.name))
+            try entries.forEachItem { shard, kind in
+                guard kind == .folder, JSONFileStorage.isShardName(shard),
+                    let shardFolder = try entries.subfolder(shard, create: false)
+                else { return }
+                try shardFolder.forEachItem { file, kind in
+                    guard kind == .file, JSONFileStorage.isEntryName(file) else { return }
+                    files.append(JSONFileStorage.relativePath(shard: shard, file: file))
                 }
             }
             return files
-        } catch {
+        } catch let error as POSIXCallError {
             if error.isLink || error.isWrongKind { return [] }
             throw error.strataError("Listing the entry folder")
         }

@@ -240,15 +240,21 @@ extension StoreFolder {
     /// reported as links.
     package func items() throws(POSIXCallError) -> [(name: String, kind: ItemKind)] {
         var items: [(name: String, kind: ItemKind)] = []
+        try forEachItem { name, kind in items.append((name, kind)) }
+        return items
+    }
+
+    /// Calls `body` with each name in the folder and what it is, as the walk below does, for a `body` that throws
+    /// nothing: the only error is the listing's.
+    package func forEachItem(_ body: (_ name: String, _ kind: ItemKind) -> Void) throws(POSIXCallError) {
         do {
-            try forEachItem { name, kind in items.append((name, kind)) }
+            try forEachItem { (name: String, kind: ItemKind) throws in body(name, kind) }
         } catch let error as POSIXCallError {
             throw error
         } catch {
-            // `forEachItem` throws only its own listing's errors and `body`'s, and this `body` throws none.
+            // The listing throws only its own errors and `body`'s, and `body` throws none.
             throw POSIXCallError(call: "readdir", path: path, code: EIO)
         }
-        return items
     }
 
     /// Calls `body` with each name in the folder and what it is, as ``items()`` lists them, holding none of them: a

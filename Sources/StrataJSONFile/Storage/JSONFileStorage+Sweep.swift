@@ -15,30 +15,34 @@ extension JSONFileStorage {
         _ visit: (inout JSONFileStorage, _ shard: String, _ folder: StoreFolder, _ file: String) throws -> Void
     ) throws {
         do {
-            for item in try root.items() where Self.isLeftoverTemporary(item, in: root) {
-                onTheWay("Removing the leftover temporary file", item.name, in: root) { try $0.root.remove(item.name) }
+            // Each folder is walked name by name (`forEachItem`), never listed whole: a folder may hold millions of
+            // names the store did not make. A name set aside during a walk is not one the walk acts on.
+            try root.forEachItem { name, kind in
+                guard Self.isLeftoverTemporary((name, kind), in: root) else { return }
+                onTheWay("Removing the leftover temporary file", name, in: root) { try $0.root.remove(name) }
             }
-            for item in try entries.items() where Self.isShardName(item.name) {
-                guard item.kind == .folder else {
-                    shards[item.name] = nil
-                    onTheWay("Setting aside", item.name, in: entries) { storage in
-                        try storage.setAsideItem(item.name, kind: item.kind, in: storage.entries, now: now)
+            try entries.forEachItem { shardName, kind in
+                guard Self.isShardName(shardName) else { return }
+                guard kind == .folder else {
+                    shards[shardName] = nil
+                    onTheWay("Setting aside", shardName, in: entries) { storage in
+                        try storage.setAsideItem(shardName, kind: kind, in: storage.entries, now: now)
                     }
-                    continue
+                    return
                 }
-                guard let folder = try shard(item.name, create: false, now: now) else { continue }
-                for file in try folder.items() {
-                    if Self.isTemporaryName(file.name) {
-                        guard Self.isLeftoverTemporary(file, in: folder) else { continue }
-                        onTheWay("Removing the leftover temporary file", file.name, in: folder) { _ in
-                            try folder.remove(file.name)
+                guard let folder = try shard(shardName, create: false, now: now) else { return }
+                try folder.forEachItem { name, kind in
+                    if Self.isTemporaryName(name) {
+                        guard Self.isLeftoverTemporary((name, kind), in: folder) else { return }
+                        onTheWay("Removing the leftover temporary file", name, in: folder) { _ in
+                            try folder.remove(name)
                         }
-                    } else if Self.isEntryName(file.name) {
-                        if file.kind == .file {
-                            try visit(&self, item.name, folder, file.name)
+                    } else if Self.isEntryName(name) {
+                        if kind == .file {
+                            try visit(&self, shardName, folder, name)
                         } else {
-                            onTheWay("Setting aside", file.name, in: folder) { storage in
-                                try storage.setAsideItem(file.name, kind: file.kind, in: folder, now: now)
+                            onTheWay("Setting aside", name, in: folder) { storage in
+                                try storage.setAsideItem(name, kind: kind, in: folder, now: now)
                             }
                         }
                     }
