@@ -223,12 +223,13 @@ struct ProviderNotModifiedTests {
 
     /// The request asked again when a 304 finds the provider's copy gone has what the first one left of the total
     /// deadline (the client's configuration's), so the download as a whole ends at it. (The second request had a total
-    /// deadline of its own: the download succeeded after 8 s of a 6 s deadline.) Each side has 2 s to spare, for a
-    /// loaded machine: the first exchange ends 2 s before the deadline, and the second alone would end 2 s before it.
+    /// deadline of its own: the download succeeded after 8 s of a 6 s deadline.) The 304 comes 2 s into an 8 s
+    /// deadline, leaving a loaded machine 6 s to ask again; the second answer comes 6.5 s after that, past the shared
+    /// deadline however late it is asked, and 1.5 s before a deadline of its own would end.
     @Test(.timeLimit(.minutes(1)))
     func theRequestAskedAgainWhenTheCopyIsGoneSharesTheTotalDeadline() async throws {
-        // Given a stored download, and a server that then takes 4 s over each answer and removes the entry before it
-        // answers a conditional request
+        // Given a stored download, and a server that then takes 2 s over a conditional request (removing the entry
+        // before it answers) and 6.5 s over another
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let resource = VersionedResource(body: pattern(count: 8_192), eTag: "\"v1\"")
@@ -239,8 +240,10 @@ struct ProviderNotModifiedTests {
             (
                 "GET /asset",
                 { request in
-                    if slow.withLock({ $0 }) { try? await Task.sleep(for: .seconds(4)) }
-                    if request.headers["if-none-match"] != nil { _ = try? store.removeValue(forKey: "k") }
+                    let isConditional = request.headers["if-none-match"] != nil
+                    let delay: Duration = .milliseconds(isConditional ? 2_000 : 6_500)
+                    if slow.withLock({ $0 }) { try? await Task.sleep(for: delay) }
+                    if isConditional { _ = try? store.removeValue(forKey: "k") }
                     return resource.reply(request)
                 }
             )
@@ -266,9 +269,9 @@ struct ProviderNotModifiedTests {
         // (Stored under no deadline of the test's: on a loaded machine, the first download alone took over 3 s.)
         _ = try await service(totalTimeout: .seconds(30)).downloadAsync()
         slow.withLock { $0 = true }
-        let service = service(totalTimeout: .seconds(6))
+        let service = service(totalTimeout: .seconds(8))
 
-        // When it downloads again under a total deadline of 6 s: a 304 after 4 s that finds the entry gone
+        // When it downloads again under a total deadline of 8 s: a 304 after 2 s that finds the entry gone
         let error = await strataError { _ = try await service.downloadAsync() }
 
         // Then the second request had only what the first left, and the download ends at the deadline
