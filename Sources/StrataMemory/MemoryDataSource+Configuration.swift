@@ -5,9 +5,16 @@ extension MemoryDataSource {
     /// The limits and policies of a ``MemoryDataSource``.
     public struct Configuration: Sendable {
         /// The most entries kept; `nil` for no limit.
+        ///
+        /// A limit, whatever the number: 0 or less keeps nothing (every put is evicted at once, reported
+        /// ``Strata/StoreEviction/Reason/countLimit``), unlike `NSCache`, for which 0 means no limit. The file and
+        /// JSON stores, whose initializers throw, refuse a limit below 1 instead.
         public var countLimit: Int?
 
         /// The most total cost kept (bytes, by the default cost function); `nil` for no limit.
+        ///
+        /// A value that costs more than the whole limit is not kept (and evicts nothing for it), so a limit of 0 or
+        /// less keeps only values that cost nothing.
         public var costLimit: Int?
 
         /// How long an entry lives unless its put says otherwise; `nil` for ever.
