@@ -52,7 +52,7 @@
 
             try await transport.shutdown()
             try await transport.shutdown()
-            let error = await Self.strataError {
+            let error = await strataError {
                 _ = try await client.send(HTTPRequest(baseURL: server.baseURL, path: "ok"))
             }
 
@@ -71,7 +71,7 @@
                 totalTimeout: .seconds(30)
             )
 
-            let error = await Self.strataError {
+            let error = await strataError {
                 _ = try await StrataNetwork.HTTPClient(transport: AsyncHTTPClientTransport()).send(request)
             }
 
@@ -94,16 +94,6 @@
 
             #expect(response.body == body)
             #expect(server.requests.last?.headers["content-length"] == "\(size)")
-        }
-
-        /// Runs `body` and returns the ``Strata/StrataError`` it throws, or `nil`.
-        static func strataError(_ body: () async throws -> Void) async -> StrataError? {
-            do {
-                try await body()
-                return nil
-            } catch {
-                return error as? StrataError ?? StrataError(.io, "Unexpected \(error)")
-            }
         }
     }
 #endif

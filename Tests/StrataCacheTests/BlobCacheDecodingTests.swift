@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Strata
 import StrataCache
+import StrataTestSupport
 import Testing
 
 /// Fetches decoded to `String`, `Decodable`, a mapper and a closure.

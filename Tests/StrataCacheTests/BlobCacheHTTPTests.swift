@@ -1,5 +1,6 @@
 import Foundation
 import LoopbackServer
+import StrataTestSupport
 import Testing
 
 @testable import Strata

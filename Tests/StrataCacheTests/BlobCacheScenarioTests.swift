@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Strata
 import StrataCache
+import StrataTestSupport
 import Testing
 
 /// The three scenarios of Kumo's BlobCache documentation, counted on the server.

@@ -73,16 +73,6 @@ func reply(_ body: String, headers: [String: String] = [:], status: Int = 200)
     { _ in ServerReply(status: status, headers: headers, body: Data(body.utf8)) }
 }
 
-/// Runs `body` and returns the ``StrataError`` it throws, or `nil`.
-func strataError(_ body: () async throws -> Void) async -> StrataError? {
-    do {
-        try await body()
-        return nil
-    } catch {
-        return error as? StrataError
-    }
-}
-
 /// Waits until `condition` holds, yielding in between.
 func waitUntil(_ condition: () -> Bool) async {
     while !condition() { await Task.yield() }

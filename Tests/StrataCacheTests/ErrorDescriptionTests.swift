@@ -5,6 +5,7 @@ import StrataFile
 import StrataJSONFile
 import StrataMemory
 import StrataNetwork
+import StrataTestSupport
 import Testing
 
 /// Every module's errors print as one line; their causes are in the detailed description.

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import Strata
+import StrataTestSupport
 import Testing
 
 @testable import StrataCache

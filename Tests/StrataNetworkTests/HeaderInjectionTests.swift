@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataNetwork
+import StrataTestSupport
 import Testing
 
 /// No header name, header value or method can add a line on the wire: an invalid one is an

@@ -1,6 +1,8 @@
 import Foundation
 import Strata
 import StrataNetwork
+import StrataTestSupport
+import Testing
 
 /// What a transport made of one request under a body limit, asked as a data request or as a download: the shared
 /// steps of the tests that hold hostile bodies to the limit.

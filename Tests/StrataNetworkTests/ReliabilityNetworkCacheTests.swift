@@ -3,6 +3,7 @@ import LoopbackServer
 import Strata
 import StrataMemory
 import StrataNetwork
+import StrataTestSupport
 import StrataTesting
 import Testing
 

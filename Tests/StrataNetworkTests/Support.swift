@@ -33,15 +33,3 @@ func makeClient(
         )
     )
 }
-
-/// Runs `body` and returns the ``StrataError`` it throws, or `nil`.
-func strataError(_ body: () async throws -> Void) async -> StrataError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as StrataError {
-        return error
-    } catch {
-        return StrataError(.io, "Unexpected \(error)")
-    }
-}

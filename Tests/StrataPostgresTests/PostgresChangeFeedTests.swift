@@ -3,6 +3,7 @@
     import PostgresNIO
     import Strata
     import StrataMemory
+    import StrataTestSupport
     import Testing
 
     @testable import StrataPostgres

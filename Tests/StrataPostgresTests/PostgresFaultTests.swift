@@ -4,6 +4,7 @@
     import PrivatePostgres
     import Strata
     import StrataMemory
+    import StrataTestSupport
     import Testing
 
     @testable import StrataPostgres

@@ -3,6 +3,7 @@
     import PostgresNIO
     import PrivatePostgres
     import Strata
+    import StrataTestSupport
     import Testing
 
     @testable import StrataPostgres
@@ -158,19 +159,6 @@
     /// The code of the error `body` throws, or `nil` when it succeeds.
     func strataCode(_ body: () async throws -> Void) async -> StrataError.Code? {
         await strataError(body)?.code
-    }
-
-    /// The error `body` throws as a ``StrataError`` (another error is recorded as an issue), or `nil` when it succeeds.
-    func strataError(_ body: () async throws -> Void) async -> StrataError? {
-        do {
-            try await body()
-            return nil
-        } catch let error as StrataError {
-            return error
-        } catch {
-            Issue.record("not a StrataError: \(error)")
-            return nil
-        }
     }
 
     /// Evaluates `condition` until it holds, every 10 ms, for at most `limit`: whether it held. For what another task

@@ -2,6 +2,7 @@
     import Foundation
     import PostgresNIO
     import Strata
+    import StrataTestSupport
     import Testing
 
     @testable import StrataPostgres
