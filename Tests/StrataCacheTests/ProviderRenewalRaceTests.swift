@@ -53,6 +53,49 @@ struct ProviderRenewalRaceTests {
         #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == Data("B".utf8))
     }
 
+    /// The same store of B landing after the download compared the provider's headers with those it sent, and before
+    /// `renewItem` looks at the entry: the download answers with B, which stays stored with its own `ETag`. (The
+    /// provider took the 304 about A for a lie about B: it removed B and the download failed.)
+    @Test(.timeLimit(.minutes(1)))
+    func aNotModifiedRenewingAfterANewerVersionLandedKeepsIt() async throws {
+        // Given version A stored, a server that answers its revalidation 304, and a provider that stores B just
+        // before it renews
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "assets", clock: ManualClock())
+        )
+        let files = try FileCacheProvider(store: store)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /asset",
+                { request in
+                    guard request.headers["if-none-match"] == "\"A\"" else {
+                        return ServerReply(status: 200, headers: ["ETag": "\"A\""], body: Data("A".utf8))
+                    }
+                    return ServerReply(status: 304, headers: ["ETag": "\"A\""])
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let newer = folder.url.appendingPathComponent("newer")
+        let provider = StoringBeforeRenewal(files) {
+            try Data("B".utf8).write(to: newer)
+            _ = try files.store(objectAt: newer, key: "k", headers: ["ETag": "\"B\""])
+        }
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+        #expect(try await service.downloadAsync().origin == .network)
+
+        // When A is revalidated, and B is stored between the headers' check and the renewal
+        let late = try await service.downloadAsync()
+
+        // Then the download answers with B, which stays stored with its own ETag
+        #expect(provider.stored.withLock { $0 })
+        #expect(late.origin == .revalidated)
+        #expect(try Data(contentsOf: late.result) == Data("B".utf8))
+        #expect(store.info(forKey: "k")?.eTag == "\"B\"")
+    }
+
     /// The same store of B landing inside `renewItem`, between its look at the entry and its renewal: B keeps its own
     /// `ETag`. (The renewal was unconditional and stamped A's validators onto B, so B passed for A.)
     @Test func aRenewalNeverLandsOnAVersionStoredDuringIt() async throws {
@@ -117,5 +160,37 @@ struct ProviderRenewalRaceTests {
             _ = try? provider.store(objectAt: newer, key: "k", headers: ["ETag": "\"B\""])
         }
         return (store, provider, clock)
+    }
+}
+
+/// A `FileCacheProvider` that runs `beforeRenewal` once, at the first `renewItem`, before the provider renews: what
+/// another download of the key storing a newer version at that moment does.
+private struct StoringBeforeRenewal: CacheProvider {
+    let files: FileCacheProvider
+    let beforeRenewal: @Sendable () throws -> Void
+    /// Whether `beforeRenewal` ran.
+    let stored = Locked(false)
+
+    init(_ files: FileCacheProvider, beforeRenewal: @escaping @Sendable () throws -> Void) {
+        self.files = files
+        self.beforeRenewal = beforeRenewal
+    }
+
+    var cachePolicy: CachePolicy { files.cachePolicy }
+    func find(key: String) -> URL? { files.find(key: key) }
+    func cachedItem(key: String) throws -> URL { try files.cachedItem(key: key) }
+    func headerValues(for cacheKey: String) -> [String: String] { files.headerValues(for: cacheKey) }
+
+    func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
+        try files.store(objectAt: file, key: key, headers: headers)
+    }
+
+    func renewItem(key: String, notModified response: HTTPResponse) async throws {
+        let first = stored.withLock { stored in
+            defer { stored = true }
+            return !stored
+        }
+        if first { try beforeRenewal() }
+        try await files.renewItem(key: key, notModified: response)
     }
 }

@@ -275,31 +275,30 @@ public final class FileCacheProvider: CacheProvider {
     }
 
     /// Renews the entry under `key` after a `304 Not Modified` without rewriting its file: received now, with
-    /// the stored `ETag` and `Last-Modified` (the 304's when its `ETag` matches the stored one; only those that can be sent back are kept), through
-    /// the store's `renewMetadata(_:attributes:ifContentHash:forKey:)`. The entry keeps the store's own expiry, which
-    /// is when it is evicted: an HTTP expiry there would drop a stale entry before it could be revalidated.
+    /// the stored `ETag` and `Last-Modified` (the 304's when its `ETag` matches the stored one; only those that can be
+    /// sent back are kept), through the store's `renewMetadata(_:attributes:ifContentHash:forKey:)`. The entry keeps
+    /// the store's own expiry, which is when it is evicted: an HTTP expiry there would drop a stale entry before it
+    /// could be revalidated.
     ///
-    /// A 304 whose `ETag` names another version than the stored one is not about the stored file (RFC 9111,
-    /// section 4.3.4): the entry is removed, so the next download asks without validators, and the download fails.
+    /// A 304 whose `ETag` names another version than the stored one is not about the stored entry (RFC 9111,
+    /// section 4.3.4): it renews and removes nothing, and ``cachedItem(key:)`` answers with the entry as it is. A
+    /// download reaches this when another download of the key stored a newer version after the request was sent
+    /// (`HTTPClient` itself asks again when a 304 names another version than the request did), and the newer
+    /// version is the one to keep.
     /// A 304 whose fields forbid keeping the entry (its `Cache-Control` says `no-store`: they replace the stored ones,
     /// by `HTTPFreshness.keepsRenewedResponse(sendsCacheControl:)`, as for `DownloadService`) renews nothing: the entry
     /// and its checkout are removed, as for a full answer with `no-store`, and ``cachedItem(key:)`` then throws
-    /// ``Strata/StrataError/Code/notFound``. All three land only on the version looked at: one stored meanwhile is
+    /// ``Strata/StrataError/Code/notFound``. Both land only on the version looked at: one stored meanwhile is
     /// neither renewed nor removed.
     ///
     /// - Parameters:
     ///   - key: The download's cache key.
     ///   - response: The 304.
-    /// - Throws: ``Strata/StrataError/Code/unexpectedResponse`` for a 304 about another version;
-    ///   ``Strata/StrataError/Code/io`` when the entry that must not be kept cannot be removed.
+    /// - Throws: ``Strata/StrataError/Code/io`` when the entry that must not be kept cannot be removed.
     public func renewItem(key: String, notModified response: HTTPResponse) async throws {
         guard let info = store.info(forKey: key) else { return }
         if let stored = info.eTag, let answered = response.eTag, !ConditionalHeaders.weakMatch(stored, answered) {
-            _ = try? store.removeValue(forKey: key, ifStill: info)
-            throw StrataError(
-                .unexpectedResponse,
-                "The server answered 304 Not Modified for \(StrataError.quoted(key: key)) with the ETag of another version"
-            )
+            return
         }
         let now = store.configuration.clock.now()
         let freshness = HTTPFreshness(response: response, requestTime: now, responseTime: now)
