@@ -124,13 +124,21 @@ extension StoreFolder {
     ) throws(POSIXCallError) {
         try Self.checkName(name)
         let (fd, temporary) = try createTemporary(prefix: temporaryPrefix)
+        // The descriptor is closed exactly once, on every path: a second `close` of its number would close whatever
+        // another thread was given that number meanwhile.
+        let written: POSIXCallError? =
+            if !FileDescriptor.writeAll(fd, bytes) {
+                .last("write", qualified(temporary))
+            } else if durable, !FileDescriptor.sync(fd) {
+                .last("fsync", qualified(temporary))
+            } else {
+                nil
+            }
+        _ = close(fd)
         do throws(POSIXCallError) {
-            guard FileDescriptor.writeAll(fd, bytes) else { throw POSIXCallError.last("write", qualified(temporary)) }
-            if durable, !FileDescriptor.sync(fd) { throw POSIXCallError.last("fsync", qualified(temporary)) }
-            _ = close(fd)
+            if let written { throw written }
             try rename(temporary, to: name)
         } catch {
-            _ = close(fd)
             _ = try? remove(temporary)
             throw error
         }
