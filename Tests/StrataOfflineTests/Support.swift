@@ -106,12 +106,27 @@ func plant(_ record: PendingWrite, in folder: URL, as number: UInt64? = nil) asy
     _ = try await store.put(record, in: KeyQuery(String(repeating: "0", count: 20 - digits.count) + digits))
 }
 
+extension OfflineRepository.Configuration {
+    /// A configuration without a timer, on a clock that stands still: a write main refused (HTTP 503) is sent
+    /// again only by a ``StrataOffline/OfflineRepository/sync()``, never first by a replay that the repository's
+    /// opening, a new write or a main answer starts as the test goes on (on a running clock, one started late enough
+    /// for a short jittered pause to have passed sent it before the sync the test awaited). A write main could not
+    /// reach is still sent by the next main answer.
+    static var sentBySync: Self {
+        Self(
+            backoff: RetryPlugin.Backoff(initial: .seconds(60), maximum: .seconds(300), jitter: .none),
+            replaysOnTimer: false,
+            clock: ManualClock()
+        )
+    }
+}
+
 /// Opens a notes repository on `server` with an outbox in `folder`.
 func notesRepository(
     _ server: NotesServer,
     folder: URL,
     reachability: Reachability? = nil,
-    configuration: NotesRepository.Configuration = .init(replaysOnTimer: false)
+    configuration: NotesRepository.Configuration = .sentBySync
 ) async throws -> NotesRepository {
     try await NotesRepository.open(
         main: reachability?.source(server) ?? server.source,
@@ -132,7 +147,7 @@ func awaitChange(in stream: AsyncStream<DataChange>, after action: () async -> V
 /// are written first, as another program would), then closes both and removes the folder.
 func withNotes(
     reachability: Reachability? = nil,
-    configuration: NotesRepository.Configuration = .init(replaysOnTimer: false),
+    configuration: NotesRepository.Configuration = .sentBySync,
     plantingFirst planted: [PendingWrite] = [],
     _ body: (NotesServer, NotesRepository) async throws -> Void
 ) async throws {
