@@ -248,6 +248,12 @@ let package = Package(
             dependencies: ["StrataOffline", "Strata", "StrataMemory", "StrataNetwork"],
             path: "Tests/Fixtures/StrataOfflineCrashWriter"
         ),
+        // The stalled fetcher fetches through a transport while its test stops it (SIGSTOP).
+        .executableTarget(
+            name: "StrataStalledFetcher",
+            dependencies: ["Strata", "StrataNetwork", "StrataAsyncHTTPClient"],
+            path: "Tests/Fixtures/StrataStalledFetcher"
+        ),
 
         // Test support: helpers every test target and crash writer shares (the test transport, the crash-writer
         // fixtures' location, a dedicated thread for blocking work, bind mounts). Not a product.
@@ -290,6 +296,7 @@ let package = Package(
             name: "StrataNetworkTests",
             dependencies: [
                 "StrataNetwork", "StrataTesting", "StrataTestSupport", "LoopbackServer", "StrataMemory",
+                "StrataStalledFetcher",
                 // The shared transport tests also run on the AsyncHTTPClient transport when its trait is enabled.
                 "StrataAsyncHTTPClient",
             ]

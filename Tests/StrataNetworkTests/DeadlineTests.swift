@@ -22,12 +22,14 @@ struct RequestDeadlinesTests {
     static func at(_ milliseconds: Int) -> ContinuousClock.Instant { start + .milliseconds(milliseconds) }
 
     static let cases: [(lastActivity: Int, now: Int, verdict: RequestDeadlines.Verdict)] = [
-        // Nothing yet: wake when the idle timeout would pass.
-        (0, 0, .wait(until: at(500))),
+        // Nothing yet: look again a quarter of the idle timeout later, or when it would pass.
+        (0, 0, .wait(until: at(125))),
+        (0, 400, .wait(until: at(500))),
         (0, 499, .wait(until: at(500))),
         (0, 500, .expired(.idle)),
         // A byte moved: the idle timeout restarts from it.
-        (400, 600, .wait(until: at(900))),
+        (400, 600, .wait(until: at(725))),
+        (400, 850, .wait(until: at(900))),
         (1_800, 1_900, .wait(until: at(2_000))),
         // Bytes keep moving, but the total deadline does not move.
         (1_999, 2_000, .expired(.total)),
@@ -40,13 +42,38 @@ struct RequestDeadlinesTests {
         #expect(deadlines.verdict(lastActivity: Self.at(lastActivity), now: Self.at(now)) == verdict)
     }
 
+    static let stallCases: [(lastActivity: Int, due: Int, ran: Int, counted: Int)] = [
+        // On time, or late by less than a stall: nothing changes.
+        (0, 100, 100, 0),
+        (0, 100, 349, 0),
+        // A look 1 s late: the second of the stall is not counted as idle.
+        (0, 100, 1_100, 1_000),
+        // A byte seen during the stall (its callback ran first): only the stall after it is not counted.
+        (600, 100, 1_100, 1_100),
+        // Never past the look.
+        (1_100, 100, 1_100, 1_100),
+    ]
+
+    /// A look at the deadlines that ran a stall (250 ms or more) after it was due moves the idle timeout's start on
+    /// by the stall's part after the last byte: the process stood still, and bytes waited in the socket unseen.
+    @Test("A stall of the process is not counted as idle", arguments: stallCases)
+    func stallsAreNotIdle(lastActivity: Int, due: Int, ran: Int, counted: Int) {
+        let moved = RequestDeadlines.lastActivity(
+            Self.at(lastActivity),
+            afterLookDueAt: Self.at(due),
+            ranAt: Self.at(ran)
+        )
+        #expect(moved == Self.at(counted))
+    }
+
     /// Any `Duration` is taken: negative as zero, beyond about 31 years as 31 years; no arithmetic traps.
     @Test func absurdDurationsAreClamped() {
         let negative = RequestDeadlines(idle: .seconds(-5), total: .seconds(-5), start: Self.start)
         #expect(negative.verdict(lastActivity: Self.start, now: Self.start) == .expired(.total))
         let huge = RequestDeadlines(idle: .seconds(Int64.max), total: .seconds(Int64.max) * 10, start: Self.start)
         #expect(huge.idle == RequestDeadlines.longest && huge.total == RequestDeadlines.longest)
-        #expect(huge.verdict(lastActivity: Self.start, now: Self.start) == .wait(until: Self.start + huge.total))
+        // The next look: a quarter of the idle timeout later.
+        #expect(huge.verdict(lastActivity: Self.start, now: Self.start) == .wait(until: Self.start + huge.idle / 4))
     }
 
     /// URLSession's own timeout is a backstop a minute past Strata's, in whole seconds, never huge.

@@ -35,7 +35,8 @@ public struct HTTPRequest: Hashable, Sendable {
     public var body: Data?
 
     /// The idle timeout: the request fails when no byte moves, either way, for this long; `nil` uses the
-    /// client's ``HTTPClient/Configuration/timeout`` (60 seconds by default). Honoured to the millisecond.
+    /// client's ``HTTPClient/Configuration/timeout`` (60 seconds by default). Honoured to the millisecond; time the
+    /// process stood still (stopped, swapped out, starved of every core: bytes wait unseen) does not count as idle.
     public var timeout: Duration?
 
     /// The total deadline: the request fails when it has not finished, body included, this long after it

@@ -73,6 +73,10 @@ package struct RequestDeadlines: Sendable, Equatable {
     /// Whether a deadline has passed at `now` for a request whose last byte moved at `lastActivity`, and
     /// otherwise when to look again. The total deadline wins when both have passed.
     ///
+    /// The next look comes at the earlier deadline, and no later than a quarter of the idle timeout from `now`: a
+    /// timer that looks that often sees a stall of the process (``lastActivity(_:afterLookDueAt:ranAt:)``) before it
+    /// could take the stall for an idle connection.
+    ///
     /// - Parameters:
     ///   - lastActivity: When the last byte was sent or received (the start before any).
     ///   - now: The current instant.
@@ -80,7 +84,36 @@ package struct RequestDeadlines: Sendable, Equatable {
         if now >= end { return .expired(.total) }
         let idleEnd = lastActivity + idle
         if now >= idleEnd { return .expired(.idle) }
-        return .wait(until: min(end, idleEnd))
+        return .wait(until: min(end, idleEnd, now + max(idle / 4, Self.shortestLookInterval)))
+    }
+
+    /// The shortest pause between two looks at a request's deadlines.
+    static let shortestLookInterval = Duration.milliseconds(10)
+
+    /// How late a look at the deadlines must run to say that the process stood still (stopped, swapped out, starved
+    /// of every core) rather than that its timer ran a little late.
+    package static let stallThreshold = Duration.milliseconds(250)
+
+    /// When the idle timeout counts from, after a look due at `due` ran at `now`: `lastActivity`, moved on by the
+    /// time the look was late when that was a stall (at least ``stallThreshold``), and never past `now`.
+    ///
+    /// While the process stood still, bytes that arrived waited in the socket, unseen, and the transfer's callbacks
+    /// wait to run just as the look did: the time of the stall is not counted as idle, which would end a transfer
+    /// whose server kept sending. The total deadline counts it: it is the caller's own limit on the whole exchange.
+    ///
+    /// - Parameters:
+    ///   - lastActivity: When the last byte was seen to move.
+    ///   - due: When the look was to run.
+    ///   - now: When it ran.
+    package static func lastActivity(
+        _ lastActivity: ContinuousClock.Instant,
+        afterLookDueAt due: ContinuousClock.Instant,
+        ranAt now: ContinuousClock.Instant
+    ) -> ContinuousClock.Instant {
+        let late = due.duration(to: now)
+        guard late >= stallThreshold, lastActivity < now else { return lastActivity }
+        // The stall credited is its part after `lastActivity`: no more than the time since it.
+        return min(lastActivity + late, now)
     }
 
     /// The error of a request ended by a deadline: ``Strata/StrataError/Code/network``, retryable, with

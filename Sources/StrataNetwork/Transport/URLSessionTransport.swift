@@ -21,7 +21,9 @@ import Strata
 /// FoundationNetworking truncates `timeoutInterval` to whole seconds (a 500 ms timeout fires at once) and
 /// restarts it at every byte (a trickling body never times out). URLSession's own timeouts are set out of the
 /// way, a minute past Strata's. A deadline that passes is a retryable ``Strata/StrataError/Code/network``
-/// error whose message names it, with `URLError(.timedOut)` as its underlying error.
+/// error whose message names it, with `URLError(.timedOut)` as its underlying error. The timer looks at least four
+/// times per idle timeout, so a process that stood still (stopped, swapped out, starved of every core) is seen as
+/// such: bytes that arrived meanwhile waited unseen, and that time is not counted as idle.
 ///
 /// `URLCache` is switched off (`urlCache = nil`, `.reloadIgnoringLocalCacheData`): in FoundationNetworking
 /// it ignores query strings in its key and never revalidates, so Strata's caches must be the only ones.

@@ -83,9 +83,20 @@ extension URLSessionTransportDelegate {
     /// The transfers whose deadline has passed and the next deadline of the others; `nil` when `generation` is
     /// not the current watchdog's. With no transfer left, the watchdog is done, in the same critical section that
     /// a new transfer checks, so one either sees it running or starts another.
+    ///
+    /// A look that runs well after it was due found the process stood still: that time is not counted as idle
+    /// (``RequestDeadlines/lastActivity(_:afterLookDueAt:ranAt:)``).
     private func look(generation: UInt64, now: ContinuousClock.Instant) -> Look? {
         state.withLock { state in
-            guard state.watchdog?.generation == generation else { return nil }
+            guard let due = state.watchdog?.wakesAt, state.watchdog?.generation == generation else { return nil }
+            for index in state.transfers.values.indices {
+                let lastActivity = state.transfers.values[index].lastActivity
+                state.transfers.values[index].lastActivity = RequestDeadlines.lastActivity(
+                    lastActivity,
+                    afterLookDueAt: due,
+                    ranAt: now
+                )
+            }
             var look = Look()
             for (identifier, transfer) in state.transfers {
                 switch transfer.exchange.deadlines.verdict(lastActivity: transfer.lastActivity, now: now) {
