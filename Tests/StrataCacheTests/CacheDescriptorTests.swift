@@ -21,8 +21,11 @@ struct CacheDescriptorTests {
                 cache.purgeEphemeral()
                 #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
                 // (While a cache is open, its persistent layer holds its folder: what is counted below is what it
-                // held.)
-                if round == 0 { #expect(!openDescriptors(under: fixture.folder).isEmpty) }
+                // held.) A program started meanwhile inherits none of it.
+                if round == 0 {
+                    #expect(!openDescriptors(under: fixture.folder).isEmpty)
+                    #expect(try descriptorsAChildInherits(under: fixture.folder) == [])
+                }
                 if round % 5 == 4 { try cache.removeAll() }
             }
             #expect(openDescriptors(under: fixture.folder) == [])
@@ -45,7 +48,10 @@ struct CacheDescriptorTests {
             let result = try await assetDownload(from: server, through: provider, folder: folder).downloadAsync()
             #expect(try Data(contentsOf: result.result).count >= 10_000)
             _ = try provider.cachedItem(key: "k")
-            if round == 0 { #expect(!openDescriptors(under: folder.url).isEmpty) }
+            if round == 0 {
+                #expect(!openDescriptors(under: folder.url).isEmpty)
+                #expect(try descriptorsAChildInherits(under: folder.url) == [])
+            }
         }
         await server.stop()
         #expect(openDescriptors(under: folder.url) == [])

@@ -4,6 +4,12 @@ import StrataFile
 import StrataTestSupport
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A file store holds no descriptor once it is gone: after fifty stores opened, written, read, renewed, emptied and
 /// dropped in one folder, after inspectors, and after opens and writes that failed. Each store left one open would
 /// cost a long-running process a descriptor for good.
@@ -14,8 +20,12 @@ struct FileDataSourceDescriptorTests {
             let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "store"))
             for key in ["a", "b", "c"] { try store.setValue(Data("\(key)\(round)".utf8), forKey: key) }
             #expect(store.value(forKey: "b") == Data("b\(round)".utf8))
-            // (While a store is open, it holds its folder: what is counted below is what it held.)
-            if round == 0 { #expect(!openDescriptors(under: folder.url).isEmpty) }
+            // (While a store is open, it holds its folder: what is counted below is what it held.) A program started
+            // meanwhile inherits none of it.
+            if round == 0 {
+                #expect(!openDescriptors(under: folder.url).isEmpty)
+                #expect(try descriptorsAChildInherits(under: folder.url) == [])
+            }
             #expect(try store.removeValue(forKey: "a"))
             try store.removeAll()
         }
@@ -24,6 +34,20 @@ struct FileDataSourceDescriptorTests {
             _ = inspector.verify()
         }
         #expect(openDescriptors(under: folder.url) == [])
+    }
+
+    /// What the check above looks for, shown to be seen: a descriptor of the folder opened without close-on-exec is
+    /// inherited by a program started while it is open.
+    @Test func aDescriptorWithoutCloseOnExecIsSeenInherited() throws {
+        #if os(Linux)
+            let folder = try TemporaryFolder()
+            let file = folder.url.appendingPathComponent("plain")
+            try Data().write(to: file)
+            let descriptor = open(file.path, O_RDONLY)
+            try #require(descriptor >= 0)
+            defer { close(descriptor) }
+            #expect(try descriptorsAChildInherits(under: folder.url) == [file.resolvingSymlinksInPath().path])
+        #endif
     }
 
     /// An open that fails (a file where the store's folder belongs) and a write that fails (a file where the store's

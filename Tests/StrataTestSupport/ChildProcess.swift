@@ -32,6 +32,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// Where its standard error goes: a `Pipe`, a `FileHandle`, or `nil` for this process's own.
     public var standardError: Any?
 
+    /// Whether the program inherits every descriptor of this process that is not close-on-exec, as a program that an
+    /// app starts with `posix_spawn` or `fork` and `exec` does; by default it gets only its standard three.
+    public var inheritsDescriptors = false
+
     /// Called once, on a thread of its own, when the process ended; set before ``run()``.
     public var terminationHandler: (@Sendable (ChildProcess) -> Void)?
 
@@ -57,7 +61,7 @@ public final class ChildProcess: @unchecked Sendable {
             guard let source = Self.writingDescriptor(of: target) else { continue }
             posix_spawn_file_actions_adddup2(&actions, source, descriptor)
         }
-        try Self.closeInheritedDescriptors(&actions)
+        if !inheritsDescriptors { try Self.closeInheritedDescriptors(&actions) }
         // The child starts with no signal blocked and every signal's default action, whatever this thread's are.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -20,3 +20,31 @@ public func openDescriptors(under folder: URL) -> [String] {
         return []
     #endif
 }
+
+/// What a program started now (`posix_spawn`, as an app starts one) inherits of this process's descriptors in `folder`
+/// or below it: those opened without close-on-exec. A store's must be none: a child that inherits one keeps the file
+/// open after the store is gone, and the store's lock (held on its open file description) alive after this process
+/// ended, so that the app, started again, finds its own store taken.
+///
+/// Linux only (`/proc`); on other systems the list is empty, and tests built on it check nothing there.
+///
+/// - Throws: When the program cannot be started.
+public func descriptorsAChildInherits(under folder: URL) throws -> [String] {
+    #if os(Linux)
+        let root = folder.resolvingSymlinksInPath().standardizedFileURL.path
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "for descriptor in /proc/$$/fd/*; do readlink \"$descriptor\"; done"]
+        process.inheritsDescriptors = true
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let listed = output.fileHandleForReading.readToEndAcrossInterrupts()
+        process.waitUntilExit()
+        return String(decoding: listed, as: UTF8.self).split(separator: "\n").map(String.init)
+            .filter { $0 == root || $0.hasPrefix(root + "/") }
+            .sorted()
+    #else
+        return []
+    #endif
+}
