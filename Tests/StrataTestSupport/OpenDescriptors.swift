@@ -7,15 +7,12 @@ import Foundation
 /// Linux only (`/proc`); on other systems the list is empty, and tests built on it check nothing there.
 public func openDescriptors(under folder: URL) -> [String] {
     #if os(Linux)
-        let root = folder.resolvingSymlinksInPath().standardizedFileURL.path
-        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.compactMap { name in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
-                target == root || target.hasPrefix(root + "/")
-            else { return nil }
-            return target
-        }
-        .sorted()
+        let files = FileManager.default
+        let descriptors = (try? files.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return paths(
+            descriptors.compactMap { try? files.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) },
+            in: folder
+        )
     #else
         return []
     #endif
@@ -31,7 +28,6 @@ public func openDescriptors(under folder: URL) -> [String] {
 /// - Throws: When the program cannot be started.
 public func descriptorsAChildInherits(under folder: URL) throws -> [String] {
     #if os(Linux)
-        let root = folder.resolvingSymlinksInPath().standardizedFileURL.path
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "for descriptor in /proc/$$/fd/*; do readlink \"$descriptor\"; done"]
@@ -41,10 +37,14 @@ public func descriptorsAChildInherits(under folder: URL) throws -> [String] {
         try process.run()
         let listed = output.fileHandleForReading.readToEndAcrossInterrupts()
         process.waitUntilExit()
-        return String(decoding: listed, as: UTF8.self).split(separator: "\n").map(String.init)
-            .filter { $0 == root || $0.hasPrefix(root + "/") }
-            .sorted()
+        return paths(String(decoding: listed, as: UTF8.self).split(separator: "\n").map(String.init), in: folder)
     #else
         return []
     #endif
+}
+
+/// The paths of `targets` that are `folder` or lie below it (its links resolved), sorted.
+private func paths(_ targets: [String], in folder: URL) -> [String] {
+    let root = folder.resolvingSymlinksInPath().standardizedFileURL.path
+    return targets.filter { $0 == root || $0.hasPrefix(root + "/") }.sorted()
 }

@@ -89,17 +89,12 @@ extension URLSessionTransportDelegate {
     private func look(generation: UInt64, now: ContinuousClock.Instant) -> Look? {
         state.withLock { state in
             guard let due = state.watchdog?.wakesAt, state.watchdog?.generation == generation else { return nil }
-            for index in state.transfers.values.indices {
-                let lastActivity = state.transfers.values[index].lastActivity
-                state.transfers.values[index].lastActivity = RequestDeadlines.lastActivity(
-                    lastActivity,
-                    afterLookDueAt: due,
-                    ranAt: now
-                )
-            }
             var look = Look()
-            for (identifier, transfer) in state.transfers {
-                switch transfer.exchange.deadlines.verdict(lastActivity: transfer.lastActivity, now: now) {
+            for index in state.transfers.indices {
+                let (identifier, transfer) = state.transfers[index]
+                let lastActivity = RequestDeadlines.lastActivity(transfer.lastActivity, afterLookDueAt: due, ranAt: now)
+                state.transfers.values[index].lastActivity = lastActivity
+                switch transfer.exchange.deadlines.verdict(lastActivity: lastActivity, now: now) {
                 case .wait(let until): look.next = min(look.next ?? until, until)
                 case .expired(let expiry): look.expired.append((identifier, expiry, transfer.task))
                 }
