@@ -73,6 +73,39 @@ struct ProviderDownloadServiceTests {
         #expect(result.headers.first { $0.key.lowercased() == "etag" }?.value == "\"v1\"")
     }
 
+    /// A provider that implements only the seed's methods, answered a 304 that says `no-store`: it is handed a copy of
+    /// its file as a download that must not be stored (so one that honours `no-store` drops its own), and the download
+    /// answers with what it returns.
+    @Test func aNoStore304ReachesAProviderWithoutRenewalThroughStore() async throws {
+        // Given a provider holding v1 with its own renewal left to the default, and a server answering 304 `no-store`
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: pattern(count: 100), eTag: "\"v1\"")
+        resource.setExtraHeaders(["Cache-Control": "no-store"])
+        let server = try await startServer(resource)
+        defer { Task { await server.stop() } }
+        try pattern(count: 100).write(to: folder.url.appendingPathComponent("cached-k"))
+        let provider = ScriptedProvider(
+            cachePolicy: .alwaysFetchWithCustomHeader,
+            folder: folder.url,
+            headers: ["If-None-Match": "\"v1\""]
+        )
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+
+        // When it downloads
+        let result = try await service.downloadAsync()
+
+        // Then the provider was handed a copy of its file with `no-store`, and the download answers with its answer
+        let store = try #require(provider.recorded.store.first)
+        #expect(provider.recorded.cachedItem == ["k"])
+        #expect(store.fileExisted)
+        #expect(store.headers["Cache-Control"] == "no-store")
+        #expect(result.origin == .revalidated)
+        #expect(result.result == folder.url.appendingPathComponent("stored-k"))
+        #expect(try Data(contentsOf: result.result) == pattern(count: 100))
+        #expect(folder.contents("downloads").isEmpty)
+    }
+
     /// Before, a 304 to a request that carried none of the provider's headers (an entry stored without validators)
     /// renewed the entry and handed out its file, pinning whatever version it held.
     @Test func a304ToARequestWithoutTheProvidersHeadersIsAnError() async throws {

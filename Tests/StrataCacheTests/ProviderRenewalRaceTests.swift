@@ -62,21 +62,8 @@ struct ProviderRenewalRaceTests {
         // before it renews
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let store = try FileDataSource(
-            configuration: .init(location: .url(folder.url), identifier: "assets", clock: ManualClock())
-        )
-        let files = try FileCacheProvider(store: store)
-        let server = try await LoopbackServer.start([
-            (
-                "GET /asset",
-                { request in
-                    guard request.headers["if-none-match"] == "\"A\"" else {
-                        return ServerReply(status: 200, headers: ["ETag": "\"A\""], body: Data("A".utf8))
-                    }
-                    return ServerReply(status: 304, headers: ["ETag": "\"A\""])
-                }
-            )
-        ])
+        let (store, files) = try providerWithoutA(in: folder)
+        let server = try await serverRevalidatingA(with: ["ETag": "\"A\""])
         defer { Task { await server.stop() } }
         let newer = folder.url.appendingPathComponent("newer")
         let provider = StoringBeforeRenewal(files) {
@@ -94,6 +81,38 @@ struct ProviderRenewalRaceTests {
         #expect(late.origin == .revalidated)
         #expect(try Data(contentsOf: late.result) == Data("B".utf8))
         #expect(store.info(forKey: "k")?.eTag == "\"B\"")
+    }
+
+    /// A 304 about A that says `no-store`, with B stored after the download took the provider's file and before A is
+    /// dropped: B stays stored, and the download answers with a file of the caller's own. (The download handed its
+    /// copy to the provider as a download that must not be stored, and the provider dropped whatever it held: B.)
+    @Test(.timeLimit(.minutes(1)))
+    func aNoStoreNotModifiedLeavesTheVersionStoredWhileItWasHandled() async throws {
+        // Given version A stored, a server that answers its revalidation 304 with `no-store`, and a provider that
+        // stores B when the download asks for its file
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (store, files) = try providerWithoutA(in: folder)
+        let server = try await serverRevalidatingA(with: ["ETag": "\"A\"", "Cache-Control": "no-store"])
+        defer { Task { await server.stop() } }
+        let newer = folder.url.appendingPathComponent("newer")
+        let provider = StoringAtLookup(files) {
+            try Data("B".utf8).write(to: newer)
+            _ = try files.store(objectAt: newer, key: "k", headers: ["ETag": "\"B\""])
+        }
+        let service = try assetDownload(from: server, through: provider, folder: folder)
+        #expect(try await service.downloadAsync().origin == .network)
+
+        // When A is revalidated, and B is stored while the 304 is handled
+        let answered = try await service.downloadAsync()
+
+        // Then B stays stored and handed out, and the download's file is the caller's own
+        #expect(provider.stored.withLock { $0 })
+        #expect(answered.origin == .revalidated)
+        #expect(store.info(forKey: "k")?.eTag == "\"B\"")
+        let held = try files.cachedItem(key: "k")
+        #expect(try Data(contentsOf: held) == Data("B".utf8))
+        #expect(answered.result != held)
     }
 
     /// The same store of B landing inside `renewItem`, between its look at the entry and its renewal: B keeps its own
@@ -138,6 +157,30 @@ struct ProviderRenewalRaceTests {
         #expect(clock.ran)
         #expect(store.info(forKey: "k")?.eTag == "\"B\"")
         #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == Data("BB".utf8))
+    }
+
+    /// A provider in `folder` over a store with a clock that stands still, holding nothing yet.
+    private func providerWithoutA(in folder: TemporaryFolder) throws -> (FileDataSource, FileCacheProvider) {
+        let store = try FileDataSource(
+            configuration: .init(location: .url(folder.url), identifier: "assets", clock: ManualClock())
+        )
+        return (store, try FileCacheProvider(store: store))
+    }
+
+    /// A server whose `/asset` is version A (`"A"`, `ETag: "A"`), answering a request for A's revalidation
+    /// (`If-None-Match: "A"`) with a 304 with `headers`.
+    private func serverRevalidatingA(with headers: [String: String]) async throws -> LoopbackServer {
+        try await LoopbackServer.start([
+            (
+                "GET /asset",
+                { request in
+                    guard request.headers["if-none-match"] == "\"A\"" else {
+                        return ServerReply(status: 200, headers: ["ETag": "\"A\""], body: Data("A".utf8))
+                    }
+                    return ServerReply(status: 304, headers: headers)
+                }
+            )
+        ])
     }
 
     /// A provider in `folder` holding version A of `k` (`"A"`, `ETag: "A"`), over a clock that stores version B
@@ -192,5 +235,40 @@ private struct StoringBeforeRenewal: CacheProvider {
         }
         if first { try beforeRenewal() }
         try await files.renewItem(key: key, notModified: response)
+    }
+}
+
+/// A `FileCacheProvider` that runs `atLookup` once, at the first ``CacheProvider/cachedItem(key:)``, before the
+/// provider answers: what another download of the key storing a newer version while a 304 is handled does.
+private struct StoringAtLookup: CacheProvider {
+    let files: FileCacheProvider
+    let atLookup: @Sendable () throws -> Void
+    /// Whether `atLookup` ran.
+    let stored = Locked(false)
+
+    init(_ files: FileCacheProvider, atLookup: @escaping @Sendable () throws -> Void) {
+        self.files = files
+        self.atLookup = atLookup
+    }
+
+    var cachePolicy: CachePolicy { files.cachePolicy }
+    func find(key: String) -> URL? { files.find(key: key) }
+    func headerValues(for cacheKey: String) -> [String: String] { files.headerValues(for: cacheKey) }
+
+    func cachedItem(key: String) throws -> URL {
+        let first = stored.withLock { stored in
+            defer { stored = true }
+            return !stored
+        }
+        if first { try atLookup() }
+        return try files.cachedItem(key: key)
+    }
+
+    func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
+        try files.store(objectAt: file, key: key, headers: headers)
+    }
+
+    func renewItem(key: String, notModified response: HTTPResponse, sentWith headers: [String: String]) async throws {
+        try await files.renewItem(key: key, notModified: response, sentWith: headers)
     }
 }

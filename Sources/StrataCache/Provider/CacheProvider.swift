@@ -62,17 +62,50 @@ public protocol CacheProvider: Sendable {
     /// ``cachedItem(key:)`` returns it: its validators and dates, from the 304's headers, without rewriting
     /// the file.
     ///
-    /// Not called when ``headerValues(for:)`` no longer returns the headers the request was sent with: the 304 is
-    /// then about a version the cache no longer holds. The default does nothing.
+    /// Called by the default ``renewItem(key:notModified:sentWith:)`` only while ``headerValues(for:)`` still
+    /// returns the headers the request was sent with: otherwise the 304 is about a version the cache no longer
+    /// holds. The default does nothing.
     ///
     /// - Parameters:
     ///   - key: The download's cache key.
     ///   - response: The 304, with every header it had.
     /// - Throws: Any error; the download fails with it.
     func renewItem(key: String, notModified response: HTTPResponse) async throws
+
+    /// Renews the item cached under `key` after a `304 Not Modified` to a request sent with `headers` (what
+    /// ``headerValues(for:)`` returned then) — or removes it, when the 304's fields forbid keeping it (its
+    /// `Cache-Control` says `no-store`) — only if it is still the version those headers describe.
+    ///
+    /// This is what the download service calls. Another download of the key may store a newer version while the
+    /// request is on its way, or while the 304 is being handled: the 304 is about the older one, and must neither
+    /// renew nor remove the newer. A provider that can look at its item and change it under one lock implements
+    /// this (``FileCacheProvider`` does); the default checks ``headerValues(for:)`` and then calls
+    /// ``renewItem(key:notModified:)``, two steps another download can land between.
+    ///
+    /// When the 304 forbids keeping the item and ``headerValues(for:)`` still returns `headers` afterwards (a provider
+    /// whose renewal keeps it), the download service hands a copy of the item to
+    /// ``store(objectAt:key:headers:)`` with `Cache-Control: no-store`, as it does for a full answer that must not
+    /// be stored.
+    ///
+    /// - Parameters:
+    ///   - key: The download's cache key.
+    ///   - response: The 304, with every header it had.
+    ///   - headers: The provider's headers the request was sent with; never empty.
+    /// - Throws: Any error; the download fails with it.
+    func renewItem(key: String, notModified response: HTTPResponse, sentWith headers: [String: String]) async throws
 }
 
 extension CacheProvider {
     /// Does nothing: the item stays as it was stored.
     public func renewItem(key: String, notModified response: HTTPResponse) async throws {}
+
+    /// Calls ``renewItem(key:notModified:)`` when ``headerValues(for:)`` still returns `headers`.
+    public func renewItem(
+        key: String,
+        notModified response: HTTPResponse,
+        sentWith headers: [String: String]
+    ) async throws {
+        guard headerValues(for: key) == headers else { return }
+        try await renewItem(key: key, notModified: response)
+    }
 }

@@ -189,25 +189,41 @@ public struct DownloadService: Sendable {
         // or handing out its file would pin whatever it holds.
         guard !sent.isEmpty else { throw Self.error(notModified: response, to: request) }
         // The 304's fields replace the stored ones (RFC 9111, section 4.3.4): its `no-store` forbids keeping the copy,
-        // as a full answer's would.
-        var keepsCopy = true
-        // Headers that changed since they were sent: another download stored a newer version meanwhile, and the 304 is
-        // about the older one, so it renews (or removes) nothing.
-        if cacheProvider.headerValues(for: cacheKey) == sent {
-            keepsCopy = freshness(of: response, to: request)
-                .keepsRenewedResponse(sendsCacheControl: response.headers["Cache-Control"] != nil)
-            if keepsCopy { try await cacheProvider.renewItem(key: cacheKey, notModified: response) }
-        }
+        // as a full answer's would. Either way, the provider renews or removes only the version the request was sent
+        // about: another download may have stored a newer one meanwhile.
+        let keepsCopy = freshness(of: response, to: request)
+            .keepsRenewedResponse(sendsCacheControl: response.headers["Cache-Control"] != nil)
+        if keepsCopy { try await cacheProvider.renewItem(key: cacheKey, notModified: response, sentWith: sent) }
         let cached: URL
         do {
             cached = try cacheProvider.cachedItem(key: cacheKey)
         } catch let error as StrataError where error.code == .notFound {
             return nil
         }
-        // A copy the 304 forbids keeping: a file of the caller's own is handed to the provider as a download that must
-        // not be stored, so the provider drops its copy and returns that file.
-        let result = keepsCopy ? cached : try hand(try copy(of: cached), headers: response.headers, storable: false)
+        let result = keepsCopy ? cached : try await dropped(cached, notModified: response, sentWith: sent)
         return DownloadResult(result: result, responseHeaders: response.headers, origin: .revalidated)
+    }
+
+    /// A copy of the cached file `cached`, the caller's, once the provider dropped the version the request was sent
+    /// about (with `sent`) after a 304 that forbids keeping it.
+    ///
+    /// A provider that still returns `sent` after ``CacheProvider/renewItem(key:notModified:sentWith:)`` kept the
+    /// version: the copy is handed to it as a download that must not be stored, so it drops its own and returns the
+    /// copy.
+    private func dropped(
+        _ cached: URL,
+        notModified response: HTTPResponse,
+        sentWith sent: [String: String]
+    ) async throws -> URL {
+        let copy = try copy(of: cached)
+        do {
+            try await cacheProvider.renewItem(key: cacheKey, notModified: response, sentWith: sent)
+            guard cacheProvider.headerValues(for: cacheKey) == sent else { return copy }
+        } catch {
+            DownloadFile.remove(at: copy)
+            throw error
+        }
+        return try hand(copy, headers: response.headers, storable: false)
     }
 
     /// The error of a `304` to `request`, which carried none of the provider's headers: it is about no version the

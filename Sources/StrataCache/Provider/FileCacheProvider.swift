@@ -271,7 +271,12 @@ public final class FileCacheProvider: CacheProvider {
     /// - Parameter cacheKey: The download's cache key.
     public func headerValues(for cacheKey: String) -> [String: String] {
         guard let info = store.info(forKey: cacheKey) else { return [:] }
-        return ConditionalHeaders(eTag: info.eTag, lastModified: info.lastModified).headers.dictionary
+        return Self.headerValues(of: info)
+    }
+
+    /// The headers ``headerValues(for:)`` returns for the entry `info` describes.
+    private static func headerValues(of info: FileEntryInfo) -> [String: String] {
+        ConditionalHeaders(eTag: info.eTag, lastModified: info.lastModified).headers.dictionary
     }
 
     /// Renews the entry under `key` after a `304 Not Modified` without rewriting its file: received now, with
@@ -296,7 +301,31 @@ public final class FileCacheProvider: CacheProvider {
     ///   - response: The 304.
     /// - Throws: ``Strata/StrataError/Code/io`` when the entry that must not be kept cannot be removed.
     public func renewItem(key: String, notModified response: HTTPResponse) async throws {
+        try renew(key, notModified: response, sentWith: nil)
+    }
+
+    /// Renews (or removes) the entry under `key` as ``renewItem(key:notModified:)`` does, when it is still the
+    /// version the request was sent about: the one ``headerValues(for:)`` returns `headers` for. Another version
+    /// stored before or during the call is neither renewed nor removed.
+    ///
+    /// - Parameters:
+    ///   - key: The download's cache key.
+    ///   - response: The 304.
+    ///   - headers: The headers the request was sent with.
+    /// - Throws: ``Strata/StrataError/Code/io`` when the entry that must not be kept cannot be removed.
+    public func renewItem(
+        key: String,
+        notModified response: HTTPResponse,
+        sentWith headers: [String: String]
+    ) async throws {
+        try renew(key, notModified: response, sentWith: headers)
+    }
+
+    /// Renews or removes the entry under `key` after the 304 `response`; when `sent` is given, only the version
+    /// whose headers it holds.
+    private func renew(_ key: String, notModified response: HTTPResponse, sentWith sent: [String: String]?) throws {
         guard let info = store.info(forKey: key) else { return }
+        if let sent, Self.headerValues(of: info) != sent { return }
         if let stored = info.eTag, let answered = response.eTag, !ConditionalHeaders.weakMatch(stored, answered) {
             return
         }
