@@ -373,7 +373,7 @@ let package = Package(
             name: "StrataFuzzTargets",
             dependencies: [
                 "Strata", "StrataStorage", "StrataSupport", "StrataFile", "StrataJSONFile", "StrataNetwork",
-                "StrataCache",
+                "StrataCache", "StrataOffline",
             ],
             path: "Tests/Fuzz/Targets"
         ),

@@ -24,6 +24,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case storeSession = "store-session"
     /// Header fields a transport's table joined, split back (`HTTPHeaders.splittingJoinedFields`).
     case headerFields = "header-fields"
+    /// A file of an offline repository's outbox (`OutboxFile`, a record or a file that is not one).
+    case outboxRecord = "outbox-record"
 
     /// Feeds `bytes` to the parser and checks its invariants.
     ///
@@ -41,6 +43,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .accessJournal: try Self.accessJournal(bytes)
             case .storeSession: try Self.storeSession(bytes)
             case .headerFields: try Self.headerFields(bytes)
+            case .outboxRecord: try Self.outboxRecord(bytes)
             }
         #else
             // The targets reach internal parsers through `@testable import`, which only a debug build allows.
