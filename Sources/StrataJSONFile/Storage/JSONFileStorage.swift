@@ -118,7 +118,7 @@ struct JSONFileStorage: ~Copyable {
         if journal >= 0 {
             // A durable store closes cleanly: its index is flushed, so the next open may replay it whatever
             // happens to the machine meanwhile.
-            if let sessionBootID, fsync(journal) == 0 {
+            if let sessionBootID, FileDescriptor.sync(journal) {
                 let state = StoreSession.State(bootID: sessionBootID, isClean: true)
                 try? root.writeAtomically(
                     StoreSession.bytes(of: state),
