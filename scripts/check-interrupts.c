@@ -1,10 +1,12 @@
 // Loaded with LD_PRELOAD by scripts/check-interrupts: in the test process (an executable whose name ends in .xctest),
-// every other call that a signal may interrupt fails with EINTR before it is made, when the library made it: a
-// function of one of the package's library modules, linked into the test executable (its symbol table says which);
-// the tests' own code, Foundation, the runtime and the system are left alone. A call that fails so has done nothing,
-// as the kernel's EINTR promises: code that retries it goes on; code that takes the EINTR for a failure fails where it
-// should not. The number of calls interrupted is written to the file CHECK_INTERRUPTS_LOG names at exit, so that a
-// run that interrupted nothing can be told from one that passed.
+// the calls the library makes that a signal may interrupt are, in turn on each thread, made as asked, interrupted
+// before they start (they fail with EINTR, having done nothing), and, for a read or a write, interrupted midway (they
+// move half the bytes asked, as a signal arriving during a transfer leaves it). The library is told from the rest by
+// the test executable's symbol table: the functions of the package's library modules linked into it; the tests' own
+// code, Foundation, the runtime and the system are left alone. Code that makes an interrupted call again, and goes on
+// with the rest of a short transfer, passes; code that takes either for a failure, or for the whole, fails. The number
+// of calls interrupted and cut short is written to the file CHECK_INTERRUPTS_LOG names at exit, so that a run that
+// touched nothing can be told from one that passed.
 //
 // Calls: read, write, pread, pwrite, writev, fsync, ftruncate, a blocking flock, and, through the Swift overlay's
 // wrappers in libswiftGlibc (Swift code calls the variadic open, openat and fcntl there), open, openat and a waiting
@@ -38,9 +40,9 @@ static int executable_count, overlay_count;
 static range *library;
 static size_t library_count;
 static int active;
-static atomic_long injected;
+static atomic_long interrupted_count, shortened_count;
 static const char *log_path;
-static __thread unsigned long eligible;
+static __thread unsigned long turn;
 
 static int in(const range *ranges, int count, const void *address) {
     uintptr_t value = (uintptr_t)address;
@@ -117,7 +119,7 @@ static void write_count(void) {
     if (!active || !log_path) return;
     FILE *out = fopen(log_path, "a");
     if (!out) return;
-    fprintf(out, "%d %ld\n", getpid(), atomic_load(&injected));
+    fprintf(out, "%d %ld %ld\n", getpid(), atomic_load(&interrupted_count), atomic_load(&shortened_count));
     fclose(out);
 }
 
@@ -153,10 +155,15 @@ __attribute__((constructor)) static void check_interrupts_start(void) {
     atexit(write_count);
 }
 
-// Whether a call whose caller is `caller` fails with EINTR this time: every other such call on a thread.
+// What becomes of a call of the library: made as asked, interrupted before it starts (EINTR), or, for a transfer,
+// interrupted after part of it (a read or write of fewer bytes than asked, as a signal arriving midway leaves it).
+enum verdict { made, interrupted, shortened };
+
+// What becomes of a call whose caller is `caller`: in turn, on each thread, made, interrupted, shortened (a call that
+// transfers nothing is made then).
 // Not inlined, so that the stack it sees is: itself, the intercepting function, the overlay's wrapper, its caller.
-__attribute__((noinline)) static int interrupts(const void *caller) {
-    if (!active) return 0;
+__attribute__((noinline)) static enum verdict judge(const void *caller, int transfers) {
+    if (!active) return made;
     int ours = in_library(caller);
     if (!ours && in(overlay, overlay_count, caller)) {
         // The overlay's wrapper: the call is the library's when the wrapper's caller, the first frame in the test
@@ -169,62 +176,101 @@ __attribute__((noinline)) static int interrupts(const void *caller) {
             break;
         }
     }
-    if (!ours || (eligible++ & 1) == 0) return 0;
-    atomic_fetch_add(&injected, 1);
-    errno = EINTR;
-    return 1;
+    if (!ours) return made;
+    switch (turn++ % 3) {
+    case 1:
+        atomic_fetch_add(&interrupted_count, 1);
+        errno = EINTR;
+        return interrupted;
+    case 2:
+        if (!transfers) return made;
+        atomic_fetch_add(&shortened_count, 1);
+        return shortened;
+    default:
+        return made;
+    }
 }
+
+// Half of `count`, at least one byte: what a transfer cut short by a signal moved.
+static size_t shorter(size_t count) { return count > 1 ? count / 2 : count; }
 
 #define REAL(name) \
     static __typeof__(&name) real_##name; \
     if (!real_##name) real_##name = (__typeof__(&name))dlsym(RTLD_NEXT, #name)
 
+// The verdict on the calling function's own caller, for a call that transfers `count` bytes (0 for none).
+#define JUDGE(count) judge(__builtin_return_address(0), (count) > 1)
+
 ssize_t read(int fd, void *buffer, size_t count) {
     REAL(read);
-    if (interrupts(__builtin_return_address(0))) return -1;
-    return real_read(fd, buffer, count);
+    switch (JUDGE(count)) {
+    case interrupted: return -1;
+    case shortened: return real_read(fd, buffer, shorter(count));
+    default: return real_read(fd, buffer, count);
+    }
 }
 
 ssize_t write(int fd, const void *buffer, size_t count) {
     REAL(write);
-    if (interrupts(__builtin_return_address(0))) return -1;
-    return real_write(fd, buffer, count);
+    switch (JUDGE(count)) {
+    case interrupted: return -1;
+    case shortened: return real_write(fd, buffer, shorter(count));
+    default: return real_write(fd, buffer, count);
+    }
 }
 
 ssize_t pread(int fd, void *buffer, size_t count, off_t offset) {
     REAL(pread);
-    if (interrupts(__builtin_return_address(0))) return -1;
-    return real_pread(fd, buffer, count, offset);
+    switch (JUDGE(count)) {
+    case interrupted: return -1;
+    case shortened: return real_pread(fd, buffer, shorter(count), offset);
+    default: return real_pread(fd, buffer, count, offset);
+    }
 }
 
 ssize_t pwrite(int fd, const void *buffer, size_t count, off_t offset) {
     REAL(pwrite);
-    if (interrupts(__builtin_return_address(0))) return -1;
-    return real_pwrite(fd, buffer, count, offset);
+    switch (JUDGE(count)) {
+    case interrupted: return -1;
+    case shortened: return real_pwrite(fd, buffer, shorter(count), offset);
+    default: return real_pwrite(fd, buffer, count, offset);
+    }
 }
 
 ssize_t writev(int fd, const struct iovec *vectors, int count) {
     REAL(writev);
-    if (interrupts(__builtin_return_address(0))) return -1;
-    return real_writev(fd, vectors, count);
+    size_t total = 0;
+    for (int i = 0; i < count; i++) total += vectors[i].iov_len;
+    switch (JUDGE(total)) {
+    case interrupted: return -1;
+    case shortened: {
+        // The first non-empty vector's bytes, or half of them when it holds all there is: fewer than asked.
+        int i = 0;
+        while (vectors[i].iov_len == 0) i++;
+        struct iovec first = vectors[i];
+        if (first.iov_len == total) first.iov_len = shorter(total);
+        return real_writev(fd, &first, 1);
+    }
+    default: return real_writev(fd, vectors, count);
+    }
 }
 
 int fsync(int fd) {
     REAL(fsync);
-    if (interrupts(__builtin_return_address(0))) return -1;
+    if (JUDGE(0) == interrupted) return -1;
     return real_fsync(fd);
 }
 
 int ftruncate(int fd, off_t length) {
     REAL(ftruncate);
-    if (interrupts(__builtin_return_address(0))) return -1;
+    if (JUDGE(0) == interrupted) return -1;
     return real_ftruncate(fd, length);
 }
 
 int flock(int fd, int operation) {
     REAL(flock);
     // Only a lock that waits can be interrupted.
-    if (!(operation & LOCK_NB) && !(operation & LOCK_UN) && interrupts(__builtin_return_address(0))) return -1;
+    if (!(operation & LOCK_NB) && !(operation & LOCK_UN) && JUDGE(0) == interrupted) return -1;
     return real_flock(fd, operation);
 }
 
@@ -239,7 +285,7 @@ int open(const char *path, int flags, ...) {
     va_start(arguments, flags);
     mode_t mode = mode_of(flags, arguments);
     va_end(arguments);
-    if (interrupts(__builtin_return_address(0))) return -1;
+    if (JUDGE(0) == interrupted) return -1;
     return real_open(path, flags, mode);
 }
 
@@ -249,7 +295,7 @@ int openat(int folder, const char *path, int flags, ...) {
     va_start(arguments, flags);
     mode_t mode = mode_of(flags, arguments);
     va_end(arguments);
-    if (interrupts(__builtin_return_address(0))) return -1;
+    if (JUDGE(0) == interrupted) return -1;
     return real_openat(folder, path, flags, mode);
 }
 
@@ -260,6 +306,6 @@ int fcntl(int fd, int command, ...) {
     void *argument = va_arg(arguments, void *);
     va_end(arguments);
     // Only a lock that waits can be interrupted; every other command passes its argument through untouched.
-    if ((command == F_SETLKW || command == F_OFD_SETLKW) && interrupts(__builtin_return_address(0))) return -1;
+    if ((command == F_SETLKW || command == F_OFD_SETLKW) && JUDGE(0) == interrupted) return -1;
     return real_fcntl(fd, command, argument);
 }
