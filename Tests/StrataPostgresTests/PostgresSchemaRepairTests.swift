@@ -20,6 +20,7 @@
             try await withPostgres { server, client in
                 try await droppedSequence(client)
                 try await versionsOnlyGrow(client)
+                try await insertsTakeNewVersions(client)
                 try await PostgresOrderedReads.orderedReadsUseAnIndex(server, client)
             }
         }
@@ -81,6 +82,42 @@
                 _ = try await notes.put(Note(title: "a", revision: 4), in: KeyQuery("a"))
                 last = try await notes.versionedValue(forKey: "a").version
                 #expect(last > written, "\(version)")
+            }
+        }
+
+        /// Another program's insert takes a new version, whatever version it gives: a row restored from a backup with
+        /// the version it had before it was deleted is not that version again.
+        ///
+        /// Before, the insert kept the version it gave: a writer still holding the deleted row's version overwrote the
+        /// restored row it never read (`put(_:forKey:ifVersion:)` found its version again), an empty version failed
+        /// the insert, and one past the sequence stood above the source's next versions of other keys.
+        private func insertsTakeNewVersions(_ client: PostgresClient) async throws {
+            let notes: PostgresDataSource<Note> = try source(client)
+            _ = try await notes.put(Note(title: "r", revision: 1), in: KeyQuery("r"))
+            let deleted = try await notes.versionedValue(forKey: "r").version
+            try await notes.delete(KeyQuery("r"))
+            var last = deleted
+            for version in ["\(deleted)", "1", "NULL", "9223372036854775000"] {
+                try await client.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            INSERT INTO \(notes.table) (key, value, version)
+                                VALUES ('r', '{"title": "restored", "revision": 1}', \(version))
+                            """
+                    )
+                )
+                let restored = try await notes.versionedValue(forKey: "r").version
+                #expect(restored > last, "\(version)")
+                // The writer that held the deleted row's version finds it no more.
+                let stale = await strataCode {
+                    _ = try await notes.put(Note(title: "r", revision: 2), forKey: "r", ifVersion: deleted)
+                }
+                #expect(stale == .conflict, "\(version)")
+                // The source's own next write of another key still makes a larger version.
+                _ = try await notes.put(Note(title: "s", revision: 1), in: KeyQuery("s"))
+                last = try await notes.versionedValue(forKey: "s").version
+                #expect(last > restored, "\(version)")
+                try await notes.delete(KeyQuery("r"))
             }
         }
     }

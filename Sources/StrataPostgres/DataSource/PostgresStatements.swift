@@ -16,7 +16,7 @@
         let sequence: String
         let function: String
         let trigger: String
-        /// The trigger (and its function) that gives a row updated without a new version one.
+        /// The trigger (and its function) that gives a row inserted, or updated without a new version, one.
         let stampFunction: String
         let stampTrigger: String
         /// The trigger that announces a `TRUNCATE` as a change of every key.
@@ -67,7 +67,7 @@
 
         /// What the notifying function's comment says once this version of the schema is in place: the schema statement
         /// changes nothing while it does. Change it with the functions or the triggers.
-        static let schemaVersion = "strata schema 5"
+        static let schemaVersion = "strata schema 6"
 
         /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
         /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
@@ -163,9 +163,16 @@
                     -- Another program's UPDATE that leaves the version as it was, lowers it (a restore) or empties it
                     -- still makes a new, larger version: a cache must never vouch for the row it held before, nor a
                     -- conditional write find a version again. After an update that set one past the sequence, the next
-                    -- is one more than it.
+                    -- is one more than it. Another program's INSERT that gives a version (rows restored from a backup)
+                    -- takes a new one too: the version it gives may be one the key had before it was deleted, which a
+                    -- writer still holding it would find again. Every insert takes one, the default's value left unused
+                    -- (the default cannot be told from a given version; versions may have gaps).
                     CREATE OR REPLACE FUNCTION \(stampFunction)() RETURNS trigger LANGUAGE plpgsql AS $stamp$
                     BEGIN
+                        IF TG_OP = 'INSERT' THEN
+                            NEW.version := nextval('\(sequence)');
+                            RETURN NEW;
+                        END IF;
                         IF NEW.version IS NULL OR NEW.version <= OLD.version THEN
                             NEW.version := greatest(nextval('\(sequence)'), OLD.version + 1);
                             IF NEW.updated_at IS NOT DISTINCT FROM OLD.updated_at THEN
@@ -175,7 +182,7 @@
                         RETURN NEW;
                     END
                     $stamp$;
-                    CREATE OR REPLACE TRIGGER \(stampTrigger) BEFORE UPDATE ON \(quoted)
+                    CREATE OR REPLACE TRIGGER \(stampTrigger) BEFORE INSERT OR UPDATE ON \(quoted)
                         FOR EACH ROW EXECUTE FUNCTION \(stampFunction)();
                     CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $notify$
                     DECLARE
