@@ -155,6 +155,28 @@ struct ReliabilityFileFaultTests {
     }
 
     @Test(.enabled(if: TemporaryMount.isAvailable, "needs root and tmpfs (mount(2))"))
+    func anOpenStoreKeepsItsDiskFromBecomingReadOnlyAndADroppedOneDoesNot() throws {
+        // Given an open store on a disk of its own
+        let mount = try TemporaryMount(size: "1m")
+        defer { mount.unmount() }
+        let configuration = FileDataSource.Configuration(location: .url(mount.url), identifier: "held")
+        do {
+            let store = try FileDataSource(configuration: configuration)
+            try store.setValue(.pattern(100), forKey: "a")
+
+            // When the disk is remounted read-only while it is open, Then the remount is refused, naming the lock
+            // file the store holds for writing
+            #expect { try mount.remount(readOnly: true) } throws: { error in
+                (error as? TemporaryMount.HeldFiles)?.paths.contains { $0.hasSuffix("/held/.strata-lock") } == true
+            }
+            #expect(store.value(forKey: "a") == .pattern(100))
+        }
+
+        // And once the store is dropped, nothing of it is held open: the remount succeeds
+        try mount.remount(readOnly: true)
+    }
+
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs root and tmpfs (mount(2))"))
     func aReadOnlyDiskIsAnIOErrorAndKeepsEveryStoredEntry() throws {
         // Given entries stored on a disk that then becomes read-only (root ignores permission bits, a
         // read-only mount it cannot; Linux refuses to remount while a store holds its lock file open for writing,

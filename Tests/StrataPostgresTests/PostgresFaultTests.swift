@@ -89,8 +89,7 @@
                     let heard = instance.source.changes(forKey: "k")
                     _ = try await instance.source.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
                     _ = await first(heard) { _ in true }
-                    _ = try await instance.repository.get(KeyQuery("k"), operation: .cacheSync)
-                    #expect(await instance.holds("k"))
+                    #expect(try await instance.readIntoCache("k"))
                     _ = await first(changes) { $0 == .invalidateAll }
 
                     try await server.psql("DROP TABLE \(instance.source.table)")
@@ -129,7 +128,7 @@
                     _ = try await other.put(Note(title: "k", revision: 3), in: KeyQuery("k"))
                     _ = await first(heardAgain) { _ in true }
                     #expect(try await instance.repository.get(KeyQuery("k"), operation: .cacheSync).revision == 3)
-                    #expect(await instance.holds("k"))
+                    #expect(try await instance.readIntoCache("k"))
                     let changesLast = instance.source.changes(forKey: nil)
                     let table = instance.source.table
                     try await server.psql("DROP TABLE \(table); DROP SEQUENCE \(table)_version")
