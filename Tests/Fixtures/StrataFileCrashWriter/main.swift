@@ -3,6 +3,10 @@
 // Usage: StrataFileCrashWriter <parent folder> <identifier> <atomic|durable> <first index>
 // Write i stores `CrashValue.bytes(i)` under `k<i % 16>` and then prints `ack <i>`.
 //
+// Modes `atomic-removing` and `durable-removing` also remove: after write i, when i % 5 == 4 the entry `k<(i + 8) % 16>`
+// is removed and `ack remove <i>` printed, and when i % 97 == 96 every entry is removed and `ack remove-all <i>`
+// printed (for scripts/check-durability, which checks that removals are flushed too).
+//
 // Mode `probe` only tries to open the store once: it prints `opened` (exit 0) or `in use` (exit 3), so a test
 // can tell from a second process whether a folder is still locked.
 //
@@ -37,7 +41,8 @@ if arguments[3] == "descriptors" {
     openWithFewDescriptors(location: URL(fileURLWithPath: arguments[1]), identifier: arguments[2], upTo: first)
     exit(0)
 }
-let durability: StoreDurability = arguments[3] == "durable" ? .durable : .atomic
+let durability: StoreDurability = arguments[3].hasPrefix("durable") ? .durable : .atomic
+let removes = arguments[3].hasSuffix("-removing")
 do {
     let store = try FileDataSource(
         configuration: .init(
@@ -60,6 +65,14 @@ do {
         try store.setValue(Data(bytes), forKey: "k\(index % 16)")
         // One unbuffered write per acknowledgement, so a kill never hides an acknowledged write.
         FileHandle.standardOutput.write(Data("ack \(index)\n".utf8))
+        if removes, index % 5 == 4 {
+            _ = try store.removeValue(forKey: "k\((index + 8) % 16)")
+            FileHandle.standardOutput.write(Data("ack remove \(index)\n".utf8))
+        }
+        if removes, index % 97 == 96 {
+            try store.removeAll()
+            FileHandle.standardOutput.write(Data("ack remove-all \(index)\n".utf8))
+        }
         index += 1
     }
 } catch {
