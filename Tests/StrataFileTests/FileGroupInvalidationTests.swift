@@ -44,6 +44,35 @@ struct FileGroupInvalidationTests {
         #expect(store.sortedKeys() == ["3", "4"])
     }
 
+    @Test func aTagEndingInACarriageReturnStaysATagOfItsOwnAfterAReopen() async throws {
+        // Given an entry tagged "line\r" and "next" (the trailer joins them with "\n": "line\r\nnext", where Swift
+        // sees the one Character "\r\n"), closed
+        let folder = try TemporaryFolder()
+        do {
+            let store = try folder.makeStore()
+            _ = try await store.put(Data("ann".utf8), in: IdQuery(1), tags: ["line\r", "next"])
+        }
+
+        // When it is opened again, Then both tags are read back as written, and invalidating one removes the entry
+        let store = try folder.makeStore()
+        #expect(try await store.getEntry(IdQuery(1)).metadata.tags == ["line\r", "next"])
+        #expect(store.keys(taggedWith: "next") == ["1"])
+        try await store.delete(TagQuery("next"))
+        #expect(store.sortedKeys() == [])
+    }
+
+    @Test(arguments: ["", "two\nlines", "two\r\nlines"])
+    func aTagTheTrailerCannotKeepIsRefused(tag: String) async throws {
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await store.put(Data("ann".utf8), in: IdQuery(1), tags: [tag])
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(store.sortedKeys() == [])
+    }
+
     @Test func anEntryWithoutTagsKeepsTheVersion4TrailerAndATaggedOneRoundTrips() throws {
         let plain = EntryTrailer(
             key: "k",

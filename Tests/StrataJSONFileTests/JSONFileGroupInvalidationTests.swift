@@ -59,7 +59,29 @@ struct JSONFileGroupInvalidationTests {
         }
     }
 
-    @Test(arguments: ["", "two\nlines"])
+    @Test(arguments: [false, true])
+    func aTagEndingInACarriageReturnStaysATagOfItsOwnAfterAReopen(rebuildingTheIndex: Bool) async throws {
+        try await withTemporaryFolder { folder in
+            // Given an entry tagged "line\r" and "next" (the index joins them with "\n": "line\r\nnext", where
+            // Swift sees the one Character "\r\n"), closed, its index journal removed or not
+            do {
+                let store = try JSONFileDataSource<Item>(folder: folder)
+                _ = try await store.put(Item(name: "ann", number: 1), in: IdQuery(1), tags: ["line\r", "next"])
+            }
+            if rebuildingTheIndex {
+                try FileManager.default.removeItem(at: folder.appendingPathComponent("index.journal"))
+            }
+
+            // When it is opened again, Then both tags are read back as written, and invalidating one removes it
+            let store = try JSONFileDataSource<Item>(folder: folder)
+            #expect(try await store.getEntry(IdQuery(1)).metadata.tags == ["line\r", "next"])
+            #expect(store.keys(taggedWith: "next") == ["1"])
+            try await store.delete(TagQuery("next"))
+            #expect(store.sortedKeys() == [])
+        }
+    }
+
+    @Test(arguments: ["", "two\nlines", "two\r\nlines"])
     func aTagTheIndexCannotKeepIsRefused(tag: String) async throws {
         try await withTemporaryFolder { folder in
             let store = try JSONFileDataSource<Item>(folder: folder)

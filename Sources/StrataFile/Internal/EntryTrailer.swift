@@ -83,7 +83,7 @@ struct EntryTrailer: Equatable {
         let keyBytes = Array(key.utf8)
         let eTagBytes = eTag.map { Array($0.utf8) }
         let lastModifiedBytes = lastModified.map { Array($0.utf8) }
-        let tagBytes = tags.isEmpty ? nil : Array(tags.joined(separator: "\n").utf8)
+        let tagBytes = tags.isEmpty ? nil : Array(TagList.joined(tags).utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(
             Self.fixedLength + keyBytes.count + (eTagBytes?.count ?? 0) + (lastModifiedBytes?.count ?? 0)
@@ -212,7 +212,7 @@ struct EntryTrailer: Equatable {
             ? nil : Data(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + attributesCount)]))
         offset += attributesCount
         if tagsCount > 0 {
-            tags = string(tagsCount).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            tags = TagList.split(string(tagsCount))
         }
     }
 

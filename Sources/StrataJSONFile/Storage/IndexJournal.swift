@@ -1,4 +1,5 @@
 import Foundation
+internal import StrataSupport
 
 /// The text format of the index: an append-only journal of one record per line.
 ///
@@ -55,7 +56,7 @@ enum IndexJournal {
                 text += " -"
             }
             if !record.tags.isEmpty {
-                text += " " + encode(record.tags.joined(separator: "\n"))
+                text += " " + encode(TagList.joined(record.tags))
             } else if record.size != nil {
                 text += " -"
             }
@@ -171,7 +172,7 @@ enum IndexJournal {
             var tags: [String] = []
             if fields.count >= 7, !(fields.count == 8 && isAbsent(fields[6])) {
                 guard let joined = decode(fields[6]), !joined.isEmpty else { return nil }
-                tags = joined.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                tags = TagList.split(joined)
             }
             var size: Int?
             if fields.count == 8 {
