@@ -374,6 +374,7 @@ let package = Package(
             dependencies: [
                 "Strata", "StrataStorage", "StrataSupport", "StrataFile", "StrataJSONFile", "StrataNetwork",
                 "StrataCache", "StrataOffline",
+                .target(name: "StrataPostgres", condition: .when(traits: ["Postgres"])),
             ],
             path: "Tests/Fuzz/Targets"
         ),

@@ -9,7 +9,8 @@ import Testing
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fuzz/Corpus")
 
-    @Test(arguments: FuzzTarget.allCases)
+    /// Every target this build holds (`postgres-payload` with the `Postgres` trait: CI replays it in the traits' run).
+    @Test(arguments: FuzzTarget.built)
     func seedCorpusKeepsEveryInvariant(target: FuzzTarget) throws {
         let files = try FuzzTarget.inputs(at: [Self.corpus.appendingPathComponent(target.rawValue).path])
         #expect(files.count >= 10, "a seed corpus of a few dozen inputs")

@@ -18,28 +18,38 @@
 
         /// Parses a payload; `nil` for any other text, for a version that is not a 64-bit number of decimal digits,
         /// and for a change with no key.
+        ///
+        /// Read byte by byte (UTF-8), not by `Character`: a key may begin with a combining mark, which would make the
+        /// colon before it one `Character` with it, and the change of that key would not be heard.
         init?(_ payload: String) {
-            if payload.hasPrefix("h:") {
-                let token = payload.dropFirst(2)
-                guard Self.isDecimal(token), let token = UInt64(token) else { return nil }
+            let bytes = payload.utf8
+            if bytes.starts(with: "h:".utf8) {
+                let token = bytes.dropFirst(2)
+                guard Self.isDecimal(token), let token = UInt64(Substring(token)) else { return nil }
                 self = .heartbeat(token: token)
                 return
             }
-            let parts = payload.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count == 3, Self.isDecimal(parts[0]), let version = Int64(parts[0]) else { return nil }
-            switch (parts[1], parts[2].isEmpty) {
-            case ("a", true):
+            let colon = UInt8(ascii: ":")
+            guard let first = bytes.firstIndex(of: colon) else { return nil }
+            let versionText = bytes[..<first]
+            guard Self.isDecimal(versionText), let version = Int64(Substring(versionText)) else { return nil }
+            let rest = bytes[bytes.index(after: first)...]
+            guard let second = rest.firstIndex(of: colon) else { return nil }
+            let key = rest[rest.index(after: second)...]
+            switch (Array(rest[..<second]), key.isEmpty) {
+            case ([UInt8(ascii: "a")], true):
                 self = .everyKey
-            case ("p", false), ("d", false):
-                self = .change(key: String(parts[2]), version: version, isDelete: parts[1] == "d")
+            case ([UInt8(ascii: "p")], false), ([UInt8(ascii: "d")], false):
+                let isDelete = rest[rest.startIndex] == UInt8(ascii: "d")
+                self = .change(key: String(Substring(key)), version: version, isDelete: isDelete)
             default:
                 return nil
             }
         }
 
         /// Whether `text` is one or more decimal digits, and nothing else (no sign, no space).
-        private static func isDecimal(_ text: Substring) -> Bool {
-            !text.isEmpty && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+        private static func isDecimal(_ text: Substring.UTF8View) -> Bool {
+            !text.isEmpty && text.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
         }
     }
 #endif

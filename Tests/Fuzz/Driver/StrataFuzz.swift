@@ -41,9 +41,12 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 enum StrataFuzz {
     static func main() {
         let arguments = CommandLine.arguments
-        guard arguments.count >= 2, let target = FuzzTarget(rawValue: arguments[1]) else {
-            let names = FuzzTarget.allCases.map(\.rawValue).joined(separator: " | ")
+        guard arguments.count >= 2, let target = FuzzTarget(rawValue: arguments[1]), target.isBuilt else {
+            let names = FuzzTarget.built.map(\.rawValue).joined(separator: " | ")
             print("usage: StrataFuzz <\(names)> [libFuzzer options] <corpus folders or input files>")
+            if let target = FuzzTarget(rawValue: arguments.count >= 2 ? arguments[1] : ""), !target.isBuilt {
+                print("\(target.rawValue) is not in this build: build with --traits Postgres")
+            }
             exit(2)
         }
         selected = target

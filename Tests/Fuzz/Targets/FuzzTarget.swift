@@ -26,6 +26,22 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case headerFields = "header-fields"
     /// A file of an offline repository's outbox (`OutboxFile`, a record or a file that is not one).
     case outboxRecord = "outbox-record"
+    /// Notifications on a PostgreSQL table's channel (`PostgresFeedPayload`, recorded by a change feed) and an
+    /// entry's version tag (`PostgresEntryTag`). Built only with the `Postgres` trait (``isBuilt``).
+    case postgresPayload = "postgres-payload"
+
+    /// The targets this build holds: every one but those of an integration whose trait is off.
+    public static var built: [FuzzTarget] { allCases.filter(\.isBuilt) }
+
+    /// Whether this build holds the target: `postgres-payload` needs the `Postgres` trait (`scripts/fuzz` enables it
+    /// when the target is asked for).
+    public var isBuilt: Bool {
+        #if Postgres
+            true
+        #else
+            self != .postgresPayload
+        #endif
+    }
 
     /// Feeds `bytes` to the parser and checks its invariants.
     ///
@@ -44,6 +60,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .storeSession: try Self.storeSession(bytes)
             case .headerFields: try Self.headerFields(bytes)
             case .outboxRecord: try Self.outboxRecord(bytes)
+            case .postgresPayload:
+                #if Postgres
+                    try Self.postgresPayload(bytes)
+                #else
+                    throw FuzzFailure("postgres-payload needs the Postgres trait (--traits Postgres)", input: [UInt8]())
+                #endif
             }
         #else
             // The targets reach internal parsers through `@testable import`, which only a debug build allows.
