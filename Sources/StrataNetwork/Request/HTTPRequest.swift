@@ -102,7 +102,11 @@ public struct HTTPRequest: Hashable, Sendable {
     public func url() throws -> URL {
         var url = baseURL
         let trimmed = path.drop { $0 == "/" }
-        if let segment = trimmed.split(separator: "/").first(where: { $0 == "." || $0 == ".." }) {
+        // By bytes, not by `Character`: a combining mark or a joiner after a `/` makes the two one `Character`, which
+        // would hide the segment before it (`../\u{301}admin`).
+        let segments = trimmed.utf8.split(separator: UInt8(ascii: "/"))
+        if let dots = segments.first(where: { $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }) {
+            let segment = String(Substring(dots))
             throw StrataError(
                 .invalidArgument,
                 "The path \(HTTPSyntax.quoted(path)) holds the segment \"\(segment)\", which would take the request to "
