@@ -132,9 +132,9 @@ public final class FileDataSource: Sendable {
 
     private static func validate(_ configuration: Configuration) throws {
         let identifier = configuration.identifier
-        guard !identifier.isEmpty, identifier != ".", identifier != "..", !identifier.contains("/"),
-            !identifier.utf8.contains(0)
-        else {
+        // One path component, read by bytes (`StoreFolder.checkName`): a combining mark after a `/` makes the two one
+        // `Character`, so a check by `Character` found no `/` in `../\u{301}x`.
+        guard (try? StoreFolder.checkName(identifier)) != nil else {
             throw StrataError(.invalidArgument, "The identifier \"\(identifier)\" is not a single folder name")
         }
         try StoreLimits.validate(

@@ -97,12 +97,19 @@ struct FileDataSourceTests {
         #expect(second.value(forKey: "k") == Data("1".utf8))
     }
 
-    @Test(arguments: ["", ".", "..", "a/b", "nul\u{0}"])
+    /// `../\u{301}x`: a combining mark (or a joiner) after the `/` makes the two one `Character`, which a check by
+    /// `Character` took for no `/` at all, and the store was made beside the folder it was given.
+    @Test(arguments: ["", ".", "..", "a/b", "nul\u{0}", "../\u{301}x", "a/\u{200D}b"])
     func rejectsIdentifiersThatAreNotOneFolderName(_ identifier: String) throws {
         let folder = try TemporaryFolder()
+        let parent = folder.url.appendingPathComponent("location")
+        try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: false)
+        let besideBefore = try FileManager.default.contentsOfDirectory(atPath: folder.url.path)
         #expect {
-            _ = try folder.makeStore(identifier)
+            _ = try FileDataSource(configuration: .init(location: .url(parent), identifier: identifier))
         } throws: { ($0 as? StrataError)?.code == .invalidArgument }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == besideBefore)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty)
     }
 
     @Test func rejectsLimitsBelowOne() throws {
