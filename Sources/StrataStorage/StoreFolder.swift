@@ -47,7 +47,7 @@ package final class StoreFolder: Sendable {
         create: Bool,
         durable: Bool = false
     ) throws(POSIXCallError) -> StoreFolder {
-        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        let trimmed = path.utf8.count > 1 && path.utf8.last == slash ? String(path.utf8.dropLast()) ?? path : path
         var fd = openFolder(AT_FDCWD, trimmed)
         if fd < 0, errno == ENOENT, create {
             var made: [String] = []
@@ -132,9 +132,9 @@ package final class StoreFolder: Sendable {
         }
         if errno == EEXIST { return }
         guard errno == ENOENT else { throw .last("mkdir", path) }
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { throw .last("mkdir", path) }
+        guard let parent = parentPath(of: path), parent != "/" else { throw .last("mkdir", path) }
         var parents: [String] = []
-        try makeFolders(String(path[..<slash]), made: &parents)
+        try makeFolders(parent, made: &parents)
         if mkdir(path, 0o755) == 0 {
             made.append(path)
         } else if errno != EEXIST {
@@ -146,15 +146,21 @@ package final class StoreFolder: Sendable {
     /// Flushes the folder that holds `path` (its parent, reached through links as the caller's path is), so that
     /// the entry for `path` in it is on stable storage.
     private static func syncParent(of path: String) throws(POSIXCallError) {
-        let parent: String
-        if let slash = path.lastIndex(of: "/") {
-            parent = slash == path.startIndex ? "/" : String(path[..<slash])
-        } else {
-            parent = "."
-        }
+        let parent = parentPath(of: path) ?? "."
         let fd = FileDescriptor.retryingInterrupts { openat(AT_FDCWD, parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard fd >= 0 else { throw .last("open", parent) }
         try adopt(fd, path: parent).sync()
+    }
+
+    /// The byte `/`: paths are split at it by bytes, never by `Character` (a combining mark after a `/` makes the two
+    /// one `Character`, which a search for `"/"` does not find).
+    private static let slash = UInt8(ascii: "/")
+
+    /// The path of the folder that holds `path`: what comes before its last `/` (`/` for a path right under the
+    /// root), `nil` when it has none.
+    private static func parentPath(of path: String) -> String? {
+        guard let index = path.utf8.lastIndex(of: slash) else { return nil }
+        return index == path.startIndex ? "/" : String(path[..<index])
     }
 
     /// Refuses a name that is not one path component.

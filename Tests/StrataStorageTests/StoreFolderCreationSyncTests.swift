@@ -34,6 +34,25 @@ struct StoreFolderCreationSyncTests {
         }
     }
 
+    /// Names whose first character is a combining mark (`"\u{301}b"`): the `/` before them and the mark are one
+    /// `Character`. Paths are split at `/` bytes, so each folder is made in its parent and each parent flushed: split by
+    /// `Character`, `a` was taken for the parent of `a/\u{301}b/\u{301}store`'s last folder, the nested folders were not
+    /// made, and a folder made in `a` flushed `a`'s parent instead.
+    @Test func foldersWhoseNamesBeginWithACombiningMarkAreMadeAndFlushedInTheirParents() throws {
+        try withTemporaryFolder { root in
+            let nested = try flushes(of: root) {
+                _ = try StoreFolder.open(root + "/a/\u{301}b/\u{301}store", create: true, durable: true)
+            }
+            #expect(nested == 1)
+            #expect(FileManager.default.fileExists(atPath: root + "/a/\u{301}b/\u{301}store"))
+
+            let parent = try flushes(of: root + "/a") {
+                _ = try StoreFolder.open(root + "/a/\u{301}other", create: true, durable: true)
+            }
+            #expect(parent == 1)
+        }
+    }
+
     /// Nothing is flushed when the folder exists already, or when the store does not promise durability.
     @Test func anExistingFolderOrAnAtomicStoreFlushesNothing() throws {
         try withTemporaryFolder { root in
