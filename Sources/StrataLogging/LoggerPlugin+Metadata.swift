@@ -25,16 +25,15 @@
             return metadata
         }
 
-        /// The most characters of a query or a value a line shows.
+        /// The most Unicode scalars (characters, in most text) of a query or a value a line shows.
         static let loggedTextLimit = 1_024
 
         /// A query's or a value's text as a line shows it: one line whatever it holds (``Strata/StrataError``'s rule for
         /// messages: no line break or control character a text log handler would print as it is), at most
-        /// ``loggedTextLimit`` characters.
+        /// ``loggedTextLimit`` Unicode scalars (a letter and any number of combining marks is one `Character`).
         static func loggable(_ value: Any) -> String {
-            let text = String(describing: value)
-            guard text.count > loggedTextLimit else { return StrataError.oneLine(text) }
-            return StrataError.oneLine(String(text.prefix(loggedTextLimit))) + "…"
+            let (shown, isCut) = String(describing: value).prefixForMessage(loggedTextLimit)
+            return StrataError.oneLine(shown) + (isCut ? "…" : "")
         }
     }
 #endif

@@ -122,12 +122,12 @@ enum Output {
         return String(date.formatted(.iso8601).replacingOccurrences(of: "T", with: " ").dropLast())
     }
 
-    /// A key made safe for one table cell: ``plain(_:)``, at most `limit` characters.
+    /// A key made safe for one table cell: ``plain(_:)``, at most `limit` Unicode scalars.
     static func cell(_ text: String?, limit: Int = 60) -> String {
         guard let text else { return "-" }
-        var safe = plain(text)
-        if safe.count > limit { safe = String(safe.prefix(limit - 1)) + "…" }
-        return safe
+        let safe = plain(text)
+        guard safe.prefixForMessage(limit).isCut else { return safe }
+        return safe.prefixForMessage(limit - 1).text + "…"
     }
 
     /// Text from a store or a server (a key, an ETag, an error a server's body went into) made safe for a terminal:

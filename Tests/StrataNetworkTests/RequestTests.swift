@@ -38,6 +38,15 @@ struct RequestTests {
         #expect(error?.message.contains("another resource") == true)
     }
 
+    /// The message quotes the path cut to 64 Unicode scalars: a letter and 100,000 combining marks are one
+    /// `Character`, which a cut by `Character` quoted whole.
+    @Test func theMessageOfARefusedPathIsBoundedWhateverItsCharacters() throws {
+        let path = "users/../a" + String(repeating: "\u{301}", count: 100_000)
+        let error = #expect(throws: StrataError.self) { try HTTPRequest(baseURL: base, path: path).url() }
+        #expect(error?.code == .invalidArgument)
+        #expect((error?.message.utf8.count ?? .max) < 1_000)
+    }
+
     @Test func segmentsThatOnlyLookLikeDotSegmentsAreKept() throws {
         let keys = ["...", "..a", ".hidden", "a..", "%2e%2e", "a?b#c"]
         let urls = try keys.map { try HTTPRequest(baseURL: base, path: "users/\($0)").url().absoluteString }

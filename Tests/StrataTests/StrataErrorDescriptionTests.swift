@@ -74,6 +74,12 @@ struct StrataErrorDescriptionTests {
         #expect(StrataError.quoted(key: "a\"b\nc") == #""a\"b\nc""#)
         let long = String(repeating: "k", count: 500)
         #expect(StrataError.quoted(key: long) == "\"\(String(repeating: "k", count: 200))\"…")
+        // One Character of 100,001 scalars (a letter and combining marks) is cut too: before, a cut by Character
+        // quoted all of it, 200 KB in every message and log line about the key.
+        let marks = "a" + String(repeating: "\u{301}", count: 100_000)
+        #expect(marks.count == 1)
+        #expect(StrataError.quoted(key: marks) == "\"a\(String(repeating: "\u{301}", count: 199))\"…")
+        #expect(StrataError.notFound(key: marks).description.utf8.count < 1_000)
         #expect(StrataError.notFound(key: "x\ny").description == #"StrataError.notFound: No value for key "x\ny""#)
         #expect(StrataError.miss(key: "").code == .invalidArgument)
         #expect(StrataError.miss(key: "a").code == .notFound)

@@ -1,18 +1,20 @@
 extension StrataError {
-    /// The most characters of a key that an error message quotes; a longer key is cut and ends with `…`.
+    /// The most Unicode scalars (characters, in most text) of a key that an error message quotes; a longer key is cut
+    /// and ends with `…`.
     public static let quotedKeyLimit = 200
 
     /// A key as every store's messages quote it: a Swift string literal (in double quotes, with quotes,
     /// backslashes, line breaks and control characters escaped, so the message stays on one line) of at most
-    /// ``quotedKeyLimit`` characters, the rest cut and marked with `…`.
+    /// ``quotedKeyLimit`` Unicode scalars, the rest cut and marked with `…` (a letter followed by a hundred thousand
+    /// combining marks is one `Character`, and is cut too).
     ///
     /// `"user/42"`, `"a\nb"`, `""`.
     ///
     /// - Parameter key: The key a query names.
     /// - Returns: The key, quoted.
     public static func quoted(key: String) -> String {
-        guard key.count > quotedKeyLimit else { return String(reflecting: key) }
-        return String(reflecting: String(key.prefix(quotedKeyLimit))) + "…"
+        let (shown, isCut) = key.prefixForMessage(quotedKeyLimit)
+        return String(reflecting: shown) + (isCut ? "…" : "")
     }
 
     /// The *not found* error of a store that has no value for a key: `No value for key "user/42"`.

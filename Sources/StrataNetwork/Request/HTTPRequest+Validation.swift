@@ -49,10 +49,10 @@ package enum HTTPSyntax {
         controlCharacterOffset(in: value) == nil
     }
 
-    /// `text` quoted for a message, control characters escaped, cut to 64 characters.
+    /// `text` quoted for a message, control characters escaped, cut to 64 Unicode scalars.
     static func quoted(_ text: String) -> String {
-        let shown = text.count > 64 ? String(text.prefix(64)) + "…" : text
-        return String(reflecting: shown)
+        let (shown, isCut) = text.prefixForMessage(64)
+        return String(reflecting: isCut ? shown + "…" : shown)
     }
 
     private static func isTokenCharacter(_ byte: UInt8) -> Bool {

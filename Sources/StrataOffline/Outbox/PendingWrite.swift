@@ -131,9 +131,9 @@ extension PendingWrite {
         return UInt64(key)
     }
 
-    /// The one-line form of an error kept in a record.
+    /// The form of an error kept in a record: its description, at most 512 Unicode scalars.
     static func describe(_ error: any Error) -> String {
-        String(String(describing: error).prefix(512))
+        String(describing: error).prefixForMessage(512).text
     }
 
     /// Records a retryable failure of main: its description, and whether main was unreachable.
