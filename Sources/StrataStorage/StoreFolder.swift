@@ -165,7 +165,7 @@ package final class StoreFolder: Sendable {
 
     /// Refuses a name that is not one path component.
     package static func checkName(_ name: String) throws(POSIXCallError) {
-        if name.isEmpty || name == "." || name == ".." || name.utf8.contains(UInt8(ascii: "/"))
+        if name.isEmpty || name == "." || name == ".." || name.utf8.contains(slash)
             || name.utf8.contains(0)
         {
             throw POSIXCallError(call: "name", path: name, code: EINVAL)

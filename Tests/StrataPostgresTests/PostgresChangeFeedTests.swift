@@ -14,8 +14,13 @@
         let memory: MemoryDataSource<Note>
         let repository: CacheRepository<PostgresDataSource<Note>, PostgresCoherentCache<MemoryDataSource<Note>>>
 
-        init(client: PostgresClient, table: String) throws {
-            source = try StrataPostgresTests.source(client, table: table)
+        init(client: PostgresClient, table: String, feed: PostgresChangeFeedConfiguration = .init()) throws {
+            source = try PostgresDataSource<Note>(
+                client: client,
+                table: table,
+                callTimeout: generousCallTimeout,
+                feed: feed
+            )
             memory = MemoryDataSource<Note>()
             repository = CacheRepository(main: source, cache: source.coherentCache(memory))
         }

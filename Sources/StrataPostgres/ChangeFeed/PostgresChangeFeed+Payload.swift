@@ -35,13 +35,14 @@
             guard Self.isDecimal(versionText), let version = Int64(Substring(versionText)) else { return nil }
             let rest = bytes[bytes.index(after: first)...]
             guard let second = rest.firstIndex(of: colon) else { return nil }
+            let kind = rest[..<second]
             let key = rest[rest.index(after: second)...]
-            switch (Array(rest[..<second]), key.isEmpty) {
-            case ([UInt8(ascii: "a")], true):
+            guard let letter = kind.first, kind.count == 1 else { return nil }
+            switch (letter, key.isEmpty) {
+            case (UInt8(ascii: "a"), true):
                 self = .everyKey
-            case ([UInt8(ascii: "p")], false), ([UInt8(ascii: "d")], false):
-                let isDelete = rest[rest.startIndex] == UInt8(ascii: "d")
-                self = .change(key: String(Substring(key)), version: version, isDelete: isDelete)
+            case (UInt8(ascii: "p"), false), (UInt8(ascii: "d"), false):
+                self = .change(key: String(Substring(key)), version: version, isDelete: letter == UInt8(ascii: "d"))
             default:
                 return nil
             }
