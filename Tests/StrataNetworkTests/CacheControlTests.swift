@@ -33,6 +33,18 @@ struct CacheControlTests {
         #expect(CacheControl(parsing: header) == expected)
     }
 
+    /// Read by bytes: a combining mark, a joiner or a variation selector right after a comma is one `Character`
+    /// with it, and a split by `Character` ran the directive before into the member after (`no-cache,\u{301}x` one
+    /// unknown directive: the response served without revalidation, or stored against `no-store`).
+    @Test(arguments: ["\u{301}x", "\u{200D}", "\u{FE0F}", "\u{301}"])
+    func aMarkAfterACommaDoesNotHideTheDirectiveBeforeIt(mark: String) {
+        #expect(CacheControl(parsing: "max-age=600, no-cache,\(mark)").noCache)
+        #expect(CacheControl(parsing: "no-store,\(mark)").noStore)
+        #expect(CacheControl(parsing: "private,\(mark), max-age=60").isPrivate)
+        #expect(CacheControl(parsing: "private,\(mark), max-age=60").maxAge == .seconds(60))
+        #expect(CacheControl(parsing: "max-age=60, \(mark)no-store").maxAge == .seconds(60))
+    }
+
     /// A quote inside a token, or a quoted string never closed (two field lines joined), loses only its own
     /// member: the directives after it, `no-store` among them, are heard.
     @Test(arguments: [

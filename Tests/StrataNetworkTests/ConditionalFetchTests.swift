@@ -351,6 +351,27 @@ struct ConditionalFetchTests {
         #expect(response.cacheControl.noCache)
     }
 
+    /// Each transport's header fields are read by bytes: a joiner after a comma (`no-store,\u{200D}`) no longer
+    /// hides the `no-store` before it, nor a combining mark after a cookie's `=` the cookie's start.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aMarkAfterACommaHidesNoDirectiveAndNoCookie(transport kind: TransportUnderTest) async throws {
+        // Given a server whose Cache-Control lines end in a joiner after a comma, and whose second cookie's value
+        // begins with a combining mark
+        let fields = [
+            "Cache-Control: max-age=60,\u{200D}", "Cache-Control: no-store,\u{200D}",
+            "Set-Cookie: a=1; Path=/", "Set-Cookie: b=\u{301}2; Path=/",
+        ]
+
+        // When
+        let response = try await Self.send(answeredWith: fields, through: kind)
+
+        // Then the directives are heard, and the two cookies stay two
+        #expect(response.cacheControl.noStore)
+        #expect(response.cacheControl.maxAge == .seconds(60))
+        #expect(!HTTPFreshness(response: response, requestTime: Date(), responseTime: Date()).isStorable)
+        #expect(response.headers.values(for: "set-cookie").count == 2)
+    }
+
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func anUnclosedAngleBracketSwallowsNoOtherFieldLine(transport kind: TransportUnderTest) async throws {
         // Given a server whose first Cache-Control and first Link lines each open a `<` they never close

@@ -135,6 +135,9 @@ struct RequestTests {
         #expect(request.headers["If-Modified-Since"] == "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(ConditionalHeaders.weakMatch("W/\"v1\"", "\"v1\""))
         #expect(!ConditionalHeaders.weakMatch("\"v1\"", "\"v2\""))
+        // Compared byte for byte (RFC 9110, section 8.8.3.2), not by canonical equivalence.
+        #expect(!ConditionalHeaders.weakMatch("\"caf\u{E9}\"", "\"cafe\u{301}\""))
+        #expect(ConditionalHeaders.weakMatch("W/\"caf\u{E9}\"", "\"caf\u{E9}\""))
         #expect(ConditionalHeaders.isValidEntityTag("\"v1\""))
         #expect(ConditionalHeaders.isValidEntityTag("W/\"v1\""))
         #expect(ConditionalHeaders.isValidEntityTag("\"\""))

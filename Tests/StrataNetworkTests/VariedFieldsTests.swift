@@ -27,6 +27,22 @@ struct VariedFieldsTests {
         #expect(try !request([("Accept-Language", "en, fr"), ("X-Absent", "")]).matches(variedFields: varied))
     }
 
+    /// `Vary` is split by bytes: a mark after a comma made `accept-language,\u{301}x` one field no request sends, so
+    /// a response for one language answered requests in any other.
+    @Test func aMarkAfterACommaInVaryHidesNoFieldName() throws {
+        let sent = try request([("Accept-Language", "en")])
+        let varied = try #require(response(vary: ["accept-language,\u{301}x"]).variedFields(of: sent))
+
+        #expect(varied == ["accept-language": ["en"], "\u{301}x": []])
+        #expect(try !request([("Accept-Language", "fr")]).matches(variedFields: varied))
+        func isStorable(vary: String) -> Bool {
+            HTTPFreshness(response: response(vary: [vary]), requestTime: Date(), responseTime: Date()).isStorable
+        }
+        #expect(isStorable(vary: "accept-language,\u{301}*"))
+        #expect(!isStorable(vary: "accept-language,*"))
+        #expect(!isStorable(vary: "accept-language,\t* "))
+    }
+
     @Test func aResponseThatNominatesTooManyFieldsKeepsNone() throws {
         let names = (0...HTTPResponse.maximumVariedFields).map { "X-Field-\($0)" }
         #expect(response(vary: [names.joined(separator: ", ")]).variedFields(of: try request([])) == nil)

@@ -118,15 +118,17 @@ public struct CacheControl: Hashable, Sendable {
         for member in HTTPList.members(of: header) {
             let trimmed = member.trimmingOptionalWhitespace()
             guard !trimmed.isEmpty else { continue }
-            guard let equals = trimmed.firstIndex(of: "=") else {
+            guard let equals = trimmed.utf8.firstIndex(of: UInt8(ascii: "=")) else {
                 result.append((trimmed.lowercased(), nil))
                 continue
             }
             let name = trimmed[..<equals].trimmingOptionalWhitespace().lowercased()
             guard !name.isEmpty else { continue }
-            var argument = trimmed[trimmed.index(after: equals)...].trimmingOptionalWhitespace()
-            if argument.count >= 2, argument.hasPrefix("\""), argument.hasSuffix("\"") {
-                argument = String(argument.dropFirst().dropLast()).replacingOccurrences(of: "\\", with: "")
+            var argument = trimmed[trimmed.utf8.index(after: equals)...].trimmingOptionalWhitespace()
+            let quote = UInt8(ascii: "\"")
+            if argument.utf8.count >= 2, argument.utf8.first == quote, argument.utf8.last == quote {
+                let inner = argument.utf8.dropFirst().dropLast()
+                argument = String(Substring(inner)).replacingOccurrences(of: "\\", with: "")
             }
             result.append((name, argument))
         }

@@ -69,7 +69,8 @@ public struct ConditionalHeaders: Hashable, Sendable {
     ///   - rhs: Another entity tag.
     /// - Returns: Whether they match weakly.
     public static func weakMatch(_ lhs: String, _ rhs: String) -> Bool {
-        opaqueTag(lhs) == opaqueTag(rhs)
+        // Byte for byte, as the RFC compares them: `==` would take canonically equivalent tags for one.
+        opaqueTag(lhs).utf8.elementsEqual(opaqueTag(rhs).utf8)
     }
 
     /// Whether a value is one entity tag as RFC 9110 (section 8.8.3) defines it: an optional `W/`, then
@@ -91,7 +92,7 @@ public struct ConditionalHeaders: Hashable, Sendable {
     ///
     /// - Parameter tag: An `ETag` value as received.
     public static func isStrongEntityTag(_ tag: String) -> Bool {
-        isValidEntityTag(tag) && !tag.trimmingCharacters(in: .whitespaces).hasPrefix("W/")
+        isValidEntityTag(tag) && !tag.trimmingCharacters(in: .whitespaces).utf8.starts(with: "W/".utf8)
     }
 
     /// The validators a stored response keeps after a `304` renewed it: the 304's `ETag` and `Last-Modified` only
@@ -110,6 +111,6 @@ public struct ConditionalHeaders: Hashable, Sendable {
 
     private static func opaqueTag(_ tag: String) -> Substring {
         let trimmed = tag.trimmingCharacters(in: .whitespaces)
-        return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : Substring(trimmed)
+        return trimmed.utf8.starts(with: "W/".utf8) ? Substring(trimmed.utf8.dropFirst(2)) : Substring(trimmed)
     }
 }

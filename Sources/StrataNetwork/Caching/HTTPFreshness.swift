@@ -216,7 +216,7 @@ public struct HTTPFreshness: Sendable, Hashable {
     /// matches it (RFC 9111, section 4.1).
     private static func variesOnEverything(_ headers: HTTPHeaders) -> Bool {
         headers.values(for: "Vary").contains { line in
-            line.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "*" }
+            HTTPList.plainMembers(of: line, omittingEmpty: true).contains("*")
         }
     }
 

@@ -13,9 +13,9 @@ extension HTTPResponse {
     package func variedFields(of request: HTTPRequest) -> [String: [String]]? {
         var fields: [String: [String]] = [:]
         for line in headers.values(for: "Vary") {
-            for item in line.split(separator: ",") {
-                let name = item.trimmingCharacters(in: .whitespaces).lowercased()
-                guard !name.isEmpty, name != "*", fields[name] == nil else { continue }
+            for item in HTTPList.plainMembers(of: line, omittingEmpty: true) {
+                let name = item.lowercased()
+                guard name != "*", fields[name] == nil else { continue }
                 guard fields.count < Self.maximumVariedFields else { return nil }
                 fields[name] = HTTPRequest.normalizedValues(of: name, in: request.headers)
             }
@@ -33,9 +33,8 @@ extension HTTPRequest {
         variedFields.allSatisfy { name, values in Self.normalizedValues(of: name, in: headers) == values }
     }
 
-    /// The values of the fields named `name`, split at commas and trimmed.
+    /// The values of the fields named `name`, split at commas and trimmed of optional whitespace.
     static func normalizedValues(of name: String, in headers: HTTPHeaders) -> [String] {
-        headers.values(for: name).flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        headers.values(for: name).flatMap { HTTPList.plainMembers(of: $0, omittingEmpty: false) }
     }
 }

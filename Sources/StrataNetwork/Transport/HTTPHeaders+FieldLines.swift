@@ -28,23 +28,28 @@ extension HTTPHeaders {
         return headers
     }
 
-    /// Splits joined `Set-Cookie` values at each `", "` followed by a cookie name and `=`.
+    /// Splits joined `Set-Cookie` values at each `", "` followed by a cookie name and `=`, by bytes (a mark after
+    /// the comma, the space or the `=` would join it into one `Character` with them).
     private static func splitCookies(_ value: String) -> [String] {
+        let bytes = value.utf8
         var cookies: [String] = []
-        var rest = Substring(value)
-        var searchStart = rest.startIndex
-        while let comma = rest[searchStart...].range(of: ", ") {
-            let next = rest[comma.upperBound...]
-            let name = next.prefix { $0 != "=" && $0 != ";" && $0 != "," && $0 != " " }
-            if !name.isEmpty, next.dropFirst(name.count).first == "=" {
-                cookies.append(String(rest[..<comma.lowerBound]))
-                rest = next
-                searchStart = rest.startIndex
-            } else {
-                searchStart = comma.upperBound
+        var start = bytes.startIndex
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let comma = index
+            index = bytes.index(after: index)
+            guard bytes[comma] == UInt8(ascii: ","), index != bytes.endIndex, bytes[index] == UInt8(ascii: " ")
+            else { continue }
+            let next = bytes.index(after: index)
+            let name = bytes[next...].prefix { !"=;, ".utf8.contains($0) }
+            guard !name.isEmpty, name.endIndex != bytes.endIndex, bytes[name.endIndex] == UInt8(ascii: "=") else {
+                continue
             }
+            cookies.append(String(Substring(bytes[start..<comma])))
+            start = next
+            index = next
         }
-        cookies.append(String(rest))
+        cookies.append(String(Substring(bytes[start...])))
         return cookies
     }
 

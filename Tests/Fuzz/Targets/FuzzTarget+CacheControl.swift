@@ -15,6 +15,20 @@
                 try expect((.zero...limit).contains(delta), "a delta-seconds of \(delta)", input: bytes)
             }
             try expect(CacheControl(parsing: text) == control, "two parses of one header differ", input: bytes)
+            // Without quotes, every member the grammar gives (split at each comma byte, trimmed of spaces and tabs)
+            // that names a flag sets it: no character after a comma, however it combines, hides the one before.
+            if !text.utf8.contains(UInt8(ascii: "\"")) {
+                let flags: [(String, Bool)] = [
+                    ("no-store", control.noStore), ("no-cache", control.noCache), ("private", control.isPrivate),
+                    ("must-revalidate", control.mustRevalidate), ("public", control.isPublic),
+                ]
+                for member in text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+                    let name = String(decoding: member, as: UTF8.self).trimmingCharacters(in: [" ", "\t"])
+                    for (flag, isSet) in flags where name.lowercased() == flag {
+                        try expect(isSet, "the member \(flag) was not heard", input: bytes)
+                    }
+                }
+            }
             let response = HTTPResponse(status: 200, headers: ["Cache-Control": text, "Age": text])
             if let age = response.age { try expect(age >= .zero, "a negative Age \(age)", input: bytes) }
             _ = response.freshnessLifetime(sharedCache: true)
