@@ -11,12 +11,17 @@ package enum ItemKind: Sendable, Equatable {
 }
 
 extension StoreFolder {
-    /// Opens the file `name` with `flags` (`O_RDONLY`, `O_RDWR | O_CREAT`, …), never following a link.
+    /// Opens the file `name` with `flags` (`O_RDONLY`, `O_RDWR | O_CREAT`, …), never following a link, and never
+    /// waiting: always `O_NONBLOCK`, so that a pipe or a device planted at the name cannot hang the open (a pipe with
+    /// no writer opened for reading would wait for one for ever); a regular file's reads and writes do not heed it.
+    /// Callers check what they opened is a regular file (``FileDescriptor/regularFileSize(_:)``).
     ///
     /// - Throws: ``POSIXCallError``; ``POSIXCallError/isLink`` when a link is at `name`.
     package func openFile(_ name: String, _ flags: Int32, mode: mode_t = 0o644) throws(POSIXCallError) -> Int32 {
         try Self.checkName(name)
-        let fd = FileDescriptor.retryingInterrupts { openat(descriptor, name, flags | O_NOFOLLOW | O_CLOEXEC, mode) }
+        let fd = FileDescriptor.retryingInterrupts {
+            openat(descriptor, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode)
+        }
         guard fd >= 0 else { throw .last("openat", qualified(name)) }
         return fd
     }
@@ -203,7 +208,13 @@ extension StoreFolder {
         try Self.checkName(name)
         if FileDescriptor.retryingInterrupts({ unlinkat(descriptor, name, 0) }) == 0 { return true }
         if errno == ENOENT { return false }
-        throw .last("unlinkat", qualified(name))
+        let error = POSIXCallError.last("unlinkat", qualified(name))
+        // Linux says `EISDIR` for a folder; Darwin and the BSDs say `EPERM`, which callers would take for a want of
+        // permission: told by the item's kind.
+        if error.code == EPERM, (try? kind(of: name)) == .folder {
+            throw POSIXCallError(call: "unlinkat", path: qualified(name), code: EISDIR)
+        }
+        throw error
     }
 
     /// Removes the empty folder `name`; false when nothing was there.

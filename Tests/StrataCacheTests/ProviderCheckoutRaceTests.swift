@@ -85,6 +85,45 @@ struct ProviderCheckoutRaceTests {
         #expect(items.filter { $0 != ".strata-lock" } == [FileCacheProvider.checkoutName("k")])
     }
 
+    /// A pipe put in place of the staged copy while the store moves the download (its name is in the checkout
+    /// folder, which the threat model lets others write): the provider's look at the copy opens it without waiting,
+    /// finds no regular file, and hands out a checkout made from the store; the pipe stays. (The open waited for a
+    /// writer for ever, holding the lock every later store and forget takes.)
+    @Test(.timeLimit(.minutes(1))) func aPipeInPlaceOfTheStagedCopyHangsNothing() throws {
+        // Given a download, and a pipe renamed over its staged copy as the store moves it
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let clock = SteppingClock()
+        let provider = try makeProvider(folder, clock: clock)
+        let download = folder.url.appendingPathComponent("download")
+        try Data("bytes".utf8).write(to: download)
+        let checkouts = provider.checkoutFolder
+        let pipe = Locked<String?>(nil)
+        clock.run(atReading: 2) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: checkouts.path)) ?? []
+            guard let staged = names.first(where: { $0.hasPrefix(FileCacheProvider.stagedPrefix) }) else { return }
+            let made = checkouts.appendingPathComponent("pipe").path
+            guard mkfifo(made, 0o644) == 0, rename(made, checkouts.appendingPathComponent(staged).path) == 0 else {
+                return
+            }
+            pipe.withLock { $0 = staged }
+        }
+
+        // When it is stored
+        let checkout = try provider.store(objectAt: download, key: "k", headers: ["ETag": "\"1\""])
+
+        // Then the pipe was in place, the checkout holds the download, and the pipe is still there, a pipe
+        #expect(clock.ran)
+        let staged = try #require(pipe.withLock { $0 })
+        #expect(try Data(contentsOf: checkout) == Data("bytes".utf8))
+        var status = stat()
+        #expect(lstat(checkouts.appendingPathComponent(staged).path, &status) == 0)
+        #expect(status.st_mode & S_IFMT == S_IFIFO)
+        // And a later store is not held up
+        try Data("again".utf8).write(to: download)
+        #expect(try Data(contentsOf: provider.store(objectAt: download, key: "k2", headers: [:])) == Data("again".utf8))
+    }
+
     /// A store whose entry is removed (an app's "clear cache") as the provider looks at what it moved (the fourth
     /// clock reading) hands out the download all the same. (The checkout was pruned as one of a key the store no longer
     /// holds, in the call that handed it out: the URL named nothing.)

@@ -103,4 +103,55 @@ struct JSONFileDataSourceSessionTests {
             #expect(reopened.sortedKeys() == ["a"])
         }
     }
+
+    /// A store opened without durability (the default, the `strata` tool's) over a durable store that was killed
+    /// leaves the `session` file saying it did not close: that session's index lines may be only in memory, and a
+    /// power loss before they reach the disk must still make the next boot rebuild from the entry files. (The file was
+    /// removed, and the next boot replayed an index that lacked acknowledged writes: `sortedKeys()` was empty.)
+    @Test func anAtomicOpenKeepsTheSessionOfAKilledDurableStore() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a durable store killed after four writes: its session says open
+            var store: JSONFileDataSource<Item>? = try durable(folder)
+            guard let open = session(folder) else { return }
+            for number in 0..<4 { try store?.setValue(Item(name: "k\(number)", number: number), forKey: "k\(number)") }
+            store = nil
+            try open.write(to: folder.appendingPathComponent("session"), atomically: true, encoding: .utf8)
+
+            // When a store without durability opens it, writes and closes
+            var atomic: JSONFileDataSource<Item>? = try JSONFileDataSource<Item>(folder: folder)
+            #expect(atomic?.sortedKeys() == ["k0", "k1", "k2", "k3"])
+            try atomic?.setValue(Item(name: "k4", number: 4), forKey: "k4")
+            atomic = nil
+
+            // Then the session still says open; and after a power loss that took the index lines (the file as the
+            // reboot leaves it: the same, with the boot changed), a durable open rebuilds every write
+            #expect(session(folder) == open)
+            let kept = session(folder)
+            try simulateMachineCrash(folder, keepingIndexLines: 1)
+            if kept == nil { try FileManager.default.removeItem(at: folder.appendingPathComponent("session")) }
+            let reopened = try durable(folder)
+            #expect(reopened.sortedKeys() == ["k0", "k1", "k2", "k3", "k4"])
+        }
+    }
+
+    /// A file at the `session` name that is not a session file (a user's store folder held one of their own) is
+    /// moved aside and reported, durable store or not; never replaced or removed. (A durable store renamed its
+    /// session over it.)
+    @Test(arguments: [StoreDurability.durable, .atomic])
+    func aForeignFileAtTheSessionNameIsSetAside(durability: StoreDurability) async throws {
+        try await withTemporaryFolder { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try "my notes\n".write(to: folder.appendingPathComponent("session"), atomically: true, encoding: .utf8)
+
+            let store = try JSONFileDataSource<Item>(configuration: .init(folder: folder, durability: durability))
+
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            let aside = try #require(names.first { $0.hasPrefix("session.corrupt-") })
+            #expect(try String(contentsOf: folder.appendingPathComponent(aside), encoding: .utf8) == "my notes\n")
+            #expect(store.corruptionCount == 1)
+            if durability == .durable, let written = session(folder) {
+                #expect(written.hasSuffix(" open"))
+            }
+        }
+    }
 }

@@ -147,11 +147,15 @@ extension JSONFileStorage {
     }
 
     /// Records this session in the `session` file: a durable store writes its boot there (open, not clean)
-    /// and from then on fsyncs no index line; any other store removes the file, whose promise its
-    /// unsynced lines would break.
+    /// and from then on fsyncs no index line. Any other store removes the file of a session that closed cleanly,
+    /// whose promise (the index is on the disk) its unsynced lines would break, and leaves the file of one that did
+    /// not close as it is: that session's index lines may still be only in memory, and the file tells an open in a
+    /// later boot to rebuild the index from the entry files, which hold every acknowledged durable write. What is at
+    /// the name and is not a session file is set aside first (``setAsideForeignSession(_:now:)``).
     private mutating func recordSession(after previous: StoreSession.State?, now: Date) throws {
+        try setAsideForeignSession(previous, now: now)
         guard durable, let bootID = StoreSession.currentBootID else {
-            if previous != nil {
+            if previous?.isClean == true {
                 do { try root.remove(StoreSession.fileName) } catch { throw error.strataError("Removing the session") }
             }
             syncsEveryJournalLine = durable
@@ -164,6 +168,20 @@ extension JSONFileStorage {
         )
         sessionBootID = bootID
         syncsEveryJournalLine = false
+    }
+
+    /// Moves aside, and reports, what is at the `session` name and is not a session file the store wrote (a file of
+    /// the user's that is not one, a pipe, a socket, a file it may not read), so that recording or keeping the
+    /// session replaces or removes nothing of anyone else's. A folder there is set aside by ``replace(_:with:now:)``;
+    /// a link is replaced as a link, never followed.
+    ///
+    /// - Parameter previous: What ``StoreSession/read(in:)`` found.
+    private mutating func setAsideForeignSession(_ previous: StoreSession.State?, now: Date) throws {
+        guard previous == nil || previous == .unreadable else { return }
+        let kind: ItemKind?
+        do { kind = try root.kind(of: StoreSession.fileName) } catch { throw error.strataError("Reading the session") }
+        guard kind == .file || kind == .other else { return }
+        record(try Self.setAside(StoreSession.fileName, in: root, now: now, reason: "Not a session file of the store"))
     }
 
     /// Rebuilds the index from the entry files, moving aside those that are damaged, and writes it.

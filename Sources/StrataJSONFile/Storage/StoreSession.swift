@@ -16,6 +16,10 @@ enum StoreSession {
     struct State: Equatable {
         var bootID: String
         var isClean: Bool
+
+        /// What ``StoreSession/read(in:)`` gives for something at the name that cannot be read (a socket, a file
+        /// without permission): a session that did not close, of no known boot.
+        static let unreadable = State(bootID: "", isClean: false)
     }
 
     /// An identifier of the current boot of the machine; `nil` when the platform gives none (then a durable
@@ -53,7 +57,7 @@ enum StoreSession {
         } catch {
             if error.isLink || error.isWrongKind || error.isTooLong || error.isNotFound { return nil }
             if error.isOutOfResources { throw error.strataError("Reading the store's session") }
-            return State(bootID: "", isClean: false)
+            return .unreadable
         }
     }
 
