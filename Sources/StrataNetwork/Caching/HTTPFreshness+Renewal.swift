@@ -41,6 +41,20 @@ extension HTTPFreshness {
         return min(notModified, stored)
     }
 
+    /// When this `304`'s own freshness ends, as ``renewedFreshUntil(notModified:sendsCacheControl:stored:storedRequiresRevalidation:now:)``
+    /// weighs it: `end` (the 304's ``expiresAt`` as the cache computes it), but none for a heuristic lifetime of a 304
+    /// without `Cache-Control`. A heuristic is for a response that has no explicit expiration time (RFC 9111,
+    /// section 4.2.2), and the stored response's `max-age` stands when the 304 sends no `Cache-Control`: a 304 with a
+    /// recent `Last-Modified` would otherwise cut an hour's `max-age` to minutes, for good (each renewal keeps the
+    /// shorter lifetime).
+    ///
+    /// - Parameters:
+    ///   - end: When the 304's freshness ends by its own fields.
+    ///   - sendsCacheControl: Whether the 304 sends `Cache-Control`.
+    package func renewing(_ end: Date?, sendsCacheControl: Bool) -> Date? {
+        isHeuristic && !sendsCacheControl ? nil : end
+    }
+
     /// Whether a stored response renewed by this `304` may stay stored: the 304's `Cache-Control` replaces the
     /// stored one (RFC 9111, section 4.3.4), so its `no-store` (or, in a shared cache, its lack of `public` for a
     /// request with `Authorization`) removes the stored copy, as a full answer's would; without one the stored

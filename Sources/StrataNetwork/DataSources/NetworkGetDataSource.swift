@@ -143,7 +143,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             // The stored response's directives stand unless the 304 sends its own (section 4.3.4).
             let sendsCacheControl = response.headers["Cache-Control"] != nil
             renewed.freshUntil = HTTPFreshness.renewedFreshUntil(
-                notModified: renewed.freshUntil,
+                notModified: freshness.renewing(renewed.freshUntil, sendsCacheControl: sendsCacheControl),
                 sendsCacheControl: sendsCacheControl,
                 stored: Self.freshUntil(keeping: metadata, renewedAt: responseTime),
                 storedRequiresRevalidation: false,

@@ -54,9 +54,10 @@ struct BlobNetworkTier: BlobTier {
                 policy: cache.configuration.freshnessPolicy,
                 request: sent
             )
-            var renewed = metadata
-            renewed.freshUntil = freshness.expiresAt
             let sendsCacheControl = response.headers["Cache-Control"] != nil
+            var renewed = metadata
+            // Weighed against the stored lifetime as the blob is renewed (`FreshnessRecord.renewed`).
+            renewed.freshUntil = freshness.renewing(freshness.expiresAt, sendsCacheControl: sendsCacheControl)
             // A 304 that says `no-store` removes the stored blob, as a full answer would (section 4.3.4).
             renewed.expiresAt =
                 freshness.keepsRenewedResponse(sendsCacheControl: sendsCacheControl) ? metadata.expiresAt : .distantPast

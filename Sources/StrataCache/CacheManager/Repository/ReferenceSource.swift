@@ -98,7 +98,10 @@ struct ReferenceSource: GetDataSource {
                 // A 304 that says `no-store` removes the stored reference, as a full answer would (section 4.3.4).
                 expiresAt: freshness.keepsRenewedResponse(sendsCacheControl: sendsCacheControl) ? nil : .distantPast,
                 freshUntil: HTTPFreshness.renewedFreshUntil(
-                    notModified: maxAge.map { now.addingTimeInterval(TimeInterval($0)) },
+                    notModified: freshness.renewing(
+                        maxAge.map { now.addingTimeInterval(TimeInterval($0)) },
+                        sendsCacheControl: sendsCacheControl
+                    ),
                     sendsCacheControl: sendsCacheControl,
                     stored: storedLifetime.map { now.addingTimeInterval(max(0, $0)) },
                     storedRequiresRevalidation: false,
