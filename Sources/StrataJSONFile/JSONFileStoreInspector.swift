@@ -223,12 +223,18 @@ public struct JSONFileStoreInspector: Sendable {
     /// The bytes of the file at `path` (`entries/<shard>/<file>`), reached without following a link; `nil`
     /// when missing.
     private func contents(of path: String) throws(POSIXCallError) -> Data? {
-        let parts = path.split(separator: "/").map(String.init)
+        let parts = Self.components(of: path)
         guard parts.count == 3,
             let entries = try folder.subfolder(parts[0], create: false),
             let shard = try entries.subfolder(parts[1], create: false)
         else { return nil }
         return try JSONFileStorage.contents(of: parts[2], in: shard)
+    }
+
+    /// The names of a path's components, split at the `/` bytes (a file name of the folder may begin with a
+    /// combining mark, which a split by `Character` would join with the slash before it).
+    private static func components(of path: String) -> [String] {
+        path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
     }
 
     /// An entry from its index record and its file's size.
@@ -247,7 +253,7 @@ public struct JSONFileStoreInspector: Sendable {
 
     /// The size of the regular file at `path`; `nil` when missing or not a regular file.
     private func contentsSize(of path: String) throws(POSIXCallError) -> Int? {
-        let parts = path.split(separator: "/").map(String.init)
+        let parts = Self.components(of: path)
         guard parts.count == 3,
             let entries = try folder.subfolder(parts[0], create: false),
             let shard = try entries.subfolder(parts[1], create: false),

@@ -71,6 +71,9 @@ public actor Outbox {
     /// The later record that would have cancelled ``sending`` had it not been on its way: it replaces the sent
     /// record if that send fails.
     private var sendingReplacedBy: UInt64?
+    /// The key of ``sending``'s record, and whether that record was dropped (``drop(_:)``, ``dropAll()``) while on its
+    /// way: main may still apply it, so its key stays pending, and a later write of it queued, until the send ends.
+    private var sendingKey: (key: String, isDropped: Bool)?
     /// The next sequence number handed out; `nil` once the largest number is in use (a file numbered
     /// `UInt64.max`, or a write so numbered): new writes are refused until that record is sent or dropped.
     private var nextSequence: UInt64? = 1
@@ -213,14 +216,21 @@ extension Outbox {
     ///
     /// - Parameter key: The entry's key.
     public func isPending(key: String) -> Bool {
-        hasReplayableRecord(key) || directKeys[key] != nil
+        hasReplayableRecord(key) || directKeys[key] != nil || isDroppedOnItsWay(key)
     }
 
     /// Whether a record of `key` waits to be replayed: one that is not set aside.
     private func hasReplayableRecord(_ key: String) -> Bool { latest(forKey: key) != nil }
 
-    /// Tells the repository whether `key` has a record to replay now (``noteQueued(_:_:)``).
-    private func noteQueued(_ key: String) { noteQueued(key, hasReplayableRecord(key)) }
+    /// Whether a record of `key` was dropped while a replay sends it: main may still apply it, after any write of the
+    /// key that went to main meanwhile, so the key counts as queued until the send ends.
+    private func isDroppedOnItsWay(_ key: String) -> Bool {
+        sendingKey.map { $0.isDropped && $0.key == key } ?? false
+    }
+
+    /// Tells the repository whether `key` has a record to replay now, or one dropped on its way
+    /// (``noteQueued(_:_:)``).
+    private func noteQueued(_ key: String) { noteQueued(key, hasReplayableRecord(key) || isDroppedOnItsWay(key)) }
 
     /// The newest record of `key` that is not set aside.
     func latest(forKey key: String) -> PendingWrite? {
@@ -233,13 +243,13 @@ extension Outbox {
     ///
     /// - Parameter keys: The entries' keys.
     func waitingWrites(forKeys keys: [String]) -> (latest: [String: PendingWrite], firstAttempts: Set<String>) {
-        guard !sequencesByKey.isEmpty || !directKeys.isEmpty else { return ([:], []) }
+        guard !sequencesByKey.isEmpty || !directKeys.isEmpty || sendingKey != nil else { return ([:], []) }
         var found: [String: PendingWrite] = [:]
         var firstAttempts: Set<String> = []
         for key in keys where found[key] == nil {
             if let record = latest(forKey: key) {
                 found[key] = record
-            } else if directKeys[key] != nil {
+            } else if directKeys[key] != nil || isDroppedOnItsWay(key) {
                 firstAttempts.insert(key)
             }
         }
@@ -279,6 +289,7 @@ extension Outbox {
         try await lane.run {
             try await store.delete(KeyQuery(PendingWrite.storeKey(sequence)))
             unreadable.removeAll { $0.sequence == sequence }
+            if sequence == sending { sendingKey?.isDropped = true }
             forget(sequence)
         }
     }
@@ -293,17 +304,20 @@ extension Outbox {
             do {
                 try await store.delete(AllObjectsQuery())
             } catch {
-                forgetAll(but: Set(store.sortedKeys()))
+                let kept = Set(store.sortedKeys())
+                if let sending, !kept.contains(PendingWrite.storeKey(sending)) { sendingKey?.isDropped = true }
+                forgetAll(but: kept)
                 throw error
             }
             let keys = Set(records.values.map(\.key))
+            if sending != nil { sendingKey?.isDropped = true }
             records = [:]
             order = []
             sequencesByKey = [:]
             valueBytes = 0
             unreadable = []
             for key in keys {
-                noteQueued(key, false)
+                noteQueued(key)
                 changeBroadcaster.publish(.put(key: key))
             }
         }
@@ -338,7 +352,9 @@ extension Outbox {
         }
         nextSequence = Self.number(after: sequence)
         unrecordedNumbers.insert(sequence)
-        guard !hasReplayableRecord(key), directKeys[key] == nil else { return (sequence, false) }
+        guard !hasReplayableRecord(key), directKeys[key] == nil, !isDroppedOnItsWay(key) else {
+            return (sequence, false)
+        }
         directKeys[key] = 1
         return (sequence, true)
     }
@@ -360,6 +376,7 @@ extension Outbox {
             return false
         }
         sending = sequence
+        sendingKey = (record.key, false)
         sendingReplacedBy = nil
         return true
     }
@@ -370,9 +387,15 @@ extension Outbox {
     ///
     /// - Parameter failed: Whether main refused the write with a retryable error (the record waits for a retry).
     func endSending(failed: Bool) async {
-        let (sent, replacement) = (sending, sendingReplacedBy)
+        let (sent, replacement, sentKey) = (sending, sendingReplacedBy, sendingKey)
         sending = nil
         sendingReplacedBy = nil
+        sendingKey = nil
+        if let sentKey, sentKey.isDropped {
+            // Dropped on its way: main has answered it, so the key is no longer pending for it.
+            noteQueued(sentKey.key)
+            changeBroadcaster.publish(.put(key: sentKey.key))
+        }
         guard failed, let sent, let replacement else { return }
         await lane.run {
             guard let old = records[sent], !old.isSetAside, var newer = records[replacement], !newer.isSetAside else {
