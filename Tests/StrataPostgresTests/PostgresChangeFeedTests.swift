@@ -146,6 +146,77 @@
             }
         }
 
+        /// A delete of a row whose version another program raised past the sequence is announced past the row's
+        /// version: the feed no longer vouches for the deleted row, and a late read of it is not served. (The delete
+        /// was announced with the sequence's next value, below the row's version, which the feed kept: the cache
+        /// served the deleted row until the key was written again.)
+        @Test("a delete of a row whose version was raised past the sequence: the deleted row is not served")
+        func aDeleteOfARaisedVersionIsHeard() async throws {
+            try await withPostgres { _, client in
+                let instance = try Instance(client: client, table: tableName())
+                try await withFeed(instance.source) {
+                    _ = try await instance.source.put(Note(title: "k", revision: 1), in: KeyQuery("k"))
+                    try await client.query(
+                        PostgresQuery(
+                            unsafeSQL: "UPDATE \(instance.source.table) SET version = version + 1000 WHERE key = 'k'"
+                        )
+                    )
+                    // A read of the raised row, once the feed heard the raise (it no longer vouches for one below it)
+                    let raised = try await instance.source.getEntry(KeyQuery("k"))
+                    let tag = try #require(PostgresEntryTag(raised.metadata.eTag))
+                    let below = PostgresEntryTag(epoch: tag.epoch, version: tag.version - 1)
+                    #expect(try await eventually { !instance.source.feed.vouches(forKey: "k", tag: below) })
+
+                    try await instance.source.delete(KeyQuery("k"))
+
+                    #expect(try await eventually { !instance.source.feed.vouches(forKey: "k", tag: tag) })
+                    // The read lands in the cache after the delete's notification: not served
+                    _ = try await instance.repository.cache.putEntry(raised, in: KeyQuery("k"))
+                    let error = await strataError {
+                        _ = try await instance.repository.get(KeyQuery("k"), operation: .cacheSync)
+                    }
+                    #expect(error?.code == .notFound)
+                }
+            }
+        }
+
+        /// The stale entries a validating cache gives for a list read are handed out only while the feed vouches for
+        /// them, as one key's are. (The coherent cache's list read passed them on unchecked in its `notValid` error,
+        /// for a plan that serves stale values to serve with the feed not listening.)
+        @Test("a list read's stale entries are vouched for as one key's are")
+        func aListReadsStaleEntriesAreVouchedFor() async throws {
+            try await withPostgres { _, client in
+                let notes: PostgresDataSource<Note> = try source(client)
+                let memory = MemoryDataSource<Note>()
+                let cache = notes.coherentCache(memory.validated(by: ClosureValidator { _, _ in false }))
+                let repository = CacheRepository(main: notes, cache: cache)
+                // An entry tagged as a read of epoch 1 would be, while the feed does not listen
+                let metadata = EntryMetadata(eTag: PostgresEntryTag(epoch: 1, version: 1).description)
+                for key in ["k", "l"] {
+                    _ = try await memory.putEntry(
+                        StoredEntry(value: Note(title: key, revision: 1), metadata: metadata),
+                        in: KeyQuery(key)
+                    )
+                }
+
+                // The cache's own list read hands out no stale entry the feed cannot vouch for: a miss (a plan that
+                // reads the list whole would have served them)
+                let direct = await strataError { _ = try await cache.getAllEntries(IdsQuery(["k", "l"])) }
+                #expect(direct?.code == .notFound)
+                #expect(direct?.staleEntries(as: Note.self) == nil)
+
+                // Nor does the repository, for one key or a list
+                let one = await strataError {
+                    _ = try await repository.get(KeyQuery("l"), operation: .cacheIgnoringValidation)
+                }
+                #expect(one?.code == .notFound)
+                let list = await strataError {
+                    _ = try await repository.getAll(IdsQuery(["k", "l"]), operation: .cacheIgnoringValidation)
+                }
+                #expect(list?.code == .notFound)
+            }
+        }
+
         @Test("a restarted server: typed errors while down, writes served again, a new epoch, nothing stale served")
         func serverRestart() async throws {
             try await withPostgres { server, client in

@@ -70,7 +70,17 @@
         public func getAllEntries(_ query: any Query) async throws -> [StoredEntry<Cache.Value>] {
             switch query {
             case let query as any MultiKeyedQuery:
-                let entries = try await cache.getAllEntries(query)
+                let entries: [StoredEntry<Cache.Value>]
+                do {
+                    entries = try await cache.getAllEntries(query)
+                } catch let error as StrataError where error.code == .notValid {
+                    // The stale entries of a failed validation are vouched for as one key's are, before the repository
+                    // may serve them (a plan that serves stale values, or falls back to them when PostgreSQL fails).
+                    for (key, entry) in zip(query.keys, error.staleEntries(as: Cache.Value.self) ?? []) {
+                        _ = try await vouched(key) { entry }
+                    }
+                    throw error
+                }
                 for (key, entry) in zip(query.keys, entries) {
                     _ = try await vouched(key) { entry }
                 }

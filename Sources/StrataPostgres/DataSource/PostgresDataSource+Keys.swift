@@ -69,10 +69,12 @@
             self.version = version
         }
 
-        /// Parses ``description``; `nil` for any other text.
+        /// Parses ``description``; `nil` for any other text. Split at the `:` bytes, as the codebase reads any text it
+        /// did not make.
         init?(_ text: String?) {
-            guard let parts = text?.split(separator: ":", omittingEmptySubsequences: false), parts.count == 3,
-                parts[0] == "pg", let epoch = UInt64(parts[1]), let version = Int64(parts[2])
+            guard let parts = text?.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false),
+                parts.count == 3, parts[0].elementsEqual("pg".utf8),
+                let epoch = UInt64(Substring(parts[1])), let version = Int64(Substring(parts[2]))
             else { return nil }
             self.init(epoch: epoch, version: version)
         }

@@ -67,7 +67,7 @@
 
         /// What the notifying function's comment says once this version of the schema is in place: the schema statement
         /// changes nothing while it does. Change it with the functions or the triggers.
-        static let schemaVersion = "strata schema 6"
+        static let schemaVersion = "strata schema 7"
 
         /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
         /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
@@ -197,7 +197,10 @@
                         ELSIF TG_OP = 'DELETE' THEN
                             changed := OLD.key;
                             operation := 'd';
-                            changed_version := nextval('\(sequence)');
+                            -- Past the row's version, which another program may have raised past the sequence (or a
+                            -- session's cached sequence values lag): a feed keeps the larger version it heard, and a
+                            -- delete announced below the row's would leave a cache vouching for the deleted row.
+                            changed_version := greatest(nextval('\(sequence)'), OLD.version + 1);
                         ELSE
                             changed := NEW.key;
                             changed_version := NEW.version;
@@ -206,7 +209,10 @@
                                 IF octet_length(OLD.key) > 7000 THEN
                                     PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':a:');
                                 ELSE
-                                    PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':d:' || OLD.key);
+                                    PERFORM pg_notify(
+                                        '\(channel)',
+                                        greatest(nextval('\(sequence)'), OLD.version + 1)::text || ':d:' || OLD.key
+                                    );
                                 END IF;
                             END IF;
                         END IF;
