@@ -120,4 +120,48 @@ struct HeaderInjectionTests {
         #expect(conditions.headers["If-Modified-Since"] == nil)
         #expect(conditions.headers["If-None-Match"] == "\"v1\"")
     }
+
+    /// A caller's framing fields are refused before anything is sent: a `Content-Length` shorter than the body made
+    /// libcurl send the rest of the body as another request on the connection (whose answer the next request on
+    /// it received), a longer one left the server waiting; `Transfer-Encoding` is the transport's. A length that is
+    /// the body's is allowed.
+    static let framingFields = [
+        ("Content-Length", "0"), ("Content-Length", "1000"), ("Content-Length", "-5"), ("Content-Length", "+39"),
+        ("Transfer-Encoding", "chunked"), ("transfer-encoding", "identity"),
+    ]
+
+    @Test(arguments: TransportUnderTest.all, framingFields)
+    func aCallersFramingFieldIsRefused(transport kind: TransportUnderTest, field: (String, String)) async throws {
+        let server = try Self.serverThatAnswers()
+        defer { server.stop() }
+        let client = makeClient(kind.make())
+        let smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+        var request = HTTPRequest(.post, baseURL: server.baseURL, body: Data(smuggled.utf8))
+        request.headers.add(field.1, for: field.0)
+
+        let sent = await strataError { _ = try await client.send(request) }
+        let built = await strataError { _ = try request.urlRequest() }
+
+        #expect(sent?.code == .invalidArgument, "\(String(describing: sent))")
+        #expect(built?.code == .invalidArgument)
+        #expect(server.requestHeads.isEmpty)
+    }
+
+    @Test(arguments: TransportUnderTest.all)
+    func aContentLengthThatIsTheBodysIsSent(transport kind: TransportUnderTest) async throws {
+        let server = try Self.serverThatAnswers()
+        defer { server.stop() }
+        var request = HTTPRequest(.post, baseURL: server.baseURL, body: Data("abc".utf8))
+        request.headers.add("3", for: "Content-Length")
+
+        #expect(try await makeClient(kind.make()).send(request).status == 200)
+        let empty = HTTPRequest(baseURL: server.baseURL, headers: ["Content-Length": "0"])
+        #expect(throws: Never.self) { try empty.validate() }
+        #expect(throws: StrataError.self) {
+            var twice = request
+            twice.headers.add("3", for: "Content-Length")
+            try twice.validate()
+        }
+    }
+
 }

@@ -159,4 +159,16 @@ struct RequestTests {
                 == ["GET", "PUT", "POST", "PATCH", "DELETE", "HEAD"]
         )
     }
+
+    #if canImport(FoundationNetworking)
+        /// FoundationNetworking cannot send a `GET` or `HEAD` with a body: an `invalidArgument` before anything is sent,
+        /// not the `network` error it answers with, which a `RetryPlugin` would retry for ever.
+        @Test(arguments: [HTTPMethod.get, .head])
+        func aBodyWithGETIsRefusedOnFoundationNetworking(method: HTTPMethod) async throws {
+            let request = HTTPRequest(method, baseURL: try #require(URL(string: "http://127.0.0.1:9/")), body: Data())
+            let error = await strataError { _ = try await HTTPClient().send(request) }
+            #expect(error?.code == .invalidArgument, "\(String(describing: error))")
+        }
+    #endif
+
 }

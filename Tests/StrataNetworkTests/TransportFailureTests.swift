@@ -62,6 +62,29 @@ struct TransportFailureTests {
         #expect(error?.code == .network)
     }
 
+    /// A body that runs past its `Content-Length` (the head says `Transfer-Encoding: chunked` too, which libcurl
+    /// follows) is a `network` error on both transports, for a send and a download. (On the URLSession transport it
+    /// was a success, its body ten times the length announced, a download's progress past its total.)
+    @Test(arguments: TransportUnderTest.all)
+    func aBodyPastItsContentLengthIsANetworkError(transport kind: TransportUnderTest) async throws {
+        let server = try RawServer.start { write in
+            let head = ["HTTP/1.1 200 OK", "Content-Length: 10", "Transfer-Encoding: chunked", "Connection: close"]
+            try write(Data((head.joined(separator: "\r\n") + "\r\n\r\n").utf8))
+            try write(Data("64\r\n".utf8) + Data(repeating: 1, count: 100) + Data("\r\n0\r\n\r\n".utf8))
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
+
+        let sent = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+        let downloaded = await strataError { _ = try await client.download(HTTPRequest(url: server.baseURL)) }
+
+        #expect(sent?.code == .network, "\(String(describing: sent))")
+        #expect(downloaded?.code == .network, "\(String(describing: downloaded))")
+        #expect(try folder.contents().isEmpty)
+    }
+
     @Test(arguments: TransportUnderTest.all)
     func contentLengthOverTheLimitFailsBeforeTheBody(
         transport kind: TransportUnderTest

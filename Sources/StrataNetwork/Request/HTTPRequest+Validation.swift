@@ -1,8 +1,11 @@
 import Strata
 
 extension HTTPRequest {
-    /// Checks that nothing in the request can add or split a line on the wire: the method and every header
-    /// name are RFC 9110 tokens, and no header value holds a control character other than a tab.
+    /// Checks that nothing in the request can add or split a line on the wire, nor frame its body otherwise than the
+    /// transport does: the method and every header name are RFC 9110 tokens, no header value holds a control
+    /// character other than a tab, no `Transfer-Encoding` is given (the transport frames the body), and a
+    /// `Content-Length` given is the body's length (a shorter one would send the rest of the body as another
+    /// request on a reused connection; a longer one would leave the server waiting).
     ///
     /// ``HTTPClient`` calls it before handing a request to its transport, and ``urlRequest()`` before
     /// building one, so an invalid request is never sent — a carriage return in a `CacheProvider`'s header
@@ -27,6 +30,28 @@ extension HTTPRequest {
                     "The value of the header \(field.name) holds a control character at byte \(offset)"
                 )
             }
+        }
+        try validateFraming()
+    }
+
+    /// Refuses the framing fields a caller may not set: `Transfer-Encoding`, and a `Content-Length` other than the
+    /// body's length (given once).
+    private func validateFraming() throws {
+        if headers["Transfer-Encoding"] != nil {
+            throw StrataError(
+                .invalidArgument,
+                "The header Transfer-Encoding frames the body, which the transport does: remove it"
+            )
+        }
+        let lengths = headers.values(for: "Content-Length")
+        guard !lengths.isEmpty else { return }
+        let length = body?.count ?? 0
+        guard lengths.count == 1, lengths[0].trimmingOptionalWhitespace() == String(length) else {
+            throw StrataError(
+                .invalidArgument,
+                "The header Content-Length must be the body's length, \(length) bytes, given once (or left out: the "
+                    + "transport sets it)"
+            )
         }
     }
 }

@@ -94,6 +94,17 @@ package struct HTTPExchange: Sendable {
         )
     }
 
+    /// The error of a body that runs past the `expected` bytes its `Content-Length` announced.
+    package func bodyOverran(_ expected: Int64, file: String = #fileID, line: Int = #line) -> StrataError {
+        StrataError(
+            .network,
+            "\(description): the body runs past the \(expected) bytes its Content-Length announced",
+            underlying: URLError(.cannotParseResponse),
+            file: file,
+            line: line
+        )
+    }
+
     /// The error of a body that ended before its `Content-Length`: a ``Strata/StrataError/Code/network`` error with
     /// `URLError(.networkConnectionLost)` underneath.
     ///

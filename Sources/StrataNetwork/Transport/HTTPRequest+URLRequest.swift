@@ -14,10 +14,21 @@ extension HTTPRequest {
     /// so ``URLSessionTransport`` enforces both deadlines itself. A caller sending the `URLRequest` another
     /// way must do the same.
     ///
-    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the URL cannot be formed, or when the method
-    ///   or a header could change the request's framing (see ``validate()``).
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the URL cannot be formed, when the method or a
+    ///   header could change the request's framing (see ``validate()``), or, on Linux (FoundationNetworking), for a
+    ///   `GET` or `HEAD` with a body, which it cannot send.
     public func urlRequest() throws -> URLRequest {
         try validate()
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking refuses to send it (as a network error, which a retry would only repeat).
+            if method == .get || method == .head, body != nil {
+                throw StrataError(
+                    .invalidArgument,
+                    "FoundationNetworking cannot send a body with \(method.rawValue): send it with POST, or use the "
+                        + "AsyncHTTPClient transport"
+                )
+            }
+        #endif
         var request = URLRequest(url: try url())
         request.httpMethod = method.rawValue
         request.cachePolicy = .reloadIgnoringLocalCacheData

@@ -344,6 +344,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         guard data.count <= transfer.exchange.limit - transfer.received else {
             return .failed(tooLarge(transfer))
         }
+        // A body past its `Content-Length` (libcurl delivers one framed as chunked too): refused, as
+        // AsyncHTTPClientTransport's parser refuses it. Both within the limit, so the sum cannot overflow.
+        if let expected = transfer.expected, Int64(transfer.received + data.count) > expected {
+            return .failed(transfer.exchange.bodyOverran(expected))
+        }
         transfer.received += data.count
         let progress = DownloadProgress(bytesReceived: Int64(transfer.received), expectedBytes: transfer.expected)
         if case .file(let writer) = transfer.sink { return .write(writer, transfer.exchange, progress) }
