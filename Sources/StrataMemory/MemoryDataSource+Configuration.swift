@@ -17,6 +17,9 @@ extension MemoryDataSource {
         /// less keeps only values that cost nothing.
         public var costLimit: Int?
 
+        /// ``costLimit`` as the store applies it: a negative limit as 0, which keeps the values that cost nothing.
+        @usableFromInline var appliedCostLimit: Int? { costLimit.map { max($0, 0) } }
+
         /// How long an entry lives unless its put says otherwise; `nil` for ever.
         public var timeToLive: Duration?
 

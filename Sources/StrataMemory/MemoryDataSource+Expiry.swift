@@ -20,7 +20,7 @@ extension MemoryDataSource {
     func write(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?, validators: EntryValidators?) {
         // A cost is the caller's number: a negative one counts as 0 (it would lower the total, and the limit with it).
         let cost = max(configuration.cost(value), 0)
-        if let costLimit = configuration.costLimit, cost > costLimit {
+        if let costLimit = configuration.appliedCostLimit, cost > costLimit {
             writeCostlierThanTheLimit(forKey: key)
             return
         }

@@ -213,7 +213,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func trim(keeping fraction: Double = 0) {
         storage.withLock { storage in
             let countTarget = Self.share(fraction, of: configuration.countLimit ?? storage.count)
-            let costTarget = Self.share(fraction, of: configuration.costLimit ?? storage.totalCost)
+            let costTarget = Self.share(fraction, of: configuration.appliedCostLimit ?? storage.totalCost)
             while storage.count > countTarget || storage.totalCost > costTarget,
                 evictLeastRecentlyUsed(&storage, reason: .purged)
             {}
@@ -276,7 +276,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     @inlinable
     func evict(_ storage: inout LRUStorage<Value>) {
         let countLimit = configuration.countLimit ?? .max
-        let costLimit = configuration.costLimit ?? .max
+        let costLimit = configuration.appliedCostLimit ?? .max
         while storage.count > countLimit || storage.totalCost > costLimit,
             evictLeastRecentlyUsed(&storage, reason: storage.count > countLimit ? .countLimit : .sizeLimit)
         {}

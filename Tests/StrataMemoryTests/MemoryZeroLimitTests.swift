@@ -27,6 +27,20 @@ struct MemoryZeroLimitTests {
         #expect(recorder.summary.isEmpty)
     }
 
+    /// A value that costs nothing is kept under a cost limit of 0 or less, as the limit's documentation says (a
+    /// negative limit refused it, and evicted it had it been stored).
+    @Test("a cost limit of 0 or less keeps the values that cost nothing", arguments: [0, -1, Int.min])
+    func aCostLimitOfZeroOrLessKeepsWhatCostsNothing(_ limit: Int) async throws {
+        let store = MemoryDataSource<Int>(configuration: .init(costLimit: limit))
+
+        store.setValue(1, forKey: "a")
+        _ = try await store.put(2, in: KeyQuery("b"))
+        store.trim(keeping: 1)
+
+        #expect(store.value(forKey: "a") == 1)
+        #expect(try await store.get(KeyQuery("b")) == 2)
+    }
+
     private static func store(countLimit: Int? = nil, costLimit: Int? = nil) -> (
         MemoryDataSource<Data>, EvictionRecorder
     ) {

@@ -37,11 +37,15 @@ extension WallClock {
     /// ``now()``: an expiry check reads the clock as everything else does.
     public func nowForExpiryCheck() -> Date { now() }
 
-    /// Sleeps for the time from ``now()`` to `deadline`, none when it has passed.
+    /// Sleeps for the time from ``now()`` to `deadline`, none when it has passed; a deadline further than about 31
+    /// years (`Date.distantFuture`, a date read from a damaged file) as that long, never a trap.
     ///
     /// - Parameter deadline: The date to wake at.
     public func sleep(until deadline: Date) async throws {
-        try await sleep(for: .seconds(max(0, deadline.timeIntervalSince(now()))))
+        let interval = deadline.timeIntervalSince(now())
+        // `Duration.seconds` traps past `Int64`'s seconds, and on infinity and NaN.
+        let seconds = interval.isNaN ? 0 : min(max(0, interval), Double(Duration.longestWait.components.seconds))
+        try await sleep(for: .seconds(seconds))
     }
 }
 

@@ -1,0 +1,19 @@
+import Foundation
+import Strata
+import Testing
+
+/// `WallClock.sleep(until:)` takes any date: one absurdly far, infinite or not a number sleeps as long as a wait goes
+/// (about 31 years) or not at all, and a cancelled task ends it — never a trap in `Duration.seconds`.
+struct SystemClockSleepTests {
+    @Test(arguments: [1e19, 1e300, .infinity])
+    func aDeadlineFarBeyondAnyWaitIsAWaitThatCancellationEnds(secondsAhead: Double) async {
+        let sleeper = Task { try await SystemClock().sleep(until: Date(timeIntervalSinceNow: secondsAhead)) }
+        sleeper.cancel()
+        let result = await sleeper.result
+        #expect(throws: CancellationError.self) { try result.get() }
+    }
+
+    @Test func aDeadlineThatIsNotANumberDoesNotWait() async throws {
+        try await SystemClock().sleep(until: Date(timeIntervalSinceReferenceDate: .nan))
+    }
+}
