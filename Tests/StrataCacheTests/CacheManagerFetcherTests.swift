@@ -428,6 +428,60 @@ struct CacheManagerFetcherTests {
         #expect(cache.persistentStore.count == 0)
     }
 
+    /// A 304 that arrives after another fetch stored a newer version leaves that version as it is: the 304 confirmed
+    /// the older one. (It renewed the newer reference: v2's bytes labelled with v1's hash and given v1's lifetime,
+    /// served as v1 again by any later 304 to v1's hash.)
+    @Test(.timeLimit(.minutes(1)))
+    func aNotModifiedForAnOlderVersionRenewsNoNewerReference() async throws {
+        // Given a stored v1 that is revalidated at every use, and its revalidation held by the server
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (arrived, release) = (Gate(), Gate())
+        let server = try await LoopbackServer.start([
+            (
+                "GET /screen",
+                { request in
+                    guard request.headers["if-none-match"] == nil else {
+                        arrived.open()
+                        await release.wait()
+                        return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+                    }
+                    return ServerReply(
+                        status: 200,
+                        headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
+                        body: Data("v1".utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let cache = try makeCache(folder, clock: clock)
+        let fetcher = cache.fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("screen")
+        _ = try await fetcher.fetch(url: url)
+        let revalidation = Task { try await fetcher.fetch(url: url) }
+        await arrived.wait()
+
+        // When another fetch stores v2 meanwhile, and the 304 to v1's hash then arrives
+        let newer = CacheReference(
+            identifier: url.absoluteString,
+            data: Data("v2".utf8),
+            hash: "\"v2\"",
+            maxAge: 0,
+            timeOfCreation: clock.now()
+        )
+        cache.addToCache(newer)
+        release.open()
+        #expect(try await revalidation.value.reference.data == Data("v1".utf8))
+
+        // Then v2 is stored as it was: its own hash, its own lifetime
+        let stored = try #require(cache.getReference(identifiedBy: url.absoluteString))
+        #expect(stored.data == Data("v2".utf8))
+        #expect(stored.hash == "\"v2\"")
+        #expect(!cache.isValid(reference: stored))
+    }
+
     /// Before, URLs that differ only in their fragment (never sent) were references of their own, each fetched: a
     /// page could make a fetcher request one resource again and again, evicting the app's other references.
     @Test func urlsThatDifferOnlyInTheirFragmentAreOneReference() async throws {

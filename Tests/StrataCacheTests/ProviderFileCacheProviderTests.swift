@@ -257,6 +257,29 @@ struct ProviderFileCacheProviderTests {
         #expect(folder.contents("assets.checkout").isEmpty)
     }
 
+    /// A newer version of a stored key that the store refuses as too large leaves no older one to serve in its place:
+    /// the older entry and its checkout go, as `BlobCache` and `CacheManager` drop theirs. (They stayed: with
+    /// `bypassServerCallOnFoundItem`, the replaced version was served from then on without a request.)
+    @Test func aNewerVersionTooLargeToStoreLeavesNoOlderOneThere() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let provider = try makeProvider(folder, maxSize: 1_000)
+        let small = folder.url.appendingPathComponent("small")
+        try Data("v1".utf8).write(to: small)
+        _ = try provider.store(objectAt: small, key: "k", headers: ["ETag": "\"v1\""])
+        let large = folder.url.appendingPathComponent("large")
+        try pattern(count: 2_000).write(to: large)
+
+        let error = #expect(throws: StrataError.self) {
+            try provider.store(objectAt: large, key: "k", headers: ["ETag": "\"v2\""])
+        }
+
+        #expect(error?.code == .tooLarge)
+        #expect(provider.find(key: "k") == nil)
+        #expect(provider.store.count == 0)
+        #expect(folder.contents("assets.checkout").isEmpty)
+    }
+
     @Test func aStoredDownloadIsFoundWithTheSystemClock() throws {
         // Given a store on the system clock (dates with sub-second precision)
         let folder = try TemporaryFolder()

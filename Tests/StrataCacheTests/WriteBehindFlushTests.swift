@@ -76,6 +76,32 @@ struct WriteBehindFlushTests {
         #expect(held.done == ["x", "y2"])
     }
 
+    /// The same when the flush waits for a write queued behind a running write of its own key: the later write
+    /// takes the queued one's place. (It was queued after it, so the flush returned once the replaced write was
+    /// skipped, before the value that replaced it was written.)
+    @Test(.timeLimit(.minutes(1)))
+    func aWriteThatReplacesOneQueuedBehindItsKeysRunningWriteIsWaitedFor() async throws {
+        // Given a write of a in progress, held, a second one of a queued behind it, and a flush waiting for both
+        let held = Held()
+        let queue = WriteBehind<String, String>()
+        queue.enqueue("a1", forKey: "a", perform: held.write("a1", held: true))
+        while held.started.isEmpty { await Task.yield() }
+        queue.enqueue("a2", forKey: "a", perform: held.write("a2", held: false))
+        let flush = Task { await queue.flush() }
+        await waitForFlushes(1, in: queue)
+
+        // When a third write of a, held, replaces the second, and the first ends
+        queue.enqueue("a3", forKey: "a", perform: held.write("a3", held: true))
+        held.open("a1")
+        while !held.started.contains("a3") { await Task.yield() }
+
+        // Then the flush still waits while a's latest value is being written, and returns once it is
+        #expect(queue.flushing == 1)
+        held.open("a3")
+        await flush.value
+        #expect(held.done == ["a1", "a3"])
+    }
+
     /// `drop(_:)` of one key waits for that key's write in progress, not for another key's: `remove(_:)` on the main
     /// thread is not held up by the downloads of other URLs being written.
     @Test(.timeLimit(.minutes(1)))

@@ -201,6 +201,12 @@ public final class FileCacheProvider: CacheProvider {
                 try store.move(fileAt: file, forKey: key, options: options)
             } catch {
                 removeOwnFile(staged)
+                // A newer version the store refused (larger than it may hold): the older one must not be served in
+                // its place either.
+                if (error as? StrataError)?.code == .tooLarge {
+                    _ = try? store.removeValue(forKey: key)
+                    removeCheckout(name)
+                }
                 throw error
             }
             let moved = store.info(forKey: key)
@@ -254,10 +260,15 @@ public final class FileCacheProvider: CacheProvider {
                 }
             // Another version's checkout: it stays. (An entry gone already leaves its checkout to the next prune.)
             guard removed || info == nil else { return }
-            checkouts.withLock { checkouts in
-                checkouts[name] = nil
-                removeOwnFile(name)
-            }
+            removeCheckout(name)
+        }
+    }
+
+    /// Forgets and removes the checkout `name`.
+    private func removeCheckout(_ name: String) {
+        checkouts.withLock { checkouts in
+            checkouts[name] = nil
+            removeOwnFile(name)
         }
     }
 

@@ -170,9 +170,12 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         let startsDrain = state.withLock { state in
             // A write that replaces one not started takes its place in the order: a flush waiting for that one
             // waits for this one, which carries the key's value, and no longer for what was queued after it. (One
-            // that runs keeps its generation, which its end compares: the new write comes after it.)
+            // that runs keeps its generation, which its end compares: the new write comes after it. Only the running
+            // write is told by its generation: one queued behind it is replaced as any other.)
             let generation: UInt64
-            if let replaced = state.pending[key]?.generation, state.running != key {
+            if let replaced = state.pending[key]?.generation,
+                !(state.running == key && state.runningGeneration == replaced)
+            {
                 generation = replaced
             } else {
                 state.nextGeneration += 1

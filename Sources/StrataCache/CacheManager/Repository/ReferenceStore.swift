@@ -49,9 +49,13 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     }
 
     /// Stores the reference again after a `304`: a new time of creation, and the 304's hash and `maxAge` where it
-    /// gave them.
+    /// gave them — only while the stored reference is still the version the 304 confirmed (its hash matches the
+    /// renewed one's). A newer reference stored while the 304 was on its way (another fetch's `200`) is left as it is:
+    /// renewed, its bytes would carry the older version's hash and lifetime. That case answers `true`, for the core
+    /// would otherwise store the revalidated reference over the newer one.
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
         guard let reference = manager.getReference(identifiedBy: try Self.identifier(of: query)) else { return false }
+        if let confirmed = metadata.eTag, !ConditionalHeaders.weakMatch(reference.hash, confirmed) { return true }
         add(reference.renewed(by: metadata))
         return true
     }
