@@ -24,6 +24,18 @@ struct CacheManagerFetcherTests {
         return (cache.fetcher(client: try makeClient(folder)), server.baseURL.appendingPathComponent("screen"))
     }
 
+    /// v1 of `/screen`, revalidated at every use: a `304` to a conditional request, else the `200`.
+    private static func answerV1(to request: ServerRequest) -> ServerReply {
+        guard request.headers["if-none-match"] == nil else {
+            return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+        }
+        return ServerReply(
+            status: 200,
+            headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
+            body: Data("v1".utf8)
+        )
+    }
+
     private func makeCache(_ folder: TemporaryFolder, clock: ManualClock, errors: ReportedErrors? = nil) throws
         -> CacheManager
     {
@@ -398,14 +410,7 @@ struct CacheManagerFetcherTests {
                         await release.wait()
                     }
                     holds.withLock { $0 = true }
-                    guard request.headers["if-none-match"] == nil else {
-                        return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
-                    }
-                    return ServerReply(
-                        status: 200,
-                        headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
-                        body: Data("v1".utf8)
-                    )
+                    return Self.answerV1(to: request)
                 }
             )
         ])
@@ -441,24 +446,20 @@ struct CacheManagerFetcherTests {
             (
                 "GET /screen",
                 { request in
-                    guard request.headers["if-none-match"] == nil else {
+                    if request.headers["if-none-match"] != nil {
                         arrived.open()
                         await release.wait()
-                        return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
                     }
-                    return ServerReply(
-                        status: 200,
-                        headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
-                        body: Data("v1".utf8)
-                    )
+                    return Self.answerV1(to: request)
                 }
             )
         ])
         defer { Task { await server.stop() } }
         let clock = ManualClock()
         let cache = try makeCache(folder, clock: clock)
-        let fetcher = cache.fetcher(client: try makeClient(folder))
-        let url = server.baseURL.appendingPathComponent("screen")
+        let (fetcher, url) = (
+            cache.fetcher(client: try makeClient(folder)), server.baseURL.appendingPathComponent("screen")
+        )
         _ = try await fetcher.fetch(url: url)
         let revalidation = Task { try await fetcher.fetch(url: url) }
         await arrived.wait()
