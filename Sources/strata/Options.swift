@@ -136,7 +136,9 @@ struct Options {
         return value
     }
 
-    /// Parses `1048576`, `512K`, `10MB`, `1.5G` (binary multiples: K = 1024).
+    /// Parses `1048576`, `512K`, `10MB`, `1.5G` (binary multiples: K = 1024): decimal digits, with a fraction if
+    /// any, and a unit; not `0x10` nor `1e3`, which `Double` would take, nor a size that is less than a byte but for
+    /// `0` itself (`0.5`, a limit of 0 bytes, would prune every entry).
     static func size(_ text: String) throws -> Int {
         let kilo = 1024.0
         let units: [(String, Double)] = [
@@ -152,11 +154,19 @@ struct Options {
             multiplier = factor
             break
         }
-        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value >= 0, value.isFinite,
-            value * multiplier < Double(Int.max)
+        let digits = number.trimmingCharacters(in: .whitespaces)
+        guard isDecimal(digits), let value = Double(digits), value.isFinite, value * multiplier < Double(Int.max),
+            Int(value * multiplier) > 0 || value == 0
         else {
             throw ToolError.usage("--max-size needs a size such as 1048576, 512K, 10MB or 1.5G, not \"\(text)\"")
         }
         return Int(value * multiplier)
+    }
+
+    /// Whether `text` is decimal digits, with a `.` and more digits after them if any.
+    private static func isDecimal(_ text: String) -> Bool {
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        let digit = UInt8(ascii: "0")...UInt8(ascii: "9")
+        return (1...2).contains(parts.count) && parts.allSatisfy { !$0.isEmpty && $0.allSatisfy(digit.contains) }
     }
 }

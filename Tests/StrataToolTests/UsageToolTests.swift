@@ -10,12 +10,29 @@ struct UsageToolTests {
         ["inspect", "/tmp", "--limit", "many"],
         ["prune", "/tmp", "--yes"],
         ["prune", "/tmp", "--max-size", "lots"],
+        // Not a size the help promises: hexadecimal, an exponent, a sign, less than a byte (a 0-byte limit would
+        // prune every entry), a bare dot.
+        ["prune", "/tmp", "--max-size", "0x10"], ["prune", "/tmp", "--max-size", "1e3"],
+        ["prune", "/tmp", "--max-size", "+5"], ["prune", "/tmp", "--max-size", "0.5"],
+        ["prune", "/tmp", "--max-size", ".5K"], ["prune", "/tmp", "--max-size", "1."],
         [],
     ])
     func usageErrorsExitWithTwo(arguments: [String]) async throws {
         let run = try await strata(arguments: arguments)
         #expect(run.status == 2)
         #expect(run.errors.contains("strata help"))
+    }
+
+    /// The sizes the help shows are taken, in any case, with a fraction or not; `0` is a size.
+    @Test(arguments: ["1048576", "512K", "10MB", "1.5G", "2.25kib", "0"])
+    func theHelpsSizesAreTaken(size: String) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try StoreFixtures.fileStore(in: folder)
+
+        let run = try await strata(arguments: ["prune", store, "--max-size", size, "--dry-run"])
+
+        #expect(run.status == 0, "\(run.errors)")
     }
 
     @Test func hintsUseTheSpellingTheUserTyped() async throws {
