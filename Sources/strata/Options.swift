@@ -108,6 +108,9 @@ struct Options {
             }
             self.command = .help
             guard positional.count <= 2 else { throw ToolError.usage("help takes at most one command") }
+            // `strata help --repair` and `strata inspect --help --yes` are mistakes too: help must not
+            // exit 0 on an option the command would refuse.
+            try validateFlags(of: command)
             return
         }
         guard positional.count >= 2 else { throw ToolError.usage("\(command.rawValue) needs a store folder") }
@@ -115,10 +118,11 @@ struct Options {
             throw ToolError.usage("unexpected argument \"\(positional[2])\"")
         }
         folder = positional[1]
-        try validateFlags()
+        try validateFlags(of: command)
     }
 
-    private func validateFlags() throws {
+    /// Throws a usage error for an option that `command` does not take.
+    private func validateFlags(of command: Command) throws {
         let used: [(String, Bool)] = [
             ("--limit", limit != nil), ("--max-age", maxAge != nil), ("--repair", repair),
             ("--max-size", maxSize != nil), ("--max-count", maxCount != nil), ("--dry-run", dryRun), ("--yes", yes),

@@ -14,6 +14,28 @@ enum StrataTool {
         return max(status, 1)
     }
 
+    /// Runs the tool on this process's command line: as ``run(_:)``, but an argument that is not UTF-8 is a usage
+    /// error. `CommandLine.arguments` would have replaced its bad bytes with U+FFFD, naming another folder.
+    static func runWithProcessArguments() -> Int32 {
+        var arguments: [String] = []
+        var firstInvalid: Int?
+        // `argc` is 0 when a program starts the tool with an empty argument list.
+        for index in 1..<max(1, Int(CommandLine.argc)) {
+            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+            if let argument = String(validatingCString: pointer) {
+                arguments.append(argument)
+            } else {
+                firstInvalid = firstInvalid ?? index
+            }
+        }
+        if let firstInvalid {
+            // An argument that is not UTF-8 is neither `--json` nor `--`: the others tell how to report.
+            let error = ToolError.usage("argument \(firstInvalid) is not UTF-8 text: the tool takes only UTF-8 paths")
+            return report(error, json: Options.asksForJSON(arguments))
+        }
+        return run(arguments)
+    }
+
     /// Runs the command the arguments name; its exit code.
     private static func runCommand(_ arguments: [String]) -> Int32 {
         do {

@@ -1,4 +1,4 @@
 import Foundation
 
 // `strata <command> <folder> [options]`: see `strata help` and Docs/Tool.md.
-exit(StrataTool.run(Array(CommandLine.arguments.dropFirst())))
+exit(StrataTool.runWithProcessArguments())

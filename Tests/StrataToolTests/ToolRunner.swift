@@ -27,6 +27,28 @@ func strata(
     environment: [String: String] = [:],
     standardOutput: FileHandle? = nil
 ) async throws -> ToolRun {
+    try await run(
+        productsDirectory.appendingPathComponent("strata"),
+        arguments: arguments,
+        environment: environment,
+        standardOutput: standardOutput
+    )
+}
+
+/// Runs the built `strata` binary through `sh -c script`, with `$0` the binary and `$1`… `arguments`: for
+/// arguments a `String` cannot hold (bytes that are not UTF-8, made by `printf` in the script).
+func strata(shellScript script: String, arguments: [String]) async throws -> ToolRun {
+    let binary = productsDirectory.appendingPathComponent("strata").path
+    return try await run(URL(fileURLWithPath: "/bin/sh"), arguments: ["-c", script, binary] + arguments)
+}
+
+/// Runs `executable`; see ``strata(arguments:environment:standardOutput:)``.
+private func run(
+    _ executable: URL,
+    arguments: [String],
+    environment: [String: String] = [:],
+    standardOutput: FileHandle? = nil
+) async throws -> ToolRun {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-run-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -37,7 +59,7 @@ func strata(
     let output = try FileHandle(forWritingTo: outputURL)
     let errors = try FileHandle(forWritingTo: errorsURL)
     let process = ChildProcess()
-    process.executableURL = productsDirectory.appendingPathComponent("strata")
+    process.executableURL = executable
     process.arguments = arguments
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.standardOutput = standardOutput ?? output

@@ -15,6 +15,8 @@ struct UsageToolTests {
         ["prune", "/tmp", "--max-size", "0x10"], ["prune", "/tmp", "--max-size", "1e3"],
         ["prune", "/tmp", "--max-size", "+5"], ["prune", "/tmp", "--max-size", "0.5"],
         ["prune", "/tmp", "--max-size", ".5K"], ["prune", "/tmp", "--max-size", "1."],
+        // An option the command does not take is refused with --help as without it.
+        ["help", "--repair"], ["inspect", "/tmp", "--help", "--yes"], ["help", "prune", "--max-count", "1"],
         [],
     ])
     func usageErrorsExitWithTwo(arguments: [String]) async throws {
@@ -78,6 +80,32 @@ struct UsageToolTests {
             #expect(!message.isEmpty && !message.contains("\n"))
         }
         #expect(try folder.names(in: "") == ["notes.txt"], "nothing created in a folder that is no store")
+    }
+
+    /// A path that is not UTF-8 cannot be a `String`: `CommandLine.arguments` would replace its byte with U+FFFD,
+    /// which names another folder. Here `caf<FF>` must not open the store at `caf<U+FFFD>`.
+    @Test(arguments: [false, true])
+    func anArgumentThatIsNotUTF8IsRefused(json: Bool) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let other = folder.url.appendingPathComponent("caf\u{FFFD}")
+        try FileManager.default.moveItem(at: URL(fileURLWithPath: try StoreFixtures.fileStore(in: folder)), to: other)
+
+        let run = try await strata(
+            shellScript: #"exec "$0" inspect "$1/caf$(printf '\377')" $2"#,
+            arguments: [folder.url.path, json ? "--json" : ""]
+        )
+
+        #expect(run.status == 2)
+        let message = "argument 2 is not UTF-8 text"
+        if json {
+            let error = try #require(try run.json()["error"] as? [String: Any])
+            #expect(error["code"] as? String == "usage")
+            #expect((error["message"] as? String)?.contains(message) == true)
+        } else {
+            #expect(run.errors.contains(message), "\(run.errors)")
+            #expect(run.output.isEmpty, "nothing listed: \(run.output)")
+        }
     }
 
     @Test func helpExitsWithZero() async throws {
