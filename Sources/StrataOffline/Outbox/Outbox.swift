@@ -66,14 +66,8 @@ public actor Outbox {
     private var unrecordedNumbers: Set<UInt64> = []
     /// The files that are not records.
     private var unreadable: [UnreadableRecord] = []
-    /// The record a replay is sending now, which a later write never cancels.
-    private var sending: UInt64?
-    /// The later record that would have cancelled ``sending`` had it not been on its way: it replaces the sent
-    /// record if that send fails.
-    private var sendingReplacedBy: UInt64?
-    /// The key of ``sending``'s record, and whether that record was dropped (``drop(_:)``, ``dropAll()``) while on its
-    /// way: main may still apply it, so its key stays pending, and a later write of it queued, until the send ends.
-    private var sendingKey: (key: String, isDropped: Bool)?
+    /// The record a replay is sending now, from ``beginSending(_:)`` to ``endSending(failed:)``.
+    private var inFlight: InFlight?
     /// The next sequence number handed out; `nil` once the largest number is in use (a file numbered
     /// `UInt64.max`, or a write so numbered): new writes are refused until that record is sent or dropped.
     private var nextSequence: UInt64? = 1
@@ -225,7 +219,7 @@ extension Outbox {
     /// Whether a record of `key` was dropped while a replay sends it: main may still apply it, after any write of the
     /// key that went to main meanwhile, so the key counts as queued until the send ends.
     private func isDroppedOnItsWay(_ key: String) -> Bool {
-        sendingKey.map { $0.isDropped && $0.key == key } ?? false
+        inFlight.map { $0.isDropped && $0.key == key } ?? false
     }
 
     /// Tells the repository whether `key` has a record to replay now, or one dropped on its way
@@ -243,7 +237,7 @@ extension Outbox {
     ///
     /// - Parameter keys: The entries' keys.
     func waitingWrites(forKeys keys: [String]) -> (latest: [String: PendingWrite], firstAttempts: Set<String>) {
-        guard !sequencesByKey.isEmpty || !directKeys.isEmpty || sendingKey != nil else { return ([:], []) }
+        guard !sequencesByKey.isEmpty || !directKeys.isEmpty || inFlight != nil else { return ([:], []) }
         var found: [String: PendingWrite] = [:]
         var firstAttempts: Set<String> = []
         for key in keys where found[key] == nil {
@@ -289,7 +283,7 @@ extension Outbox {
         try await lane.run {
             try await store.delete(KeyQuery(PendingWrite.storeKey(sequence)))
             unreadable.removeAll { $0.sequence == sequence }
-            if sequence == sending { sendingKey?.isDropped = true }
+            if sequence == inFlight?.sequence { inFlight?.isDropped = true }
             forget(sequence)
         }
     }
@@ -305,12 +299,14 @@ extension Outbox {
                 try await store.delete(AllObjectsQuery())
             } catch {
                 let kept = Set(store.sortedKeys())
-                if let sending, !kept.contains(PendingWrite.storeKey(sending)) { sendingKey?.isDropped = true }
+                if let sent = inFlight?.sequence, !kept.contains(PendingWrite.storeKey(sent)) {
+                    inFlight?.isDropped = true
+                }
                 forgetAll(but: kept)
                 throw error
             }
             let keys = Set(records.values.map(\.key))
-            if sending != nil { sendingKey?.isDropped = true }
+            inFlight?.isDropped = true
             records = [:]
             order = []
             sequencesByKey = [:]
@@ -375,9 +371,7 @@ extension Outbox {
         guard let record = records[sequence], directKeys[record.key] == nil, isFirstOfItsKey(record) else {
             return false
         }
-        sending = sequence
-        sendingKey = (record.key, false)
-        sendingReplacedBy = nil
+        inFlight = InFlight(sequence: sequence, key: record.key)
         return true
     }
 
@@ -387,16 +381,15 @@ extension Outbox {
     ///
     /// - Parameter failed: Whether main refused the write with a retryable error (the record waits for a retry).
     func endSending(failed: Bool) async {
-        let (sent, replacement, sentKey) = (sending, sendingReplacedBy, sendingKey)
-        sending = nil
-        sendingReplacedBy = nil
-        sendingKey = nil
-        if let sentKey, sentKey.isDropped {
+        guard let sending = inFlight else { return }
+        inFlight = nil
+        if sending.isDropped {
             // Dropped on its way: main has answered it, so the key is no longer pending for it.
-            noteQueued(sentKey.key)
-            changeBroadcaster.publish(.put(key: sentKey.key))
+            noteQueued(sending.key)
+            changeBroadcaster.publish(.put(key: sending.key))
         }
-        guard failed, let sent, let replacement else { return }
+        guard failed, let replacement = sending.replacedBy else { return }
+        let sent = sending.sequence
         await lane.run {
             guard let old = records[sent], !old.isSetAside, var newer = records[replacement], !newer.isSetAside else {
                 return
@@ -457,7 +450,7 @@ extension Outbox {
                 : (sequencesByKey[record.key] ?? []).compactMap { records[$0] }.filter {
                     $0.sequence < record.sequence && !$0.isSetAside && replacing.replaces($0)
                 }
-            let cancelled = replaced.filter { $0.sequence != sending }
+            let cancelled = replaced.filter { $0.sequence != inFlight?.sequence }
             try checkRoom(for: record, freed: cancelled)
             record.keepBackoff(of: cancelled)
             _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
@@ -467,7 +460,7 @@ extension Outbox {
             Self.insert(record.sequence, into: &order)
             Self.insert(record.sequence, into: &sequencesByKey[record.key, default: []])
             noteQueued(record.key)
-            if replaced.count > cancelled.count { sendingReplacedBy = record.sequence }
+            if replaced.count > cancelled.count { inFlight?.replacedBy = record.sequence }
             for old in cancelled where (try? await store.delete(KeyQuery(PendingWrite.storeKey(old.sequence)))) != nil {
                 forget(old.sequence)
             }
