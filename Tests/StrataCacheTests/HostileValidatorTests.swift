@@ -104,6 +104,24 @@ struct OversizedValidatorTests {
         }
     }
 
+    @Test func aFetcherHashesTheBodyInsteadOfKeepingAnOversizedETag() async throws {
+        // Given a server answering a small body with a huge ETag
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await LoopbackServer.start([("GET /screen", reply("screen", headers: ["ETag": Self.hugeETag]))]
+        )
+        defer { Task { await server.stop() } }
+        let manager = try CacheManager(folder: folder.url.appendingPathComponent("beagle"), clock: ManualClock())
+        let fetcher = manager.fetcher(client: HTTPClient(configuration: .init(timeout: .seconds(30))))
+
+        // When it is fetched
+        let fetched = try await fetcher.fetch(url: server.baseURL.appendingPathComponent("screen"))
+
+        // Then the reference's hash is the body's (32 hexadecimal digits), not the 60 KiB tag
+        #expect(fetched.reference.data == Data("screen".utf8))
+        #expect(fetched.reference.hash.utf8.count == 32, "\(fetched.reference.hash.prefix(40))")
+    }
+
     @Test func aBlobCacheKeepsValidatorsThatServe() async throws {
         // Given a server answering with an ordinary ETag and Last-Modified
         let headers = ["ETag": "W/\"v-1\"", "Last-Modified": "Tue, 14 Nov 2023 22:13:20 GMT"]

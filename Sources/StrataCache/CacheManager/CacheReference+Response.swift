@@ -4,7 +4,7 @@ internal import StrataSupport
 
 extension CacheReference {
     /// The reference a server's response makes: its body, and as its hash the `ETag`, or a 128-bit FNV-1a hash of
-    /// the body when there is none.
+    /// the body when there is none or it is longer than `ConditionalHeaders.maximumStoredEntityTagLength` bytes.
     ///
     /// - Parameters:
     ///   - response: The response.
@@ -24,7 +24,8 @@ extension CacheReference {
         self.init(
             identifier: identifier,
             data: response.body,
-            hash: response.eTag ?? FNV1a128.hex(bytes: response.body),
+            hash: response.eTag.flatMap { $0.utf8.count <= ConditionalHeaders.maximumStoredEntityTagLength ? $0 : nil }
+                ?? FNV1a128.hex(bytes: response.body),
             maxAge: maxAge,
             timeOfCreation: timeOfCreation,
             initialAge: initialAge.map(wholeSeconds),

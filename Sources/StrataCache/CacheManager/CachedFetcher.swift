@@ -18,7 +18,7 @@ import StrataNetwork
 ///   hash quoted, a hash that is no entity tag (`*`, a list) not at all. A 304 stores the reference again with a
 ///   new time of creation (and the 304's `max-age`, if any).
 /// - A 2xx response replaces the reference: its hash is the `ETag`, or a 128-bit FNV-1a hash of the body
-///   when there is none; its maxAge is how long the response stays fresh once received, from StrataNetwork's
+///   when there is none or it is longer than 1 KiB; its maxAge is how long the response stays fresh once received, from StrataNetwork's
 ///   `HTTPFreshness` for a private cache (`max-age`, then `Expires` − `Date`, less the response's age;
 ///   `no-cache` makes it 0 so the next fetch revalidates), or `nil` for the manager's default.
 ///   A response that must not be stored (`no-store`, in it or in the request; `Vary: *`; a status a cache may

@@ -75,7 +75,8 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// Sends the request of the query and decodes one value, with its metadata: ``Strata/EntryMetadata/freshUntil``
     /// is when the response stops being fresh (the client's clock at receipt plus
     /// ``HTTPFreshness/remainingLifetime``; the time of receipt for `no-cache`, and for `must-revalidate` without
-    /// a lifetime; `nil` when the response gives no lifetime), with its `ETag` and `Last-Modified`.
+    /// a lifetime; `nil` when the response gives no lifetime), with its `ETag` and `Last-Modified` when a cache may
+    /// keep them: an entity tag of at most 1 KiB, a `Last-Modified` that is an HTTP date (anything else is dropped).
     /// ``Strata/EntryMetadata/storedAt`` and ``Strata/EntryMetadata/expiresAt`` are `nil`: a cache that stores
     /// the value stamps it with its own clock and applies its own time to live. A response that must not be
     /// stored (`no-store`, in it or in the request) has the distant past as its expiry: a
@@ -136,7 +137,8 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         case .notModified(let response):
             let freshness = self.freshness(of: response, to: request, requestTime: requestTime)
             var renewed = Self.metadata(of: response, freshness: freshness)
-            let validators = conditions.renewed(by: response)
+            let kept = conditions.renewed(by: response)
+            let validators = ConditionalHeaders.storable(eTag: kept.eTag, lastModified: kept.lastModified)
             renewed.eTag = validators.eTag
             renewed.lastModified = validators.lastModified
             let responseTime = freshness.responseTime
@@ -192,14 +194,19 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         )
     }
 
-    /// The metadata of `response`, whose freshness is `freshness`.
+    /// The metadata of `response`, whose freshness is `freshness`, with the validators a cache may keep
+    /// (``ConditionalHeaders/storable(eTag:lastModified:)``: a server's 100 KiB `ETag` is not held beside each value).
     private static func metadata(of response: HTTPResponse, freshness: HTTPFreshness) -> EntryMetadata {
-        EntryMetadata(
+        let validators = ConditionalHeaders.storable(
+            eTag: response.eTag,
+            lastModified: response.headers["Last-Modified"]
+        )
+        return EntryMetadata(
             storedAt: nil,
             expiresAt: freshness.isStorable ? nil : .distantPast,
             freshUntil: Self.freshUntil(freshness),
-            eTag: response.eTag,
-            lastModified: response.headers["Last-Modified"],
+            eTag: validators.eTag,
+            lastModified: validators.lastModified,
             forbidsServingStale: freshness.forbidsServingStale
         )
     }
