@@ -66,13 +66,13 @@ public final class ManualClock: WallClock {
     }
 
     /// Suspends until the clock is advanced to `deadline`; returns at once when it is there already. The time left
-    /// until it is recorded in ``sleepCalls``.
+    /// until it is recorded in ``sleepCalls`` (at most about 31 years: a date further, infinite or not a number is
+    /// recorded as that long, or as none, as the system clock waits).
     ///
     /// - Parameter deadline: The date to wake at.
     /// - Throws: `CancellationError` when the task is cancelled.
     public func sleep(until deadline: Date) async throws {
-        let left = max(0, deadline.timeIntervalSince(now()))
-        try await sleep(recording: .seconds(left)) { _ in deadline }
+        try await sleep(recording: .wait(seconds: deadline.timeIntervalSince(now()))) { _ in deadline }
     }
 
     /// Records `duration` in ``sleepCalls``, then suspends until the clock reaches the deadline `deadline` computes

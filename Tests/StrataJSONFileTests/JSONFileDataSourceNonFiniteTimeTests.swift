@@ -13,6 +13,8 @@ struct JSONFileDataSourceNonFiniteTimeTests {
         IndexRecord(storedAt: .nan, maxAge: 60, sequence: 10),
         IndexRecord(storedAt: 1_000, maxAge: .nan, sequence: 10),
         IndexRecord(storedAt: 1_000, maxAge: 60, sequence: 10, freshUntil: .infinity),
+        // Each finite, their sum (the expiry) not.
+        IndexRecord(storedAt: 1e308, maxAge: 1e308, sequence: 10),
     ])
     func anIndexLineWithANonFiniteTimeIsDamage(record: IndexRecord) async throws {
         try await withTemporaryFolder { folder in

@@ -42,6 +42,25 @@ struct ManualClockTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    /// A date absurdly far, infinite or not a number (a damaged record's) is a wait as long as a wait goes, or none,
+    /// as on the system clock: never a trap in `Duration.seconds`.
+    @Test(arguments: [1e19, 1e300, .infinity])
+    func aDeadlineFarBeyondAnyWaitIsTheLongestWait(secondsAhead: Double) async {
+        let clock = ManualClock()
+        let sleeper = Task { try await clock.sleep(until: clock.now().addingTimeInterval(secondsAhead)) }
+        await clock.waitForSleepers(1)
+        #expect(clock.sleepCalls == [.seconds(1_000_000_000)])
+        sleeper.cancel()
+        let result = await sleeper.result
+        #expect(throws: CancellationError.self) { try result.get() }
+    }
+
+    @Test func aDeadlineThatIsNotANumberDoesNotWait() async throws {
+        let clock = ManualClock()
+        try await clock.sleep(until: Date(timeIntervalSinceReferenceDate: .nan))
+        #expect(clock.sleepCalls == [.zero])
+    }
+
     @Test func theSystemClockSleepsUntilADateThatHasPassedWithoutWaiting() async throws {
         let clock = SystemClock()
         let start = ContinuousClock.now

@@ -7,4 +7,10 @@ extension Duration {
     package var clampedAsWait: Duration {
         min(max(self, .zero), .longestWait)
     }
+
+    /// A wait of `seconds` (a time between two dates): none for a negative or NaN one, ``longestWait`` for one past
+    /// it or infinite. `Duration.seconds(_:)` traps past `Int64`'s seconds, and on infinity and NaN.
+    package static func wait(seconds: Double) -> Duration {
+        .seconds(seconds.isNaN ? 0 : min(max(0, seconds), Double(longestWait.components.seconds)))
+    }
 }

@@ -42,10 +42,7 @@ extension WallClock {
     ///
     /// - Parameter deadline: The date to wake at.
     public func sleep(until deadline: Date) async throws {
-        let interval = deadline.timeIntervalSince(now())
-        // `Duration.seconds` traps past `Int64`'s seconds, and on infinity and NaN.
-        let seconds = interval.isNaN ? 0 : min(max(0, interval), Double(Duration.longestWait.components.seconds))
-        try await sleep(for: .seconds(seconds))
+        try await sleep(for: .wait(seconds: deadline.timeIntervalSince(now())))
     }
 }
 

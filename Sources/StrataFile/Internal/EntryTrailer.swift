@@ -84,6 +84,12 @@ struct EntryTrailer: Equatable {
         let eTagBytes = eTag.map { Array($0.utf8) }
         let lastModifiedBytes = lastModified.map { Array($0.utf8) }
         let tagBytes = tags.isEmpty ? nil : Array(TagList.joined(tags).utf8)
+        // Each length fits the trailer's `UInt32` field only once it is known to be short enough: a 4 GiB key
+        // trapped in the conversion before the length check below.
+        let lengths = [keyBytes.count, eTagBytes?.count, lastModifiedBytes?.count, attributes?.count, tagBytes?.count]
+        if let longest = lengths.compactMap({ $0 }).max(), longest > Self.maximumLength {
+            throw tooLong(byteCount: longest)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(
             Self.fixedLength + keyBytes.count + (eTagBytes?.count ?? 0) + (lastModifiedBytes?.count ?? 0)
@@ -112,13 +118,16 @@ struct EntryTrailer: Equatable {
         Self.append(checksum, to: &bytes)
         Self.append(UInt32(truncatingIfNeeded: bytes.count), to: &bytes)
         Self.append(Self.magic, to: &bytes)
-        guard bytes.count <= Self.maximumLength else {
-            throw StrataError(
-                .invalidArgument,
-                "The key and metadata of \(key.prefix(64))… take \(bytes.count) bytes; an entry's may take \(Self.maximumLength)"
-            )
-        }
+        guard bytes.count <= Self.maximumLength else { throw tooLong(byteCount: bytes.count) }
         return bytes
+    }
+
+    /// The error for a key and metadata that take `byteCount` bytes, more than ``maximumLength``.
+    private func tooLong(byteCount: Int) -> StrataError {
+        StrataError(
+            .invalidArgument,
+            "The key and metadata of \(key.prefix(64))… take \(byteCount) bytes; an entry's may take \(Self.maximumLength)"
+        )
     }
 
     /// The length of the trailer at the end of a file, read from its last 8 bytes; `nil` when they are not

@@ -30,10 +30,13 @@ struct IndexRecord: Equatable {
         tags.reduce(64 + key.utf8.count) { $0 + $1.utf8.count }
     }
 
-    /// Whether every time and age is a finite number: a record that says NaN or infinity (a hand-edited line or
-    /// file whose checksum was made again) is damage, not an entry that never expires.
+    /// Whether every time and age is a finite number, and so is the expiry they make: a record that says NaN or
+    /// infinity, or a date and an age whose sum is not finite (`1e308 1e308`; a hand-edited line or file whose
+    /// checksum was made again) is damage, not an entry that never expires. The store never writes such a sum: it
+    /// derives the age from a finite expiry.
     var hasFiniteTimes: Bool {
-        storedAt.isFinite && (maxAge?.isFinite ?? true) && (freshUntil?.isFinite ?? true)
+        storedAt.isFinite && (maxAge.map { $0.isFinite && (storedAt + $0).isFinite } ?? true)
+            && (freshUntil?.isFinite ?? true)
     }
 }
 
