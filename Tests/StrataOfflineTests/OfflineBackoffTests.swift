@@ -46,6 +46,40 @@ struct OfflineBackoffTests {
         await server.stop()
     }
 
+    /// A backoff of nothing (`maximum: .zero`, often meant as "no cap", or `initial: .zero`) made every failed
+    /// replay set the timer to now: replays as fast as main failed, for as long as it was down.
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: [
+            RetryPlugin.Backoff(initial: .seconds(1), maximum: .zero, jitter: .none),
+            RetryPlugin.Backoff(initial: .zero, maximum: .zero, jitter: .none),
+            RetryPlugin.Backoff(initial: .seconds(-5), maximum: .seconds(60), jitter: .none),
+        ]
+    )
+    func aBackoffOfNothingStillPausesBetweenReplays(backoff: RetryPlugin.Backoff) async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let clock = ManualClock()
+        let notes = try await notesRepository(
+            server,
+            folder: folder,
+            configuration: .init(backoff: backoff, clock: clock)
+        )
+        server.isDown = true
+
+        // A write while main is down waits the default's first pause, 1 s, and is tried once more after it
+        try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+        await clock.waitForSleepers(1)
+        #expect(clock.sleepCalls.last == .seconds(1))
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleepers(1)
+        #expect(await notes.outbox.pendingWrites.first?.attempts == 2)
+        #expect(clock.sleepCalls.last.map { $0 > .zero } == true)
+        await notes.close()
+        await server.stop()
+    }
+
     @Test func aSuccessfulMainCallReplaysAtOnceIgnoringBackoff() async throws {
         let server = try await NotesServer.start()
         let folder = temporaryFolder()

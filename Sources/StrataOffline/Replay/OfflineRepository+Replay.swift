@@ -69,7 +69,7 @@ extension OfflineRepository {
         let clock = configuration.clock
         // A record's date is read from a file: the wait never exceeds the backoff's longest pause. The timer
         // wakes at that date, however late its task starts.
-        let latest = clock.now().addingTimeInterval(configuration.backoff.maximum.timeInterval)
+        let latest = clock.now().addingTimeInterval(configuration.replayBackoff.maximum.timeInterval)
         let wake = min(due, latest)
         schedule.withLock { schedule in
             guard !schedule.isClosed, schedule.replacesTimer(wakingAt: wake) else { return }
@@ -98,7 +98,7 @@ extension OfflineRepository {
             guard let record = await outbox.record(queued.sequence), !record.isSetAside else { continue }
             // A key waits for its first attempt on its way and for its earlier records, checked as the send is
             // marked: a write that failed its first attempt meanwhile is queued before this record.
-            guard urgency.sends(record, now: now, longestPause: configuration.backoff.maximum),
+            guard urgency.sends(record, now: now, longestPause: configuration.replayBackoff.maximum),
                 await outbox.beginSending(record.sequence)
             else {
                 blocked.insert(record.key)
@@ -374,8 +374,9 @@ extension OfflineRepository {
         let unit = randomUnit.withLock { random -> Double in
             Double(random.next() >> 11) * 0x1p-53
         }
-        let backoff = configuration.backoff.delay(beforeRetry: max(attempt, 1), unitRandom: unit)
+        let rule = configuration.replayBackoff
+        let backoff = rule.delay(beforeRetry: max(attempt, 1), unitRandom: unit)
         guard let asked = (error as? any RetryAdvising)?.suggestedRetryDelay else { return backoff }
-        return min(max(asked, backoff), configuration.backoff.maximum)
+        return min(max(asked, backoff), rule.maximum)
     }
 }

@@ -23,7 +23,24 @@ extension OfflineRepository {
         /// The pauses between replays of a write main keeps failing: the retry plugin's backoff (exponential,
         /// capped, full jitter). A `Retry-After` a failure carries lengthens the pause (never shortens it), up
         /// to the backoff's maximum.
+        ///
+        /// A replay never ends, so a pause is never nothing: an `initial` of zero or less is taken as the default's
+        /// 1 s, and a `maximum` of zero or less (often meant as "no cap") as the default's 5 minutes — else every
+        /// failed replay would start the next at once, as fast as main fails.
         public var backoff: RetryPlugin.Backoff
+
+        /// ``backoff`` as replays use it: an `initial` or `maximum` of zero or less taken as the default's.
+        var replayBackoff: RetryPlugin.Backoff {
+            var backoff = backoff
+            if backoff.initial <= .zero { backoff.initial = Self.defaultBackoff.initial }
+            if backoff.maximum <= .zero { backoff.maximum = Self.defaultBackoff.maximum }
+            return backoff
+        }
+
+        /// The default ``backoff``: 1 s doubling up to 5 minutes, full jitter.
+        public static var defaultBackoff: RetryPlugin.Backoff {
+            RetryPlugin.Backoff(initial: .seconds(1), maximum: .seconds(300))
+        }
 
         /// Whether a queued write of a key replaces the queued writes of that key before it (last write wins),
         /// so main receives only the newest. Off by default: every write is replayed. A delete always replaces
@@ -74,7 +91,7 @@ extension OfflineRepository {
         public init(
             isRetryable: @escaping @Sendable (any Error) -> Bool = RetryPlugin.defaultIsRetryable,
             isUnreachable: @escaping @Sendable (any Error) -> Bool = Configuration.defaultIsUnreachable,
-            backoff: RetryPlugin.Backoff = RetryPlugin.Backoff(initial: .seconds(1), maximum: .seconds(300)),
+            backoff: RetryPlugin.Backoff = Configuration.defaultBackoff,
             coalescesWrites: Bool = false,
             conflictResolver: ConflictResolver<Value> = .takeRemote,
             maxConflicts: Int = 3,
