@@ -57,27 +57,19 @@ struct OfflineBackoffTests {
         ]
     )
     func aBackoffOfNothingStillPausesBetweenReplays(backoff: RetryPlugin.Backoff) async throws {
-        let server = try await NotesServer.start()
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         let clock = ManualClock()
-        let notes = try await notesRepository(
-            server,
-            folder: folder,
-            configuration: .init(backoff: backoff, clock: clock)
-        )
-        server.isDown = true
+        try await withNotes(configuration: .init(backoff: backoff, clock: clock)) { server, notes in
+            server.isDown = true
 
-        // A write while main is down waits the default's first pause, 1 s, and is tried once more after it
-        try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
-        await clock.waitForSleepers(1)
-        #expect(clock.sleepCalls.last == .seconds(1))
-        clock.advance(by: .seconds(1))
-        await clock.waitForSleepers(1)
-        #expect(await notes.outbox.pendingWrites.first?.attempts == 2)
-        #expect(clock.sleepCalls.last.map { $0 > .zero } == true)
-        await notes.close()
-        await server.stop()
+            // A write while main is down waits the default's first pause, 1 s, and is tried once more after it
+            try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+            await clock.waitForSleepers(1)
+            #expect(clock.sleepCalls.last == .seconds(1))
+            clock.advance(by: .seconds(1))
+            await clock.waitForSleepers(1)
+            #expect(await notes.outbox.pendingWrites.first?.attempts == 2)
+            #expect(clock.sleepCalls.last.map { $0 > .zero } == true)
+        }
     }
 
     @Test func aSuccessfulMainCallReplaysAtOnceIgnoringBackoff() async throws {
