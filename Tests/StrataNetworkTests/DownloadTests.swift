@@ -133,6 +133,42 @@ struct DownloadTests {
         while try !folder.contents().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
     }
 
+    /// A caller that pulls no event until the download is done finds a few, not one per chunk: the stream kept
+    /// every progress report a slow caller had not pulled yet (about 500 for 8 MiB here; a quarter of a million
+    /// for 4 GiB), and ends as ever with the last progress and `.finished`.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aCallerSlowerThanTheDownloadFindsOnlyTheLatestEvents(transport kind: TransportUnderTest) async throws {
+        let payload = pattern(count: 8 * 1024 * 1024)
+        let server = try await LoopbackServer.start([("GET /file", { _ in ServerReply(status: 200, body: payload) })])
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(kind.make(), downloadDirectory: folder.url)
+
+        let events = client.downloads(HTTPRequest(baseURL: server.baseURL, path: "file"))
+        // The download runs on its own task: wait for its whole file before pulling anything.
+        while try !folder.contents().contains(where: { name in
+            let size = try? FileManager.default.attributesOfItem(atPath: folder.url.path + "/" + name)[.size] as? Int
+            return size == payload.count
+        }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        var pulled: [DownloadEvent] = []
+        for try await event in events { pulled.append(event) }
+
+        #expect(pulled.count <= 8, "\(pulled.count) events")
+        guard case .finished(let file) = try #require(pulled.last) else {
+            Issue.record("The last event is not .finished")
+            return
+        }
+        #expect(try Data(contentsOf: file.fileURL) == payload)
+        guard pulled.count >= 2, case .progress(let last) = pulled[pulled.count - 2] else {
+            Issue.record("No progress before .finished")
+            return
+        }
+        #expect(last.fractionCompleted == 1)
+    }
+
     /// A caller that takes the `.finished` event owns the file, however it ends the iteration then.
     @Test(arguments: TransportUnderTest.all)
     func aFinishedFileTakenIsTheCallers(transport kind: TransportUnderTest) async throws {

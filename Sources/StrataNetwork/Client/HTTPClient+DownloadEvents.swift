@@ -19,9 +19,16 @@ extension HTTPClient {
     /// when the iteration ended after the last progress event (at fraction 1, say) and before `.finished`: nobody
     /// else knows its name.
     ///
+    /// A caller slower than the download misses progress events, never the last one or `.finished`: at most two
+    /// events wait for it (a 4 GiB download makes a quarter of a million progress reports, which were all kept).
+    ///
     /// - Parameter request: The request.
     public func downloads(_ request: HTTPRequest) -> AsyncThrowingStream<DownloadEvent, any Error> {
-        let (events, continuation) = AsyncThrowingStream.makeStream(of: DownloadEvent.self)
+        // The newest two: the last progress and `.finished` survive whatever came before them.
+        let (events, continuation) = AsyncThrowingStream.makeStream(
+            of: DownloadEvent.self,
+            bufferingPolicy: .bufferingNewest(2)
+        )
         let handOff = DownloadHandOff()
         let task = Task {
             do {
