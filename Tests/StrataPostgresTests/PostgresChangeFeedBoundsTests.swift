@@ -9,6 +9,19 @@
     /// A feed's waits, whatever a caller sets: no sleep that traps, no reconnect loop that never slows down.
     @Suite("PostgreSQL change feed: its waits are bounded")
     struct PostgresChangeFeedBoundsTests {
+        /// The limits are at least 1 however they are set: `pendingKeyLimit = 0` set after the initializer (which
+        /// clamped) began a new epoch at every notification, emptying every coherent cache of the fleet each write.
+        @Test(arguments: [0, -5, Int.min])
+        func limitsSetBelowOneAreOne(limit: Int) {
+            var configuration = PostgresChangeFeedConfiguration(trackedKeyLimit: limit, pendingKeyLimit: limit)
+            #expect(configuration.trackedKeyLimit == 1 && configuration.pendingKeyLimit == 1)
+            configuration = PostgresChangeFeedConfiguration()
+            configuration.trackedKeyLimit = limit
+            configuration.pendingKeyLimit = limit
+            #expect(configuration.trackedKeyLimit == 1)
+            #expect(configuration.pendingKeyLimit == 1)
+        }
+
         /// `.seconds(Int64.max)` for "never" made `Task.sleep` trap in the feed's task: the server process crashed.
         @Test(
             "a heartbeat and a reconnect delay of Int64.max seconds are taken as 31 years: the feed listens and hears writes",

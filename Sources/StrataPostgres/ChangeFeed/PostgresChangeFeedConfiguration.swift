@@ -29,14 +29,20 @@
         /// How many keys' latest versions the feed remembers; past it the feed begins a new epoch (every cached
         /// entry is then stale), so its memory stays bounded: at most this many keys of at most the source's
         /// ``PostgresDataSource/maximumKeySize`` bytes. Notifications not in the triggers' shape, and changes of
-        /// longer keys (which no cache holds), count for nothing: they are ignored.
-        public var trackedKeyLimit: Int
+        /// longer keys (which no cache holds), count for nothing: they are ignored. At least 1: a smaller value set
+        /// is taken as 1.
+        public var trackedKeyLimit: Int {
+            didSet { trackedKeyLimit = max(1, trackedKeyLimit) }
+        }
 
         /// How many changed keys may wait to be dropped from the caches; past it the feed forgets them and begins a new
         /// epoch (every cache is emptied), so a cache slow to delete holds neither the notifications back nor memory
         /// without bound. The feed reads notifications as they come and records each key's version at once, so no
-        /// entry older than a notification it read is served meanwhile. At least 1.
-        public var pendingKeyLimit: Int
+        /// entry older than a notification it read is served meanwhile. At least 1: a smaller value set is taken
+        /// as 1 (0 began a new epoch, emptying every cache, at each notification).
+        public var pendingKeyLimit: Int {
+            didSet { pendingKeyLimit = max(1, pendingKeyLimit) }
+        }
 
         /// Creates a configuration.
         ///
