@@ -8,12 +8,22 @@
 
     extension AsyncHTTPClientTransport {
         /// The ``Strata/StrataError`` of a failed request: ``Strata/StrataError/Code/cancelled`` when the calling
-        /// task was cancelled, a ``Strata/StrataError`` as it is, and anything else (AsyncHTTPClient's and
+        /// task was cancelled, a ``Strata/StrataError`` as it is, ``Strata/StrataError/Code/invalidArgument`` for a
+        /// client that was shut down (no retry will ever succeed), and anything else (AsyncHTTPClient's and
         /// SwiftNIO's errors) a retryable ``Strata/StrataError/Code/network`` error whose `underlying` is the
         /// `URLError` URLSession would give, with the original error as its `NSUnderlyingErrorKey`.
         static func strataError(from error: any Error, request: String) -> StrataError {
             if Task.isCancelled { return StrataError(.cancelled, "\(request) was cancelled") }
             if let error = error as? StrataError { return error }
+            if let error = error as? HTTPClientError, error == .alreadyShutdown {
+                // A retryable error here was retried by every retry plugin, and queued for ever by an offline
+                // repository, against a client that answers nothing again.
+                return StrataError(
+                    .invalidArgument,
+                    "\(request) was not sent: the transport's AsyncHTTPClient client was shut down",
+                    underlying: error
+                )
+            }
             let code = urlErrorCode(for: error)
             let reason = code == .timedOut ? "timed out" : "failed: \(error)"
             return StrataError(

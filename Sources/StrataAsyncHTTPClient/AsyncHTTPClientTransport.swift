@@ -44,7 +44,8 @@
     ///
     /// The client is either yours (``init(client:)``: share one `HTTPClient` across the process, such as
     /// `HTTPClient.shared`, and shut it down yourself) or the transport's (``init(configuration:)``: call
-    /// ``shutdown()`` when done).
+    /// ``shutdown()`` when done). A request sent after the client was shut down fails with
+    /// ``Strata/StrataError/Code/invalidArgument``, which no retry repeats.
     public final class AsyncHTTPClientTransport: HTTPTransport, HTTPExchangeTransport, Sendable {
         /// The AsyncHTTPClient client that sends the requests.
         public let client: AsyncHTTPClient.HTTPClient
