@@ -155,6 +155,41 @@ struct BlobCacheChainTests {
         await writes.flush()
     }
 
+    /// A caller of `flush()` or `settle(_:)` that gives up (a request's deadline, an app's background time ending)
+    /// is let go at once, whatever the disk does: both waited for the write, for ever on a hung disk. The writes
+    /// go on, and a later flush still waits for them.
+    @Test(.timeLimit(.minutes(1))) func aCancelledFlushOrSettleReturnsWhileTheWriteHangs() async throws {
+        let writes = WriteBehind<String, Int>()
+        let gate = DispatchSemaphore(value: 0)
+        let written = Locked(false)
+        writes.enqueue(0, forKey: "held") { _ in
+            gate.wait()
+            written.withLock { $0 = true }
+        }
+
+        let returned = Locked(0)
+        let flushing = Task {
+            await writes.flush()
+            returned.withLock { $0 += 1 }
+        }
+        let settling = Task {
+            await writes.settle("held")
+            returned.withLock { $0 += 1 }
+        }
+        while writes.flushing < 1 || writes.settling < 1 { await Task.yield() }
+        flushing.cancel()
+        settling.cancel()
+        // Bounded, so that a regression fails here instead of hanging the suite (the gate opens below either way).
+        for _ in 0..<3_000 where returned.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+
+        #expect(returned.withLock { $0 } == 2, "both returned while the write hangs")
+        #expect(writes.flushing == 0 && writes.settling == 0, "the waiters are gone, not leaked")
+        #expect(writes.pending(forKey: "held") == 0, "the write is still to land")
+        DispatchQueue.global().async { gate.signal() }
+        await writes.flush()
+        #expect(written.withLock { $0 })
+    }
+
     /// Writes queued faster than they are done hold the queue to its limit: a caller waits for room, without
     /// blocking a thread, until the writes ahead of it are done; below the limit it does not wait.
     @Test(.timeLimit(.minutes(1))) func aFullQueueMakesItsCallersWaitForRoom() async throws {

@@ -36,7 +36,8 @@ extension BlobCache {
     public var persistentWriteFailures: Int { writes.failures }
 
     /// Waits until every persistent write queued so far is done (``PersistentWrites/behind``); returns at once
-    /// when none is queued. Suspends; never blocks a thread.
+    /// when none is queued, and when the calling task is cancelled (the writes go on). Suspends; never blocks a
+    /// thread.
     public func flush() async {
         await writes.flush()
     }

@@ -41,13 +41,18 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         var runningGeneration: UInt64 = 0
         /// The callers of ``drop(_:)`` blocked until the write of a generation is done.
         var dropWaiters: [(generation: UInt64, gate: DispatchSemaphore)] = []
-        /// The callers of ``flush()``, each woken once the writes up to its generation are done.
-        var waiters: [(upTo: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        /// The callers of ``flush()``, by waiter number, each woken once the writes up to its generation are done
+        /// (or its task is cancelled).
+        var waiters: [UInt64: (upTo: UInt64, continuation: CheckedContinuation<Void, Never>)] = [:]
         /// The generation of the last entry of `order` taken and done (written, failed or skipped): every write
         /// queued before it is done too.
         var done: UInt64 = 0
-        /// The callers of ``settle(_:)``, by key, woken when nothing of the key is queued or running.
-        var keyWaiters: [Key: [CheckedContinuation<Void, Never>]] = [:]
+        /// The callers of ``settle(_:)``, by key and waiter number, woken when nothing of the key is queued or
+        /// running (or their task is cancelled).
+        var keyWaiters: [Key: [UInt64: CheckedContinuation<Void, Never>]] = [:]
+        /// The number of the last caller of ``flush()`` or ``settle(_:)``, which its cancellation handler removes
+        /// it by.
+        var lastWaiter: UInt64 = 0
 
         /// Forgets the queued write of `key`, if any, and its cost.
         mutating func forget(_ key: Key) {
@@ -82,7 +87,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         /// Takes the waiters of `key` when nothing of it is queued or running any more.
         mutating func settled(_ key: Key) -> [CheckedContinuation<Void, Never>] {
             guard pending[key] == nil, running != key else { return [] }
-            return keyWaiters.removeValue(forKey: key) ?? []
+            return keyWaiters.removeValue(forKey: key).map { Array($0.values) } ?? []
         }
 
         /// Takes the waiters of every key that is settled.
@@ -98,9 +103,9 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                 for waiter in dropWaiters where waiter.generation <= done { waiter.gate.signal() }
                 dropWaiters.removeAll { $0.generation <= done }
             }
-            let woken = waiters.filter { $0.upTo <= done }.map { $0.continuation }
-            if !woken.isEmpty { waiters.removeAll { $0.upTo <= done } }
-            return woken
+            let woken = waiters.filter { $0.value.upTo <= done }
+            for id in woken.keys { waiters[id] = nil }
+            return woken.values.map { $0.continuation }
         }
 
         /// The next entry of `order`, if any; the taken ones are let go now and then, in one move.
@@ -267,28 +272,54 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     }
 
     /// Waits until every write queued before the call is done (or a later one for its key, which replaced it); returns
-    /// at once when none is queued. Writes queued after the call are not waited for.
+    /// at once when none is queued, and when the calling task is cancelled. Writes queued after the call are not
+    /// waited for.
     func flush() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isDone = state.withLock { state in
-                guard state.isDraining, state.done < state.nextGeneration else { return true }
-                state.waiters.append((state.nextGeneration, continuation))
-                return false
-            }
-            if isDone { continuation.resume() }
+        await suspend { state, id, continuation in
+            guard state.isDraining, state.done < state.nextGeneration else { return false }
+            state.waiters[id] = (state.nextGeneration, continuation)
+            return true
+        } removing: { state, id in
+            state.waiters.removeValue(forKey: id)?.continuation
         }
     }
 
-    /// Waits until the write queued for `key`, if any, is done, and none of `key` runs; the writes of other keys
-    /// are not waited for.
+    /// Waits until the write queued for `key`, if any, is done, and none of `key` runs, or until the calling task is
+    /// cancelled; the writes of other keys are not waited for.
     func settle(_ key: Key) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isSettled = state.withLock { state in
-                guard state.pending[key] != nil || state.running == key else { return true }
-                state.keyWaiters[key, default: []].append(continuation)
-                return false
+        await suspend { state, id, continuation in
+            guard state.pending[key] != nil || state.running == key else { return false }
+            state.keyWaiters[key, default: [:]][id] = continuation
+            return true
+        } removing: { state, id in
+            defer { if state.keyWaiters[key]?.isEmpty == true { state.keyWaiters[key] = nil } }
+            return state.keyWaiters[key]?.removeValue(forKey: id)
+        }
+    }
+
+    /// Suspends until woken, or until the calling task is cancelled: a wait on a hung disk must not hold a caller
+    /// that gave up (a request's deadline, an app's background time).
+    ///
+    /// - Parameters:
+    ///   - enqueue: Records the waiter under its number, unless there is nothing to wait for; whether it did.
+    ///   - dequeue: Takes the waiter of a number back, if it is still waiting.
+    private func suspend(
+        _ enqueue: (inout State, UInt64, CheckedContinuation<Void, Never>) -> Bool,
+        removing dequeue: @escaping @Sendable (inout State, UInt64) -> CheckedContinuation<Void, Never>?
+    ) async {
+        let id = state.withLock { state -> UInt64 in
+            state.lastWaiter &+= 1
+            return state.lastWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Checked under the lock: a cancellation handler that ran before the waiter was recorded found
+                // nothing to take back.
+                let waits = state.withLock { state in !Task.isCancelled && enqueue(&state, id, continuation) }
+                if !waits { continuation.resume() }
             }
-            if isSettled { continuation.resume() }
+        } onCancel: {
+            state.withLock { dequeue(&$0, id) }?.resume()
         }
     }
 
@@ -310,7 +341,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                     defer { state.waiters.removeAll() }
                     state.done = state.nextGeneration
                     return .finish(
-                        state.waiters.map { $0.continuation } + state.settledKeys() + state.admit(under: limit)
+                        state.waiters.values.map { $0.continuation } + state.settledKeys() + state.admit(under: limit)
                     )
                 }
                 guard let pending = state.pending[key], pending.generation == generation else {
