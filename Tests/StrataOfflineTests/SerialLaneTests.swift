@@ -9,6 +9,11 @@ private actor LaneOwner {
     private(set) var order: [String] = []
     var waiterCount: Int { lane.waiterCount }
 
+    /// Runs `name` unless the task is cancelled while it waits; whether it ran.
+    func runUnlessCancelled(_ name: String) async -> Bool {
+        await lane.runUnlessCancelled { order.append(name) } != nil
+    }
+
     func run(_ name: String, heldBy gate: AsyncGate? = nil) async {
         await lane.run {
             if let gate { await gate.enter() }
@@ -38,5 +43,27 @@ struct SerialLaneTests {
         await first.value
         await second.value
         #expect(await owner.order == ["a", "b", "c"])
+    }
+
+    /// A waiter whose task is cancelled leaves the queue without running its job, and the lane goes on to the next.
+    @Test(.timeLimit(.minutes(1)))
+    func aCancelledWaiterLeavesWithoutRunning() async {
+        let owner = LaneOwner()
+        let gate = AsyncGate(isOpen: false)
+        let first = Task { await owner.run("a", heldBy: gate) }
+        await gate.waitForEntered(1)
+        let cancelled = Task { await owner.runUnlessCancelled("b") }
+        while await owner.waiterCount < 1 { await Task.yield() }
+        let third = Task { await owner.run("c") }
+        while await owner.waiterCount < 2 { await Task.yield() }
+
+        cancelled.cancel()
+
+        #expect(await cancelled.value == false)
+        #expect(await owner.waiterCount == 1)
+        gate.open()
+        await first.value
+        await third.value
+        #expect(await owner.order == ["a", "c"])
     }
 }

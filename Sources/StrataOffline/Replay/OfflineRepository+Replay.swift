@@ -7,10 +7,21 @@ extension OfflineRepository {
     ///
     /// Writes go in the order they were made; a key whose write fails again waits for its backoff, and the
     /// others go on. A failure of the transport (main unreachable) ends the replay. Cancelling the calling task
-    /// cancels the write on its way and ends the replay; that write stays queued as it was.
+    /// cancels the write on its way and ends the replay; that write stays queued as it was. Cancelled while it
+    /// waits for a replay in progress, it returns at once, having sent nothing (a report of what remains).
     @discardableResult
     public func sync() async -> SyncReport {
-        await replays.run { await self.replayPass(.all) }
+        if let report = await replays.runUnlessCancelled({ await self.replayPass(.all) }) { return report }
+        return await withRemaining(SyncReport(delivered: 0, resolvedByRemote: 0, remaining: 0, setAside: 0))
+    }
+
+    /// `report` with what the outbox holds now: the writes still to send, and those set aside.
+    private func withRemaining(_ report: SyncReport) async -> SyncReport {
+        var report = report
+        let remaining = await outbox.pendingWrites
+        report.remaining = remaining.count { !$0.isSetAside }
+        report.setAside = remaining.count { $0.isSetAside }
+        return report
     }
 
     /// Starts a replay unless one already waits to start (which then sends what `urgency` asks, too).
@@ -123,9 +134,7 @@ extension OfflineRepository {
                 break
             }
         }
-        let remaining = await outbox.pendingWrites
-        report.remaining = remaining.count { !$0.isSetAside }
-        report.setAside = remaining.count { $0.isSetAside }
+        report = await withRemaining(report)
         if report.remaining > 0 { scheduleTimer() }
         return report
     }

@@ -7,4 +7,10 @@ actor ReplayLane {
     func run<Result: Sendable>(_ replay: @Sendable () async -> Result) async -> Result {
         await lane.run { await replay() }
     }
+
+    /// Runs `replay` once the previous one ended; `nil` without running it when the calling task is cancelled
+    /// before then (the previous replay may wait on a slow main or a conflict resolver for long).
+    func runUnlessCancelled<Result: Sendable>(_ replay: @Sendable () async -> Result) async -> Result? {
+        await lane.runUnlessCancelled { await replay() }
+    }
 }
