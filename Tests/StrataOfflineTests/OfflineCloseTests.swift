@@ -1,7 +1,10 @@
 import Foundation
 import LoopbackServer
 import Strata
+import StrataMemory
+import StrataNetwork
 import StrataOffline
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -85,5 +88,64 @@ struct OfflineCloseTests {
         #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one"])
         await notes.close()
         await server.stop()
+    }
+
+    /// `close()` called by main (here its transport; a plugin of it alike) during the repository's own write waited
+    /// for that write to end, which waited for main: both hung for good. It now closes and returns; the write ends,
+    /// and the outbox is given back after it.
+    @Test(.timeLimit(.minutes(1)))
+    func closeCalledByMainDuringAWriteDoesNotWaitForIt() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let repository = Locked<NotesRepository?>(nil)
+        let transport = CallingBackTransport { await repository.withLock { $0 }?.close() }
+        let notes = try await NotesRepository.open(
+            main: server.source(client: HTTPClient(transport: transport)),
+            cache: MemoryDataSource<Note>(),
+            outboxFolder: folder,
+            configuration: standingStill()
+        )
+        repository.withLock { $0 = notes }
+
+        let returned = Locked<WriteStatus?>(nil)
+        let write = Task {
+            let status = try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a")).status
+            returned.withLock { $0 = status }
+        }
+        // Bounded, so that a regression fails here rather than hangs the suite.
+        for _ in 0..<3_000 where returned.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+
+        guard let status = returned.withLock({ $0 }) else {
+            Issue.record("The write and its main's close() waited for each other")
+            return
+        }
+        _ = try await write.value
+        #expect(status == .saved)
+        #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one"])
+        let error = await strataError { try await notes.put(Note(id: "b", text: "two", version: 1), in: KeyQuery("b")) }
+        #expect(error?.code == .alreadyInUse, "closed")
+        await server.stop()
+    }
+}
+
+/// URLSession's transport, which runs `callBack` before each request it sends (it downloads nothing): main calling
+/// back into the repository whose write it serves.
+private struct CallingBackTransport: HTTPTransport {
+    let callBack: @Sendable () async -> Void
+    let transport = URLSessionTransport()
+
+    func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
+        await callBack()
+        return try await transport.send(request, maximumBodySize: maximumBodySize)
+    }
+
+    func download(
+        _ request: HTTPRequest,
+        to destination: URL,
+        maximumBodySize: Int,
+        progress: @escaping @Sendable (DownloadProgress) -> Void
+    ) async throws -> HTTPResponse {
+        throw StrataError(.operationNotSupported, "The notes source downloads nothing")
     }
 }

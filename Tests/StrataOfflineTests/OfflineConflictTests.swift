@@ -25,6 +25,53 @@ struct OfflineConflictTests {
         return (server, notes, folder)
     }
 
+    /// What a resolver may call on its own repository.
+    enum OwnCall: String, CaseIterable {
+        case sync, waitForReplays, close
+    }
+
+    /// A resolver (or main, or a plugin of it) calling `sync()`, `waitForReplays()` or `close()` on its own repository
+    /// during the replay waited for that replay, which waited for the resolver: both hung for good, and no later
+    /// replay ran. Each now returns at once; `close()` closes the repository.
+    @Test(.timeLimit(.minutes(1)), arguments: OwnCall.allCases)
+    func aResolverCallingItsOwnRepositoryDoesNotWaitForItself(call: OwnCall) async throws {
+        let repository = Locked<NotesRepository?>(nil)
+        let called = Locked(false)
+        let (server, notes, folder) = try await Self.conflicted(
+            ConflictResolver { _ in
+                guard let notes = repository.withLock({ $0 }) else { return .takeRemote }
+                switch call {
+                case .sync: await notes.sync()
+                case .waitForReplays: await notes.waitForReplays()
+                case .close: await notes.close()
+                }
+                called.withLock { $0 = true }
+                return .takeRemote
+            }
+        )
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        repository.withLock { $0 = notes }
+
+        let returned = Locked<SyncReport?>(nil)
+        let replay = Task {
+            let report = await notes.sync()
+            returned.withLock { $0 = report }
+        }
+        // Bounded, so that a regression fails here rather than hangs the suite.
+        for _ in 0..<3_000 where returned.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+
+        guard let report = returned.withLock({ $0 }) else {
+            // (Left as they are: closing would wait for the hung replay too.)
+            Issue.record("The sync and the resolver's call waited for each other")
+            return
+        }
+        #expect(called.withLock { $0 })
+        #expect(report.resolvedByRemote == 1, "\(report)")
+        await replay.value
+        await notes.close()
+        await server.stop()
+    }
+
     @Test func byDefaultTheServerWinsAndTheCacheTakesItsValue() async throws {
         let (server, notes, folder) = try await Self.conflicted(nil)
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }

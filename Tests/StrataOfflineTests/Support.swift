@@ -25,8 +25,17 @@ extension NotesServer {
         return Self.source { base }
     }
 
+    /// A JSON source for `/notes/<key>` on this server, through `client`.
+    func source(client: HTTPClient) -> NetworkDataSource<Note> {
+        let base = baseURL
+        return Self.source(client: client) { base }
+    }
+
     /// A JSON source for `/notes/<key>` on the server `base` names at each request.
-    static func source(base: @escaping @Sendable () -> URL) -> NetworkDataSource<Note> {
+    static func source(
+        client: HTTPClient = HTTPClient(),
+        base: @escaping @Sendable () -> URL
+    ) -> NetworkDataSource<Note> {
         @Sendable func rule(_ method: HTTPMethod) -> NetworkRequestRule {
             { query in
                 guard let query = query as? any KeyedQuery else {
@@ -36,7 +45,7 @@ extension NotesServer {
             }
         }
         return NetworkDataSource(
-            client: HTTPClient(),
+            client: client,
             requestForGet: rule(.get),
             requestForPut: rule(.put),
             requestForDelete: rule(.delete)

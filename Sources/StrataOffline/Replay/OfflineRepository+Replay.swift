@@ -8,9 +8,14 @@ extension OfflineRepository {
     /// Writes go in the order they were made; a key whose write fails again waits for its backoff, and the
     /// others go on. A failure of the transport (main unreachable) ends the replay. Cancelling the calling task
     /// cancels the write on its way and ends the replay; that write stays queued as it was. Cancelled while it
-    /// waits for a replay in progress, it returns at once, having sent nothing (a report of what remains).
+    /// waits for a replay in progress, it returns at once, having sent nothing (a report of what remains); so it does
+    /// when called from the repository's own write or replay (by main, a plugin of it or a conflict resolver), which
+    /// it would wait for.
     @discardableResult
     public func sync() async -> SyncReport {
+        if isInOwnWork {
+            return await withRemaining(SyncReport(delivered: 0, resolvedByRemote: 0, remaining: 0, setAside: 0))
+        }
         if let report = await replays.runUnlessCancelled({ await self.replayPass(.all) }) { return report }
         return await withRemaining(SyncReport(delivered: 0, resolvedByRemote: 0, remaining: 0, setAside: 0))
     }
@@ -56,8 +61,10 @@ extension OfflineRepository {
     }
 
     /// Returns when no replay is running or waiting to start: one a main answer, a new write or the timer
-    /// started. Queued writes are not sent by it; a test awaits it instead of sleeping.
+    /// started. Queued writes are not sent by it; a test awaits it instead of sleeping. Called from the repository's
+    /// own write or replay, it returns at once.
     public func waitForReplays() async {
+        guard !isInOwnWork else { return }
         while schedule.withLock({ $0.unfinished }) > 0 {
             await replays.run {}
             await Task.yield()
@@ -100,6 +107,11 @@ extension OfflineRepository {
 
     /// One replay: sends each queued write `urgency` sends now, in order, and settles what main answers.
     func replayPass(_ urgency: ReplayUrgency) async -> SyncReport {
+        await asOwnWork { await replayPassAsOwnWork(urgency) }
+    }
+
+    /// ``replayPass(_:)``, in the repository's own work.
+    private func replayPassAsOwnWork(_ urgency: ReplayUrgency) async -> SyncReport {
         var report = SyncReport(delivered: 0, resolvedByRemote: 0, remaining: 0, setAside: 0)
         var blocked = Set<String>()
         let now = configuration.clock.now()

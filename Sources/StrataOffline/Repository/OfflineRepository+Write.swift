@@ -71,79 +71,81 @@ extension OfflineRepository {
         defer { endWriting() }
         // Main is written directly, not through the repository: the whole write counts as one of the repository's,
         // so a read that met main before the write reached it does not write that older answer back after it.
-        return try await repository.recordingWrite(KeyQuery(key)) {
-            // Numbered and written into the cache in the key's turn: two writes of a key that ran at once wrote the
-            // cache in either order, and the cache kept the older value once main had the newer one.
-            await cacheTurns.take(key)
-            let sequence: UInt64
-            let direct: Bool
-            let local: Result
-            do {
-                (sequence, direct) = try await outbox.beginWrite(key: key)
-            } catch {
-                await cacheTurns.giveBack(key)
-                throw error
-            }
-            do {
-                local = try await toCache()
-            } catch {
-                // The attempt ends before the key's turn is given back: a write of the key in the next turn goes
-                // straight to main, rather than queue behind an attempt no replay could then wait for.
-                await outbox.endWrite(sequence, key: key, direct: direct)
-                await cacheTurns.giveBack(key)
-                throw error
-            }
-            if direct { firstAttempts.withLock { $0[key] = { _ = try await toCache() } } }
-            var record = PendingWrite(
-                sequence: sequence,
-                key: key,
-                operation: operation,
-                value: nil,
-                idempotencyKey: UUID().uuidString,
-                createdAt: configuration.clock.now()
-            )
-            guard direct else {
-                // The first attempt this write queues behind, if one is on its way: taken now, as it may end before
-                // the outbox refuses this write.
-                let firstAttempt = firstAttempts.withLock { $0[key] }
-                // Queued in the key's turn too: a replay that settles an older write of the key checks the outbox for a
-                // later one in its turn, and must find this one there.
+        return try await asOwnWork {
+            try await repository.recordingWrite(KeyQuery(key)) {
+                // Numbered and written into the cache in the key's turn: two writes of a key that ran at once wrote the
+                // cache in either order, and the cache kept the older value once main had the newer one.
+                await cacheTurns.take(key)
+                let sequence: UInt64
+                let direct: Bool
+                let local: Result
                 do {
-                    record.value = try encoding(local)
-                    let queued = try await enqueue(record, after: nil)
-                    await cacheTurns.giveBack(key)
-                    return (local, .pending(queued))
+                    (sequence, direct) = try await outbox.beginWrite(key: key)
                 } catch {
-                    // Not queued (the outbox is full, say): the cache shows the key's latest queued write again, never a
-                    // value main will not get.
-                    await outbox.endWrite(sequence, key: key, direct: false)
-                    await restoreCache(key: key, firstAttempt: firstAttempt)
                     await cacheTurns.giveBack(key)
                     throw error
                 }
-            }
-            await cacheTurns.giveBack(key)
-            do {
-                let stored = try await IdempotencyKey.$current.withValue(record.idempotencyKey) {
-                    try await toMain(local)
-                }
-                await endFirstAttempt(sequence, key: key)
-                if await outbox.count > 0 { triggerReplay(.mainAnswered) }
-                return (stored, .saved)
-            } catch  where configuration.isRetryable(error) {
-                // The queue waits for this key until the record is written (or could not be).
                 do {
-                    record.value = try encoding(local)
-                    let queued = try await enqueue(record, after: error)
+                    local = try await toCache()
+                } catch {
+                    // The attempt ends before the key's turn is given back: a write of the key in the next turn goes
+                    // straight to main, rather than queue behind an attempt no replay could then wait for.
+                    await outbox.endWrite(sequence, key: key, direct: direct)
+                    await cacheTurns.giveBack(key)
+                    throw error
+                }
+                if direct { firstAttempts.withLock { $0[key] = { _ = try await toCache() } } }
+                var record = PendingWrite(
+                    sequence: sequence,
+                    key: key,
+                    operation: operation,
+                    value: nil,
+                    idempotencyKey: UUID().uuidString,
+                    createdAt: configuration.clock.now()
+                )
+                guard direct else {
+                    // The first attempt this write queues behind, if one is on its way: taken now, as it may end before
+                    // the outbox refuses this write.
+                    let firstAttempt = firstAttempts.withLock { $0[key] }
+                    // Queued in the key's turn too: a replay that settles an older write of the key checks the outbox for a
+                    // later one in its turn, and must find this one there.
+                    do {
+                        record.value = try encoding(local)
+                        let queued = try await enqueue(record, after: nil)
+                        await cacheTurns.giveBack(key)
+                        return (local, .pending(queued))
+                    } catch {
+                        // Not queued (the outbox is full, say): the cache shows the key's latest queued write again, never a
+                        // value main will not get.
+                        await outbox.endWrite(sequence, key: key, direct: false)
+                        await restoreCache(key: key, firstAttempt: firstAttempt)
+                        await cacheTurns.giveBack(key)
+                        throw error
+                    }
+                }
+                await cacheTurns.giveBack(key)
+                do {
+                    let stored = try await IdempotencyKey.$current.withValue(record.idempotencyKey) {
+                        try await toMain(local)
+                    }
                     await endFirstAttempt(sequence, key: key)
-                    return (local, .pending(queued))
+                    if await outbox.count > 0 { triggerReplay(.mainAnswered) }
+                    return (stored, .saved)
+                } catch  where configuration.isRetryable(error) {
+                    // The queue waits for this key until the record is written (or could not be).
+                    do {
+                        record.value = try encoding(local)
+                        let queued = try await enqueue(record, after: error)
+                        await endFirstAttempt(sequence, key: key)
+                        return (local, .pending(queued))
+                    } catch {
+                        await endUnqueuedFirstAttempt(sequence, key: key)
+                        throw error
+                    }
                 } catch {
                     await endUnqueuedFirstAttempt(sequence, key: key)
                     throw error
                 }
-            } catch {
-                await endUnqueuedFirstAttempt(sequence, key: key)
-                throw error
             }
         }
     }

@@ -138,6 +138,10 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     /// writes fail with ``Strata/StrataError/Code/alreadyInUse``. Queued writes stay in the outbox for the next run,
     /// the cancelled replay too (a server that answers slowly does not hold `close()` up for the transport's whole
     /// timeout for it); another repository may then serve the outbox.
+    ///
+    /// Called from the repository's own work (by main, a plugin of it or a conflict resolver, during a write or a
+    /// replay), it closes the repository and returns without waiting for that work, which it is part of; the outbox
+    /// is given back once the work ends.
     public func close() async {
         let (timer, cancelSend) = schedule.withLock { schedule in
             schedule.isClosed = true
@@ -146,6 +150,15 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         }
         timer?.cancel()
         cancelSend?()
+        guard !isInOwnWork else {
+            Task { await self.giveOutboxBackWhenIdle() }
+            return
+        }
+        await giveOutboxBackWhenIdle()
+    }
+
+    /// Waits for the replay in progress and the writes under way, then gives the outbox back.
+    private func giveOutboxBackWhenIdle() async {
         await replays.run {}
         // A write that began before holds the key turns of this repository: the outbox is given back after it.
         await withCheckedContinuation { continuation in
