@@ -153,8 +153,37 @@ struct EntryIndex {
             keysByTag[tag]?.remove(entry.trailer.key)
             if keysByTag[tag]?.isEmpty == true { keysByTag[tag] = nil }
         }
-        if slots.isEmpty { removeAll() }
+        if slots.isEmpty { removeAll() } else { compactIfSparse() }
         return entry
+    }
+
+    /// The number of slots the index holds, entries and free ones: what it takes in memory. For tests.
+    var slotCount: Int { entries.count }
+
+    /// Gives back the room of removed entries when at most a quarter of the slots (past 64) hold one: a store that
+    /// held a million entries and now holds a thousand keeps the slots of a thousand (freed slots were reused, but
+    /// never released). The entries are copied in recency order; O(entries), after three quarters of the slots
+    /// were freed, so O(1) amortized per removal.
+    private mutating func compactIfSparse() {
+        guard entries.count > 64, count <= entries.count / 4 else { return }
+        var compacted: [Entry?] = []
+        compacted.reserveCapacity(count)
+        // A dictionary keeps its capacity as keys go: a new one of the entries' size.
+        var positions = [EntryName: Int](minimumCapacity: count)
+        var slot = head
+        while slot >= 0, var entry = entries[slot] {
+            slot = entry.next
+            let position = compacted.count
+            entry.previous = position - 1
+            entry.next = slot >= 0 ? position + 1 : -1
+            positions[entry.name] = position
+            compacted.append(entry)
+        }
+        entries = compacted
+        slots = positions
+        freeSlots = []
+        head = entries.isEmpty ? -1 : 0
+        tail = entries.count - 1
     }
 
     /// The least recently used entry.
