@@ -51,6 +51,18 @@ private struct StaleFixture {
     var operation: CacheSyncOperation { .cacheSync(staleWhileRevalidate: .seconds(60), clock: clock) }
 }
 
+/// A main that never answers, unless the read is cancelled: it then throws, as a network source does.
+private struct UnansweringMain: GetDataSource {
+    let clock: ManualClock
+
+    func get(_ query: any Query) async throws -> String {
+        try await clock.sleep(for: .seconds(3_600))
+        return "new"
+    }
+
+    func getAll(_ query: any Query) async throws -> [String] { [try await get(query)] }
+}
+
 /// The cache; main for a value the cache never had; a stale value served as it is.
 private struct CacheServingStale: RepositoryOperation {
     var plan: OperationPlan {
@@ -105,6 +117,31 @@ struct StaleWhileRevalidateTests {
         #expect(fixture.cache.entry("1")?.value == "new")
         #expect(fixture.main.calls(.get) == 1)
         #expect(repository.backgroundRefreshCount == 0)
+    }
+
+    /// A refresh held the repository (its stores, their folders) until main answered, and nothing could stop it:
+    /// an app letting go of a repository over a file store could not open the folder again until main timed out.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheBackgroundRefreshesEndsThemAndKeepsTheStaleValue() async throws {
+        // Given a stale value and a main that answers only when cancelled
+        let fixture = StaleFixture()
+        let main = UnansweringMain(clock: fixture.clock)
+        let repository = CacheRepository(
+            main: main,
+            cache: fixture.cache.validated(by: .maxAge(.seconds(60), clock: fixture.clock))
+        )
+        fixture.clock.advance(by: .seconds(90))
+        #expect(try await repository.get(IdQuery(1), operation: fixture.operation) == "old")
+        await fixture.clock.waitForSleepers(1)
+        #expect(repository.backgroundRefreshCount == 1)
+
+        // When the refreshes are cancelled
+        repository.cancelBackgroundRefreshes()
+        await repository.waitForBackgroundRefreshes()
+
+        // Then none runs, and the stale value is still there
+        #expect(repository.backgroundRefreshCount == 0)
+        #expect(fixture.cache.entry("1")?.value == "old")
     }
 
     /// A list read asked main for every stale id before answering, so a main that was down failed it.

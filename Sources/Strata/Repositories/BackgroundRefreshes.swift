@@ -61,6 +61,11 @@ final class BackgroundRefreshes: Sendable {
         }
     }
 
+    /// Cancels every refresh running now; each ends as its work sees the cancellation.
+    func cancelAll() {
+        for task in state.withLock({ Array($0.running.values) }) { task.cancel() }
+    }
+
     /// Returns when every refresh running at the call is done, or when the calling task is cancelled.
     ///
     /// Refreshes started meanwhile are not waited for: under steady traffic some refresh is always running.

@@ -12,6 +12,16 @@ extension CacheRepository {
     public func waitForBackgroundRefreshes() async {
         await refreshes.waitForAll()
     }
+
+    /// Cancels every stale-while-revalidate refresh running in the background: main sees the cancellation (a network
+    /// source stops its request), and the stale entries stay as they were.
+    ///
+    /// A refresh holds the repository, and so its stores and their folders, until main answers: cancel the refreshes
+    /// (then ``waitForBackgroundRefreshes()``) before letting go of a repository whose folders are opened again, or
+    /// when the app is done with it (a sign-out).
+    public func cancelBackgroundRefreshes() {
+        refreshes.cancelAll()
+    }
 }
 
 extension CacheRepository

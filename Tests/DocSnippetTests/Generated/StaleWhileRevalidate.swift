@@ -62,9 +62,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:99
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:106
 extension DocSnippetContext {
-    func StaleWhileRevalidate_99() async throws {
+    func StaleWhileRevalidate_106() async throws {
         let clock = ManualClock()
         let users = CacheRepository(
             main: UsersAPI(client),
