@@ -190,24 +190,48 @@ struct BlobCacheChainTests {
         #expect(written.withLock { $0 })
     }
 
+    /// The callers waiting for room hold their writes (a blob each) in memory too: past the limit between them (a
+    /// disk stalled while fetches of new keys go on) a caller is refused at once, and counted as a failure — before,
+    /// every fetch of a new key waited, a whole body in hand, for as long as the disk stalled.
+    @Test(.timeLimit(.minutes(1))) func callersWaitingForRoomHoldTheLimitAtMost() async throws {
+        let writes = WriteBehind<String, Int>(limit: 10)
+        let gate = DispatchSemaphore(value: 0)
+        writes.enqueue(0, forKey: "held", cost: 6) { _ in gate.wait() }
+        let first = Task { await writes.reserveRoom(for: 5) }
+        while writes.waitingForRoom < 1 { await Task.yield() }
+        let second = Task { await writes.reserveRoom(for: 5) }
+        while writes.waitingForRoom < 2 { await Task.yield() }
+
+        // 5 + 5 wait, which is the limit: one more is refused at once, however small
+        #expect(await writes.reserveRoom(for: 1) == nil)
+        #expect(writes.failures == 1)
+        #expect(writes.waitingForRoom == 2)
+
+        DispatchQueue.global().async { gate.signal() }
+        writes.release(try #require(await first.value))
+        writes.release(try #require(await second.value))
+        await writes.flush()
+        #expect(writes.queuedCost == 0 && writes.reservedCost == 0)
+    }
+
     /// Writes queued faster than they are done hold the queue to its limit: a caller waits for room, without
     /// blocking a thread, until the writes ahead of it are done; below the limit it does not wait.
     @Test(.timeLimit(.minutes(1))) func aFullQueueMakesItsCallersWaitForRoom() async throws {
         let writes = WriteBehind<String, Int>(limit: 10)
         let gate = DispatchSemaphore(value: 0)
         writes.enqueue(0, forKey: "held", cost: 6) { _ in gate.wait() }
-        writes.release(await writes.reserveRoom(for: 3))
+        writes.release(try #require(await writes.reserveRoom(for: 3)))
         writes.enqueue(1, forKey: "second", cost: 3) { _ in }
         // A replaced write's cost is no longer counted: 6 + 1, and 3 more fit
         writes.enqueue(2, forKey: "second", cost: 1) { _ in }
-        writes.release(await writes.reserveRoom(for: 3))
+        writes.release(try #require(await writes.reserveRoom(for: 3)))
         writes.enqueue(3, forKey: "third", cost: 3) { _ in }
 
         let waiting = Task { await writes.reserveRoom(for: 1) }
         while writes.waitingForRoom < 1 { await Task.yield() }
         #expect(writes.pending(forKey: "held") == 0)
         DispatchQueue.global().async { gate.signal() }
-        writes.release(await waiting.value)
+        writes.release(try #require(await waiting.value))
 
         await writes.flush()
         #expect(writes.queuedCost == 0 && writes.reservedCost == 0)
@@ -220,7 +244,7 @@ struct BlobCacheChainTests {
         let writes = WriteBehind<String, Int>(limit: 10)
 
         // Given a caller holding room for 6, with nothing queued yet
-        let first = await writes.reserveRoom(for: 6)
+        let first = try #require(await writes.reserveRoom(for: 6))
 
         // When two more arrive, for 6 and then for 1
         let second = Task { await writes.reserveRoom(for: 6) }
@@ -239,15 +263,15 @@ struct BlobCacheChainTests {
 
         // Until the write is done: then both are let in, in order
         DispatchQueue.global().async { gate.signal() }
-        let secondReserved = await second.value
-        let thirdReserved = await third.value
+        let secondReserved = try #require(await second.value)
+        let thirdReserved = try #require(await third.value)
         #expect(secondReserved == 6 && thirdReserved == 1)
         #expect(writes.reservedCost == 7)
         writes.release(secondReserved)
         writes.release(thirdReserved)
 
         // And a write costlier than the limit waits for nothing else held, then goes alone
-        let held = await writes.reserveRoom(for: 4)
+        let held = try #require(await writes.reserveRoom(for: 4))
         let large = Task { await writes.reserveRoom(for: 25) }
         while writes.waitingForRoom < 1 { await Task.yield() }
         writes.release(held)

@@ -97,7 +97,9 @@ extension BlobCache {
         ///
         /// A fetch whose download does not fit beside the ones waiting waits, without blocking a thread, for the
         /// writes ahead of it; a download larger than the limit waits until nothing else is waiting, then goes
-        /// alone. Zero writes one download at a time. Unused with ``PersistentWrites/beforeReturning``.
+        /// alone. The fetches waiting may hold the limit again between them; a fetch past it is not stored on disk
+        /// (``BlobCache/persistentWriteFailures``). Zero writes one download at a time. Unused with
+        /// ``PersistentWrites/beforeReturning``.
         public var writeBehindLimit: Int
 
         /// Creates the settings.

@@ -259,6 +259,13 @@ extension BlobCache {
         forgetPersistent(key)
     }
 
+    /// Forgets the blob under `key` without touching the disk now: its queued write goes, and its removal is queued
+    /// behind the writes ahead (reads see the removal at once).
+    func forgetPersistentBehind(_ key: String) {
+        _ = writes.cancel(key)
+        writes.enqueue(.removal, forKey: key) { [self] _ in forgetPersistent(key) }
+    }
+
     /// Removes the blob and record under `key` from disk, if it can: a blob that cannot be removed stays and is
     /// revalidated or replaced by a later fetch.
     func forgetPersistent(_ key: String) {

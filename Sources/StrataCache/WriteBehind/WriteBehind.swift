@@ -243,22 +243,33 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// arrive at once. Callers are let in in the order they came; a write costlier than the limit waits until the
     /// queue is empty, then goes alone.
     ///
+    /// The callers waiting hold their writes in memory too, so they may hold ``limit`` between them: past it (a
+    /// disk that stalls while fetches of new keys go on arriving) a caller is refused at once rather than wait, and
+    /// writes nothing; the refusal counts as a failure.
+    ///
     /// - Parameter cost: What the caller's write will hold in memory (a blob's bytes).
-    /// - Returns: The cost reserved, for ``release(_:)``.
-    func reserveRoom(for cost: Int) async -> Int {
+    /// - Returns: The cost reserved, for ``release(_:)``; `nil` when the caller was refused.
+    func reserveRoom(for cost: Int) async -> Int? {
         let cost = max(0, cost)
+        var isRefused = false
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let hasRoom = state.withLock { state in
+            let waits = state.withLock { state -> Bool in
                 guard state.roomWaiters.isEmpty, state.fits(cost, under: limit) else {
+                    let waiting = state.roomWaiters.reduce(0) { $0 + $1.cost }
+                    guard state.roomWaiters.isEmpty || (waiting <= limit && cost <= limit - waiting) else {
+                        state.failures += 1
+                        isRefused = true
+                        return false
+                    }
                     state.roomWaiters.append((cost, continuation))
-                    return false
+                    return true
                 }
                 state.reservedCost += cost
-                return true
+                return false
             }
-            if hasRoom { continuation.resume() }
+            if !waits { continuation.resume() }
         }
-        return cost
+        return isRefused ? nil : cost
     }
 
     /// Gives back room reserved by ``reserveRoom(for:)``, once the write it was for is queued or given up, and
