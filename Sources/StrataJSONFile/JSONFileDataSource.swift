@@ -47,7 +47,9 @@ import StrataStorage
 /// throws ``Strata/StrataError/Code/dataSerialization``. A damaged or cut index is rebuilt from the entry
 /// files and reported.
 ///
-/// One lock guards the state and the file operations, so calls are serialised. A folder has one live
+/// One lock guards the state and the file operations, so calls are serialised. A value is encoded and decoded
+/// (its `Codable` conformance, the configuration's coders and their strategies) under that lock: they must not call
+/// the store, which would wait for itself. A folder has one live
 /// store: a second one, in this process or another, and through any path that reaches the same folder,
 /// fails with ``Strata/StrataError/Code/alreadyInUse``. The folder carries a marker (`.strata-store`) that
 /// tells tools it is a JSON store, and every file call is made relative to the open folder without following

@@ -22,8 +22,9 @@ extension HTTPClient {
     ///
     /// - Parameters:
     ///   - request: The request.
-    ///   - progress: Called as bytes arrive, from any thread, with growing values; the last call of a
-    ///     successful download reports completion (fraction 1).
+    ///   - progress: Called as bytes arrive, from any thread (the transport's own: it must return quickly and never
+    ///     wait, on the main thread or on this client, as a URLSession transport's other requests wait behind it),
+    ///     with growing values; the last call of a successful download reports completion (fraction 1).
     /// - Returns: The file, status and headers.
     public func download(
         _ request: HTTPRequest,
