@@ -44,11 +44,11 @@ struct FileDataSourceIndexCompactionTests {
         #expect(slotCount(store) <= 80, "slots: \(slotCount(store))")
         #expect(store.keysByRecency == stride(from: 950, through: 0, by: -50).map { "key-\($0)" })
         for index in stride(from: 0, to: 1_000, by: 50) {
-            #expect(try store.value(forKey: "key-\(index)") == Data("\(index)".utf8))
+            #expect(store.value(forKey: "key-\(index)") == Data("\(index)".utf8))
         }
         try store.setValue(Data("new".utf8), forKey: "key-new")
         #expect(store.count == 21)
-        #expect(try store.value(forKey: "key-new") == Data("new".utf8))
-        #expect(try store.value(forKey: "key-0") == Data("0".utf8))
+        #expect(store.value(forKey: "key-new") == Data("new".utf8))
+        #expect(store.value(forKey: "key-0") == Data("0".utf8))
     }
 }
