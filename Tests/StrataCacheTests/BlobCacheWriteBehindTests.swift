@@ -155,10 +155,8 @@ struct BlobCacheWriteBehindTests {
     }
 
     /// The layer's `writeBehindLimit` holds downloads back: under a limit of 10, with the queue held, one fetch of
-    /// 6 bytes is queued and the next waits for room (the second was let in too, the queue holding 6 bytes, under
-    /// the limit: 12 were queued). The fetches waiting hold their blobs too, up to the limit between them: the third
-    /// is not stored on disk (a failed write) and returns at once — before, every fetch waited, for as long as the
-    /// disk stalled, each holding its whole body.
+    /// 6 bytes is queued and the next two wait for room (the second was let in too, the queue holding 6 bytes, under
+    /// the limit: 12 were queued).
     @Test(.timeLimit(.minutes(1))) func fetchesStayWithinTheConfiguredLimit() async throws {
         try await withFixture([("GET /*", reply("123456", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
             let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 10))
@@ -169,17 +167,41 @@ struct BlobCacheWriteBehindTests {
                 Task { try await cache.fetch(from: fixture.url(name)) as Data }
             }
             // (the first fetch gives its room back just after its write is queued)
-            while cache.writes.waitingForRoom < 1 || cache.writes.reservedCost > 0 || cache.persistentWriteFailures < 1
-            {
-                await Task.yield()
-            }
+            while cache.writes.waitingForRoom < 2 || cache.writes.reservedCost > 0 { await Task.yield() }
             #expect(cache.writes.queuedCost == 6)
-            #expect(cache.writes.waitingForRoom == 1)
 
             hold.release()
             for fetch in fetches { #expect(try await fetch.value == Data("123456".utf8)) }
             await cache.flush()
-            #expect(try fixture.blobFiles().count == 2)
+            #expect(try fixture.blobFiles().count == 3)
+            #expect(cache.writes.queuedCost == 0 && cache.writes.reservedCost == 0)
+        }
+    }
+
+    /// The fetches waiting for room hold their blobs too, up to the limit between them, and at least 64 MiB: with a
+    /// limit of 0 (one write at a time) and the queue held, a 16 MiB fetch is queued, four wait (64 MiB), and a sixth
+    /// is not stored on disk (a failed write) and returns at once — before, every fetch waited, for as long as the
+    /// disk stalled, each holding its whole body.
+    @Test(.timeLimit(.minutes(1))) func fetchesWaitingForRoomHoldAtMostTheirLimit() async throws {
+        let body = String(repeating: "x", count: 16 << 20)
+        try await withFixture([("GET /*", reply(body, headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 0))
+            let hold = QueueHold(cache)
+
+            let fetches = (0..<6).map { index in
+                Task { try await cache.fetch(from: fixture.url("blob-\(index)")) as Data }
+            }
+            let writes = cache.writes
+            while writes.waitingForRoom < 4 || writes.reservedCost > 0 || cache.persistentWriteFailures < 1 {
+                try Task.checkCancellation()  // the time limit ends the wait
+                await Task.yield()
+            }
+            #expect(cache.writes.queuedCost == 16 << 20)
+
+            hold.release()
+            for fetch in fetches { #expect(try await fetch.value.count == 16 << 20) }
+            await cache.flush()
+            #expect(try fixture.blobFiles().count == 5)
             #expect(cache.persistentWriteFailures == 1)
             #expect(cache.writes.queuedCost == 0 && cache.writes.reservedCost == 0)
         }

@@ -97,10 +97,14 @@ extension BlobCache {
         ///
         /// A fetch whose download does not fit beside the ones waiting waits, without blocking a thread, for the
         /// writes ahead of it; a download larger than the limit waits until nothing else is waiting, then goes
-        /// alone. The fetches waiting may hold the limit again between them; a fetch past it is not stored on disk
+        /// alone. The fetches waiting may hold the limit again between them (at least
+        /// ``defaultWriteBehindLimit``); a fetch past it is not stored on disk
         /// (``BlobCache/persistentWriteFailures``). Zero writes one download at a time. Unused with
         /// ``PersistentWrites/beforeReturning``.
         public var writeBehindLimit: Int
+
+        /// The default ``writeBehindLimit``: 64 MiB.
+        public static var defaultWriteBehindLimit: Int { 64 << 20 }
 
         /// Creates the settings.
         ///
@@ -127,7 +131,7 @@ extension BlobCache {
             cleaning: CleaningRule = .expiredOnly,
             writes: PersistentWrites = .beforeReturning,
             verifiesContent: Bool = true,
-            writeBehindLimit: Int = 64 << 20
+            writeBehindLimit: Int = PersistentLayer.defaultWriteBehindLimit
         ) {
             self.writes = writes
             self.writeBehindLimit = writeBehindLimit

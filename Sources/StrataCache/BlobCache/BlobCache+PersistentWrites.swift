@@ -24,7 +24,7 @@ extension BlobCache {
         /// ``PersistentLayer/writeBehindLimit`` bytes of downloads (64 MiB by default) wait in the queue: a fetch
         /// whose download does not fit waits, without blocking a thread, for the writes ahead of it, so a disk
         /// slower than the network holds the fetches back instead of filling memory. The fetches waiting hold as
-        /// much again at most: past it (a disk that stalls while fetches of new URLs go on) a fetch returns its blob
+        /// much again at most (and at least 64 MiB): past it (a disk that stalls while fetches of new URLs go on) a fetch returns its blob
         /// without storing it on disk, counted as a failed write, and any older copy on disk is dropped.
         ///
         /// A cache released with writes still queued finishes them first, and keeps its folder until then: a new

@@ -97,7 +97,12 @@ public final class BlobCache: Sendable {
                 verifiesContent: persistent.verifiesContent
             )
         )
-        writes = WriteBehind(limit: persistent.writeBehindLimit)
+        // The fetches waiting for room may hold the limit, and at least the default limit: a small limit (zero
+        // writes one download at a time) still lets a burst of fetches wait their turn.
+        writes = WriteBehind(
+            limit: persistent.writeBehindLimit,
+            waitingLimit: max(persistent.writeBehindLimit, PersistentLayer.defaultWriteBehindLimit)
+        )
         moveLegacyFreshnessRecords()
         link.cache = self
     }

@@ -129,11 +129,15 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     private let state = Locked(State())
     /// The cost the queued and reserved writes may hold before ``reserveRoom(for:)`` waits.
     let limit: Int
+    /// The cost the callers of ``reserveRoom(for:)`` waiting may hold between them before one more is refused.
+    let waitingLimit: Int
 
     /// Creates a queue whose writes may hold `limit` in cost (``enqueue(_:forKey:cost:perform:)``) before a
-    /// caller of ``reserveRoom(for:)`` waits; no limit by default, and none below zero.
-    init(limit: Int = .max) {
+    /// caller of ``reserveRoom(for:)`` waits, and whose waiting callers may hold `waitingLimit` (by default `limit`);
+    /// no limit by default, and none below zero.
+    init(limit: Int = .max, waitingLimit: Int? = nil) {
         self.limit = max(0, limit)
+        self.waitingLimit = max(0, waitingLimit ?? limit)
     }
 
     /// The number of writes that failed.
@@ -243,9 +247,9 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// arrive at once. Callers are let in in the order they came; a write costlier than the limit waits until the
     /// queue is empty, then goes alone.
     ///
-    /// The callers waiting hold their writes in memory too, so they may hold ``limit`` between them: past it (a
-    /// disk that stalls while fetches of new keys go on arriving) a caller is refused at once rather than wait, and
-    /// writes nothing; the refusal counts as a failure.
+    /// The callers waiting hold their writes in memory too, so they may hold ``waitingLimit`` between them: past it
+    /// (a disk that stalls while fetches of new keys go on arriving) a caller is refused at once rather than wait,
+    /// and writes nothing; the refusal counts as a failure.
     ///
     /// - Parameter cost: What the caller's write will hold in memory (a blob's bytes).
     /// - Returns: The cost reserved, for ``release(_:)``; `nil` when the caller was refused.
@@ -256,7 +260,8 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
             let waits = state.withLock { state -> Bool in
                 guard state.roomWaiters.isEmpty, state.fits(cost, under: limit) else {
                     let waiting = state.roomWaiters.reduce(0) { $0 + $1.cost }
-                    guard state.roomWaiters.isEmpty || (waiting <= limit && cost <= limit - waiting) else {
+                    guard state.roomWaiters.isEmpty || (waiting <= waitingLimit && cost <= waitingLimit - waiting)
+                    else {
                         state.failures += 1
                         isRefused = true
                         return false
