@@ -18,6 +18,8 @@ enum Prune {
         var skippedCount: Int
         /// The sound entries the plan saw.
         var sound: [EntryRow]
+        /// The planned entries that could not be removed, each with why; they stay, and count as remaining.
+        var failed: [(row: EntryRow, error: ToolError)] = []
 
         /// The bytes removed.
         var removedSize: Int { removed.map(\.row).totalSize }
@@ -25,13 +27,29 @@ enum Prune {
         var remainingCount: Int { sound.count - removed.count }
         /// The bytes of the sound entries that remain.
         var remainingSize: Int { sound.totalSize - min(removedSize, sound.totalSize) }
+
+        /// Why the prune fails although it removed what it could: the first planned entry it could not remove, and
+        /// how many there were; `nil` when every planned entry went or was skipped.
+        var failure: ToolError? {
+            guard let first = failed.first else { return nil }
+            let name = first.row.key.map { Output.cell($0) } ?? first.row.file
+            let others = failed.count > 1 ? " (and \(Output.grouped(failed.count - 1)) more planned entries)" : ""
+            return .failure(
+                "could not remove \(name)\(others): \(first.error.message). They stay; the other entries listed were "
+                    + "removed.",
+                code: first.error.code
+            )
+        }
     }
 
+    /// Prints what the prune did; when some planned entries could not be removed, says so after it (the first
+    /// one's error: with `--json`, as the report's `error`) and exits with 1.
     static func run(_ options: Options) throws -> Int32 {
         let outcome = try prune(options)
+        let failure = outcome.failure
         if options.json {
             try Output.json(json(outcome, dryRun: options.dryRun))
-            return 0
+            return failure?.status ?? 0
         }
         Output.storeLine(outcome.store)
         if !outcome.removed.isEmpty {
@@ -52,7 +70,8 @@ enum Prune {
                     : "")
                 + (options.dryRun ? " (dry run: nothing was removed)" : "")
         )
-        return 0
+        guard let failure else { return 0 }
+        return StrataTool.report(failure, json: false)
     }
 
     /// Plans and, unless it is a dry run, removes: what `run` reports.
@@ -77,15 +96,19 @@ enum Prune {
         )
         let victims = plan(contents.rows, now: Date(), maxSize: options.maxSize, maxCount: options.maxCount)
         var removed = victims
+        var failed: [(row: EntryRow, error: ToolError)] = []
         if !options.dryRun, !victims.isEmpty {
-            let files = Set(try store.remove(victims.map(\.row), whileReleased: whileReleased).map(\.file))
+            let removal = try store.remove(victims.map(\.row), whileReleased: whileReleased)
+            let files = Set(removal.removed.map(\.file))
             removed = victims.filter { files.contains($0.row.file) }
+            failed = removal.failed
         }
         return Outcome(
             store: store,
             removed: removed,
-            skippedCount: victims.count - removed.count,
-            sound: contents.rows.filter { $0.problem == nil }
+            skippedCount: victims.count - removed.count - failed.count,
+            sound: contents.rows.filter { $0.problem == nil },
+            failed: failed
         )
     }
 
@@ -103,11 +126,20 @@ enum Prune {
                     ])
                 }
             ),
+            "failed": .array(
+                outcome.failed.map { failed in
+                    .object([
+                        "key": .optional(failed.row.key), "file": .string(failed.row.file),
+                        "code": .string(failed.error.code), "message": .string(failed.error.message),
+                    ])
+                }
+            ),
             "summary": .object([
                 "removedCount": .int(outcome.removed.count), "removedSize": .int(outcome.removedSize),
                 "remainingCount": .int(outcome.remainingCount), "remainingSize": .int(outcome.remainingSize),
-                "skippedCount": .int(outcome.skippedCount),
+                "skippedCount": .int(outcome.skippedCount), "failedCount": .int(outcome.failed.count),
             ]),
+            "error": outcome.failure.map(StrataTool.errorObject) ?? .null,
         ])
     }
 

@@ -232,30 +232,52 @@ enum Store {
         )
     }
 
-    /// Removes the entries of `rows` that are still as listed, and returns the rows removed.
+    /// What ``remove(_:whileReleased:)`` did: the rows removed, and those it could not remove with why.
+    struct Removal {
+        /// The rows removed.
+        var removed: [EntryRow] = []
+        /// The rows whose removal failed, each with its error; their entries stay.
+        var failed: [(row: EntryRow, error: ToolError)] = []
+    }
+
+    /// Removes the entries of `rows` that are still as listed, each on its own: one that cannot be removed (a file
+    /// the system refuses to unlink) is reported in ``Removal/failed`` and the others are still removed.
     ///
     /// A file store's inspector has held the store alone since it listed the rows, so each is still as listed: its
     /// files are removed by name (a file that does not prove itself the store's is set aside). A JSON-file store's
     /// inspector gives the folder up to the data source that removes the keys, and an app may open the store in
     /// between: a key is removed only while its entry is still the one reported (``EntryRow/reported``), so an
-    /// entry the app wrote, read or renewed meanwhile stays.
+    /// entry the app wrote, read or renewed meanwhile stays (in neither list).
     ///
     /// - Parameters:
     ///   - rows: Rows this store listed.
     ///   - whileReleased: Runs while a JSON-file store's folder is held by no one, between the inspector's close
     ///     and the data source's open: where another process may use the store.
-    func remove(_ rows: [EntryRow], whileReleased: () throws -> Void = {}) throws -> [EntryRow] {
+    /// - Throws: When the store cannot be opened for the removal; then nothing was removed.
+    func remove(_ rows: [EntryRow], whileReleased: () throws -> Void = {}) throws -> Removal {
+        let removeOne: (EntryRow) throws -> Bool
         switch self {
         case .file(let inspector):
-            _ = try Self.wrap { try inspector.remove(fileNames: rows.map(\.file)) }
-            return rows
+            removeOne = { row in
+                _ = try inspector.remove(fileNames: [row.file])
+                return true
+            }
         case .json(let inspector), .outbox(let inspector):
             let source = try Self.source(replacing: inspector, whileReleased: whileReleased)
-            return try rows.filter { row in
+            removeOne = { row in
                 guard let key = row.key, let reported = row.reported else { return false }
-                return try Self.wrap { try source.removeValue(forKey: key, ifStill: reported) }
+                return try source.removeValue(forKey: key, ifStill: reported)
             }
         }
+        var removal = Removal()
+        for row in rows {
+            do {
+                if try Self.wrap({ try removeOne(row) }) { removal.removed.append(row) }
+            } catch let error as ToolError {
+                removal.failed.append((row, error))
+            }
+        }
+        return removal
     }
 
     /// Removes every entry; other files stay. Returns how many entries were removed.

@@ -59,18 +59,18 @@ enum StrataTool {
     /// Prints why the tool stops and returns its exit code: with `--json`, an object
     /// `{"error": {"code", "message", "status"}}` on standard output (where the result would have gone) and
     /// nothing on standard error; otherwise `strata: error: …` on standard error, with a hint after a usage error.
-    private static func report(_ error: ToolError, json: Bool) -> Int32 {
-        if json {
-            let object = JSONValue.object([
-                "error": .object([
-                    "code": .string(error.code), "message": .string(error.message), "status": .int(Int(error.status)),
-                ])
-            ])
-            if (try? Output.json(object)) != nil { return error.status }
-        }
+    static func report(_ error: ToolError, json: Bool) -> Int32 {
+        if json, (try? Output.json(.object(["error": errorObject(error)]))) != nil { return error.status }
         Output.error("strata: error: \(Output.plain(error.message))")
         if case .usage = error { Output.error("Run '\(Invocation.name) help' for usage.") }
         return error.status
+    }
+
+    /// An error as `--json` reports it: `{"code", "message", "status"}`.
+    static func errorObject(_ error: ToolError) -> JSONValue {
+        .object([
+            "code": .string(error.code), "message": .string(error.message), "status": .int(Int(error.status)),
+        ])
     }
 
     /// Opens the store of the command's folder, as `access` says: `.readOnly` for a command that changes
