@@ -11,9 +11,14 @@ extension HTTPRequest {
     /// building one, so an invalid request is never sent — a carriage return in a `CacheProvider`'s header
     /// name included. A transport of your own that does not go through ``HTTPClient`` should call it too.
     ///
-    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` naming the method or the header (a value is
-    ///   never quoted, as it may be a secret).
+    /// The URL must be an `http` or `https` URL with a host: any other (a `file:` URL, a relative one) is refused
+    /// before a transport sees it, since a URL taken from a server's answer or a user's input must not make the
+    /// client read a local file or speak another protocol.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument`` naming the method, the header (a value is never quoted,
+    ///   as it may be a secret) or the URL's scheme.
     public func validate() throws {
+        try validateURL()
         guard HTTPSyntax.isToken(method.rawValue) else {
             throw StrataError(.invalidArgument, "The method \(HTTPSyntax.quoted(method.rawValue)) is not a token")
         }
@@ -32,6 +37,20 @@ extension HTTPRequest {
             }
         }
         try validateFraming()
+    }
+
+    /// Refuses a URL that is not `http` or `https` with a host.
+    private func validateURL() throws {
+        let url = try url()
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw StrataError(
+                .invalidArgument,
+                "The URL \(url.describedForErrors) is not an http or https URL: only those are requested"
+            )
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw StrataError(.invalidArgument, "The URL \(url.describedForErrors) has no host")
+        }
     }
 
     /// Refuses the framing fields a caller may not set: `Transfer-Encoding`, and a `Content-Length` other than the

@@ -44,14 +44,15 @@ extension DocSnippetContext {
         struct Article: Decodable { var title: String }
 
         let blobs = try BlobCache(using: client, baseURL: URL(string: "https://example.com/"))
-        let article = try await blobs.fetch(from: URL(fileURLWithPath: "/articles/1.json"), as: Article.self)
-        let logo: Data = try await blobs.fetch(from: URL(fileURLWithPath: "/images/logo.png"))  // bytes, or String for text
+        guard let articleURL = URL(string: "articles/1.json"), let logoURL = URL(string: "images/logo.png") else { return }
+        let article = try await blobs.fetch(from: articleURL, as: Article.self)  // https://example.com/articles/1.json
+        let logo: Data = try await blobs.fetch(from: logoURL)  // bytes, or String for text
         _ = (blobs, article, logo)
     }
 }
 
-// README.md:150
-struct README_150 {
+// README.md:151
+struct README_151 {
     /// Every `interval`, adds what `plugin` counted since the last export to swift-metrics counters and records the
     /// latest p99 latency.
     func exportMetrics(of plugin: MetricsPlugin, every interval: Duration) async throws {
@@ -76,9 +77,9 @@ struct README_150 {
     }
 }
 
-// README.md:205
+// README.md:206
 extension DocSnippetContext {
-    func README_205() async throws {
+    func README_206() async throws {
         let metrics = MetricsPlugin()
         let api = UsersAPI(client).plugins([
             LoggingPlugin { record in logger.debug("\(record.message)") },   // no values logged unless asked
@@ -90,9 +91,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:220
+// README.md:221
 extension DocSnippetContext {
-    func README_220() async throws {
+    func README_221() async throws {
         for await response in users.stream(IdQuery(42), operation: .cacheSync) {
             // .loading, then the cached value (isStale if expired), then main's fresh value, then every later write
             if let user = response.value { render(user, stale: response.isStale, from: response.origin) }
