@@ -8,9 +8,15 @@ import Testing
 /// from a server's answer, or a `fileURLWithPath:` meant as a path) is `invalidArgument` before a transport sees it.
 struct URLSchemeTests {
     /// URLs that are not `http` or `https` with a host; `file` is replaced by a real file's URL.
-    static let refused = ["file", "ftp://127.0.0.1/secret", "data:text/plain,secret", "gopher://127.0.0.1/", "http:///x"]
+    static let refused = [
+        "file", "ftp://127.0.0.1/secret", "data:text/plain,secret", "gopher://127.0.0.1/", "http:///x",
+    ]
 
-    @Test("A URL that is not http or https is refused before anything is sent", arguments: TransportUnderTest.all, refused)
+    @Test(
+        "A URL that is not http or https is refused before anything is sent",
+        arguments: TransportUnderTest.all,
+        refused
+    )
     func aURLThatIsNotHTTPIsRefused(transport kind: TransportUnderTest, url text: String) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
