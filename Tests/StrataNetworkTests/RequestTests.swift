@@ -160,15 +160,15 @@ struct RequestTests {
         )
     }
 
-    #if canImport(FoundationNetworking)
-        /// FoundationNetworking cannot send a `GET` or `HEAD` with a body: an `invalidArgument` before anything is sent,
-        /// not the `network` error it answers with, which a `RetryPlugin` would retry for ever.
-        @Test(arguments: [HTTPMethod.get, .head])
-        func aBodyWithGETIsRefusedOnFoundationNetworking(method: HTTPMethod) async throws {
-            let request = HTTPRequest(method, baseURL: try #require(URL(string: "http://127.0.0.1:9/")), body: Data())
-            let error = await strataError { _ = try await HTTPClient().send(request) }
-            #expect(error?.code == .invalidArgument, "\(String(describing: error))")
-        }
-    #endif
+    /// URLSession cannot send a `GET` or `HEAD` with a body (FoundationNetworking and Apple's alike): an
+    /// `invalidArgument` before anything is sent, on every platform, not the `network` error it answers with, which a
+    /// `RetryPlugin` would retry for ever.
+    @Test(arguments: [HTTPMethod.get, .head])
+    func aBodyWithGETIsRefusedByURLSession(method: HTTPMethod) async throws {
+        let request = HTTPRequest(method, baseURL: try #require(URL(string: "http://127.0.0.1:9/")), body: Data())
+        let error = await strataError { _ = try await HTTPClient().send(request) }
+        #expect(error?.code == .invalidArgument, "\(String(describing: error))")
+        #expect(throws: StrataError.self) { try request.urlRequest() }
+    }
 
 }

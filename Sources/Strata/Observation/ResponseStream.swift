@@ -66,7 +66,7 @@ struct ResponseStream<Value: Sendable>: Sendable {
             of: DataChange.self,
             bufferingPolicy: .bufferingNewest(1)
         )
-        await withDiscardingTaskGroup { group in
+        await withTaskGroup(of: Void.self) { group in
             for source in sources {
                 group.addTask {
                     for await change in source { mergedContinuation.yield(change) }

@@ -82,7 +82,7 @@ where Main: DataSourceCapabilities, Cache: DataSourceCapabilities {
         ]
         let (merged, delivery) = ChangeDelivery.makeStream(limit: nil, forKey: key)
         let task = Task {
-            await withDiscardingTaskGroup { group in
+            await withTaskGroup(of: Void.self) { group in
                 for stream in streams {
                     group.addTask {
                         for await change in stream { delivery.send(change) }

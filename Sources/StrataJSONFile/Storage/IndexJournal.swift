@@ -280,7 +280,10 @@ enum IndexJournal {
             if padding < 2 { bytes.append(UInt8(truncatingIfNeeded: values >> 8)) }
             if padding < 1 { bytes.append(UInt8(truncatingIfNeeded: values)) }
         }
-        return String(validating: bytes, as: UTF8.self)
+        // `String(validating:as:)` needs macOS 15 / iOS 18: decoding repairs invalid UTF-8, so the bytes are valid
+        // exactly when the repaired string reads them back unchanged.
+        let decoded = String(decoding: bytes, as: UTF8.self)
+        return decoded.utf8.elementsEqual(bytes) ? decoded : nil
     }
 
     private static func encode(_ key: String) -> String {

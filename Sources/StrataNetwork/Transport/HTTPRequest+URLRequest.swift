@@ -15,20 +15,19 @@ extension HTTPRequest {
     /// way must do the same.
     ///
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` when the URL cannot be formed, when the method or a
-    ///   header could change the request's framing (see ``validate()``), or, on Linux (FoundationNetworking), for a
-    ///   `GET` or `HEAD` with a body, which it cannot send.
+    ///   header could change the request's framing (see ``validate()``), or for a `GET` or `HEAD` with a body, which
+    ///   URLSession does not send (Apple's fails it with `NSURLErrorDataLengthExceedsMaximum`, FoundationNetworking
+    ///   with another error).
     public func urlRequest() throws -> URLRequest {
         try validate()
-        #if canImport(FoundationNetworking)
-            // FoundationNetworking refuses to send it (as a network error, which a retry would only repeat).
-            if method == .get || method == .head, body != nil {
-                throw StrataError(
-                    .invalidArgument,
-                    "FoundationNetworking cannot send a body with \(method.rawValue): send it with POST, or use the "
-                        + "AsyncHTTPClient transport"
-                )
-            }
-        #endif
+        // URLSession refuses to send it, as a network error, which a retry would only repeat.
+        if method == .get || method == .head, body != nil {
+            throw StrataError(
+                .invalidArgument,
+                "URLSession cannot send a body with \(method.rawValue): send it with POST, or use the AsyncHTTPClient "
+                    + "transport"
+            )
+        }
         var request = URLRequest(url: try url())
         request.httpMethod = method.rawValue
         request.cachePolicy = .reloadIgnoringLocalCacheData

@@ -37,7 +37,7 @@ extension OfflineRepository {
                 // Saturating: a limit of `Int.max` (keep everything) trapped on the `+ 1`.
                 bufferingPolicy: .bufferingNewest(Self.incremented(max(limit, 1)))
             )
-            await withDiscardingTaskGroup { group in
+            await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await response in inner { eventSink.yield(response) }
                     eventSink.finish()

@@ -105,7 +105,7 @@
         /// client and in the server's notification queue, which the whole cluster shares).
         func run(client: PostgresClient, channel: String) async {
             let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-            await withDiscardingTaskGroup { group in
+            await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.applyPending(wakeups) }
                 await listen(client: client, channel: channel, wake: wake)
                 group.cancelAll()
