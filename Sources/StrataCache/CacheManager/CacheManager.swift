@@ -219,6 +219,8 @@ public final class CacheManager: CacheManagerProtocol {
         } catch {
             report(error)
         }
+        // A read that found memory empty and read the disk before it was removed may have put its copy back.
+        writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
     }
 
     /// Empties the memory layer and counts it as a write, so a reference read from disk before it is not kept.
