@@ -8,6 +8,7 @@ final class PluginTestStore<Value: Sendable>: DataSource {
         var values: [String: Value] = [:]
         var calls: [PluginCall.Method: Int] = [:]
         var failures: [StrataError] = []
+        var gatedWritesLeft: Int
     }
 
     private let state: Locked<State>
@@ -25,6 +26,7 @@ final class PluginTestStore<Value: Sendable>: DataSource {
     ///   - readsBeforeGate: Whether a `get` reads its value before it waits at `gate` (a slow answer of the value
     ///     as it was), rather than after.
     ///   - writeGate: Puts and deletes wait at this gate before they change anything.
+    ///   - gatedWrites: How many puts and deletes, the first ones, wait at `writeGate`; the later ones pass.
     ///   - clock: Reads advance this clock by the next of `readDurations`.
     ///   - readDurations: How long each read "takes" on the clock.
     init(
@@ -32,10 +34,11 @@ final class PluginTestStore<Value: Sendable>: DataSource {
         gate: AsyncGate? = nil,
         readsBeforeGate: Bool = false,
         writeGate: AsyncGate? = nil,
+        gatedWrites: Int = .max,
         clock: ManualClock? = nil,
         readDurations: [Duration] = []
     ) {
-        state = Locked(State(values: values))
+        state = Locked(State(values: values, gatedWritesLeft: gatedWrites))
         self.gate = gate
         self.readsBeforeGate = readsBeforeGate
         self.writeGate = writeGate
@@ -53,11 +56,13 @@ final class PluginTestStore<Value: Sendable>: DataSource {
     func peek(_ key: String) -> Value? { state.withLock { $0.values[key] } }
 
     private func begin(_ method: PluginCall.Method) async throws {
-        let failure = state.withLock { state -> StrataError? in
+        let (failure, waits) = state.withLock { state -> (StrataError?, Bool) in
             state.calls[method, default: 0] += 1
-            return state.failures.isEmpty ? nil : state.failures.removeFirst()
+            let waits = !method.isRead && state.gatedWritesLeft > 0
+            if waits { state.gatedWritesLeft -= 1 }
+            return (state.failures.isEmpty ? nil : state.failures.removeFirst(), waits)
         }
-        if !method.isRead, let writeGate { await writeGate.enter() }
+        if waits, let writeGate { await writeGate.enter() }
         if method.isRead, !(readsBeforeGate && method == .get) {
             if let gate { await gate.enter() }
             if let clock, let duration = readDurations.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
@@ -116,8 +121,10 @@ final class PluginTestStore<Value: Sendable>: DataSource {
 
     func delete(_ query: any Query) async throws {
         try await begin(.delete)
-        let key = try key(query)
-        _ = state.withLock { $0.values.removeValue(forKey: key) }
+        let keys = try (query as? any MultiKeyedQuery)?.keys ?? [key(query)]
+        state.withLock { state in
+            for key in keys { state.values.removeValue(forKey: key) }
+        }
     }
 }
 

@@ -177,8 +177,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             guard !storable.isEmpty else { return (fetched, false) }
             let written = storable.compactMap { fetched[$0] }
             let storeQuery = try narrowed(query, to: storable)
-            let stored = try await syncCache(after: written, payload: written.map { $0.value }) {
-                written.keepingMetadata(of: try await cache.putAllEntries(written, in: storeQuery))
+            let stored = try await writingBack(since: stamp, storeQuery) {
+                try await syncCache(after: written, payload: written.map { $0.value }) {
+                    written.keepingMetadata(of: try await cache.putAllEntries(written, in: storeQuery))
+                }
             }
             for (position, entry) in zip(storable, stored) { fetched[position] = entry }
             return (fetched, false)

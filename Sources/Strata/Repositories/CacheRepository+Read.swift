@@ -118,8 +118,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
                         return PlannedAnswer(entry: renewed, source: .main, isStale: false)
                     }
-                    let stored = try await syncCache(after: renewed, payload: read.value(renewed)) {
-                        try await read.renew(renewed)
+                    let stored = try await writingBack(since: stamp, read.query) {
+                        try await syncCache(after: renewed, payload: read.value(renewed)) { try await read.renew(renewed) }
                     }
                     return PlannedAnswer(entry: stored, source: .main, isStale: false)
                 case .modified(let entry):
@@ -159,8 +159,28 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
             return PlannedAnswer(entry: entry, source: .main, isStale: false)
         }
-        let stored = try await syncCache(after: entry, payload: read.value(entry)) { try await read.store(entry) }
+        let stored = try await writingBack(since: stamp, read.query) {
+            try await syncCache(after: entry, payload: read.value(entry)) { try await read.store(entry) }
+        }
         return PlannedAnswer(entry: stored, source: .main, isStale: false)
+    }
+
+    /// Writes main's answer back into the cache with `write`, when ``CacheWriteStamps/mayWriteBack(since:)`` allowed
+    /// it, and drops the cache's copy of `query` when a write of its keys began meanwhile: that write may have reached
+    /// the cache before this one, which would then hold an answer older than it. The next read asks main.
+    ///
+    /// - Parameters:
+    ///   - stamp: The stamp taken when the read began.
+    ///   - query: The query whose entries `write` stores.
+    ///   - write: The cache write.
+    func writingBack<Result>(
+        since stamp: CacheWriteStamps.Stamp,
+        _ query: any Query,
+        _ write: () async throws -> Result
+    ) async throws -> Result {
+        let result = try await write()
+        if !writeStamps.mayWriteBack(since: stamp) { await Self.dropCopy(in: cache, of: query) }
+        return result
     }
 
     /// How `get` reads: entries with their metadata, a conditional read for a stale entry with validators; an entry
