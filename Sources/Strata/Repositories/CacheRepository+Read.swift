@@ -119,7 +119,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                         return PlannedAnswer(entry: renewed, source: .main, isStale: false)
                     }
                     let stored = try await writingBack(since: stamp, read.query) {
-                        try await syncCache(after: renewed, payload: read.value(renewed)) { try await read.renew(renewed) }
+                        try await syncCache(after: renewed, payload: read.value(renewed)) {
+                            try await read.renew(renewed)
+                        }
                     }
                     return PlannedAnswer(entry: stored, source: .main, isStale: false)
                 case .modified(let entry):
