@@ -58,17 +58,17 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:127
+// Sources/Strata/Strata.docc/Plugins.md:129
 extension DocSnippetContext {
-    func Plugins_127() async throws {
+    func Plugins_129() async throws {
         let downloads = RequestCoalescer<URL, Data>()
         let data = try await downloads.run(key: url) { try await fetch(url) }
         _ = (downloads, data)
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:144
-struct Plugins_144 {
+// Sources/Strata/Strata.docc/Plugins.md:146
+struct Plugins_146 {
     /// Serves a placeholder when the source fails, and fails fast while a circuit is open.
     struct PlaceholderPlugin: StrataPlugin {
         let placeholder: User
@@ -89,8 +89,8 @@ struct Plugins_144 {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:173
-struct Plugins_173 {
+// Sources/Strata/Strata.docc/Plugins.md:175
+struct Plugins_175 {
     /// Reports the calls that took longer than a tenth of a second.
     struct SlowCallReporter: StrataPlugin {
         let report: @Sendable (String) -> Void
