@@ -436,6 +436,65 @@ struct CacheManagerFetcherTests {
     /// A 304 that arrives after another fetch stored a newer version leaves that version as it is: the 304 confirmed
     /// the older one. (It renewed the newer reference: v2's bytes labelled with v1's hash and given v1's lifetime,
     /// served as v1 again by any later 304 to v1's hash.)
+    /// A successful POST while a GET of the same URL is on its way: the GET's answer (a 200, or a 304 to the stored
+    /// hash), which the server may have sent before it applied the POST, does not undo the POST's stale mark.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aGetAnsweredAfterAPostSucceededDoesNotUndoItsStaleMark(revalidates: Bool) async throws {
+        // Given a GET of /screen held by the server (a first fetch, or the revalidation of a stored v1)
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (arrived, release) = (Gate(), Gate())
+        let held = Locked(true)
+        let server = try await LoopbackServer.start([
+            (
+                "GET /screen",
+                { request in
+                    if held.withLock({ $0 }) {
+                        arrived.open()
+                        await release.wait()
+                    }
+                    guard request.headers["if-none-match"] == nil else {
+                        return ServerReply(status: 304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"])
+                    }
+                    return ServerReply(
+                        status: 200,
+                        headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"],
+                        body: Data("v1".utf8)
+                    )
+                }
+            ),
+            ("POST /screen", { _ in ServerReply(status: 201, body: Data("posted".utf8)) }),
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let cache = try makeCache(folder, clock: clock)
+        let (fetcher, url) = (
+            cache.fetcher(client: try makeClient(folder)), server.baseURL.appendingPathComponent("screen")
+        )
+        if revalidates {
+            held.withLock { $0 = false }
+            _ = try await fetcher.fetch(url: url)
+            clock.advance(by: .seconds(61))
+            held.withLock { $0 = true }
+        }
+        let get = Task { try await fetcher.fetch(url: url) }
+        await arrived.wait()
+
+        // When a POST to the URL succeeds meanwhile, and the GET's answer then arrives
+        held.withLock { $0 = false }
+        _ = try await fetcher.fetch(HTTPRequest(.post, url: url))
+        release.open()
+        _ = try await get.value
+
+        // Then the stored reference is stale: the next GET asks the server (values taken out first: Swift Testing
+        // reflects the operands of a failed expectation, and a cache manager holds a lock it cannot copy)
+        let stored = try #require(cache.getReference(identifiedBy: url.absoluteString))
+        let isValid = cache.isValid(reference: stored)
+        let origin = try await fetcher.fetch(url: url).origin
+        #expect(!isValid)
+        #expect(origin != .cache)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aNotModifiedForAnOlderVersionRenewsNoNewerReference() async throws {
         // Given a stored v1 that is revalidated at every use, and its revalidation held by the server

@@ -45,6 +45,10 @@ public final class CacheManager: CacheManagerProtocol {
     /// How many clears began: a reference a fetcher fetched before one is not added after it.
     private let clears = AtomicCount()
 
+    /// How many stale marks began (a fetcher's, after an unsafe request succeeded): a reference a fetch brought
+    /// while one was made is stored stale, since it may be the version from before the request.
+    private let staleMarks = AtomicCount()
+
     /// Opens the manager's persistent store, creating its folder when missing.
     ///
     /// - Parameter configuration: The folder, capacities, default validity and clock.
@@ -200,6 +204,12 @@ public final class CacheManager: CacheManagerProtocol {
 
     /// How many clears began, for ``addToCache(_:fetchedAfter:)``: taken when a fetch begins.
     var clearCount: Int { clears.value }
+
+    /// How many stale marks began: taken when a fetch begins.
+    var staleMarkCount: Int { staleMarks.value }
+
+    /// Counts a stale mark, before it is made.
+    func countStaleMark() { staleMarks.add(1) }
 
     /// Adds a reference a fetch that began at `clearsBefore` (``clearCount``) fetched, unless the cache was cleared
     /// since: a clear is never undone by an answer that was on its way. A reference added as a clear began is removed

@@ -12,10 +12,15 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     /// a clear that came meanwhile.
     private let clearsBefore: Int?
 
+    /// The ``CacheManager``'s stale marks when the fetch began (`nil` for another manager): a reference stored while
+    /// an unsafe request's mark was made may predate that request, so it is marked stale again after it is stored.
+    private let staleMarksBefore: Int?
+
     /// A store over `manager`, made when a fetch begins.
     init(manager: any CacheManagerProtocol) {
         self.manager = manager
         clearsBefore = (manager as? CacheManager)?.clearCount
+        staleMarksBefore = (manager as? CacheManager)?.staleMarkCount
     }
 
     func get(_ query: any Query) async throws -> CacheReference {
@@ -33,7 +38,7 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     }
 
     func put(_ value: CacheReference, in query: any Query) async throws -> CacheReference {
-        add(value)
+        addFetched(value)
         return value
     }
 
@@ -44,7 +49,7 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     /// Stores a reference (the repository never asks for a `no-store` response's: its metadata is not
     /// storable).
     func putEntry(_ entry: StoredEntry<CacheReference>, in query: any Query) async throws -> CacheReference {
-        add(entry.value)
+        addFetched(entry.value)
         return entry.value
     }
 
@@ -56,7 +61,7 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
         guard let reference = manager.getReference(identifiedBy: try Self.identifier(of: query)) else { return false }
         if let confirmed = metadata.eTag, !ConditionalHeaders.weakMatch(reference.hash, confirmed) { return true }
-        add(reference.renewed(by: metadata))
+        addFetched(reference.renewed(by: metadata))
         return true
     }
 
@@ -75,7 +80,19 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     /// Marks the stored reference under `id` stale (kept, with its hash, for the next GET to revalidate), unless a
     /// ``CacheManager`` was cleared since the store was made.
     func markStale(identifiedBy id: String) {
+        (manager as? CacheManager)?.countStaleMark()
         if let stored = manager.getReference(identifiedBy: id) { add(stored.markedStale) }
+    }
+
+    /// Adds a reference the fetch brought (``add(_:)``), then marks it stale when a stale mark began since the fetch
+    /// did: the mark may have been made before this reference landed, which would have undone it.
+    private func addFetched(_ reference: CacheReference) {
+        add(reference)
+        guard let manager = manager as? CacheManager, let staleMarksBefore,
+            manager.staleMarkCount != staleMarksBefore,
+            let stored = manager.getReference(identifiedBy: reference.identifier)
+        else { return }
+        add(stored.markedStale)
     }
 
     /// Adds a reference to the manager, unless a ``CacheManager`` was cleared since the fetch began.
