@@ -114,6 +114,42 @@ struct BlobCacheHTTPTests {
         }
     }
 
+    /// A 304 whose `Cache-Control` drops the stored `stale-while-revalidate` still renews the blob's file in place:
+    /// its record keeps its length (a window of zero seconds, which serves nothing stale), so the trailer does not
+    /// shrink and the blob's bytes are not copied to a new file. Before, every such 304 copied the whole blob under
+    /// the store's lock.
+    @Test func aNotModifiedThatDropsTheStaleWindowRenewsTheFileInPlace() async throws {
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            if request.headers["if-none-match"] == "\"v1\"" {
+                return ServerReply(status: 304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=120"])
+            }
+            return ServerReply(
+                status: 200,
+                headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60, stale-while-revalidate=30"],
+                body: Data(repeating: 7, count: 4_096)
+            )
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try fixture.makeCache()
+            _ = try await cache.fetch(from: fixture.url("a")) as Data
+            let file = try #require(try fixture.blobFiles().first)
+            let written = try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? Int
+
+            // Past the window too, so the fetch waits for the revalidation
+            fixture.clock.advance(by: .seconds(91))
+            let renewed = try await cache.fetchWithLayer(from: fixture.url("a"))
+
+            #expect(renewed.origin == .revalidated)
+            #expect(fixture.server.requestCount(path: "/a") == 2)
+            let after = try FileManager.default.attributesOfItem(atPath: file.path)[.systemFileNumber] as? Int
+            #expect(after == written)
+            // No window is left: stale again, the blob is revalidated before it is served
+            fixture.clock.advance(by: .seconds(121))
+            cache.purgeEphemeral()
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .revalidated)
+        }
+    }
+
     /// A 304 without `Cache-Control` keeps the stored one (RFC 9111, section 4.3.4), also when it sends `Expires`: a
     /// `no-cache` blob is revalidated before every reuse, a `max-age=60` one is fresh for 60 s again (its `max-age`
     /// outranks `Expires`). Before, the 304's `Expires` alone made either fresh until 2100.

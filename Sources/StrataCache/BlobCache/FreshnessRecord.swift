@@ -34,9 +34,10 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
     private static let lengthWithRevalidationWindow = 45
 
     /// How long past ``freshUntil`` the blob may be served while it is revalidated in the background (RFC 5861
-    /// `stale-while-revalidate`); `nil` without one or under `must-revalidate` / `no-cache`.
+    /// `stale-while-revalidate`); `nil` without one, with one of zero seconds (a renewal that dropped it), or under
+    /// `must-revalidate` / `no-cache`.
     var revalidationWindow: Duration? {
-        guard !mustRevalidate, let staleWhileRevalidate else { return nil }
+        guard !mustRevalidate, let staleWhileRevalidate, staleWhileRevalidate > 0 else { return nil }
         return .seconds(staleWhileRevalidate)
     }
 

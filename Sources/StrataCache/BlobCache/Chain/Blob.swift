@@ -32,7 +32,10 @@ extension FreshnessRecord {
         if let directives {
             record.mustRevalidate = directives.forbidsServingStale
             record.noCache = directives.requiresRevalidation
-            record.staleWhileRevalidate = directives.staleWhileRevalidate?.timeInterval
+            // A stored window the 304 drops becomes one of zero seconds, which serves nothing stale: the record keeps
+            // its length, so the entry's trailer is rewritten in place rather than the blob copied to a new file.
+            record.staleWhileRevalidate =
+                directives.staleWhileRevalidate?.timeInterval ?? (staleWhileRevalidate == nil ? nil : 0)
             record.staleIfError = directives.staleIfError?.timeInterval
         }
         let freshUntil = HTTPFreshness.renewedFreshUntil(
