@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let users = UsersAPI(client).plugins([
-///     LoggingPlugin(level: .debug) { print($0.message) },
+///     LoggingPlugin(minimumLevel: .debug) { print($0.message) },
 ///     RetryPlugin(),
 /// ])
 /// ```

@@ -49,9 +49,11 @@ extension BlobCache {
     /// The settings of a ``BlobCache``'s on-disk layer: a `FileDataSource`.
     ///
     /// The blobs live in `location/identifier`, one file each, with their validators and freshness in the
-    /// file's metadata. A `304` or a lifetime extension never rewrites a blob: it writes a small override
-    /// record in `location/identifier.freshness` instead (a few dozen bytes), which counts while it belongs
-    /// to the blob's current content. See ``writes`` for when a download is written.
+    /// file's metadata. A `304` or a lifetime extension never rewrites a blob: it rewrites that metadata, the
+    /// file's trailer (a freshness record of a few dozen bytes in the entry's attributes), in place, and only
+    /// while the entry still holds the content the record names. Earlier versions kept the record in a second
+    /// store, `location/identifier.freshness`, whose records are moved into the blobs' entries at open. See
+    /// ``writes`` for when a download is written.
     public struct PersistentLayer: Sendable {
         /// The folder that holds the layer's folders.
         public var location: FileDataSource.Location

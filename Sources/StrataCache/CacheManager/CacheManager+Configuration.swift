@@ -14,7 +14,9 @@ extension CacheManager {
         /// The most bytes the references take on disk (their files: data, hash and dates as JSON, so a body is about
         /// a third larger than its bytes), least recently used evicted first: 150 MiB by default. A reference
         /// whose file alone would be larger is not written (reported to ``diagnostics``; an older one on disk under
-        /// its identifier is removed): it lives in memory only, while the memory layer keeps it.
+        /// its identifier is removed): it lives in memory only, while the memory layer keeps it — and not at all when
+        /// it is also over ``memoryMaximumSize`` (with the defaults, a disk-refused reference, over about 112 MiB of
+        /// data, always is): the next ``CacheManager/getReference(identifiedBy:)`` then returns `nil`.
         public var diskMaximumSize: Int
 
         /// The most references kept in memory in front of the disk: 15 by default.

@@ -98,7 +98,8 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// A disk error (a reference over ``Configuration/diskMaximumSize`` included) is reported to
     /// ``Configuration/diagnostics``, and the reference the disk held under its identifier, now out of date, is
-    /// removed: the new one then lives in memory only, while its memory layer keeps it.
+    /// removed: the new one then lives in memory only, while its memory layer keeps it (not at all when it is also
+    /// over ``Configuration/memoryMaximumSize``).
     ///
     /// - Parameter reference: The reference.
     public func addToCache(_ reference: CacheReference) {

@@ -22,9 +22,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:35
+// Sources/Strata/Strata.docc/BatchedReads.md:37
 extension DocSnippetContext {
-    func BatchedReads_35() async throws {
+    func BatchedReads_37() async throws {
         do {
             let team = try await users.getAll(IdsQuery([1, 2, 3]), operation: .cacheSync)
             print(team.count)
@@ -35,9 +35,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:59
+// Sources/Strata/Strata.docc/BatchedReads.md:61
 extension DocSnippetContext {
-    func BatchedReads_59() async throws {
+    func BatchedReads_61() async throws {
         let users = CacheRepository(
             main: UsersAPI(client).batched(maxBatchSize: 100),
             cache: MemoryDataSource<User>(countLimit: 500)

@@ -38,9 +38,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:63
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:64
 extension DocSnippetContext {
-    func StaleWhileRevalidate_63() async throws {
+    func StaleWhileRevalidate_64() async throws {
         let response = try await users.getResponse(IdQuery(42), operation: .cacheSync(staleWhileRevalidate: .seconds(60)))
         if let user = response.value {
             print(user, response.isStale ? "(refreshing)" : "")
@@ -49,9 +49,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:85
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:86
 extension DocSnippetContext {
-    func StaleWhileRevalidate_85() async throws {
+    func StaleWhileRevalidate_86() async throws {
         let metrics = MetricsPlugin()
         let users = CacheRepository(
             main: UsersAPI(client),
@@ -62,9 +62,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:106
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:107
 extension DocSnippetContext {
-    func StaleWhileRevalidate_106() async throws {
+    func StaleWhileRevalidate_107() async throws {
         let clock = ManualClock()
         let users = CacheRepository(
             main: UsersAPI(client),
