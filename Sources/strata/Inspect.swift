@@ -75,7 +75,9 @@ enum Inspect {
         }
         if let problem = contents.indexProblem { Output.line("Index: \(Output.plain(problem))") }
         if !contents.orphans.isEmpty {
-            Output.line("Orphan files (no index record; the store's cleanup takes them back as entries): \(contents.orphans.count)")
+            Output.line(
+                "Orphan files (no index record; the store's cleanup takes them back as entries): \(contents.orphans.count)"
+            )
         }
         return 0
     }

@@ -53,7 +53,9 @@ enum Verify {
             )
         }
         if !contents.orphans.isEmpty {
-            Output.line("Orphan files (no index record; the store's cleanup takes them back as entries): \(contents.orphans.count)")
+            Output.line(
+                "Orphan files (no index record; the store's cleanup takes them back as entries): \(contents.orphans.count)"
+            )
         }
         if let remainingDamaged {
             Output.line()
