@@ -134,6 +134,13 @@ extension FileDataSource {
     public enum Location: Sendable, Hashable {
         /// The user's caches folder (`~/Library/Caches` on Apple platforms, `$XDG_CACHE_HOME` or
         /// `~/.cache` on Linux): the system may empty it.
+        ///
+        /// In an iOS app, and a Mac app in the App Sandbox, the folder is the app's own. A Mac app outside the
+        /// sandbox (a Developer ID app, a command-line tool) and a Linux process share it with every other program
+        /// of the user: give the store an identifier no other program uses (start it with your bundle identifier),
+        /// or two programs open one store — the second fails with `alreadyInUse` while the first runs, and at
+        /// other times they share its limits and evict or clear each other's entries. On macOS's default file
+        /// system names differ by case only in looks: `Avatars` and `avatars` are one folder there.
         case caches
         /// The temporary folder.
         case temporary

@@ -112,7 +112,8 @@ extension BlobCache {
         ///
         /// - Parameters:
         ///   - location: The folder that holds the layer's folders.
-        ///   - identifier: The name of the layer's folder.
+        ///   - identifier: The name of the layer's folder. In a folder other programs share (`.caches`
+        ///     outside an app's sandbox), use a name of your own, such as your bundle identifier's.
         ///   - maxSize: The most bytes of blobs kept.
         ///   - maxCount: The most blobs kept.
         ///   - durability: What a completed write survives.
