@@ -156,16 +156,26 @@ extension FileDataSource {
         into loaded: inout [EntryIndex.Entry],
         in folder: StoreFolder
     ) {
+        guard !legacy.isEmpty else { return }
+        // Each name's place, found once: a search of every loaded entry for each legacy file took minutes on a
+        // large store an earlier version filled with such keys.
+        var positions: [EntryName: Int] = [:]
+        for (position, entry) in loaded.enumerated() where positions[entry.name] == nil {
+            positions[entry.name] = position
+        }
         for (fileName, entry) in legacy {
-            if let existing = loaded.firstIndex(where: { $0.name == entry.name }),
-                loaded[existing].trailer.writeSequence >= entry.trailer.writeSequence
-            {
+            let existing = positions[entry.name]
+            if let existing, loaded[existing].trailer.writeSequence >= entry.trailer.writeSequence {
                 _ = try? folder.remove(fileName)
                 continue
             }
             guard (try? folder.rename(fileName, to: entry.name.fileName)) != nil else { continue }
-            loaded.removeAll { $0.name == entry.name }
-            loaded.append(entry)
+            if let existing {
+                loaded[existing] = entry
+            } else {
+                positions[entry.name] = loaded.count
+                loaded.append(entry)
+            }
         }
     }
 

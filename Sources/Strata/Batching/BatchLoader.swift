@@ -84,7 +84,9 @@ final class BatchLoader<Value: Sendable>: Sendable {
         let type = ObjectIdentifier(Q.self)
         return state.withLock { state -> Step in
             var batch: Batch
-            if let open = state.open[type] {
+            // Taken out of the table, not copied: appending to a copy while the table holds the same storage would
+            // copy the whole batch at every read (quadratic in the batch's size, under the lock).
+            if let open = state.open.removeValue(forKey: type) {
                 batch = open
             } else {
                 state.nextID &+= 1

@@ -34,6 +34,13 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         var reservedCost = 0
         /// The callers of ``reserveRoom(for:)`` waiting, in order, with the cost each reserves when woken.
         var roomWaiters: [(cost: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Where the first caller still waiting is in ``roomWaiters``: the ones before it were let in (a queue read
+        /// from its head, so letting one in does not move all the others).
+        var roomWaitersHead = 0
+        /// The cost the callers waiting reserve between them.
+        var roomWaitingCost = 0
+        /// Whether a caller of ``reserveRoom(for:)`` waits.
+        var hasRoomWaiters: Bool { roomWaitersHead < roomWaiters.count }
         var failures = 0
         var isDraining = false
         var running: Key?
@@ -75,13 +82,22 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         /// Reserves the room of the callers of ``reserveRoom(for:)`` that fit under `limit`, in the order they
         /// came (a caller that does not fit holds back the ones behind it), and takes them to be woken.
         mutating func admit(under limit: Int) -> [CheckedContinuation<Void, Never>] {
-            var admitted = 0
-            while admitted < roomWaiters.count, fits(roomWaiters[admitted].cost, under: limit) {
-                reservedCost += roomWaiters[admitted].cost
-                admitted += 1
+            var admitted: [CheckedContinuation<Void, Never>] = []
+            while hasRoomWaiters, fits(roomWaiters[roomWaitersHead].cost, under: limit) {
+                let waiter = roomWaiters[roomWaitersHead]
+                reservedCost += waiter.cost
+                roomWaitingCost -= waiter.cost
+                admitted.append(waiter.continuation)
+                roomWaitersHead += 1
             }
-            defer { roomWaiters.removeFirst(admitted) }
-            return roomWaiters[..<admitted].map { $0.continuation }
+            if !hasRoomWaiters {
+                roomWaiters.removeAll(keepingCapacity: true)
+                roomWaitersHead = 0
+            } else if roomWaitersHead >= 64, roomWaitersHead * 2 >= roomWaiters.count {
+                roomWaiters.removeFirst(roomWaitersHead)
+                roomWaitersHead = 0
+            }
+            return admitted
         }
 
         /// Takes the waiters of `key` when nothing of it is queued or running any more.
@@ -149,7 +165,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     }
 
     /// How many callers of ``reserveRoom(for:)`` wait.
-    var waitingForRoom: Int { state.withLock { $0.roomWaiters.count } }
+    var waitingForRoom: Int { state.withLock { $0.roomWaiters.count - $0.roomWaitersHead } }
 
     /// The cost of the queued writes.
     var queuedCost: Int { state.withLock { $0.queuedCost } }
@@ -258,15 +274,16 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         var isRefused = false
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let waits = state.withLock { state -> Bool in
-                guard state.roomWaiters.isEmpty, state.fits(cost, under: limit) else {
-                    let waiting = state.roomWaiters.reduce(0) { $0 + $1.cost }
-                    guard state.roomWaiters.isEmpty || (waiting <= waitingLimit && cost <= waitingLimit - waiting)
+                guard !state.hasRoomWaiters, state.fits(cost, under: limit) else {
+                    let waiting = state.roomWaitingCost
+                    guard !state.hasRoomWaiters || (waiting <= waitingLimit && cost <= waitingLimit - waiting)
                     else {
                         state.failures += 1
                         isRefused = true
                         return false
                     }
                     state.roomWaiters.append((cost, continuation))
+                    state.roomWaitingCost += cost
                     return true
                 }
                 state.reservedCost += cost
