@@ -43,7 +43,9 @@ internal import StrataSupport
 /// is not stored: the download's own file is handed back, the caller's to remove. A request that carries a `Range`
 /// header neither asks ``CacheProvider/find(key:)`` nor sends the provider's headers, and a `304` to it (which only
 /// its own conditions can bring) fails with ``Strata/StrataError/Code/unexpectedResponse``: the cache holds no part
-/// to answer with.
+/// to answer with. A request by another method than `GET` (a `POST` that exports a file, a `HEAD`) is not a request
+/// for the stored file (RFC 9111, section 4), so it goes the same way: sent as it is, its answer handed back and
+/// never stored, the provider's copy left as it was.
 ///
 /// Progress runs from 0 to 1 while bytes arrive (when the server sends a `Content-Length`) and is always
 /// reported as 1 once a download succeeds, however it was answered.
@@ -106,9 +108,12 @@ public struct DownloadService: Sendable {
     public func downloadAsync(progress: (@Sendable (Double) -> Void)? = nil) async throws -> DownloadResult<URL> {
         let provider = cacheProvider
         let reporter = ProgressDeduplicator(progress)
-        // A part of the file is not the file: a request for a range neither reads nor revalidates the cache.
-        let asksForPart = request.headers["Range"] != nil
-        if !asksForPart, provider.cachePolicy == .bypassServerCallOnFoundItem, let found = provider.find(key: cacheKey)
+        // A part of the file is not the file, and a request by another method than GET is not a request for it (RFC
+        // 9111, section 4: a stored response answers only the method it was stored for; a POST's answer is not the
+        // resource, and a POST sent with a stored `If-None-Match` is refused by a server that honours it): such a
+        // request neither reads, revalidates nor stores the cache's copy.
+        let bypassesCache = request.headers["Range"] != nil || request.method != .get
+        if !bypassesCache, provider.cachePolicy == .bypassServerCallOnFoundItem, let found = provider.find(key: cacheKey)
         {
             reporter.report(1)
             return DownloadResult(result: found, headers: [:], origin: .cache)
@@ -117,14 +122,14 @@ public struct DownloadService: Sendable {
         // The call's one total deadline (the client's default when the request has none): a request asked again has
         // what the first one left of it.
         let deadlines = RequestDeadlines(of: client.asSent(request))
-        let sent = asksForPart ? [:] : provider.headerValues(for: cacheKey)
+        let sent = bypassesCache ? [:] : provider.headerValues(for: cacheKey)
         for (name, value) in sent { request.headers[name] = value }
         let file: DownloadedFile
         switch try await send(request, reporter) {
         case .modified(let downloaded):
             file = downloaded
         case .notModified(let response):
-            if let answer = try await answer(response, to: request, sent: sent, asksForPart: asksForPart) {
+            if let answer = try await answer(response, to: request, sent: sent, bypassesCache: bypassesCache) {
                 reporter.report(1)
                 return answer
             }
@@ -139,8 +144,9 @@ public struct DownloadService: Sendable {
                 throw Self.error(notModified: response, to: self.request)
             }
         }
-        if file.status == 206 || file.headers["Content-Range"] != nil {
-            // A part of the file, never stored as the file: the download is the caller's, as downloaded.
+        if bypassesCache || file.status == 206 || file.headers["Content-Range"] != nil {
+            // A part of the file, or the answer to another method, never stored as the file: the download is the
+            // caller's, as downloaded.
             reporter.report(1)
             return DownloadResult(result: file.fileURL, responseHeaders: file.headers, origin: .network)
         }
@@ -176,13 +182,14 @@ public struct DownloadService: Sendable {
         _ response: HTTPResponse,
         to request: HTTPRequest,
         sent: [String: String],
-        asksForPart: Bool
+        bypassesCache: Bool
     ) async throws -> DownloadResult<URL>? {
-        guard !asksForPart else {
+        guard !bypassesCache else {
             throw StrataError(
                 .unexpectedResponse,
-                "The server answered 304 Not Modified to a request for a range of \(StrataError.quoted(key: cacheKey)): "
-                    + "the cache holds no part to answer with"
+                "The server answered 304 Not Modified to a \(request.method.rawValue) request"
+                    + (request.headers["Range"] != nil ? " for a range" : "")
+                    + " of \(StrataError.quoted(key: cacheKey)): the cache holds nothing to answer it with"
             )
         }
         // The request carried nothing of the cache's copy: the 304 is about no version the cache holds, and renewing
