@@ -113,7 +113,8 @@ public struct DownloadService: Sendable {
         // resource, and a POST sent with a stored `If-None-Match` is refused by a server that honours it): such a
         // request neither reads, revalidates nor stores the cache's copy.
         let bypassesCache = request.headers["Range"] != nil || request.method != .get
-        if !bypassesCache, provider.cachePolicy == .bypassServerCallOnFoundItem, let found = provider.find(key: cacheKey)
+        if !bypassesCache, provider.cachePolicy == .bypassServerCallOnFoundItem,
+            let found = provider.find(key: cacheKey)
         {
             reporter.report(1)
             return DownloadResult(result: found, headers: [:], origin: .cache)
