@@ -9,7 +9,8 @@ import StrataStorage
 /// let users = try JSONFileDataSource<User>(
 ///     configuration: .init(folder: cachesURL.appending(path: "users"), countLimit: 150, timeToLive: .seconds(300))
 /// )
-/// try await users.put(user, in: IdQuery(user.id))
+/// let user = User(id: 42, name: "Ann")
+/// _ = try await users.put(user, in: IdQuery(user.id))
 /// let page = try await users.getAll(PaginationOffsetLimitQuery(offset: 0, limit: 20))
 /// ```
 ///

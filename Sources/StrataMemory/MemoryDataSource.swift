@@ -10,7 +10,7 @@ import Strata
 ///
 /// ```swift
 /// let memory = MemoryDataSource<Data>(configuration: .init(countLimit: 1_000, costLimit: 64 << 20))
-/// try await memory.put(data, in: KeyQuery("avatar"))
+/// _ = try await memory.put(png, in: KeyQuery("avatar"))
 /// ```
 ///
 /// An entry past its time to live is gone: reads treat it as not found and remove it. For soft expiry

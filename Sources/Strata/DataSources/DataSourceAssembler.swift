@@ -1,7 +1,7 @@
 /// A full ``DataSource`` assembled from separate get, put and delete parts.
 ///
 /// ```swift
-/// let users = DataSourceAssembler(get: usersReader, put: usersWriter, delete: usersRemover)
+/// let users = DataSourceAssembler(get: api, put: api.plugins([RetryPlugin()]), delete: api)
 /// ```
 ///
 /// It also erases the types of its parts, so it is the way to store sources of different types in one

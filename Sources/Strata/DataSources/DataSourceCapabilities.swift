@@ -8,6 +8,7 @@
 /// repository that holds `any GetDataSource<User>` still sees the real source's answer.
 ///
 /// ```swift
+/// // Not compiled: an outline; the source's reads and writes are elided
 /// struct UsersAPI: DataSource {
 ///     var origin: DataOrigin { .network }
 ///     …

@@ -14,6 +14,7 @@ import Foundation
 /// ```swift
 /// do {
 ///     let user = try await users.get(IdQuery(42), operation: .cacheSync)
+///     show(user)
 /// } catch let error as StrataError where error.code == .notFound {
 ///     showEmptyState()
 /// }

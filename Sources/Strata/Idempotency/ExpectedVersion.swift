@@ -8,8 +8,14 @@
 ///
 /// ```swift
 /// struct NotesAPI: PutDataSource {
+///     let database: NotesDatabase
+///
 ///     func put(_ note: Note, in query: any Query) async throws -> Note {
 ///         try await database.update(note, onlyIfRevision: ExpectedVersion.current)
+///     }
+///
+///     func putAll(_ notes: [Note], in query: any Query) async throws -> [Note] {
+///         try await database.update(notes, onlyIfRevision: ExpectedVersion.current)
 ///     }
 /// }
 /// ```

@@ -7,8 +7,14 @@
 ///
 /// ```swift
 /// struct NotesAPI: PutDataSource {
+///     let database: NotesDatabase
+///
 ///     func put(_ note: Note, in query: any Query) async throws -> Note {
 ///         try await database.upsert(note, requestID: IdempotencyKey.current)
+///     }
+///
+///     func putAll(_ notes: [Note], in query: any Query) async throws -> [Note] {
+///         try await database.upsert(notes, requestID: IdempotencyKey.current)
 ///     }
 /// }
 /// ```

@@ -7,7 +7,10 @@
 /// extension UsersAPI {
 ///     var origin: DataOrigin { .network }
 /// }
-/// let sqlite = DataOrigin("sqlite")
+///
+/// extension DataOrigin {
+///     static let sqlite = DataOrigin("sqlite")
+/// }
 /// ```
 public struct DataOrigin: Sendable, Hashable, CustomStringConvertible {
     /// The name of the origin, such as `memory` or `network`.

@@ -13,7 +13,7 @@
 /// still get the result.
 ///
 /// ```swift
-/// let avatars = AvatarAPI(client).plugins([CoalescingPlugin()])
+/// let users = UsersAPI(client).plugins([CoalescingPlugin()])
 /// ```
 public final class CoalescingPlugin: StrataPlugin {
     private struct Key: Hashable, @unchecked Sendable {

@@ -13,7 +13,7 @@
 /// ```swift
 /// let downloads = RequestCoalescer<URL, Data>()
 /// // 100 concurrent calls for one URL make one request:
-/// let data = try await downloads.run(key: url) { try await transport.data(from: url) }
+/// let data = try await downloads.run(key: url) { try await fetch(url) }
 /// ```
 public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// A caller waiting for the shared run's answer (its value or error, whether a source marked it stale, and the

@@ -23,6 +23,7 @@ extension CacheRepository where Main: PutDataSource, Cache: PutDataSource, Main.
     /// group.
     ///
     /// ```swift
+    /// let ann = User(id: 1, name: "Ann")
     /// _ = try await users.put(ann, in: IdQuery(1), tags: ["team:7", "user:1"], operation: .cacheSync)
     /// try await users.invalidate(tag: "team:7")
     /// ```

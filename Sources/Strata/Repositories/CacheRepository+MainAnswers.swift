@@ -6,7 +6,7 @@ extension CacheRepository {
     /// made through the original do not call `handler`.
     ///
     /// ```swift
-    /// let watched = repository.observingMainAnswers { call in
+    /// let watched = users.observingMainAnswers { call in
     ///     if call.method.isRead { reachability.markReachable() }
     /// }
     /// ```

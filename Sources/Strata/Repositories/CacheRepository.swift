@@ -44,7 +44,7 @@
 ///     cache: MemoryDataSource<User>(countLimit: 500).validated(by: .maxAge(.seconds(300)))
 /// )
 /// let user = try await users.get(IdQuery(42), operation: .cacheSync)
-/// try await users.put(user, in: IdQuery(42), operation: .mainSync)
+/// _ = try await users.put(user, in: IdQuery(42), operation: .mainSync)
 /// ```
 public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     /// The authoritative source: a server, a database.

@@ -4,7 +4,7 @@
 /// repository as the main (or cache) source of the outer one:
 ///
 /// ```swift
-/// let disk = CacheRepository(main: UsersAPI(client), cache: fileUsers)
+/// let disk = CacheRepository(main: UsersAPI(client), cache: files)
 /// let users = CacheRepository(main: disk.asDataSource(operation: .cacheSync), cache: MemoryDataSource<User>())
 /// ```
 ///

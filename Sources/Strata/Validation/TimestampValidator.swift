@@ -7,7 +7,8 @@ import Foundation
 /// `.maxAge(_:of:)` and `.maxAge(_:)`.
 ///
 /// ```swift
-/// let cache = memory.validated(by: TimestampValidator(maxAge: .seconds(300), timestamp: \.fetchedAt))
+/// let quotes = MemoryDataSource<Quote>()   // a `Quote` has `var fetchedAt: Date`
+/// let cache = quotes.validated(by: TimestampValidator(maxAge: .seconds(300), timestamp: \.fetchedAt))
 /// ```
 ///
 /// A value is valid while `now < timestamp + maxAge`: at exactly `timestamp + maxAge` it has expired.

@@ -19,8 +19,8 @@ import StrataNetwork
 /// ```swift
 /// let blobs = try BlobCache(baseURL: URL(string: "https://example.com")!)
 /// let png: Data = try await blobs.fetch(from: URL(string: "images/logo.png")!)
-/// let notes: String = try await blobs.fetch(from: notesURL)
-/// let user = try await blobs.fetch(from: userURL, as: User.self)
+/// let notes: String = try await blobs.fetch(from: URL(string: "notes.txt")!)
+/// let user = try await blobs.fetch(from: URL(string: "users/42")!, as: User.self)
 /// ```
 ///
 /// Each layer has its own heuristics (``EphemeralLayer``, ``PersistentLayer``): an initial lifetime, a

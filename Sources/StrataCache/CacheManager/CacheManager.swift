@@ -9,8 +9,10 @@ import StrataNetwork
 ///
 /// ```swift
 /// let cache = try CacheManager(configuration: .init(folder: cachesURL.appendingPathComponent("beagle")))
-/// cache.addToCache(CacheReference(identifier: url, data: body, hash: eTag, timeOfCreation: Date()))
-/// if let reference = cache.getReference(identifiedBy: url), cache.isValid(reference: reference) { … }
+/// cache.addToCache(CacheReference(identifier: url.absoluteString, data: png, hash: "\"v1\"", timeOfCreation: Date()))
+/// if let reference = cache.getReference(identifiedBy: url.absoluteString), cache.isValid(reference: reference) {
+///     render(reference.data)
+/// }
 /// ```
 ///
 /// - The persistent store is a `JSONFileDataSource` of ``CacheReference`` values capped

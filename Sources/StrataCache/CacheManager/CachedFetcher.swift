@@ -7,7 +7,7 @@ import StrataNetwork
 ///
 /// ```swift
 /// let fetcher = cacheManager.fetcher()
-/// let screen = try await fetcher.fetch(url: screenURL)
+/// let screen = try await fetcher.fetch(url: homeURL)
 /// print(screen.origin)   // .cache, .revalidated or .network
 /// render(screen.reference.data)
 /// ```

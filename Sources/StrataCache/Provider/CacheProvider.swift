@@ -5,6 +5,7 @@ import StrataNetwork
 /// `CacheProvider`, with `Sendable` and `[String: String]` headers.
 ///
 /// ```swift
+/// // Not compiled: an outline; the bodies are the app's own
 /// struct MyCacheProvider: CacheProvider {
 ///     var cachePolicy: CachePolicy { .alwaysFetchWithCustomHeader }
 ///     func find(key: String) -> URL? { … }

@@ -11,8 +11,8 @@ import Foundation
 ///
 /// ```swift
 /// let control = CacheControl(parsing: "max-age=0, no-cache")
-/// control.maxAge      // .zero
-/// control.noCache     // true
+/// let maxAge = control.maxAge    // .zero
+/// let noCache = control.noCache  // true
 /// ```
 public struct CacheControl: Hashable, Sendable {
     /// `max-age`: how long the response stays fresh.

@@ -4,10 +4,10 @@ import Foundation
 /// the server can answer `304 Not Modified`.
 ///
 /// ```swift
-/// let conditions = ConditionalHeaders(eTag: entry.eTag, lastModified: entry.lastModified)
+/// let conditions = ConditionalHeaders(eTag: stored.eTag, lastModified: stored.lastModified)
 /// switch try await client.send(request, ifModifiedSince: conditions) {
 /// case .modified(let response): store(response)
-/// case .notModified(let response): renew(entry, with: response.headers)   // a 304 is a value
+/// case .notModified(let response): renew(stored, with: response.headers)   // a 304 is a value
 /// }
 /// ```
 public struct ConditionalHeaders: Hashable, Sendable {

@@ -6,7 +6,9 @@ import Strata
 /// `CachedFetcher` and `FileCacheProvider`).
 ///
 /// ```swift
-/// let freshness = HTTPFreshness(response: response, requestTime: sent, responseTime: received)
+/// let sent = Date()
+/// let response = try await client.send(request)
+/// let freshness = HTTPFreshness(response: response, requestTime: sent, responseTime: Date())
 /// if freshness.isStorable { store(response.body, expiresAt: freshness.expiresAt) }
 /// if freshness.isFresh(at: clock.now()) { serveWithoutAsking() }
 /// ```

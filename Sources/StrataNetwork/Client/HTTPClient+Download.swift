@@ -9,7 +9,7 @@ extension HTTPClient {
     /// let file = try await client.download(request) { progress in
     ///     print(progress.fractionCompleted ?? Double(progress.bytesReceived))
     /// }
-    /// try FileManager.default.moveItem(at: file.fileURL, to: destination)
+    /// try FileManager.default.moveItem(at: file.fileURL, to: cachesURL.appending(path: "report.pdf"))
     /// ```
     ///
     /// The file is created in ``Configuration/downloadDirectory`` when a 2xx response arrives, new (nothing that
@@ -43,8 +43,8 @@ extension HTTPClient {
     ///
     /// ```swift
     /// switch try await client.download(request, ifModifiedSince: ConditionalHeaders(eTag: stored.eTag)) {
-    /// case .modified(let file): try store.move(fileAt: file.fileURL, forKey: key)
-    /// case .notModified(let response): renew(key, with: response.headers)
+    /// case .modified(let file): try images.move(fileAt: file.fileURL, forKey: request.cacheKey)
+    /// case .notModified(let response): renew(request.cacheKey, with: response.headers)
     /// }
     /// ```
     ///

@@ -5,7 +5,7 @@ import Strata
 ///
 /// ```swift
 /// let client = HTTPClient()
-/// let request = HTTPRequest(.get, baseURL: api, path: "users/42")
+/// let request = HTTPRequest(.get, baseURL: base, path: "users/42")
 /// let user = try await client.send(request, decoding: User.self)
 /// ```
 ///

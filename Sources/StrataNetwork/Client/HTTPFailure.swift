@@ -9,7 +9,9 @@ import Strata
 /// ``Strata/StrataError/httpFailure``:
 ///
 /// ```swift
-/// catch let error as StrataError where error.code == .unexpectedResponse {
+/// do {
+///     _ = try await client.send(request)
+/// } catch let error as StrataError where error.code == .unexpectedResponse {
 ///     if error.httpFailure?.status == 422 { showValidationErrors() }
 /// }
 /// ```

@@ -9,7 +9,7 @@ import Strata
 ///     guard let query = query as? any KeyedQuery else {
 ///         throw StrataError.queryNotSupported(query, by: NetworkGetDataSource<User>.self)
 ///     }
-///     return HTTPRequest(.get, baseURL: api, path: "users/\(query.key)")
+///     return HTTPRequest(.get, baseURL: base, path: "users/\(query.key)")
 /// }
 /// ```
 ///
@@ -28,7 +28,7 @@ import Strata
 /// ``Strata/FreshnessValidator`` (`.fresh(clock:)`) to revalidate each copy once it is stale:
 ///
 /// ```swift
-/// let repository = CacheRepository(main: users, cache: files.validated(by: .fresh(clock: clock)))
+/// let repository = CacheRepository(main: http, cache: files.validated(by: .fresh(clock: clock)))
 /// ```
 public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
     /// The client that sends the requests.

@@ -10,7 +10,7 @@ import Strata
 ///     guard let query = query as? any KeyedQuery else {
 ///         throw StrataError.queryNotSupported(query, by: NetworkGetDataSource<User>.self)
 ///     }
-///     return HTTPRequest(.get, baseURL: api, path: "users/\(query.key)")
+///     return HTTPRequest(.get, baseURL: base, path: "users/\(query.key)")
 /// }
 /// ```
 public typealias NetworkRequestRule = @Sendable (any Query) throws -> HTTPRequest

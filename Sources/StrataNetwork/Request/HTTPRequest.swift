@@ -5,7 +5,7 @@ import Strata
 /// deadlines and cache key.
 ///
 /// ```swift
-/// var request = HTTPRequest(.get, baseURL: api, path: "users/42")
+/// var request = HTTPRequest(.get, baseURL: base, path: "users/42")
 /// request.queryItems = [URLQueryItem(name: "fields", value: "name")]
 /// request.headers["Accept"] = "application/json"
 /// request.timeout = .seconds(10)        // no byte for 10 s: fail

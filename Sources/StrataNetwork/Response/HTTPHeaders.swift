@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// var headers: HTTPHeaders = ["Content-Type": "application/json"]
 /// headers["accept"] = "application/json"
-/// headers["CONTENT-TYPE"]   // "application/json"
+/// let type = headers["CONTENT-TYPE"]   // "application/json"
 /// ```
 public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// One header field.

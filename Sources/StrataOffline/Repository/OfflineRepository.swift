@@ -30,6 +30,7 @@ import Strata
 ///     cache: MemoryDataSource<Note>(),
 ///     outboxFolder: support.appending(path: "notes.outbox")
 /// )
+/// let note = Note(id: "1", text: "Buy milk", version: 0)
 /// let write = try await notes.put(note, in: KeyQuery(note.id))
 /// if write.isPending { showSavingBadge() }
 /// ```
