@@ -150,6 +150,46 @@ struct BlobCacheHTTPTests {
         }
     }
 
+    /// A response reached through a redirect is its target's (RFC 9111, section 4): stored under the URL asked for,
+    /// it is revalidated before each reuse, so a moved redirect is followed. Before, `/latest` answered the first
+    /// target for the target's whole lifetime (a year for a versioned asset) after the redirect moved.
+    @Test func aResponseReachedThroughARedirectIsRevalidatedBeforeItIsReused() async throws {
+        let target = Locked("v1")
+        let version: @Sendable (String) -> @Sendable (ServerRequest) async throws -> ServerReply = { name in
+            { request in
+                if request.headers["if-none-match"] == "\"\(name)\"" {
+                    return ServerReply(
+                        status: 304,
+                        headers: ["ETag": "\"\(name)\"", "Cache-Control": "max-age=31536000"]
+                    )
+                }
+                return ServerReply(
+                    status: 200,
+                    headers: ["ETag": "\"\(name)\"", "Cache-Control": "max-age=31536000"],
+                    body: Data(name.utf8)
+                )
+            }
+        }
+        let routes: [(String, @Sendable (ServerRequest) async throws -> ServerReply)] = [
+            ("GET /latest", { _ in ServerReply(status: 302, headers: ["Location": "/\(target.withLock { $0 })"]) }),
+            ("GET /v1", version("v1")),
+            ("GET /v2", version("v2")),
+        ]
+        try await withFixture(routes) { fixture in
+            let cache = try fixture.makeCache()
+            #expect(String(decoding: try await cache.fetch(from: fixture.url("latest")) as Data, as: UTF8.self) == "v1")
+            let again = try await cache.fetchWithLayer(from: fixture.url("latest"))
+            #expect(again.origin == .revalidated)
+
+            target.withLock { $0 = "v2" }
+            let moved = try await cache.fetchWithLayer(from: fixture.url("latest"))
+
+            #expect(String(decoding: moved.data, as: UTF8.self) == "v2")
+            #expect(moved.origin == .network)
+            #expect(fixture.server.requestCount(path: "/latest") == 3)
+        }
+    }
+
     /// A 304 without `Cache-Control` keeps the stored one (RFC 9111, section 4.3.4), also when it sends `Expires`: a
     /// `no-cache` blob is revalidated before every reuse, a `max-age=60` one is fresh for 60 s again (its `max-age`
     /// outranks `Expires`). Before, the 304's `Expires` alone made either fresh until 2100.

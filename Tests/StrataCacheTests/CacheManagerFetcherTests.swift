@@ -436,6 +436,42 @@ struct CacheManagerFetcherTests {
     /// A 304 that arrives after another fetch stored a newer version leaves that version as it is: the 304 confirmed
     /// the older one. (It renewed the newer reference: v2's bytes labelled with v1's hash and given v1's lifetime,
     /// served as v1 again by any later 304 to v1's hash.)
+    /// A reference reached through a redirect is its target's (RFC 9111, section 4): kept under the URL asked for, it
+    /// is revalidated before each reuse, so a moved redirect is followed.
+    @Test(.timeLimit(.minutes(1)))
+    func aReferenceReachedThroughARedirectIsRevalidatedBeforeItIsReused() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let target = Locked("v1")
+        let version: @Sendable (String) -> @Sendable (ServerRequest) async throws -> ServerReply = { name in
+            { _ in
+                ServerReply(
+                    status: 200,
+                    headers: ["ETag": "\"\(name)\"", "Cache-Control": "max-age=31536000"],
+                    body: Data(name.utf8)
+                )
+            }
+        }
+        let server = try await LoopbackServer.start([
+            ("GET /latest", { _ in ServerReply(status: 302, headers: ["Location": "/\(target.withLock { $0 })"]) }),
+            ("GET /v1", version("v1")),
+            ("GET /v2", version("v2")),
+        ])
+        defer { Task { await server.stop() } }
+        let cache = try makeCache(folder, clock: ManualClock())
+        let (fetcher, url) = (
+            cache.fetcher(client: try makeClient(folder)), server.baseURL.appendingPathComponent("latest")
+        )
+        _ = try await fetcher.fetch(url: url)
+
+        target.withLock { $0 = "v2" }
+        let moved = try await fetcher.fetch(url: url)
+
+        #expect(moved.reference.data == Data("v2".utf8))
+        #expect(moved.origin == .network)
+        #expect(server.requestCount(path: "/latest") == 2)
+    }
+
     /// A successful POST while a GET of the same URL is on its way: the GET's answer (a 200, or a 304 to the stored
     /// hash), which the server may have sent before it applied the POST, does not undo the POST's stale mark.
     @Test(.timeLimit(.minutes(1)), arguments: [false, true])

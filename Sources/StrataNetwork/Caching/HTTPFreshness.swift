@@ -140,6 +140,14 @@ public struct HTTPFreshness: Sendable, Hashable {
         }
         // Part of a body, which a cache keyed by the URL alone would serve as the whole (section 3.3).
         if response.status == 206 { isStorable = false }
+        // A response reached through a redirect is its target's, not the requested URI's (section 4: a stored
+        // response is reused only for its own target URI; a 302, 303 or 307 is asked again each time): stored under the
+        // requested URI, it is revalidated before each reuse, so the redirect is followed again.
+        if let request, let answered = response.url, let asked = try? request.url(),
+            !Self.isSameTarget(answered, asked)
+        {
+            requiresRevalidation = true
+        }
         // A 304 updates a stored response, whose status stands (section 4.3.4).
         if isStorable, response.status != 304, !Self.cacheableByDefault.contains(response.status) {
             let explicitLifetime = lifetime != nil && !isHeuristic
@@ -280,6 +288,24 @@ public struct HTTPFreshness: Sendable, Hashable {
         if error.code == .network { return true }
         guard error.code == .unexpectedResponse, let status = error.httpFailure?.status else { return false }
         return [500, 502, 503, 504].contains(status)
+    }
+
+    /// Whether two URLs name one target: the same scheme, host and port (either case, a default port or none), path
+    /// (empty or `/` alike) and query, whatever their fragments.
+    static func isSameTarget(_ first: URL, _ second: URL) -> Bool {
+        func target(_ url: URL) -> [String?]? {
+            guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+            let scheme = parts.scheme?.lowercased()
+            let port = parts.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil)
+            let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
+            return [
+                scheme, parts.percentEncodedHost?.lowercased(), port.map(String.init), path, parts.percentEncodedQuery,
+            ]
+        }
+        guard let first = target(first), let second = target(second) else {
+            return first.absoluteString == second.absoluteString
+        }
+        return first == second
     }
 
     private func staleWindowEnd(_ window: Duration?) -> Date? {
