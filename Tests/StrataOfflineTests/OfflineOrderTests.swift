@@ -69,6 +69,34 @@ struct OfflineOrderTests {
         }
     }
 
+    /// A write main refuses for good (a conflict past `maxConflicts`) whose set-aside mark cannot be saved stays
+    /// queued, holding back the later writes of its key: set aside in this process only, it let them reach main
+    /// first, and the next launch (whose file still held it as it was) replayed it after them.
+    @Test(.enabled(if: immutableFilesWork))
+    func aSetAsideMarkThatCannotBeSavedHoldsBackTheLaterWritesOfItsKey() async throws {
+        var configuration = standingStill()
+        configuration.maxConflicts = 0
+        try await withNotes(configuration: configuration) { server, notes in
+            // Given a queued write of a whose file cannot be changed, refused by main with a conflict
+            server.isDown = true
+            try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+            let file = try #require(recordFile(1, in: notes.outbox.folder))
+            #expect(setImmutable(file, true))
+            defer { setImmutable(file, false) }
+            server.isDown = false
+            server.scriptConflict(key: "a")
+            _ = await notes.sync()
+
+            // When a later write of a comes
+            let second = try await notes.put(Note(id: "a", text: "two", version: 2), in: KeyQuery("a"))
+
+            // Then it waits behind the first, which is not set aside: main has taken neither
+            #expect(second.isPending)
+            #expect(server.appliedNotes(forKey: "a").isEmpty)
+            #expect(await notes.outbox.pendingWrites(forKey: "a").map(\.isSetAside) == [false, false])
+        }
+    }
+
     @Test(.enabled(if: immutableFilesWork))
     func aDeliveredWriteWhoseRecordCannotBeRemovedHoldsBackTheLaterWritesOfItsKey() async throws {
         try await withNotes(configuration: standingStill()) { server, notes in

@@ -230,7 +230,7 @@ extension OfflineRepository {
                     } catch {
                         // Main's value won: the write must never be sent again, which would undo that. Its file stays
                         // until it can be dropped, set aside (for this process, if the mark cannot be saved either).
-                        _ = await setAside(record, because: error)
+                        _ = await setAside(record, because: error, evenIfUnsaved: true)
                     }
                     return .resolvedByRemote
                 case .keepLocal:
@@ -378,12 +378,29 @@ extension OfflineRepository {
     }
 
     /// Marks a record set aside with the reason, and keeps it for inspection.
-    private func setAside(_ original: PendingWrite, because error: any Error) async -> Delivery {
+    ///
+    /// When the mark cannot be saved, the file keeps the record as it was, which the next launch replays: set aside in
+    /// this process only, the record would let the later writes of its key reach main first, and be sent after them
+    /// then. So it stays queued instead, first of its key, and waits for its backoff as after a failure — unless
+    /// `evenIfUnsaved` (a write main's value won, which must never be sent again): then it is set aside in memory.
+    private func setAside(
+        _ original: PendingWrite,
+        because error: any Error,
+        evenIfUnsaved: Bool = false
+    ) async -> Delivery {
         var record = original
         record.isSetAside = true
         record.lastError = PendingWrite.describe(error)
-        _ = try? await outbox.update(record)
-        return .setAside
+        do {
+            _ = try await outbox.update(record)
+            return .setAside
+        } catch {
+            if evenIfUnsaved { return .setAside }
+        }
+        var waiting = original
+        waiting.lastError = record.lastError
+        await waitForBackoff(&waiting, after: error)
+        return .failed(error)
     }
 
     /// The pause before replay `attempt` after `error`: the backoff's jittered pause, or what the error asks
