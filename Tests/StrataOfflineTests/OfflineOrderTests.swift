@@ -69,6 +69,34 @@ struct OfflineOrderTests {
         }
     }
 
+    /// A write whose record the outbox's store kept although its put threw (the record file in place, its index
+    /// line refused) is queued, not reported failed: a record left behind was replayed at a later launch after the
+    /// key's later writes, which the failure had let go first.
+    @Test(.enabled(if: immutableFilesWork))
+    func aRecordThePutLeftBehindIsQueuedNotReportedFailed() async throws {
+        try await withNotes(configuration: standingStill()) { server, notes in
+            // Given main down, and the outbox's index that cannot be appended to
+            server.isDown = true
+            let journal = notes.outbox.folder.appendingPathComponent(Outbox.recordsFolderName)
+                .appendingPathComponent("index.journal")
+            try #require(FileManager.default.fileExists(atPath: journal.path))
+            #expect(setImmutable(journal, true))
+            defer { setImmutable(journal, false) }
+
+            // When a write of a is made, and then, the index writable again and main up, another
+            let first = try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
+            setImmutable(journal, false)
+            server.isDown = false
+            let second = try await notes.put(Note(id: "a", text: "two", version: 2), in: KeyQuery("a"))
+            _ = await notes.sync()
+
+            // Then the first was queued, the second waited behind it, and main took them in order
+            #expect(first.isPending)
+            #expect(second.isPending)
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one", "two"])
+        }
+    }
+
     /// A write main refuses for good (a conflict past `maxConflicts`) whose set-aside mark cannot be saved stays
     /// queued, holding back the later writes of its key: set aside in this process only, it let them reach main
     /// first, and the next launch (whose file still held it as it was) replayed it after them.

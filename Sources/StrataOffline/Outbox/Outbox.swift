@@ -439,7 +439,7 @@ extension Outbox {
     ///     its send ends (``endSending(failed:)``).
     /// - Returns: The record as stored.
     /// - Throws: ``Strata/StrataError/Code/tooLarge`` when the outbox is full (``limits``), or the store's error when
-    ///   the new record could not be stored; nothing changed.
+    ///   the new record could not be stored; nothing changed (``storeNew(_:)``).
     @discardableResult
     func append(_ record: PendingWrite, replacing: Replacing) async throws -> PendingWrite {
         try await lane.run {
@@ -453,7 +453,7 @@ extension Outbox {
             let cancelled = replaced.filter { $0.sequence != inFlight?.sequence }
             try checkRoom(for: record, freed: cancelled)
             record.keepBackoff(of: cancelled)
-            _ = try await store.put(.record(record), in: KeyQuery(PendingWrite.storeKey(record.sequence)))
+            try await storeNew(record)
             records[record.sequence] = record
             unrecordedNumbers.remove(record.sequence)
             valueBytes += record.value?.count ?? 0
@@ -466,6 +466,24 @@ extension Outbox {
             }
             changeBroadcaster.publish(.put(key: record.key))
             return record
+        }
+    }
+
+    /// Stores a new record, or throws with nothing stored.
+    ///
+    /// A put that throws may leave the record in the store (its file renamed into place, then its index line or a
+    /// flush refused): kept, it would be replayed at a later launch, after the later writes of its key that the
+    /// failure let go first. So it is removed before the error is thrown; one that cannot be removed either is
+    /// stored after all, and the write is queued.
+    private func storeNew(_ record: PendingWrite) async throws {
+        let storeKey = PendingWrite.storeKey(record.sequence)
+        do {
+            _ = try await store.put(.record(record), in: KeyQuery(storeKey))
+        } catch {
+            guard store.sortedKeys().contains(storeKey) else { throw error }
+            if (try? await store.delete(KeyQuery(storeKey))) != nil, !store.sortedKeys().contains(storeKey) {
+                throw error
+            }
         }
     }
 
