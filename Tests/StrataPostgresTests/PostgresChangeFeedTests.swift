@@ -327,6 +327,31 @@
             }
         }
 
+        /// A write made where triggers left at their default do not fire (`session_replication_role = replica`: how
+        /// logical replication applies changes) is stamped and heard too. Before, it was neither: every instance's
+        /// cache kept serving the row it held.
+        @Test("a write made in replica mode is stamped and heard by the feed")
+        func aWriteInReplicaModeIsHeard() async throws {
+            try await withPostgres { server, client in
+                let instance = try Instance(client: client, table: tableName())
+                let table = instance.source.table
+                try await withFeed(instance.source) {
+                    let changes = instance.source.changes(forKey: "a")
+                    _ = try await instance.source.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
+                    let before = try await instance.source.getEntry(KeyQuery("a")).metadata.eTag
+
+                    try await server.psql(
+                        "SET session_replication_role = replica; "
+                            + "UPDATE \(table) SET value = jsonb_set(value, '{revision}', '2') WHERE key = 'a'"
+                    )
+
+                    #expect(await first(changes) { $0 == .put(key: "a") } != nil)
+                    let after = try await instance.source.getEntry(KeyQuery("a")).metadata.eTag
+                    #expect(after != before, "\(String(describing: after))")
+                }
+            }
+        }
+
         /// Before, the cache counted its time to live from the row's `updated_at`: a row written longer ago than that
         /// was stored already expired, and every read went to PostgreSQL.
         @Test("a row written long ago is cached for the cache's own time to live")

@@ -67,7 +67,7 @@
 
         /// What the notifying function's comment says once this version of the schema is in place: the schema statement
         /// changes nothing while it does. Change it with the functions or the triggers.
-        static let schemaVersion = "strata schema 7"
+        static let schemaVersion = "strata schema 8"
 
         /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
         /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
@@ -228,6 +228,12 @@
                         FOR EACH ROW EXECUTE FUNCTION \(function)();
                     CREATE OR REPLACE TRIGGER \(truncateTrigger) AFTER TRUNCATE ON \(quoted)
                         FOR EACH STATEMENT EXECUTE FUNCTION \(function)();
+                    -- Fired in every session, also one that applies logical replication or sets
+                    -- session_replication_role to replica (where triggers left at their default do not fire): a write
+                    -- that is not stamped nor announced would leave every cache serving the row it held.
+                    ALTER TABLE \(quoted) ENABLE ALWAYS TRIGGER \(stampTrigger);
+                    ALTER TABLE \(quoted) ENABLE ALWAYS TRIGGER \(trigger);
+                    ALTER TABLE \(quoted) ENABLE ALWAYS TRIGGER \(truncateTrigger);
                     COMMENT ON FUNCTION \(function)() IS '\(Self.schemaVersion)';
                     IF remade THEN
                         PERFORM pg_notify('\(channel)', nextval('\(sequence)')::text || ':a:');
