@@ -113,7 +113,7 @@ public struct DownloadService: Sendable {
         // resource, and a POST sent with a stored `If-None-Match` is refused by a server that honours it): such a
         // request neither reads, revalidates nor stores the cache's copy.
         let bypassesCache = request.headers["Range"] != nil || request.method != .get
-        if !bypassesCache, provider.cachePolicy == .bypassServerCallOnFoundItem,
+        if !bypassesCache, provider.cachePolicy == .bypassServerCallOnFoundItem, mayAnswerWithoutAsking(provider),
             let found = provider.find(key: cacheKey)
         {
             reporter.report(1)
@@ -155,6 +155,18 @@ public struct DownloadService: Sendable {
         let stored = try hand(file.fileURL, headers: file.headers, storable: freshness.isStorable)
         reporter.report(1)
         return DownloadResult(result: stored, responseHeaders: file.headers, origin: .network)
+    }
+
+    /// Whether the provider's copy may answer without a request, under ``CachePolicy/bypassServerCallOnFoundItem``: not
+    /// when the request asks for a revalidated answer (`Cache-Control: no-cache` or `max-age=0`), nor when a
+    /// ``FileCacheProvider``'s copy must be revalidated before each reuse (its response said `no-cache`,
+    /// `must-revalidate`, or varied by request fields: RFC 9111, sections 4.1, 5.2.2.2 and 5.2.2.4).
+    private func mayAnswerWithoutAsking(_ provider: any CacheProvider) -> Bool {
+        let control = CacheControl(
+            parsing: client.asSent(request).headers.values(for: "Cache-Control").joined(separator: ",")
+        )
+        if control.noCache || control.maxAge == .zero { return false }
+        return (provider as? FileCacheProvider)?.mustRevalidate(key: cacheKey) != true
     }
 
     /// Sends `request`, reporting the download's progress.

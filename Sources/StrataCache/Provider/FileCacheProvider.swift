@@ -181,7 +181,8 @@ public final class FileCacheProvider: CacheProvider {
     public func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
         let now = store.configuration.clock.now()
         let response = HTTPResponse(status: 200, headers: HTTPHeaders(headers))
-        guard HTTPFreshness(response: response, requestTime: now, responseTime: now).isStorable else {
+        let freshness = HTTPFreshness(response: response, requestTime: now, responseTime: now)
+        guard freshness.isStorable else {
             try forget(key)
             return file
         }
@@ -189,7 +190,11 @@ public final class FileCacheProvider: CacheProvider {
             eTag: Self.header("ETag", in: headers),
             lastModified: Self.header("Last-Modified", in: headers)
         )
-        let options = FileDataSource.EntryOptions(eTag: validators.eTag, lastModified: validators.lastModified)
+        let options = FileDataSource.EntryOptions(
+            eTag: validators.eTag,
+            lastModified: validators.lastModified,
+            attributes: Self.revalidationMark(freshness, varies: response.headers["Vary"] != nil)
+        )
         let name = Self.checkoutName(key)
         try checkFolderPath()
         let staged = try stage(file)
@@ -354,7 +359,32 @@ public final class FileCacheProvider: CacheProvider {
             eTag: validators.eTag,
             lastModified: validators.lastModified
         )
-        try store.renewMetadata(metadata, attributes: info.attributes, ifContentHash: info.contentHash, forKey: key)
+        // A 304 that sends `Cache-Control` replaces the stored directives (section 4.3.4); one that does not keeps them.
+        let attributes =
+            response.headers["Cache-Control"] == nil
+            ? info.attributes
+            : Self.revalidationMark(
+                freshness,
+                varies: info.attributes == Self.revalidates || response.headers["Vary"] != nil
+            )
+        try store.renewMetadata(metadata, attributes: attributes, ifContentHash: info.contentHash, forKey: key)
+    }
+
+    /// The attributes of an entry that must be revalidated before each reuse, even under
+    /// ``CachePolicy/bypassServerCallOnFoundItem``: its response said `no-cache` or `must-revalidate` (the provider
+    /// keeps no lifetime that would tell it fresh), or named request fields in `Vary` (the provider keeps no request
+    /// fields to match them with).
+    static let revalidates = Data("strata-revalidates".utf8)
+
+    /// ``revalidates`` for a response with `freshness` (and a `Vary` field when `varies`); `nil` otherwise.
+    private static func revalidationMark(_ freshness: HTTPFreshness, varies: Bool) -> Data? {
+        freshness.requiresRevalidation || freshness.forbidsServingStale || varies ? revalidates : nil
+    }
+
+    /// Whether the entry under `key` must be revalidated before it is reused (``revalidates``): what
+    /// ``DownloadService`` asks before it answers from ``find(key:)`` without a request.
+    func mustRevalidate(key: String) -> Bool {
+        store.info(forKey: key)?.attributes == Self.revalidates
     }
 
     // MARK: - Checkouts
