@@ -108,6 +108,37 @@
             }
         }
 
+        /// A key deleted, then inserted again with a version below the delete's (the insert's stamp trigger ran before it
+        /// waited for the delete's row lock), both heard while the cache waits: announced as what it is now, a put, in
+        /// the order PostgreSQL committed them. Before, the larger version won: the key was announced deleted, and a
+        /// stream of it showed it gone while it existed.
+        @Test("a key deleted and inserted again below the delete's version is announced as a put")
+        func aReinsertBelowTheDeletesVersionIsAnnouncedAsAPut() async throws {
+            try await withPostgres { server, client in
+                let instance = try Stalled(client: client, pendingKeyLimit: 8)
+                try await withFeed(instance.source) {
+                    // Given a cached key k, the applier waiting in the delete of another key
+                    try await instance.cache(["k", "x"])
+                    try await instance.stallOn("x", revision: 2)
+
+                    // When k's delete (version 4,000,000) and then its insert (3,000,000) are heard, in that order
+                    let changes = instance.source.changes(forKey: "k")
+                    let channel = feedChannel(of: instance.source)
+                    // (then z's, heard after both: the feed reads notifications in order)
+                    try await server.psql(
+                        "SELECT pg_notify('\(channel)', '4000000:d:k'); SELECT pg_notify('\(channel)', '3000000:p:k'); "
+                            + "SELECT pg_notify('\(channel)', '3000001:p:z')"
+                    )
+                    #expect(try await eventually { instance.source.feed.pendingKeyCount == 2 })
+                    instance.stalling.open()
+
+                    // Then k is announced as a put
+                    let heard = await first(changes) { $0.key == "k" }
+                    #expect(heard == .put(key: "k"))
+                }
+            }
+        }
+
         @Test("under the pending bound each changed key is dropped and announced once, with its latest change")
         func underTheBoundEveryKeyIsDropped() async throws {
             try await withPostgres { _, client in

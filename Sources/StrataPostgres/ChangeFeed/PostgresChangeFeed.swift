@@ -206,7 +206,10 @@
                     // `invalidateAll`, as what it is (a table made again, or made at all, is announced in the statement
                     // that makes it, just before the first write of the call that made it).
                     if let pending = state.pending[key] {
-                        if version >= pending.version { state.pending[key] = change }
+                        // Notifications come in the order their transactions committed: the last one heard says
+                        // whether the key is deleted now. A key inserted again just after its delete may take a
+                        // version below the delete's (the insert's stamp ran before it waited for the delete's lock).
+                        state.pending[key] = PendingChange(version: max(version, pending.version), isDelete: isDelete)
                     } else if state.pending.count < configuration.pendingKeyLimit {
                         state.pending[key] = change
                     } else {
