@@ -293,6 +293,8 @@ public struct HTTPFreshness: Sendable, Hashable {
     /// Whether two URLs name one target: the same scheme, host and port (either case, a default port or none), path
     /// (empty or `/` alike) and query, whatever their fragments.
     static func isSameTarget(_ first: URL, _ second: URL) -> Bool {
+        // The common case, a response from the URL asked for, without parsing either.
+        if first.absoluteString == second.absoluteString { return true }
         func target(_ url: URL) -> [String?]? {
             guard let parts = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
             let scheme = parts.scheme?.lowercased()
