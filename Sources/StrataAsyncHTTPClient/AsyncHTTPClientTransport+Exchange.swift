@@ -17,8 +17,7 @@
             into destination: HTTPBodyDestination,
             maximumBodySize: Int
         ) async throws -> HTTPResponse {
-            try request.validate()
-            let url = try request.url()
+            let url = try request.validatedURL()
             let exchange = HTTPExchange(request, url: url, into: destination, maximumBodySize: maximumBodySize)
             let delegate = TransferDelegate(exchange, url: url) { [weak self] in self?.recordBodyBytes($0) }
             // AsyncHTTPClient's own deadline is a backstop a minute past Strata's.

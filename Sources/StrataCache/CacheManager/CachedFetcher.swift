@@ -99,7 +99,7 @@ public struct CachedFetcher: Sendable {
         let sent = client.asSent(request)
         let validator = ReferenceValidator(
             manager: cacheManager,
-            request: CacheControl(parsing: sent.headers.values(for: "Cache-Control").joined(separator: ",")),
+            request: sent.headers.cacheControl,
             sent: sent,
             clock: clock
         )

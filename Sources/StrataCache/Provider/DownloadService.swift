@@ -162,9 +162,7 @@ public struct DownloadService: Sendable {
     /// ``FileCacheProvider``'s copy must be revalidated before each reuse (its response said `no-cache`,
     /// `must-revalidate`, or varied by request fields: RFC 9111, sections 4.1, 5.2.2.2 and 5.2.2.4).
     private func mayAnswerWithoutAsking(_ provider: any CacheProvider) -> Bool {
-        let control = CacheControl(
-            parsing: client.asSent(request).headers.values(for: "Cache-Control").joined(separator: ",")
-        )
+        let control = client.asSent(request).headers.cacheControl
         if control.noCache || control.maxAge == .zero { return false }
         return (provider as? FileCacheProvider)?.mustRevalidate(key: cacheKey) != true
     }

@@ -130,7 +130,7 @@ public struct HTTPFreshness: Sendable, Hashable {
             responseTime: responseTime,
             policy: policy
         )
-        if let request, CacheControl(parsing: request.headers["Cache-Control"] ?? "").noStore { isStorable = false }
+        if let request, request.headers.cacheControl.noStore { isStorable = false }
         // A shared cache serves many users: an answer to one user's credentials is stored only when the response
         // allows it, with `public`, `s-maxage` or `must-revalidate` (section 3.5).
         if let request, policy.isShared, request.headers["Authorization"] != nil,

@@ -8,7 +8,7 @@ extension HTTPResponse {
     public var lastModified: Date? { headers["Last-Modified"].flatMap(HTTPDate.parse) }
 
     /// The parsed `Cache-Control` header; all directives off when there is none.
-    public var cacheControl: CacheControl { CacheControl(parsing: headers["Cache-Control"] ?? "") }
+    public var cacheControl: CacheControl { headers.cacheControl }
 
     /// The `Expires` header as a date.
     ///
@@ -80,4 +80,9 @@ extension HTTPResponse {
     public func retryAfter(now: Date) -> Duration? {
         headers["Retry-After"].flatMap { RetryAfter.parse($0, now: now) }
     }
+}
+
+extension HTTPHeaders {
+    /// The parsed `Cache-Control` fields, a response's or a request's; all directives off when there is none.
+    package var cacheControl: CacheControl { CacheControl(parsing: self["Cache-Control"] ?? "") }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Strata
 
 extension HTTPRequest {
@@ -18,7 +19,12 @@ extension HTTPRequest {
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` naming the method, the header (a value is never quoted,
     ///   as it may be a secret) or the URL's scheme.
     public func validate() throws {
-        try validateURL()
+        _ = try validatedURL()
+    }
+
+    /// Checks the request as ``validate()`` does and returns its URL (``url()``), built once for both.
+    package func validatedURL() throws -> URL {
+        let url = try validURL()
         guard HTTPSyntax.isToken(method.rawValue) else {
             throw StrataError(.invalidArgument, "The method \(HTTPSyntax.quoted(method.rawValue)) is not a token")
         }
@@ -37,10 +43,11 @@ extension HTTPRequest {
             }
         }
         try validateFraming()
+        return url
     }
 
-    /// Refuses a URL that is not `http` or `https` with a host.
-    private func validateURL() throws {
+    /// The URL, refused when it is not `http` or `https` with a host.
+    private func validURL() throws -> URL {
         let url = try url()
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw StrataError(
@@ -51,6 +58,7 @@ extension HTTPRequest {
         guard let host = url.host, !host.isEmpty else {
             throw StrataError(.invalidArgument, "The URL \(url.describedForErrors) has no host")
         }
+        return url
     }
 
     /// Refuses the framing fields a caller may not set: `Transfer-Encoding`, and a `Content-Length` other than the

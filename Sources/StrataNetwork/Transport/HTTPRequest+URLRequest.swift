@@ -19,7 +19,7 @@ extension HTTPRequest {
     ///   URLSession does not send (Apple's fails it with `NSURLErrorDataLengthExceedsMaximum`, FoundationNetworking
     ///   with another error).
     public func urlRequest() throws -> URLRequest {
-        try validate()
+        let url = try validatedURL()
         // URLSession refuses to send it, as a network error, which a retry would only repeat.
         if method == .get || method == .head, body != nil {
             throw StrataError(
@@ -28,7 +28,7 @@ extension HTTPRequest {
                     + "transport"
             )
         }
-        var request = URLRequest(url: try url())
+        var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
         request.cachePolicy = .reloadIgnoringLocalCacheData
         request.timeoutInterval = RequestDeadlines.backstop(idle: timeout, total: totalTimeout)

@@ -398,7 +398,6 @@ extension OfflineRepository {
             if evenIfUnsaved { return .setAside }
         }
         var waiting = original
-        waiting.lastError = record.lastError
         await waitForBackoff(&waiting, after: error)
         return .failed(error)
     }
