@@ -71,13 +71,17 @@ public struct HTTPClient: Sendable {
     ///   - conditions: The stored copy's validators; empty conditions send the request as it is (a 304 is still
     ///     answered as ``ConditionalResponse/notModified(_:)``: the request may carry validators of its own).
     ///     Conditions none of which can be sent (an `ETag` that is no entity tag) leave a plain request, and a 304
-    ///     to it is ``Strata/StrataError/Code/unexpectedResponse``: it cannot be about the stored copy.
+    ///     to it is ``Strata/StrataError/Code/unexpectedResponse``: it cannot be about the stored copy. Sent only
+    ///     with a GET or a HEAD: on another method (a query sent as a POST) they would be preconditions of a change
+    ///     (RFC 9110, section 13.1), which a server answers with `412 Precondition Failed` when the tag matches, so
+    ///     such a request goes as it is.
     /// - Returns: ``ConditionalResponse/modified(_:)`` with a 2xx response, or
     ///   ``ConditionalResponse/notModified(_:)`` with the 304 and every header it had.
     /// - Throws: As ``send(_:)`` for every other status and failure.
     public func send(_ request: HTTPRequest, ifModifiedSince conditions: ConditionalHeaders) async throws
         -> ConditionalResponse<HTTPResponse>
     {
+        let conditions = [HTTPMethod.get, .head].contains(request.method) ? conditions : ConditionalHeaders()
         var request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
         let deadlines = RequestDeadlines(of: request)
         var response = try await exchange(request)
