@@ -212,7 +212,9 @@ extension OfflineRepository {
         if let error {
             record.attempts = 1
             record.noteFailure(error, unreachable: configuration.isUnreachable(error))
-            record.notBefore = record.createdAt.addingTimeInterval(pause(after: error, attempt: 1).timeInterval)
+            // From the failure, as every later one: the first attempt may have taken longer than the pause (a 503
+            // whose `Retry-After` came after a slow answer).
+            record.notBefore = configuration.clock.now().addingTimeInterval(pause(after: error, attempt: 1).timeInterval)
         }
         let replacing: Outbox.Replacing =
             configuration.coalescesWrites ? .everything : record.operation == .delete ? .puts : .nothing
