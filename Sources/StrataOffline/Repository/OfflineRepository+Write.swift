@@ -214,7 +214,9 @@ extension OfflineRepository {
             record.noteFailure(error, unreachable: configuration.isUnreachable(error))
             // From the failure, as every later one: the first attempt may have taken longer than the pause (a 503
             // whose `Retry-After` came after a slow answer).
-            record.notBefore = configuration.clock.now().addingTimeInterval(pause(after: error, attempt: 1).timeInterval)
+            record.notBefore = configuration.clock.now().addingTimeInterval(
+                pause(after: error, attempt: 1).timeInterval
+            )
         }
         let replacing: Outbox.Replacing =
             configuration.coalescesWrites ? .everything : record.operation == .delete ? .puts : .nothing
