@@ -142,7 +142,7 @@ public struct DownloadService: Sendable {
             case .modified(let downloaded):
                 file = downloaded
             case .notModified(let response):
-                throw Self.error(notModified: response, to: self.request)
+                throw error(notModified: response, to: self.request)
             }
         }
         if bypassesCache || file.status == 206 || file.headers["Content-Range"] != nil {
@@ -205,7 +205,7 @@ public struct DownloadService: Sendable {
         }
         // The request carried nothing of the cache's copy: the 304 is about no version the cache holds, and renewing
         // or handing out its file would pin whatever it holds.
-        guard !sent.isEmpty else { throw Self.error(notModified: response, to: request) }
+        guard !sent.isEmpty else { throw error(notModified: response, to: request) }
         // The 304's fields replace the stored ones (RFC 9111, section 4.3.4): its `no-store` forbids keeping the copy,
         // as a full answer's would. Either way, the provider renews or removes only the version the request was sent
         // about: another download may have stored a newer one meanwhile.
@@ -246,16 +246,16 @@ public struct DownloadService: Sendable {
 
     /// The error of a `304` to `request`, which carried none of the provider's headers: it is about no version the
     /// cache holds.
-    private static func error(notModified response: HTTPResponse, to request: HTTPRequest) -> StrataError {
+    private func error(notModified response: HTTPResponse, to request: HTTPRequest) -> StrataError {
         let described = "\(request.method) \((try? request.url())?.describedForErrors ?? request.path)"
-        return HTTPClient.error(for: response, request: described, now: Date())
+        return HTTPClient.error(for: response, request: described, now: client.configuration.clock.now())
             ?? StrataError(.unexpectedResponse, "\(described) answered 304 Not Modified")
     }
 
     /// How a cache judges `response` to `request`, received now: by the request as the client sends it
     /// (`HTTPClient.asSent(_:)`: a `Cache-Control` of the client's configuration counts).
     private func freshness(of response: HTTPResponse, to request: HTTPRequest) -> HTTPFreshness {
-        let now = Date()
+        let now = client.configuration.clock.now()
         return HTTPFreshness(response: response, requestTime: now, responseTime: now, request: client.asSent(request))
     }
 

@@ -76,13 +76,23 @@ extension HTTPResponse {
 
     /// The wait the server asked for in `Retry-After`, seconds or an HTTP date.
     ///
-    /// - Parameter now: The current time, for the date form.
+    /// A date is measured from the response's `Date` when it has a valid one, both read on the server's clock; from
+    /// `now` otherwise. A local clock a few minutes off the server's then neither stretches the wait past a client's
+    /// cap nor shrinks it to nothing.
+    ///
+    /// - Parameter now: The current time, for the date form without a `Date`.
     public func retryAfter(now: Date) -> Duration? {
-        headers["Retry-After"].flatMap { RetryAfter.parse($0, now: now) }
+        headers.retryAfter(now: now)
     }
 }
 
 extension HTTPHeaders {
     /// The parsed `Cache-Control` fields, a response's or a request's; all directives off when there is none.
     package var cacheControl: CacheControl { CacheControl(parsing: self["Cache-Control"] ?? "") }
+
+    /// A response's `Retry-After`, as ``HTTPResponse/retryAfter(now:)`` reads it.
+    package func retryAfter(now: Date) -> Duration? {
+        guard let value = self["Retry-After"] else { return nil }
+        return RetryAfter.parse(value, now: self["Date"].flatMap(HTTPDate.parse) ?? now)
+    }
 }

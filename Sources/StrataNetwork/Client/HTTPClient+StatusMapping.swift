@@ -42,7 +42,7 @@ extension HTTPClient {
         case 408, 429, 500..<600:
             code = .unexpectedResponse
             isRetryable = true
-            retryAfter = headers["Retry-After"].flatMap { RetryAfter.parse($0, now: now) }
+            retryAfter = headers.retryAfter(now: now)
         default: code = .unexpectedResponse
         }
         let failure = HTTPFailure(
