@@ -51,12 +51,15 @@ public struct JSONFileStoreEntry: Sendable, Hashable {
         self.problem = problem
     }
 
-    /// When the entry expires, given the store's default maximum age; `nil` for never.
+    /// When the entry expires, given the store's default maximum age; `nil` for never; `distantFuture` at the
+    /// latest (a default as large as `1e308` seconds makes no infinite date).
     ///
     /// - Parameter defaultMaxAge: The store's ``JSONFileDataSource/Configuration/timeToLive``, in seconds.
     public func expiresAt(defaultMaxAge: Double?) -> Date? {
         guard let storedAt, let maxAge = maxAge ?? defaultMaxAge else { return nil }
-        return storedAt.addingTimeInterval(maxAge)
+        let expiry = storedAt.timeIntervalSince1970 + maxAge
+        guard expiry < Date.distantFuture.timeIntervalSince1970 else { return .distantFuture }
+        return expiry.isNaN ? .distantPast : Date(timeIntervalSince1970: expiry)
     }
 
     /// Whether `record` is the index record this entry was described from: the same place in the recency order,

@@ -302,6 +302,12 @@ public struct JSONFileStoreInspector: Sendable {
             if !isSealed { entry.problem = "not a decodable entry file (\(Self.summary(of: error)))" }
             return entry
         }
+        // As the store's rebuild judges it: a time that is not a finite number, or a date and an age whose sum is not.
+        guard header.record.hasFiniteTimes else {
+            entry.key = entry.key ?? header.key
+            entry.problem = "damaged entry file (a time that is not a finite number)"
+            return entry
+        }
         if record == nil {
             entry.key = header.key
             entry.storedAt = Date(timeIntervalSince1970: header.storedAt)

@@ -125,3 +125,44 @@ struct JSONFileStoreInspectorAccessTests {
         }
     }
 }
+
+/// Times no store writes, as a damaged or planted entry file or the tool's `--max-age` gives them: the inspector
+/// judges them as the store's rebuild does, and no expiry it reports is infinite (printed as the year 506713).
+struct JSONFileStoreInspectorTimesTests {
+    @Test func anEntryFileWhoseTimesAddUpToInfinityIsReportedDamaged() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            do {
+                let store = try fixture.open()
+                try store.setValue(Item(name: "a", number: 1), forKey: "a")
+            }
+            let (shard, file) = entryLocation(of: "a")
+            let planted = #"{"key":"a","storedAt":1e308,"maxAge":1e308,"sequence":1,"value":{"name":"a","number":1}}"#
+            try Data(planted.utf8).write(to: folder.appendingPathComponent("entries/\(shard)/\(file)"))
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("index.journal"))
+
+            let inspector = try JSONFileStoreInspector(folder: folder, access: .readOnly)
+            let report = try inspector.report(verifying: true)
+            inspector.close()
+
+            let entry = try #require(report.entries.first)
+            #expect(entry.problem?.contains("not a finite number") == true)
+            #expect(entry.expiresAt(defaultMaxAge: nil).map { $0.timeIntervalSince1970.isFinite } != false)
+        }
+    }
+
+    @Test func anExpiryPastAnyDateIsTheDistantFuture() {
+        let entry = JSONFileStoreEntry(
+            key: "a",
+            path: "entries/ab/a.json",
+            fileSize: 1,
+            storedAt: Date(timeIntervalSince1970: 1.7e308),
+            maxAge: nil,
+            sequence: 1,
+            problem: nil
+        )
+        #expect(entry.expiresAt(defaultMaxAge: 1e308) == .distantFuture)
+        #expect(entry.expiresAt(defaultMaxAge: 60) == .distantFuture)
+        #expect(entry.expiresAt(defaultMaxAge: nil) == nil)
+    }
+}

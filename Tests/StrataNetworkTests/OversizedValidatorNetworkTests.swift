@@ -76,3 +76,32 @@ struct OversizedValidatorNetworkTests {
         #expect(renewed.lastModified.map(\.utf8.count) == nil)
     }
 }
+
+/// A stored entry's dates come from a store a damaged or planted file can fill with any finite numbers: the lifetime
+/// a 304 without `Cache-Control` keeps is bounded as every HTTP lifetime is, so two dates far apart make no infinite
+/// freshness date (which every cache refuses, failing the read's cache sync at each revalidation).
+struct RenewalFromDistantDatesTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aNotModifiedKeepsAFiniteLifetimeFromDatesFarApart() async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /item", { _ in ServerReply(status: 304, headers: ["ETag": "\"v1\""]) })
+        ])
+        defer { Task { await server.stop() } }
+        let network = NetworkGetDataSource<Item>(client: makeClient()) { _ in
+            HTTPRequest(baseURL: server.baseURL, path: "item")
+        }
+        var stored = EntryMetadata(eTag: "\"v1\"")
+        stored.storedAt = Date(timeIntervalSince1970: -1e308)
+        stored.freshUntil = Date(timeIntervalSince1970: 1e308)
+
+        let answer = try await network.getIfModified(KeyQuery("item"), since: stored)
+
+        guard case .notModified(let renewed) = answer else {
+            Issue.record("expected a 304, got \(answer)")
+            return
+        }
+        let freshUntil = try #require(renewed.freshUntil)
+        #expect(freshUntil.timeIntervalSince1970.isFinite)
+        #expect(freshUntil.timeIntervalSinceNow <= 2_147_483_648)
+    }
+}

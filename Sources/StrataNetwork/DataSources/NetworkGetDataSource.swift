@@ -165,12 +165,15 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
 
     /// Until when a stored entry renewed by a `304` that gives no freshness of its own is fresh: the stored
     /// entry's rules stay in force (RFC 9111, section 4.3.4), so it is fresh again for as long as it was fresh
-    /// when stored (`freshUntil − storedAt`, counted from the 304); without a lifetime it stays without one, and
-    /// without a stored date it is stale at once (revalidated next time), never fresh forever.
+    /// when stored (`freshUntil − storedAt`, counted from the 304, at most 2³¹ seconds as every HTTP lifetime: two
+    /// finite stored dates far apart, from a damaged or planted store, make no infinite date a cache would refuse);
+    /// without a lifetime it stays without one, and without a stored date it is stale at once (revalidated next time),
+    /// never fresh forever.
     private static func freshUntil(keeping stored: EntryMetadata, renewedAt responseTime: Date) -> Date? {
         guard let freshUntil = stored.freshUntil else { return nil }
         guard let storedAt = stored.storedAt else { return responseTime }
-        return responseTime.addingTimeInterval(max(0, freshUntil.timeIntervalSince(storedAt)))
+        let lifetime = freshUntil.timeIntervalSince(storedAt)
+        return responseTime.addingTimeInterval(lifetime > 0 ? min(lifetime, Double(DeltaSeconds.maximum)) : 0)
     }
 
     /// The metadata of a response received now: until when it is fresh, its `ETag` and `Last-Modified`, whether it
