@@ -14,7 +14,8 @@ extension HTTPClient {
         /// way, for this long. 60 seconds by default (``defaultTimeout``).
         ///
         /// Strata enforces it itself, to the millisecond (see ``URLSessionTransport``); the error is a
-        /// retryable ``Strata/StrataError/Code/network`` whose message names the idle timeout.
+        /// retryable ``Strata/StrataError/Code/network`` whose message names the idle timeout. It must be above
+        /// zero: a request sent with none is refused (``Strata/StrataError/Code/invalidArgument``).
         public var timeout: Duration
 
         /// The total deadline of requests that do not set their own: a request fails when it has not finished,
@@ -23,7 +24,8 @@ extension HTTPClient {
         /// 1.4 Mbit/s; raise it for larger or slower downloads.
         ///
         /// Strata enforces it itself, to the millisecond; the error is a retryable
-        /// ``Strata/StrataError/Code/network`` whose message names the total deadline.
+        /// ``Strata/StrataError/Code/network`` whose message names the total deadline. It must be above zero, as
+        /// ``timeout``.
         public var totalTimeout: Duration
 
         /// Headers added to every request; a request's own headers win.

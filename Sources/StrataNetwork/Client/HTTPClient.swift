@@ -145,6 +145,12 @@ public struct HTTPClient: Sendable {
         request.headers = headers
         if request.timeout == nil { request.timeout = configuration.timeout }
         if request.totalTimeout == nil { request.totalTimeout = configuration.totalTimeout }
+        guard configuration.maximumResponseSize >= 0 else {
+            throw StrataError(
+                .invalidArgument,
+                "The client's maximumResponseSize must not be negative; got \(configuration.maximumResponseSize)"
+            )
+        }
         try request.validate()
         return request
     }

@@ -16,8 +16,11 @@ extension HTTPRequest {
     /// before a transport sees it, since a URL taken from a server's answer or a user's input must not make the
     /// client read a local file or speak another protocol.
     ///
+    /// A ``timeout`` or ``totalTimeout`` given must be above zero: a zero (which some libraries read as "no
+    /// timeout") or negative one would fail every request at once as a retryable timeout, retried for ever.
+    ///
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` naming the method, the header (a value is never quoted,
-    ///   as it may be a secret) or the URL's scheme.
+    ///   as it may be a secret), the URL's scheme or the timeout.
     public func validate() throws {
         _ = try validatedURL()
     }
@@ -43,7 +46,19 @@ extension HTTPRequest {
             }
         }
         try validateFraming()
+        try Self.validate(timeout, "timeout")
+        try Self.validate(totalTimeout, "totalTimeout")
         return url
+    }
+
+    /// Refuses a timeout that is not above zero.
+    private static func validate(_ timeout: Duration?, _ name: String) throws {
+        guard let timeout, timeout <= .zero else { return }
+        throw StrataError(
+            .invalidArgument,
+            "The \(name) must be above zero (the request's, or its client's when it sets none); got \(timeout): "
+                + "there is no \"no timeout\", give a long one"
+        )
     }
 
     /// The URL, refused when it is not `http` or `https` with a host.
