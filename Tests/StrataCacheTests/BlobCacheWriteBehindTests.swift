@@ -155,8 +155,8 @@ struct BlobCacheWriteBehindTests {
     }
 
     /// The layer's `writeBehindLimit` holds downloads back: under a limit of 10, with the queue held, one fetch of
-    /// 6 bytes is queued and the next two wait for room (the second was let in too, the queue holding 6 bytes, under
-    /// the limit: 12 were queued).
+    /// 6 bytes is queued (it goes alone: with its entry's overhead it costs more than the limit) and the next two wait
+    /// for room.
     @Test(.timeLimit(.minutes(1))) func fetchesStayWithinTheConfiguredLimit() async throws {
         try await withFixture([("GET /*", reply("123456", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
             let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 10))
@@ -168,7 +168,7 @@ struct BlobCacheWriteBehindTests {
             }
             // (the first fetch gives its room back just after its write is queued)
             while cache.writes.waitingForRoom < 2 || cache.writes.reservedCost > 0 { await Task.yield() }
-            #expect(cache.writes.queuedCost == 6)
+            #expect(cache.writes.queuedCost == Blob.footprint(ofBytes: 6))
 
             hold.release()
             for fetch in fetches { #expect(try await fetch.value == Data("123456".utf8)) }
@@ -183,7 +183,8 @@ struct BlobCacheWriteBehindTests {
     /// is not stored on disk (a failed write) and returns at once — before, every fetch waited, for as long as the
     /// disk stalled, each holding its whole body.
     @Test(.timeLimit(.minutes(1))) func fetchesWaitingForRoomHoldAtMostTheirLimit() async throws {
-        let body = String(repeating: "x", count: 16 << 20)
+        // 16 MiB held in memory each, the entry's overhead counted
+        let body = String(repeating: "x", count: (16 << 20) - Blob.entryOverhead)
         try await withFixture([("GET /*", reply(body, headers: ["Cache-Control": "max-age=60"]))]) { fixture in
             let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 0))
             let hold = QueueHold(cache)
@@ -199,7 +200,7 @@ struct BlobCacheWriteBehindTests {
             #expect(cache.writes.queuedCost == 16 << 20)
 
             hold.release()
-            for fetch in fetches { #expect(try await fetch.value.count == 16 << 20) }
+            for fetch in fetches { #expect(try await fetch.value.count == body.utf8.count) }
             await cache.flush()
             #expect(try fixture.blobFiles().count == 5)
             #expect(cache.persistentWriteFailures == 1)

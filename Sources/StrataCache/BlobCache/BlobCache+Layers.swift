@@ -10,7 +10,8 @@ extension BlobCache {
         /// The most blobs kept; `nil` for no limit.
         public var countLimit: Int?
 
-        /// The most bytes kept (the blobs' sizes); `nil` for no limit.
+        /// The most bytes kept: each blob's size and 512 bytes for its entry (so that empty bodies are bounded too);
+        /// `nil` for no limit.
         public var costLimit: Int?
 
         /// How long a downloaded blob lives here when its response gives no freshness; a blob copied up from
@@ -95,7 +96,8 @@ extension BlobCache {
         /// between launches.
         public var verifiesContent: Bool
 
-        /// The most bytes of downloads waiting to be written (``PersistentWrites/behind``); 64 MiB by default.
+        /// The most bytes of downloads waiting to be written (``PersistentWrites/behind``), each counted with 512
+        /// bytes for its entry (as in the memory layer's ``EphemeralLayer/costLimit``); 64 MiB by default.
         ///
         /// A fetch whose download does not fit beside the ones waiting waits, without blocking a thread, for the
         /// writes ahead of it; a download larger than the limit waits until nothing else is waiting, then goes

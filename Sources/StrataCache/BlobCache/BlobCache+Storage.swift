@@ -208,7 +208,7 @@ extension BlobCache {
             record: record
         )
         guard configuration.persistent.writes == .beforeReturning else {
-            writes.enqueue(write, forKey: key, cost: write.data.count) { [self] write in
+            writes.enqueue(write, forKey: key, cost: Blob.footprint(ofBytes: write.data.count)) { [self] write in
                 try writePersistent(write, forKey: key)
             }
             return

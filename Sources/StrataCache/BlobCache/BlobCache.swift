@@ -80,7 +80,7 @@ public final class BlobCache: Sendable {
             configuration: .init(
                 countLimit: ephemeral.countLimit,
                 costLimit: ephemeral.costLimit,
-                cost: { $0.data.count },
+                cost: { Blob.footprint(ofBytes: $0.data.count) },
                 // HTTP lifetimes are whole seconds: with the system clock, a hit checks expiry on the coarse clock.
                 clock: configuration.clock is SystemClock ? SystemClock(coarseExpiryChecks: true) : configuration.clock
             )

@@ -19,6 +19,20 @@ struct Blob: Sendable {
     /// The cache's ``BlobCache/removals`` when the blob was read from disk or requested from the network: a removal
     /// since keeps it out of both layers.
     var removalsBefore = 0
+
+    /// What holding the blob costs in memory, for the memory layer's and the write-behind queue's limits: its bytes
+    /// and ``entryOverhead``.
+    var footprint: Int { Self.footprint(ofBytes: data.count) }
+
+    /// What a blob of `count` bytes costs in memory: the bytes and ``entryOverhead``.
+    static func footprint(ofBytes count: Int) -> Int {
+        count > Int.max - entryOverhead ? .max : count + entryOverhead
+    }
+
+    /// What an entry costs beside its bytes, counted as 512 bytes (its URL key, its record, the store's node and
+    /// index cells): without it, empty bodies (a `204`, an empty `200`) cost nothing, and a byte limit kept any
+    /// number of them, for ever in a long-lived process.
+    static let entryOverhead = 512
 }
 
 extension FreshnessRecord {

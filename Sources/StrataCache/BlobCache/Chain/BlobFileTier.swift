@@ -55,7 +55,7 @@ struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
         // older copy goes after the writes ahead, never served in place of this one.
         var reserved = 0
         if cache.configuration.persistent.writes == .behind {
-            guard let room = await cache.writes.reserveRoom(for: entry.value.data.count) else {
+            guard let room = await cache.writes.reserveRoom(for: entry.value.footprint) else {
                 cache.forgetPersistentBehind(key)
                 return entry.value
             }
