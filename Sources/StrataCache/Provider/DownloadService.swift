@@ -86,16 +86,13 @@ public struct DownloadService: Sendable {
     /// - Parameters:
     ///   - url: The file's URL.
     ///   - cacheProvider: The cache to consult and fill.
-    ///   - cacheKey: The key of the file in the cache; the URL when `nil`.
+    ///   - cacheKey: The key of the file in the cache; when `nil`, the URL without its fragment
+    ///     (`HTTPRequest.cacheKey`): `a.pdf#page=2` is the file `a.pdf`, as every cache of Strata keys it.
     ///   - client: The HTTP client.
     public init(url: URL, cacheProvider: any CacheProvider, cacheKey: String? = nil, client: HTTPClient = HTTPClient())
     {
-        self.init(
-            request: HTTPRequest(.get, url: url),
-            cacheProvider: cacheProvider,
-            cacheKey: cacheKey ?? url.absoluteString,
-            client: client
-        )
+        let request = HTTPRequest(.get, url: url)
+        self.init(request: request, cacheProvider: cacheProvider, cacheKey: cacheKey ?? request.cacheKey, client: client)
     }
 
     /// Downloads the file, or takes it from the cache.
@@ -104,8 +101,13 @@ public struct DownloadService: Sendable {
     /// - Returns: The file the provider returned, the response headers and the origin.
     /// - Throws: The error of the network, of the HTTP status (a ``Strata/StrataError``) or of the provider;
     ///   ``Strata/StrataError/Code/unexpectedResponse`` for a `304` to a request that carried none of the provider's
-    ///   headers (validators of the request's own included): it is about no version the cache holds.
+    ///   headers (validators of the request's own included): it is about no version the cache holds;
+    ///   ``Strata/StrataError/Code/invalidArgument`` for an empty ``cacheKey``, before anything is sent.
     public func downloadAsync(progress: (@Sendable (Double) -> Void)? = nil) async throws -> DownloadResult<URL> {
+        // Refused before a byte is downloaded: no provider keeps a file under no key.
+        guard !cacheKey.isEmpty else {
+            throw StrataError(.invalidArgument, "The download's cacheKey is empty: give each file a key of its own")
+        }
         let provider = cacheProvider
         let reporter = ProgressDeduplicator(progress)
         // A part of the file is not the file, and a request by another method than GET is not a request for it (RFC
