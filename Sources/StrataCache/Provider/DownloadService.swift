@@ -92,7 +92,12 @@ public struct DownloadService: Sendable {
     public init(url: URL, cacheProvider: any CacheProvider, cacheKey: String? = nil, client: HTTPClient = HTTPClient())
     {
         let request = HTTPRequest(.get, url: url)
-        self.init(request: request, cacheProvider: cacheProvider, cacheKey: cacheKey ?? request.cacheKey, client: client)
+        self.init(
+            request: request,
+            cacheProvider: cacheProvider,
+            cacheKey: cacheKey ?? request.cacheKey,
+            client: client
+        )
     }
 
     /// Downloads the file, or takes it from the cache.
