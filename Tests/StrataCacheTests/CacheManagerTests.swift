@@ -160,6 +160,11 @@ struct CacheManagerTests {
             _ = try CacheManager(configuration: .init(folder: folder.url, diskMaximumSize: 0))
         }
         #expect(sizeError?.code == .invalidArgument)
+        // A negative default validity revalidated every reference without one of its own, silently
+        let ageError = #expect(throws: StrataError.self) {
+            _ = try CacheManager(configuration: .init(folder: folder.url, cacheMaxAge: -1))
+        }
+        #expect(ageError?.code == .invalidArgument)
     }
 }
 

@@ -52,6 +52,17 @@ struct OfflineOutboxLimitTests {
 
     /// Before, an outbox took every write while main was down, each record and its value held in memory for as
     /// long as the outage lasted.
+    /// Limits set through their properties are held to the initializer's floors: a limit of 0 writes set that way
+    /// made the outbox refuse every write as full.
+    @Test func limitsSetThroughTheirPropertiesKeepTheirFloors() {
+        var limits = Outbox.Limits.default
+        limits.maximumWrites = 0
+        limits.maximumBytes = -1
+        #expect(limits == Outbox.Limits(maximumWrites: 1, maximumBytes: 0))
+        limits.maximumWrites = 5
+        #expect(limits.maximumWrites == 5)
+    }
+
     @Test func aFullOutboxRefusesTheNextWriteAndKeepsTheOthers() async throws {
         try await whileDown(limits: .init(maximumWrites: 2, maximumBytes: 1 << 20)) {
             (server, repository) async throws in

@@ -21,7 +21,8 @@ extension RetryPlugin {
         /// The factor between one ceiling and the next.
         public var multiplier: Double
 
-        /// The largest ceiling.
+        /// The largest ceiling. Zero or less makes every pause zero, the retries following one another at once: it
+        /// does not mean "no cap" (give a long one for that).
         public var maximum: Duration
 
         /// How the pause is drawn below the ceiling.

@@ -105,7 +105,8 @@ extension CacheRepository {
         public var refreshPlugins: [any StrataPlugin]
 
         /// The most background refreshes that run at once; a stale read beyond it is served without starting
-        /// one (a later read starts it). 64 by default.
+        /// one (a later read starts it). 64 by default. Zero or less turns them off: a stale value is served inside
+        /// its stale-while-revalidate window without a refresh, and only a read past the window asks main.
         public var maxBackgroundRefreshes: Int
 
         /// Called each time main answered a call of a plan — the extension point for work that waits for main to be

@@ -66,8 +66,18 @@ public final class BlobCache: Sendable {
     ///   - configuration: The layers, policies and clock.
     /// - Throws: ``Strata/StrataError/Code/alreadyInUse`` when a live cache already uses the persistent
     ///   layer's folder (a released one too, while the writes it queued are not done:
-    ///   ``PersistentWrites/behind``), ``Strata/StrataError/Code/io`` when it cannot be created.
+    ///   ``PersistentWrites/behind``), ``Strata/StrataError/Code/io`` when it cannot be created,
+    ///   ``Strata/StrataError/Code/invalidArgument`` for a persistent `maxSize` or `maxCount` below 1.
     public init(using service: HTTPClient, baseURL: URL? = nil, configuration: Configuration = Configuration()) throws {
+        for (name, limit) in [
+            ("maxSize", configuration.persistent.maxSize), ("maxCount", configuration.persistent.maxCount),
+        ]
+        where limit.map({ $0 < 1 }) == true {
+            throw StrataError(
+                .invalidArgument,
+                "The persistent layer's \(name) must be at least 1, or nil for no limit; got \(limit ?? 0)"
+            )
+        }
         self.configuration = configuration
         self.client = service
         self.baseURL = baseURL

@@ -55,15 +55,16 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter configuration: The folder, capacities, default validity and clock.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io`` when the store cannot be
-    ///   opened, ``Strata/StrataError/Code/invalidArgument`` for capacities or a disk size below 1 or a negative
-    ///   memory size.
+    ///   opened, ``Strata/StrataError/Code/invalidArgument`` for capacities or a disk size below 1, or a negative
+    ///   memory size or `cacheMaxAge` (zero revalidates every reference without a validity of its own).
     public init(configuration: Configuration) throws {
         guard configuration.diskMaximumCapacity >= 1, configuration.memoryMaximumCapacity >= 1,
-            configuration.diskMaximumSize >= 1, configuration.memoryMaximumSize >= 0
+            configuration.diskMaximumSize >= 1, configuration.memoryMaximumSize >= 0, configuration.cacheMaxAge >= 0
         else {
             throw StrataError(
                 .invalidArgument,
-                "The capacities and disk size of a CacheManager must be at least 1, and its memory size at least 0"
+                "The capacities and disk size of a CacheManager must be at least 1, and its memory size and "
+                    + "cacheMaxAge at least 0"
             )
         }
         self.configuration = configuration
