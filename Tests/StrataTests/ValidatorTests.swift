@@ -41,6 +41,25 @@ struct ValidatorTests {
         #expect(error?.value(as: String.self) == "v")
     }
 
+    /// An entry stored while the clock was a day ahead (since set back, or another machine's) is not valid: its age
+    /// is unknown. Before, it stayed valid for the day and its `maxAge` on top.
+    @Test func storedTimeValidatorRejectsAnEntryStoredLaterThanNow() async throws {
+        let clock = ManualClock()
+        let ahead = ManualClock(start: clock.now().addingTimeInterval(86_400))
+        let source = EntryDatedSource(clock: ahead)
+        _ = try await source.put("v", in: KeyQuery("k"))
+        let validated = source.validated(by: .maxAge(.seconds(60), clock: clock))
+
+        clock.advance(by: .seconds(61))
+
+        let error = await #expect(throws: StrataError.self) { try await validated.get(KeyQuery("k")) }
+        #expect(error?.code == .notValid)
+        let validator = StoredTimeValidator<String>(maxAge: .seconds(60), clock: clock)
+        let context = ValidationContext(storedAt: ahead.now())
+        #expect(validator.staleSince("v", context: context) == nil, "its age is unknown")
+        #expect(validator.isValid("v", context: ValidationContext(storedAt: clock.now())))
+    }
+
     @Test func storedTimeValidatorRejectsValuesOfSourcesWithoutDates() async throws {
         let source = ScriptedDataSource(["k": "v"])
         let validated = source.validated(by: StoredTimeValidator(maxAge: .seconds(60), clock: ManualClock()))

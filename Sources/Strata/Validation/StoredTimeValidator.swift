@@ -5,7 +5,9 @@ import Foundation
 /// It needs a source that records when each entry was stored (``GetDataSource/getEntry(_:)``: the memory,
 /// file and JSON-file sources do). A value whose stored date is unknown is treated as invalid.
 ///
-/// A value is valid while `now < storedAt + maxAge`: at exactly `storedAt + maxAge` it has expired.
+/// A value is valid while `storedAt <= now < storedAt + maxAge`: at exactly `storedAt + maxAge` it has expired. One
+/// stored later than now (while the clock was ahead, since set back; by another machine's clock) is not valid: its
+/// age is unknown, and it would otherwise stay valid for as long as its date is ahead, on top of `maxAge`.
 public struct StoredTimeValidator<Value>: Validator {
     /// The longest time an entry stays valid.
     public let maxAge: Duration
@@ -22,15 +24,18 @@ public struct StoredTimeValidator<Value>: Validator {
         self.clock = clock
     }
 
-    /// Returns whether the entry was stored less than ``maxAge`` ago.
+    /// Returns whether the entry was stored less than ``maxAge`` ago, and not later than now.
     public func isValid(_ value: Value, context: ValidationContext) -> Bool {
         guard let storedAt = context.storedAt else { return false }
-        return clock.now() < storedAt.addingTimeInterval(maxAge.timeInterval)
+        let now = clock.now()
+        return storedAt <= now && now < storedAt.addingTimeInterval(maxAge.timeInterval)
     }
 
-    /// The end of the entry's ``maxAge``: its stored date plus the maximum age.
+    /// The end of the entry's ``maxAge``: its stored date plus the maximum age; `nil` for an entry stored later than
+    /// now, whose age is unknown (it may have been stale all along).
     public func staleSince(_ value: Value, context: ValidationContext) -> Date? {
-        context.storedAt?.addingTimeInterval(maxAge.timeInterval)
+        guard let storedAt = context.storedAt, storedAt <= clock.now() else { return nil }
+        return storedAt.addingTimeInterval(maxAge.timeInterval)
     }
 }
 

@@ -186,8 +186,8 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter reference: The reference.
     public func isValid(reference: CacheReference) -> Bool {
-        guard reference.timeOfCreation <= configuration.clock.now() else { return false }
-        // The core's stored-time rule, with the reference's own maxAge (or the default) and its time of creation.
+        // The core's stored-time rule (a time of creation later than now included), with the reference's own maxAge
+        // (or the default) and its time of creation.
         let maxAge = reference.maxAge ?? configuration.cacheMaxAge
         return StoredTimeValidator<CacheReference>(maxAge: .seconds(maxAge), clock: configuration.clock)
             .isValid(reference, context: ValidationContext(storedAt: reference.timeOfCreation))
