@@ -65,3 +65,30 @@ struct CallTrailTests {
         #expect(recorder.lines == ["users get: miss from -", "users get: hit from -", "users delete: success from -"])
     }
 }
+
+/// A stream started inside an observed call reads in a task of its own, outside that call: its reads are no steps of
+/// the call's trail. Before, the stream's task inherited the trail and added a step at every re-read for as long as
+/// the stream lived (the call's origin and outcome rewritten after it returned, and the trail growing without bound).
+@Test func aStreamStartedInsideACallAddsNoStepsToItsTrail() async throws {
+    let recorder = OutcomeRecorder()
+    let cache = ScriptedDataSource<String>(["a": "A"])
+    let notes = CacheRepository(
+        main: ScriptedDataSource<String>(["a": "A"]).plugins([recorder], name: "api"),
+        cache: cache.plugins([recorder], name: "memory")
+    )
+    let call = PluginCall(method: .get, query: KeyQuery("x"), operation: CacheSyncOperation(), source: "outer")
+
+    let steps: [CallTrail.Step] = try await CallTrail.run(for: call) { trail in
+        var responses = notes.stream(KeyQuery("a"), operation: .cacheSync, bufferingNewest: 8).makeAsyncIterator()
+        while let response = await responses.next() {
+            if case .value = response { break }
+        }
+        _ = try await notes.put("B", in: KeyQuery("a"), operation: .cacheSync)
+        while let response = await responses.next() {
+            if case .value(let value, _, _, _, _) = response, value == "B" { break }
+        }
+        return trail.steps
+    }
+
+    #expect(steps.map(\.source).filter { $0 == "memory" }.count <= 1, "only the put made inside the call: \(steps)")
+}

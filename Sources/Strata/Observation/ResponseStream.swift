@@ -46,9 +46,14 @@ struct ResponseStream<Value: Sendable>: Sendable {
             of: RepositoryResponse<Value>.self,
             bufferingPolicy: .bufferingNewest(max(limit, 1))
         )
+        // Outside the call that started the stream, if any (``CallContext/outside(isolation:_:)``): its reads are
+        // not steps of that call, which returned, and a trail it bound would grow at every re-read for as long as
+        // the stream lives.
         let task = Task {
-            await ObservationScope.$isStreamRefresh.withValue(true) {
-                await run(Emitter(continuation))
+            await CallContext.outside {
+                await ObservationScope.$isStreamRefresh.withValue(true) {
+                    await run(Emitter(continuation))
+                }
             }
             continuation.finish()
         }
