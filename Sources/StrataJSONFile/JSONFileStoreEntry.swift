@@ -51,15 +51,21 @@ public struct JSONFileStoreEntry: Sendable, Hashable {
         self.problem = problem
     }
 
-    /// When the entry expires, given the store's default maximum age; `nil` for never; `distantFuture` at the
-    /// latest (a default as large as `1e308` seconds makes no infinite date).
+    /// When the entry expires, given the store's default maximum age; `nil` for never; between `distantPast` and
+    /// `distantFuture` (a default as large as `1e308` seconds makes no infinite date; one that is not a number
+    /// expires the entry).
     ///
     /// - Parameter defaultMaxAge: The store's ``JSONFileDataSource/Configuration/timeToLive``, in seconds.
     public func expiresAt(defaultMaxAge: Double?) -> Date? {
         guard let storedAt, let maxAge = maxAge ?? defaultMaxAge else { return nil }
         let expiry = storedAt.timeIntervalSince1970 + maxAge
-        guard expiry < Date.distantFuture.timeIntervalSince1970 else { return .distantFuture }
-        return expiry.isNaN ? .distantPast : Date(timeIntervalSince1970: expiry)
+        guard !expiry.isNaN else { return .distantPast }
+        return Date(
+            timeIntervalSince1970: min(
+                max(expiry, Date.distantPast.timeIntervalSince1970),
+                Date.distantFuture.timeIntervalSince1970
+            )
+        )
     }
 
     /// Whether `record` is the index record this entry was described from: the same place in the recency order,

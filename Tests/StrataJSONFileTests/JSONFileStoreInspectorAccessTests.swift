@@ -164,5 +164,7 @@ struct JSONFileStoreInspectorTimesTests {
         #expect(entry.expiresAt(defaultMaxAge: 1e308) == .distantFuture)
         #expect(entry.expiresAt(defaultMaxAge: 60) == .distantFuture)
         #expect(entry.expiresAt(defaultMaxAge: nil) == nil)
+        #expect(entry.expiresAt(defaultMaxAge: .nan) == .distantPast)
+        #expect(entry.expiresAt(defaultMaxAge: -.infinity) == .distantPast)
     }
 }
