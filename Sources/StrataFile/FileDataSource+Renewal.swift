@@ -8,7 +8,7 @@ extension FileDataSource {
     /// `ftruncate`. Returns whether there was an entry to renew.
     ///
     /// The entry's attributes and content checksum stay; the stored date (`nil`: now), expiry (`nil`: the
-    /// configuration's time to live from the stored date), freshness date and validators are replaced. The
+    /// configuration's time to live from now), freshness date and validators are replaced. The
     /// trailer is rewritten in the current layout, so an entry written by an older version grows by the fields
     /// it lacked; the file is cut or extended to the new trailer's end. The file is written in
     /// place, or replaced, only when it is the store's own: a regular file with one link, of the length the store
@@ -69,9 +69,9 @@ extension FileDataSource {
         try StrataError.checkKey(key)
         try StrataError.checkMetadata(metadata)
         let name = EntryName(key: key)
-        let storedAt = metadata.storedAt ?? configuration.clock.now()
-        let expiresAt =
-            metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
+        let now = configuration.clock.now()
+        let storedAt = metadata.storedAt ?? now
+        let expiresAt = metadata.expiry(timeToLive: configuration.timeToLive, now: now)
         return try withState { state in
             guard let entry = state.index.entry(name), entry.trailer.key == key,
                 contentHash.map({ $0 == entry.trailer.contentHash }) ?? true

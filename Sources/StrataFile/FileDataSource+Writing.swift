@@ -33,7 +33,8 @@ extension FileDataSource {
     }
 
     /// Stores `data` under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
-    /// configuration's time to live from the stored date), the freshness date and the validators.
+    /// configuration's time to live from now, ``Strata/EntryMetadata/expiry(timeToLive:now:)``), the freshness date and
+    /// the validators.
     ///
     /// - Parameters:
     ///   - data: The bytes to store.
@@ -43,13 +44,12 @@ extension FileDataSource {
     ///   `metadata` that is not a finite time (NaN, infinity) or a tag a store cannot keep.
     public func setValue(_ data: Data, forKey key: String, metadata: EntryMetadata) throws {
         try StrataError.checkMetadata(metadata)
-        let created = metadata.storedAt ?? configuration.clock.now()
+        let now = configuration.clock.now()
         try write(
             data,
             forKey: key,
-            created: created,
-            expiresAt: metadata.expiresAt
-                ?? configuration.timeToLive.map { created.addingTimeInterval($0.timeInterval) },
+            created: metadata.storedAt ?? now,
+            expiresAt: metadata.expiry(timeToLive: configuration.timeToLive, now: now),
             freshUntil: metadata.freshUntil,
             tags: metadata.tags.sorted(),
             forbidsServingStale: metadata.forbidsServingStale,

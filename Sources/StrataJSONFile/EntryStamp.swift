@@ -17,8 +17,10 @@ struct EntryStamp {
 }
 
 extension EntryStamp {
-    /// The stamp of `metadata`: its stored date (`nil`: `now`), its expiry as a maximum age from that date, its
-    /// freshness date and its tags.
+    /// The stamp of `metadata`: its stored date (`nil`: `now`), its expiry as a maximum age from that date (the
+    /// store's time to live counts from `now`, ``Strata/EntryMetadata/expiry(timeToLive:now:)``: an entry dated
+    /// otherwise gets the age that makes it so, else it defers to the configuration's), its freshness date and its
+    /// tags.
     ///
     /// The store keeps no flag for an entry that must never be served stale
     /// (``Strata/EntryMetadata/forbidsServingStale``): such an entry expires at its freshness date (at once without
@@ -30,7 +32,10 @@ extension EntryStamp {
     ///   - defaultMaxAge: The store's time to live in seconds, which an entry without an expiry of its own has.
     init(_ metadata: EntryMetadata, now: Date, defaultMaxAge: Double?) {
         let storedAt = metadata.storedAt ?? now
-        var maxAge = metadata.expiresAt.map { Self.age(of: $0, since: storedAt) }
+        // Without an expiry of its own, an entry stored now defers to the configuration's time to live; one dated
+        // otherwise gets the age that ends it that long after now.
+        let expiresAt = metadata.expiresAt ?? (storedAt == now ? nil : defaultMaxAge.map { now.addingTimeInterval($0) })
+        var maxAge = expiresAt.map { Self.age(of: $0, since: storedAt) }
         if metadata.forbidsServingStale {
             let fresh = max(0, metadata.freshUntil.map { Self.age(of: $0, since: storedAt) } ?? 0)
             maxAge = min(maxAge ?? defaultMaxAge ?? fresh, fresh)

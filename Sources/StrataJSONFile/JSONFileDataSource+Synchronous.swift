@@ -65,7 +65,7 @@ extension JSONFileDataSource {
     }
 
     /// Stores a value under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
-    /// configuration's time to live from the stored date) and the freshness date, all kept in the entry file and
+    /// configuration's time to live from now) and the freshness date, all kept in the entry file and
     /// the index. The store keeps no validators, nor the rule never to serve an entry stale
     /// (``Strata/EntryMetadata/forbidsServingStale``): such an entry expires at its freshness date instead.
     ///

@@ -121,7 +121,8 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     }
 
     /// Stores a value under `key` with its metadata: the stored date (`nil`: now), the expiry (`nil`: the
-    /// configuration's time to live from the stored date), the freshness date and the validators.
+    /// configuration's time to live from now, ``Strata/EntryMetadata/expiry(timeToLive:now:)``), the freshness date
+    /// and the validators.
     ///
     /// - Parameters:
     ///   - value: The value.
@@ -133,9 +134,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func setValue(_ value: Value, forKey key: String, metadata: EntryMetadata) throws {
         try StrataError.checkKey(key)
         try StrataError.checkDates(of: metadata)
-        let storedAt = metadata.storedAt ?? configuration.clock.now()
-        let expiresAt =
-            metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
+        let now = configuration.clock.now()
+        let storedAt = metadata.storedAt ?? now
+        let expiresAt = metadata.expiry(timeToLive: configuration.timeToLive, now: now)
         write(value, forKey: key, storedAt: storedAt, expiresAt: expiresAt, validators: EntryValidators.of(metadata))
     }
 
@@ -151,9 +152,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     public func renewMetadata(_ metadata: EntryMetadata, forKey key: String) throws -> Bool {
         try StrataError.checkKey(key)
         try StrataError.checkDates(of: metadata)
-        let storedAt = metadata.storedAt ?? configuration.clock.now()
-        let expiresAt =
-            metadata.expiresAt ?? configuration.timeToLive.map { storedAt.addingTimeInterval($0.timeInterval) }
+        let now = configuration.clock.now()
+        let storedAt = metadata.storedAt ?? now
+        let expiresAt = metadata.expiry(timeToLive: configuration.timeToLive, now: now)
         return storage.withLock { storage in
             guard let slot = storage.slot(of: key) else { return false }
             storage.nodes[slot].storedAt = storedAt

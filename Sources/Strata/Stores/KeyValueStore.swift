@@ -51,8 +51,9 @@
 ///
 /// Every entry has its ``EntryMetadata``: the stored date and the expiry always, the validators where the store
 /// keeps them. ``setValue(_:forKey:metadata:)`` keeps what it is given (a `nil` stored date means *now*, a `nil`
-/// expiry means the store's time to live from the stored date), so a value copied from another tier with
-/// `putEntry` never outlives its original. ``renewMetadata(_:forKey:)`` replaces the metadata of an entry,
+/// expiry means the store's time to live from now: ``EntryMetadata/expiry(timeToLive:now:)``), so a value copied
+/// from another tier with `putEntry` never outlives its original's expiry, and lives the store's time to live at
+/// most when the original has none. ``renewMetadata(_:forKey:)`` replaces the metadata of an entry,
 /// expired or not, without rewriting its value.
 ///
 /// ## Notifications
@@ -105,7 +106,7 @@ public protocol KeyValueStore<Value>: DataSource {
     /// Stores `value` under `key` with `metadata`, replacing any entry, and announces the write.
     ///
     /// A `nil` ``EntryMetadata/storedAt`` means now; a `nil` ``EntryMetadata/expiresAt`` means the store's
-    /// time to live from the stored date (never, without one); validators are kept where the store keeps them.
+    /// time to live from now (never, without one); validators are kept where the store keeps them.
     ///
     /// - Parameters:
     ///   - value: The value.
