@@ -95,6 +95,21 @@ struct FileDataSourceEvictionTests {
         #expect(reopened.keysByRecency == ["fifth", "fourth", "third"])
     }
 
+    /// The time to live counts from the write, not from an older stored date the entry carries (a copy of another
+    /// tier's value): see `EntryMetadata.expiry(timeToLive:now:)`.
+    @Test func theTimeToLiveCountsFromTheWriteNotFromAnOlderStoredDate() throws {
+        let clock = ManualClock()
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore(clock: clock, timeToLive: .seconds(60))
+        let storedAt = clock.now().addingTimeInterval(-3_600)
+        try store.setValue(Data("old".utf8), forKey: "old", metadata: EntryMetadata(storedAt: storedAt))
+        clock.advance(by: .seconds(59))
+        #expect(store.value(forKey: "old") == Data("old".utf8))
+        #expect(store.info(forKey: "old")?.created == storedAt)
+        clock.advance(by: .seconds(1))
+        #expect(store.value(forKey: "old") == nil)
+    }
+
     @Test func expiredEntriesAreMissesAndCleanupRemovesTheirFiles() throws {
         let clock = ManualClock()
         let folder = try TemporaryFolder()

@@ -32,6 +32,24 @@ struct JSONFileDataSourceKeyValueStoreTests {
         }
     }
 
+    /// The time to live counts from the write, not from an older stored date the entry carries (a copy of another
+    /// tier's value), across a reopening too: see `EntryMetadata.expiry(timeToLive:now:)`.
+    @Test func theTimeToLiveCountsFromTheWriteNotFromAnOlderStoredDate() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            var store: JSONFileDataSource<Item>? = try fixture.open(timeToLive: .seconds(60))
+            let storedAt = fixture.clock.now().addingTimeInterval(-3_600)
+            try store?.setValue(Item(name: "a", number: 1), forKey: "a", metadata: EntryMetadata(storedAt: storedAt))
+            fixture.clock.advance(by: .seconds(59))
+            #expect(try store?.value(forKey: "a") == Item(name: "a", number: 1))
+            store = nil
+            let reopened = try fixture.open(timeToLive: .seconds(60))
+            #expect(try reopened.value(forKey: "a") == Item(name: "a", number: 1))
+            fixture.clock.advance(by: .seconds(1))
+            #expect(try reopened.value(forKey: "a") == nil)
+        }
+    }
+
     @Test func aPutAllThatFailsHalfWayAnnouncesTheKeysItWrote() async throws {
         try await withTemporaryFolder { folder in
             let store = try JSONFileDataSource<Double>(folder: folder)
