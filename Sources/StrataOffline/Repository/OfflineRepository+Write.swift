@@ -131,20 +131,26 @@ extension OfflineRepository {
                     await endFirstAttempt(sequence, key: key)
                     if await outbox.count > 0 { triggerReplay(.mainAnswered) }
                     return (stored, .saved)
-                } catch  where configuration.isRetryable(error) {
+                } catch {
+                    // A retryable failure queues the write after a backoff. So does, due at once, a cancellation of
+                    // the caller's task (a view that closed) with the write on its way: main may have it or not, and
+                    // the cache shows it, so it is queued as a replay cancelled so stays queued. Any other error is
+                    // thrown, and nothing is queued.
+                    let isCancelled = Task.isCancelled
+                    guard isCancelled || configuration.isRetryable(error) else {
+                        await endUnqueuedFirstAttempt(sequence, key: key)
+                        throw error
+                    }
                     // The queue waits for this key until the record is written (or could not be).
                     do {
                         record.value = try encoding(local)
-                        let queued = try await enqueue(record, after: error)
+                        let queued = try await enqueue(record, after: isCancelled ? nil : error)
                         await endFirstAttempt(sequence, key: key)
                         return (local, .pending(queued))
                     } catch {
                         await endUnqueuedFirstAttempt(sequence, key: key)
                         throw error
                     }
-                } catch {
-                    await endUnqueuedFirstAttempt(sequence, key: key)
-                    throw error
                 }
             }
         }

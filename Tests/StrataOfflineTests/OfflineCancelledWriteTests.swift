@@ -1,0 +1,74 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataMemory
+import StrataOffline
+import StrataTesting
+import Testing
+
+/// A write whose caller's task is cancelled while main has it (a SwiftUI `.task` that ends as its view closes) is
+/// queued, as a replay interrupted so is, and delivered later: main may or may not have taken it, and the cache already
+/// shows it. Before, the cancellation was thrown as a refusal and nothing was queued, so the cache kept an edit main
+/// might never get, until the next read of main reverted it.
+struct OfflineCancelledWriteTests {
+    /// A main whose first write waits until its task is cancelled; the later ones go through.
+    final class StallsOnceMain: DataSource {
+        let memory = MemoryDataSource<Note>()
+        let arrived = Gate()
+        private let writes = Locked(0)
+
+        func get(_ query: any Query) async throws -> Note { try await memory.get(query) }
+        func getAll(_ query: any Query) async throws -> [Note] { try await memory.getAll(query) }
+        func put(_ value: Note, in query: any Query) async throws -> Note {
+            let isFirst = writes.withLock { count in
+                count += 1
+                return count == 1
+            }
+            if isFirst {
+                arrived.open()
+                try await waitUntilCancelled()
+            }
+            return try await memory.put(value, in: query)
+        }
+        func putAll(_ values: [Note], in query: any Query) async throws -> [Note] {
+            try await memory.putAll(values, in: query)
+        }
+        func delete(_ query: any Query) async throws { try await memory.delete(query) }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aWriteWhoseCallerIsCancelledOnItsWayIsQueuedAndDelivered() async throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let main = StallsOnceMain()
+        let cache = MemoryDataSource<Note>()
+        let notes = try await OfflineRepository.open(
+            main: main,
+            cache: cache,
+            outboxFolder: folder,
+            configuration: standingStillConfiguration()
+        )
+
+        // When the caller of a write is cancelled while main holds it
+        let note = Note(id: "a", text: "edited", version: 1)
+        let write = Task { try await notes.put(note, in: KeyQuery("a")) }
+        await main.arrived.wait()
+        write.cancel()
+        _ = try? await write.value
+
+        // Then the write is delivered by the next replay, and main and the cache agree
+        _ = await notes.sync()
+        #expect(try await main.memory.get(KeyQuery("a")) == note)
+        #expect(try await cache.get(KeyQuery("a")) == note)
+        #expect(await notes.outbox.count == 0)
+        await notes.close()
+    }
+
+    private func standingStillConfiguration() -> OfflineRepository<StallsOnceMain, MemoryDataSource<Note>>.Configuration {
+        .init(
+            backoff: RetryPlugin.Backoff(initial: .seconds(60), maximum: .seconds(300), jitter: .none),
+            replaysOnTimer: false,
+            clock: ManualClock()
+        )
+    }
+}
