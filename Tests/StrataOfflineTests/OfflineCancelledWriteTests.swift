@@ -64,7 +64,8 @@ struct OfflineCancelledWriteTests {
         await notes.close()
     }
 
-    private func standingStillConfiguration() -> OfflineRepository<StallsOnceMain, MemoryDataSource<Note>>.Configuration {
+    private func standingStillConfiguration() -> OfflineRepository<StallsOnceMain, MemoryDataSource<Note>>.Configuration
+    {
         .init(
             backoff: RetryPlugin.Backoff(initial: .seconds(60), maximum: .seconds(300), jitter: .none),
             replaysOnTimer: false,

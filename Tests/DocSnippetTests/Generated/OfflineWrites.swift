@@ -33,8 +33,8 @@ struct OfflineWrites_13 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:68
-struct OfflineWrites_68 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:71
+struct OfflineWrites_71 {
     struct AuditedNotes: PutDataSource {
         func put(_ note: Note, in query: any Query) async throws -> Note {
             let requestID = IdempotencyKey.current ?? UUID().uuidString
@@ -45,8 +45,8 @@ struct OfflineWrites_68 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:92
-struct OfflineWrites_92 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:95
+struct OfflineWrites_95 {
     func mergingResolver() -> ConflictResolver<User> {
         ConflictResolver { conflict in
             guard let local = conflict.local, let remote = conflict.remote else { return .takeRemote }
@@ -55,8 +55,8 @@ struct OfflineWrites_92 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:129
-struct OfflineWrites_129 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:132
+struct OfflineWrites_132 {
     func watch(_ users: OfflineRepository<UsersAPI, MemoryDataSource<User>>) async {
         for await response in users.stream(KeyQuery("42")) {
             if let user = response.value { print(user.name, response.isPending ? "saving…" : "saved") }
