@@ -139,8 +139,10 @@ struct StaleWhileRevalidateTests {
         repository.cancelBackgroundRefreshes()
         await repository.waitForBackgroundRefreshes()
 
-        // Then none runs, and the stale value is still there
+        // Then none runs, main saw the cancellation (its wait ended), and the stale value is still there — before,
+        // the refresh's main read was shared (coalesced) and went on without it, to write main's answer back later
         #expect(repository.backgroundRefreshCount == 0)
+        #expect(fixture.clock.sleeperCount == 0, "main saw the cancellation")
         #expect(fixture.cache.entry("1")?.value == "old")
     }
 

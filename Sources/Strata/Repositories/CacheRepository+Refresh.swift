@@ -46,8 +46,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             let method: PluginCall.Method = read.isGetAll ? .getAll : .get
             let call = PluginCall(method: method, query: read.query, source: "refresh")
             do {
+                // Not shared with other reads: a shared read runs in a task of its own and goes on when its callers
+                // leave, so ``cancelBackgroundRefreshes()`` would not reach main (one refresh per query runs anyway).
                 _ = try await runPlugins(configuration.refreshPlugins[...], call) {
-                    try await readMain(plan, read, stale: stale, coalesces: true, since: stamp)
+                    try await readMain(plan, read, stale: stale, coalesces: false, since: stamp)
                 }
                 changeBroadcaster.publishWrite(to: read.query)
             } catch {
