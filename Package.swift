@@ -9,6 +9,13 @@ let postgresNIO: Target.Dependency = .product(
     condition: .when(traits: ["Postgres"])
 )
 
+// Its connection pool, whose errors postgres-nio hands over unmapped (a client shut down), under the same trait.
+let postgresPool: Target.Dependency = .product(
+    name: "_ConnectionPoolModule",
+    package: "postgres-nio",
+    condition: .when(traits: ["Postgres"])
+)
+
 let package = Package(
     name: "Strata",
     // `Duration` and parameterized protocol types (`any DataSource<User>`) need the Swift 5.7 runtime.
@@ -99,7 +106,7 @@ let package = Package(
             ]
         ),
         // PostgreSQL as a main source, with a LISTEN / NOTIFY change feed that keeps a fleet's caches coherent.
-        .target(name: "StrataPostgres", dependencies: ["Strata", postgresNIO]),
+        .target(name: "StrataPostgres", dependencies: ["Strata", postgresNIO, postgresPool]),
 
         // Internal support: compiled into the libraries that use them, never products of their own.
         // The stores' shared folder layer and the one POSIX layer: descriptor-relative calls that never follow a

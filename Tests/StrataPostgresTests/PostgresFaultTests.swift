@@ -56,6 +56,55 @@
             }
         }
 
+        /// A failover's demoted primary, a full disk, a lock timeout: transient, as a server's `503` is. Before, each was
+        /// a permanent `unexpectedResponse`: never retried, a first offline write thrown, a replayed one set aside.
+        @Test(
+            "transient server conditions are retryable",
+            arguments: [
+                ("read_only_sql_transaction", "25006", StrataError.Code.network),
+                ("disk_full", "53100", .unexpectedResponse),
+                ("lock_not_available", "55P03", .unexpectedResponse),
+            ]
+        )
+        func transientConditions(condition: String, state: String, code: StrataError.Code) async throws {
+            try await withPostgres { server, client in
+                let texts: PostgresDataSource<String> = try source(client)
+                _ = try await texts.put("value", in: KeyQuery("k"))
+                try await refuseWrites(of: texts.table, condition, "refused", on: server)
+                do {
+                    _ = try await texts.put("other", in: KeyQuery("k"))
+                    Issue.record("a write the server refused succeeded")
+                } catch let error as StrataError {
+                    #expect(error.code == code)
+                    #expect(error.isRetryable)
+                    #expect(PostgresErrors.sqlState(of: try #require(error.underlying)) == state)
+                }
+                #expect(!PostgresErrors.isTransient("53400"), "a configured limit stays")
+            }
+        }
+
+        /// A client whose `run()` ended fails every call for good: not a retryable network error, retried and replayed
+        /// for as long as the process lives.
+        @Test("a shut-down client is an invalid argument, not retryable")
+        func shutDownClient() async throws {
+            try await withPostgres { server, _ in
+                let made = Locked<PostgresDataSource<String>?>(nil)
+                try await withClient(on: server) { running in
+                    let texts: PostgresDataSource<String> = try source(running)
+                    _ = try await texts.put("value", in: KeyQuery("k"))
+                    made.withLock { $0 = texts }
+                }
+                let texts = try #require(made.withLock { $0 })
+                do {
+                    _ = try await texts.get(KeyQuery("k"))
+                    Issue.record("a read through a shut-down client succeeded")
+                } catch let error as StrataError {
+                    #expect(error.code == .invalidArgument)
+                    #expect(!error.isRetryable)
+                }
+            }
+        }
+
         /// Before, every program_limit_exceeded (`54000`) was `tooLarge`, which no one retries: a NOTIFY queue held full
         /// by a listener idle in a transaction refused every write of every table as too large, though it empties once
         /// that transaction ends. The table's trigger raises the server's own code and message.

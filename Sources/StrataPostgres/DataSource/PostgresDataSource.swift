@@ -40,7 +40,9 @@
     /// a lost or refused connection and a statement timeout are ``Strata/StrataError/Code/network`` (retryable); a
     /// unique violation and a failed ``put(_:forKey:ifVersion:)`` are ``Strata/StrataError/Code/conflict``; a
     /// serialization failure and a deadlock are ``Strata/StrataError/Code/unexpectedResponse`` and retryable (the
-    /// write may simply be repeated: no other writer's copy is in the way); data PostgreSQL refuses (a `\u0000` in a JSON string, say) and a value
+    /// write may simply be repeated: no other writer's copy is in the way), as are the server's other passing
+    /// conditions (a failover's demoted primary, which is `network`; a full disk; a lock timeout); a call through a
+    /// client whose `run()` ended is ``Strata/StrataError/Code/invalidArgument``, not retryable; data PostgreSQL refuses (a `\u0000` in a JSON string, say) and a value
     /// that no longer decodes are ``Strata/StrataError/Code/dataSerialization``. A table dropped behind the source's
     /// back is created again on the next call of any source of it, which announces the whole table as changed (so does
     /// the table's first creation: after both the table and its sequence were dropped, a source opened afterwards

@@ -1,6 +1,7 @@
 #if Postgres
     import PostgresNIO
     import Strata
+    import _ConnectionPoolModule
 
     /// How PostgreSQL's failures become ``Strata/StrataError`` codes; PostgreSQL's own error stays the underlying one.
     enum PostgresErrors {
@@ -25,6 +26,19 @@
             }
             if error is PostgresDecodingError {
                 return StrataError(.dataSerialization, "A row of the \(action) did not decode", underlying: error)
+            }
+            // A client whose `run()` ended fails every call so (postgres-nio hands a lease's failure over unmapped): no
+            // retry can succeed, nor a replay, until the app runs a client again.
+            if (error as? ConnectionPoolError) == .poolShutdown || (error as? PSQLError)?.code == .poolClosed {
+                return StrataError(
+                    .invalidArgument,
+                    "The \(action) failed: the PostgresClient is shut down (its run() ended)",
+                    underlying: error,
+                    isRetryable: false
+                )
+            }
+            if (error as? ConnectionPoolError) == .requestCancelled {
+                return StrataError(.cancelled, "The \(action) was cancelled", underlying: error)
             }
             guard let psql = error as? PSQLError else {
                 return StrataError(.network, "The \(action) failed: \(error)", underlying: error)
@@ -61,9 +75,18 @@
 
         /// Whether a SQLSTATE says the transaction may simply be repeated: serialization_failure (`40001`, under
         /// a serializable default isolation) and deadlock_detected (`40P01`, two writes of one row set in opposite
-        /// orders). Neither is a conflict with another writer's copy: a conflict would go to an outbox's resolver,
-        /// whose default drops the queued write.
-        static func isTransient(_ state: String) -> Bool { state == "40001" || state == "40P01" }
+        /// orders), neither a conflict with another writer's copy (a conflict would go to an outbox's resolver, whose
+        /// default drops the queued write); read_only_sql_transaction (`25006`: a write that reached a primary demoted
+        /// by a failover, through a name that still points at it); insufficient resources (class `53`: a full disk, no
+        /// memory, too many connections; not `53400`, a configured limit); lock_not_available (`55P03`, under a
+        /// `lock_timeout`); and io_error (`58030`). Each passes as a server's `503` does.
+        static func isTransient(_ state: String) -> Bool {
+            switch state {
+            case "40001", "40P01", "25006", "55P03", "58030": true
+            case "53400": false
+            default: state.hasPrefix("53")
+            }
+        }
 
         /// The code of a SQLSTATE: conflicts, timeouts and lost connections, bad data, and anything else.
         static func code(ofSQLState state: String) -> StrataError.Code {
@@ -76,8 +99,9 @@
             // program_limit_exceeded: a key too long for the index of the keys (past a raised maximumKeySize); a full
             // NOTIFY queue is not this (isNotifyQueueFull)
             case "54000": .tooLarge
-            // query_canceled (a statement timeout), admin_shutdown, crash_shutdown, cannot_connect_now
-            case "57014", "57P01", "57P02", "57P03": .network
+            // query_canceled (a statement timeout), admin_shutdown, crash_shutdown, cannot_connect_now;
+            // read_only_sql_transaction: the primary reached is one no more (a failover under way)
+            case "57014", "57P01", "57P02", "57P03", "25006": .network
             case _ where state.hasPrefix("08"): .network
             // data_exception: a value PostgreSQL cannot hold (a `\u0000` in jsonb, bytes that are not UTF-8)
             case _ where state.hasPrefix("22"): .dataSerialization
