@@ -139,7 +139,7 @@ extension OfflineRepository {
                 report.resolvedByRemote += 1
             case .failed(let error):
                 blocked.insert(record.key)
-                if (error as? StrataError)?.code == .network { break passLoop }
+                if configuration.isUnreachable(error) { break passLoop }
             case .interrupted:
                 break passLoop
             case .setAside, .dropped:
