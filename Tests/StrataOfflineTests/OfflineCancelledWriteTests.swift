@@ -11,36 +11,22 @@ import Testing
 /// shows it. Before, the cancellation was thrown as a refusal and nothing was queued, so the cache kept an edit main
 /// might never get, until the next read of main reverted it.
 struct OfflineCancelledWriteTests {
-    /// A main whose first write waits until its task is cancelled; the later ones go through.
-    final class StallsOnceMain: DataSource {
-        let memory = MemoryDataSource<Note>()
-        let arrived = Gate()
-        private let writes = Locked(0)
-
-        func get(_ query: any Query) async throws -> Note { try await memory.get(query) }
-        func getAll(_ query: any Query) async throws -> [Note] { try await memory.getAll(query) }
-        func put(_ value: Note, in query: any Query) async throws -> Note {
-            let isFirst = writes.withLock { count in
-                count += 1
-                return count == 1
-            }
-            if isFirst {
-                arrived.open()
-                try await waitUntilCancelled()
-            }
-            return try await memory.put(value, in: query)
-        }
-        func putAll(_ values: [Note], in query: any Query) async throws -> [Note] {
-            try await memory.putAll(values, in: query)
-        }
-        func delete(_ query: any Query) async throws { try await memory.delete(query) }
-    }
-
     @Test(.timeLimit(.minutes(1)))
     func aWriteWhoseCallerIsCancelledOnItsWayIsQueuedAndDelivered() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
-        let main = StallsOnceMain()
+        // A main whose first write waits until its task is cancelled; the later ones go through
+        let arrived = Gate()
+        let writes = Locked(0)
+        let main = ScriptedMain {
+            let isFirst = writes.withLock { count in
+                count += 1
+                return count == 1
+            }
+            guard isFirst else { return }
+            arrived.open()
+            try await waitUntilCancelled()
+        }
         let cache = MemoryDataSource<Note>()
         let notes = try await OfflineRepository.open(
             main: main,
@@ -52,7 +38,7 @@ struct OfflineCancelledWriteTests {
         // When the caller of a write is cancelled while main holds it
         let note = Note(id: "a", text: "edited", version: 1)
         let write = Task { try await notes.put(note, in: KeyQuery("a")) }
-        await main.arrived.wait()
+        await arrived.wait()
         write.cancel()
         _ = try? await write.value
 
@@ -64,8 +50,7 @@ struct OfflineCancelledWriteTests {
         await notes.close()
     }
 
-    private func standingStillConfiguration() -> OfflineRepository<StallsOnceMain, MemoryDataSource<Note>>.Configuration
-    {
+    private func standingStillConfiguration() -> OfflineRepository<ScriptedMain, MemoryDataSource<Note>>.Configuration {
         .init(
             backoff: RetryPlugin.Backoff(initial: .seconds(60), maximum: .seconds(300), jitter: .none),
             replaysOnTimer: false,

@@ -9,33 +9,17 @@ import Testing
 /// attempt, a first attempt slower than the pause (a 30 s timeout against a 1 s backoff) left nothing of it, and the
 /// write was sent again at once.
 struct OfflineSlowFailureTests {
-    /// A main whose every write takes 30 s on the manual clock, then fails as a network error would.
-    final class SlowFailingMain: DataSource {
-        let clock: ManualClock
-        let memory = MemoryDataSource<Note>()
-
-        init(clock: ManualClock) { self.clock = clock }
-
-        func get(_ query: any Query) async throws -> Note { try await memory.get(query) }
-        func getAll(_ query: any Query) async throws -> [Note] { try await memory.getAll(query) }
-        func put(_ value: Note, in query: any Query) async throws -> Note {
-            clock.advance(by: .seconds(30))
-            throw StrataError(.network, "timed out after 30 s")
-        }
-        func putAll(_ values: [Note], in query: any Query) async throws -> [Note] {
-            clock.advance(by: .seconds(30))
-            throw StrataError(.network, "timed out after 30 s")
-        }
-        func delete(_ query: any Query) async throws { try await memory.delete(query) }
-    }
-
     @Test(.timeLimit(.minutes(1)))
     func theFirstPauseStartsWhenTheSlowAttemptFailed() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         let clock = ManualClock()
         let notes = try await OfflineRepository.open(
-            main: SlowFailingMain(clock: clock),
+            // A main whose every write takes 30 s on the manual clock, then fails as a network error would
+            main: ScriptedMain {
+                clock.advance(by: .seconds(30))
+                throw StrataError(.network, "timed out after 30 s")
+            },
             cache: MemoryDataSource<Note>(),
             outboxFolder: folder,
             configuration: .init(

@@ -9,29 +9,16 @@ import Testing
 /// whatever its code: a main of the app's own (a gRPC `unavailable`) is not sent every other queued write to fail
 /// again, each after its timeout. Before, the pass ended only on a `network` code.
 struct OfflineUnreachableRuleTests {
-    /// A main that refuses every write as unavailable, counting them.
-    final class UnavailableMain: DataSource {
-        let memory = MemoryDataSource<Note>()
-        let writes = Locked(0)
-
-        func get(_ query: any Query) async throws -> Note { try await memory.get(query) }
-        func getAll(_ query: any Query) async throws -> [Note] { try await memory.getAll(query) }
-        func put(_ value: Note, in query: any Query) async throws -> Note {
-            writes.withLock { $0 += 1 }
-            throw StrataError(.unexpectedResponse, "unavailable", isRetryable: true)
-        }
-        func putAll(_ values: [Note], in query: any Query) async throws -> [Note] {
-            writes.withLock { $0 += 1 }
-            throw StrataError(.unexpectedResponse, "unavailable", isRetryable: true)
-        }
-        func delete(_ query: any Query) async throws { try await memory.delete(query) }
-    }
-
     @Test(.timeLimit(.minutes(1)))
     func aPassEndsAtTheFirstFailureTheConfigurationCallsUnreachable() async throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
-        let main = UnavailableMain()
+        // A main that refuses every write as unavailable, counting them
+        let writes = Locked(0)
+        let main = ScriptedMain {
+            writes.withLock { $0 += 1 }
+            throw StrataError(.unexpectedResponse, "unavailable", isRetryable: true)
+        }
         let notes = try await OfflineRepository.open(
             main: main,
             cache: MemoryDataSource<Note>(),
@@ -46,11 +33,11 @@ struct OfflineUnreachableRuleTests {
         for key in ["a", "b", "c"] {
             try await notes.put(Note(id: key, text: key, version: 1), in: KeyQuery(key))
         }
-        #expect(main.writes.withLock { $0 } == 3)
+        #expect(writes.withLock { $0 } == 3)
 
         let report = await notes.sync()
 
-        #expect(main.writes.withLock { $0 } == 4, "one write sent, then the pass ended")
+        #expect(writes.withLock { $0 } == 4, "one write sent, then the pass ended")
         #expect(report.remaining == 3)
         await notes.close()
     }

@@ -227,3 +227,23 @@ final class HeldSource: DataSource {
     }
     func delete(_ query: any Query) async throws { try await memory.delete(query) }
 }
+
+/// A main over a memory store whose every write first runs `beforeWrite`, which may wait, fail, count or move a clock.
+final class ScriptedMain: DataSource {
+    let memory = MemoryDataSource<Note>()
+    private let beforeWrite: @Sendable () async throws -> Void
+
+    init(beforeWrite: @escaping @Sendable () async throws -> Void) { self.beforeWrite = beforeWrite }
+
+    func get(_ query: any Query) async throws -> Note { try await memory.get(query) }
+    func getAll(_ query: any Query) async throws -> [Note] { try await memory.getAll(query) }
+    func put(_ value: Note, in query: any Query) async throws -> Note {
+        try await beforeWrite()
+        return try await memory.put(value, in: query)
+    }
+    func putAll(_ values: [Note], in query: any Query) async throws -> [Note] {
+        try await beforeWrite()
+        return try await memory.putAll(values, in: query)
+    }
+    func delete(_ query: any Query) async throws { try await memory.delete(query) }
+}
