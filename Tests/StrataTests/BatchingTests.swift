@@ -27,6 +27,24 @@ private final class MemberDirectory: GetDataSource {
     }
 }
 
+/// A directory whose list read fails whole, with `code`, when it holds the damaged id 13 (a value that no longer
+/// decodes, a key the store refuses), and answers every other id below 100.
+private final class DamagedDirectory: GetDataSource {
+    let code: StrataError.Code
+
+    init(failingWith code: StrataError.Code) { self.code = code }
+
+    func get(_ query: any Query) async throws -> MemberDirectory.Member {
+        throw StrataError.queryNotSupported(query, by: Self.self)
+    }
+
+    func getAll(_ query: any Query) async throws -> [MemberDirectory.Member] {
+        guard let query = query as? IdsQuery<Int> else { throw StrataError.queryNotSupported(query, by: Self.self) }
+        if query.ids.contains(13) { throw StrataError(code, "entry 13") }
+        return query.ids.filter { $0 < 100 }.map(MemberDirectory.Member.init(id:))
+    }
+}
+
 /// Reads `ids` concurrently through `source`, once `source` holds them all in a batch, and sends the batch.
 private func readTogether<Source: GetDataSource>(
     _ ids: [Int],
@@ -137,6 +155,25 @@ struct BatchingTests {
         }
         #expect(error.code == .notFound)
         #expect(directory.listReads.map { $0.sorted() } == [[1, 3, 200], [200]])
+    }
+
+    /// An error about one entry (a value that no longer decodes, a key the store refuses, a value past its read
+    /// limit) fails only that key's callers: the batch is read again key by key. Before, only *not found* did so, and
+    /// one damaged entry failed every caller that happened to share its batch.
+    @Test(arguments: [StrataError.Code.dataSerialization, .invalidArgument, .tooLarge])
+    func anErrorAboutOneEntryFailsOnlyItsCallers(code: StrataError.Code) async throws {
+        let clock = ManualClock()
+        let source = DamagedDirectory(failingWith: code).batched(window: .milliseconds(5), clock: clock)
+
+        let results = await readTogether([1, 13, 2], from: source, clock: clock)
+
+        #expect((try? results[1]?.get())?.id == 1)
+        #expect((try? results[2]?.get())?.id == 2)
+        guard case .failure(let error) = results[13] else {
+            Issue.record("13 was answered: \(String(describing: results[13]))")
+            return
+        }
+        #expect(error.code == code)
     }
 
     @Test func aFailedBatchFailsItsCallersAndNoOthers() async throws {

@@ -133,9 +133,11 @@ final class BatchLoader<Value: Sendable>: Sendable {
     /// answer, or the source's error to every caller of the batch; with the steps of the batch's read.
     ///
     /// A source may fail a whole list with *not found* for the first key it lacks (a store's list read does, a
-    /// repository carries the values it found, without their metadata). Then each key of a batch of several is read
-    /// on its own, so a missing key fails only its own callers, and the others get their entries whole; each
-    /// caller then gets the steps of its own key's read alone: the list read failed for another key.
+    /// repository carries the values it found, without their metadata), or with another error about one entry: a
+    /// value that no longer decodes, a key it refuses, a value past its read limit. Then each key of a batch of several
+    /// is read on its own, so such a key fails only its own callers, and the others get their entries whole; each
+    /// caller then gets the steps of its own key's read alone: the list read failed for another key. Any other error
+    /// (the network, the server) is every caller's: reading each key again would only repeat it.
     ///
     /// - Parameters:
     ///   - batch: The batch.
@@ -143,7 +145,9 @@ final class BatchLoader<Value: Sendable>: Sendable {
     private func send(_ batch: Batch, for starter: CallTrail?) async {
         let list = await read(batch.queries, keys: batch.keys, batch.makeQuery, for: starter)
         let answers: [Answer]
-        if case .failure(let error as StrataError) = list.result, error.code == .notFound, batch.keys.count > 1 {
+        if case .failure(let error as StrataError) = list.result, Self.entryCodes.contains(error.code),
+            batch.keys.count > 1
+        {
             answers = await eachOnItsOwn(batch, for: starter)
         } else {
             answers = Self.answers(of: list, keys: batch.keys)
@@ -152,6 +156,9 @@ final class BatchLoader<Value: Sendable>: Sendable {
             for waiter in batch.waiters[key] ?? [] { waiter.resume(returning: answer) }
         }
     }
+
+    /// The codes of an error a list read may fail with for one of its entries alone (see ``send(_:for:)``).
+    private static var entryCodes: Set<StrataError.Code> { [.notFound, .dataSerialization, .invalidArgument, .tooLarge] }
 
     /// The entries of `keys`, one per key (`nil` for a key the source did not answer), read as one list: the
     /// source's answer matched to the keys, with whether the source (a repository) answered with stale cached
