@@ -158,7 +158,9 @@ final class BatchLoader<Value: Sendable>: Sendable {
     }
 
     /// The codes of an error a list read may fail with for one of its entries alone (see ``send(_:for:)``).
-    private static var entryCodes: Set<StrataError.Code> { [.notFound, .dataSerialization, .invalidArgument, .tooLarge] }
+    private static var entryCodes: Set<StrataError.Code> {
+        [.notFound, .dataSerialization, .invalidArgument, .tooLarge]
+    }
 
     /// The entries of `keys`, one per key (`nil` for a key the source did not answer), read as one list: the
     /// source's answer matched to the keys, with whether the source (a repository) answered with stale cached
