@@ -45,6 +45,18 @@ private final class DamagedDirectory: GetDataSource {
     }
 }
 
+/// A directory that answers a list of ids with every member, in descending order of id.
+private struct SortingDirectory: GetDataSource {
+    func get(_ query: any Query) async throws -> MemberDirectory.Member {
+        throw StrataError.queryNotSupported(query, by: Self.self)
+    }
+
+    func getAll(_ query: any Query) async throws -> [MemberDirectory.Member] {
+        guard let query = query as? IdsQuery<Int> else { throw StrataError.queryNotSupported(query, by: Self.self) }
+        return query.ids.sorted(by: >).map(MemberDirectory.Member.init(id:))
+    }
+}
+
 /// Reads `ids` concurrently through `source`, once `source` holds them all in a batch, and sends the batch.
 private func readTogether<Source: GetDataSource>(
     _ ids: [Int],
@@ -174,6 +186,18 @@ struct BatchingTests {
             return
         }
         #expect(error.code == code)
+    }
+
+    /// A source that answers a list of ids in its own order (sorted, descending here), as many as asked: each value
+    /// goes to its own key. Before, an answer of the right length was matched by position alone, and every caller got
+    /// another caller's member (and a cache in front stored each under another key).
+    @Test func anAnswerInAnotherOrderGivesEachCallerItsOwnValue() async throws {
+        let clock = ManualClock()
+        let source = SortingDirectory().batched(window: .milliseconds(5), clock: clock)
+
+        let results = await readTogether([2, 3, 1], from: source, clock: clock)
+
+        #expect(results.mapValues { try? $0.get().id } == [1: 1, 2: 2, 3: 3])
     }
 
     @Test func aFailedBatchFailsItsCallersAndNoOthers() async throws {
