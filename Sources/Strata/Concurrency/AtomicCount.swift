@@ -2,8 +2,10 @@ import CStrataAtomics
 
 /// A word that many threads add to without a lock: how many calls a chain has seen, how many call trails are bound.
 ///
-/// Relaxed: it orders nothing else, so it fits a count that decides whether to look further or to sample, never
-/// one that guards other memory.
+/// Relaxed: it orders nothing else. It fits a count that decides whether to look further or to sample; a count that
+/// keeps a stale copy out (`PutBackGuard`, `CacheManager`'s clears and stale marks) is sound only because every change
+/// it counts is made under a lock, and counted after it, and the check that reads it is made under that lock too.
+/// A count taken before the change it counts lets a reader's mark include a change not made yet.
 package final class AtomicCount: @unchecked Sendable {
     // @unchecked Sendable is sound: `word` is only read and written by the atomic operations below.
     private let word: UnsafeMutablePointer<Int>

@@ -29,12 +29,17 @@ final class PutBackGuard: Sendable {
         return unkeyedWrites.value &+ keyedWrites[Self.stripe(key)].value
     }
 
-    /// Runs a write or removal of the faster layer — of `key`, or of every key for `nil` — and counts it.
+    /// Runs a write or removal of the faster layer — of `key`, or of every key for `nil` — and counts it once done.
+    ///
+    /// Counted after it, under the lock: a mark taken while it runs is of the count before it, so a copy read then
+    /// (before the write reached the slower layer) is not put back over it. Counted before it, such a mark already
+    /// counted the write, and a reader that missed the faster layer and read the slower one's older copy put that
+    /// copy back over the write once it ended.
     func write(_ key: String? = nil, _ body: () -> Void) {
         lock.withLock { _ in
+            body()
             writes.add(1)
             if let key { keyedWrites[Self.stripe(key)].add(1) } else { unkeyedWrites.add(1) }
-            body()
         }
     }
 
