@@ -138,7 +138,8 @@ public final class FileStoreInspector: Sendable {
     /// (magic, length, checksum) is removed, a link at such a name is removed itself, and a file without a sealed
     /// trailer (a user's file at an entry's name, or one cut short) or a folder is set aside by a rename
     /// (`<name>.damaged-<hex>`), never deleted. Names that are not entry file names are ignored, and missing
-    /// files count as removed.
+    /// files count as removed. An entry a later version of Strata wrote, in a layout this one does not know, is left
+    /// as it is (not counted): it is that version's, whole.
     ///
     /// - Parameter fileNames: ``FileStoreEntry/fileName`` values.
     /// - Returns: How many items were removed or set aside.
@@ -151,6 +152,8 @@ public final class FileStoreInspector: Sendable {
         var removed = 0
         var failure: StrataError?
         for fileName in fileNames where EntryName(fileName: fileName) != nil {
+            // A later Strata's entry (a layout this one does not know) is no damage: it stays for that version.
+            if case .failure(.newer) = EntryFile.readTrailer(in: folder, fileName: fileName) { continue }
             do {
                 _ = try EntryFile.dispose(fileName, in: folder)
                 removed += 1

@@ -105,6 +105,30 @@
             }
         }
 
+        /// An instance of an earlier version (a fleet mid-deploy, a rolled-back build) leaves a later schema as it is.
+        /// Before, the schema statement ran whenever the function's comment was not its own version exactly, so an
+        /// older instance put its older triggers back over the newer ones at every start. The comment stands for a
+        /// later version here.
+        @Test("a later schema is never put back to this one")
+        func laterSchemaStays() async throws {
+            try await withPostgres { server, client in
+                let texts: PostgresDataSource<String> = try source(client)
+                _ = try await texts.put("value", in: KeyQuery("k"))
+                let function = "\"\(texts.table)_notify\"()"
+                try await server.psql("COMMENT ON FUNCTION \(function) IS 'strata schema 99'")
+
+                let again: PostgresDataSource<String> = try source(client, table: texts.table)
+                #expect(try await again.get(KeyQuery("k")) == "value")
+
+                let rows = try await client.query(
+                    PostgresQuery(unsafeSQL: "SELECT obj_description(to_regprocedure('\(function)'), 'pg_proc')")
+                )
+                var comments: [String?] = []
+                for try await comment in rows.decode(String?.self) { comments.append(comment) }
+                #expect(comments == ["strata schema 99"])
+            }
+        }
+
         /// Before, every program_limit_exceeded (`54000`) was `tooLarge`, which no one retries: a NOTIFY queue held full
         /// by a listener idle in a transaction refused every write of every table as too large, though it empties once
         /// that transaction ends. The table's trigger raises the server's own code and message.

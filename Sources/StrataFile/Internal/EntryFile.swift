@@ -27,6 +27,10 @@ enum EntryFileProblem: Error, CustomStringConvertible {
     case foreign
     /// The file cannot be read (permissions, an I/O error); it is left alone.
     case unreadable(POSIXCallError)
+    /// A regular file whose trailer is sealed in a layout of a later version than this one knows (a store a newer
+    /// build wrote, opened by an older one after a downgrade): the store's own, and whole for that version, so it is
+    /// left alone, not read and not removed.
+    case newer(UInt8)
 
     /// The problem for a failed `openat` of an entry file.
     init(opening error: POSIXCallError) {
@@ -49,13 +53,14 @@ enum EntryFileProblem: Error, CustomStringConvertible {
         case .damaged(let reason), .wrongLength(let reason): reason
         case .foreign: "no sealed trailer, so perhaps not the store's file"
         case .unreadable(let error): "unreadable: \(error)"
+        case .newer(let version): "written in layout \(version) by a later version of Strata: left as it is"
         }
     }
 
     /// Whether the item is damage the store discards (removes, or sets aside when it is not a file).
     var isDamage: Bool {
         switch self {
-        case .missing, .unreadable: false
+        case .missing, .unreadable, .newer: false
         case .link, .notAFile, .damaged, .wrongLength, .foreign: true
         }
     }
@@ -86,6 +91,7 @@ enum EntryFile {
             }
             let length = Int(stamp.size)
             guard let trailer, trailer.payloadSize + tail.count == length else {
+                if let version = tail.first, version > EntryTrailer.taggedVersion { return .failure(.newer(version)) }
                 return .failure(.damaged("unreadable metadata"))
             }
             return .success((trailer, length, stamp))

@@ -65,9 +65,13 @@
             return name
         }
 
+        /// The version of the schema this code makes: raise it with the functions or the triggers.
+        static let schemaNumber = 8
+
         /// What the notifying function's comment says once this version of the schema is in place: the schema statement
-        /// changes nothing while it does. Change it with the functions or the triggers.
-        static let schemaVersion = "strata schema 8"
+        /// changes nothing while it, or a later version's, does (an older instance of a fleet mid-deploy never puts its
+        /// own older triggers back over a newer one's).
+        static let schemaVersion = "strata schema \(schemaNumber)"
 
         /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
         /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
@@ -116,7 +120,8 @@
                     IF to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
                         AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
                             AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
-                        AND obj_description(to_regprocedure('\(function)()'), 'pg_proc') = '\(Self.schemaVersion)'
+                        AND COALESCE(substring(obj_description(to_regprocedure('\(function)()'), 'pg_proc')
+                            FROM '^strata schema ([0-9]{1,9})$')::integer, 0) >= \(Self.schemaNumber)
                         AND EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
                             AND attname = 'version' AND atthasdef)
                     THEN
