@@ -25,7 +25,9 @@ struct EntryTrailer: Equatable {
     /// 4: version 3 plus the date the value stops being fresh. Versions 3 (no fresh-until field) and 2 (no
     /// attributes field either) are still read; version 1 (an xxHash64 of the data instead of a
     /// `ContentChecksum`) reads as damaged: a miss, and the file is removed. A sealed trailer of a later version than
-    /// ``taggedVersion`` is a later Strata's (`EntryFileProblem.newer`): a miss, and the file is left as it is.
+    /// ``taggedVersion`` is a later Strata's (`EntryFileProblem.newer`): a miss, and the file is left as it is. So a
+    /// later change of the layout takes a new version, not a new flag bit: a renewal writes only the bits it knows,
+    /// and an earlier build renewing an entry would drop a bit it does not.
     ///
     /// An entry with tags is written as version 5 (``taggedVersion``): version 4 plus its tags. An entry without
     /// tags stays version 4, so stores that never tag an entry stay readable by versions that know 4 only.
