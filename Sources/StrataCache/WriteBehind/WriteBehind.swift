@@ -9,8 +9,9 @@ import Strata
 /// any, so that what the caller does next happens after it. ``flush()`` waits, without blocking a thread, until the writes queued before
 /// it are done (not those queued after, which a steady stream of writes would never let end).
 ///
-/// Nothing here blocks an async caller: the only wait is ``drop(_:)``'s on the one write in progress (of the key it
-/// drops), from a synchronous API.
+/// Nothing here blocks an async caller but ``drop(_:)``, which waits on its thread for the one write in progress (of the
+/// key it drops): it serves synchronous APIs (BlobCache's `remove`, `removeAll`, `cleanPersistent(.all)`), which,
+/// called from async code, hold a thread of the pool for that write.
 final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// A queued write: its value, its generation and what carries it out.
     private struct Pending {

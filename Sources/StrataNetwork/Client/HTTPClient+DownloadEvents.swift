@@ -86,8 +86,10 @@ final class DownloadHandOff: Sendable {
 /// The events of one ``HTTPClient/downloads(_:)`` as the caller pulls them; when the caller lets them go, the
 /// download is cancelled and its file, if not handed out, deleted.
 final class DownloadSession: @unchecked Sendable {
-    // @unchecked: `events` is used only by `next()`, which the one iterator of the pulled sequence calls one call
-    // at a time; the rest is immutable and Sendable.
+    // @unchecked: `events` is used only by `next()`, which the pulled sequence's iterator calls one call at a time;
+    // the rest is immutable and Sendable. Iterating that sequence from two tasks at once is a programmer error for an
+    // `AsyncThrowingStream` (it would run `next()` twice at once here, and the inner stream then traps): the sound use
+    // is the one the type documents.
     private var events: AsyncThrowingStream<DownloadEvent, any Error>.Iterator
     private let handOff: DownloadHandOff
     private let task: Task<Void, Never>
