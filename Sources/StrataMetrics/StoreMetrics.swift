@@ -42,7 +42,8 @@
         ///
         /// - Parameters:
         ///   - store: The store's name, the `store` dimension.
-        ///   - factory: Where the metrics go; the bootstrapped `MetricsSystem.factory` by default.
+        ///   - factory: Where the metrics go; by default the `MetricsSystem.factory` bootstrapped when this is made
+        ///     (make it after `MetricsSystem.bootstrap`).
         public init(store: String, factory: any MetricsFactory = MetricsSystem.factory) {
             self.store = store
             self.factory = factory

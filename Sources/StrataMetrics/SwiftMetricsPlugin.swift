@@ -49,7 +49,8 @@
         /// Creates the plugin.
         ///
         /// - Parameters:
-        ///   - factory: Where the metrics go; the bootstrapped `MetricsSystem.factory` by default.
+        ///   - factory: Where the metrics go; by default the `MetricsSystem.factory` bootstrapped when this is made
+        ///     (make it after `MetricsSystem.bootstrap`).
         ///   - timingInterval: One call in how many is timed, per source or repository (16 by default; 1 times
         ///     every call). Every call is counted either way; timing a call reads the clock twice, which costs more
         ///     than a memory-cache hit. When another plugin on the same source or repository observes every call,

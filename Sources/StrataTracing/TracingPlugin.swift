@@ -36,7 +36,8 @@
         /// Creates the plugin.
         ///
         /// - Parameters:
-        ///   - tracer: The tracer; the bootstrapped `InstrumentationSystem.tracer` by default.
+        ///   - tracer: The tracer; by default the `InstrumentationSystem.tracer` bootstrapped when this is made: made
+        ///     before `InstrumentationSystem.bootstrap`, the plugin has the no-op tracer and skips every call.
         ///   - includesValues: Record errors with their whole messages; off by default.
         public init(tracer: any Tracer = InstrumentationSystem.tracer, includesValues: Bool = false) {
             self.tracer = tracer

@@ -32,7 +32,8 @@
         ///
         /// - Parameters:
         ///   - base: The transport that sends the requests; ``StrataNetwork/URLSessionTransport/shared`` by default.
-        ///   - tracer: The tracer; the bootstrapped `InstrumentationSystem.tracer` by default.
+        ///   - tracer: The tracer; by default the `InstrumentationSystem.tracer` bootstrapped when this is made (make
+        ///     it after `InstrumentationSystem.bootstrap`).
         ///   - includesValues: Record the request's path and failures with their whole messages; off by default.
         public init(
             _ base: any HTTPTransport = URLSessionTransport.shared,

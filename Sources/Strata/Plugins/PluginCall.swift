@@ -64,7 +64,8 @@ public struct PluginCall: Sendable {
     public var queryDescription: String { String(describing: query) }
 
     /// The operation's name (``RepositoryOperation/name``): `default`, `main`, `mainSync`, `cache`,
-    /// `cacheIgnoringValidation`, `cacheSync`, or what a custom operation says (its type name by default); `nil`
-    /// for a data source.
+    /// `cacheIgnoringValidation`, `cacheSync`, `cacheSyncStaleWhileRevalidate` (a `cacheSync` with a
+    /// stale-while-revalidate window), or what a custom operation says (its type name by default); `nil` for a data
+    /// source.
     public var operationName: String? { operation?.name }
 }

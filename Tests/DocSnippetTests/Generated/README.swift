@@ -51,35 +51,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:151
-struct README_151 {
-    /// Every `interval`, adds what `plugin` counted since the last export to swift-metrics counters and records the
-    /// latest p99 latency.
-    func exportMetrics(of plugin: MetricsPlugin, every interval: Duration) async throws {
-        var previous: [MetricsSnapshot.Key: CallMetrics] = [:]
-        while !Task.isCancelled {
-            try await Task.sleep(for: interval)
-            for (key, now) in plugin.snapshot().entries {
-                let before = previous[key] ?? CallMetrics()
-                var dimensions = [("source", key.source), ("method", key.method.rawValue)]
-                if let operation = key.operation { dimensions.append(("operation", operation)) }
-                Counter(label: "strata_calls", dimensions: dimensions).increment(by: now.calls - before.calls)
-                Counter(label: "strata_hits", dimensions: dimensions).increment(by: now.hits - before.hits)
-                Counter(label: "strata_misses", dimensions: dimensions).increment(by: now.misses - before.misses)
-                Counter(label: "strata_failures", dimensions: dimensions).increment(by: now.failures - before.failures)
-                if let p99 = now.latency.p99 {
-                    let seconds = Double(p99.components.seconds) + Double(p99.components.attoseconds) / 1e18
-                    Gauge(label: "strata_latency_p99_seconds", dimensions: dimensions).record(seconds)
-                }
-                previous[key] = now
-            }
-        }
-    }
-}
-
-// README.md:206
+// README.md:177
 extension DocSnippetContext {
-    func README_206() async throws {
+    func README_177() async throws {
         let metrics = MetricsPlugin()
         let api = UsersAPI(client).plugins([
             LoggingPlugin { record in logger.debug("\(record.message)") },   // no values logged unless asked
@@ -91,9 +65,9 @@ extension DocSnippetContext {
     }
 }
 
-// README.md:221
+// README.md:192
 extension DocSnippetContext {
-    func README_221() async throws {
+    func README_192() async throws {
         for await response in users.stream(IdQuery(42), operation: .cacheSync) {
             // .loading, then the cached value (isStale if expired), then main's fresh value, then every later write
             if let user = response.value { render(user, stale: response.isStale, from: response.origin) }
