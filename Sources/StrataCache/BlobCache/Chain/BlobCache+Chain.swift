@@ -2,9 +2,10 @@ import Foundation
 import Strata
 
 extension BlobCache {
-    /// The persistent layer as the lower repository's cache: the file tier, seen by the plugins, behind the
-    /// HTTP freshness validator (a stale blob is a `notValid` miss that carries it, for revalidation).
-    typealias FileLayer = ValidatedDataSource<PluggedDataSource<BlobFileTier>, FreshnessValidator<Blob>>
+    /// The persistent layer as the lower repository's cache: the file tier behind the HTTP freshness validator (a
+    /// stale blob is a `notValid` miss that carries it, for revalidation), seen by the plugins as validated — a stale
+    /// blob is `notValid` to them too, not a hit.
+    typealias FileLayer = PluggedDataSource<ValidatedDataSource<BlobFileTier, FreshnessValidator<Blob>>>
 
     /// The lower repository: the persistent layer over the network.
     typealias DiskRepository = CacheRepository<PluggedDataSource<BlobNetworkTier>, FileLayer>
@@ -19,8 +20,8 @@ extension BlobCache {
     /// request); a disk hit takes no shared-read path, which costs a thread hop each way.
     static func makeChain(_ link: BlobCacheLink, configuration: Configuration) -> Chain {
         let plugins = configuration.plugins
-        let file = BlobFileTier(link: link).plugins(plugins, name: "file")
-            .validated(by: .fresh(clock: configuration.clock))
+        let file = BlobFileTier(link: link).validated(by: .fresh(clock: configuration.clock))
+            .plugins(plugins, name: "file")
         let disk = DiskRepository(main: BlobNetworkTier(link: link).plugins(plugins, name: "network"), cache: file)
         return Chain(
             main: BlobDiskTier(disk, clock: configuration.clock),
