@@ -26,14 +26,10 @@
         }
 
         /// The most Unicode scalars (characters, in most text) of a query or a value a line shows.
-        static let loggedTextLimit = 1_024
+        static var loggedTextLimit: Int { LoggedText.limit }
 
-        /// A query's or a value's text as a line shows it: one line whatever it holds (``Strata/StrataError``'s rule for
-        /// messages: no line break or control character a text log handler would print as it is), at most
-        /// ``loggedTextLimit`` Unicode scalars (a letter and any number of combining marks is one `Character`).
-        static func loggable(_ value: Any) -> String {
-            let (shown, isCut) = String(describing: value).prefixForMessage(loggedTextLimit)
-            return StrataError.oneLine(shown) + (isCut ? "…" : "")
-        }
+        /// A query's or a value's text as a line shows it: one line, at most ``loggedTextLimit`` Unicode scalars (the
+        /// core's rule for every logging plugin).
+        static func loggable(_ value: Any) -> String { LoggedText.of(value) }
     }
 #endif

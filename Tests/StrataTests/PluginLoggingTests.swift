@@ -27,7 +27,26 @@ struct PluginLoggingTests {
         #expect(log.all.allSatisfy { $0.value == nil })
         let text = log.all.map { "\($0.message) \($0.metadata)" }.joined()
         #expect(!text.contains("s3cret") && !text.contains("an0ther"))
-        #expect(log.all[0].message.hasPrefix("get KeyQuery(key: \"token\") on tokens: succeeded in "))
+        // And the query by its kind only: a key may be a URL with a token in its query (before, its text was logged)
+        #expect(log.all[0].message.hasPrefix("get KeyQuery on tokens: succeeded in "))
+        #expect(!text.contains("\"token\""))
+    }
+
+    /// With values on, the query and the values show as text, each on one line and cut at 1,024 Unicode scalars: a
+    /// value's line breaks no longer split one record into several lines of a text log, or forge another.
+    @Test func valuesShownAreOneLineAndBounded() async throws {
+        let log = PluginTestLog()
+        let forged = "ok\n2026-12-05 error forged line"
+        let long = String(repeating: "x", count: 5_000)
+        let source = PluginTestStore(["a": forged, "b": long])
+            .plugins([LoggingPlugin(includesValues: true, sink: log.sink)], name: "notes")
+
+        _ = try await source.get(KeyQuery("a"))
+        _ = try await source.get(KeyQuery("b"))
+
+        #expect(log.all[0].message.hasPrefix("get KeyQuery(key: \"a\") on notes: succeeded in "))
+        #expect(log.all.allSatisfy { !$0.message.contains("\n") && !($0.value ?? "").contains("\n") })
+        #expect(log.all[1].value?.unicodeScalars.count == 1_025, "1,024 and the ellipsis")
     }
 
     @Test func traceLevelAlsoLogsTheStartOfEachCall() async throws {

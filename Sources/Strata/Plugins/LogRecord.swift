@@ -24,7 +24,8 @@ public struct LogRecord: Sendable {
     /// The name of the source or repository.
     public let source: String
 
-    /// The query, as text.
+    /// The query, as text (one line, at most 1,024 Unicode scalars), when values are shown; else its kind, such as
+    /// `KeyQuery`: a key may be a URL with a token in its query.
     public let query: String
 
     /// The repository operation's name; `nil` for a data source.
@@ -40,8 +41,8 @@ public struct LogRecord: Sendable {
     /// causes are left out — a logger that wants them calls ``StrataError/detailedDescription()``).
     public let error: String?
 
-    /// The value returned (or written, for a start of `put`) as text — only when the plugin was asked to
-    /// include values; `nil` otherwise.
+    /// The value returned (or written, for a start of `put`) as text — one line, at most 1,024 Unicode scalars — only
+    /// when the plugin was asked to include values; `nil` otherwise.
     public let value: String?
 
     /// Creates a record.
@@ -52,29 +53,32 @@ public struct LogRecord: Sendable {
     ///   - call: The call.
     ///   - duration: How long it took.
     ///   - error: The error it failed with.
-    ///   - value: The value as text, if values are logged.
+    ///   - value: The value as text, if values are logged: shown on one line, cut at 1,024 Unicode scalars.
+    ///   - showsQuery: Whether the query shows as text (one line, cut as `value`), or by its kind only.
     public init(
         level: LogLevel,
         event: Event,
         call: PluginCall,
         duration: Duration? = nil,
         error: (any Error)? = nil,
-        value: String? = nil
+        value: String? = nil,
+        showsQuery: Bool = true
     ) {
         self.level = level
         self.event = event
         self.method = call.method
         self.source = call.source
-        self.query = call.queryDescription
+        self.query = showsQuery ? LoggedText.of(call.queryDescription) : String(describing: type(of: call.query))
         self.operation = call.operationName
         self.duration = duration
         self.errorCode = error?.strataCode
         // One line whatever the error: a StrataError's description is one line, another error's may not be.
         self.error = error.map { StrataError.oneLine(String(describing: $0)) }
-        self.value = value
+        self.value = value.map(LoggedText.of)
     }
 
-    /// A one-line summary, such as `get IdQuery<Int>(id: 42) on Users [cacheSync]: missed (notFound) in 2 ms`.
+    /// A one-line summary, such as `get IdQuery<Int> on Users [cacheSync]: missed (notFound) in 2 ms` (with values
+    /// shown, `get IdQuery<Int>(id: 42) on Users …`).
     public var message: String {
         var text = "\(method) \(query) on \(source)"
         if let operation { text += " [\(operation)]" }

@@ -4,8 +4,10 @@
 /// Records below ``minimumLevel`` are not built at all. By default the level of each event is
 /// ``Levels-swift.struct``: start `trace`, success and miss `debug`, failure `error`. Values are never
 /// logged unless ``includesValues`` is on: a cached token or a user's profile should not end up in logs
-/// by accident; nor is an error's message, which may quote a key, a URL with its query or the first bytes of a
-/// server's answer (``Strata/StrataError/redacted()``: its code and summary, such as `HTTP 503`, are logged).
+/// by accident; nor is a query's text (its kind is, such as `KeyQuery`: a key may be a URL with a token in its query),
+/// nor an error's message, which may quote a key, a URL with its query or the first bytes of a server's answer
+/// (``Strata/StrataError/redacted()``: its code and summary, such as `HTTP 503`, are logged). What is logged is one
+/// line, each query or value cut at 1,024 Unicode scalars.
 ///
 /// ```swift
 /// let users = UsersAPI(client).plugins([
@@ -61,8 +63,8 @@ public struct LoggingPlugin: StrataPlugin {
     /// - Parameters:
     ///   - minimumLevel: The least important level logged; `debug` by default.
     ///   - levels: The level of each kind of event.
-    ///   - includesValues: Put the values read and written, and the messages of errors, into records; off by
-    ///     default.
+    ///   - includesValues: Put the values read and written, the queries' text and the messages of errors into
+    ///     records; off by default.
     ///   - clock: What durations are measured on.
     ///   - sink: Receives each record; it must be quick and thread-safe.
     public init(
@@ -86,7 +88,9 @@ public struct LoggingPlugin: StrataPlugin {
     ) async throws -> R {
         if levels.started >= minimumLevel {
             let value = includesValues ? call.value.map { String(describing: $0) } : nil
-            sink(LogRecord(level: levels.started, event: .started, call: call, value: value))
+            sink(
+                LogRecord(level: levels.started, event: .started, call: call, value: value, showsQuery: includesValues)
+            )
         }
         let stopwatch = PluginStopwatch(clock: clock)
         do {
@@ -95,7 +99,14 @@ public struct LoggingPlugin: StrataPlugin {
                 let value = includesValues ? String(describing: result) : nil
                 let duration = stopwatch.elapsed()
                 sink(
-                    LogRecord(level: levels.succeeded, event: .succeeded, call: call, duration: duration, value: value)
+                    LogRecord(
+                        level: levels.succeeded,
+                        event: .succeeded,
+                        call: call,
+                        duration: duration,
+                        value: value,
+                        showsQuery: includesValues
+                    )
                 )
             }
             return result
@@ -106,7 +117,16 @@ public struct LoggingPlugin: StrataPlugin {
                 let event: LogRecord.Event = isMiss ? .missed : .failed
                 // An error's message may hold a key, a URL's query or a server's words: values, withheld with them.
                 let reported = includesValues ? error : StrataError.redacting(error)
-                sink(LogRecord(level: level, event: event, call: call, duration: stopwatch.elapsed(), error: reported))
+                sink(
+                    LogRecord(
+                        level: level,
+                        event: event,
+                        call: call,
+                        duration: stopwatch.elapsed(),
+                        error: reported,
+                        showsQuery: includesValues
+                    )
+                )
             }
             throw error
         }

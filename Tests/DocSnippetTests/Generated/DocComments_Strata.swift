@@ -164,9 +164,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Plugins/LoggingPlugin.swift:10
+// Sources/Strata/Plugins/LoggingPlugin.swift:12
 extension DocSnippetContext {
-    func LoggingPlugin_10() async throws {
+    func LoggingPlugin_12() async throws {
         let users = UsersAPI(client).plugins([
             LoggingPlugin(minimumLevel: .debug) { record in print(record.message) }
         ])
