@@ -59,6 +59,33 @@ struct PluginLoggingTests {
         #expect(log.all.map(\.level) == [.trace, .debug])
     }
 
+    /// A plugin that logs only misses and failures observes failures alone, and one that logs nothing skips the
+    /// calls: before, it intercepted every call whatever its level (and a counting plugin beside it lost its counting
+    /// path).
+    @Test func itTakesPartOnlyAsFarAsItsLevelsLog() async throws {
+        let attachment = PluginAttachment(name: "notes", kind: .dataSource)
+        func participation(_ level: LogLevel) -> PluginParticipation {
+            LoggingPlugin(minimumLevel: level) { _ in }.participation(in: attachment)
+        }
+        #expect(participation(.trace) == .intercepts)
+        #expect(participation(.debug) == .intercepts)
+        #expect(participation(.info) == .observesFailures)
+        #expect(participation(.error) == .observesFailures)
+        #expect(participation(.critical) == .skipped)
+
+        // And at info a miss is not logged, a failure is (without a duration: only failures were observed)
+        let log = PluginTestLog()
+        let store = PluginTestStore(["a": 1])
+        let source = store.plugins([LoggingPlugin(minimumLevel: .info, sink: log.sink)], name: "notes")
+        _ = try await source.get(KeyQuery("a"))
+        _ = try? await source.get(KeyQuery("missing"))
+        store.failNext(StrataError(.network, "Reset"))
+        _ = try? await source.get(KeyQuery("a"))
+        #expect(log.all.map(\.event) == [.failed])
+        #expect(log.all.first?.errorCode == .network)
+        #expect(log.all.first?.duration == nil)
+    }
+
     @Test func errorLevelLogsOnlyFailures() async throws {
         let log = PluginTestLog()
         let store = PluginTestStore(["a": 1])

@@ -81,6 +81,19 @@ public struct LoggingPlugin: StrataPlugin {
         self.sink = sink
     }
 
+    /// Intercepts calls when a start or a success is logged; when only misses and failures are, observes failures
+    /// alone (a call that returns then costs nothing, and a counting plugin beside this one keeps its counting path;
+    /// such a record has no duration); when nothing is, skips every call.
+    public func participation(in attachment: PluginAttachment) -> PluginParticipation {
+        if levels.started >= minimumLevel || levels.succeeded >= minimumLevel { return .intercepts }
+        return levels.missed >= minimumLevel || levels.failed >= minimumLevel ? .observesFailures : .skipped
+    }
+
+    /// Logs a miss or a failure, when only those are logged (``participation(in:)``).
+    public func callDidFail(_ call: PluginCall, error: any Error) {
+        logFailure(call, error, duration: nil)
+    }
+
     /// Logs the start, runs the call, logs its outcome.
     public func intercept<R: Sendable>(
         _ call: PluginCall,
@@ -111,24 +124,28 @@ public struct LoggingPlugin: StrataPlugin {
             }
             return result
         } catch {
-            let isMiss = (error as? StrataError)?.isMiss ?? false
-            let level = isMiss ? levels.missed : levels.failed
-            if level >= minimumLevel {
-                let event: LogRecord.Event = isMiss ? .missed : .failed
-                // An error's message may hold a key, a URL's query or a server's words: values, withheld with them.
-                let reported = includesValues ? error : StrataError.redacting(error)
-                sink(
-                    LogRecord(
-                        level: level,
-                        event: event,
-                        call: call,
-                        duration: stopwatch.elapsed(),
-                        error: reported,
-                        showsQuery: includesValues
-                    )
-                )
-            }
+            logFailure(call, error, duration: stopwatch.elapsed())
             throw error
         }
+    }
+
+    /// Logs a call that failed with `error` (a miss at ``Levels-swift.struct/missed``), after `duration` when known,
+    /// unless its level is below ``minimumLevel``.
+    private func logFailure(_ call: PluginCall, _ error: any Error, duration: Duration?) {
+        let isMiss = (error as? StrataError)?.isMiss ?? false
+        let level = isMiss ? levels.missed : levels.failed
+        guard level >= minimumLevel else { return }
+        // An error's message may hold a key, a URL's query or a server's words: values, withheld with them.
+        let reported = includesValues ? error : StrataError.redacting(error)
+        sink(
+            LogRecord(
+                level: level,
+                event: isMiss ? .missed : .failed,
+                call: call,
+                duration: duration,
+                error: reported,
+                showsQuery: includesValues
+            )
+        )
     }
 }

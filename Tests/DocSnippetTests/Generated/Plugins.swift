@@ -38,9 +38,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:97
+// Sources/Strata/Strata.docc/Plugins.md:98
 extension DocSnippetContext {
-    func Plugins_97() async throws {
+    func Plugins_98() async throws {
         let retry = RetryPlugin(
             configuration: .init(maxAttempts: 4, backoff: .init(initial: .milliseconds(200), maximum: .seconds(5))),
             clock: clock,
@@ -50,25 +50,25 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:112
+// Sources/Strata/Strata.docc/Plugins.md:113
 extension DocSnippetContext {
-    func Plugins_112() async throws {
+    func Plugins_113() async throws {
         let faults = FaultInjectionPlugin(configuration: .init(delay: .fixed(.seconds(1)), errorRate: 0.25), seed: 42)
         _ = faults
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:129
+// Sources/Strata/Strata.docc/Plugins.md:130
 extension DocSnippetContext {
-    func Plugins_129() async throws {
+    func Plugins_130() async throws {
         let downloads = RequestCoalescer<URL, Data>()
         let data = try await downloads.run(key: url) { try await fetch(url) }
         _ = (downloads, data)
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:146
-struct Plugins_146 {
+// Sources/Strata/Strata.docc/Plugins.md:147
+struct Plugins_147 {
     /// Serves a placeholder when the source fails, and fails fast while a circuit is open.
     struct PlaceholderPlugin: StrataPlugin {
         let placeholder: User
@@ -89,8 +89,8 @@ struct Plugins_146 {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:175
-struct Plugins_175 {
+// Sources/Strata/Strata.docc/Plugins.md:176
+struct Plugins_176 {
     /// Reports the calls that took longer than a tenth of a second.
     struct SlowCallReporter: StrataPlugin {
         let report: @Sendable (String) -> Void
