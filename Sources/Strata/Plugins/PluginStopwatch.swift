@@ -1,24 +1,34 @@
 import struct Foundation.Date
 
-/// Measures the duration of a call on a plugin's clock.
+/// Measures the duration of a call: on the monotonic clock when the plugin's clock is the system's, so that a step of
+/// the wall clock during a call (a time sync, a user setting the date) measures neither an hour nor nothing; on the
+/// plugin's clock when one is injected, so that tests move it.
 struct PluginStopwatch {
-    private let clock: any WallClock
-    private let start: Date
+    private enum Start {
+        case monotonic(ContinuousClock.Instant)
+        case wall(any WallClock, Date)
+    }
+
+    private let start: Start
 
     /// Starts measuring now.
     init(clock: any WallClock) {
-        self.clock = clock
-        self.start = clock.now()
+        start = clock is SystemClock ? .monotonic(.now) : .wall(clock, clock.now())
     }
 
-    /// The time since the start, in whole microseconds; zero if the clock went backwards.
+    /// The time since the start, in whole microseconds; zero if an injected clock went backwards.
     ///
     /// A `Date` near today holds about a quarter of a microsecond of precision, so finer digits would be
     /// noise.
     func elapsed() -> Duration {
-        let seconds = clock.now().timeIntervalSince(start)
-        guard seconds > 0 else { return .zero }
-        return .microseconds(Int64(min(seconds * 1e6, 9e15).rounded()))
+        switch start {
+        case .monotonic(let instant):
+            return .microseconds(instant.duration(to: .now).nanoseconds / 1_000)
+        case .wall(let clock, let date):
+            let seconds = clock.now().timeIntervalSince(date)
+            guard seconds > 0 else { return .zero }
+            return .microseconds(Int64(min(seconds * 1e6, 9e15).rounded()))
+        }
     }
 }
 
