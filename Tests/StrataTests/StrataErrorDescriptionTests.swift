@@ -69,6 +69,24 @@ struct StrataErrorDescriptionTests {
         #expect(String(reflecting: top) == top.detailedDescription())
     }
 
+    /// Before, a cause that is not a `StrataError` was written with `String(reflecting:)`: its debug description,
+    /// which PostgreSQL's `PSQLError` fills with the statement's bound values (keys, JSON values) that its
+    /// `description` keeps out, and whose server text went to a terminal as it was.
+    @Test func aForeignCauseShowsItsDescriptionNotItsDebugDescriptionAndActsOnNoTerminal() {
+        struct ServerError: Error, CustomStringConvertible, CustomDebugStringConvertible {
+            var description: String { "server said \u{1B}[2Jno\nsecond line" }
+            var debugDescription: String { "bound values: secret-token" }
+        }
+        let error = StrataError(.io, "write failed", underlying: ServerError(), file: "M/A.swift", line: 1)
+
+        let lines = error.detailedDescription().split(separator: "\n").map(String.init)
+
+        #expect(!error.detailedDescription().contains("secret-token"))
+        #expect(lines[1] == #"├─ Cause: server said \u{1B}[2Jno"#)
+        #expect(lines[2] == "│  second line")
+        #expect(lines.last == "└─ Source location: M/A.swift:1")
+    }
+
     @Test func keysAreQuotedOneWayAndLongOnesAreCut() {
         #expect(StrataError.quoted(key: "user/42") == #""user/42""#)
         #expect(StrataError.quoted(key: "a\"b\nc") == #""a\"b\nc""#)

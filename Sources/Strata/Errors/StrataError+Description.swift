@@ -22,6 +22,11 @@ extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, Lo
     /// A multi-line description: the one-line ``description``, then the chain of causes as a
     /// tree (a cause that is itself a ``StrataError`` is drawn with its own causes) and where the error was made.
     ///
+    /// Another error is drawn by its `description`, each of its lines as ``description`` writes a message (its
+    /// control characters shown, not acted on); its debug description, which may hold what its author kept out of
+    /// the description (PostgreSQL's `PSQLError`: the statement's bound values), is `String(reflecting:)` of
+    /// ``underlying``.
+    ///
     /// ```text
     /// StrataError.io: Creating the store folder /data/cache failed
     /// ├─ Cause: mkdirat(/data/cache) failed: Not a directory (errno 20)
@@ -40,9 +45,11 @@ extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, Lo
                 lines.append((index == 0 ? "│  └─ " : "│     ") + line)
             }
         } else if let underlying {
-            let causeLines = String(reflecting: underlying).split(separator: "\n", omittingEmptySubsequences: false)
+            // The cause's description, not its debug description: PostgreSQL's `PSQLError` keeps the statement's
+            // bound values out of the one and puts them in the other.
+            let causeLines = String(describing: underlying).split(separator: "\n", omittingEmptySubsequences: false)
             for (index, line) in causeLines.enumerated() {
-                lines.append((index == 0 ? "├─ Cause: " : "│  ") + line)
+                lines.append((index == 0 ? "├─ Cause: " : "│  ") + Self.oneLine(String(line)))
             }
         }
         lines.append("└─ Source location: \(file):\(line)")
