@@ -178,7 +178,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             let written = storable.compactMap { fetched[$0] }
             let storeQuery = try narrowed(query, to: storable)
             let stored = try await writingBack(since: stamp, storeQuery) {
-                try await syncCache(after: written, payload: written.map { $0.value }) {
+                try await syncCache(after: written, payload: written.map { $0.value }, superseding: storeQuery) {
                     written.keepingMetadata(of: try await cache.putAllEntries(written, in: storeQuery))
                 }
             }

@@ -119,7 +119,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                         return PlannedAnswer(entry: renewed, source: .main, isStale: false)
                     }
                     let stored = try await writingBack(since: stamp, read.query) {
-                        try await syncCache(after: renewed, payload: read.value(renewed)) {
+                        try await syncCache(after: renewed, payload: read.value(renewed), superseding: read.query) {
                             try await read.renew(renewed)
                         }
                     }
@@ -162,7 +162,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             return PlannedAnswer(entry: entry, source: .main, isStale: false)
         }
         let stored = try await writingBack(since: stamp, read.query) {
-            try await syncCache(after: entry, payload: read.value(entry)) { try await read.store(entry) }
+            try await syncCache(after: entry, payload: read.value(entry), superseding: read.query) {
+                try await read.store(entry)
+            }
         }
         return PlannedAnswer(entry: stored, source: .main, isStale: false)
     }

@@ -36,7 +36,7 @@ extension CacheRepository {
             defer { announce() }
             guard plan.thenOther else { return first }
             if plan.first == .main {
-                return try await syncCache(after: first) { try await toCache(first) }
+                return try await syncCache(after: first, superseding: query) { try await toCache(first) }
             }
             return try await writeMain(first)
         }

@@ -146,9 +146,12 @@ extension CacheRepository {
 
     /// What a failed cache write after a successful main call does.
     public enum CacheWritePolicy: Sendable, Hashable {
-        /// The call fails with ``StrataError/Code/cacheSyncFailed``; the main value is the error's payload.
+        /// The call fails with ``StrataError/Code/cacheSyncFailed``; the main value is the error's payload. The
+        /// cache's older copy of the keys is removed first.
         case required
-        /// The failure is ignored and the main value is returned.
+        /// The failure is ignored and the main value is returned, once the cache's older copy of the keys is removed
+        /// (so that no read serves what main's answer superseded); when that removal fails too, the call fails as
+        /// under ``required``.
         case bestEffort
     }
 
@@ -174,25 +177,53 @@ extension CacheRepository {
 
     /// Runs a cache write that follows a successful main call, applying the write policy.
     ///
+    /// A cache write that fails may leave the cache's older copy of `query` in place (a store that refuses a value
+    /// too large, or a full disk, keeps the entry it had): it is removed (``removeCopy(in:of:)``), so that no read
+    /// serves what main's answer superseded. When it cannot be removed either, the call fails with
+    /// ``StrataError/Code/cacheSyncFailed`` whatever the policy: the caller must know that reads may not see it.
+    ///
     /// - Parameters:
     ///   - mainResult: What the call returns when a best-effort write fails.
     ///   - payload: The payload of ``StrataError/Code/cacheSyncFailed``: main's value; `mainResult` by default.
+    ///   - query: What the cache write stores, renews or deletes.
     ///   - write: The cache write.
     func syncCache<Result: Sendable>(
         after mainResult: Result,
         payload: (any Sendable)? = nil,
+        superseding query: any Query,
         _ write: () async throws -> Result
     ) async throws -> Result {
         do {
             return try await write()
         } catch {
-            if configuration.cacheWrites == .bestEffort { return mainResult }
+            let isRemoved = await Self.removeCopy(in: cache, of: query)
+            if configuration.cacheWrites == .bestEffort, isRemoved { return mainResult }
             throw StrataError(
                 .cacheSyncFailed,
-                "The main source succeeded but writing its result to the cache failed",
+                isRemoved
+                    ? "The main source succeeded but writing its result to the cache failed"
+                    : "The main source succeeded but writing its result to the cache failed, and the cache's older copy could not be removed",
                 underlying: error,
                 payload: payload ?? mainResult
             )
+        }
+    }
+
+    /// Removes the cache's copy of the entries `query` names (a ``KeyedQuery`` or a ``MultiKeyedQuery``), which an
+    /// answer or a write of main superseded; whether none is left to serve.
+    ///
+    /// A listing query's copy is left (`true`): removing it would empty the whole cache. A cache that cannot delete
+    /// keeps its copy (`false`). Streams are not told "deleted": the value is not gone, only the cache's copy.
+    static func removeCopy(in cache: Cache, of query: any Query) async -> Bool {
+        guard query is any KeyedQuery || query is any MultiKeyedQuery else { return true }
+        guard let cache = cache as? any DeleteDataSource else { return false }
+        do {
+            try await ObservationScope.$isStreamRefresh.withValue(true) { try await cache.delete(query) }
+            return true
+        } catch let error as StrataError where error.code == .notFound {
+            return true
+        } catch {
+            return false
         }
     }
 }
