@@ -4,6 +4,26 @@ import StrataTesting
 import Testing
 
 struct MemoryObservationTests {
+    /// Before, the broadcaster was freed with its store without ending its streams: a consumer iterating one waited
+    /// for ever (its task, and all it held, leaked).
+    @Test(.timeLimit(.minutes(1))) func aReleasedStoreEndsItsStreams() async throws {
+        var memory: MemoryDataSource<String>? = MemoryDataSource()
+        let ofEveryKey = try #require(memory).changes(forKey: nil)
+        let ofOneKey = try #require(memory).changes(forKey: "k")
+        let consumers = [ofEveryKey, ofOneKey].map { changes in
+            Task { () -> Int in
+                var count = 0
+                for await _ in changes { count += 1 }
+                return count
+            }
+        }
+        _ = try await memory?.put("v", in: KeyQuery("k"))
+        memory = nil
+        var counts: [Int] = []
+        for consumer in consumers { counts.append(await consumer.value) }
+        #expect(counts.allSatisfy { $0 <= 1 })
+    }
+
     @Test func putsRemovalsAndRemoveAllAreAnnouncedButEvictionIsNot() async throws {
         let memory = MemoryDataSource<Int>(countLimit: 1)
         let recorder = Gate<[DataChange]>()

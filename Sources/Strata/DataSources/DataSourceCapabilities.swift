@@ -29,7 +29,7 @@ public protocol DataSourceCapabilities: Sendable {
     /// writes.
     ///
     /// - Parameter key: The key to observe; `nil` for every key.
-    /// - Returns: A stream of changes that ends when the consumer stops iterating.
+    /// - Returns: A stream of changes that ends when the consumer stops iterating, or when the source is released.
     func changes(forKey key: String?) -> AsyncStream<DataChange>
 
     /// Whether a read answers at once, from memory, without waiting for a disk, a network or a lock held for long.

@@ -52,6 +52,15 @@ public final class ChangeBroadcaster: Sendable {
         self.observerCountDidChange = observerCountDidChange
     }
 
+    /// Ends every observer's stream: a broadcaster released with its source (a store the app let go) leaves no
+    /// consumer waiting for changes that can no longer come.
+    deinit {
+        let deliveries = state.withLock { state in
+            state.allKeys.values.map(\.delivery) + state.byKey.values.flatMap { $0.values.map(\.delivery) }
+        }
+        for delivery in deliveries { delivery.finish() }
+    }
+
     /// Returns a stream of the changes of one key, or of every key.
     ///
     /// Changes of every key (``DataChange/deleteAll``, ``DataChange/invalidateAll``) reach every observer.
@@ -61,7 +70,8 @@ public final class ChangeBroadcaster: Sendable {
     ///   - limit: How many undelivered changes the stream keeps, older ones dropped first; at least 1. By default
     ///     (`nil`) one for a key and 64 for every key: with room for one, an observer of every key that falls
     ///     behind hears ``DataChange/invalidateAll`` in place of the change it missed.
-    /// - Returns: A stream that ends, and unregisters, when its consumer is cancelled.
+    /// - Returns: A stream that ends, and unregisters, when its consumer is cancelled; it ends too when the
+    ///   broadcaster is released.
     public func changes(forKey key: String? = nil, bufferingNewest limit: Int? = nil) -> AsyncStream<DataChange> {
         let (stream, delivery) = ChangeDelivery.makeStream(limit: limit, forKey: key)
         let observer = Observer(delivery: delivery, isStream: ObservationScope.isStreamRefresh)
