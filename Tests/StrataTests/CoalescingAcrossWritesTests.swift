@@ -43,3 +43,57 @@ struct CoalescingAcrossWritesTests {
         #expect(cache.peek("1") != "old")
     }
 }
+
+/// Which reads a `CoalescingPlugin` shares: those of one source, and only as far as writes of their keys allow.
+struct CoalescingPluginScopeTests {
+    /// Waits until `condition` holds, for at most 30 seconds.
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        var waited = 0
+        while !condition(), waited < 3_000 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+    }
+
+    /// Before, reads were keyed by the source's name, which is its type's by default: one plugin shared by two sources
+    /// of one type (thumbnails and originals) handed the second caller the first source's value.
+    @Test func oneSharedPluginNeverHandsOneSourcesValueToAnother() async throws {
+        // Given one plugin on two sources of one type and name, each holding its own value under key 1
+        let plugin = CoalescingPlugin()
+        let gates = (AsyncGate(isOpen: false), AsyncGate(isOpen: false))
+        let thumbnails = PluginTestStore(["1": "thumbnail"], gate: gates.0).plugins([plugin])
+        let originals = PluginTestStore(["1": "original"], gate: gates.1).plugins([plugin])
+        #expect(thumbnails.name == originals.name)
+        // When both are read at once
+        let first = Task { try await thumbnails.get(IdQuery(1)) }
+        await gates.0.waitForEntered(1)
+        let second = Task { try await originals.get(IdQuery(1)) }
+        try await waitUntil { gates.1.entered == 1 || plugin.waiterCount == 2 }
+        gates.0.open()
+        gates.1.open()
+        // Then each gets its own source's value
+        #expect(try await first.value == "thumbnail")
+        #expect(try await second.value == "original")
+    }
+
+    /// Before, any write through the plugin split every read: under a steady flow of writes of other keys, the reads
+    /// of one hot key each went to the source.
+    @Test func aWriteOfAnotherKeyDoesNotSplitTheReadsOfAKey() async throws {
+        // Given a read of key 1 in flight through the plugin
+        let plugin = CoalescingPlugin()
+        let gate = AsyncGate(isOpen: false)
+        let store = PluginTestStore(["1": "hot"], gate: gate)
+        let source = store.plugins([plugin])
+        let first = Task { try await source.get(IdQuery(1)) }
+        await gate.waitForEntered(1)
+        // When key 2 is written, and key 1 read again
+        _ = try await source.put("other", in: IdQuery(2))
+        let second = Task { try await source.get(IdQuery(1)) }
+        try await waitUntil { gate.entered == 2 || plugin.waiterCount == 2 }
+        gate.open()
+        // Then the second read shared the first: one read of the source
+        #expect(try await first.value == "hot")
+        #expect(try await second.value == "hot")
+        #expect(store.calls(.get) == 1)
+    }
+}

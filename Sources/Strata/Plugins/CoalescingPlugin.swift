@@ -1,12 +1,15 @@
 /// A plugin that makes concurrent identical reads share one call to the source.
 ///
-/// Two `get` (or `getAll`) calls are identical when they have the same method, the same source name and
-/// equal queries — queries that are `Hashable`; a query that is not is never coalesced — and, for a
-/// repository, equal operations (an operation that is not `Hashable`, such as ``CacheSyncOperation``,
-/// is never coalesced; ``CacheRepository`` coalesces its own main reads instead). Writes and deletes are
-/// never coalesced, and a read never joins one that began before a write through the plugin (to any source it is
-/// attached to) that began or ended since: a read that starts after a `put` or `delete` returned never gets the
-/// value from before it, which a ``CacheRepository`` over the source would then store in its cache.
+/// Two `get` (or `getAll`) calls are identical when they are of the same source or repository — the same
+/// `plugins(_:)` wrapper and its copies: one plugin attached to two sources of one type and name never hands one's
+/// value to the other — with the same method and equal queries — queries that are `Hashable`; a query that is not
+/// is never coalesced — and, for a repository, equal operations (an operation that is not `Hashable`, such as
+/// ``CacheSyncOperation``, is never coalesced; ``CacheRepository`` coalesces its own main reads instead). Writes and
+/// deletes are never coalesced, and a read never joins one that began before a write of its keys through the
+/// plugin that began or ended since: a read that starts after a `put` or `delete` returned never gets the value
+/// from before it, which a ``CacheRepository`` over the source would then store in its cache. Writes are told
+/// apart by the keys they name (as ``CacheRepository`` tells its write-backs, in 256 stripes): a write of other
+/// keys does not split the reads of a hot one; a write that names no key (a listing, a tag) splits them all.
 ///
 /// Place it outermost to share everything below it (retries included), or after a logging plugin to log
 /// every caller. Cancellation follows ``RequestCoalescer``: a cancelled caller stops waiting, the others
@@ -19,19 +22,20 @@ public final class CoalescingPlugin: StrataPlugin {
     private struct Key: Hashable, @unchecked Sendable {
         // `AnyHashable` is not declared `Sendable`; it only ever wraps `Sendable` queries and operations.
         let method: PluginCall.Method
+        let attachment: Int
         let source: String
         let resultType: ObjectIdentifier
         let query: AnyHashable
         let operation: AnyHashable?
-        /// How many times a write through the plugin began or ended before the read began.
-        let writesBefore: Int
+        /// How many times a write of the read's keys through the plugin began or ended before the read began.
+        let writesBefore: UInt64
     }
 
     private let coalescer = RequestCoalescer<Key, any Sendable>()
 
-    /// Counts each write through the plugin twice, as it begins and as it ends: a read shares only with reads that
-    /// began at the same count, so never with one that began before a write it follows.
-    private let writes = AtomicCount()
+    /// Counts each write through the plugin twice, by its keys, as it begins and as it ends: a read shares only with
+    /// reads of its keys that began at the same count, so never with one that began before a write it follows.
+    private let writes = CacheWriteStamps()
 
     /// Creates the plugin.
     public init() {}
@@ -47,11 +51,7 @@ public final class CoalescingPlugin: StrataPlugin {
         _ call: PluginCall,
         next: @escaping @Sendable () async throws -> R
     ) async throws -> R {
-        guard call.method.isRead else {
-            writes.add(1)
-            defer { writes.add(1) }
-            return try await next()
-        }
+        guard call.method.isRead else { return try await writes.recordingWrite(call.query) { try await next() } }
         guard let query = call.query as? any Hashable else { return try await next() }
         var operation: AnyHashable?
         if let callOperation = call.operation {
@@ -60,11 +60,12 @@ public final class CoalescingPlugin: StrataPlugin {
         }
         let key = Key(
             method: call.method,
+            attachment: call.attachment,
             source: call.source,
             resultType: ObjectIdentifier(R.self),
             query: AnyHashable(query),
             operation: operation,
-            writesBefore: writes.value
+            writesBefore: writes.stamp(call.query).sum
         )
         let value = try await coalescer.run(key: key) { try await next() }
         guard let result = value as? R else {

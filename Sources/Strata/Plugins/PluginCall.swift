@@ -38,6 +38,16 @@ public struct PluginCall: Sendable {
     /// The value being written by `put` (the value) or `putAll` (the array); `nil` otherwise.
     public let value: (any Sendable)?
 
+    /// Which source or repository the call is of, one number per plugin chain (``newAttachment()``): two sources of
+    /// one name differ; `0` for a call made with the public initializer.
+    let attachment: Int
+
+    /// Numbers the plugin chains of the process.
+    private static let attachments = AtomicCount(1)
+
+    /// A number no other plugin chain of the process has (``attachment``).
+    static func newAttachment() -> Int { attachments.add(1) }
+
     /// Creates a call description.
     ///
     /// - Parameters:
@@ -53,11 +63,24 @@ public struct PluginCall: Sendable {
         source: String,
         value: (any Sendable)? = nil
     ) {
+        self.init(method: method, query: query, operation: operation, source: source, value: value, attachment: 0)
+    }
+
+    /// Creates the description of a call of the plugin chain numbered `attachment`.
+    init(
+        method: Method,
+        query: any Query,
+        operation: (any RepositoryOperation)?,
+        source: String,
+        value: (any Sendable)?,
+        attachment: Int
+    ) {
         self.method = method
         self.query = query
         self.operation = operation
         self.source = source
         self.value = value
+        self.attachment = attachment
     }
 
     /// The query as text, such as `IdQuery<Int>(id: 42)`.

@@ -19,7 +19,14 @@ extension PluginChain {
         value: (any Sendable)? = nil,
         _ body: @escaping @Sendable () async throws -> R
     ) async throws -> R {
-        let call = PluginCall(method: method, query: query, operation: operation, source: name, value: value)
+        let call = PluginCall(
+            method: method,
+            query: query,
+            operation: operation,
+            source: name,
+            value: value,
+            attachment: attachment
+        )
         return try await runPlugins(middleware[...], call, body)
     }
 

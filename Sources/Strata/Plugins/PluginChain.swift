@@ -28,6 +28,9 @@ final class PluginChain: Sendable {
     /// The name plugins see in ``PluginCall/source``.
     @usableFromInline let name: String
 
+    /// The chain's number, which its calls carry (``PluginCall/attachment``).
+    let attachment = PluginCall.newAttachment()
+
     /// Whether a call is measured or intercepted: when not, it goes straight to the source (failures reported).
     @inlinable var observesCalls: Bool { mode != .direct && mode != .failures }
 

@@ -4,6 +4,10 @@
 /// A refresh runs in an unstructured task the repository owns; ``waitForAll()`` returns when the ones running at
 /// the call are done, so a test (or an app going to the background) can wait for them instead of sleeping.
 final class BackgroundRefreshes: Sendable {
+    /// The number the refreshes' calls carry for the refresh plugins (``PluginCall/attachment``): the refreshes of
+    /// two repositories differ.
+    let attachment = PluginCall.newAttachment()
+
     private struct State {
         var running: [UInt64: Task<Void, Never>] = [:]
         var keys: Set<AnyHashableKey> = []

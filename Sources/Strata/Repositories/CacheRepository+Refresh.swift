@@ -44,7 +44,14 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         }
         refreshes.start(key: key, limit: configuration.maxBackgroundRefreshes) { [self] in
             let method: PluginCall.Method = read.isGetAll ? .getAll : .get
-            let call = PluginCall(method: method, query: read.query, source: "refresh")
+            let call = PluginCall(
+                method: method,
+                query: read.query,
+                operation: nil,
+                source: "refresh",
+                value: nil,
+                attachment: refreshes.attachment
+            )
             do {
                 // Not shared with other reads: a shared read runs in a task of its own and goes on when its callers
                 // leave, so ``cancelBackgroundRefreshes()`` would not reach main (one refresh per query runs anyway).

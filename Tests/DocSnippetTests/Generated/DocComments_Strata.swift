@@ -146,9 +146,9 @@ struct CallCounter_9 {
     }
 }
 
-// Sources/Strata/Plugins/CoalescingPlugin.swift:15
+// Sources/Strata/Plugins/CoalescingPlugin.swift:18
 extension DocSnippetContext {
-    func CoalescingPlugin_15() async throws {
+    func CoalescingPlugin_18() async throws {
         let users = UsersAPI(client).plugins([CoalescingPlugin()])
         _ = users
     }
