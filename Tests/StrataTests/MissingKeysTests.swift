@@ -10,6 +10,27 @@ private struct Member: Identifiable, Hashable, Sendable {
 }
 
 struct MissingKeysTests {
+    /// Before, a `.mainSync` list read (and a stale list's background refresh) stored main's answer by position: a
+    /// server that answers sorted had each value cached under another's id, and a shorter answer failed the read with
+    /// `cacheSyncFailed`.
+    @Test func aMainSyncListReadStoresEachValueUnderItsOwnKey() async throws {
+        // Given a main that answers ids 1 and 2 sorted by name (2 first), and leaves 3 out
+        let main = ScriptedDataSource(["1": Member(id: 1), "2": Member(id: 2)])
+        main.script(.getAll, .values([Member(id: 2), Member(id: 1)]), .values([Member(id: 2), Member(id: 1)]))
+        let cache = ScriptedDataSource(["3": Member(id: 3)])
+        let repository = CacheRepository(main: main, cache: cache)
+
+        // When ids 1 and 2 are read from main, then 1, 2 and 3
+        _ = try await repository.getAll(IdsQuery([1, 2]), operation: .mainSync)
+        #expect(cache.contents == ["1": Member(id: 1), "2": Member(id: 2), "3": Member(id: 3)])
+        let values = try await repository.getAll(IdsQuery([1, 2, 3]), operation: .mainSync)
+
+        // Then each value is cached under its own id, main's answer is returned as it came, and 3, gone from main, is
+        // no longer cached
+        #expect(values == [Member(id: 2), Member(id: 1)])
+        #expect(cache.contents == ["1": Member(id: 1), "2": Member(id: 2)])
+    }
+
     @Test func aListReadAsksMainOnlyForTheIdsTheCacheMisses() async throws {
         // Given a cache holding ids 1 and 3 of five
         let harness = Harness(

@@ -248,7 +248,30 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 await Self.dropCopy(in: cache, of: query)
                 return entries
             }
-            return entries.keepingMetadata(of: try await cache.putAllEntries(entries, in: query))
+            guard let keyed = query as? any MultiKeyedQuery else {
+                return entries.keepingMetadata(of: try await cache.putAllEntries(entries, in: query))
+            }
+            // A list of keys is stored key by key, main's answer matched to the keys (``Swift/Array/matched(to:)``):
+            // a server that answers sorted, or leaves keys out, never has a value stored under another's key.
+            guard let matched = try? entries.matched(to: keyed.keys) else {
+                // Which keys main left out is unknown: nothing is stored, and no older copy outlives main's answer.
+                await Self.dropCopy(in: cache, of: query)
+                return entries
+            }
+            let found = matched.indices.filter { matched[$0] != nil }
+            let written = found.compactMap { matched[$0] }
+            guard found.count < keyed.keys.count else {
+                return written.keepingMetadata(of: try await cache.putAllEntries(written, in: query))
+            }
+            // The keys main did not answer are gone from main: their older copies go too.
+            let missing = matched.indices.filter { matched[$0] == nil }
+            if let missingQuery = keyed.selecting(positions: missing) {
+                await Self.dropCopy(in: cache, of: missingQuery)
+            }
+            if let foundQuery = keyed.selecting(positions: found), !written.isEmpty {
+                _ = try await cache.putAllEntries(written, in: foundQuery)
+            }
+            return entries
         }
         return PlannedRead(
             isGetAll: true,
