@@ -38,6 +38,28 @@ struct RequestTests {
         #expect(error?.message.contains("another resource") == true)
     }
 
+    /// Before, only ``HTTPRequest/path`` was checked: a URL given whole (`init(_:url:)`, a rule that appends a key to
+    /// a URL by hand) kept its `..`, which the transport resolved (`DELETE /admin` on the wire).
+    @Test(arguments: [
+        "http://127.0.0.1:8080/api/notes/../admin", "http://127.0.0.1:8080/api/notes/./a",
+        "http://127.0.0.1:8080/api/notes/%2e%2E/admin", "http://127.0.0.1:8080/api/notes/.%2e",
+    ])
+    func aDotSegmentInAWholeURLIsRefused(url: String) throws {
+        let request = HTTPRequest(.delete, url: try #require(URL(string: url)))
+
+        let error = #expect(throws: StrataError.self) { try request.url() }
+
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("another resource") == true)
+    }
+
+    @Test func aKeyAppendedToAWholeURLCannotClimbOutOfIt() throws {
+        let request = HTTPRequest(.delete, url: base.appendingPathComponent("notes/../admin"))
+
+        #expect(throws: StrataError.self) { try request.url() }
+        #expect(try HTTPRequest(url: base.appendingPathComponent("notes/%2e%2e")).url().path.hasSuffix("%2e%2e"))
+    }
+
     /// The message quotes the path cut to 64 Unicode scalars: a letter and 100,000 combining marks are one
     /// `Character`, which a cut by `Character` quoted whole.
     @Test func theMessageOfARefusedPathIsBoundedWhateverItsCharacters() throws {

@@ -92,6 +92,30 @@ struct TransportCredentialTests {
         #expect(landed.headers["proxy-authorization"] == nil, "\(landed.headers)")
     }
 
+    /// Before, the configuration's fields were set on each request after the request's own were checked, and went to
+    /// the wire as they were: a token read from a file with its line break, or a value holding `\r\nX-Admin: 1`,
+    /// added a header line (libcurl does not check them).
+    @Test(.timeLimit(.minutes(1)), arguments: ["Authorization", "X-Trace"])
+    func aConfigurationsFieldThatIsNotOneLineIsRefusedAndNothingSent(name: String) async throws {
+        let server = try await LoopbackServer.start([
+            ("GET /start", { _ in ServerReply(status: 200, body: Data("ok".utf8)) })
+        ])
+        defer { Task { await server.stop() } }
+        let configuration = URLSessionTransport.defaultConfiguration
+        configuration.httpAdditionalHeaders = [name: "Bearer t\r\nX-Injected: 1"]
+        let transport = URLSessionTransport(configuration: configuration)
+
+        let error = await #expect(throws: StrataError.self) {
+            try await transport.send(
+                HTTPRequest(url: server.baseURL.appendingPathComponent("start")),
+                maximumBodySize: 1024
+            )
+        }
+
+        #expect(error?.code == .invalidArgument)
+        #expect(server.requests.isEmpty, "\(server.requests.map(\.headers))")
+    }
+
     /// A request's own credential replaces the configuration's, as FoundationNetworking lets a request's field win.
     @Test(.timeLimit(.minutes(1)))
     func aRequestsOwnCredentialsWinOverTheConfigurations() async throws {

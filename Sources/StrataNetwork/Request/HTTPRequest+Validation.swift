@@ -31,20 +31,7 @@ extension HTTPRequest {
         guard HTTPSyntax.isToken(method.rawValue) else {
             throw StrataError(.invalidArgument, "The method \(HTTPSyntax.quoted(method.rawValue)) is not a token")
         }
-        for field in headers.fields {
-            guard HTTPSyntax.isToken(field.name) else {
-                throw StrataError(
-                    .invalidArgument,
-                    "The header name \(HTTPSyntax.quoted(field.name)) is not a token (RFC 9110, section 5.1)"
-                )
-            }
-            if let offset = HTTPSyntax.controlCharacterOffset(in: field.value) {
-                throw StrataError(
-                    .invalidArgument,
-                    "The value of the header \(field.name) holds a control character at byte \(offset)"
-                )
-            }
-        }
+        for field in headers.fields { try HTTPSyntax.validateField(field.name, field.value) }
         try validateFraming()
         try Self.validate(timeout, "timeout")
         try Self.validate(totalTimeout, "totalTimeout")
@@ -100,6 +87,25 @@ extension HTTPRequest {
 
 /// The pieces of RFC 9110's grammar that keep a request's framing intact.
 package enum HTTPSyntax {
+    /// Refuses a header field that would not be one line on the wire: a name that is not a token, a value with a
+    /// control character (a CR or LF would add a line, or end the header block).
+    ///
+    /// - Throws: ``Strata/StrataError/Code/invalidArgument``.
+    package static func validateField(_ name: String, _ value: String) throws {
+        guard isToken(name) else {
+            throw StrataError(
+                .invalidArgument,
+                "The header name \(quoted(name)) is not a token (RFC 9110, section 5.1)"
+            )
+        }
+        if let offset = controlCharacterOffset(in: value) {
+            throw StrataError(
+                .invalidArgument,
+                "The value of the header \(name) holds a control character at byte \(offset)"
+            )
+        }
+    }
+
     /// Whether `text` is a non-empty token: ASCII letters, digits and ``!#$%&'*+-.^_`|~``.
     static func isToken(_ text: String) -> Bool {
         !text.utf8.isEmpty && text.utf8.allSatisfy(isTokenCharacter)

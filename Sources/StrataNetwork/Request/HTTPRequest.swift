@@ -102,11 +102,7 @@ public struct HTTPRequest: Hashable, Sendable {
     public func url() throws -> URL {
         var url = baseURL
         let trimmed = path.drop { $0 == "/" }
-        // By bytes, not by `Character`: a combining mark or a joiner after a `/` makes the two one `Character`, which
-        // would hide the segment before it (`../\u{301}admin`).
-        let segments = trimmed.utf8.split(separator: UInt8(ascii: "/"))
-        if let dots = segments.first(where: { $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }) {
-            let segment = String(Substring(dots))
+        if let segment = Self.dotSegment(in: trimmed, decoding: false) {
             throw StrataError(
                 .invalidArgument,
                 "The path \(HTTPSyntax.quoted(path)) holds the segment \"\(segment)\", which would take the request to "
@@ -115,6 +111,16 @@ public struct HTTPRequest: Hashable, Sendable {
         }
         if !trimmed.isEmpty {
             url = url.appendingPathComponent(String(trimmed), isDirectory: trimmed.hasSuffix("/"))
+        }
+        // The whole path too: a URL given whole (`init(_:url:)`, a base URL) may hold a key placed in it by hand, and
+        // the transport would resolve its dot segments before sending (`notes/../admin` is `/admin` on the wire).
+        let sentPath = URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? url.path
+        if let segment = Self.dotSegment(in: Substring(sentPath), decoding: true) {
+            throw StrataError(
+                .invalidArgument,
+                "The URL \(url.describedForErrors) holds the path segment \"\(segment)\", which would take the request to "
+                    + "another resource (RFC 3986, section 5.2.4); a key placed in a URL must not be \".\" or \"..\""
+            )
         }
         guard !queryItems.isEmpty else { return url }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
@@ -125,6 +131,24 @@ public struct HTTPRequest: Hashable, Sendable {
             throw StrataError(.invalidArgument, "Invalid query for \(url.describedForErrors): \(queryItems)")
         }
         return result
+    }
+
+    /// The first segment of `path` that is `.` or `..`; `nil` when there is none.
+    ///
+    /// Split by bytes, not by `Character`: a combining mark or a joiner after a `/` makes the two one `Character`,
+    /// which would hide the segment before it (`../\u{301}admin`).
+    ///
+    /// - Parameters:
+    ///   - path: A path: the request's ``path`` (a `%` in it is sent as `%25`), or a URL's percent-encoded path.
+    ///   - decoding: Whether a segment counts once percent-decoded too (`%2e%2E`, which a server may decode), as a
+    ///     URL's path does.
+    static func dotSegment(in path: Substring, decoding: Bool) -> String? {
+        for bytes in path.utf8.split(separator: UInt8(ascii: "/")) {
+            let segment = String(Substring(bytes))
+            let shown = decoding ? segment.removingPercentEncoding ?? segment : segment
+            if shown.utf8.elementsEqual(".".utf8) || shown.utf8.elementsEqual("..".utf8) { return segment }
+        }
+        return nil
     }
 
     /// Returns a copy whose body is `value` encoded as JSON, with `Content-Type: application/json`.

@@ -41,6 +41,10 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
     /// set on each request instead, so that a redirect to another origin drops them as it drops the request's own.
     private let credentials: [(name: String, value: String)]
 
+    /// Why the configuration's `httpAdditionalHeaders` are refused (a field that would not be one line on the wire):
+    /// every exchange throws it, and sends nothing.
+    private let refusal: (any Error)?
+
     /// `.ephemeral` without cookies and stored credentials: no `Set-Cookie` of one response is sent with the
     /// requests after it, as with AsyncHTTPClient, which keeps none either. On a server, one shared transport
     /// serves many users, and a cookie one of them was given would ride along on the requests of every other.
@@ -60,7 +64,10 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
     /// `Authorization`, `Proxy-Authorization` and `Cookie` in the configuration's `httpAdditionalHeaders` are meant
     /// for the origins the transport is asked for: they are taken out of the session's copy and set on each request
     /// that does not set the field itself, so a redirect to another origin drops them as it drops the request's own
-    /// (FoundationNetworking adds a session's headers to every request it sends, a redirected one included).
+    /// (FoundationNetworking adds a session's headers to every request it sends, a redirected one included). A field
+    /// there that would not be one line on the wire (a name that is not a token, a value holding a CR, an LF or
+    /// another control character) makes every request fail with ``Strata/StrataError/Code/invalidArgument``, sending
+    /// nothing, as a request's own field does.
     ///
     /// - Parameter configuration: The session configuration; the transport works on a copy whose
     ///   `urlCache` is `nil`, whose cache policy ignores local data, whose timeouts are out of the way of
@@ -69,13 +76,22 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration) {
         let copy = (configuration.copy() as? URLSessionConfiguration) ?? .ephemeral
         var credentials: [(name: String, value: String)] = []
+        var refusal: (any Error)?
         copy.httpAdditionalHeaders = copy.httpAdditionalHeaders?.filter { key, value in
             let name = String(describing: key.base)
+            let text = String(describing: value)
+            do {
+                try HTTPSyntax.validateField(name, text)
+            } catch {
+                refusal = refusal ?? error
+                return false
+            }
             guard RedirectRule.isCredentialField(name) else { return true }
-            credentials.append((name, String(describing: value)))
+            credentials.append((name, text))
             return false
         }
         self.credentials = credentials
+        self.refusal = refusal
         copy.urlCache = nil
         copy.requestCachePolicy = .reloadIgnoringLocalCacheData
         copy.timeoutIntervalForRequest = RequestDeadlines.longestBackstop
@@ -121,6 +137,7 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
             }
         var urlRequest: URLRequest
         do {
+            if let refusal { throw refusal }
             urlRequest = try request.urlRequest()
         } catch {
             sink.close()
