@@ -131,4 +131,37 @@ struct ProviderPartialContentTests {
         #expect(error?.code == .unexpectedResponse)
         #expect(try Data(contentsOf: try provider.cachedItem(key: "k")) == pattern(count: 100))
     }
+
+    /// Before, the message quoted the cache key as it was, and the default key is the URL: its user and password went
+    /// into every log line of the error.
+    @Test func theErrorOfANotModifiedToARangeRequestNamesTheURLWithoutItsPassword() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await startServer(VersionedResource(body: pattern(count: 100), eTag: "\"v1\""))
+        defer { Task { await server.stop() } }
+        let provider = try makeProvider(folder, policy: .alwaysFetchWithCustomHeader)
+        var components = try #require(URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false))
+        components.user = "ada"
+        components.password = "hunter2"
+        let url = try #require(components.url).appendingPathComponent("asset")
+        let client = try makeClient(folder)
+        _ = try await DownloadService(url: url, cacheProvider: provider, client: client).downloadAsync()
+
+        var request = HTTPRequest(.get, url: url)
+        request.headers["Range"] = "bytes=0-9"
+        request.headers["If-None-Match"] = "\"v1\""
+        let error = await #expect(throws: StrataError.self) {
+            try await DownloadService(
+                request: request,
+                cacheProvider: provider,
+                cacheKey: request.cacheKey,
+                client: client
+            )
+            .downloadAsync()
+        }
+
+        #expect(error?.code == .unexpectedResponse)
+        #expect(error?.message.contains("hunter2") == false, "\(String(describing: error))")
+        #expect(error?.message.contains("/asset") == true, "\(String(describing: error))")
+    }
 }

@@ -207,7 +207,7 @@ public struct DownloadService: Sendable {
                 .unexpectedResponse,
                 "The server answered 304 Not Modified to a \(request.method.rawValue) request"
                     + (request.headers["Range"] != nil ? " for a range" : "")
-                    + " of \(StrataError.quoted(key: cacheKey)): the cache holds nothing to answer it with"
+                    + " of \(StrataError.quoted(key: cacheKey.describedForErrorsAsURL)): the cache holds nothing to answer it with"
             )
         }
         // The request carried nothing of the cache's copy: the 304 is about no version the cache holds, and renewing
@@ -296,7 +296,11 @@ public struct DownloadService: Sendable {
             try FileManager.default.copyItem(at: cached, to: copy)
         } catch {
             DownloadFile.remove(at: copy)
-            throw StrataError(.io, "Copying the cached file of \(StrataError.quoted(key: cacheKey))", underlying: error)
+            throw StrataError(
+                .io,
+                "Copying the cached file of \(StrataError.quoted(key: cacheKey.describedForErrorsAsURL))",
+                underlying: error
+            )
         }
         return copy
     }

@@ -22,7 +22,9 @@ struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
         if hit == nil, cache.writes.pending(forKey: key) != nil {
             await cache.writes.settle(key)
             // The wait ends early for a caller that gave up (a disk may hang): it goes no further.
-            if Task.isCancelled { throw StrataError(.cancelled, "The read of \(key) was cancelled") }
+            if Task.isCancelled {
+                throw StrataError(.cancelled, "The read of \(key.describedForErrorsAsURL) was cancelled")
+            }
             hit = cache.persistentHit(key)
         }
         if let hit {
