@@ -151,9 +151,10 @@ enum Output {
         let kind =
             switch store.kind {
             case "file": "file store"
-            case "outbox": "offline outbox; keys are write sequence numbers"
+            case "outbox":
+                "offline outbox, its records in \(plain(store.url.lastPathComponent))/; keys are write sequence numbers"
             default: "JSON-file store"
             }
-        line("Store: \(plain(store.url.path)) (\(kind)\(store.role.map { ": " + $0.label } ?? ""))")
+        line("Store: \(plain(store.displayURL.path)) (\(kind)\(store.role.map { ": " + $0.label } ?? ""))")
     }
 }

@@ -84,7 +84,7 @@ enum Prune {
             // An outbox's entries are acknowledged writes main has not taken yet: they never expire, and dropping
             // the oldest would send main a key's later writes without its earlier ones.
             throw ToolError.failure(
-                "\(options.folder ?? "the folder") is an offline outbox: its entries are writes waiting for main, "
+                "\(store.displayURL.path) is an offline outbox: its entries are writes waiting for main, "
                     + "not cached copies, so prune removes none (clear --yes drops them all). Nothing was changed.",
                 code: "unsupportedStore"
             )

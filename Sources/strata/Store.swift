@@ -45,6 +45,11 @@ enum Store {
             try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .file(try wrap { try FileStoreInspector(folder: url, access: access, expecting: folder.identity) })
         case .marker(let contents) where contents.kind == "json":
+            if let outbox = outboxHolding(folder, at: url) {
+                // An outbox's records folder (what inspect names as an outbox's path) is the outbox: its entries are
+                // queued writes, which prune refuses to drop, whichever of the two folders the user gave.
+                return .outbox(try openOutboxRecords(in: outbox.folder, url: outbox.url, access: access))
+            }
             try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .json(
                 try wrap { try JSONFileStoreInspector(folder: url, access: access, expecting: folder.identity) }
@@ -99,6 +104,23 @@ enum Store {
         return try wrap {
             try JSONFileStoreInspector(folder: recordsURL, access: access, expecting: records.identity)
         }
+    }
+
+    /// The outbox whose records folder `folder` is, if it is one: `folder`'s parent (reached by `..` from its path,
+    /// opened without following a link) carries an outbox's marker and its `records` subfolder (not followed
+    /// through a link) is `folder` itself.
+    ///
+    /// - Parameters:
+    ///   - folder: A JSON-file store's folder, opened at `url`.
+    ///   - url: The path the user gave.
+    private static func outboxHolding(_ folder: StoreFolder, at url: URL) -> (folder: StoreFolder, url: URL)? {
+        let name = "records"
+        let parentPath = url.appendingPathComponent("..", isDirectory: true).path
+        guard let parent = try? StoreFolder.open(parentPath, create: false),
+            case .marker(let contents) = StoreMarker.read(in: parent), contents.kind == "outbox",
+            let records = try? parent.subfolder(name, create: false), records.identity == folder.identity
+        else { return nil }
+        return (parent, url.standardizedFileURL.deletingLastPathComponent())
     }
 
     /// The folder at `path`, opened without following a link and without changing anything.
@@ -158,6 +180,13 @@ enum Store {
         case .file(let inspector): inspector.folderURL
         case .json(let inspector), .outbox(let inspector): inspector.folderURL
         }
+    }
+
+    /// The folder the user knows the store by: an outbox's own folder (the parent of its records store, ``url``),
+    /// or the store's folder.
+    var displayURL: URL {
+        if case .outbox = self { return url.deletingLastPathComponent() }
+        return url
     }
 
     /// Lists the entries (metadata only) or, `verifying`, reads and checks every one.

@@ -73,6 +73,29 @@ struct OutboxToolTests {
         #expect(try FolderSnapshot(URL(fileURLWithPath: outbox)) == before)
     }
 
+    @Test(arguments: [["--max-count", "0"], ["--max-age", "0"]])
+    func pruneRefusesAnOutboxsRecordsFolderAsItRefusesTheOutbox(options: [String]) async throws {
+        // Given an outbox with two queued writes, and its records folder, which inspect names as the store's path
+        let folder = try TemporaryFolder()
+        let outbox = try await Self.outbox(in: folder)
+        let before = try FolderSnapshot(URL(fileURLWithPath: outbox))
+
+        // When prune is given the records folder (a JSON-file store by its own marker) instead of the outbox
+        let records = try await strata(arguments: ["prune", outbox + "/records"] + options + ["--json"])
+        let whole = try await strata(arguments: ["prune", outbox] + options + ["--json"])
+
+        // Then it refuses as it refuses the outbox, and no queued write is dropped
+        #expect(records.status == 1)
+        let error = try #require(try records.json()["error"] as? [String: Any], "\(records.output)")
+        let wholeError = try #require(try whole.json()["error"] as? [String: Any], "\(whole.output)")
+        #expect(error["code"] as? String == "unsupportedStore")
+        #expect(error["code"] as? String == wholeError["code"] as? String)
+        #expect((error["message"] as? String)?.contains("offline outbox") == true, "\(error)")
+        #expect(try FolderSnapshot(URL(fileURLWithPath: outbox)) == before)
+        let inspected = try await strata("inspect", outbox + "/records", "--json").json()
+        #expect((inspected["store"] as? [String: Any])?["kind"] as? String == "outbox")
+    }
+
     @Test func aFolderWithoutMarkerIsStillNotAStore() async throws {
         let folder = try TemporaryFolder()
         let outbox = try await Self.outbox(in: folder)
