@@ -18,6 +18,11 @@ public struct FileStoreEntry: Sendable, Hashable {
     /// Why the file is not a whole, readable entry; `nil` for a sound one.
     public var problem: String?
 
+    /// Whether ``problem`` is damage, which the store itself discards (removes, or sets aside): `false` for a sound
+    /// entry and for one the store leaves as it is — a file this process cannot read (permissions, an I/O error),
+    /// or one a later version of Strata wrote in a layout this one does not know.
+    public var isDamaged: Bool
+
     /// Creates an entry description.
     ///
     /// - Parameters:
@@ -26,11 +31,20 @@ public struct FileStoreEntry: Sendable, Hashable {
     ///   - info: The entry's metadata, `nil` when damaged.
     ///   - accessSequence: Its place in the recency order.
     ///   - problem: Why the file is damaged, `nil` when sound.
-    public init(fileName: String, fileSize: Int, info: FileEntryInfo?, accessSequence: UInt64, problem: String?) {
+    ///   - isDamaged: Whether `problem` is damage the store discards; `nil` for `problem != nil`.
+    public init(
+        fileName: String,
+        fileSize: Int,
+        info: FileEntryInfo?,
+        accessSequence: UInt64,
+        problem: String?,
+        isDamaged: Bool? = nil
+    ) {
         self.fileName = fileName
         self.fileSize = fileSize
         self.info = info
         self.accessSequence = accessSequence
         self.problem = problem
+        self.isDamaged = problem != nil && (isDamaged ?? true)
     }
 }

@@ -122,12 +122,15 @@ public final class FileStoreInspector: Sendable {
     /// and its data against the content hash; changes nothing.
     ///
     /// - Parameter progress: Called after each file with the number of files checked so far.
-    /// - Returns: Every entry, in file-name order; damaged ones with a ``FileStoreEntry/problem``.
+    /// - Returns: Every entry, in file-name order; damaged ones with a ``FileStoreEntry/problem``. One this process
+    ///   cannot read, or one a later Strata wrote, has a problem too, but ``FileStoreEntry/isDamaged`` is `false`:
+    ///   the store leaves it as it is, and so should a repair.
     public func verify(progress: (Int) -> Void = { _ in }) -> [FileStoreEntry] {
         var result = entries()
         for position in result.indices {
             if result[position].problem == nil, let problem = checkContent(of: result[position]) {
-                result[position].problem = problem
+                result[position].problem = problem.description
+                result[position].isDamaged = problem.isDamage
             }
             progress(position + 1)
         }
@@ -206,7 +209,7 @@ public final class FileStoreInspector: Sendable {
         journal: [EntryName: AccessJournal.Record]
     ) -> FileStoreEntry {
         let fileName = item.name
-        func damaged(_ problem: String) -> FileStoreEntry {
+        func damaged(_ problem: String, isDamage: Bool = true) -> FileStoreEntry {
             let size =
                 item.kind == .file ? (try? folder.status(of: fileName)).flatMap { $0.map { Int($0.st_size) } } : nil
             return FileStoreEntry(
@@ -214,7 +217,8 @@ public final class FileStoreInspector: Sendable {
                 fileSize: size ?? 0,
                 info: nil,
                 accessSequence: 0,
-                problem: problem
+                problem: problem,
+                isDamaged: isDamage
             )
         }
         guard let name = EntryName(fileName: fileName) else { return damaged("not an entry") }
@@ -228,7 +232,7 @@ public final class FileStoreInspector: Sendable {
         switch EntryFile.readTrailer(in: folder, fileName: fileName) {
         case .success(let found): (trailer, length) = (found.trailer, found.length)
         case .failure(.damaged): return damaged("unreadable metadata (truncated or damaged)")
-        case .failure(let problem): return damaged(problem.description)
+        case .failure(let problem): return damaged(problem.description, isDamage: problem.isDamage)
         }
         var lastAccess = trailer.created
         var sequence = trailer.writeSequence
@@ -250,17 +254,19 @@ public final class FileStoreInspector: Sendable {
     }
 
     /// Hashes an entry's data and compares it with its content hash; the problem, or `nil`.
-    private func checkContent(of entry: FileStoreEntry) -> String? {
+    private func checkContent(of entry: FileStoreEntry) -> EntryFileProblem? {
         guard let info = entry.info else { return nil }
         let descriptor: Int32
         do {
             descriptor = try folder.openFile(entry.fileName, EntryFile.readFlags)
         } catch {
-            return EntryFileProblem(opening: error).description
+            return EntryFileProblem(opening: error)
         }
         defer { _ = close(descriptor) }
         var hasher = ContentChecksum()
-        guard FileDataSource.hashFile(descriptor, size: info.size, into: &hasher) else { return "truncated data" }
-        return hasher.finalize() == info.contentHash ? nil : "checksum mismatch"
+        guard FileDataSource.hashFile(descriptor, size: info.size, into: &hasher) else {
+            return .damaged("truncated data")
+        }
+        return hasher.finalize() == info.contentHash ? nil : .damaged("checksum mismatch")
     }
 }

@@ -19,6 +19,9 @@ struct EntryRow {
     var recency: UInt64
     /// What is wrong with the entry; `nil` when sound.
     var problem: String?
+    /// Whether ``problem`` is damage, which `verify --repair` clears: `false` for an entry the store itself leaves as
+    /// it is (a file store's entry this user cannot read, or one a later Strata wrote), which no repair touches.
+    var isDamaged = true
     /// An offline outbox's record: the queued write, its attempts and last error.
     var write: PendingWrite?
     /// A JSON-file store's entry as its inspector reported it: a removal checks that the entry is still this one.

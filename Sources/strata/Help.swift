@@ -19,8 +19,10 @@ enum Help {
             USAGE: \(strata) verify <folder> [--repair] [--json] [--progress]
 
             Reads every entry in full and checks its metadata, its key and its data (content hash for file
-            stores, JSON decoding for JSON-file stores); a link inside the store is damage. Exit code 1 when
-            any entry is corrupt. Without --repair it changes and creates nothing, as inspect.
+            stores, JSON decoding for JSON-file stores); a link inside the store is damage. An entry it cannot
+            check (a file this user cannot read, or one a later Strata wrote) is no damage: it is listed apart
+            and left as it is, with --repair too. Exit code 1 when any entry is corrupt or not checked.
+            Without --repair it changes and creates nothing, as inspect.
 
               --repair  Take the store alone (as an app would) and remove corrupt entry files and links
                         (file store: a link itself, never its target; a file it cannot prove it wrote

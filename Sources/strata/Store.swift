@@ -235,7 +235,8 @@ enum Store {
             eTag: entry.info?.eTag,
             lastModified: entry.info?.lastModified,
             recency: entry.accessSequence,
-            problem: entry.problem
+            problem: entry.problem,
+            isDamaged: entry.isDamaged
         )
     }
 
@@ -324,10 +325,12 @@ enum Store {
 
     /// Repairs what verification found: removes damaged entry files of a file store; in a JSON-file store,
     /// opens the store (which rebuilds a damaged index) and reads each damaged entry, which moves its file
-    /// aside as `<name>.corrupt-<date>`.
+    /// aside as `<name>.corrupt-<date>`. Rows whose problem is no damage (``EntryRow/isDamaged``: a file this user
+    /// cannot read, one a later Strata wrote) are left as they are, as the store leaves them.
     ///
     /// A JSON-file store's inspector is closed for this; open the store again to read it after.
-    func repair(_ damaged: [EntryRow]) throws {
+    func repair(_ rows: [EntryRow]) throws {
+        let damaged = rows.filter { $0.problem != nil && $0.isDamaged }
         switch self {
         case .file(let inspector):
             _ = try Self.wrap { try inspector.remove(fileNames: damaged.map(\.file)) }

@@ -81,6 +81,25 @@ struct JSONStoreToolTests {
         #expect(try await strata("verify", store).status == 0)
     }
 
+    /// Before, a repair that only rebuilt a torn index said it "moved the damaged files aside".
+    @Test func repairOfATornIndexSaysItRebuiltTheIndexAndMovedNothing() async throws {
+        // Given a sound store whose index ends in a torn record
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.jsonStore(in: folder)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: store + "/index.journal"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("P 1 2".utf8))
+        try handle.close()
+
+        // When verify --repair runs
+        let run = try await strata("verify", store, "--repair")
+
+        // Then it says what it did: the index rebuilt, no entry file moved
+        #expect(run.output.contains("Repaired: moved no entry file aside; rebuilt the index"), "\(run.output)")
+        #expect(!run.output.contains("moved the damaged files aside"), "\(run.output)")
+        #expect(run.status == 0, "\(run.output)\(run.errors)")
+    }
+
     @Test func clearRemovesTheStoresTemporariesAndKeepsCorruptCopiesAndTheIndex() async throws {
         let folder = try TemporaryFolder()
         let store = try StoreFixtures.jsonStore(in: folder)

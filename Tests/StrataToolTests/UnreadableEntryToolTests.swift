@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+/// The `strata` binary run as a user who cannot read one entry of a file store: such an entry is not damage (the
+/// store leaves it alone too), so `verify --repair` must leave it where it is.
+struct UnreadableEntryToolTests {
+    /// Whether the tests run as root and `setpriv` is there to run the tool as `nobody`: root reads every file,
+    /// so only another user can meet an entry it cannot read.
+    static let canRunAsNobody = geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")
+
+    /// Runs the tool as `nobody` (uid and gid 65534, no supplementary groups) with `arguments`.
+    static func strataAsNobody(_ arguments: String...) async throws -> ToolRun {
+        try await strata(
+            shellScript: "exec /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups \"$0\" \"$@\"",
+            arguments: arguments
+        )
+    }
+
+    /// A file store anyone may change (folder 0777, lock file 0666) holding `a`, whose entry file only root may
+    /// read (0600), and `b`, whose data has a flipped byte (damage); returns the store's path and both files.
+    static func storeWithAnUnreadableEntry(in folder: TemporaryFolder) throws -> (
+        store: String, unreadable: String, damaged: String
+    ) {
+        let store = try StoreFixtures.fileStore(in: folder)
+        let manager = FileManager.default
+        try manager.setAttributes([.posixPermissions: 0o777], ofItemAtPath: store)
+        try manager.setAttributes([.posixPermissions: 0o666], ofItemAtPath: store + "/.strata-lock")
+        let unreadable = try StoreFixtures.fileEntry(holding: 1, count: 100, in: store)
+        try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: unreadable)
+        let damaged = try StoreFixtures.fileEntry(holding: 2, count: 200, in: store)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        bytes[10] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        return (store, unreadable, damaged)
+    }
+
+    @Test(.enabled(if: canRunAsNobody, "needs root and setpriv to run the tool as another user"))
+    func verifyRepairLeavesAnEntryItCannotReadWhereItIs() async throws {
+        // Given a file store with an entry nobody cannot read, and a damaged one
+        let folder = try TemporaryFolder()
+        let (store, unreadable, damaged) = try Self.storeWithAnUnreadableEntry(in: folder)
+        let before = try Data(contentsOf: URL(fileURLWithPath: unreadable))
+
+        // When nobody runs verify --repair
+        let run = try await Self.strataAsNobody("verify", store, "--repair")
+
+        // Then the damaged entry is removed, the unreadable one stays at its name, byte for byte, and is not counted
+        // as corrupt: the summary says it was left as it is, and why
+        #expect(FileManager.default.fileExists(atPath: unreadable), "\(run.output)\(run.errors)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: unreadable)) == before)
+        #expect(!(try folder.names(in: "store").contains { $0.contains(".damaged-") }))
+        #expect(!FileManager.default.fileExists(atPath: damaged))
+        #expect(run.output.contains("1 corrupt"), "\(run.output)")
+        #expect(run.output.contains("1 not checked"), "\(run.output)")
+        #expect(run.output.contains("Permission denied"), "\(run.output)")
+        #expect(run.output.contains("removed 1 damaged entry files"), "\(run.output)")
+        #expect(run.status == 1, "an entry the tool could not check is not a verified store: \(run.output)")
+        let json = try await Self.strataAsNobody("verify", store, "--json").json()
+        #expect((json["corrupt"] as? [Any])?.count == 0, "\(json)")
+        #expect((json["unchecked"] as? [[String: Any]])?.map { $0["key"] as? String } == [nil], "\(json)")
+        #expect(json["ok"] as? Bool == false)
+    }
+}
