@@ -12,7 +12,8 @@ enum Help {
             shares the store with other readers, and works on read-only media.
 
               --limit N          List at most N entries (the summary still counts all).
-              --max-age SECONDS  JSON-file store: the default maximum age of entries without their own.
+              --max-age SECONDS  JSON-file store only (a usage error on other stores): the default maximum
+                                 age of entries without their own.
             """
         case .verify?:
             """
@@ -38,7 +39,8 @@ enum Help {
 
               --max-size SIZE    Keep at most SIZE bytes of entries: 1048576, 512K, 10MB, 1.5G (K = 1024).
               --max-count N      Keep at most N entries.
-              --max-age SECONDS  JSON-file store: the default maximum age of entries without their own.
+              --max-age SECONDS  JSON-file store only (a usage error on other stores): the default maximum
+                                 age of entries without their own.
               --dry-run, -n      List what would be removed; remove nothing.
             """
         case .clear?:

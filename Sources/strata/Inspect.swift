@@ -7,6 +7,7 @@ import StrataOffline
 enum Inspect {
     static func run(_ options: Options) throws -> Int32 {
         let store = try StrataTool.store(options, access: .readOnly)
+        try store.checkMaxAge(options.maxAge)
         let contents = try store.contents(
             verifying: false,
             defaultMaxAge: options.maxAge,

@@ -89,6 +89,7 @@ enum Prune {
                 code: "unsupportedStore"
             )
         }
+        try store.checkMaxAge(options.maxAge)
         let contents = try store.contents(
             verifying: false,
             defaultMaxAge: options.maxAge,

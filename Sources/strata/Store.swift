@@ -182,6 +182,26 @@ enum Store {
         }
     }
 
+    /// Throws a usage error when `maxAge` is given for a store that does not take it: only a JSON-file store has a
+    /// default maximum age the folder does not record; a file store's entries carry their own expiry, and an outbox's
+    /// queued writes never expire.
+    ///
+    /// - Parameter maxAge: The `--max-age` option, if given.
+    /// - Throws: ``ToolError/usage(_:)``, before anything was changed.
+    func checkMaxAge(_ maxAge: Double?) throws {
+        guard maxAge != nil else { return }
+        let reason: String
+        switch self {
+        case .json: return
+        case .file: reason = "a file store, whose entries carry their own expiry"
+        case .outbox: reason = "an offline outbox, whose queued writes never expire"
+        }
+        throw ToolError.usage(
+            "--max-age applies only to a JSON-file store (the default maximum age of its entries); "
+                + "\(displayURL.path) is \(reason). Nothing was changed."
+        )
+    }
+
     /// The folder the user knows the store by: an outbox's own folder (the parent of its records store, ``url``),
     /// or the store's folder.
     var displayURL: URL {

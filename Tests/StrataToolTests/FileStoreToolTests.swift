@@ -136,6 +136,25 @@ struct FileStoreToolTests {
         #expect(keys == ["c"])
     }
 
+    /// Before, a file store took `--max-age` and ignored it: "Would remove 0 entries", exit code 0.
+    @Test(arguments: [
+        ["prune", "--max-age", "1"], ["prune", "--max-age", "1", "--dry-run"], ["inspect", "--max-age", "1"],
+    ])
+    func maxAgeOnAFileStoreIsAUsageErrorAndChangesNothing(arguments: [String]) async throws {
+        // Given a file store, whose entries carry their own expiry
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.fileStore(in: folder)
+        let before = try FolderSnapshot(URL(fileURLWithPath: store))
+
+        // When a command is given --max-age, which only a JSON-file store takes
+        let run = try await strata(arguments: [arguments[0], store] + arguments.dropFirst())
+
+        // Then it is a usage error naming the kind that takes it, and nothing changed
+        #expect(run.status == 2, "\(run.output)\(run.errors)")
+        #expect(run.errors.contains("--max-age") && run.errors.contains("JSON-file store"), "\(run.errors)")
+        #expect(try FolderSnapshot(URL(fileURLWithPath: store)) == before)
+    }
+
     @Test func clearNeedsYesAndLeavesForeignFiles() async throws {
         let folder = try TemporaryFolder()
         let store = try StoreFixtures.fileStore(in: folder)
