@@ -313,7 +313,7 @@ enum Store {
                 return true
             }
         case .json(let inspector), .outbox(let inspector):
-            let source = try Self.source(replacing: inspector, whileReleased: whileReleased)
+            let source = try self.source(replacing: inspector, whileReleased: whileReleased)
             removeOne = { row in
                 guard let key = row.key, let reported = row.reported else { return false }
                 return try source.removeValue(forKey: key, ifStill: reported)
@@ -336,7 +336,7 @@ enum Store {
         case .file(let inspector):
             return try Self.wrap { try inspector.removeAllEntries() }
         case .json(let inspector), .outbox(let inspector):
-            let source = try Self.source(replacing: inspector)
+            let source = try self.source(replacing: inspector)
             let count = source.count
             try Self.wrap { try source.removeAll() }
             return count
@@ -355,17 +355,17 @@ enum Store {
         case .file(let inspector):
             _ = try Self.wrap { try inspector.remove(fileNames: damaged.map(\.file)) }
         case .json(let inspector), .outbox(let inspector):
-            let source = try Self.source(replacing: inspector)
+            let source = try self.source(replacing: inspector)
             for key in damaged.compactMap(\.key) { _ = try? source.value(forKey: key) }
         }
     }
 
-    /// The data source of a JSON-file store, which changes it as the store itself does: the inspector gives
-    /// the folder up first (a store holds its folder alone), and the store opens it only if the folder at its path
-    /// is still the one inspected.
+    /// The data source of a JSON-file store (durable for an outbox's records), which changes it as the store itself
+    /// does: the inspector gives the folder up first (a store holds its folder alone), and the store opens it only if
+    /// the folder at its path is still the one inspected.
     ///
     /// - Parameter whileReleased: Runs once the inspector has given the folder up, before the store opens it.
-    private static func source(
+    private func source(
         replacing inspector: JSONFileStoreInspector,
         whileReleased: () throws -> Void = {}
     ) throws -> JSONFileDataSource<JSONValue> {
@@ -373,6 +373,9 @@ enum Store {
         try whileReleased()
         var configuration = JSONFileDataSource<JSONValue>.Configuration(folder: inspector.folderURL)
         configuration.expectedFolder = inspector.folderIdentity
-        return try wrap { try JSONFileDataSource<JSONValue>(configuration: configuration) }
+        // An outbox keeps its records durably by default (the folder does not say whether an app chose less): its
+        // records are changed as durably, each removal flushed before the tool reports it.
+        if case .outbox = self { configuration.durability = .durable }
+        return try Self.wrap { try JSONFileDataSource<JSONValue>(configuration: configuration) }
     }
 }
