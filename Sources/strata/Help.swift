@@ -32,10 +32,13 @@ enum Help {
             """
         case .prune?:
             """
-            USAGE: \(strata) prune <folder> [--max-size SIZE] [--max-count N] [--max-age SECONDS] [--dry-run] [--json]
+            USAGE: \(strata) prune <folder> [--max-size SIZE] [--max-count N] [--max-age SECONDS] [--dry-run] [--json] [--progress]
 
             Removes expired entries, then the least recently used while the store is over a limit.
-            Refuses an offline outbox, whose entries are writes waiting for main.
+            Refuses an offline outbox, whose entries are writes waiting for main. Damaged entries are not
+            planned (verify --repair handles them), but in a JSON-file store a prune that removes anything
+            opens the store as an app would, which rebuilds a damaged index and moves the damaged entry
+            files it meets aside as *.corrupt-<date>.
 
               --max-size SIZE    Keep at most SIZE bytes of entries: 1048576, 512K, 10MB, 1.5G (K = 1024).
               --max-count N      Keep at most N entries.
@@ -47,9 +50,11 @@ enum Help {
             """
             USAGE: \(strata) clear <folder> --yes [--json]
 
-            Removes every entry and the store's own side files (journal, leftover temporaries). The marker,
-            the lock file, damaged entries it set aside (kept for you to look at) and files the store did
-            not write stay.
+            Removes every entry and the store's own side files (journal, leftover temporaries). File store:
+            what the store set aside as damaged (*.damaged-*) goes too when it is a link or a file whose
+            sealed trailer proves the store wrote it; a set-aside folder, or a file without that proof, stays.
+            JSON-file store: entry files moved aside as *.corrupt-<date> stay, for you to look at. The
+            marker, the lock file and files the store did not write stay.
 
               --yes, -y  Confirm.
             """
@@ -75,7 +80,11 @@ enum Help {
               --progress   Report progress on standard error every 10,000 entries (default: when it is a terminal).
               -h, --help   Show help.
 
-            EXIT CODES: 0 success, 1 corruption found or failure, 2 usage error.
+            Options may come before or after the folder; a folder whose name starts with '-' goes after '--',
+            which ends the options: \(strata) inspect -- -old-cache
+
+            EXIT CODES: 0 success, 1 corruption found (or entries verify could not check) or failure,
+            2 usage error (--max-age on a store other than a JSON-file store too).
             """
         }
     }

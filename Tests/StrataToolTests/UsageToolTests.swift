@@ -116,6 +116,24 @@ struct UsageToolTests {
         #expect(prune.output.contains("--dry-run"))
     }
 
+    /// Before, prune's usage left out `--progress`, which it takes; clear's help said the damaged entries a file
+    /// store set aside stay, though clear removes those the store provably wrote; and nothing said how to name a
+    /// folder that starts with `-`.
+    @Test func helpSaysWhatTheCommandsDo() async throws {
+        let prune = try await strata("help", "prune")
+        let usage = try #require(prune.output.split(separator: "\n").first { $0.hasPrefix("USAGE:") })
+        #expect(usage.contains("[--progress]"), "\(usage)")
+
+        let clear = try await strata("help", "clear").output
+        #expect(!clear.contains("damaged entries it set aside (kept for you to look at)"), "\(clear)")
+        #expect(clear.contains("*.damaged-") && clear.contains("*.corrupt-"), "\(clear)")
+
+        let help = try await strata("help").output
+        #expect(help.contains("strata inspect -- -"), "\(help)")
+        let dashed = try await strata("inspect", "--", "-no-such-folder")
+        #expect(dashed.status == 1 && dashed.errors.contains("no such folder: -no-such-folder"), "\(dashed.errors)")
+    }
+
     @Test func aMissingFolderOrAFolderThatIsNoStoreFails() async throws {
         let folder = try TemporaryFolder()
         try Data("x".utf8).write(to: folder.url.appendingPathComponent("notes.txt"))
