@@ -304,4 +304,43 @@ struct HTTPFreshnessTests {
         #expect(freshness(.privateCache, request).isStorable)
         #expect(freshness(.sharedCache, HTTPRequest(url: request.baseURL)).isStorable)
     }
+
+    /// Before, only `Vary: *` kept a response out: a gateway (a shared cache keyed by the URL) stored a `Vary: Cookie`
+    /// answer to one user and served it to the next. A private cache, one client sending the same fields, stores it.
+    @Test(arguments: [
+        ("Cookie", false), ("Accept-Language, Accept-Encoding", false), ("accept-encoding", true), ("*", false),
+    ])
+    func aSharedCacheDoesNotStoreAnAnswerThatVariesOnTheRequestsFields(vary: String, sharedStores: Bool) throws {
+        let request = HTTPRequest(url: try #require(URL(string: "https://api.example/me")))
+        let response = HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=60", "Vary": vary])
+        func freshness(_ policy: HTTPFreshness.Policy) -> HTTPFreshness {
+            HTTPFreshness(
+                response: response,
+                requestTime: Self.received,
+                responseTime: Self.received,
+                policy: policy,
+                request: request
+            )
+        }
+
+        #expect(freshness(.sharedCache).isStorable == sharedStores)
+        #expect(freshness(.privateCache).isStorable == (vary != "*"))
+    }
+
+    /// Before, only the `Authorization` field counted as credentials: a URL's user and password, which the transport
+    /// sends as `Authorization: Basic`, made an answer a shared cache stored for everyone.
+    @Test func aSharedCacheCountsAUserInTheURLAsCredentials() throws {
+        let request = HTTPRequest(url: try #require(URL(string: "https://ann:secret@api.example/me")))
+        let response = HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=60"])
+
+        let shared = HTTPFreshness(
+            response: response,
+            requestTime: Self.received,
+            responseTime: Self.received,
+            policy: .sharedCache,
+            request: request
+        )
+
+        #expect(!shared.isStorable)
+    }
 }

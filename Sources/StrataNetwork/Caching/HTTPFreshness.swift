@@ -21,7 +21,9 @@ import Strata
 /// - The **age** (section 4.2.3) is the corrected initial age — the larger of `responseTime` − `Date` and
 ///   `Age` + (`responseTime` − `requestTime`) — plus the time since receipt.
 /// - A response is **storable** (section 3) unless it says `no-store` (or `private`, to a shared cache) or
-///   `Vary: *` (which no later request matches, section 4.1), and only when its status is one a cache may store
+///   `Vary: *` (which no later request matches, section 4.1) — to a shared cache, any `Vary` but `Accept-Encoding`,
+///   or an answer to credentials (`Authorization`, a user in the URL) that is not `public`, `s-maxage` or
+///   `must-revalidate` (section 3.5) — and only when its status is one a cache may store
 ///   without being told (200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501: RFC 9110, section 15.1) or it
 ///   gives an explicit lifetime, `public`, or (to a private cache) `private`: a `202 Accepted` with no
 ///   `Cache-Control` is not stored; a `206 Partial Content` never is. A `304` is judged by its headers alone, as an
@@ -113,8 +115,10 @@ public struct HTTPFreshness: Sendable, Hashable {
     ///   - responseTime: When the response was received.
     ///   - policy: What kind of cache computes it; a private cache without heuristics by default.
     ///   - request: The request it answers, when the caller built it: its `Cache-Control: no-store` makes the
-    ///     response not storable (section 5.2.1.5), and so does its `Authorization` for a shared cache, unless the
-    ///     response says `public`, `s-maxage` or `must-revalidate` (section 3.5).
+    ///     response not storable (section 5.2.1.5), and so does its `Authorization` (or a user in its URL) for a
+    ///     shared cache, unless the response says `public`, `s-maxage` or `must-revalidate` (section 3.5). For a
+    ///     shared cache, a response whose `Vary` names any request field but `Accept-Encoding` is not storable,
+    ///     with or without the request (section 4.1: a cache keyed by the URL cannot match the fields' values).
     public init(
         response: HTTPResponse,
         requestTime: Date,
@@ -133,11 +137,14 @@ public struct HTTPFreshness: Sendable, Hashable {
         if let request, request.headers.cacheControl.noStore { isStorable = false }
         // A shared cache serves many users: an answer to one user's credentials is stored only when the response
         // allows it, with `public`, `s-maxage` or `must-revalidate` (section 3.5).
-        if let request, policy.isShared, request.headers["Authorization"] != nil,
+        // Credentials in the URL (`https://ann:secret@…`) go as `Authorization: Basic` on the wire.
+        if let request, policy.isShared,
+            request.headers["Authorization"] != nil || (try? request.url())?.user != nil,
             !(control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate)
         {
             isStorable = false
         }
+
         // Part of a body, which a cache keyed by the URL alone would serve as the whole (section 3.3).
         if response.status == 206 { isStorable = false }
         // A response reached through a redirect is its target's, not the requested URI's (section 4: a stored
@@ -172,6 +179,11 @@ public struct HTTPFreshness: Sendable, Hashable {
     ) {
         let date = headers["Date"].flatMap(HTTPDate.parse)
         isStorable = !control.noStore && !(policy.isShared && control.isPrivate) && !Self.variesOnEverything(headers)
+        // A response that varies on the request's fields answers only requests that send the same values in them
+        // (section 4.1), which a cache keyed by the URL cannot tell: a shared cache would serve one user's answer
+        // (`Vary: Cookie`, `Vary: Accept-Language`) to every other. `Accept-Encoding` is the transport's own, the same
+        // on every request it sends.
+        if policy.isShared, Self.variesOnRequestFields(headers) { isStorable = false }
         requiresRevalidation = control.noCache
         // In a shared cache, `s-maxage` implies `proxy-revalidate` (section 5.2.2.10).
         forbidsServingStale =
@@ -227,6 +239,13 @@ public struct HTTPFreshness: Sendable, Hashable {
     private static func variesOnEverything(_ headers: HTTPHeaders) -> Bool {
         headers.values(for: "Vary").contains { line in
             HTTPList.plainMembers(of: line, omittingEmpty: true).contains("*")
+        }
+    }
+
+    /// Whether `Vary` names a request field other than `Accept-Encoding` (or `*`).
+    private static func variesOnRequestFields(_ headers: HTTPHeaders) -> Bool {
+        headers.values(for: "Vary").contains { line in
+            HTTPList.plainMembers(of: line, omittingEmpty: true).contains { $0.lowercased() != "accept-encoding" }
         }
     }
 
