@@ -7,6 +7,21 @@ import Testing
 struct HTTPFreshnessTests {
     static let received = Date(timeIntervalSince1970: 1_700_000_000)
 
+    /// The freshness of `response` to `request`, received at once at ``received``.
+    static func freshness(
+        of response: HTTPResponse,
+        to request: HTTPRequest,
+        _ policy: HTTPFreshness.Policy
+    ) -> HTTPFreshness {
+        HTTPFreshness(
+            response: response,
+            requestTime: received,
+            responseTime: received,
+            policy: policy,
+            request: request
+        )
+    }
+
     /// An HTTP date `offset` seconds from ``received``.
     static func date(_ offset: TimeInterval) -> String { HTTPDate.format(received.addingTimeInterval(offset)) }
 
@@ -291,13 +306,7 @@ struct HTTPFreshnessTests {
         request.headers["Authorization"] = "Bearer ann"
         let response = HTTPResponse(status: 200, headers: ["Cache-Control": cacheControl])
         func freshness(_ policy: HTTPFreshness.Policy, _ request: HTTPRequest) -> HTTPFreshness {
-            HTTPFreshness(
-                response: response,
-                requestTime: Self.received,
-                responseTime: Self.received,
-                policy: policy,
-                request: request
-            )
+            Self.freshness(of: response, to: request, policy)
         }
 
         #expect(freshness(.sharedCache, request).isStorable == storable)
@@ -313,18 +322,8 @@ struct HTTPFreshnessTests {
     func aSharedCacheDoesNotStoreAnAnswerThatVariesOnTheRequestsFields(vary: String, sharedStores: Bool) throws {
         let request = HTTPRequest(url: try #require(URL(string: "https://api.example/me")))
         let response = HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=60", "Vary": vary])
-        func freshness(_ policy: HTTPFreshness.Policy) -> HTTPFreshness {
-            HTTPFreshness(
-                response: response,
-                requestTime: Self.received,
-                responseTime: Self.received,
-                policy: policy,
-                request: request
-            )
-        }
-
-        #expect(freshness(.sharedCache).isStorable == sharedStores)
-        #expect(freshness(.privateCache).isStorable == (vary != "*"))
+        #expect(Self.freshness(of: response, to: request, .sharedCache).isStorable == sharedStores)
+        #expect(Self.freshness(of: response, to: request, .privateCache).isStorable == (vary != "*"))
     }
 
     /// Before, only the `Authorization` field counted as credentials: a URL's user and password, which the transport
@@ -333,14 +332,6 @@ struct HTTPFreshnessTests {
         let request = HTTPRequest(url: try #require(URL(string: "https://ann:secret@api.example/me")))
         let response = HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=60"])
 
-        let shared = HTTPFreshness(
-            response: response,
-            requestTime: Self.received,
-            responseTime: Self.received,
-            policy: .sharedCache,
-            request: request
-        )
-
-        #expect(!shared.isStorable)
+        #expect(!Self.freshness(of: response, to: request, .sharedCache).isStorable)
     }
 }
