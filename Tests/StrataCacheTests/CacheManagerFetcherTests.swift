@@ -240,6 +240,48 @@ struct CacheManagerFetcherTests {
         #expect(server.requestCount(path: "/greeting") == 2)
     }
 
+    /// Before, the values of the fields a response varied on were written into the cache's folder as they were: an
+    /// API that answers `Vary: Authorization, Cookie` left the user's token and session cookie on disk, in every
+    /// reference, for as long as the cache kept it. A credential field is kept as a digest, and still matched.
+    @Test func credentialsAResponseVariesOnNeverReachTheCacheFolder() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await LoopbackServer.start([
+            (
+                "GET /me",
+                { request in
+                    let headers = ["Cache-Control": "max-age=600", "Vary": "Authorization, Cookie"]
+                    let body = request.headers["authorization"] == "Bearer s3cret-ann" ? "ann" : "someone else"
+                    return ServerReply(status: 200, headers: headers, body: Data(body.utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let fetcher = try makeCache(folder, clock: ManualClock()).fetcher(client: try makeClient(folder))
+        let url = server.baseURL.appendingPathComponent("me")
+        func fetch(as token: String) async throws -> CachedFetchResult {
+            var request = HTTPRequest(.get, url: url)
+            request.headers["Authorization"] = "Bearer \(token)"
+            request.headers["Cookie"] = "session=c00kie-\(token)"
+            return try await fetcher.fetch(request, identifier: url.absoluteString)
+        }
+
+        let first = try await fetch(as: "s3cret-ann")
+        let again = try await fetch(as: "s3cret-ann")
+        let other = try await fetch(as: "s3cret-bob")
+
+        #expect(first.reference.data == Data("ann".utf8))
+        #expect(again.origin == .cache)
+        #expect(other.origin == .network)
+        #expect(other.reference.data == Data("someone else".utf8))
+        let files = try #require(FileManager.default.enumerator(at: folder.url, includingPropertiesForKeys: nil))
+        for case let file as URL in files where !file.path.contains("/downloads") {
+            guard let bytes = try? Data(contentsOf: file) else { continue }
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(!text.contains("s3cret") && !text.contains("c00kie"), "\(file.lastPathComponent)")
+        }
+    }
+
     @Test func theHashGoesInTheConfiguredHeader() async throws {
         let resource = VersionedResource(body: Data("a".utf8), eTag: "\"v1\"", validatorHeader: "beagle-hash")
         try await withScreen(resource, hashHeader: "beagle-hash") { screen in

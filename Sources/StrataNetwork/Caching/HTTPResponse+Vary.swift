@@ -1,11 +1,14 @@
 import Foundation
+internal import StrataSupport
 
 extension HTTPResponse {
     /// The most request fields a response's `Vary` may nominate for a cache to keep their values.
     package static let maximumVariedFields = 16
 
     /// The values the request sent in the fields this response's `Vary` nominates (RFC 9111, section 4.1), by
-    /// lowercased name: each field's values split at commas and trimmed, none for a field the request lacked;
+    /// lowercased name: each field's values split at commas and trimmed, none for a field the request lacked — a
+    /// credential field's (``RedirectRule/credentialFields``) as one digest of them, so that a token never reaches a
+    /// cache's folder (two requests match in it exactly when their values do);
     /// empty when `Vary` nominates none (`*`, which no request matches, makes a response not storable:
     /// ``HTTPFreshness/isStorable``); `nil` when it nominates more than ``maximumVariedFields``.
     ///
@@ -17,7 +20,7 @@ extension HTTPResponse {
                 let name = item.lowercased()
                 guard name != "*", fields[name] == nil else { continue }
                 guard fields.count < Self.maximumVariedFields else { return nil }
-                fields[name] = HTTPRequest.normalizedValues(of: name, in: request.headers)
+                fields[name] = HTTPRequest.keptValues(of: name, in: request.headers)
             }
         }
         return fields
@@ -30,7 +33,15 @@ extension HTTPRequest {
     ///
     /// - Parameter variedFields: The stored response's varied fields.
     package func matches(variedFields: [String: [String]]) -> Bool {
-        variedFields.allSatisfy { name, values in Self.normalizedValues(of: name, in: headers) == values }
+        variedFields.allSatisfy { name, values in Self.keptValues(of: name, in: headers) == values }
+    }
+
+    /// The values of the fields named `name` (lowercased) as a cache keeps them: ``normalizedValues(of:in:)``, or for
+    /// a credential field one SHA-256 digest of them (`sha256:` and 64 hexadecimal digits).
+    static func keptValues(of name: String, in headers: HTTPHeaders) -> [String] {
+        let values = normalizedValues(of: name, in: headers)
+        guard !values.isEmpty, RedirectRule.isCredentialField(name) else { return values }
+        return ["sha256:" + SHA256.hex(of: values.joined(separator: "\n"), byteCount: 32)]
     }
 
     /// The values of the fields named `name`, split at commas and trimmed of optional whitespace.
