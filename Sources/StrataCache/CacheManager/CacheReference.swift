@@ -23,8 +23,9 @@ public struct CacheReference: Codable, Hashable, Sendable {
     /// ``timeOfCreation``.
     public let initialAge: Int?
 
-    /// The values the request sent in the fields the server's response varied on (its `Vary`), by lowercased name;
-    /// `nil` when it varied on none. A request that sends other values is not answered from the reference without
+    /// The values the request sent in the fields the server's response varied on (its `Vary`), by lowercased name —
+    /// `Authorization`'s, `Proxy-Authorization`'s and `Cookie`'s as one SHA-256 digest (`sha256:…`), never as they
+    /// were sent; `nil` when it varied on none. A request that sends other values is not answered from the reference without
     /// asking the server (RFC 9111, section 4.1).
     public let variedFields: [String: [String]]?
 
