@@ -6,11 +6,12 @@ import StrataTesting
 /// writes it takes: what the repository's metadata rules are checked with.
 ///
 /// A plain `put` stores the value as written at `now`; `putEntry` keeps the entry's metadata; `renewMetadata`
-/// replaces it in place when `renews` is set. A list read names every key and throws *not found* for one that is
+/// replaces it in place when `renews` is set, and throws `renewalError` when one is given. A list read names every key and throws *not found* for one that is
 /// missing, as a store answers a list it never stored.
 final class EntryStore: DataSource {
     let origin: DataOrigin
     let renews: Bool
+    let renewalError: StrataError?
     let now: Date
     private let entries = Locked<[String: StoredEntry<String>]>([:])
     private let writeLog = Locked<[String]>([])
@@ -19,10 +20,12 @@ final class EntryStore: DataSource {
         _ contents: [String: StoredEntry<String>] = [:],
         origin: DataOrigin = .unspecified,
         renews: Bool = true,
+        renewalError: StrataError? = nil,
         now: Date = Date(timeIntervalSince1970: 1_000)
     ) {
         self.origin = origin
         self.renews = renews
+        self.renewalError = renewalError
         self.now = now
         entries.withLock { $0 = contents }
     }
@@ -76,6 +79,7 @@ final class EntryStore: DataSource {
 
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
         let key = try Self.key(query)
+        if let renewalError { throw renewalError }
         guard renews, entry(key) != nil else { return false }
         entries.withLock { $0[key]?.metadata = metadata }
         writeLog.withLock { $0.append("renew \(key)") }

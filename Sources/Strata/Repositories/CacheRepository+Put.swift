@@ -80,6 +80,11 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     /// Renews the metadata of the entry the query names in the sources the operation's plan writes, without
     /// rewriting its value; returns whether every one of them could.
     ///
+    /// A cache renewal after main's follows the write policy, as every cache write after main's does: under
+    /// ``CacheWritePolicy/bestEffort`` its failure gives `false`, under ``CacheWritePolicy/required``
+    /// ``StrataError/Code/cacheSyncFailed``; either way the cache's copy is removed first (its metadata is no
+    /// longer main's).
+    ///
     /// - Parameters:
     ///   - metadata: The new metadata.
     ///   - query: Which entry to renew.
@@ -95,10 +100,16 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
         return try await writeStamps.recordingWrite(query) {
             var renewedAll = true
             for source in sources {
-                let renewed =
-                    source == .main
-                    ? try await main.renewMetadata(metadata, in: query)
-                    : try await cache.renewMetadata(metadata, in: query)
+                let renewed: Bool
+                if source == .main {
+                    renewed = try await main.renewMetadata(metadata, in: query)
+                } else if sources.first == .main {
+                    renewed = try await syncCache(after: false, superseding: query) {
+                        try await cache.renewMetadata(metadata, in: query)
+                    }
+                } else {
+                    renewed = try await cache.renewMetadata(metadata, in: query)
+                }
                 renewedAll = renewedAll && renewed
             }
             return renewedAll
