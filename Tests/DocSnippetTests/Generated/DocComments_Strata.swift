@@ -13,9 +13,9 @@ import StrataOffline
 import StrataTesting
 import Testing
 
-// Sources/Strata/Batching/BatchingDataSource.swift:23
+// Sources/Strata/Batching/BatchingDataSource.swift:25
 extension DocSnippetContext {
-    func BatchingDataSource_23() async throws {
+    func BatchingDataSource_25() async throws {
         let users = UsersAPI(client).batched(maxBatchSize: 100)
         // 1,000 concurrent gets reach the API as 10 requests for 100 ids each:
         let user = try await users.get(IdQuery(42))
