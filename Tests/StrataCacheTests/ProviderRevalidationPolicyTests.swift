@@ -70,3 +70,46 @@ struct ProviderRevalidationPolicyTests {
         }
     }
 }
+
+/// A file that varies on request fields is revalidated by its `ETag` alone.
+struct ProviderVariantRevalidationTests {
+    /// Before, a stored variant was revalidated with `If-Modified-Since` too: a server whose variants share one
+    /// `Last-Modified` (a row's update time) answered the French request 304, about the French variant, and the
+    /// English file was handed out as revalidated.
+    @Test(.timeLimit(.minutes(1))) func aVariantIsNeverHandedOutForARequestOfAnother() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let bodies = ["en": "hello", "fr": "bonjour"]
+        let server = try await LoopbackServer.start([
+            (
+                "GET /doc",
+                { request in
+                    let lastModified = "Sat, 05 Dec 2026 08:00:00 GMT"
+                    if request.headers["if-modified-since"] == lastModified { return ServerReply(status: 304) }
+                    let language = request.headers["accept-language"] ?? "en"
+                    let headers = [
+                        "Cache-Control": "max-age=60", "Vary": "Accept-Language", "Last-Modified": lastModified,
+                    ]
+                    return ServerReply(status: 200, headers: headers, body: Data((bodies[language] ?? "").utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "downloads"))
+        let provider = try FileCacheProvider(store: store, cachePolicy: .alwaysFetchWithCustomHeader)
+        let client = try makeClient(folder)
+        func download(in language: String) async throws -> DownloadResult<URL> {
+            var request = HTTPRequest(.get, url: server.baseURL.appendingPathComponent("doc"))
+            request.headers["Accept-Language"] = language
+            return try await DownloadService(request: request, cacheProvider: provider, cacheKey: "doc", client: client)
+                .downloadAsync()
+        }
+
+        _ = try await download(in: "en")
+        let french = try await download(in: "fr")
+
+        #expect(String(decoding: try Data(contentsOf: french.result), as: UTF8.self) == "bonjour")
+        #expect(french.origin == .network)
+        #expect(server.requests.allSatisfy { $0.headers["if-modified-since"] == nil })
+    }
+}

@@ -291,8 +291,14 @@ public final class FileCacheProvider: CacheProvider {
     }
 
     /// The headers ``headerValues(for:)`` returns for the entry `info` describes.
+    ///
+    /// An entry whose response varied on request fields (``revalidatesVariant``) is asked about by its `ETag` alone:
+    /// a `Last-Modified` date is often the same for every variant (a row's update time), so a 304 to
+    /// `If-Modified-Since` could be about another variant than the one stored (RFC 9111, section 4.1), and without an
+    /// `ETag` nothing is sent: the server's full answer replaces the entry.
     private static func headerValues(of info: FileEntryInfo) -> [String: String] {
-        ConditionalHeaders(eTag: info.eTag, lastModified: info.lastModified).headers.dictionary
+        let lastModified = info.attributes == revalidatesVariant ? nil : info.lastModified
+        return ConditionalHeaders(eTag: info.eTag, lastModified: lastModified).headers.dictionary
     }
 
     /// Renews the entry under `key` after a `304 Not Modified` without rewriting its file: received now, with
@@ -365,7 +371,7 @@ public final class FileCacheProvider: CacheProvider {
             ? info.attributes
             : Self.revalidationMark(
                 freshness,
-                varies: info.attributes == Self.revalidates || response.headers["Vary"] != nil
+                varies: info.attributes == Self.revalidatesVariant || response.headers["Vary"] != nil
             )
         try store.renewMetadata(metadata, attributes: attributes, ifContentHash: info.contentHash, forKey: key)
     }
@@ -376,15 +382,22 @@ public final class FileCacheProvider: CacheProvider {
     /// fields to match them with).
     static let revalidates = Data("strata-revalidates".utf8)
 
-    /// ``revalidates`` for a response with `freshness` (and a `Vary` field when `varies`); `nil` otherwise.
+    /// The attributes of an entry whose response named request fields in `Vary`: revalidated before each reuse, as
+    /// ``revalidates``, and by its `ETag` alone (``headerValues(for:)``).
+    static let revalidatesVariant = Data("strata-revalidates-variant".utf8)
+
+    /// ``revalidatesVariant`` for a response with a `Vary` field (`varies`), ``revalidates`` for one whose
+    /// `freshness` forbids reuse without asking; `nil` otherwise.
     private static func revalidationMark(_ freshness: HTTPFreshness, varies: Bool) -> Data? {
-        freshness.requiresRevalidation || freshness.forbidsServingStale || varies ? revalidates : nil
+        if varies { return revalidatesVariant }
+        return freshness.requiresRevalidation || freshness.forbidsServingStale ? revalidates : nil
     }
 
-    /// Whether the entry under `key` must be revalidated before it is reused (``revalidates``): what
-    /// ``DownloadService`` asks before it answers from ``find(key:)`` without a request.
+    /// Whether the entry under `key` must be revalidated before it is reused (``revalidates``,
+    /// ``revalidatesVariant``): what ``DownloadService`` asks before it answers from ``find(key:)`` without a request.
     func mustRevalidate(key: String) -> Bool {
-        store.info(forKey: key)?.attributes == Self.revalidates
+        let attributes = store.info(forKey: key)?.attributes
+        return attributes == Self.revalidates || attributes == Self.revalidatesVariant
     }
 
     // MARK: - Checkouts
