@@ -34,6 +34,7 @@ enum Store {
     static func open(_ path: String, access: StoreAccess) throws -> Store {
         let url = URL(fileURLWithPath: path, isDirectory: true)
         let folder = try openFolder(path)
+        if access == .readWrite { try refuseAnotherOwner(of: folder, at: path) }
         switch StoreMarker.read(in: folder) {
         case .marker(let contents) where contents.version > StoreMarker.currentVersion:
             throw ToolError.failure(
@@ -121,6 +122,24 @@ enum Store {
             let records = try? parent.subfolder(name, create: false), records.identity == folder.identity
         else { return nil }
         return (parent, url.standardizedFileURL.deletingLastPathComponent())
+    }
+
+    /// Refuses to change a store another user owns (`sudo strata clear …` on an app's store): a file the tool writes
+    /// there (a JSON-file store's index, an outbox's session) would be the tool's user's, readable but not writable
+    /// by the store's owner, who could then no longer open its store.
+    ///
+    /// - Throws: ``ToolError/failure(_:code:)`` with the code `wrongUser`.
+    private static func refuseAnotherOwner(of folder: StoreFolder, at path: String) throws {
+        var info = stat()
+        guard fstat(folder.descriptor, &info) == 0 else { return }
+        let user = geteuid()
+        guard info.st_uid != user else { return }
+        throw ToolError.failure(
+            "\(path) belongs to the user \(info.st_uid), and strata runs as \(user): the files it would write there "
+                + "would be \(user)'s, and the store's owner could no longer open its store. Run it as the store's owner "
+                + "(sudo -u '#\(info.st_uid)' strata …). Nothing was changed.",
+            code: "wrongUser"
+        )
     }
 
     /// The folder at `path`, opened without following a link and without changing anything.

@@ -9,7 +9,7 @@ enum ToolError: Error {
     static func failure(_ message: String) -> ToolError { .failure(message, code: "failure") }
 
     /// The machine-readable reason: `usage`, `noSuchFolder`, `notAFolder`, `link`, `notAStore`,
-    /// `unsupportedStore`, `inUse`, a `StrataError` code (`io`, `corrupt`, …) or `failure`.
+    /// `unsupportedStore`, `inUse`, `wrongUser`, a `StrataError` code (`io`, `corrupt`, …) or `failure`.
     var code: String {
         switch self {
         case .usage: "usage"

@@ -188,3 +188,32 @@ struct JSONStoreOtherCodersToolTests {
         #expect(try JSONFileDataSource<Note>(configuration: coders).count == 3)
     }
 }
+
+/// Writing commands run as another user than the store's owner.
+struct StoreOwnerToolTests {
+    /// Before, `sudo strata clear --yes <store>` replaced the JSON-file store's index with a file root owned, mode
+    /// 0644: the app, running as its own user, could no longer open its store ("Permission denied").
+    @Test(
+        .enabled(if: geteuid() == 0, "chown needs root"),
+        arguments: [["clear", "--yes"], ["prune", "--max-count", "1"]]
+    )
+    func aWritingCommandRefusesAStoreAnotherUserOwnsAndChangesNothing(command: [String]) async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.jsonStore(in: folder)
+        let chown = Process()
+        chown.executableURL = URL(fileURLWithPath: "/bin/chown")
+        chown.arguments = ["-R", "65534:65534", store]
+        try chown.run()
+        chown.waitUntilExit()
+        try #require(chown.terminationStatus == 0)
+        let before = try FolderSnapshot(URL(fileURLWithPath: store))
+
+        let run = try await strata(arguments: [command[0], store] + command.dropFirst() + ["--json"])
+
+        #expect(run.status == 1, "\(run.output) \(run.errors)")
+        let error = try #require(try run.json()["error"] as? [String: Any])
+        #expect(error["code"] as? String == "wrongUser")
+        #expect(try FolderSnapshot(URL(fileURLWithPath: store)) == before)
+        #expect(try await strata("inspect", store).status == 0)
+    }
+}

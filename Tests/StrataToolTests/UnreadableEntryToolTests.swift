@@ -16,8 +16,9 @@ struct UnreadableEntryToolTests {
         )
     }
 
-    /// A file store anyone may change (folder 0777, lock file 0666) holding `a`, whose entry file only root may
-    /// read (0600), and `b`, whose data has a flipped byte (damage); returns the store's path and both files.
+    /// A file store `nobody` owns (the tool refuses to change another user's store) holding `a`, whose entry file
+    /// only root may read (root's, 0600), and `b`, whose data has a flipped byte (damage); returns the store's path
+    /// and both files.
     static func storeWithAnUnreadableEntry(in folder: TemporaryFolder) throws -> (
         store: String, unreadable: String, damaged: String
     ) {
@@ -31,7 +32,19 @@ struct UnreadableEntryToolTests {
         var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
         bytes[10] ^= 0xFF
         try bytes.write(to: URL(fileURLWithPath: damaged))
+        try changeOwner(of: store, to: "65534:65534", recursively: true)
+        try changeOwner(of: unreadable, to: "0:0", recursively: false)
         return (store, unreadable, damaged)
+    }
+
+    /// Runs `chown`.
+    private static func changeOwner(of path: String, to owner: String, recursively: Bool) throws {
+        let chown = Process()
+        chown.executableURL = URL(fileURLWithPath: "/bin/chown")
+        chown.arguments = (recursively ? ["-R"] : []) + [owner, path]
+        try chown.run()
+        chown.waitUntilExit()
+        guard chown.terminationStatus == 0 else { throw CocoaError(.fileWriteNoPermission) }
     }
 
     @Test(.enabled(if: canRunAsNobody, "needs root and setpriv to run the tool as another user"))
