@@ -143,13 +143,21 @@ enum Store {
     }
 
     /// The folder at `path`, opened without following a link and without changing anything.
+    ///
+    /// Trailing `/` and `/.` components are taken off first: the system follows a link named by `link/` or
+    /// `link/.` whatever `O_NOFOLLOW` says, since their last component is not the link.
     private static func openFolder(_ path: String) throws -> StoreFolder {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") || trimmed.hasSuffix("/.") {
+            trimmed = trimmed.hasSuffix("/") ? trimmed.dropLast() : trimmed.dropLast(2)
+        }
+        if trimmed.isEmpty { trimmed = "/" }
         do {
-            return try StoreFolder.open(path, create: false)
+            return try StoreFolder.open(String(trimmed), create: false)
         } catch {
             if error.isNotFound { throw ToolError.failure("no such folder: \(path)", code: "noSuchFolder") }
             // O_NOFOLLOW | O_DIRECTORY on a link fails with ELOOP or ENOTDIR, depending on the system.
-            if error.isLink || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil {
+            if error.isLink || (try? FileManager.default.destinationOfSymbolicLink(atPath: String(trimmed))) != nil {
                 throw ToolError.failure(
                     "\(path) is a symbolic link, which the tool never follows; give the folder it names",
                     code: "link"

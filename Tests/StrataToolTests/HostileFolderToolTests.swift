@@ -124,6 +124,23 @@ struct HostileFolderToolTests {
         #expect(try FolderSnapshot(folder.url) == before)
     }
 
+    /// Before, a trailing `/` made the system follow the link (`O_NOFOLLOW` looks at the last component, which `link/`
+    /// and `link/.` are not): `link/` was `notAFolder`, and `link//` or `link/.` opened the store the link named.
+    @Test(arguments: ["/", "//", "/.", "/./"])
+    func aStoreFolderGivenAsALinkWithATrailingSlashIsRefusedAsALink(suffix: String) async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.fileStore(in: folder)
+        let link = folder.path("link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: store)
+        let before = try FolderSnapshot(folder.url)
+
+        let run = try await strata("clear", link + suffix, "--yes", "--json")
+
+        #expect(run.status == 1)
+        #expect((try run.json()["error"] as? [String: Any])?["code"] as? String == "link", "\(run.output)")
+        #expect(try FolderSnapshot(folder.url) == before)
+    }
+
     @Test func aLinkInAFileStoreIsReportedAndChangesNothingWithoutRepair() async throws {
         let folder = try TemporaryFolder()
         let store = try StoreFixtures.fileStore(in: folder)
