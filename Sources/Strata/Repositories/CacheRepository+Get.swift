@@ -159,7 +159,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let plan = try readPlan(of: operation)
         if let query = missingKeysQuery(query, plan) { return try await readMissingKeys(query, plan) }
         do {
-            let answer = try await runRead(plan, plannedGetAll(query))
+            let asksMainOnAMiss = plan.first == .cache && !plan.asksMainOn.isEmpty
+            let answer = try await runRead(plan, plannedGetAll(query, asksMainOnAMiss: asksMainOnAMiss))
             CallTrail.report(answer.outcome(first: plan.first))
             return (answer.entry, answer.isStale)
         } catch {

@@ -239,8 +239,35 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         }
     }
 
+    /// The cache's entries for a list read: a listing (``StoredListAnswerQuery/listing(of:)``) only from a list
+    /// answer the cache stored — a miss otherwise, and when the cache cannot tell (it refuses the query) — any other
+    /// query as it is.
+    static func cachedEntries(of query: any Query, in cache: Cache) async throws -> [StoredEntry<Main.Value>] {
+        guard let listing = StoredListAnswerQuery.listing(of: query) else {
+            return try await cache.getAllEntries(query)
+        }
+        do {
+            return try await cache.getAllEntries(StoredListAnswerQuery(listing))
+        } catch let error as StrataError where error.code == .queryNotSupported {
+            throw StrataError(
+                .notFound,
+                "The cache cannot tell whether it holds the whole answer to \(type(of: listing))",
+                underlying: error
+            )
+        }
+    }
+
     /// How `getAll` reads: entries with their metadata; there is no conditional list read.
-    func plannedGetAll(_ query: any Query) -> PlannedRead<[StoredEntry<Main.Value>], [Main.Value]> {
+    ///
+    /// - Parameters:
+    ///   - query: What to read.
+    ///   - asksMainOnAMiss: Whether the plan asks main after the cache misses (CacheSync, Default): a listing is then
+    ///     answered by the cache only from a list answer it stored (``cachedEntries(of:in:)``). A read of the cache
+    ///     alone lists what it holds.
+    func plannedGetAll(
+        _ query: any Query,
+        asksMainOnAMiss: Bool = false
+    ) -> PlannedRead<[StoredEntry<Main.Value>], [Main.Value]> {
         let storeAll = { @Sendable [cache] (entries: [StoredEntry<Main.Value>]) async throws in
             // A list that must not be stored is returned as it came, and the cache's older copy goes (as for `get`);
             // one that may is stored whole.
@@ -249,6 +276,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 return entries
             }
             guard let keyed = query as? any MultiKeyedQuery else {
+                // A page, or a listing of some keys, is no list answer a cache can keep (it would answer "every entry"
+                // with them): returned, not stored. `AllObjectsQuery` is stored whole, as the cache's list answer.
+                if StoredListAnswerQuery.listing(of: query) != nil, !(query is AllObjectsQuery) { return entries }
                 return entries.keepingMetadata(of: try await cache.putAllEntries(entries, in: query))
             }
             // A list of keys is stored key by key, main's answer matched to the keys (``Swift/Array/matched(to:)``):
@@ -276,7 +306,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         return PlannedRead(
             isGetAll: true,
             query: query,
-            readCache: { [cache] in try await cache.getAllEntries(query) },
+            readCache: { [cache] in
+                guard asksMainOnAMiss else { return try await cache.getAllEntries(query) }
+                return try await Self.cachedEntries(of: query, in: cache)
+            },
             readMain: { [main] in try await main.getAllEntries(query) },
             revalidate: { _ in nil },
             store: storeAll,

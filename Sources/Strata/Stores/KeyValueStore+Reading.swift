@@ -63,6 +63,10 @@ extension KeyValueStore {
             }
         case let query as any KeyedQuery:
             return [try keyedEntry(for: query)]
+        case let query as StoredListAnswerQuery:
+            // A repository's cache read of a listing: only a list answer the store keeps answers it.
+            guard storedListAnswer.isStored else { throw Self.noListAnswer(query.listing) }
+            return try entries(for: query.listing)
         case let query as any KeyListingQuery:
             let keys = sortedKeys()
             // A listing skips entries that expired, were damaged or were removed since the keys were read.

@@ -35,6 +35,11 @@
 /// answer. The record of a stored answer lives in memory: a store opened again holds none until its next
 /// list answer (its entries are listed as always).
 ///
+/// As a ``CacheRepository``'s cache, under a plan that asks main on a miss (CacheSync, Default), a store answers a
+/// listing (every entry, a page) only from a live stored list answer, never from the entries single reads wrote
+/// back: "every user" is not the one user read so far. Main's answer to `AllObjectsQuery` is stored as the list
+/// answer; a page is returned and not stored. A read of the cache alone (`.cache`) lists what it holds.
+///
 /// A store without a ``keyOfValue`` function cannot store a list of values; it still records an empty list
 /// answer (`putAll([], in: AllObjectsQuery())`), and refuses a non-empty one with
 /// ``StrataError/Code/queryNotSupported``.

@@ -1,0 +1,62 @@
+import Strata
+import StrataMemory
+import StrataTesting
+import Testing
+
+/// A listing (every entry, a page) read through a `CacheRepository` whose cache is a memory store: the cache answers
+/// it only from a list answer it stored, never from the keys single reads happened to write back.
+struct MemoryCacheListingTests {
+    private struct User: Sendable, Equatable {
+        let id: String
+    }
+
+    private static func repository() -> (
+        repository: CacheRepository<ScriptedDataSource<User>, MemoryDataSource<User>>,
+        main: ScriptedDataSource<User>,
+        cache: MemoryDataSource<User>
+    ) {
+        let main = ScriptedDataSource(["1": User(id: "1"), "2": User(id: "2"), "3": User(id: "3")])
+        let cache = MemoryDataSource<User>(configuration: .init(key: { $0.id }))
+        return (CacheRepository(main: main, cache: cache), main, cache)
+    }
+
+    /// Before, the cache listed its one key as the whole answer: "all users" was the one user read so far, and main
+    /// was never asked.
+    @Test func everyEntryIsMainsAnswerUntilTheCacheStoredOne() async throws {
+        let (repository, main, _) = Self.repository()
+        _ = try await repository.get(IdQuery("2"), operation: .cacheSync)
+
+        let first = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+        let second = try await repository.getAll(AllObjectsQuery(), operation: .default)
+
+        #expect(Set(first.map(\.id)) == ["1", "2", "3"])
+        #expect(Set(second.map(\.id)) == ["1", "2", "3"])
+        #expect(main.callCount(.getAll) == 1, "the second list came from the stored answer")
+    }
+
+    /// Before, a page read with an empty cache failed with `cacheSyncFailed` (a page cannot be stored), and once
+    /// anything was cached, the page was cut from the cache's own keys.
+    @Test func aPageIsMainsAnswerAndIsNotStored() async throws {
+        let main = MemoryDataSource<User>(configuration: .init(key: { $0.id }))
+        _ = try await main.putAll([User(id: "1"), User(id: "2"), User(id: "3")], in: AllObjectsQuery())
+        let cache = MemoryDataSource<User>(configuration: .init(key: { $0.id }))
+        let repository = CacheRepository(main: main, cache: cache)
+        let firstPage = PaginationOffsetLimitQuery(offset: 0, limit: 2)
+
+        let page = try await repository.getAll(firstPage, operation: .default)
+        _ = try await repository.get(IdQuery("3"), operation: .cacheSync)
+        let again = try await repository.getAll(firstPage, operation: .default)
+
+        #expect(page.map(\.id) == ["1", "2"])
+        #expect(again == page)
+        #expect(cache.count == 1)
+    }
+
+    /// Reading the cache alone still lists what it holds.
+    @Test func theCacheAloneListsWhatItHolds() async throws {
+        let (repository, _, _) = Self.repository()
+        _ = try await repository.get(IdQuery("2"), operation: .cacheSync)
+
+        #expect(try await repository.getAll(AllObjectsQuery(), operation: .cache).map(\.id) == ["2"])
+    }
+}
