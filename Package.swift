@@ -231,7 +231,7 @@ let package = Package(
         // moments. Executables of this package, never products.
         .executableTarget(
             name: "StrataFileCrashWriter",
-            dependencies: ["StrataFile", "StrataStorage"],
+            dependencies: ["StrataFile", "StrataStorage", "StrataTesting"],
             path: "Tests/Fixtures/StrataFileCrashWriter"
         ),
         .executableTarget(

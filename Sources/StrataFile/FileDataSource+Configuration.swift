@@ -74,7 +74,8 @@ extension FileDataSource {
         /// Receives a ``Strata/StrataError/Code/corrupt`` report for each damaged entry the store finds and
         /// discards (naming the file and what was done with it), and an ``Strata/StrataError/Code/io`` report when
         /// the store cannot remove an entry to come within its limits, after a write or as it opens (the write stands;
-        /// the next one tries again); `nil` to stay quiet. It is called on the thread of the call that made the
+        /// the next one tries again), or when a read that cannot throw (``FileDataSource/value(forKey:)``) answers
+        /// `nil` for an entry whose file it could not read (out of descriptors, an I/O error); `nil` to stay quiet. It is called on the thread of the call that made the
         /// report, with no lock of the store held: it may call the store.
         public var diagnostics: (@Sendable (StrataError) -> Void)?
 

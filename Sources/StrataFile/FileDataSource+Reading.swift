@@ -16,16 +16,45 @@ extension FileDataSource {
     /// An entry of more than ``Configuration/maximumReadSize`` bytes is not read: `nil`, a
     /// ``Strata/StrataError/Code/tooLarge`` report to `diagnostics`, and the entry kept.
     ///
+    /// An entry whose file cannot be read for want of permission is a miss (it is left alone until it can be read);
+    /// any other failure to read it (out of descriptors or memory, an I/O error) is thrown: the store cannot tell.
+    ///
     /// - Parameters:
     ///   - key: The key.
     ///   - markingUsed: Whether the read is a use: it marks the entry most recently used and evicts it when it
     ///     has expired. Without it the read changes nothing in the store but a damaged file's removal.
-    func read(_ key: String, markingUsed: Bool = true) -> (data: Data, trailer: EntryTrailer)? {
+    /// - Throws: ``Strata/StrataError/Code/io`` when the entry's file cannot be read, naming the call and its
+    ///   `errno`; the entry is kept.
+    func read(_ key: String, markingUsed: Bool = true) throws(StrataError) -> (data: Data, trailer: EntryTrailer)? {
         let limit = configuration.maximumReadSize
-        let read = readEntry(key, markingUsed: markingUsed, readLimit: limit) { name, expected in
-            readFile(name, length: expected.fileLength)
+        var failure: POSIXCallError?
+        let read = readEntry(key, markingUsed: markingUsed, readLimit: limit) { name, expected -> FileRead<Data> in
+            let read = readFile(name, length: expected.fileLength)
+            if case .problem(.unreadable(let error)) = read, !error.isPermissionProblem { failure = error }
+            return read
         }
+        if let failure { throw failure.strataError("Reading \(StrataError.quoted(key: key)) from the store") }
         return read.map { (data: $0.payload, trailer: $0.trailer) }
+    }
+
+    /// ``read(_:markingUsed:)`` for the calls that cannot throw: a file that cannot be read is a miss, reported to
+    /// `diagnostics`.
+    func readReportingFailures(
+        _ key: String,
+        markingUsed: Bool = true
+    ) -> (data: Data, trailer: EntryTrailer)? {
+        do {
+            return try read(key, markingUsed: markingUsed)
+        } catch {
+            configuration.diagnostics?(
+                StrataError(
+                    error.code,
+                    "FileDataSource answered nil for an entry it could not read (\(error.message)): the entry is kept",
+                    underlying: error
+                )
+            )
+            return nil
+        }
     }
 
     /// Copies the data of the entry under `key` into the open file `destination` — from its start, replacing

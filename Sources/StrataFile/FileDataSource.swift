@@ -151,37 +151,76 @@ public final class FileDataSource: Sendable {
     /// has expired, its file is damaged (which removes it) or it holds more than
     /// ``Configuration/maximumReadSize`` bytes (which keeps it).
     ///
+    /// `nil` too when its file cannot be read (which keeps it): for want of permission, silently; for any other
+    /// reason (out of descriptors or memory, an I/O error) with an ``Strata/StrataError/Code/io`` report to
+    /// ``Configuration/diagnostics``. `get` and the other reads of the `DataSource` API throw that error instead
+    /// (``checkedValue(forKey:)``), so a repository does not take it for a miss.
+    ///
     /// - Parameter key: The key.
     public func value(forKey key: String) -> Data? {
-        read(key)?.data
+        readReportingFailures(key)?.data
+    }
+
+    /// Returns the data stored under `key`, or `nil`, as ``value(forKey:)`` does, but throws a file it cannot read
+    /// for another reason than permissions: what `get` reads.
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: ``Strata/StrataError/Code/io`` when the entry's file cannot be read (out of descriptors or memory,
+    ///   an I/O error), naming the call and its `errno`; the entry is kept.
+    public func checkedValue(forKey key: String) throws -> Data? {
+        try read(key)?.data
     }
 
     /// Returns the data stored under `key` without using the entry: its place in the least-recently-used order
     /// and its last access stay as they were, and an expired entry is left for a read or a cleaning to remove.
     /// For the package's own looks into a store that may be the user's.
     package func peekValue(forKey key: String) -> Data? {
-        read(key, markingUsed: false)?.data
+        readReportingFailures(key, markingUsed: false)?.data
     }
 
     /// Returns the data stored under `key` with its metadata: the date it was written, its expiry, its freshness
     /// date and its validators.
     ///
+    /// `nil` as ``value(forKey:)`` answers it, a file that cannot be read included (reported to
+    /// ``Configuration/diagnostics`` unless it is for want of permission).
+    ///
     /// - Parameter key: The key.
     public func entry(forKey key: String) -> StoredEntry<Data>? {
-        read(key).map { read in
-            StoredEntry(
-                value: read.data,
-                metadata: EntryMetadata(
-                    storedAt: read.trailer.created,
-                    expiresAt: read.trailer.expiresAt,
-                    freshUntil: read.trailer.freshUntil,
-                    eTag: read.trailer.eTag,
-                    lastModified: read.trailer.lastModified,
-                    tags: Set(read.trailer.tags),
-                    forbidsServingStale: read.trailer.forbidsServingStale
-                )
+        readReportingFailures(key).map(Self.storedEntry)
+    }
+
+    /// Returns the entry stored under `key`, or `nil`, as ``entry(forKey:)`` does, but throws a file it cannot read
+    /// for another reason than permissions: what `getEntry` and the reads of several entries read.
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: As ``checkedValue(forKey:)``.
+    public func checkedEntry(forKey key: String) throws -> StoredEntry<Data>? {
+        try read(key).map(Self.storedEntry)
+    }
+
+    /// Returns the entry stored under `key` for a listing, as ``checkedEntry(forKey:)`` does (a listing marks the
+    /// entries it reads as used).
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: As ``checkedValue(forKey:)``.
+    public func checkedListedEntry(forKey key: String) throws -> StoredEntry<Data>? {
+        try checkedEntry(forKey: key)
+    }
+
+    /// The entry a read gave, with its metadata from its trailer.
+    private static func storedEntry(_ read: (data: Data, trailer: EntryTrailer)) -> StoredEntry<Data> {
+        StoredEntry(
+            value: read.data,
+            metadata: EntryMetadata(
+                storedAt: read.trailer.created,
+                expiresAt: read.trailer.expiresAt,
+                freshUntil: read.trailer.freshUntil,
+                eTag: read.trailer.eTag,
+                lastModified: read.trailer.lastModified,
+                tags: Set(read.trailer.tags),
+                forbidsServingStale: read.trailer.forbidsServingStale
             )
-        }
+        )
     }
 
     /// Returns what the store knows about the entry under `key`, without reading its data; `nil` when there

@@ -50,6 +50,10 @@ package struct POSIXCallError: Error, CustomStringConvertible, Sendable, Equatab
     /// passing shortage, not a fact about the item.
     package var isOutOfResources: Bool { code == EMFILE || code == ENFILE || code == ENOMEM || code == ENOBUFS }
 
+    /// The process may not open or read the item (`EACCES`, `EPERM`): a fact about the item's permissions, not a
+    /// passing failure.
+    package var isPermissionProblem: Bool { code == EACCES || code == EPERM }
+
     /// The name exists already (an exclusive create).
     package var alreadyExists: Bool { code == EEXIST }
 

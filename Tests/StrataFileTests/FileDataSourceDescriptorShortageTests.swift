@@ -47,3 +47,48 @@ struct FileDataSourceDescriptorShortageTests {
         #expect(store.count == 20)
     }
 }
+
+/// A read of an entry the store holds, while the process is short of descriptors: `get` fails with `.io`, never
+/// with `notFound` (which sent a repository to main for each cached entry, as if the cache were empty), and
+/// `value(forKey:)`, which cannot throw, answers `nil` with a report.
+struct FileDataSourceReadDescriptorShortageTests {
+    @Test(.timeLimit(.minutes(1)))
+    func aReadShortOfDescriptorsFailsWithIOInsteadOfMissing() throws {
+        // Given a store that holds "k", closed
+        let folder = try TemporaryFolder()
+        do {
+            let store = try folder.makeStore()
+            try store.setValue(Data("cached".utf8), forKey: "k")
+        }
+        let executable = try #require(
+            CrashWriterFixture.url(of: "StrataFileCrashWriter"),
+            "build the StrataFileCrashWriter fixture"
+        )
+
+        // When another process opens it, takes every descriptor it has left, and reads "k"
+        let process = ChildProcess()
+        process.executableURL = executable
+        process.arguments = [folder.url.path, "store", "read-descriptors", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let said = String(decoding: output.fileHandleForReading.readToEndAcrossInterrupts(), as: UTF8.self)
+        process.waitUntilExit()
+        let lines = said.split(separator: "\n").map(String.init)
+
+        // Then `get` fails with an I/O error that says why, `value(forKey:)` answers nil and reports it, and a
+        // repository over the store returns the error without asking main
+        #expect(process.terminationStatus == 0)
+        #expect(lines.count == 4, "\(said)")
+        #expect(lines.first?.hasPrefix("get: error io") == true, "\(said)")
+        #expect(lines.first?.contains("Too many open files") == true, "\(said)")
+        #expect(lines.dropFirst().first == "value: nil", "\(said)")
+        #expect(lines.dropFirst(2).first == "reported: io", "\(said)")
+        #expect(lines.last?.hasPrefix("repository: error io") == true, "\(said)")
+        #expect(lines.last?.hasSuffix("main asked 0") == true, "\(said)")
+
+        // And the entry is still there
+        let store = try folder.makeStore()
+        #expect(store.value(forKey: "k") == Data("cached".utf8))
+    }
+}

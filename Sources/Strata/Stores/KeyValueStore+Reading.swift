@@ -37,7 +37,7 @@ extension KeyValueStore {
     @inlinable @inline(__always)
     package func keyedEntry(for query: any Query) throws -> StoredEntry<Value> {
         guard let key = Self.key(of: query) else { throw Self.unsupported(query) }
-        guard let entry = try entry(forKey: key) else { throw StrataError.miss(key: key) }
+        guard let entry = try checkedEntry(forKey: key) else { throw StrataError.miss(key: key) }
         return entry
     }
 
@@ -46,7 +46,7 @@ extension KeyValueStore {
     @inlinable @inline(__always)
     package func keyedValue(for query: any Query) throws -> Value {
         guard let key = Self.key(of: query) else { throw Self.unsupported(query) }
-        guard let value = try value(forKey: key) else { throw StrataError.miss(key: key) }
+        guard let value = try checkedValue(forKey: key) else { throw StrataError.miss(key: key) }
         return value
     }
 
@@ -58,7 +58,7 @@ extension KeyValueStore {
         case let query as any MultiKeyedQuery:
             return try query.keys.map { key in
                 try budget.spend(storedSize(forKey: key), reading: key)
-                guard let entry = try entry(forKey: key) else { throw StrataError.miss(key: key) }
+                guard let entry = try checkedEntry(forKey: key) else { throw StrataError.miss(key: key) }
                 return entry
             }
         case let query as any KeyedQuery:
@@ -72,7 +72,7 @@ extension KeyValueStore {
             // A listing skips entries that expired, were damaged or were removed since the keys were read.
             let entries = try query.selectKeys(from: keys).compactMap { key in
                 try budget.spend(storedSize(forKey: key), reading: key)
-                return try listedEntry(forKey: key)
+                return try checkedListedEntry(forKey: key)
             }
             if keys.isEmpty, !storedListAnswer.isStored { throw Self.noListAnswer(query) }
             return entries

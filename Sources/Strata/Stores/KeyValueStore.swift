@@ -95,6 +95,31 @@ public protocol KeyValueStore<Value>: DataSource {
     /// - Throws: As ``entry(forKey:)``.
     func listedEntry(forKey key: String) throws -> StoredEntry<Value>?
 
+    /// Returns the live value under `key`, or `nil`, as ``value(forKey:)`` does, but throws a read that failed: what
+    /// `get` reads.
+    ///
+    /// A store whose ``value(forKey:)`` cannot throw (it answers `nil` when a file cannot be read, as its API
+    /// documents) implements it, so that the query dispatcher reports a store that cannot tell — out of descriptors,
+    /// an I/O error — instead of a miss a repository would take to main. The default reads ``value(forKey:)``.
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: ``StrataError`` when the store cannot tell.
+    func checkedValue(forKey key: String) throws -> Value?
+
+    /// Returns the live entry under `key`, or `nil`, as ``entry(forKey:)`` does, but throws a read that failed: what
+    /// `getEntry` and a read of several keys read. The default reads ``entry(forKey:)``.
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: As ``checkedValue(forKey:)``.
+    func checkedEntry(forKey key: String) throws -> StoredEntry<Value>?
+
+    /// Returns the live entry under `key` for a listing, or `nil`, as ``listedEntry(forKey:)`` does, but throws a
+    /// read that failed: what a listing reads. The default reads ``listedEntry(forKey:)``.
+    ///
+    /// - Parameter key: The key.
+    /// - Throws: As ``checkedValue(forKey:)``.
+    func checkedListedEntry(forKey key: String) throws -> StoredEntry<Value>?
+
     /// The most bytes of stored data one read of several entries (`getAll`, `getAllEntries`) loads in all, each
     /// entry counted at ``storedSize(forKey:)`` before it is read; `nil` (the default) for none, for a store that
     /// holds its values in memory already.
@@ -183,6 +208,30 @@ extension KeyValueStore {
     @inlinable
     public func listedEntry(forKey key: String) throws -> StoredEntry<Value>? {
         try entry(forKey: key)
+    }
+
+    /// Reads ``value(forKey:)``, which throws what the store cannot read.
+    ///
+    /// - Parameter key: The key.
+    @inlinable
+    public func checkedValue(forKey key: String) throws -> Value? {
+        try value(forKey: key)
+    }
+
+    /// Reads ``entry(forKey:)``, which throws what the store cannot read.
+    ///
+    /// - Parameter key: The key.
+    @inlinable
+    public func checkedEntry(forKey key: String) throws -> StoredEntry<Value>? {
+        try entry(forKey: key)
+    }
+
+    /// Reads ``listedEntry(forKey:)``, which throws what the store cannot read.
+    ///
+    /// - Parameter key: The key.
+    @inlinable
+    public func checkedListedEntry(forKey key: String) throws -> StoredEntry<Value>? {
+        try listedEntry(forKey: key)
     }
 
     /// `nil`: the store's reads of several entries are not bounded.

@@ -12,10 +12,16 @@
 //
 // Mode `descriptors` opens the store with every descriptor of the process taken but `spare` of them, for each
 // `spare` from 0 to <first>, and prints `spare <n>: <entries>` or `spare <n>: error <code> <message>` per open.
+//
+// Mode `read-descriptors` opens the store, takes every descriptor of the process, then reads the key `k` (ignoring
+// <first>): `get: <value or error code>` from `get`, `value: <value or nil>` from `value(forKey:)` with
+// `reported: <codes>` (space-separated) from its diagnostics, and `repository: <value or error code>, main asked <n>` from a
+// `.cacheSync` read of a `CacheRepository` whose main holds `main` under `k`.
 import Foundation
 import Strata
 import StrataFile
 import StrataStorage
+import StrataTesting
 
 let arguments = CommandLine.arguments
 guard arguments.count == 5, let first = Int(arguments[4]) else {
@@ -39,6 +45,10 @@ if arguments[3] == "probe" {
 }
 if arguments[3] == "descriptors" {
     openWithFewDescriptors(location: URL(fileURLWithPath: arguments[1]), identifier: arguments[2], upTo: first)
+    exit(0)
+}
+if arguments[3] == "read-descriptors" {
+    readWithNoDescriptors(location: URL(fileURLWithPath: arguments[1]), identifier: arguments[2])
     exit(0)
 }
 let durability: StoreDurability = arguments[3].hasPrefix("durable") ? .durable : .atomic
@@ -102,4 +112,58 @@ func openWithFewDescriptors(location: URL, identifier: String, upTo last: Int) {
         }
         FileHandle.standardOutput.write(Data("spare \(spare): \(said)\n".utf8))
     }
+}
+
+/// Mode `read-descriptors`: reads of `k` in a store opened before every descriptor of the process was taken.
+func readWithNoDescriptors(location: URL, identifier: String) {
+    let reports = Locked<[String]>([])
+    let store: FileDataSource
+    do {
+        store = try FileDataSource(
+            configuration: .init(
+                location: .url(location),
+                identifier: identifier,
+                diagnostics: { report in reports.withLock { $0.append("\(report.code)") } }
+            )
+        )
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
+    _ = FileDescriptor.lowerOpenLimit(to: 256)
+    let main = ScriptedDataSource<Data>(["k": Data("main".utf8)])
+    let repository = CacheRepository(main: main, cache: store)
+    let done = DispatchSemaphore(value: 0)
+    let said = Locked<[String]>([])
+    // The descriptors are taken once the task runs: the executor needs a few of its own to start.
+    Task {
+        var fillers: [Int32] = []
+        while true {
+            let descriptor = open("/dev/null", O_RDONLY)
+            guard descriptor >= 0 else { break }
+            fillers.append(descriptor)
+        }
+        func outcome(_ read: () async throws -> Data) async -> String {
+            do {
+                return String(decoding: try await read(), as: UTF8.self)
+            } catch let error as StrataError {
+                return "error \(error.code) \(error.message)"
+            } catch {
+                return "error \(error)"
+            }
+        }
+        let got = await outcome { try await store.get(KeyQuery("k")) }
+        let value = store.value(forKey: "k").map { String(decoding: $0, as: UTF8.self) } ?? "nil"
+        let fromRepository = await outcome { try await repository.get(KeyQuery("k"), operation: .cacheSync) }
+        said.withLock {
+            $0 = [
+                "get: \(got)", "value: \(value)", "reported: \(reports.withLock { $0.joined(separator: " ") })",
+                "repository: \(fromRepository), main asked \(main.callCount(.get))",
+            ]
+        }
+        for descriptor in fillers { _ = close(descriptor) }
+        done.signal()
+    }
+    done.wait()
+    for line in said.withLock({ $0 }) { FileHandle.standardOutput.write(Data("\(line)\n".utf8)) }
 }
