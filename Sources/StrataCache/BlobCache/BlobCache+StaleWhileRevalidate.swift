@@ -11,4 +11,14 @@ extension BlobCache {
     public func waitForBackgroundRefreshes() async {
         await chain.main.repository.waitForBackgroundRefreshes()
     }
+
+    /// Cancels every background revalidation running now: each request is stopped, and the stale blobs stay as they
+    /// were (a fetch revalidates them again).
+    ///
+    /// A revalidation does not keep a released cache alive, but the server may still be answering it: an app that
+    /// is done with a cache (a sign-out) cancels them, then awaits ``waitForBackgroundRefreshes()``, so no request of
+    /// the old cache is left running.
+    public func cancelBackgroundRefreshes() {
+        chain.main.repository.cancelBackgroundRefreshes()
+    }
 }

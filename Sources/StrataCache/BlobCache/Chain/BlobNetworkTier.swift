@@ -26,17 +26,28 @@ struct BlobNetworkTier: BlobTier {
         }
     }
 
+    /// Sends the request, conditional on `metadata`'s validators, and answers what the server said.
+    ///
+    /// The cache is not held while the request is on its way (a background revalidation or a download its fetchers
+    /// abandoned would keep a released cache, and its persistent folder, alive until the server answered): what the
+    /// request needs is copied out first, and the cache taken again with the answer.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/cancelled`` when the cache was released meanwhile: nothing is written
+    ///   back. The client's errors as they are.
     func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<Blob> {
-        let (cache, key) = try target(of: query)
+        let (client, clock, key, removalsBefore) = try { () throws -> (HTTPClient, any WallClock, String, Int) in
+            let (cache, key) = try target(of: query)
+            // Before the request: a removal while it is on its way keeps its answer out of both layers.
+            return (cache.client, cache.configuration.clock, key, cache.removals.mark(key))
+        }()
         guard let url = URL(string: key) else { throw StrataError(.invalidArgument, "\(key) is not a URL") }
         let conditions = ConditionalHeaders(eTag: metadata.eTag, lastModified: metadata.lastModified)
-        let clock = cache.configuration.clock
         let requestTime = clock.now()
-        // Before the request: a removal while it is on its way keeps its answer out of both layers.
-        let removalsBefore = cache.removals.mark(key)
         let request = HTTPRequest(.get, url: url)
-        let sent = cache.client.asSent(request)
-        switch try await cache.client.send(request, ifModifiedSince: conditions) {
+        let sent = client.asSent(request)
+        let answer = try await client.send(request, ifModifiedSince: conditions)
+        let (cache, _) = try target(of: query)
+        switch answer {
         case .modified(let response):
             var download = cache.download(response, requestTime: requestTime, to: sent)
             download.value.removalsBefore = removalsBefore
