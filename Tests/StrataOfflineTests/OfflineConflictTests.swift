@@ -72,6 +72,48 @@ struct OfflineConflictTests {
         await server.stop()
     }
 
+    /// A view's task awaiting `waitForReplays()` while the replay waits on a resolver that awaits the user (who
+    /// never answers) returns when it is cancelled: before, it waited on the replay's lane for ever.
+    @Test(.timeLimit(.minutes(1)))
+    func waitingForReplaysReturnsWhenCancelledWhileAResolverAwaitsTheUser() async throws {
+        let (entered, enteredContinuation) = AsyncStream.makeStream(of: Void.self)
+        let user = Locked<CheckedContinuation<ConflictResolution<Note>, Never>?>(nil)
+        let (server, notes, folder) = try await Self.conflicted(
+            ConflictResolver { _ in
+                await withCheckedContinuation { answer in
+                    user.withLock { $0 = answer }
+                    enteredContinuation.yield()
+                }
+            }
+        )
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let answerTheUser = { user.withLock { $0.take() }?.resume(returning: .takeRemote) }
+
+        // Given a replay whose resolver awaits the user
+        let replay = Task { await notes.sync() }
+        var resolving = entered.makeAsyncIterator()
+        _ = await resolving.next()
+
+        // When a task awaiting the replays is cancelled
+        let returned = Locked(false)
+        let waiter = Task {
+            await notes.waitForReplays()
+            returned.withLock { $0 = true }
+        }
+        waiter.cancel()
+
+        // Then it returns while the resolver still waits. (Bounded, so that a regression fails here rather than
+        // hangs the suite.)
+        for _ in 0..<3_000 where !returned.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(returned.withLock { $0 }, "waitForReplays() kept waiting for the resolver after its task was cancelled")
+        #expect(user.withLock { $0 != nil })
+        answerTheUser()
+        await waiter.value
+        #expect(await replay.value.resolvedByRemote == 1)
+        await notes.close()
+        await server.stop()
+    }
+
     @Test func byDefaultTheServerWinsAndTheCacheTakesItsValue() async throws {
         let (server, notes, folder) = try await Self.conflicted(nil)
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }

@@ -63,13 +63,16 @@ extension OfflineRepository {
     /// Returns when no replay is running or waiting to start: one a main answer, a new write or the timer
     /// started. Queued writes are not sent by it; a test awaits it instead of sleeping. Called from the repository's
     /// own write or replay, it returns at once.
+    ///
+    /// It returns when the calling task is cancelled too, whatever is still running: a replay may wait on a conflict
+    /// resolver that awaits the user, and a view that stops waiting must not wait for ever.
     public func waitForReplays() async {
         guard !isInOwnWork else { return }
         while schedule.withLock({ $0.unfinished }) > 0 {
-            await replays.run {}
+            guard !Task.isCancelled, await replays.runUnlessCancelled({}) != nil else { return }
             await Task.yield()
         }
-        await replays.run {}
+        _ = await replays.runUnlessCancelled {}
     }
 
     /// Sets the timer to the earliest end of a backoff, in place of a pending one that wakes later.
