@@ -19,11 +19,27 @@ public final class ManualClock: WallClock {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    /// A task in ``waitForSleepers(_:)``, resumed once `count` tasks sleep or it is cancelled.
+    private struct Watcher {
+        let id: UInt64
+        let count: Int
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
         var now: Date
         var sleepers: [Sleeper] = []
+        var watchers: [Watcher] = []
         var nextID: UInt64 = 0
         var sleepCalls: [Duration] = []
+
+        /// Removes the watchers whose count of sleepers is reached, for the caller to resume outside the lock.
+        mutating func satisfiedWatchers() -> [Watcher] {
+            let count = sleepers.count
+            let satisfied = watchers.filter { $0.count <= count }
+            watchers.removeAll { $0.count <= count }
+            return satisfied
+        }
     }
 
     private let state: Locked<State>
@@ -87,14 +103,15 @@ public final class ManualClock: WallClock {
         if duration <= .zero { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow: Result<Void, any Error>? = state.withLock { state in
-                    if Task.isCancelled { return .failure(CancellationError()) }
+                let (resumeNow, watchers) = state.withLock { state -> (Result<Void, any Error>?, [Watcher]) in
+                    if Task.isCancelled { return (.failure(CancellationError()), []) }
                     let deadline = deadline(state.now)
-                    if deadline <= state.now { return .success(()) }
+                    if deadline <= state.now { return (.success(()), []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return nil
+                    return (nil, state.satisfiedWatchers())
                 }
                 if let resumeNow { continuation.resume(with: resumeNow) }
+                for watcher in watchers { watcher.continuation.resume() }
             }
         } onCancel: {
             let cancelled = state.withLock { state -> Sleeper? in
@@ -105,10 +122,33 @@ public final class ManualClock: WallClock {
         }
     }
 
-    /// Waits until at least `count` tasks are suspended in ``sleep(for:)``, yielding between checks.
+    /// Waits until at least `count` tasks are suspended in ``sleep(for:)`` or ``sleep(until:)``.
+    ///
+    /// It suspends until a sleeper makes the count (it does not spin). It returns at once when the calling task is
+    /// cancelled, before or while it waits, whether or not the count was reached: a test whose code never sleeps ends
+    /// at its time limit instead of hanging the run. Check ``sleeperCount`` after it if that matters.
     ///
     /// - Parameter count: How many sleepers to wait for.
     public func waitForSleepers(_ count: Int = 1) async {
-        while sleeperCount < count { await Task.yield() }
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = state.withLock { state -> Bool in
+                    guard !Task.isCancelled, state.sleepers.count < count else { return false }
+                    state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
+                    return true
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            let cancelled = state.withLock { state -> Watcher? in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.watchers.remove(at: index)
+            }
+            cancelled?.continuation.resume()
+        }
     }
 }

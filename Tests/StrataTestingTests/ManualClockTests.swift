@@ -24,6 +24,41 @@ struct ManualClockTests {
         #expect(clock.sleeperCount == 0)
     }
 
+    /// A test whose code never sleeps: its wait for a sleeper returns when cancelled (at the test's time limit)
+    /// instead of spinning for ever at full speed and hanging the run.
+    @Test(.timeLimit(.minutes(1)))
+    func aCancelledWaitForSleepersReturnsWithoutASleeper() async throws {
+        let clock = ManualClock()
+        let returned = Locked(false)
+        let waiter = Task {
+            await clock.waitForSleepers()
+            returned.withLock { $0 = true }
+        }
+        waiter.cancel()
+        // Bounded, so that a regression fails here rather than hangs the suite.
+        for _ in 0..<3_000 where !returned.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(returned.withLock { $0 }, "waitForSleepers() kept waiting after its task was cancelled")
+        #expect(clock.sleeperCount == 0)
+        // (A sleeper makes the count, for a wait that kept waiting.)
+        let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
+        await waiter.value
+        sleeper.cancel()
+        _ = try? await sleeper.value
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aWaitForSleepersReturnsOnceTheCountSleeps() async throws {
+        let clock = ManualClock()
+        let waiter = Task { await clock.waitForSleepers(2) }
+        let first = Task { try await clock.sleep(for: .seconds(1)) }
+        let second = Task { try await clock.sleep(for: .seconds(2)) }
+        await waiter.value
+        #expect(clock.sleeperCount == 2)
+        clock.advance(by: .seconds(2))
+        try await first.value
+        try await second.value
+    }
+
     @Test func aSleepUntilADateWakesAtThatDateHoweverLateItStarted() async throws {
         // Given a deadline 5 s ahead, and a clock advanced by 3 s before the sleeper starts
         let clock = ManualClock()
