@@ -15,25 +15,14 @@ struct FileDataSourceDescriptorShortageTests {
             let store = try folder.makeStore()
             for index in 0..<20 { try store.setValue(Data("value \(index)".utf8), forKey: "k\(index)") }
         }
-        let executable = try #require(
-            CrashWriterFixture.url(of: "StrataFileCrashWriter"),
-            "build the StrataFileCrashWriter fixture"
-        )
 
         // When another process opens it with every descriptor taken but 0, 1, … 24 of them
-        let process = ChildProcess()
-        process.executableURL = executable
-        process.arguments = [folder.url.path, "store", "descriptors", "24"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let said = String(decoding: output.fileHandleForReading.readToEndAcrossInterrupts(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, said) = try runCrashWriter(in: folder, "descriptors", "24")
         let outcomes = said.split(separator: "\n").map { $0.split(separator: ": ", maxSplits: 1).last ?? "" }
 
         // Then each open has the 20 entries, or failed with an I/O error that says why; with enough descriptors
         // it has them all
-        #expect(process.terminationStatus == 0)
+        #expect(status == 0)
         #expect(outcomes.count == 25, "\(said)")
         for outcome in outcomes {
             #expect(outcome == "20" || outcome.hasPrefix("error io"), "\(said)")
@@ -60,25 +49,14 @@ struct FileDataSourceReadDescriptorShortageTests {
             let store = try folder.makeStore()
             try store.setValue(Data("cached".utf8), forKey: "k")
         }
-        let executable = try #require(
-            CrashWriterFixture.url(of: "StrataFileCrashWriter"),
-            "build the StrataFileCrashWriter fixture"
-        )
 
         // When another process opens it, takes every descriptor it has left, and reads "k"
-        let process = ChildProcess()
-        process.executableURL = executable
-        process.arguments = [folder.url.path, "store", "read-descriptors", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let said = String(decoding: output.fileHandleForReading.readToEndAcrossInterrupts(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, said) = try runCrashWriter(in: folder, "read-descriptors", "0")
         let lines = said.split(separator: "\n").map(String.init)
 
         // Then `get` fails with an I/O error that says why, `value(forKey:)` answers nil and reports it, and a
         // repository over the store returns the error without asking main
-        #expect(process.terminationStatus == 0)
+        #expect(status == 0)
         #expect(lines.count == 4, "\(said)")
         #expect(lines.first?.hasPrefix("get: error io") == true, "\(said)")
         #expect(lines.first?.contains("Too many open files") == true, "\(said)")
@@ -91,4 +69,26 @@ struct FileDataSourceReadDescriptorShortageTests {
         let store = try folder.makeStore()
         #expect(store.value(forKey: "k") == Data("cached".utf8))
     }
+}
+
+/// Runs the `StrataFileCrashWriter` fixture on the store `store` in `folder` in `mode` with `argument`, and returns
+/// its exit status and what it printed.
+private func runCrashWriter(
+    in folder: TemporaryFolder,
+    _ mode: String,
+    _ argument: String
+) throws -> (status: Int32, said: String) {
+    let executable = try #require(
+        CrashWriterFixture.url(of: "StrataFileCrashWriter"),
+        "build the StrataFileCrashWriter fixture"
+    )
+    let process = ChildProcess()
+    process.executableURL = executable
+    process.arguments = [folder.url.path, "store", mode, argument]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let said = String(decoding: output.fileHandleForReading.readToEndAcrossInterrupts(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, said)
 }
