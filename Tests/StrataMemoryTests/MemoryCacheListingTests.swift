@@ -52,6 +52,24 @@ struct MemoryCacheListingTests {
         #expect(cache.count == 1)
     }
 
+    /// A repository as the cache of another (a tier) is asked for its stored list answer; it answers from its own
+    /// cache's, else from its main, and stores main's answer as its list answer. Before this was handled, the tier
+    /// tried to store the answer under the question (`queryNotSupported`) and the outer read failed.
+    @Test func aTierAnswersTheListingFromItsMainAndKeepsIt() async throws {
+        let (_, main, _) = Self.repository()
+        let disk = MemoryDataSource<User>(configuration: .init(key: { $0.id }))
+        let tier = CacheRepository(main: main, cache: disk).asDataSource(operation: .cacheSync)
+        let outer = CacheRepository(main: main, cache: tier)
+
+        let first = try await outer.getAll(AllObjectsQuery(), operation: .cacheSync)
+        let second = try await outer.getAll(AllObjectsQuery(), operation: .cacheSync)
+
+        #expect(Set(first.map(\.id)) == ["1", "2", "3"])
+        #expect(Set(second.map(\.id)) == ["1", "2", "3"])
+        #expect(disk.count == 3)
+        #expect(main.callCount(.getAll) == 1)
+    }
+
     /// Reading the cache alone still lists what it holds.
     @Test func theCacheAloneListsWhatItHolds() async throws {
         let (repository, _, _) = Self.repository()

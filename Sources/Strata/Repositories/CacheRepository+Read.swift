@@ -268,6 +268,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any Query,
         asksMainOnAMiss: Bool = false
     ) -> PlannedRead<[StoredEntry<Main.Value>], [Main.Value]> {
+        // A tier's own list answer, asked by the repository above it (`StoredListAnswerQuery`), is stored as the
+        // listing it answers.
+        let query = (query as? StoredListAnswerQuery)?.listing ?? query
         let storeAll = { @Sendable [cache] (entries: [StoredEntry<Main.Value>]) async throws in
             // A list that must not be stored is returned as it came, and the cache's older copy goes (as for `get`);
             // one that may is stored whole.
