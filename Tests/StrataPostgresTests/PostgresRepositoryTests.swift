@@ -21,7 +21,11 @@
                 let repository = CacheRepository(main: notes, cache: notes.coherentCache(memory))
                 try await withFeed(notes) {
                     let one = Note(title: "one", revision: 1)
+                    let heard = notes.changes(forKey: "a")
                     _ = try await repository.put(one, in: KeyQuery("a"), operation: .mainSync)
+                    // The feed hears the table's creation (a new epoch) and the write after the put returned: until it
+                    // has, a read cached now would be dropped, or outdated, by them a moment later.
+                    #expect(await first(heard) { $0 == .put(key: "a") } != nil)
                     #expect(try await repository.get(KeyQuery("a"), operation: .main) == one)
                     // The repository's own write carries no version: the cache does not serve it, main does.
                     #expect(

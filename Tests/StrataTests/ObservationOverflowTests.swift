@@ -66,7 +66,7 @@ struct ObservationOverflowTests {
         let broadcaster = ChangeBroadcaster()
         let stream = broadcaster.changes(bufferingNewest: 3)
         // When 2,000 keys change in bursts of 4 to 20
-        let read = try await readSlowly(stream, keys: 2_000) { broadcaster.publish(.put(key: $0)) }
+        let read = try await readSlowly(stream, keys: 2_000) { key, _ in broadcaster.publish(.put(key: key)) }
         // Then every key it did not hear of was followed by an `invalidateAll` (some were lost: each burst outgrows
         // the buffer unless the reader keeps pace with it, which it cannot for long)
         #expect(broadcaster.droppedCount > 0)
@@ -80,9 +80,8 @@ struct ObservationOverflowTests {
         let stream = CacheRepository(main: main, cache: cache).asDataSource().changes(forKey: nil)
         // When keys of its cache and of its main change in turn, read only once they all changed: 100 (each
         // source's stream keeps its 50 changes, the merged stream loses some) or 2,000
-        let read = try await readSlowly(stream, keys: keys, readsWhileChanging: false) { key in
-            let source = Int(key).map { $0.isMultiple(of: 2) } ?? true ? cache : main
-            source.changeBroadcaster.publish(.put(key: key))
+        let read = try await readSlowly(stream, keys: keys, sources: 2, readsWhileChanging: false) { key, source in
+            (source == 0 ? cache : main).changeBroadcaster.publish(.put(key: key))
         }
         // Then every key it did not hear of was followed by an `invalidateAll`: each source's changes keep their order
         // in the merged stream, but the two sources' interleave as their forwarding tasks run
@@ -93,14 +92,18 @@ struct ObservationOverflowTests {
 
     /// Reads `stream` in a task that lets other tasks run between reads while `change` is called for the keys
     /// `0..<keys` in bursts of 4 to 20 (or, when not `readsWhileChanging`, from when they all changed and other
-    /// tasks ran a while). Returns what was read once the reader has caught up: a last change made while it lags may
-    /// be dropped, so one is made again until it is read, then a final one, read after anything sent since. The
-    /// stream must keep more than one change.
+    /// tasks ran a while), key `k` through source `k % sources`. Returns what was read once the reader has caught up
+    /// with every source: a last change made while it lags may be dropped, so one is made again through each source
+    /// until all are read, then a final one through each, read after anything sent since. A source's changes keep their
+    /// order in the stream, but the sources' reach it as their forwarding tasks run: the reader has caught up only once
+    /// it read a change sent through each after its keys (one forwarding task may still hold keys the other's last
+    /// change overtook). The stream must keep more than `sources` changes.
     private func readSlowly(
         _ stream: AsyncStream<DataChange>,
         keys: Int,
+        sources: Int = 1,
         readsWhileChanging: Bool = true,
-        change: (String) -> Void
+        change: (_ key: String, _ source: Int) -> Void
     ) async throws -> [DataChange] {
         let recorder = Recorder<DataChange>()
         let read = {
@@ -116,7 +119,7 @@ struct ObservationOverflowTests {
         var index = 0
         while index < keys {
             for _ in 0..<min(Int.random(in: 4...20), keys - index) {
-                change("\(index)")
+                change("\(index)", index % sources)
                 index += 1
             }
             await Task.yield()
@@ -125,20 +128,27 @@ struct ObservationOverflowTests {
             for _ in 0..<100 { await Task.yield() }
             consumer = read()
         }
-        // Each round's last change is read, or dropped and followed by an `invalidateAll`, which comes after the
-        // changes waiting when the round began: the buffer drains, and its last change is read within a few rounds.
+        /// Makes a change named `name` through each source; returns them.
+        func changeEverySource(_ name: String) -> [DataChange] {
+            (0..<sources).map { source in
+                change("\(name) \(source)", source)
+                return DataChange.put(key: "\(name) \(source)")
+            }
+        }
+        // Each round's last changes are read, or one is dropped and followed by an `invalidateAll`, which comes after
+        // the changes waiting when the round began: the buffer drains, and the last changes are read within a few
+        // rounds.
         for round in 0...keys {
             let readSoFar = recorder.items.count
-            let last = DataChange.put(key: "last \(round)")
-            change("last \(round)")
+            let last = changeEverySource("last \(round)")
             let read = try await recorder.wait { read in
-                read.contains(last) || read.dropFirst(readSoFar).contains(.invalidateAll)
+                last.allSatisfy(read.contains) || read.dropFirst(readSoFar).contains(.invalidateAll)
             }
-            guard read.contains(last) else { continue }
-            // Sending `last` may have dropped a change, and the `invalidateAll` after it waits still: with room for
-            // more than one change, one more is never dropped, and is read after it.
-            change("final")
-            return try await recorder.wait { $0.contains(.put(key: "final")) }
+            guard last.allSatisfy(read.contains) else { continue }
+            // Sending the last changes may have dropped a change, and the `invalidateAll` after it waits still: with
+            // room for more than `sources` changes, the final ones are never dropped, and are read after it.
+            let final = changeEverySource("final")
+            return try await recorder.wait { read in final.allSatisfy(read.contains) }
         }
         Issue.record("the reader never caught up")
         return recorder.items
