@@ -23,6 +23,13 @@ public struct JSONFileStoreEntry: Sendable, Hashable {
     /// What is wrong with the entry (a missing or undecodable file, another key); `nil` for a sound one.
     public var problem: String?
 
+    /// Whether ``problem`` is damage, which the store moves aside when it reads the entry: `false` for a sound entry,
+    /// and for an entry file this process cannot read (permissions, an I/O error), which the store leaves as it is.
+    public var isDamaged: Bool { problem != nil && !isLeftAsItIs }
+
+    /// Whether the problem, if any, is one the store leaves as it is (a file it cannot read now): no damage.
+    var isLeftAsItIs = false
+
     /// Creates an entry description.
     ///
     /// - Parameters:
@@ -33,6 +40,7 @@ public struct JSONFileStoreEntry: Sendable, Hashable {
     ///   - maxAge: The entry's own maximum age in seconds.
     ///   - sequence: Its place in the recency order.
     ///   - problem: What is wrong with it.
+    ///   - isDamaged: Whether `problem` is damage the store moves aside; `nil` for `problem != nil`.
     public init(
         key: String?,
         path: String,
@@ -40,7 +48,8 @@ public struct JSONFileStoreEntry: Sendable, Hashable {
         storedAt: Date?,
         maxAge: Double?,
         sequence: UInt64,
-        problem: String?
+        problem: String?,
+        isDamaged: Bool? = nil
     ) {
         self.key = key
         self.path = path
@@ -49,6 +58,7 @@ public struct JSONFileStoreEntry: Sendable, Hashable {
         self.maxAge = maxAge
         self.sequence = sequence
         self.problem = problem
+        self.isLeftAsItIs = problem != nil && isDamaged == false
     }
 
     /// When the entry expires, given the store's default maximum age; `nil` for never; between `distantPast` and

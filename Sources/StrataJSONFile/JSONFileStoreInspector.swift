@@ -13,7 +13,7 @@ import StrataStorage
 ///
 /// ```swift
 /// let report = try JSONFileStoreInspector(folder: usersFolder, access: .readOnly).report(verifying: true)
-/// let damaged = report.entries.filter { $0.problem != nil }
+/// let damaged = report.entries.filter(\.isDamaged)
 /// ```
 public struct JSONFileStoreInspector: Sendable {
     /// The store's folder.
@@ -279,6 +279,7 @@ public struct JSONFileStoreInspector: Sendable {
             data = try contents(of: path)
         } catch {
             entry.problem = "unreadable (\(error))"
+            entry.isLeftAsItIs = !JSONFileStorage.isForeign(error)
             return entry
         }
         guard let data else {

@@ -27,6 +27,10 @@ struct EntryRow {
     /// A JSON-file store's entry as its inspector reported it: a removal checks that the entry is still this one.
     var reported: JSONFileStoreEntry?
 
+    /// How the tool names the entry where its key cannot be shown: `(damaged) <file>`, or `(unreadable) <file>` for
+    /// one whose problem is no damage.
+    var unreadableLabel: String { "\(isDamaged ? "(damaged)" : "(unreadable)") \(file)" }
+
     func isExpired(at now: Date) -> Bool {
         guard let expiresAt else { return false }
         return now >= expiresAt

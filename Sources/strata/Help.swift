@@ -8,8 +8,8 @@ enum Help {
             USAGE: \(strata) inspect <folder> [--limit N] [--max-age SECONDS] [--json] [--progress]
 
             Lists the entries (key, size, created, expiry, last access, ETag), most recently used first,
-            then a summary: count, total size, expired and damaged entries. Changes and creates nothing,
-            shares the store with other readers, and works on read-only media.
+            then a summary: count, total size, expired, damaged and unreadable entries. Changes and creates
+            nothing, shares the store with other readers, and works on read-only media.
 
               --limit N          List at most N entries (the summary still counts all).
               --max-age SECONDS  JSON-file store only (a usage error on other stores): the default maximum

@@ -17,13 +17,17 @@ enum Inspect {
         let rows = contents.rows.sorted { $0.recency > $1.recency }
         let listed = options.limit.map { Array(rows.prefix($0)) } ?? rows
         let sound = rows.filter { $0.problem == nil }
+        // An entry this user cannot read (or a later Strata wrote) is no damage: the store leaves it as it is.
+        let damaged = rows.filter { $0.problem != nil && $0.isDamaged }.count
+        let unreadable = rows.count - sound.count - damaged
         let created = sound.compactMap(\.created)
         let summary: [String: JSONValue] = [
             "count": .int(sound.count),
             "listed": .int(listed.count),
             "totalSize": .int(sound.totalSize),
             "expired": .int(sound.filter { $0.isExpired(at: now) }.count),
-            "damaged": .int(rows.count - sound.count),
+            "damaged": .int(damaged),
+            "unreadable": .int(unreadable),
             "oldestCreated": Output.isoDate(created.min()),
             "newestCreated": Output.isoDate(created.max()),
             "indexProblem": .optional(contents.indexProblem),
@@ -50,7 +54,7 @@ enum Inspect {
                 ["KEY", "SIZE", "CREATED", "EXPIRES", "LAST ACCESS", "ETAG"],
                 listed.map { row in
                     [
-                        row.problem == nil ? Output.cell(row.key) : "(damaged) \(row.file)",
+                        row.problem == nil ? Output.cell(row.key) : row.unreadableLabel,
                         Output.size(row.size),
                         Output.date(row.created),
                         row.isExpired(at: now) ? "expired" : Output.date(row.expiresAt),
@@ -69,7 +73,8 @@ enum Inspect {
         Output.line(
             "Entries: \(Output.grouped(sound.count))   Size: \(Output.size(total)) (\(Output.grouped(total)) bytes)"
                 + "   Expired: \(Output.grouped(sound.filter { $0.isExpired(at: now) }.count))"
-                + "   Damaged: \(Output.grouped(rows.count - sound.count))"
+                + "   Damaged: \(Output.grouped(damaged))"
+                + (unreadable == 0 ? "" : "   Unreadable: \(Output.grouped(unreadable))")
         )
         if let oldest = created.min(), let newest = created.max() {
             Output.line("Created: \(Output.date(oldest)) … \(Output.date(newest)) (UTC)")
@@ -90,7 +95,7 @@ enum Inspect {
             ["SEQ", "KEY", "WRITE", "ATTEMPTS", "STATE", "CREATED", "LAST ERROR"],
             rows.map { row in
                 guard let write = row.write else {
-                    return ["-", "(damaged) \(row.file)", "-", "-", "-", "-", Output.cell(row.problem)]
+                    return ["-", row.unreadableLabel, "-", "-", "-", "-", Output.cell(row.problem)]
                 }
                 return [
                     String(write.sequence), Output.cell(write.key, limit: 40), write.operation.rawValue,

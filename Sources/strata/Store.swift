@@ -305,6 +305,7 @@ enum Store {
             lastModified: nil,
             recency: entry.sequence,
             problem: entry.problem,
+            isDamaged: entry.isDamaged,
             reported: entry
         )
     }

@@ -4,8 +4,8 @@ import Strata
 /// `strata verify <folder> [--repair] [--json]`: reads every entry in full and reports damaged ones, and those it
 /// could not check; exit code 1 when any (or, with `--repair`, when any remain after the repair).
 ///
-/// An entry it could not check is no damage — a file store's entry this user cannot read, or one a later Strata
-/// wrote — and the store itself leaves it as it is: `--repair` does too, and it is listed apart from the corrupt ones.
+/// An entry it could not check is no damage — an entry file this user cannot read, or a file store's entry a later
+/// Strata wrote — and the store itself leaves it as it is: `--repair` does too, and it is listed apart from the corrupt ones.
 /// It still fails the verification (exit code 1): the tool cannot vouch for an entry it did not read.
 enum Verify {
     static func run(_ options: Options) throws -> Int32 {

@@ -82,4 +82,58 @@ struct UnreadableEntryToolTests {
         #expect((json["unchecked"] as? [[String: Any]])?.map { $0["key"] as? String } == [nil], "\(json)")
         #expect(json["ok"] as? Bool == false)
     }
+    @Test(.enabled(if: canRunAsNobody, "needs root and setpriv to run the tool as another user"))
+    func inspectTellsAnEntryItCannotReadFromADamagedOne() async throws {
+        // Given a file store with an entry nobody cannot read, and a damaged one
+        let folder = try TemporaryFolder()
+        let (store, unreadable, _) = try Self.storeWithAnUnreadableEntry(in: folder)
+
+        // When nobody inspects it
+        let run = try await Self.strataAsNobody("inspect", store)
+
+        // Then the entry it cannot read is listed as unreadable, not damaged, and counted apart
+        let name = URL(fileURLWithPath: unreadable).lastPathComponent
+        #expect(run.output.contains("(unreadable) \(name)"), "\(run.output)")
+        #expect(!run.output.contains("(damaged)"), "\(run.output)")
+        #expect(run.output.contains("Damaged: 0   Unreadable: 1"), "\(run.output)")
+        let json = try await Self.strataAsNobody("inspect", store, "--json").json()
+        let summary = json["summary"] as? [String: Any]
+        #expect(summary?["damaged"] as? Int == 0, "\(json)")
+        #expect(summary?["unreadable"] as? Int == 1, "\(json)")
+    }
+
+    @Test(.enabled(if: canRunAsNobody, "needs root and setpriv to run the tool as another user"))
+    func aJSONFileStoreEntryItCannotReadIsNoDamage() async throws {
+        // Given a JSON-file store nobody owns, whose entry file of `grace` only root may read
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.jsonStore(in: folder)
+        let unreadable = try Self.jsonEntryFile(holding: "Grace", in: store)
+        try Self.changeOwner(of: store, to: "65534:65534", recursively: true)
+        try Self.changeOwner(of: unreadable, to: "0:0", recursively: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: unreadable)
+        let before = try Data(contentsOf: URL(fileURLWithPath: unreadable))
+
+        // When nobody verifies it and repairs it
+        let verify = try await Self.strataAsNobody("verify", store, "--json").json()
+        let repair = try await Self.strataAsNobody("verify", store, "--repair")
+
+        // Then the entry is not checked, not corrupt: listed apart and left where it is, byte for byte
+        #expect((verify["corrupt"] as? [Any])?.count == 0, "\(verify)")
+        #expect((verify["unchecked"] as? [[String: Any]])?.map { $0["key"] as? String } == ["grace"], "\(verify)")
+        #expect(verify["ok"] as? Bool == false)
+        #expect(repair.output.contains("0 corrupt, 1 not checked"), "\(repair.output)\(repair.errors)")
+        #expect(repair.status == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: unreadable)) == before)
+    }
+
+    /// The path of the JSON-file store's entry file whose bytes contain `marker`.
+    private static func jsonEntryFile(holding marker: String, in store: String) throws -> String {
+        let entries = URL(fileURLWithPath: store).appendingPathComponent("entries")
+        let files = FileManager.default.enumerator(at: entries, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "json", let data = try? Data(contentsOf: file) else { continue }
+            if data.range(of: Data(marker.utf8)) != nil { return file.path }
+        }
+        throw CocoaError(.fileNoSuchFile)
+    }
 }

@@ -57,8 +57,15 @@ extension JSONFileStorage {
                     + "pointed to"
             )
         }
-        guard error.isWrongKind || error.code == ENXIO || error.code == EFBIG else { return nil }
+        guard isForeign(error) else { return nil }
         return try setAside(name, in: folder, now: now, reason: "Not what the store keeps there")
+    }
+
+    /// Whether a failure to read an entry file means something foreign is at its name, which the store removes (a
+    /// link) or sets aside (a folder, a special file, a file too large to be the store's): damage. Any other failure
+    /// (permissions, an I/O error, too many open files) is not: the store leaves the file as it is.
+    static func isForeign(_ error: POSIXCallError) -> Bool {
+        error.isLink || error.isWrongKind || error.code == ENXIO || error.code == EFBIG
     }
 
     /// Moves the entry file of `key` aside, records the report and forgets the key; see

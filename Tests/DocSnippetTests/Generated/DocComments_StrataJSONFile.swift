@@ -30,7 +30,7 @@ extension DocSnippetContext {
 extension DocSnippetContext {
     func JSONFileStoreInspector_14() async throws {
         let report = try JSONFileStoreInspector(folder: usersFolder, access: .readOnly).report(verifying: true)
-        let damaged = report.entries.filter { $0.problem != nil }
+        let damaged = report.entries.filter(\.isDamaged)
         _ = (report, damaged)
     }
 }
