@@ -46,11 +46,14 @@ extension JSONFileDataSource {
         }
     }
 
-    /// Removes the entry under `key` and reports it to the eviction observer when it was there.
+    /// Removes the entry under `key`, forgets the stored list answer (it no longer holds every entry it listed) and
+    /// reports the entry to the eviction observer when it was there.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when a file operation fails; nothing is reported then.
     func evict(_ key: String, reason: StoreEviction.Reason, from storage: inout JSONFileStorage, now: Date) throws {
-        guard try storage.remove(key, now: now), let observer = configuration.evictionObserver else { return }
+        guard try storage.remove(key, now: now) else { return }
+        storedListAnswer.forget()
+        guard let observer = configuration.evictionObserver else { return }
         observer.storeDidEvict(
             StoreEviction(reason: reason, key: key, usage: StoreUsage(count: storage.count, bytes: storage.totalSize))
         )

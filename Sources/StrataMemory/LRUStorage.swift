@@ -117,7 +117,10 @@ struct LRUStorage<Value> {
     ///
     /// A new key that would take the count beyond `countLimit` first removes the least recently used entry
     /// and reuses its node: the same entries remain as if it were inserted first and evicted after.
+    ///
+    /// - Returns: Whether an entry was evicted for it.
     @inlinable
+    @discardableResult
     mutating func set(
         _ key: String,
         value: Value,
@@ -126,7 +129,7 @@ struct LRUStorage<Value> {
         expiresAt: Date?,
         validators: EntryValidators? = nil,
         countLimit: Int = .max
-    ) {
+    ) -> Bool {
         let hash = key.hashValue
         if buckets.isEmpty { grow() }
         let found = find(key, hash: hash)
@@ -140,10 +143,11 @@ struct LRUStorage<Value> {
             nodes[slot].expiresAt = expiresAt
             replaceValidators(of: slot, with: validators)
             moveToHead(slot)
-            return
+            return false
         }
         let slot: Int
-        if liveCount >= countLimit, tail >= 0 {
+        let evicts = liveCount >= countLimit && tail >= 0
+        if evicts {
             // Evict first and reuse the node in place; the removal may shift cells, so probe again (integer
             // compares only: the key is known to be absent).
             slot = tail
@@ -184,6 +188,7 @@ struct LRUStorage<Value> {
         liveCount += 1
         costs.add(cost)
         if validators != nil { indexTags(of: slot) }
+        return evicts
     }
 
     /// Removes the entry for `key`; returns whether there was one.

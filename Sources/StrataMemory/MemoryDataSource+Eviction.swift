@@ -1,24 +1,30 @@
 import Strata
 
 extension MemoryDataSource {
-    /// Removes the least recently used entry and reports it to the eviction observer; whether there was one.
+    /// Removes the least recently used entry, forgets the stored list answer (it no longer holds every entry it
+    /// listed) and reports the entry to the eviction observer; whether there was one.
     ///
     /// - Parameters:
     ///   - storage: The locked storage.
     ///   - reason: Why it goes.
     @inlinable
     func evictLeastRecentlyUsed(_ storage: inout LRUStorage<Value>, reason: StoreEviction.Reason) -> Bool {
-        guard let observer = configuration.evictionObserver else { return storage.removeLeastRecentlyUsed() }
-        guard let key = storage.leastRecentlyUsedKey, storage.removeLeastRecentlyUsed() else { return false }
-        observer.storeDidEvict(StoreEviction(reason: reason, key: key, usage: storage.usage))
+        let key = configuration.evictionObserver == nil ? nil : storage.leastRecentlyUsedKey
+        guard storage.removeLeastRecentlyUsed() else { return false }
+        storedListAnswer.forget()
+        if let key, let observer = configuration.evictionObserver {
+            observer.storeDidEvict(StoreEviction(reason: reason, key: key, usage: storage.usage))
+        }
         return true
     }
 
-    /// Removes the expired entry under `key` and reports it to the eviction observer.
+    /// Removes the expired entry under `key`, forgets the stored list answer and reports the entry to the eviction
+    /// observer.
     @usableFromInline
     func expire(_ key: String, in storage: inout LRUStorage<Value>) {
-        guard storage.remove(key), let observer = configuration.evictionObserver else { return }
-        observer.storeDidEvict(StoreEviction(reason: .expired, key: key, usage: storage.usage))
+        guard storage.remove(key) else { return }
+        storedListAnswer.forget()
+        configuration.evictionObserver?.storeDidEvict(StoreEviction(reason: .expired, key: key, usage: storage.usage))
     }
 
     /// The count limit a write passes to the storage, which evicts in place for it: none when an observer must hear

@@ -26,7 +26,7 @@ extension MemoryDataSource {
         }
         let countLimit = inPlaceCountLimit
         let observed = storage.withLock { storage in
-            storage.set(
+            let evictedInPlace = storage.set(
                 key,
                 value: value,
                 cost: cost,
@@ -35,6 +35,8 @@ extension MemoryDataSource {
                 validators: validators,
                 countLimit: countLimit
             )
+            // The stored list answer no longer holds every entry it listed.
+            if evictedInPlace { storedListAnswer.forget() }
             evict(&storage)
             return storage.observerCount > 0
         }
@@ -47,8 +49,11 @@ extension MemoryDataSource {
     @usableFromInline
     func writeCostlierThanTheLimit(forKey key: String) {
         let observed = storage.withLock { storage in
-            if storage.remove(key), let observer = configuration.evictionObserver {
-                observer.storeDidEvict(StoreEviction(reason: .sizeLimit, key: key, usage: storage.usage))
+            if storage.remove(key) {
+                storedListAnswer.forget()
+                configuration.evictionObserver?.storeDidEvict(
+                    StoreEviction(reason: .sizeLimit, key: key, usage: storage.usage)
+                )
             }
             return storage.observerCount > 0
         }

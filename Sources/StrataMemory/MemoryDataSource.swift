@@ -206,8 +206,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     }
 
     /// Removes entries until at most `fraction` of the cost and count limits is used, least recently used
-    /// first; with the default of zero it empties the source. Unlike ``removeAll()``, it is not announced and
-    /// keeps the stored list answer: it trims what is kept, the data did not change.
+    /// first; with the default of zero it empties the source. Unlike ``removeAll()``, it is not announced: it trims
+    /// what is kept, the data did not change. A stored list answer is forgotten once an entry goes (as with every
+    /// eviction): the next listing through a repository asks main again rather than serve what is left.
     ///
     /// - Parameter fraction: The share of the limits to keep, from 0 to 1; below 0, or not a number (a ratio over
     ///   a total of 0, say), 0; above 1, 1.
@@ -249,6 +250,8 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
                 }
             }
             storage.compactIfSparse()
+            // The stored list answer no longer holds every entry it listed.
+            if removed > 0 { storedListAnswer.forget() }
             return removed
         }
     }

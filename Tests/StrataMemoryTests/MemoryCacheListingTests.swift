@@ -34,6 +34,34 @@ struct MemoryCacheListingTests {
         #expect(main.callCount(.getAll) == 1, "the second list came from the stored answer")
     }
 
+    /// Before, storing main's answer in a cache with room for fewer entries evicted some, and what was left was
+    /// served as every entry from then on: main was not asked again.
+    @Test func aStoredAnswerTheCacheCouldNotKeepWholeIsNotServed() async throws {
+        let main = ScriptedDataSource(["1": User(id: "1"), "2": User(id: "2"), "3": User(id: "3")])
+        let cache = MemoryDataSource<User>(configuration: .init(countLimit: 2, key: { $0.id }))
+        let repository = CacheRepository(main: main, cache: cache)
+
+        let first = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+        let second = try await repository.getAll(AllObjectsQuery(), operation: .default)
+
+        #expect(Set(first.map(\.id)) == ["1", "2", "3"])
+        #expect(Set(second.map(\.id)) == ["1", "2", "3"])
+        #expect(main.callCount(.getAll) == 2, "the cache holds two of the three: the list is main's again")
+    }
+
+    /// Before, `trim()` (what an app calls on memory pressure) kept the stored answer, and the emptied cache then
+    /// answered every listing with `[]` until the answer expired (never, without a time to live).
+    @Test func aTrimmedCacheAsksMainForTheListAgain() async throws {
+        let (repository, main, cache) = Self.repository()
+        _ = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+
+        cache.trim()
+        let again = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+
+        #expect(Set(again.map(\.id)) == ["1", "2", "3"])
+        #expect(main.callCount(.getAll) == 2)
+    }
+
     /// Before, a page read with an empty cache failed with `cacheSyncFailed` (a page cannot be stored), and once
     /// anything was cached, the page was cut from the cache's own keys.
     @Test func aPageIsMainsAnswerAndIsNotStored() async throws {

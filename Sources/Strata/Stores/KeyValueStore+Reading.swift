@@ -64,20 +64,34 @@ extension KeyValueStore {
         case let query as any KeyedQuery:
             return [try keyedEntry(for: query)]
         case let query as StoredListAnswerQuery:
-            // A repository's cache read of a listing: only a list answer the store keeps answers it.
+            // A repository's cache read of a listing: only a list answer the store keeps answers it, and only whole.
             guard storedListAnswer.isStored else { throw Self.noListAnswer(query.listing) }
-            return try entries(for: query.listing)
+            let selected = query.listing.selectKeys(from: sortedKeys())
+            let entries = try listedEntries(of: selected, budget: &budget)
+            // An entry that expired, was damaged or went behind the store's back since the answer was stored: the
+            // answer is no longer whole, and is no longer served.
+            guard entries.count == selected.count else {
+                storedListAnswer.forget()
+                throw Self.noListAnswer(query.listing)
+            }
+            return entries
         case let query as any KeyListingQuery:
             let keys = sortedKeys()
             // A listing skips entries that expired, were damaged or were removed since the keys were read.
-            let entries = try query.selectKeys(from: keys).compactMap { key in
-                try budget.spend(storedSize(forKey: key), reading: key)
-                return try checkedListedEntry(forKey: key)
-            }
+            let entries = try listedEntries(of: query.selectKeys(from: keys), budget: &budget)
             if keys.isEmpty, !storedListAnswer.isStored { throw Self.noListAnswer(query) }
             return entries
         default:
             throw Self.unsupported(query)
+        }
+    }
+
+    /// The live entries of `keys`, in their order, each counted against `budget` before it is read; an entry that
+    /// expired, was damaged or was removed since the keys were read is skipped.
+    private func listedEntries(of keys: [String], budget: inout StoreReadBudget) throws -> [StoredEntry<Value>] {
+        try keys.compactMap { key in
+            try budget.spend(storedSize(forKey: key), reading: key)
+            return try checkedListedEntry(forKey: key)
         }
     }
 }

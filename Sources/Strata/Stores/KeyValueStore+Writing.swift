@@ -108,15 +108,23 @@ extension KeyValueStore {
             try Self.checkCounts(entries.count, [query.key])
             try setValue(entries[0].value, forKey: query.key, metadata: entries[0].metadata)
         case is AllObjectsQuery:
+            var keys: [String] = []
             if !entries.isEmpty {
                 guard let keyOfValue else { throw Self.unsupported(query) }
-                let keys = entries.map { keyOfValue($0.value) }
+                keys = entries.map { keyOfValue($0.value) }
                 try Self.checkCounts(entries.count, keys)
+            }
+            // Recorded before the entries are written: one the store evicts to make room for another (a count or
+            // size limit below the answer's) makes it forget the answer again, which is then not whole.
+            storedListAnswer.record(expiresAt: entries.compactMap { $0.metadata.expiresAt }.min())
+            do {
                 for (key, entry) in zip(keys, entries) {
                     try setValue(entry.value, forKey: key, metadata: entry.metadata)
                 }
+            } catch {
+                storedListAnswer.forget()
+                throw error
             }
-            storedListAnswer.record(expiresAt: entries.compactMap { $0.metadata.expiresAt }.min())
         default:
             throw Self.unsupported(query)
         }

@@ -32,13 +32,15 @@
 /// `putAll(values, in: AllObjectsQuery())`, even of `[]` — and is still live (it expires when the entries
 /// it stored would: with the store's time to live, or the earliest expiry of `putAllEntries`). A store that
 /// holds entries lists them as always. `delete(AllObjectsQuery())` and ``removeAll()`` forget the stored
-/// answer. The record of a stored answer lives in memory: a store opened again holds none until its next
+/// answer, and so does every entry the store drops on its own (an eviction under a limit, a trim, an expiry):
+/// the answer would no longer be whole. The record of a stored answer lives in memory: a store opened again holds none until its next
 /// list answer (its entries are listed as always).
 ///
 /// As a ``CacheRepository``'s cache, under a plan that asks main on a miss (CacheSync, Default), a store answers a
 /// listing (every entry, a page) only from a live stored list answer, never from the entries single reads wrote
 /// back: "every user" is not the one user read so far. Main's answer to `AllObjectsQuery` is stored as the list
-/// answer; a page is returned and not stored. A read of the cache alone (`.cache`) lists what it holds.
+/// answer; a page is returned and not stored. A stored answer one of whose entries no longer reads (expired,
+/// damaged, removed behind the store's back, evicted) is not served: the store forgets it, and main is asked. A read of the cache alone (`.cache`) lists what it holds.
 ///
 /// A store without a ``keyOfValue`` function cannot store a list of values; it still records an empty list
 /// answer (`putAll([], in: AllObjectsQuery())`), and refuses a non-empty one with

@@ -4,7 +4,8 @@ import Foundation
 /// stored, and until when it holds.
 ///
 /// A store keeps one, records an answer when `putAll(_:in: AllObjectsQuery())` stores one, and forgets it in
-/// ``KeyValueStore/removeAll()``. It lives in memory only.
+/// ``KeyValueStore/removeAll()`` and whenever it drops an entry on its own (an eviction, a trim, an expiry), since
+/// the answer is then no longer whole. It lives in memory only.
 public final class StoredListAnswer: Sendable {
     private let clock: any WallClock
     private let timeToLive: Duration?

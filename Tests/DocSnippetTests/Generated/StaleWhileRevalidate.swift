@@ -62,15 +62,17 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:107
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:108
 extension DocSnippetContext {
-    func StaleWhileRevalidate_107() async throws {
+    func StaleWhileRevalidate_108() async throws {
         let clock = ManualClock()
         let users = CacheRepository(
             main: UsersAPI(client),
-            cache: MemoryDataSource<User>(countLimit: 500).validated(by: .maxAge(.seconds(300), clock: clock))
+            cache: MemoryDataSource<User>(configuration: .init(countLimit: 500, clock: clock))
+                .validated(by: .maxAge(.seconds(300), clock: clock))
         )
         let operation = CacheSyncOperation.cacheSync(staleWhileRevalidate: .seconds(60), clock: clock)
+        _ = try await users.get(IdQuery(42), operation: operation)  // from main, stored at the clock's time
         clock.advance(by: .seconds(330))
         let user = try await users.get(IdQuery(42), operation: operation)  // stale, at once
         await users.waitForBackgroundRefreshes()  // the refresh has written main's user

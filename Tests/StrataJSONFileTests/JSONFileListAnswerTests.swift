@@ -1,0 +1,47 @@
+import Foundation
+import Strata
+import StrataJSONFile
+import StrataTesting
+import Testing
+
+/// A JSON-file store as a repository's cache answers a listing only from a stored list answer it still holds whole.
+struct JSONFileListAnswerTests {
+    /// Before, storing main's answer in a store with room for fewer entries evicted some, and what was left was
+    /// served as every entry from then on: main was not asked again.
+    @Test func aStoredAnswerTheStoreCouldNotKeepWholeIsNotServed() async throws {
+        try await withTemporaryFolder { folder in
+            let cache = try Fixture(folder: folder).open(countLimit: 2)
+            let items = ["a", "b", "c"].map { Item(name: $0, number: 1) }
+            let main = ScriptedDataSource(Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0) }))
+            let repository = CacheRepository(main: main, cache: cache)
+
+            let first = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+            let second = try await repository.getAll(AllObjectsQuery(), operation: .default)
+
+            #expect(Set(first.map(\.name)) == ["a", "b", "c"])
+            #expect(Set(second.map(\.name)) == ["a", "b", "c"])
+            #expect(main.callCount(.getAll) == 2, "the store holds two of the three: the list is main's again")
+        }
+    }
+
+    /// An entry file of the stored answer removed behind the store's back: the answer is no longer whole, so it is
+    /// not served (before, the listing skipped the missing entry and served the rest as every entry).
+    @Test func aStoredAnswerMissingAnEntryIsNotServed() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let cache = try fixture.open()
+            let items = ["a", "b"].map { Item(name: $0, number: 1) }
+            let main = ScriptedDataSource(Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0) }))
+            let repository = CacheRepository(main: main, cache: cache)
+            _ = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+            let entryFiles = try fixture.files().filter { $0.hasPrefix("entries/") }
+            #expect(entryFiles.count == 2)
+            try FileManager.default.removeItem(at: folder.appendingPathComponent(entryFiles[0]))
+
+            let again = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+
+            #expect(Set(again.map(\.name)) == ["a", "b"])
+            #expect(main.callCount(.getAll) == 2)
+        }
+    }
+}
