@@ -215,6 +215,38 @@ struct BlobCacheChainTests {
         #expect(writes.queuedCost == 0 && writes.reservedCost == 0)
     }
 
+    /// A caller waiting for room behind a hung write is let go when its task is cancelled (a background refresh
+    /// cancelled before a sign-out, a request past its deadline), reserving nothing, and a caller it held back that
+    /// now fits is let in — before, it waited until the disk moved, and the sign-out's wait for the refreshes hung.
+    @Test(.timeLimit(.minutes(1))) func aCallerWaitingForRoomIsLetGoWhenCancelled() async throws {
+        let writes = WriteBehind<String, Int>(limit: 10)
+        let gate = DispatchSemaphore(value: 0)
+        writes.enqueue(0, forKey: "held", cost: 6) { _ in gate.wait() }
+        let returned = Locked(false)
+        let cancelled = Task {
+            defer { returned.withLock { $0 = true } }
+            return await writes.reserveRoom(for: 5)
+        }
+        while writes.waitingForRoom < 1 { await Task.yield() }
+        // 6 + 4 fits, but waits behind the 5 that came first
+        let behind = Task { await writes.reserveRoom(for: 4) }
+        while writes.waitingForRoom < 2 { await Task.yield() }
+
+        cancelled.cancel()
+        // Bounded, so that a regression fails here instead of hanging the suite (the gate opens below either way).
+        for _ in 0..<3_000 where !returned.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+
+        #expect(returned.withLock { $0 }, "let go while the write hangs")
+        #expect(writes.reservedCost == 4 && writes.waitingForRoom == 0, "the caller behind it is let in")
+        DispatchQueue.global().async { gate.signal() }
+        #expect(await cancelled.value == nil, "it reserved nothing")
+        let reserved = try #require(await behind.value)
+        #expect(reserved == 4)
+        writes.release(reserved)
+        await writes.flush()
+        #expect(writes.queuedCost == 0 && writes.reservedCost == 0 && writes.waitingForRoom == 0)
+    }
+
     /// Writes queued faster than they are done hold the queue to its limit: a caller waits for room, without
     /// blocking a thread, until the writes ahead of it are done; below the limit it does not wait.
     @Test(.timeLimit(.minutes(1))) func aFullQueueMakesItsCallersWaitForRoom() async throws {

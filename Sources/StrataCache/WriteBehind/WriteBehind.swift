@@ -34,7 +34,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         /// The cost reserved by callers of ``reserveRoom(for:)`` that have not released it yet.
         var reservedCost = 0
         /// The callers of ``reserveRoom(for:)`` waiting, in order, with the cost each reserves when woken.
-        var roomWaiters: [(cost: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var roomWaiters: [(id: UInt64, cost: Int, continuation: CheckedContinuation<Void, Never>)] = []
         /// Where the first caller still waiting is in ``roomWaiters``: the ones before it were let in (a queue read
         /// from its head, so letting one in does not move all the others).
         var roomWaitersHead = 0
@@ -99,6 +99,15 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                 roomWaitersHead = 0
             }
             return admitted
+        }
+
+        /// Takes the caller of ``reserveRoom(for:)`` numbered `id` out of the queue if it still waits, with the callers
+        /// behind it that now fit (it may have held them back): the continuations to resume, the caller's first.
+        mutating func withdrawRoomWaiter(_ id: UInt64, under limit: Int) -> [CheckedContinuation<Void, Never>] {
+            guard let position = roomWaiters[roomWaitersHead...].firstIndex(where: { $0.id == id }) else { return [] }
+            let waiter = roomWaiters.remove(at: position)
+            roomWaitingCost -= waiter.cost
+            return [waiter.continuation] + admit(under: limit)
         }
 
         /// Takes the waiters of `key` when nothing of it is queued or running any more.
@@ -266,33 +275,54 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     ///
     /// The callers waiting hold their writes in memory too, so they may hold ``waitingLimit`` between them: past it
     /// (a disk that stalls while fetches of new keys go on arriving) a caller is refused at once rather than wait,
-    /// and writes nothing; the refusal counts as a failure.
+    /// and writes nothing; the refusal counts as a failure. A caller whose task is cancelled while it waits (a
+    /// background refresh let go, a request past its deadline) stops waiting at once, reserves nothing and writes
+    /// nothing, as a refused one: a disk that hangs must not hold it.
     ///
     /// - Parameter cost: What the caller's write will hold in memory (a blob's bytes).
-    /// - Returns: The cost reserved, for ``release(_:)``; `nil` when the caller was refused.
+    /// - Returns: The cost reserved, for ``release(_:)``; `nil` when the caller was refused or cancelled.
     func reserveRoom(for cost: Int) async -> Int? {
         let cost = max(0, cost)
-        var isRefused = false
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let waits = state.withLock { state -> Bool in
-                guard !state.hasRoomWaiters, state.fits(cost, under: limit) else {
-                    let waiting = state.roomWaitingCost
-                    guard !state.hasRoomWaiters || (waiting <= waitingLimit && cost <= waitingLimit - waiting)
-                    else {
-                        state.failures += 1
-                        isRefused = true
-                        return false
-                    }
-                    state.roomWaiters.append((cost, continuation))
-                    state.roomWaitingCost += cost
-                    return true
-                }
-                state.reservedCost += cost
-                return false
-            }
-            if !waits { continuation.resume() }
+        let id = state.withLock { state -> UInt64 in
+            state.lastWaiter &+= 1
+            return state.lastWaiter
         }
-        return isRefused ? nil : cost
+        // Whether the caller was let in: set under the state's lock when it is (at once, or by `admit`).
+        let outcome = Locked<Int?>(nil)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let waits = state.withLock { state -> Bool in
+                    // Checked under the lock: a cancellation handler that ran before the waiter was recorded found
+                    // nothing to take back.
+                    if Task.isCancelled { return false }
+                    guard !state.hasRoomWaiters, state.fits(cost, under: limit) else {
+                        let waiting = state.roomWaitingCost
+                        guard !state.hasRoomWaiters || (waiting <= waitingLimit && cost <= waitingLimit - waiting)
+                        else {
+                            state.failures += 1
+                            return false
+                        }
+                        state.roomWaiters.append((id, cost, continuation))
+                        state.roomWaitingCost += cost
+                        outcome.withLock { $0 = cost }
+                        return true
+                    }
+                    state.reservedCost += cost
+                    outcome.withLock { $0 = cost }
+                    return false
+                }
+                if !waits { continuation.resume() }
+            }
+        } onCancel: {
+            let woken = state.withLock { state in
+                let woken = state.withdrawRoomWaiter(id, under: limit)
+                // Withdrawn before it was let in: it reserved nothing.
+                if !woken.isEmpty { outcome.withLock { $0 = nil } }
+                return woken
+            }
+            for waiter in woken { waiter.resume() }
+        }
+        return outcome.withLock { $0 }
     }
 
     /// Gives back room reserved by ``reserveRoom(for:)``, once the write it was for is queued or given up, and
