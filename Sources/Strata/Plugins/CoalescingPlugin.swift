@@ -11,6 +11,10 @@
 /// apart by the keys they name (as ``CacheRepository`` tells its write-backs, in 256 stripes): a write of other
 /// keys does not split the reads of a hot one; a write that names no key (a listing, a tag) splits them all.
 ///
+/// An answer whose metadata says it must not be stored (``EntryMetadata/isStorable``: for HTTP, `no-store`, and in a
+/// cache shared by many users `private`, a `Vary` on a request field, an answer to credentials) goes only to the caller
+/// whose call read it: the callers that joined that call each call the source themselves.
+///
 /// Place it outermost to share everything below it (retries included), or after a logging plugin to log
 /// every caller. Cancellation follows ``RequestCoalescer``: a cancelled caller stops waiting, the others
 /// still get the result.
@@ -67,7 +71,7 @@ public final class CoalescingPlugin: StrataPlugin {
             operation: operation,
             writesBefore: writes.stamp(call.query).sum
         )
-        let value = try await coalescer.run(key: key) { try await next() }
+        let value = try await coalescer.run(key: key, sharingOnly: isShareableAnswer) { try await next() }
         guard let result = value as? R else {
             throw StrataError(.dataSerialization, "A shared read returned \(type(of: value)), not \(R.self)")
         }

@@ -61,6 +61,41 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
     /// - Throws: The operation's error, to every waiter; ``StrataError/Code/cancelled`` to a waiter whose
     ///   task is cancelled while it waits.
     public func run(key: Key, operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        try await join(key, operation).answer.take()
+    }
+
+    /// Returns the outcome of `operation`, run once for all the concurrent callers with an equal `key`, as
+    /// ``run(key:operation:)`` does — but a value `isShared` refuses goes only to the caller whose call started the
+    /// run: each caller that joined it runs `operation` itself, in its own task, unshared.
+    ///
+    /// What a caller may not hand to another (an answer to one user's credentials, in a cache shared by many users)
+    /// is known only once it comes: the callers wait for it as for any value, and those it is not for ask again.
+    ///
+    /// - Parameters:
+    ///   - key: What identifies identical requests.
+    ///   - isShared: Whether a value may go to a caller that joined the run; called once per joining caller.
+    ///   - operation: The work.
+    /// - Returns: The operation's value: the shared run's, or for a caller that joined a run whose value
+    ///   `isShared` refused, its own run's.
+    /// - Throws: As ``run(key:operation:)``; a caller that runs `operation` itself, its error.
+    package func run(
+        key: Key,
+        sharingOnly isShared: @Sendable (Value) -> Bool,
+        operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let (answer, started) = try await join(key, operation)
+        if !started, case .success(let value) = answer.result, !isShared(value) {
+            return try await operation()
+        }
+        return try answer.take()
+    }
+
+    /// Waits for the answer of the run for `key`, starting it when none is in flight; whether this caller started it.
+    private func join(
+        _ key: Key,
+        _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> (answer: SharedAnswer<Value>, started: Bool) {
+        var started = false
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter &+= 1
             return state.nextWaiter
@@ -77,6 +112,7 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
                 case nil: waiter.resume(throwing: Self.cancelled())
                 // The run belongs to no one caller's call: each caller takes its answer in its own task
                 case true?:
+                    started = true
                     CallContext.startShared { starter in
                         self.finish(key, with: await SharedAnswer.of(for: starter, operation))
                     }
@@ -87,7 +123,7 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
             let waiter = state.withLock { $0.groups[key]?.removeValue(forKey: id) }
             waiter?.resume(throwing: Self.cancelled())
         }
-        return try answer.take()
+        return (answer, started)
     }
 
     private func finish(_ key: Key, with answer: SharedAnswer<Value>) {

@@ -39,22 +39,32 @@ extension CacheRepository {
     /// The shared run tells no repository (its `readAndStore` must not): copies of a repository share its main
     /// reads, each with its own handler, and each read that shares the run tells its own.
     ///
+    /// An answer main says must not be stored (``EntryMetadata/isStorable``: for HTTP, `no-store`, and in a cache
+    /// shared by many users — `HTTPFreshness.Policy.isShared` — `private`, a `Vary` on a request field, an answer to
+    /// credentials) goes only to the read that started the run: it may be one user's, which no other may see. Each
+    /// read that joined the run reads main itself.
+    ///
     /// - Parameters:
     ///   - key: The read's key (``mainReadKey(isGetAll:writesBack:_:since:narrowed:)``).
     ///   - method: The repository method, as told to the handler.
     ///   - query: The query, as told to the handler.
     ///   - answeredByMain: Whether a result is main's answer (not the cache's, not a stale value).
+    ///   - isStorable: Whether a result's entries may be stored (``EntryMetadata/isStorable``), and so handed to the
+    ///     reads that joined the run.
     ///   - readAndStore: The read.
     func sharedMainRead<Result: Sendable>(
         _ key: MainReadKey,
         telling method: PluginCall.Method,
         _ query: any Query,
         answeredByMain: (Result) -> Bool,
+        isStorable: @escaping @Sendable (Result) -> Bool,
         _ readAndStore: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         let value: any Sendable
         do {
-            value = try await mainReads.run(key: key) { try await readAndStore() }
+            value = try await mainReads.run(key: key, sharingOnly: { ($0 as? Result).map(isStorable) ?? true }) {
+                try await readAndStore()
+            }
         } catch let error as StrataError where error.code == .cacheSyncFailed {
             mainAnswered(method, query)
             throw error

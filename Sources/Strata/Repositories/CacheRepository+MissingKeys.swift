@@ -186,7 +186,14 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             return (fetched, false)
         }
         guard let key else { return try await work() }
-        return try await sharedMainRead(key, telling: .getAll, query, answeredByMain: { !$0.isStale }, work)
+        return try await sharedMainRead(
+            key,
+            telling: .getAll,
+            query,
+            answeredByMain: { !$0.isStale },
+            isStorable: { $0.entries.allSatisfy { $0?.metadata.isStorable != false } },
+            work
+        )
     }
 
     /// Main's entries for the keys of `query`, one per key, `nil` for a key main did not answer: a shorter list

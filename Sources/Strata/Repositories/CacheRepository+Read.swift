@@ -140,7 +140,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             key,
             telling: method,
             read.query,
-            answeredByMain: { $0.source == .main && !$0.isStale }
+            answeredByMain: { $0.source == .main && !$0.isStale },
+            isStorable: { read.isStorable($0.entry) }
         ) {
             [self] in
             if let finishedRuns, mainReads.finishedRunCount != finishedRuns, let cached = try? await read.readCache() {
@@ -224,6 +225,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             },
             stale: { $0.staleEntry(as: Main.Value.self) },
             servesStale: { !$0.metadata.forbidsServingStale },
+            isStorable: { $0.metadata.isStorable },
             value: { $0.value }
         )
     }
@@ -319,6 +321,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             renew: storeAll,
             stale: { $0.staleEntries(as: Main.Value.self) },
             servesStale: { $0.allSatisfy { !$0.metadata.forbidsServingStale } },
+            isStorable: { $0.allSatisfy { $0.metadata.isStorable } },
             value: { $0.map { $0.value } }
         )
     }

@@ -95,6 +95,10 @@ extension CacheRepository {
         /// just before another shared read of its query ended finds that read's value in the cache: when a
         /// shared read ended between a caller's cache miss and the start of its own, the cache is asked again
         /// before main.
+        ///
+        /// An answer main says must not be stored (``EntryMetadata/isStorable``: for HTTP in a cache shared by many
+        /// users, `private`, a `Vary` on a request field, an answer to credentials) is not shared: it goes to the read
+        /// that asked main, and each read that joined it asks main itself.
         public var coalescesMainReads: Bool
 
         /// The plugins every background refresh runs through (stale-while-revalidate,

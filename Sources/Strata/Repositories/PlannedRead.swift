@@ -57,6 +57,9 @@ struct PlannedRead<Entry: Sendable, Value: Sendable>: Sendable {
     /// Whether a stale entry may be served in place of a current one: not when its metadata forbids it
     /// (``EntryMetadata/forbidsServingStale``).
     let servesStale: @Sendable (Entry) -> Bool
+    /// Whether an entry may be stored (``EntryMetadata/isStorable``, every entry's for a list): one that may not is
+    /// never handed to another read (``CacheRepository/sharedMainRead(_:telling:_:answeredByMain:isStorable:_:)``).
+    let isStorable: @Sendable (Entry) -> Bool
     /// The entry's value, as the payload of ``StrataError/Code/cacheSyncFailed``.
     let value: @Sendable (Entry) -> Value
 }
