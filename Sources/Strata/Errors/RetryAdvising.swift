@@ -23,6 +23,15 @@ public protocol RetryAdvising: Error {
 public protocol ErrorSummarizing: Error {
     /// A short note, without the cause's whole message: `HTTP 503`.
     var errorSummary: String { get }
+
+    /// The text the cause took from the source's answer — the first bytes of an HTTP response's body — which a
+    /// description kept beyond the call leaves out (``StrataError/descriptionWithoutSecrets``); `nil` by default.
+    var answerExcerpt: String? { get }
+}
+
+extension ErrorSummarizing {
+    /// None: the cause holds nothing of the source's answer.
+    public var answerExcerpt: String? { nil }
 }
 
 extension StrataError: RetryAdvising {

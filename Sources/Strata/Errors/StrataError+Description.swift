@@ -7,7 +7,10 @@ extension StrataError: CustomStringConvertible, CustomDebugStringConvertible, Lo
     /// The summary is the first ``ErrorSummarizing`` cause's (an HTTP failure's status), the wait
     /// ``suggestedRetryDelay``. The whole cause and the source location are in ``detailedDescription()``; a log
     /// line or an alert shows this.
-    public var description: String {
+    public var description: String { description(ofMessage: message) }
+
+    /// The one-line ``description`` this error has with `message` as its message.
+    func description(ofMessage message: String) -> String {
         let details = summaryDetails
         let suffix = details.isEmpty ? "" : " (\(details.joined(separator: ", ")))"
         return "StrataError.\(code): \(Self.oneLine(message))\(suffix)"

@@ -79,6 +79,10 @@ public struct HTTPFailure: Error, Hashable, Sendable, CustomStringConvertible, R
 
     /// `HTTP <status>`, for the one-line description of the error this failure causes.
     public var errorSummary: String { "HTTP \(status)" }
+
+    /// The body prefix as text (``bodyText``), which ``description`` ends with: what a description kept beyond the
+    /// call (``Strata/StrataError/descriptionWithoutSecrets``) withholds; `nil` for an empty body.
+    public var answerExcerpt: String? { bodyPrefix.isEmpty ? nil : bodyText }
 }
 
 extension StrataError {

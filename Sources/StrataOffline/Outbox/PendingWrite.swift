@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 
 /// One write that reached the cache but not yet main: a record of an ``Outbox``, kept as a JSON file until main
 /// takes the write.
@@ -42,6 +43,10 @@ public struct PendingWrite: Codable, Sendable, Hashable {
     public var attempts: Int
 
     /// The last failure, for a human; `nil` before any.
+    ///
+    /// Kept on disk, it names the error without the secrets its message may hold
+    /// (``Strata/StrataError/describingWithoutSecrets(_:)``): its code and message, without any URL's user, password,
+    /// query or fragment, and without the server's body.
     public var lastError: String?
 
     /// Whether the last failure was main being unreachable or main answering with an error; `nil` before any
@@ -131,9 +136,11 @@ extension PendingWrite {
         return UInt64(key)
     }
 
-    /// The form of an error kept in a record: its description, at most 512 Unicode scalars.
+    /// The form of an error kept in a record: its description without the secrets it may hold — a token in a URL's
+    /// query, a password in its user part, the excerpt of a server's body
+    /// (``Strata/StrataError/describingWithoutSecrets(_:)``) — at most 512 Unicode scalars.
     static func describe(_ error: any Error) -> String {
-        String(describing: error).prefixForMessage(512).text
+        StrataError.describingWithoutSecrets(error).prefixForMessage(512).text
     }
 
     /// Records a retryable failure of main: its description, and whether main was unreachable.
