@@ -39,10 +39,18 @@ struct RetryAdvising_7 {
     }
 }
 
-// Sources/Strata/Errors/StrataError+Redaction.swift:8
+// Sources/Strata/Errors/StrataError+Redaction.swift:10
 extension DocSnippetContext {
-    func StrataError_Redaction_8() async throws {
+    func StrataError_Redaction_10() async throws {
         print(error.redacted())   // StrataError.unexpectedResponse: HTTP 503, retry after 2.0 seconds
+    }
+}
+
+// Sources/Strata/Errors/StrataError+Redaction.swift:47
+extension DocSnippetContext {
+    func StrataError_Redaction_47() async throws {
+        print(error.descriptionWithoutSecrets)
+        // StrataError.unexpectedResponse: HTTP 503 for PUT https://api.example/notes/a: (answer withheld) (HTTP 503)
     }
 }
 
@@ -146,9 +154,9 @@ struct CallCounter_9 {
     }
 }
 
-// Sources/Strata/Plugins/CoalescingPlugin.swift:18
+// Sources/Strata/Plugins/CoalescingPlugin.swift:22
 extension DocSnippetContext {
-    func CoalescingPlugin_18() async throws {
+    func CoalescingPlugin_22() async throws {
         let users = UsersAPI(client).plugins([CoalescingPlugin()])
         _ = users
     }
