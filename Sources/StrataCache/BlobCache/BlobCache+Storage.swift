@@ -55,7 +55,7 @@ extension BlobCache {
         let now = configuration.clock.now()
         if let write = writes.pending(forKey: key) { return queuedHit(write, forKey: key, now: now) }
         guard let info = blobs.info(forKey: key), var record = record(for: info), record.freshUntil > now,
-            let data = blobs.value(forKey: key)
+            answersRequests(record, forKey: key), let data = blobs.value(forKey: key)
         else { return nil }
         if let extended = configuration.persistent.lifetimeExtension.extendedExpiry(
             expiresAt: record.freshUntil,
@@ -86,7 +86,7 @@ extension BlobCache {
     /// A download not written yet, served as the persistent layer would serve it once written.
     private func queuedHit(_ write: QueuedWrite, forKey key: String, now: Date) -> PersistentHit? {
         var record = write.record
-        guard record.freshUntil > now else { return nil }
+        guard record.freshUntil > now, answersRequests(record, forKey: key) else { return nil }
         if let extended = configuration.persistent.lifetimeExtension.extendedExpiry(
             expiresAt: record.freshUntil,
             lifetime: .seconds(record.lifetime),
@@ -99,10 +99,13 @@ extension BlobCache {
     }
 
     /// The stale (or damaged-record) entry under `key` on disk with its bytes, for revalidation or
-    /// serve-stale; `nil` when there is none or its file is damaged.
+    /// serve-stale; `nil` when there is none, its file is damaged, or it answered a request that sent other values
+    /// in the fields its response varied on (``answersRequests(_:forKey:)``).
     func persistentEntry(_ key: String) -> PersistentEntry? {
-        guard let info = blobs.info(forKey: key), let data = blobs.value(forKey: key) else { return nil }
-        return PersistentEntry(data: data, info: info, record: record(for: info))
+        guard let info = blobs.info(forKey: key) else { return nil }
+        let record = record(for: info)
+        guard answersRequests(record, forKey: key), let data = blobs.value(forKey: key) else { return nil }
+        return PersistentEntry(data: data, info: info, record: record)
     }
 
     /// The stale entry under `key` when it can serve: revalidation needs a validator, serve-stale the option

@@ -27,7 +27,9 @@ import StrataNetwork
 /// ``LifetimeExtension`` policy and a ``CleaningRule``. Downloads follow HTTP caching (RFC 9111), computed by
 /// StrataNetwork's `HTTPFreshness` for a private cache (``Configuration/freshnessPolicy``): freshness comes
 /// from `max-age` or `Expires` − `Date`, less the response's age, when the response has them, otherwise from
-/// the layer's initial lifetime; `no-store` responses are not stored; `no-cache` ones are stored stale; a stale
+/// the layer's initial lifetime; `no-store` responses are not stored; a response that varies on request fields
+/// (`Vary: Accept-Language`) is served from disk only to a request that sends the same values in them (a digest of
+/// them is kept with it), and `Vary: *` is never stored; `no-cache` ones are stored stale; a stale
 /// blob with an `ETag` or `Last-Modified` is revalidated with `If-None-Match` / `If-Modified-Since`, and a
 /// `304` renews it without transferring or rewriting its bytes. A response's `stale-while-revalidate` and
 /// `stale-if-error` (RFC 5861) let its stale blob be served at once or instead of an error
@@ -239,9 +241,11 @@ public final class BlobCache: Sendable {
         // The memory source holds a blob until exactly its expiry: what it returns is fresh.
         if memory.value(forKey: key) != nil { return true }
         let now = configuration.clock.now()
-        if let write = writes.pending(forKey: key) { return write.record.freshUntil > now }
+        if let write = writes.pending(forKey: key) {
+            return write.record.freshUntil > now && answersRequests(write.record, forKey: key)
+        }
         guard let info = blobs.info(forKey: key), let record = record(for: info) else { return false }
-        return record.freshUntil > now
+        return record.freshUntil > now && answersRequests(record, forKey: key)
     }
 
     /// Removes the blob for `url` from both layers.

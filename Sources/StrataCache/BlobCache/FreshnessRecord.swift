@@ -10,7 +10,9 @@ import Foundation
 /// Binary layout (little-endian, 36 bytes): format (1, value 1), fresh until and lifetime (`Double` bits,
 /// 8 + 8), has `stale-if-error` (1) and its value (8), `must-revalidate` (1), `no-cache` (1), content hash
 /// (8). A record with `stale-while-revalidate` is format 2 (45 bytes): the same, then its value (8) and a
-/// flag (1) that is always 1. Records written as JSON by earlier versions are still read.
+/// flag (1) that is always 1. A record of a response that varied on request fields is format 3: the 45 bytes of
+/// format 2, the flag saying whether the window is there, then the ``BlobVariant`` (``BlobVariant/encoded()``).
+/// Records written as JSON by earlier versions are still read.
 package struct FreshnessRecord: Codable, Sendable, Equatable {
     /// When the blob stops being fresh.
     package var freshUntil: Date
@@ -27,11 +29,15 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
     package var contentHash: UInt64
     /// `stale-while-revalidate`, in seconds, if the response had it.
     var staleWhileRevalidate: Double? = nil
+    /// The request fields the response varied on and a digest of the values its request sent in them: the blob
+    /// answers only a request that sends the same values; `nil` for a response that varies on none.
+    var variant: BlobVariant? = nil
 
     private static let format: UInt8 = 1
     private static let length = 36
     private static let formatWithRevalidationWindow: UInt8 = 2
     private static let lengthWithRevalidationWindow = 45
+    private static let formatWithVariant: UInt8 = 3
 
     /// How long past ``freshUntil`` the blob may be served while it is revalidated in the background (RFC 5861
     /// `stale-while-revalidate`); `nil` without one, with one of zero seconds (a renewal that dropped it), or under
@@ -68,7 +74,8 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
     private func encodedAsIs() -> Data {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.lengthWithRevalidationWindow)
-        bytes.append(staleWhileRevalidate == nil ? Self.format : Self.formatWithRevalidationWindow)
+        let format = staleWhileRevalidate == nil ? Self.format : Self.formatWithRevalidationWindow
+        bytes.append(variant == nil ? format : Self.formatWithVariant)
         Self.append(freshUntil.timeIntervalSince1970.bitPattern, to: &bytes)
         Self.append(lifetime.bitPattern, to: &bytes)
         bytes.append(staleIfError == nil ? 0 : 1)
@@ -79,7 +86,11 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
         if let staleWhileRevalidate {
             Self.append(staleWhileRevalidate.bitPattern, to: &bytes)
             bytes.append(1)
+        } else if variant != nil {
+            Self.append(0, to: &bytes)
+            bytes.append(0)
         }
+        if let variant { bytes += variant.encoded() }
         return Data(bytes)
     }
 
@@ -99,9 +110,10 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
     }
 
     private static func decodeEitherFormat(_ data: Data) -> FreshnessRecord? {
+        let isVaried = data.count > lengthWithRevalidationWindow && data.first == formatWithVariant
         let isBinary =
             (data.count == length && data.first == format)
-            || (data.count == lengthWithRevalidationWindow && data.first == formatWithRevalidationWindow)
+            || (data.count == lengthWithRevalidationWindow && data.first == formatWithRevalidationWindow) || isVaried
         guard isBinary else {
             return try? JSONDecoder().decode(FreshnessRecord.self, from: data)
         }
@@ -111,8 +123,18 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
             }
             func flag(_ offset: Int) -> UInt8 { bytes.load(fromByteOffset: offset, as: UInt8.self) }
             guard flag(17) <= 1, flag(26) <= 1, flag(27) <= 1 else { return nil }
-            let hasRevalidationWindow = bytes.count == lengthWithRevalidationWindow
-            guard !hasRevalidationWindow || flag(44) == 1 else { return nil }
+            let hasRevalidationWindow: Bool
+            var variant: BlobVariant?
+            if isVaried {
+                guard flag(44) <= 1, let decoded = BlobVariant.decode(bytes[lengthWithRevalidationWindow...]) else {
+                    return nil
+                }
+                hasRevalidationWindow = flag(44) == 1
+                variant = decoded
+            } else {
+                hasRevalidationWindow = bytes.count == lengthWithRevalidationWindow
+                guard !hasRevalidationWindow || flag(44) == 1 else { return nil }
+            }
             let freshUntil = Double(bitPattern: u64(1))
             let lifetime = Double(bitPattern: u64(9))
             guard freshUntil.isFinite, lifetime.isFinite else { return nil }
@@ -123,7 +145,8 @@ package struct FreshnessRecord: Codable, Sendable, Equatable {
                 mustRevalidate: flag(26) == 1,
                 noCache: flag(27) == 1,
                 contentHash: u64(28),
-                staleWhileRevalidate: hasRevalidationWindow ? Double(bitPattern: u64(36)) : nil
+                staleWhileRevalidate: hasRevalidationWindow ? Double(bitPattern: u64(36)) : nil,
+                variant: variant
             )
         }
     }

@@ -36,6 +36,31 @@ extension HTTPRequest {
         variedFields.allSatisfy { name, values in Self.keptValues(of: name, in: headers) == values }
     }
 
+    /// One digest of the values this request sends in the fields `names` (lowercased) as a cache keeps them
+    /// (``keptValues(of:in:)``): ``digest(ofVariedFields:)`` of them, equal for two requests exactly when they send
+    /// the same values there. What a cache that keeps a digest of a stored response's varied fields in place of their
+    /// values matches a later request by.
+    ///
+    /// - Parameter names: The fields a stored response's `Vary` nominated (``HTTPResponse/variedFields(of:)``).
+    package func variedFieldsDigest(of names: [String]) -> String {
+        Self.digest(ofVariedFields: names.reduce(into: [:]) { $0[$1] = Self.keptValues(of: $1, in: headers) })
+    }
+
+    /// One SHA-256 digest of varied fields (``HTTPResponse/variedFields(of:)``), `sha256:` and 64 hexadecimal digits:
+    /// each name and value counted by its length, so that two sets of fields have one digest only when they are
+    /// equal.
+    ///
+    /// - Parameter fields: The values by lowercased name.
+    package static func digest(ofVariedFields fields: [String: [String]]) -> String {
+        var text = ""
+        for name in fields.keys.sorted() {
+            let values = fields[name] ?? []
+            text += "\(name.utf8.count):\(name)\(values.count):"
+            for value in values { text += "\(value.utf8.count):\(value)" }
+        }
+        return "sha256:" + SHA256.hex(of: text, byteCount: 32)
+    }
+
     /// The values of the fields named `name` (lowercased) as a cache keeps them: ``normalizedValues(of:in:)``, or for
     /// a credential field one SHA-256 digest of them (`sha256:` and 64 hexadecimal digits).
     static func keptValues(of name: String, in headers: HTTPHeaders) -> [String] {

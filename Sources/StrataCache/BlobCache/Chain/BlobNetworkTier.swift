@@ -93,6 +93,9 @@ struct BlobNetworkTier: BlobTier {
 extension BlobCache {
     /// A download as the chain carries it: its body, its freshness record and directives, and its metadata.
     ///
+    /// A response that varies on request fields (`Vary`) carries the fields and a digest of the request's values in
+    /// them in its record (``BlobVariant``); one that varies on more than a cache keeps is not storable.
+    ///
     /// - Parameter request: The request as sent (``StrataNetwork/HTTPClient``'s headers included), whose
     ///   `Cache-Control: no-store` or, for a shared cache, `Authorization` can make the response not storable.
     func download(_ response: HTTPResponse, requestTime: Date, to request: HTTPRequest) -> StoredEntry<Blob> {
@@ -106,6 +109,7 @@ extension BlobCache {
         )
         let httpLifetime = freshness.remainingLifetime
         let persistentLifetime = httpLifetime ?? configuration.persistent.initialLifetime
+        let variant = BlobVariant(of: response, answering: request)
         let record = FreshnessRecord(
             freshUntil: now.addingTimeInterval(persistentLifetime.timeInterval),
             lifetime: persistentLifetime.timeInterval,
@@ -113,13 +117,14 @@ extension BlobCache {
             mustRevalidate: freshness.forbidsServingStale,
             noCache: freshness.requiresRevalidation,
             contentHash: 0,
-            staleWhileRevalidate: freshness.staleWhileRevalidate?.timeInterval
+            staleWhileRevalidate: freshness.staleWhileRevalidate?.timeInterval,
+            variant: variant?.names.isEmpty == false ? variant : nil
         )
         let blob = Blob(
             data: response.body,
             origin: .network,
             record: record,
-            isStorable: freshness.isStorable,
+            isStorable: freshness.isStorable && variant != nil,
             httpLifetime: httpLifetime
         )
         // Only validators that can revalidate are kept: they live beside the blob outside every size limit.
