@@ -4,7 +4,8 @@ extension CacheRepository {
     /// main's answer back into the cache.
     ///
     /// What a composition that writes main itself (an offline outbox sending a write) uses, so that a read which
-    /// met main before the write reached it never puts that older answer into the cache after the write.
+    /// met main before the write reached it never puts that older answer into the cache after the write. The write
+    /// begins once no write-back of its keys is writing the cache (see ``CacheWriteStamps``).
     ///
     /// - Parameters:
     ///   - query: The keys written.
@@ -20,7 +21,9 @@ extension CacheRepository {
     /// main read of those keys writes its answer back meanwhile, nor one that began before the end.
     ///
     /// What a composition whose write of a key lasts longer than a call uses: a write waiting in an offline outbox,
-    /// which main has not taken yet, so main's answers are older than it. Shared by every copy of the repository.
+    /// which main has not taken yet, so main's answers are older than it, or a removal made directly in the cache.
+    /// It cannot wait for a write-back writing the cache now: that write-back removes what it stored (unless it
+    /// stored a listing). Shared by every copy of the repository.
     ///
     /// - Parameter query: The keys written.
     package func beginHeldWrite(_ query: any Query) {

@@ -40,8 +40,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         let keys = query.keys
         var entries = [StoredEntry<Main.Value>?](repeating: nil, count: keys.count)
         var misses = [StrataError?](repeating: nil, count: keys.count)
-        if keys.count == 1 {
-            // The list's miss is its one key's: no need to ask again.
+        if keys.count == 1, !writeStamps.wasEverWritten(stamp) {
+            // The list's miss is its one key's: no need to ask again (unless a write of the key may have ended while
+            // the cache was read, before the stamp: each key is read again after it).
             misses[0] = listMiss
         } else {
             for position in keys.indices {
@@ -165,24 +166,23 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             let found = fetched.indices.filter { fetched[$0] != nil }
             // Values a partial error carries come without their metadata (an expiry, a rule not to store them): they
             // are returned, not stored (the repository as main has stored them in its own tiers).
-            guard writesBack, !isPartial, !found.isEmpty, writeStamps.mayWriteBack(since: stamp) else {
-                return (fetched, false)
-            }
-            // An entry that must not be stored is returned as it came, and the cache's older copy goes (as for `get`).
-            let unstorable = found.filter { fetched[$0]?.metadata.isStorable == false }
-            if !unstorable.isEmpty, let unstorableQuery = try? narrowed(query, to: unstorable) {
-                await Self.dropCopy(in: cache, of: unstorableQuery)
-            }
+            guard !isPartial, !found.isEmpty else { return (fetched, false) }
             let storable = found.filter { fetched[$0]?.metadata.isStorable == true }
-            guard !storable.isEmpty else { return (fetched, false) }
             let written = storable.compactMap { fetched[$0] }
-            let storeQuery = try narrowed(query, to: storable)
-            let stored = try await writingBack(since: stamp, storeQuery) {
-                try await syncCache(after: written, payload: written.map { $0.value }, superseding: storeQuery) {
+            let storeQuery = storable.isEmpty ? query : try narrowed(query, to: storable)
+            let stored = try await writingBack(writesBack, since: stamp, storeQuery) {
+                // An entry that must not be stored is returned as it came, and the cache's older copy goes (as for
+                // `get`).
+                let unstorable = found.filter { fetched[$0]?.metadata.isStorable == false }
+                if !unstorable.isEmpty, let unstorableQuery = try? narrowed(query, to: unstorable) {
+                    await Self.dropCopy(in: cache, of: unstorableQuery)
+                }
+                guard !storable.isEmpty else { return [StoredEntry<Main.Value>]() }
+                return try await syncCache(after: written, payload: written.map { $0.value }, superseding: storeQuery) {
                     written.keepingMetadata(of: try await cache.putAllEntries(written, in: storeQuery))
                 }
             }
-            for (position, entry) in zip(storable, stored) { fetched[position] = entry }
+            for (position, entry) in zip(storable, stored ?? written) { fetched[position] = entry }
             return (fetched, false)
         }
         guard let key else { return try await work() }

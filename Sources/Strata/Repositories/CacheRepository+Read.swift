@@ -35,16 +35,25 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 throw PlannedReadFailure(error: error, source: .main)
             }
         }
-        let miss: StrataError
+        var miss: StrataError
         if let knownMiss {
             miss = knownMiss
         } else {
-            do {
-                return PlannedAnswer(entry: try await read.readCache(), source: .cache, isStale: false)
-            } catch let error as StrataError where error.isMiss {
-                miss = error
-            } catch {
-                throw PlannedReadFailure(error: error, source: .cache)
+            switch try await Self.askCache(read) {
+            case .success(let entry): return PlannedAnswer(entry: entry, source: .cache, isStale: false)
+            case .failure(let error): miss = error
+            }
+        }
+        guard plan.asksMainOn.contains(miss) || plan.servesStaleAtOnce(after: miss) != nil else {
+            throw PlannedReadFailure(error: miss, source: .cache)
+        }
+        // The stamp is taken before anything can suspend after the cache missed, so a write made since is seen; one
+        // that ended while the cache was read is seen by asking the cache again.
+        let stamp = writeStamps.stamp(read.query)
+        if writeStamps.wasEverWritten(stamp) {
+            switch try await Self.askCache(read) {
+            case .success(let entry): return PlannedAnswer(entry: entry, source: .cache, isStale: false)
+            case .failure(let error): miss = error
             }
         }
         let stale = miss.code == .notValid ? read.stale(miss) : nil
@@ -54,13 +63,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         }
         if let staleAnswer, let serving = plan.servesStaleAtOnce(after: miss) {
             if serving == .whileRefreshing {
-                refreshInBackground(plan, read, stale: stale, since: writeStamps.stamp(read.query))
+                refreshInBackground(plan, read, stale: stale, since: stamp)
             }
             return staleAnswer
         }
         guard plan.asksMainOn.contains(miss) else { throw PlannedReadFailure(error: miss, source: .cache) }
-        // The stamp is taken before anything can suspend after the cache missed, so a write made since is seen.
-        let stamp = writeStamps.stamp(read.query)
         if let staleAnswer { beforeMain?(staleAnswer) }
         do {
             return try await readMain(
@@ -74,6 +81,20 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         } catch {
             if let staleAnswer, plan.staleValues.servesStale(after: error) { return staleAnswer }
             throw PlannedReadFailure(error: error, source: .main)
+        }
+    }
+
+    /// The cache's entry for a read, or its miss (``StrataError/isMiss``); any other error of the cache thrown as
+    /// the cache's.
+    private static func askCache<Entry, Value>(
+        _ read: PlannedRead<Entry, Value>
+    ) async throws(PlannedReadFailure) -> Result<Entry, StrataError> {
+        do {
+            return .success(try await read.readCache())
+        } catch let error as StrataError where error.isMiss {
+            return .failure(error)
+        } catch {
+            throw PlannedReadFailure(error: error, source: .cache)
         }
     }
 
@@ -115,15 +136,12 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     return PlannedAnswer(entry: renewed, source: .main, isStale: true)
                 case .notModified(let renewed):
                     if tellsMainAnswers { mainAnswered(method, read.query) }
-                    guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
-                        return PlannedAnswer(entry: renewed, source: .main, isStale: false)
-                    }
-                    let stored = try await writingBack(since: stamp, read.query) {
+                    let stored = try await writingBack(writesBack, since: stamp, read.query) {
                         try await syncCache(after: renewed, payload: read.value(renewed), superseding: read.query) {
                             try await read.renew(renewed)
                         }
                     }
-                    return PlannedAnswer(entry: stored, source: .main, isStale: false)
+                    return PlannedAnswer(entry: stored ?? renewed, source: .main, isStale: false)
                 case .modified(let entry):
                     if tellsMainAnswers { mainAnswered(method, read.query) }
                     return try await store(entry, writesBack: writesBack, since: stamp, read)
@@ -159,33 +177,40 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         since stamp: CacheWriteStamps.Stamp,
         _ read: PlannedRead<Entry, Value>
     ) async throws -> PlannedAnswer<Entry> {
-        guard writesBack, writeStamps.mayWriteBack(since: stamp) else {
-            return PlannedAnswer(entry: entry, source: .main, isStale: false)
-        }
-        let stored = try await writingBack(since: stamp, read.query) {
+        let stored = try await writingBack(writesBack, since: stamp, read.query) {
             try await syncCache(after: entry, payload: read.value(entry), superseding: read.query) {
                 try await read.store(entry)
             }
         }
-        return PlannedAnswer(entry: stored, source: .main, isStale: false)
+        return PlannedAnswer(entry: stored ?? entry, source: .main, isStale: false)
     }
 
-    /// Writes main's answer back into the cache with `write`, when ``CacheWriteStamps/mayWriteBack(since:)`` allowed
-    /// it, and drops the cache's copy of `query` when a write of its keys began meanwhile: that write may have reached
-    /// the cache before this one, which would then hold an answer older than it. The next read asks main.
+    /// Writes main's answer back into the cache with `write` when the plan writes back (`writesBack`) and no write
+    /// of the read's keys went through the repository since `stamp`, nor is in progress; what `write` returned, or
+    /// `nil` when it was skipped (the caller returns main's answer as it came, and the cache keeps what the write
+    /// left).
+    ///
+    /// The one place every write-back goes through: the check and the cache write are one turn of the keys
+    /// (``CacheWriteStamps/writingBack(since:_:removingCopy:)``), so a write that begins after the check reaches the
+    /// cache after this one, and nothing a write stored is ever removed. A held write made directly in the cache
+    /// during `write` (a removal) has the copy of `query` removed, unless `query` is a listing (removing it would
+    /// empty the cache).
     ///
     /// - Parameters:
+    ///   - writesBack: Whether the plan writes main's answers back.
     ///   - stamp: The stamp taken when the read began.
     ///   - query: The query whose entries `write` stores.
     ///   - write: The cache write.
     func writingBack<Result>(
+        _ writesBack: Bool,
         since stamp: CacheWriteStamps.Stamp,
         _ query: any Query,
         _ write: () async throws -> Result
-    ) async throws -> Result {
-        let result = try await write()
-        if !writeStamps.mayWriteBack(since: stamp) { await Self.dropCopy(in: cache, of: query) }
-        return result
+    ) async throws -> Result? {
+        guard writesBack else { return nil }
+        return try await writeStamps.writingBack(since: stamp, write) {
+            _ = await Self.removeCopy(in: cache, of: query)
+        }
     }
 
     /// How `get` reads: entries with their metadata, a conditional read for a stale entry with validators; an entry

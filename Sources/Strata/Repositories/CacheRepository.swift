@@ -30,8 +30,12 @@
 /// and the read of the keys a list missed. Writes are told apart by a fixed table of 256 counters per repository
 /// (a key's hash picks its counter; a listing or a tag moves one shared counter), so memory does not grow with the
 /// keys, and two keys that share a counter only make a write-back be skipped, never a stale value be stored. A
-/// write made directly to the cache source, not through the repository, is not seen; nor is one that starts while
-/// the write-back's own cache write is under way (the two cache writes race as any two writes of a key do).
+/// read that starts at the cache and misses asks it once more after it took its stamp when its keys were ever
+/// written: a write that ended while the cache was being read is then served, not overwritten. A write-back checks
+/// and writes the cache in one turn of its keys, and a write through the repository begins between two turns: one
+/// that begins after the check waits for the write-back's cache write to end and lands after it, so a write-back
+/// never removes or replaces what a write stored. A write made directly to the cache source, not through the
+/// repository, is not seen.
 ///
 /// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
 /// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own

@@ -10,6 +10,12 @@
 /// A write moves its counters when it begins and again when it ends, and counts itself in progress in between: a
 /// main read that began before the write, or during it (and may have read main before the write reached it), never
 /// writes its answer back, whatever sources the write's operation writes.
+///
+/// A write-back checks the counters and writes the cache in one turn of its keys' stripes (``CacheWriteTurns``), and a
+/// write through the repository (``recordingWrite(_:_:)``) begins only between two turns: a write that begins after
+/// the check reaches the cache after the write-back, so the write-back is either skipped or overwritten, and never
+/// undoes anything. A held write (``begin(_:)``) cannot wait for a turn: one that begins during a write-back's cache
+/// write, a removal made directly in the cache, has the write-back remove what it stored.
 final class CacheWriteStamps: Sendable {
     /// The keys a query writes or reads, as stripes.
     enum Scope: Sendable {
@@ -49,6 +55,13 @@ final class CacheWriteStamps: Sendable {
         var unkeyedWriting = 0
         /// Every write in progress.
         var totalWriting = 0
+        /// One counter per stripe, moved by a held write of a key in it (``CacheWriteStamps/begin(_:)``), which
+        /// begins without waiting for a turn; empty until the first keyed one.
+        var stripesHeld: [UInt64] = []
+        /// Moved by a held write that names no key.
+        var unkeyedHeld: UInt64 = 0
+        /// Moved by every held write.
+        var totalHeld: UInt64 = 0
 
         /// The sum of the counters a read of `scope` depends on.
         func sum(_ scope: Scope) -> UInt64 {
@@ -61,6 +74,29 @@ final class CacheWriteStamps: Sendable {
 
         /// The counter of a stripe.
         private func counter(_ stripe: Int) -> UInt64 { stripes.isEmpty ? 0 : stripes[stripe] }
+
+        /// The sum of the held-write counters a write-back of `scope` depends on.
+        func heldSum(_ scope: Scope) -> UInt64 {
+            let held = { (stripe: Int) in self.stripesHeld.isEmpty ? 0 : self.stripesHeld[stripe] }
+            switch scope {
+            case .one(let stripe): return held(stripe) &+ unkeyedHeld
+            case .many(let indices): return indices.reduce(unkeyedHeld) { $0 &+ held($1) }
+            case .all: return totalHeld
+            }
+        }
+
+        /// Moves the held-write counters of `scope`.
+        mutating func bumpHeld(_ scope: Scope) {
+            totalHeld &+= 1
+            if stripesHeld.isEmpty, scope.isKeyed {
+                stripesHeld = [UInt64](repeating: 0, count: CacheWriteStamps.stripeCount)
+            }
+            switch scope {
+            case .one(let stripe): stripesHeld[stripe] &+= 1
+            case .many(let indices): for stripe in indices { stripesHeld[stripe] &+= 1 }
+            case .all: unkeyedHeld &+= 1
+            }
+        }
 
         /// Whether a write of keys a read of `scope` depends on is in progress.
         func isWriting(_ scope: Scope) -> Bool {
@@ -102,6 +138,13 @@ final class CacheWriteStamps: Sendable {
 
     private let table = Locked(Table())
 
+    /// The turns of the cache writes: a write-back's, and the beginning of each write through the repository.
+    private let turns = CacheWriteTurns()
+
+    /// Returns once `count` writes and write-backs wait for their turn at once, or when the calling task is
+    /// cancelled: how a test knows that a write is held behind a write-back.
+    func waitForTurnWaiters(_ count: Int) async { await turns.waitForWaiters(count) }
+
     /// The scope of a query: its key, its keys, or all.
     static func scope(of query: any Query) -> Scope {
         if let query = query as? any KeyedQuery { return .one(stripe(query.key)) }
@@ -114,40 +157,76 @@ final class CacheWriteStamps: Sendable {
     /// The stripe of a key.
     private static func stripe(_ key: String) -> Int { key.stripe(among: stripeCount) }
 
-    /// The counters of the query's keys now: taken when a main read begins.
+    /// The counters of the query's keys now: taken when a main read begins, before main is asked (and, for a read
+    /// that starts at the cache, after the cache missed: see ``wasEverWritten(_:)``).
     func stamp(_ query: any Query) -> Stamp {
         let scope = Self.scope(of: query)
         return Stamp(scope: scope, sum: table.withLock { $0.sum(scope) })
     }
 
+    /// Whether any write of the stamp's keys went through the repository before it was taken: a read that took it
+    /// after its cache read missed asks the cache again, since such a write may have ended while the cache was read
+    /// (and a write that ends after the stamp is seen by it).
+    func wasEverWritten(_ stamp: Stamp) -> Bool { stamp.sum != 0 }
+
     /// Runs `write`, a write of the query's keys through the repository (to main, to the cache or to both): a main
     /// read of them that began before it ends may no longer write its answer back.
+    ///
+    /// The write begins in a turn of its keys (``CacheWriteTurns``): after a write-back of them that is writing the
+    /// cache now, so that the write reaches the cache last.
     func recordingWrite<Result>(_ query: any Query, _ write: () async throws -> Result) async rethrows -> Result {
-        let scope = begin(query)
+        let scope = Self.scope(of: query)
+        _ = await turns.take(scope, leavesOnCancel: false)
+        table.withLock { $0.bump(scope, writing: 1) }
+        turns.give(scope)
         defer { end(scope) }
         return try await write()
     }
 
-    /// Begins a write of the query's keys, counted in progress until ``end(_:)`` is called with the scope returned:
-    /// a write whose start and end are not one call's (``recordingWrite(_:_:)`` is).
+    /// Begins a held write of the query's keys, counted in progress until ``end(_:)`` is called with the scope
+    /// returned: a write whose start and end are not one call's (``recordingWrite(_:_:)`` is), and that cannot wait
+    /// for a turn. A write-back writing the cache when it begins removes what it stored (see
+    /// ``writingBack(since:_:removingCopy:)``).
     func begin(_ query: any Query) -> Scope {
         let scope = Self.scope(of: query)
-        table.withLock { $0.bump(scope, writing: 1) }
+        table.withLock {
+            $0.bump(scope, writing: 1)
+            $0.bumpHeld(scope)
+        }
         return scope
     }
 
-    /// Ends a write ``begin(_:)`` began.
+    /// Ends a write ``begin(_:)`` or ``recordingWrite(_:_:)`` began.
     func end(_ scope: Scope) {
         table.withLock { $0.bump(scope, writing: -1) }
     }
 
-    /// Whether main's answer to a read that began at `stamp` may be written into the cache: only when no write of
-    /// its keys went through the repository since, and none is in progress.
+    /// Writes main's answer to a read that began at `stamp` into the cache with `write`, in a turn of its keys, only
+    /// when no write of its keys went through the repository since the stamp was taken, and none is in progress;
+    /// `nil` when the write-back was skipped (main's answer is then not stored, and the cache keeps what the write
+    /// left), or when the caller's task was cancelled while it waited for the turn.
+    ///
+    /// The check and the cache write are one turn: a write through the repository that begins after the check
+    /// reaches the cache after `write`, so nothing it stores is ever undone. A held write (``begin(_:)``) that begins
+    /// during `write` cannot wait: `removingCopy` removes what `write` stored, before the turn ends.
     ///
     /// A write-back is not a write here: two main reads of a key that race both write back, the last to finish
     /// last, as they always did; only a value written through the repository is never replaced by an answer
     /// older than it.
-    func mayWriteBack(since stamp: Stamp) -> Bool {
-        table.withLock { $0.sum(stamp.scope) == stamp.sum && !$0.isWriting(stamp.scope) }
+    func writingBack<Result>(
+        since stamp: Stamp,
+        _ write: () async throws -> Result,
+        removingCopy: () async -> Void
+    ) async throws -> Result? {
+        guard await turns.take(stamp.scope, leavesOnCancel: true) else { return nil }
+        defer { turns.give(stamp.scope) }
+        let held = table.withLock { table -> UInt64? in
+            guard table.sum(stamp.scope) == stamp.sum, !table.isWriting(stamp.scope) else { return nil }
+            return table.heldSum(stamp.scope)
+        }
+        guard let held else { return nil }
+        let result = try await write()
+        if table.withLock({ $0.heldSum(stamp.scope) }) != held { await removingCopy() }
+        return result
     }
 }
