@@ -234,12 +234,18 @@
             for await _ in wakeups {
                 while let next = nextInvalidation() {
                     let caches = state.withLock { Array($0.caches.values) }
+                    // A dropped copy is not a deleted value: the caches' own announcements of it do not reach
+                    // streams, which hear what the feed publishes after it.
                     switch next {
                     case .all:
-                        for cache in caches { try? await cache.delete(AllObjectsQuery()) }
+                        await ObservationScope.droppingCopies {
+                            for cache in caches { try? await cache.delete(AllObjectsQuery()) }
+                        }
                         broadcaster.publish(.invalidateAll)
                     case .key(let key, let change):
-                        for cache in caches { try? await cache.delete(KeyQuery(key)) }
+                        await ObservationScope.droppingCopies {
+                            for cache in caches { try? await cache.delete(KeyQuery(key)) }
+                        }
                         broadcaster.publish(change.isDelete ? .delete(key: key) : .put(key: key))
                     }
                 }

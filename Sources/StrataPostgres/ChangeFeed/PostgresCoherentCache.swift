@@ -166,9 +166,10 @@
             return entry
         }
 
-        /// Drops an entry the feed cannot vouch for and returns the miss to throw.
+        /// Drops an entry the feed cannot vouch for (not announced to streams as a deletion: the value did not go)
+        /// and returns the miss to throw.
         private func drop(_ key: String) async throws -> StrataError {
-            try? await cache.delete(KeyQuery(key))
+            await ObservationScope.droppingCopies { try? await cache.delete(KeyQuery(key)) }
             return StrataError.notFound("The change feed cannot vouch for the cached entry")
         }
 
