@@ -1,6 +1,6 @@
 /// The task-local values that tie work to the call it runs for: the call's trail (``CallTrail/current``), the report
-/// of a stale answer (`StaleAnswerReport.current`), the mark of a stream's own re-read
-/// (`ObservationScope.isStreamRefresh`) and that of work a call left running (``isLeftRunning``).
+/// of a stale answer (`StaleAnswerReport.current`), the marks of a stream's reads and
+/// own writes (`ObservationScope`) and that of work a call left running (``isLeftRunning``).
 package enum CallContext {
     /// Whether this task runs work a call left running after it returned (a stale-while-revalidate refresh, an
     /// offline replay) and no record of that work was opened yet: a tracer starts the work's first span as a trace
@@ -57,7 +57,9 @@ package enum CallContext {
     ) async rethrows -> Result {
         try await CallTrail.$current.withValue(nil) {
             try await ObservationScope.$isStreamRefresh.withValue(false) {
-                try await StaleAnswerReport.$current.withValue(nil) { try await work() }
+                try await ObservationScope.$isStreamRead.withValue(false) {
+                    try await StaleAnswerReport.$current.withValue(nil) { try await work() }
+                }
             }
         }
     }

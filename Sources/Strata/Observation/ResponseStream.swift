@@ -51,9 +51,7 @@ struct ResponseStream<Value: Sendable>: Sendable {
         // the stream lives.
         let task = Task {
             await CallContext.outside {
-                await ObservationScope.$isStreamRefresh.withValue(true) {
-                    await run(Emitter(continuation))
-                }
+                await ObservationScope.streamReading { await run(Emitter(continuation)) }
             }
             continuation.finish()
         }
@@ -63,7 +61,7 @@ struct ResponseStream<Value: Sendable>: Sendable {
 
     private func run(_ emit: Emitter) async {
         // Register before the first read, so a change between that read and the registration is not lost.
-        let sources = observe()
+        let sources = ObservationScope.streamRegistering(observe)
         emit(.loading(origin: loadingOrigin))
         await read(emit)
         guard !sources.isEmpty else { return }

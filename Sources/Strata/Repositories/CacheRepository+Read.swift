@@ -208,8 +208,10 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ write: () async throws -> Result
     ) async throws -> Result? {
         guard writesBack else { return nil }
-        return try await writeStamps.writingBack(since: stamp, write) {
-            _ = await Self.removeCopy(in: cache, of: query)
+        return try await ObservationScope.writingBack {
+            try await writeStamps.writingBack(since: stamp, write) {
+                _ = await Self.removeCopy(in: cache, of: query)
+            }
         }
     }
 
@@ -261,7 +263,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// Main's answer stands whatever the cache does: a delete that fails does not fail the read. Nor is the value gone,
     /// so the repository's streams are not told "deleted" (they keep what they show).
     static func dropCopy(in cache: Cache, of query: any Query) async {
-        await ObservationScope.$isStreamRefresh.withValue(true) {
+        await ObservationScope.droppingCopies {
             try? await (cache as? any DeleteDataSource)?.delete(query)
         }
     }

@@ -226,7 +226,7 @@ extension CacheRepository {
         guard query is any KeyedQuery || query is any MultiKeyedQuery else { return true }
         guard let cache = cache as? any DeleteDataSource else { return false }
         do {
-            try await ObservationScope.$isStreamRefresh.withValue(true) { try await cache.delete(query) }
+            try await ObservationScope.droppingCopies { try await cache.delete(query) }
             return true
         } catch let error as StrataError where error.code == .notFound {
             return true
