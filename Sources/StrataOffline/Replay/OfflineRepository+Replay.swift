@@ -349,10 +349,14 @@ extension OfflineRepository {
         }
         let read = remoteError == nil ? (value: remote, version: remoteVersion) : nil
         guard case .takeRemote = resolution else { return .resolved(resolution, remote: read) }
-        // Main wins; the cache follows (its copy goes when main's value is unknown) unless a later write of the key
-        // waits (it is newer still).
+        // Main wins; the cache follows unless a later write of the key waits (it is newer still).
         try? await cacheFollows(record) {
-            if let remote, remoteError == nil {
+            if remoteError != nil {
+                // Main's value is unknown: the copy main refused goes, but no value was deleted. Streams are not told
+                // "deleted"; they read again, and show what main answers then.
+                try await ObservationScope.droppingCopies { try await repository.delete(query, operation: .cache) }
+                repository.changeBroadcaster.publish(.put(key: record.key))
+            } else if let remote {
                 _ = try await repository.put(remote, in: query, operation: .cache)
             } else {
                 try await repository.delete(query, operation: .cache)
