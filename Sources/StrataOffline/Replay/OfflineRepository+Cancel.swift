@@ -5,7 +5,7 @@ extension OfflineRepository {
     /// A cancelled send ends as ``Delivery/interrupted``: its record stays queued as it was, and a later replay sends
     /// it again with the same idempotency key, so main applies it once even if it took the cancelled one.
     func deliverUnlessClosed(_ record: PendingWrite) async -> Delivery {
-        let sending = Task { await self.deliver(record) }
+        let sending = Task { [weak self] in await self?.deliver(record) ?? .interrupted }
         // Set and checked under the lock `close()` takes: either it sees the send, or the send sees it closed.
         let isClosed = schedule.withLock { schedule -> Bool in
             schedule.cancelSend = { sending.cancel() }

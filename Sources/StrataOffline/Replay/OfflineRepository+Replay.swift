@@ -39,12 +39,22 @@ extension OfflineRepository {
             schedule.unfinished += 1
             return true
         }
-        guard start else { return }
         // A replay is no part of the call whose main answer started it (a stream's read, say): its cache writes
         // are announced to every stream.
-        Task {
-            await CallContext.leftRunning { await self.replay() }
-            schedule.withLock { $0.unfinished -= 1 }
+        if start { leaveRunning(ending: { $0.unfinished -= 1 }) { await $0.replay() } }
+    }
+
+    /// Runs `work` on the repository in a task of its own, left running (`CallContext.leftRunning`), counted in the
+    /// schedule (`end` moves the count back down): the task holds the repository only while `work` runs, and counts it
+    /// done after letting go, so a ``close()`` waiting for it returns with nothing of the repository left in it.
+    private func leaveRunning(
+        ending end: @escaping @Sendable (inout ReplaySchedule) -> Void,
+        _ work: @escaping @Sendable (OfflineRepository) async -> Void
+    ) {
+        let schedule = schedule
+        Task { [weak self] in
+            await CallContext.leftRunning { if let self { await work(self) } }
+            ReplaySchedule.end(in: schedule, end)
         }
     }
 
@@ -78,10 +88,13 @@ extension OfflineRepository {
     /// Sets the timer to the earliest end of a backoff, in place of a pending one that wakes later.
     func scheduleTimer() {
         guard configuration.replaysOnTimer else { return }
-        // The timer is no part of the call that set it, nor is the replay it starts (see `triggerReplay`).
-        Task {
-            await CallContext.leftRunning { await self.setTimer() }
+        let start = schedule.withLock { schedule -> Bool in
+            guard !schedule.isClosed else { return false }
+            schedule.settingTimers += 1
+            return true
         }
+        // The timer is no part of the call that set it, nor is the replay it starts (see `triggerReplay`).
+        if start { leaveRunning(ending: { $0.settingTimers -= 1 }) { await $0.setTimer() } }
     }
 
     /// Sets the timer ``scheduleTimer()`` asks for.

@@ -146,6 +146,9 @@ extension OfflineRepository {
                         record.value = try encoding(local)
                         let queued = try await enqueue(record, after: isCancelled ? nil : error)
                         await endFirstAttempt(sequence, key: key)
+                        // The replay queueing started may have found the key still held by this attempt, and skipped
+                        // it: one more, now that the key is free (it joins the first if that has not begun).
+                        if isCancelled { triggerReplay(.due) }
                         return (local, .pending(queued))
                     } catch {
                         await endUnqueuedFirstAttempt(sequence, key: key)
@@ -183,13 +186,7 @@ extension OfflineRepository {
 
     /// Ends a write ``beginWriting()`` counted, resuming a ``close()`` that waits for the last one.
     private func endWriting() {
-        let waiters = schedule.withLock { schedule -> [CheckedContinuation<Void, Never>] in
-            schedule.writesUnderWay -= 1
-            guard schedule.writesUnderWay == 0 else { return [] }
-            defer { schedule.closeWaiters = [] }
-            return schedule.closeWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        ReplaySchedule.end(in: schedule) { $0.writesUnderWay -= 1 }
     }
 
     /// Puts the cache back to the key's latest queued write (its value, or its absence), or, when none is queued, to the

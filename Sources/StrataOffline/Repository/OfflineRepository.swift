@@ -138,7 +138,8 @@ where Main.Value == Cache.Value, Main.Value: Codable {
     /// writes callers began before (each ends within its transport's deadlines); nothing is replayed after, and
     /// writes fail with ``Strata/StrataError/Code/alreadyInUse``. Queued writes stay in the outbox for the next run,
     /// the cancelled replay too (a server that answers slowly does not hold `close()` up for the transport's whole
-    /// timeout for it); another repository may then serve the outbox.
+    /// timeout for it); another repository may then serve the outbox. When it returns, no task the repository started
+    /// holds it any more: once the caller lets it go too, its outbox's folder can be opened again at once.
     ///
     /// Called from the repository's own work (by main, a plugin of it or a conflict resolver, during a write or a
     /// replay), it closes the repository and returns without waiting for that work, which it is part of; the outbox
@@ -158,13 +159,15 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         await giveOutboxBackWhenIdle()
     }
 
-    /// Waits for the replay in progress and the writes under way, then gives the outbox back.
+    /// Waits for the replay in progress, the writes under way and the tasks the repository started, then gives the
+    /// outbox back.
     private func giveOutboxBackWhenIdle() async {
         await replays.run {}
-        // A write that began before holds the key turns of this repository: the outbox is given back after it.
+        // A write that began before holds the key turns of this repository: the outbox is given back after it. A
+        // replay or a timer's setting still to start ends at once (the repository is closed), and lets go of it.
         await withCheckedContinuation { continuation in
             let done = schedule.withLock { schedule -> Bool in
-                guard schedule.writesUnderWay > 0 else { return true }
+                guard !schedule.isIdle else { return true }
                 schedule.closeWaiters.append(continuation)
                 return false
             }
@@ -204,8 +207,24 @@ struct ReplaySchedule: Sendable {
     var cancelSend: (@Sendable () -> Void)?
     /// How many writes are under way: ``OfflineRepository/close()`` gives the outbox back only once none is.
     var writesUnderWay = 0
-    /// Whom the last write under way resumes: a ``OfflineRepository/close()`` waiting for it.
+    /// How many tasks setting the replay timer have not ended yet.
+    var settingTimers = 0
+    /// Whom the last write, replay or timer setting under way resumes: a ``OfflineRepository/close()`` waiting for it.
     var closeWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Whether nothing the repository started is under way: no write, replay or timer setting.
+    var isIdle: Bool { writesUnderWay == 0 && unfinished == 0 && settingTimers == 0 }
+
+    /// Ends one piece of work (`end` moves its count down) and resumes the ``closeWaiters`` when it was the last.
+    static func end(in schedule: Locked<Self>, _ end: (inout Self) -> Void) {
+        let waiters = schedule.withLock { schedule -> [CheckedContinuation<Void, Never>] in
+            end(&schedule)
+            guard schedule.isIdle else { return [] }
+            defer { schedule.closeWaiters = [] }
+            return schedule.closeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
 
     /// Whether a timer waking at `wake` takes the place of the pending one: only an earlier one does. Each timer is
     /// set from a reading of the outbox made before the lock is taken, so a later wake may come from an older
