@@ -3,6 +3,7 @@ import LoopbackServer
 import Strata
 import StrataMemory
 import StrataOffline
+import StrataTestSupport
 import StrataTesting
 import Testing
 

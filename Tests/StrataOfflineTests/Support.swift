@@ -181,15 +181,6 @@ func withNotes(
     await server.stop()
 }
 
-/// Waits until the calling task is cancelled, then throws `CancellationError`: a call (a prompt, a read) that only a
-/// cancellation ends.
-func waitUntilCancelled() async throws {
-    let (cancelled, keepsWaiting) = AsyncStream<Void>.makeStream()
-    for await _ in cancelled {}
-    keepsWaiting.finish()
-    throw CancellationError()
-}
-
 /// The file of record `sequence` in the outbox in `folder` (the one that holds its store key), or `nil`.
 func recordFile(_ sequence: UInt64, in folder: URL) -> URL? {
     let digits = String(sequence)

@@ -5,7 +5,8 @@ extension OperationPlan {
     /// The second write happens only after the first succeeded, and it is given the first source's returned
     /// value. A cache write (or delete) after main's follows the repository's ``CacheRepository/CacheWritePolicy``;
     /// a main write after the cache's throws main's error as it is. Either way the repository announces a write
-    /// that happened, even when the next one fails.
+    /// that happened, even when the next one fails. A main write the cache follows, whose caller's task is cancelled
+    /// while main has it, throws and removes the cache's copy: main may have taken the write.
     public struct Write: Sendable, Hashable {
         /// The source written first.
         public var first: Source

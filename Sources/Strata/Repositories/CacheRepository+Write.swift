@@ -3,7 +3,9 @@ extension CacheRepository {
     /// `delete`.
     ///
     /// The first source is written; only after it succeeded, the other one, with the first's returned value. A
-    /// cache write after main's follows the write policy (``StrataError/Code/cacheSyncFailed``). `announce` runs
+    /// cache write after main's follows the write policy (``StrataError/Code/cacheSyncFailed``). When main's write
+    /// fails because the caller's task was cancelled, main may have taken it: the cache's copy of the keys is removed
+    /// (``removeCopy(in:of:)``) and a change announced, so that no read serves a value older than main's. `announce` runs
     /// once, after the writes, whenever the first one happened — even when the second then failed — and never
     /// when nothing was written. The write is recorded in the write stamps from its start to its end, so a main
     /// read of the keys that began before it ended never writes its answer back over it.
@@ -32,7 +34,16 @@ extension CacheRepository {
             return written
         }
         return try await writeStamps.recordingWrite(query) {
-            let first = plan.first == .main ? try await writeMain(input) : try await toCache(input)
+            let first: Input
+            do {
+                first = plan.first == .main ? try await writeMain(input) : try await toCache(input)
+            } catch  where plan.first == .main && plan.thenOther && Task.isCancelled {
+                // The caller was cancelled with main's write on its way: main may have it, and the cache's copy may be
+                // older than main's value now. It goes (not as a deletion), and streams read again.
+                _ = await Self.removeCopy(in: cache, of: query)
+                changeBroadcaster.publishWrite(to: query)
+                throw error
+            }
             defer { announce() }
             guard plan.thenOther else { return first }
             if plan.first == .main {
