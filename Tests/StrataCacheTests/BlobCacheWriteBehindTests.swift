@@ -102,6 +102,22 @@ struct BlobCacheWriteBehindTests {
         }
     }
 
+    /// What `flush()` documents: once it returns, a released cache gives its folder up at once. Before, the queue's
+    /// drain resumed `flush()` while its last write, which holds the cache, was still in its hands: the folder could
+    /// still be claimed when the caller opened it again.
+    @Test func aFlushedCacheLetsItsFolderBeOpenedAgainAtOnce() async throws {
+        try await withFixture([("GET /a", reply("alpha", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
+            for round in 0..<100 {
+                var cache: BlobCache? = try makeCache(fixture)
+                let url = try #require(URL(string: fixture.url("a").absoluteString + "?round=\(round)"))
+                _ = try await cache?.fetch(from: url) as Data?
+                await cache?.flush()
+                cache = nil
+                #expect(throws: Never.self, "round \(round)") { _ = try makeCache(fixture) }
+            }
+        }
+    }
+
     /// A cache whose one fetch's write waits behind `hold`, released.
     private func releasedCacheWithAQueuedWrite(_ fixture: BlobCacheFixture) async throws -> QueueHold {
         let cache = try makeCache(fixture)

@@ -63,6 +63,17 @@ private struct UnansweringMain: GetDataSource {
     func getAll(_ query: any Query) async throws -> [String] { [try await get(query)] }
 }
 
+/// An ``UnansweringMain`` that holds `probe`, whose lifetime tells whether anything still holds the repository.
+private struct UnansweringProbedMain: GetDataSource {
+    final class Probe: Sendable {}
+
+    let main: UnansweringMain
+    let probe: Probe
+
+    func get(_ query: any Query) async throws -> String { try await main.get(query) }
+    func getAll(_ query: any Query) async throws -> [String] { try await main.getAll(query) }
+}
+
 /// The cache; main for a value the cache never had; a stale value served as it is.
 private struct CacheServingStale: RepositoryOperation {
     var plan: OperationPlan {
@@ -144,6 +155,29 @@ struct StaleWhileRevalidateTests {
         #expect(repository.backgroundRefreshCount == 0)
         #expect(fixture.clock.sleeperCount == 0, "main saw the cancellation")
         #expect(fixture.cache.entry("1")?.value == "old")
+    }
+
+    /// Before, `waitForBackgroundRefreshes()` returned while the refresh's task still held its work, and with it the
+    /// repository: an app that let the repository go then (a sign-out) and opened its store's folder again could
+    /// find it still claimed.
+    @Test func waitingForTheCancelledRefreshesLeavesNothingHoldingTheRepository() async throws {
+        for _ in 0..<200 {
+            let fixture = StaleFixture()
+            var probe: UnansweringProbedMain.Probe? = UnansweringProbedMain.Probe()
+            weak let watched = probe
+            var repository: CacheRepository<UnansweringProbedMain, _>? = CacheRepository(
+                main: UnansweringProbedMain(main: UnansweringMain(clock: fixture.clock), probe: probe.take()!),
+                cache: fixture.cache.validated(by: .maxAge(.seconds(60), clock: fixture.clock))
+            )
+            fixture.clock.advance(by: .seconds(90))
+            #expect(try await repository?.get(IdQuery(1), operation: fixture.operation) == "old")
+            await fixture.clock.waitForSleepers(1)
+
+            repository?.cancelBackgroundRefreshes()
+            await repository?.waitForBackgroundRefreshes()
+            repository = nil
+            #expect(watched == nil)
+        }
     }
 
     /// A list read asked main for every stale id before answering, so a main that was down failed it.

@@ -57,12 +57,21 @@ final class BackgroundRefreshes: Sendable {
             // call, whose outcome (served stale) they would rewrite, streams hear the value it brings even when a
             // stream's read started it (they ignore what their own re-reads write), and its spans are a trace of
             // their own, not children of the call's ended span.
+            // The task lets go of `work` (and of the repository it holds) before it tells the waiters: a caller of
+            // `waitForAll()` may release the repository then and open its stores' folders again at once.
+            let job = Locked(Optional(work))
             state.running[id] = Task {
-                await CallContext.leftRunning { await work() }
+                await CallContext.leftRunning { await Self.run(taking: job) }
                 self.finish(id, key: key)
             }
             return true
         }
+    }
+
+    /// Runs the work `job` holds, and lets go of it before returning.
+    private static func run(taking job: Locked<(@Sendable () async -> Void)?>) async {
+        guard let work = job.withLock({ $0.take() }) else { return }
+        await work()
     }
 
     /// Cancels every refresh running now; each ends as its work sees the cancellation.

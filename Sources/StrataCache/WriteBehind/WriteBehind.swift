@@ -394,10 +394,19 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         case wake([CheckedContinuation<Void, Never>])
     }
 
+    /// Runs the write `step` holds and lets go of it (and of all its closure holds, such as the cache it writes for)
+    /// before returning: a caller of ``flush()`` resumed after it may release that cache and open its folder again at
+    /// once. Whether the write succeeded.
+    private static func perform(taking step: inout Step) -> Bool {
+        guard case .write(_, _, let pending) = step else { return true }
+        step = .wake([])
+        return (try? pending.perform(pending.write)) != nil
+    }
+
     /// Runs the queued writes in order until none is left, then wakes the callers of ``flush()``.
     private func drain() {
         while true {
-            let step = state.withLock { state -> Step in
+            var step = state.withLock { state -> Step in
                 guard let (key, generation) = state.takeNext() else {
                     // Idle in the same critical section that finds the queue empty, so an enqueue either
                     // sees a drain running that will take its write, or starts one.
@@ -415,7 +424,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                 state.runningGeneration = generation
                 return .write(key, generation, pending)
             }
-            guard case .write(let key, let generation, let pending) = step else {
+            guard case .write(let key, let generation, _) = step else {
                 if case .wake(let waiters) = step { for waiter in waiters { waiter.resume() } }
                 if case .finish(let waiters) = step {
                     for waiter in waiters { waiter.resume() }
@@ -423,7 +432,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                 }
                 continue
             }
-            let failed = (try? pending.perform(pending.write)) == nil
+            let failed = !Self.perform(taking: &step)
             let woken = state.withLock { state in
                 if failed { state.failures += 1 }
                 state.running = nil
