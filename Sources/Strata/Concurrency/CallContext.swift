@@ -1,6 +1,6 @@
 /// The task-local values that tie work to the call it runs for: the call's trail (``CallTrail/current``), the report
-/// of a stale answer (`StaleAnswerReport.current`), the marks of a stream's reads and
-/// own writes (`ObservationScope`) and that of work a call left running (``isLeftRunning``).
+/// of a stale answer (`StaleAnswerReport.current`), the mark of a stream's own work
+/// (`ObservationScope.isStreamRefresh`) and that of work a call left running (``isLeftRunning``).
 package enum CallContext {
     /// Whether this task runs work a call left running after it returned (a stale-while-revalidate refresh, an
     /// offline replay) and no record of that work was opened yet: a tracer starts the work's first span as a trace
@@ -32,13 +32,18 @@ package enum CallContext {
     ///   - atOnce: Whether the task starts on the starter's thread; `false` queues it, for work that first waits for
     ///     other callers to join it (a batch's window).
     ///   - work: The work.
-    static func startShared(atOnce: Bool = true, _ work: @escaping @Sendable (_ starter: CallTrail?) async -> Void) {
+    /// - Returns: The task, which cancelling ends.
+    @discardableResult
+    static func startShared(
+        atOnce: Bool = true,
+        _ work: @escaping @Sendable (_ starter: CallTrail?) async -> Void
+    ) -> Task<Void, Never> {
         // Without a trail bound anywhere there is none to look up
         let starter = CallTrail.mayBeBound ? CallTrail.current : nil
         if atOnce, #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-            Task.immediate { await outside { await work(starter) } }
+            return Task.immediate { await outside { await work(starter) } }
         } else {
-            Task { await outside { await work(starter) } }
+            return Task { await outside { await work(starter) } }
         }
     }
 
@@ -57,9 +62,7 @@ package enum CallContext {
     ) async rethrows -> Result {
         try await CallTrail.$current.withValue(nil) {
             try await ObservationScope.$isStreamRefresh.withValue(false) {
-                try await ObservationScope.$isStreamRead.withValue(false) {
-                    try await StaleAnswerReport.$current.withValue(nil) { try await work() }
-                }
+                try await StaleAnswerReport.$current.withValue(nil) { try await work() }
             }
         }
     }

@@ -51,7 +51,9 @@ struct ResponseStream<Value: Sendable>: Sendable {
         // the stream lives.
         let task = Task {
             await CallContext.outside {
-                await ObservationScope.streamReading { await run(Emitter(continuation)) }
+                await ObservationScope.$isStreamRefresh.withValue(true) {
+                    await run(Emitter(continuation))
+                }
             }
             continuation.finish()
         }
@@ -61,7 +63,7 @@ struct ResponseStream<Value: Sendable>: Sendable {
 
     private func run(_ emit: Emitter) async {
         // Register before the first read, so a change between that read and the registration is not lost.
-        let sources = ObservationScope.streamRegistering(observe)
+        let sources = observe()
         emit(.loading(origin: loadingOrigin))
         await read(emit)
         guard !sources.isEmpty else { return }

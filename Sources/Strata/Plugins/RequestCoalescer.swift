@@ -7,8 +7,9 @@
 /// is free again: the next caller starts a new run. Nothing is cached.
 ///
 /// A waiter that is cancelled stops waiting (it throws ``StrataError/Code/cancelled``); the shared work
-/// goes on for the others, and finishes even when every waiter has left, so that its side effects (a
-/// cache write, for example) are not lost halfway.
+/// goes on for the others, and by default finishes even when every waiter has left, so that its side effects (a
+/// cache write, for example) are not lost halfway. Made with `cancelsAbandonedRuns`, a coalescer cancels a run once
+/// its last waiter has left instead (a request nobody waits for any more), and the next caller starts a new one.
 ///
 /// ```swift
 /// let downloads = RequestCoalescer<URL, Data>()
@@ -21,9 +22,20 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
     /// stops waiting.
     private typealias Waiter = CheckedContinuation<SharedAnswer<Value>, any Error>
 
+    /// The run of one key and the callers waiting for it.
+    private struct Group {
+        /// The run's number: a run that ends after the group was abandoned finds another group, or none.
+        let run: UInt64
+        var waiters: [UInt64: Waiter]
+        /// The run's task, once its starter has it (``cancelsAbandonedRuns`` only).
+        var task: Task<Void, Never>?
+    }
+
     private struct State {
-        var groups: [Key: [UInt64: Waiter]] = [:]
+        var groups: [Key: Group] = [:]
         var nextWaiter: UInt64 = 0
+        /// The runs whose last waiter left before their starter had their task: cancelled as soon as it has.
+        var abandoned: Set<UInt64> = []
     }
 
     private let state = Locked(State())
@@ -31,14 +43,22 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
     /// How many runs have finished, for all keys.
     private let finished = AtomicCount()
 
-    /// Creates a coalescer with nothing in flight.
-    public init() {}
+    /// Whether a run is cancelled once its last waiter has left.
+    public let cancelsAbandonedRuns: Bool
 
-    /// The number of keys whose operation is running now.
+    /// Creates a coalescer with nothing in flight.
+    ///
+    /// - Parameter cancelsAbandonedRuns: Whether a run is cancelled once every caller waiting for it has left (been
+    ///   cancelled); `false` by default: it finishes for its side effects.
+    public init(cancelsAbandonedRuns: Bool = false) {
+        self.cancelsAbandonedRuns = cancelsAbandonedRuns
+    }
+
+    /// The number of keys whose operation is running now (an abandoned run, cancelled, no longer counts).
     public var inFlightCount: Int { state.withLock { $0.groups.count } }
 
     /// The number of callers waiting, for all keys.
-    public var waiterCount: Int { state.withLock { $0.groups.values.reduce(0) { $0 + $1.count } } }
+    public var waiterCount: Int { state.withLock { $0.groups.values.reduce(0) { $0 + $1.waiters.count } } }
 
     /// How many runs have finished so far, for all keys: a caller that reads it before it looks for a value, and
     /// finds it moved when its own run starts, knows that a run which may have stored that value ended meanwhile.
@@ -47,7 +67,7 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
     /// The number of callers waiting for the operation of `key`.
     ///
     /// - Parameter key: The key.
-    public func waiterCount(for key: Key) -> Int { state.withLock { $0.groups[key]?.count ?? 0 } }
+    public func waiterCount(for key: Key) -> Int { state.withLock { $0.groups[key]?.waiters.count ?? 0 } }
 
     /// Returns the outcome of `operation`, run once for all the concurrent callers with an equal `key`.
     ///
@@ -102,32 +122,67 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
         }
         let answer = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
-                let starts: Bool? = state.withLock { state in
-                    if Task.isCancelled { return nil }
-                    let starts = state.groups[key] == nil
-                    state.groups[key, default: [:]][id] = waiter
-                    return starts
-                }
-                switch starts {
-                case nil: waiter.resume(throwing: Self.cancelled())
-                // The run belongs to no one caller's call: each caller takes its answer in its own task
-                case true?:
-                    started = true
-                    CallContext.startShared { starter in
-                        self.finish(key, with: await SharedAnswer.of(for: starter, operation))
+                // The number of the run this caller starts; `nil` when it joins one, or is cancelled.
+                let starts: (run: UInt64?, isCancelled: Bool) = state.withLock { state in
+                    if Task.isCancelled { return (nil, true) }
+                    if state.groups[key] != nil {
+                        state.groups[key]?.waiters[id] = waiter
+                        return (nil, false)
                     }
-                case false?: break
+                    state.nextWaiter &+= 1
+                    state.groups[key] = Group(run: state.nextWaiter, waiters: [id: waiter])
+                    return (state.nextWaiter, false)
                 }
+                if starts.isCancelled { return waiter.resume(throwing: Self.cancelled()) }
+                guard let run = starts.run else { return }
+                started = true
+                // The run belongs to no one caller's call: each caller takes its answer in its own task
+                let task = CallContext.startShared { starter in
+                    self.finish(key, run: run, with: await SharedAnswer.of(for: starter, operation))
+                }
+                if cancelsAbandonedRuns { adopt(task, of: run, key: key) }
             }
         } onCancel: {
-            let waiter = state.withLock { $0.groups[key]?.removeValue(forKey: id) }
-            waiter?.resume(throwing: Self.cancelled())
+            leave(key, waiter: id)?.resume(throwing: Self.cancelled())
         }
         return (answer, started)
     }
 
-    private func finish(_ key: Key, with answer: SharedAnswer<Value>) {
-        let waiters = state.withLock { $0.groups.removeValue(forKey: key) } ?? [:]
+    /// Keeps the task of `run`, so that the run can be cancelled once abandoned; cancels it now when it already was.
+    private func adopt(_ task: Task<Void, Never>, of run: UInt64, key: Key) {
+        let isAbandoned = state.withLock { state -> Bool in
+            if state.groups[key]?.run == run {
+                state.groups[key]?.task = task
+                return false
+            }
+            // Abandoned, or already finished (`finish` forgets an abandoned run too).
+            return state.abandoned.remove(run) != nil
+        }
+        if isAbandoned { task.cancel() }
+    }
+
+    /// Takes the waiter `id` of `key`'s run out of its group; with ``cancelsAbandonedRuns``, the last one to leave
+    /// cancels the run, and the key is free for a new one.
+    private func leave(_ key: Key, waiter id: UInt64) -> Waiter? {
+        let (waiter, abandonedTask) = state.withLock { state -> (Waiter?, Task<Void, Never>?) in
+            guard let waiter = state.groups[key]?.waiters.removeValue(forKey: id) else { return (nil, nil) }
+            guard cancelsAbandonedRuns, let group = state.groups[key], group.waiters.isEmpty else {
+                return (waiter, nil)
+            }
+            state.groups[key] = nil
+            if group.task == nil { state.abandoned.insert(group.run) }
+            return (waiter, group.task)
+        }
+        abandonedTask?.cancel()
+        return waiter
+    }
+
+    private func finish(_ key: Key, run: UInt64, with answer: SharedAnswer<Value>) {
+        let waiters = state.withLock { state -> [UInt64: Waiter] in
+            state.abandoned.remove(run)
+            guard state.groups[key]?.run == run else { return [:] }
+            return state.groups.removeValue(forKey: key)?.waiters ?? [:]
+        }
         finished.add(1)
         for waiter in waiters.values { waiter.resume(returning: answer) }
     }

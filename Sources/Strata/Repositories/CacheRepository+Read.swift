@@ -208,10 +208,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ write: () async throws -> Result
     ) async throws -> Result? {
         guard writesBack else { return nil }
-        return try await ObservationScope.writingBack {
-            try await writeStamps.writingBack(since: stamp, write) {
-                _ = await Self.removeCopy(in: cache, of: query)
-            }
+        return try await writeStamps.writingBack(since: stamp, write) {
+            _ = await Self.removeCopy(in: cache, of: query)
         }
     }
 

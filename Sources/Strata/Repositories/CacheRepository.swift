@@ -60,8 +60,9 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     /// How the repository behaves around its two sources.
     public internal(set) var configuration: Configuration
 
-    /// Shares the main read of a CacheSync miss among concurrent identical reads.
-    let mainReads = RequestCoalescer<MainReadKey, any Sendable>()
+    /// Shares the main read of a CacheSync miss among concurrent identical reads; a read whose every caller was
+    /// cancelled is cancelled, main's request with it.
+    let mainReads = RequestCoalescer<MainReadKey, any Sendable>(cancelsAbandonedRuns: true)
 
     /// The stale-while-revalidate refreshes running in the background.
     let refreshes = BackgroundRefreshes()
