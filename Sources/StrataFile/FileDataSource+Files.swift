@@ -114,7 +114,7 @@ extension FileDataSource {
     func withState<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         var reports: [StrataError] = []
         defer {
-            if let diagnostics = configuration.diagnostics { for report in reports { diagnostics(report) } }
+            for pending in reports { report(pending) }
         }
         return try state.withLock { state in
             defer {

@@ -46,7 +46,7 @@ extension FileDataSource {
         do {
             return try read(key, markingUsed: markingUsed)
         } catch {
-            configuration.diagnostics?(
+            report(
                 StrataError(
                     error.code,
                     "FileDataSource answered nil for an entry it could not read (\(error.message)): the entry is kept",
@@ -153,7 +153,7 @@ extension FileDataSource {
             switch outcome {
             case nil: continue
             case let done??:
-                configuration.diagnostics?(
+                report(
                     StrataError(
                         .corrupt,
                         "FileDataSource found a damaged entry file \(folder.qualified(name.fileName)) (\(problem)): \(done)"
@@ -266,7 +266,7 @@ extension FileDataSource {
     /// Tells `diagnostics` that the entry under `key`, of `size` bytes of data, was not read: more than
     /// ``Configuration/maximumReadSize``.
     private func reportTooLarge(_ key: String, size: Int) {
-        configuration.diagnostics?(
+        report(
             StrataError(
                 .tooLarge,
                 "FileDataSource did not read \(StrataError.quoted(key: key)): its \(size) bytes exceed "

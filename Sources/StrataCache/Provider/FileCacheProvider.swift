@@ -93,10 +93,15 @@ public final class FileCacheProvider: CacheProvider {
     /// Checkout file name → what it holds; also the lock that serialises checkouts.
     private let checkouts = Locked<[String: Checkout]>([:])
 
-    /// The lock that serialises ``store(objectAt:key:headers:)``: the move into the store and the checkout of what
-    /// it moved happen under it, so two stores of one key never interleave. The store's move runs under it and not
-    /// under ``checkouts``, so the store's `diagnostics` (called during the move) may call ``find(key:)``.
-    private let storing = Locked(0)
+    /// The locks that serialise ``store(objectAt:key:headers:)`` and the removals of one key, one per stripe of
+    /// keys: the move into the store and the checkout of what it moved happen under the key's, so two stores of one
+    /// key never interleave, while stores of keys of other stripes (hashing and copying whole downloads) run side by
+    /// side. The store's reports wait until the lock is released (``whileStoring(_:_:)``), so the store's
+    /// `diagnostics` may call the provider, even to store.
+    private let storing = (0..<FileCacheProvider.storingStripes).map { _ in Locked(0) }
+
+    /// How many stripes of keys ``storing`` has.
+    private static let storingStripes = 16
 
     /// Creates a provider on a store.
     ///
@@ -201,7 +206,7 @@ public final class FileCacheProvider: CacheProvider {
         // The move and the checkout under one lock: two stores of one key that interleaved recorded the second
         // version's stamp against the first one's bytes, which then passed for current. A checkout made between
         // the move and the rename (by `find`) is of the version moved, which the rename hands out again.
-        let stagedIsStored = try storing.withLock { _ in
+        let stagedIsStored = try whileStoring(key) {
             do {
                 try store.move(fileAt: file, forKey: key, options: options)
             } catch {
@@ -258,7 +263,7 @@ public final class FileCacheProvider: CacheProvider {
     ///   with its checkout (the removal is `removeValue(forKey:ifStill:)`).
     private func forget(_ key: String, ifStill info: FileEntryInfo? = nil) throws {
         let name = Self.checkoutName(key)
-        try storing.withLock { _ in
+        try whileStoring(key) {
             let removed =
                 if let info { try store.removeValue(forKey: key, ifStill: info) } else {
                     try store.removeValue(forKey: key)
@@ -266,6 +271,15 @@ public final class FileCacheProvider: CacheProvider {
             // Another version's checkout: it stays. (An entry gone already leaves its checkout to the next prune.)
             guard removed || info == nil else { return }
             removeCheckout(name)
+        }
+    }
+
+    /// Runs `body` under the lock of `key`'s stripe of ``storing``, with the store's reports held back until the lock
+    /// is released: a diagnostics closure called under it that stored into the provider (a key of the same stripe)
+    /// waited for the lock for ever.
+    private func whileStoring<Result>(_ key: String, _ body: () throws -> Result) throws -> Result {
+        try store.deferringReports {
+            try storing[key.stripe(among: Self.storingStripes)].withLock { _ in try body() }
         }
     }
 
