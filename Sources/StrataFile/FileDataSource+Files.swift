@@ -209,15 +209,21 @@ extension FileDataSource {
         if case .done = streamFile(descriptor, size: size, into: &hasher) { true } else { false }
     }
 
-    /// How ``streamFile(_:size:into:copyingTo:)`` ended: every byte through, or the `errno` of the side that failed.
+    /// How ``streamFile(_:size:into:copyingTo:)`` ended: every byte through, the file's end before `size` bytes, or
+    /// the `errno` of the side that failed.
     enum StreamOutcome {
         case done
+        case endedEarly
         case readFailed(Int32)
         case writeFailed(Int32)
     }
 
+    /// A test seam: an `errno` every read of ``streamFile(_:size:into:copyingTo:)`` fails with, as on a disk with a
+    /// bad sector (no file on a sound disk can be made to fail a read once it is open).
+    @TaskLocal package static var failingReads: Int32?
+
     /// Hashes the first `size` bytes of the open file `descriptor` into `hasher`, through one buffer of at most
-    /// 1 MiB, writing them to `destination` as they go when one is given. A file that ends early reads as `EIO`.
+    /// 1 MiB, writing them to `destination` as they go when one is given.
     static func streamFile(
         _ descriptor: Int32,
         size: Int,
@@ -227,11 +233,13 @@ extension FileDataSource {
         var buffer = [UInt8](repeating: 0, count: min(max(size, 1), 1 << 20))
         var offset = 0
         while offset < size {
+            if let code = failingReads { return .readFailed(code) }
             let count = buffer.withUnsafeMutableBytes { chunk -> Int in
                 guard let base = chunk.baseAddress else { return -1 }
                 return FileDescriptor.read(descriptor, into: base, count: min(chunk.count, size - offset), at: offset)
             }
-            guard count > 0 else { return .readFailed(count == 0 ? EIO : errno) }
+            if count == 0 { return .endedEarly }
+            guard count > 0 else { return .readFailed(errno) }
             let written = buffer.withUnsafeBytes { bytes -> Bool in
                 let chunk = UnsafeRawBufferPointer(rebasing: bytes[0..<count])
                 hasher.update(chunk)

@@ -253,6 +253,9 @@ extension FileDataSource {
         var hasher = ContentChecksum()
         switch Self.streamFile(descriptor, size: trailer.payloadSize, into: &hasher, copyingTo: destination) {
         case .done: break
+        case .endedEarly:
+            // Shorter than its trailer said a moment ago: as before, no damage the store can prove.
+            return .success(.problem(.unreadable(POSIXCallError(call: "pread", path: name.fileName, code: EIO))))
         case .readFailed(let code):
             return .success(.problem(.unreadable(POSIXCallError(call: "pread", path: name.fileName, code: code))))
         case .writeFailed(let code): return .failure(POSIXCallError(call: "write", path: copy, code: code))

@@ -254,19 +254,30 @@ public final class FileStoreInspector: Sendable {
     }
 
     /// Hashes an entry's data and compares it with its content hash; the problem, or `nil`.
-    private func checkContent(of entry: FileStoreEntry) -> EntryFileProblem? {
+    ///
+    /// A read that fails (an I/O error, a permission a network volume withdrew) proves nothing about the data: the
+    /// entry is not checked, and no damage (`not checked: …`), as the store leaves an entry it cannot read. Only a
+    /// file that ends before its data does, or data that does not match, is damage.
+    private func checkContent(of entry: FileStoreEntry) -> (description: String, isDamage: Bool)? {
         guard let info = entry.info else { return nil }
         let descriptor: Int32
         do {
             descriptor = try folder.openFile(entry.fileName, EntryFile.readFlags)
         } catch {
-            return EntryFileProblem(opening: error)
+            let problem = EntryFileProblem(opening: error)
+            return (problem.description, problem.isDamage)
         }
         defer { _ = close(descriptor) }
         var hasher = ContentChecksum()
-        guard FileDataSource.hashFile(descriptor, size: info.size, into: &hasher) else {
-            return .damaged("truncated data")
+        switch FileDataSource.streamFile(descriptor, size: info.size, into: &hasher) {
+        case .done: break
+        case .endedEarly: return ("truncated data", true)
+        case .readFailed(let code), .writeFailed(let code):
+            return (
+                "not checked: \(POSIXCallError(call: "pread", path: folder.qualified(entry.fileName), code: code))",
+                false
+            )
         }
-        return hasher.finalize() == info.contentHash ? nil : .damaged("checksum mismatch")
+        return hasher.finalize() == info.contentHash ? nil : ("checksum mismatch", true)
     }
 }
