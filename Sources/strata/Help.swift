@@ -77,8 +77,10 @@ enum Help {
 
             OPTIONS (every command):
               --json       Print JSON for scripts instead of tables.
-              --progress   Report progress on standard error every 10,000 entries (default: when it is a terminal).
               -h, --help   Show help.
+
+            OPTIONS (inspect, verify, prune):
+              --progress   Report progress on standard error every 10,000 entries (default: when it is a terminal).
 
             Options may come before or after the folder; a folder whose name starts with '-' goes after '--',
             which ends the options: \(strata) inspect -- -old-cache

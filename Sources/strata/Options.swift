@@ -19,13 +19,14 @@ struct Options {
     var dryRun = false
     var yes = false
 
-    /// The options each command accepts, besides `--json`, `--progress` and `--help`.
+    /// The options each command accepts, besides `--json` and `--help`. `--progress` is for the commands that walk
+    /// the entries one by one: `clear` removes them without a count to report.
     private static let accepted: [Command: Set<String>] = [
-        .inspect: ["--limit", "--max-age"],
-        .verify: ["--repair"],
-        .prune: ["--max-size", "--max-count", "--max-age", "--dry-run"],
+        .inspect: ["--limit", "--max-age", "--progress"],
+        .verify: ["--repair", "--progress"],
+        .prune: ["--max-size", "--max-count", "--max-age", "--dry-run", "--progress"],
         .clear: ["--yes"],
-        .help: [],
+        .help: ["--progress"],
     ]
 
     /// Parses the arguments after the executable's name.
@@ -126,6 +127,7 @@ struct Options {
         let used: [(String, Bool)] = [
             ("--limit", limit != nil), ("--max-age", maxAge != nil), ("--repair", repair),
             ("--max-size", maxSize != nil), ("--max-count", maxCount != nil), ("--dry-run", dryRun), ("--yes", yes),
+            ("--progress", progress),
         ]
         let accepted = Self.accepted[command] ?? []
         for (name, isUsed) in used where isUsed && !accepted.contains(name) {

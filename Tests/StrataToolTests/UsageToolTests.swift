@@ -108,6 +108,26 @@ struct UsageToolTests {
         }
     }
 
+    /// Before, `clear --progress` was taken and ignored: every other option a command does not use is refused.
+    @Test func clearRefusesProgressAndRemovesNothing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try StoreFixtures.fileStore(in: folder)
+        let entry = try StoreFixtures.fileEntry(holding: 1, count: 100, in: store)
+
+        let run = try await strata("clear", store, "--yes", "--progress")
+        let json = try await strata("clear", store, "--yes", "--progress", "--json")
+
+        #expect(run.status == 2)
+        #expect(run.errors.contains("clear does not take --progress"), "\(run.errors)")
+        #expect(run.errors.contains("strata help"), "\(run.errors)")
+        #expect(json.status == 2)
+        #expect((try json.json()["error"] as? [String: Any])?["code"] as? String == "usage")
+        #expect(FileManager.default.fileExists(atPath: entry), "nothing cleared")
+        let inspect = try await strata("inspect", store, "--progress")
+        #expect(inspect.status == 0, "the commands that walk the entries still take it: \(inspect.errors)")
+    }
+
     @Test func helpExitsWithZero() async throws {
         let run = try await strata("help")
         #expect(run.status == 0)
