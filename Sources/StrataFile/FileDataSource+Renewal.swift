@@ -77,6 +77,8 @@ extension FileDataSource {
                 contentHash.map({ $0 == entry.trailer.contentHash }) ?? true
             else { return false }
             var trailer = entry.trailer
+            // A stored list answer must not outlive an entry that now expires before it.
+            storedListAnswer.noteEntry(expiringAt: expiresAt)
             if let attributes { trailer.attributes = attributes }
             trailer.created = storedAt
             trailer.expiresAt = expiresAt

@@ -14,6 +14,10 @@ struct EntryStamp {
 
     /// The entry's tags, sorted.
     var tags: [String] = []
+
+    /// When the entry expires by its own maximum age; `nil` when it has none (the configuration's time to live, from
+    /// its stored date, applies).
+    var expiresAt: Date? { maxAge.map { Date(timeIntervalSince1970: storedAt + $0) } }
 }
 
 extension EntryStamp {

@@ -99,6 +99,8 @@ extension JSONFileDataSource {
         let date = configuration.clock.now()
         let stamp = EntryStamp(metadata, now: date, defaultMaxAge: defaultMaxAge)
         return try withStorage { storage in
+            // A stored list answer must not outlive an entry that now expires before it.
+            if storage.record(for: key) != nil { storedListAnswer.noteEntry(expiringAt: stamp.expiresAt) }
             let renewed = try storage.renew(
                 key,
                 storedAt: stamp.storedAt,
@@ -120,6 +122,8 @@ extension JSONFileDataSource {
         let encoder = configuration.makeEncoder()
         var written = false
         defer { if written { changeBroadcaster.publish(.put(key: key)) } }
+        // A stored list answer must not outlive an entry that expires before it.
+        storedListAnswer.noteEntry(expiringAt: stamp.expiresAt)
         try withStorage { storage in
             let sequence = storage.takeSequence()
             let header = EntryHeader(

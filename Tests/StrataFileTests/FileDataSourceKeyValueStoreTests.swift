@@ -167,4 +167,28 @@ struct FileDataSourceKeyValueStoreTests {
         #expect(try await store.getAll(AllObjectsQuery()) == [Data("a1".utf8), Data("b2".utf8)])
         #expect(try await store.getAll(KeyQuery("a")) == [Data("a1".utf8)])
     }
+
+    /// Before, an entry of the stored answer put again with a shorter time to live than the answer's expired on its
+    /// own, out of the listing, and what was left was served as every entry until the answer expired.
+    @Test func anEntryPutAgainWithAShorterLifeTakesTheAnswerWithItWhenItExpires() async throws {
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        let store = try FileDataSource(
+            configuration: .init(
+                location: .url(folder.url),
+                identifier: "keyed",
+                timeToLive: .seconds(300),
+                clock: clock,
+                key: { String(decoding: $0.prefix(1), as: UTF8.self) }
+            )
+        )
+        _ = try await store.putAll([Data("a1".utf8), Data("b1".utf8)], in: AllObjectsQuery())
+        #expect(store.storedListAnswer.isStored)
+
+        try store.setValue(Data("b2".utf8), forKey: "b", options: .init(timeToLive: .seconds(10)))
+        clock.advance(by: .seconds(11))
+
+        #expect(!store.storedListAnswer.isStored, "the answer went with its entry")
+        await #expect(throws: StrataError.self) { try await store.getAll(StoredListAnswerQuery(AllObjectsQuery())) }
+    }
 }

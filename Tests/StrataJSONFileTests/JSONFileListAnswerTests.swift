@@ -44,4 +44,24 @@ struct JSONFileListAnswerTests {
             #expect(main.callCount(.getAll) == 2)
         }
     }
+
+    /// Before, an entry of the stored answer put again with a shorter time to live than the answer's expired on its
+    /// own, out of the listing, and what was left was served as every entry until the answer expired.
+    @Test func anEntryPutAgainWithAShorterLifeTakesTheAnswerWithItWhenItExpires() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let cache = try fixture.open(timeToLive: .seconds(300))
+            let items = ["a", "b", "c"].map { Item(name: $0, number: 1) }
+            let main = ScriptedDataSource(Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0) }))
+            let repository = CacheRepository(main: main, cache: cache)
+            _ = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+
+            try cache.setValue(Item(name: "b", number: 1), forKey: "b", timeToLive: .seconds(10))
+            fixture.clock.advance(by: .seconds(11))
+            let again = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+
+            #expect(Set(again.map(\.name)) == ["a", "b", "c"])
+            #expect(main.callCount(.getAll) == 2, "the answer went with its entry: the list is main's again")
+        }
+    }
 }

@@ -105,4 +105,23 @@ struct MemoryCacheListingTests {
 
         #expect(try await repository.getAll(AllObjectsQuery(), operation: .cache).map(\.id) == ["2"])
     }
+
+    /// Before, an entry of the stored answer put again with a shorter time to live than the answer's expired on its
+    /// own, out of the listing, and what was left was served as every entry until the answer expired.
+    @Test func anEntryPutAgainWithAShorterLifeTakesTheAnswerWithItWhenItExpires() async throws {
+        let clock = ManualClock()
+        let main = ScriptedDataSource(["1": User(id: "1"), "2": User(id: "2"), "3": User(id: "3")])
+        let cache = MemoryDataSource<User>(
+            configuration: .init(timeToLive: .seconds(300), key: { $0.id }, clock: clock)
+        )
+        let repository = CacheRepository(main: main, cache: cache)
+        _ = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+
+        cache.setValue(User(id: "2"), forKey: "2", timeToLive: .seconds(10))
+        clock.advance(by: .seconds(11))
+        let again = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+
+        #expect(Set(again.map(\.id)) == ["1", "2", "3"])
+        #expect(main.callCount(.getAll) == 2, "the answer went with its entry: the list is main's again")
+    }
 }

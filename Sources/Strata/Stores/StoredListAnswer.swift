@@ -5,7 +5,8 @@ import Foundation
 ///
 /// A store keeps one, records an answer when `putAll(_:in: AllObjectsQuery())` stores one, and forgets it in
 /// ``KeyValueStore/removeAll()`` and whenever it drops an entry on its own (an eviction, a trim, an expiry), since
-/// the answer is then no longer whole. It lives in memory only.
+/// the answer is then no longer whole; an entry written or renewed meanwhile with a shorter life than the answer's
+/// shortens the answer's (``noteEntry(expiringAt:)``). It lives in memory only.
 public final class StoredListAnswer: Sendable {
     private let clock: any WallClock
     private let timeToLive: Duration?
@@ -30,6 +31,21 @@ public final class StoredListAnswer: Sendable {
         let byTimeToLive = timeToLive.map { clock.now().addingTimeInterval($0.timeInterval) }
         let expiry = [expiresAt, byTimeToLive].compactMap { $0 }.min()
         answer.withLock { $0 = .some(expiry) }
+    }
+
+    /// Lowers a recorded answer's expiry to `expiresAt` when that comes first: a store calls it for every entry it
+    /// writes or renews. An entry written while the answer is stored with a shorter life than the answer's (a put of
+    /// one key with its own time to live, a renewal) expires on its own, out of every listing: the answer, no longer
+    /// whole, must not outlive it.
+    ///
+    /// - Parameter expiresAt: When the entry written expires; `nil` (never) changes nothing.
+    public func noteEntry(expiringAt expiresAt: Date?) {
+        guard let expiresAt else { return }
+        answer.withLock { answer in
+            guard let stored = answer else { return }
+            if let current = stored, current <= expiresAt { return }
+            answer = .some(expiresAt)
+        }
     }
 
     /// Forgets any recorded answer.
