@@ -11,6 +11,10 @@
 /// apart by the keys they name (as ``CacheRepository`` tells its write-backs, in 256 stripes): a write of other
 /// keys does not split the reads of a hot one; a write that names no key (a listing, a tag) splits them all.
 ///
+/// A conditional read (``GetDataSource/getIfModified(_:since:)``) shares only with one that sends equal validators
+/// (entity tag and `Last-Modified` date): its *not modified* holds for those validators alone. It never shares with a
+/// plain read.
+///
 /// An answer whose metadata says it must not be stored (``EntryMetadata/isStorable``: for HTTP, `no-store`, and in a
 /// cache shared by many users `private`, a `Vary` on a request field, an answer to credentials) goes only to the caller
 /// whose call read it: the callers that joined that call each call the source themselves.
@@ -31,6 +35,8 @@ public final class CoalescingPlugin: StrataPlugin {
         let resultType: ObjectIdentifier
         let query: AnyHashable
         let operation: AnyHashable?
+        /// A conditional read's validators; `nil` for a plain read.
+        let validators: PluginCall.Validators?
         /// How many times a write of the read's keys through the plugin began or ended before the read began.
         let writesBefore: UInt64
     }
@@ -69,6 +75,7 @@ public final class CoalescingPlugin: StrataPlugin {
             resultType: ObjectIdentifier(R.self),
             query: AnyHashable(query),
             operation: operation,
+            validators: call.validators,
             writesBefore: writes.stamp(call.query).sum
         )
         let value = try await coalescer.run(key: key, sharingOnly: isShareableAnswer) { try await next() }

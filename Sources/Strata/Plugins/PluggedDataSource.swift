@@ -121,7 +121,7 @@ extension PluggedDataSource: GetDataSource where Source: GetDataSource {
             }
         }
         if chain.intercepts {
-            return try await chain.intercept(.get, query) { [source] in
+            return try await chain.intercept(.get, query, since: metadata) { [source] in
                 try await source.getIfModified(query, since: metadata)
             }
         }

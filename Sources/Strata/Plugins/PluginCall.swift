@@ -42,6 +42,10 @@ public struct PluginCall: Sendable {
     /// one name differ; `0` for a call made with the public initializer.
     let attachment: Int
 
+    /// The validators a conditional read (``GetDataSource/getIfModified(_:since:)``, seen as a `get`) sends; `nil` for
+    /// any other call. Its answer holds for those validators alone (``CoalescingPlugin``).
+    var validators: Validators?
+
     /// Numbers the plugin chains of the process.
     private static let attachments = AtomicCount(1)
 

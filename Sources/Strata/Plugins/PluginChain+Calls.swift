@@ -10,6 +10,7 @@ extension PluginChain {
     ///   - query: The query of the call.
     ///   - operation: The repository operation; `nil` for a data source.
     ///   - value: The value being written, if any.
+    ///   - since: The metadata of the copy a conditional read revalidates; `nil` for any other call.
     ///   - body: The call to the wrapped source or repository.
     @usableFromInline
     func intercept<R: Sendable>(
@@ -17,9 +18,10 @@ extension PluginChain {
         _ query: any Query,
         operation: (any RepositoryOperation)? = nil,
         value: (any Sendable)? = nil,
+        since: EntryMetadata? = nil,
         _ body: @escaping @Sendable () async throws -> R
     ) async throws -> R {
-        let call = PluginCall(
+        var call = PluginCall(
             method: method,
             query: query,
             operation: operation,
@@ -27,6 +29,7 @@ extension PluginChain {
             value: value,
             attachment: attachment
         )
+        call.validators = since.map(PluginCall.Validators.init)
         return try await runPlugins(middleware[...], call, body)
     }
 

@@ -154,9 +154,9 @@ struct CallCounter_9 {
     }
 }
 
-// Sources/Strata/Plugins/CoalescingPlugin.swift:22
+// Sources/Strata/Plugins/CoalescingPlugin.swift:26
 extension DocSnippetContext {
-    func CoalescingPlugin_22() async throws {
+    func CoalescingPlugin_26() async throws {
         let users = UsersAPI(client).plugins([CoalescingPlugin()])
         _ = users
     }

@@ -58,17 +58,17 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:132
+// Sources/Strata/Strata.docc/Plugins.md:134
 extension DocSnippetContext {
-    func Plugins_132() async throws {
+    func Plugins_134() async throws {
         let downloads = RequestCoalescer<URL, Data>()
         let data = try await downloads.run(key: url) { try await fetch(url) }
         _ = (downloads, data)
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:149
-struct Plugins_149 {
+// Sources/Strata/Strata.docc/Plugins.md:151
+struct Plugins_151 {
     /// Serves a placeholder when the source fails, and fails fast while a circuit is open.
     struct PlaceholderPlugin: StrataPlugin {
         let placeholder: User
@@ -89,8 +89,8 @@ struct Plugins_149 {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:178
-struct Plugins_178 {
+// Sources/Strata/Strata.docc/Plugins.md:180
+struct Plugins_180 {
     /// Reports the calls that took longer than a tenth of a second.
     struct SlowCallReporter: StrataPlugin {
         let report: @Sendable (String) -> Void
