@@ -8,7 +8,7 @@ extension BlobCache {
     /// the configuration says, and otherwise only when configured (``Configuration/servesStaleOnError``).
     func servesStale(_ stale: PersistentEntry, after error: any Error) -> Bool {
         guard let error = error as? StrataError, HTTPFreshness.isOutage(error) else { return false }
-        guard let record = stale.record else { return configuration.servesStaleOnError }
+        let record = stale.record
         guard !record.mustRevalidate else { return false }
         return record.servesIfError(at: configuration.clock.now()) ?? configuration.servesStaleOnError
     }

@@ -3,12 +3,11 @@ import Strata
 import StrataFile
 
 extension BlobCache {
-    /// A persistent entry as read: its bytes, its file metadata and its freshness record (`nil` when the
-    /// record is missing or belongs to another version of the blob, which makes the blob stale).
+    /// A persistent entry as read: its bytes, its file metadata and its freshness record.
     struct PersistentEntry {
         var data: Data
         var info: FileEntryInfo
-        var record: FreshnessRecord?
+        var record: FreshnessRecord
     }
 
     /// A fresh persistent hit: the bytes, the record (extended if the policy says so) and the validators.
@@ -98,13 +97,13 @@ extension BlobCache {
         return PersistentHit(data: write.data, record: record, eTag: write.eTag, lastModified: write.lastModified)
     }
 
-    /// The stale (or damaged-record) entry under `key` on disk with its bytes, for revalidation or
-    /// serve-stale; `nil` when there is none, its file is damaged, or it answered a request that sent other values
-    /// in the fields its response varied on (``answersRequests(_:forKey:)``).
+    /// The stale entry under `key` on disk with its bytes, for revalidation or serve-stale; `nil` when there is none,
+    /// its file is damaged, its record is lost or cannot be read, or it answered a request that sent other values in
+    /// the fields its response varied on (``answersRequests(_:forKey:)``).
     func persistentEntry(_ key: String) -> PersistentEntry? {
-        guard let info = blobs.info(forKey: key) else { return nil }
-        let record = record(for: info)
-        guard answersRequests(record, forKey: key), let data = blobs.value(forKey: key) else { return nil }
+        guard let info = blobs.info(forKey: key), let record = record(for: info), answersRequests(record, forKey: key),
+            let data = blobs.value(forKey: key)
+        else { return nil }
         return PersistentEntry(data: data, info: info, record: record)
     }
 

@@ -32,12 +32,12 @@ struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
             return StoredEntry(value: blob, metadata: hit.metadata)
         }
         guard let stale = cache.usableStaleEntry(key) else { throw BlobCache.tierMiss }
-        // Stale since its record's freshness ended (where a stale-while-revalidate window starts), or always.
-        let staleSince = stale.record.map { min($0.freshUntil, cache.configuration.clock.now()) }
+        // Stale since its record's freshness ended (where a stale-while-revalidate window starts).
+        let staleSince = min(stale.record.freshUntil, cache.configuration.clock.now())
         return StoredEntry(
             value: Blob(data: stale.data, origin: .revalidated, record: stale.record, removalsBefore: removalsBefore),
             metadata: EntryMetadata(
-                freshUntil: staleSince ?? .distantPast,
+                freshUntil: staleSince,
                 eTag: stale.info.eTag,
                 lastModified: stale.info.lastModified
             )
