@@ -286,6 +286,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
 
     /// How `getAll` reads: entries with their metadata; there is no conditional list read.
     ///
+    /// Main's answer with entries that must not be stored (``EntryMetadata/isStorable``) is returned as it came. A list
+    /// of keys stores its other entries, each under its key, and the cache's older copies of those entries go (as for
+    /// `get`). A listing that names no keys (every entry, a page) stores nothing and removes nothing: no list answer
+    /// that leaves entries out, and no removal of entries it never named (`.cache` puts included).
+    ///
     /// - Parameters:
     ///   - query: What to read.
     ///   - asksMainOnAMiss: Whether the plan asks main after the cache misses (CacheSync, Default): a listing is then
@@ -299,13 +304,14 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         // listing it answers.
         let query = (query as? StoredListAnswerQuery)?.listing ?? query
         let storeAll = { @Sendable [cache] (entries: [StoredEntry<Main.Value>]) async throws in
-            // A list that must not be stored is returned as it came, and the cache's older copy goes (as for `get`);
-            // one that may is stored whole.
-            guard entries.allSatisfy({ $0.metadata.isStorable }) else {
-                await Self.dropCopy(in: cache, of: query)
-                return entries
-            }
             guard let keyed = query as? any MultiKeyedQuery else {
+                // An answer with an entry that must not be stored is returned as it came, and stores nothing. The
+                // cache's older copy goes (as for `get`), unless the query is a listing that names no keys (every
+                // entry, a page): its copy is the whole cache, `.cache` puts included, which no answer of main removes.
+                guard entries.allSatisfy({ $0.metadata.isStorable }) else {
+                    if StoredListAnswerQuery.listing(of: query) == nil { await Self.dropCopy(in: cache, of: query) }
+                    return entries
+                }
                 // A page, or a listing of some keys, is no list answer a cache can keep (it would answer "every entry"
                 // with them): returned, not stored. `AllObjectsQuery` is stored whole, as the cache's list answer.
                 if StoredListAnswerQuery.listing(of: query) != nil, !(query is AllObjectsQuery) { return entries }
@@ -318,18 +324,19 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 await Self.dropCopy(in: cache, of: query)
                 return entries
             }
-            let found = matched.indices.filter { matched[$0] != nil }
-            let written = found.compactMap { matched[$0] }
-            guard found.count < keyed.keys.count else {
+            let storable = matched.indices.filter { matched[$0]?.metadata.isStorable == true }
+            let written = storable.compactMap { matched[$0] }
+            guard storable.count < keyed.keys.count else {
                 return written.keepingMetadata(of: try await cache.putAllEntries(written, in: query))
             }
-            // The keys main did not answer are gone from main: their older copies go too.
-            let missing = matched.indices.filter { matched[$0] == nil }
-            if let missingQuery = keyed.selecting(positions: missing) {
-                await Self.dropCopy(in: cache, of: missingQuery)
+            // The keys main did not answer are gone from main, and an entry that must not be stored is returned as it
+            // came (as for `get`): their older copies go too.
+            let superseded = matched.indices.filter { matched[$0]?.metadata.isStorable != true }
+            if let supersededQuery = keyed.selecting(positions: superseded) {
+                await Self.dropCopy(in: cache, of: supersededQuery)
             }
-            if let foundQuery = keyed.selecting(positions: found), !written.isEmpty {
-                _ = try await cache.putAllEntries(written, in: foundQuery)
+            if let storableQuery = keyed.selecting(positions: storable), !written.isEmpty {
+                _ = try await cache.putAllEntries(written, in: storableQuery)
             }
             return entries
         }

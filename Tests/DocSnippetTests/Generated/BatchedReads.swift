@@ -35,9 +35,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:61
+// Sources/Strata/Strata.docc/BatchedReads.md:67
 extension DocSnippetContext {
-    func BatchedReads_61() async throws {
+    func BatchedReads_67() async throws {
         let users = CacheRepository(
             main: UsersAPI(client).batched(maxBatchSize: 100),
             cache: MemoryDataSource<User>(countLimit: 500)
