@@ -10,10 +10,12 @@ extension CacheRepository {
     /// - Parameters:
     ///   - query: The keys written.
     ///   - write: The write.
+    /// - Throws: ``StrataError/Code/cancelled`` when the task is cancelled while the write waits for a write-back of
+    ///   its keys (nothing is written); `write`'s error.
     package func recordingWrite<Result>(
         _ query: any Query,
         _ write: () async throws -> Result
-    ) async rethrows -> Result {
+    ) async throws -> Result {
         try await writeStamps.recordingWrite(query, write)
     }
 

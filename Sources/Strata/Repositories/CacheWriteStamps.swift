@@ -173,10 +173,20 @@ final class CacheWriteStamps: Sendable {
     /// read of them that began before it ends may no longer write its answer back.
     ///
     /// The write begins in a turn of its keys (``CacheWriteTurns``): after a write-back of them that is writing the
-    /// cache now, so that the write reaches the cache last.
-    func recordingWrite<Result>(_ query: any Query, _ write: () async throws -> Result) async rethrows -> Result {
+    /// cache now, so that the write reaches the cache last. A writer whose task is cancelled while it waits (behind a
+    /// write-back whose cache write hangs on a stalled disk) stops waiting: it takes no turn, writes nothing, and lets
+    /// the writers behind it in.
+    ///
+    /// - Throws: ``StrataError/Code/cancelled`` when the task was cancelled while it waited; `write`'s error.
+    func recordingWrite<Result>(_ query: any Query, _ write: () async throws -> Result) async throws -> Result {
         let scope = Self.scope(of: query)
-        _ = await turns.take(scope, leavesOnCancel: false)
+        guard await turns.take(scope) else {
+            throw StrataError(
+                .cancelled,
+                "The write was cancelled while it waited for a write-back of its keys",
+                underlying: CancellationError()
+            )
+        }
         table.withLock { $0.bump(scope, writing: 1) }
         turns.give(scope)
         defer { end(scope) }
@@ -218,7 +228,7 @@ final class CacheWriteStamps: Sendable {
         _ write: () async throws -> Result,
         removingCopy: () async -> Void
     ) async throws -> Result? {
-        guard await turns.take(stamp.scope, leavesOnCancel: true) else { return nil }
+        guard await turns.take(stamp.scope) else { return nil }
         defer { turns.give(stamp.scope) }
         let held = table.withLock { table -> UInt64? in
             guard table.sum(stamp.scope) == stamp.sum, !table.isWriting(stamp.scope) else { return nil }

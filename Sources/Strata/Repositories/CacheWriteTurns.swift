@@ -111,12 +111,13 @@ final class CacheWriteTurns: Sendable {
     ///
     /// A free turn is taken without suspending.
     ///
-    /// - Parameters:
-    ///   - scope: The stripes.
-    ///   - leavesOnCancel: Whether a caller whose task is cancelled stops waiting (`false` returned, nothing taken);
-    ///     otherwise it waits for its turn whatever happens to its task (a turn is held for one cache write).
-    /// - Returns: Whether the turns were taken.
-    func take(_ scope: CacheWriteStamps.Scope, leavesOnCancel: Bool) async -> Bool {
+    /// A caller whose task is cancelled while it waits stops waiting: it takes nothing, and the waiters it held back
+    /// (by coming first) take the turns that are free. A turn held by a cache write that hangs (a stalled disk)
+    /// never holds a cancelled caller.
+    ///
+    /// - Parameter scope: The stripes.
+    /// - Returns: Whether the turns were taken: `false` when the task was cancelled while it waited.
+    func take(_ scope: CacheWriteStamps.Scope) async -> Bool {
         if state.withLock({ $0.takeIfFree(scope) }) { return true }
         let id = state.withLock { state -> UInt64 in
             state.lastWaiter &+= 1
@@ -125,7 +126,7 @@ final class CacheWriteTurns: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: Resumption) in
                 let (taken, watchers) = state.withLock { state -> (Bool?, [CheckedContinuation<Void, Never>]) in
-                    if leavesOnCancel, Task.isCancelled { return (false, []) }
+                    if Task.isCancelled { return (false, []) }
                     if state.takeIfFree(scope) { return (true, []) }
                     return (nil, state.append(Waiter(id: id, scope: scope, continuation: continuation)))
                 }
@@ -133,7 +134,6 @@ final class CacheWriteTurns: Sendable {
                 for watcher in watchers { watcher.resume() }
             }
         } onCancel: {
-            guard leavesOnCancel else { return }
             let left = state.withLock { state -> (Resumption?, [Resumption]) in
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return (nil, []) }
                 let waiter = state.waiters.remove(at: index)
@@ -166,7 +166,7 @@ final class CacheWriteTurns: Sendable {
         }
     }
 
-    /// Gives back the turns ``take(_:leavesOnCancel:)`` took, and lets the waiters they held take theirs.
+    /// Gives back the turns ``take(_:)`` took, and lets the waiters they held take theirs.
     func give(_ scope: CacheWriteStamps.Scope) {
         let admitted = state.withLock { state in
             state.give(scope)
