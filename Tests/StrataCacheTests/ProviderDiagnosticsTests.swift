@@ -94,7 +94,7 @@ struct ProviderDiagnosticsTests {
         let fromClosure = try #require(box.outcomes.first ?? nil)
         #expect(try Data(contentsOf: fromClosure) == Data("from the closure".utf8))
         #expect(try Data(contentsOf: checkout) == Data("v2".utf8))
-        #expect(try store.value(forKey: "from-closure") == Data("from the closure".utf8))
+        #expect(store.value(forKey: "from-closure") == Data("from the closure".utf8))
     }
 
     /// Stores `k` once to learn its entry file's name, removes it, and makes a folder there: the store's next write
