@@ -78,7 +78,7 @@ extension FileDataSource {
             else { return false }
             var trailer = entry.trailer
             // A stored list answer must not outlive an entry that now expires before it.
-            storedListAnswer.noteEntry(expiringAt: expiresAt)
+            storedListAnswer.noteEntry(forKey: key, expiringAt: expiresAt)
             if let attributes { trailer.attributes = attributes }
             trailer.created = storedAt
             trailer.expiresAt = expiresAt

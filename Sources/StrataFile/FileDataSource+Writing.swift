@@ -80,7 +80,7 @@ extension FileDataSource {
         }
         try checkAttributes(options)
         // A stored list answer must not outlive an entry that expires before it.
-        storedListAnswer.noteEntry(expiringAt: expiresAt)
+        storedListAnswer.noteEntry(forKey: key, expiringAt: expiresAt)
         var trailer = makeTrailer(key: key, size: data.count, created: created, expiresAt: expiresAt, options: options)
         {
             data.withUnsafeBytes { ContentChecksum.checksum($0) }
@@ -181,7 +181,7 @@ extension FileDataSource {
         let now = configuration.clock.now()
         let lifetime = options.timeToLive ?? configuration.timeToLive
         let expiresAt = lifetime.map { now.addingTimeInterval($0.timeInterval) }
-        storedListAnswer.noteEntry(expiringAt: expiresAt)
+        storedListAnswer.noteEntry(forKey: key, expiringAt: expiresAt)
         let trailer = makeTrailer(key: key, size: size, created: now, expiresAt: expiresAt, options: options) {
             var hasher = ContentChecksum()
             if !Self.hashFile(descriptor, size: size, into: &hasher) {

@@ -100,7 +100,7 @@ extension JSONFileDataSource {
         let stamp = EntryStamp(metadata, now: date, defaultMaxAge: defaultMaxAge)
         return try withStorage { storage in
             // A stored list answer must not outlive an entry that now expires before it.
-            if storage.record(for: key) != nil { storedListAnswer.noteEntry(expiringAt: stamp.expiresAt) }
+            if storage.record(for: key) != nil { storedListAnswer.noteEntry(forKey: key, expiringAt: stamp.expiresAt) }
             let renewed = try storage.renew(
                 key,
                 storedAt: stamp.storedAt,
@@ -123,7 +123,7 @@ extension JSONFileDataSource {
         var written = false
         defer { if written { changeBroadcaster.publish(.put(key: key)) } }
         // A stored list answer must not outlive an entry that expires before it.
-        storedListAnswer.noteEntry(expiringAt: stamp.expiresAt)
+        storedListAnswer.noteEntry(forKey: key, expiringAt: stamp.expiresAt)
         try withStorage { storage in
             let sequence = storage.takeSequence()
             let header = EntryHeader(

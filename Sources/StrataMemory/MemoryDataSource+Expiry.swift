@@ -19,7 +19,7 @@ extension MemoryDataSource {
     @inlinable
     func write(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?, validators: EntryValidators?) {
         // A stored list answer must not outlive an entry that expires before it.
-        storedListAnswer.noteEntry(expiringAt: expiresAt)
+        storedListAnswer.noteEntry(forKey: key, expiringAt: expiresAt)
         // A cost is the caller's number: a negative one counts as 0 (it would lower the total, and the limit with it).
         let cost = max(configuration.cost(value), 0)
         if let costLimit = configuration.appliedCostLimit, cost > costLimit {

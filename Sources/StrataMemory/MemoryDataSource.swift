@@ -158,7 +158,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         return storage.withLock { storage in
             guard let slot = storage.slot(of: key) else { return false }
             // A stored list answer must not outlive an entry that now expires before it.
-            storedListAnswer.noteEntry(expiringAt: expiresAt)
+            storedListAnswer.noteEntry(forKey: key, expiringAt: expiresAt)
             storage.nodes[slot].storedAt = storedAt
             storage.nodes[slot].expiresAt = expiresAt
             let kept = storage.nodes[slot].validators?.tags ?? []

@@ -34,6 +34,29 @@ struct MemoryCacheListingTests {
         #expect(main.callCount(.getAll) == 1, "the second list came from the stored answer")
     }
 
+    /// Before, a list answer main sent without a value the cache still held (deleted on the server since) was stored,
+    /// and the cache then listed every key it held: the deleted value came back in every list read from the cache.
+    @Test func aValueMainsNewListLeavesOutIsNotListedUntilWrittenAgain() async throws {
+        let (repository, main, cache) = Self.repository()
+        #expect(try await repository.getAll(AllObjectsQuery(), operation: .cacheSync).count == 3)
+
+        // When 3 is deleted on the server, and the list is read from main again (a pull to refresh)
+        try await main.delete(IdQuery("3"))
+        let refreshed = try await repository.getAll(AllObjectsQuery(), operation: .mainSync)
+        #expect(Set(refreshed.map(\.id)) == ["1", "2"])
+
+        // Then the cache's list is main's, without 3, though the cache still holds it
+        let fromCache = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+        #expect(Set(fromCache.map(\.id)) == ["1", "2"])
+        #expect(main.callCount(.getAll) == 2, "the list came from the stored answer")
+        #expect(cache.value(forKey: "3") == User(id: "3"))
+
+        // And a value written again is listed again
+        _ = try await repository.put(User(id: "3"), in: IdQuery("3"), operation: .cache)
+        let written = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+        #expect(Set(written.map(\.id)) == ["1", "2", "3"])
+    }
+
     /// Before, storing main's answer in a cache with room for fewer entries evicted some, and what was left was
     /// served as every entry from then on: main was not asked again.
     @Test func aStoredAnswerTheCacheCouldNotKeepWholeIsNotServed() async throws {

@@ -66,7 +66,7 @@ extension KeyValueStore {
         case let query as StoredListAnswerQuery:
             // A repository's cache read of a listing: only a list answer the store keeps answers it, and only whole.
             guard storedListAnswer.isStored else { throw Self.noListAnswer(query.listing) }
-            let selected = query.listing.selectKeys(from: sortedKeys())
+            let selected = query.listing.selectKeys(from: storedListAnswer.listed(sortedKeys()))
             let entries = try listedEntries(of: selected, budget: &budget)
             // An entry that expired, was damaged or went behind the store's back since the answer was stored: the
             // answer is no longer whole, and is no longer served.

@@ -116,7 +116,11 @@ extension KeyValueStore {
             }
             // Recorded before the entries are written: one the store evicts to make room for another (a count or
             // size limit below the answer's) makes it forget the answer again, which is then not whole.
-            storedListAnswer.record(expiresAt: entries.compactMap { $0.metadata.expiresAt }.min())
+            // The keys held that main's answer does not list are values main no longer has: left out of the listing.
+            storedListAnswer.record(
+                expiresAt: entries.compactMap { $0.metadata.expiresAt }.min(),
+                leavingOut: Set(sortedKeys()).subtracting(keys)
+            )
             do {
                 for (key, entry) in zip(keys, entries) {
                     try setValue(entry.value, forKey: key, metadata: entry.metadata)

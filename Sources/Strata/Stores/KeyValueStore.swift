@@ -39,7 +39,8 @@
 /// As a ``CacheRepository``'s cache, under a plan that asks main on a miss (CacheSync, Default), a store answers a
 /// listing (every entry, a page) only from a live stored list answer, never from the entries single reads wrote
 /// back: "every user" is not the one user read so far. Main's answer to `AllObjectsQuery` is stored as the list
-/// answer; a page is returned and not stored. A stored answer one of whose entries no longer reads (expired,
+/// answer, and the keys the store held that it does not list (values main no longer has) are left out of the listing
+/// the answer serves until they are written again; a page is returned and not stored. A stored answer one of whose entries no longer reads (expired,
 /// damaged, removed behind the store's back, evicted) is not served: the store forgets it, and main is asked. A read of the cache alone (`.cache`) lists what it holds.
 ///
 /// A store without a ``keyOfValue`` function cannot store a list of values; it still records an empty list
