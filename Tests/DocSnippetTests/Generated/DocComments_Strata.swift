@@ -214,9 +214,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Plugins/RequestCoalescer.swift:13
+// Sources/Strata/Plugins/RequestCoalescer.swift:14
 extension DocSnippetContext {
-    func RequestCoalescer_13() async throws {
+    func RequestCoalescer_14() async throws {
         let downloads = RequestCoalescer<URL, Data>()
         // 100 concurrent calls for one URL make one request:
         let data = try await downloads.run(key: url) { try await fetch(url) }
