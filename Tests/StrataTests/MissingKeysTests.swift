@@ -31,6 +31,20 @@ struct MissingKeysTests {
         #expect(cache.contents == ["1": Member(id: 1), "2": Member(id: 2)])
     }
 
+    /// Before, an answer of as many values as ids, whose ids were not the ids asked in another order (one value sent
+    /// twice in place of another), was stored by position: member 1 was cached under id 2, and every later read of 2
+    /// got it.
+    @Test func aValueSentTwiceInPlaceOfAnotherIsNeverStoredUnderTheOthersKey() async throws {
+        let main = ScriptedDataSource(["1": Member(id: 1), "2": Member(id: 2)])
+        main.script(.getAll, .values([Member(id: 1), Member(id: 1)]))
+        let cache = ScriptedDataSource<Member>()
+        let repository = CacheRepository(main: main, cache: cache)
+
+        _ = try await repository.getAll(IdsQuery([1, 2]), operation: .mainSync)
+
+        #expect(cache.contents == ["1": Member(id: 1)])
+    }
+
     @Test func aListReadAsksMainOnlyForTheIdsTheCacheMisses() async throws {
         // Given a cache holding ids 1 and 3 of five
         let harness = Harness(
