@@ -172,9 +172,8 @@ struct BlobCacheWriteBehindTests {
 
     /// The layer's `writeBehindLimit` holds downloads back: under a limit of 10, with the queue held, one fetch of
     /// 6 bytes is queued (it goes alone: with its entry's overhead it costs more than the limit) and the next two wait
-    /// for room.
-    // Both download 96 MiB over loopback: under CI's close-watching and EINTR runs they took 32 to 90 s; the limits
-    // guard against a hang, not a speed.
+    /// for room. (Under CI's close-watching and EINTR runs it took 32 to 41 s: its time limit guards against a hang,
+    /// not a speed.)
     @Test(.timeLimit(.minutes(3))) func fetchesStayWithinTheConfiguredLimit() async throws {
         try await withFixture([("GET /*", reply("123456", headers: ["Cache-Control": "max-age=60"]))]) { fixture in
             let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 10))
@@ -199,7 +198,8 @@ struct BlobCacheWriteBehindTests {
     /// The fetches waiting for room hold their blobs too, up to the limit between them, and at least 64 MiB: with a
     /// limit of 0 (one write at a time) and the queue held, a 16 MiB fetch is queued, four wait (64 MiB), and a sixth
     /// is not stored on disk (a failed write) and returns at once — before, every fetch waited, for as long as the
-    /// disk stalled, each holding its whole body.
+    /// disk stalled, each holding its whole body. (Six downloads of 16 MiB: under CI's EINTR run it took over a
+    /// minute; its time limit guards against a hang, not a speed.)
     @Test(.timeLimit(.minutes(3))) func fetchesWaitingForRoomHoldAtMostTheirLimit() async throws {
         // 16 MiB held in memory each, the entry's overhead counted
         let body = String(repeating: "x", count: (16 << 20) - Blob.entryOverhead)
