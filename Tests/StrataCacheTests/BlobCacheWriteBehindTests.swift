@@ -1,12 +1,20 @@
 import Foundation
 import LoopbackServer
 import Strata
+import Synchronization
 import Testing
 
 @testable import StrataCache
 
 /// ``BlobCache/PersistentWrites/behind``: downloads written after the fetch returns, served meanwhile.
 struct BlobCacheWriteBehindTests {
+    /// Raised by any task that sees a failure.
+    final class FailureFlag: Sendable {
+        private let raised = Atomic(false)
+        var isRaised: Bool { raised.load(ordering: .acquiring) }
+        func raise() { raised.store(true, ordering: .releasing) }
+    }
+
     /// Holds the cache's write queue until `release()`, so a write is deterministically still queued: a
     /// queued write of its own that waits.
     final class QueueHold: Sendable {
@@ -195,27 +203,39 @@ struct BlobCacheWriteBehindTests {
         }
     }
 
-    /// The fetches waiting for room hold their blobs too, up to the limit between them, and at least 64 MiB: with a
-    /// limit of 0 (one write at a time) and the queue held, a 16 MiB fetch is queued, four wait (64 MiB), and a sixth
-    /// is not stored on disk (a failed write) and returns at once — before, every fetch waited, for as long as the
-    /// disk stalled, each holding its whole body. (Six downloads of 16 MiB: under CI's EINTR run it took over a
-    /// minute; its time limit guards against a hang, not a speed.)
-    @Test(.timeLimit(.minutes(3))) func fetchesWaitingForRoomHoldAtMostTheirLimit() async throws {
-        // 16 MiB held in memory each, the entry's overhead counted
-        let body = String(repeating: "x", count: (16 << 20) - Blob.entryOverhead)
+    /// The fetches waiting for room hold their blobs too, up to the limit between them, and at least a floor (64 MiB
+    /// by default, 64 KiB here): with a limit of 0 (one write at a time) and the queue held, a 16 KiB fetch is queued,
+    /// four wait (64 KiB), and a sixth is not stored on disk (a failed write) and returns at once — before, every fetch
+    /// waited, for as long as the disk stalled, each holding its whole body. (With the default floor it took six
+    /// downloads of 16 MiB, which under CI's EINTR run beside the whole suite took over three minutes.)
+    @Test func fetchesWaitingForRoomHoldAtMostTheirLimit() async throws {
+        // 16 KiB held in memory each, the entry's overhead counted
+        let body = String(repeating: "x", count: (16 << 10) - Blob.entryOverhead)
         try await withFixture([("GET /*", reply(body, headers: ["Cache-Control": "max-age=60"]))]) { fixture in
-            let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 0))
+            var persistent = BlobCache.PersistentLayer(writes: .behind, writeBehindLimit: 0)
+            persistent.leastWaitingLimit = 64 << 10
+            let cache = try fixture.makeCache(persistent: persistent)
             let hold = QueueHold(cache)
 
+            // (a fetch that fails ends the wait below, and the test, with its error)
+            let failed = FailureFlag()
             let fetches = (0..<6).map { index in
-                Task { try await cache.fetch(from: fixture.url("blob-\(index)")) as Data }
+                Task {
+                    do {
+                        return try await cache.fetch(from: fixture.url("blob-\(index)")) as Data
+                    } catch {
+                        failed.raise()
+                        throw error
+                    }
+                }
             }
             let writes = cache.writes
             while writes.waitingForRoom < 4 || writes.reservedCost > 0 || cache.persistentWriteFailures < 1 {
+                if failed.isRaised { break }
                 try Task.checkCancellation()  // the time limit ends the wait
                 await Task.yield()
             }
-            #expect(cache.writes.queuedCost == 16 << 20)
+            #expect(cache.writes.queuedCost == 16 << 10)
 
             hold.release()
             for fetch in fetches { #expect(try await fetch.value.count == body.utf8.count) }
@@ -223,6 +243,15 @@ struct BlobCacheWriteBehindTests {
             #expect(try fixture.blobFiles().count == 5)
             #expect(cache.persistentWriteFailures == 1)
             #expect(cache.writes.queuedCost == 0 && cache.writes.reservedCost == 0)
+        }
+    }
+
+    /// The fetches waiting for room may hold at least 64 MiB between them, whatever the limit.
+    @Test(arguments: [0, 10, 64 << 20, 100 << 20])
+    func theFetchesWaitingForRoomMayHoldAtLeast64MiB(limit: Int) async throws {
+        try await withFixture([]) { fixture in
+            let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: limit))
+            #expect(cache.writes.waitingLimit == max(limit, 64 << 20))
         }
     }
 

@@ -4,18 +4,6 @@ import Testing
 
 @testable import Strata
 
-/// A main whose reads answer only when cancelled: it sleeps an hour on a manual clock.
-private struct SleepingMain: GetDataSource {
-    let clock: ManualClock
-
-    func get(_ query: any Query) async throws -> String {
-        try await clock.sleep(for: .seconds(3_600))
-        return "new"
-    }
-
-    func getAll(_ query: any Query) async throws -> [String] { [try await get(query)] }
-}
-
 /// Before, a read's main request went on after its only caller was cancelled (a screen closed): shared by the
 /// repository's coalescer, it ran to its end (a transport's whole timeout), holding the repository and writing its
 /// answer back. A request nobody waits for is cancelled now, and the next read makes a new one.
@@ -25,7 +13,7 @@ struct AbandonedMainReadTests {
         // Given a cache miss whose main read answers only when cancelled, shared by two callers
         let clock = ManualClock()
         let cache = ObservableStore<String>()
-        let repository = CacheRepository(main: SleepingMain(clock: clock), cache: cache)
+        let repository = CacheRepository(main: UnansweringMain(clock: clock), cache: cache)
         let first = Task { try await repository.get(KeyQuery("9"), operation: .cacheSync) }
         let second = Task { try await repository.get(KeyQuery("9"), operation: .cacheSync) }
         while repository.mainReads.waiterCount < 2 { await Task.yield() }

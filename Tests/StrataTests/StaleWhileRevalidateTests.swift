@@ -51,18 +51,6 @@ private struct StaleFixture {
     var operation: CacheSyncOperation { .cacheSync(staleWhileRevalidate: .seconds(60), clock: clock) }
 }
 
-/// A main that never answers, unless the read is cancelled: it then throws, as a network source does.
-private struct UnansweringMain: GetDataSource {
-    let clock: ManualClock
-
-    func get(_ query: any Query) async throws -> String {
-        try await clock.sleep(for: .seconds(3_600))
-        return "new"
-    }
-
-    func getAll(_ query: any Query) async throws -> [String] { [try await get(query)] }
-}
-
 /// An ``UnansweringMain`` that holds `probe`, whose lifetime tells whether anything still holds the repository.
 private struct UnansweringProbedMain: GetDataSource {
     final class Probe: Sendable {}

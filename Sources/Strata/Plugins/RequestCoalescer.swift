@@ -125,8 +125,8 @@ public final class RequestCoalescer<Key: Hashable & Sendable, Value: Sendable>: 
                 // The number of the run this caller starts; `nil` when it joins one, or is cancelled.
                 let starts: (run: UInt64?, isCancelled: Bool) = state.withLock { state in
                     if Task.isCancelled { return (nil, true) }
-                    if state.groups[key] != nil {
-                        state.groups[key]?.waiters[id] = waiter
+                    if let group = state.groups.index(forKey: key) {
+                        state.groups.values[group].waiters[id] = waiter
                         return (nil, false)
                     }
                     state.nextWaiter &+= 1

@@ -110,6 +110,10 @@ extension BlobCache {
         /// The default ``writeBehindLimit``: 64 MiB.
         public static var defaultWriteBehindLimit: Int { 64 << 20 }
 
+        /// The least the fetches waiting for room may hold between them, whatever ``writeBehindLimit``:
+        /// ``defaultWriteBehindLimit``. (Internal, so that tests can see the limit reached with small downloads.)
+        var leastWaitingLimit = PersistentLayer.defaultWriteBehindLimit
+
         /// Creates the settings.
         ///
         /// - Parameters:

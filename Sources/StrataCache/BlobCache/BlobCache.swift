@@ -113,7 +113,7 @@ public final class BlobCache: Sendable {
         // writes one download at a time) still lets a burst of fetches wait their turn.
         writes = WriteBehind(
             limit: persistent.writeBehindLimit,
-            waitingLimit: max(persistent.writeBehindLimit, PersistentLayer.defaultWriteBehindLimit)
+            waitingLimit: max(persistent.writeBehindLimit, persistent.leastWaitingLimit)
         )
         moveLegacyFreshnessRecords()
         link.cache = self
