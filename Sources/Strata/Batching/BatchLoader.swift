@@ -175,8 +175,11 @@ final class BatchLoader<Value: Sendable>: Sendable {
     }
 
     /// The entries of `keys`, one per key (`nil` for a key the source did not answer), read as one list: the
-    /// source's answer matched to the keys, with whether the source (a repository) answered with stale cached
-    /// values and the steps of the read.
+    /// source's answer matched to the keys the query sent names, in its order, with whether the source (a
+    /// repository) answered with stale cached values and the steps of the read.
+    ///
+    /// A query that ``BatchableQuery/batch(_:)`` makes names the keys in their order; one of the app's own may sort
+    /// them, or leave one out: each caller still gets its own key's entry (or *not found*), never another's.
     private func read(
         _ queries: [any BatchableQuery],
         keys: [String],
@@ -184,7 +187,23 @@ final class BatchLoader<Value: Sendable>: Sendable {
         for starter: CallTrail?
     ) async -> SharedAnswer<[StoredEntry<Value>?]> {
         let query = makeQuery(queries)
-        return await SharedAnswer.of(for: starter) { [load] in try await load(query).matched(to: keys) }
+        return await SharedAnswer.of(for: starter) { [load] in
+            let sent = query.keys
+            let entries = try await load(query).matched(to: sent)
+            return sent == keys ? entries : Self.entries(entries, of: sent, for: keys)
+        }
+    }
+
+    /// The entries of `keys` among `entries`, the answer to a query naming `sent`; `nil` for a key `sent` does not
+    /// name.
+    private static func entries(
+        _ entries: [StoredEntry<Value>?],
+        of sent: [String],
+        for keys: [String]
+    ) -> [StoredEntry<Value>?] {
+        var byKey: [String: StoredEntry<Value>?] = [:]
+        for (key, entry) in zip(sent, entries) where byKey[key] == nil { byKey[key] = entry }
+        return keys.map { byKey[$0] ?? nil }
     }
 
     /// Each key's answer from the list read of `keys`: its entry, *not found* for a key the source did not answer,

@@ -6,6 +6,10 @@
 public protocol BatchableQuery: KeyedQuery {
     /// One query for the keys of `queries`, in their order.
     ///
+    /// The answer is matched to the ``MultiKeyedQuery/keys`` of the query this returns: one that names the keys in
+    /// another order (sorted, as a server may want them) still hands each caller its own key's value, and a key it
+    /// leaves out is ``StrataError/Code/notFound`` for that key's callers.
+    ///
     /// - Parameter queries: Single-key queries, none of them for the same key.
     static func batch(_ queries: [Self]) -> any MultiKeyedQuery
 }
