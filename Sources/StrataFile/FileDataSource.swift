@@ -66,6 +66,10 @@ public final class FileDataSource: Sendable {
     /// The record of the list answer the store was given (see ``Strata/KeyValueStore``).
     public let storedListAnswer: StoredListAnswer
 
+    /// The write stamps of every repository over the store (``Strata/CacheRepository``): a write through one keeps
+    /// the others from writing an older answer of main back over it.
+    package let writeStamps = CacheWriteStamps()
+
     private let ownership: StoreOwnership
 
     /// Opens the store in `configuration.location/configuration.identifier`, creating the folder if needed,
@@ -290,3 +294,5 @@ public final class FileDataSource: Sendable {
     /// aside by a rename when a folder, another non-file or a file without a sealed trailer was at an entry's name.
     public var corruptEntriesRemoved: Int { state.withLock { $0.corruptEntriesRemoved } }
 }
+
+extension FileDataSource: WriteStampedCache {}

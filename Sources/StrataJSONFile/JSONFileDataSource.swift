@@ -68,6 +68,10 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
     /// The record of the list answer the store was given (see ``Strata/KeyValueStore``).
     public let storedListAnswer: StoredListAnswer
 
+    /// The write stamps of every repository over the store (``Strata/CacheRepository``): a write through one keeps
+    /// the others from writing an older answer of main back over it.
+    package let writeStamps = CacheWriteStamps()
+
     /// Opens the store in the configuration's folder, creating it when missing.
     ///
     /// Opening replays the index; it reads no entry file unless the index must be rebuilt (and measures the files of
@@ -146,3 +150,5 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
 
     var defaultMaxAge: Double? { configuration.timeToLive?.timeInterval }
 }
+
+extension JSONFileDataSource: WriteStampedCache {}

@@ -28,6 +28,10 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// The record of the list answer the source was given (see ``Strata/KeyValueStore``).
     public let storedListAnswer: StoredListAnswer
 
+    /// The write stamps of every repository over the store (``Strata/CacheRepository``): a write through one keeps
+    /// the others from writing an older answer of main back over it.
+    package let writeStamps = CacheWriteStamps()
+
     /// Creates an empty source.
     ///
     /// - Parameter configuration: Limits, time to live, cost function and clock.
@@ -288,3 +292,5 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         {}
     }
 }
+
+extension MemoryDataSource: WriteStampedCache {}

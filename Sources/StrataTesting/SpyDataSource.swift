@@ -180,3 +180,8 @@ public struct SpyDataSource<Source: DataSource>: DataSource {
         try await source.renewMetadata(metadata, in: query)
     }
 }
+
+extension SpyDataSource: WriteStampedCache where Source: WriteStampedCache {
+    /// The wrapped source's write stamps.
+    package var writeStamps: CacheWriteStamps { source.writeStamps }
+}

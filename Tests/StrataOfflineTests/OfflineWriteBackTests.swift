@@ -91,6 +91,25 @@ struct OfflineWriteBackTests {
         }
     }
 
+    /// Another repository over the same cache store (another screen's, with its own main) reads the key while the
+    /// delete waits: before, its write-back put main's value back, since the offline repository's held delete was
+    /// a write of that repository alone.
+    @Test(.timeLimit(.minutes(2))) func anotherRepositoryOverTheCacheLeavesMainsOlderValueOutOfItToo() async throws {
+        try await withNotes(configuration: standingStill()) { server, notes in
+            // Given main holding a, and a delete of a that waits in the outbox
+            server.setNote(try JSONEncoder().encode(Note(id: "a", text: "one", version: 1)), forKey: "a")
+            server.failsWrites = true
+            #expect(try await notes.delete(KeyQuery("a")).isPending)
+
+            // When another repository over the same cache store reads the key, main answering with its value
+            let other = CacheRepository(main: server.source, cache: notes.repository.cache)
+            #expect(try await other.get(KeyQuery("a"), operation: .cacheSync).text == "one")
+
+            // Then the cache does not take main's value
+            await #expect(throws: StrataError.self) { try await notes.repository.cache.get(KeyQuery("a")) }
+        }
+    }
+
     /// Before, only the cache half of a write counted as a write of the repository: a read that met main before the
     /// write reached it wrote that older value back after the cache half, and the cache kept it.
     @Test(.timeLimit(.minutes(2))) func aReadWhileADeleteIsOnItsWayToMainLeavesMainsOlderValueOutOfTheCache()

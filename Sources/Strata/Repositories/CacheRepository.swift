@@ -27,15 +27,18 @@
 /// cache keeps what the write left. (Write-backs are not such writes: two main reads of a key
 /// that race both write back, the last to finish last.) The rule
 /// covers every write-back: a read after a miss, a read that starts at main, a revalidation, a background refresh,
-/// and the read of the keys a list missed. Writes are told apart by a fixed table of 256 counters per repository
+/// and the read of the keys a list missed. Writes are told apart by a fixed table of 256 counters per cache
 /// (a key's hash picks its counter; a listing or a tag moves one shared counter), so memory does not grow with the
 /// keys, and two keys that share a counter only make a write-back be skipped, never a stale value be stored. A
 /// read that starts at the cache and misses asks it once more after it took its stamp when its keys were ever
 /// written: a write that ended while the cache was being read is then served, not overwritten. A write-back checks
 /// and writes the cache in one turn of its keys, and a write through the repository begins between two turns: one
 /// that begins after the check waits for the write-back's cache write to end and lands after it, so a write-back
-/// never removes or replaces what a write stored. A write made directly to the cache source, not through the
-/// repository, is not seen.
+/// never removes or replaces what a write stored. The table is the cache store's own (memory, file and JSON-file
+/// stores keep one, which a validator, plugins or a value mapping around a store hand on): two repositories over one
+/// store, each with a main of its own, see each other's writes, and neither writes back over what the other
+/// acknowledged. A cache of another kind has a table of its repository's own, shared by its copies only. A write
+/// made directly to the cache source, not through a repository, is not seen.
 ///
 /// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
 /// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own
@@ -67,8 +70,9 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     /// The stale-while-revalidate refreshes running in the background.
     let refreshes = BackgroundRefreshes()
 
-    /// Which keys were written through the repository since a main read began (see ``CacheWriteStamps``).
-    let writeStamps = CacheWriteStamps()
+    /// Which keys were written through the repository since a main read began (see ``CacheWriteStamps``): the
+    /// cache's own, shared with every repository over it, when it keeps them (``WriteStampedCache``).
+    let writeStamps: CacheWriteStamps
 
     /// Announces every write and delete made through this repository (and its copies) to its streams.
     public let changeBroadcaster = ChangeBroadcaster()
@@ -83,6 +87,7 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
         self.main = main
         self.cache = cache
         self.configuration = configuration
+        writeStamps = (cache as? any WriteStampedCache)?.writeStamps ?? CacheWriteStamps()
     }
 }
 

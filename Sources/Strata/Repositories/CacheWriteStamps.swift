@@ -16,7 +16,10 @@
 /// the check reaches the cache after the write-back, so the write-back is either skipped or overwritten, and never
 /// undoes anything. A held write (``begin(_:)``) cannot wait for a turn: one that begins during a write-back's cache
 /// write, a removal made directly in the cache, has the write-back remove what it stored.
-final class CacheWriteStamps: Sendable {
+package final class CacheWriteStamps: Sendable {
+    /// A table no write has moved.
+    package init() {}
+
     /// The keys a query writes or reads, as stripes.
     enum Scope: Sendable {
         /// One key's stripe.
@@ -133,7 +136,7 @@ final class CacheWriteStamps: Sendable {
         }
     }
 
-    /// How many stripes the key space is cut into: 256 counters of 8 bytes per repository.
+    /// How many stripes the key space is cut into: 256 counters of 8 bytes per table.
     static let stripeCount = 256
 
     private let table = Locked(Table())
