@@ -183,4 +183,9 @@
             StrataError.notFound("\(type(of: query)) is answered by PostgreSQL, never by the cache")
         }
     }
+
+    extension PostgresCoherentCache: WriteStampedCache where Cache: WriteStampedCache {
+        /// The wrapped cache's write stamps.
+        package var writeStamps: CacheWriteStamps { cache.writeStamps }
+    }
 #endif
