@@ -325,16 +325,19 @@ extension FileDataSource {
             || state.index.metadataSize > configuration.maximumMetadataSize
     }
 
-    /// Writes the access journal: an exclusively created temporary file renamed over `.strata-index`, so a link
-    /// planted at either name is replaced, never written through. Failures are ignored, as the journal only
-    /// refines the recency order.
-    func saveJournal(_ index: EntryIndex) {
-        let bytes = AccessJournal.encode(index.entriesByRecency)
-        _ = try? folder.writeAtomically(
+    /// Writes the access journal, unless the one saved last is the index as it is: an exclusively created temporary
+    /// file renamed over `.strata-index`, so a link planted at either name is replaced, never written through.
+    /// Failures are ignored, as the journal only refines the recency order (and the next save tries again).
+    func saveJournal(_ state: inout State) {
+        let revision = state.index.revision
+        guard state.savedJournalRevision != revision else { return }
+        let bytes = AccessJournal.encode(state.index.entriesByRecency)
+        let saved: Void? = try? folder.writeAtomically(
             bytes,
             to: AccessJournal.fileName,
             temporaryPrefix: Self.temporaryPrefix,
             durable: false
         )
+        if saved != nil { state.savedJournalRevision = revision }
     }
 }

@@ -334,7 +334,7 @@ extension FileDataSource {
             if removed > 0, let observer = configuration.evictionObserver {
                 observer.storeDidEvict(StoreEviction(reason: .purged, key: nil, count: removed, usage: state.usage))
             }
-            saveJournal(state.index)
+            saveJournal(&state)
             return (failure, state.index.count < names.count)
         }
         storedListAnswer.forget()
@@ -355,16 +355,20 @@ extension FileDataSource {
             var failure = removeFiles(expired, reason: .expired, in: &state)
             let removed = expired.filter { state.index.entry($0) == nil }.count
             failure = failure ?? evict(&state, now: now)
-            saveJournal(state.index)
+            saveJournal(&state)
             if let failure { throw failure }
             return removed
         }
     }
 
     /// Saves the last-access dates and the recency order now, rather than at the next ``removeExpired()`` or when
-    /// the store is released.
+    /// the store is released; writes nothing when they did not change since they were last saved.
+    ///
+    /// Releasing a store saves them too, on the thread that lets go of the last reference, rewriting a file of one
+    /// line per entry. Flush from a background task first, and a store released on the main thread right after
+    /// (nothing read or written in between) writes nothing as it goes.
     public func flush() {
-        state.withLock { saveJournal($0.index) }
+        state.withLock { saveJournal(&$0) }
     }
 
     // MARK: - Internals

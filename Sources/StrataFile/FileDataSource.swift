@@ -47,6 +47,8 @@ public final class FileDataSource: Sendable {
         /// Reports for the diagnostics closure made under the lock, handed to it once the lock is released
         /// (``withState(_:)``).
         var pendingReports: [StrataError] = []
+        /// The index's revision the access journal on disk was last saved at; `nil` before the first save.
+        var savedJournalRevision: UInt64?
     }
 
     /// The configuration the store was opened with.
@@ -130,7 +132,7 @@ public final class FileDataSource: Sendable {
     }
 
     deinit {
-        state.withLock { saveJournal($0.index) }
+        state.withLock { saveJournal(&$0) }
         ownership.release()
     }
 

@@ -84,6 +84,10 @@ struct EntryIndex {
     /// the group.
     private(set) var keysByTag: [String: Set<String>] = [:]
 
+    /// Moved by every change of the entries or their order: what tells whether the access journal saved at one
+    /// revision is still the index's.
+    private(set) var revision: UInt64 = 0
+
     /// The number of entries.
     var count: Int { slots.count }
 
@@ -106,6 +110,7 @@ struct EntryIndex {
     /// Marks the entry most recently used at `date`; returns it.
     mutating func touch(_ name: EntryName, at date: Date) -> Entry? {
         guard let slot = slots[name], entries[slot] != nil else { return nil }
+        revision &+= 1
         let sequence = nextSequence()
         entries[slot]?.accessSequence = sequence
         entries[slot]?.lastAccess = date
@@ -117,12 +122,14 @@ struct EntryIndex {
     /// modification time moved); its place in the order stays.
     mutating func restamp(_ name: EntryName, _ stamp: FileStamp?) {
         guard let slot = slots[name] else { return }
+        revision &+= 1
         entries[slot]?.stamp = stamp
     }
 
     /// Inserts or replaces an entry as the most recently used.
     mutating func insert(_ entry: Entry) {
         remove(entry.name)
+        revision &+= 1
         var entry = entry
         entry.previous = -1
         entry.next = head
@@ -141,6 +148,7 @@ struct EntryIndex {
     @discardableResult
     mutating func remove(_ name: EntryName) -> Entry? {
         guard let slot = slots.removeValue(forKey: name), let entry = entries[slot] else { return nil }
+        revision &+= 1
         let previous = entry.previous
         let next = entry.next
         if previous >= 0 { entries[previous]?.next = next } else { head = next }
@@ -223,6 +231,7 @@ struct EntryIndex {
 
     /// Removes every entry; the sequence counter keeps counting.
     mutating func removeAll() {
+        revision &+= 1
         entries.removeAll()
         freeSlots.removeAll()
         slots.removeAll()
