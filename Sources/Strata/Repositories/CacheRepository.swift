@@ -37,8 +37,10 @@
 /// never removes or replaces what a write stored. The table is the cache store's own (memory, file and JSON-file
 /// stores keep one, which a validator, plugins or a value mapping around a store hand on): two repositories over one
 /// store, each with a main of its own, see each other's writes, and neither writes back over what the other
-/// acknowledged. A cache of another kind has a table of its repository's own, shared by its copies only. A write
-/// made directly to the cache source, not through a repository, is not seen.
+/// acknowledged. (What the store holds is theirs alike: a whole list one stored answers the other's listing read
+/// from the cache, so give the store to mains that list the same collection.) A cache of another kind has a table
+/// of its repository's own, shared by its copies only. A write made directly to the cache source, not through a
+/// repository, is not seen.
 ///
 /// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
 /// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own

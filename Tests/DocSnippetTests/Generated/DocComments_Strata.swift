@@ -286,9 +286,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Repositories/CacheRepository.swift:48
+// Sources/Strata/Repositories/CacheRepository.swift:50
 extension DocSnippetContext {
-    func CacheRepository_48() async throws {
+    func CacheRepository_50() async throws {
         let users = CacheRepository(
             main: UsersAPI(client),
             cache: MemoryDataSource<User>(countLimit: 500).validated(by: .maxAge(.seconds(300)))
