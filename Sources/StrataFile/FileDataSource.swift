@@ -297,4 +297,7 @@ public final class FileDataSource: Sendable {
     public var corruptEntriesRemoved: Int { state.withLock { $0.corruptEntriesRemoved } }
 }
 
-extension FileDataSource: WriteStampedCache {}
+extension FileDataSource: WriteStampedCache {
+    /// The store's write stamps.
+    package var sharedWriteStamps: CacheWriteStamps? { writeStamps }
+}

@@ -151,4 +151,7 @@ public final class JSONFileDataSource<Value: Codable & Sendable>: Sendable {
     var defaultMaxAge: Double? { configuration.timeToLive?.timeInterval }
 }
 
-extension JSONFileDataSource: WriteStampedCache {}
+extension JSONFileDataSource: WriteStampedCache {
+    /// The store's write stamps.
+    package var sharedWriteStamps: CacheWriteStamps? { writeStamps }
+}

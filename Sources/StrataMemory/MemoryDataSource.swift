@@ -293,4 +293,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     }
 }
 
-extension MemoryDataSource: WriteStampedCache {}
+extension MemoryDataSource: WriteStampedCache {
+    /// The store's write stamps.
+    package var sharedWriteStamps: CacheWriteStamps? { writeStamps }
+}

@@ -183,5 +183,5 @@ public struct SpyDataSource<Source: DataSource>: DataSource {
 
 extension SpyDataSource: WriteStampedCache where Source: WriteStampedCache {
     /// The wrapped source's write stamps.
-    package var writeStamps: CacheWriteStamps { source.writeStamps }
+    package var sharedWriteStamps: CacheWriteStamps? { source.sharedWriteStamps }
 }

@@ -23,7 +23,7 @@ struct SharedCacheWriteBackTests {
 
     /// The ways a cache is given to a repository: the store itself, or wrapped.
     enum Wrapping: CaseIterable, Sendable {
-        case none, validated, plugged, mapped
+        case none, validated, plugged, mapped, erased
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: Wrapping.allCases)
@@ -33,6 +33,7 @@ struct SharedCacheWriteBackTests {
         case .validated: try await check { $0.validated(by: .maxAge(.seconds(60))) }
         case .plugged: try await check { $0.plugins([]) }
         case .mapped: try await check { $0.mapped(to: { $0 }, from: { $0 }) }
+        case .erased: try await check { AnyDataSource($0) }
         }
     }
 
@@ -55,6 +56,45 @@ struct SharedCacheWriteBackTests {
         // Then the first read returns its main's answer, and the store keeps the acknowledged write
         #expect(try await read.value == "old")
         #expect(try await store.get(KeyQuery("1")) == "new")
+    }
+
+    /// The store is the main of the writing repository (a memory cache over a disk store, as the README's recipe) and
+    /// the cache of the reading one (the disk store over an API): a write through the first reaches the store as
+    /// main, and the second's late write-back does not undo it.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aWriteToTheStoreAsMainIsNotUndoneByTheWriteBackOfARepositoryWhoseCacheItIs(validated: Bool) async throws {
+        // Given a store read through one repository (its cache) whose main waits, and written through another (its
+        // main, under a memory cache)
+        let store = MemoryDataSource<String>()
+        let gate = AsyncGate(isOpen: false)
+        let reader = CacheRepository(main: GatedMain(gate: gate), cache: store)
+        let read = Task { try await reader.get(KeyQuery("1"), operation: .cacheSync) }
+        await gate.waitForEntered(1)
+
+        // When the second writes the key through to the store, and then the first one's main answers
+        if validated {
+            let writer = CacheRepository(
+                main: store.validated(by: .maxAge(.seconds(60))),
+                cache: MemoryDataSource<String>()
+            )
+            _ = try await writer.put("new", in: KeyQuery("1"), operation: .mainSync)
+        } else {
+            let writer = CacheRepository(main: store, cache: MemoryDataSource<String>())
+            _ = try await writer.put("new", in: KeyQuery("1"), operation: .mainSync)
+        }
+        gate.open()
+
+        // Then the store keeps the acknowledged write
+        #expect(try await read.value == "old")
+        #expect(try await store.get(KeyQuery("1")) == "new")
+    }
+
+    /// One store as both main and cache of a repository: one table, its writes recorded once.
+    @Test func aStoreThatIsBothMainAndCacheHasOneTable() {
+        let store = MemoryDataSource<String>()
+        let repository = CacheRepository(main: store, cache: store)
+        #expect(repository.mainWriteStamps == nil)
+        #expect(repository.writeStamps === store.writeStamps)
     }
 
     @Test func aCacheOfAnotherKindKeepsTheTableOfItsRepositoryAndItsCopies() {

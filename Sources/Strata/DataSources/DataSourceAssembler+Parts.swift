@@ -35,6 +35,8 @@ struct DataSourceWrites<Value: Sendable>: Sendable {
     @usableFromInline let renewMetadata:
         nonisolated(nonsending) @Sendable (EntryMetadata, any Query) async throws -> Bool
     @usableFromInline let changes: @Sendable (String?) -> AsyncStream<DataChange>
+    /// The write stamps the part keeps, when it is a store or a wrapper of one (``WriteStampedCache``).
+    @usableFromInline let writeStamps: CacheWriteStamps?
 
     @inlinable
     init(_ source: some PutDataSource<Value>) {
@@ -44,6 +46,7 @@ struct DataSourceWrites<Value: Sendable>: Sendable {
         putAllEntries = { try await source.putAllEntries($0, in: $1) }
         renewMetadata = { try await source.renewMetadata($0, in: $1) }
         changes = { source.changes(forKey: $0) }
+        writeStamps = CacheWriteStamps.kept(by: source)
     }
 }
 

@@ -5,7 +5,10 @@ extension CacheRepository {
     ///
     /// What a composition that writes main itself (an offline outbox sending a write) uses, so that a read which
     /// met main before the write reached it never puts that older answer into the cache after the write. The write
-    /// begins once no write-back of its keys is writing the cache (see ``CacheWriteStamps``).
+    /// begins once no write-back of its keys is writing the cache (see ``CacheWriteStamps``). The repository's own
+    /// writes go through it too: when main is a store with a table of its own (``WriteStampedCache``), the write is
+    /// recorded there as well, so that a repository whose cache that store is does not write an older answer of
+    /// its own main back over it.
     ///
     /// - Parameters:
     ///   - query: The keys written.
@@ -16,7 +19,9 @@ extension CacheRepository {
         _ query: any Query,
         _ write: () async throws -> Result
     ) async throws -> Result {
-        try await writeStamps.recordingWrite(query, write)
+        // Neither table's turn is held while the write runs: one taken inside the other cannot wait for it.
+        guard let mainWriteStamps else { return try await writeStamps.recordingWrite(query, write) }
+        return try await mainWriteStamps.recordingWrite(query) { try await writeStamps.recordingWrite(query, write) }
     }
 
     /// Counts a write of the query's keys in progress until ``endHeldWrite(_:)`` is called with the same query: no

@@ -97,7 +97,7 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     ) async throws -> Bool {
         let plan = try writePlan(of: operation)
         let sources = plan.thenOther ? [plan.first, plan.first.other] : [plan.first]
-        return try await writeStamps.recordingWrite(query) {
+        return try await recordingWrite(query) {
             var renewedAll = true
             for source in sources {
                 let renewed: Bool

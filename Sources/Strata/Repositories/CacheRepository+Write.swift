@@ -33,7 +33,7 @@ extension CacheRepository {
             mainAnswered(method, query)
             return written
         }
-        return try await writeStamps.recordingWrite(query) {
+        return try await recordingWrite(query) {
             let first: Input
             do {
                 first = plan.first == .main ? try await writeMain(input) : try await toCache(input)

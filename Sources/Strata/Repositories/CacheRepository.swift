@@ -76,6 +76,10 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     /// cache's own, shared with every repository over it, when it keeps them (``WriteStampedCache``).
     let writeStamps: CacheWriteStamps
 
+    /// The table of main, when main is a store (or a wrapper of one) with a table other than the cache's: the writes
+    /// through the repository are recorded there too, for the repositories whose cache that store is.
+    let mainWriteStamps: CacheWriteStamps?
+
     /// Announces every write and delete made through this repository (and its copies) to its streams.
     public let changeBroadcaster = ChangeBroadcaster()
 
@@ -89,7 +93,9 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
         self.main = main
         self.cache = cache
         self.configuration = configuration
-        writeStamps = (cache as? any WriteStampedCache)?.writeStamps ?? CacheWriteStamps()
+        let writeStamps = CacheWriteStamps.kept(by: cache) ?? CacheWriteStamps()
+        self.writeStamps = writeStamps
+        mainWriteStamps = CacheWriteStamps.kept(by: main).flatMap { $0 === writeStamps ? nil : $0 }
     }
 }
 

@@ -16,6 +16,7 @@
 /// the check reaches the cache after the write-back, so the write-back is either skipped or overwritten, and never
 /// undoes anything. A held write (``begin(_:)``) cannot wait for a turn: one that begins during a write-back's cache
 /// write, a removal made directly in the cache, has the write-back remove what it stored.
+@usableFromInline
 package final class CacheWriteStamps: Sendable {
     /// A table no write has moved.
     package init() {}

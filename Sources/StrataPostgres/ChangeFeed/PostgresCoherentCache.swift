@@ -186,6 +186,6 @@
 
     extension PostgresCoherentCache: WriteStampedCache where Cache: WriteStampedCache {
         /// The wrapped cache's write stamps.
-        package var writeStamps: CacheWriteStamps { cache.writeStamps }
+        package var sharedWriteStamps: CacheWriteStamps? { cache.sharedWriteStamps }
     }
 #endif
