@@ -55,8 +55,8 @@ struct OfflineWrites_95 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:134
-struct OfflineWrites_134 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:138
+struct OfflineWrites_138 {
     func watch(_ users: OfflineRepository<UsersAPI, MemoryDataSource<User>>) async {
         for await response in users.stream(KeyQuery("42")) {
             if let user = response.value { print(user.name, response.isPending ? "saving…" : "saved") }
