@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import Strata
+import StrataTestSupport
 import Synchronization
 import Testing
 
@@ -15,26 +16,40 @@ struct BlobCacheWriteBehindTests {
         func raise() { raised.store(true, ordering: .releasing) }
     }
 
-    /// Holds the cache's write queue until `release()`, so a write is deterministically still queued: a
-    /// queued write of its own that waits.
+    /// Holds the cache's write queue until `release()`, so that a write is deterministically still queued, without
+    /// a thread blocked (a held write that blocked a thread of the system's pool for each hold took one from every
+    /// other test while several ran at once).
     final class QueueHold: Sendable {
-        let semaphore = DispatchSemaphore(value: 0)
+        private let writes: WriteBehind<String, BlobCache.QueuedWrite>
+        private let released = Atomic(false)
 
         init(_ cache: BlobCache) {
-            let write = BlobCache.QueuedWrite(
-                data: Data(),
-                record: FreshnessRecord(
-                    freshUntil: .distantPast,
-                    lifetime: 0,
-                    mustRevalidate: false,
-                    noCache: false,
-                    contentHash: 0
-                )
-            )
-            cache.writes.enqueue(write, forKey: "hold \(UUID())") { [semaphore] _ in semaphore.wait() }
+            writes = cache.writes
+            writes.hold()
         }
 
-        func release() { semaphore.signal() }
+        /// Lets the queue drain; once only.
+        func release() {
+            guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            writes.releaseHold()
+        }
+
+        deinit { release() }
+    }
+
+    /// `count` URLs of the fixture's server whose keys fall in as many stripes of the write stamps.
+    ///
+    /// A fetch waiting for room waits inside its write-back, in its key's turn (``CacheWriteTurns``): a fetch of
+    /// another URL of that stripe waits for the turn, not for room, and a test counting the fetches waiting for room
+    /// would wait for ever (keys fall in stripes by their hash, seeded per process: 6 URLs shared a stripe in about
+    /// one run of 17).
+    private static func urlsOfDistinctStripes(_ count: Int, _ fixture: BlobCacheFixture) -> [URL] {
+        var stripes: Set<Int> = []
+        return Array(
+            (0...).lazy.map { fixture.url("blob-\($0)") }
+                .filter { stripes.insert($0.absoluteString.stripe(among: CacheWriteStamps.stripeCount)).inserted }
+                .prefix(count)
+        )
     }
 
     private func makeCache(_ fixture: BlobCacheFixture) throws -> BlobCache {
@@ -102,7 +117,7 @@ struct BlobCacheWriteBehindTests {
             var reopened: BlobCache?
             while reopened == nil, ContinuousClock.now < deadline {
                 reopened = try? makeCache(fixture)
-                await Task.yield()
+                try await Task.sleep(for: .milliseconds(1))  // not a spin: see `poll(until:)`
             }
             let cache = try #require(reopened)
             #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .file)
@@ -188,11 +203,11 @@ struct BlobCacheWriteBehindTests {
             #expect(cache.configuration.persistent.writeBehindLimit == 10)
             let hold = QueueHold(cache)
 
-            let fetches = ["a", "b", "c"].map { name in
-                Task { try await cache.fetch(from: fixture.url(name)) as Data }
+            let fetches = Self.urlsOfDistinctStripes(3, fixture).map { url in
+                Task { try await cache.fetch(from: url) as Data }
             }
             // (the first fetch gives its room back just after its write is queued)
-            while cache.writes.waitingForRoom < 2 || cache.writes.reservedCost > 0 { await Task.yield() }
+            await poll { !(cache.writes.waitingForRoom < 2 || cache.writes.reservedCost > 0) }
             #expect(cache.writes.queuedCost == Blob.footprint(ofBytes: 6))
 
             hold.release()
@@ -217,12 +232,13 @@ struct BlobCacheWriteBehindTests {
             let cache = try fixture.makeCache(persistent: persistent)
             let hold = QueueHold(cache)
 
+            let urls = Self.urlsOfDistinctStripes(6, fixture)
             // (a fetch that fails ends the wait below, and the test, with its error)
             let failed = FailureFlag()
-            let fetches = (0..<6).map { index in
+            let fetches = urls.map { url in
                 Task {
                     do {
-                        return try await cache.fetch(from: fixture.url("blob-\(index)")) as Data
+                        return try await cache.fetch(from: url) as Data
                     } catch {
                         failed.raise()
                         throw error
@@ -233,7 +249,7 @@ struct BlobCacheWriteBehindTests {
             while writes.waitingForRoom < 4 || writes.reservedCost > 0 || cache.persistentWriteFailures < 1 {
                 if failed.isRaised { break }
                 try Task.checkCancellation()  // the time limit ends the wait
-                await Task.yield()
+                try await Task.sleep(for: .milliseconds(1))  // not a spin: see `poll(until:)`
             }
             #expect(cache.writes.queuedCost == 16 << 10)
 

@@ -138,7 +138,7 @@ package final class CacheWriteStamps: Sendable {
     }
 
     /// How many stripes the key space is cut into: 256 counters of 8 bytes per table.
-    static let stripeCount = 256
+    package static let stripeCount = 256
 
     private let table = Locked(Table())
 

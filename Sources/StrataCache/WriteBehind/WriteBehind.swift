@@ -44,6 +44,10 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         var hasRoomWaiters: Bool { roomWaitersHead < roomWaiters.count }
         var failures = 0
         var isDraining = false
+        /// How many holds keep the drain from starting another write (``hold()``).
+        var holds = 0
+        /// Whether the drain stopped for a hold, the queue still draining: ``releaseHold()`` starts it again.
+        var isParked = false
         var running: Key?
         /// The generation of the write running.
         var runningGeneration: UInt64 = 0
@@ -228,6 +232,23 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         DispatchQueue.global(qos: .utility).async { [self] in drain() }
     }
 
+    /// Holds the queue: once the write running, if any, is done, the writes queued wait — no thread blocked —
+    /// until as many ``releaseHold()`` calls. What a test uses to keep writes queued for as long as it needs.
+    func hold() {
+        state.withLock { $0.holds += 1 }
+    }
+
+    /// Ends one ``hold()``; the last one lets the queue drain again.
+    func releaseHold() {
+        let resumes = state.withLock { state -> Bool in
+            state.holds = max(0, state.holds - 1)
+            guard state.holds == 0, state.isParked else { return false }
+            state.isParked = false
+            return true
+        }
+        if resumes { DispatchQueue.global(qos: .utility).async { [self] in drain() } }
+    }
+
     /// Changes the queued write for `key`, if it has not started.
     func update(forKey key: Key, _ body: (inout Write) -> Void) {
         state.withLock { state in
@@ -392,6 +413,8 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         case write(Key, UInt64, Pending)
         case finish([CheckedContinuation<Void, Never>])
         case wake([CheckedContinuation<Void, Never>])
+        /// Stop, the queue held (``hold()``).
+        case park
     }
 
     /// Runs the write `step` holds and lets go of it (and of all its closure holds, such as the cache it writes for)
@@ -407,6 +430,10 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     private func drain() {
         while true {
             var step = state.withLock { state -> Step in
+                if state.holds > 0 {
+                    state.isParked = true
+                    return .park
+                }
                 guard let (key, generation) = state.takeNext() else {
                     // Idle in the same critical section that finds the queue empty, so an enqueue either
                     // sees a drain running that will take its write, or starts one.
@@ -425,6 +452,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
                 return .write(key, generation, pending)
             }
             guard case .write(let key, let generation, _) = step else {
+                if case .park = step { return }
                 if case .wake(let waiters) = step { for waiter in waiters { waiter.resume() } }
                 if case .finish(let waiters) = step {
                     for waiter in waiters { waiter.resume() }

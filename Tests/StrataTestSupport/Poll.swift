@@ -1,0 +1,14 @@
+/// Waits until `condition` holds, or the task is cancelled (a test's time limit ends the wait): checks it, and lets
+/// the thread go for a millisecond between checks.
+///
+/// Not `Task.yield()` in a loop, which keeps the thread busy: on a machine of two cores, two tests spinning so hold
+/// both threads of the task pool, and take the cores from the dispatch work they wait for (a write-behind queue's
+/// drain, a URLSession callback) and from every other test.
+///
+/// - Parameter condition: What to wait for.
+package func poll(until condition: () -> Bool) async {
+    while !condition() {
+        if Task.isCancelled { return }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+}
