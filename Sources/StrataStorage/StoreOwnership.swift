@@ -90,14 +90,21 @@ package final class StoreOwnership: Sendable {
             return !done
         }
         guard first else { return }
-        if lockDescriptor >= 0 { _ = close(lockDescriptor) }
-        if folderLockDescriptor >= 0 { _ = close(folderLockDescriptor) }
-        _ = Self.registry.withLock { $0.removeValue(forKey: identity) }
+        // One step for every claimant: closing the folder's descriptor may free its inode (a folder removed under
+        // the claim), which a new folder can get at once; its claim must not still find this entry. Nor may the
+        // entry go first, for another claim of this folder would lock the file that this close then unlocks.
+        Self.registry.withLock { owners in
+            if lockDescriptor >= 0 { _ = close(lockDescriptor) }
+            if folderLockDescriptor >= 0 { _ = close(folderLockDescriptor) }
+            owners.removeValue(forKey: identity)
+        }
     }
 
-    /// Takes a `flock` of the folder itself (exclusive or shared, as the claim), on a descriptor of its own; -1
-    /// where the folder cannot be opened again or its file system does not take the lock (the record lock then
-    /// holds alone).
+    /// Takes a `flock` of the folder itself (exclusive or shared, as the claim), on a descriptor of its own; where
+    /// the file system does not take the lock, the descriptor is kept unlocked (the record lock then holds alone).
+    /// Either way the claim holds the folder open, so its inode, the registry's key, cannot be given to another
+    /// folder while the claim stands, even when the folder is removed; -1 only where the folder cannot be opened
+    /// again.
     ///
     /// A `flock` belongs to an open file description, which a child process copies between `fork` and `exec`:
     /// for that moment a folder just released still looks locked. So a held lock is asked again every 5 ms for a
@@ -119,10 +126,7 @@ package final class StoreOwnership: Sendable {
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
         for attempt in 0..<200 {
             if FileDescriptor.retryingInterrupts({ flock(fd, operation) }) == 0 { return fd }
-            guard errno == EWOULDBLOCK else {
-                _ = close(fd)
-                return -1
-            }
+            guard errno == EWOULDBLOCK else { return fd }
             if attempt < 199 { usleep(5_000) }
         }
         _ = close(fd)

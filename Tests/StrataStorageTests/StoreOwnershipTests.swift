@@ -49,3 +49,38 @@ struct StoreOwnershipTests {
         }
     }
 }
+
+extension StoreOwnershipTests {
+    /// A folder removed under its claim and made again by another thread as the claim is released: the new folder
+    /// may get the old one's inode, the registry's key, the moment the old claim's last descriptor closes. A claim
+    /// must never find an entry whose folder is gone.
+    @Test func aReleasedClaimsInodeGivenToANewFolderIsNotInUse() throws {
+        try withTemporaryFolder { root in
+            let refusals = Locked(0)
+            let failures = Locked<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                for round in 0..<10_000 {
+                    let path = root + "/w\(worker)-\(round % 4)"
+                    do {
+                        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+                        let claim = try StoreOwnership.claim(
+                            try StoreFolder.open(path, create: false),
+                            mode: .exclusive,
+                            owner: "worker \(worker)"
+                        )
+                        try FileManager.default.removeItem(atPath: path)
+                        claim.release()
+                    } catch let error as StrataError where error.code == .alreadyInUse {
+                        refusals.withLock { $0 += 1 }
+                        try? FileManager.default.removeItem(atPath: path)
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                        return
+                    }
+                }
+            }
+            #expect(failures.withLock { $0 }.isEmpty)
+            #expect(refusals.withLock { $0 } == 0)
+        }
+    }
+}
