@@ -37,19 +37,17 @@ struct BlobCacheWriteBehindTests {
         deinit { release() }
     }
 
-    /// `count` URLs of the fixture's server whose keys fall in as many stripes of the write stamps.
+    /// `count` URLs of the fixture's server whose keys fall in one stripe of the write stamps, so share one turn.
     ///
-    /// A fetch waiting for room waits inside its write-back, in its key's turn (``CacheWriteTurns``): a fetch of
-    /// another URL of that stripe waits for the turn, not for room, and a test counting the fetches waiting for room
-    /// would wait for ever (keys fall in stripes by their hash, seeded per process: 6 URLs shared a stripe in about
+    /// A download reserves its room in the write-behind queue before its write-back takes its key's turn
+    /// (``CacheWriteTurns``): a fetch of another URL of the stripe waits for room beside it, not for the turn of a
+    /// fetch waiting for room. Before, it waited for that turn, uncounted, and a test counting the fetches waiting for
+    /// room waited for ever (keys fall in stripes by their hash, seeded per process: 6 URLs shared a stripe in about
     /// one run of 17).
-    private static func urlsOfDistinctStripes(_ count: Int, _ fixture: BlobCacheFixture) -> [URL] {
-        var stripes: Set<Int> = []
-        return Array(
-            (0...).lazy.map { fixture.url("blob-\($0)") }
-                .filter { stripes.insert($0.absoluteString.stripe(among: CacheWriteStamps.stripeCount)).inserted }
-                .prefix(count)
-        )
+    private static func urlsOfOneStripe(_ count: Int, _ fixture: BlobCacheFixture) -> [URL] {
+        let stripe = { (url: URL) in url.absoluteString.stripe(among: CacheWriteStamps.stripeCount) }
+        let first = stripe(fixture.url("blob-0"))
+        return Array((0...).lazy.map { fixture.url("blob-\($0)") }.filter { stripe($0) == first }.prefix(count))
     }
 
     private func makeCache(_ fixture: BlobCacheFixture) throws -> BlobCache {
@@ -203,7 +201,7 @@ struct BlobCacheWriteBehindTests {
             #expect(cache.configuration.persistent.writeBehindLimit == 10)
             let hold = QueueHold(cache)
 
-            let fetches = Self.urlsOfDistinctStripes(3, fixture).map { url in
+            let fetches = Self.urlsOfOneStripe(3, fixture).map { url in
                 Task { try await cache.fetch(from: url) as Data }
             }
             // (the first fetch gives its room back just after its write is queued)
@@ -232,7 +230,7 @@ struct BlobCacheWriteBehindTests {
             let cache = try fixture.makeCache(persistent: persistent)
             let hold = QueueHold(cache)
 
-            let urls = Self.urlsOfDistinctStripes(6, fixture)
+            let urls = Self.urlsOfOneStripe(6, fixture)
             // (a fetch that fails ends the wait below, and the test, with its error)
             let failed = FailureFlag()
             let fetches = urls.map { url in
@@ -258,6 +256,36 @@ struct BlobCacheWriteBehindTests {
             await cache.flush()
             #expect(try fixture.blobFiles().count == 5)
             #expect(cache.persistentWriteFailures == 1)
+            #expect(cache.writes.queuedCost == 0 && cache.writes.reservedCost == 0)
+        }
+    }
+
+    /// A download reserves its room in the queue before its write-back (ahead of its key's turn): one whose
+    /// write-back stores nothing (the blob was removed while it was on its way) gives the room back as the fetch
+    /// ends, and the next fetch is not held back by it.
+    @Test(.timeLimit(.minutes(1))) func aDownloadThatIsNotStoredGivesItsRoomBack() async throws {
+        let (arrived, release) = (Gate(), Gate())
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            if request.path == "/held" {
+                arrived.open()
+                await release.wait()
+            }
+            return ServerReply(status: 200, headers: ["Cache-Control": "max-age=60"], body: Data("123456".utf8))
+        }
+        try await withFixture([("GET /*", route)]) { fixture in
+            let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 0))
+            let held = fixture.url("held")
+            let fetch = Task { try await cache.fetch(from: held) as Data }
+            await arrived.wait()
+            try cache.remove(held)
+            release.open()
+            #expect(try await fetch.value == Data("123456".utf8))
+            #expect(cache.writes.reservedCost == 0 && cache.writes.waitingForRoom == 0)
+
+            _ = try await cache.fetch(from: fixture.url("next")) as Data
+            await cache.flush()
+            #expect(try fixture.blobFiles().count == 1)
+            #expect(cache.persistentWriteFailures == 0)
             #expect(cache.writes.queuedCost == 0 && cache.writes.reservedCost == 0)
         }
     }

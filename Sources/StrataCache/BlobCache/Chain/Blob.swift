@@ -19,6 +19,26 @@ struct Blob: Sendable {
     /// The cache's ``BlobCache/removals`` when the blob was read from disk or requested from the network: a removal
     /// since keeps it out of both layers.
     var removalsBefore = 0
+    /// For a download when the persistent layer writes behind: the room reserved for it in the write-behind queue
+    /// before its write-back takes its key's turn (``BlobFileTier`` takes it over), or `.refused` when the fetches
+    /// waiting for room held their limit; `.none` otherwise (the write reserves it then).
+    var room = Room.none
+
+    /// Gives back the room reserved for the download, if its write did not take it over (its write-back was
+    /// skipped, or failed): at the end of the fetch, rather than when the last copy of the blob goes.
+    func releaseRoom() {
+        if case .reserved(let room) = room { room.release() }
+    }
+
+    /// Room in the write-behind queue, reserved ahead of a download's write-back.
+    enum Room: Sendable {
+        /// None reserved ahead.
+        case none
+        /// Reserved, to be taken over by the write.
+        case reserved(ReservedRoom)
+        /// Refused: the download is not stored on disk.
+        case refused
+    }
 
     /// What holding the blob costs in memory, for the memory layer's and the write-behind queue's limits: its bytes
     /// and ``entryOverhead``.

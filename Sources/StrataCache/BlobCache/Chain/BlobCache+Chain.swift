@@ -34,11 +34,13 @@ extension BlobCache {
     func fetchThroughChain(_ key: String) async throws -> Fetched {
         do {
             let blob = try await chain.get(KeyQuery(key), operation: CacheSyncOperation())
+            blob.releaseRoom()
             return Fetched(data: blob.data, origin: blob.origin)
         } catch let error as StrataError where error.code == .cacheSyncFailed {
             // The repository's payload is the chain's value; a BlobCache promises the downloaded bytes.
             let inner = (error.underlying as? StrataError).flatMap { $0.code == .cacheSyncFailed ? $0 : nil }
             let blob = (error.payload as? Blob) ?? (inner?.payload as? Blob)
+            blob?.releaseRoom()
             throw StrataError(
                 .cacheSyncFailed,
                 "Storing the download of \(key.describedForErrorsAsURL) on disk failed",

@@ -52,16 +52,25 @@ struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
         let removalsBefore = entry.value.removalsBefore
         // A download that must not be stored drops the older copy whatever was removed meanwhile.
         if entry.value.isStorable, cache.removals.moved(since: removalsBefore, key) { return entry.value }
-        // A disk slower than the network fills the queue: the fetch waits for room rather than let it grow, or, when
-        // the fetches waiting hold as much again (a stalled disk), stores nothing on disk (a failed write), and the
-        // older copy goes after the writes ahead, never served in place of this one.
+        // A disk slower than the network fills the queue: the fetch waited for room rather than let it grow (the
+        // network tier reserved it for a download), or, when the fetches waiting hold as much again (a stalled disk),
+        // stores nothing on disk (a failed write), and the older copy goes after the writes ahead, never served in
+        // place of this one.
         var reserved = 0
         if cache.configuration.persistent.writes == .behind {
-            guard let room = await cache.writes.reserveRoom(for: entry.value.footprint) else {
+            switch entry.value.room {
+            case .reserved(let room): reserved = room.take()
+            case .refused:
                 cache.forgetPersistentBehind(key)
                 return entry.value
+            case .none:
+                // A stale blob a 304 renewed whose entry is gone: reserved here, in the key's turn (rare).
+                guard let room = await cache.writes.reserveRoom(for: entry.value.footprint) else {
+                    cache.forgetPersistentBehind(key)
+                    return entry.value
+                }
+                reserved = room
             }
-            reserved = room
         }
         defer { cache.writes.release(reserved) }
         try cache.storePersistent(entry.value, metadata: entry.metadata, forKey: key)

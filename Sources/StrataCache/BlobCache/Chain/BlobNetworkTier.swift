@@ -51,6 +51,12 @@ struct BlobNetworkTier: BlobTier {
         case .modified(let response):
             var download = cache.download(response, requestTime: requestTime, to: sent)
             download.value.removalsBefore = removalsBefore
+            // Before the write-back, which holds the key's turn: fetches of other keys of its stripe wait for that
+            // turn, and would wait for this room too.
+            if cache.configuration.persistent.writes == .behind {
+                let room = await cache.writes.reservedRoom(for: download.value.footprint)
+                download.value.room = room.map { .reserved($0) } ?? .refused
+            }
             return .modified(download)
         case .notModified(let response):
             if metadata.eTag == nil, metadata.lastModified == nil {
