@@ -147,7 +147,7 @@ struct BlobCacheChainTests {
 
         async let cancelled: Void = writes.settle("cancelled")
         async let dropped: Void = writes.settle("dropped")
-        await poll { !(writes.settling < 2) }
+        await poll { writes.settling >= 2 }
         #expect(writes.cancel("cancelled") == false)
         DispatchQueue.global().async { writes.drop("dropped") }
         _ = await (cancelled, dropped)
@@ -178,7 +178,7 @@ struct BlobCacheChainTests {
             await writes.settle("held")
             returned.withLock { $0 += 1 }
         }
-        await poll { !(writes.flushing < 1 || writes.settling < 1) }
+        await poll { writes.flushing >= 1 && writes.settling >= 1 }
         flushing.cancel()
         settling.cancel()
         // Bounded, so that a regression fails here instead of hanging the suite (the gate opens below either way).
@@ -200,9 +200,9 @@ struct BlobCacheChainTests {
         let gate = DispatchSemaphore(value: 0)
         writes.enqueue(0, forKey: "held", cost: 6) { _ in gate.wait() }
         let first = Task { await writes.reserveRoom(for: 5) }
-        await poll { !(writes.waitingForRoom < 1) }
+        await poll { writes.waitingForRoom >= 1 }
         let second = Task { await writes.reserveRoom(for: 5) }
-        await poll { !(writes.waitingForRoom < 2) }
+        await poll { writes.waitingForRoom >= 2 }
 
         // 5 + 5 wait, which is the limit: one more is refused at once, however small
         #expect(await writes.reserveRoom(for: 1) == nil)
@@ -228,10 +228,10 @@ struct BlobCacheChainTests {
             defer { returned.withLock { $0 = true } }
             return await writes.reserveRoom(for: 5)
         }
-        await poll { !(writes.waitingForRoom < 1) }
+        await poll { writes.waitingForRoom >= 1 }
         // 6 + 4 fits, but waits behind the 5 that came first
         let behind = Task { await writes.reserveRoom(for: 4) }
-        await poll { !(writes.waitingForRoom < 2) }
+        await poll { writes.waitingForRoom >= 2 }
 
         cancelled.cancel()
         // Bounded, so that a regression fails here instead of hanging the suite (the gate opens below either way).
@@ -262,7 +262,7 @@ struct BlobCacheChainTests {
         writes.enqueue(3, forKey: "third", cost: 3) { _ in }
 
         let waiting = Task { await writes.reserveRoom(for: 1) }
-        await poll { !(writes.waitingForRoom < 1) }
+        await poll { writes.waitingForRoom >= 1 }
         #expect(writes.pending(forKey: "held") == 0)
         DispatchQueue.global().async { gate.signal() }
         writes.release(try #require(await waiting.value))
@@ -282,9 +282,9 @@ struct BlobCacheChainTests {
 
         // When two more arrive, for 6 and then for 1
         let second = Task { await writes.reserveRoom(for: 6) }
-        await poll { !(writes.waitingForRoom < 1) }
+        await poll { writes.waitingForRoom >= 1 }
         let third = Task { await writes.reserveRoom(for: 1) }
-        await poll { !(writes.waitingForRoom < 2) }
+        await poll { writes.waitingForRoom >= 2 }
 
         // Then both wait (the 1 would fit, but waits behind the 6 that came first)
         #expect(writes.reservedCost == 6)
@@ -307,7 +307,7 @@ struct BlobCacheChainTests {
         // And a write costlier than the limit waits for nothing else held, then goes alone
         let held = try #require(await writes.reserveRoom(for: 4))
         let large = Task { await writes.reserveRoom(for: 25) }
-        await poll { !(writes.waitingForRoom < 1) }
+        await poll { writes.waitingForRoom >= 1 }
         writes.release(held)
         #expect(await large.value == 25)
         #expect(writes.reservedCost == 25)

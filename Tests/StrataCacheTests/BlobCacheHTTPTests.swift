@@ -326,7 +326,7 @@ struct BlobCacheHTTPTests {
 
             let results = try await withThrowingTaskGroup(of: Data.self) { group in
                 for _ in 0..<100 { group.addTask { try await cache.fetch(from: url) } }
-                await waitUntil { sharedReadWaiters(cache, url) == 100 }
+                await poll { sharedReadWaiters(cache, url) == 100 }
                 gate.open()
                 return try await group.reduce(into: [Data]()) { $0.append($1) }
             }

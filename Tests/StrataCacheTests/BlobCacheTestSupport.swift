@@ -73,11 +73,6 @@ func reply(_ body: String, headers: [String: String] = [:], status: Int = 200)
     { _ in ServerReply(status: status, headers: headers, body: Data(body.utf8)) }
 }
 
-/// Waits until `condition` holds, yielding in between.
-func waitUntil(_ condition: () -> Bool) async {
-    while !condition() { await Task.yield() }
-}
-
 /// Runs `body` with a fixture and tears it down whether or not `body` throws.
 func withFixture(
     _ routes: [(String, @Sendable (ServerRequest) async throws -> ServerReply)],

@@ -205,7 +205,7 @@ struct BlobCacheWriteBehindTests {
                 Task { try await cache.fetch(from: url) as Data }
             }
             // (the first fetch gives its room back just after its write is queued)
-            await poll { !(cache.writes.waitingForRoom < 2 || cache.writes.reservedCost > 0) }
+            await poll { cache.writes.waitingForRoom >= 2 && cache.writes.reservedCost == 0 }
             #expect(cache.writes.queuedCost == Blob.footprint(ofBytes: 6))
 
             hold.release()

@@ -34,7 +34,7 @@ struct WriteBehindFlushTests {
 
     /// Waits until `queue` has `count` callers of `flush()` waiting.
     private func waitForFlushes(_ count: Int, in queue: WriteBehind<String, String>) async {
-        await poll { !(queue.flushing < count) }
+        await poll { queue.flushing >= count }
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -86,7 +86,7 @@ struct WriteBehindFlushTests {
         let held = Held()
         let queue = WriteBehind<String, String>()
         queue.enqueue("a1", forKey: "a", perform: held.write("a1", held: true))
-        await poll { !(held.started.isEmpty) }
+        await poll { !held.started.isEmpty }
         queue.enqueue("a2", forKey: "a", perform: held.write("a2", held: false))
         let flush = Task { await queue.flush() }
         await waitForFlushes(1, in: queue)
@@ -94,7 +94,7 @@ struct WriteBehindFlushTests {
         // When a third write of a, held, replaces the second, and the first ends
         queue.enqueue("a3", forKey: "a", perform: held.write("a3", held: true))
         held.open("a1")
-        await poll { !(!held.started.contains("a3")) }
+        await poll { held.started.contains("a3") }
 
         // Then the flush still waits while a's latest value is being written, and returns once it is
         #expect(queue.flushing == 1)
@@ -111,7 +111,7 @@ struct WriteBehindFlushTests {
         let queue = WriteBehind<String, String>()
         queue.enqueue("a", forKey: "a", perform: held.write("a", held: true))
         queue.enqueue("b", forKey: "b", perform: held.write("b", held: false))
-        await poll { !(held.started.isEmpty) }
+        await poll { !held.started.isEmpty }
 
         // b, queued behind a's write in progress, is dropped without waiting for a
         await Task.detached { queue.drop("b") }.value

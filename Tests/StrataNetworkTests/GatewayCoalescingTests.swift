@@ -84,9 +84,9 @@ struct GatewayCoalescingTests {
 
         // When two reads of one key miss the cache together, the second joining the first's main read
         async let first = repository.get(KeyQuery("greeting"), operation: .cacheSync)
-        while server.requestCount() < 1 { await Task.yield() }
+        await poll { server.requestCount() >= 1 }
         async let second = repository.get(KeyQuery("greeting"), operation: .cacheSync)
-        while repository.mainReads.waiterCount < 2 { await Task.yield() }
+        await poll { repository.mainReads.waiterCount >= 2 }
         gate.open()
         let answers = try await [first.name, second.name].sorted()
 

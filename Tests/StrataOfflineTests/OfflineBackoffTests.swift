@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Strata
 import StrataOffline
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -173,7 +174,7 @@ struct OfflineBackoffTests {
             // When the backoff ends, the timer sends it once; still refused, it waits twice as long
             await clock.waitForSleepers(1)
             clock.advance(by: .seconds(60))
-            while server.writeRequestCount < 2 { await Task.yield() }
+            await poll { server.writeRequestCount >= 2 }
             await notes.waitForReplays()
             #expect(server.writeRequestCount == 2)
             #expect(await notes.outbox.pendingWrites.first?.notBefore == clock.now().addingTimeInterval(120))

@@ -2,6 +2,7 @@ import Foundation
 import LoopbackServer
 import Strata
 import StrataOffline
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -38,9 +39,9 @@ struct OfflineBoundsTests {
             folder: folder,
             configuration: .init(backoff: backoff, clock: clock)
         )
-        while server.applied.isEmpty && clock.sleeperCount == 0 { await Task.yield() }
+        await poll { !server.applied.isEmpty || clock.sleeperCount != 0 }
         clock.advance(by: maximum + .seconds(1))
-        while server.applied.isEmpty && clock.sleeperCount == 0 { await Task.yield() }
+        await poll { !server.applied.isEmpty || clock.sleeperCount != 0 }
         await notes.waitForReplays()
 
         // Then the write was delivered, with no sync

@@ -4,6 +4,7 @@ import Strata
 import StrataMemory
 import StrataNetwork
 import StrataOffline
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -32,7 +33,7 @@ struct OfflineRetryAfterTests {
         // When one put fails, on a clock that stands still
         let write = try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
         #expect(write.isPending)
-        while clock.sleeperCount == 0 && server.requestCount() < 3 { await Task.yield() }
+        await poll { clock.sleeperCount != 0 || server.requestCount() >= 3 }
 
         // Then the timer sleeps for the backoff, and the server saw that one write only
         #expect(clock.sleeperCount == 1)

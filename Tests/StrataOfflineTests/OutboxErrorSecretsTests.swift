@@ -4,6 +4,7 @@ import Strata
 import StrataMemory
 import StrataNetwork
 import StrataOffline
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -58,7 +59,7 @@ struct OutboxErrorSecretsTests {
         // When a write is replayed and the server refuses it, for a while or (422) for good: it is set aside
         let pending = try await notes.put(Note(id: "a", text: "one", version: 1), in: KeyQuery("a"))
         #expect(pending.isPending)
-        while server.requestCount() < 1 { await Task.yield() }
+        await poll { server.requestCount() >= 1 }
         let report = await notes.sync()
         #expect(report.setAside == (status == 422 ? 1 : 0))
         let record = try #require(await notes.outbox.pendingWrites.first)

@@ -63,6 +63,6 @@ package final class AsyncGate: Sendable {
 
     /// Waits until `count` callers have entered, held or not.
     package func waitForEntered(_ count: Int) async {
-        while entered < count { await Task.yield() }
+        await poll { entered >= count }
     }
 }

@@ -16,7 +16,7 @@ struct AbandonedMainReadTests {
         let repository = CacheRepository(main: UnansweringMain(clock: clock), cache: cache)
         let first = Task { try await repository.get(KeyQuery("9"), operation: .cacheSync) }
         let second = Task { try await repository.get(KeyQuery("9"), operation: .cacheSync) }
-        while repository.mainReads.waiterCount < 2 { await Task.yield() }
+        await poll { repository.mainReads.waiterCount >= 2 }
         await clock.waitForSleepers(1)
 
         // When one caller is cancelled, the read goes on for the other
@@ -28,7 +28,7 @@ struct AbandonedMainReadTests {
         second.cancel()
         #expect(await Result { try await second.value }.failure?.strataCode == .cancelled)
         #expect(repository.mainReads.inFlightCount == 0)
-        while clock.sleeperCount > 0, !Task.isCancelled { await Task.yield() }
+        await poll { clock.sleeperCount <= 0 }
         #expect(clock.sleeperCount == 0 && cache.contents["9"] == nil)
 
         // And the next read makes a request of its own

@@ -13,7 +13,7 @@ struct BackgroundRefreshesTests {
         let (first, second) = (AsyncGate(isOpen: false), AsyncGate(isOpen: false))
         #expect(refreshes.start(key: 1, limit: 8) { await first.enter() })
         let waiting = Task { await refreshes.waitForAll() }
-        while refreshes.waiterCount < 1 { await Task.yield() }
+        await poll { refreshes.waiterCount >= 1 }
 
         // When another refresh starts meanwhile, and only the first one ends
         #expect(refreshes.start(key: 2, limit: 8) { await second.enter() })
@@ -34,7 +34,7 @@ struct BackgroundRefreshesTests {
         let gate = AsyncGate(isOpen: false)
         #expect(refreshes.start(key: 1, limit: 8) { await gate.enter() })
         let waiting = Task { await refreshes.waitForAll() }
-        while refreshes.waiterCount < 1 { await Task.yield() }
+        await poll { refreshes.waiterCount >= 1 }
 
         // When the caller's task is cancelled, it returns while the refresh is still held
         waiting.cancel()

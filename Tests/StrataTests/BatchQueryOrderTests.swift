@@ -55,7 +55,7 @@ struct BatchQueryOrderTests {
         let reads = keys.map { key in
             Task { await Result { try await source.get(ReversingBatchKey(key: key)) } }
         }
-        while source.pendingCount < keys.count, !Task.isCancelled { await Task.yield() }
+        await poll { source.pendingCount >= keys.count }
         await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(5))
         var values: [String] = []

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -46,7 +47,7 @@ private func readTogether<Source: GetDataSource>(
 ) async {
     await withTaskGroup(of: Void.self) { group in
         for id in ids { group.addTask { try? await read(id) } }
-        while source.pendingCount < ids.count { await Task.yield() }
+        await poll { source.pendingCount >= ids.count }
         await clock.waitForSleepers(1)
         clock.advance(by: .milliseconds(5))
     }
@@ -124,9 +125,9 @@ struct BatchedOutcomeTests {
         async let streamRead = ObservationScope.$isStreamRefresh.withValue(true) {
             try await batched.get(IdQuery(1))
         }
-        while batched.pendingCount < 1 { await Task.yield() }
+        await poll { batched.pendingCount >= 1 }
         async let plainRead = batched.get(IdQuery(2))
-        while batched.pendingCount < 2 { await Task.yield() }
+        await poll { batched.pendingCount >= 2 }
 
         // When the batch is sent
         await clock.waitForSleepers(1)

@@ -1,4 +1,5 @@
 import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -80,7 +81,7 @@ private func readTogether<Source: GetDataSource>(
         }
         // A batch left open waits for its window: advance the clock once that wait has begun, not before
         let leftOpen = ids.count % source.maxBatchSize
-        while source.pendingCount < leftOpen { await Task.yield() }
+        await poll { source.pendingCount >= leftOpen }
         if leftOpen > 0 { await clock.waitForSleepers(1) }
         clock.advance(by: .milliseconds(5))
         return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
@@ -249,7 +250,7 @@ struct BatchingTests {
 
         let values = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<5 { group.addTask { try await source.get(IdQuery(7)).id } }
-            while source.pendingCount < 5 { await Task.yield() }
+            await poll { source.pendingCount >= 5 }
             await clock.waitForSleepers(1)
             clock.advance(by: .milliseconds(5))
             return try await group.reduce(into: []) { $0.append($1) }

@@ -33,7 +33,7 @@ struct CoalescedOutcomeTests {
         // Given two reads of one key that share main's read, held at main
         async let first = users.get(KeyQuery("1"), operation: .cacheSync)
         async let second = users.get(KeyQuery("1"), operation: .cacheSync)
-        while repository.mainReads.waiterCount < 2 || gate.entered < 1 { await Task.yield() }
+        await poll { repository.mainReads.waiterCount >= 2 && gate.entered >= 1 }
 
         // When main answers
         gate.open()
@@ -64,9 +64,9 @@ struct CoalescedOutcomeTests {
             }
         }
         async let first: Void = read(original)
-        while original.mainReads.waiterCount < 1 || gate.entered < 1 { await Task.yield() }
+        await poll { original.mainReads.waiterCount >= 1 && gate.entered >= 1 }
         async let second: Void = read(observing)
-        while original.mainReads.waiterCount < 2 { await Task.yield() }
+        await poll { original.mainReads.waiterCount >= 2 }
 
         // When main answers the one read they share
         gate.open()

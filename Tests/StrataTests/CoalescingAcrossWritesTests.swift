@@ -46,13 +46,6 @@ struct CoalescingAcrossWritesTests {
 
 /// Which reads a `CoalescingPlugin` shares: those of one source, and only as far as writes of their keys allow.
 struct CoalescingPluginScopeTests {
-    /// Waits until `condition` holds, however slow the machine (the tests' time limit guards against a hang): a
-    /// bound of its own ended the wait before the second read had joined the first on a loaded machine, which then
-    /// read the source itself.
-    private func waitUntil(_ condition: () -> Bool) async throws {
-        while !condition() { try await Task.sleep(for: .milliseconds(10)) }
-    }
-
     /// Before, reads were keyed by the source's name, which is its type's by default: one plugin shared by two sources
     /// of one type (thumbnails and originals) handed the second caller the first source's value.
     @Test(.timeLimit(.minutes(2)))
@@ -67,7 +60,7 @@ struct CoalescingPluginScopeTests {
         let first = Task { try await thumbnails.get(IdQuery(1)) }
         await gates.0.waitForEntered(1)
         let second = Task { try await originals.get(IdQuery(1)) }
-        try await waitUntil { gates.1.entered == 1 || plugin.waiterCount == 2 }
+        await poll { gates.1.entered == 1 || plugin.waiterCount == 2 }
         gates.0.open()
         gates.1.open()
         // Then each gets its own source's value
@@ -92,7 +85,7 @@ struct CoalescingPluginScopeTests {
         let other = (2...).first { stripe($0) != stripe(1) } ?? 2
         _ = try await source.put("other", in: IdQuery(other))
         let second = Task { try await source.get(IdQuery(1)) }
-        try await waitUntil { gate.entered == 2 || plugin.waiterCount == 2 }
+        await poll { gate.entered == 2 || plugin.waiterCount == 2 }
         gate.open()
         // Then the second read shared the first: one read of the source
         #expect(try await first.value == "hot")

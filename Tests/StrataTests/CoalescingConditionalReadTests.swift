@@ -51,7 +51,7 @@ struct CoalescingConditionalReadTests {
         let plugged = source.plugins([plugin])
         async let firstAnswer = first(plugged)
         async let secondAnswer = second(plugged)
-        while plugin.waiterCount < 2 { await Task.yield() }
+        await poll { plugin.waiterCount >= 2 }
         source.gate.open()
         let (one, two) = try await (firstAnswer, secondAnswer)
         return (one, two, source.calls)

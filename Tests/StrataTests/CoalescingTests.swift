@@ -27,11 +27,6 @@ private final class SerialTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// Waits until `condition` holds, yielding in between.
-private func waitUntil(_ condition: () -> Bool) async {
-    while !condition() { await Task.yield() }
-}
-
 struct CoalescingTests {
     // MARK: - RequestCoalescer
 
@@ -52,7 +47,7 @@ struct CoalescingTests {
                     }
                 }
             }
-            await waitUntil { coalescer.waiterCount(for: "k") == 1_000 }
+            await poll { coalescer.waiterCount(for: "k") == 1_000 }
             gate.open()
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -81,7 +76,7 @@ struct CoalescingTests {
         }
 
         // When the probe runs, once the caller waits
-        await waitUntil { probe.withLock { $0 != nil } }
+        await poll { probe.withLock { $0 != nil } }
         let sawTheRunStarted = await probe.withLock { $0 }?.value
         gate.open()
 
@@ -108,7 +103,7 @@ struct CoalescingTests {
                     }
                 }
             }
-            await waitUntil { coalescer.waiterCount(for: "k") == 10 }
+            await poll { coalescer.waiterCount(for: "k") == 10 }
             gate.open()
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -130,7 +125,7 @@ struct CoalescingTests {
         }
         let leaving = Task { try await coalescer.run(key: "k", operation: operation) }
         let staying = Task { try await coalescer.run(key: "k", operation: operation) }
-        await waitUntil { coalescer.waiterCount(for: "k") == 2 }
+        await poll { coalescer.waiterCount(for: "k") == 2 }
 
         // When one is cancelled
         leaving.cancel()
@@ -203,7 +198,7 @@ struct CoalescingTests {
 
         let results = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<1_000 { group.addTask { try await source.get(KeyQuery("a")) } }
-            await waitUntil { plugin.waiterCount == 1_000 }
+            await poll { plugin.waiterCount == 1_000 }
             gate.open()
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -222,7 +217,7 @@ struct CoalescingTests {
         async let all2 = source.getAll(IdsQuery(["a", "b"]))
         async let one1 = source.get(KeyQuery("a"))
         async let one2 = source.get(KeyQuery("a"))
-        await waitUntil { plugin.waiterCount == 4 }
+        await poll { plugin.waiterCount == 4 }
         gate.open()
 
         #expect(try await [all1, all2] == [[1, 2], [1, 2]])
@@ -270,7 +265,7 @@ struct CoalescingTests {
         // When 100 CacheSync reads arrive together
         let results = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<100 { group.addTask { try await repository.get(KeyQuery("a"), operation: .cacheSync) } }
-            await waitUntil { repository.mainReads.waiterCount == 100 }
+            await poll { repository.mainReads.waiterCount == 100 }
             gate.open()
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -324,7 +319,7 @@ struct CoalescingTests {
 
         let results = try await withThrowingTaskGroup(of: [Int].self) { group in
             for _ in 0..<50 { group.addTask { try await repository.getAll(IdsQuery(["a", "b"])) } }
-            await waitUntil { repository.mainReads.waiterCount == 50 }
+            await poll { repository.mainReads.waiterCount == 50 }
             gate.open()
             return try await group.reduce(into: []) { $0.append($1) }
         }
@@ -369,7 +364,7 @@ struct CoalescingTests {
         // When one reader falls back to the stale value and another does not
         async let stale = repository.get(KeyQuery("a"), operation: .cacheSync(fallback: { _ in true }))
         let strict = Task { try await repository.get(KeyQuery("a"), operation: .cacheSync) }
-        await waitUntil { repository.mainReads.waiterCount == 2 }
+        await poll { repository.mainReads.waiterCount == 2 }
         gate.open()
 
         // Then the one main failure reached both, and each applied its own rule

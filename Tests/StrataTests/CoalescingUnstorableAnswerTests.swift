@@ -40,7 +40,7 @@ struct CoalescingUnstorableAnswerTests {
         // When two identical reads of entries meet
         async let first = plugged.getEntry(KeyQuery("a"))
         async let second = plugged.getEntry(KeyQuery("a"))
-        while plugin.waiterCount < 2 { await Task.yield() }
+        await poll { plugin.waiterCount >= 2 }
         source.gate.open()
         let values = try await [first.value, second.value].sorted()
 

@@ -122,7 +122,7 @@ struct MissingKeysTests {
         await gate.waitForEntered(1)
         _ = try await repository.put("new", in: IdQuery(one), operation: .main)
         let second = Task { try await repository.getAll(IdsQuery([one, three]), operation: .cacheSync) }
-        while repository.mainReads.waiterCount < 2 { await Task.yield() }
+        await poll { repository.mainReads.waiterCount >= 2 }
         gate.open()
 
         // Then the second read asked main itself, after the write

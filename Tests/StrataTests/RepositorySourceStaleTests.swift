@@ -173,7 +173,7 @@ struct RepositorySourceStaleTests {
         async let first = outer.getResponse(IdQuery(1), operation: .cacheSync)
         async let second = outer.getResponse(IdQuery(1), operation: .cacheSync)
         for await _ in held.gate.arrivals { break }
-        while coalescing.waiterCount < 2 { await Task.yield() }
+        await poll { coalescing.waiterCount >= 2 }
         held.gate.open()
         let responses = try await [first, second]
 
