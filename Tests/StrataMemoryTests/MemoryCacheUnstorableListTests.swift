@@ -1,6 +1,7 @@
 import Strata
 import StrataMemory
 import StrataTestSupport
+import StrataTesting
 import Testing
 
 /// A list answer of main with entries that must not be stored (`no-store`, or in a shared cache one user's answer),
@@ -82,5 +83,54 @@ struct MemoryCacheUnstorableListTests {
         #expect(read.map(\.name) == ["main", "main"])
         #expect(try await repository.get(IdQuery("1"), operation: .cache) == User(id: "1", name: "main"))
         await #expect(throws: StrataError.self) { try await repository.get(IdQuery("2"), operation: .cache) }
+    }
+}
+
+extension MemoryCacheUnstorableListTests {
+    /// Before, the cache's list answer stored from an earlier answer of main stayed, and the next `.cacheSync` listing
+    /// served the older list (users main no longer has, older values) in place of main's newer answer.
+    @Test func aListingWithAnUnstorableEntryForgetsTheOlderListAnswer() async throws {
+        // Given a cache holding a list answer: main's listing of an earlier day, stored
+        let main = Users()
+        let cache = MemoryDataSource<User>(configuration: .init(key: { $0.id }))
+        let repository = CacheRepository(main: main, cache: cache)
+        let earlier = [User(id: "1", name: "old"), User(id: "3", name: "old")]
+        _ = try await repository.putAll(earlier, in: AllObjectsQuery(), operation: .cache)
+        #expect(try await repository.getAll(AllObjectsQuery(), operation: .cacheSync) == earlier)
+        #expect(main.listReads == 0)
+
+        // When every user is listed from main, whose answer holds one that must not be stored
+        let listed = try await repository.getAll(AllObjectsQuery(), operation: .mainSync)
+
+        // Then the older list answer is no longer served: the next listing asks main; the entries stay
+        #expect(listed.map(\.id) == ["1", "2"])
+        #expect(try await repository.getAll(AllObjectsQuery(), operation: .cacheSync).map(\.id) == ["1", "2"])
+        #expect(main.listReads == 2)
+        #expect(cache.count == 2)
+    }
+
+    /// The same through a tier (a repository as the cache of the one above): the tier's list answer, kept by its own
+    /// cache, goes, and the tier's main is not asked to delete anything.
+    @Test func aTiersListAnswerIsForgottenInItsCacheAlone() async throws {
+        // Given an outer repository whose cache is a tier: a memory cache over a memory main, holding a list answer
+        let main = Users()
+        let tierMain = SpyDataSource(
+            name: "tier main",
+            wrapping: MemoryDataSource<User>(configuration: .init(key: { $0.id }))
+        )
+        let tierCache = MemoryDataSource<User>(configuration: .init(key: { $0.id }))
+        let tier = CacheRepository(main: tierMain, cache: tierCache).asDataSource(operation: .cacheSync)
+        let repository = CacheRepository(main: main, cache: tier)
+        let earlier = [User(id: "1", name: "old"), User(id: "3", name: "old")]
+        _ = try await tierCache.putAll(earlier, in: AllObjectsQuery())
+        #expect(try await repository.getAll(AllObjectsQuery(), operation: .cacheSync) == earlier)
+
+        // When main's listing holds an entry that must not be stored
+        _ = try await repository.getAll(AllObjectsQuery(), operation: .mainSync)
+
+        // Then the tier's cache no longer answers the listing, and the tier's main saw no delete
+        #expect(try await repository.getAll(AllObjectsQuery(), operation: .cacheSync).map(\.id) == ["1", "2"])
+        #expect(tierMain.calls.filter { $0.method == .delete }.isEmpty)
+        #expect(tierCache.count == 2)
     }
 }

@@ -62,6 +62,20 @@
             }
         }
 
+        /// A repository forgets the list answer its cache stored when main's newer listing cannot be stored: through
+        /// a coherent cache that word reaches the wrapped cache as it is. Before, the coherent cache took it for a
+        /// query it cannot tell the entries of, and emptied the wrapped cache.
+        @Test("forgetting the stored list answer through a coherent cache removes no entry")
+        func forgettingTheListAnswerKeepsTheEntries() async throws {
+            try await withPostgres { _, client in
+                let notes: PostgresDataSource<Note> = try source(client)
+                let memory = MemoryDataSource<Note>()
+                memory.setValue(Note(title: "kept", revision: 1), forKey: "a")
+                try await notes.coherentCache(memory).delete(StoredListAnswerQuery(AllObjectsQuery()))
+                #expect(memory.count == 1)
+            }
+        }
+
         /// Before, the coherent cache handed the filter to the memory cache, which refuses it: the rows were deleted,
         /// then the call failed with `cacheSyncFailed` (and a `.cacheSync` delete failed before PostgreSQL was asked).
         @Test("a filter delete through a coherent memory cache deletes, succeeds and leaves no deleted row cached")

@@ -288,8 +288,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     ///
     /// Main's answer with entries that must not be stored (``EntryMetadata/isStorable``) is returned as it came. A list
     /// of keys stores its other entries, each under its key, and the cache's older copies of those entries go (as for
-    /// `get`). A listing that names no keys (every entry, a page) stores nothing and removes nothing: no list answer
-    /// that leaves entries out, and no removal of entries it never named (`.cache` puts included).
+    /// `get`). A listing that names no keys (every entry, a page) stores nothing and removes no entry: no list answer
+    /// that leaves entries out, and no removal of entries it never named (`.cache` puts included); the list answer the
+    /// cache stored earlier goes, so that the older listing is not served in place of main's.
     ///
     /// - Parameters:
     ///   - query: What to read.
@@ -307,9 +308,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             guard let keyed = query as? any MultiKeyedQuery else {
                 // An answer with an entry that must not be stored is returned as it came, and stores nothing. The
                 // cache's older copy goes (as for `get`), unless the query is a listing that names no keys (every
-                // entry, a page): its copy is the whole cache, `.cache` puts included, which no answer of main removes.
+                // entry, a page): its copy is the whole cache, `.cache` puts included, which no answer of main removes;
+                // only the list answer the cache stored goes, which would serve the older listing.
                 guard entries.allSatisfy({ $0.metadata.isStorable }) else {
-                    if StoredListAnswerQuery.listing(of: query) == nil { await Self.dropCopy(in: cache, of: query) }
+                    let listing = StoredListAnswerQuery.listing(of: query)
+                    await Self.dropCopy(in: cache, of: listing.map { StoredListAnswerQuery($0) } ?? query)
                     return entries
                 }
                 // A page, or a listing of some keys, is no list answer a cache can keep (it would answer "every entry"

@@ -28,7 +28,14 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
 
 extension CacheRepositorySource: DeleteDataSource where Main: DeleteDataSource, Cache: DeleteDataSource {
     /// Deletes through the repository with the source's operation.
+    ///
+    /// A repository above that forgets this tier's list answer (its main's newer answer could not be stored) forgets
+    /// it in this repository's cache, which keeps it; main is not asked.
     public func delete(_ query: any Query) async throws {
+        if query is StoredListAnswerQuery {
+            try await repository.cache.delete(query)
+            return
+        }
         try await repository.delete(query, operation: operation)
     }
 }

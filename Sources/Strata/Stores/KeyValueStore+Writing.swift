@@ -71,7 +71,8 @@ extension KeyValueStore {
 
     /// Deletes one entry (``KeyedQuery``), several (``MultiKeyedQuery``), every one (``AllObjectsQuery``,
     /// which also forgets the stored list answer), those a ``KeyListingQuery`` selects, or those tagged with a
-    /// ``TagQuery``'s tag (in a store that keeps tags).
+    /// ``TagQuery``'s tag (in a store that keeps tags); a repository's delete of its listing's stored answer forgets
+    /// the stored list answer alone.
     ///
     /// - Throws: ``StrataError/Code/invalidArgument`` for an empty key, ``StrataError/Code/queryNotSupported``
     ///   for other queries, and what the store's removal throws.
@@ -91,6 +92,10 @@ extension KeyValueStore {
         case let query as TagQuery:
             guard let keys = keys(taggedWith: query.tag) else { throw Self.unsupported(query) }
             for key in keys { try removeValue(forKey: key, ifTagged: query.tag) }
+        case is StoredListAnswerQuery:
+            // A repository's word that main's newer answer to a listing could not be stored: the older answer is no
+            // longer served; the entries stay.
+            storedListAnswer.forget()
         default:
             throw Self.unsupported(query)
         }

@@ -136,9 +136,10 @@
 
         /// Deletes a keyed, multi-keyed or ``Strata/AllObjectsQuery`` query's entries from the wrapped cache; any
         /// other query (a filter, a key listing) empties it, since the cache cannot tell which of its entries the query
-        /// covers (nor, as a rule, answer it).
+        /// covers (nor, as a rule, answer it). A repository's word that the list answer the cache stored is no longer
+        /// main's goes to the wrapped cache as it is: it removes no entry.
         public func delete(_ query: any Query) async throws {
-            guard Self.isKeyed(query) || query is AllObjectsQuery else {
+            guard Self.isKeyed(query) || query is AllObjectsQuery || query is StoredListAnswerQuery else {
                 return try await cache.delete(AllObjectsQuery())
             }
             try await cache.delete(query)
