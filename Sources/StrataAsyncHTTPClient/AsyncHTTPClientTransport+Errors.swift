@@ -26,11 +26,7 @@
             }
             let code = urlErrorCode(for: error)
             let reason = code == .timedOut ? "timed out" : "failed: \(error)"
-            return StrataError(
-                .network,
-                "\(request) \(reason)",
-                underlying: URLError(code, userInfo: [NSUnderlyingErrorKey: error])
-            )
+            return .transportFailure("\(request) \(reason)", URLError(code, userInfo: [NSUnderlyingErrorKey: error]))
         }
 
         /// The `URLError` code closest to an AsyncHTTPClient or SwiftNIO error.

@@ -90,14 +90,15 @@ package final class StoreOwnership: Sendable {
             return !done
         }
         guard first else { return }
-        // One step for every claimant: closing the folder's descriptor may free its inode (a folder removed under
-        // the claim), which a new folder can get at once; its claim must not still find this entry. Nor may the
-        // entry go first, for another claim of this folder would lock the file that this close then unlocks.
-        Self.registry.withLock { owners in
-            if lockDescriptor >= 0 { _ = close(lockDescriptor) }
-            if folderLockDescriptor >= 0 { _ = close(folderLockDescriptor) }
-            owners.removeValue(forKey: identity)
-        }
+        // The lock file first, while the entry stands: another claim of this folder let in by the entry's removal
+        // would lock the file, and this close would then unlock it (a record lock belongs to the process). The
+        // folder's descriptor last, once the entry is gone: closing it may free the folder's inode (a folder removed
+        // under the claim), which a new folder can get at once, and its claim must not find this entry. (A claim of
+        // this folder in between waits for the folder's `flock` to go, a moment.) No close is made under the
+        // registry's lock: on a network file system a close can wait for the server, and every claim would wait too.
+        if lockDescriptor >= 0 { _ = close(lockDescriptor) }
+        _ = Self.registry.withLock { $0.removeValue(forKey: identity) }
+        if folderLockDescriptor >= 0 { _ = close(folderLockDescriptor) }
     }
 
     /// Takes a `flock` of the folder itself (exclusive or shared, as the claim), on a descriptor of its own; where

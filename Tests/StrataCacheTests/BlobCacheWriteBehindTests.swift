@@ -290,6 +290,54 @@ struct BlobCacheWriteBehindTests {
         }
     }
 
+    /// A stale blob a `304` renewed whose entry went meanwhile (evicted) is stored again from its key's turn: it does
+    /// not wait for room there, where a download of the same stripe that waits for room would wait for that turn next.
+    /// Before, with a limit of 0, the two waited for each other for good (and every later fetch of the stripe with
+    /// them): the download was let in first, and its room left none for the renewal, which held the turn.
+    @Test(.timeLimit(.minutes(1))) func aRenewalWhoseEntryWentDoesNotWaitForRoomInItsTurn() async throws {
+        let (arrived, release) = (Gate(), Gate())
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            guard request.headers["if-none-match"] == nil else {
+                arrived.open()
+                await release.wait()
+                return ServerReply(status: 304, headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"])
+            }
+            return ServerReply(
+                status: 200,
+                headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"],
+                body: Data("123456".utf8)
+            )
+        }
+        try await withFixture([("GET /*", route)]) { fixture in
+            let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 0))
+            let urls = Self.urlsOfOneStripe(2, fixture)
+            let (stale, download) = (urls[0], urls[1])
+            // Given a stale blob on disk, with its validator
+            _ = try await cache.fetch(from: stale) as Data
+            await cache.flush()
+            cache.memory.removeAll()
+            // and a write queued and held, so the next download waits for room
+            let hold = QueueHold(cache)
+            _ = try await cache.fetch(from: fixture.url("ahead")) as Data
+
+            // When the stale blob is revalidated, its entry evicted before the 304 comes back, while a download of the
+            // same stripe waits for room
+            let renewal = Task { try await cache.fetch(from: stale) as Data }
+            await arrived.wait()
+            let waiting = Task { try await cache.fetch(from: download) as Data }
+            await poll { cache.writes.waitingForRoom >= 1 }
+            try cache.blobs.removeValue(forKey: stale.absoluteString)
+            release.open()
+
+            // Then the renewal returns without waiting for room, and once the queue moves the download ends too
+            #expect(try await renewal.value == Data("123456".utf8))
+            hold.release()
+            #expect(try await waiting.value == Data("123456".utf8))
+            await cache.flush()
+            #expect(cache.writes.queuedCost == 0 && cache.writes.reservedCost == 0)
+        }
+    }
+
     /// The fetches waiting for room may hold at least 64 MiB between them, whatever the limit.
     @Test(arguments: [0, 10, 64 << 20, 100 << 20])
     func theFetchesWaitingForRoomMayHoldAtLeast64MiB(limit: Int) async throws {

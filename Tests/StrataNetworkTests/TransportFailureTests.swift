@@ -30,6 +30,8 @@ struct TransportFailureTests {
         #expect(error?.code == .network)
         #expect((error?.underlying as? URLError)?.code == .timedOut)
         #expect(error?.isRetryable == true)
+        // (the request was sent: a write may have been carried out)
+        #expect(error?.mayHaveTakenEffect == true)
     }
 
     @Test(arguments: TransportUnderTest.all)
@@ -44,6 +46,8 @@ struct TransportFailureTests {
 
         #expect(error?.code == .network)
         #expect(error?.underlying is URLError)
+        // (nothing was sent)
+        #expect(error?.mayHaveTakenEffect == false)
     }
 
     @Test(arguments: TransportUnderTest.all)
@@ -60,6 +64,7 @@ struct TransportFailureTests {
         let error = await strataError { _ = try await makeClient(kind.make()).send(HTTPRequest(url: server.baseURL)) }
 
         #expect(error?.code == .network)
+        #expect(error?.mayHaveTakenEffect == true)
     }
 
     /// A body that runs past its `Content-Length` (the head says `Transfer-Encoding: chunked` too, which libcurl

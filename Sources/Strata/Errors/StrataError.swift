@@ -41,6 +41,9 @@ public struct StrataError: Error, Sendable {
     /// The retry plugin reads this by default.
     public var isRetryable: Bool
 
+    /// Whether the source said the failed call may still have taken effect (``mayHaveTakenEffect``).
+    var mayHaveTakenEffectHere = false
+
     /// A value the failing call still had at hand, such as the stale value of a ``Code/notValid``
     /// error or the main source's value of a ``Code/cacheSyncFailed`` error.
     ///

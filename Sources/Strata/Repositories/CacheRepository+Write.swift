@@ -4,10 +4,11 @@ extension CacheRepository {
     ///
     /// The first source is written; only after it succeeded, the other one, with the first's returned value. A
     /// cache write after main's follows the write policy (``StrataError/Code/cacheSyncFailed``). When main's write
-    /// fails because the caller's task was cancelled, main may have taken it: the cache's copy of the keys is removed
-    /// (``removeCopy(in:of:)``) and a change announced, so that no read serves a value older than main's. `announce` runs
-    /// once, after the writes, whenever the first one happened — even when the second then failed — and never
-    /// when nothing was written. The write is recorded in the write stamps from its start to its end, so a main
+    /// fails because the caller's task was cancelled, or with an error that says main may have taken it
+    /// (``StrataError/mayHaveTakenEffect``: a request that timed out after it was sent), the cache's copy of the keys
+    /// is removed (``removeCopy(in:of:)``) and a change announced, so that no read serves a value older than main's.
+    /// `announce` runs once, after the writes, whenever the first one happened — even when the second then failed —
+    /// and never when nothing was written. The write is recorded in the write stamps from its start to its end, so a main
     /// read of the keys that began before it ended never writes its answer back over it.
     ///
     /// - Parameters:
@@ -37,9 +38,10 @@ extension CacheRepository {
             let first: Input
             do {
                 first = plan.first == .main ? try await writeMain(input) : try await toCache(input)
-            } catch  where plan.first == .main && plan.thenOther && Task.isCancelled {
-                // The caller was cancelled with main's write on its way: main may have it, and the cache's copy may be
-                // older than main's value now. It goes (not as a deletion), and streams read again.
+            } catch  where plan.first == .main && plan.thenOther && Self.mainMayHaveTaken(after: error) {
+                // Main may have the write (the caller was cancelled with it on its way, or main says so: a timeout
+                // after it was sent), and the cache's copy may be older than main's value now. It goes (not as a
+                // deletion), and streams read again.
                 _ = await Self.removeCopy(in: cache, of: query)
                 changeBroadcaster.publishWrite(to: query)
                 throw error
@@ -51,6 +53,12 @@ extension CacheRepository {
             }
             return try await writeMain(first)
         }
+    }
+
+    /// Whether main may have taken a write that failed with `error`: the caller's task was cancelled while it was on
+    /// its way, or the error says so (``StrataError/mayHaveTakenEffect``).
+    static func mainMayHaveTaken(after error: any Error) -> Bool {
+        Task.isCancelled || (error as? StrataError)?.mayHaveTakenEffect == true
     }
 
     /// Carries out the write plan of `operation` for a put of `input` (see

@@ -30,7 +30,8 @@ extension CacheRepositorySource: DeleteDataSource where Main: DeleteDataSource, 
     /// Deletes through the repository with the source's operation.
     ///
     /// A repository above that forgets this tier's list answer (its main's newer answer could not be stored) forgets
-    /// it in this repository's cache, which keeps it; main is not asked.
+    /// it in this repository's cache, which keeps it; main is not asked. (A tier whose main is itself a store answers
+    /// a listing from that store's keys, as any repository answers from its main.)
     public func delete(_ query: any Query) async throws {
         if query is StoredListAnswerQuery {
             try await repository.cache.delete(query)

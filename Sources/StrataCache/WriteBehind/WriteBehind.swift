@@ -346,6 +346,24 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
         return outcome.withLock { $0 }
     }
 
+    /// Reserves room for `cost` only when it fits at once and nobody waits for room (as ``reserveRoom(for:)`` would
+    /// let the caller in without waiting); never waits. For a caller that holds a turn others wait for, which must not
+    /// wait for room there: a caller waiting for room may be waiting for that turn next.
+    ///
+    /// - Returns: The cost reserved, for ``release(_:)``; `nil` when it did not fit (counted as a failure: the caller
+    ///   writes nothing).
+    func reserveRoomIfItFits(for cost: Int) -> Int? {
+        let cost = max(0, cost)
+        return state.withLock { state in
+            guard !state.hasRoomWaiters, state.fits(cost, under: limit) else {
+                state.failures += 1
+                return nil
+            }
+            state.reservedCost += cost
+            return cost
+        }
+    }
+
     /// Gives back room reserved by ``reserveRoom(for:)``, once the write it was for is queued or given up, and
     /// lets in the callers waiting that now fit.
     func release(_ reserved: Int) {

@@ -134,7 +134,10 @@ package struct HTTPExchange: Sendable {
     ///   - file: The source file creating the error; leave the default.
     ///   - line: The source line creating the error; leave the default.
     package func noResponse(file: String = #fileID, line: Int = #line) -> StrataError {
-        StrataError(.network, "\(description) got no HTTP response", file: file, line: line)
+        // A request that got no answer at all may have reached the server.
+        var error = StrataError(.network, "\(description) got no HTTP response", file: file, line: line)
+        error.mayHaveTakenEffect = true
+        return error
     }
 
     /// The error of a download whose file could not be written: an ``Strata/StrataError/Code/io`` error.

@@ -128,7 +128,7 @@ package struct RequestDeadlines: Sendable, Equatable {
             case .idle: "no data moved for \(Self.describe(idle)) (the idle timeout)"
             case .total: "it did not finish within \(Self.describe(total)) (the total deadline)"
             }
-        return StrataError(.network, "\(request) timed out: \(reason)", underlying: URLError(.timedOut))
+        return .transportFailure("\(request) timed out: \(reason)", URLError(.timedOut))
     }
 
     /// URLSession's own timeout for a request with these limits, in whole seconds: a minute past the

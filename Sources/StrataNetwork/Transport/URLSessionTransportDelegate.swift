@@ -369,9 +369,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             let reason = urlError.code == .timedOut ? "timed out" : "failed: \(urlError.localizedDescription)"
             finish(
                 identifier,
-                with: .failure(
-                    StrataError(.network, "\(transfer.exchange.description) \(reason)", underlying: urlError)
-                )
+                with: .failure(StrataError.transportFailure("\(transfer.exchange.description) \(reason)", urlError))
             )
             return
         }

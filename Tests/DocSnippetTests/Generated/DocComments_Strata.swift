@@ -39,6 +39,16 @@ struct RetryAdvising_7 {
     }
 }
 
+// Sources/Strata/Errors/StrataError+Outcome.swift:14
+extension DocSnippetContext {
+    func StrataError_Outcome_14() async throws {
+        var error = StrataError(.network, "The gRPC call timed out after the request was sent")
+        error.mayHaveTakenEffect = true
+        throw error
+        _ = error
+    }
+}
+
 // Sources/Strata/Errors/StrataError+Redaction.swift:10
 extension DocSnippetContext {
     func StrataError_Redaction_10() async throws {

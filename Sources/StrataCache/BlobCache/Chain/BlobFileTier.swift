@@ -64,8 +64,9 @@ struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
                 cache.forgetPersistentBehind(key)
                 return entry.value
             case .none:
-                // A stale blob a 304 renewed whose entry is gone: reserved here, in the key's turn (rare).
-                guard let room = await cache.writes.reserveRoom(for: entry.value.footprint) else {
+                // A stale blob a 304 renewed whose entry is gone (rare): written only when its room is free at once. It
+                // holds its key's turn here, and a download waiting for room may wait for that turn next.
+                guard let room = cache.writes.reserveRoomIfItFits(for: entry.value.footprint) else {
                     cache.forgetPersistentBehind(key)
                     return entry.value
                 }

@@ -1,0 +1,30 @@
+extension StrataError {
+    /// Whether the failed call may still have taken effect at the source: a write sent to a server that then timed
+    /// out, dropped the connection or failed inside (`500`, `502`, `504`) may have been carried out; one that never
+    /// reached the server, or that the server refused, was not.
+    ///
+    /// `false` unless the source says so: StrataNetwork's transports and HTTP statuses do, and a source of an app's
+    /// own sets it on the error it throws. Read down the chain of ``underlying`` Strata errors, so an error that wraps
+    /// the source's keeps its word.
+    ///
+    /// ``CacheRepository`` reads it when main's write fails (a `.mainSync` put or delete): the cache's copy of the keys
+    /// goes, so that no read serves a value older than main's may now be. A write main surely did not take (the
+    /// device is offline, the server refused it) leaves the cache as it was.
+    ///
+    /// ```swift
+    /// var error = StrataError(.network, "The gRPC call timed out after the request was sent")
+    /// error.mayHaveTakenEffect = true
+    /// throw error
+    /// ```
+    public var mayHaveTakenEffect: Bool {
+        get {
+            var next: StrataError? = self
+            while let error = next {
+                if error.mayHaveTakenEffectHere { return true }
+                next = error.underlying as? StrataError
+            }
+            return false
+        }
+        set { mayHaveTakenEffectHere = newValue }
+    }
+}
