@@ -41,8 +41,10 @@ struct UncertainMainWriteTests {
             release.open()
             Task { await server.stop() }
         }
-        // For `.refused`, a port nothing listens on any more: the connection is refused, the request never sent.
-        let baseURL = ending == .refused ? try await Self.closedPort() : server.baseURL
+        // For `.refused`, a port bound and never listened on (no other test's server can get it): the connection is
+        // refused, the request never sent.
+        let refusing = try RefusingPort()
+        let baseURL = ending == .refused ? refusing.baseURL : server.baseURL
         let path =
             switch ending {
             case .timedOut, .refused: "items/held"
@@ -69,13 +71,6 @@ struct UncertainMainWriteTests {
         #expect(error != nil)
         #expect(error?.mayHaveTakenEffect == ending.mayHaveTakenEffect, "\(String(describing: error))")
         #expect((cache.value(forKey: "item") == nil) == ending.mayHaveTakenEffect)
-    }
-
-    /// The URL of a server stopped: nothing listens on its port.
-    private static func closedPort() async throws -> URL {
-        let gone = try await LoopbackServer.start([])
-        await gone.stop()
-        return gone.baseURL
     }
 
     /// The word of a source of an app's own, and of a Strata error that wraps it.

@@ -13,8 +13,7 @@ extension StrataError {
     ///
     /// ```swift
     /// var error = StrataError(.network, "The gRPC call timed out after the request was sent")
-    /// error.mayHaveTakenEffect = true
-    /// throw error
+    /// error.mayHaveTakenEffect = true  // the server may have carried it out
     /// ```
     public var mayHaveTakenEffect: Bool {
         get {

@@ -43,8 +43,7 @@ struct RetryAdvising_7 {
 extension DocSnippetContext {
     func StrataError_Outcome_14() async throws {
         var error = StrataError(.network, "The gRPC call timed out after the request was sent")
-        error.mayHaveTakenEffect = true
-        throw error
+        error.mayHaveTakenEffect = true  // the server may have carried it out
         _ = error
     }
 }
