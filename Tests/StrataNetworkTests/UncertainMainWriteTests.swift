@@ -14,8 +14,12 @@ struct UncertainMainWriteTests {
     /// How main's write ends, and whether it may have taken effect.
     enum Ending: String, CaseIterable, Sendable {
         case timedOut, status500, status502, status504, status422, status503, status409, refused
+        /// A `200` whose body does not decode: the server took the write.
+        case garbledAnswer
 
-        var mayHaveTakenEffect: Bool { [.timedOut, .status500, .status502, .status504].contains(self) }
+        var mayHaveTakenEffect: Bool {
+            [.timedOut, .status500, .status502, .status504, .garbledAnswer].contains(self)
+        }
     }
 
     @Test(.timeLimit(.minutes(1)), arguments: Ending.allCases)
@@ -36,6 +40,7 @@ struct UncertainMainWriteTests {
             ("PUT /items/422", { _ in ServerReply(status: 422) }),
             ("PUT /items/503", { _ in ServerReply(status: 503) }),
             ("PUT /items/409", { _ in ServerReply(status: 409) }),
+            ("PUT /items/garbled", { _ in ServerReply(status: 200, body: Data("not json".utf8)) }),
         ])
         defer {
             release.open()
@@ -48,6 +53,7 @@ struct UncertainMainWriteTests {
         let path =
             switch ending {
             case .timedOut, .refused: "items/held"
+            case .garbledAnswer: "items/garbled"
             default: "items/\(ending.rawValue.dropFirst("status".count))"
             }
         // (a short deadline only for the request held at the server)

@@ -29,6 +29,8 @@
                     #expect(error?.isRetryable == true)
                     #expect(error?.underlying != nil)
                     #expect(error?.message.contains("call timeout") == true)
+                    // (it waited for a connection: nothing was sent)
+                    #expect(error?.mayHaveTakenEffect == false)
                 }
             }
         }

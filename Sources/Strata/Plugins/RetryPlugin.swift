@@ -106,17 +106,34 @@ public struct RetryPlugin: StrataPlugin {
         }
         let stopwatch = PluginStopwatch(clock: clock)
         var attempt = 1
+        // Whether an earlier attempt may have taken effect: a write that timed out and was then refused on retry (a
+        // conflict with the version it wrote itself) may still have landed.
+        var mayHaveTakenEffect = false
         while true {
             do {
                 return try await next()
             } catch {
+                mayHaveTakenEffect = mayHaveTakenEffect || (error as? StrataError)?.mayHaveTakenEffect == true
                 guard attempt < configuration.maxAttempts, !Task.isCancelled, configuration.isRetryable(error),
                     let pause = pause(after: error, attempt: attempt)
-                else { throw Self.finalError(error, attempts: attempt, over: stopwatch.elapsed()) }
+                else {
+                    throw Self.finalError(
+                        error,
+                        attempts: attempt,
+                        over: stopwatch.elapsed(),
+                        mayHaveTakenEffect: mayHaveTakenEffect
+                    )
+                }
                 do {
                     try await clock.sleep(for: pause)
                 } catch {
-                    throw StrataError(.cancelled, "Cancelled while waiting to retry \(call.method)", underlying: error)
+                    var cancelled = StrataError(
+                        .cancelled,
+                        "Cancelled while waiting to retry \(call.method)",
+                        underlying: error
+                    )
+                    cancelled.mayHaveTakenEffect = mayHaveTakenEffect
+                    throw cancelled
                 }
                 attempt += 1
             }
@@ -124,10 +141,17 @@ public struct RetryPlugin: StrataPlugin {
     }
 
     /// The last attempt's error; when there was more than one attempt and it is a ``StrataError``, its message
-    /// ends with how many attempts were made over how long, such as `(after 3 attempts over 1.204 s)`.
-    static func finalError(_ error: any Error, attempts: Int, over elapsed: Duration) -> any Error {
+    /// ends with how many attempts were made over how long, such as `(after 3 attempts over 1.204 s)`, and it says
+    /// ``StrataError/mayHaveTakenEffect`` when any attempt's error did.
+    static func finalError(
+        _ error: any Error,
+        attempts: Int,
+        over elapsed: Duration,
+        mayHaveTakenEffect: Bool = false
+    ) -> any Error {
         guard attempts > 1, var error = error as? StrataError else { return error }
         error.message += " (after \(attempts) attempts over \(elapsed.readableText))"
+        if mayHaveTakenEffect { error.mayHaveTakenEffect = true }
         return error
     }
 

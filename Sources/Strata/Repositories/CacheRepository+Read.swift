@@ -255,17 +255,6 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         )
     }
 
-    /// Deletes the cache's copy of the entries `query` names, for an answer of main that must not be stored, which
-    /// supersedes it (when the cache can delete).
-    ///
-    /// Main's answer stands whatever the cache does: a delete that fails does not fail the read. Nor is the value gone,
-    /// so the repository's streams are not told "deleted" (they keep what they show).
-    static func dropCopy(in cache: Cache, of query: any Query) async {
-        await ObservationScope.droppingCopies {
-            try? await (cache as? any DeleteDataSource)?.delete(query)
-        }
-    }
-
     /// The cache's entries for a list read: a listing (``StoredListAnswerQuery/listing(of:)``) only from a list
     /// answer the cache stored — a miss otherwise, and when the cache cannot tell (it refuses the query) — any other
     /// query as it is.

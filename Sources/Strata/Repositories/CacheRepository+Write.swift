@@ -42,7 +42,7 @@ extension CacheRepository {
                 // Main may have the write (the caller was cancelled with it on its way, or main says so: a timeout
                 // after it was sent), and the cache's copy may be older than main's value now. It goes (not as a
                 // deletion), and streams read again.
-                _ = await Self.removeCopy(in: cache, of: query)
+                await Self.dropCopy(afterUncertain: method, in: cache, of: query)
                 changeBroadcaster.publishWrite(to: query)
                 throw error
             }
@@ -59,6 +59,20 @@ extension CacheRepository {
     /// its way, or the error says so (``StrataError/mayHaveTakenEffect``).
     static func mainMayHaveTaken(after error: any Error) -> Bool {
         Task.isCancelled || (error as? StrataError)?.mayHaveTakenEffect == true
+    }
+
+    /// Drops what the cache holds of `query` after main's write of it failed and may have taken effect: the copy of
+    /// the keys a keyed query names (``removeCopy(in:of:)``); for a delete of what a tag, a filter or a listing selects,
+    /// what the delete's success would have removed from the cache; for a put of a whole list, the list answer the
+    /// cache stored. (Not as a deletion: streams are told of a write, and read again.)
+    static func dropCopy(afterUncertain method: PluginCall.Method, in cache: Cache, of query: any Query) async {
+        if query is any KeyedQuery || query is any MultiKeyedQuery {
+            _ = await removeCopy(in: cache, of: query)
+        } else if method == .delete {
+            await dropCopy(in: cache, of: query)
+        } else if let listing = StoredListAnswerQuery.listing(of: query) {
+            await dropCopy(in: cache, of: StoredListAnswerQuery(listing))
+        }
     }
 
     /// Carries out the write plan of `operation` for a put of `input` (see

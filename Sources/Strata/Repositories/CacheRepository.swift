@@ -220,7 +220,7 @@ extension CacheRepository {
         } catch {
             let isRemoved = await Self.removeCopy(in: cache, of: query)
             if configuration.cacheWrites == .bestEffort, isRemoved { return mainResult }
-            throw StrataError(
+            var failure = StrataError(
                 .cacheSyncFailed,
                 isRemoved
                     ? "The main source succeeded but writing its result to the cache failed"
@@ -228,6 +228,20 @@ extension CacheRepository {
                 underlying: error,
                 payload: payload ?? mainResult
             )
+            // Main took it: a repository above whose main this one is must not keep its older copy either.
+            failure.mayHaveTakenEffect = true
+            throw failure
+        }
+    }
+
+    /// Deletes the cache's copy of the entries `query` names, for an answer of main that must not be stored, which
+    /// supersedes it (when the cache can delete).
+    ///
+    /// Main's answer stands whatever the cache does: a delete that fails does not fail the read. Nor is the value gone,
+    /// so the repository's streams are not told "deleted" (they keep what they show).
+    static func dropCopy(in cache: Cache, of query: any Query) async {
+        await ObservationScope.droppingCopies {
+            try? await (cache as? any DeleteDataSource)?.delete(query)
         }
     }
 

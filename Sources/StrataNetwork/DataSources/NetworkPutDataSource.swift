@@ -52,7 +52,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
         let request = try makeBodyRequest(query, body: Self.map(value, with: encode))
         let response = try await client.send(request)
         guard !response.body.isEmpty else { return value }
-        return try decoders.value(in: response.body, of: request)
+        return try Self.taken { try decoders.value(in: response.body, of: request) }
     }
 
     /// Sends the values in the body of the query's request and returns what the server stored.
@@ -62,7 +62,18 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
         let request = try makeBodyRequest(query, body: Self.map(values, with: encodeAll))
         let response = try await client.send(request)
         guard !response.body.isEmpty else { return values }
-        return try decoders.values(in: response.body, of: request)
+        return try Self.taken { try decoders.values(in: response.body, of: request) }
+    }
+
+    /// Reads the answer to a write the server took (`read`): an error reading it says
+    /// ``Strata/StrataError/mayHaveTakenEffect``, for the write did.
+    private static func taken<Result>(_ read: () throws -> Result) throws -> Result {
+        do {
+            return try read()
+        } catch var error as StrataError {
+            error.mayHaveTakenEffect = true
+            throw error
+        }
     }
 
     private func makeBodyRequest(_ query: any Query, body: Data) throws -> HTTPRequest {

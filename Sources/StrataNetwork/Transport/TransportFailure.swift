@@ -25,18 +25,17 @@ extension StrataError {
 
 extension URLError.Code {
     /// Whether a request that failed with this code may have reached the server, so that a write may have been carried
-    /// out: all but the failures that prove it never left (no host, no connection, no network, a refused secure
-    /// connection, a URL that cannot be sent).
+    /// out: a timeout, a connection lost or an answer that could not be read — the failures that can come after the
+    /// request left. Any other code (no host, no connection, a refused secure connection, a URL that cannot be sent,
+    /// and the `unknown` that libcurl and SwiftNIO give for an unreachable network or a failed TLS handshake) is taken
+    /// as a request that never left, which keeps a cache's copy as it was (and an app offline its values).
     package var mayHaveReachedTheServer: Bool {
         switch self {
-        case .badURL, .unsupportedURL, .cannotFindHost, .dnsLookupFailed, .cannotConnectToHost,
-            .notConnectedToInternet, .internationalRoamingOff, .dataNotAllowed, .callIsActive,
-            .appTransportSecurityRequiresSecureConnection, .secureConnectionFailed, .serverCertificateHasBadDate,
-            .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid,
-            .clientCertificateRejected, .clientCertificateRequired:
-            false
-        default:
+        case .timedOut, .networkConnectionLost, .badServerResponse, .cannotParseResponse, .zeroByteResource,
+            .cannotDecodeRawData, .cannotDecodeContentData, .dataLengthExceedsMaximum:
             true
+        default:
+            false
         }
     }
 }

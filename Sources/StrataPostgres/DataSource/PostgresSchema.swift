@@ -34,11 +34,15 @@
             do {
                 return try await PostgresDeadline(callTimeout).run { try await performOnce(body) }
             } catch let expired as PostgresDeadline.Expired {
-                throw StrataError(
+                var error = StrataError(
                     .network,
                     "The \(action) timed out: PostgreSQL did not answer within \(expired.limit) (the call timeout)",
                     underlying: expired.cause
                 )
+                // The statement may have been sent, and committed, before its connection was closed; not when the
+                // call still waited for a connection of the pool.
+                error.mayHaveTakenEffect = (expired.cause as? ConnectionPoolError) != .requestCancelled
+                throw error
             } catch {
                 // A cancelled call whose statement was in flight ends with its connection closed: still a cancellation.
                 if Task.isCancelled && !(error is StrataError) {

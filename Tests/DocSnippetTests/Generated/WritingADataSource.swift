@@ -34,9 +34,9 @@ struct WritingADataSource_10 {
     }
 }
 
-// Sources/Strata/Strata.docc/WritingADataSource.md:55
+// Sources/Strata/Strata.docc/WritingADataSource.md:59
 @Suite(.disabled("a documentation snippet: compiled, not run"))
-struct WritingADataSource_55 {
+struct WritingADataSource_59 {
     @Test func myStoreConforms() async throws {
         try await DataSourceConformance(makeSource: { MyStore() }, makeValue: { "value \($0)" }).run()
     }
