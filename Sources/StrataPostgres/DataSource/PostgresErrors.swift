@@ -14,6 +14,12 @@
         /// Whether the table (or its sequence) is missing: `42P01`.
         static func isUndefinedTable(_ error: any Error) -> Bool { sqlState(of: error) == "42P01" }
 
+        /// Whether `error` is what a call cancelled while it waited for a connection of the pool throws: nothing of
+        /// it was sent.
+        static func isWaitForAConnection(_ error: (any Error)?) -> Bool {
+            (error as? ConnectionPoolError) == .requestCancelled
+        }
+
         /// Maps any failure of a statement to a ``Strata/StrataError``, keeping one as it is.
         ///
         /// - Parameters:

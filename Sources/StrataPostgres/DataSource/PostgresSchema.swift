@@ -41,7 +41,7 @@
                 )
                 // The statement may have been sent, and committed, before its connection was closed; not when the
                 // call still waited for a connection of the pool.
-                error.mayHaveTakenEffect = (expired.cause as? ConnectionPoolError) != .requestCancelled
+                error.mayHaveTakenEffect = !PostgresErrors.isWaitForAConnection(expired.cause)
                 throw error
             } catch {
                 // A cancelled call whose statement was in flight ends with its connection closed: still a cancellation.
