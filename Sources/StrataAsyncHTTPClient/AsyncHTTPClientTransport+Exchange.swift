@@ -38,7 +38,10 @@
                 }
             } catch {
                 if let response = delegate.errorResponse { return response }
-                throw delegate.failure ?? Self.strataError(from: error, request: exchange.description)
+                throw HTTPExchange.failure(
+                    delegate.failure ?? Self.strataError(from: error, request: exchange.description),
+                    afterHead: delegate.status
+                )
             }
         }
     }

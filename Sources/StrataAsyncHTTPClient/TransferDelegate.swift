@@ -59,6 +59,9 @@
         /// The failure that ended the request, if the transport decided it.
         var failure: StrataError? { state.withLock { $0.failure } }
 
+        /// The status of the response head that came, if one did.
+        var status: Int? { state.withLock { $0.status == 0 ? nil : $0.status } }
+
         /// The response that ended the request early (the task then fails, and the transport answers this instead):
         /// a download's error, once the first bytes of its body were in, or a redirect that is not followed. Or the
         /// error status whose body was on its way when the request failed for another reason than its cancellation

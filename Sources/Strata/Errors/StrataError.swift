@@ -65,6 +65,8 @@ public struct StrataError: Error, Sendable {
     ///     may adopt ``RetryAdvising`` to say how long to wait.
     ///   - isRetryable: Whether repeating the call may succeed; defaults to `true` for
     ///     ``Code/network`` errors and `false` otherwise.
+    ///   - mayHaveTakenEffect: Whether the failed call may still have taken effect at the source
+    ///     (``mayHaveTakenEffect``); `false` by default.
     ///   - payload: A value the failing call still had at hand.
     ///   - file: The source file creating the error; leave the default.
     ///   - line: The source line creating the error; leave the default.
@@ -73,6 +75,7 @@ public struct StrataError: Error, Sendable {
         _ message: String,
         underlying: (any Error)? = nil,
         isRetryable: Bool? = nil,
+        mayHaveTakenEffect: Bool = false,
         payload: (any Sendable)? = nil,
         file: String = #fileID,
         line: Int = #line
@@ -86,6 +89,7 @@ public struct StrataError: Error, Sendable {
             file: file,
             line: line
         )
+        mayHaveTakenEffectHere = mayHaveTakenEffect
     }
 
     private init(

@@ -127,13 +127,12 @@ public struct RetryPlugin: StrataPlugin {
                 do {
                     try await clock.sleep(for: pause)
                 } catch {
-                    var cancelled = StrataError(
+                    throw StrataError(
                         .cancelled,
                         "Cancelled while waiting to retry \(call.method)",
-                        underlying: error
+                        underlying: error,
+                        mayHaveTakenEffect: mayHaveTakenEffect
                     )
-                    cancelled.mayHaveTakenEffect = mayHaveTakenEffect
-                    throw cancelled
                 }
                 attempt += 1
             }

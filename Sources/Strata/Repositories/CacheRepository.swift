@@ -220,17 +220,16 @@ extension CacheRepository {
         } catch {
             let isRemoved = await Self.removeCopy(in: cache, of: query)
             if configuration.cacheWrites == .bestEffort, isRemoved { return mainResult }
-            var failure = StrataError(
+            // Main took it: a repository above whose main this one is must not keep its older copy either.
+            throw StrataError(
                 .cacheSyncFailed,
                 isRemoved
                     ? "The main source succeeded but writing its result to the cache failed"
                     : "The main source succeeded but writing its result to the cache failed, and the cache's older copy could not be removed",
                 underlying: error,
+                mayHaveTakenEffect: true,
                 payload: payload ?? mainResult
             )
-            // Main took it: a repository above whose main this one is must not keep its older copy either.
-            failure.mayHaveTakenEffect = true
-            throw failure
         }
     }
 

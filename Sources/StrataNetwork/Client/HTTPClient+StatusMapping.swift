@@ -53,9 +53,13 @@ extension HTTPClient {
             retryAfter: retryAfter,
             isRetryable: isRetryable
         )
-        var error = StrataError(code, failure.description, underlying: failure, isRetryable: isRetryable)
         // A server that failed inside, or whose gateway lost the answer, may have carried out the request first.
-        error.mayHaveTakenEffect = [500, 502, 504].contains(status)
-        return error
+        return StrataError(
+            code,
+            failure.description,
+            underlying: failure,
+            isRetryable: isRetryable,
+            mayHaveTakenEffect: [500, 502, 504].contains(status)
+        )
     }
 }

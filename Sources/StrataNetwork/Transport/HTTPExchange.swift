@@ -135,7 +135,27 @@ package struct HTTPExchange: Sendable {
     ///   - line: The source line creating the error; leave the default.
     package func noResponse(file: String = #fileID, line: Int = #line) -> StrataError {
         // A request that got no answer at all may have reached the server.
-        var error = StrataError(.network, "\(description) got no HTTP response", file: file, line: line)
+        StrataError(
+            .network,
+            "\(description) got no HTTP response",
+            mayHaveTakenEffect: true,
+            file: file,
+            line: line
+        )
+    }
+
+    /// `error`, saying ``Strata/StrataError/mayHaveTakenEffect`` when the server answered the request with a head that
+    /// did not refuse it (a final status, not a `4xx`) before the transfer failed (a body cut, too large, past its
+    /// length): the request reached the server, which may have carried it out. Every transport ends a failed exchange
+    /// through it.
+    ///
+    /// - Parameters:
+    ///   - error: The transfer's failure.
+    ///   - status: The status of the head that came, if one did.
+    package static func failure(_ error: any Error, afterHead status: Int?) -> any Error {
+        guard var error = error as? StrataError, let status, status >= 200, !(400..<500).contains(status) else {
+            return error
+        }
         error.mayHaveTakenEffect = true
         return error
     }

@@ -17,9 +17,14 @@ extension StrataError {
         file: String = #fileID,
         line: Int = #line
     ) -> StrataError {
-        var error = StrataError(.network, message, underlying: urlError, file: file, line: line)
-        error.mayHaveTakenEffect = urlError.code.mayHaveReachedTheServer
-        return error
+        StrataError(
+            .network,
+            message,
+            underlying: urlError,
+            mayHaveTakenEffect: urlError.code.mayHaveReachedTheServer,
+            file: file,
+            line: line
+        )
     }
 }
 

@@ -120,17 +120,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     func finish(_ identifier: Int, with result: Result<HTTPResponse, any Error>) {
         guard let transfer = state.withLock({ $0.transfers.removeValue(forKey: identifier) }) else { return }
         transfer.sink.close()
-        transfer.continuation?.resume(with: result.mapError { Self.marking($0, answeredBy: transfer.response) })
-    }
-
-    /// `error` saying ``Strata/StrataError/mayHaveTakenEffect`` when the server answered the request with a head that
-    /// did not refuse it (any status but a `4xx`) before the transfer failed (a body cut, too large, past its length):
-    /// the request reached the server, which may have carried it out.
-    private static func marking(_ error: any Error, answeredBy response: HTTPURLResponse?) -> any Error {
-        guard var error = error as? StrataError, let status = response?.statusCode, !(400..<500).contains(status)
-        else { return error }
-        error.mayHaveTakenEffect = true
-        return error
+        transfer.continuation?.resume(
+            with: result.mapError { HTTPExchange.failure($0, afterHead: transfer.response?.statusCode) }
+        )
     }
 
     /// Runs `body` on the transfer in place (no copy of its body), under the lock; `nil` when it has ended.

@@ -34,15 +34,14 @@
             do {
                 return try await PostgresDeadline(callTimeout).run { try await performOnce(body) }
             } catch let expired as PostgresDeadline.Expired {
-                var error = StrataError(
-                    .network,
-                    "The \(action) timed out: PostgreSQL did not answer within \(expired.limit) (the call timeout)",
-                    underlying: expired.cause
-                )
                 // The statement may have been sent, and committed, before its connection was closed; not when the
                 // call still waited for a connection of the pool.
-                error.mayHaveTakenEffect = !PostgresErrors.isWaitForAConnection(expired.cause)
-                throw error
+                throw StrataError(
+                    .network,
+                    "The \(action) timed out: PostgreSQL did not answer within \(expired.limit) (the call timeout)",
+                    underlying: expired.cause,
+                    mayHaveTakenEffect: !PostgresErrors.isWaitForAConnection(expired.cause)
+                )
             } catch {
                 // A cancelled call whose statement was in flight ends with its connection closed: still a cancellation.
                 if Task.isCancelled && !(error is StrataError) {
