@@ -109,6 +109,22 @@ struct OfflineOutboxLimitTests {
         }
     }
 
+    /// Before, a write of a key with nothing queued that the full outbox refused stayed in the cache: reads that ask
+    /// the cache answered a value main would never get.
+    @Test func aRefusedWriteOfAKeyWithNothingQueuedLeavesTheCache() async throws {
+        try await whileDown(limits: .init(maximumWrites: 1, maximumBytes: 1 << 20)) { (_, repository) async throws in
+            #expect(try await repository.put(Note(id: "b", text: "b1", version: 1), in: KeyQuery("b")).isPending)
+
+            let error = await #expect(throws: StrataError.self) {
+                try await repository.put(Note(id: "a", text: "a1", version: 1), in: KeyQuery("a"))
+            }
+
+            #expect(error?.code == .tooLarge)
+            let cached = await strataError { _ = try await repository.repository.get(KeyQuery("a"), operation: .cache) }
+            #expect(cached?.code == .notFound, "\(String(describing: cached))")
+        }
+    }
+
     /// Before, a write queued behind its key's first attempt (on its way to main, nothing of the key queued) that the
     /// full outbox refused left its value in the cache: main got the first attempt's value, the cache kept one main
     /// would never get.

@@ -403,6 +403,9 @@ extension OfflineRepository {
     /// this process only, the record would let the later writes of its key reach main first, and be sent after them
     /// then. So it stays queued instead, first of its key, and waits for its backoff as after a failure — unless
     /// `evenIfUnsaved` (a write main's value won, which must never be sent again): then it is set aside in memory.
+    ///
+    /// A write set aside when no later write of its key waits takes the cache's copy with it, which main refused
+    /// (``dropRefusedCopy(ofKey:)``): the key's next read asks main.
     private func setAside(
         _ original: PendingWrite,
         because error: any Error,
@@ -411,12 +414,16 @@ extension OfflineRepository {
         var record = original
         record.isSetAside = true
         record.lastError = PendingWrite.describe(error)
-        do {
-            _ = try await outbox.update(record)
-            return .setAside
-        } catch {
-            if evenIfUnsaved { return .setAside }
-        }
+        // Marked, and the copy main refused dropped, in the key's turn: a stream that sees the key settle finds the
+        // copy gone (``refusedCopyWasDropped(_:)``).
+        await cacheTurns.take(record.key)
+        let marked = (try? await outbox.update(record)) != nil
+        // A write main's value won (`evenIfUnsaved`) left the cache at main's value: nothing to drop.
+        var dropped = false
+        if marked, !evenIfUnsaved { dropped = await dropRefusedCopy(ofKey: record.key) }
+        await cacheTurns.giveBack(record.key)
+        if dropped { announceDroppedCopy(ofKey: record.key) }
+        if marked || evenIfUnsaved { return .setAside }
         var waiting = original
         await waitForBackoff(&waiting, after: error)
         return .failed(error)

@@ -10,7 +10,9 @@ extension OfflineRepository {
     /// the stream makes meanwhile finds.
     ///
     /// When the key's last waiting write reaches main, the stream repeats its last value with `isPending`
-    /// `false`, so a screen goes from "saving…" to "saved" without reading again. A query that names no single key
+    /// `false`, so a screen goes from "saving…" to "saved" without reading again. When main refused that write for
+    /// good instead, the cache drops its copy and the stream shows its next read, main's value: never the refused
+    /// value as saved. A query that names no single key
     /// is the repository's stream as it is.
     ///
     /// - Parameters:
@@ -23,8 +25,9 @@ extension OfflineRepository {
         bufferingNewest limit: Int = 1
     ) -> AsyncStream<RepositoryResponse<Value>> {
         let inner = repository.stream(query, operation: operation, bufferingNewest: limit)
-        guard let key = (query as? any KeyedQuery)?.key else { return inner }
-        let (outbox, configuration) = (outbox, configuration)
+        guard let keyed = query as? any KeyedQuery else { return inner }
+        let key = keyed.key
+        let (outbox, configuration, cache, turns) = (outbox, configuration, repository.cache, cacheTurns)
         let (stream, continuation) = AsyncStream.makeStream(
             of: RepositoryResponse<Value>.self,
             bufferingPolicy: .bufferingNewest(max(limit, 1))
@@ -57,6 +60,8 @@ extension OfflineRepository {
                 // One loop marks and sends, so a response never overtakes the pending state read after it.
                 var last: RepositoryResponse<Value>?
                 var sentPending: Bool?
+                // Whether a refused write's copy went, and the stream waits for the read that starts.
+                var awaitsRead = false
                 for await event in events {
                     // Every event reads the pending state afresh: a change waiting behind responses that pushed it
                     // out of the buffer is seen here, and the next change is let in.
@@ -65,7 +70,17 @@ extension OfflineRepository {
                     let waiting = isPending ? await outbox.latest(forKey: key) : nil
                     if let response = event {
                         last = response
+                        awaitsRead = false
                     } else if sentPending == isPending, waiting == nil {
+                        continue
+                    } else if !isPending, awaitsRead {
+                        continue
+                    } else if sentPending == true, !isPending, last?.value != nil,
+                        await Self.refusedCopyWasDropped(keyed, cache: cache, turns: turns)
+                    {
+                        // Main refused the write shown waiting, and its copy went: the last value is not main's. The
+                        // stream shows the read the drop starts instead.
+                        awaitsRead = true
                         continue
                     }
                     guard let response = last else { continue }

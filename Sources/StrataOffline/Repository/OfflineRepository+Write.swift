@@ -12,12 +12,13 @@ extension OfflineRepository {
     ///   - value: The value.
     ///   - query: A ``Strata/KeyedQuery``: the outbox replays writes by key.
     /// - Returns: Main's returned value and ``WriteStatus/saved``, or the cache's value and the queued record.
-    /// - Throws: The cache's error (nothing reached main or the outbox); main's error when it is not retryable
-    ///   (the cache has the value, as after a CacheSync write); ``Strata/StrataError/Code/queryNotSupported`` for a
-    ///   query without a key; the outbox's error when the write could not be queued (the cache has the value):
-    ///   ``Strata/StrataError/Code/tooLarge`` when the outbox is full (``Outbox/limits``);
+    /// - Throws: The cache's error (nothing reached main or the outbox); main's error when it is not retryable;
+    ///   ``Strata/StrataError/Code/queryNotSupported`` for a query without a key; the outbox's error when the write
+    ///   could not be queued: ``Strata/StrataError/Code/tooLarge`` when the outbox is full (``Outbox/limits``);
     ///   ``Strata/StrataError/Code/alreadyInUse`` when the outbox serves another repository, or after ``close()``
     ///   (nothing was written).
+    ///   After main's error or the outbox's, the cache shows the key's latest write that waits, or, when none does,
+    ///   drops its copy: it never keeps a value main refused or will not get, and the key's next read asks main.
     @discardableResult
     public func put(_ value: Value, in query: any Query) async throws -> OfflineWrite<Value> {
         let (stored, status) = try await write(
@@ -138,7 +139,7 @@ extension OfflineRepository {
                     // thrown, and nothing is queued.
                     let isCancelled = Task.isCancelled
                     guard isCancelled || configuration.isRetryable(error) else {
-                        await endUnqueuedFirstAttempt(sequence, key: key)
+                        await endRefusedFirstAttempt(sequence, key: key)
                         throw error
                     }
                     // The queue waits for this key until the record is written (or could not be).
@@ -151,7 +152,8 @@ extension OfflineRepository {
                         if isCancelled { triggerReplay(.due) }
                         return (local, .pending(queued))
                     } catch {
-                        await endUnqueuedFirstAttempt(sequence, key: key)
+                        // Not queued (the outbox is full, say): main will not get the write, whose copy goes too.
+                        await endRefusedFirstAttempt(sequence, key: key)
                         throw error
                     }
                 }
@@ -161,12 +163,17 @@ extension OfflineRepository {
 
     /// Ends a first attempt that failed without being queued: a write of the key queued behind it meanwhile, which no
     /// replay could send while the attempt was on its way, is replayed now (as after an attempt main took).
-    private func endUnqueuedFirstAttempt(_ sequence: UInt64, key: String) async {
+    /// Ends a first attempt main refused for good, in the key's turn, and drops the cache's copy of the refused value
+    /// unless a later write of the key waits (``dropRefusedCopy(ofKey:)``).
+    private func endRefusedFirstAttempt(_ sequence: UInt64, key: String) async {
+        await cacheTurns.take(key)
         await endFirstAttempt(sequence, key: key)
+        let dropped = await dropRefusedCopy(ofKey: key)
+        await cacheTurns.giveBack(key)
+        if dropped { announceDroppedCopy(ofKey: key) }
         if await outbox.isPending(key: key) { triggerReplay(.due) }
     }
 
-    /// Ends a first attempt that went straight to main: its number and its key are free again.
     private func endFirstAttempt(_ sequence: UInt64, key: String) async {
         firstAttempts.withLock { _ = $0.removeValue(forKey: key) }
         await outbox.endWrite(sequence, key: key, direct: true)
@@ -191,11 +198,17 @@ extension OfflineRepository {
 
     /// Puts the cache back to the key's latest queued write (its value, or its absence), or, when none is queued, to the
     /// first attempt the write was queued behind (`firstAttempt`, taken when the write was numbered: that attempt may
-    /// have ended since), after a write of the key that reached the cache but could not be queued behind them; failures
-    /// are ignored, as the write's own error is thrown.
+    /// have ended since), or, when neither waits, drops its copy (``dropRefusedCopy(ofKey:)``), after a write of the key
+    /// that reached the cache but could not be queued behind them; failures are ignored, as the write's own error is
+    /// thrown.
     private func restoreCache(key: String, firstAttempt: (@Sendable () async throws -> Void)?) async {
         guard let latest = await outbox.latest(forKey: key) else {
-            _ = try? await firstAttempt?()
+            guard let firstAttempt else {
+                // Nothing of the key waits: the cache held main's value, or none, which the read after asks main for.
+                if await dropRefusedCopy(ofKey: key) { announceDroppedCopy(ofKey: key) }
+                return
+            }
+            _ = try? await firstAttempt()
             return
         }
         let query = configuration.query(key)

@@ -1,0 +1,72 @@
+import Foundation
+import LoopbackServer
+import Strata
+import StrataNetwork
+import StrataOffline
+import StrataTestSupport
+import Testing
+
+/// A write the cache took first and main then refused for good leaves the cache: reads that ask the cache never
+/// answer a value main does not have, and a stream never shows one as taken by main.
+struct OfflineRefusedWriteTests {
+    /// Before, a write whose first attempt main refused (a conflict, thrown to the caller) stayed in the cache: reads
+    /// that ask the cache answered it, and a stream of the key showed it as taken by main, then stayed there.
+    @Test(.timeLimit(.minutes(1)))
+    func aFirstAttemptMainRefusesLeavesTheCache() async throws {
+        // Given main's value of a, shown by a stream, and a write of a that main will refuse
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let notes = try await notesRepository(server, folder: folder)
+        server.setNote(try JSONEncoder().encode(Note(id: "a", text: "remote", version: 2)), forKey: "a")
+        var responses = notes.stream(KeyQuery("a"), bufferingNewest: 16).makeAsyncIterator()
+        var shown = await responses.next()
+        while shown?.isLoading == true { shown = await responses.next() }
+        #expect(shown?.value?.text == "remote")
+        server.scriptConflict(key: "a")
+
+        // When the write is made
+        let error = await strataError {
+            _ = try await notes.put(Note(id: "a", text: "local", version: 1), in: KeyQuery("a"))
+        }
+
+        // Then it fails, the cache does not hold it, and a read answers main's value
+        #expect(error?.code == .conflict, "\(String(describing: error))")
+        let cached = await strataError { _ = try await notes.repository.get(KeyQuery("a"), operation: .cache) }
+        #expect(cached?.code == .notFound, "\(String(describing: cached))")
+        #expect(try await notes.get(KeyQuery("a")).value.text == "remote")
+        // And the stream shows the refused value only as waiting, then main's value again
+        while let response = await responses.next() {
+            if response.value?.text == "local" { #expect(response.isPending, "the refused value shown as taken") }
+            if response.value?.text == "remote" {
+                #expect(!response.isPending)
+                break
+            }
+        }
+        await notes.close()
+        await server.stop()
+    }
+
+    /// A write set aside while a later write of its key waits leaves the cache at that later write, which main is
+    /// still to get; it then takes it.
+    @Test(.timeLimit(.minutes(1)))
+    func aWriteSetAsideBeforeALaterOneLeavesTheCacheAtTheLaterOne() async throws {
+        // Given two queued writes of a, the first of which main will refuse until it is set aside
+        let (server, notes, folder) = try await OfflineConflictTests.conflicted(.keepLocal)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        server.isDown = true
+        #expect(try await notes.put(Note(id: "a", text: "later", version: 1), in: KeyQuery("a")).isPending)
+        server.isDown = false
+        server.scriptConflict(key: "a", times: notes.configuration.maxConflicts + 1)
+
+        // When they are replayed
+        let report = await notes.sync()
+
+        // Then the first is set aside, the later one delivered, and the cache holds it
+        #expect(report.setAside == 1 && report.delivered == 1, "\(report)")
+        #expect(server.appliedNotes(forKey: "a").last??.text == "later")
+        #expect(try await notes.repository.get(KeyQuery("a"), operation: .cache).text == "later")
+        await notes.close()
+        await server.stop()
+    }
+}
