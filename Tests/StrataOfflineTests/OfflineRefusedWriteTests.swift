@@ -47,6 +47,36 @@ struct OfflineRefusedWriteTests {
         await server.stop()
     }
 
+    /// Before, a queued write the app dropped while a replay sent it, which main then refused for good, left its
+    /// copy in the cache: the key still counted as pending (the send on its way) when the write was set aside.
+    @Test(.timeLimit(.minutes(1)))
+    func aWriteDroppedOnItsWayThatMainRefusesLeavesTheCache() async throws {
+        struct Refused: Error {}
+        var configuration = NotesRepository.Configuration.sentBySync
+        configuration.conflictResolver = ConflictResolver { _ in throw Refused() }
+        try await withNotes(configuration: configuration) { server, notes in
+            // Given a queued write of a, on its way in a replay that main holds and will refuse
+            server.failsWrites = true
+            _ = try await notes.put(Note(id: "a", text: "dropped", version: 1), in: KeyQuery("a"))
+            server.failsWrites = false
+            let record = try #require(await notes.outbox.pendingWrites.first)
+            server.scriptConflict(key: "a")
+            let (arrived, release) = (Gate(), Gate())
+            server.holdNextWrite(arrived: arrived, release: release)
+            let replay = Task { await notes.sync() }
+            await arrived.wait()
+
+            // When the app drops it, and main refuses it
+            try await notes.outbox.drop(record.sequence)
+            release.open()
+            _ = await replay.value
+
+            // Then the cache does not hold it
+            let cached = await strataError { _ = try await notes.repository.get(KeyQuery("a"), operation: .cache) }
+            #expect(cached?.code == .notFound, "\(String(describing: cached))")
+        }
+    }
+
     /// A write set aside while a later write of its key waits leaves the cache at that later write, which main is
     /// still to get; it then takes it.
     @Test(.timeLimit(.minutes(1)))

@@ -14,6 +14,12 @@ package enum ObservationScope {
     /// changed is announced apart, and reading it again is what a stream does then; told "deleted", a stream shows an
     /// error for a value that still exists.
     package static func droppingCopies<Result>(_ body: () async throws -> Result) async rethrows -> Result {
+        try await asStreamRead(body)
+    }
+
+    /// Runs `body`, a read a stream makes of its own outside the repository's stream (a composition's stream that
+    /// reads once more): its write-backs are the stream's, not announced to stream observers.
+    package static func asStreamRead<Result>(_ body: () async throws -> Result) async rethrows -> Result {
         try await $isStreamRefresh.withValue(true, operation: body)
     }
 }

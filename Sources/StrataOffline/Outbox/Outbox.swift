@@ -213,6 +213,15 @@ extension Outbox {
         hasReplayableRecord(key) || directKeys[key] != nil || isDroppedOnItsWay(key)
     }
 
+    /// Whether a write of `key` waits to reach main: a record to replay, or a first attempt on its way. Unlike
+    /// ``isPending(key:)``, a record dropped while a replay sends it does not count: main refused the write that
+    /// asks (it is that record, or came after it), so no value of the key is left for the cache to show.
+    ///
+    /// - Parameter key: The entry's key.
+    func hasWaitingWrite(key: String) -> Bool {
+        hasReplayableRecord(key) || directKeys[key] != nil
+    }
+
     /// Whether a record of `key` waits to be replayed: one that is not set aside.
     private func hasReplayableRecord(_ key: String) -> Bool { latest(forKey: key) != nil }
 

@@ -207,6 +207,7 @@ extension OfflineRepository {
                 // after a pause, not at once and again while the disk refuses.
                 do {
                     try await outbox.remove(record.sequence)
+                    if await !outbox.isPending(key: record.key) { announceSettled(key: record.key) }
                 } catch {
                     await waitForBackoff(&record, after: error)
                 }
@@ -422,7 +423,7 @@ extension OfflineRepository {
         var dropped = false
         if marked, !evenIfUnsaved { dropped = await dropRefusedCopy(ofKey: record.key) }
         await cacheTurns.giveBack(record.key)
-        if dropped { announceDroppedCopy(ofKey: record.key) }
+        if dropped { announceSettled(key: record.key) }
         if marked || evenIfUnsaved { return .setAside }
         var waiting = original
         await waitForBackoff(&waiting, after: error)

@@ -10,9 +10,10 @@ extension OfflineRepository {
     /// the stream makes meanwhile finds.
     ///
     /// When the key's last waiting write reaches main, the stream repeats its last value with `isPending`
-    /// `false`, so a screen goes from "saving…" to "saved" without reading again. When main refused that write for
-    /// good instead, the cache drops its copy and the stream shows its next read, main's value: never the refused
-    /// value as saved. A query that names no single key
+    /// `false`, so a screen goes from "saving…" to "saved" without reading again. When that value is not the cache's
+    /// copy of what main took — main's answer, which a stream that asks main first may have read while the write
+    /// waited, an error, or a copy the cache evicted or dropped because main refused the write for good — the stream
+    /// reads once more and shows that: never an older value, nor a refused one, as saved. A query that names no single key
     /// is the repository's stream as it is.
     ///
     /// - Parameters:
@@ -27,7 +28,8 @@ extension OfflineRepository {
         let inner = repository.stream(query, operation: operation, bufferingNewest: limit)
         guard let keyed = query as? any KeyedQuery else { return inner }
         let key = keyed.key
-        let (outbox, configuration, cache, turns) = (outbox, configuration, repository.cache, cacheTurns)
+        let (outbox, configuration, repository, turns) = (outbox, configuration, repository, cacheTurns)
+        let (cache, cacheOrigin) = (repository.cache, repository.cache.origin.specified(or: .cache))
         let (stream, continuation) = AsyncStream.makeStream(
             of: RepositoryResponse<Value>.self,
             bufferingPolicy: .bufferingNewest(max(limit, 1))
@@ -60,8 +62,6 @@ extension OfflineRepository {
                 // One loop marks and sends, so a response never overtakes the pending state read after it.
                 var last: RepositoryResponse<Value>?
                 var sentPending: Bool?
-                // Whether a refused write's copy went, and the stream waits for the read that starts.
-                var awaitsRead = false
                 for await event in events {
                     // Every event reads the pending state afresh: a change waiting behind responses that pushed it
                     // out of the buffer is seen here, and the next change is let in.
@@ -70,18 +70,18 @@ extension OfflineRepository {
                     let waiting = isPending ? await outbox.latest(forKey: key) : nil
                     if let response = event {
                         last = response
-                        awaitsRead = false
                     } else if sentPending == isPending, waiting == nil {
                         continue
-                    } else if !isPending, awaitsRead {
-                        continue
-                    } else if sentPending == true, !isPending, last?.value != nil,
-                        await Self.refusedCopyWasDropped(keyed, cache: cache, turns: turns)
+                    }
+                    var readAgain = false
+                    if sentPending == true, !isPending,
+                        await !Self.cacheStillHolds(last, of: keyed, cache: cache, origin: cacheOrigin, turns: turns)
                     {
-                        // Main refused the write shown waiting, and its copy went: the last value is not main's. The
-                        // stream shows the read the drop starts instead.
-                        awaitsRead = true
-                        continue
+                        // The key settled, but the last response is not the cache's copy of what main took: main's
+                        // answer, which may have been read while the write waited (older than it), an error, or the
+                        // copy of a write main refused, which went. The stream reads again, and shows that.
+                        last = await Self.readAgain(keyed, operation: operation, from: repository)
+                        readAgain = true
                     }
                     guard let response = last else { continue }
                     let marked = Self.showing(
@@ -90,7 +90,7 @@ extension OfflineRepository {
                         decode: { try configuration.makeDecoder().decode(Value.self, from: $0) }
                     )
                     if case .value = marked { sentPending = isPending }
-                    if event == nil, marked.value == nil { continue }
+                    if event == nil, !readAgain, marked.value == nil { continue }
                     continuation.yield(marked)
                 }
                 group.cancelAll()
@@ -126,5 +126,63 @@ extension OfflineRepository {
     static func marking(_ response: RepositoryResponse<Value>, pending: Bool) -> RepositoryResponse<Value> {
         guard case .value(let value, let origin, let storedAt, let isStale, _) = response else { return response }
         return .value(value, origin: origin, storedAt: storedAt, isStale: isStale, isPending: pending)
+    }
+}
+
+// What a stream shows when the key it showed waiting settles.
+extension OfflineRepository {
+    /// Whether `last`, the stream's last response, is the copy the cache holds now: a value the cache answered, whose
+    /// entry is still there, stored at the same time. Then it is what main took, and the stream repeats it, no longer
+    /// pending, without reading again.
+    ///
+    /// Checked in the key's cache turn, so a refusal that drops the copy (``dropRefusedCopy(ofKey:)``) or a
+    /// conflict that puts main's value in its place has done so before this looks.
+    ///
+    /// - Parameters:
+    ///   - last: The stream's last response.
+    ///   - query: The stream's query.
+    ///   - cache: The repository's cache.
+    ///   - origin: The origin of the cache's answers.
+    ///   - turns: The repository's cache turns.
+    static func cacheStillHolds(
+        _ last: RepositoryResponse<Value>?,
+        of query: any KeyedQuery,
+        cache: Cache,
+        origin: DataOrigin,
+        turns: KeyTurns
+    ) async -> Bool {
+        guard let last, last.value != nil, last.origin == origin else { return false }
+        await turns.take(query.key)
+        let holds: Bool
+        do {
+            let entry = try await cache.getEntry(query)
+            holds = entry.storedAt == nil || last.storedAt == nil || entry.storedAt == last.storedAt
+        } catch {
+            holds = error.strataCode != .notFound
+        }
+        await turns.giveBack(query.key)
+        return holds
+    }
+
+    /// The stream's read made again, once: what the key's settled state shows. Its write-back is the stream's own,
+    /// as for the repository stream's reads: streams are not told of it.
+    ///
+    /// - Parameters:
+    ///   - query: The stream's query.
+    ///   - operation: The stream's operation.
+    ///   - repository: The repository read.
+    static func readAgain(
+        _ query: any KeyedQuery,
+        operation: any RepositoryOperation,
+        from repository: CacheRepository<Main, Cache>
+    ) async -> RepositoryResponse<Value> {
+        do {
+            return try await ObservationScope.asStreamRead {
+                try await repository.getResponse(query, operation: operation)
+            }
+        } catch {
+            let origin = error.strataCode == .notFound ? repository.cache.origin : repository.main.origin
+            return .error(error, origin: origin.specified(or: error.strataCode == .notFound ? .cache : .main))
+        }
     }
 }

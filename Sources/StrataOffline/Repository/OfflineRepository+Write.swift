@@ -130,6 +130,7 @@ extension OfflineRepository {
                         try await toMain(local)
                     }
                     await endFirstAttempt(sequence, key: key)
+                    if await !outbox.isPending(key: key) { announceSettled(key: key) }
                     if await outbox.count > 0 { triggerReplay(.mainAnswered) }
                     return (stored, .saved)
                 } catch {
@@ -170,7 +171,7 @@ extension OfflineRepository {
         await endFirstAttempt(sequence, key: key)
         let dropped = await dropRefusedCopy(ofKey: key)
         await cacheTurns.giveBack(key)
-        if dropped { announceDroppedCopy(ofKey: key) }
+        if dropped { announceSettled(key: key) }
         if await outbox.isPending(key: key) { triggerReplay(.due) }
     }
 
@@ -205,7 +206,7 @@ extension OfflineRepository {
         guard let latest = await outbox.latest(forKey: key) else {
             guard let firstAttempt else {
                 // Nothing of the key waits: the cache held main's value, or none, which the read after asks main for.
-                if await dropRefusedCopy(ofKey: key) { announceDroppedCopy(ofKey: key) }
+                if await dropRefusedCopy(ofKey: key) { announceSettled(key: key) }
                 return
             }
             _ = try? await firstAttempt()

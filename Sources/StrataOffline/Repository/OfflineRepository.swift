@@ -7,8 +7,8 @@ import Strata
 ///
 /// A put or delete writes the cache, then main (as ``Strata/CacheSyncOperation``). When main fails with an error
 /// ``Configuration/isRetryable`` accepts (a transport failure, a timeout, HTTP 5xx, 408, 429), the write is
-/// recorded in the outbox and the call succeeds with ``WriteStatus/pending(_:)``; any other error is thrown as
-/// a CacheSync write throws it, and nothing is queued. While a write of a key waits, later writes of that key
+/// recorded in the outbox and the call succeeds with ``WriteStatus/pending(_:)``; any other error is thrown, nothing
+/// is queued, and the cache drops its copy of the refused value (unless a later write of the key waits). While a write of a key waits, later writes of that key
 /// join the queue behind it, so main receives each key's writes in order.
 ///
 /// Queued writes are replayed — one replay at a time — after the next call main answers (a write, or a read
