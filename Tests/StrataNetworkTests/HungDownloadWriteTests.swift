@@ -40,6 +40,65 @@ struct HungDownloadWriteTests {
         #expect(await Self.noDescriptorNames(folder.url))
     }
 
+    /// Before, a download's hung write held the URLSession transport's one delegate queue, and with it every other
+    /// request of the transport: the second request below waited for the write (20 s), or ended at its own idle
+    /// timeout although its server had answered at once.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aHungWriteHoldsNoOtherRequest(transport kind: TransportUnderTest) async throws {
+        // Given a download whose write hangs
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 131072\r\nConnection: close\r\n\r\n".utf8))
+            try write(Data(repeating: 1, count: 131_072))
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let held = HeldWrites(in: folder.url)
+        defer { held.remove() }
+        let client = makeClient(kind.make(), timeout: .seconds(30), downloadDirectory: folder.url)
+        let download = Task { try await client.download(HTTPRequest(url: server.baseURL)) }
+        await poll(until: { held.entered.total > 0 })
+
+        // When another request of the same client runs
+        let response = try await client.send(HTTPRequest(url: server.baseURL))
+
+        // Then it is answered while the write still hangs, and the download ends whole once the disk goes on
+        #expect(response.body.count == 131_072)
+        #expect(held.returned.total == 0, "the request waited for the hung write")
+        held.release()
+        let file = try await download.value
+        #expect(try Data(contentsOf: file.fileURL) == Data(repeating: 1, count: 131_072))
+    }
+
+    /// A download whose disk is slower than its server waits for its disk once its backlog passes a bound, rather
+    /// than queueing the whole body in memory as it arrives: its queued bytes stay near the bound, and the file ends
+    /// whole.
+    @Test(.timeLimit(.minutes(1)))
+    func aSlowDiskBoundsItsDownloadsBacklog() async throws {
+        let size = 32 << 20
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\nConnection: close\r\n\r\n".utf8))
+            for _ in 0..<(size >> 20) { try write(Data(repeating: 7, count: 1 << 20)) }
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let held = HeldWrites(in: folder.url)
+        defer { held.remove() }
+        let transport = URLSessionTransport()
+        let client = makeClient(transport, timeout: .seconds(30), downloadDirectory: folder.url)
+        let download = Task { try await client.download(HTTPRequest(url: server.baseURL)) }
+        await poll(until: { transport.peakQueuedFileBytes > URLSessionTransportDelegate.heldBacklog })
+        // (a window for the rest of the body to pile up, which it did in well under this over loopback)
+        try await Task.sleep(for: .milliseconds(300))
+        let peak = transport.peakQueuedFileBytes
+        held.release()
+        let file = try await download.value
+        #expect(peak < URLSessionTransportDelegate.heldBacklog + (1 << 20), "\(peak) bytes queued")
+        #expect(file.byteCount == Int64(size))
+        #expect(try Data(contentsOf: file.fileURL) == Data(repeating: 7, count: size))
+    }
+
     /// A file closed while a write holds it is closed when the write returns, not under it.
     @Test func closingDuringAWriteWaitsForIt() async throws {
         let folder = try TemporaryFolder()

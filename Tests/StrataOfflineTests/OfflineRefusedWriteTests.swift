@@ -77,6 +77,35 @@ struct OfflineRefusedWriteTests {
         }
     }
 
+    /// Before, a queued write the app took back (`Outbox.drop`) stayed in the cache, and a stream of its key showed it
+    /// as saved: main never got it (found in review).
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aWriteTheAppTakesBackLeavesTheCache(dropsAll: Bool) async throws {
+        try await withNotes { server, notes in
+            // Given main's value of a, and a queued write of a shown waiting by a stream
+            server.setNote(try JSONEncoder().encode(Note(id: "a", text: "remote", version: 2)), forKey: "a")
+            var responses = notes.stream(KeyQuery("a"), bufferingNewest: 16).makeAsyncIterator()
+            server.failsWrites = true
+            let write = try await notes.put(Note(id: "a", text: "taken back", version: 3), in: KeyQuery("a"))
+            while let response = await responses.next(), !(response.isPending && response.value?.text == "taken back") {
+            }
+
+            // When the app takes it back
+            let record = try #require(await notes.outbox.pendingWrites.first)
+            #expect(write.isPending)
+            if dropsAll { try await notes.outbox.dropAll() } else { try await notes.outbox.drop(record.sequence) }
+
+            // Then the cache does not hold it, and the stream shows main's value, never the write as saved
+            let cached = await strataError { _ = try await notes.repository.get(KeyQuery("a"), operation: .cache) }
+            #expect(cached?.code == .notFound, "\(String(describing: cached))")
+            while let response = await responses.next() {
+                if response.value?.text == "taken back" { #expect(response.isPending, "the dropped write shown saved") }
+                if response.value?.text == "remote", !response.isPending { break }
+            }
+            server.failsWrites = false
+        }
+    }
+
     /// A write set aside while a later write of its key waits leaves the cache at that later write, which main is
     /// still to get; it then takes it.
     @Test(.timeLimit(.minutes(1)))

@@ -43,6 +43,23 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         operation: any RepositoryOperation = DefaultOperation(),
         bufferingNewest limit: Int = 1
     ) -> AsyncStream<RepositoryResponse<Main.Value>> {
+        stream(query, operation: operation, bufferingNewest: limit, readingAgainOn: nil)
+    }
+
+    /// The stream of ``stream(_:operation:bufferingNewest:)``, which also reads again at every element of `changes`:
+    /// a composition's own reason to read again, told to this stream alone (not to the repository's observers).
+    ///
+    /// - Parameters:
+    ///   - query: Which value to read.
+    ///   - operation: Which sources to read.
+    ///   - limit: How many undelivered responses to keep.
+    ///   - changes: More changes to read again at, as the repository's own; `nil` for none.
+    package func stream(
+        _ query: any Query,
+        operation: any RepositoryOperation,
+        bufferingNewest limit: Int,
+        readingAgainOn changes: AsyncStream<DataChange>?
+    ) -> AsyncStream<RepositoryResponse<Main.Value>> {
         let origins = (main: main.origin.specified(or: .main), cache: cache.origin.specified(or: .cache))
         var plan: OperationPlan.Read
         do {
@@ -66,6 +83,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             primaryOrigin: firstOrigin,
             observe: {
                 [changeBroadcaster.changes(forKey: key), cache.changes(forKey: key), main.changes(forKey: key)]
+                    + (changes.map { [$0] } ?? [])
             },
             read: { [plan] emit in
                 await streamRead(query, plan: plan, origins: origins, emit: emit)

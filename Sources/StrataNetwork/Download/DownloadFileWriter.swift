@@ -12,10 +12,11 @@ import StrataStorage
 
 /// A download's open file, written chunk by chunk with no lock held, and closed once no write is using it.
 ///
-/// A transport counts a chunk under its lock and writes it after letting go: a disk that hangs a write then holds
-/// only the thread that writes, never the lock that the transport's deadlines are enforced under, so the download
-/// still ends when its deadline passes (before, the deadline's watchdog waited on the lock behind the write, and
-/// every request of the transport with it).
+/// A transport counts a chunk under its lock and writes it after letting go — directly (`write(_:)`), or
+/// queued on the file's own queue (``enqueue(_:then:)``), so that a thread every transfer shares never waits for the
+/// disk: a disk that hangs a write then holds only the thread that writes, never the lock that the transport's
+/// deadlines are enforced under, so the download still ends when its deadline passes (before, the deadline's
+/// watchdog waited on the lock behind the write, and every request of the transport with it).
 ///
 /// A transfer that ends while its chunk is being written (a deadline, a cancellation) closes the file when that
 /// write returns, not under it: the descriptor is never closed while a write holds its number, which another
@@ -26,11 +27,21 @@ package final class DownloadFileWriter: Sendable {
         var descriptor: Int32?
         var isWriting = false
         var closesAfterWrite = false
+        /// The bytes handed to ``enqueue(_:then:)`` and not yet written.
+        var queuedBytes = 0
+        /// The first queued chunk's failure: the chunks after it are not written.
+        var failure: StrataError?
     }
 
     /// The file's location, for messages and the test seam.
     package let url: URL
     private let state: Locked<State>
+
+    /// Where queued chunks are written, one after the other (``enqueue(_:then:)``).
+    private let queue = DispatchQueue(label: "StrataNetwork.DownloadFileWriter")
+
+    /// Signalled when a queued chunk is written and when the file is closed (``waitForBacklog(atMost:)``).
+    private let backlog = NSCondition()
 
     /// Takes over `descriptor`, open for writing on the file at `url`.
     init(descriptor: Int32, url: URL) {
@@ -75,8 +86,69 @@ package final class DownloadFileWriter: Sendable {
         if let reason { throw StrataError.io("Writing the download file \(url.path) failed: \(reason)") }
     }
 
+    /// Queues `data` to be appended after the chunks queued before it, on the writer's own queue: the caller never
+    /// waits for the disk, so a disk that hangs holds that queue's thread only. `written` is called there once the
+    /// chunk is on disk, or with the failure of the write (the first failure fails every chunk after it, unwritten);
+    /// a chunk queued after ``close()`` is dropped, and `written` not called.
+    ///
+    /// - Parameters:
+    ///   - data: The chunk.
+    ///   - written: Told how the chunk's write ended, with the bytes still queued after it.
+    /// - Returns: The bytes queued and not yet written, this chunk included.
+    package func enqueue(
+        _ data: Data,
+        then written: @escaping @Sendable (_ result: Result<Void, StrataError>) -> Void
+    ) -> Int {
+        let queued = state.withLock { state -> Int? in
+            guard state.descriptor != nil, !state.closesAfterWrite else { return nil }
+            state.queuedBytes += data.count
+            return state.queuedBytes
+        }
+        guard let queued else { return 0 }
+        queue.async { [self] in
+            let failure = state.withLock { $0.failure }
+            var result = Result<Void, StrataError>.success(())
+            if let failure {
+                result = .failure(failure)
+            } else {
+                do throws(StrataError) {
+                    try write(data)
+                } catch {
+                    state.withLock { $0.failure = $0.failure ?? error }
+                    result = .failure(error)
+                }
+            }
+            backlog.lock()
+            state.withLock { $0.queuedBytes -= data.count }
+            backlog.broadcast()
+            backlog.unlock()
+            written(result)
+        }
+        return queued
+    }
+
+    /// Waits until at most `bytes` queued bytes are left to write, or the file is closed (the transfer ended), on the
+    /// caller's thread.
+    ///
+    /// - Parameter bytes: The backlog to wait for.
+    package func waitForBacklog(atMost bytes: Int) {
+        backlog.lock()
+        defer { backlog.unlock() }
+        while state.withLock({ $0.queuedBytes > bytes && $0.descriptor != nil && !$0.closesAfterWrite }) {
+            backlog.wait()
+        }
+    }
+
+    /// Calls `body` on the writer's queue once every chunk queued so far is written, with the first failure of any.
+    ///
+    /// - Parameter body: Told the first failure of a queued chunk's write, or `nil`.
+    package func whenWritten(_ body: @escaping @Sendable (StrataError?) -> Void) {
+        queue.async { [self] in body(state.withLock { $0.failure }) }
+    }
+
     /// Closes the file now, or, while a write runs, as soon as it returns. Closing twice does nothing.
     package func close() {
+        backlog.lock()
         let descriptor = state.withLock { state -> Int32? in
             if state.isWriting {
                 state.closesAfterWrite = true
@@ -85,6 +157,9 @@ package final class DownloadFileWriter: Sendable {
             defer { state.descriptor = nil }
             return state.descriptor
         }
+        // A delegate waiting for the backlog goes on: the transfer has ended.
+        backlog.broadcast()
+        backlog.unlock()
         if let descriptor { closeFile(descriptor) }
     }
 

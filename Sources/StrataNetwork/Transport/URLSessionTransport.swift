@@ -118,6 +118,9 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
     /// never more than the request's limit. For tests (the shared transport suite reads it for every transport).
     package var peakBodyBytes: Int { delegate.peakBodyBytes }
 
+    /// The most bytes any one download of this transport has had queued for its file and not yet written, for tests.
+    package var peakQueuedFileBytes: Int { delegate.peakQueuedFileBytes }
+
     deinit {
         // The session keeps its delegate alive until it is invalidated.
         session.finishTasksAndInvalidate()

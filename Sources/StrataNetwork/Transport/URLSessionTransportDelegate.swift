@@ -9,8 +9,10 @@ import Strata
 ///
 /// Every transfer ends exactly once, in ``finish(_:with:)``: it is removed from the table, its file is
 /// closed (once the chunk being written, if any, is) and its continuation resumed. A download's chunk is counted
-/// under the lock and written after it (``DownloadFileWriter``): a write that hangs holds the delegate queue, never
-/// the lock the watchdog ends transfers under. One watchdog task per delegate enforces every transfer's deadlines
+/// under the lock and written on its file's own queue (``DownloadFileWriter/enqueue(_:then:)``): a write that hangs
+/// holds that queue's thread, never the delegate queue every transfer shares, nor the lock the watchdog ends
+/// transfers under; only a download whose backlog passes ``heldBacklog`` holds the queue, until its disk catches up
+/// or the transfer ends. One watchdog task per delegate enforces every transfer's deadlines
 /// (``URLSessionTransportDelegate/watchDeadlines(of:task:)``). Callbacks that arrive for a finished
 /// transfer (the chunks libcurl had buffered before a cancellation took effect) find nothing and are
 /// dropped.
@@ -70,6 +72,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var watchdog: Watchdog?
         /// The most body bytes any one transfer has held (in memory or in its file), for tests.
         var peakBodyBytes = 0
+        /// The most bytes any one download has had queued for its file and not yet written, for tests.
+        var peakQueuedFileBytes = 0
     }
 
     let state = Locked(State())
@@ -77,6 +81,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// The most body bytes any one transfer of this delegate has held, in memory or written to its file:
     /// never more than that transfer's limit.
     var peakBodyBytes: Int { state.withLock { $0.peakBodyBytes } }
+
+    /// The most bytes any one download of this delegate has had queued for its file and not yet written: about
+    /// ``heldBacklog`` at most, however slow the disk.
+    var peakQueuedFileBytes: Int { state.withLock { $0.peakQueuedFileBytes } }
 
     func register(_ identifier: Int, transfer: Transfer, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         var transfer = transfer
@@ -194,17 +202,42 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         case .accepted(nil, _), nil:
             break
         case .write(let writer, let exchange, let progress):
-            // Counted under the lock, written after it: a write that hangs holds this queue, never the lock the
-            // watchdog ends transfers under.
-            do {
-                try writer.write(data)
-            } catch {
-                finish(identifier, with: .failure(exchange.writeFailed(error)))
-                dataTask.cancel()
-                return
+            // Counted under the lock, written on the file's own queue: a write that hangs holds that queue's thread,
+            // never this delegate queue, which every transfer of the session shares, nor the watchdog's lock.
+            let queued = writer.enqueue(data) { [weak self] result in
+                self?.written(identifier, dataTask, result, exchange, progress)
             }
-            exchange.destination.progress?(progress)
+            state.withLock { $0.peakQueuedFileBytes = max($0.peakQueuedFileBytes, queued) }
+            // FoundationNetworking reads on whatever the delegate does: a disk slower than the network is caught up
+            // with here, holding the session's callbacks only while this download's backlog is over its bound, and
+            // never past the transfer's end (its deadline closes the file, which ends the wait).
+            if queued > Self.heldBacklog { writer.waitForBacklog(atMost: Self.resumedBacklog) }
         }
+    }
+
+    /// The bytes a download may have queued for its file, not yet written, before the delegate waits for its disk.
+    static let heldBacklog = 8 << 20
+
+    /// The queued bytes a waiting delegate lets its download go on at.
+    static let resumedBacklog = 2 << 20
+
+    /// Takes a download's written chunk into account: its progress reported and the transfer's activity noted (a disk
+    /// that writes is a transfer that moves); a failed write ends the transfer.
+    private func written(
+        _ identifier: Int,
+        _ dataTask: URLSessionDataTask,
+        _ result: Result<Void, StrataError>,
+        _ exchange: HTTPExchange,
+        _ progress: DownloadProgress
+    ) {
+        if case .failure(let error) = result {
+            finish(identifier, with: .failure(exchange.writeFailed(error)))
+            dataTask.cancel()
+            return
+        }
+        let now = ContinuousClock.now
+        guard update(identifier, { $0.lastActivity = now }) != nil else { return }
+        exchange.destination.progress?(progress)
     }
 
     func urlSession(
@@ -399,12 +432,13 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             finish(identifier, with: .failure(transfer.exchange.bodyEnded(after: transfer.received, of: expected)))
             return
         }
-        finish(
-            identifier,
-            with: .success(
-                HTTPResponse(status: response.statusCode, headers: headers, body: transfer.body, url: response.url)
-            )
-        )
+        let answer = HTTPResponse(status: response.statusCode, headers: headers, body: transfer.body, url: response.url)
+        guard case .file(let writer) = transfer.sink else { return finish(identifier, with: .success(answer)) }
+        // A download is done once its queued chunks are on disk (or one could not be written).
+        let exchange = transfer.exchange
+        writer.whenWritten { [weak self] failure in
+            self?.finish(identifier, with: failure.map { .failure(exchange.writeFailed($0)) } ?? .success(answer))
+        }
     }
 
     // MARK: - Helpers

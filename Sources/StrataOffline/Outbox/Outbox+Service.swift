@@ -52,6 +52,19 @@ struct QueuedKeys: Sendable {
     var keys: Set<String> = []
     /// The claim of the repository watching, and what it is told: a key and whether it is now queued.
     var watcher: (claim: UInt64, tell: @Sendable (String, Bool) -> Void)?
+    /// The claim of the repository watching drops, and what it is told: the keys of the records the app drops,
+    /// before and after.
+    var dropWatcher: DropWatcher?
+}
+
+/// What the repository serving an outbox is told of the app's drops (``Outbox/drop(_:)``, ``Outbox/dropAll()``).
+struct DropWatcher: Sendable {
+    /// The repository's claim on the outbox.
+    var claim: UInt64
+    /// Told the keys of the records about to be dropped, before the outbox changes.
+    var willDrop: @Sendable ([String]) async -> Void
+    /// Told the same keys once the drop is done (or failed).
+    var didDrop: @Sendable ([String]) async -> Void
 }
 
 extension Outbox {
@@ -69,13 +82,34 @@ extension Outbox {
     }
 
     /// Tells the watcher of `claim` that no key is queued any more for it, and stops telling it; nothing when another
-    /// repository watches.
+    /// repository watches. Stops telling it of drops too (``watchDrops(claim:_:)``).
     nonisolated func stopWatchingQueuedKeys(claim: UInt64) {
         queuedKeys.withLock { state in
+            if state.dropWatcher?.claim == claim { state.dropWatcher = nil }
             guard let watcher = state.watcher, watcher.claim == claim else { return }
             for key in state.keys { watcher.tell(key, false) }
             state.watcher = nil
         }
+    }
+
+    /// Tells `watcher`, until ``stopWatchingQueuedKeys(claim:)``, of the keys of the records the app drops
+    /// (``drop(_:)``, ``dropAll()``), before the outbox changes and after, waiting for it each time: what lets the
+    /// repository that serves the outbox take the dropped writes' values out of its cache, in the keys' turns.
+    nonisolated func watchDrops(_ watcher: DropWatcher) {
+        queuedKeys.withLock { $0.dropWatcher = watcher }
+    }
+
+    /// Runs `drop`, the app's drop of the records of `keys`, between the drop watcher's two calls, if one watches.
+    func droppingRecords(of keys: [String], _ drop: () async throws -> Void) async throws {
+        let watcher = queuedKeys.withLock { $0.dropWatcher }
+        await watcher?.willDrop(keys)
+        do {
+            try await drop()
+        } catch {
+            await watcher?.didDrop(keys)
+            throw error
+        }
+        await watcher?.didDrop(keys)
     }
 
     /// Records that `key` now has records to replay or none, telling the watcher when that changed.

@@ -284,25 +284,35 @@ extension Outbox {
     }
 
     /// Removes one record, or one unreadable file by the number it is listed under (its file's); nothing when there
-    /// is none.
+    /// is none. The repository that serves the outbox drops the record's value from its cache too, unless another
+    /// write of its key waits.
     ///
     /// - Parameter sequence: The record's ``PendingWrite/sequence``.
     /// - Throws: ``Strata/StrataError/Code/io`` when the file cannot be removed.
     public func drop(_ sequence: UInt64) async throws {
-        try await lane.run {
-            try await store.delete(KeyQuery(PendingWrite.storeKey(sequence)))
-            unreadable.removeAll { $0.sequence == sequence }
-            if sequence == inFlight?.sequence { inFlight?.isDropped = true }
-            forget(sequence)
+        try await droppingRecords(of: records[sequence].map { [$0.key] } ?? []) {
+            try await lane.run {
+                try await store.delete(KeyQuery(PendingWrite.storeKey(sequence)))
+                unreadable.removeAll { $0.sequence == sequence }
+                if sequence == inFlight?.sequence { inFlight?.isDropped = true }
+                forget(sequence)
+            }
         }
     }
 
-    /// Removes every record and every unreadable file.
+    /// Removes every record and every unreadable file, and their values from the cache of the repository that serves
+    /// the outbox.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed. The store removes the files it can all
     ///   the same: the records and unreadable files whose files are gone are forgotten, and only those whose files are
     ///   still there stay.
     public func dropAll() async throws {
+        // The keys of the records before the drop: the watcher looks at each (a key written again since still waits).
+        try await droppingRecords(of: Set(records.values.map(\.key)).sorted()) { try await dropAllInLane() }
+    }
+
+    /// ``dropAll()``'s work, in the outbox's lane.
+    private func dropAllInLane() async throws {
         try await lane.run {
             do {
                 try await store.delete(AllObjectsQuery())

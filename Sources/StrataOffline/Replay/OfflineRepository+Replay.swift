@@ -207,7 +207,6 @@ extension OfflineRepository {
                 // after a pause, not at once and again while the disk refuses.
                 do {
                     try await outbox.remove(record.sequence)
-                    if await !outbox.isPending(key: record.key) { announceSettled(key: record.key) }
                 } catch {
                     await waitForBackoff(&record, after: error)
                 }
@@ -416,14 +415,14 @@ extension OfflineRepository {
         record.isSetAside = true
         record.lastError = PendingWrite.describe(error)
         // Marked, and the copy main refused dropped, in the key's turn: a stream that sees the key settle finds the
-        // copy gone (``refusedCopyWasDropped(_:)``).
+        // copy gone (``cacheStillHolds(_:of:cache:origin:turns:)``).
         await cacheTurns.take(record.key)
         let marked = (try? await outbox.update(record)) != nil
         // A write main's value won (`evenIfUnsaved`) left the cache at main's value: nothing to drop.
         var dropped = false
         if marked, !evenIfUnsaved { dropped = await dropRefusedCopy(ofKey: record.key) }
         await cacheTurns.giveBack(record.key)
-        if dropped { announceSettled(key: record.key) }
+        if dropped { announceDroppedCopy(ofKey: record.key) }
         if marked || evenIfUnsaved { return .setAside }
         var waiting = original
         await waitForBackoff(&waiting, after: error)

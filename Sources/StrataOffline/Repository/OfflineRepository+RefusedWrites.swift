@@ -1,12 +1,12 @@
 import Strata
 
 // A write the cache took first but main refused for good (set aside, or a first attempt refused) or will never get
-// (refused by a full outbox) must not stay in the cache as if it were main's: every such path drops the copy here,
-// the one rule for all of them.
+// (refused by a full outbox, or taken back by the app) must not stay in the cache as if it were main's: every such
+// path drops the copy here, the one rule for all of them.
 extension OfflineRepository {
     /// Drops the cache's copy of `key` when no write of the key is left to reach main, after its newest write was
     /// refused for good or could not be queued. Called in the key's cache turn; returns whether the copy was dropped,
-    /// and then the caller announces it (``announceSettled(key:)``) once the turn is given back.
+    /// and then the caller announces it (``announceDroppedCopy(ofKey:)``) once the turn is given back.
     ///
     /// While a later write of the key waits (queued, or a first attempt on its way), the cache holds that write's
     /// value, which main is still to get: it stays. Otherwise the cache held the refused value, which main does not
@@ -25,10 +25,28 @@ extension OfflineRepository {
         return true
     }
 
-    /// Tells the repository's streams of `key` to read it again, now that no write of the key waits: main took it,
-    /// or refused it and the cache's copy went. They show what main holds then: a read of main that a stream made
-    /// while the write waited, and finished after, is followed by one made after.
-    func announceSettled(key: String) {
+    /// Takes the turns of `keys`, in order, before the app drops their queued writes (``Outbox/drop(_:)``): a stream
+    /// that sees a key settle then finds its copy already dropped (``dropTakenBackCopies(ofKeys:)``).
+    ///
+    /// - Parameter keys: The keys, sorted: two drops take their turns in one order.
+    func takeTurns(ofDropped keys: [String]) async {
+        for key in keys { await cacheTurns.take(key) }
+    }
+
+    /// Drops the cache's copy of each of `keys` whose queued write the app dropped, unless another write of it waits,
+    /// gives back the turns ``takeTurns(ofDropped:)`` took, then tells their streams.
+    ///
+    /// - Parameter keys: The keys whose writes were dropped.
+    func dropTakenBackCopies(ofKeys keys: [String]) async {
+        var dropped: [String] = []
+        for key in keys where await dropRefusedCopy(ofKey: key) { dropped.append(key) }
+        for key in keys { await cacheTurns.giveBack(key) }
+        for key in dropped { announceDroppedCopy(ofKey: key) }
+    }
+
+    /// Tells the repository's streams of `key` to read it again, after its refused copy was dropped: they show what
+    /// main answers then (the drop itself tells no stream, as a deletion would).
+    func announceDroppedCopy(ofKey key: String) {
         repository.changeBroadcaster.publish(.put(key: key))
     }
 }

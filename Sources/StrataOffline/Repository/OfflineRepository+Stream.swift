@@ -25,8 +25,16 @@ extension OfflineRepository {
         operation: any RepositoryOperation = DefaultOperation(),
         bufferingNewest limit: Int = 1
     ) -> AsyncStream<RepositoryResponse<Value>> {
-        let inner = repository.stream(query, operation: operation, bufferingNewest: limit)
-        guard let keyed = query as? any KeyedQuery else { return inner }
+        guard let keyed = query as? any KeyedQuery else {
+            return repository.stream(query, operation: operation, bufferingNewest: limit)
+        }
+        // What makes the repository's stream read again once the key settles, after any read it has on its way: a
+        // read of main made while the write waited may answer after the settled state is shown.
+        let (readsAgain, readAgainSink) = AsyncStream.makeStream(
+            of: DataChange.self,
+            bufferingPolicy: .bufferingNewest(1)
+        )
+        let inner = repository.stream(query, operation: operation, bufferingNewest: limit, readingAgainOn: readsAgain)
         let key = keyed.key
         let (outbox, configuration, repository, turns) = (outbox, configuration, repository, cacheTurns)
         let (cache, cacheOrigin) = (repository.cache, repository.cache.origin.specified(or: .cache))
@@ -66,22 +74,30 @@ extension OfflineRepository {
                     // Every event reads the pending state afresh: a change waiting behind responses that pushed it
                     // out of the buffer is seen here, and the next change is let in.
                     changeWaits.withLock { $0 = false }
-                    let isPending = await outbox.isPending(key: key)
-                    let waiting = isPending ? await outbox.latest(forKey: key) : nil
+                    var isPending = await outbox.isPending(key: key)
+                    var waiting = isPending ? await outbox.latest(forKey: key) : nil
                     if let response = event {
                         last = response
                     } else if sentPending == isPending, waiting == nil {
                         continue
                     }
                     var readAgain = false
-                    if sentPending == true, !isPending,
-                        await !Self.cacheStillHolds(last, of: keyed, cache: cache, origin: cacheOrigin, turns: turns)
-                    {
-                        // The key settled, but the last response is not the cache's copy of what main took: main's
-                        // answer, which may have been read while the write waited (older than it), an error, or the
-                        // copy of a write main refused, which went. The stream reads again, and shows that.
-                        last = await Self.readAgain(keyed, operation: operation, from: repository)
-                        readAgain = true
+                    if sentPending == true, !isPending {
+                        // The key settled: shown once, whatever it shows (an error included).
+                        sentPending = false
+                        if await !Self.cacheStillHolds(last, of: keyed, cache: cache, origin: cacheOrigin, turns: turns)
+                        {
+                            // The last response is not the cache's copy of what main took: main's answer, which may
+                            // have been read while the write waited (older than it), an error, or the copy of a write
+                            // main refused, which went. The stream reads again, shows that, and has the repository's
+                            // stream read again after any read it has on its way.
+                            last = await Self.readAgain(keyed, operation: operation, from: repository)
+                            readAgainSink.yield(.put(key: key))
+                            readAgain = true
+                            // A write of the key may have begun meanwhile: its state, not the one before the read.
+                            isPending = await outbox.isPending(key: key)
+                            waiting = isPending ? await outbox.latest(forKey: key) : nil
+                        }
                     }
                     guard let response = last else { continue }
                     let marked = Self.showing(
@@ -95,6 +111,7 @@ extension OfflineRepository {
                 }
                 group.cancelAll()
             }
+            readAgainSink.finish()
             continuation.finish()
         }
         continuation.onTermination = { _ in task.cancel() }
@@ -181,8 +198,11 @@ extension OfflineRepository {
                 try await repository.getResponse(query, operation: operation)
             }
         } catch {
-            let origin = error.strataCode == .notFound ? repository.cache.origin : repository.main.origin
-            return .error(error, origin: origin.specified(or: error.strataCode == .notFound ? .cache : .main))
+            // The source that answered last: main whenever the operation asks it (after a cache miss too).
+            let readsMain = operation.plan.read.map { $0.first == .main || !$0.asksMainOn.isEmpty } ?? true
+            let origin =
+                readsMain ? repository.main.origin.specified(or: .main) : repository.cache.origin.specified(or: .cache)
+            return .error(error, origin: origin)
         }
     }
 }

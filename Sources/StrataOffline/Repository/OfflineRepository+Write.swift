@@ -130,7 +130,6 @@ extension OfflineRepository {
                         try await toMain(local)
                     }
                     await endFirstAttempt(sequence, key: key)
-                    if await !outbox.isPending(key: key) { announceSettled(key: key) }
                     if await outbox.count > 0 { triggerReplay(.mainAnswered) }
                     return (stored, .saved)
                 } catch {
@@ -162,16 +161,16 @@ extension OfflineRepository {
         }
     }
 
-    /// Ends a first attempt that failed without being queued: a write of the key queued behind it meanwhile, which no
-    /// replay could send while the attempt was on its way, is replayed now (as after an attempt main took).
-    /// Ends a first attempt main refused for good, in the key's turn, and drops the cache's copy of the refused value
-    /// unless a later write of the key waits (``dropRefusedCopy(ofKey:)``).
+    /// Ends a first attempt main refused for good, or that failed and could not be queued, in the key's turn, and
+    /// drops the cache's copy of its value unless a later write of the key waits (``dropRefusedCopy(ofKey:)``); a write
+    /// of the key queued behind it meanwhile, which no replay could send while the attempt was on its way, is replayed
+    /// now (as after an attempt main took).
     private func endRefusedFirstAttempt(_ sequence: UInt64, key: String) async {
         await cacheTurns.take(key)
         await endFirstAttempt(sequence, key: key)
         let dropped = await dropRefusedCopy(ofKey: key)
         await cacheTurns.giveBack(key)
-        if dropped { announceSettled(key: key) }
+        if dropped { announceDroppedCopy(ofKey: key) }
         if await outbox.isPending(key: key) { triggerReplay(.due) }
     }
 
@@ -206,7 +205,7 @@ extension OfflineRepository {
         guard let latest = await outbox.latest(forKey: key) else {
             guard let firstAttempt else {
                 // Nothing of the key waits: the cache held main's value, or none, which the read after asks main for.
-                if await dropRefusedCopy(ofKey: key) { announceSettled(key: key) }
+                if await dropRefusedCopy(ofKey: key) { announceDroppedCopy(ofKey: key) }
                 return
             }
             _ = try? await firstAttempt()

@@ -104,6 +104,14 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         outbox.watchQueuedKeys(claim: claim) { key, isQueued in
             if isQueued { held.beginHeldWrite(KeyQuery(key)) } else { held.endHeldWrite(KeyQuery(key)) }
         }
+        // A write the app takes back leaves the cache too: main will not get it (``dropRefusedCopy(ofKey:)``).
+        outbox.watchDrops(
+            DropWatcher(
+                claim: claim,
+                willDrop: { [weak self] keys in await self?.takeTurns(ofDropped: keys) },
+                didDrop: { [weak self] keys in await self?.dropTakenBackCopies(ofKeys: keys) }
+            )
+        )
         triggerReplay(.due)
     }
 

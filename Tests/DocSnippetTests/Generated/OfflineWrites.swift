@@ -33,8 +33,8 @@ struct OfflineWrites_13 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:71
-struct OfflineWrites_71 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:72
+struct OfflineWrites_72 {
     struct AuditedNotes: PutDataSource {
         func put(_ note: Note, in query: any Query) async throws -> Note {
             let requestID = IdempotencyKey.current ?? UUID().uuidString
@@ -45,8 +45,8 @@ struct OfflineWrites_71 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:95
-struct OfflineWrites_95 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:96
+struct OfflineWrites_96 {
     func mergingResolver() -> ConflictResolver<User> {
         ConflictResolver { conflict in
             guard let local = conflict.local, let remote = conflict.remote else { return .takeRemote }
@@ -55,8 +55,8 @@ struct OfflineWrites_95 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:138
-struct OfflineWrites_138 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:139
+struct OfflineWrites_139 {
     func watch(_ users: OfflineRepository<UsersAPI, MemoryDataSource<User>>) async {
         for await response in users.stream(KeyQuery("42")) {
             if let user = response.value { print(user.name, response.isPending ? "saving…" : "saved") }
