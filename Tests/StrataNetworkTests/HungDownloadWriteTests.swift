@@ -11,33 +11,26 @@ import Testing
 struct HungDownloadWriteTests {
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aHungWriteEndsAtTheIdleTimeout(transport kind: TransportUnderTest) async throws {
-        let server = try RawServer.start { write in
-            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 131072\r\nConnection: close\r\n\r\n".utf8))
-            try write(Data(repeating: 1, count: 131_072))
-        }
-        defer { server.stop() }
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let held = HeldWrites(in: folder.url)
-        defer { held.remove() }
-        let client = makeClient(kind.make(), timeout: .milliseconds(300), downloadDirectory: folder.url)
+        try await Self.withHeldWrites { server, folder, held in
+            let client = makeClient(kind.make(), timeout: .milliseconds(300), downloadDirectory: folder.url)
 
-        // On a busy machine the idle timeout may end a download before its first bytes arrive, which is not what
-        // this test is about: such an attempt is made again, at most three times.
-        var error: StrataError?
-        for _ in 0..<3 where held.entered.total == 0 {
-            error = await strataError { _ = try await client.download(HTTPRequest(url: server.baseURL)) }
-        }
-        let endedWhileHeld = held.returned.total == 0
+            // On a busy machine the idle timeout may end a download before its first bytes arrive, which is not what
+            // this test is about: such an attempt is made again, at most three times.
+            var error: StrataError?
+            for _ in 0..<3 where held.entered.total == 0 {
+                error = await strataError { _ = try await client.download(HTTPRequest(url: server.baseURL)) }
+            }
+            let endedWhileHeld = held.returned.total == 0
 
-        #expect(error?.code == .network, "\(String(describing: error))")
-        #expect(error?.message.contains("idle timeout") == true, "\(String(describing: error))")
-        #expect(held.entered.total == 1)
-        #expect(endedWhileHeld)
-        held.release()
-        // The failed download's file is deleted by name, and closed by its writer once the write returns.
-        #expect(try folder.contents().isEmpty)
-        #expect(await Self.noDescriptorNames(folder.url))
+            #expect(error?.code == .network, "\(String(describing: error))")
+            #expect(error?.message.contains("idle timeout") == true, "\(String(describing: error))")
+            #expect(held.entered.total == 1)
+            #expect(endedWhileHeld)
+            held.release()
+            // The failed download's file is deleted by name, and closed by its writer once the write returns.
+            #expect(try folder.contents().isEmpty)
+            #expect(await Self.noDescriptorNames(folder.url))
+        }
     }
 
     /// Before, a download's hung write held the URLSession transport's one delegate queue, and with it every other
@@ -46,28 +39,21 @@ struct HungDownloadWriteTests {
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aHungWriteHoldsNoOtherRequest(transport kind: TransportUnderTest) async throws {
         // Given a download whose write hangs
-        let server = try RawServer.start { write in
-            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 131072\r\nConnection: close\r\n\r\n".utf8))
-            try write(Data(repeating: 1, count: 131_072))
+        try await Self.withHeldWrites { server, folder, held in
+            let client = makeClient(kind.make(), timeout: .seconds(30), downloadDirectory: folder.url)
+            let download = Task { try await client.download(HTTPRequest(url: server.baseURL)) }
+            await poll(until: { held.entered.total > 0 })
+
+            // When another request of the same client runs
+            let response = try await client.send(HTTPRequest(url: server.baseURL))
+
+            // Then it is answered while the write still hangs, and the download ends whole once the disk goes on
+            #expect(response.body.count == 131_072)
+            #expect(held.returned.total == 0, "the request waited for the hung write")
+            held.release()
+            let file = try await download.value
+            #expect(try Data(contentsOf: file.fileURL) == Data(repeating: 1, count: 131_072))
         }
-        defer { server.stop() }
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let held = HeldWrites(in: folder.url)
-        defer { held.remove() }
-        let client = makeClient(kind.make(), timeout: .seconds(30), downloadDirectory: folder.url)
-        let download = Task { try await client.download(HTTPRequest(url: server.baseURL)) }
-        await poll(until: { held.entered.total > 0 })
-
-        // When another request of the same client runs
-        let response = try await client.send(HTTPRequest(url: server.baseURL))
-
-        // Then it is answered while the write still hangs, and the download ends whole once the disk goes on
-        #expect(response.body.count == 131_072)
-        #expect(held.returned.total == 0, "the request waited for the hung write")
-        held.release()
-        let file = try await download.value
-        #expect(try Data(contentsOf: file.fileURL) == Data(repeating: 1, count: 131_072))
     }
 
     /// A download whose disk is slower than its server waits for its disk once its backlog passes a bound, rather
@@ -119,6 +105,23 @@ struct HungDownloadWriteTests {
         #expect(await Self.eventually { !writer.isOpen })
         #expect(try Data(contentsOf: url) == Data("body".utf8))
         #expect(throws: StrataError.self) { try writer.write(Data("more".utf8)) }
+    }
+
+    /// Runs `body` with a server that answers every request with 128 KiB, and a folder whose download writes hang
+    /// until released.
+    private static func withHeldWrites(
+        _ body: (RawServer, TemporaryFolder, HeldWrites) async throws -> Void
+    ) async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 131072\r\nConnection: close\r\n\r\n".utf8))
+            try write(Data(repeating: 1, count: 131_072))
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let held = HeldWrites(in: folder.url)
+        defer { held.remove() }
+        try await body(server, folder, held)
     }
 
     /// Whether, within five seconds, no open descriptor of this process names a file in `folder` (Linux's
