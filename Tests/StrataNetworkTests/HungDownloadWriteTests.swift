@@ -11,7 +11,7 @@ import Testing
 struct HungDownloadWriteTests {
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aHungWriteEndsAtTheIdleTimeout(transport kind: TransportUnderTest) async throws {
-        try await Self.withHeldWrites { server, folder, held in
+        try await Self.withHeldWrites { (server, folder, held) async throws in
             let client = makeClient(kind.make(), timeout: .milliseconds(300), downloadDirectory: folder.url)
 
             // On a busy machine the idle timeout may end a download before its first bytes arrive, which is not what
@@ -39,7 +39,7 @@ struct HungDownloadWriteTests {
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aHungWriteHoldsNoOtherRequest(transport kind: TransportUnderTest) async throws {
         // Given a download whose write hangs
-        try await Self.withHeldWrites { server, folder, held in
+        try await Self.withHeldWrites { (server, folder, held) async throws in
             let client = makeClient(kind.make(), timeout: .seconds(30), downloadDirectory: folder.url)
             let download = Task { try await client.download(HTTPRequest(url: server.baseURL)) }
             await poll(until: { held.entered.total > 0 })
