@@ -13,9 +13,9 @@
     ///
     /// A request ends with the first failure the delegate records (a deadline, the limit, the file, the caller's
     /// cancellation): the AsyncHTTPClient task is failed with it, which closes its connection. A download's file
-    /// is created and its chunks are written on NIO's thread pool, with no lock held (a disk that hangs holds a pool
-    /// thread, never the event loop or the lock its deadline timer takes), and the next chunk is read only once the
-    /// last one is written.
+    /// is created and its chunks are written on the download's own queue, with no lock held (a disk that hangs holds
+    /// that queue's thread, never the event loop, NIO's shared thread pool, or the lock its deadline timer takes), and
+    /// the next chunk is read only once the last one is written.
     final class TransferDelegate: HTTPClientResponseDelegate, Sendable {
         typealias Response = StrataNetwork.HTTPResponse
         typealias ClientTask = AsyncHTTPClient.HTTPClient.Task<StrataNetwork.HTTPResponse>
@@ -38,6 +38,9 @@
             var errorResponse: Response?
             var hasEnded = false
         }
+
+        /// Where a download's file is made and written, one step after the other (``onFileQueue(_:_:)``).
+        private let fileQueue = DispatchQueue(label: "StrataAsyncHTTPClient.download")
 
         /// The request, where its body goes, its limit and its deadlines.
         private let exchange: HTTPExchange
@@ -191,14 +194,12 @@
                 return task.eventLoop.makeCompletedFuture { try receive(status: status, headers: headers) }
             }
             // A download's file is created off the event loop; its body is read once the file is there.
-            return NIOThreadPool.singleton.runIfActive(eventLoop: task.eventLoop) {
-                try self.receive(status: status, headers: headers)
-            }
+            return onFileQueue(task.eventLoop) { try self.receive(status: status, headers: headers) }
         }
 
         /// Prepares where the response's body goes; on failure (the limit, the file) ends the request.
         ///
-        /// A download's head is handled on the thread pool, which may get to it after the request ended (its idle
+        /// A download's head is handled on its file queue, which may get to it after the request ended (its idle
         /// timeout, its cancellation): then no file is made, and one made while it ended is removed — the download's
         /// own clean-up ran before it existed.
         private func receive(status: Int, headers: StrataNetwork.HTTPHeaders) throws {
@@ -227,7 +228,20 @@
                 return task.eventLoop.makeCompletedFuture { try accept(buffer) }
             }
             // A file is written off the event loop; the next chunk is read once this one is on disk.
-            return NIOThreadPool.singleton.runIfActive(eventLoop: task.eventLoop) { try self.accept(buffer) }
+            return onFileQueue(task.eventLoop) { try self.accept(buffer) }
+        }
+
+        /// Runs `work`, a download's file work, on the download's own queue, and completes the returned future on
+        /// `eventLoop` once it is done: a disk that hangs holds that queue's thread, never the event loop, nor NIO's
+        /// shared thread pool (one thread a core, which as many hung writes as cores held, and every other download of
+        /// the process with them, whichever its disk).
+        private func onFileQueue(
+            _ eventLoop: any EventLoop,
+            _ work: @escaping @Sendable () throws -> Void
+        ) -> EventLoopFuture<Void> {
+            let promise = eventLoop.makePromise(of: Void.self)
+            fileQueue.async { promise.completeWith(Result { try work() }) }
+            return promise.futureResult
         }
 
         /// Adds a chunk to the body or the file; on failure (the limit, the file) ends the request.
@@ -247,7 +261,7 @@
                     }
                     return (state.sink?.received ?? 0, state.sink?.progress, writer)
                 }
-                // Counted under the lock, written after it: a write that hangs holds this pool thread only.
+                // Counted under the lock, written after it: a write that hangs holds the download's queue only.
                 if let writer {
                     do {
                         try buffer.withUnsafeReadableBytes { bytes throws(StrataError) in try writer.write(bytes) }

@@ -56,6 +56,34 @@ struct HungDownloadWriteTests {
         }
     }
 
+    /// Before, the AsyncHTTPClient transport made and wrote every download's file on NIO's shared thread pool, one
+    /// thread a core: as many hung writes as cores held every other download of the process, whichever its disk.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func hungWritesHoldNoDownloadToAnotherDisk(transport kind: TransportUnderTest) async throws {
+        try await Self.withHeldWrites { (server, folder, held) async throws in
+            // Given as many downloads whose writes hang as the machine has cores, or two
+            let transport = kind.make()
+            let hungCount = max(ProcessInfo.processInfo.activeProcessorCount, 2)
+            let heldClient = makeClient(transport, timeout: .seconds(30), downloadDirectory: folder.url)
+            let hung = (0..<hungCount).map { _ in
+                Task { try await heldClient.download(HTTPRequest(url: server.baseURL)) }
+            }
+            await poll(until: { held.entered.total == hungCount })
+
+            // When the same transport downloads into another folder
+            let other = try TemporaryFolder()
+            defer { other.remove() }
+            let otherClient = makeClient(transport, timeout: .seconds(30), downloadDirectory: other.url)
+            let file = try await otherClient.download(HTTPRequest(url: server.baseURL))
+
+            // Then that download ends, whole, while the others' writes still hang; they end once the disk goes on
+            #expect(held.returned.total == 0, "the download waited for the hung writes")
+            #expect(file.byteCount == 131_072)
+            held.release()
+            for download in hung { _ = try await download.value }
+        }
+    }
+
     /// A download whose disk is slower than its server waits for its disk once its backlog passes a bound, rather
     /// than queueing the whole body in memory as it arrives: its queued bytes stay near the bound, and the file ends
     /// whole.

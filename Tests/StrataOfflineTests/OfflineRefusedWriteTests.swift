@@ -106,6 +106,51 @@ struct OfflineRefusedWriteTests {
         }
     }
 
+    /// Dropping a write main refused (set aside) touches no cache: the cache holds what main took since (found in
+    /// review: the drop took the saved value out of the cache).
+    @Test(.timeLimit(.minutes(1)))
+    func droppingASetAsideWriteKeepsTheCachesLaterValue() async throws {
+        // Given a write of a set aside, and a later write of a that main took
+        let (server, notes, folder) = try await OfflineConflictTests.conflicted(.keepLocal)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        server.scriptConflict(key: "a", times: notes.configuration.maxConflicts + 1)
+        #expect(await notes.sync().setAside == 1)
+        #expect(try await notes.put(Note(id: "a", text: "saved", version: 5), in: KeyQuery("a")).status == .saved)
+        let setAside = try #require(await notes.outbox.pendingWrites.first)
+
+        // When the app drops the set-aside record
+        try await notes.outbox.drop(setAside.sequence)
+
+        // Then the cache still holds the saved value
+        #expect(try await notes.repository.get(KeyQuery("a"), operation: .cache).text == "saved")
+        await notes.close()
+        await server.stop()
+    }
+
+    /// Dropping a key's newest queued write puts the cache back to the write before it, which main is still to get
+    /// and then takes (found in review: the cache kept the dropped value, and showed it saved once the older write
+    /// reached main).
+    @Test(.timeLimit(.minutes(1)))
+    func droppingTheNewestOfTwoQueuedWritesPutsTheCacheBackToTheOlder() async throws {
+        try await withNotes { server, notes in
+            // Given two queued writes of a
+            server.failsWrites = true
+            #expect(try await notes.put(Note(id: "a", text: "first", version: 1), in: KeyQuery("a")).isPending)
+            #expect(try await notes.put(Note(id: "a", text: "second", version: 2), in: KeyQuery("a")).isPending)
+            let newest = try #require(await notes.outbox.pendingWrites.last)
+
+            // When the app drops the newest
+            try await notes.outbox.drop(newest.sequence)
+
+            // Then the cache holds the first, which main then takes
+            #expect(try await notes.repository.get(KeyQuery("a"), operation: .cache).text == "first")
+            server.failsWrites = false
+            #expect(await notes.sync().delivered == 1)
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["first"])
+            #expect(try await notes.repository.get(KeyQuery("a"), operation: .cache).text == "first")
+        }
+    }
+
     /// A write set aside while a later write of its key waits leaves the cache at that later write, which main is
     /// still to get; it then takes it.
     @Test(.timeLimit(.minutes(1)))

@@ -61,10 +61,11 @@ struct QueuedKeys: Sendable {
 struct DropWatcher: Sendable {
     /// The repository's claim on the outbox.
     var claim: UInt64
-    /// Told the keys of the records about to be dropped, before the outbox changes.
-    var willDrop: @Sendable ([String]) async -> Void
-    /// Told the same keys once the drop is done (or failed).
-    var didDrop: @Sendable ([String]) async -> Void
+    /// Told the keys of the records to replay about to be dropped, sorted, before the outbox changes.
+    var willDrop: @Sendable (_ keys: [String]) async -> Void
+    /// Told the same keys once the drop is done (or failed), with the keys of the records to replay it forgot: those
+    /// and any record added meanwhile.
+    var didDrop: @Sendable (_ keys: [String], _ forgotten: [String]) async -> Void
 }
 
 extension Outbox {
@@ -100,16 +101,24 @@ extension Outbox {
     }
 
     /// Runs `drop`, the app's drop of the records of `keys`, between the drop watcher's two calls, if one watches.
-    func droppingRecords(of keys: [String], _ drop: () async throws -> Void) async throws {
+    ///
+    /// - Parameters:
+    ///   - keys: The keys of the records to replay that `drop` is to remove (not those set aside: the cache holds no
+    ///     value of theirs).
+    ///   - drop: Removes the records; adds the keys of the records to replay it forgot to its argument, also when it
+    ///     throws.
+    func droppingRecords(of keys: [String], _ drop: (inout [String]) async throws -> Void) async throws {
         let watcher = queuedKeys.withLock { $0.dropWatcher }
+        let keys = Set(keys).sorted()
         await watcher?.willDrop(keys)
+        var forgotten: [String] = []
         do {
-            try await drop()
+            try await drop(&forgotten)
         } catch {
-            await watcher?.didDrop(keys)
+            await watcher?.didDrop(keys, forgotten)
             throw error
         }
-        await watcher?.didDrop(keys)
+        await watcher?.didDrop(keys, forgotten)
     }
 
     /// Records that `key` now has records to replay or none, telling the watcher when that changed.

@@ -284,35 +284,38 @@ extension Outbox {
     }
 
     /// Removes one record, or one unreadable file by the number it is listed under (its file's); nothing when there
-    /// is none. The repository that serves the outbox drops the record's value from its cache too, unless another
-    /// write of its key waits.
+    /// is none. The repository that serves the outbox puts its cache back too, in the key's turn: to the key's latest
+    /// write that still waits, or, when none does, without the dropped value (the key's next read asks main). Code
+    /// that runs inside a write of that repository to its cache (a cache source or a plugin of it) must not call it:
+    /// it would wait for the turn that write holds.
     ///
     /// - Parameter sequence: The record's ``PendingWrite/sequence``.
     /// - Throws: ``Strata/StrataError/Code/io`` when the file cannot be removed.
     public func drop(_ sequence: UInt64) async throws {
-        try await droppingRecords(of: records[sequence].map { [$0.key] } ?? []) {
+        let replayable = records[sequence].flatMap { $0.isSetAside ? nil : [$0.key] } ?? []
+        try await droppingRecords(of: replayable) { forgotten in
             try await lane.run {
                 try await store.delete(KeyQuery(PendingWrite.storeKey(sequence)))
                 unreadable.removeAll { $0.sequence == sequence }
                 if sequence == inFlight?.sequence { inFlight?.isDropped = true }
-                forget(sequence)
+                if let record = forget(sequence), !record.isSetAside { forgotten.append(record.key) }
             }
         }
     }
 
-    /// Removes every record and every unreadable file, and their values from the cache of the repository that serves
-    /// the outbox.
+    /// Removes every record and every unreadable file; the repository that serves the outbox puts its cache back, as
+    /// after ``drop(_:)``.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed. The store removes the files it can all
     ///   the same: the records and unreadable files whose files are gone are forgotten, and only those whose files are
     ///   still there stay.
     public func dropAll() async throws {
-        // The keys of the records before the drop: the watcher looks at each (a key written again since still waits).
-        try await droppingRecords(of: Set(records.values.map(\.key)).sorted()) { try await dropAllInLane() }
+        let replayable = records.values.filter { !$0.isSetAside }.map(\.key)
+        try await droppingRecords(of: replayable) { forgotten in try await dropAllInLane(&forgotten) }
     }
 
-    /// ``dropAll()``'s work, in the outbox's lane.
-    private func dropAllInLane() async throws {
+    /// ``dropAll()``'s work, in the outbox's lane: adds the keys of the records to replay it forgets to `forgotten`.
+    private func dropAllInLane(_ forgotten: inout [String]) async throws {
         try await lane.run {
             do {
                 try await store.delete(AllObjectsQuery())
@@ -321,9 +324,12 @@ extension Outbox {
                 if let sent = inFlight?.sequence, !kept.contains(PendingWrite.storeKey(sent)) {
                     inFlight?.isDropped = true
                 }
+                let before = records
                 forgetAll(but: kept)
+                forgotten += before.filter { records[$0.key] == nil && !$0.value.isSetAside }.map(\.value.key)
                 throw error
             }
+            forgotten += records.values.filter { !$0.isSetAside }.map(\.key)
             let keys = Set(records.values.map(\.key))
             inFlight?.isDropped = true
             records = [:]
@@ -578,9 +584,10 @@ extension Outbox {
         }
     }
 
-    /// Forgets a removed record in memory and announces its key's change.
-    private func forget(_ sequence: UInt64) {
-        guard let record = records.removeValue(forKey: sequence) else { return }
+    /// Forgets a removed record in memory and announces its key's change; returns the record, if there was one.
+    @discardableResult
+    private func forget(_ sequence: UInt64) -> PendingWrite? {
+        guard let record = records.removeValue(forKey: sequence) else { return nil }
         valueBytes -= record.value?.count ?? 0
         if var sequences = sequencesByKey.removeValue(forKey: record.key) {
             if sequences.first == sequence {
@@ -597,6 +604,7 @@ extension Outbox {
             order.removeAll { records[$0] == nil }
         }
         changeBroadcaster.publish(.put(key: record.key))
+        return record
     }
 }
 

@@ -26,22 +26,30 @@ extension OfflineRepository {
     }
 
     /// Takes the turns of `keys`, in order, before the app drops their queued writes (``Outbox/drop(_:)``): a stream
-    /// that sees a key settle then finds its copy already dropped (``dropTakenBackCopies(ofKeys:)``).
+    /// that sees a key settle then finds its cache already put back (``restoreCache(afterDropping:forgotten:)``).
     ///
     /// - Parameter keys: The keys, sorted: two drops take their turns in one order.
     func takeTurns(ofDropped keys: [String]) async {
         for key in keys { await cacheTurns.take(key) }
     }
 
-    /// Drops the cache's copy of each of `keys` whose queued write the app dropped, unless another write of it waits,
-    /// gives back the turns ``takeTurns(ofDropped:)`` took, then tells their streams.
+    /// Puts the cache of each key whose queued write the app dropped back to what main is still to get (the key's
+    /// latest write that waits, or a first attempt on its way) or, when nothing waits, drops its copy
+    /// (``restoreCache(key:firstAttempt:)``), then gives back the turns ``takeTurns(ofDropped:)`` took. A key whose
+    /// record was queued while the drop waited for the turns is put back in a turn of its own, after.
     ///
-    /// - Parameter keys: The keys whose writes were dropped.
-    func dropTakenBackCopies(ofKeys keys: [String]) async {
-        var dropped: [String] = []
-        for key in keys where await dropRefusedCopy(ofKey: key) { dropped.append(key) }
+    /// - Parameters:
+    ///   - keys: The keys whose turns were taken.
+    ///   - forgotten: The keys of the queued writes the drop removed.
+    func restoreCache(afterDropping keys: [String], forgotten: [String]) async {
+        let forgotten = Set(forgotten)
+        for key in keys where forgotten.contains(key) { await restoreCache(key: key) }
         for key in keys { await cacheTurns.giveBack(key) }
-        for key in dropped { announceDroppedCopy(ofKey: key) }
+        for key in forgotten.subtracting(keys).sorted() {
+            await cacheTurns.take(key)
+            await restoreCache(key: key)
+            await cacheTurns.giveBack(key)
+        }
     }
 
     /// Tells the repository's streams of `key` to read it again, after its refused copy was dropped: they show what

@@ -196,12 +196,17 @@ extension OfflineRepository {
         ReplaySchedule.end(in: schedule) { $0.writesUnderWay -= 1 }
     }
 
+    /// ``restoreCache(key:firstAttempt:)`` with the key's first attempt on its way now, if any.
+    func restoreCache(key: String) async {
+        await restoreCache(key: key, firstAttempt: firstAttempts.withLock { $0[key] })
+    }
+
     /// Puts the cache back to the key's latest queued write (its value, or its absence), or, when none is queued, to the
     /// first attempt the write was queued behind (`firstAttempt`, taken when the write was numbered: that attempt may
     /// have ended since), or, when neither waits, drops its copy (``dropRefusedCopy(ofKey:)``), after a write of the key
-    /// that reached the cache but could not be queued behind them; failures are ignored, as the write's own error is
-    /// thrown.
-    private func restoreCache(key: String, firstAttempt: (@Sendable () async throws -> Void)?) async {
+    /// that reached the cache but could not be queued behind them, or whose queued record the app dropped; failures are
+    /// ignored (a write's own error is thrown).
+    func restoreCache(key: String, firstAttempt: (@Sendable () async throws -> Void)?) async {
         guard let latest = await outbox.latest(forKey: key) else {
             guard let firstAttempt else {
                 // Nothing of the key waits: the cache held main's value, or none, which the read after asks main for.

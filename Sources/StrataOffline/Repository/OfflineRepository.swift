@@ -105,11 +105,19 @@ where Main.Value == Cache.Value, Main.Value: Codable {
             if isQueued { held.beginHeldWrite(KeyQuery(key)) } else { held.endHeldWrite(KeyQuery(key)) }
         }
         // A write the app takes back leaves the cache too: main will not get it (``dropRefusedCopy(ofKey:)``).
+        let turns = cacheTurns
         outbox.watchDrops(
             DropWatcher(
                 claim: claim,
                 willDrop: { [weak self] keys in await self?.takeTurns(ofDropped: keys) },
-                didDrop: { [weak self] keys in await self?.dropTakenBackCopies(ofKeys: keys) }
+                didDrop: { [weak self] keys, forgotten in
+                    guard let self else {
+                        // Turns taken before this repository went are given back all the same.
+                        for key in keys { await turns.giveBack(key) }
+                        return
+                    }
+                    await restoreCache(afterDropping: keys, forgotten: forgotten)
+                }
             )
         )
         triggerReplay(.due)
