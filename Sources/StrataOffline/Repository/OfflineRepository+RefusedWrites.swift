@@ -25,30 +25,31 @@ extension OfflineRepository {
         return true
     }
 
-    /// Takes the turns of `keys`, in order, before the app drops their queued writes (``Outbox/drop(_:)``): a stream
-    /// that sees a key settle then finds its cache already put back (``restoreCache(afterDropping:forgotten:)``).
-    ///
-    /// - Parameter keys: The keys, sorted: two drops take their turns in one order.
-    func takeTurns(ofDropped keys: [String]) async {
-        for key in keys { await cacheTurns.take(key) }
-    }
-
-    /// Puts the cache of each key whose queued write the app dropped back to what main is still to get (the key's
-    /// latest write that waits, or a first attempt on its way) or, when nothing waits, drops its copy
-    /// (``restoreCache(key:firstAttempt:)``), then gives back the turns ``takeTurns(ofDropped:)`` took. A key whose
-    /// record was queued while the drop waited for the turns is put back in a turn of its own, after.
+    /// Puts the cache of each key whose queued write the app dropped (``Outbox/drop(_:)``) back to what main is still
+    /// to get — the key's latest write that waits, or a first attempt on its way — or, when nothing waits, drops its
+    /// copy (``restoreCache(key:firstAttempt:)``), then gives back the turns of `keys`, which were taken before the
+    /// drop: a stream that sees such a key settle finds its cache already put back. A key whose record was queued
+    /// while the drop waited for those turns is put back after they are given back, in a turn of its own (two drops
+    /// never wait for each other's turns; its stream may show the dropped value as saved until then).
     ///
     /// - Parameters:
-    ///   - keys: The keys whose turns were taken.
+    ///   - keys: The keys whose turns were taken before the drop.
     ///   - forgotten: The keys of the queued writes the drop removed.
-    func restoreCache(afterDropping keys: [String], forgotten: [String]) async {
+    ///   - repository: The repository, unless it went meanwhile: then the turns are only given back.
+    ///   - turns: The repository's cache turns.
+    static func restoreCache(
+        afterDropping keys: [String],
+        forgotten: [String],
+        in repository: OfflineRepository?,
+        turns: KeyTurns
+    ) async {
         let forgotten = Set(forgotten)
-        for key in keys where forgotten.contains(key) { await restoreCache(key: key) }
-        for key in keys { await cacheTurns.giveBack(key) }
+        for key in keys where forgotten.contains(key) { await repository?.restoreCache(key: key) }
+        for key in keys { await turns.giveBack(key) }
         for key in forgotten.subtracting(keys).sorted() {
-            await cacheTurns.take(key)
-            await restoreCache(key: key)
-            await cacheTurns.giveBack(key)
+            await turns.take(key)
+            await repository?.restoreCache(key: key)
+            await turns.giveBack(key)
         }
     }
 

@@ -109,14 +109,11 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         outbox.watchDrops(
             DropWatcher(
                 claim: claim,
-                willDrop: { [weak self] keys in await self?.takeTurns(ofDropped: keys) },
+                // The turns are taken and given back through `turns` itself, whether or not the repository is still
+                // there: `didDrop` gives back exactly what `willDrop` took.
+                willDrop: { keys in for key in keys { await turns.take(key) } },
                 didDrop: { [weak self] keys, forgotten in
-                    guard let self else {
-                        // Turns taken before this repository went are given back all the same.
-                        for key in keys { await turns.giveBack(key) }
-                        return
-                    }
-                    await restoreCache(afterDropping: keys, forgotten: forgotten)
+                    await Self.restoreCache(afterDropping: keys, forgotten: forgotten, in: self, turns: turns)
                 }
             )
         )
