@@ -130,25 +130,13 @@ public final class ManualClock: WallClock {
     ///
     /// - Parameter count: How many sleepers to wait for.
     public func waitForSleepers(_ count: Int = 1) async {
-        let id = state.withLock { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let waits = state.withLock { state -> Bool in
-                    guard !Task.isCancelled, state.sleepers.count < count else { return false }
-                    state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
-                    return true
-                }
-                if !waits { continuation.resume() }
-            }
-        } onCancel: {
-            let cancelled = state.withLock { state -> Watcher? in
-                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.watchers.remove(at: index)
-            }
-            cancelled?.continuation.resume()
+        await state.suspend(numbering: \.nextID) { state, id, continuation in
+            guard state.sleepers.count < count else { return false }
+            state.watchers.append(Watcher(id: id, count: count, continuation: continuation))
+            return true
+        } removing: { state, id in
+            guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.watchers.remove(at: index).continuation
         }
     }
 }

@@ -83,21 +83,12 @@ final class BackgroundRefreshes: Sendable {
     ///
     /// Refreshes started meanwhile are not waited for: under steady traffic some refresh is always running.
     func waitForAll() async {
-        let id = state.withLock { state -> UInt64 in
-            state.nextWaiter &+= 1
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let done = state.withLock { state -> Bool in
-                    if Task.isCancelled || state.running.isEmpty { return true }
-                    state.waiters[id] = Waiter(refreshes: Set(state.running.keys), continuation: continuation)
-                    return false
-                }
-                if done { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+        await state.suspend(numbering: \.nextWaiter) { state, id, continuation in
+            guard !state.running.isEmpty else { return false }
+            state.waiters[id] = Waiter(refreshes: Set(state.running.keys), continuation: continuation)
+            return true
+        } removing: { state, id in
+            state.waiters.removeValue(forKey: id)?.continuation
         }
     }
 

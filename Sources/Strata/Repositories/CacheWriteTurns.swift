@@ -148,21 +148,12 @@ final class CacheWriteTurns: Sendable {
     /// Returns once `count` callers wait for a turn at once, or when the calling task is cancelled: how a test knows
     /// that a write is held behind a write-back.
     func waitForWaiters(_ count: Int) async {
-        let id = state.withLock { state -> UInt64 in
-            state.lastWaiter &+= 1
-            return state.lastWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let done = state.withLock { state -> Bool in
-                    if Task.isCancelled || state.waiters.count >= count { return true }
-                    state.watchers[id] = (count, continuation)
-                    return false
-                }
-                if done { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.watchers.removeValue(forKey: id) }?.continuation.resume()
+        await state.suspend(numbering: \.lastWaiter) { state, id, continuation in
+            guard state.waiters.count < count else { return false }
+            state.watchers[id] = (count, continuation)
+            return true
+        } removing: { state, id in
+            state.watchers.removeValue(forKey: id)?.continuation
         }
     }
 

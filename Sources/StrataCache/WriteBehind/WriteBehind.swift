@@ -378,7 +378,7 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// at once when none is queued, and when the calling task is cancelled. Writes queued after the call are not
     /// waited for.
     func flush() async {
-        await suspend { state, id, continuation in
+        await state.suspend(numbering: \.lastWaiter) { state, id, continuation in
             guard state.isDraining, state.done < state.nextGeneration else { return false }
             state.waiters[id] = (state.nextGeneration, continuation)
             return true
@@ -390,39 +390,13 @@ final class WriteBehind<Key: Hashable & Sendable, Write: Sendable>: Sendable {
     /// Waits until the write queued for `key`, if any, is done, and none of `key` runs, or until the calling task is
     /// cancelled; the writes of other keys are not waited for.
     func settle(_ key: Key) async {
-        await suspend { state, id, continuation in
+        await state.suspend(numbering: \.lastWaiter) { state, id, continuation in
             guard state.pending[key] != nil || state.running == key else { return false }
             state.keyWaiters[key, default: [:]][id] = continuation
             return true
         } removing: { state, id in
             defer { if state.keyWaiters[key]?.isEmpty == true { state.keyWaiters[key] = nil } }
             return state.keyWaiters[key]?.removeValue(forKey: id)
-        }
-    }
-
-    /// Suspends until woken, or until the calling task is cancelled: a wait on a hung disk must not hold a caller
-    /// that gave up (a request's deadline, an app's background time).
-    ///
-    /// - Parameters:
-    ///   - enqueue: Records the waiter under its number, unless there is nothing to wait for; whether it did.
-    ///   - dequeue: Takes the waiter of a number back, if it is still waiting.
-    private func suspend(
-        _ enqueue: (inout State, UInt64, CheckedContinuation<Void, Never>) -> Bool,
-        removing dequeue: @escaping @Sendable (inout State, UInt64) -> CheckedContinuation<Void, Never>?
-    ) async {
-        let id = state.withLock { state -> UInt64 in
-            state.lastWaiter &+= 1
-            return state.lastWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                // Checked under the lock: a cancellation handler that ran before the waiter was recorded found
-                // nothing to take back.
-                let waits = state.withLock { state in !Task.isCancelled && enqueue(&state, id, continuation) }
-                if !waits { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { dequeue(&$0, id) }?.resume()
         }
     }
 

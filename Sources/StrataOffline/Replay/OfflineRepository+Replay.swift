@@ -419,10 +419,8 @@ extension OfflineRepository {
         await cacheTurns.take(record.key)
         let marked = (try? await outbox.update(record)) != nil
         // A write main's value won (`evenIfUnsaved`) left the cache at main's value: nothing to drop.
-        var dropped = false
-        if marked, !evenIfUnsaved { dropped = await dropRefusedCopy(ofKey: record.key) }
+        if marked, !evenIfUnsaved { await dropRefusedCopy(ofKey: record.key) }
         await cacheTurns.giveBack(record.key)
-        if dropped { announceDroppedCopy(ofKey: record.key) }
         if marked || evenIfUnsaved { return .setAside }
         var waiting = original
         await waitForBackoff(&waiting, after: error)

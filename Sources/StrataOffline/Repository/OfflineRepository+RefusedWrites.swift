@@ -5,8 +5,8 @@ import Strata
 // path drops the copy here, the one rule for all of them.
 extension OfflineRepository {
     /// Drops the cache's copy of `key` when no write of the key is left to reach main, after its newest write was
-    /// refused for good or could not be queued. Called in the key's cache turn; returns whether the copy was dropped,
-    /// and then the caller announces it (``announceDroppedCopy(ofKey:)``) once the turn is given back.
+    /// refused for good or could not be queued, and tells the key's streams to read it again. Called in the key's
+    /// cache turn: a stream that rereads checks the cache in that turn, so it finds the copy gone.
     ///
     /// While a later write of the key waits (queued, or a first attempt on its way), the cache holds that write's
     /// value, which main is still to get: it stays. Otherwise the cache held the refused value, which main does not
@@ -15,14 +15,13 @@ extension OfflineRepository {
     /// deleted, and the refused write stays in the outbox, set aside, for inspection.
     ///
     /// - Parameter key: The key whose newest write main refused.
-    /// - Returns: Whether the copy was dropped.
-    func dropRefusedCopy(ofKey key: String) async -> Bool {
-        guard await !outbox.hasWaitingWrite(key: key) else { return false }
+    func dropRefusedCopy(ofKey key: String) async {
+        guard await !outbox.hasWaitingWrite(key: key) else { return }
         let query = configuration.query(key)
-        // A drop, not a deletion: streams are told to read again, not that the value went. A cache that refuses the
-        // delete keeps the copy; the streams still read again.
+        // A drop, not a deletion: the delete tells no stream that the value went; they are told to read again, and
+        // show what main answers then. A cache that refuses the delete keeps the copy; the streams still read again.
         try? await ObservationScope.droppingCopies { try await repository.delete(query, operation: .cache) }
-        return true
+        repository.changeBroadcaster.publish(.put(key: key))
     }
 
     /// Puts the cache of each key whose queued write the app dropped (``Outbox/drop(_:)``) back to what main is still
@@ -51,11 +50,5 @@ extension OfflineRepository {
             await repository?.restoreCache(key: key)
             await turns.giveBack(key)
         }
-    }
-
-    /// Tells the repository's streams of `key` to read it again, after its refused copy was dropped: they show what
-    /// main answers then (the drop itself tells no stream, as a deletion would).
-    func announceDroppedCopy(ofKey key: String) {
-        repository.changeBroadcaster.publish(.put(key: key))
     }
 }

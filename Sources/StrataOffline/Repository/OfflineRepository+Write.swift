@@ -168,9 +168,8 @@ extension OfflineRepository {
     private func endRefusedFirstAttempt(_ sequence: UInt64, key: String) async {
         await cacheTurns.take(key)
         await endFirstAttempt(sequence, key: key)
-        let dropped = await dropRefusedCopy(ofKey: key)
+        await dropRefusedCopy(ofKey: key)
         await cacheTurns.giveBack(key)
-        if dropped { announceDroppedCopy(ofKey: key) }
         if await outbox.isPending(key: key) { triggerReplay(.due) }
     }
 
@@ -210,7 +209,7 @@ extension OfflineRepository {
         guard let latest = await outbox.latest(forKey: key) else {
             guard let firstAttempt else {
                 // Nothing of the key waits: the cache held main's value, or none, which the read after asks main for.
-                if await dropRefusedCopy(ofKey: key) { announceDroppedCopy(ofKey: key) }
+                await dropRefusedCopy(ofKey: key)
                 return
             }
             _ = try? await firstAttempt()
