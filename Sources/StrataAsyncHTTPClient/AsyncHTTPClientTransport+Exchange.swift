@@ -30,18 +30,21 @@
                         delegate: delegate,
                         deadline: .now() + .seconds(Int64(backstop))
                     )
-                    delegate.start(task)
                     defer { delegate.end() }
-                    return try await task.futureResult.get()
+                    return try await delegate.start(task).get()
                 } onCancel: {
                     delegate.cancel()
                 }
             } catch {
                 if let response = delegate.errorResponse { return response }
-                throw HTTPExchange.failure(
-                    delegate.failure ?? Self.strataError(from: error, request: exchange.description),
-                    afterHead: delegate.status
-                )
+                guard let failure = delegate.failure else {
+                    // Ended by AsyncHTTPClient (a lost connection, the client shut down) after the request left: it
+                    // may have taken effect, whatever the error says.
+                    var lost = Self.strataError(from: error, request: exchange.description)
+                    if delegate.hasSentHead { lost.mayHaveTakenEffect = true }
+                    throw HTTPExchange.failure(lost, afterHead: delegate.status)
+                }
+                throw HTTPExchange.failure(failure, afterHead: delegate.status)
             }
         }
     }

@@ -26,10 +26,18 @@
             /// The URL that answered.
             var url: URL
             var status = 0
+            /// The status of the last redirect followed: a request a server answered with one may have taken effect,
+            /// even when the redirect then failed.
+            var redirectStatus: Int?
+            /// Whether the request's head was written to the connection: a request that left may have taken effect.
+            var hasSentHead = false
             var headers = StrataNetwork.HTTPHeaders()
             /// Where the body goes, once the response head has come.
             var sink: ResponseBodySink?
             var task: ClientTask?
+            /// The request's outcome: the task's result, or the first failure the transport decided, whichever comes
+            /// first (``start(_:)``).
+            var outcome: EventLoopPromise<Response>?
             var timer: Scheduled<Void>?
             /// The first failure the transport decided.
             var failure: StrataError?
@@ -62,8 +70,11 @@
         /// The failure that ended the request, if the transport decided it.
         var failure: StrataError? { state.withLock { $0.failure } }
 
-        /// The status of the response head that came, if one did.
-        var status: Int? { state.withLock { $0.status == 0 ? nil : $0.status } }
+        /// The status of the response head that came, if one did, or else of the last redirect followed.
+        var status: Int? { state.withLock { $0.status == 0 ? $0.redirectStatus : $0.status } }
+
+        /// Whether the request's head was written to the connection.
+        var hasSentHead: Bool { state.withLock { $0.hasSentHead } }
 
         /// The response that ended the request early (the task then fails, and the transport answers this instead):
         /// a download's error, once the first bytes of its body were in, or a redirect that is not followed. Or the
@@ -71,17 +82,28 @@
         /// (a dropped connection, a deadline): its status and first bytes are the answer.
         var errorResponse: Response? { state.withLock { $0.errorResponse } }
 
-        /// Starts the deadline timer of the running task; a request cancelled before it started is failed at once.
-        func start(_ task: ClientTask) {
+        /// Starts the deadline timer of the running task, and returns the request's outcome; a request cancelled
+        /// before it started is failed at once.
+        ///
+        /// The outcome is the task's result, or the first failure the transport decides (a deadline, the caller's
+        /// cancellation) as soon as it is decided: once a response's end is in, AsyncHTTPClient fails its task only
+        /// after the delegate's last chunk is handled, and a disk that hangs on that write would hold the caller past
+        /// every deadline.
+        func start(_ task: ClientTask) -> EventLoopFuture<Response> {
+            let outcome = task.eventLoop.makePromise(of: Response.self)
+            task.futureResult.cascade(to: outcome)
             let failure = state.withLock { state -> StrataError? in
                 state.task = task
+                state.outcome = outcome
                 return state.failure
             }
             if let failure {
                 task.fail(reason: failure)
+                outcome.fail(failure)
             } else {
                 task.eventLoop.execute { self.watch(task) }
             }
+            return outcome.futureResult
         }
 
         /// Stops the timer and closes the file, once the task's result is in.
@@ -117,12 +139,14 @@
 
         /// Records the first failure and fails the task with it.
         private func fail(_ error: StrataError) {
-            let task = state.withLock { state -> ClientTask? in
-                guard state.failure == nil else { return nil }
+            let (task, outcome) = state.withLock { state -> (ClientTask?, EventLoopPromise<Response>?) in
+                guard state.failure == nil else { return (nil, nil) }
                 state.failure = error
-                return state.task
+                return (state.task, state.outcome)
             }
             task?.fail(reason: error)
+            // A promise already completed (the task's result came first) stays as it is.
+            outcome?.fail(error)
         }
 
         private func touch() {
@@ -161,6 +185,11 @@
 
         // MARK: - HTTPClientResponseDelegate
 
+        func didSendRequestHead(task: ClientTask, _ head: HTTPRequestHead) {
+            touch()
+            state.withLock { $0.hasSentHead = true }
+        }
+
         func didSendRequestPart(task: ClientTask, _ part: IOData) {
             touch()
         }
@@ -169,9 +198,12 @@
         /// rule does not (a 304 with a `Location`, a 305, a step down from `https` to `http`) ends the request, its head
         /// the answer (its body, a 304 has none, is not read).
         func didVisitURL(task: ClientTask, _ request: AsyncHTTPClient.HTTPClient.Request, _ head: HTTPResponseHead) {
+            // A redirect's head is bytes that moved: the idle clock starts again, as for any other head.
+            touch()
             let unfollowed = Self.isUnfollowedRedirect(head, from: request.url)
             state.withLock { state in
                 state.url = request.url
+                if (300..<400).contains(head.status.code) { state.redirectStatus = Int(head.status.code) }
                 if unfollowed {
                     state.errorResponse = Response(
                         status: Int(head.status.code),
@@ -203,7 +235,15 @@
         /// timeout, its cancellation): then no file is made, and one made while it ended is removed — the download's
         /// own clean-up ran before it existed.
         private func receive(status: Int, headers: StrataNetwork.HTTPHeaders) throws {
-            guard !state.withLock({ $0.hasEnded }) else { return }
+            // The head is recorded first: a request whose body cannot be received (over the limit, a file that
+            // cannot be made) was still answered, and may have taken effect (``HTTPExchange/failure(_:afterHead:)``).
+            let hasEnded = state.withLock { state -> Bool in
+                guard !state.hasEnded else { return true }
+                state.status = status
+                state.headers = headers
+                return false
+            }
+            guard !hasEnded else { return }
             let sink: ResponseBodySink
             do {
                 sink = try ResponseBodySink(exchange, status: status, headers: headers)
@@ -214,8 +254,6 @@
             }
             let admitted = state.withLock { state -> Bool in
                 guard !state.hasEnded else { return false }
-                state.status = status
-                state.headers = headers
                 state.sink = sink
                 return true
             }

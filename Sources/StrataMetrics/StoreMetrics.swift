@@ -36,7 +36,9 @@
         /// One counter per reason, made once: a store reports evictions under its own lock, entry by entry.
         private let evictions: [StoreEviction.Reason: Counter]
         private let entries: Gauge
-        private let bytes: Gauge
+        /// Made at the first usage that counts bytes: a backend registers a series when it is made, and a store that
+        /// counts none would show 0 bytes for ever.
+        private let bytes = Locked<Gauge?>(nil)
 
         /// Creates the observer.
         ///
@@ -48,7 +50,6 @@
             self.store = store
             self.factory = factory
             entries = Gauge(label: Label.entries, dimensions: [("store", store)], factory: factory)
-            bytes = Gauge(label: Label.bytes, dimensions: [("store", store)], factory: factory)
             let reasons: [StoreEviction.Reason] = [.countLimit, .sizeLimit, .expired, .purged]
             evictions = Dictionary(
                 uniqueKeysWithValues: reasons.map { ($0, Self.counter(store: store, reason: $0, factory: factory)) }
@@ -66,7 +67,14 @@
         /// - Parameter usage: What the store holds, such as a memory store's count and total cost.
         public func record(_ usage: StoreUsage) {
             entries.record(Int64(usage.count))
-            if let stored = usage.bytes { bytes.record(Int64(stored)) }
+            guard let stored = usage.bytes else { return }
+            let gauge = bytes.withLock { gauge in
+                if let gauge { return gauge }
+                let made = Gauge(label: Label.bytes, dimensions: [("store", store)], factory: factory)
+                gauge = made
+                return made
+            }
+            gauge.record(Int64(stored))
         }
 
         private func counter(_ reason: StoreEviction.Reason) -> Counter {

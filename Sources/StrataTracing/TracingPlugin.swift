@@ -8,7 +8,7 @@
     /// source it asked (the cache, then main), and the span of an HTTP source has the request's span
     /// (``TracingTransport``) below it. Work a call leaves running after it returns — a stale-while-revalidate
     /// refresh (put the plugin in the repository's `refreshPlugins` for a span of the refresh itself), an offline
-    /// replay — is a trace of its own, whose first span links to the call's span.
+    /// replay, a stream's read after a change — is a trace of its own, whose first span links to the call's span.
     ///
     /// ```swift
     /// let tracing = TracingPlugin()

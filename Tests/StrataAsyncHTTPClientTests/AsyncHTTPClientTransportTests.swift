@@ -63,6 +63,40 @@
             #expect(error?.message.contains("shut down") == true)
         }
 
+        /// A write on its way when the transport's own client shuts down may have taken effect: the request left.
+        /// (AsyncHTTPClient fails it as cancelled, which the transport took for a request never sent.)
+        @Test(.timeLimit(.minutes(1)))
+        func aWriteOnItsWayWhenTheClientShutsDownMayHaveTakenEffect() async throws {
+            // Given a write that reached a server that does not answer yet
+            let gate = Gate()
+            let server = try await LoopbackServer.start([
+                (
+                    "PUT /held",
+                    { _ in
+                        await gate.wait()
+                        return ServerReply(status: 200)
+                    }
+                )
+            ])
+            defer {
+                gate.open()
+                Task { await server.stop() }
+            }
+            let transport = AsyncHTTPClientTransport()
+            var request = HTTPRequest(.put, baseURL: server.baseURL, path: "held")
+            request.body = Data("value".utf8)
+            let write = Task { try await StrataNetwork.HTTPClient(transport: transport).send(request) }
+            await poll(until: { server.requestCount(path: "/held") == 1 })
+
+            // When the transport shuts its client down
+            try await transport.shutdown()
+
+            // Then the write fails, and may have taken effect
+            let error = await strataError { _ = try await write.value }
+            #expect(error != nil)
+            #expect(error?.mayHaveTakenEffect == true, "\(String(describing: error))")
+        }
+
         /// A refused connection fails at once (the default configuration does not retry it) with the `URLError`
         /// URLSession would give, AsyncHTTPClient's own error beneath it.
         @Test(.timeLimit(.minutes(1)))

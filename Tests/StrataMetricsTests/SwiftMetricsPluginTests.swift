@@ -157,6 +157,22 @@
             #expect(entries.values == [2, 2, 1, 0])
             #expect(bytes.values == [20, 30, 20, 0])
         }
+
+        /// A store that counts no bytes has no bytes series: a backend registers a series when it is made, and one
+        /// made at once showed such a store at 0 bytes for ever.
+        @Test func aStoreThatCountsNoBytesHasNoBytesSeries() throws {
+            let observer = StoreMetrics(store: "names", factory: metrics)
+
+            observer.storeDidEvict(
+                StoreEviction(reason: .countLimit, key: "a", usage: StoreUsage(count: 3, bytes: nil))
+            )
+
+            let entries = try metrics.expectGauge(StoreMetrics.Label.entries, [("store", "names")])
+            #expect(entries.values == [3])
+            #expect(throws: (any Error).self) {
+                try metrics.expectGauge(StoreMetrics.Label.bytes, [("store", "names")])
+            }
+        }
     }
 
     /// A plugin that observes every call and does nothing with it: it makes a repository's calls observed, not only

@@ -211,6 +211,41 @@ struct DeadlineTests {
         #expect(response.body == Data(repeating: UInt8(ascii: "x"), count: 30))
     }
 
+    /// A redirect's answer is data that moved: a request whose every hop answers within the idle timeout succeeds,
+    /// however long the hops take together. (The AsyncHTTPClient transport counted the idle timeout from the start
+    /// across a redirect, and failed such a request.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aRedirectRestartsTheIdleTimeout(transport kind: TransportUnderTest) async throws {
+        // Given a server whose first answer, a redirect, and second, the body, each take 1.3 s
+        let connections = Locked(0)
+        let server = try RawServer.start { write in
+            let first = connections.withLock { count in
+                count += 1
+                return count == 1
+            }
+            usleep(1_300_000)
+            if first {
+                try write(
+                    Data(
+                        "HTTP/1.1 302 Found\r\nLocation: /moved\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8
+                    )
+                )
+            } else {
+                try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8))
+            }
+        }
+        defer { server.stop() }
+        let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(2), totalTimeout: .seconds(30))
+
+        // When a request with an idle timeout of 2 s follows it
+        let response = try await kind.make().send(request, maximumBodySize: 1024)
+
+        // Then it gets the body
+        #expect(response.status == 200)
+        #expect(response.body == Data("ok".utf8))
+        #expect(server.connectionCount == 2)
+    }
+
     /// A server that stalls mid-body fails the request once nothing has moved for the idle timeout, with
     /// the idle timeout named; a download also leaves no partial file.
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, [false, true])

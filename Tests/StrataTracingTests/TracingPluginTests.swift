@@ -85,6 +85,40 @@
             #expect(refresh.links.map { $0.context.inMemorySpanContext?.spanID } == [read.spanID])
         }
 
+        /// A stream outlives the call that opened it: its re-reads hung under that call's span, which had ended, in
+        /// one trace that grew with every change of the key for as long as the stream lived. Each re-read now starts a
+        /// trace of its own, linked to the span the stream was opened in.
+        @Test(.timeLimit(.minutes(1)))
+        func aStreamsReReadIsATraceOfItsOwnLinkedToTheSpanThatOpenedIt() async throws {
+            // Given a stream opened inside a request's span, which has ended once its first value came
+            let tracing = TracingPlugin(tracer: tracer)
+            let repository = CacheRepository(
+                main: ScriptedDataSource<String>(["1": "a"]).plugins([tracing], name: "api"),
+                cache: ScriptedDataSource<String>().plugins([tracing], name: "memory")
+            )
+            let stream = tracer.withSpan("subscribe") { _ in
+                repository.stream(KeyQuery("1"), operation: .cacheSync)
+            }
+            var values = stream.compactMap { $0.value }.makeAsyncIterator()
+            #expect(await values.next() == "a")
+
+            // When the key changes, and the stream reads it again
+            _ = try await repository.put("b", in: KeyQuery("1"), operation: .mainSync)
+            #expect(await values.next() == "b")
+
+            // Then the first read is in the request's trace, and the re-read is a trace of its own, linked to it
+            let subscribe = try #require(tracer.finishedSpans.first { $0.operationName == "subscribe" })
+            let inRequest = tracer.finishedSpans.filter {
+                $0.traceID == subscribe.traceID && $0.spanID != subscribe.spanID
+            }
+            #expect(inRequest.map { $0.operationName }.sorted() == ["api get", "memory get", "memory put"])
+            #expect(inRequest.allSatisfy { $0.parentSpanID == subscribe.spanID })
+            let reread = try #require(tracer.finishedSpans.last { $0.operationName == "memory get" })
+            #expect(reread.traceID != subscribe.traceID)
+            #expect(reread.parentSpanID == nil)
+            #expect(reread.links.map { $0.context.inMemorySpanContext?.spanID } == [subscribe.spanID])
+        }
+
         @Test func recordsOperationOriginAndErrors() async throws {
             await ObservedScenario().run(TracingPlugin(tracer: tracer))
 

@@ -22,4 +22,16 @@ package enum ObservationScope {
     package static func asStreamRead<Result>(_ body: () async throws -> Result) async rethrows -> Result {
         try await $isStreamRefresh.withValue(true, operation: body)
     }
+
+    /// Runs `body`, a read a stream makes again after it opened (a change announced, a write settled): as the
+    /// stream's own read (``asStreamRead(_:)``), and as work the call that opened the stream left running
+    /// (``CallContext/leftRunning(isolation:_:)``). A stream lives on long after that call returned: its re-reads are
+    /// not steps of the call, and each is a trace of its own, linked to the call's span, rather than a child of a
+    /// span that ended hours before, in one trace that grows with every change of the key.
+    package static func asStreamReread<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        try await CallContext.leftRunning { try await $isStreamRefresh.withValue(true) { try await body() } }
+    }
 }

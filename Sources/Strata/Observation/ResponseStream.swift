@@ -88,7 +88,7 @@ struct ResponseStream<Value: Sendable>: Sendable {
                     emit(.error(deleted, origin: primaryOrigin))
                 } else {
                     isRemoved = false
-                    await read(emit)
+                    await ObservationScope.asStreamReread { await read(emit) }
                 }
             }
             group.cancelAll()

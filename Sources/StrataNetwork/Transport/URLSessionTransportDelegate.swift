@@ -58,6 +58,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         /// When a byte last moved, either way (the start of the exchange's deadlines before any).
         var lastActivity: ContinuousClock.Instant
         var response: HTTPURLResponse?
+        /// The status of the last redirect: a request a server answered with one may have taken effect, even when the
+        /// redirect then failed.
+        var redirectStatus: Int?
         var expected: Int64?
         /// The body bytes accepted: in ``body`` or written to the file; never more than the exchange's limit.
         var received = 0
@@ -129,7 +132,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         guard let transfer = state.withLock({ $0.transfers.removeValue(forKey: identifier) }) else { return }
         transfer.sink.close()
         transfer.continuation?.resume(
-            with: result.mapError { HTTPExchange.failure($0, afterHead: transfer.response?.statusCode) }
+            with: result.mapError {
+                HTTPExchange.failure($0, afterHead: transfer.response?.statusCode ?? transfer.redirectStatus)
+            }
         )
     }
 
@@ -248,7 +253,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let now = ContinuousClock.now
-        _ = update(task.taskIdentifier) { $0.lastActivity = now }
+        _ = update(task.taskIdentifier) { transfer in
+            transfer.lastActivity = now
+            transfer.redirectStatus = response.statusCode
+        }
         let redirected = task.currentRequest ?? task.originalRequest
         let origin = response.url ?? redirected?.url
         completionHandler(

@@ -172,7 +172,8 @@ extension OfflineRepository {
         await turns.take(query.key)
         let holds: Bool
         do {
-            let entry = try await cache.getEntry(query)
+            // Outside the call that opened the stream, as the stream's reads (``ObservationScope/asStreamReread(_:)``).
+            let entry = try await CallContext.leftRunning { try await cache.getEntry(query) }
             holds = entry.storedAt == nil || last.storedAt == nil || entry.storedAt == last.storedAt
         } catch {
             holds = error.strataCode != .notFound
@@ -181,8 +182,9 @@ extension OfflineRepository {
         return holds
     }
 
-    /// The stream's read made again, once: what the key's settled state shows. Its write-back is the stream's own,
-    /// as for the repository stream's reads: streams are not told of it.
+    /// The stream's read made again, once: what the key's settled state shows. As the repository stream's re-reads
+    /// (``ObservationScope/asStreamReread(_:)``), it runs outside the call that opened the stream, and its write-back is
+    /// the stream's own: streams are not told of it.
     ///
     /// - Parameters:
     ///   - query: The stream's query.
@@ -194,7 +196,7 @@ extension OfflineRepository {
         from repository: CacheRepository<Main, Cache>
     ) async -> RepositoryResponse<Value> {
         do {
-            return try await ObservationScope.asStreamRead {
+            return try await ObservationScope.asStreamReread {
                 try await repository.getResponse(query, operation: operation)
             }
         } catch {
