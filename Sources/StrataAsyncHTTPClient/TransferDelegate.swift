@@ -307,6 +307,9 @@
                         throw exchange.writeFailed(error)
                     }
                 }
+                // A write that returns after the request ended (its deadline, with the disk hung) reports nothing:
+                // the caller was told of the failure, and hears no progress after it.
+                guard !state.withLock({ $0.hasEnded }) else { return }
                 recordBodyBytes(received)
                 if let progress = exchange.destination.progress, let report { progress(report) }
             } catch {

@@ -9,6 +9,8 @@
     /// (``TracingTransport``) below it. Work a call leaves running after it returns — a stale-while-revalidate
     /// refresh (put the plugin in the repository's `refreshPlugins` for a span of the refresh itself), an offline
     /// replay, a stream's read after a change — is a trace of its own, whose first span links to the call's span.
+    /// Such work with no span of its own over its source calls (a refresh without the plugin in `refreshPlugins`, a
+    /// stream's read after a change) is one trace per source call, each linked to the call's span.
     ///
     /// ```swift
     /// let tracing = TracingPlugin()

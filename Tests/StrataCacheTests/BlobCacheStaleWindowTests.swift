@@ -203,6 +203,28 @@ struct BlobCacheStaleWindowTests {
         }
     }
 
+    /// RFC 5861 bounds how stale a blob may be served: a response already 70 s stale when it came (an `Age` of 130 s
+    /// against a lifetime of 60 s, as a CDN relays it) has 30 s left of a 100 s window. (The window ran from the
+    /// download, and the blob was served up to 170 s stale.)
+    @Test func aResponseStaleOnArrivalHasSpentThatMuchOfItsWindow() async throws {
+        let failing = Locked(false)
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { _ in
+            if failing.withLock({ $0 }) { return ServerReply(status: 503) }
+            let headers = ["Cache-Control": "max-age=60, stale-if-error=100", "Age": "130"]
+            return ServerReply(status: 200, headers: headers, body: Data("v1".utf8))
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            let cache = try await Self.cacheAfterOneDownload(fixture, elapsed: .zero)
+            failing.withLock { $0 = true }
+
+            fixture.clock.advance(by: .seconds(29))
+            #expect(try await cache.fetchWithLayer(from: fixture.url("a")).origin == .stale)
+            fixture.clock.advance(by: .seconds(2))
+            let error = await strataError { _ = try await cache.fetch(from: fixture.url("a")) as Data }
+            #expect(error?.httpFailure?.status == 503)
+        }
+    }
+
     /// RFC 5861, section 4: the window covers what would be a 500, 502, 503 or 504; a client error, or a 5xx
     /// that says the request itself is wrong (501 Not Implemented, 505 HTTP Version Not Supported), is not hidden.
     @Test(arguments: [404, 501, 505])

@@ -246,6 +246,25 @@ struct HTTPFreshnessTests {
         #expect(!freshness.forbidsServingStale)
     }
 
+    /// RFC 5861 bounds how stale a response may be served: one already stale when it was received (its age past its
+    /// lifetime) has spent that much of its windows, and one staler than a window has none of it left.
+    @Test(arguments: [("100", 260, 560), ("1000", 0, 0)])
+    func aResponseStaleOnArrivalHasSpentThatMuchOfItsWindows(age: String, revalidate: Int, ifError: Int) {
+        let headers: HTTPHeaders = [
+            "Cache-Control": "max-age=60, stale-while-revalidate=300, stale-if-error=600", "Age": age,
+        ]
+        let freshness = HTTPFreshness(
+            response: HTTPResponse(status: 200, headers: headers),
+            requestTime: Self.received,
+            responseTime: Self.received
+        )
+
+        #expect(freshness.expiresAt == Self.received)
+        #expect(freshness.staleWhileRevalidate == .seconds(revalidate))
+        #expect(freshness.staleIfError == .seconds(ifError))
+        #expect(freshness.staleIfErrorUntil == Self.received.addingTimeInterval(TimeInterval(ifError)))
+    }
+
     @Test func mustRevalidateForbidsTheStaleWindows() {
         let headers: HTTPHeaders = ["Cache-Control": "max-age=60, must-revalidate, stale-if-error=600"]
         let freshness = HTTPFreshness(

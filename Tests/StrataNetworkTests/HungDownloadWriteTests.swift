@@ -36,6 +36,33 @@ struct HungDownloadWriteTests {
         }
     }
 
+    /// A download that ended at its deadline while its last write hung reports no progress once the write returns:
+    /// its caller was told of the failure. (The AsyncHTTPClient transport reported the whole file done, after the
+    /// error.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aDownloadEndedWhileItsWriteHungReportsNoProgressAfter(transport kind: TransportUnderTest) async throws {
+        try await Self.withHeldWrites(bodySize: 1_024) { (server, folder, held) async throws in
+            let client = makeClient(kind.make(), timeout: .milliseconds(300), downloadDirectory: folder.url)
+            let reports = Locked<[Int64]>([])
+            var error: StrataError?
+            for _ in 0..<3 where held.entered.total == 0 {
+                error = await strataError {
+                    _ = try await client.download(HTTPRequest(url: server.baseURL)) { step in
+                        reports.withLock { $0.append(step.bytesReceived) }
+                    }
+                }
+            }
+            let reportedBefore = reports.withLock { $0 }
+
+            held.release()
+            #expect(await Self.noDescriptorNames(folder.url))
+            #expect(await Self.eventually { held.returned.total == 1 })
+
+            #expect(error?.code == .network, "\(String(describing: error))")
+            #expect(reports.withLock { $0 } == reportedBefore)
+        }
+    }
+
     /// Before, a download's hung write held the URLSession transport's one delegate queue, and with it every other
     /// request of the transport: the second request below waited for the write (20 s), or ended at its own idle
     /// timeout although its server had answered at once.

@@ -99,12 +99,14 @@ public struct HTTPFreshness: Sendable, Hashable {
     /// in a shared cache `proxy-revalidate` or `s-maxage` (which implies it, section 5.2.2.10).
     public var forbidsServingStale: Bool
 
-    /// `stale-while-revalidate` (RFC 5861): how long past freshness the response may be served while it is
-    /// revalidated in the background.
+    /// `stale-while-revalidate` (RFC 5861): how long past ``expiresAt`` the response may be served while it is
+    /// revalidated in the background. The directive's window less what a response already stale when it was received
+    /// (an `Age` past its lifetime) had spent of it, never below zero.
     public var staleWhileRevalidate: Duration?
 
-    /// `stale-if-error` (RFC 5861): how long past freshness the response may be served when revalidating it
-    /// fails (a transport error or a 5xx).
+    /// `stale-if-error` (RFC 5861): how long past ``expiresAt`` the response may be served when revalidating it
+    /// fails (a transport error or a 5xx). The directive's window less what a response already stale when it was
+    /// received had spent of it, never below zero.
     public var staleIfError: Duration?
 
     /// Computes the freshness of a response.
@@ -216,6 +218,13 @@ public struct HTTPFreshness: Sendable, Hashable {
         let responseDelay = DeltaSeconds.duration(responseTime.timeIntervalSince(requestTime))
         let correctedAgeValue = Self.saturated(.seconds(ageValue) + responseDelay)
         initialAge = max(apparentAge, correctedAgeValue)
+        // RFC 5861 bounds how stale a response may be served, not how long after it arrived: one already stale when it
+        // came (its age past its lifetime, as a CDN relays it) has spent that much of its windows.
+        if let lifetime, initialAge > lifetime {
+            let staleOnArrival = initialAge - lifetime
+            staleWhileRevalidate = staleWhileRevalidate.map { max($0 - staleOnArrival, .zero) }
+            staleIfError = staleIfError.map { max($0 - staleOnArrival, .zero) }
+        }
     }
 
     /// `s-maxage` (shared caches), `max-age`, or `Expires` − `Date`; `nil` when none is there.
