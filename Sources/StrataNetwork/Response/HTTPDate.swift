@@ -26,23 +26,11 @@ public enum HTTPDate: Sendable {
     /// `Int64`: a 32-bit `Int` (arm64_32 watchOS) cannot hold them.
     private static let representable: ClosedRange<Int64> = -62_167_219_200...253_402_300_799
 
-    /// Parses an HTTP date; an RFC 850 two-digit year is read around the current year (``parse(_:relativeTo:)``).
+    /// Parses an HTTP date.
     ///
     /// - Parameter string: The header value; surrounding spaces and tabs are ignored.
     /// - Returns: The date, or `nil` when the value is not an HTTP date.
     public static func parse(_ string: String) -> Date? {
-        parse(string, relativeTo: Date())
-    }
-
-    /// Parses an HTTP date whose RFC 850 two-digit year, if any, is read around the year of `now`: the year with those
-    /// last two digits no more than 50 years after it, and less than 50 before it (RFC 9110, section 5.6.7: a
-    /// two-digit year that would be more than 50 years in the future is the most recent past year with those digits).
-    ///
-    /// - Parameters:
-    ///   - string: The header value; surrounding spaces and tabs are ignored.
-    ///   - now: The current time.
-    /// - Returns: The date, or `nil` when the value is not an HTTP date.
-    public static func parse(_ string: String, relativeTo now: Date) -> Date? {
         guard string.utf8.count <= maximumLength else { return nil }
         let bytes = Array(string.utf8)
         let tokens = bytes.split(omittingEmptySubsequences: true) { separators.contains($0) }
@@ -63,7 +51,11 @@ public enum HTTPDate: Sendable {
             guard date.count == 3, let zone = tokens.last, lowercased(zone) == "gmt" else { return nil }
             (day, month, time) = (date[0], date[1], tokens[tokens.count - 2])
             if let short = number(date[2], digits: 2...2) {
-                year = fullYear(short, around: now)
+                // RFC 850's two-digit year: 70–99 are the 1900s, 00–69 the 2000s, as browsers and HTTP libraries read
+                // it. Read so, no year is more than 50 years ahead of a current year from 2019 on (RFC 9110, section
+                // 5.6.7, has such a year read as past), and `Thu, 01-Jan-70 00:00:01 GMT`, the "already expired" many
+                // servers send, is 1970 (a window of 50 years around the current year, tried, read it as 2070).
+                year = short + (short < 70 ? 2000 : 1900)
             } else {
                 guard let long = number(date[2], digits: 4...4) else { return nil }
                 year = long
@@ -115,23 +107,6 @@ public enum HTTPDate: Sendable {
         let time = "\(two(secondsOfDay / 3600)):\(two(secondsOfDay / 60 % 60)):\(two(secondsOfDay % 60))"
         let paddedYear = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
         return "\(weekday), \(two(day)) \(monthNames[month - 1]) \(paddedYear) \(time) GMT"
-    }
-
-    /// The year ending in the two digits `short` within 50 years of the year of `now`: after it by at most 50,
-    /// before it by less than 50.
-    private static func fullYear(_ short: Int, around now: Date) -> Int {
-        let seconds = now.timeIntervalSince1970
-        // A time outside the years 0–9999 (or not finite) is read as the nearest end of that range.
-        let clamped =
-            seconds.isNaN ? 0 : min(max(seconds, Double(representable.lowerBound)), Double(representable.upperBound))
-        let current = civilFromDays(Int((clamped / 86_400).rounded(.down))).year
-        var year = current - current % 100 + short
-        if year > current + 50 {
-            year -= 100
-        } else if year <= current - 50 {
-            year += 100
-        }
-        return year
     }
 
     /// Space, tab and comma: what separates the fields.
