@@ -36,6 +36,27 @@ struct CacheManagerFetcherTests {
         )
     }
 
+    /// A server of `/screen` that answers by `answer` and holds each revalidation (a request with `If-None-Match`):
+    /// `arrived` opens when one comes, and it is answered once `release` opens.
+    private static func holdingRevalidations(
+        _ arrived: Gate,
+        _ release: Gate,
+        answer: @escaping @Sendable (ServerRequest) -> ServerReply
+    ) async throws -> LoopbackServer {
+        try await LoopbackServer.start([
+            (
+                "GET /screen",
+                { request in
+                    if request.headers["if-none-match"] != nil {
+                        arrived.open()
+                        await release.wait()
+                    }
+                    return answer(request)
+                }
+            )
+        ])
+    }
+
     private func makeCache(_ folder: TemporaryFolder, clock: ManualClock, errors: ReportedErrors? = nil) throws
         -> CacheManager
     {
@@ -579,18 +600,7 @@ struct CacheManagerFetcherTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (arrived, release) = (Gate(), Gate())
-        let server = try await LoopbackServer.start([
-            (
-                "GET /screen",
-                { request in
-                    if request.headers["if-none-match"] != nil {
-                        arrived.open()
-                        await release.wait()
-                    }
-                    return Self.answerV1(to: request)
-                }
-            )
-        ])
+        let server = try await Self.holdingRevalidations(arrived, release, answer: Self.answerV1)
         defer { Task { await server.stop() } }
         let clock = ManualClock()
         let cache = try makeCache(folder, clock: clock)
@@ -618,6 +628,90 @@ struct CacheManagerFetcherTests {
         #expect(stored.data == Data("v2".utf8))
         #expect(stored.hash == "\"v2\"")
         #expect(!cache.isValid(reference: stored))
+    }
+
+    /// A 304 for a reference that went meanwhile (evicted, removed) stores the reference renewed by the 304, as the
+    /// repository asks: before, the stale reference was stored as it was read, and the next use asked the server again.
+    @Test(.timeLimit(.minutes(1)))
+    func aNotModifiedForAReferenceGoneMeanwhileStoresItRenewed() async throws {
+        // Given a stored v1, stale at once, whose revalidation is held by the server, which then renews it for 600 s
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (arrived, release) = (Gate(), Gate())
+        let server = try await Self.holdingRevalidations(arrived, release) { request in
+            guard request.headers["if-none-match"] != nil else {
+                return ServerReply(
+                    status: 200,
+                    headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=0"],
+                    body: Data("v1".utf8)
+                )
+            }
+            return ServerReply(status: 304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=600"])
+        }
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let (fetcher, url) = try screenFetcher(server, folder, clock: clock)
+        let cache = try #require(fetcher.cacheManager as? CacheManager)
+        _ = try await fetcher.fetch(url: url)
+        let revalidation = Task { try await fetcher.fetch(url: url) }
+        await arrived.wait()
+
+        // When the reference goes (from memory and disk) before the 304 arrives
+        cache.memoryLayer.removeValue(forKey: url.absoluteString)
+        try cache.persistentStore.removeValue(forKey: url.absoluteString)
+        release.open()
+        let revalidated = try await revalidation.value.origin
+        #expect(revalidated == .revalidated)
+
+        // Then v1 is stored renewed: valid, and the next fetch answers from the cache (the values are taken out first:
+        // a failed expectation reflects what it names, and reflecting the manager traps on its locks)
+        let stored = cache.getReference(identifiedBy: url.absoluteString)
+        let isValid = stored.map(cache.isValid(reference:))
+        #expect(stored?.data == Data("v1".utf8))
+        #expect(isValid == true)
+        let next = try await fetcher.fetch(url: url).origin
+        #expect(next == .cache)
+        #expect(server.requestCount(path: "/screen") == 2)
+    }
+
+    /// A successful POST marks the GET's reference stale even when the app gave it a lifetime of `Int.max` seconds:
+    /// before, the mark set its time of creation to `distantPast`, which such a lifetime outlasts, and it stayed valid.
+    @Test func anUnsafeMethodMarksStaleAReferenceWithAnEndlessLifetime() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let resource = VersionedResource(body: Data("get".utf8), eTag: "\"v1\"")
+        let server = try await LoopbackServer.start([
+            ("GET /screen", { request in resource.reply(request) }),
+            ("POST /screen", { _ in ServerReply(status: 201, body: Data("posted".utf8)) }),
+        ])
+        defer { Task { await server.stop() } }
+        let clock = ManualClock()
+        let (fetcher, url) = try screenFetcher(server, folder, clock: clock)
+        let cache = try #require(fetcher.cacheManager as? CacheManager)
+        cache.addToCache(
+            CacheReference(
+                identifier: url.absoluteString,
+                data: Data("get".utf8),
+                hash: "\"v1\"",
+                maxAge: .max,
+                timeOfCreation: clock.now()
+            )
+        )
+        let first = try await fetcher.fetch(url: url).origin
+        #expect(first == .cache)
+
+        // When a POST to the URL succeeds
+        _ = try await fetcher.fetch(HTTPRequest(.post, url: url), identifier: url.absoluteString)
+
+        // Then the reference is stale, the next GET revalidates it, and the 304 keeps its endless lifetime (the values
+        // are taken out first: a failed expectation reflects what it names, and reflecting the manager traps on its
+        // locks)
+        let isValid = cache.getReference(identifiedBy: url.absoluteString).map(cache.isValid(reference:))
+        #expect(isValid == false)
+        let (revalidated, next) = (try await fetcher.fetch(url: url).origin, try await fetcher.fetch(url: url).origin)
+        #expect(revalidated == .revalidated)
+        #expect(next == .cache)
+        #expect(server.requests.map(\.method) == ["POST", "GET"])
     }
 
     /// Before, URLs that differ only in their fragment (never sent) were references of their own, each fetched: a

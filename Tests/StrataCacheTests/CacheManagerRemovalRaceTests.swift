@@ -46,37 +46,3 @@ struct CacheManagerRemovalRaceTests {
         #expect(cache.getReference(identifiedBy: "k") == nil)
     }
 }
-
-/// A clock that, once armed, holds the first thread that reads it until released.
-private final class ParkingClock: WallClock, @unchecked Sendable {
-    // @unchecked Sendable: `state` is only touched under `lock`.
-    private let lock = NSLock()
-    private var state = (armed: false, parked: false)
-    private let gate = DispatchSemaphore(value: 0)
-    private let base = Date(timeIntervalSince1970: 1_800_000_000)
-
-    func now() -> Date {
-        let parks = lock.withLock {
-            guard state.armed else { return false }
-            state = (false, true)
-            return true
-        }
-        if parks { gate.wait() }
-        return base
-    }
-
-    func sleep(for duration: Duration) async throws {}
-
-    func arm() { lock.withLock { state.armed = true } }
-
-    func release() { gate.signal() }
-
-    /// Whether a reader parked within 30 seconds.
-    func waitUntilParked() async -> Bool {
-        for _ in 0..<3_000 {
-            if lock.withLock({ state.parked }) { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return false
-    }
-}

@@ -44,6 +44,12 @@ public final class CacheManager: CacheManagerProtocol {
     /// if none was written since the read began.
     private let writtenToMemory = PutBackGuard()
 
+    /// Serialises the writes of one identifier: a write to memory then to disk, or a write that depends on the stored
+    /// version (a renewal, a stale mark), never interleaves with another write of it, which could leave memory and
+    /// disk at different versions, or an older version renewed over a newer one. Also whose reports (the manager's and
+    /// its store's) are held back while a write holds one of its locks.
+    private let writing: KeyLocks
+
     /// How many clears began: a reference a fetcher fetched before one is not added after it.
     private let clears = AtomicCount()
 
@@ -68,13 +74,21 @@ public final class CacheManager: CacheManagerProtocol {
             )
         }
         self.configuration = configuration
+        let writing = KeyLocks(stripes: 16)
+        self.writing = writing
+        // The store's reports wait, as the manager's own, until a write's lock is released: a diagnostics closure
+        // that wrote to the manager would otherwise wait for that lock for ever.
+        let owner = ObjectIdentifier(writing)
+        let diagnostics = configuration.diagnostics.map { diagnostics in
+            { @Sendable (report: StrataError) in HeldReports.deliver(report, of: owner, to: diagnostics) }
+        }
         persistentStore = try JSONFileDataSource(
             configuration: .init(
                 folder: configuration.folder,
                 countLimit: configuration.diskMaximumCapacity,
                 maxSize: configuration.diskMaximumSize,
                 clock: configuration.clock,
-                diagnostics: configuration.diagnostics
+                diagnostics: diagnostics
             )
         )
         memoryLayer = MemoryDataSource(
@@ -106,6 +120,11 @@ public final class CacheManager: CacheManagerProtocol {
     ///
     /// - Parameter reference: The reference.
     public func addToCache(_ reference: CacheReference) {
+        inTurn(of: reference.identifier) { store(reference) }
+    }
+
+    /// Stores `reference` in memory and on disk; the caller holds the turn of its identifier.
+    private func store(_ reference: CacheReference) {
         writtenToMemory.write { memoryLayer.setValue(reference, forKey: reference.identifier) }
         do {
             try persistentStore.setValue(reference, forKey: reference.identifier)
@@ -138,12 +157,7 @@ public final class CacheManager: CacheManagerProtocol {
                         + "\(StrataError.quoted(key: reference.identifier)); it was removed"
                 )
             )
-            memoryLayer.removeValue(forKey: id)
-            do {
-                try persistentStore.removeValue(forKey: id)
-            } catch {
-                report(error)
-            }
+            removeReference(identifiedBy: id)
             return nil
         }
         return reference
@@ -224,17 +238,40 @@ public final class CacheManager: CacheManagerProtocol {
         if clears.value != clearsBefore { removeReference(identifiedBy: reference.identifier) }
     }
 
+    /// Replaces the reference stored under `id` by what `change` makes of it (nothing is written for `nil`), in one turn
+    /// of `id`: no other write of `id` lands between the read and the write. As for ``addToCache(_:fetchedAfter:)``,
+    /// nothing is written after a clear that began since `clearsBefore`.
+    ///
+    /// - Returns: Whether a reference of `id` was stored (`change` is called only then); `false` after such a clear.
+    func updateReference(
+        identifiedBy id: String,
+        fetchedAfter clearsBefore: Int,
+        _ change: (CacheReference) -> CacheReference?
+    ) -> Bool {
+        guard clears.value == clearsBefore else { return false }
+        let wrote: Bool? = inTurn(of: id) {
+            guard let stored = storedReference(identifiedBy: id), stored.identifier == id else { return nil }
+            guard let changed = change(stored) else { return false }
+            store(changed)
+            return true
+        }
+        if wrote == true, clears.value != clearsBefore { removeReference(identifiedBy: id) }
+        return wrote != nil
+    }
+
     /// Removes the reference stored under `id`, in memory and on disk; a disk error goes to
     /// ``Configuration/diagnostics``.
     func removeReference(identifiedBy id: String) {
-        writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
-        do {
-            try persistentStore.removeValue(forKey: id)
-        } catch {
-            report(error)
+        inTurn(of: id) {
+            writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
+            do {
+                try persistentStore.removeValue(forKey: id)
+            } catch {
+                report(error)
+            }
+            // A read that found memory empty and read the disk before it was removed may have put its copy back.
+            writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
         }
-        // A read that found memory empty and read the disk before it was removed may have put its copy back.
-        writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
     }
 
     /// Empties the memory layer and counts it as a write, so a reference read from disk before it is not kept.
@@ -251,10 +288,18 @@ public final class CacheManager: CacheManagerProtocol {
         CachedFetcher(cacheManager: self, client: client, hashHeader: hashHeader, clock: configuration.clock)
     }
 
+    /// Runs `body` in the write turn of `id`, with the manager's reports and its store's held back until it ends.
+    private func inTurn<Result>(of id: String, _ body: () throws -> Result) rethrows -> Result {
+        try HeldReports.holding(for: ObjectIdentifier(writing), to: configuration.diagnostics) {
+            try writing.withLock(id, body)
+        }
+    }
+
     private func report(_ error: any Error) {
+        guard let diagnostics = configuration.diagnostics else { return }
         let strataError =
             error as? StrataError
             ?? StrataError.io("The persistent store of the CacheManager failed", underlying: error)
-        configuration.diagnostics?(strataError)
+        HeldReports.deliver(strataError, of: ObjectIdentifier(writing), to: diagnostics)
     }
 }

@@ -98,10 +98,7 @@ public final class FileCacheProvider: CacheProvider {
     /// key never interleave, while stores of keys of other stripes (hashing and copying whole downloads) run side by
     /// side. The store's reports wait until the lock is released (``whileStoring(_:_:)``), so the store's
     /// `diagnostics` may call the provider, even to store.
-    private let storing = (0..<FileCacheProvider.storingStripes).map { _ in Locked(0) }
-
-    /// How many stripes of keys ``storing`` has.
-    private static let storingStripes = 16
+    private let storing = KeyLocks(stripes: 16)
 
     /// Creates a provider on a store.
     ///
@@ -279,7 +276,7 @@ public final class FileCacheProvider: CacheProvider {
     /// waited for the lock for ever.
     private func whileStoring<Result>(_ key: String, _ body: () throws -> Result) throws -> Result {
         try store.deferringReports {
-            try storing[key.stripe(among: Self.storingStripes)].withLock { _ in try body() }
+            try storing.withLock(key, body)
         }
     }
 

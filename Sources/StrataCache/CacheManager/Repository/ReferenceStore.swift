@@ -47,10 +47,12 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     }
 
     /// Stores a reference (the repository never asks for a `no-store` response's: its metadata is not
-    /// storable).
+    /// storable): a full answer's as it came, with its own metadata; a revalidated one renewed by the `304`'s metadata
+    /// the entry carries (the repository stores it so when the reference went while the `304` was on its way).
     func putEntry(_ entry: StoredEntry<CacheReference>, in query: any Query) async throws -> CacheReference {
-        addFetched(entry.value)
-        return entry.value
+        let reference = entry.metadata == entry.value.metadata ? entry.value : entry.value.renewed(by: entry.metadata)
+        addFetched(reference)
+        return reference
     }
 
     /// Stores the reference again after a `304`: a new time of creation, and the 304's hash and `maxAge` where it
@@ -58,10 +60,22 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     /// renewed one's). A newer reference stored while the 304 was on its way (another fetch's `200`) is left as it is:
     /// renewed, its bytes would carry the older version's hash and lifetime. That case answers `true`, for the core
     /// would otherwise store the revalidated reference over the newer one.
+    ///
+    /// In a ``CacheManager`` the check and the write are one turn of the identifier: a newer reference stored between
+    /// them would otherwise be replaced by the renewed older one.
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
-        guard let reference = manager.getReference(identifiedBy: try Self.identifier(of: query)) else { return false }
-        if let confirmed = metadata.eTag, !ConditionalHeaders.weakMatch(reference.hash, confirmed) { return true }
-        addFetched(reference.renewed(by: metadata))
+        let id = try Self.identifier(of: query)
+        let renewal = { (reference: CacheReference) -> CacheReference? in
+            if let confirmed = metadata.eTag, !ConditionalHeaders.weakMatch(reference.hash, confirmed) { return nil }
+            return reference.renewed(by: metadata)
+        }
+        if let manager = manager as? CacheManager, let clearsBefore {
+            guard manager.updateReference(identifiedBy: id, fetchedAfter: clearsBefore, renewal) else { return false }
+            markStaleAgainIfMarkedSince(id)
+            return true
+        }
+        guard let reference = manager.getReference(identifiedBy: id) else { return false }
+        if let renewed = renewal(reference) { addFetched(renewed) }
         return true
     }
 
@@ -80,19 +94,28 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     /// Marks the stored reference under `id` stale (kept, with its hash, for the next GET to revalidate), unless a
     /// ``CacheManager`` was cleared since the store was made.
     func markStale(identifiedBy id: String) {
-        (manager as? CacheManager)?.countStaleMark()
-        if let stored = manager.getReference(identifiedBy: id) { add(stored.markedStale) }
+        if let manager = manager as? CacheManager, let clearsBefore {
+            manager.countStaleMark()
+            _ = manager.updateReference(identifiedBy: id, fetchedAfter: clearsBefore) { $0.markedStale }
+        } else if let stored = manager.getReference(identifiedBy: id) {
+            add(stored.markedStale)
+        }
     }
 
-    /// Adds a reference the fetch brought (``add(_:)``), then marks it stale when a stale mark began since the fetch
-    /// did: the mark may have been made before this reference landed, which would have undone it.
+    /// Adds a reference the fetch brought (``add(_:)``), then marks it stale again when a stale mark began since the
+    /// fetch did.
     private func addFetched(_ reference: CacheReference) {
         add(reference)
-        guard let manager = manager as? CacheManager, let staleMarksBefore,
-            manager.staleMarkCount != staleMarksBefore,
-            let stored = manager.getReference(identifiedBy: reference.identifier)
+        markStaleAgainIfMarkedSince(reference.identifier)
+    }
+
+    /// Marks the reference stored under `id` stale when a ``CacheManager``'s stale mark began since the fetch did: the
+    /// mark may have been made before the fetch's reference landed, which would have undone it.
+    private func markStaleAgainIfMarkedSince(_ id: String) {
+        guard let manager = manager as? CacheManager, let clearsBefore, let staleMarksBefore,
+            manager.staleMarkCount != staleMarksBefore
         else { return }
-        add(stored.markedStale)
+        _ = manager.updateReference(identifiedBy: id, fetchedAfter: clearsBefore) { $0.markedStale }
     }
 
     /// Adds a reference to the manager, unless a ``CacheManager`` was cleared since the fetch began.
@@ -145,7 +168,7 @@ extension CacheReference {
     }
 
     /// The reference renewed by a `304`'s metadata: created then, with its hash and `maxAge` where it gave them, and
-    /// the 304's initial age.
+    /// the 304's initial age (the stored one where it gave none).
     func renewed(by metadata: EntryMetadata) -> CacheReference {
         let created = metadata.storedAt ?? timeOfCreation
         let maxAge = metadata.freshUntil.flatMap { wholeSeconds($0.timeIntervalSince(created)) }
@@ -155,7 +178,7 @@ extension CacheReference {
             hash: metadata.eTag ?? hash,
             maxAge: maxAge ?? self.maxAge,
             timeOfCreation: created,
-            initialAge: metadata.initialAge.map(wholeSeconds),
+            initialAge: metadata.initialAge.map(wholeSeconds) ?? initialAge,
             variedFields: variedFields
         )
     }
@@ -179,13 +202,17 @@ private func wholeSeconds(_ interval: TimeInterval) -> Int? {
 extension CacheReference {
     /// The reference made stale by its date, not by a zero lifetime: a 304 that renews it keeps its lifetime (one
     /// without a lifetime of its own would otherwise leave it stale, revalidated on every GET).
+    ///
+    /// Its time of creation is as far before `distantPast` as its lifetime is long (the longest for the manager's
+    /// default), so even a lifetime of `Int.max` seconds, which an app may give a reference it means to keep, ends
+    /// before any clock's now.
     var markedStale: CacheReference {
         CacheReference(
             identifier: identifier,
             data: data,
             hash: hash,
             maxAge: maxAge,
-            timeOfCreation: .distantPast,
+            timeOfCreation: Date.distantPast.addingTimeInterval(-TimeInterval(max(maxAge ?? .max, 0))),
             initialAge: nil,
             variedFields: variedFields
         )
