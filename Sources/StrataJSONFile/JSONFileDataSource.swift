@@ -38,7 +38,8 @@ import StrataStorage
 /// An entry file is written to a temporary file in the store's folder and renamed over the old one, then the
 /// index line is appended; after a crash at any point the store opens with each entry either its old
 /// or its new value. With ``Strata/StoreDurability/durable`` the file and its folder are fsynced before a
-/// write returns, and a store left open by another boot of the machine is rebuilt from its entry files
+/// write returns, a store left open by another boot of the machine is rebuilt from its entry files, and one left
+/// open by a killed process of this boot takes in the entry file a write renamed in before its index line
 /// (see ``Configuration/durability``). Each entry file ends in a checksum line; a damaged file (a checksum
 /// that does not match, bytes that are not JSON, the file of another key) is moved aside as
 /// `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deleted), reported as a ``Strata/StrataError`` with code

@@ -84,8 +84,12 @@ struct JSONFileDataSourceSessionTests {
         }
     }
 
-    @Test func aStoreLeftOpenInThisBootReplaysItsIndex() async throws {
+    /// A process killed between a write's rename and its index line (in this boot) leaves a whole entry file the
+    /// index lacks: the next open takes it in, so a removal of its key removes it. Before, the open replayed the index
+    /// alone: the entry was not there, a removal left its file, and the next rebuild (after a reboot) brought it back.
+    @Test func aStoreLeftOpenInThisBootTakesInTheEntryFileItsIndexLacks() async throws {
         try await withTemporaryFolder { folder in
+            // Given a durable store killed after writing b's entry file, before its index line
             var store: JSONFileDataSource<Item>? = try durable(folder)
             guard let open = session(folder) else { return }
             try store?.setValue(Item(name: "a", number: 1), forKey: "a")
@@ -93,14 +97,18 @@ struct JSONFileDataSourceSessionTests {
                 .split(separator: "\n").count
             try store?.setValue(Item(name: "b", number: 2), forKey: "b")
             store = nil
-            // A killed process loses no index line; here one is taken away to show that the index, not the
-            // entry files, is what the open reads.
             try simulateMachineCrash(folder, keepingIndexLines: indexLines)
             try open.write(to: folder.appendingPathComponent("session"), atomically: true, encoding: .utf8)
 
-            let reopened = try durable(folder)
-
-            #expect(reopened.sortedKeys() == ["a"])
+            // When it opens again: b is there, and a removal of it sticks through a later rebuild
+            var reopened: JSONFileDataSource<Item>? = try durable(folder)
+            #expect(reopened?.sortedKeys() == ["a", "b"])
+            #expect(try reopened?.value(forKey: "b") == Item(name: "b", number: 2))
+            _ = try reopened?.removeValue(forKey: "b")
+            reopened = nil
+            try simulateMachineCrash(folder, keepingIndexLines: 1)
+            let rebuilt = try durable(folder)
+            #expect(rebuilt.sortedKeys() == ["a"])
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import Strata
+import StrataMemory
 import StrataNetwork
 import StrataOffline
 import StrataTestSupport
@@ -315,6 +316,34 @@ struct OfflineConflictTests {
         await server.stop()
     }
 
+    /// A repository (its outbox taking `limits`) holding a queued delete of a, which the server refuses as a conflict,
+    /// and whose resolver merges (a put of "merged") and then makes main refuse writes (503): a merged write queued
+    /// waits in the outbox.
+    private static func conflictedDeleteMerged(
+        limits: Outbox.Limits = .default
+    ) async throws -> (NotesServer, NotesRepository, URL) {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        var configuration = NotesRepository.Configuration.sentBySync
+        configuration.conflictResolver = ConflictResolver { _ in
+            server.failsWrites = true
+            return .merge(Note(id: "a", text: "merged", version: 3))
+        }
+        let notes = try await NotesRepository.open(
+            main: server.source,
+            cache: MemoryDataSource<Note>(),
+            outboxFolder: folder,
+            configuration: configuration,
+            outboxLimits: limits
+        )
+        server.setNote(try JSONEncoder().encode(Note(id: "a", text: "remote", version: 2)), forKey: "a")
+        server.isDown = true
+        try await notes.delete(KeyQuery("a"))
+        server.scriptConflict(key: "a")
+        server.isDown = false
+        return (server, notes, folder)
+    }
+
     @Test func aMergeIsSentAndCached() async throws {
         let seen = Locked<OutboxConflict<Note>?>(nil)
         let merge = ConflictResolver<Note> { conflict in
@@ -339,22 +368,9 @@ struct OfflineConflictTests {
     /// A merge of a queued delete kept the record a delete holding the merged value: a read said the value was
     /// deleted while the merge waited to reach main.
     @Test func aMergedDeleteReadsAsTheMergedValueWhileItWaits() async throws {
-        let server = try await NotesServer.start()
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
-        var configuration = NotesRepository.Configuration.sentBySync
-        configuration.conflictResolver = ConflictResolver { _ in
-            // Main refuses the merged write (503): it waits in the outbox
-            server.failsWrites = true
-            return .merge(Note(id: "a", text: "merged", version: 3))
-        }
-        let notes = try await notesRepository(server, folder: folder, configuration: configuration)
         // Given a delete of a queued while main was down, which main refuses as a conflict
-        server.setNote(try JSONEncoder().encode(Note(id: "a", text: "remote", version: 2)), forKey: "a")
-        server.isDown = true
-        try await notes.delete(KeyQuery("a"))
-        server.scriptConflict(key: "a")
-        server.isDown = false
+        let (server, notes, folder) = try await Self.conflictedDeleteMerged()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
 
         // When the resolver merges, and main fails the merged write
         #expect(await notes.sync().remaining == 1)
@@ -368,6 +384,29 @@ struct OfflineConflictTests {
         server.failsWrites = false
         #expect(await notes.sync().delivered == 1)
         #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["merged"])
+        await notes.close()
+        await server.stop()
+    }
+
+    /// A merge that would take the outbox past its `maximumBytes` (here an outbox of deletes only, where a merged
+    /// delete becomes a put) is set aside as the write was queued. Before, it was queued over the limit, and every
+    /// later write, a delete included, was refused as the outbox being full until it reached main.
+    @Test func aMergeTheOutboxHasNoRoomForIsSetAside() async throws {
+        // Given a delete of a queued while main was down, which main refuses as a conflict, in an outbox of deletes only
+        let (server, notes, folder) = try await Self.conflictedDeleteMerged(
+            limits: .init(maximumWrites: 10, maximumBytes: 0)
+        )
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+
+        // When the resolver merges
+        _ = await notes.sync()
+
+        // Then the delete is set aside as it was, and the outbox still takes a delete of another key
+        let record = await notes.outbox.pendingWrites.first
+        #expect(record?.isSetAside == true && record?.operation == .delete && record?.value == nil)
+        server.isDown = true
+        await #expect(throws: Never.self) { try await notes.delete(KeyQuery("b")) }
+        #expect(server.appliedNotes(forKey: "a").isEmpty)
         await notes.close()
         await server.stop()
     }

@@ -103,6 +103,48 @@ struct OutboxDamageTests {
         await server.stop()
     }
 
+    /// A process killed between a record's rename and its index line leaves a whole record the index lacks. The next
+    /// open (in this boot) queues it, so it is sent before a later write of its key. Before, it was left out: the
+    /// later write went to main and was acknowledged, and after a reboot the rebuilt records brought the old record
+    /// back and sent it over the newer write.
+    @Test func aRecordItsIndexLacksAfterAKillIsSentBeforeALaterWriteOfItsKey() async throws {
+        let server = try await NotesServer.start()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+        let records = folder.appendingPathComponent(Outbox.recordsFolderName)
+        let session = records.appendingPathComponent("session")
+        // Given record 1 (a = one) whose index line a kill took, the session left open in this boot
+        try await Self.queueOneWrite(server, folder: folder)
+        guard let closed = try? String(contentsOf: session, encoding: .utf8) else { return }  // no boot identifier
+        let file = try #require(recordFile(1, in: folder))
+        let bytes = try Data(contentsOf: file)
+        do {
+            let store = try JSONFileDataSource<PendingWrite>(folder: records)
+            _ = try store.removeValue(forKey: "00000000000000000001")
+        }
+        try bytes.write(to: file)
+        let open = closed.replacingOccurrences(of: " clean", with: " open")
+        try open.write(to: session, atomically: true, encoding: .utf8)
+
+        // When the repository opens with main up, a is written again (two), and after a reboot its records are rebuilt
+        server.isDown = false
+        do {
+            let notes = try await notesRepository(server, folder: folder)
+            _ = await notes.sync()
+            try await notes.put(Note(id: "a", text: "two", version: 2), in: KeyQuery("a"))
+            _ = await notes.sync()
+            await notes.close()
+        }
+        try "another-boot open".write(to: session, atomically: true, encoding: .utf8)
+        let rebooted = try await notesRepository(server, folder: folder)
+        _ = await rebooted.sync()
+        await rebooted.close()
+
+        // Then main got one, then two, and nothing after
+        #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["one", "two"])
+        await server.stop()
+    }
+
     @Test func aRecordStoredUnderAnotherNumberIsSetAsideNotReplayedAgainAndAgain() async throws {
         let server = try await NotesServer.start()
         let folder = temporaryFolder()

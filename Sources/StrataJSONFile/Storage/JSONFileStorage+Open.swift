@@ -77,7 +77,8 @@ extension JSONFileStorage {
     }
 
     /// Replays the index, or rebuilds it from the entry files when it is missing, damaged, cut short, or may
-    /// lack lines of acknowledged durable writes (a durable session of another boot did not close).
+    /// lack lines of acknowledged durable writes (a durable session of another boot did not close). After a durable
+    /// session of this boot that did not close, the entry files the index lacks are taken in.
     private mutating func openIndex(
         after previous: StoreSession.State?,
         now: Date,
@@ -133,6 +134,12 @@ extension JSONFileStorage {
             try compact(now: now)
         } else {
             try reopenJournal(now: now)
+        }
+        if let previous, !previous.isClean {
+            // A process killed between a write's rename and its index line left a whole entry file the index lacks:
+            // taken in now (only such files are read), or a removal of its key would leave it, and a later rebuild
+            // would bring it back over what came since (an outbox's record, replayed after newer writes of its key).
+            try adoptUnindexedEntries(now: now, decodeHeader: decodeHeader)
         }
     }
 

@@ -27,8 +27,9 @@ import StrataStorage
 /// The records live in memory, so the outbox holds at most ``Limits/maximumWrites`` of them and
 /// ``Limits/maximumBytes`` of queued values (set-aside records count until they are dropped). A write that would
 /// go past either is not queued: it fails with ``Strata/StrataError/Code/tooLarge``, and the caller learns that
-/// main does not have it. An outbox that an earlier run left over its limits still opens with every record, and
-/// takes new writes once replays bring it back under them.
+/// main does not have it. A conflict's merged value that would go past ``Limits/maximumBytes`` is not queued either:
+/// the write is set aside as it was. An outbox that an earlier run left over its limits still opens with every record,
+/// and takes new writes once replays bring it back under them.
 public actor Outbox {
     /// The outbox's folder.
     public nonisolated let folder: URL
@@ -549,11 +550,22 @@ extension Outbox {
     /// The record changes in memory even when its file cannot be written (the error is thrown all the same): a
     /// pause or a set-aside mark then holds for this process, so a replay does not send the record again and again
     /// while the disk refuses; the file keeps the record as it was, which a later process replays.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/tooLarge``, nothing changed, when the record's value grew (a merge) past
+    ///   what ``Limits/maximumBytes`` leaves room for.
     func update(_ record: PendingWrite) async throws -> Bool {
         try await lane.run {
             guard let old = records[record.sequence] else { return false }
+            let growth = (record.value?.count ?? 0) - (old.value?.count ?? 0)
+            if growth > 0, growth > limits.maximumBytes - valueBytes {
+                throw StrataError(
+                    .tooLarge,
+                    "The outbox in \(folder.path) is full: its writes hold \(valueBytes) bytes of values, and the "
+                        + "merged write of \(record.key) would add \(growth), past its limit of \(limits.maximumBytes)"
+                )
+            }
             records[record.sequence] = record
-            valueBytes += (record.value?.count ?? 0) - (old.value?.count ?? 0)
+            valueBytes += growth
             if old.isSetAside != record.isSetAside {
                 // A set-aside record no longer makes its key pending: a stream of the key shows it.
                 noteQueued(record.key)

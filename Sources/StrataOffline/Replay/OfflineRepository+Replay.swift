@@ -270,6 +270,9 @@ extension OfflineRepository {
                 }
                 do {
                     guard try await outbox.update(record) else { return .dropped }
+                } catch let error as StrataError where error.code == .tooLarge {
+                    // A merge the outbox has no room for is never sent: the write is set aside as it was queued.
+                    return await setAside(original, because: error)
                 } catch {
                     return .failed(error)
                 }

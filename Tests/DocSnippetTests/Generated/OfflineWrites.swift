@@ -45,8 +45,8 @@ struct OfflineWrites_72 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:96
-struct OfflineWrites_96 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:97
+struct OfflineWrites_97 {
     func mergingResolver() -> ConflictResolver<User> {
         ConflictResolver { conflict in
             guard let local = conflict.local, let remote = conflict.remote else { return .takeRemote }
@@ -55,8 +55,8 @@ struct OfflineWrites_96 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:139
-struct OfflineWrites_139 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:140
+struct OfflineWrites_140 {
     func watch(_ users: OfflineRepository<UsersAPI, MemoryDataSource<User>>) async {
         for await response in users.stream(KeyQuery("42")) {
             if let user = response.value { print(user.name, response.isPending ? "saving…" : "saved") }
