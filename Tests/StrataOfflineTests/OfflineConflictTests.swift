@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import Strata
+import StrataJSONFile
 import StrataMemory
 import StrataNetwork
 import StrataOffline
@@ -319,19 +320,20 @@ struct OfflineConflictTests {
     /// A repository (its outbox taking `limits`) holding a queued delete of a, which the server refuses as a conflict,
     /// and whose resolver merges (a put of "merged") and then makes main refuse writes (503): a merged write queued
     /// waits in the outbox.
-    private static func conflictedDeleteMerged(
-        limits: Outbox.Limits = .default
-    ) async throws -> (NotesServer, NotesRepository, URL) {
+    private static func conflictedDeleteMerged<Cache: DataSource<Note>>(
+        limits: Outbox.Limits = .default,
+        cache: Cache = MemoryDataSource<Note>()
+    ) async throws -> (NotesServer, OfflineRepository<NetworkDataSource<Note>, Cache>, URL) {
         let server = try await NotesServer.start()
         let folder = temporaryFolder()
-        var configuration = NotesRepository.Configuration.sentBySync
+        var configuration = OfflineRepository<NetworkDataSource<Note>, Cache>.Configuration.sentBySync
         configuration.conflictResolver = ConflictResolver { _ in
             server.failsWrites = true
             return .merge(Note(id: "a", text: "merged", version: 3))
         }
-        let notes = try await NotesRepository.open(
+        let notes = try await OfflineRepository.open(
             main: server.source,
-            cache: MemoryDataSource<Note>(),
+            cache: cache,
             outboxFolder: folder,
             configuration: configuration,
             outboxLimits: limits
@@ -342,6 +344,26 @@ struct OfflineConflictTests {
         server.scriptConflict(key: "a")
         server.isDown = false
         return (server, notes, folder)
+    }
+
+    /// A merge the cache refuses (a JSON cache whose `maxSize` it passes) is set aside with its merged value, in an
+    /// outbox of deletes only too: the mark is saved whatever the record holds. (The room check of a merge, applied to
+    /// every save for a while, refused the mark and the pause alike, and the replay went round for ever.)
+    @Test func aMergeTheCacheRefusesIsSetAsideInAFullOutboxToo() async throws {
+        let cacheFolder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: cacheFolder.deletingLastPathComponent()) }
+        let cache = try JSONFileDataSource<Note>(configuration: .init(folder: cacheFolder, maxSize: 1))
+        let limits = Outbox.Limits(maximumWrites: 10, maximumBytes: 0)
+        let (server, notes, folder) = try await Self.conflictedDeleteMerged(limits: limits, cache: cache)
+        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+
+        _ = await notes.sync()
+
+        let record = await notes.outbox.pendingWrites.first
+        #expect(record?.isSetAside == true)
+        #expect(server.appliedNotes(forKey: "a").isEmpty)
+        await notes.close()
+        await server.stop()
     }
 
     @Test func aMergeIsSentAndCached() async throws {

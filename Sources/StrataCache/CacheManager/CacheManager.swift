@@ -157,7 +157,11 @@ public final class CacheManager: CacheManagerProtocol {
                         + "\(StrataError.quoted(key: reference.identifier)); it was removed"
                 )
             )
-            removeReference(identifiedBy: id)
+            // Removed only if it is still misfiled in the key's turn: a good reference written meanwhile stays.
+            inTurn(of: id) {
+                guard let stored = storedReference(identifiedBy: id), stored.identifier != id else { return }
+                removeStored(id)
+            }
             return nil
         }
         return reference
@@ -262,16 +266,19 @@ public final class CacheManager: CacheManagerProtocol {
     /// Removes the reference stored under `id`, in memory and on disk; a disk error goes to
     /// ``Configuration/diagnostics``.
     func removeReference(identifiedBy id: String) {
-        inTurn(of: id) {
-            writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
-            do {
-                try persistentStore.removeValue(forKey: id)
-            } catch {
-                report(error)
-            }
-            // A read that found memory empty and read the disk before it was removed may have put its copy back.
-            writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
+        inTurn(of: id) { removeStored(id) }
+    }
+
+    /// Removes the reference stored under `id`; the caller holds the turn of `id`.
+    private func removeStored(_ id: String) {
+        writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
+        do {
+            try persistentStore.removeValue(forKey: id)
+        } catch {
+            report(error)
         }
+        // A read that found memory empty and read the disk before it was removed may have put its copy back.
+        writtenToMemory.write { memoryLayer.removeValue(forKey: id) }
     }
 
     /// Empties the memory layer and counts it as a write, so a reference read from disk before it is not kept.

@@ -171,7 +171,7 @@ public struct DownloadService: Sendable {
     private func mayAnswerWithoutAsking(_ provider: any CacheProvider) -> Bool {
         let control = client.asSent(request).headers.cacheControl
         if control.noCache || control.maxAge == .zero { return false }
-        return (provider as? FileCacheProvider)?.mustRevalidate(key: cacheKey) != true
+        return (provider as? FileCacheProvider)?.mustRevalidate(key: cacheKey, for: client.asSent(request)) != true
     }
 
     /// Sends `request`, reporting the download's progress.
@@ -277,7 +277,18 @@ public struct DownloadService: Sendable {
         if !storable { headers["Cache-Control"] = "no-store" }
         let stored: URL
         do {
-            stored = try cacheProvider.store(objectAt: file, key: cacheKey, headers: headers.dictionary)
+            if let provider = cacheProvider as? FileCacheProvider {
+                // The request as sent (without the provider's headers): a variant answers the requests that send the
+                // values it did in the fields it varies by.
+                stored = try provider.store(
+                    objectAt: file,
+                    key: cacheKey,
+                    headers: headers.dictionary,
+                    answering: client.asSent(request)
+                )
+            } else {
+                stored = try cacheProvider.store(objectAt: file, key: cacheKey, headers: headers.dictionary)
+            }
         } catch {
             DownloadFile.remove(at: file)
             throw error

@@ -181,6 +181,15 @@ public final class FileCacheProvider: CacheProvider {
     ///   ``Strata/StrataError/Code/io`` when `file` changed between the provider's copy and the store's move and the
     ///   store no longer holds what it took: no file holds those bytes.
     public func store(objectAt file: URL, key: String, headers: [String: String]) throws -> URL {
+        try store(objectAt: file, key: key, headers: headers, answering: nil)
+    }
+
+    /// ``store(objectAt:key:headers:)`` for a download whose request is known (as it was sent): a response that varies
+    /// by request fields then answers, without asking, a later request that sends the same values in them
+    /// (``Reuse``).
+    func store(objectAt file: URL, key: String, headers: [String: String], answering request: HTTPRequest?) throws
+        -> URL
+    {
         let now = store.configuration.clock.now()
         let response = HTTPResponse(status: 200, headers: HTTPHeaders(headers))
         let freshness = HTTPFreshness(response: response, requestTime: now, responseTime: now)
@@ -195,7 +204,7 @@ public final class FileCacheProvider: CacheProvider {
         let options = FileDataSource.EntryOptions(
             eTag: validators.eTag,
             lastModified: validators.lastModified,
-            attributes: Self.revalidationMark(freshness, varies: response.headers["Vary"] != nil)
+            attributes: Reuse(freshness, response: response, request: request).attributes
         )
         let name = Self.checkoutName(key)
         try checkFolderPath()
@@ -303,12 +312,12 @@ public final class FileCacheProvider: CacheProvider {
 
     /// The headers ``headerValues(for:)`` returns for the entry `info` describes.
     ///
-    /// An entry whose response varied on request fields (``revalidatesVariant``) is asked about by its `ETag` alone:
+    /// An entry whose response varied on request fields (``Reuse/isVariant``) is asked about by its `ETag` alone:
     /// a `Last-Modified` date is often the same for every variant (a row's update time), so a 304 to
     /// `If-Modified-Since` could be about another variant than the one stored (RFC 9111, section 4.1), and without an
     /// `ETag` nothing is sent: the server's full answer replaces the entry.
     private static func headerValues(of info: FileEntryInfo) -> [String: String] {
-        let lastModified = info.attributes == revalidatesVariant ? nil : info.lastModified
+        let lastModified = Reuse(attributes: info.attributes).isVariant ? nil : info.lastModified
         return ConditionalHeaders(eTag: info.eTag, lastModified: lastModified).headers.dictionary
     }
 
@@ -380,35 +389,14 @@ public final class FileCacheProvider: CacheProvider {
         let attributes =
             response.headers["Cache-Control"] == nil
             ? info.attributes
-            : Self.revalidationMark(
-                freshness,
-                varies: info.attributes == Self.revalidatesVariant || response.headers["Vary"] != nil
-            )
+            : Reuse(attributes: info.attributes).renewed(by: freshness, response: response).attributes
         try store.renewMetadata(metadata, attributes: attributes, ifContentHash: info.contentHash, forKey: key)
     }
 
-    /// The attributes of an entry that must be revalidated before each reuse, even under
-    /// ``CachePolicy/bypassServerCallOnFoundItem``: its response said `no-cache` or `must-revalidate` (the provider
-    /// keeps no lifetime that would tell it fresh), or named request fields in `Vary` (the provider keeps no request
-    /// fields to match them with).
-    static let revalidates = Data("strata-revalidates".utf8)
-
-    /// The attributes of an entry whose response named request fields in `Vary`: revalidated before each reuse, as
-    /// ``revalidates``, and by its `ETag` alone (``headerValues(for:)``).
-    static let revalidatesVariant = Data("strata-revalidates-variant".utf8)
-
-    /// ``revalidatesVariant`` for a response with a `Vary` field (`varies`), ``revalidates`` for one whose
-    /// `freshness` forbids reuse without asking; `nil` otherwise.
-    private static func revalidationMark(_ freshness: HTTPFreshness, varies: Bool) -> Data? {
-        if varies { return revalidatesVariant }
-        return freshness.requiresRevalidation || freshness.forbidsServingStale ? revalidates : nil
-    }
-
-    /// Whether the entry under `key` must be revalidated before it is reused (``revalidates``,
-    /// ``revalidatesVariant``): what ``DownloadService`` asks before it answers from ``find(key:)`` without a request.
-    func mustRevalidate(key: String) -> Bool {
-        let attributes = store.info(forKey: key)?.attributes
-        return attributes == Self.revalidates || attributes == Self.revalidatesVariant
+    /// Whether the entry under `key` must be revalidated before it answers `request` (as it would be sent) without
+    /// asking (``Reuse``): what ``DownloadService`` asks before it answers from ``find(key:)``.
+    func mustRevalidate(key: String, for request: HTTPRequest) -> Bool {
+        Reuse(attributes: store.info(forKey: key)?.attributes).mustRevalidate(for: request)
     }
 
     // MARK: - Checkouts

@@ -551,13 +551,17 @@ extension Outbox {
     /// pause or a set-aside mark then holds for this process, so a replay does not send the record again and again
     /// while the disk refuses; the file keeps the record as it was, which a later process replays.
     ///
-    /// - Throws: ``Strata/StrataError/Code/tooLarge``, nothing changed, when the record's value grew (a merge) past
-    ///   what ``Limits/maximumBytes`` leaves room for.
-    func update(_ record: PendingWrite) async throws -> Bool {
+    /// - Parameters:
+    ///   - record: The record as it is to be saved.
+    ///   - checkingRoom: Whether a value that grew (a merge to be sent) must fit in ``Limits/maximumBytes``; a
+    ///     set-aside mark or a pause is saved whatever the record holds.
+    /// - Throws: ``Strata/StrataError/Code/tooLarge``, nothing changed, when `checkingRoom` and the record's value grew
+    ///   past what ``Limits/maximumBytes`` leaves room for.
+    func update(_ record: PendingWrite, checkingRoom: Bool = false) async throws -> Bool {
         try await lane.run {
             guard let old = records[record.sequence] else { return false }
             let growth = (record.value?.count ?? 0) - (old.value?.count ?? 0)
-            if growth > 0, growth > limits.maximumBytes - valueBytes {
+            if checkingRoom, growth > 0, growth > limits.maximumBytes - valueBytes {
                 throw StrataError(
                     .tooLarge,
                     "The outbox in \(folder.path) is full: its writes hold \(valueBytes) bytes of values, and the "

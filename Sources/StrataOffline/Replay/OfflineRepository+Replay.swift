@@ -269,7 +269,8 @@ extension OfflineRepository {
                     record.idempotencyKey = UUID().uuidString
                 }
                 do {
-                    guard try await outbox.update(record) else { return .dropped }
+                    // A merged value must fit (the only one that can grow); what it replaced leaves its room.
+                    guard try await outbox.update(record, checkingRoom: true) else { return .dropped }
                 } catch let error as StrataError where error.code == .tooLarge {
                     // A merge the outbox has no room for is never sent: the write is set aside as it was queued.
                     return await setAside(original, because: error)

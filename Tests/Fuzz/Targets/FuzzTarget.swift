@@ -18,6 +18,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case storeMarker = "store-marker"
     /// A BlobCache freshness record (`FreshnessRecord.decode`, binary formats 1 and 2 and legacy JSON).
     case freshnessRecord = "freshness-record"
+    /// A `FileCacheProvider` entry's reuse rule, read from the attributes the store keeps (`FileCacheProvider.Reuse`).
+    case providerReuse = "provider-reuse"
     /// The file store's access journal, `.strata-index` (`AccessJournal.decode`), as found and sealed again.
     case accessJournal = "access-journal"
     /// A JSON store's `session` file (`StoreSession.parse`).
@@ -56,6 +58,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .entryTrailer: try Self.entryTrailer(bytes)
             case .storeMarker: try Self.storeMarker(bytes)
             case .freshnessRecord: try Self.freshnessRecord(bytes)
+            case .providerReuse: try Self.providerReuse(bytes)
             case .accessJournal: try Self.accessJournal(bytes)
             case .storeSession: try Self.storeSession(bytes)
             case .headerFields: try Self.headerFields(bytes)
