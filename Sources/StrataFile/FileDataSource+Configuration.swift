@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 
 extension FileDataSource {
     /// Where and how a ``FileDataSource`` keeps its files: the store's folder, its limits and its policies.
@@ -54,7 +55,7 @@ extension FileDataSource {
         /// choosing what to evict would take every key into memory first. A write or a renewal that takes the store
         /// past it evicts the least recently used entries, as ``maxSize`` does; one whose key and metadata alone take
         /// more is refused with ``Strata/StrataError/Code/tooLarge``.
-        public var maximumMetadataSize: Int = 256 << 20
+        public var maximumMetadataSize: Int = StoreLimits.defaultMaximumMetadataSize
 
         /// Whether a write survives only a crash of the process (``Strata/StoreDurability/atomic``) or also a
         /// power loss.

@@ -37,17 +37,14 @@ extension FileDataSource {
         var loaded: [EntryIndex.Entry] = []
         var legacy: [(fileName: String, entry: EntryIndex.Entry)] = []
         var corrupt = 0
-        var metadataSize = 0
+        var budget = MetadataBudget(limit: maximumMetadataSize)
         func take(_ entry: EntryIndex.Entry) throws(StrataError) -> EntryIndex.Entry {
-            metadataSize += entry.metadataSize
-            guard metadataSize <= maximumMetadataSize else {
-                throw StrataError(
-                    .tooLarge,
-                    "The entries of the store folder \(folder.path) take more than its maximumMetadataSize of "
-                        + "\(maximumMetadataSize) bytes of keys and metadata (past it at \(entry.name.fileName)); "
-                        + "the store was not opened, and evicted nothing"
-                )
-            }
+            try budget.take(
+                entry.metadataSize,
+                at: entry.name.fileName,
+                in: folder,
+                outcome: "the store was not opened, and evicted nothing"
+            )
             return entry
         }
         // Each item is taken as it is listed: a folder of millions of names is never held whole.

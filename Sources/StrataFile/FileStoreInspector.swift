@@ -22,7 +22,7 @@ internal import StrataSupport
 ///
 /// ```swift
 /// let inspector = try FileStoreInspector(folder: imagesFolder, access: .readOnly)
-/// let damaged = inspector.verify().filter { $0.problem != nil }
+/// let damaged = try inspector.verifyEntries().filter { $0.problem != nil }
 /// ```
 public final class FileStoreInspector: Sendable {
     /// The store's folder.
@@ -30,6 +30,10 @@ public final class FileStoreInspector: Sendable {
 
     /// How the inspector holds the folder.
     public let access: StoreAccess
+
+    /// The most bytes of keys and metadata ``listEntries(progress:)`` and ``verifyEntries(progress:)`` take into
+    /// memory, counted as the store counts them (``FileDataSource/Configuration/maximumMetadataSize``).
+    public let maximumMetadataSize: Int
 
     private let folder: StoreFolder
     private let ownership: StoreOwnership
@@ -40,20 +44,33 @@ public final class FileStoreInspector: Sendable {
     ///   - folder: A store's folder (``FileDataSource/folderURL``); a symbolic link in its place is refused.
     ///   - access: ``Strata/StoreAccess/readOnly`` to look without changing anything (read-only media work),
     ///     ``Strata/StoreAccess/readWrite`` to be able to remove entries.
+    ///   - maximumMetadataSize: The most bytes of keys and metadata a listing takes into memory: the store's
+    ///     ``FileDataSource/Configuration/maximumMetadataSize``; `nil` for its default (256 MiB).
     /// - Throws: ``Strata/StrataError/Code/notFound`` when the folder does not exist,
     ///   ``Strata/StrataError/Code/invalidArgument`` when it is not a file store (no `.strata-store` marker of
     ///   kind `file`, or a link in the folder's place), ``Strata/StrataError/Code/alreadyInUse`` when a live
     ///   store or inspector holds it, ``Strata/StrataError/Code/io`` when it cannot be opened.
-    public convenience init(folder: URL, access: StoreAccess = .readWrite) throws {
-        try self.init(folder: folder, access: access, expecting: nil)
+    public convenience init(folder: URL, access: StoreAccess = .readWrite, maximumMetadataSize: Int? = nil) throws {
+        try self.init(
+            folder: folder,
+            access: access,
+            expecting: nil,
+            maximumMetadataSize: maximumMetadataSize ?? StoreLimits.defaultMaximumMetadataSize
+        )
     }
 
-    /// Opens the store in `folder` as ``init(folder:access:)`` does, only if it is still the folder `expected`
-    /// names: the `strata` tool checks a folder, then hands it here by its path.
+    /// Opens the store in `folder` as ``init(folder:access:maximumMetadataSize:)`` does, only if it is still the
+    /// folder `expected` names: the `strata` tool checks a folder, then hands it here by its path.
     ///
-    /// - Throws: As ``init(folder:access:)``; ``Strata/StrataError/Code/conflict`` when another folder is at the
-    ///   path now (nothing is changed).
-    package init(folder: URL, access: StoreAccess, expecting expected: FolderIdentity?) throws {
+    /// - Throws: As ``init(folder:access:maximumMetadataSize:)``; ``Strata/StrataError/Code/conflict`` when another
+    ///   folder is at the path now (nothing is changed).
+    package init(
+        folder: URL,
+        access: StoreAccess,
+        expecting expected: FolderIdentity?,
+        maximumMetadataSize: Int = StoreLimits.defaultMaximumMetadataSize
+    ) throws {
+        try StoreLimits.validate(maximumMetadataSize: maximumMetadataSize)
         let opened = try StoreFolder.openStore(
             folder.path,
             kind: FileDataSource.markerKind,
@@ -67,6 +84,7 @@ public final class FileStoreInspector: Sendable {
         )
         self.folder = opened
         self.access = access
+        self.maximumMetadataSize = maximumMetadataSize
         folderURL = folder.resolvingSymlinksInPath().standardizedFileURL
     }
 
@@ -106,13 +124,43 @@ public final class FileStoreInspector: Sendable {
     /// without reading the entries' data; damaged files, and links or folders at entry names, come with a
     /// ``FileStoreEntry/problem``.
     ///
+    /// Every entry's key and metadata are kept, whatever they take: on a folder whose files you did not write, use
+    /// ``listEntries(progress:)``, which stops at ``maximumMetadataSize``.
+    ///
     /// - Parameter progress: Called after each file with the number of files read so far.
     /// - Returns: The entries, in file-name order.
     public func entries(progress: (Int) -> Void = { _ in }) -> [FileStoreEntry] {
+        (try? describeEntries(limit: .max, progress: progress)) ?? []
+    }
+
+    /// Reads the metadata of every entry file as ``entries(progress:)`` does, taking no more keys and metadata into
+    /// memory than ``maximumMetadataSize``, as the store's open does.
+    ///
+    /// - Parameter progress: Called after each file with the number of files read so far.
+    /// - Returns: The entries, in file-name order.
+    /// - Throws: ``Strata/StrataError/Code/tooLarge`` as soon as the entries read take more than
+    ///   ``maximumMetadataSize`` bytes of keys and metadata (files planted under long keys, or a store whose app
+    ///   raised its limit: give the inspector the app's).
+    public func listEntries(progress: (Int) -> Void = { _ in }) throws -> [FileStoreEntry] {
+        try describeEntries(limit: maximumMetadataSize, progress: progress)
+    }
+
+    /// Calls `body` with each entry as ``entries(progress:)`` reads it, keeping none: what takes one look at every
+    /// entry holds one at a time. `body` returns `false` to stop.
+    package func forEachEntry(_ body: (FileStoreEntry) -> Bool) {
         let journal = (try? FileDataSource.readJournal(folder, diagnostics: nil, discarding: false)) ?? [:]
+        for item in entryItems() where !body(describe(item, journal: journal).entry) { return }
+    }
+
+    /// The entries, their keys and metadata at most `limit` bytes as the store counts them.
+    private func describeEntries(limit: Int, progress: (Int) -> Void) throws(StrataError) -> [FileStoreEntry] {
+        let journal = (try? FileDataSource.readJournal(folder, diagnostics: nil, discarding: false)) ?? [:]
+        var budget = MetadataBudget(limit: limit)
         var result: [FileStoreEntry] = []
         for (position, item) in entryItems().enumerated() {
-            result.append(describe(item, journal: journal))
+            let (entry, metadataSize) = describe(item, journal: journal)
+            try budget.take(metadataSize, at: item.name, in: folder, outcome: "nothing more was read")
+            result.append(entry)
             progress(position + 1)
         }
         return result
@@ -121,12 +169,30 @@ public final class FileStoreInspector: Sendable {
     /// Reads every entry file in full and checks its metadata, that it holds the key its name stands for,
     /// and its data against the content hash; changes nothing.
     ///
+    /// Every entry's key and metadata are kept, whatever they take: on a folder whose files you did not write, use
+    /// ``verifyEntries(progress:)``, which stops at ``maximumMetadataSize``.
+    ///
     /// - Parameter progress: Called after each file with the number of files checked so far.
     /// - Returns: Every entry, in file-name order; damaged ones with a ``FileStoreEntry/problem``. One this process
     ///   cannot read, or one a later Strata wrote, has a problem too, but ``FileStoreEntry/isDamaged`` is `false`:
     ///   the store leaves it as it is, and so should a repair.
     public func verify(progress: (Int) -> Void = { _ in }) -> [FileStoreEntry] {
-        var result = entries()
+        check(entries(), progress: progress)
+    }
+
+    /// Reads and checks every entry file as ``verify(progress:)`` does, taking no more keys and metadata into memory
+    /// than ``maximumMetadataSize``, as the store's open does.
+    ///
+    /// - Parameter progress: Called after each file with the number of files checked so far.
+    /// - Returns: Every entry, in file-name order, as ``verify(progress:)`` returns them.
+    /// - Throws: ``Strata/StrataError/Code/tooLarge`` as ``listEntries(progress:)`` does, before any data is read.
+    public func verifyEntries(progress: (Int) -> Void = { _ in }) throws -> [FileStoreEntry] {
+        check(try listEntries(), progress: progress)
+    }
+
+    /// `entries` with each sound one's data checked against its content hash.
+    private func check(_ entries: [FileStoreEntry], progress: (Int) -> Void) -> [FileStoreEntry] {
+        var result = entries
         for position in result.indices {
             if result[position].problem == nil, let problem = checkContent(of: result[position]) {
                 result[position].problem = problem.description
@@ -204,15 +270,17 @@ public final class FileStoreInspector: Sendable {
         }
     }
 
+    /// The entry at `item`, and the bytes of key and metadata it holds in memory as the store counts them (0 for one
+    /// whose trailer did not read).
     private func describe(
         _ item: (name: String, kind: ItemKind),
         journal: [EntryName: AccessJournal.Record]
-    ) -> FileStoreEntry {
+    ) -> (entry: FileStoreEntry, metadataSize: Int) {
         let fileName = item.name
-        func damaged(_ problem: String, isDamage: Bool = true) -> FileStoreEntry {
+        func damaged(_ problem: String, isDamage: Bool = true) -> (entry: FileStoreEntry, metadataSize: Int) {
             let size =
                 item.kind == .file ? (try? folder.status(of: fileName)).flatMap { $0.map { Int($0.st_size) } } : nil
-            return FileStoreEntry(
+            let entry = FileStoreEntry(
                 fileName: fileName,
                 fileSize: size ?? 0,
                 info: nil,
@@ -220,6 +288,7 @@ public final class FileStoreInspector: Sendable {
                 problem: problem,
                 isDamaged: isDamage
             )
+            return (entry, 0)
         }
         guard let name = EntryName(fileName: fileName) else { return damaged("not an entry") }
         switch item.kind {
@@ -244,13 +313,14 @@ public final class FileStoreInspector: Sendable {
         let problem =
             EntryName(key: trailer.key) == name || EntryName(rawKey: trailer.key) == name
             ? nil : "holds a key that belongs to another file"
-        return FileStoreEntry(
+        let entry = FileStoreEntry(
             fileName: fileName,
             fileSize: length,
             info: info,
             accessSequence: sequence,
             problem: problem
         )
+        return (entry, MetadataBudget.size(of: trailer, fileLength: length))
     }
 
     /// Hashes an entry's data and compares it with its content hash; the problem, or `nil`.

@@ -34,7 +34,7 @@ extension JSONFileDataSource {
         /// applies by evicting, since choosing what to evict would take every key into memory first. A write or a
         /// renewal that takes the store past it evicts the least recently used entries, as ``maxSize`` does; one whose
         /// key and tags alone take more is refused with ``Strata/StrataError/Code/tooLarge``.
-        public var maximumMetadataSize: Int = 256 << 20
+        public var maximumMetadataSize: Int = StoreLimits.defaultMaximumMetadataSize
 
         /// How long an entry lives unless its write gives its own; `nil` for ever.
         ///

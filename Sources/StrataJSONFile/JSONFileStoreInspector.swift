@@ -22,6 +22,10 @@ public struct JSONFileStoreInspector: Sendable {
     /// How the folder is held.
     public let access: StoreAccess
 
+    /// The most bytes of keys and metadata ``report(verifying:progress:)`` takes into memory, counted as the store
+    /// counts them (``JSONFileDataSource/Configuration/maximumMetadataSize``).
+    public let maximumMetadataSize: Int
+
     private let folder: StoreFolder
     private let ownership: StoreOwnership
 
@@ -31,22 +35,36 @@ public struct JSONFileStoreInspector: Sendable {
     ///   - folder: A store's folder (``JSONFileDataSource/Configuration/folder``).
     ///   - access: ``Strata/StoreAccess/readOnly`` (a shared hold; nothing is created or changed) or
     ///     ``Strata/StoreAccess/readWrite`` (an exclusive hold, as a store's).
+    ///   - maximumMetadataSize: The most bytes of keys and metadata a report takes into memory: the store's
+    ///     ``JSONFileDataSource/Configuration/maximumMetadataSize``; `nil` for its default (256 MiB).
     /// - Throws: ``Strata/StrataError/Code/notFound`` when the folder does not exist,
     ///   ``Strata/StrataError/Code/invalidArgument`` when it carries no JSON store's marker (or is a link),
     ///   ``Strata/StrataError/Code/alreadyInUse`` when a store or inspector holds it in a way that excludes
     ///   this one.
-    public init(folder: URL, access: StoreAccess) throws {
-        try self.init(folder: folder, access: access, expecting: nil)
+    public init(folder: URL, access: StoreAccess, maximumMetadataSize: Int? = nil) throws {
+        try self.init(
+            folder: folder,
+            access: access,
+            expecting: nil,
+            maximumMetadataSize: maximumMetadataSize ?? StoreLimits.defaultMaximumMetadataSize
+        )
     }
 
-    /// Opens the store in `folder` as ``init(folder:access:)`` does, only if it is still the folder `expected`
-    /// names: the `strata` tool checks a folder, then hands it here by its path.
+    /// Opens the store in `folder` as ``init(folder:access:maximumMetadataSize:)`` does, only if it is still the
+    /// folder `expected` names: the `strata` tool checks a folder, then hands it here by its path.
     ///
-    /// - Throws: As ``init(folder:access:)``; ``Strata/StrataError/Code/conflict`` when another folder is at the
-    ///   path now (nothing is changed).
-    package init(folder: URL, access: StoreAccess, expecting expected: FolderIdentity?) throws {
+    /// - Throws: As ``init(folder:access:maximumMetadataSize:)``; ``Strata/StrataError/Code/conflict`` when another
+    ///   folder is at the path now (nothing is changed).
+    package init(
+        folder: URL,
+        access: StoreAccess,
+        expecting expected: FolderIdentity?,
+        maximumMetadataSize: Int = StoreLimits.defaultMaximumMetadataSize
+    ) throws {
+        try StoreLimits.validate(maximumMetadataSize: maximumMetadataSize)
         folderURL = folder.standardizedFileURL
         self.access = access
+        self.maximumMetadataSize = maximumMetadataSize
         // The marker first: a folder that is no JSON store is left exactly as it is (not even a lock file).
         let opened = try StoreFolder.openStore(
             folderURL.path,
@@ -89,7 +107,10 @@ public struct JSONFileStoreInspector: Sendable {
     /// - Parameters:
     ///   - verifying: Whether to read and decode every entry file.
     ///   - progress: Called after each entry with the number of entries read so far.
-    /// - Throws: ``Strata/StrataError/Code/io`` when a folder cannot be listed.
+    /// - Throws: ``Strata/StrataError/Code/io`` when a folder cannot be listed;
+    ///   ``Strata/StrataError/Code/tooLarge`` when the entries take more than ``maximumMetadataSize`` bytes of keys
+    ///   and metadata (files planted under long keys, or a store whose app raised its limit: give the inspector the
+    ///   app's), as the store's open does: the index is checked once replayed, entry files as each is read.
     public func report(verifying: Bool, progress: (Int) -> Void = { _ in }) throws -> JSONFileStoreReport {
         let files = try entryFiles()
         var indexProblem: String?
@@ -116,12 +137,21 @@ public struct JSONFileStoreInspector: Sendable {
         guard let records else {
             // As the store rebuilds: every entry file is read.
             var entries: [JSONFileStoreEntry] = []
+            var metadataSize = 0
             for (position, path) in files.sorted().enumerated() {
-                entries.append(check(path: path, key: nil, record: nil))
+                entries.append(check(path: path, key: nil, record: nil, metadataSize: &metadataSize))
+                guard metadataSize <= maximumMetadataSize else { throw metadataTooLarge(metadataSize) }
                 progress(position + 1)
             }
             return JSONFileStoreReport(entries: entries, indexProblem: indexProblem, orphans: [])
         }
+        // As the store's open: the replayed index is checked before anything else is read.
+        let metadataSize = records.reduce(0) { sum, element in
+            let (total, overflow) = sum.addingReportingOverflow(element.value.metadataSize(key: element.key))
+            return overflow ? .max : total
+        }
+        guard metadataSize <= maximumMetadataSize else { throw metadataTooLarge(metadataSize) }
+        var ignored = 0
         var named: Set<String> = []
         var entries: [JSONFileStoreEntry] = []
         entries.reserveCapacity(records.count)
@@ -130,12 +160,23 @@ public struct JSONFileStoreInspector: Sendable {
             named.insert(path)
             guard let record = records[key] else { continue }
             entries.append(
-                verifying ? check(path: path, key: key, record: record) : describe(path: path, key: key, record: record)
+                verifying
+                    ? check(path: path, key: key, record: record, metadataSize: &ignored)
+                    : describe(path: path, key: key, record: record)
             )
             progress(position + 1)
         }
         let orphans = files.filter { !named.contains($0) }.sorted()
         return JSONFileStoreReport(entries: entries, indexProblem: indexProblem, orphans: orphans)
+    }
+
+    /// The error of a report that found more keys and metadata than ``maximumMetadataSize``: `found` bytes so far.
+    private func metadataTooLarge(_ found: Int) -> StrataError {
+        StrataError(
+            .tooLarge,
+            "The entries of the store folder \(folder.path) take more than its maximumMetadataSize of "
+                + "\(maximumMetadataSize) bytes of keys and metadata (\(found) found); nothing more was read"
+        )
     }
 
     /// Reads the value stored under `key` from its entry file, changing nothing.
@@ -264,7 +305,15 @@ public struct JSONFileStoreInspector: Sendable {
     }
 
     /// An entry from its file, read and decoded; `key` and `record` are what the index says, if known.
-    private func check(path: String, key: String?, record: IndexRecord?) -> JSONFileStoreEntry {
+    ///
+    /// - Parameter metadataSize: The bytes of keys and metadata read so far, to which the key and tags the file gives
+    ///   add as the store's rebuild counts them when `record` is `nil` (no index gave the key).
+    private func check(
+        path: String,
+        key: String?,
+        record: IndexRecord?,
+        metadataSize: inout Int
+    ) -> JSONFileStoreEntry {
         var entry = JSONFileStoreEntry(
             key: key,
             path: path,
@@ -302,6 +351,10 @@ public struct JSONFileStoreInspector: Sendable {
             // own (a key strategy): no damage, and nothing the inspector can read further.
             if !isSealed { entry.problem = "not a decodable entry file (\(Self.summary(of: error)))" }
             return entry
+        }
+        if record == nil {
+            let (total, overflow) = metadataSize.addingReportingOverflow(header.record.metadataSize(key: header.key))
+            metadataSize = overflow ? .max : total
         }
         // As the store's rebuild judges it: a time that is not a finite number, or a date and an age whose sum is not.
         guard header.record.hasFiniteTimes else {

@@ -6,6 +6,10 @@ import Strata
 /// stores refuse it and say that `nil` is "no limit". A read limit of 0 is allowed (every read of an entry with data
 /// is refused), a negative one is not.
 package enum StoreLimits {
+    /// The most bytes of keys and metadata a store keeps in memory unless configured otherwise (256 MiB), which the
+    /// inspectors and the `strata` tool apply too: the default of both stores' `maximumMetadataSize`.
+    package static let defaultMaximumMetadataSize = 256 << 20
+
     /// Throws ``Strata/StrataError/Code/invalidArgument`` for a count, size or metadata limit below 1 or a negative
     /// read limit.
     ///
@@ -29,6 +33,14 @@ package enum StoreLimits {
         guard maximumReadSize >= 0 else {
             throw StrataError(.invalidArgument, "maximumReadSize must not be negative, got \(maximumReadSize)")
         }
+        try validate(maximumMetadataSize: maximumMetadataSize)
+    }
+
+    /// Throws ``Strata/StrataError/Code/invalidArgument`` for a metadata limit below 1: the stores' rule, which the
+    /// inspectors given a limit apply too.
+    ///
+    /// - Parameter maximumMetadataSize: The most bytes of keys and metadata kept in memory.
+    package static func validate(maximumMetadataSize: Int) throws(StrataError) {
         guard maximumMetadataSize >= 1 else {
             throw StrataError(.invalidArgument, "maximumMetadataSize must be at least 1, got \(maximumMetadataSize)")
         }

@@ -9,7 +9,8 @@ enum Help {
 
             Lists the entries (key, size, created, expiry, last access, ETag), most recently used first,
             then a summary: count, total size, expired, damaged and unreadable entries. Changes and creates
-            nothing, shares the store with other readers, and works on read-only media.
+            nothing, and works on read-only media. It may run beside another inspect or verify, but not while
+            an app has the store open: an open store is held alone (exit code 1, error code inUse).
 
               --limit N          List at most N entries (the summary still counts all).
               --max-age SECONDS  JSON-file store only (a usage error on other stores): the default maximum
@@ -65,8 +66,9 @@ enum Help {
             Inspects and maintains a Strata store folder: a FileDataSource folder (a BlobCache's persistent
             layer) or a JSONFileDataSource folder. It acts only on a folder carrying a store's marker
             (.strata-store, which the store writes) and refuses any other folder, changing nothing in it; it
-            never follows a link. inspect and verify share the store with other readers and change nothing;
-            prune, clear and verify --repair hold it alone, and fail while an app has it open.
+            never follows a link. inspect and verify change nothing and may run beside each other; prune,
+            clear and verify --repair hold the store alone. An app that has the store open holds it alone:
+            every command, inspect and verify too, then exits with 1 (error code inUse).
 
             COMMANDS:
               inspect   List entries and a summary.
@@ -81,6 +83,11 @@ enum Help {
 
             OPTIONS (inspect, verify, prune):
               --progress   Report progress on standard error every 10,000 entries (default: when it is a terminal).
+
+            ENVIRONMENT:
+              \(Options.metadataLimitVariable)  The most bytes of keys and metadata read into memory
+                           (a SIZE; default 256M, the stores' maximumMetadataSize): past it a command exits
+                           with 1 (error code tooLarge). Give the app's limit when it raised its own.
 
             Options may come before or after the folder; a folder whose name starts with '-' goes after '--',
             which ends the options: \(strata) inspect -- -old-cache

@@ -1,5 +1,11 @@
+import StrataStorage
+
 /// The parsed command line: `strata <command> [<folder>] [options]`.
 struct Options {
+    /// The environment variable that gives the most bytes of keys and metadata the tool takes into memory from a
+    /// store (a size, as `--max-size` takes): the stores' own `maximumMetadataSize`, 256 MiB unless an app raised it.
+    static let metadataLimitVariable = "STRATA_MAXIMUM_METADATA_SIZE"
+
     /// The subcommands.
     enum Command: String, CaseIterable {
         case inspect, verify, prune, clear, help
@@ -18,6 +24,8 @@ struct Options {
     var maxAge: Double?
     var dryRun = false
     var yes = false
+    /// The most bytes of keys and metadata the tool takes into memory from a store (``metadataLimitVariable``).
+    var maximumMetadataSize = StoreLimits.defaultMaximumMetadataSize
 
     /// The options each command accepts, besides `--json` and `--help`. `--progress` is for the commands that walk
     /// the entries one by one: `clear` removes them without a count to report.
@@ -29,10 +37,16 @@ struct Options {
         .help: ["--progress"],
     ]
 
-    /// Parses the arguments after the executable's name.
+    /// Parses the arguments after the executable's name, and ``metadataLimitVariable`` from `environment`.
     ///
     /// - Throws: ``ToolError/usage(_:)`` for anything it does not understand.
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        if let limit = environment[Self.metadataLimitVariable] {
+            maximumMetadataSize = try Self.size(limit, for: Self.metadataLimitVariable)
+            guard maximumMetadataSize >= 1 else {
+                throw ToolError.usage("\(Self.metadataLimitVariable) needs a size of at least 1 byte, not \"\(limit)\"")
+            }
+        }
         var positional: [String] = []
         var seenHelp = false
         var index = 0
@@ -69,7 +83,7 @@ struct Options {
             case "--yes", "-y": yes = true
             case "--limit": limit = try Self.count(try value(), for: name, minimum: 0)
             case "--max-count": maxCount = try Self.count(try value(), for: name, minimum: 0)
-            case "--max-size": maxSize = try Self.size(try value())
+            case "--max-size": maxSize = try Self.size(try value(), for: name)
             case "--max-age":
                 let text = try value()
                 guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
@@ -118,6 +132,10 @@ struct Options {
         guard positional.count == 2 else {
             throw ToolError.usage("unexpected argument \"\(positional[2])\"")
         }
+        // An empty argument names no folder (the tool took it for `/`).
+        guard !positional[1].isEmpty else {
+            throw ToolError.usage("\(command.rawValue) needs a store folder, not an empty argument")
+        }
         folder = positional[1]
         try validateFlags(of: command)
     }
@@ -145,7 +163,11 @@ struct Options {
     /// Parses `1048576`, `512K`, `10MB`, `1.5G` (binary multiples: K = 1024): decimal digits, with a fraction if
     /// any, and a unit; not `0x10` nor `1e3`, which `Double` would take, nor a size that is less than a byte but for
     /// `0` itself (`0.5`, a limit of 0 bytes, would prune every entry).
-    static func size(_ text: String) throws -> Int {
+    ///
+    /// - Parameters:
+    ///   - text: The size.
+    ///   - name: The option or variable that gave it, for the usage error.
+    static func size(_ text: String, for name: String) throws -> Int {
         let kilo = 1024.0
         let units: [(String, Double)] = [
             ("KIB", kilo), ("MIB", kilo * kilo), ("GIB", kilo * kilo * kilo), ("TIB", kilo * kilo * kilo * kilo),
@@ -164,7 +186,7 @@ struct Options {
         guard isDecimal(digits), let value = Double(digits), value.isFinite, value * multiplier < Double(Int.max),
             Int(value * multiplier) > 0 || value == 0
         else {
-            throw ToolError.usage("--max-size needs a size such as 1048576, 512K, 10MB or 1.5G, not \"\(text)\"")
+            throw ToolError.usage("\(name) needs a size such as 1048576, 512K, 10MB or 1.5G, not \"\(text)\"")
         }
         return Int(value * multiplier)
     }

@@ -138,6 +138,13 @@ enum Output {
         String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isTerminalControl ? "?" : $0 }))
     }
 
+    /// A folder as one argument of a command to paste into a POSIX shell: in single quotes (an embedded `'` as
+    /// `'\''`), after `--` when it starts with `-`, so that the tool takes it as the folder, not an option.
+    static func shellArgument(_ folder: String) -> String {
+        let quoted = "'" + folder.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        return folder.hasPrefix("-") ? "-- " + quoted : quoted
+    }
+
     /// A store as JSON: its kind, folder and role (`null` when no composition is recognised).
     static func store(_ store: Store) -> JSONValue {
         .object([

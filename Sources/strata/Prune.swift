@@ -79,12 +79,11 @@ enum Prune {
     /// - Parameter whileReleased: Runs while a JSON-file store is held by no one between the plan and the removal
     ///   (see ``Store/remove(_:whileReleased:)``).
     static func prune(_ options: Options, whileReleased: () throws -> Void = {}) throws -> Outcome {
-        let store = try StrataTool.store(options, access: options.dryRun ? .readOnly : .readWrite)
-        if case .outbox = store {
-            // An outbox's entries are acknowledged writes main has not taken yet: they never expire, and dropping
-            // the oldest would send main a key's later writes without its earlier ones.
-            throw ToolError.failure(
-                "\(store.displayURL.path) is an offline outbox: its entries are writes waiting for main, "
+        // An outbox's entries are acknowledged writes main has not taken yet: they never expire, and dropping the
+        // oldest would send main a key's later writes without its earlier ones. Refused whoever owns it.
+        let store = try StrataTool.store(options, access: options.dryRun ? .readOnly : .readWrite) { outbox in
+            ToolError.failure(
+                "\(outbox.path) is an offline outbox: its entries are writes waiting for main, "
                     + "not cached copies, so prune removes none (clear --yes drops them all). Nothing was changed.",
                 code: "unsupportedStore"
             )

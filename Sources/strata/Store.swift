@@ -29,12 +29,32 @@ enum Store {
     /// The marker is the only sign taken: an `entries` folder, hex-named files or a lock file do not make a
     /// store, and a link (as the folder or as the marker) is never followed.
     ///
+    /// The marker is read before anything else is judged: a folder that is no store is refused as such (`notAStore`)
+    /// whoever owns it, and an outbox given to a command that refuses outboxes (`unsupportedStore`) too; only then is
+    /// a writing command refused a store another user owns (`wrongUser`).
+    ///
+    /// - Parameters:
+    ///   - path: The folder the user gave.
+    ///   - access: How the command holds the store.
+    ///   - maximumMetadataSize: The most bytes of keys and metadata the inspector takes into memory.
+    ///   - refusingOutbox: The error for an offline outbox, given the folder the user knows it by, when the command
+    ///     does not act on one; it is thrown before the folder is held or its owner checked.
     /// - Throws: ``ToolError/failure(_:code:)`` for a missing folder, a link or a file in its place, a folder without
     ///   a marker of a known kind, or a store that another process holds.
-    static func open(_ path: String, access: StoreAccess) throws -> Store {
+    static func open(
+        _ path: String,
+        access: StoreAccess,
+        maximumMetadataSize: Int = StoreLimits.defaultMaximumMetadataSize,
+        refusingOutbox: ((URL) -> ToolError)? = nil
+    ) throws -> Store {
         let url = URL(fileURLWithPath: path, isDirectory: true)
         let folder = try openFolder(path)
-        if access == .readWrite { try refuseAnotherOwner(of: folder, at: path) }
+        // Only once the marker says what the folder is: a writing command on a folder another user owns that is no
+        // store is refused as no store, not sent to that user.
+        func checkOwner(outbox: URL? = nil) throws {
+            if let outbox, let refusingOutbox { throw refusingOutbox(outbox) }
+            if access == .readWrite { try refuseAnotherOwner(of: folder, at: path) }
+        }
         switch StoreMarker.read(in: folder) {
         case .marker(let contents) where contents.version > StoreMarker.currentVersion:
             throw ToolError.failure(
@@ -43,20 +63,49 @@ enum Store {
                 code: "unsupportedStore"
             )
         case .marker(let contents) where contents.kind == "file":
+            try checkOwner()
             try FlockHold.take(in: folder, exclusive: access == .readWrite)
-            return .file(try wrap { try FileStoreInspector(folder: url, access: access, expecting: folder.identity) })
+            return .file(
+                try wrap {
+                    try FileStoreInspector(
+                        folder: url,
+                        access: access,
+                        expecting: folder.identity,
+                        maximumMetadataSize: maximumMetadataSize
+                    )
+                }
+            )
         case .marker(let contents) where contents.kind == "json":
             if let outbox = outboxHolding(folder, at: url) {
                 // An outbox's records folder (what inspect names as an outbox's path) is the outbox: its entries are
                 // queued writes, which prune refuses to drop, whichever of the two folders the user gave.
-                return .outbox(try openOutboxRecords(in: outbox.folder, url: outbox.url, access: access))
+                try checkOwner(outbox: outbox.url)
+                return .outbox(
+                    try openOutboxRecords(
+                        in: outbox.folder,
+                        url: outbox.url,
+                        access: access,
+                        maximumMetadataSize: maximumMetadataSize
+                    )
+                )
             }
+            try checkOwner()
             try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .json(
-                try wrap { try JSONFileStoreInspector(folder: url, access: access, expecting: folder.identity) }
+                try wrap {
+                    try JSONFileStoreInspector(
+                        folder: url,
+                        access: access,
+                        expecting: folder.identity,
+                        maximumMetadataSize: maximumMetadataSize
+                    )
+                }
             )
         case .marker(let contents) where contents.kind == "outbox":
-            return .outbox(try openOutboxRecords(in: folder, url: url, access: access))
+            try checkOwner(outbox: url.standardizedFileURL)
+            return .outbox(
+                try openOutboxRecords(in: folder, url: url, access: access, maximumMetadataSize: maximumMetadataSize)
+            )
         case .marker(let contents):
             throw ToolError.failure(
                 "\(path) holds a Strata store of kind \"\(contents.kind)\", which this strata does not know. "
@@ -82,7 +131,8 @@ enum Store {
     private static func openOutboxRecords(
         in folder: StoreFolder,
         url: URL,
-        access: StoreAccess
+        access: StoreAccess,
+        maximumMetadataSize: Int
     ) throws -> JSONFileStoreInspector {
         let name = "records"
         let records: StoreFolder?
@@ -103,7 +153,12 @@ enum Store {
         try FlockHold.take(in: records, exclusive: access == .readWrite)
         let recordsURL = url.appendingPathComponent(name, isDirectory: true)
         return try wrap {
-            try JSONFileStoreInspector(folder: recordsURL, access: access, expecting: records.identity)
+            try JSONFileStoreInspector(
+                folder: recordsURL,
+                access: access,
+                expecting: records.identity,
+                maximumMetadataSize: maximumMetadataSize
+            )
         }
     }
 
@@ -147,6 +202,8 @@ enum Store {
     /// Trailing `/` and `/.` components are taken off first: the system follows a link named by `link/` or
     /// `link/.` whatever `O_NOFOLLOW` says, since their last component is not the link.
     private static func openFolder(_ path: String) throws -> StoreFolder {
+        // `Options` refuses an empty folder; one that reaches here names no folder.
+        guard !path.isEmpty else { throw ToolError.usage("a store folder is needed, not an empty argument") }
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") || trimmed.hasSuffix("/.") {
             trimmed = trimmed.hasSuffix("/") ? trimmed.dropLast() : trimmed.dropLast(2)
@@ -177,6 +234,12 @@ enum Store {
                 "the store is in use by another process; close it first (\(error.message))",
                 code: "inUse"
             )
+        } catch let error as StrataError where error.code == .tooLarge {
+            throw ToolError.failure(
+                "\(error.message). If the app that owns the store raised its maximumMetadataSize, give the tool the "
+                    + "same in \(Options.metadataLimitVariable)",
+                code: error.code.description
+            )
         } catch let error as StrataError {
             throw ToolError.failure(error.message, code: error.code.description)
         }
@@ -193,12 +256,20 @@ enum Store {
 
     /// What wrote the store, when a StrataCache composition did: told from the folder's siblings, or for a
     /// BlobCache's persistent layer from its blobs, each of which carries its freshness record in its attributes.
+    ///
+    /// The entries are read one at a time, none kept (a listing the command made is alive meanwhile), and the look
+    /// stops at the first that is no blob.
     var role: StoreRole? {
         guard case .file(let inspector) = self else { return nil }
         if let role = StoreRole.of(fileStore: url) { return role }
-        let entries = inspector.entries()
-        let blobs = entries.allSatisfy { $0.info?.attributes.flatMap(FreshnessRecord.decode) != nil }
-        return !entries.isEmpty && blobs ? .blobCache : nil
+        var count = 0
+        var blobs = true
+        inspector.forEachEntry { entry in
+            count += 1
+            blobs = entry.info?.attributes.flatMap(FreshnessRecord.decode) != nil
+            return blobs
+        }
+        return count > 0 && blobs ? .blobCache : nil
     }
 
     /// The store's folder.
@@ -245,8 +316,11 @@ enum Store {
     func contents(verifying: Bool, defaultMaxAge: Double?, progress: Progress) throws -> Contents {
         switch self {
         case .file(let inspector):
-            let entries =
-                verifying ? inspector.verify(progress: progress.tick) : inspector.entries(progress: progress.tick)
+            let entries = try Self.wrap {
+                verifying
+                    ? try inspector.verifyEntries(progress: progress.tick)
+                    : try inspector.listEntries(progress: progress.tick)
+            }
             progress.finish()
             return Contents(rows: entries.map(Self.row), indexProblem: nil, orphans: [])
         case .json(let inspector), .outbox(let inspector):
@@ -258,16 +332,36 @@ enum Store {
         }
     }
 
-    /// An outbox's row with the write its record holds; a record that does not read is the row's problem.
+    /// An outbox's row with the write its record holds, judged as the outbox judges it when it opens: a record that
+    /// does not read as a write, or is numbered otherwise than its file (its store key), is unreadable — the outbox
+    /// leaves it where it is and never replays it — and one with a defect (``PendingWrite/defect``) is set aside.
+    ///
+    /// An unreadable record is the row's problem, no damage: no repair touches it (it reads as a JSON-file store's
+    /// entry), as the outbox leaves it.
     private static func withWrite(_ row: EntryRow, from inspector: JSONFileStoreInspector) -> EntryRow {
         guard row.problem == nil, let key = row.key else { return row }
         var row = row
+        let write: PendingWrite?
         do {
-            row.write = try inspector.value(forKey: key, as: PendingWrite.self)
-            if row.write == nil { row.problem = "file missing" }
+            write = try inspector.value(forKey: key, as: PendingWrite.self)
         } catch {
             row.problem = "not an outbox record (\((error as? StrataError)?.message ?? "\(error)"))"
+            return row
         }
+        guard var write else {
+            row.problem = "file missing"
+            row.isDamaged = true
+            return row
+        }
+        guard write.sequence == PendingWrite.sequence(ofStoreKey: key) else {
+            row.problem = "not an outbox record (a record numbered \(write.sequence) in the file of \(key))"
+            return row
+        }
+        if let defect = write.defect, !write.isSetAside {
+            write.isSetAside = true
+            write.lastError = "Set aside when the outbox opens: \(defect)"
+        }
+        row.write = write
         return row
     }
 
@@ -401,6 +495,7 @@ enum Store {
         try whileReleased()
         var configuration = JSONFileDataSource<JSONValue>.Configuration(folder: inspector.folderURL)
         configuration.expectedFolder = inspector.folderIdentity
+        configuration.maximumMetadataSize = inspector.maximumMetadataSize
         // An outbox keeps its records durably by default (the folder does not say whether an app chose less): its
         // records are changed as durably, each removal flushed before the tool reports it.
         if case .outbox = self { configuration.durability = .durable }

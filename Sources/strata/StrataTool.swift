@@ -39,7 +39,7 @@ enum StrataTool {
     /// Runs the command the arguments name; its exit code.
     private static func runCommand(_ arguments: [String]) -> Int32 {
         do {
-            let options = try Options(arguments)
+            let options = try Options(arguments, environment: ProcessInfo.processInfo.environment)
             switch options.command {
             case .help:
                 Output.line(Help.text(for: options.topic))
@@ -76,9 +76,21 @@ enum StrataTool {
     /// Opens the store of the command's folder, as `access` says: `.readOnly` for a command that changes
     /// nothing (the folder is shared with other readers and nothing in it is created), `.readWrite` for one
     /// that removes or repairs.
-    static func store(_ options: Options, access: StoreAccess) throws -> Store {
+    ///
+    /// - Parameter refusingOutbox: The error for an offline outbox, given the folder the user knows it by, when the
+    ///   command does not act on one (thrown before anything else is checked of the folder but its marker).
+    static func store(
+        _ options: Options,
+        access: StoreAccess,
+        refusingOutbox: ((URL) -> ToolError)? = nil
+    ) throws -> Store {
         guard let folder = options.folder else { throw ToolError.usage("a store folder is needed") }
-        return try Store.open(folder, access: access)
+        return try Store.open(
+            folder,
+            access: access,
+            maximumMetadataSize: options.maximumMetadataSize,
+            refusingOutbox: refusingOutbox
+        )
     }
 
     /// An entry as JSON, with every field present (`null` when unknown).

@@ -85,7 +85,8 @@ enum Verify {
         } else if !damaged.isEmpty || contents.indexProblem != nil {
             Output.line()
             Output.line(
-                "Run '\(Invocation.name) verify --repair \(Output.plain(options.folder ?? ""))' to repair them."
+                "To repair them, run: \(Invocation.name) verify --repair "
+                    + Output.plain(Output.shellArgument(options.folder ?? ""))
             )
         }
         return failed ? 1 : 0

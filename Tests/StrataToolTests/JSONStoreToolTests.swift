@@ -191,6 +191,16 @@ struct JSONStoreOtherCodersToolTests {
 
 /// Writing commands run as another user than the store's owner.
 struct StoreOwnerToolTests {
+    /// Makes `nobody` (uid and gid 65534) the owner of the folder at `path` and everything in it.
+    static func giveToNobody(_ path: String) throws {
+        let chown = Process()
+        chown.executableURL = URL(fileURLWithPath: "/bin/chown")
+        chown.arguments = ["-R", "65534:65534", path]
+        try chown.run()
+        chown.waitUntilExit()
+        try #require(chown.terminationStatus == 0)
+    }
+
     /// Before, `sudo strata clear --yes <store>` replaced the JSON-file store's index with a file root owned, mode
     /// 0644: the app, running as its own user, could no longer open its store ("Permission denied").
     @Test(
@@ -200,12 +210,7 @@ struct StoreOwnerToolTests {
     func aWritingCommandRefusesAStoreAnotherUserOwnsAndChangesNothing(command: [String]) async throws {
         let folder = try TemporaryFolder()
         let store = try StoreFixtures.jsonStore(in: folder)
-        let chown = Process()
-        chown.executableURL = URL(fileURLWithPath: "/bin/chown")
-        chown.arguments = ["-R", "65534:65534", store]
-        try chown.run()
-        chown.waitUntilExit()
-        try #require(chown.terminationStatus == 0)
+        try Self.giveToNobody(store)
         let before = try FolderSnapshot(URL(fileURLWithPath: store))
 
         let run = try await strata(arguments: [command[0], store] + command.dropFirst() + ["--json"])
@@ -215,5 +220,34 @@ struct StoreOwnerToolTests {
         #expect(error["code"] as? String == "wrongUser")
         #expect(try FolderSnapshot(URL(fileURLWithPath: store)) == before)
         #expect(try await strata("inspect", store).status == 0)
+    }
+
+    /// Before, the owner was checked before the marker: `strata clear /etc --yes` as a user was told `wrongUser`
+    /// (run it as root) instead of `notAStore`, and `prune` of another user's outbox `wrongUser` instead of
+    /// `unsupportedStore`.
+    @Test(.enabled(if: geteuid() == 0, "chown needs root"))
+    func theMarkerIsJudgedBeforeTheOwner() async throws {
+        // Given a folder without a marker and an outbox, both another user's
+        let folder = try TemporaryFolder()
+        let plain = folder.path("plain")
+        try FileManager.default.createDirectory(atPath: plain, withIntermediateDirectories: true)
+        let outbox = try await OutboxToolTests.outbox(in: folder)
+        for path in [plain, outbox] { try Self.giveToNobody(path) }
+        let cases: [(arguments: [String], code: String)] = [
+            (["clear", plain, "--yes"], "notAStore"),
+            (["prune", plain, "--max-count", "1"], "notAStore"),
+            (["prune", outbox, "--max-count", "1"], "unsupportedStore"),
+            (["prune", outbox + "/records", "--max-count", "1"], "unsupportedStore"),
+            (["clear", outbox, "--yes"], "wrongUser"),
+        ]
+        for (arguments, code) in cases {
+            // When a writing command is given it
+            let run = try await strata(arguments: arguments + ["--json"])
+
+            // Then it says what the folder is before whose it is
+            #expect(run.status == 1, "\(arguments): \(run.output)")
+            let error = try #require(try run.json()["error"] as? [String: Any], "\(run.output)")
+            #expect(error["code"] as? String == code, "\(arguments): \(error)")
+        }
     }
 }

@@ -17,7 +17,7 @@ struct UsageToolTests {
         ["prune", "/tmp", "--max-size", ".5K"], ["prune", "/tmp", "--max-size", "1."],
         // An option the command does not take is refused with --help as without it.
         ["help", "--repair"], ["inspect", "/tmp", "--help", "--yes"], ["help", "prune", "--max-count", "1"],
-        [],
+        [], ["clear", "", "--yes"], ["inspect", ""], ["verify", "--", ""],
     ])
     func usageErrorsExitWithTwo(arguments: [String]) async throws {
         let run = try await strata(arguments: arguments)
@@ -53,9 +53,46 @@ struct UsageToolTests {
         try bytes.write(to: URL(fileURLWithPath: damaged))
         let verify = try await strata(arguments: ["verify", store], environment: plugin)
         #expect(verify.status == 1)
-        #expect(verify.output.contains("Run 'swift package strata verify --repair \(store)'"))
+        #expect(verify.output.contains("run: swift package strata verify --repair '\(store)'"))
         let plain = try await strata(arguments: ["verify", store], environment: ["STRATA_INVOCATION": ""])
-        #expect(plain.output.contains("Run 'strata verify --repair \(store)'"))
+        #expect(plain.output.contains("run: strata verify --repair '\(store)'"))
+    }
+
+    /// Before, the suggested command printed the folder as it is: `strata verify --repair -old cache` runs as two
+    /// arguments, the first an option.
+    @Test func theSuggestedRepairIsSafeToPaste() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.fileStore(in: folder)
+        let odd = folder.path("-old cache's")
+        try FileManager.default.moveItem(atPath: store, toPath: odd)
+        let damaged = try StoreFixtures.fileEntry(holding: 2, count: 200, in: odd)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        bytes[10] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+
+        // Given by its name, from its parent folder
+        let run = try await strata(
+            shellScript: #"cd "$1" && STRATA_INVOCATION= exec "$0" verify -- "$2""#,
+            arguments: [folder.url.path, "-old cache's"]
+        )
+
+        #expect(run.status == 1, "\(run.errors)")
+        let suggestion = try #require(
+            run.output.split(separator: "\n").first { $0.contains("verify --repair") },
+            "\(run.output)"
+        )
+        let command = String(suggestion[suggestion.range(of: "strata verify")!.lowerBound...])
+        #expect(command == #"strata verify --repair -- '-old cache'\''s'"#, "\(suggestion)")
+    }
+
+    /// Before, the help said inspect and verify share the store with other readers, while an app that has it open
+    /// holds it alone and makes them fail with inUse.
+    @Test func theHelpSaysInspectFailsWhileAnAppHasTheStoreOpen() async throws {
+        for topic in [[], ["inspect"]] {
+            let help = try await strata(arguments: ["help"] + topic)
+            #expect(help.output.contains("inUse"), "\(topic)")
+            #expect(!help.output.contains("other readers"), "\(topic)")
+        }
     }
 
     @Test func withJSONErrorsAreAJSONObjectOnStandardOutput() async throws {

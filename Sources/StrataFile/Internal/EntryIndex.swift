@@ -28,7 +28,7 @@ struct EntryIndex {
         var next = -1
 
         /// The bytes of the entry's key and metadata as stored: the trailer after its data.
-        var metadataSize: Int { max(fileLength - trailer.payloadSize, 0) }
+        var metadataSize: Int { MetadataBudget.size(of: trailer, fileLength: fileLength) }
 
         /// Whether a file with the stamp `found` is the entry's own: it has the ``stamp`` the index keeps, or the
         /// index keeps none (then `found` is not taken).

@@ -131,7 +131,7 @@ extension PendingWrite {
     }
 
     /// The sequence number a store key names, or `nil` for a key the outbox did not write.
-    static func sequence(ofStoreKey key: String) -> UInt64? {
+    package static func sequence(ofStoreKey key: String) -> UInt64? {
         guard key.utf8.count == 20, key.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         return UInt64(key)
     }
@@ -150,7 +150,7 @@ extension PendingWrite {
     }
 
     /// Why this record cannot be replayed as it is, or `nil` when it is sound.
-    var defect: String? {
+    package var defect: String? {
         if key.isEmpty { return "the record names no key" }
         if attempts < 0 || conflicts < 0 { return "the record has a negative count" }
         if operation == .put, value == nil { return "the put record has no value" }

@@ -13,9 +13,9 @@ import StrataOffline
 import StrataTesting
 import Testing
 
-// Sources/StrataFile/FileDataSource+Configuration.swift:10
+// Sources/StrataFile/FileDataSource+Configuration.swift:11
 extension DocSnippetContext {
-    func FileDataSource_Configuration_10() async throws {
+    func FileDataSource_Configuration_11() async throws {
         let configuration = FileDataSource.Configuration(
             location: .caches, identifier: "images", timeToLive: .seconds(7 * 86_400),
             maxSize: 50 << 20, countLimit: 10_000)
@@ -37,7 +37,7 @@ extension DocSnippetContext {
 extension DocSnippetContext {
     func FileStoreInspector_23() async throws {
         let inspector = try FileStoreInspector(folder: imagesFolder, access: .readOnly)
-        let damaged = inspector.verify().filter { $0.problem != nil }
+        let damaged = try inspector.verifyEntries().filter { $0.problem != nil }
         _ = (inspector, damaged)
     }
 }
