@@ -41,12 +41,6 @@ struct Options {
     ///
     /// - Throws: ``ToolError/usage(_:)`` for anything it does not understand.
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        if let limit = environment[Self.metadataLimitVariable] {
-            maximumMetadataSize = try Self.size(limit, for: Self.metadataLimitVariable)
-            guard maximumMetadataSize >= 1 else {
-                throw ToolError.usage("\(Self.metadataLimitVariable) needs a size of at least 1 byte, not \"\(limit)\"")
-            }
-        }
         var positional: [String] = []
         var seenHelp = false
         var index = 0
@@ -97,6 +91,13 @@ struct Options {
             }
         }
         try assign(positional, help: seenHelp)
+        // Read only for a command that opens a store: a bad value in the environment does not keep help from showing.
+        if command != .help, let limit = environment[Self.metadataLimitVariable] {
+            maximumMetadataSize = try Self.size(limit, for: Self.metadataLimitVariable)
+            guard maximumMetadataSize >= 1 else {
+                throw ToolError.usage("\(Self.metadataLimitVariable) needs a size of at least 1 byte, not \"\(limit)\"")
+            }
+        }
     }
 
     /// Whether `arguments` ask for JSON output (`--json` before any `--`), told even when they do not parse.

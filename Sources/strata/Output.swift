@@ -141,7 +141,13 @@ enum Output {
     /// A folder as one argument of a command to paste into a POSIX shell: in single quotes (an embedded `'` as
     /// `'\''`), after `--` when it starts with `-`, so that the tool takes it as the folder, not an option.
     static func shellArgument(_ folder: String) -> String {
-        let quoted = "'" + folder.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        // By Unicode scalars: a `'` followed by a combining mark is one Character, which a replacement by Characters
+        // passes over, leaving the quote open for whatever follows.
+        var scalars = String.UnicodeScalarView()
+        for scalar in folder.unicodeScalars {
+            if scalar == "'" { scalars.append(contentsOf: #"'\''"#.unicodeScalars) } else { scalars.append(scalar) }
+        }
+        let quoted = "'" + String(scalars) + "'"
         return folder.hasPrefix("-") ? "-- " + quoted : quoted
     }
 

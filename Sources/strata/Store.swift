@@ -55,6 +55,12 @@ enum Store {
             if let outbox, let refusingOutbox { throw refusingOutbox(outbox) }
             if access == .readWrite { try refuseAnotherOwner(of: folder, at: path) }
         }
+        // A store of its own kind: its owner checked, the tool's lock taken, then its inspector made.
+        func inspect<Inspector>(_ make: (FolderIdentity, Int) throws -> Inspector) throws -> Inspector {
+            try checkOwner()
+            try FlockHold.take(in: folder, exclusive: access == .readWrite)
+            return try wrap { try make(folder.identity, maximumMetadataSize) }
+        }
         switch StoreMarker.read(in: folder) {
         case .marker(let contents) where contents.version > StoreMarker.currentVersion:
             throw ToolError.failure(
@@ -63,16 +69,9 @@ enum Store {
                 code: "unsupportedStore"
             )
         case .marker(let contents) where contents.kind == "file":
-            try checkOwner()
-            try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .file(
-                try wrap {
-                    try FileStoreInspector(
-                        folder: url,
-                        access: access,
-                        expecting: folder.identity,
-                        maximumMetadataSize: maximumMetadataSize
-                    )
+                try inspect {
+                    try FileStoreInspector(folder: url, access: access, expecting: $0, maximumMetadataSize: $1)
                 }
             )
         case .marker(let contents) where contents.kind == "json":
@@ -89,16 +88,9 @@ enum Store {
                     )
                 )
             }
-            try checkOwner()
-            try FlockHold.take(in: folder, exclusive: access == .readWrite)
             return .json(
-                try wrap {
-                    try JSONFileStoreInspector(
-                        folder: url,
-                        access: access,
-                        expecting: folder.identity,
-                        maximumMetadataSize: maximumMetadataSize
-                    )
+                try inspect {
+                    try JSONFileStoreInspector(folder: url, access: access, expecting: $0, maximumMetadataSize: $1)
                 }
             )
         case .marker(let contents) where contents.kind == "outbox":

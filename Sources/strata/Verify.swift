@@ -84,10 +84,11 @@ enum Verify {
             )
         } else if !damaged.isEmpty || contents.indexProblem != nil {
             Output.line()
-            Output.line(
-                "To repair them, run: \(Invocation.name) verify --repair "
-                    + Output.plain(Output.shellArgument(options.folder ?? ""))
-            )
+            let folder = options.folder ?? ""
+            // A folder whose name holds a control character would be shown with `?` in its place: a command that
+            // names another folder. It is then told, not shown.
+            let argument = Output.plain(folder) == folder ? Output.shellArgument(folder) : "<the folder>"
+            Output.line("To repair them, run: \(Invocation.name) verify --repair \(argument)")
         }
         return failed ? 1 : 0
     }

@@ -7,6 +7,10 @@ import StrataNetwork
 import StrataTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Under `bypassServerCallOnFoundItem`, a `FileCacheProvider`'s copy answers without a request only when nothing
 /// forbids it: a response that said `no-cache` or `must-revalidate` is revalidated before each reuse, so is one that
 /// varied by request fields the second request sends other values in, and so is a request that asks for it
@@ -186,5 +190,49 @@ struct ProviderVariantReuseTests {
             #expect(origin == .revalidated)
             #expect(server.requestCount(path: "/doc") == 1)
         }
+    }
+}
+
+/// A variant on a field a transport adds on its own, the request lacking it, is asked about each time.
+struct ProviderTransportFieldVariantTests {
+    /// Before, a response that varied by `Authorization`, which a transport's configuration added, was kept with the
+    /// digest of a request without it: the next user's download, through a transport made with their token, was
+    /// handed the first user's file without asking.
+    @Test func aVariantOnCredentialsTheTransportAddsIsNeverReusedWithoutAsking() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let server = try await LoopbackServer.start([
+            (
+                "GET /me",
+                { request in
+                    let user = request.headers["authorization"] ?? "nobody"
+                    let headers = ["Cache-Control": "max-age=60", "Vary": "Authorization"]
+                    return ServerReply(status: 200, headers: headers, body: Data(user.utf8))
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let store = try FileDataSource(configuration: .init(location: .url(folder.url), identifier: "downloads"))
+        let provider = try FileCacheProvider(store: store, cachePolicy: .bypassServerCallOnFoundItem)
+        func download(as user: String) async throws -> String {
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpAdditionalHeaders = ["Authorization": user]
+            let client = try makeClient(folder, transport: URLSessionTransport(configuration: configuration))
+            let request = HTTPRequest(.get, url: server.baseURL.appendingPathComponent("me"))
+            let result = try await DownloadService(
+                request: request,
+                cacheProvider: provider,
+                cacheKey: "me",
+                client: client
+            )
+            .downloadAsync()
+            return String(decoding: try Data(contentsOf: result.result), as: UTF8.self)
+        }
+
+        let first = try await download(as: "Bearer A")
+        let second = try await download(as: "Bearer B")
+
+        #expect([first, second] == ["Bearer A", "Bearer B"])
+        #expect(server.requestCount(path: "/me") == 2)
     }
 }

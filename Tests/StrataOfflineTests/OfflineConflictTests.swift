@@ -359,8 +359,11 @@ struct OfflineConflictTests {
 
         _ = await notes.sync()
 
+        // (as it was queued: with the merged value, set aside past the limit, every later write was refused)
         let record = await notes.outbox.pendingWrites.first
-        #expect(record?.isSetAside == true)
+        #expect(record?.isSetAside == true && record?.operation == .delete && record?.value == nil)
+        server.isDown = true
+        await #expect(throws: Never.self) { try await notes.delete(KeyQuery("b")) }
         #expect(server.appliedNotes(forKey: "a").isEmpty)
         await notes.close()
         await server.stop()

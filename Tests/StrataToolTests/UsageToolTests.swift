@@ -60,10 +60,14 @@ struct UsageToolTests {
 
     /// Before, the suggested command printed the folder as it is: `strata verify --repair -old cache` runs as two
     /// arguments, the first an option.
-    @Test func theSuggestedRepairIsSafeToPaste() async throws {
+    /// The folder's name as a POSIX shell reads the suggested repair command: the command's last word, once the shell
+    /// has parsed it (a name with `'` and a combining mark after it left the quote open: a Character replacement passed
+    /// over it, and whatever followed ran).
+    @Test(arguments: ["-old cache's", "x'\u{301}; touch pwned; echo '"])
+    func theSuggestedRepairIsSafeToPaste(name: String) async throws {
         let folder = try TemporaryFolder()
         let store = try StoreFixtures.fileStore(in: folder)
-        let odd = folder.path("-old cache's")
+        let odd = folder.path(name)
         try FileManager.default.moveItem(atPath: store, toPath: odd)
         let damaged = try StoreFixtures.fileEntry(holding: 2, count: 200, in: odd)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
@@ -73,7 +77,7 @@ struct UsageToolTests {
         // Given by its name, from its parent folder
         let run = try await strata(
             shellScript: #"cd "$1" && STRATA_INVOCATION= exec "$0" verify -- "$2""#,
-            arguments: [folder.url.path, "-old cache's"]
+            arguments: [folder.url.path, name]
         )
 
         #expect(run.status == 1, "\(run.errors)")
@@ -82,7 +86,17 @@ struct UsageToolTests {
             "\(run.output)"
         )
         let command = String(suggestion[suggestion.range(of: "strata verify")!.lowerBound...])
-        #expect(command == #"strata verify --repair -- '-old cache'\''s'"#, "\(suggestion)")
+        if name == "-old cache's" {
+            #expect(command == #"strata verify --repair -- '-old cache'\''s'"#, "\(suggestion)")
+        }
+        // The shell, handed the command's words after `--repair`, ends with the name as its last argument.
+        let words = String(command.dropFirst("strata verify --repair ".count))
+        let parsed = try await strata(
+            shellScript: #"cd "$2" && eval "set -- $1"; eval "last=\${$#}"; printf %s "$last""#,
+            arguments: [words, folder.url.path]
+        )
+        #expect(parsed.output == name, "\(words)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("pwned")))
     }
 
     /// Before, the help said inspect and verify share the store with other readers, while an app that has it open
@@ -171,6 +185,11 @@ struct UsageToolTests {
         #expect(run.output.contains("EXIT CODES"))
         let prune = try await strata("prune", "--help")
         #expect(prune.output.contains("--dry-run"))
+        // A bad value in the environment, which only a command that opens a store reads, keeps no help from showing.
+        for arguments in [["help"], ["--help"], ["inspect", "--help"]] {
+            let help = try await strata(arguments: arguments, environment: ["STRATA_MAXIMUM_METADATA_SIZE": ""])
+            #expect(help.status == 0, "\(arguments): \(help.errors)")
+        }
     }
 
     /// Before, prune's usage left out `--progress`, which it takes; clear's help said the damaged entries a file

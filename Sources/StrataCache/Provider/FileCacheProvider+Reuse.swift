@@ -9,7 +9,8 @@ extension FileCacheProvider {
     /// lifetime that would tell it fresh). One that named request fields in `Vary` answers only a request that sends
     /// the values its request sent in them (RFC 9111, section 4.1): the provider keeps their digest when it knows the
     /// request (a download through ``DownloadService``), and revalidates before each reuse when it does not (a file
-    /// stored with ``store(objectAt:key:headers:)``).
+    /// stored with ``store(objectAt:key:headers:)``), nor when the request lacked a field a transport may add on its own
+    /// (``fieldsTransportsAdd``: what went is not known).
     enum Reuse: Equatable {
         /// Reused while nothing else forbids it.
         case free
@@ -29,6 +30,14 @@ extension FileCacheProvider {
         /// variant's record follow.
         private static let variantMark = Data("strata-variant:".utf8)
 
+        /// The fields a transport may add to a request that lacks them, with values the request as sent does not show:
+        /// credentials from its configuration, cookies from its storage, its user agent and languages. A response
+        /// varied by one the request lacked is asked about each time: the next request may go with other values (a
+        /// transport made for another user). `Accept-Encoding` is not among them: each transport hands out the body as
+        /// the request that lacks it asks for it (URLSessionTransport inflates what its own `Accept-Encoding` brought).
+        static let fieldsTransportsAdd: Set<String> = Set(RedirectRule.credentialFields.map { $0.lowercased() })
+            .union(["user-agent", "accept-language"])
+
         /// The rule for a response with `freshness` and `Vary` field, to `request` when it is known.
         init(_ freshness: HTTPFreshness, response: HTTPResponse, request: HTTPRequest?) {
             let revalidates = freshness.requiresRevalidation || freshness.forbidsServingStale
@@ -37,7 +46,9 @@ extension FileCacheProvider {
                 return
             }
             // A request not known, or a response that names more fields than a cache keeps, is asked about each time.
-            guard let request, let variant = BlobVariant(of: response, answering: request) else {
+            guard let request, let variant = BlobVariant(of: response, answering: request),
+                !variant.names.contains(where: { Self.fieldsTransportsAdd.contains($0) && request.headers[$0] == nil })
+            else {
                 self = .unknownVariant
                 return
             }
@@ -54,10 +65,14 @@ extension FileCacheProvider {
                 self = .revalidates
             } else if attributes == Self.unknownVariantMark {
                 self = .unknownVariant
-            } else if attributes.starts(with: Self.variantMark),
-                let flag = attributes.dropFirst(Self.variantMark.count).first, flag <= 1,
-                let variant = BlobVariant.decode(attributes.dropFirst(Self.variantMark.count + 1))
-            {
+            } else if attributes.starts(with: Self.variantMark) {
+                // A record this version cannot read (damaged, or of a later one) is asked about each time.
+                guard let flag = attributes.dropFirst(Self.variantMark.count).first, flag <= 1,
+                    let variant = BlobVariant.decode(attributes.dropFirst(Self.variantMark.count + 1))
+                else {
+                    self = .unknownVariant
+                    return
+                }
                 self = .variant(variant, revalidates: flag == 1)
             } else {
                 self = .free

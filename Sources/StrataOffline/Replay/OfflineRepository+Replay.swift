@@ -264,7 +264,8 @@ extension OfflineRepository {
                         // The merge never reached the outbox: the write waits, as it was, for the next replay.
                         return .interrupted
                     } catch {
-                        return await setAside(record, because: error)
+                        // As it was queued: the merged value never reached the cache, and may not fit in the outbox.
+                        return await setAside(original, because: error)
                     }
                     record.idempotencyKey = UUID().uuidString
                 }
