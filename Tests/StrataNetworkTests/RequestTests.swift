@@ -22,6 +22,24 @@ struct RequestTests {
         #expect(custom.cacheKey == "user-42")
     }
 
+    /// A query added to a URL that has one keeps the URL's as it is, and encodes its own `+` (which a server reads as a
+    /// space): a signed link's `%2B` went out as `+` (its signature then refused), and a time zone's `+01:00` arrived
+    /// as ` 01:00`.
+    @Test func anAddedQueryKeepsTheURLsQueryAndEncodesItsPlus() throws {
+        let signed = try #require(URL(string: "https://blob.example/c/f.bin?sig=ab%2Bcd%2Fef%3D&se=1"))
+        let request = HTTPRequest(
+            .get,
+            baseURL: signed,
+            queryItems: [
+                URLQueryItem(name: "since", value: "2026-01-01T00:00:00+01:00"), URLQueryItem(name: "a&b", value: nil),
+            ]
+        )
+        #expect(
+            try request.url().absoluteString
+                == "https://blob.example/c/f.bin?sig=ab%2Bcd%2Fef%3D&se=1&since=2026-01-01T00:00:00%2B01:00&a%26b"
+        )
+    }
+
     /// A key placed in a path as `users/\(key)` cannot climb out of `users/`: a `.` or `..` segment is refused
     /// (libcurl and servers resolve them, so `../admin` reached `/admin`); what only looks like one is kept, and
     /// `?`, `#` and `%` stay inside the segment. Segments are found by bytes: a combining mark or a joiner after a

@@ -79,6 +79,83 @@ struct TransportRedirectTests {
         #expect(server.requests.map { "\($0.method) \($0.path)" } == ["HEAD /start", "HEAD /elsewhere"])
     }
 
+    /// A write with a body, redirected by a redirect that keeps its method (a 307 or 308; a 301 or 302 of a `PUT`), never
+    /// reaches the target without its body: AsyncHTTPClient sends it again whole, the URLSession transport hands the
+    /// redirect back. (FoundationNetworking sent it again empty: a `PUT` with `If-Match` replaced the resource with
+    /// nothing.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, [301, 302, 307, 308])
+    func aWriteIsNeverRedirectedWithoutItsBody(transport kind: TransportUnderTest, status: Int) async throws {
+        let server = try await LoopbackServer.start([
+            ("PUT /start", { _ in ServerReply(status: status, headers: ["Location": "/elsewhere"]) }),
+            ("PUT /elsewhere", { _ in ServerReply(status: 200) }),
+        ])
+        defer { Task { await server.stop() } }
+        var request = HTTPRequest(.put, url: server.baseURL.appendingPathComponent("start"))
+        request.body = Data("note".utf8)
+
+        let response = try await kind.make().send(request, maximumBodySize: 1024)
+
+        let atTarget = server.requests.filter { $0.path == "/elsewhere" }
+        #expect(atTarget.allSatisfy { $0.body == Data("note".utf8) }, "\(atTarget.map(\.body))")
+        #expect(response.status == 200 ? atTarget.count == 1 : response.status == status)
+    }
+
+    /// A write a 303 turns into a `GET` loses the fields that were about it: the `GET` of the resource it led to is
+    /// answered, never refused for the write's `If-Match`; on a transport that keeps them (AsyncHTTPClient), the
+    /// refusal is no conflict of the write's own but an answer after it, which may have taken effect. (The URLSession
+    /// transport sent them: a write carried out was reported as a conflict.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aWriteTurnedIntoAGetLosesItsPreconditions(transport kind: TransportUnderTest) async throws {
+        let server = try await LoopbackServer.start([
+            ("PUT /start", { _ in ServerReply(status: 303, headers: ["Location": "/after"]) }),
+            (
+                "GET /after",
+                { request in
+                    let carried = ["if-match", "idempotency-key", "content-type"].filter { request.headers[$0] != nil }
+                    return ServerReply(status: carried.isEmpty ? 200 : 412, body: Data(carried.joined().utf8))
+                }
+            ),
+        ])
+        defer { Task { await server.stop() } }
+        var request = HTTPRequest(.put, url: server.baseURL.appendingPathComponent("start"))
+        request.body = Data("note".utf8)
+        request.headers["If-Match"] = "\"v1\""
+        request.headers["Idempotency-Key"] = "k1"
+        request.headers["Content-Type"] = "text/plain"
+
+        let result = await Result { try await HTTPClient(transport: kind.make()).send(request) }
+
+        switch result {
+        case .success(let response): #expect(response.status == 200)
+        case .failure(let error as StrataError):
+            #expect(kind.name != TransportUnderTest.urlSession.name, "\(error)")
+            #expect(error.code != .conflict && error.mayHaveTakenEffect && !error.isRetryable, "\(error)")
+        case .failure(let error): Issue.record(error)
+        }
+    }
+
+    /// A write answered with a redirect whose target then fails may have been carried out: a 303 says it was. The
+    /// error says so, and is not retried. (The target's 503 was retryable and said nothing had happened: the write was
+    /// sent again.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, [303, 307])
+    func aWriteWhoseRedirectFailsMayHaveTakenEffect(transport kind: TransportUnderTest, status: Int) async throws {
+        let server = try await LoopbackServer.start([
+            ("POST /start", { _ in ServerReply(status: status, headers: ["Location": "/after"]) }),
+            ("GET /after", { _ in ServerReply(status: 503) }),
+            ("POST /after", { _ in ServerReply(status: 503) }),
+        ])
+        defer { Task { await server.stop() } }
+        var request = HTTPRequest(.post, url: server.baseURL.appendingPathComponent("start"))
+        request.headers["Idempotency-Key"] = "k1"
+
+        let error = await #expect(throws: StrataError.self) {
+            try await HTTPClient(transport: kind.make()).send(request)
+        }
+
+        #expect(error?.mayHaveTakenEffect == true)
+        #expect(error?.isRetryable == false)
+    }
+
     /// A redirect is still followed.
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aRedirectIsFollowed(transport kind: TransportUnderTest) async throws {
@@ -90,5 +167,26 @@ struct TransportRedirectTests {
 
         #expect(response.status == 200)
         #expect(response.body == Data("other".utf8))
+    }
+}
+
+/// A resource the server says is gone for good (410).
+struct GoneResourceTests {
+    /// A delete answered 410 (a server that keeps a tombstone of what it deleted, as for a delete sent again after one
+    /// carried out) succeeds, as one answered 404 does; a read answered 410 is `notFound`. (A 410 failed the delete as
+    /// an unexpected response.)
+    @Test func aDeleteOfWhatIsGoneSucceedsAndAReadOfItIsNotFound() async throws {
+        let server = try await LoopbackServer.start([
+            ("DELETE /items/a", { _ in ServerReply(status: 410) }),
+            ("GET /items/a", { _ in ServerReply(status: 410) }),
+        ])
+        defer { Task { await server.stop() } }
+        let client = HTTPClient()
+        let url = server.baseURL.appendingPathComponent("items/a")
+
+        try await NetworkDeleteDataSource(client: client) { _ in HTTPRequest(.delete, url: url) }.delete(KeyQuery("a"))
+        let error = await #expect(throws: StrataError.self) { try await client.send(HTTPRequest(url: url)) }
+
+        #expect(error?.code == .notFound)
     }
 }

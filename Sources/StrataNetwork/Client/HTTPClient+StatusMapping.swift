@@ -7,7 +7,7 @@ extension HTTPClient {
     /// | status | code | retryable |
     /// |---|---|---|
     /// | 2xx | — (success) | |
-    /// | 404 | ``Strata/StrataError/Code/notFound`` | no |
+    /// | 404, 410 | ``Strata/StrataError/Code/notFound`` | no |
     /// | 401, 403 | ``Strata/StrataError/Code/unauthorized`` | no |
     /// | 409, 412 | ``Strata/StrataError/Code/conflict`` | no |
     /// | 408, 429, 5xx | ``Strata/StrataError/Code/unexpectedResponse`` | yes, with `Retry-After` |
@@ -30,13 +30,38 @@ extension HTTPClient {
         error(status: response.status, headers: response.headers, bodyPrefix: response.body, request: request, now: now)
     }
 
-    static func error(status: Int, headers: HTTPHeaders, bodyPrefix: Data, request: String, now: Date) -> StrataError? {
+    /// As ``error(for:request:now:)``, for a response to `request`: a write (any method but `GET` and `HEAD`) whose
+    /// answer came through a redirect, or is a redirect that says it was carried out or may have been (a `301`, `302`
+    /// or `303` not followed), fails as one that may have taken effect, and is not retried: the status says nothing
+    /// of the write, which a server may have carried out before it redirected (a 303 says it did, RFC 9110 section
+    /// 15.4.4), and a `412` or `409` there is about the resource the write led to, no conflict of the write's own.
+    static func error(for response: HTTPResponse, to request: HTTPRequest, now: Date) -> StrataError? {
+        let wasRedirected = response.url.map { $0.absoluteString != (try? request.url())?.absoluteString } ?? false
+        let isWrite = request.method != .get && request.method != .head
+        return error(
+            status: response.status,
+            headers: response.headers,
+            bodyPrefix: response.body,
+            request: describe(request),
+            now: now,
+            afterRedirectOfAWrite: isWrite && (wasRedirected || [301, 302, 303].contains(response.status))
+        )
+    }
+
+    static func error(
+        status: Int,
+        headers: HTTPHeaders,
+        bodyPrefix: Data,
+        request: String,
+        now: Date,
+        afterRedirectOfAWrite: Bool = false
+    ) -> StrataError? {
         guard !(200..<300).contains(status) else { return nil }
         let code: StrataError.Code
         var isRetryable = false
         var retryAfter: Duration?
         switch status {
-        case 404: code = .notFound
+        case 404, 410: code = .notFound
         case 401, 403: code = .unauthorized
         case 409, 412: code = .conflict
         case 408, 429, 500..<600:
@@ -44,6 +69,10 @@ extension HTTPClient {
             isRetryable = true
             retryAfter = headers.retryAfter(now: now)
         default: code = .unexpectedResponse
+        }
+        if afterRedirectOfAWrite {
+            isRetryable = false
+            retryAfter = nil
         }
         let failure = HTTPFailure(
             status: status,
@@ -55,11 +84,11 @@ extension HTTPClient {
         )
         // A server that failed inside, or whose gateway lost the answer, may have carried out the request first.
         return StrataError(
-            code,
+            afterRedirectOfAWrite && code == .conflict ? .unexpectedResponse : code,
             failure.description,
             underlying: failure,
             isRetryable: isRetryable,
-            mayHaveTakenEffect: [500, 502, 504].contains(status)
+            mayHaveTakenEffect: afterRedirectOfAWrite || [500, 502, 504].contains(status)
         )
     }
 }

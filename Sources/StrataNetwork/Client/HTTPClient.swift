@@ -106,9 +106,7 @@ public struct HTTPClient: Sendable {
 
     /// Throws the error a response's status stands for; nothing for a 2xx.
     func check(_ response: HTTPResponse, of request: HTTPRequest) throws {
-        if let error = Self.error(for: response, request: Self.describe(request), now: configuration.clock.now()) {
-            throw error
-        }
+        if let error = Self.error(for: response, to: request, now: configuration.clock.now()) { throw error }
     }
 
     /// Sends a request and decodes its body with a mapper.

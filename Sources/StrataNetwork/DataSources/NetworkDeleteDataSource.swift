@@ -2,7 +2,8 @@ import Strata
 
 /// A ``Strata/DeleteDataSource`` over HTTP: a rule turns each query into a request (usually `DELETE`).
 ///
-/// A 404 counts as success: deleting what is not there succeeds, as ``Strata/DeleteDataSource`` asks. A delete
+/// A 404 or 410 (Gone: a server that keeps what it deleted as a tombstone) counts as success: deleting what is not
+/// there succeeds, as ``Strata/DeleteDataSource`` asks, a delete sent again after one carried out included. A delete
 /// made with an ``Strata/IdempotencyKey/current`` key (an outbox replay) sends it as the `Idempotency-Key` header,
 /// and one made with an ``Strata/ExpectedVersion/current`` version sends it as `If-Match`.
 public struct NetworkDeleteDataSource: DeleteDataSource {
@@ -27,7 +28,9 @@ public struct NetworkDeleteDataSource: DeleteDataSource {
     public func delete(_ query: any Query) async throws {
         do {
             _ = try await client.send(makeRequest(request, for: query).carryingWriteContext())
-        } catch let error as StrataError where error.code == .notFound && error.httpFailure?.status == 404 {
+        } catch let error as StrataError
+            where error.code == .notFound && [404, 410].contains(error.httpFailure?.status)
+        {
             return
         }
     }

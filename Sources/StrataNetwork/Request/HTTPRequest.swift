@@ -126,11 +126,26 @@ public struct HTTPRequest: Hashable, Sendable {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             throw StrataError(.invalidArgument, "Invalid URL: \(url.describedForErrors)")
         }
-        components.queryItems = (components.queryItems ?? []) + queryItems
+        // Appended to the query as it is: read back as items, the base URL's query lost its encoding (a signed
+        // link's `%2B` went out as `+`, which a server reads as a space). An item's `+`, `&` and `=` are encoded, as a
+        // server's form decoding needs.
+        let added = queryItems.map { item in
+            Self.queryEncoded(item.name) + (item.value.map { "=" + Self.queryEncoded($0) } ?? "")
+        }
+        let existing = components.percentEncodedQuery.map { [$0] } ?? []
+        components.percentEncodedQuery = (existing.filter { !$0.isEmpty } + added).joined(separator: "&")
         guard let result = components.url else {
             throw StrataError(.invalidArgument, "Invalid query for \(url.describedForErrors): \(queryItems)")
         }
         return result
+    }
+
+    /// The characters a query item's name or value keeps as they are: those a query allows but `+`, `&` and `=`.
+    private static let queryItemAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "+&="))
+
+    /// `text` percent-encoded as a query item's name or value.
+    private static func queryEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: queryItemAllowed) ?? ""
     }
 
     /// The first segment of `path` that is `.` or `..`; `nil` when there is none.

@@ -12,6 +12,12 @@ import Foundation
 ///   ``credentialFields`` and the user and password of its URL.
 /// - A `HEAD` stays a `HEAD` (RFC 9110 §15.4.4 lets a 303 be followed with either a `GET` or a `HEAD`): a request for
 ///   the headers alone never turns into a download of the body.
+/// - A request with a body that a redirect would send again with its method (a 307 or 308; a 301 or 302 of a `PUT`)
+///   is not followed: FoundationNetworking sends it again without its body, which would reach the target as an empty
+///   write. The redirect is the answer.
+/// - A request a redirect turns into a `GET` (a 303; a 301 or 302 of a `POST`) loses the fields that were about the
+///   write: its preconditions (`If-Match` would make the `GET` of the changed resource a `412`), its
+///   `Idempotency-Key` and its content fields.
 ///
 /// AsyncHTTPClient applies the same origin rule itself; ``URLSessionTransport`` applies this one, where
 /// FoundationNetworking would resend every field, and the URL's password, to any host a server names.
@@ -33,18 +39,36 @@ package enum RedirectRule {
     ///   - status: The redirect's status: only ``followedStatuses`` are followed.
     ///   - method: The method of the request that was redirected: a `HEAD` is followed with a `HEAD`
     ///     (FoundationNetworking follows a 303 with a `GET` whatever the method).
+    ///   - hadBody: Whether the request that was redirected had a body.
     package static func follow(
         _ redirected: URLRequest,
         from origin: URL?,
         status: Int,
-        method: String? = nil
+        method: String? = nil,
+        hadBody: Bool = false
     ) -> URLRequest? {
         guard let target = redirected.url, follows(status: status, to: target, from: origin) else { return nil }
         var redirected = redirected
         if method == "HEAD" { redirected.httpMethod = "HEAD" }
+        if let method, method != "HEAD" {
+            let next = redirected.httpMethod?.uppercased() ?? "GET"
+            if next == method.uppercased() {
+                guard !hadBody || method.uppercased() == "GET" else { return nil }
+            } else {
+                for field in writeFields { redirected.setValue(nil, forHTTPHeaderField: field) }
+            }
+        }
         guard let origin, isSameOrigin(origin, target) else { return strippingCredentials(redirected) }
         return redirected
     }
+
+    /// The fields of a write that a `GET` it turns into loses: its preconditions, its idempotency key and its
+    /// content fields.
+    static let writeFields = [
+        "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Idempotency-Key",
+        "Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location", "Content-Digest",
+        "Repr-Digest", "Digest",
+    ]
 
     /// The statuses a transport follows as redirects: 301, 302, 303, 307 and 308. A 304 answers a conditional
     /// request (its `Location`, if any, is no redirect) and 305 is deprecated: both are handed back as they are.

@@ -259,8 +259,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
         let redirected = task.currentRequest ?? task.originalRequest
         let origin = response.url ?? redirected?.url
+        let original = task.originalRequest
         completionHandler(
-            RedirectRule.follow(request, from: origin, status: response.statusCode, method: redirected?.httpMethod)
+            RedirectRule.follow(
+                request,
+                from: origin,
+                status: response.statusCode,
+                method: redirected?.httpMethod,
+                hadBody: original?.httpBody?.isEmpty == false || original?.httpBodyStream != nil
+            )
         )
     }
 
