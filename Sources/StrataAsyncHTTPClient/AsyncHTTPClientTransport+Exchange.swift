@@ -31,12 +31,17 @@
                         deadline: .now() + .seconds(Int64(backstop))
                     )
                     defer { delegate.end() }
-                    return try await delegate.start(task).get()
+                    var answer = try await delegate.start(task).get()
+                    answer.followedAsGet = delegate.followedAsGet
+                    return answer
                 } onCancel: {
                     delegate.cancel()
                 }
             } catch {
-                if let response = delegate.errorResponse { return response }
+                if var response = delegate.errorResponse {
+                    response.followedAsGet = delegate.followedAsGet
+                    return response
+                }
                 guard let failure = delegate.failure else {
                     // Ended by AsyncHTTPClient (a lost connection, the client shut down) after the request left: it
                     // may have taken effect, whatever the error says.

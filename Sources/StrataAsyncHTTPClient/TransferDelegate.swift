@@ -29,6 +29,8 @@
             /// The status of the last redirect followed: a request a server answered with one may have taken effect,
             /// even when the redirect then failed.
             var redirectStatus: Int?
+            /// Whether a redirect followed turned the request, a write, into a `GET`.
+            var followedAsGet = false
             /// Whether the request's head was written to the connection: a request that left may have taken effect.
             var hasSentHead = false
             var headers = StrataNetwork.HTTPHeaders()
@@ -72,6 +74,9 @@
 
         /// The status of the response head that came, if one did, or else of the last redirect followed.
         var status: Int? { state.withLock { $0.status == 0 ? $0.redirectStatus : $0.status } }
+
+        /// Whether a redirect followed turned the request, a write, into a `GET`.
+        var followedAsGet: Bool { state.withLock { $0.followedAsGet } }
 
         /// Whether the request's head was written to the connection.
         var hasSentHead: Bool { state.withLock { $0.hasSentHead } }
@@ -204,6 +209,9 @@
             state.withLock { state in
                 state.url = request.url
                 if (300..<400).contains(head.status.code) { state.redirectStatus = Int(head.status.code) }
+                if !unfollowed, RedirectRule.turnsIntoGet(status: Int(head.status.code), method: request.method.rawValue) {
+                    state.followedAsGet = true
+                }
                 if unfollowed {
                     state.errorResponse = Response(
                         status: Int(head.status.code),

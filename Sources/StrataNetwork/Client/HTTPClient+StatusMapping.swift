@@ -30,13 +30,13 @@ extension HTTPClient {
         error(status: response.status, headers: response.headers, bodyPrefix: response.body, request: request, now: now)
     }
 
-    /// As ``error(for:request:now:)``, for a response to `request`: a write (any method but `GET` and `HEAD`) whose
-    /// answer came through a redirect, or is a redirect that says it was carried out or may have been (a `301`, `302`
-    /// or `303` not followed), fails as one that may have taken effect, and is not retried: the status says nothing
-    /// of the write, which a server may have carried out before it redirected (a 303 says it did, RFC 9110 section
-    /// 15.4.4), and a `412` or `409` there is about the resource the write led to, no conflict of the write's own.
+    /// As ``error(for:request:now:)``, for a response to `request`: a write (any method but `GET` and `HEAD`) that a
+    /// redirect turned into a `GET` (``HTTPResponse/followedAsGet``), or answered with a 303 not followed, fails as one
+    /// that may have taken effect, and is not retried: the status is the `GET`'s, which says nothing of the write, and
+    /// a server answers a write with a 303 once it carried it out (RFC 9110, section 15.4.4); a `409` or `412` there is
+    /// about the resource the write led to, no conflict of the write's own. A write a redirect sent again as it was (a
+    /// 307, 308) is answered by the target as any write.
     static func error(for response: HTTPResponse, to request: HTTPRequest, now: Date) -> StrataError? {
-        let wasRedirected = response.url.map { $0.absoluteString != (try? request.url())?.absoluteString } ?? false
         let isWrite = request.method != .get && request.method != .head
         return error(
             status: response.status,
@@ -44,7 +44,7 @@ extension HTTPClient {
             bodyPrefix: response.body,
             request: describe(request),
             now: now,
-            afterRedirectOfAWrite: isWrite && (wasRedirected || [301, 302, 303].contains(response.status))
+            afterRedirectOfAWrite: isWrite && (response.followedAsGet || response.status == 303)
         )
     }
 

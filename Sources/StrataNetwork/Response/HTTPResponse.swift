@@ -16,6 +16,10 @@ public struct HTTPResponse: Hashable, Sendable {
     /// The URL that answered, after redirects, when the transport knows it.
     public var url: URL?
 
+    /// Whether the request was a write a redirect turned into a `GET` (a 303; a `POST`'s 301 or 302): the answer is the
+    /// `GET`'s, after a write the server may have carried out. Set by the package's transports.
+    package var followedAsGet = false
+
     /// Creates a response.
     ///
     /// - Parameters:

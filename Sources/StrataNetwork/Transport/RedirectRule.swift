@@ -12,9 +12,9 @@ import Foundation
 ///   ``credentialFields`` and the user and password of its URL.
 /// - A `HEAD` stays a `HEAD` (RFC 9110 §15.4.4 lets a 303 be followed with either a `GET` or a `HEAD`): a request for
 ///   the headers alone never turns into a download of the body.
-/// - A request with a body that a redirect would send again with its method (a 307 or 308; a 301 or 302 of a `PUT`)
-///   is not followed: FoundationNetworking sends it again without its body, which would reach the target as an empty
-///   write. The redirect is the answer.
+/// - On Linux, a request with a body that a redirect would send again with its method (a 307 or 308; a 301 or 302 of
+///   a `PUT`) is not followed: FoundationNetworking sends it again without its body, which would reach the target as
+///   an empty write. The redirect is the answer. (Apple's URLSession sends the body again.)
 /// - A request a redirect turns into a `GET` (a 303; a 301 or 302 of a `POST`) loses the fields that were about the
 ///   write: its preconditions (`If-Match` would make the `GET` of the changed resource a `412`), its
 ///   `Idempotency-Key` and its content fields.
@@ -53,13 +53,24 @@ package enum RedirectRule {
         if let method, method != "HEAD" {
             let next = redirected.httpMethod?.uppercased() ?? "GET"
             if next == method.uppercased() {
-                guard !hadBody || method.uppercased() == "GET" else { return nil }
+                #if canImport(FoundationNetworking)
+                    // Apple's URLSession sends the body again; FoundationNetworking does not.
+                    guard !hadBody || method.uppercased() == "GET" else { return nil }
+                #endif
             } else {
                 for field in writeFields { redirected.setValue(nil, forHTTPHeaderField: field) }
             }
         }
         guard let origin, isSameOrigin(origin, target) else { return strippingCredentials(redirected) }
         return redirected
+    }
+
+    /// Whether a redirect with `status` turns a request by `method` into a `GET`, as both transports follow it: a 303
+    /// (but for a `HEAD`), and a `POST`'s 301 or 302.
+    package static func turnsIntoGet(status: Int, method: String) -> Bool {
+        let method = method.uppercased()
+        guard method != "GET", method != "HEAD" else { return false }
+        return status == 303 || (method == "POST" && (status == 301 || status == 302))
     }
 
     /// The fields of a write that a `GET` it turns into loses: its preconditions, its idempotency key and its

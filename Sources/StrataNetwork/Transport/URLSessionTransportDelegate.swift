@@ -61,6 +61,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         /// The status of the last redirect: a request a server answered with one may have taken effect, even when the
         /// redirect then failed.
         var redirectStatus: Int?
+        /// Whether a redirect followed turned the request, a write, into a `GET` (``HTTPResponse/followedAsGet``).
+        var followedAsGet = false
         var expected: Int64?
         /// The body bytes accepted: in ``body`` or written to the file; never more than the exchange's limit.
         var received = 0
@@ -132,7 +134,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         guard let transfer = state.withLock({ $0.transfers.removeValue(forKey: identifier) }) else { return }
         transfer.sink.close()
         transfer.continuation?.resume(
-            with: result.mapError {
+            with: result.map { answer in
+                var answer = answer
+                answer.followedAsGet = transfer.followedAsGet
+                return answer
+            }.mapError {
                 HTTPExchange.failure($0, afterHead: transfer.response?.statusCode ?? transfer.redirectStatus)
             }
         )
@@ -252,23 +258,27 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        let redirected = task.currentRequest ?? task.originalRequest
+        let origin = response.url ?? redirected?.url
+        let original = task.originalRequest
+        let followed = RedirectRule.follow(
+            request,
+            from: origin,
+            status: response.statusCode,
+            method: redirected?.httpMethod,
+            hadBody: original?.httpBody?.isEmpty == false || original?.httpBodyStream != nil
+        )
         let now = ContinuousClock.now
         _ = update(task.taskIdentifier) { transfer in
             transfer.lastActivity = now
             transfer.redirectStatus = response.statusCode
+            if followed != nil, let method = redirected?.httpMethod,
+                RedirectRule.turnsIntoGet(status: response.statusCode, method: method)
+            {
+                transfer.followedAsGet = true
+            }
         }
-        let redirected = task.currentRequest ?? task.originalRequest
-        let origin = response.url ?? redirected?.url
-        let original = task.originalRequest
-        completionHandler(
-            RedirectRule.follow(
-                request,
-                from: origin,
-                status: response.statusCode,
-                method: redirected?.httpMethod,
-                hadBody: original?.httpBody?.isEmpty == false || original?.httpBodyStream != nil
-            )
-        )
+        completionHandler(followed)
     }
 
     /// Answers an HTTP authentication challenge (a `401` or `407` naming Basic, Digest, NTLM or Negotiate) that

@@ -13,9 +13,9 @@ import StrataOffline
 import StrataTesting
 import Testing
 
-// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:51
+// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:52
 extension DocSnippetContext {
-    func StrataNetwork_51() async throws {
+    func StrataNetwork_52() async throws {
         let client = HTTPClient()
         let api = URL(string: "https://api.example.com/")!
 
