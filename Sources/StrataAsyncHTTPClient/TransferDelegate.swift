@@ -209,7 +209,9 @@
             state.withLock { state in
                 state.url = request.url
                 if (300..<400).contains(head.status.code) { state.redirectStatus = Int(head.status.code) }
-                if !unfollowed, RedirectRule.turnsIntoGet(status: Int(head.status.code), method: request.method.rawValue) {
+                if !unfollowed,
+                    RedirectRule.turnsIntoGet(status: Int(head.status.code), method: request.method.rawValue)
+                {
                     state.followedAsGet = true
                 }
                 if unfollowed {
