@@ -94,7 +94,7 @@ extension FileDataSource {
             let replacing = trailer.payloadSize + encoded.count < entry.fileLength
             guard entry.isOwnFile(stamped: try? folder.stamp(ofFile: name.fileName)) else {
                 // Not the file the store wrote (a user's copy restored there, say): never written nor removed.
-                state.index.remove(name)
+                forgetEntry(name, in: &state)
                 let aside = EntryFile.setAside(name.fileName, in: folder)
                 state.pendingReports.append(
                     StrataError(
@@ -118,7 +118,7 @@ extension FileDataSource {
                     if case .failure = renewal { state.index.restamp(name, try? folder.stamp(ofFile: name.fileName)) }
                 }
             } catch {
-                state.index.remove(name)
+                forgetEntry(name, in: &state)
                 if let outcome = EntryFile.discard(name.fileName, in: folder) {
                     state.corruptEntriesRemoved += 1
                     state.pendingReports.append(
