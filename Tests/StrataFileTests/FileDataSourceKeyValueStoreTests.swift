@@ -115,6 +115,24 @@ struct FileDataSourceKeyValueStoreTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
+    /// Before, renewing an entry whose file was deleted behind the store's back threw `io` and told `diagnostics`
+    /// it had found another file than its own (`corrupt`): a missing file is a miss, as a read takes it.
+    @Test func aRenewalOfAnEntryWhoseFileWasDeletedIsAMiss() throws {
+        let folder = try TemporaryFolder()
+        let reports = Locked<[StrataError]>([])
+        let store = try folder.makeStore(diagnostics: { report in reports.withLock { $0.append(report) } })
+        try store.setValue(Data("entry".utf8), forKey: "k")
+        try FileManager.default.removeItem(
+            at: folder.storeURL().appendingPathComponent(EntryName(key: "k").fileName)
+        )
+
+        #expect(try store.renewMetadata(EntryMetadata(expiresAt: .distantFuture), forKey: "k") == false)
+
+        #expect(store.value(forKey: "k") == nil)
+        #expect(store.sortedKeys().isEmpty)
+        #expect(reports.withLock { $0 }.isEmpty)
+    }
+
     @Test func aFileNamedFromAKeyNotInNFCIsRenamedWhenTheStoreOpens() throws {
         let folder = try TemporaryFolder()
         let decomposed = "cafe\u{301}"
