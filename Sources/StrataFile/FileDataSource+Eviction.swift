@@ -12,6 +12,15 @@ extension FileDataSource {
         guard let key, let observer = configuration.evictionObserver else { return }
         observer.storeDidEvict(StoreEviction(reason: reason, key: key, usage: state.usage))
     }
+
+    /// Forgets the entry at `name` without touching its file (missing, damaged, foreign, or discarded by the
+    /// caller), and the stored list answer with it: the rule for an entry the store drops on its own outside an
+    /// eviction (a read that finds its file spoiled, a renewal that fails), as ``evictFile(_:reason:in:)`` is for
+    /// one it evicts.
+    func forgetEntry(_ name: EntryName, in state: inout State) {
+        state.index.remove(name)
+        storedListAnswer.forget()
+    }
 }
 
 extension FileDataSource.State {

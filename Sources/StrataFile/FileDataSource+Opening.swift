@@ -147,7 +147,8 @@ extension FileDataSource {
 
     /// Renames the entry files an earlier version named from keys not in NFC to their NFC names, so that the key
     /// rule reaches them; one superseded by a later write of the same key is removed, one that cannot be renamed
-    /// is left as it is (unreachable, as it was for a key spelled in NFC).
+    /// is left as it is (unreachable, as it was for a key spelled in NFC), as is one whose NFC name holds a file the
+    /// store left out (unreadable, or a later version's), which it never replaces.
     private static func migrate(
         _ legacy: [(fileName: String, entry: EntryIndex.Entry)],
         into loaded: inout [EntryIndex.Entry],
@@ -166,7 +167,18 @@ extension FileDataSource {
                 _ = try? folder.remove(fileName)
                 continue
             }
-            guard (try? folder.rename(fileName, to: entry.name.fileName)) != nil else { continue }
+            do throws(POSIXCallError) {
+                if existing != nil {
+                    // Over the older entry loaded under the NFC name, which it supersedes.
+                    try folder.rename(fileName, to: entry.name.fileName)
+                } else {
+                    // Never over a file the store left out there (unreadable, a later version's): the legacy file
+                    // stays, unreachable.
+                    try folder.renameWithoutReplacing(fileName, to: entry.name.fileName)
+                }
+            } catch {
+                continue
+            }
             if let existing {
                 loaded[existing] = entry
             } else {

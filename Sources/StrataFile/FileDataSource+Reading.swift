@@ -143,7 +143,7 @@ extension FileDataSource {
                     return nil  // as long as written again (a renewal's room given back): read again
                 }
                 // Forgotten even when it cannot be discarded: the next put replaces it.
-                state.index.remove(name)
+                forgetEntry(name, in: &state)
                 guard problem.isDamage, let done = EntryFile.discard(name.fileName, in: folder) else {
                     return .some(nil)  // deleted behind the store's back
                 }

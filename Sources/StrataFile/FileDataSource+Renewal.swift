@@ -5,7 +5,8 @@ import StrataStorage
 extension FileDataSource {
     /// Replaces the metadata of the entry under `key` (expired or not) by rewriting only its trailer, never its
     /// data: what a `304` or a lifetime extension costs is one `pwrite` of about a hundred bytes and an
-    /// `ftruncate`. Returns whether there was an entry to renew.
+    /// `ftruncate`. Returns whether there was an entry to renew: `false` too when its file was deleted behind the
+    /// store's back (the entry is then forgotten, as a read forgets it).
     ///
     /// The entry's attributes and content checksum stay; the stored date (`nil`: now), expiry (`nil`: the
     /// configuration's time to live from now), freshness date and validators are replaced. The
@@ -93,8 +94,13 @@ extension FileDataSource {
             let renewal: Result<FileStamp?, StrataError>
             let replacing = trailer.payloadSize + encoded.count < entry.fileLength
             guard entry.isOwnFile(stamped: try? folder.stamp(ofFile: name.fileName)) else {
+                if isMissing(name) {
+                    // Deleted behind the store's back: a miss, as a read takes it.
+                    forgetEntry(name, in: &state)
+                    return false
+                }
                 // Not the file the store wrote (a user's copy restored there, say): never written nor removed.
-                state.index.remove(name)
+                forgetEntry(name, in: &state)
                 let aside = EntryFile.setAside(name.fileName, in: folder)
                 state.pendingReports.append(
                     StrataError(
@@ -118,7 +124,9 @@ extension FileDataSource {
                     if case .failure = renewal { state.index.restamp(name, try? folder.stamp(ofFile: name.fileName)) }
                 }
             } catch {
-                state.index.remove(name)
+                forgetEntry(name, in: &state)
+                // Deleted behind the store's back between the look and the open: a miss.
+                if error.code == ENOENT { return false }
                 if let outcome = EntryFile.discard(name.fileName, in: folder) {
                     state.corruptEntriesRemoved += 1
                     state.pendingReports.append(
@@ -148,6 +156,15 @@ extension FileDataSource {
                 }
             }
             return true
+        }
+    }
+
+    /// Whether nothing is at the entry file's name (one `fstatat`); `false` when the look fails.
+    private func isMissing(_ name: EntryName) -> Bool {
+        do throws(POSIXCallError) {
+            return try folder.status(of: name.fileName) == nil
+        } catch {
+            return false
         }
     }
 

@@ -354,7 +354,9 @@ extension FileDataSource {
             let expired = state.index.expiredNames(at: now)
             var failure = removeFiles(expired, reason: .expired, in: &state)
             let removed = expired.filter { state.index.entry($0) == nil }.count
-            failure = failure ?? evict(&state, now: now)
+            // Evicted though an expired file could not be removed; the first failure is the one thrown.
+            let evicted = evict(&state, now: now)
+            failure = failure ?? evicted
             saveJournal(&state)
             if let failure { throw failure }
             return removed

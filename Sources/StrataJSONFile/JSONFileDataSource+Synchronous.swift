@@ -310,6 +310,9 @@ extension JSONFileDataSource {
     ///   decode as `Value` (the file stays where it is).
     func readEntry(_ key: String, from storage: inout JSONFileStorage, touching: Bool) throws -> StoredEntry<Value>? {
         guard let record = storage.record(for: key) else { return nil }
+        // An entry the read drops (its file missing, damaged, foreign) leaves the stored list answer no longer whole.
+        let held = storage.count
+        defer { if storage.count < held { storedListAnswer.forget() } }
         let now = configuration.clock.now()
         if storage.isExpired(record, now: now, defaultMaxAge: defaultMaxAge) { return nil }
         guard let data = try storage.readEntry(key, now: now) else {

@@ -47,12 +47,14 @@ extension MemoryDataSource {
 
     /// A put of a value that costs more than the whole cost limit: the value is not kept, and nothing else is
     /// evicted for it (stored, it would have evicted every other entry, then itself). The key's earlier value goes,
-    /// as a put replaces it, reported as evicted for the size limit; the put is announced as any other.
+    /// as a put replaces it, reported as evicted for the size limit; the put is announced as any other. The stored
+    /// list answer goes too, whether the key had a value or not: one being stored with this value, or one main's
+    /// list now holds it in, is no longer whole.
     @usableFromInline
     func writeCostlierThanTheLimit(forKey key: String) {
         let observed = storage.withLock { storage in
+            storedListAnswer.forget()
             if storage.remove(key) {
-                storedListAnswer.forget()
                 configuration.evictionObserver?.storeDidEvict(
                     StoreEviction(reason: .sizeLimit, key: key, usage: storage.usage)
                 )

@@ -115,6 +115,49 @@ struct FileDataSourceKeyValueStoreTests {
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
 
+    /// Before, renewing an entry whose file was deleted behind the store's back threw `io` and told `diagnostics`
+    /// it had found another file than its own (`corrupt`): a missing file is a miss, as a read takes it.
+    @Test func aRenewalOfAnEntryWhoseFileWasDeletedIsAMiss() throws {
+        let folder = try TemporaryFolder()
+        let reports = Locked<[StrataError]>([])
+        let store = try folder.makeStore(diagnostics: { report in reports.withLock { $0.append(report) } })
+        try store.setValue(Data("entry".utf8), forKey: "k")
+        try FileManager.default.removeItem(
+            at: folder.storeURL().appendingPathComponent(EntryName(key: "k").fileName)
+        )
+
+        #expect(try store.renewMetadata(EntryMetadata(expiresAt: .distantFuture), forKey: "k") == false)
+
+        #expect(store.value(forKey: "k") == nil)
+        #expect(store.sortedKeys().isEmpty)
+        #expect(reports.withLock { $0 }.isEmpty)
+    }
+
+    /// Before, an earlier version's file named from a key not in NFC was renamed onto the NFC name at opening even
+    /// when a file the store left out stood there (one a later version wrote): the newer entry was lost.
+    @Test func aLegacyFileIsNotRenamedOverAFileTheStoreLeftOut() throws {
+        let folder = try TemporaryFolder()
+        let decomposed = "cafe\u{301}"
+        let storeFolder = folder.storeURL()
+        let current = storeFolder.appendingPathComponent(EntryName(key: decomposed).fileName)
+        let legacy = storeFolder.appendingPathComponent(EntryName(rawKey: decomposed).fileName)
+        var store: FileDataSource? = try folder.makeStore()
+        try store?.setValue(Data("legacy".utf8), forKey: decomposed)
+        let legacyBytes = try Data(contentsOf: current)
+        try store?.setValue(Data("later".utf8), forKey: decomposed)
+        store = nil
+        // What an earlier version wrote under the raw name, and what a later version wrote under the NFC one.
+        try legacyBytes.write(to: legacy)
+        try TrailerSurgery.editTrailer(of: current) { $0[0] = EntryTrailer.taggedVersion + 1 }
+        let later = try Data(contentsOf: current)
+
+        let reopened = try folder.makeStore()
+
+        #expect(try Data(contentsOf: current) == later, "the later version's entry is left as it is")
+        #expect(try Data(contentsOf: legacy) == legacyBytes, "the legacy file stays where it was")
+        #expect(reopened.value(forKey: decomposed) != Data("legacy".utf8))
+    }
+
     @Test func aFileNamedFromAKeyNotInNFCIsRenamedWhenTheStoreOpens() throws {
         let folder = try TemporaryFolder()
         let decomposed = "cafe\u{301}"

@@ -117,6 +117,40 @@ struct FileDataSourceOpeningLimitTests {
         #expect(reports.withLock { $0 }.first?.message.contains("is over its limits") == true)
     }
 
+    /// Before, `removeExpired()` skipped the eviction of least recently used entries whenever an expired entry could
+    /// not be removed: a store left over its limits stayed so. Now it evicts all the same and throws the first
+    /// failure.
+    @Test(.enabled(if: immutableFilesWork))
+    func removeExpiredEvictsThoughAnExpiredEntryCannotBeRemoved() throws {
+        // Given twelve entries, the ten least recently used of them expiring files that cannot be removed, in a store
+        // opened over its count limit (more stuck entries than one eviction passes over)
+        let folder = try TemporaryFolder()
+        let clock = ManualClock()
+        var stuck: [URL] = []
+        do {
+            let store = try folder.makeStore(clock: clock)
+            for index in 0..<12 {
+                let before = Set(try folder.entryFiles())
+                let options = FileDataSource.EntryOptions(timeToLive: index < 10 ? .seconds(10) : nil)
+                try store.setValue(.pattern(10, seed: UInt8(index)), forKey: "k\(index)", options: options)
+                let written = try #require(Set(try folder.entryFiles()).subtracting(before).first)
+                if index < 10 { stuck.append(folder.storeURL().appendingPathComponent(written)) }
+            }
+        }
+        #expect(stuck.allSatisfy { setImmutable($0, true) })
+        defer { for file in stuck { setImmutable(file, false) } }
+        let store = try folder.makeStore(clock: clock, countLimit: 1, diagnostics: { _ in })
+        #expect(store.sortedKeys().count == 12)
+
+        // When the stuck entries expire and expired entries are removed
+        clock.advance(by: .seconds(11))
+        #expect(throws: StrataError.self) { try store.removeExpired() }
+
+        // Then the entries that can go went all the same: the stuck ones stay (expired, out of every listing)
+        #expect(store.sortedKeys().isEmpty)
+        #expect(try folder.entryFiles().count == 10)
+    }
+
     /// Stuck entries alone over a limit never take the entry just written with them: a write past one stuck entry
     /// under a count limit of one keeps its value (reported over its limits), where it was evicted as it returned.
     @Test(.enabled(if: immutableFilesWork))

@@ -28,21 +28,51 @@ struct JSONFileListAnswerTests {
     /// not served (before, the listing skipped the missing entry and served the rest as every entry).
     @Test func aStoredAnswerMissingAnEntryIsNotServed() async throws {
         try await withTemporaryFolder { folder in
-            let fixture = Fixture(folder: folder)
-            let cache = try fixture.open()
-            let items = ["a", "b"].map { Item(name: $0, number: 1) }
-            let main = ScriptedDataSource(Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0) }))
-            let repository = CacheRepository(main: main, cache: cache)
-            _ = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
-            let entryFiles = try fixture.files().filter { $0.hasPrefix("entries/") }
-            #expect(entryFiles.count == 2)
-            try FileManager.default.removeItem(at: folder.appendingPathComponent(entryFiles[0]))
-
-            let again = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
-
-            #expect(Set(again.map(\.name)) == ["a", "b"])
-            #expect(main.callCount(.getAll) == 2)
+            try await Self.listAgain(in: folder, readingEachKey: false) { try FileManager.default.removeItem(at: $0) }
         }
+    }
+
+    /// Before, a single-key read that found an entry's file missing forgot the entry but kept the stored answer, and
+    /// the next listing served what was left as every entry: main was not asked.
+    @Test func anEntryAReadFindsMissingTakesTheStoredAnswerWithIt() async throws {
+        try await withTemporaryFolder { folder in
+            try await Self.listAgain(in: folder, readingEachKey: true) { try FileManager.default.removeItem(at: $0) }
+        }
+    }
+
+    /// Before, a single-key read that found an entry's file damaged moved it aside and forgot the entry, but kept the
+    /// stored answer.
+    @Test func anEntryAReadFindsDamagedTakesTheStoredAnswerWithIt() async throws {
+        try await withTemporaryFolder { folder in
+            try await Self.listAgain(in: folder, readingEachKey: true) { try Data("not an entry".utf8).write(to: $0) }
+        }
+    }
+
+    /// Stores main's answer of `a` and `b`, spoils one entry file with `spoil`, reads both keys one by one when
+    /// `readingEachKey`, then lists again: main must be asked again, and the listing whole.
+    private static func listAgain(
+        in folder: URL,
+        readingEachKey: Bool,
+        spoil: (URL) throws -> Void
+    ) async throws {
+        let fixture = Fixture(folder: folder)
+        let cache = try fixture.open()
+        let items = ["a", "b"].map { Item(name: $0, number: 1) }
+        let main = ScriptedDataSource(Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0) }))
+        let repository = CacheRepository(main: main, cache: cache)
+        _ = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+        let entryFiles = try fixture.files().filter { $0.hasPrefix("entries/") }
+        #expect(entryFiles.count == 2)
+        try spoil(folder.appendingPathComponent(entryFiles[0]))
+        if readingEachKey {
+            let read = try ["a", "b"].compactMap { try cache.value(forKey: $0) }
+            #expect(read.count == 1)
+        }
+
+        let again = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+
+        #expect(Set(again.map(\.name)) == ["a", "b"])
+        #expect(main.callCount(.getAll) == 2, "the store lost an entry of the answer: the list is main's again")
     }
 
     /// Before, an entry of the stored answer put again with a shorter time to live than the answer's expired on its

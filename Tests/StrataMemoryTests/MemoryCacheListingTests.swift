@@ -72,6 +72,23 @@ struct MemoryCacheListingTests {
         #expect(main.callCount(.getAll) == 2, "the cache holds two of the three: the list is main's again")
     }
 
+    /// Before, a value of main's answer that costs more than the whole cost limit, under a key the cache did not
+    /// hold, was silently not kept, and what was left was served as every entry: main was not asked again.
+    @Test func aStoredAnswerWithAValueOverTheCostLimitIsNotServed() async throws {
+        let main = ScriptedDataSource(["1": User(id: "1"), "2": User(id: "2"), "3": User(id: "3")])
+        let cache = MemoryDataSource<User>(
+            configuration: .init(costLimit: 10, cost: { $0.id == "3" ? 100 : 1 }, key: { $0.id })
+        )
+        let repository = CacheRepository(main: main, cache: cache)
+
+        let first = try await repository.getAll(AllObjectsQuery(), operation: .cacheSync)
+        let second = try await repository.getAll(AllObjectsQuery(), operation: .default)
+
+        #expect(Set(first.map(\.id)) == ["1", "2", "3"])
+        #expect(Set(second.map(\.id)) == ["1", "2", "3"])
+        #expect(main.callCount(.getAll) == 2, "the cache could not keep the third: the list is main's again")
+    }
+
     /// Before, `trim()` (what an app calls on memory pressure) kept the stored answer, and the emptied cache then
     /// answered every listing with `[]` until the answer expired (never, without a time to live).
     @Test func aTrimmedCacheAsksMainForTheListAgain() async throws {
