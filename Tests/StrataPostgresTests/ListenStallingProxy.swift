@@ -14,7 +14,8 @@
     /// server, nothing more is passed either way, and the connection stays open until the client closes it — a
     /// server that accepted the connection, answered `SELECT 1`, and then never acknowledged `LISTEN`. While
     /// ``dropsNotifications`` is on, the server's notifications (`NotificationResponse` messages) are dropped and
-    /// everything else passed: a connection that is up while its `LISTEN` hears nothing.
+    /// everything else passed: a connection that is up while its `LISTEN` hears nothing. A ``ReplyCut`` set as
+    /// ``cutsReply`` cuts the reply to the next statement that contains its marker: a connection lost mid-answer.
     ///
     /// Each client is served on a dedicated thread of a ``LoopbackListener`` (its bytes to the server), with one more
     /// for the server's bytes back; ``stop()`` shuts every socket down, which wakes blocked threads.
@@ -25,6 +26,17 @@
             var dropsNotifications = false
             var listensStalled = 0
             var stalledClosedByClient = 0
+            var cutsReply: ReplyCut?
+        }
+
+        /// How the reply to one statement is cut: once a client sends bytes that contain `marker`, its connection's
+        /// server messages pass until `passing` bytes of them passed; then, when `closes`, the rest up to the server's
+        /// `ReadyForQuery` (the statement done, a write committed) are dropped and the connection is closed both ways;
+        /// otherwise every later message is dropped and the connection held open (a reply that stops mid-way).
+        struct ReplyCut: Sendable {
+            var marker: String
+            var passing: Int
+            var closes: Bool
         }
 
         private let state: Locked<State>
@@ -51,6 +63,12 @@
             set { state.withLock { $0.dropsNotifications = newValue } }
         }
 
+        /// The cut of the next statement that contains its marker (one statement only: it is then `nil` again).
+        var cutsReply: ReplyCut? {
+            get { state.withLock { $0.cutsReply } }
+            set { state.withLock { $0.cutsReply = newValue } }
+        }
+
         private init(state: Locked<State>, listener: LoopbackListener) {
             self.state = state
             self.listener = listener
@@ -68,13 +86,14 @@
                 }
                 // The server's bytes back on a thread of their own; this one waits for it before the sockets close.
                 let downwardEnded = DispatchSemaphore(value: 0)
+                let cut = Locked<ReplyCut?>(nil)
                 let downward = Thread {
-                    pumpFromServer(server, to: client, state: state)
+                    pumpFromServer(server, to: client, state: state, cut: cut)
                     _ = shutdown(client, Int32(SHUT_RDWR))
                     downwardEnded.signal()
                 }
                 downward.start()
-                pumpFromClient(client, to: server, state: state)
+                pumpFromClient(client, to: server, state: state, cut: cut)
                 downwardEnded.wait()
                 listener.release(server)
             }
@@ -113,11 +132,13 @@
 
         /// Passes the client's bytes to the server until one of them goes, or, while ``stallsListen`` is on, until
         /// the client sends `LISTEN`: from then on it only waits for the client to close. Shuts the server's socket
-        /// down when it ends, which ends the pump the other way.
+        /// down when it ends, which ends the pump the other way. Bytes that contain the marker of ``cutsReply`` make it
+        /// this connection's `cut`.
         private static func pumpFromClient(
             _ client: Int32,
             to server: Int32,
-            state: Locked<State>
+            state: Locked<State>,
+            cut: Locked<ReplyCut?>
         ) {
             defer { _ = shutdown(server, Int32(SHUT_RDWR)) }
             let listen = Array("LISTEN".utf8)
@@ -133,15 +154,27 @@
                     }
                     return
                 }
-                tail = Array(seen.suffix(listen.count - 1))
+                let armed = state.withLock { state -> ReplyCut? in
+                    guard let armed = state.cutsReply, seen.contains(Array(armed.marker.utf8)) else { return nil }
+                    state.cutsReply = nil
+                    return armed
+                }
+                if let armed { cut.withLock { $0 = armed } }
+                tail = Array(seen.suffix(max(listen.count, 64) - 1))
                 guard forward(buffer[..<count], to: server) else { return }
             }
         }
 
         /// Passes the server's messages to the client until one of them goes, one whole message at a time (a type
         /// byte, then a 32-bit length that counts itself and the body), but for notifications (type `A`) while
-        /// ``dropsNotifications`` is on.
-        private static func pumpFromServer(_ server: Int32, to client: Int32, state: Locked<State>) {
+        /// ``dropsNotifications`` is on, and but for the part of a reply its `cut` drops: it returns when that cut
+        /// closes the connection.
+        private static func pumpFromServer(
+            _ server: Int32,
+            to client: Int32,
+            state: Locked<State>,
+            cut: Locked<ReplyCut?>
+        ) {
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while let count = LoopbackListener.receive(server, into: &buffer) {
@@ -151,12 +184,37 @@
                     let length = pending[(start + 1)..<(start + 5)].reduce(0) { $0 << 8 | Int($1) }
                     guard length >= 4, pending.count - start >= 1 + length else { break }
                     let message = pending[start..<(start + 1 + length)]
+                    start += 1 + length
+                    switch cutting(message, cut) {
+                    case .pass: break
+                    case .drop: continue
+                    case .close: return
+                    }
                     let dropped = message.first == UInt8(ascii: "A") && state.withLock { $0.dropsNotifications }
                     guard dropped || forward(message, to: client) else { return }
-                    start += 1 + length
                 }
                 pending.removeFirst(start)
             }
+        }
+
+        /// What a connection's `cut` does with one server message: passes it while the cut's bytes are not all passed
+        /// yet (counting it), then drops it, or closes the connection at the `ReadyForQuery` of a closing cut.
+        private static func cutting(_ message: ArraySlice<UInt8>, _ cut: Locked<ReplyCut?>) -> CutStep {
+            cut.withLock { cut in
+                guard let current = cut else { return .pass }
+                if current.passing > 0 {
+                    cut?.passing -= message.count
+                    return .pass
+                }
+                return current.closes && message.first == UInt8(ascii: "Z") ? .close : .drop
+            }
+        }
+
+        /// What ``cutting(_:_:)`` does with a message.
+        private enum CutStep {
+            case pass
+            case drop
+            case close
         }
 
         /// Writes all of `bytes`; `false` once the peer is gone.

@@ -352,6 +352,43 @@
             }
         }
 
+        /// Triggers another program disabled, or switched back to firing in origin sessions only (`DISABLE TRIGGER ALL`
+        /// then `ENABLE TRIGGER ALL`, as `pg_restore --data-only --disable-triggers` does), are repaired by the next
+        /// source opened. Before, the schema statement saw their names and changed nothing: writes made in replica mode
+        /// were neither stamped nor heard again, and a trigger left disabled was never noticed.
+        @Test("triggers disabled or set back to origin-only are enabled always again by a source opened afterwards")
+        func triggersSwitchedBackAreRepaired() async throws {
+            try await withPostgres { server, client in
+                let table = tableName()
+                let opener = try Instance(client: client, table: table)
+                _ = try await opener.source.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
+                try await server.psql(
+                    "ALTER TABLE \(table) DISABLE TRIGGER ALL; ALTER TABLE \(table) ENABLE TRIGGER ALL"
+                )
+
+                let instance = try Instance(client: client, table: table)
+                try await withFeed(instance.source) {
+                    let changes = instance.source.changes(forKey: nil)
+                    let before = try await instance.source.getEntry(KeyQuery("a")).metadata.eTag
+
+                    try await server.psql(
+                        "SET session_replication_role = replica; "
+                            + "UPDATE \(table) SET value = jsonb_set(value, '{revision}', '2') WHERE key = 'a'"
+                    )
+
+                    // The feed records notifications as they come, in commit order: once a write made after the update
+                    // is heard, the update's new version of `a` was recorded, and the entry read before is vouched for
+                    // no more (nor after a new epoch, the feed having listened again on a loaded machine).
+                    _ = try await instance.source.put(Note(title: "b", revision: 1), in: KeyQuery("b"))
+                    _ = await first(changes) { $0 == .put(key: "b") || $0 == .invalidateAll }
+                    let tag = try #require(PostgresEntryTag(before))
+                    #expect(!instance.source.feed.vouches(forKey: "a", tag: tag))
+                    let after = try await instance.source.getEntry(KeyQuery("a")).metadata.eTag
+                    #expect(after != before, "\(String(describing: after))")
+                }
+            }
+        }
+
         /// Before, the cache counted its time to live from the row's `updated_at`: a row written longer ago than that
         /// was stored already expired, and every read went to PostgreSQL.
         @Test("a row written long ago is cached for the cache's own time to live")

@@ -44,6 +44,20 @@
             }
         }
 
+        /// Before, the condition was written into the statement's one line: a condition ending in a `--` comment made
+        /// the rest of the statement a comment, and every read and delete of the filter failed.
+        @Test("a filter condition ending in a -- comment reads and deletes its rows")
+        func aConditionEndingInACommentIsWhole() async throws {
+            try await withPostgres { _, client in
+                let notes: PostgresDataSource<Note> = try source(client, keyOfValue: \.title)
+                let values = ["b", "a", "d", "c"].enumerated().map { Note(title: $1, revision: $0) }
+                _ = try await notes.putAll(values, in: AllObjectsQuery())
+                #expect(try await notes.getAll(CommentedRevisionAtLeast(revision: 2)).map(\.title) == ["c", "d"])
+                try await notes.delete(CommentedRevisionAtLeast(revision: 2))
+                #expect(try await notes.getAll(AllObjectsQuery()).map(\.title) == ["a", "b"])
+            }
+        }
+
         @Test("putAll is one transaction: a value PostgreSQL refuses stores none of them")
         func putAllIsAtomic() async throws {
             try await withPostgres { _, client in
@@ -91,9 +105,16 @@
         /// Before, the schema statement put its triggers on any table of the source's name: every INSERT and UPDATE of
         /// the program whose table it was failed from then on ("record "new" has no field "key""), and the source's
         /// own calls failed with `unexpectedResponse`.
+        ///
+        /// A key of a nondeterministic (case-insensitive) collation is refused too: its unique index takes `A` for `a`,
+        /// so a write of one replaced the row of the other while the notification named the key written, and the
+        /// caches kept the other. Before, such a table was taken.
         @Test("a table of the source's name with other columns is refused with invalidArgument and left untouched")
         func anotherProgramsTable() async throws {
             try await withPostgres { _, client in
+                try await client.query(
+                    "CREATE COLLATION strata_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)"
+                )
                 let tables = [
                     ("id serial PRIMARY KEY, name text", "(name) VALUES ('x')"),
                     (
@@ -106,6 +127,11 @@
                     ),
                     (
                         "key text PRIMARY KEY, value text NOT NULL, updated_at timestamptz NOT NULL, version bigint NOT NULL",
+                        "VALUES ('k', '1', now(), 1)"
+                    ),
+                    (
+                        "key text COLLATE strata_ci PRIMARY KEY, value jsonb NOT NULL, updated_at timestamptz NOT NULL, "
+                            + "version bigint NOT NULL",
                         "VALUES ('k', '1', now(), 1)"
                     ),
                 ]
@@ -212,6 +238,13 @@
         let revision: Int
 
         var condition: PostgresQuery { "(value->>'revision')::int >= \(revision)" }
+    }
+
+    /// ``RevisionAtLeast`` with a comment after its condition.
+    struct CommentedRevisionAtLeast: PostgresFilterQuery {
+        let revision: Int
+
+        var condition: PostgresQuery { "(value->>'revision')::int >= \(revision) -- at least that revision" }
     }
 
     /// The last key: a key listing of its own.

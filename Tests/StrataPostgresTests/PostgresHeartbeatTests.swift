@@ -53,6 +53,41 @@
             }
         }
 
+        /// Before, the feed had one slot for the heartbeat notification it waited for: a second `run()` of the source
+        /// (or of a copy of it) took the slot, the first run's notification came back unheard, its heartbeat was lost,
+        /// and it listened again in a new epoch, emptying the caches, at every heartbeat.
+        @Test("a source whose feed is run twice at once hears both runs' heartbeats and stays in its epoch")
+        func aFeedRunTwiceKeepsItsHeartbeats() async throws {
+            try await withPostgres { _, client in
+                let clock = ManualClock()
+                let notes = try PostgresDataSource<Note>(
+                    client: client,
+                    table: tableName(),
+                    callTimeout: .seconds(30),
+                    feed: PostgresChangeFeedConfiguration(heartbeat: .seconds(1), clock: clock)
+                )
+                let copy = notes
+                try await withFeed(notes) {
+                    try await withThrowingDiscardingTaskGroup { group in
+                        group.addTask { await copy.run() }
+                        defer { group.cancelAll() }
+                        // Given both runs listening, each waiting for its first heartbeat
+                        try #require(try await eventually { clock.sleepCalls.count == 2 && clock.sleeperCount == 2 })
+                        let epoch = try #require(notes.feed.currentEpoch)
+
+                        // When the heartbeats are due
+                        clock.advance(by: .seconds(1))
+
+                        // Then both come back, and both runs wait for the next, in the same epoch
+                        let heard = try await eventually { clock.sleepCalls.count == 6 && clock.sleeperCount == 2 }
+                        #expect(heard, "\(clock.sleepCalls)")
+                        #expect(clock.sleepCalls.filter { $0 == .seconds(1) }.count == 4, "\(clock.sleepCalls)")
+                        #expect(notes.feed.currentEpoch == epoch)
+                    }
+                }
+            }
+        }
+
         /// Waits until the feed sleeps on `clock` for the `count`th time, then moves the clock by `duration`.
         private func advance(_ clock: ManualClock, by duration: Duration, atSleep count: Int) async throws {
             let sleeping = try await eventually { clock.sleepCalls.count == count && clock.sleeperCount == 1 }

@@ -1,6 +1,7 @@
 #if Postgres
     import Foundation
     import PostgresNIO
+    import PrivatePostgres
     import Strata
     import StrataTestSupport
     import Testing
@@ -28,6 +29,18 @@
                 maximumValueSize: maximumValueSize,
                 maximumRowCount: maximumRowCount
             )
+        }
+
+        /// A new table of 20 rows of 10,000 bytes of JSON each (`k1` to `k20`), written by another program, and
+        /// `seed`; its source.
+        func largeRows(_ server: PrivatePostgres, _ client: PostgresClient) async throws -> PostgresDataSource<String> {
+            let writer: PostgresDataSource<String> = try source(client)
+            _ = try await writer.put("seed", in: KeyQuery("seed"))
+            try await server.psql(
+                "INSERT INTO \(writer.table) (key, value) SELECT 'k' || n, to_jsonb(repeat('x', 9998)) "
+                    + "FROM generate_series(1, 20) AS n"
+            )
+            return writer
         }
 
         /// The value was read whole (and copied three or four times) however large it was.
@@ -69,13 +82,7 @@
         @Test("a read whose rows hold more than maximumReadSize bytes is tooLarge; a smaller one reads")
         func aReadPastTheByteBoundIsTooLarge() async throws {
             try await withPostgres { server, client in
-                let writer: PostgresDataSource<String> = try source(client)
-                _ = try await writer.put("seed", in: KeyQuery("seed"))
-                // 20 rows of 10,000 bytes of JSON each, written by another program
-                try await server.psql(
-                    "INSERT INTO \(writer.table) (key, value) SELECT 'k' || n, to_jsonb(repeat('x', 9998)) "
-                        + "FROM generate_series(1, 20) AS n"
-                )
+                let writer = try await largeRows(server, client)
                 let reader = try PostgresDataSource<String>(
                     client: client,
                     table: writer.table,
@@ -88,6 +95,36 @@
                 #expect(error?.message.contains("maximumReadSize") == true, "\(String(describing: error))")
                 #expect(try await reader.getAll(IdsQuery(["k1", "k2", "k3"])).count == 3)
                 #expect(try await reader.get(KeyQuery("k20")).count == 9_998)
+            }
+        }
+
+        /// Before, the read that passed the bound gave its connection back to the pool while postgres-nio still read
+        /// (and dropped) the rest of its rows: the next call given that connection waited behind them, past its call
+        /// timeout when the rest were slow to come, and failed as a network error that may have taken effect.
+        @Test("a read past maximumReadSize closes its connection: the next call of a one-connection pool is answered")
+        func aReadPastTheByteBoundFreesItsConnection() async throws {
+            try await withPostgres { server, client in
+                let writer = try await largeRows(server, client)
+                let proxy = try ListenStallingProxy.start(upstreamPort: server.port)
+                proxy.stallsListen = false
+                defer { proxy.stop() }
+                try await withClient(port: proxy.port, user: server.user, maximumConnections: 1) { pooled in
+                    let reader = try PostgresDataSource<String>(
+                        client: pooled,
+                        table: writer.table,
+                        callTimeout: .seconds(10),
+                        maximumReadSize: 25_000
+                    )
+                    #expect(try await reader.get(KeyQuery("k1")).count == 9_998)
+                    // Given a listing whose rows stop coming once past the bound (the rest of them never arrive)
+                    proxy.cutsReply = .init(marker: "ORDER BY key", passing: 40_000, closes: false)
+
+                    let error = await strataError { _ = try await reader.getAll(AllObjectsQuery()) }
+                    #expect(error?.code == .tooLarge, "\(String(describing: error))")
+
+                    // Then the pool's one connection is not left waiting for them
+                    #expect(try await reader.get(KeyQuery("k20")).count == 9_998)
+                }
             }
         }
 

@@ -20,6 +20,7 @@
             try await withPostgres { server, client in
                 try await droppedSequence(client)
                 try await versionsOnlyGrow(client)
+                try await theLargestVersionKeepsTheKeyWritable(client)
                 try await insertsTakeNewVersions(client)
                 try await PostgresOrderedReads.orderedReadsUseAnIndex(server, client)
             }
@@ -83,6 +84,28 @@
                 last = try await notes.versionedValue(forKey: "a").version
                 #expect(last > written, "\(version)")
             }
+        }
+
+        /// A key whose version another program set to the largest `bigint` is still written and deleted, at that
+        /// version: it cannot grow past it.
+        ///
+        /// Before, the triggers added one to it: every later write of the key (an update, a rename, a delete) failed
+        /// with `22003`, the key blocked for good.
+        private func theLargestVersionKeepsTheKeyWritable(_ client: PostgresClient) async throws {
+            let notes: PostgresDataSource<Note> = try source(client)
+            _ = try await notes.put(Note(title: "m", revision: 1), in: KeyQuery("m"))
+            try await client.query(
+                PostgresQuery(unsafeSQL: "UPDATE \(notes.table) SET version = 9223372036854775807 WHERE key = 'm'")
+            )
+            #expect(try await notes.versionedValue(forKey: "m").version == .max)
+            _ = try await notes.put(Note(title: "m", revision: 2), in: KeyQuery("m"))
+            #expect(try await notes.versionedValue(forKey: "m") == (Note(title: "m", revision: 2), .max))
+            #expect(try await notes.put(Note(title: "m", revision: 3), forKey: "m", ifVersion: .max) == .max)
+            try await client.query(
+                PostgresQuery(unsafeSQL: "UPDATE \(notes.table) SET key = 'n', version = version WHERE key = 'm'")
+            )
+            try await notes.delete(KeyQuery("n"))
+            #expect(await strataCode { _ = try await notes.get(KeyQuery("n")) } == .notFound)
         }
 
         /// Another program's insert takes a new version, whatever version it gives: a row restored from a backup with

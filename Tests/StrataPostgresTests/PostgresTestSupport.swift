@@ -61,11 +61,13 @@
         try await withClient(port: server.port, user: server.user, statementTimeout: statementTimeout, body)
     }
 
-    /// A running client on a loopback port (where a server may or may not listen) for the length of `body`.
+    /// A running client on a loopback port (where a server may or may not listen) for the length of `body`; its pool
+    /// holds at most `maximumConnections` connections, when given.
     func withClient(
         port: Int,
         user: String,
         statementTimeout: String? = nil,
+        maximumConnections: Int? = nil,
         _ body: (PostgresClient) async throws -> Void
     ) async throws {
         var configuration = PostgresClient.Configuration(
@@ -77,6 +79,7 @@
             tls: .disable
         )
         configuration.options.connectTimeout = .seconds(2)
+        if let maximumConnections { configuration.options.maximumConnections = maximumConnections }
         if let statementTimeout {
             configuration.options.additionalStartupParameters = [("statement_timeout", statementTimeout)]
         }

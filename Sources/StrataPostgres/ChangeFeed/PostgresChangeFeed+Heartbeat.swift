@@ -17,7 +17,7 @@
                 let token = UInt64.random(in: .min ... .max)
                 let (echoes, heard) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
                 awaitEcho((token, heard))
-                defer { awaitEcho(nil) }
+                defer { forgetEcho(token) }
                 try await connection.notify(channel, PostgresFeedPayload.text(ofHeartbeat: token), within: deadline)
                 guard try await cameBack(echoes) else {
                     connection.close().whenComplete { _ in }

@@ -11,6 +11,8 @@
     /// forgotten, and every read made from then on is tagged with the new epoch (``PostgresEntryTag``). A cached entry
     /// is served only while its epoch is the current one, so nothing read before a gap in the feed is served after
     /// it. While the feed is not listening, reads carry no tag and the cache serves nothing.
+    ///
+    /// Each run of the feed holds one connection of the client's pool for as long as it listens.
     final class PostgresChangeFeed: Sendable {
         private struct State {
             /// Starts anywhere in the lower half of its range, so no other feed (another process's, or another source's
@@ -31,8 +33,9 @@
             /// How many notifications were not in the triggers' shape, or named a key too long to be cached
             /// (``record(_:)``).
             var ignoredNotificationCount = 0
-            /// The heartbeat's notification the feed waits for, and what to tell when it comes.
-            var echo: Echo?
+            /// The heartbeats' notifications the feed waits for, by token, and what to tell when each comes: one for
+            /// each run of the feed (a source run twice at once, or two copies of it run, listen twice).
+            var echoes: [UInt64: AsyncStream<Void>.Continuation] = [:]
         }
 
         /// The heartbeat's notification a feed waits for (its token), and what to tell when it comes.
@@ -194,9 +197,7 @@
                 beginEpoch()
             case .heartbeat(let token):
                 // Another feed's heartbeat on the channel is not this one's.
-                state.withLock { state in
-                    if state.echo?.token == token { state.echo?.heard.yield() }
-                }
+                state.withLock { state in _ = state.echoes[token]?.yield() }
             case .change(let key, let version, let isDelete):
                 let change = PendingChange(version: version, isDelete: isDelete)
                 state.withLock { state in
@@ -219,9 +220,14 @@
             }
         }
 
-        /// Makes `echo` the heartbeat's notification the feed waits for; `nil` for none.
-        func awaitEcho(_ echo: Echo?) {
-            state.withLock { $0.echo = echo }
+        /// Adds `echo` to the heartbeat notifications the feed waits for.
+        func awaitEcho(_ echo: Echo) {
+            state.withLock { $0.echoes[echo.token] = echo.heard }
+        }
+
+        /// Stops waiting for the heartbeat notification of `token`.
+        func forgetEcho(_ token: UInt64) {
+            state.withLock { _ = $0.echoes.removeValue(forKey: token) }
         }
 
         /// How many notifications the feed ignored because they were not in the triggers' shape, or named a key longer
@@ -277,11 +283,14 @@
 
     extension PostgresDataSource {
         /// Runs the change feed until the task is cancelled: `LISTEN`s on the table's channel (`strata:<table>`) through
-        /// one connection
-        /// of the client's pool, listening again (and beginning a new epoch) after every failure.
+        /// one connection of the client's pool, listening again (and beginning a new epoch) after every failure.
         ///
         /// Run it beside `client.run()` for as long as the source is used; while it is not listening, a
-        /// ``PostgresCoherentCache`` serves nothing and every read goes to PostgreSQL.
+        /// ``PostgresCoherentCache`` serves nothing and every read goes to PostgreSQL. The feed holds its connection for
+        /// as long as it listens, so the pool's `maximumConnections` (20 by default in postgres-nio) must exceed the
+        /// number of feeds run on the client plus the calls you want to run at once. Run it once per source: the
+        /// source's copies share its feed, and a second `run()` at once listens beside the first (each run hears its
+        /// own heartbeats), on a connection more and to no gain.
         public func run() async {
             await feed.run(client: client, channel: sql.channel)
         }

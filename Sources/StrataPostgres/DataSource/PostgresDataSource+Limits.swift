@@ -9,7 +9,8 @@
         ///
         /// - Throws: ``Strata/StrataError/Code/tooLarge`` for more than ``maximumRowCount`` rows (a statement of
         ///   ``PostgresStatements`` asks for one more than that, so no more are ever sent), and once the rows hold more
-        ///   than ``maximumReadSize`` bytes: the rest are dropped as they arrive, never held.
+        ///   than ``maximumReadSize`` bytes: the connection is then closed (the pool replaces it), so the rest are
+        ///   neither held nor waited for.
         func boundedRows(_ statement: String, _ binds: PostgresBindings) async throws -> [PostgresRow] {
             try await client.withConnection { connection in
                 try await connection.closingOnCancel {
@@ -22,8 +23,13 @@
                     for try await row in sequence {
                         rows.append(row)
                         bytes += row.reduce(0) { $0 + ($1.bytes?.readableBytes ?? 0) }
-                        guard rows.count <= maximumRowCount, bytes <= maximumReadSize else {
-                            throw rows.count > maximumRowCount ? tooManyRows() : readTooLarge(bytes)
+                        guard rows.count <= maximumRowCount else { throw tooManyRows() }
+                        guard bytes <= maximumReadSize else {
+                            // postgres-nio would read and drop the rest of the rows on this connection, given back to
+                            // the pool meanwhile: the next call given it would wait behind them, however many and however
+                            // slow they are. (The row past maximumRowCount is the statement's last.)
+                            try? await connection.close()
+                            throw readTooLarge(bytes)
                         }
                     }
                     return rows

@@ -13,7 +13,7 @@
     ///
     /// | column | type | meaning |
     /// |---|---|---|
-    /// | `key` | `text PRIMARY KEY` | the entry's key (the NFC form of the query's key) |
+    /// | `key` | `text COLLATE "C" PRIMARY KEY` | the entry's key (the NFC form of the query's key) |
     /// | `value` | `jsonb NOT NULL` | the value, encoded with `JSONEncoder` |
     /// | `updated_at` | `timestamptz NOT NULL` | when the value was last written (the entry's `storedAt`) |
     /// | `version` | `bigint NOT NULL` | from the sequence `<table>_version`: every write gets a new, larger one |
@@ -37,7 +37,9 @@
     /// ## Errors
     ///
     /// Every failure is a ``Strata/StrataError`` with PostgreSQL's own error (`PSQLError`) as its underlying error:
-    /// a lost or refused connection and a statement timeout are ``Strata/StrataError/Code/network`` (retryable); a
+    /// a lost or refused connection and a statement timeout are ``Strata/StrataError/Code/network`` (retryable; a
+    /// write whose connection was lost or timed out once it may have been sent says it may have taken effect,
+    /// ``Strata/StrataError/mayHaveTakenEffect``, as its statement may have committed); a
     /// unique violation and a failed ``put(_:forKey:ifVersion:)`` are ``Strata/StrataError/Code/conflict``; a
     /// serialization failure and a deadlock are ``Strata/StrataError/Code/unexpectedResponse`` and retryable (the
     /// write may simply be repeated: no other writer's copy is in the way), as are the server's other passing
@@ -67,7 +69,8 @@
     /// `NULL` in its place), both with ``Strata/StrataError/Code/tooLarge``. One `put` or `putAll` sends at most
     /// ``maximumWriteSize`` bytes of keys and JSON (256 MiB by default), whatever the count of its values, and one
     /// read holds at most ``maximumReadSize`` (256 MiB by default), counted as its rows arrive: a listing of many large
-    /// values fails once past it, and the rows after are dropped as they arrive, never held.
+    /// values fails once past it, and its connection is closed (the pool replaces it), so the rows after are neither
+    /// held nor waited for by the next call.
     ///
     /// ## Bounded waits
     ///
@@ -93,7 +96,9 @@
     /// ## Running it
     ///
     /// The source uses a `PostgresClient` you make and run (its pool serves every statement), and its change feed
-    /// runs in ``run()``, which holds one connection of that pool for `LISTEN`:
+    /// runs in ``run()``, which holds one connection of that pool for `LISTEN` for as long as it runs: the pool's
+    /// `maximumConnections` (20 by default) must exceed the number of feeds the client serves plus the calls you want
+    /// to run at once.
     ///
     /// ```swift
     /// // Not compiled: needs the trait Postgres and a running server.
@@ -145,8 +150,8 @@
 
         /// The most bytes of keys and JSON one read holds, counted as its rows arrive: a read that would hold more (a
         /// listing of many large values, each under ``maximumValueSize``) fails with
-        /// ``Strata/StrataError/Code/tooLarge``, and the rows after are dropped as they arrive, never held. 256 MiB by
-        /// default.
+        /// ``Strata/StrataError/Code/tooLarge``, and its connection is closed, so the rows after are never held. 256 MiB
+        /// by default.
         public let maximumReadSize: Int
 
         let sql: PostgresStatements

@@ -25,7 +25,10 @@
         /// - Parameters:
         ///   - error: What the client threw.
         ///   - action: What the source was doing, for the message ("read", "write", "delete").
-        static func map(_ error: any Error, _ action: String) -> StrataError {
+        ///   - writes: Whether the call writes: a write whose connection failed (but for a server's error, which ends
+        ///     the statement undone) may have been sent and committed before it was lost, so its error says it may
+        ///     have taken effect (``Strata/StrataError/mayHaveTakenEffect``).
+        static func map(_ error: any Error, _ action: String, writes: Bool = false) -> StrataError {
             if let error = error as? StrataError { return error }
             if error is CancellationError {
                 return StrataError(.cancelled, "The \(action) was cancelled", underlying: error)
@@ -47,17 +50,24 @@
                 return StrataError(.cancelled, "The \(action) was cancelled", underlying: error)
             }
             guard let psql = error as? PSQLError else {
-                return StrataError(.network, "The \(action) failed: \(error)", underlying: error)
+                return StrataError(
+                    .network,
+                    "The \(action) failed: \(error)",
+                    underlying: error,
+                    mayHaveTakenEffect: writes
+                )
             }
             guard psql.code == .server, let state = psql.serverInfo?[.sqlState] else {
                 if psql.code == .queryCancelled {
                     return StrataError(.cancelled, "The \(action) was cancelled", underlying: psql)
                 }
-                // The connection was lost, refused, closed or never made: the transport failed.
+                // The connection was lost, refused, closed or never made: the transport failed, maybe after the
+                // server had the statement (it commits a write whether or not its answer arrives).
                 return StrataError(
                     .network,
                     "The \(action) failed: PostgreSQL connection: \(psql.code)",
-                    underlying: psql
+                    underlying: psql,
+                    mayHaveTakenEffect: writes
                 )
             }
             let message = "The \(action) failed: PostgreSQL \(state): \(psql.serverInfo?[.message] ?? "")"

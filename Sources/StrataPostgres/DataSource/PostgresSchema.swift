@@ -47,9 +47,12 @@
                 if Task.isCancelled && !(error is StrataError) {
                     throw StrataError(.cancelled, "The \(action) was cancelled", underlying: error)
                 }
-                throw PostgresErrors.map(error, action)
+                throw PostgresErrors.map(error, action, writes: action != Self.readAction)
             }
         }
+
+        /// The action of ``perform(_:_:)`` that changes nothing: every other one writes.
+        static var readAction: String { "read" }
 
         /// ``perform(_:_:)`` without its deadline and without mapping the errors.
         private func performOnce<Result>(_ body: () async throws -> Result) async throws -> Result {

@@ -66,17 +66,17 @@
         }
 
         /// The version of the schema this code makes: raise it with the functions or the triggers.
-        static let schemaNumber = 8
+        static let schemaNumber = 9
 
         /// What the notifying function's comment says once this version of the schema is in place: the schema statement
         /// changes nothing while it, or a later version's, does (an older instance of a fleet mid-deploy never puts its
         /// own older triggers back over a newer one's).
         static let schemaVersion = "strata schema \(schemaNumber)"
 
-        /// Creates the sequence, the table, the trigger functions and the triggers when missing or of an earlier
-        /// version (``schemaVersion``), under an advisory lock (so instances starting together do not race), in one
-        /// statement; changes nothing when they are in place, and refuses a table of the name whose columns are not
-        /// Strata's (``hasStrataColumns``) with `duplicate_table`, before any change.
+        /// Creates the sequence, the table, the trigger functions and the triggers when missing, of an earlier version
+        /// (``schemaVersion``) or with a trigger not enabled always, under an advisory lock (so instances starting
+        /// together do not race), in one statement; changes nothing when they are in place, and refuses a table of the
+        /// name whose columns are not Strata's (``hasStrataColumns``) with `duplicate_table`, before any change.
         ///
         /// - Parameter announcingRemade: Whether making the table or its sequence (or both, a first creation too)
         ///   announces every key as changed; `false` for a caller that announces it itself.
@@ -111,14 +111,17 @@
                             INTO found FROM pg_attribute
                             WHERE attrelid = to_regclass('\(quoted)') AND attnum > 0 AND NOT attisdropped;
                         RAISE EXCEPTION 'the table \(table) has the columns (%), not the columns of a Strata table (key text '
-                            'unique, value jsonb, updated_at timestamptz and version bigint, NOT NULL): it is left as it is',
+                            'unique, of a deterministic collation, value jsonb, updated_at timestamptz and version bigint, NOT NULL): '
+                            'it is left as it is',
                             found USING ERRCODE = 'duplicate_table';
                     END IF;
-                    -- Nothing to change when the table, its sequence, its three triggers and this version of their
-                    -- functions are in place: no lock is taken on the table, and a role that may only read and write its
-                    -- rows (neither own it nor create in its schema) uses it.
+                    -- Nothing to change when the table, its sequence, its three triggers (enabled always: one another
+                    -- program disabled, or set back to fire in origin sessions only, as `pg_restore --disable-triggers`
+                    -- leaves it, is repaired) and this version of their functions are in place: no lock is taken on the
+                    -- table, and a role that may only read and write its rows (neither own it nor create in its schema)
+                    -- uses it.
                     IF to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
-                        AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
+                        AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)') AND tgenabled = 'A'
                             AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
                         AND COALESCE(substring(obj_description(to_regprocedure('\(function)()'), 'pg_proc')
                             FROM '^strata schema ([0-9]{1,9})$')::integer, 0) >= \(Self.schemaNumber)
@@ -171,7 +174,8 @@
                     -- is one more than it. Another program's INSERT that gives a version (rows restored from a backup)
                     -- takes a new one too: the version it gives may be one the key had before it was deleted, which a
                     -- writer still holding it would find again. Every insert takes one, the default's value left unused
-                    -- (the default cannot be told from a given version; versions may have gaps).
+                    -- (the default cannot be told from a given version; versions may have gaps). A version at the largest
+                    -- bigint (another program's) stays there: one more would fail every later write of the key.
                     CREATE OR REPLACE FUNCTION \(stampFunction)() RETURNS trigger LANGUAGE plpgsql AS $stamp$
                     BEGIN
                         IF TG_OP = 'INSERT' THEN
@@ -179,7 +183,7 @@
                             RETURN NEW;
                         END IF;
                         IF NEW.version IS NULL OR NEW.version <= OLD.version THEN
-                            NEW.version := greatest(nextval('\(sequence)'), OLD.version + 1);
+                            NEW.version := greatest(nextval('\(sequence)'), \(Self.versionAfter("OLD.version")));
                             IF NEW.updated_at IS NOT DISTINCT FROM OLD.updated_at THEN
                                 NEW.updated_at := now();
                             END IF;
@@ -205,7 +209,7 @@
                             -- Past the row's version, which another program may have raised past the sequence (or a
                             -- session's cached sequence values lag): a feed keeps the larger version it heard, and a
                             -- delete announced below the row's would leave a cache vouching for the deleted row.
-                            changed_version := greatest(nextval('\(sequence)'), OLD.version + 1);
+                            changed_version := greatest(nextval('\(sequence)'), \(Self.versionAfter("OLD.version")));
                         ELSE
                             changed := NEW.key;
                             changed_version := NEW.version;
@@ -216,7 +220,8 @@
                                 ELSE
                                     PERFORM pg_notify(
                                         '\(channel)',
-                                        greatest(nextval('\(sequence)'), OLD.version + 1)::text || ':d:' || OLD.key
+                                        greatest(nextval('\(sequence)'), \(Self.versionAfter("OLD.version")))::text
+                                            || ':d:' || OLD.key
                                     );
                                 END IF;
                             END IF;
@@ -248,9 +253,17 @@
                 """
         }
 
+        /// The version after `version` (SQL), as SQL: one more, but the largest `bigint` for itself, so that another
+        /// program's version at the top never makes a trigger overflow (`22003`, every later write of the key failing).
+        static func versionAfter(_ version: String) -> String {
+            "least(\(version), \(Int64.max - 1)) + 1"
+        }
+
         /// Whether the existing table has Strata's columns, as a condition: `key text`, `value jsonb`,
         /// `updated_at timestamptz` and `version bigint`, all `NOT NULL`; a unique index of the key alone (the upsert's
-        /// `ON CONFLICT (key)`); and no other `NOT NULL` column a write would leave empty.
+        /// `ON CONFLICT (key)`); a key and that index of a deterministic collation (under a case-insensitive one, a
+        /// write of `A` replaces the row of `a` while the notification names `A`, and the caches keep `a`); and no other
+        /// `NOT NULL` column a write would leave empty.
         private var hasStrataColumns: String {
             """
             (SELECT count(*) FROM pg_attribute AS a
@@ -259,8 +272,11 @@
                 WHERE a.attrelid = to_regclass('\(quoted)') AND a.attnotnull AND NOT a.attisdropped) = 4
             AND EXISTS (SELECT FROM pg_index WHERE indrelid = to_regclass('\(quoted)') AND indisunique AND indimmediate
                 AND indnkeyatts = 1 AND indpred IS NULL AND indexprs IS NULL
+                AND (SELECT collisdeterministic FROM pg_collation WHERE oid = indcollation[0]) IS NOT FALSE
                 AND indkey[0] = (SELECT attnum FROM pg_attribute
                     WHERE attrelid = to_regclass('\(quoted)') AND attname = 'key'))
+            AND NOT EXISTS (SELECT FROM pg_attribute AS a JOIN pg_collation AS c ON c.oid = a.attcollation
+                WHERE a.attrelid = to_regclass('\(quoted)') AND a.attname = 'key' AND NOT c.collisdeterministic)
             AND NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)') AND attnum > 0
                 AND NOT attisdropped AND attnotnull AND NOT atthasdef AND attidentity = '' AND attgenerated = ''
                 AND attname NOT IN ('key', 'value', 'updated_at', 'version'))
@@ -282,7 +298,9 @@
         }
         /// The key, or `NULL` when it is longer than ``maximumKeySize``.
         private var boundedKey: String { "CASE WHEN octet_length(key) > \(maximumKeySize) THEN NULL ELSE key END" }
-        func selectWhere(_ condition: String) -> String { selectRows(where: "(\(condition))", ordered: true) }
+        /// A read of the rows of a ``PostgresFilterQuery``'s condition, which ends its own line: a `--` comment it
+        /// ends with comments nothing more out.
+        func selectWhere(_ condition: String) -> String { selectRows(where: "(\(condition)\n)", ordered: true) }
 
         /// A read of rows as `(key, json, size, version, updated_at)`, at most ``rowLimit`` of them (or `limit`):
         /// `json` is the value's JSON text, or `NULL` when its `size` in bytes is over ``maximumValueSize``, so the
@@ -373,6 +391,7 @@
 
         var deleteMany: String { "DELETE FROM \(quoted) WHERE key = ANY($1::text[])" }
         var deleteAll: String { "DELETE FROM \(quoted)" }
-        func deleteWhere(_ condition: String) -> String { "DELETE FROM \(quoted) WHERE (\(condition))" }
+        /// A delete of the rows of a ``PostgresFilterQuery``'s condition, which ends its own line (``selectWhere(_:)``).
+        func deleteWhere(_ condition: String) -> String { "DELETE FROM \(quoted) WHERE (\(condition)\n)" }
     }
 #endif
