@@ -209,9 +209,9 @@
             state.withLock { state in
                 state.url = request.url
                 if (300..<400).contains(head.status.code) { state.redirectStatus = Int(head.status.code) }
-                if !unfollowed,
-                    RedirectRule.turnsIntoGet(status: Int(head.status.code), method: request.method.rawValue)
-                {
+                // What AsyncHTTPClient sends, not what the status says it should: a later hop's request is a `GET`
+                // where the exchange is a write.
+                if request.method == .GET, exchange.method != .get, exchange.method != .head {
                     state.followedAsGet = true
                 }
                 if unfollowed {

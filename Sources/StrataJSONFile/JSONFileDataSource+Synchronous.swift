@@ -248,7 +248,12 @@ extension JSONFileDataSource {
             let expired = storage.sortedKeys().filter { key in
                 storage.record(for: key).map { storage.isExpired($0, now: now, defaultMaxAge: defaultMaxAge) } ?? false
             }
-            for key in expired { try evict(key, reason: .expired, from: &storage, now: now) }
+            // Every expired entry is tried, and the rest of the sweep runs, past one whose file cannot be removed (an
+            // immutable file): the first failure is thrown at the end.
+            var failure: (any Error)?
+            for key in expired {
+                do { try evict(key, reason: .expired, from: &storage, now: now) } catch { failure = failure ?? error }
+            }
             let makeDecoder = configuration.makeDecoder
             let adopted = try storage.adoptUnindexedEntries(now: now) { data in
                 try makeDecoder().decode(EntryHeader.self, from: data)
@@ -256,6 +261,7 @@ extension JSONFileDataSource {
             // What was taken in counts against the limits as a write does.
             if adopted > 0 { try evictOverLimits(from: &storage, now: now) }
             try storage.compact(now: now)
+            if let failure { throw failure }
             return expired.count
         }
     }

@@ -197,6 +197,33 @@ struct JSONFileSizeLimitTests {
         }
     }
 
+    /// An expired entry whose file cannot be removed (an immutable file) keeps no other expired entry, and no rest of
+    /// the sweep, from going: the failure is thrown at the end. (The sweep stopped at it, and as the first key it was
+    /// hit first on every call: the expired entries after it stayed for good.)
+    @Test(.enabled(if: immutableFilesWork))
+    func removeExpiredGoesPastAnEntryItCannotRemove() async throws {
+        try await withTemporaryFolder { folder in
+            // Given three entries that expire, the first of them a file that cannot be removed
+            let fixture = Fixture(folder: folder.appendingPathComponent("store"))
+            let store = try fixture.open(timeToLive: .seconds(60))
+            try store.setValue(Item(name: "a", number: 0), forKey: "a")
+            let stuck = fixture.folder.appendingPathComponent(
+                try #require(try fixture.files().first { $0.hasPrefix("entries/") && $0.hasSuffix(".json") })
+            )
+            try store.setValue(Item(name: "b", number: 0), forKey: "b")
+            try store.setValue(Item(name: "c", number: 0), forKey: "c")
+            #expect(setImmutable(stuck, true))
+            defer { setImmutable(stuck, false) }
+
+            // When they have expired and the store removes what expired
+            fixture.clock.advance(by: .seconds(120))
+            #expect(throws: StrataError.self) { try store.removeExpired() }
+
+            // Then only the stuck one is left
+            #expect(store.count == 1)
+        }
+    }
+
     @Test func anEntryFileTakenInByCleanupCountsAgainstTheLimit() async throws {
         try await withTemporaryFolder { folder in
             // Given a store full at two entries' bytes, and the file of a third entry (another store's) copied in

@@ -164,6 +164,24 @@ struct TransportRedirectTests {
         }
     }
 
+    /// A download by a write that a 303 turns into a `GET` whose answer fails is judged as a send is: it may have taken
+    /// effect, and is not retried. (A download's status was mapped without it.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aDownloadByAWriteTurnedIntoAFailedGetMayHaveTakenEffect(transport kind: TransportUnderTest) async throws {
+        let server = try await LoopbackServer.start([
+            ("POST /start", { _ in ServerReply(status: 303, headers: ["Location": "/after"]) }),
+            ("GET /after", { _ in ServerReply(status: 503, body: Data("busy".utf8)) }),
+        ])
+        defer { Task { await server.stop() } }
+        let request = HTTPRequest(.post, url: server.baseURL.appendingPathComponent("start"))
+
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await HTTPClient(transport: kind.make()).download(request)
+        }
+
+        #expect(error?.mayHaveTakenEffect == true && error?.isRetryable == false, "\(String(describing: error))")
+    }
+
     /// A redirect is still followed.
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aRedirectIsFollowed(transport kind: TransportUnderTest) async throws {

@@ -115,16 +115,9 @@ extension HTTPClient {
             if !response.isSuccess {
                 // The transport keeps an error's body in memory; a transport that wrote it to the file anyway
                 // is read from there.
-                let prefix = response.body.isEmpty ? Self.prefix(of: fileURL) : response.body
-                if let error = Self.error(
-                    status: response.status,
-                    headers: response.headers,
-                    bodyPrefix: prefix,
-                    request: Self.describe(request),
-                    now: configuration.clock.now()
-                ) {
-                    throw error
-                }
+                var answer = response
+                if answer.body.isEmpty { answer.body = Self.prefix(of: fileURL) }
+                if let error = Self.error(for: answer, to: request, now: configuration.clock.now()) { throw error }
             }
             let size = Self.size(of: fileURL)
             // The closing report, unless the transport's last one said the download was complete.

@@ -16,9 +16,11 @@ public struct HTTPResponse: Hashable, Sendable {
     /// The URL that answered, after redirects, when the transport knows it.
     public var url: URL?
 
-    /// Whether the request was a write a redirect turned into a `GET` (a 303; a `POST`'s 301 or 302): the answer is the
-    /// `GET`'s, after a write the server may have carried out. Set by the package's transports.
-    package var followedAsGet = false
+    /// Whether the request was a write that a redirect the transport followed turned into a `GET` (a 303; a `POST`'s
+    /// 301 or 302): the answer is the `GET`'s, after a write the server may have carried out, and ``HTTPClient`` fails
+    /// an error status of it as one that may have taken effect, never retried and never a conflict. Strata's transports
+    /// set it; a transport of your own that follows redirects should set it too.
+    public var followedAsGet = false
 
     /// Creates a response.
     ///

@@ -65,14 +65,6 @@ package enum RedirectRule {
         return redirected
     }
 
-    /// Whether a redirect with `status` turns a request by `method` into a `GET`, as both transports follow it: a 303
-    /// (but for a `HEAD`), and a `POST`'s 301 or 302.
-    package static func turnsIntoGet(status: Int, method: String) -> Bool {
-        let method = method.uppercased()
-        guard method != "GET", method != "HEAD" else { return false }
-        return status == 303 || (method == "POST" && (status == 301 || status == 302))
-    }
-
     /// The fields of a write that a `GET` it turns into loses: its preconditions, its idempotency key and its
     /// content fields.
     static let writeFields = [

@@ -272,8 +272,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ = update(task.taskIdentifier) { transfer in
             transfer.lastActivity = now
             transfer.redirectStatus = response.statusCode
-            if followed != nil, let method = redirected?.httpMethod,
-                RedirectRule.turnsIntoGet(status: response.statusCode, method: method)
+            // What the followed request is, not what the status says it should be.
+            if let method = redirected?.httpMethod?.uppercased(), method != "GET", method != "HEAD",
+                followed?.httpMethod?.uppercased() ?? "GET" == "GET", followed != nil
             {
                 transfer.followedAsGet = true
             }
