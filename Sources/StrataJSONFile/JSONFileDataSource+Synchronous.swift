@@ -239,8 +239,11 @@ extension JSONFileDataSource {
     /// what an app calls when it goes to the background or terminates. No entry file is deleted because the
     /// index does not know it; damaged ones are moved aside and reported.
     ///
+    /// Every step is tried past one that fails (an expired entry whose file cannot be removed, an eviction over the
+    /// limits that fails): the first failure is thrown once the sweep and the compaction are done.
+    ///
     /// - Returns: How many expired entries were removed.
-    /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``.
+    /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/io``: the first step that failed.
     @discardableResult
     public func removeExpired() throws -> Int {
         let now = configuration.clock.now()
@@ -255,11 +258,15 @@ extension JSONFileDataSource {
                 do { try evict(key, reason: .expired, from: &storage, now: now) } catch { failure = failure ?? error }
             }
             let makeDecoder = configuration.makeDecoder
-            let adopted = try storage.adoptUnindexedEntries(now: now) { data in
-                try makeDecoder().decode(EntryHeader.self, from: data)
+            do {
+                let adopted = try storage.adoptUnindexedEntries(now: now) { data in
+                    try makeDecoder().decode(EntryHeader.self, from: data)
+                }
+                // What was taken in counts against the limits as a write does.
+                if adopted > 0 { try evictOverLimits(from: &storage, now: now) }
+            } catch {
+                failure = failure ?? error
             }
-            // What was taken in counts against the limits as a write does.
-            if adopted > 0 { try evictOverLimits(from: &storage, now: now) }
             try storage.compact(now: now)
             if let failure { throw failure }
             return expired.count

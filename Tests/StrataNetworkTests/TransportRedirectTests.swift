@@ -138,7 +138,11 @@ struct TransportRedirectTests {
     /// error says so, and is not retried. (The `GET`'s 503 was retryable and said nothing had happened: the write was
     /// sent again.) A write a 307 or 308 sends again as it was is answered by the target as any write: its 503 is
     /// retried, its 412 is the write's conflict.
-    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, [(303, 503), (307, 503), (308, 412)])
+    @Test(
+        .timeLimit(.minutes(1)),
+        arguments: TransportUnderTest.all,
+        [(303, 503), (303, 429), (303, 408), (307, 503), (308, 412)]
+    )
     func aWriteWhoseRedirectFailsIsJudgedByWhatWasSent(transport kind: TransportUnderTest, answers: (Int, Int))
         async throws
     {

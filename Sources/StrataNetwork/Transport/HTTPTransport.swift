@@ -11,6 +11,10 @@ import Foundation
 /// A transport enforces both deadlines of every request — ``HTTPRequest/timeout`` (no byte for that long)
 /// and ``HTTPRequest/totalTimeout`` (not finished within that long) — failing with a retryable
 /// ``Strata/StrataError/Code/network`` error, and never holds more than `maximumBodySize` body bytes.
+///
+/// A transport that follows redirects sets ``HTTPResponse/followedAsGet`` on the response to a write (any method but
+/// `GET` and `HEAD`) that a redirect made it send again as a `GET` (a 303; a `POST`'s 301 or 302): the client then
+/// fails an error status of it as one that may have taken effect, and never retries it.
 public protocol HTTPTransport: Sendable {
     /// Sends a request and returns the response with its body in memory.
     ///
