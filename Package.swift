@@ -341,7 +341,7 @@ let package = Package(
             name: "StrataPostgresTests",
             dependencies: [
                 "StrataPostgres", "StrataTesting", "StrataMemory", "Strata", "PrivatePostgres", "StrataTestSupport",
-                postgresNIO,
+                postgresNIO, postgresPool,
             ]
         ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage", "Strata", "StrataTestSupport"]),

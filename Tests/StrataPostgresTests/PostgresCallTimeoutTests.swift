@@ -5,11 +5,26 @@
     import Strata
     import StrataTestSupport
     import Testing
+    import _ConnectionPoolModule
 
     @testable import StrataPostgres
 
     @Suite("PostgreSQL call timeout", .timeLimit(.minutes(2)))
     struct PostgresCallTimeoutTests {
+        /// A write the pool refused before any connection (its circuit breaker trips after the server was unreachable
+        /// for a minute) was never sent: its error does not say it may have taken effect, so a cache keeps its copy. (It
+        /// said so, and the cache dropped its copy at every write of the outage.) A lost connection still says so
+        /// (PostgresLostReplyTests).
+        @Test("a write the pool refused before any connection did not take effect")
+        func aWriteThePoolRefusedDidNotTakeEffect() {
+            let refused = PostgresErrors.map(
+                ConnectionPoolError.connectionCreationCircuitBreakerTripped,
+                "write",
+                writes: true
+            )
+            #expect(refused.code == .network && !refused.mayHaveTakenEffect)
+        }
+
         @Test("with no server to reach, a get and a put end at the call timeout with a retryable network error")
         func noServer() async throws {
             // Nothing listens on the port, and no server can take it while the test holds it.

@@ -217,6 +217,31 @@
             }
         }
 
+        /// An entry read at the largest version (another program set it; the triggers no longer raise it) is never
+        /// vouched for: a read of it cannot be told from one made before a later write of the key. (It was served
+        /// until the key's next write or the next epoch, after a newer write.)
+        @Test("an entry at the largest version is never vouched for")
+        func anEntryAtTheLargestVersionIsNeverVouchedFor() async throws {
+            try await withPostgres { _, client in
+                let notes: PostgresDataSource<Note> = try source(client)
+                let memory = MemoryDataSource<Note>()
+                let cache = notes.coherentCache(memory)
+                try await withFeed(notes) {
+                    let epoch = try #require(notes.feed.currentEpoch)
+                    for (key, version) in [("k", Int64.max), ("l", 7)] {
+                        let tag = PostgresEntryTag(epoch: epoch, version: version).description
+                        _ = try await memory.putEntry(
+                            StoredEntry(value: Note(title: key, revision: 1), metadata: EntryMetadata(eTag: tag)),
+                            in: KeyQuery(key)
+                        )
+                    }
+
+                    #expect(await strataError { _ = try await cache.getEntry(KeyQuery("k")) }?.code == .notFound)
+                    #expect(try await cache.getEntry(KeyQuery("l")).value.title == "l")
+                }
+            }
+        }
+
         @Test("a restarted server: typed errors while down, writes served again, a new epoch, nothing stale served")
         func serverRestart() async throws {
             try await withPostgres { server, client in

@@ -77,9 +77,10 @@
         var isListening: Bool { state.withLock { $0.isListening } }
 
         /// Whether an entry read with this tag may still be served: the feed is listening in the tag's epoch, and no
-        /// newer version of the key was announced.
+        /// newer version of the key was announced. Never at the largest version, which the triggers no longer raise:
+        /// a read of it cannot be told from one made before a later write.
         func vouches(forKey key: String, tag: PostgresEntryTag?) -> Bool {
-            guard let tag else { return false }
+            guard let tag, tag.version != .max else { return false }
             return state.withLock { state in
                 state.isListening && state.epoch == tag.epoch && tag.version >= (state.versions[key] ?? tag.version)
             }

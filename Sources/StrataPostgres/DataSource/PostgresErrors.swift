@@ -50,11 +50,13 @@
                 return StrataError(.cancelled, "The \(action) was cancelled", underlying: error)
             }
             guard let psql = error as? PSQLError else {
+                // The pool's own failures (its circuit breaker, after the server was unreachable for a while) come
+                // before any connection: the write was never sent.
                 return StrataError(
                     .network,
                     "The \(action) failed: \(error)",
                     underlying: error,
-                    mayHaveTakenEffect: writes
+                    mayHaveTakenEffect: writes && !(error is ConnectionPoolError)
                 )
             }
             guard psql.code == .server, let state = psql.serverInfo?[.sqlState] else {

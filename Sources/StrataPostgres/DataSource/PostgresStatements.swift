@@ -130,6 +130,20 @@
                     THEN
                         RETURN;
                     END IF;
+                    -- A role that does not own the table cannot repair it: it uses the table as it is when the table,
+                    -- its sequence, its three triggers (enabled or not, of any version of their functions) and its
+                    -- version default are there, and the owner's next source brings them up to date. (Refused, it
+                    -- failed every call of an app that may only read and write rows, after a restore or an upgrade.)
+                    IF to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
+                        AND NOT pg_has_role(current_user,
+                            (SELECT relowner FROM pg_class WHERE oid = to_regclass('\(quoted)')), 'USAGE')
+                        AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
+                            AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
+                        AND EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
+                            AND attname = 'version' AND atthasdef)
+                    THEN
+                        RETURN;
+                    END IF;
                     -- A table or a sequence made again after another program dropped it (or both) leaves every other
                     -- source's cache holding rows that are gone or versions the new sequence may give again: every key
                     -- is announced as changed once they are in place, by whichever source makes them (one opened after
