@@ -201,6 +201,34 @@
             ]
         )
         func aRoleWithoutOwnershipUsesTheTable(afterwards change: String) async throws {
+            try await withAppRole(afterwards: change) { owner, app in
+                #expect(try await app.get(KeyQuery("a")).revision == 1)
+                _ = try await app.put(Note(title: "b", revision: 2), in: KeyQuery("b"))
+                #expect(try await owner.get(KeyQuery("b")).revision == 2)
+            }
+        }
+
+        /// A table whose writes would go unannounced (a trigger disabled) or announced on another channel (functions of
+        /// a schema before 8) is refused to a role that cannot repair it, as before: the call fails rather than serve a
+        /// fleet whose caches hear nothing. (A first mend let the role use any such table, review found.)
+        @Test(
+            "a role that may only read and write the rows is refused a table whose writes it would not announce",
+            arguments: [
+                "ALTER TABLE {t} DISABLE TRIGGER {t}_notify", "COMMENT ON FUNCTION {t}_notify() IS 'strata schema 2'",
+            ]
+        )
+        func aRoleWithoutOwnershipIsRefusedATableItCannotTrust(afterwards change: String) async throws {
+            try await withAppRole(afterwards: change) { _, app in
+                #expect(await strataCode { _ = try await app.get(KeyQuery("a")) } != nil)
+            }
+        }
+
+        /// Runs `body` with a source of the owner, which wrote a, and one of the role `app`, which may only read and
+        /// write the rows, after `change` (SQL, `{t}` for the table) ran as the owner.
+        private func withAppRole(
+            afterwards change: String,
+            _ body: (PostgresDataSource<Note>, PostgresDataSource<Note>) async throws -> Void
+        ) async throws {
             try await withPostgres { server, client in
                 let owner: PostgresDataSource<Note> = try source(client)
                 _ = try await owner.put(Note(title: "a", revision: 1), in: KeyQuery("a"))
@@ -211,10 +239,7 @@
                 )
                 if !change.isEmpty { try await server.psql(change.replacingOccurrences(of: "{t}", with: table)) }
                 try await withClient(port: server.port, user: "app") { appClient in
-                    let app: PostgresDataSource<Note> = try source(appClient, table: table)
-                    #expect(try await app.get(KeyQuery("a")).revision == 1)
-                    _ = try await app.put(Note(title: "b", revision: 2), in: KeyQuery("b"))
-                    #expect(try await owner.get(KeyQuery("b")).revision == 2)
+                    try await body(owner, try source(appClient, table: table))
                 }
             }
         }

@@ -131,14 +131,19 @@
                         RETURN;
                     END IF;
                     -- A role that does not own the table cannot repair it: it uses the table as it is when the table,
-                    -- its sequence, its three triggers (enabled or not, of any version of their functions) and its
-                    -- version default are there, and the owner's next source brings them up to date. (Refused, it
-                    -- failed every call of an app that may only read and write rows, after a restore or an upgrade.)
+                    -- its sequence, its version default and its three triggers are there, firing in every origin
+                    -- session ('O', as a restore leaves them, or always) with functions of schema 8 or later (the
+                    -- previous version, whose writes announce on the same channel), and the owner's next source brings
+                    -- them up to date. (Refused, it failed every call of an app that may only read and write rows,
+                    -- after a restore or an upgrade.) A trigger disabled, or functions older than that, still fail it.
                     IF to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
                         AND NOT pg_has_role(current_user,
                             (SELECT relowner FROM pg_class WHERE oid = to_regclass('\(quoted)')), 'USAGE')
                         AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
+                            AND tgenabled IN ('A', 'O')
                             AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
+                        AND COALESCE(substring(obj_description(to_regprocedure('\(function)()'), 'pg_proc')
+                            FROM '^strata schema ([0-9]{1,9})$')::integer, 0) >= 8
                         AND EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
                             AND attname = 'version' AND atthasdef)
                     THEN
