@@ -103,7 +103,7 @@ struct BlobCacheRemovalTests {
             if removesAll { try cache.removeAll() } else { try cache.remove(url) }
             let later = Task { try await cache.fetch(from: url) }
             // Its own request (bounded wait: a fetch that shares the held read never makes one)
-            for _ in 0..<500 where fixture.server.requestCount(path: "/a") == requestsBefore {
+            for _ in 0..<3_000 where fixture.server.requestCount(path: "/a") == requestsBefore {
                 try await Task.sleep(for: .milliseconds(10))
             }
             let madeItsOwnRequest = fixture.server.requestCount(path: "/a") == requestsBefore + 1

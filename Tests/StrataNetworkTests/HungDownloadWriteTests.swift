@@ -15,7 +15,7 @@ struct HungDownloadWriteTests {
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, [1_024, 131_072])
     func aHungWriteEndsAtTheIdleTimeout(transport kind: TransportUnderTest, bodySize: Int) async throws {
         try await Self.withHeldWrites(bodySize: bodySize) { (server, folder, held) async throws in
-            let client = makeClient(kind.make(), timeout: .milliseconds(300), downloadDirectory: folder.url)
+            let client = makeClient(kind.make(), timeout: .seconds(2), downloadDirectory: folder.url)
 
             // On a busy machine the idle timeout may end a download before its first bytes arrive, which is not what
             // this test is about: such an attempt is made again, at most three times.
@@ -42,7 +42,7 @@ struct HungDownloadWriteTests {
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aDownloadEndedWhileItsWriteHungReportsNoProgressAfter(transport kind: TransportUnderTest) async throws {
         try await Self.withHeldWrites(bodySize: 1_024) { (server, folder, held) async throws in
-            let client = makeClient(kind.make(), timeout: .milliseconds(300), downloadDirectory: folder.url)
+            let client = makeClient(kind.make(), timeout: .seconds(2), downloadDirectory: folder.url)
             let reports = Locked<[Int64]>([])
             var error: StrataError?
             for _ in 0..<3 where held.entered.total == 0 {

@@ -27,7 +27,8 @@ struct OfflineDropOnItsWayTests {
             if dropsAll { try await notes.outbox.dropAll() } else { try await notes.outbox.drop(record.sequence) }
             #expect(await notes.outbox.isPending(key: "a"))
             let later = Task { try await notes.put(Note(id: "a", text: "later", version: 2), in: KeyQuery("a")) }
-            for _ in 0..<50 where await notes.outbox.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            // Bounded wait, long for a loaded machine (the record is appended with fsync).
+            for _ in 0..<3_000 where await notes.outbox.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
             #expect(await notes.outbox.count == 1, "the later write joins the queue")
             release.open()
             _ = await replay.value

@@ -9,7 +9,7 @@
         /// the connection answers.
         ///
         /// - Throws: ``PostgresFeedBroken`` when the notification did not come back in time (the connection is then
-        ///   closed, so the feed listens again on another); what the statement throws (the connection is gone, or did
+        ///   closed, and the close completed, so the feed listens again on another); what the statement throws (the connection is gone, or did
         ///   not answer within the call timeout).
         func heartbeat(_ connection: PostgresConnection, channel: String) async throws {
             while true {
@@ -20,7 +20,9 @@
                 defer { forgetEcho(token) }
                 try await connection.notify(channel, PostgresFeedPayload.text(ofHeartbeat: token), within: deadline)
                 guard try await cameBack(echoes) else {
-                    connection.close().whenComplete { _ in }
+                    // Closed before the connection goes back to the pool, which hears of a close only once it
+                    // completes: given back while closing, the connection would be handed to another call.
+                    try? await connection.close()
                     throw PostgresFeedBroken.heartbeatLost(after: deadline.limit)
                 }
             }

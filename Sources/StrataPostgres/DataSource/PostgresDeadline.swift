@@ -200,11 +200,30 @@
         /// postgres-nio does not stop waiting for a statement's answer when its task is cancelled, but it fails the
         /// statement of a closed connection at once. The pool replaces the connection. A task cancelled before it
         /// begins sends nothing and leaves the connection alone (its caller may have given it back to the pool).
+        ///
+        /// A connection closed so is closed before this returns: the pool hears of a close when it completes, so a
+        /// connection given back while still closing would be handed to the next call, which would fail with
+        /// `clientClosedConnection`.
         func closingOnCancel<Result>(_ body: () async throws -> Result) async throws -> Result {
             try Task.checkCancellation()
-            return try await withTaskCancellationHandler(operation: body) {
-                close().whenComplete { _ in }
+            let isClosing = Locked(false)
+            do {
+                let result = try await withTaskCancellationHandler(operation: body) {
+                    isClosing.withLock { $0 = true }
+                    close().whenComplete { _ in }
+                }
+                await untilClosed(if: isClosing)
+                return result
+            } catch {
+                await untilClosed(if: isClosing)
+                throw error
             }
+        }
+
+        /// Waits for the close ``closingOnCancel(_:)`` began, if it began one.
+        private func untilClosed(if isClosing: Locked<Bool>) async {
+            guard isClosing.withLock({ $0 }) else { return }
+            try? await closeFuture.get()
         }
 
         /// Runs `LISTEN` on `channel`, then `consume` with its notifications for as long as `consume` runs: the server
