@@ -41,6 +41,9 @@
             /// first (``start(_:)``).
             var outcome: EventLoopPromise<Response>?
             var timer: Scheduled<Void>?
+            /// When the scheduled look at the deadlines is due: a look that runs well after it found the process stood
+            /// still, which is not idle time (`RequestDeadlines.lastActivity(_:afterLookDueAt:ranAt:)`).
+            var lookDueAt: ContinuousClock.Instant?
             /// The first failure the transport decided.
             var failure: StrataError?
             /// The response that ended the request early: a download's error, once the first bytes of its body
@@ -161,10 +164,23 @@
 
         /// Looks at the deadlines on the task's event loop: fails the request once one has passed, and otherwise
         /// schedules the next look.
+        ///
+        /// A look that runs well after it was due found the process stood still (stopped, swapped out, starved):
+        /// that time is not counted as idle, as `URLSessionTransport` does not count it either. The bytes that
+        /// came meanwhile may not have been read yet: the event loop can run this look before it reads the socket of
+        /// a connection on another loop, or before a download's written chunk lets it read on.
         private func watch(_ task: ClientTask) {
             let now = ContinuousClock.now
-            let verdict = state.withLock { state in
-                state.hasEnded ? nil : exchange.deadlines.verdict(lastActivity: state.lastActivity, now: now)
+            let verdict = state.withLock { state -> RequestDeadlines.Verdict? in
+                guard !state.hasEnded else { return nil }
+                if let due = state.lookDueAt {
+                    state.lastActivity = RequestDeadlines.lastActivity(
+                        state.lastActivity,
+                        afterLookDueAt: due,
+                        ranAt: now
+                    )
+                }
+                return exchange.deadlines.verdict(lastActivity: state.lastActivity, now: now)
             }
             switch verdict {
             case nil:
@@ -173,6 +189,7 @@
                 let timer = task.eventLoop.scheduleTask(in: Self.timeAmount(instant - now)) { self.watch(task) }
                 let hasEnded = state.withLock { state in
                     state.timer = timer
+                    state.lookDueAt = instant
                     return state.hasEnded
                 }
                 if hasEnded { timer.cancel() }

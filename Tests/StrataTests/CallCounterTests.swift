@@ -102,6 +102,32 @@ struct CallCounterTests {
         #expect(counter.lines == ["users get cacheSync: miss -", "users get cacheSync: hit -"])
     }
 
+    /// `plugins(_:)` called again wraps the plugged repository once more: the outer wrapping's counter is told how
+    /// each read ended, whatever the inner plugins do with the call. (Before, every read that returned was a hit to
+    /// it: the inner plugins' trail and the repository's report were not the outer one's.)
+    @Test(arguments: ["observes", "counts", "none"])
+    func aRepositoryPluggedTwiceTellsItsOutcomesToTheOuterPlugins(inner: String) async {
+        // Given a cache repository with plugins, wrapped again with a counter
+        let counter = RecordingCounter()
+        let scenario = ObservedScenario()
+        let innerPlugins: [any StrataPlugin] =
+            switch inner {
+            case "observes": [RecordingObserver()]
+            case "counts": [RecordingCounter()]
+            default: []
+            }
+        let users = CacheRepository(main: scenario.main, cache: scenario.cache)
+            .plugins(innerPlugins, name: "users")
+            .plugins([counter], name: "users")
+
+        // When a key is read twice
+        _ = try? await users.get(KeyQuery("a"), operation: .cacheSync)
+        _ = try? await users.get(KeyQuery("a"), operation: .cacheSync)
+
+        // Then the counter sees a miss, then a hit
+        #expect(counter.lines == ["users get cacheSync: miss -", "users get cacheSync: hit -"], "\(inner)")
+    }
+
     @Test func aRepositoryThatDoesNotTellItsOutcomesIsCountedFromItsSourcesSteps() async throws {
         let counter = RecordingCounter()
         let observer = RecordingCounter()

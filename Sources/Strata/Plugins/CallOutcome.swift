@@ -3,8 +3,9 @@
 /// For a data source: a read that returned is a ``hit``, *not found* a ``miss``, *not valid* ``notValid``. For a
 /// repository the sources' steps decide (see ``CallTrail``): a value from the first source asked is a ``hit``, a
 /// value from a later source after a miss is a ``miss``, a stale cached value served after main failed is
-/// ``staleServed``. A write or a delete that returned is a ``success``; anything else thrown is an ``error``, whose
-/// code the integrations report beside the outcome.
+/// ``staleServed``. A write or a delete that returned is a ``success``. Whatever the method, a call that threw *not
+/// found* is a ``miss`` (a delete of a key the source does not hold too) and one that threw *not valid* is
+/// ``notValid``; anything else thrown is an ``error``, whose code the integrations report beside the outcome.
 public struct CallOutcome: Sendable, Hashable, CustomStringConvertible {
     /// The outcomes; their raw values are the labels.
     @usableFromInline

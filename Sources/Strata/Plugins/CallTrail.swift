@@ -29,10 +29,6 @@ public final class CallTrail: Sendable {
         self.call = (call.source, call.method)
     }
 
-    private init(method: PluginCall.Method) {
-        call = ("", method)
-    }
-
     private init(identity: (source: String, method: PluginCall.Method)) {
         call = identity
     }
@@ -56,12 +52,16 @@ public final class CallTrail: Sendable {
     ///
     /// - Parameters:
     ///   - method: The repository method.
+    ///   - source: The name plugins see the repository by, when they wrap it (``PluginCall/source``): their trail
+    ///     for the call is then this one.
     ///   - read: The read.
+    @usableFromInline
     package static func reportingOutcome<Value>(
         of method: PluginCall.Method,
+        source: String = "",
         _ read: () async throws -> Value
     ) async throws -> (value: Value, outcome: CallOutcome) {
-        let trail = CallTrail(method: method)
+        let trail = CallTrail(identity: (source, method))
         let value = try await bind(trail) { try await read() }
         return (value, trail.outcome(error: nil))
     }

@@ -51,20 +51,50 @@ extension PluggedRepository: GetRepository where Base: GetRepository {
                 try await base.get(query, operation: operation)
             }
         }
-        if chain.counts {
-            // The repository says how the read ended: no trail to bind, and no closure: the repository is called
-            // from this frame.
-            let started = chain.startCounting()
-            do {
-                let (value, outcome) = try await base.getReportingOutcome(query, operation: operation)
-                chain.countReturned(.get, query, operationName: operation.name, outcome, started: started)
-                return value
-            } catch {
-                throw chain.countThrew(.get, query, operation: operation, error, started: started)
-            }
-        }
+        if chain.counts { return try await countedGet(query, operation: operation).value }
         return try await chain.observe(.get, query, operation: operation) {
             try await base.get(query, operation: operation)
+        }
+    }
+
+    /// Reads through the plugins and says how the read ended, so that plugins on an outer wrapping of this
+    /// repository (`plugins(_:)` called again) count it as the repository told it, not as a hit.
+    ///
+    /// - Parameters:
+    ///   - query: Which value to read.
+    ///   - operation: Which source to ask first and which to keep in sync.
+    /// - Throws: What ``get(_:operation:)`` throws.
+    @inlinable
+    nonisolated(nonsending) public func getReportingOutcome(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> (value: Base.Value, outcome: CallOutcome) {
+        guard chain.observesCalls else {
+            do { return try await base.getReportingOutcome(query, operation: operation) } catch {
+                throw chain.failure(.get, query, operation: operation, error)
+            }
+        }
+        if !chain.intercepts, chain.counts { return try await countedGet(query, operation: operation) }
+        // The plugins run the read in a trail of this repository's name: this one, which the repository reports to.
+        return try await CallTrail.reportingOutcome(of: .get, source: chain.name) {
+            try await get(query, operation: operation)
+        }
+    }
+
+    /// A read counted by the plugins: the repository says how it ended, so no trail is bound, and no closure made
+    /// (the repository is called from this frame).
+    @inlinable @inline(__always)
+    nonisolated(nonsending) func countedGet(
+        _ query: any Query,
+        operation: any RepositoryOperation
+    ) async throws -> (value: Base.Value, outcome: CallOutcome) {
+        let started = chain.startCounting()
+        do {
+            let (value, outcome) = try await base.getReportingOutcome(query, operation: operation)
+            chain.countReturned(.get, query, operationName: operation.name, outcome, started: started)
+            return (value, outcome)
+        } catch {
+            throw chain.countThrew(.get, query, operation: operation, error, started: started)
         }
     }
 

@@ -2,8 +2,9 @@
 // `ERROR <message>`. Its test stops the whole process (SIGSTOP) in the middle of the body, for longer than the idle
 // timeout, while the server goes on sending, then lets it go on (SIGCONT).
 //
-// Usage: StrataStalledFetcher <URL> <idle timeout, ms> <total deadline, ms> <transport>
-// where the transport is URLSessionTransport, or AsyncHTTPClientTransport with the `AsyncHTTPClient` trait.
+// Usage: StrataStalledFetcher <URL> <idle timeout, ms> <total deadline, ms> <transport> [download]
+// where the transport is URLSessionTransport, or AsyncHTTPClientTransport with the `AsyncHTTPClient` trait; with
+// `download`, the body is downloaded to a file (written chunk by chunk as it comes), and `OK` prints the file's size.
 import Foundation
 import Strata
 import StrataNetwork
@@ -29,16 +30,30 @@ func transport(named name: String) -> (any HTTPTransport)? {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 5, let url = URL(string: arguments[1]), let idle = Int(arguments[2]),
-    let total = Int(arguments[3]), let transport = transport(named: arguments[4])
+guard (5...6).contains(arguments.count), let url = URL(string: arguments[1]), let idle = Int(arguments[2]),
+    let total = Int(arguments[3]), let transport = transport(named: arguments[4]),
+    arguments.count == 5 || arguments[5] == "download"
 else {
-    FileHandle.standardError.write(Data("usage: StrataStalledFetcher <URL> <idle ms> <total ms> <transport>\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: StrataStalledFetcher <URL> <idle ms> <total ms> <transport> [download]\n".utf8)
+    )
     exit(2)
 }
 let request = HTTPRequest(.get, baseURL: url, timeout: .milliseconds(idle), totalTimeout: .milliseconds(total))
 do {
-    let response = try await HTTPClient(transport: transport).send(request)
-    say("OK \(response.body.count)")
+    if arguments.count == 6 {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-stalled-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = HTTPClient.Configuration(downloadDirectory: folder)
+        let file = try await HTTPClient(transport: transport, configuration: configuration).download(request)
+        say("OK \(try Data(contentsOf: file.fileURL).count)")
+    } else {
+        let response = try await HTTPClient(transport: transport).send(request)
+        say("OK \(response.body.count)")
+    }
 } catch {
     say("ERROR \(error)")
 }
