@@ -103,6 +103,8 @@
             let failure = state.withLock { state -> StrataError? in
                 state.task = task
                 state.outcome = outcome
+                // The first look is due now: one that runs late found the process stood still, as a later one may.
+                state.lookDueAt = ContinuousClock.now
                 return state.failure
             }
             if let failure {

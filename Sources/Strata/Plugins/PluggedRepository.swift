@@ -57,8 +57,10 @@ extension PluggedRepository: GetRepository where Base: GetRepository {
         }
     }
 
-    /// Reads through the plugins and says how the read ended, so that plugins on an outer wrapping of this
-    /// repository (`plugins(_:)` called again) count it as the repository told it, not as a hit.
+    /// Reads through the plugins and says how the read ended, so that counting plugins on an outer wrapping of this
+    /// repository (`plugins(_:)` called again) count it as the repository told it, not as a hit. (Observing or
+    /// intercepting plugins on the outer wrapping still take a read that returned as a hit, unless both wrappings
+    /// have the same name.)
     ///
     /// - Parameters:
     ///   - query: Which value to read.

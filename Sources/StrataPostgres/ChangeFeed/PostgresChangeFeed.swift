@@ -126,24 +126,12 @@
                 do {
                     try await client.withConnection { connection in
                         // A connection that does not answer is closed rather than left to hang `LISTEN`, and so is
-                        // one whose server does not acknowledge `LISTEN` in time; the listening has no deadline.
-                        try await connection.ping(within: deadline)
-                        try await connection.listen(on: channel, acknowledgedWithin: deadline) { notifications in
-                            self.beginEpoch()
-                            wake.yield()
-                            try await withThrowingTaskGroup(of: Void.self) { group in
-                                group.addTask {
-                                    for try await notification in notifications {
-                                        self.record(notification.payload)
-                                        wake.yield()
-                                    }
-                                }
-                                // A connection that died quietly ends no notification sequence, and one whose LISTEN
-                                // hears nothing still answers: a heartbeat that notifies itself finds out.
-                                group.addTask { try await self.heartbeat(connection, channel: channel) }
-                                try await group.next()
-                                group.cancelAll()
-                            }
+                        // one whose server does not acknowledge `LISTEN` in time; the listening has no deadline. The
+                        // close completes before the connection goes back to the pool (over TLS it may take seconds:
+                        // the timed-out call's own wait for it is bounded), which would hand a closing connection to
+                        // the next call of a source on this client.
+                        try await closingOnExpiry(connection) {
+                            try await listen(on: connection, channel: channel, wake: wake)
                         }
                     }
                 } catch {
@@ -157,6 +145,46 @@
                 try? await Task.sleep(for: backoff.delay(beforeRetry: failures, using: &random))
             }
             state.withLock { $0.isListening = false }
+        }
+
+        /// Runs `body` on `connection`; when a deadline of its expired, closes the connection and waits for the close.
+        private func closingOnExpiry(
+            _ connection: PostgresConnection,
+            _ body: () async throws -> Void
+        ) async throws {
+            do {
+                try await body()
+            } catch let error as PostgresDeadline.Expired {
+                try? await connection.close()
+                throw error
+            }
+        }
+
+        /// Listens on `connection` until it fails: checks it answers, listens, and records the notifications while a
+        /// heartbeat checks they still come.
+        private func listen(
+            on connection: PostgresConnection,
+            channel: String,
+            wake: AsyncStream<Void>.Continuation
+        ) async throws {
+            try await connection.ping(within: deadline)
+            try await connection.listen(on: channel, acknowledgedWithin: deadline) { notifications in
+                self.beginEpoch()
+                wake.yield()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await notification in notifications {
+                            self.record(notification.payload)
+                            wake.yield()
+                        }
+                    }
+                    // A connection that died quietly ends no notification sequence, and one whose LISTEN
+                    // hears nothing still answers: a heartbeat that notifies itself finds out.
+                    group.addTask { try await self.heartbeat(connection, channel: channel) }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
         }
 
         /// How many keys are still to be dropped from the caches.

@@ -25,6 +25,11 @@
         /// The longest a call that timed out is waited for once cancelled, for its error.
         static let causeWait = Duration.seconds(1)
 
+        /// The longest a call whose connection was closed (its caller gave up on it) waits for the close to complete
+        /// before it gives the connection back (``PostgresConnection/closingOnCancel(_:)``): well within ``causeWait``,
+        /// so that the call still ends before its caller goes on.
+        static let closeWait = TimeAmount.milliseconds(250)
+
         /// The limit, between zero and about 31 years (so that no arithmetic on instants can overflow).
         let limit: Duration
 
@@ -201,9 +206,12 @@
         /// statement of a closed connection at once. The pool replaces the connection. A task cancelled before it
         /// begins sends nothing and leaves the connection alone (its caller may have given it back to the pool).
         ///
-        /// A connection closed so is closed before this returns: the pool hears of a close when it completes, so a
-        /// connection given back while still closing would be handed to the next call, which would fail with
-        /// `clientClosedConnection`.
+        /// A connection closed so is closed before this returns, or ``PostgresDeadline/closeWait`` has passed: the pool
+        /// hears of a close when it completes, so a connection given back while still closing would be handed to the
+        /// next call, which would fail with `clientClosedConnection`. A plain connection closes at once; one over TLS
+        /// first waits for the server's `close_notify`, up to NIO's `shutdownTimeout` (5 s by default), which a busy
+        /// or dead server never sends: such a connection goes back to the pool while it closes, rather than hold its
+        /// caller.
         func closingOnCancel<Result>(_ body: () async throws -> Result) async throws -> Result {
             try Task.checkCancellation()
             let isClosing = Locked(false)
@@ -220,10 +228,15 @@
             }
         }
 
-        /// Waits for the close ``closingOnCancel(_:)`` began, if it began one.
+        /// Waits for the close ``closingOnCancel(_:)`` began, if it began one, at most ``PostgresDeadline/closeWait``.
+        /// (The task is cancelled: the wait is NIO's, which a cancelled task does not end.)
         private func untilClosed(if isClosing: Locked<Bool>) async {
             guard isClosing.withLock({ $0 }) else { return }
-            try? await closeFuture.get()
+            let closedOrWaited = eventLoop.makePromise(of: Void.self)
+            closeFuture.whenComplete { _ in closedOrWaited.succeed() }
+            let timer = eventLoop.scheduleTask(in: PostgresDeadline.closeWait) { closedOrWaited.succeed() }
+            try? await closedOrWaited.futureResult.get()
+            timer.cancel()
         }
 
         /// Runs `LISTEN` on `channel`, then `consume` with its notifications for as long as `consume` runs: the server
