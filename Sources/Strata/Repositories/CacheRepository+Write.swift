@@ -8,7 +8,9 @@ extension CacheRepository {
     /// (``StrataError/mayHaveTakenEffect``: a request that timed out after it was sent), the cache's copy of the keys
     /// is removed (``removeCopy(in:of:)``) and a change announced, so that no read serves a value older than main's.
     /// `announce` runs once, after the writes, whenever the first one happened — even when the second then failed —
-    /// and never when nothing was written. The write is recorded in the write stamps from its start to its end, so a main
+    /// and never when nothing was written. A put in a listing (`putAll` in ``AllObjectsQuery``) that writes main too
+    /// leaves the cache no list answer (``forgetListAnswer(in:)``): main adds the values to the entries it holds, and
+    /// the values are not its answer to "every entry"; a `.cache` put stores one. The write is recorded in the write stamps from its start to its end, so a main
     /// read of the keys that began before it ended never writes its answer back over it.
     ///
     /// - Parameters:
@@ -34,10 +36,19 @@ extension CacheRepository {
             mainAnswered(method, query)
             return written
         }
+        func writeCache(_ input: Input) async throws -> Input {
+            let written = try await toCache(input)
+            // Some values written in a listing, with main's write on either side, are not main's answer to it (main
+            // keeps its other entries): no list answer of the cache's stands for them.
+            if plan.thenOther, method != .delete, StoredListAnswerQuery.listing(of: query) != nil {
+                await Self.forgetListAnswer(in: cache)
+            }
+            return written
+        }
         return try await recordingWrite(query) {
             let first: Input
             do {
-                first = plan.first == .main ? try await writeMain(input) : try await toCache(input)
+                first = plan.first == .main ? try await writeMain(input) : try await writeCache(input)
             } catch  where plan.first == .main && plan.thenOther && Self.mainMayHaveTaken(after: error) {
                 // Main may have the write (the caller was cancelled with it on its way, or main says so: a timeout
                 // after it was sent), and the cache's copy may be older than main's value now. It goes (not as a
@@ -49,7 +60,7 @@ extension CacheRepository {
             defer { announce() }
             guard plan.thenOther else { return first }
             if plan.first == .main {
-                return try await syncCache(after: first, superseding: query) { try await toCache(first) }
+                return try await syncCache(after: first, superseding: query) { try await writeCache(first) }
             }
             return try await writeMain(first)
         }

@@ -234,7 +234,7 @@ extension CacheRepository {
     }
 
     /// Deletes the cache's copy of the entries `query` names, for an answer of main that must not be stored, which
-    /// supersedes it (when the cache can delete).
+    /// supersedes it (when the cache can delete), and the cache's list answer with it (``forgetListAnswer(in:)``).
     ///
     /// Main's answer stands whatever the cache does: a delete that fails does not fail the read. Nor is the value gone,
     /// so the repository's streams are not told "deleted" (they keep what they show).
@@ -242,14 +242,23 @@ extension CacheRepository {
         await ObservationScope.droppingCopies {
             try? await (cache as? any DeleteDataSource)?.delete(query)
         }
+        if !(query is StoredListAnswerQuery) { await forgetListAnswer(in: cache) }
     }
 
     /// Removes the cache's copy of the entries `query` names (a ``KeyedQuery`` or a ``MultiKeyedQuery``), which an
     /// answer or a write of main superseded; whether none is left to serve.
     ///
     /// A listing query's copy is left (`true`): removing it would empty the whole cache. A cache that cannot delete
-    /// keeps its copy (`false`). Streams are not told "deleted": the value is not gone, only the cache's copy.
+    /// keeps its copy (`false`). Either way the cache's list answer goes (``forgetListAnswer(in:)``). Streams are not
+    /// told "deleted": the value is not gone, only the cache's copy.
     static func removeCopy(in cache: Cache, of query: any Query) async -> Bool {
+        let isRemoved = await removeKeyedCopy(in: cache, of: query)
+        await forgetListAnswer(in: cache)
+        return isRemoved
+    }
+
+    /// The removal of ``removeCopy(in:of:)`` without the list answer's.
+    private static func removeKeyedCopy(in cache: Cache, of query: any Query) async -> Bool {
         guard query is any KeyedQuery || query is any MultiKeyedQuery else { return true }
         guard let cache = cache as? any DeleteDataSource else { return false }
         do {
@@ -259,6 +268,18 @@ extension CacheRepository {
             return true
         } catch {
             return false
+        }
+    }
+
+    /// Forgets the list answer the cache stored (``StoredListAnswerQuery``; its entries stay), after a copy of an
+    /// entry main may still hold went: the answer would list every entry but that one as the whole list.
+    ///
+    /// For a listing's copy, which is left, it bounds what a write made in the cache meanwhile leaves (a held write
+    /// landing during a list write-back): the listing is main's again. A cache that keeps no list answer refuses it;
+    /// that is ignored.
+    static func forgetListAnswer(in cache: Cache) async {
+        await ObservationScope.droppingCopies {
+            try? await (cache as? any DeleteDataSource)?.delete(StoredListAnswerQuery(AllObjectsQuery()))
         }
     }
 }
