@@ -35,6 +35,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
             try await main.putAll($0, in: query)
         } toCache: {
             try await cache.putAll($0, in: query)
+        } toCacheAfterMain: {
+            try await storeMainsAnswer($0, in: query) { try await cache.putAll($0.map(\.value), in: $1) }
         }
     }
 
@@ -74,6 +76,12 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
             $0.keepingMetadata(of: try await main.putAllEntries($0, in: query))
         } toCache: {
             $0.keepingMetadata(of: try await cache.putAllEntries($0, in: query))
+        } toCacheAfterMain: { answer in
+            // Main's answer carries the entries' metadata by position: each key's is the caller's entry's for it.
+            let stored = try await storeMainsAnswer(answer.map(\.value), metadata: entries.map(\.metadata), in: query) {
+                try await cache.putAllEntries($0, in: $1)
+            }
+            return stored.map { StoredEntry(value: $0, metadata: EntryMetadata()) }
         }.map { $0.value }
     }
 

@@ -10,8 +10,9 @@ extension CacheRepository {
     /// `announce` runs once, after the writes, whenever the first one happened — even when the second then failed —
     /// and never when nothing was written. A put in a listing (`putAll` in ``AllObjectsQuery``) that writes main too
     /// leaves the cache no list answer (``forgetListAnswer(in:)``): main adds the values to the entries it holds, and
-    /// the values are not its answer to "every entry"; a `.cache` put stores one. The write is recorded in the write stamps from its start to its end, so a main
-    /// read of the keys that began before it ended never writes its answer back over it.
+    /// the values are not its answer to "every entry"; a `.cache` put stores one. The write is recorded in the write
+    /// stamps from its start to its end, so a main read of the keys that began before it ended never writes its answer
+    /// back over it.
     ///
     /// - Parameters:
     ///   - plan: The operation's write (or delete) plan.
@@ -20,6 +21,8 @@ extension CacheRepository {
     ///   - input: What the first source is given.
     ///   - toMain: Writes main; returns what the next step is given.
     ///   - toCache: Writes the cache; returns what the next step is given.
+    ///   - toCacheAfterMain: Writes main's answer into the cache, when that differs from `toCache` (a `putAll` of
+    ///     keys matches main's answer to them); `toCache` when `nil`.
     ///   - announce: Publishes the change to observers.
     /// - Returns: What the last source returned.
     func runWrite<Input: Sendable>(
@@ -29,6 +32,7 @@ extension CacheRepository {
         _ input: Input,
         toMain: (Input) async throws -> Input,
         toCache: (Input) async throws -> Input,
+        toCacheAfterMain: ((Input) async throws -> Input)? = nil,
         announce: () -> Void
     ) async throws -> Input {
         func writeMain(_ input: Input) async throws -> Input {
@@ -36,8 +40,8 @@ extension CacheRepository {
             mainAnswered(method, query)
             return written
         }
-        func writeCache(_ input: Input) async throws -> Input {
-            let written = try await toCache(input)
+        func writeCache(_ input: Input, _ write: (Input) async throws -> Input) async throws -> Input {
+            let written = try await write(input)
             // Some values written in a listing, with main's write on either side, are not main's answer to it (main
             // keeps its other entries): no list answer of the cache's stands for them.
             if plan.thenOther, method != .delete, StoredListAnswerQuery.listing(of: query) != nil {
@@ -48,7 +52,7 @@ extension CacheRepository {
         return try await recordingWrite(query) {
             let first: Input
             do {
-                first = plan.first == .main ? try await writeMain(input) : try await writeCache(input)
+                first = plan.first == .main ? try await writeMain(input) : try await writeCache(input, toCache)
             } catch  where plan.first == .main && plan.thenOther && Self.mainMayHaveTaken(after: error) {
                 // Main may have the write (the caller was cancelled with it on its way, or main says so: a timeout
                 // after it was sent), and the cache's copy may be older than main's value now. It goes (not as a
@@ -60,7 +64,10 @@ extension CacheRepository {
             defer { announce() }
             guard plan.thenOther else { return first }
             if plan.first == .main {
-                return try await syncCache(after: first, superseding: query) { try await writeCache(first) }
+                return try await syncCache(after: first, superseding: query) {
+                    if let toCacheAfterMain { return try await writeCache(first, toCacheAfterMain) }
+                    return try await writeCache(first, toCache)
+                }
             }
             return try await writeMain(first)
         }
@@ -87,7 +94,8 @@ extension CacheRepository {
     }
 
     /// Carries out the write plan of `operation` for a put of `input` (see
-    /// ``runWrite(_:_:_:_:toMain:toCache:announce:)``), then announces the write of `query` to observers.
+    /// ``runWrite(_:_:_:_:toMain:toCache:toCacheAfterMain:announce:)``), then announces the write of `query` to
+    /// observers.
     ///
     /// - Parameters:
     ///   - method: The call's method, for ``Configuration/onMainAnswer``.
@@ -96,6 +104,7 @@ extension CacheRepository {
     ///   - operation: The operation whose write plan applies.
     ///   - toMain: Writes main; returns what the next step is given.
     ///   - toCache: Writes the cache; returns what the next step is given.
+    ///   - toCacheAfterMain: Writes main's answer into the cache, when that differs from `toCache`.
     /// - Returns: What the last source returned.
     func runPut<Input: Sendable>(
         _ method: PluginCall.Method,
@@ -103,9 +112,18 @@ extension CacheRepository {
         in query: any Query,
         _ operation: any RepositoryOperation,
         toMain: (Input) async throws -> Input,
-        toCache: (Input) async throws -> Input
+        toCache: (Input) async throws -> Input,
+        toCacheAfterMain: ((Input) async throws -> Input)? = nil
     ) async throws -> Input {
-        try await runWrite(writePlan(of: operation), method, query, input, toMain: toMain, toCache: toCache) {
+        try await runWrite(
+            writePlan(of: operation),
+            method,
+            query,
+            input,
+            toMain: toMain,
+            toCache: toCache,
+            toCacheAfterMain: toCacheAfterMain
+        ) {
             changeBroadcaster.publishWrite(to: query)
         }
     }
