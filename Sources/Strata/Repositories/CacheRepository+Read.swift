@@ -126,7 +126,17 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         // A shared run tells no repository that main answered: each read that shares it tells its own
         // (`sharedMainRead`).
         let tellsMainAnswers = key == nil
+        // A single entry main answers *not found* for, where the cache may hold a copy (it was not asked, or it held
+        // a stale one): the copy goes, in the write-back turn. A miss of both sources touches nothing.
+        let dropsCopyOnNotFound = !read.isGetAll && (plan.first == .main || stale != nil)
         let readAndStore = { @Sendable [self] () async throws -> PlannedAnswer<Entry> in
+            do {
+                return try await readAndStoreAnswer()
+            } catch let error as StrataError where error.code == .notFound && dropsCopyOnNotFound {
+                try await dropCopy(after: error, writesBack: writesBack, since: stamp, read.query)
+            }
+        }
+        @Sendable func readAndStoreAnswer() async throws -> PlannedAnswer<Entry> {
             if revalidates, let stale {
                 let (outcome, isStale) = try await StaleAnswerReport.reading { try await read.revalidate(stale) }
                 switch outcome {
@@ -167,6 +177,22 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             }
             return try await readAndStore()
         }
+    }
+
+    /// Drops the cache's copy of the entry `query` names (and its list answer, ``removeCopy(in:of:)``) after main
+    /// answered *not found* for it, when the plan writes back and no write of the key went through the repository
+    /// since `stamp` (``writingBack(_:since:_:_:)``); then throws main's `error`.
+    ///
+    /// A read that starts at main (`.mainSync`: "skips the cache and refreshes it"), a revalidation and a background
+    /// refresh of a stale copy all end here: the copy of a value main no longer has is not served again.
+    private func dropCopy(
+        after error: StrataError,
+        writesBack: Bool,
+        since stamp: CacheWriteStamps.Stamp,
+        _ query: any Query
+    ) async throws -> Never {
+        _ = try? await writingBack(writesBack, since: stamp, query) { await Self.removeCopy(in: cache, of: query) }
+        throw error
     }
 
     /// Main's entry, written into the cache when the plan writes back and no write of its keys went through the

@@ -18,7 +18,9 @@
 /// metadata (``PutDataSource/putEntry(_:in:)``), so the copy never outlives its original; a stale cached entry with
 /// validators is revalidated (``GetDataSource/getIfModified(_:since:)``), and *not modified* renews its metadata
 /// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it. A value main says must not be
-/// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written.
+/// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written. When main
+/// answers *not found* for an entry the cache may hold (a `.mainSync` read, a revalidation, a background refresh), the
+/// cache's copy goes (in the write-back turn, as a write-back would be).
 ///
 /// **Main's answer never replaces a newer write.** A value read from main is written back into the cache (or renews
 /// the cached entry) only when no write of its keys went through the repository since the read began, and none is
