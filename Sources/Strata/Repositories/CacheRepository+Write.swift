@@ -7,6 +7,8 @@ extension CacheRepository {
     /// fails because the caller's task was cancelled, or with an error that says main may have taken it
     /// (``StrataError/mayHaveTakenEffect``: a request that timed out after it was sent), the cache's copy of the keys
     /// is removed (``removeCopy(in:of:)``) and a change announced, so that no read serves a value older than main's.
+    /// When the cache was written first and main's write then fails, main's error is thrown saying the write may have
+    /// taken effect (``StrataError/mayHaveTakenEffect``): the cache holds it, and the repository's reads serve it.
     /// `announce` runs once, after the writes, whenever the first one happened — even when the second then failed —
     /// and never when nothing was written. A put in a listing (`putAll` in ``AllObjectsQuery``) that writes main too
     /// leaves the cache no list answer (``forgetListAnswer(in:)``): main adds the values to the entries it holds, and
@@ -69,7 +71,13 @@ extension CacheRepository {
                     return try await writeCache(first, toCache)
                 }
             }
-            return try await writeMain(first)
+            do {
+                return try await writeMain(first)
+            } catch var error as StrataError {
+                // The cache took the write: the repository changed, whatever main's error says of main.
+                error.mayHaveTakenEffect = true
+                throw error
+            }
         }
     }
 
