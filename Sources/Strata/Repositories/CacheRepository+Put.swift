@@ -3,7 +3,9 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     /// Writes a value to the sources the operation's plan selects.
     ///
     /// Observers are told of the write once it happened, including a partial one (the first source written,
-    /// the second failed); a write that failed at the first source is not announced.
+    /// the second failed), and of one main failed but may have taken (``StrataError/mayHaveTakenEffect``, or the
+    /// caller's task was cancelled while main had it); a write that surely failed at the first source is not
+    /// announced.
     ///
     /// - Parameters:
     ///   - value: The value to store.
@@ -21,6 +23,10 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     }
 
     /// Writes several values to the sources the operation's plan selects.
+    ///
+    /// The cache write that follows main's stores main's answer: for a list of keys, each value under the key it
+    /// belongs to (``storeMainsAnswer(_:metadata:in:_:)``), whatever order main answered in. A put in
+    /// ``AllObjectsQuery`` that writes main too leaves the cache no list answer (main keeps its other entries).
     ///
     /// - Parameters:
     ///   - values: The values to store.
