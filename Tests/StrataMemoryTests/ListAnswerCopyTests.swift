@@ -100,6 +100,21 @@ struct ListAnswerCopyTests {
         #expect(main.listReads == 2)
     }
 
+    /// Before, a `.cacheSync` delete that main then refused left the cache's list answer without the key main still
+    /// holds, served as every entry.
+    @Test func aCacheFirstDeleteMainRefusedTakesTheListAnswerWithIt() async throws {
+        let main = ScriptedDataSource(["1": User(id: "1"), "2": User(id: "2"), "3": User(id: "3")])
+        let cache = MemoryDataSource<User>(configuration: .init(key: { $0.id }))
+        let repository = CacheRepository(main: main, cache: cache)
+        #expect(try await Self.listed(repository) == ["1", "2", "3"])
+        main.fail(.delete, with: StrataError(.unauthorized, "403"), times: 1)
+
+        await #expect(throws: StrataError.self) { try await repository.delete(IdQuery("1"), operation: .cacheSync) }
+
+        #expect(try await Self.listed(repository) == ["1", "2", "3"])
+        #expect(main.callCount(.getAll) == 2)
+    }
+
     /// A delete main performed really removes the value: the list answer stays, without it.
     @Test func aDeleteMainPerformedKeepsTheListAnswer() async throws {
         let main = ScriptedDataSource(["1": User(id: "1"), "2": User(id: "2"), "3": User(id: "3")])

@@ -8,7 +8,8 @@ extension CacheRepository {
     /// (``StrataError/mayHaveTakenEffect``: a request that timed out after it was sent), the cache's copy of the keys
     /// is removed (``removeCopy(in:of:)``) and a change announced, so that no read serves a value older than main's.
     /// When the cache was written first and main's write then fails, main's error is thrown saying the write may have
-    /// taken effect (``StrataError/mayHaveTakenEffect``): the cache holds it, and the repository's reads serve it.
+    /// taken effect (``StrataError/mayHaveTakenEffect``): the cache holds it, and the repository's reads serve it; the
+    /// cache's list answer goes (``forgetListAnswer(in:)``), for main may not hold what the cache now does.
     /// `announce` runs once, after the writes, whenever the first one happened — even when the second then failed —
     /// and never when nothing was written. A put in a listing (`putAll` in ``AllObjectsQuery``) that writes main too
     /// leaves the cache no list answer (``forgetListAnswer(in:)``): main adds the values to the entries it holds, and
@@ -73,8 +74,11 @@ extension CacheRepository {
             }
             do {
                 return try await writeMain(first)
-            } catch var error as StrataError {
-                // The cache took the write: the repository changed, whatever main's error says of main.
+            } catch {
+                // The cache took the write, and main may not have: the cache's list answer is not main's any more.
+                await Self.forgetListAnswer(in: cache)
+                guard var error = error as? StrataError else { throw error }
+                // The repository changed, whatever main's error says of main.
                 error.mayHaveTakenEffect = true
                 throw error
             }
