@@ -72,6 +72,21 @@ struct UncertainWriteCopyTests {
         #expect(cache.count == 2, "the entries stay; only the list answer goes")
     }
 
+    /// Before, a `.cacheSync` write whose main write then failed threw main's error as it was, which said the write
+    /// took no effect, though the cache (and so the repository's reads) held the new value.
+    @Test func aCacheFirstWriteMainFailsSaysItMayHaveTakenEffect() async throws {
+        let main = ScriptedDataSource<String>()
+        main.fail(.put, with: StrataError(.network, "offline"))
+        let cache = MemoryDataSource<String>()
+        let repository = CacheRepository(main: main, cache: cache)
+
+        let error = await strataError { _ = try await repository.put("new", in: KeyQuery("k"), operation: .cacheSync) }
+
+        #expect(error?.code == .network)
+        #expect(error?.mayHaveTakenEffect == true)
+        #expect(cache.value(forKey: "k") == "new")
+    }
+
     /// A cache write that fails after main took the write says so, for a repository above whose main this one is.
     @Test func aFailedCacheWriteAfterMainTookItSaysMainHasIt() async throws {
         let main = ScriptedDataSource<String>()

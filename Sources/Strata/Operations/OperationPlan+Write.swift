@@ -4,9 +4,11 @@ extension OperationPlan {
     ///
     /// The second write happens only after the first succeeded, and it is given the first source's returned
     /// value. A cache write (or delete) after main's follows the repository's ``CacheRepository/CacheWritePolicy``;
-    /// a main write after the cache's throws main's error as it is. Either way the repository announces a write
-    /// that happened, even when the next one fails. A main write the cache follows, whose caller's task is cancelled
-    /// while main has it, throws and removes the cache's copy: main may have taken the write.
+    /// a main write after the cache's throws main's error saying the write may have taken effect
+    /// (``StrataError/mayHaveTakenEffect``: the cache holds it). Either way the repository announces a write that
+    /// happened, even when the next one fails. A main write the cache follows that fails but may have taken effect
+    /// (its caller's task was cancelled while main had it, or main's error says so) throws, removes the cache's copy
+    /// and is announced as a write (streams read again); one that surely failed at main is not announced.
     public struct Write: Sendable, Hashable {
         /// The source written first.
         public var first: Source

@@ -2,7 +2,9 @@ extension CacheRepository: DeleteRepository where Main: DeleteDataSource, Cache:
     /// Deletes what the query names from the sources the operation's plan selects.
     ///
     /// Observers are told of the deletion once it happened, including a partial one (the first source deleted,
-    /// the second failed); a delete that failed at the first source is not announced.
+    /// the second failed). A delete main failed but may have taken (``StrataError/mayHaveTakenEffect``, or the
+    /// caller's task was cancelled while main had it) is announced as a write, so that streams read again; a delete
+    /// that surely failed at the first source is not announced.
     ///
     /// - Parameters:
     ///   - query: What to delete.

@@ -3,13 +3,17 @@ extension CacheRepository where Cache: DeleteDataSource {
     ///
     /// The cache deletes a ``TagQuery``: a store that keeps tags removes the entries of the group in time
     /// proportional to their number and announces each removal, so the repository's streams on those keys emit
-    /// ``StrataError/Code/notFound`` and the next CacheSync read of each goes to main. Main is not touched.
+    /// ``StrataError/Code/notFound`` and the next CacheSync read of each goes to main. Main is not touched, and still
+    /// holds them: the cache's list answer goes too (every entry is main's answer again).
     ///
     /// - Parameter tag: The tag, such as `team:7`.
     /// - Throws: ``StrataError/Code/queryNotSupported`` when the cache does not keep tags; the cache's error.
     public func invalidate(tag: String) async throws {
         let query = TagQuery(tag)
-        try await writeStamps.recordingWrite(query) { try await cache.delete(query) }
+        try await writeStamps.recordingWrite(query) {
+            try await cache.delete(query)
+            await Self.forgetListAnswer(in: cache)
+        }
     }
 }
 

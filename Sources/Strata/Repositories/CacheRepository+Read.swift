@@ -126,7 +126,17 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         // A shared run tells no repository that main answered: each read that shares it tells its own
         // (`sharedMainRead`).
         let tellsMainAnswers = key == nil
+        // A single entry main answers *not found* for, where the cache may hold a copy (it was not asked, or it held
+        // a stale one): the copy goes, in the write-back turn. A miss of both sources touches nothing.
+        let dropsCopyOnNotFound = !read.isGetAll && (plan.first == .main || stale != nil)
         let readAndStore = { @Sendable [self] () async throws -> PlannedAnswer<Entry> in
+            do {
+                return try await readAndStoreAnswer()
+            } catch let error as StrataError where error.code == .notFound && dropsCopyOnNotFound {
+                try await dropCopy(after: error, writesBack: writesBack, since: stamp, read.query)
+            }
+        }
+        @Sendable func readAndStoreAnswer() async throws -> PlannedAnswer<Entry> {
             if revalidates, let stale {
                 let (outcome, isStale) = try await StaleAnswerReport.reading { try await read.revalidate(stale) }
                 switch outcome {
@@ -138,7 +148,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     if tellsMainAnswers { mainAnswered(method, read.query) }
                     let stored = try await writingBack(writesBack, since: stamp, read.query) {
                         try await syncCache(after: renewed, payload: read.value(renewed), superseding: read.query) {
-                            try await read.renew(renewed)
+                            try await read.renew(renewed, stale)
                         }
                     }
                     return PlannedAnswer(entry: stored ?? renewed, source: .main, isStale: false)
@@ -167,6 +177,22 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             }
             return try await readAndStore()
         }
+    }
+
+    /// Drops the cache's copy of the entry `query` names (and its list answer, ``removeCopy(in:of:)``) after main
+    /// answered *not found* for it, when the plan writes back and no write of the key went through the repository
+    /// since `stamp` (``writingBack(_:since:_:_:)``); then throws main's `error`.
+    ///
+    /// A read that starts at main (`.mainSync`: "skips the cache and refreshes it"), a revalidation and a background
+    /// refresh of a stale copy all end here: the copy of a value main no longer has is not served again.
+    private func dropCopy(
+        after error: StrataError,
+        writesBack: Bool,
+        since stamp: CacheWriteStamps.Stamp,
+        _ query: any Query
+    ) async throws -> Never {
+        _ = try? await writingBack(writesBack, since: stamp, query) { await Self.removeCopy(in: cache, of: query) }
+        throw error
     }
 
     /// Main's entry, written into the cache when the plan writes back and no write of its keys went through the
@@ -238,13 +264,16 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
-            renew: { [cache] entry in
+            renew: { [cache] entry, stale in
                 guard entry.metadata.isStorable else {
                     // A 304 that says the value must not be stored: its fields replace the stored ones, so the stored
                     // copy goes as for a full answer.
                     await Self.dropCopy(in: cache, of: query)
                     return entry
                 }
+                // Another read wrote another version back since the conditional request left: the 304 confirmed the
+                // stale version, not that one, which keeps its own metadata.
+                guard await Self.holdsVersion(of: stale, in: cache, query) else { return entry }
                 if try await cache.renewMetadata(entry.metadata, in: query) { return entry }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
@@ -253,6 +282,21 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             isStorable: { $0.metadata.isStorable },
             value: { $0.value }
         )
+    }
+
+    /// Whether the cache's entry for `query` is still the version of `stale` a conditional read named (the same
+    /// validators, ``EntryMetadata/eTag`` and ``EntryMetadata/lastModified``), fresh or stale; or it holds none, or
+    /// cannot say (main's 304 then stores the confirmed value again, as for a cache that cannot renew).
+    static func holdsVersion(of stale: StoredEntry<Main.Value>, in cache: Cache, _ query: any Query) async -> Bool {
+        let current: StoredEntry<Main.Value>?
+        do {
+            current = try await cache.getEntry(query)
+        } catch {
+            current = (error as? StrataError)?.staleEntry(as: Main.Value.self)
+        }
+        guard let current else { return true }
+        return current.metadata.eTag == stale.metadata.eTag
+            && current.metadata.lastModified == stale.metadata.lastModified
     }
 
     /// The cache's entries for a list read: a listing (``StoredListAnswerQuery/listing(of:)``) only from a list
@@ -342,7 +386,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             readMain: { [main] in try await main.getAllEntries(query) },
             revalidate: { _ in nil },
             store: storeAll,
-            renew: storeAll,
+            renew: { entries, _ in try await storeAll(entries) },
             stale: { $0.staleEntries(as: Main.Value.self) },
             servesStale: { $0.allSatisfy { !$0.metadata.forbidsServingStale } },
             isStorable: { $0.allSatisfy { $0.metadata.isStorable } },

@@ -29,7 +29,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// Starts main's half of a read in the background (stale-while-revalidate), once per query at a time.
     ///
     /// The refresh runs through the configuration's refresh plugins, which see its error; nobody else does, and the
-    /// stale entry stays in the cache. A successful refresh announces a write of the query to the repository's
+    /// stale entry stays in the cache — unless main answered *not found*: a value main no longer has goes. A successful refresh announces a write of the query to the repository's
     /// streams.
     func refreshInBackground<Entry, Value>(
         _ plan: OperationPlan.Read,
@@ -60,7 +60,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 }
                 changeBroadcaster.publishWrite(to: read.query)
             } catch {
-                // The refresh plugins saw the error; the stale entry stays in the cache for the next read.
+                // The refresh plugins saw the error; the stale entry stays in the cache for the next read (one main
+                // answered *not found* for went in `readMain`).
             }
         }
     }

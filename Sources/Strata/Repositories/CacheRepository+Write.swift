@@ -7,9 +7,15 @@ extension CacheRepository {
     /// fails because the caller's task was cancelled, or with an error that says main may have taken it
     /// (``StrataError/mayHaveTakenEffect``: a request that timed out after it was sent), the cache's copy of the keys
     /// is removed (``removeCopy(in:of:)``) and a change announced, so that no read serves a value older than main's.
+    /// When the cache was written first and main's write then fails, main's error is thrown saying the write may have
+    /// taken effect (``StrataError/mayHaveTakenEffect``): the cache holds it, and the repository's reads serve it; the
+    /// cache's list answer goes (``forgetListAnswer(in:)``), for main may not hold what the cache now does.
     /// `announce` runs once, after the writes, whenever the first one happened — even when the second then failed —
-    /// and never when nothing was written. The write is recorded in the write stamps from its start to its end, so a main
-    /// read of the keys that began before it ended never writes its answer back over it.
+    /// and never when nothing was written. A put in a listing (`putAll` in ``AllObjectsQuery``) that writes main too
+    /// leaves the cache no list answer (``forgetListAnswer(in:)``): main adds the values to the entries it holds, and
+    /// the values are not its answer to "every entry"; a `.cache` put stores one. The write is recorded in the write
+    /// stamps from its start to its end, so a main read of the keys that began before it ended never writes its answer
+    /// back over it.
     ///
     /// - Parameters:
     ///   - plan: The operation's write (or delete) plan.
@@ -18,6 +24,8 @@ extension CacheRepository {
     ///   - input: What the first source is given.
     ///   - toMain: Writes main; returns what the next step is given.
     ///   - toCache: Writes the cache; returns what the next step is given.
+    ///   - toCacheAfterMain: Writes main's answer into the cache, when that differs from `toCache` (a `putAll` of
+    ///     keys matches main's answer to them); `toCache` when `nil`.
     ///   - announce: Publishes the change to observers.
     /// - Returns: What the last source returned.
     func runWrite<Input: Sendable>(
@@ -27,6 +35,7 @@ extension CacheRepository {
         _ input: Input,
         toMain: (Input) async throws -> Input,
         toCache: (Input) async throws -> Input,
+        toCacheAfterMain: ((Input) async throws -> Input)? = nil,
         announce: () -> Void
     ) async throws -> Input {
         func writeMain(_ input: Input) async throws -> Input {
@@ -34,10 +43,19 @@ extension CacheRepository {
             mainAnswered(method, query)
             return written
         }
+        func writeCache(_ input: Input, _ write: (Input) async throws -> Input) async throws -> Input {
+            let written = try await write(input)
+            // Some values written in a listing, with main's write on either side, are not main's answer to it (main
+            // keeps its other entries): no list answer of the cache's stands for them.
+            if plan.thenOther, method != .delete, StoredListAnswerQuery.listing(of: query) != nil {
+                await Self.forgetListAnswer(in: cache)
+            }
+            return written
+        }
         return try await recordingWrite(query) {
             let first: Input
             do {
-                first = plan.first == .main ? try await writeMain(input) : try await toCache(input)
+                first = plan.first == .main ? try await writeMain(input) : try await writeCache(input, toCache)
             } catch  where plan.first == .main && plan.thenOther && Self.mainMayHaveTaken(after: error) {
                 // Main may have the write (the caller was cancelled with it on its way, or main says so: a timeout
                 // after it was sent), and the cache's copy may be older than main's value now. It goes (not as a
@@ -49,9 +67,21 @@ extension CacheRepository {
             defer { announce() }
             guard plan.thenOther else { return first }
             if plan.first == .main {
-                return try await syncCache(after: first, superseding: query) { try await toCache(first) }
+                return try await syncCache(after: first, superseding: query) {
+                    if let toCacheAfterMain { return try await writeCache(first, toCacheAfterMain) }
+                    return try await writeCache(first, toCache)
+                }
             }
-            return try await writeMain(first)
+            do {
+                return try await writeMain(first)
+            } catch {
+                // The cache took the write, and main may not have: the cache's list answer is not main's any more.
+                await Self.forgetListAnswer(in: cache)
+                guard var error = error as? StrataError else { throw error }
+                // The repository changed, whatever main's error says of main.
+                error.mayHaveTakenEffect = true
+                throw error
+            }
         }
     }
 
@@ -76,7 +106,8 @@ extension CacheRepository {
     }
 
     /// Carries out the write plan of `operation` for a put of `input` (see
-    /// ``runWrite(_:_:_:_:toMain:toCache:announce:)``), then announces the write of `query` to observers.
+    /// ``runWrite(_:_:_:_:toMain:toCache:toCacheAfterMain:announce:)``), then announces the write of `query` to
+    /// observers.
     ///
     /// - Parameters:
     ///   - method: The call's method, for ``Configuration/onMainAnswer``.
@@ -85,6 +116,7 @@ extension CacheRepository {
     ///   - operation: The operation whose write plan applies.
     ///   - toMain: Writes main; returns what the next step is given.
     ///   - toCache: Writes the cache; returns what the next step is given.
+    ///   - toCacheAfterMain: Writes main's answer into the cache, when that differs from `toCache`.
     /// - Returns: What the last source returned.
     func runPut<Input: Sendable>(
         _ method: PluginCall.Method,
@@ -92,9 +124,18 @@ extension CacheRepository {
         in query: any Query,
         _ operation: any RepositoryOperation,
         toMain: (Input) async throws -> Input,
-        toCache: (Input) async throws -> Input
+        toCache: (Input) async throws -> Input,
+        toCacheAfterMain: ((Input) async throws -> Input)? = nil
     ) async throws -> Input {
-        try await runWrite(writePlan(of: operation), method, query, input, toMain: toMain, toCache: toCache) {
+        try await runWrite(
+            writePlan(of: operation),
+            method,
+            query,
+            input,
+            toMain: toMain,
+            toCache: toCache,
+            toCacheAfterMain: toCacheAfterMain
+        ) {
             changeBroadcaster.publishWrite(to: query)
         }
     }

@@ -17,8 +17,11 @@
 /// cached value is returned instead (serve-stale-on-error). A value copied from main into the cache keeps its
 /// metadata (``PutDataSource/putEntry(_:in:)``), so the copy never outlives its original; a stale cached entry with
 /// validators is revalidated (``GetDataSource/getIfModified(_:since:)``), and *not modified* renews its metadata
-/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it. A value main says must not be
-/// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written.
+/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it — while the cache still holds that
+/// version (its validators): another version written back meanwhile keeps its own. A value main says must not be
+/// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written. When main
+/// answers *not found* for an entry the cache may hold (a `.mainSync` read, a revalidation, a background refresh), the
+/// cache's copy goes (in the write-back turn, as a write-back would be).
 ///
 /// **Main's answer never replaces a newer write.** A value read from main is written back into the cache (or renews
 /// the cached entry) only when no write of its keys went through the repository since the read began, and none is
@@ -234,7 +237,7 @@ extension CacheRepository {
     }
 
     /// Deletes the cache's copy of the entries `query` names, for an answer of main that must not be stored, which
-    /// supersedes it (when the cache can delete).
+    /// supersedes it (when the cache can delete), and the cache's list answer with it (``forgetListAnswer(in:)``).
     ///
     /// Main's answer stands whatever the cache does: a delete that fails does not fail the read. Nor is the value gone,
     /// so the repository's streams are not told "deleted" (they keep what they show).
@@ -242,14 +245,23 @@ extension CacheRepository {
         await ObservationScope.droppingCopies {
             try? await (cache as? any DeleteDataSource)?.delete(query)
         }
+        if !(query is StoredListAnswerQuery) { await forgetListAnswer(in: cache) }
     }
 
     /// Removes the cache's copy of the entries `query` names (a ``KeyedQuery`` or a ``MultiKeyedQuery``), which an
     /// answer or a write of main superseded; whether none is left to serve.
     ///
     /// A listing query's copy is left (`true`): removing it would empty the whole cache. A cache that cannot delete
-    /// keeps its copy (`false`). Streams are not told "deleted": the value is not gone, only the cache's copy.
+    /// keeps its copy (`false`). Either way the cache's list answer goes (``forgetListAnswer(in:)``). Streams are not
+    /// told "deleted": the value is not gone, only the cache's copy.
     static func removeCopy(in cache: Cache, of query: any Query) async -> Bool {
+        let isRemoved = await removeKeyedCopy(in: cache, of: query)
+        await forgetListAnswer(in: cache)
+        return isRemoved
+    }
+
+    /// The removal of ``removeCopy(in:of:)`` without the list answer's.
+    private static func removeKeyedCopy(in cache: Cache, of query: any Query) async -> Bool {
         guard query is any KeyedQuery || query is any MultiKeyedQuery else { return true }
         guard let cache = cache as? any DeleteDataSource else { return false }
         do {
@@ -259,6 +271,18 @@ extension CacheRepository {
             return true
         } catch {
             return false
+        }
+    }
+
+    /// Forgets the list answer the cache stored (``StoredListAnswerQuery``; its entries stay), after a copy of an
+    /// entry main may still hold went: the answer would list every entry but that one as the whole list.
+    ///
+    /// For a listing's copy, which is left, it bounds what a write made in the cache meanwhile leaves (a held write
+    /// landing during a list write-back): the listing is main's again. A cache that keeps no list answer refuses it;
+    /// that is ignored.
+    static func forgetListAnswer(in cache: Cache) async {
+        await ObservationScope.droppingCopies {
+            try? await (cache as? any DeleteDataSource)?.delete(StoredListAnswerQuery(AllObjectsQuery()))
         }
     }
 }
