@@ -336,9 +336,10 @@
                         throw exchange.writeFailed(error)
                     }
                 }
-                // A write that returns after the request ended (its deadline, with the disk hung) reports nothing:
-                // the caller was told of the failure, and hears no progress after it.
-                guard !state.withLock({ $0.hasEnded }) else { return }
+                // A write that returns after the request ended, or once its failure was decided (its deadline, with
+                // the disk hung) reports nothing: the caller was told of the failure, or is about to be, and hears no
+                // progress after it.
+                guard !state.withLock({ $0.hasEnded || $0.failure != nil }) else { return }
                 recordBodyBytes(received)
                 if let progress = exchange.destination.progress, let report { progress(report) }
             } catch {
