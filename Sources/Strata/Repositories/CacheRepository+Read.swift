@@ -148,7 +148,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     if tellsMainAnswers { mainAnswered(method, read.query) }
                     let stored = try await writingBack(writesBack, since: stamp, read.query) {
                         try await syncCache(after: renewed, payload: read.value(renewed), superseding: read.query) {
-                            try await read.renew(renewed, stale)
+                            try await read.renew(renewed)
                         }
                     }
                     return PlannedAnswer(entry: stored ?? renewed, source: .main, isStale: false)
@@ -264,16 +264,13 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
-            renew: { [cache] entry, stale in
+            renew: { [cache] entry in
                 guard entry.metadata.isStorable else {
                     // A 304 that says the value must not be stored: its fields replace the stored ones, so the stored
                     // copy goes as for a full answer.
                     await Self.dropCopy(in: cache, of: query)
                     return entry
                 }
-                // Another read wrote another version back since the conditional request left: the 304 confirmed the
-                // stale version, not that one, which keeps its own metadata.
-                guard await Self.holdsVersion(of: stale, in: cache, query) else { return entry }
                 if try await cache.renewMetadata(entry.metadata, in: query) { return entry }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
@@ -282,21 +279,6 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             isStorable: { $0.metadata.isStorable },
             value: { $0.value }
         )
-    }
-
-    /// Whether the cache's entry for `query` is still the version of `stale` a conditional read named (the same
-    /// validators, ``EntryMetadata/eTag`` and ``EntryMetadata/lastModified``), fresh or stale; or it holds none, or
-    /// cannot say (main's 304 then stores the confirmed value again, as for a cache that cannot renew).
-    static func holdsVersion(of stale: StoredEntry<Main.Value>, in cache: Cache, _ query: any Query) async -> Bool {
-        let current: StoredEntry<Main.Value>?
-        do {
-            current = try await cache.getEntry(query)
-        } catch {
-            current = (error as? StrataError)?.staleEntry(as: Main.Value.self)
-        }
-        guard let current else { return true }
-        return current.metadata.eTag == stale.metadata.eTag
-            && current.metadata.lastModified == stale.metadata.lastModified
     }
 
     /// The cache's entries for a list read: a listing (``StoredListAnswerQuery/listing(of:)``) only from a list
@@ -386,7 +368,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             readMain: { [main] in try await main.getAllEntries(query) },
             revalidate: { _ in nil },
             store: storeAll,
-            renew: { entries, _ in try await storeAll(entries) },
+            renew: storeAll,
             stale: { $0.staleEntries(as: Main.Value.self) },
             servesStale: { $0.allSatisfy { !$0.metadata.forbidsServingStale } },
             isStorable: { $0.allSatisfy { $0.metadata.isStorable } },
