@@ -41,10 +41,10 @@ extension CacheRepository where Main: PutDataSource, Cache: PutDataSource, Main.
             let answeredQuery = keyed.selecting(positions: answered)
         else {
             // The query cannot be narrowed: no copy of its keys outlives main's answer.
-            await Self.dropCopy(in: cache, of: query)
+            await dropCopy(of: query)
             return answer
         }
-        await Self.dropCopy(in: cache, of: leftOutQuery)
+        await dropCopy(of: leftOutQuery)
         if !written.isEmpty { _ = try await write(written, answeredQuery) }
         return answer
     }
