@@ -127,12 +127,18 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         // (`sharedMainRead`).
         let tellsMainAnswers = key == nil
         // A single entry main answers *not found* for, where the cache may hold a copy (it was not asked, or it held
-        // a stale one): the copy goes, in the write-back turn. A miss of both sources touches nothing.
+        // a stale one): the copy goes, in the write-back turn — unless the plan's fallback serves that stale copy after
+        // the error (`runRead`): it stays, to be served again. A miss of both sources touches nothing.
         let dropsCopyOnNotFound = !read.isGetAll && (plan.first == .main || stale != nil)
+        let servesStaleCopy = { @Sendable (error: StrataError) in
+            stale.map { read.servesStale($0) } == true && plan.staleValues.servesStale(after: error)
+        }
         let readAndStore = { @Sendable [self] () async throws -> PlannedAnswer<Entry> in
             do {
                 return try await readAndStoreAnswer()
-            } catch let error as StrataError where error.code == .notFound && dropsCopyOnNotFound {
+            } catch let error as StrataError
+                where error.code == .notFound && dropsCopyOnNotFound && !servesStaleCopy(error)
+            {
                 try await dropCopy(after: error, writesBack: writesBack, since: stamp, read.query)
             }
         }

@@ -20,7 +20,8 @@
 /// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it. A value main says must not be
 /// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written. When main
 /// answers *not found* for an entry the cache may hold (a `.mainSync` read, a revalidation, a background refresh), the
-/// cache's copy goes (in the write-back turn, as a write-back would be).
+/// cache's copy goes (in the write-back turn, as a write-back would be), unless the operation's fallback serves that
+/// stale copy after the error: it stays, to be served again.
 ///
 /// **Main's answer never replaces a newer write.** A value read from main is written back into the cache (or renews
 /// the cached entry) only when no write of its keys went through the repository since the read began, and none is
