@@ -109,4 +109,26 @@ struct PutAllMatchingTests {
         #expect(cache.value(forKey: "7") == user)
         #expect(cache.value(forKey: "me") == user)
     }
+
+    /// A key main's answer leaves out whose older copy the cache cannot remove fails the write with
+    /// `cacheSyncFailed`, as any cache write after main's the cache could not undo. Before, the failed delete was
+    /// ignored: the write succeeded and reads served the older copy.
+    @Test func aLeftOutKeyWhoseCopyCannotBeRemovedFailsTheWrite() async throws {
+        let main = ScriptedDataSource<User>()
+        main.script(.putAll, .values([User(id: "1"), User(id: "1")]))
+        let cache = ScriptedDataSource<User>(["2": User(id: "2", name: "old")])
+        cache.fail(.delete, with: StrataError(.io, "the disk refused the removal"))
+        let repository = CacheRepository(main: main, cache: cache)
+
+        let error = await #expect(throws: StrataError.self) {
+            _ = try await repository.putAll(
+                [User(id: "1"), User(id: "2")],
+                in: IdsQuery(["1", "2"]),
+                operation: .mainSync
+            )
+        }
+
+        #expect(error?.code == .cacheSyncFailed)
+        #expect(error?.mayHaveTakenEffect == true)
+    }
 }
