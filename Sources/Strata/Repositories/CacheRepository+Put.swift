@@ -4,8 +4,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     ///
     /// Observers are told of the write once it happened, including a partial one (the first source written,
     /// the second failed), and of one main failed but may have taken (``StrataError/mayHaveTakenEffect``, or the
-    /// caller's task was cancelled while main had it); a write that surely failed at the first source is not
-    /// announced.
+    /// caller's task was cancelled while main had it) in a plan the cache follows (`.mainSync`, `.default`; not
+    /// `.main`); a write that surely failed at the first source, or that failed at main alone, is not announced.
     ///
     /// - Parameters:
     ///   - value: The value to store.

@@ -8,7 +8,8 @@ extension CacheRepository {
     /// (``StrataError/mayHaveTakenEffect``: a request that timed out after it was sent), the cache's copy of the keys
     /// is removed (``removeCopy(of:)``) and a change announced, so that no read serves a value older than main's.
     /// When the cache was written first and main's write then fails, main's error is thrown saying the write may have
-    /// taken effect (``StrataError/mayHaveTakenEffect``): the cache holds it, and the repository's reads serve it; the
+    /// taken effect (``StrataError/mayHaveTakenEffect``; an error that is not a ``StrataError`` is thrown as it is,
+    /// unflagged): the cache holds it, and the repository's reads serve it; the
     /// cache's list answer goes (``forgetListAnswer()``), for main may not hold what the cache now does.
     /// `announce` runs once, after the writes, whenever the first one happened — even when the second then failed —
     /// and never when nothing was written. A put in a listing (`putAll` in ``AllObjectsQuery``) that writes main too
