@@ -58,6 +58,23 @@ struct MainNotFoundCopyTests {
         #expect(store.value(forKey: "42") == nil)
     }
 
+    /// A fallback that accepts *not found* serves the stale copy after main's 404, so the copy stays. Before, the first
+    /// such read served it and dropped it, and every later read threw.
+    @Test func aFallbackThatServesStaleOnNotFoundKeepsTheStaleCopy() async throws {
+        let clock = ManualClock()
+        let main = ScriptedDataSource(["42": "old"])
+        let store = MemoryDataSource<String>(configuration: .init(clock: clock))
+        let repository = CacheRepository(main: main, cache: store.validated(by: .maxAge(.seconds(300), clock: clock)))
+        let operation = CacheSyncOperation.cacheSync(fallback: { _ in true })
+        _ = try await repository.get(Self.key, operation: operation)
+        try await main.delete(Self.key)
+        clock.advance(by: .seconds(330))
+
+        #expect(try await repository.get(Self.key, operation: operation) == "old")
+        #expect(try await repository.get(Self.key, operation: operation) == "old")
+        #expect(main.callCount(.get) == 3)
+    }
+
     /// A miss of a key neither source holds keeps the cache's list answer: nothing it lists went.
     @Test func aKeyNeitherSourceHoldsKeepsTheListAnswer() async throws {
         let main = ScriptedDataSource(["1": "one"])

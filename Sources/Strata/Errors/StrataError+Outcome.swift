@@ -10,7 +10,8 @@ extension StrataError {
     /// ``CacheRepository`` reads it when main's write fails (a `.mainSync` put or delete): the cache's copy of the keys
     /// goes, so that no read serves a value older than main's may now be. A write main surely did not take (the
     /// device is offline, the server refused it) leaves the cache as it was. A write that took the cache first
-    /// (`.cacheSync`) and then failed at main throws main's error with it set: the repository's reads serve the value.
+    /// (`.cacheSync`) and then failed at main throws main's error with it set when that is a ``StrataError`` (an
+    /// error of another type is thrown as it is, with no flag): the repository's reads serve the value.
     ///
     /// ```swift
     /// var error = StrataError(.network, "The gRPC call timed out after the request was sent")

@@ -4,8 +4,9 @@ extension OperationPlan {
     ///
     /// The second write happens only after the first succeeded, and it is given the first source's returned
     /// value. A cache write (or delete) after main's follows the repository's ``CacheRepository/CacheWritePolicy``;
-    /// a main write after the cache's throws main's error saying the write may have taken effect
-    /// (``StrataError/mayHaveTakenEffect``: the cache holds it). Either way the repository announces a write that
+    /// a main write after the cache's throws main's error, a ``StrataError`` saying the write may have taken effect
+    /// (``StrataError/mayHaveTakenEffect``: the cache holds it); an error of another type is thrown as it is, with no
+    /// such flag. Either way the repository announces a write that
     /// happened, even when the next one fails. A main write the cache follows that fails but may have taken effect
     /// (its caller's task was cancelled while main had it, or main's error says so) throws, removes the cache's copy
     /// and is announced as a write (streams read again); one that surely failed at main is not announced.

@@ -36,15 +36,24 @@ extension Array {
     /// one twice in place of another), go by their ids.
     fileprivate func isMatchedByPosition<Value: Sendable>(_ keys: [String]) -> Bool
     where Element == StoredEntry<Value> {
-        var ids: [String] = []
-        ids.reserveCapacity(count)
-        for entry in self {
-            guard let identified = entry.value as? any Identifiable else { return true }
-            ids.append(key(of: identified))
-        }
+        guard let ids = map(\.value).identityKeys() else { return true }
         if ids == keys { return true }
         let asked = Set(keys)
         return !ids.contains(where: asked.contains)
+    }
+}
+
+extension Array {
+    /// The keys of these values' identities (each id's description, as ``IdQuery`` and ``IdsQuery`` make keys), in
+    /// order; `nil` when a value is not `Identifiable`.
+    func identityKeys() -> [String]? {
+        var ids: [String] = []
+        ids.reserveCapacity(count)
+        for value in self {
+            guard let identified = value as? any Identifiable else { return nil }
+            ids.append(key(of: identified))
+        }
+        return ids
     }
 }
 

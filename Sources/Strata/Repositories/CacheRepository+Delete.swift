@@ -3,8 +3,9 @@ extension CacheRepository: DeleteRepository where Main: DeleteDataSource, Cache:
     ///
     /// Observers are told of the deletion once it happened, including a partial one (the first source deleted,
     /// the second failed). A delete main failed but may have taken (``StrataError/mayHaveTakenEffect``, or the
-    /// caller's task was cancelled while main had it) is announced as a write, so that streams read again; a delete
-    /// that surely failed at the first source is not announced.
+    /// caller's task was cancelled while main had it), in a plan the cache follows (`.mainSync`, `.default`; not
+    /// `.main`), is announced as a write, so that streams read again; a delete that surely failed at the first source,
+    /// or that failed at main alone, is not announced.
     ///
     /// - Parameters:
     ///   - query: What to delete.

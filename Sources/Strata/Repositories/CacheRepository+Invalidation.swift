@@ -12,7 +12,7 @@ extension CacheRepository where Cache: DeleteDataSource {
         let query = TagQuery(tag)
         try await writeStamps.recordingWrite(query) {
             try await cache.delete(query)
-            await Self.forgetListAnswer(in: cache)
+            await forgetListAnswer()
         }
     }
 }

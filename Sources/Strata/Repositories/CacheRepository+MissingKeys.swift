@@ -175,7 +175,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 // `get`).
                 let unstorable = found.filter { fetched[$0]?.metadata.isStorable == false }
                 if !unstorable.isEmpty, let unstorableQuery = try? narrowed(query, to: unstorable) {
-                    await Self.dropCopy(in: cache, of: unstorableQuery)
+                    await dropCopy(of: unstorableQuery)
                 }
                 guard !storable.isEmpty else { return [StoredEntry<Main.Value>]() }
                 return try await syncCache(after: written, payload: written.map { $0.value }, superseding: storeQuery) {

@@ -4,8 +4,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     ///
     /// Observers are told of the write once it happened, including a partial one (the first source written,
     /// the second failed), and of one main failed but may have taken (``StrataError/mayHaveTakenEffect``, or the
-    /// caller's task was cancelled while main had it); a write that surely failed at the first source is not
-    /// announced.
+    /// caller's task was cancelled while main had it) in a plan the cache follows (`.mainSync`, `.default`; not
+    /// `.main`); a write that surely failed at the first source, or that failed at main alone, is not announced.
     ///
     /// - Parameters:
     ///   - value: The value to store.
@@ -24,8 +24,9 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
 
     /// Writes several values to the sources the operation's plan selects.
     ///
-    /// The cache write that follows main's stores main's answer: for a list of keys, each value under the key it
-    /// belongs to (``storeMainsAnswer(_:metadata:in:_:)``), whatever order main answered in. A put in
+    /// The cache write that follows main's stores main's answer: for a list of keys that are the values' ids in order,
+    /// each value under the key it belongs to (``storeMainsAnswer(_:given:metadata:in:_:)``), whatever order main
+    /// answered in; for other keys, by position, as a main that stores by position did. A put in
     /// ``AllObjectsQuery`` that writes main too leaves the cache no list answer (main keeps its other entries).
     ///
     /// - Parameters:
@@ -42,7 +43,7 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
         } toCache: {
             try await cache.putAll($0, in: query)
         } toCacheAfterMain: {
-            try await storeMainsAnswer($0, in: query) { try await cache.putAll($0.map(\.value), in: $1) }
+            try await storeMainsAnswer($0, given: values, in: query) { try await cache.putAll($0.map(\.value), in: $1) }
         }
     }
 
@@ -84,9 +85,12 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
             $0.keepingMetadata(of: try await cache.putAllEntries($0, in: query))
         } toCacheAfterMain: { answer in
             // Main's answer carries the entries' metadata by position: each key's is the caller's entry's for it.
-            let stored = try await storeMainsAnswer(answer.map(\.value), metadata: entries.map(\.metadata), in: query) {
-                try await cache.putAllEntries($0, in: $1)
-            }
+            let stored = try await storeMainsAnswer(
+                answer.map(\.value),
+                given: entries.map(\.value),
+                metadata: entries.map(\.metadata),
+                in: query
+            ) { try await cache.putAllEntries($0, in: $1) }
             return stored.map { StoredEntry(value: $0, metadata: EntryMetadata()) }
         }.map { $0.value }
     }

@@ -127,12 +127,18 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         // (`sharedMainRead`).
         let tellsMainAnswers = key == nil
         // A single entry main answers *not found* for, where the cache may hold a copy (it was not asked, or it held
-        // a stale one): the copy goes, in the write-back turn. A miss of both sources touches nothing.
+        // a stale one): the copy goes, in the write-back turn — unless the plan's fallback serves that stale copy after
+        // the error (`runRead`): it stays, to be served again. A miss of both sources touches nothing.
         let dropsCopyOnNotFound = !read.isGetAll && (plan.first == .main || stale != nil)
+        let servesStaleCopy = { @Sendable (error: StrataError) in
+            stale.map { read.servesStale($0) } == true && plan.staleValues.servesStale(after: error)
+        }
         let readAndStore = { @Sendable [self] () async throws -> PlannedAnswer<Entry> in
             do {
                 return try await readAndStoreAnswer()
-            } catch let error as StrataError where error.code == .notFound && dropsCopyOnNotFound {
+            } catch let error as StrataError
+                where error.code == .notFound && dropsCopyOnNotFound && !servesStaleCopy(error)
+            {
                 try await dropCopy(after: error, writesBack: writesBack, since: stamp, read.query)
             }
         }
@@ -148,7 +154,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     if tellsMainAnswers { mainAnswered(method, read.query) }
                     let stored = try await writingBack(writesBack, since: stamp, read.query) {
                         try await syncCache(after: renewed, payload: read.value(renewed), superseding: read.query) {
-                            try await read.renew(renewed, stale)
+                            try await read.renew(renewed)
                         }
                     }
                     return PlannedAnswer(entry: stored ?? renewed, source: .main, isStale: false)
@@ -179,7 +185,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         }
     }
 
-    /// Drops the cache's copy of the entry `query` names (and its list answer, ``removeCopy(in:of:)``) after main
+    /// Drops the cache's copy of the entry `query` names (and its list answer, ``removeCopy(of:)``) after main
     /// answered *not found* for it, when the plan writes back and no write of the key went through the repository
     /// since `stamp` (``writingBack(_:since:_:_:)``); then throws main's `error`.
     ///
@@ -191,7 +197,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         since stamp: CacheWriteStamps.Stamp,
         _ query: any Query
     ) async throws -> Never {
-        _ = try? await writingBack(writesBack, since: stamp, query) { await Self.removeCopy(in: cache, of: query) }
+        _ = try? await writingBack(writesBack, since: stamp, query) { await removeCopy(of: query) }
         throw error
     }
 
@@ -235,7 +241,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     ) async throws -> Result? {
         guard writesBack else { return nil }
         return try await writeStamps.writingBack(since: stamp, write) {
-            _ = await Self.removeCopy(in: cache, of: query)
+            _ = await removeCopy(of: query)
         }
     }
 
@@ -257,23 +263,20 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 case .notModified(let renewed): return .notModified(StoredEntry(value: stale.value, metadata: renewed))
                 }
             },
-            store: { [cache] entry in
+            store: { [self] entry in
                 guard entry.metadata.isStorable else {
-                    await Self.dropCopy(in: cache, of: query)
+                    await dropCopy(of: query)
                     return entry
                 }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
-            renew: { [cache] entry, stale in
+            renew: { [self] entry in
                 guard entry.metadata.isStorable else {
                     // A 304 that says the value must not be stored: its fields replace the stored ones, so the stored
                     // copy goes as for a full answer.
-                    await Self.dropCopy(in: cache, of: query)
+                    await dropCopy(of: query)
                     return entry
                 }
-                // Another read wrote another version back since the conditional request left: the 304 confirmed the
-                // stale version, not that one, which keeps its own metadata.
-                guard await Self.holdsVersion(of: stale, in: cache, query) else { return entry }
                 if try await cache.renewMetadata(entry.metadata, in: query) { return entry }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
@@ -284,30 +287,17 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         )
     }
 
-    /// Whether the cache's entry for `query` is still the version of `stale` a conditional read named (the same
-    /// validators, ``EntryMetadata/eTag`` and ``EntryMetadata/lastModified``), fresh or stale; or it holds none, or
-    /// cannot say (main's 304 then stores the confirmed value again, as for a cache that cannot renew).
-    static func holdsVersion(of stale: StoredEntry<Main.Value>, in cache: Cache, _ query: any Query) async -> Bool {
-        let current: StoredEntry<Main.Value>?
-        do {
-            current = try await cache.getEntry(query)
-        } catch {
-            current = (error as? StrataError)?.staleEntry(as: Main.Value.self)
-        }
-        guard let current else { return true }
-        return current.metadata.eTag == stale.metadata.eTag
-            && current.metadata.lastModified == stale.metadata.lastModified
-    }
-
     /// The cache's entries for a list read: a listing (``StoredListAnswerQuery/listing(of:)``) only from a list
     /// answer the cache stored — a miss otherwise, and when the cache cannot tell (it refuses the query) — any other
-    /// query as it is.
-    static func cachedEntries(of query: any Query, in cache: Cache) async throws -> [StoredEntry<Main.Value>] {
+    /// query as it is. A list answer served marks that the cache may hold one (``forgetListAnswer()``).
+    func cachedEntries(of query: any Query) async throws -> [StoredEntry<Main.Value>] {
         guard let listing = StoredListAnswerQuery.listing(of: query) else {
             return try await cache.getAllEntries(query)
         }
         do {
-            return try await cache.getAllEntries(StoredListAnswerQuery(listing))
+            let entries = try await cache.getAllEntries(StoredListAnswerQuery(listing))
+            mayHoldListAnswer.withLock { $0 = true }
+            return entries
         } catch let error as StrataError where error.code == .queryNotSupported {
             throw StrataError(
                 .notFound,
@@ -328,7 +318,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// - Parameters:
     ///   - query: What to read.
     ///   - asksMainOnAMiss: Whether the plan asks main after the cache misses (CacheSync, Default): a listing is then
-    ///     answered by the cache only from a list answer it stored (``cachedEntries(of:in:)``). A read of the cache
+    ///     answered by the cache only from a list answer it stored (``cachedEntries(of:)``). A read of the cache
     ///     alone lists what it holds.
     func plannedGetAll(
         _ query: any Query,
@@ -337,7 +327,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         // A tier's own list answer, asked by the repository above it (`StoredListAnswerQuery`), is stored as the
         // listing it answers.
         let query = (query as? StoredListAnswerQuery)?.listing ?? query
-        let storeAll = { @Sendable [cache] (entries: [StoredEntry<Main.Value>]) async throws in
+        let storeAll = { @Sendable [self] (entries: [StoredEntry<Main.Value>]) async throws in
             guard let keyed = query as? any MultiKeyedQuery else {
                 // An answer with an entry that must not be stored is returned as it came, and stores nothing. The
                 // cache's older copy goes (as for `get`), unless the query is a listing that names no keys (every
@@ -345,19 +335,20 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 // only the list answer the cache stored goes, which would serve the older listing.
                 guard entries.allSatisfy({ $0.metadata.isStorable }) else {
                     let listing = StoredListAnswerQuery.listing(of: query)
-                    await Self.dropCopy(in: cache, of: listing.map { StoredListAnswerQuery($0) } ?? query)
+                    await dropCopy(of: listing.map { StoredListAnswerQuery($0) } ?? query)
                     return entries
                 }
                 // A page, or a listing of some keys, is no list answer a cache can keep (it would answer "every entry"
                 // with them): returned, not stored. `AllObjectsQuery` is stored whole, as the cache's list answer.
                 if StoredListAnswerQuery.listing(of: query) != nil, !(query is AllObjectsQuery) { return entries }
+                markListAnswer(writing: query)
                 return entries.keepingMetadata(of: try await cache.putAllEntries(entries, in: query))
             }
             // A list of keys is stored key by key, main's answer matched to the keys (``Swift/Array/matched(to:)``):
             // a server that answers sorted, or leaves keys out, never has a value stored under another's key.
             guard let matched = try? entries.matched(to: keyed.keys) else {
                 // Which keys main left out is unknown: nothing is stored, and no older copy outlives main's answer.
-                await Self.dropCopy(in: cache, of: query)
+                await dropCopy(of: query)
                 return entries
             }
             let storable = matched.indices.filter { matched[$0]?.metadata.isStorable == true }
@@ -369,7 +360,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             // came (as for `get`): their older copies go too.
             let superseded = matched.indices.filter { matched[$0]?.metadata.isStorable != true }
             if let supersededQuery = keyed.selecting(positions: superseded) {
-                await Self.dropCopy(in: cache, of: supersededQuery)
+                await dropCopy(of: supersededQuery)
             }
             if let storableQuery = keyed.selecting(positions: storable), !written.isEmpty {
                 _ = try await cache.putAllEntries(written, in: storableQuery)
@@ -379,14 +370,14 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         return PlannedRead(
             isGetAll: true,
             query: query,
-            readCache: { [cache] in
+            readCache: { [self] in
                 guard asksMainOnAMiss else { return try await cache.getAllEntries(query) }
-                return try await Self.cachedEntries(of: query, in: cache)
+                return try await cachedEntries(of: query)
             },
             readMain: { [main] in try await main.getAllEntries(query) },
             revalidate: { _ in nil },
             store: storeAll,
-            renew: { entries, _ in try await storeAll(entries) },
+            renew: storeAll,
             stale: { $0.staleEntries(as: Main.Value.self) },
             servesStale: { $0.allSatisfy { !$0.metadata.forbidsServingStale } },
             isStorable: { $0.allSatisfy { $0.metadata.isStorable } },

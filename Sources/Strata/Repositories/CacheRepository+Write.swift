@@ -6,13 +6,14 @@ extension CacheRepository {
     /// cache write after main's follows the write policy (``StrataError/Code/cacheSyncFailed``). When main's write
     /// fails because the caller's task was cancelled, or with an error that says main may have taken it
     /// (``StrataError/mayHaveTakenEffect``: a request that timed out after it was sent), the cache's copy of the keys
-    /// is removed (``removeCopy(in:of:)``) and a change announced, so that no read serves a value older than main's.
+    /// is removed (``removeCopy(of:)``) and a change announced, so that no read serves a value older than main's.
     /// When the cache was written first and main's write then fails, main's error is thrown saying the write may have
-    /// taken effect (``StrataError/mayHaveTakenEffect``): the cache holds it, and the repository's reads serve it; the
-    /// cache's list answer goes (``forgetListAnswer(in:)``), for main may not hold what the cache now does.
+    /// taken effect (``StrataError/mayHaveTakenEffect``; an error that is not a ``StrataError`` is thrown as it is,
+    /// unflagged): the cache holds it, and the repository's reads serve it; the
+    /// cache's list answer goes (``forgetListAnswer()``), for main may not hold what the cache now does.
     /// `announce` runs once, after the writes, whenever the first one happened — even when the second then failed —
     /// and never when nothing was written. A put in a listing (`putAll` in ``AllObjectsQuery``) that writes main too
-    /// leaves the cache no list answer (``forgetListAnswer(in:)``): main adds the values to the entries it holds, and
+    /// leaves the cache no list answer (``forgetListAnswer()``): main adds the values to the entries it holds, and
     /// the values are not its answer to "every entry"; a `.cache` put stores one. The write is recorded in the write
     /// stamps from its start to its end, so a main read of the keys that began before it ended never writes its answer
     /// back over it.
@@ -44,11 +45,12 @@ extension CacheRepository {
             return written
         }
         func writeCache(_ input: Input, _ write: (Input) async throws -> Input) async throws -> Input {
+            if method != .delete { markListAnswer(writing: query) }
             let written = try await write(input)
             // Some values written in a listing, with main's write on either side, are not main's answer to it (main
             // keeps its other entries): no list answer of the cache's stands for them.
             if plan.thenOther, method != .delete, StoredListAnswerQuery.listing(of: query) != nil {
-                await Self.forgetListAnswer(in: cache)
+                await forgetListAnswer()
             }
             return written
         }
@@ -60,7 +62,7 @@ extension CacheRepository {
                 // Main may have the write (the caller was cancelled with it on its way, or main says so: a timeout
                 // after it was sent), and the cache's copy may be older than main's value now. It goes (not as a
                 // deletion), and streams read again.
-                await Self.dropCopy(afterUncertain: method, in: cache, of: query)
+                await dropCopy(afterUncertain: method, of: query)
                 changeBroadcaster.publishWrite(to: query)
                 throw error
             }
@@ -76,7 +78,7 @@ extension CacheRepository {
                 return try await writeMain(first)
             } catch {
                 // The cache took the write, and main may not have: the cache's list answer is not main's any more.
-                await Self.forgetListAnswer(in: cache)
+                await forgetListAnswer()
                 guard var error = error as? StrataError else { throw error }
                 // The repository changed, whatever main's error says of main.
                 error.mayHaveTakenEffect = true
@@ -92,16 +94,16 @@ extension CacheRepository {
     }
 
     /// Drops what the cache holds of `query` after main's write of it failed and may have taken effect: the copy of
-    /// the keys a keyed query names (``removeCopy(in:of:)``); for a delete of what a tag, a filter or a listing selects,
+    /// the keys a keyed query names (``removeCopy(of:)``); for a delete of what a tag, a filter or a listing selects,
     /// what the delete's success would have removed from the cache; for a put of a whole list, the list answer the
-    /// cache stored. (Not as a deletion: streams are told of a write, and read again.)
-    static func dropCopy(afterUncertain method: PluginCall.Method, in cache: Cache, of query: any Query) async {
+    /// cache stored (``forgetListAnswer()``). (Not as a deletion: streams are told of a write, and read again.)
+    func dropCopy(afterUncertain method: PluginCall.Method, of query: any Query) async {
         if query is any KeyedQuery || query is any MultiKeyedQuery {
-            _ = await removeCopy(in: cache, of: query)
+            _ = await removeCopy(of: query)
         } else if method == .delete {
-            await dropCopy(in: cache, of: query)
-        } else if let listing = StoredListAnswerQuery.listing(of: query) {
-            await dropCopy(in: cache, of: StoredListAnswerQuery(listing))
+            await dropCopy(of: query)
+        } else if StoredListAnswerQuery.listing(of: query) != nil {
+            await forgetListAnswer()
         }
     }
 

@@ -17,11 +17,11 @@
 /// cached value is returned instead (serve-stale-on-error). A value copied from main into the cache keeps its
 /// metadata (``PutDataSource/putEntry(_:in:)``), so the copy never outlives its original; a stale cached entry with
 /// validators is revalidated (``GetDataSource/getIfModified(_:since:)``), and *not modified* renews its metadata
-/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it — while the cache still holds that
-/// version (its validators): another version written back meanwhile keeps its own. A value main says must not be
+/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it. A value main says must not be
 /// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written. When main
 /// answers *not found* for an entry the cache may hold (a `.mainSync` read, a revalidation, a background refresh), the
-/// cache's copy goes (in the write-back turn, as a write-back would be).
+/// cache's copy goes (in the write-back turn, as a write-back would be), unless the operation's fallback serves that
+/// stale copy after the error: it stays, to be served again.
 ///
 /// **Main's answer never replaces a newer write.** A value read from main is written back into the cache (or renews
 /// the cached entry) only when no write of its keys went through the repository since the read began, and none is
@@ -82,6 +82,10 @@ public struct CacheRepository<Main: Sendable, Cache: Sendable>: Sendable {
     /// The table of main, when main is a store (or a wrapper of one) with a table other than the cache's: the writes
     /// through the repository are recorded there too, for the repositories whose cache that store is.
     let mainWriteStamps: CacheWriteStamps?
+
+    /// Whether the cache may hold a list answer of this repository's (``forgetListAnswer()``): set before the
+    /// repository (or a copy) writes a listing into it, or when it served one; shared by the copies.
+    let mayHoldListAnswer = Locked(false)
 
     /// Announces every write and delete made through this repository (and its copies) to its streams.
     public let changeBroadcaster = ChangeBroadcaster()
@@ -203,7 +207,7 @@ extension CacheRepository {
     /// Runs a cache write that follows a successful main call, applying the write policy.
     ///
     /// A cache write that fails may leave the cache's older copy of `query` in place (a store that refuses a value
-    /// too large, or a full disk, keeps the entry it had): it is removed (``removeCopy(in:of:)``), so that no read
+    /// too large, or a full disk, keeps the entry it had): it is removed (``removeCopy(of:)``), so that no read
     /// serves what main's answer superseded. When it cannot be removed either, the call fails with
     /// ``StrataError/Code/cacheSyncFailed`` whatever the policy: the caller must know that reads may not see it.
     ///
@@ -221,7 +225,7 @@ extension CacheRepository {
         do {
             return try await write()
         } catch {
-            let isRemoved = await Self.removeCopy(in: cache, of: query)
+            let isRemoved = await removeCopy(of: query)
             if configuration.cacheWrites == .bestEffort, isRemoved { return mainResult }
             // Main took it: a repository above whose main this one is must not keep its older copy either.
             throw StrataError(
@@ -237,31 +241,33 @@ extension CacheRepository {
     }
 
     /// Deletes the cache's copy of the entries `query` names, for an answer of main that must not be stored, which
-    /// supersedes it (when the cache can delete), and the cache's list answer with it (``forgetListAnswer(in:)``).
+    /// supersedes it (when the cache can delete), and the cache's list answer with it (``forgetListAnswer()``); for a
+    /// ``StoredListAnswerQuery``, the list answer alone.
     ///
     /// Main's answer stands whatever the cache does: a delete that fails does not fail the read. Nor is the value gone,
     /// so the repository's streams are not told "deleted" (they keep what they show).
-    static func dropCopy(in cache: Cache, of query: any Query) async {
+    func dropCopy(of query: any Query) async {
+        guard !(query is StoredListAnswerQuery) else { return await forgetListAnswer() }
         await ObservationScope.droppingCopies {
             try? await (cache as? any DeleteDataSource)?.delete(query)
         }
-        if !(query is StoredListAnswerQuery) { await forgetListAnswer(in: cache) }
+        await forgetListAnswer()
     }
 
     /// Removes the cache's copy of the entries `query` names (a ``KeyedQuery`` or a ``MultiKeyedQuery``), which an
     /// answer or a write of main superseded; whether none is left to serve.
     ///
     /// A listing query's copy is left (`true`): removing it would empty the whole cache. A cache that cannot delete
-    /// keeps its copy (`false`). Either way the cache's list answer goes (``forgetListAnswer(in:)``). Streams are not
+    /// keeps its copy (`false`). Either way the cache's list answer goes (``forgetListAnswer()``). Streams are not
     /// told "deleted": the value is not gone, only the cache's copy.
-    static func removeCopy(in cache: Cache, of query: any Query) async -> Bool {
-        let isRemoved = await removeKeyedCopy(in: cache, of: query)
-        await forgetListAnswer(in: cache)
+    func removeCopy(of query: any Query) async -> Bool {
+        let isRemoved = await removeKeyedCopy(of: query)
+        await forgetListAnswer()
         return isRemoved
     }
 
-    /// The removal of ``removeCopy(in:of:)`` without the list answer's.
-    private static func removeKeyedCopy(in cache: Cache, of query: any Query) async -> Bool {
+    /// The removal of ``removeCopy(of:)`` without the list answer's.
+    private func removeKeyedCopy(of query: any Query) async -> Bool {
         guard query is any KeyedQuery || query is any MultiKeyedQuery else { return true }
         guard let cache = cache as? any DeleteDataSource else { return false }
         do {
@@ -278,12 +284,23 @@ extension CacheRepository {
     /// entry main may still hold went: the answer would list every entry but that one as the whole list.
     ///
     /// For a listing's copy, which is left, it bounds what a write made in the cache meanwhile leaves (a held write
-    /// landing during a list write-back): the listing is main's again. A cache that keeps no list answer refuses it;
-    /// that is ignored.
-    static func forgetListAnswer(in cache: Cache) async {
+    /// landing during a list write-back): the listing is main's again. Sent only once the cache may hold a list answer
+    /// of this repository's (``mayHoldListAnswer``: it wrote a listing into the cache, or the cache served one): a
+    /// cache that keeps none (a BlobCache's tiers) refuses the query, and its plugins would log and count each refusal
+    /// as a failed call. So a list answer another repository over the same store stored, which this one never served,
+    /// is not forgotten by this one. A cache that refuses it anyway is ignored.
+    func forgetListAnswer() async {
+        guard mayHoldListAnswer.withLock({ $0 }) else { return }
         await ObservationScope.droppingCopies {
             try? await (cache as? any DeleteDataSource)?.delete(StoredListAnswerQuery(AllObjectsQuery()))
         }
+    }
+
+    /// Marks that the cache may hold a list answer of this repository's (``forgetListAnswer()``), before a write of
+    /// `query` into it when that is a listing's whole answer (``AllObjectsQuery``).
+    func markListAnswer(writing query: any Query) {
+        guard query is AllObjectsQuery else { return }
+        mayHoldListAnswer.withLock { $0 = true }
     }
 }
 
