@@ -35,9 +35,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:67
+// Sources/Strata/Strata.docc/BatchedReads.md:71
 extension DocSnippetContext {
-    func BatchedReads_67() async throws {
+    func BatchedReads_71() async throws {
         let users = CacheRepository(
             main: UsersAPI(client).batched(maxBatchSize: 100),
             cache: MemoryDataSource<User>(countLimit: 500)

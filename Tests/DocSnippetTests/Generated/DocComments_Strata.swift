@@ -39,9 +39,9 @@ struct RetryAdvising_7 {
     }
 }
 
-// Sources/Strata/Errors/StrataError+Outcome.swift:14
+// Sources/Strata/Errors/StrataError+Outcome.swift:16
 extension DocSnippetContext {
-    func StrataError_Outcome_14() async throws {
+    func StrataError_Outcome_16() async throws {
         var error = StrataError(.network, "The gRPC call timed out after the request was sent")
         error.mayHaveTakenEffect = true  // the server may have carried it out
         _ = error
@@ -266,9 +266,9 @@ struct StrataPlugin_23 {
     }
 }
 
-// Sources/Strata/Repositories/CacheRepository+Invalidation.swift:25
+// Sources/Strata/Repositories/CacheRepository+Invalidation.swift:29
 extension DocSnippetContext {
-    func CacheRepository_Invalidation_25() async throws {
+    func CacheRepository_Invalidation_29() async throws {
         let ann = User(id: 1, name: "Ann")
         _ = try await users.put(ann, in: IdQuery(1), tags: ["team:7", "user:1"], operation: .cacheSync)
         try await users.invalidate(tag: "team:7")
@@ -295,9 +295,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Repositories/CacheRepository.swift:50
+// Sources/Strata/Repositories/CacheRepository.swift:53
 extension DocSnippetContext {
-    func CacheRepository_50() async throws {
+    func CacheRepository_53() async throws {
         let users = CacheRepository(
             main: UsersAPI(client),
             cache: MemoryDataSource<User>(countLimit: 500).validated(by: .maxAge(.seconds(300)))

@@ -26,9 +26,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/GroupInvalidation.md:30
+// Sources/Strata/Strata.docc/GroupInvalidation.md:31
 extension DocSnippetContext {
-    func GroupInvalidation_30() async throws {
+    func GroupInvalidation_31() async throws {
         _ = try await users.put(User(id: 1, name: "Ann"), in: IdQuery(1), tags: ["team:7", "user:1"], operation: .cacheSync)
 
         // Team 7 changed on the server: the next read of each member goes to main.
