@@ -190,7 +190,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// since `stamp` (``writingBack(_:since:_:_:)``); then throws main's `error`.
     ///
     /// A read that starts at main (`.mainSync`: "skips the cache and refreshes it"), a revalidation and a background
-    /// refresh of a stale copy all end here: the copy of a value main no longer has is not served again.
+    /// refresh of a stale copy end here; the copy is not served again unless the fallback serves it after `error`.
     private func dropCopy(
         after error: StrataError,
         writesBack: Bool,

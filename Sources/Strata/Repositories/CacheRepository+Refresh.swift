@@ -60,8 +60,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 }
                 changeBroadcaster.publishWrite(to: read.query)
             } catch {
-                // The refresh plugins saw the error; the stale entry stays in the cache for the next read (one main
-                // answered *not found* for went in `readMain`).
+                // The refresh plugins saw the error; the stale entry stays for the next read. One main answered
+                // *not found* for went in `readMain`, unless the operation's fallback serves stale after that error.
             }
         }
     }
