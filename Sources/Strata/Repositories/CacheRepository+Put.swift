@@ -25,7 +25,7 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     /// Writes several values to the sources the operation's plan selects.
     ///
     /// The cache write that follows main's stores main's answer: for a list of keys that are the values' ids in order,
-    /// each value under the key it belongs to (``storeMainsAnswer(_:given:metadata:in:_:)``), whatever order main
+    /// each value under the key it belongs to (`storeMainsAnswer(_:given:metadata:in:_:)`), whatever order main
     /// answered in; for other keys, by position, as a main that stores by position did. A put in
     /// ``AllObjectsQuery`` that writes main too leaves the cache no list answer (main keeps its other entries).
     ///
