@@ -29,8 +29,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// Starts main's half of a read in the background (stale-while-revalidate), once per query at a time.
     ///
     /// The refresh runs through the configuration's refresh plugins, which see its error; nobody else does, and the
-    /// stale entry stays in the cache — unless main answered *not found*: a value main no longer has goes. A successful refresh announces a write of the query to the repository's
-    /// streams.
+    /// stale entry stays in the cache — unless main answered *not found* and the operation's fallback does not serve
+    /// the stale copy after that error: a value main no longer has goes. A successful refresh announces a write of
+    /// the query to the repository's streams.
     func refreshInBackground<Entry, Value>(
         _ plan: OperationPlan.Read,
         _ read: PlannedRead<Entry, Value>,
