@@ -97,11 +97,8 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
         copy.timeoutIntervalForRequest = RequestDeadlines.longestBackstop
         copy.timeoutIntervalForResource = RequestDeadlines.longestBackstop
         let delegate = URLSessionTransportDelegate()
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "StrataNetwork.URLSessionTransport"
         self.delegate = delegate
-        self.session = URLSession(configuration: copy, delegate: delegate, delegateQueue: queue)
+        self.session = URLSession(configuration: copy, delegate: delegate, delegateQueue: delegate.queue)
     }
 
     /// Creates a transport from a user-supplied session's configuration.
@@ -163,7 +160,7 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
                 delegate.register(identifier, transfer: transfer, continuation: continuation)
                 if Task.isCancelled {
                     delegate.cancel(identifier)
-                    task.cancel()
+                    delegate.stop(task)
                 } else {
                     delegate.watchDeadlines(of: identifier, task: task)
                     task.resume()
@@ -171,7 +168,7 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
             }
         } onCancel: {
             delegate.cancel(identifier)
-            task.cancel()
+            delegate.stop(task)
         }
     }
 }

@@ -73,7 +73,7 @@ extension URLSessionTransportDelegate {
             guard let look = look(generation: generation, now: .now) else { return nil }
             for expired in look.expired {
                 expire(expired.identifier, expired.expiry)
-                expired.task?.cancel()
+                if let task = expired.task { stop(task) }
             }
             if let next = look.next { return next }
             if look.expired.isEmpty { return nil }

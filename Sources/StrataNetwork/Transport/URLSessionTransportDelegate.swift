@@ -83,6 +83,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     let state = Locked(State())
 
+    /// The session's delegate queue: serial, every callback of every task on it, and FoundationNetworking's
+    /// completion of each task too (``stop(_:)``).
+    let queue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "StrataNetwork.URLSessionTransport"
+        return queue
+    }()
+
     /// The most body bytes any one transfer of this delegate has held, in memory or written to its file:
     /// never more than that transfer's limit.
     var peakBodyBytes: Int { state.withLock { $0.peakBodyBytes } }
@@ -95,6 +104,23 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var transfer = transfer
         transfer.continuation = continuation
         state.withLock { $0.transfers[identifier] = transfer }
+    }
+
+    /// Stops a task's transfer, closing its connection: cancels the task on ``queue``, and only while it has not
+    /// completed.
+    ///
+    /// FoundationNetworking completes a task on the delegate queue (the task's completion callback, then its state
+    /// set to completed, then its removal from the session's registry), and `URLSessionTask.cancel()` queues a
+    /// failure callback that looks the task up in that registry, trapping when it is gone. Cancelled from another
+    /// thread — a caller's cancellation, a deadline's watchdog, a download's failed write — as the task completed,
+    /// it trapped (seen under load on Linux). On the delegate queue the cancellation comes either before the
+    /// completion, or after it, when the task's state says there is nothing left to stop.
+    func stop(_ task: URLSessionTask) {
+        let cancel = { @Sendable in
+            guard task.state == .running || task.state == .suspended else { return }
+            task.cancel()
+        }
+        if OperationQueue.current === queue { cancel() } else { queue.addOperation(cancel) }
     }
 
     /// Ends a transfer because its task was cancelled by the caller.
@@ -191,7 +217,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if let failure {
             finish(identifier, with: .failure(failure))
             completionHandler(.cancel)
-            dataTask.cancel()
+            stop(dataTask)
         } else {
             completionHandler(.allow)
         }
@@ -203,11 +229,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         switch update(identifier, { Self.accept(data, into: &$0, now: now) }) {
         case .failed(let failure):
             finish(identifier, with: .failure(failure))
-            dataTask.cancel()
+            stop(dataTask)
         case .prefixComplete(let response):
             // A download's error needs no more of the body: the rest, however long, is not read.
             finish(identifier, with: .success(response))
-            dataTask.cancel()
+            stop(dataTask)
         case .accepted(let report?, let progress):
             report(progress)
         case .accepted(nil, _), nil:
@@ -243,7 +269,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     ) {
         if case .failure(let error) = result {
             finish(identifier, with: .failure(exchange.writeFailed(error)))
-            dataTask.cancel()
+            stop(dataTask)
             return
         }
         let now = ContinuousClock.now
