@@ -24,19 +24,19 @@ internal import StrataSupport
 /// let inspector = try FileStoreInspector(folder: imagesFolder, access: .readOnly)
 /// let damaged = try inspector.verifyEntries().filter { $0.problem != nil }
 /// ```
-public final class FileStoreInspector: Sendable {
+public final class FileStoreInspector: Sendable, StoreInspecting {
     /// The store's folder.
     public let folderURL: URL
 
     /// How the inspector holds the folder.
-    public let access: StoreAccess
+    public var access: StoreAccess { inspection.access }
 
     /// The most bytes of keys and metadata ``listEntries(progress:)`` and ``verifyEntries(progress:)`` take into
     /// memory, counted as the store counts them (``FileDataSource/Configuration/maximumMetadataSize``).
-    public let maximumMetadataSize: Int
+    public var maximumMetadataSize: Int { inspection.maximumMetadataSize }
 
-    private let folder: StoreFolder
-    private let ownership: StoreOwnership
+    private let inspection: StoreInspection
+    private var folder: StoreFolder { inspection.folder }
 
     /// Opens the store in `folder` and claims it as `access` says.
     ///
@@ -51,45 +51,26 @@ public final class FileStoreInspector: Sendable {
     ///   kind `file`, or a link in the folder's place), ``Strata/StrataError/Code/alreadyInUse`` when a live
     ///   store or inspector holds it, ``Strata/StrataError/Code/io`` when it cannot be opened.
     public convenience init(folder: URL, access: StoreAccess = .readWrite, maximumMetadataSize: Int? = nil) throws {
-        try self.init(
-            folder: folder,
-            access: access,
-            expecting: nil,
-            maximumMetadataSize: maximumMetadataSize ?? StoreLimits.defaultMaximumMetadataSize
-        )
+        try self.init(folder: folder, access: access, expecting: nil, maximumMetadataSize: maximumMetadataSize)
     }
 
-    /// Opens the store in `folder` as ``init(folder:access:maximumMetadataSize:)`` does, only if it is still the
-    /// folder `expected` names: the `strata` tool checks a folder, then hands it here by its path.
-    ///
-    /// - Throws: As ``init(folder:access:maximumMetadataSize:)``; ``Strata/StrataError/Code/conflict`` when another
-    ///   folder is at the path now (nothing is changed).
-    package init(
-        folder: URL,
-        access: StoreAccess,
-        expecting expected: FolderIdentity?,
-        maximumMetadataSize: Int = StoreLimits.defaultMaximumMetadataSize
-    ) throws {
-        try StoreLimits.validate(maximumMetadataSize: maximumMetadataSize)
-        let opened = try StoreFolder.openStore(
-            folder.path,
-            kind: FileDataSource.markerKind,
-            kindName: "file store",
-            expecting: expected
-        )
-        ownership = try StoreOwnership.claim(
-            opened,
-            mode: access == .readOnly ? .shared : .exclusive,
-            owner: "a FileStoreInspector"
-        )
-        self.folder = opened
-        self.access = access
-        self.maximumMetadataSize = maximumMetadataSize
-        folderURL = folder.resolvingSymlinksInPath().standardizedFileURL
+    /// The inspector of a folder opened and claimed for it.
+    package init(_ inspection: StoreInspection) {
+        self.inspection = inspection
+        folderURL = inspection.url.resolvingSymlinksInPath().standardizedFileURL
     }
+
+    /// A file store's marker kind: `file`.
+    package static var markerKind: String { FileDataSource.markerKind }
+
+    /// "file store", in messages.
+    package static var kindName: String { "file store" }
+
+    /// The path the user gave: a link in the folder's place is refused, not followed.
+    package static func storePath(of folder: URL) -> String { folder.path }
 
     deinit {
-        ownership.release()
+        inspection.ownership.release()
     }
 
     /// Whether `folder` is a ``FileDataSource`` folder: it carries a file store's marker (`.strata-store`,

@@ -15,19 +15,19 @@ import StrataStorage
 /// let report = try JSONFileStoreInspector(folder: usersFolder, access: .readOnly).report(verifying: true)
 /// let damaged = report.entries.filter(\.isDamaged)
 /// ```
-public struct JSONFileStoreInspector: Sendable {
+public struct JSONFileStoreInspector: Sendable, StoreInspecting {
     /// The store's folder.
     public let folderURL: URL
 
     /// How the folder is held.
-    public let access: StoreAccess
+    public var access: StoreAccess { inspection.access }
 
     /// The most bytes of keys and metadata ``report(verifying:progress:)`` takes into memory, counted as the store
     /// counts them (``JSONFileDataSource/Configuration/maximumMetadataSize``).
-    public let maximumMetadataSize: Int
+    public var maximumMetadataSize: Int { inspection.maximumMetadataSize }
 
-    private let folder: StoreFolder
-    private let ownership: StoreOwnership
+    private let inspection: StoreInspection
+    private var folder: StoreFolder { inspection.folder }
 
     /// Opens the store in `folder` for inspection.
     ///
@@ -42,43 +42,23 @@ public struct JSONFileStoreInspector: Sendable {
     ///   ``Strata/StrataError/Code/alreadyInUse`` when a store or inspector holds it in a way that excludes
     ///   this one.
     public init(folder: URL, access: StoreAccess, maximumMetadataSize: Int? = nil) throws {
-        try self.init(
-            folder: folder,
-            access: access,
-            expecting: nil,
-            maximumMetadataSize: maximumMetadataSize ?? StoreLimits.defaultMaximumMetadataSize
-        )
+        try self.init(folder: folder, access: access, expecting: nil, maximumMetadataSize: maximumMetadataSize)
     }
 
-    /// Opens the store in `folder` as ``init(folder:access:maximumMetadataSize:)`` does, only if it is still the
-    /// folder `expected` names: the `strata` tool checks a folder, then hands it here by its path.
-    ///
-    /// - Throws: As ``init(folder:access:maximumMetadataSize:)``; ``Strata/StrataError/Code/conflict`` when another
-    ///   folder is at the path now (nothing is changed).
-    package init(
-        folder: URL,
-        access: StoreAccess,
-        expecting expected: FolderIdentity?,
-        maximumMetadataSize: Int = StoreLimits.defaultMaximumMetadataSize
-    ) throws {
-        try StoreLimits.validate(maximumMetadataSize: maximumMetadataSize)
-        folderURL = folder.standardizedFileURL
-        self.access = access
-        self.maximumMetadataSize = maximumMetadataSize
-        // The marker first: a folder that is no JSON store is left exactly as it is (not even a lock file).
-        let opened = try StoreFolder.openStore(
-            folderURL.path,
-            kind: JSONFileStorage.markerKind,
-            kindName: "JSON-file store",
-            expecting: expected
-        )
-        self.folder = opened
-        ownership = try StoreOwnership.claim(
-            opened,
-            mode: access == .readOnly ? .shared : .exclusive,
-            owner: "a JSONFileStoreInspector"
-        )
+    /// The inspector of a folder opened and claimed for it.
+    package init(_ inspection: StoreInspection) {
+        self.inspection = inspection
+        folderURL = inspection.url.standardizedFileURL
     }
+
+    /// A JSON-file store's marker kind: `json`.
+    package static var markerKind: String { JSONFileStorage.markerKind }
+
+    /// "JSON-file store", in messages.
+    package static var kindName: String { "JSON-file store" }
+
+    /// The folder's standardized path, as ``folderURL`` names it.
+    package static func storePath(of folder: URL) -> String { folder.standardizedFileURL.path }
 
     /// The identity of the folder inspected, which a store opened on it after ``close()`` must have.
     package var folderIdentity: FolderIdentity { folder.identity }
@@ -86,7 +66,7 @@ public struct JSONFileStoreInspector: Sendable {
     /// Gives the folder up before the inspector goes (so that a store may open it); the inspector reads
     /// nothing more after.
     public func close() {
-        ownership.release()
+        inspection.ownership.release()
     }
 
     /// Whether `folder` is a ``JSONFileDataSource`` folder: it carries a JSON store's marker. Nothing else

@@ -20,12 +20,8 @@ public struct AllValidator<Value>: Validator {
     /// refused it; `nil` when one of the refusing validators cannot tell (a ``ClosureValidator``), for then the value
     /// may have been refused all along.
     public func staleSince(_ value: Value, context: ValidationContext) -> Date? {
-        var earliest: Date?
-        for validator in validators where !validator.isValid(value, context: context) {
-            guard let date = validator.staleSince(value, context: context) else { return nil }
-            earliest = min(earliest ?? date, date)
-        }
-        return earliest
+        let refusing = validators.lazy.filter { !$0.isValid(value, context: context) }
+        return combinedStaleSince(of: refusing, value, context, picking: min)
     }
 }
 
@@ -48,13 +44,24 @@ public struct AnyValidator<Value>: Validator {
     /// The latest date the validators give: the value stopped being valid when the last one refused it; `nil`
     /// when one of them cannot tell.
     public func staleSince(_ value: Value, context: ValidationContext) -> Date? {
-        var latest: Date?
-        for validator in validators {
-            guard let date = validator.staleSince(value, context: context) else { return nil }
-            latest = max(latest ?? date, date)
-        }
-        return latest
+        combinedStaleSince(of: validators, value, context, picking: max)
     }
+}
+
+/// The date `pick` takes of those `validators` give for `value` (the earliest, the latest); `nil` when one of them
+/// cannot tell, or there is none.
+private func combinedStaleSince<Value>(
+    of validators: some Sequence<any Validator<Value>>,
+    _ value: Value,
+    _ context: ValidationContext,
+    picking pick: (Date, Date) -> Date
+) -> Date? {
+    var picked: Date?
+    for validator in validators {
+        guard let date = validator.staleSince(value, context: context) else { return nil }
+        picked = picked.map { pick($0, date) } ?? date
+    }
+    return picked
 }
 
 extension Validator {
