@@ -40,6 +40,55 @@ struct TransportCredentialTests {
         }
     }
 
+    /// A URL's user and password are sent as Basic credentials (percent-decoded, as RFC 3986 writes them) when the
+    /// request sets no `Authorization` of its own, on both transports: before, AsyncHTTPClient sent none, and a server
+    /// that URLSession's requests could read answered it 401.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aURLsUserAndPasswordAreSentAsBasicCredentials(transport kind: TransportUnderTest) async throws {
+        // Given a server, and a URL to it with a user and a password that needed percent-encoding
+        let server = try await LoopbackServer.start([
+            ("GET /start", { _ in ServerReply(status: 200, body: Data("ok".utf8)) })
+        ])
+        defer { Task { await server.stop() } }
+        var components = try #require(URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false))
+        components.user = "ann"
+        components.password = "s@c:ret"
+        let url = try #require(components.url).appendingPathComponent("start")
+
+        // When a request is sent to it, and another that sets its own `Authorization`
+        let client = makeClient(kind.make())
+        _ = try await client.send(HTTPRequest(url: url))
+        var own = HTTPRequest(url: url)
+        own.headers["Authorization"] = "Bearer token"
+        _ = try await client.send(own)
+
+        // Then the first carried the URL's credentials, the second its own field alone
+        let expected = "Basic " + Data("ann:s@c:ret".utf8).base64EncodedString()
+        #expect(server.requests.map { $0.headers["authorization"] } == [expected, "Bearer token"])
+    }
+
+    /// The Basic credentials a URL's user and password make go to that URL's origin alone, on both transports.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aURLsCredentialsDoNotFollowARedirectToAnotherOrigin(transport kind: TransportUnderTest) async throws {
+        // Given a server that redirects to another origin
+        let (first, other) = try await Self.crossOriginRedirect()
+        defer { Task { await first.stop() } }
+        defer { Task { await other.stop() } }
+        var components = try #require(URLComponents(url: first.baseURL, resolvingAgainstBaseURL: false))
+        components.user = "ann"
+        components.password = "secret"
+
+        // When a request whose URL carries a user and a password follows it
+        let request = HTTPRequest(url: try #require(components.url).appendingPathComponent("start"))
+        let response = try await makeClient(kind.make()).send(request)
+
+        // Then the first origin got the credentials, the other none
+        #expect(response.status == 200)
+        let expected = "Basic " + Data("ann:secret".utf8).base64EncodedString()
+        #expect(first.requests.first?.headers["authorization"] == expected)
+        #expect(other.requests.first?.headers["authorization"] == nil)
+    }
+
     /// Before, URLSession (FoundationNetworking) resent every field, and the URL's password, to whatever host a
     /// server's `Location` named.
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)

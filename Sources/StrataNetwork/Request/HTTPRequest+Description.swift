@@ -28,6 +28,15 @@ extension URL {
         return components?.url
     }
 
+    /// The `Authorization` value that sends the user and password the URL carries (`https://ann:secret@host/…`) as
+    /// Basic credentials (RFC 7617), percent-decoded (RFC 3986, section 3.2.1), as URLSession sends them; `nil` when
+    /// the URL carries no user.
+    package var basicAuthorization: String? {
+        guard let components = URLComponents(url: self, resolvingAgainstBaseURL: true), let user = components.user
+        else { return nil }
+        return "Basic " + Data("\(user):\(components.password ?? "")".utf8).base64EncodedString()
+    }
+
     /// The URL without its fragment, which is never sent: URLs that differ only in one name the same resource, and
     /// a cache keys them as one.
     package var withoutFragment: URL {
