@@ -107,6 +107,23 @@ extension CacheRepository {
         }
     }
 
+    /// Drops the cache's copy of what `query` names, which main may still hold (a write the cache took first and main
+    /// then refused for good: main keeps the value from before it), as a failed write main may have taken is dropped
+    /// (``dropCopy(afterUncertain:of:)``, what a delete would remove): the copy goes, and the cache's list answer with
+    /// it, which would otherwise list every entry but the dropped one as the whole list. Recorded as a write of
+    /// `query` (``recordingWrite(_:_:)``), and announced as one: streams read again and show what main answers; none
+    /// is told "deleted". A cache that keeps its copy, or a task cancelled while it waits for its keys' turn, drops
+    /// nothing; streams still read again.
+    ///
+    /// What a composition that writes main itself (an offline outbox) drops a copy with: a `.cache` delete is a
+    /// deletion, which leaves the list answer standing.
+    ///
+    /// - Parameter query: What the copy is of.
+    package func dropCopy(mainMayHold query: any Query) async {
+        _ = try? await recordingWrite(query) { await dropCopy(afterUncertain: .delete, of: query) }
+        changeBroadcaster.publishWrite(to: query)
+    }
+
     /// Carries out the write plan of `operation` for a put of `input` (see
     /// ``runWrite(_:_:_:_:toMain:toCache:toCacheAfterMain:announce:)``), then announces the write of `query` to
     /// observers.

@@ -370,10 +370,10 @@ extension OfflineRepository {
         // Main wins; the cache follows unless a later write of the key waits (it is newer still).
         try? await cacheFollows(record) {
             if remoteError != nil {
-                // Main's value is unknown: the copy main refused goes, but no value was deleted. Streams are not told
-                // "deleted"; they read again, and show what main answers then.
-                try await ObservationScope.droppingCopies { try await repository.delete(query, operation: .cache) }
-                repository.changeBroadcaster.publish(.put(key: record.key))
+                // Main's value is unknown: the copy main refused goes, with the cache's list answer (main may hold
+                // the key), but no value was deleted. Streams are not told "deleted"; they read again, and show what
+                // main answers then.
+                await repository.dropCopy(mainMayHold: query)
             } else if let remote {
                 _ = try await repository.put(remote, in: query, operation: .cache)
             } else {

@@ -12,16 +12,16 @@ extension OfflineRepository {
     /// value, which main is still to get: it stays. Otherwise the cache held the refused value, which main does not
     /// have, and a read that asks the cache would answer it for good: the next read of the key asks main instead
     /// (as a write of the key that lost a conflict to main's value, whose copy goes too). Nothing main holds is
-    /// deleted, and the refused write stays in the outbox, set aside, for inspection.
+    /// deleted, and the refused write stays in the outbox, set aside, for inspection. Main may still hold the key (its
+    /// value from before the refused write), so the cache's list answer goes with the copy
+    /// (``Strata/CacheRepository/dropCopy(mainMayHold:)``): a listing served from the cache never leaves the key out.
     ///
     /// - Parameter key: The key whose newest write main refused.
     func dropRefusedCopy(ofKey key: String) async {
         guard await !outbox.hasWaitingWrite(key: key) else { return }
-        let query = configuration.query(key)
-        // A drop, not a deletion: the delete tells no stream that the value went; they are told to read again, and
-        // show what main answers then. A cache that refuses the delete keeps the copy; the streams still read again.
-        try? await ObservationScope.droppingCopies { try await repository.delete(query, operation: .cache) }
-        repository.changeBroadcaster.publish(.put(key: key))
+        // A drop, not a deletion: no stream is told that the value went; they are told to read again, and show what
+        // main answers then. A cache that refuses the delete keeps the copy; the streams still read again.
+        await repository.dropCopy(mainMayHold: configuration.query(key))
     }
 
     /// Puts the cache of each key whose queued write the app dropped (``Outbox/drop(_:)``) back to what main is still
