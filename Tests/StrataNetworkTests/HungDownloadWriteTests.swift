@@ -120,27 +120,42 @@ struct HungDownloadWriteTests {
     @Test(.timeLimit(.minutes(1)))
     func aSlowDiskBoundsItsDownloadsBacklog() async throws {
         let size = 32 << 20
-        let server = try RawServer.start { write in
-            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\nConnection: close\r\n\r\n".utf8))
-            for _ in 0..<(size >> 20) { try write(Data(repeating: 7, count: 1 << 20)) }
+        try await Self.withDownloadWaitingForItsDisk(size: size) { transport, _, download, held in
+            // (a window for the rest of the body to pile up, which it did in well under this over loopback)
+            try await Task.sleep(for: .milliseconds(300))
+            let peak = transport.peakQueuedFileBytes
+            held.release()
+            let file = try await download.value
+            #expect(peak < URLSessionTransportDelegate.heldBacklog + (1 << 20), "\(peak) bytes queued")
+            #expect(file.byteCount == Int64(size))
+            #expect(try Data(contentsOf: file.fileURL) == Data(repeating: 7, count: size))
         }
-        defer { server.stop() }
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let held = HeldWrites(in: folder.url)
-        defer { held.remove() }
-        let transport = URLSessionTransport()
-        let client = makeClient(transport, timeout: .seconds(30), downloadDirectory: folder.url)
-        let download = Task { try await client.download(HTTPRequest(url: server.baseURL)) }
-        await poll(until: { transport.peakQueuedFileBytes > URLSessionTransportDelegate.heldBacklog })
-        // (a window for the rest of the body to pile up, which it did in well under this over loopback)
-        try await Task.sleep(for: .milliseconds(300))
-        let peak = transport.peakQueuedFileBytes
-        held.release()
-        let file = try await download.value
-        #expect(peak < URLSessionTransportDelegate.heldBacklog + (1 << 20), "\(peak) bytes queued")
-        #expect(file.byteCount == Int64(size))
-        #expect(try Data(contentsOf: file.fileURL) == Data(repeating: 7, count: size))
+    }
+
+    /// A download that holds the delegate queue waiting for its slow disk keeps no other request's connection open
+    /// once that request is cancelled: the cancellation is made while the download waits. (Cancelled on the delegate
+    /// queue, after the queue's other work, it waited behind the download until its disk caught up, and the body went
+    /// on arriving.)
+    @Test(.timeLimit(.minutes(1)))
+    func aCancelledRequestsConnectionClosesWhileADownloadWaitsForItsDisk() async throws {
+        // Given a download whose disk hangs, its backlog past the bound: the transport's delegate queue waits for it
+        try await Self.withDownloadWaitingForItsDisk(size: 32 << 20) { _, client, download, held in
+            // When another request of the transport, whose server sends a long body for as long as the connection lasts,
+            // is cancelled once its head is sent
+            let long = try RawServer.sendingUntilClosed()
+            defer { long.server.stop() }
+            let request = Task { try await client.send(HTTPRequest(url: long.server.baseURL)) }
+            await long.headSent.wait()
+            request.cancel()
+            let error = await strataError { _ = try await request.value }
+            let closedWhileHeld = await Self.eventually { long.closedByClient } && held.returned.total == 0
+            held.release()
+            _ = try await download.value
+
+            // Then its connection was closed while the download still waited
+            #expect(error?.code == .cancelled, "\(String(describing: error))")
+            #expect(closedWhileHeld)
+        }
     }
 
     /// A file closed while a write holds it is closed when the write returns, not under it.
@@ -163,6 +178,29 @@ struct HungDownloadWriteTests {
         #expect(await Self.eventually { !writer.isOpen })
         #expect(try Data(contentsOf: url) == Data("body".utf8))
         #expect(throws: StrataError.self) { try writer.write(Data("more".utf8)) }
+    }
+
+    /// Runs `body` once a download of `size` bytes, on a transport of its own (with its client), into a folder whose
+    /// writes hang until released, has its backlog past the bound: the transport's delegate queue then waits for the
+    /// disk.
+    private static func withDownloadWaitingForItsDisk(
+        size: Int,
+        _ body: (URLSessionTransport, HTTPClient, Task<DownloadedFile, any Error>, HeldWrites) async throws -> Void
+    ) async throws {
+        let server = try RawServer.start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\nConnection: close\r\n\r\n".utf8))
+            for _ in 0..<(size >> 20) { try write(Data(repeating: 7, count: 1 << 20)) }
+        }
+        defer { server.stop() }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let held = HeldWrites(in: folder.url)
+        defer { held.remove() }
+        let transport = URLSessionTransport()
+        let client = makeClient(transport, timeout: .seconds(30), downloadDirectory: folder.url)
+        let download = Task { try await client.download(HTTPRequest(url: server.baseURL)) }
+        await poll(until: { transport.peakQueuedFileBytes > URLSessionTransportDelegate.heldBacklog })
+        try await body(transport, client, download, held)
     }
 
     /// Runs `body` with a server that answers every request with `bodySize` bytes (128 KiB by default), and a folder

@@ -40,7 +40,7 @@ package final class DownloadFileWriter: Sendable {
     /// Where queued chunks are written, one after the other (``enqueue(_:then:)``).
     private let queue = DispatchQueue(label: "StrataNetwork.DownloadFileWriter")
 
-    /// Signalled when a queued chunk is written and when the file is closed (``waitForBacklog(atMost:)``).
+    /// Signalled when a queued chunk is written and when the file is closed (``waitForBacklog(atMost:every:meanwhile:)``).
     private let backlog = NSCondition()
 
     /// Takes over `descriptor`, open for writing on the file at `url`.
@@ -128,14 +128,21 @@ package final class DownloadFileWriter: Sendable {
     }
 
     /// Waits until at most `bytes` queued bytes are left to write, or the file is closed (the transfer ended), on the
-    /// caller's thread.
+    /// caller's thread, running `meanwhile` at least every `interval` while it waits (outside the writer's lock).
     ///
-    /// - Parameter bytes: The backlog to wait for.
-    package func waitForBacklog(atMost bytes: Int) {
-        backlog.lock()
-        defer { backlog.unlock() }
-        while state.withLock({ $0.queuedBytes > bytes && $0.descriptor != nil && !$0.closesAfterWrite }) {
-            backlog.wait()
+    /// - Parameters:
+    ///   - bytes: The backlog to wait for.
+    ///   - interval: The longest wait between two runs of `meanwhile`.
+    ///   - meanwhile: What the waiting thread does while it waits (the delegate queue's other work that cannot wait).
+    package func waitForBacklog(atMost bytes: Int, every interval: Duration, meanwhile: () -> Void) {
+        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) * 1e-18
+        while true {
+            backlog.lock()
+            let waits = state.withLock { $0.queuedBytes > bytes && $0.descriptor != nil && !$0.closesAfterWrite }
+            if waits { _ = backlog.wait(until: Date(timeIntervalSinceNow: seconds)) }
+            backlog.unlock()
+            guard waits else { return }
+            meanwhile()
         }
     }
 

@@ -79,6 +79,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var peakBodyBytes = 0
         /// The most bytes any one download has had queued for its file and not yet written, for tests.
         var peakQueuedFileBytes = 0
+        /// The tasks to cancel that ``stop(_:)`` was asked for off the delegate queue, not cancelled yet.
+        var pendingStops: [URLSessionTask] = []
     }
 
     let state = Locked(State())
@@ -114,13 +116,29 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// failure callback that looks the task up in that registry, trapping when it is gone. Cancelled from another
     /// thread — a caller's cancellation, a deadline's watchdog, a download's failed write — as the task completed,
     /// it trapped (seen under load on Linux). On the delegate queue the cancellation comes either before the
-    /// completion, or after it, when the task's state says there is nothing left to stop.
+    /// completion, or after it, when the task's state says there is nothing left to stop. A stop asked for off the
+    /// queue waits in ``State/pendingStops`` for the queue's next operation, or, while a download holds the queue
+    /// waiting for its disk, for that wait's next turn (at most 20 ms): a slow disk never keeps another transfer's
+    /// connection open.
     func stop(_ task: URLSessionTask) {
-        let cancel = { @Sendable in
-            guard task.state == .running || task.state == .suspended else { return }
-            task.cancel()
+        guard OperationQueue.current !== queue else { return Self.cancelIfRunning(task) }
+        state.withLock { $0.pendingStops.append(task) }
+        queue.addOperation { [self] in runPendingStops() }
+    }
+
+    /// Cancels the tasks ``stop(_:)`` was asked for off the delegate queue; on that queue.
+    private func runPendingStops() {
+        let tasks = state.withLock { state in
+            defer { state.pendingStops = [] }
+            return state.pendingStops
         }
-        if OperationQueue.current === queue { cancel() } else { queue.addOperation(cancel) }
+        for task in tasks { Self.cancelIfRunning(task) }
+    }
+
+    /// Cancels `task` unless it completed (or is being cancelled); on the delegate queue.
+    private static func cancelIfRunning(_ task: URLSessionTask) {
+        guard task.state == .running || task.state == .suspended else { return }
+        task.cancel()
     }
 
     /// Ends a transfer because its task was cancelled by the caller.
@@ -248,7 +266,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             // FoundationNetworking reads on whatever the delegate does: a disk slower than the network is caught up
             // with here, holding the session's callbacks only while this download's backlog is over its bound, and
             // never past the transfer's end (its deadline closes the file, which ends the wait).
-            if queued > Self.heldBacklog { writer.waitForBacklog(atMost: Self.resumedBacklog) }
+            // Stops asked for meanwhile, by callers and deadlines of other transfers, are made while it waits
+            // (``stop(_:)``).
+            if queued > Self.heldBacklog {
+                writer.waitForBacklog(atMost: Self.resumedBacklog, every: .milliseconds(20)) { runPendingStops() }
+            }
         }
     }
 
