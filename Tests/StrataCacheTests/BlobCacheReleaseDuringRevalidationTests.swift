@@ -16,6 +16,8 @@ struct BlobCacheReleaseDuringRevalidationTests {
         private struct State {
             var version = 0
             var gates: [CheckedContinuation<Void, Never>] = []
+            /// Set by ``release()``: later requests are answered at once.
+            var released = false
         }
 
         private let state = Locked(State())
@@ -27,10 +29,12 @@ struct BlobCacheReleaseDuringRevalidationTests {
             (held, heldContinuation) = AsyncStream.makeStream(of: Void.self)
         }
 
-        /// Lets the held requests be answered.
+        /// Lets the held requests be answered, and every later one at once: a request that reaches the server only
+        /// after this (a revalidation the test cancelled, still read by a loaded server) is never held, which would
+        /// hold the server's stop, and the test, for ever.
         func release() {
             let gates = state.withLock { state in
-                defer { state.gates = [] }
+                defer { (state.gates, state.released) = ([], true) }
                 return state.gates
             }
             for gate in gates { gate.resume() }
@@ -44,8 +48,11 @@ struct BlobCacheReleaseDuringRevalidationTests {
                 }
                 if version > 1 {
                     await withCheckedContinuation { gate in
-                        state.withLock { $0.gates.append(gate) }
-                        heldContinuation.yield()
+                        let held = state.withLock { state in
+                            if !state.released { state.gates.append(gate) }
+                            return !state.released
+                        }
+                        if held { heldContinuation.yield() } else { gate.resume() }
                     }
                 }
                 return ServerReply(
