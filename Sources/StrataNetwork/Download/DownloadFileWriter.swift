@@ -135,11 +135,10 @@ package final class DownloadFileWriter: Sendable {
     ///   - interval: The longest wait between two runs of `meanwhile`.
     ///   - meanwhile: What the waiting thread does while it waits (the delegate queue's other work that cannot wait).
     package func waitForBacklog(atMost bytes: Int, every interval: Duration, meanwhile: () -> Void) {
-        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) * 1e-18
         while true {
             backlog.lock()
             let waits = state.withLock { $0.queuedBytes > bytes && $0.descriptor != nil && !$0.closesAfterWrite }
-            if waits { _ = backlog.wait(until: Date(timeIntervalSinceNow: seconds)) }
+            if waits { _ = backlog.wait(until: Date(timeIntervalSinceNow: interval.timeInterval)) }
             backlog.unlock()
             guard waits else { return }
             meanwhile()

@@ -32,7 +32,9 @@ extension URL {
     /// Basic credentials (RFC 7617), percent-decoded (RFC 3986, section 3.2.1), as URLSession sends them; `nil` when
     /// the URL carries no user.
     package var basicAuthorization: String? {
-        guard let components = URLComponents(url: self, resolvingAgainstBaseURL: true), let user = components.user
+        // Every request asks: one without a user or password is told so without parsing the URL's parts again.
+        guard user != nil || password != nil,
+            let components = URLComponents(url: self, resolvingAgainstBaseURL: true), let user = components.user
         else { return nil }
         return "Basic " + Data("\(user):\(components.password ?? "")".utf8).base64EncodedString()
     }
