@@ -61,6 +61,7 @@ struct RequestTests {
     @Test(arguments: [
         "http://127.0.0.1:8080/api/notes/../admin", "http://127.0.0.1:8080/api/notes/./a",
         "http://127.0.0.1:8080/api/notes/%2e%2E/admin", "http://127.0.0.1:8080/api/notes/.%2e",
+        "http://127.0.0.1:8080/api/notes/%2E/a", "http://127.0.0.1:8080/api/notes/%2e.", "http://127.0.0.1:8080/..",
     ])
     func aDotSegmentInAWholeURLIsRefused(url: String) throws {
         let request = HTTPRequest(.delete, url: try #require(URL(string: url)))
@@ -85,6 +86,20 @@ struct RequestTests {
         let error = #expect(throws: StrataError.self) { try HTTPRequest(baseURL: base, path: path).url() }
         #expect(error?.code == .invalidArgument)
         #expect((error?.message.utf8.count ?? .max) < 1_000)
+    }
+
+    /// The check reads a URL's path byte by byte: a segment counts as a dot segment exactly when Foundation's
+    /// percent-decoding makes it `.` or `..`, as a server that decodes it would.
+    @Test(arguments: [
+        "...", "%2e%2e%2e", "%2", ".%2", "%2e%2", "%2f", "%252e", "%2E%", "%2ex", "x%2e", "%2E.%2e", ".%2E%2e", "%2e/",
+        ".", "%2e", "%2E", "..", "%2e%2E", ".%2e", "%2E.",
+    ])
+    func aSegmentIsRefusedExactlyWhenItDecodesToADotSegment(segment: String) throws {
+        let url = try #require(URL(string: "http://127.0.0.1:8080/api/\(segment)/a"))
+        let path = try #require(URLComponents(url: url, resolvingAgainstBaseURL: true)?.percentEncodedPath)
+        let decodesToDots = path.split(separator: "/").contains { [".", ".."].contains($0.removingPercentEncoding) }
+
+        #expect(((try? HTTPRequest(url: url).url()) == nil) == decodesToDots)
     }
 
     @Test func segmentsThatOnlyLookLikeDotSegmentsAreKept() throws {
