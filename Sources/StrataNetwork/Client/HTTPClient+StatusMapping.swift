@@ -48,11 +48,13 @@ extension HTTPClient {
         )
     }
 
+    /// The error a status stands for, `nil` for a 2xx: `request`, the request's description for the error, is made
+    /// only for an error (building it reads the request's URL, a cost on every response otherwise).
     static func error(
         status: Int,
         headers: HTTPHeaders,
         bodyPrefix: Data,
-        request: String,
+        request: @autoclosure () -> String,
         now: Date,
         afterRedirectOfAWrite: Bool = false
     ) -> StrataError? {
@@ -78,7 +80,7 @@ extension HTTPClient {
             status: status,
             headers: headers,
             body: bodyPrefix,
-            request: request,
+            request: request(),
             retryAfter: retryAfter,
             isRetryable: isRetryable
         )
