@@ -13,12 +13,12 @@
         /// The AsyncHTTPClient request for this (validated) request, to `url`.
         ///
         /// The user and password `url` may carry go as Basic credentials unless the request sets its own
-        /// `Authorization` (``Foundation/URL/basicAuthorization``), as URLSession sends them: AsyncHTTPClient itself
+        /// `Authorization` (``Foundation/URL/basicAuthorization()``), as URLSession sends them: AsyncHTTPClient itself
         /// sends none. A redirect to another origin drops them, as it drops the request's own `Authorization`.
         func clientRequest(url: URL) throws -> AsyncHTTPClient.HTTPClient.Request {
             var fields = NIOHTTP1.HTTPHeaders()
             for field in headers.fields { fields.add(name: field.name, value: field.value) }
-            if !fields.contains(name: "Authorization"), let credentials = url.basicAuthorization {
+            if !fields.contains(name: "Authorization"), let credentials = try url.basicAuthorization() {
                 fields.add(name: "Authorization", value: credentials)
             }
             return try AsyncHTTPClient.HTTPClient.Request(

@@ -346,9 +346,15 @@ struct HTTPFreshnessTests {
     }
 
     /// Before, only the `Authorization` field counted as credentials: a URL's user and password, which the transport
-    /// sends as `Authorization: Basic`, made an answer a shared cache stored for everyone.
-    @Test func aSharedCacheCountsAUserInTheURLAsCredentials() throws {
-        let request = HTTPRequest(url: try #require(URL(string: "https://ann:secret@api.example/me")))
+    /// sends as `Authorization: Basic`, made an answer a shared cache stored for everyone. Then a user that did not
+    /// decode as UTF-8 (`a%FFb`, which Foundation reads as none) still counted as none. An empty user (`@`) counts
+    /// too: it goes as `Basic Og==`.
+    @Test(arguments: [
+        "https://ann:secret@api.example/me", "https://a%FFb:pw@api.example/me", "https://a%FFb@api.example/me",
+        "https://ann:p%FF@api.example/me", "https://:pw@api.example/me", "https://@api.example/me",
+    ])
+    func aSharedCacheCountsAUserInTheURLAsCredentials(url text: String) throws {
+        let request = HTTPRequest(url: try #require(URL(string: text)))
         let response = HTTPResponse(status: 200, headers: ["Cache-Control": "max-age=60"])
 
         #expect(!Self.freshness(of: response, to: request, .sharedCache).isStorable)

@@ -110,17 +110,23 @@ extension CacheRepository {
     /// Drops the cache's copy of what `query` names, which main may still hold (a write the cache took first and main
     /// then refused for good: main keeps the value from before it), as a failed write main may have taken is dropped
     /// (``dropCopy(afterUncertain:of:)``, what a delete would remove): the copy goes, and the cache's list answer with
-    /// it, which would otherwise list every entry but the dropped one as the whole list. Recorded as a write of
-    /// `query` (``recordingWrite(_:_:)``), and announced as one: streams read again and show what main answers; none
-    /// is told "deleted". A cache that keeps its copy, or a task cancelled while it waits for its keys' turn, drops
-    /// nothing; streams still read again.
+    /// it, which would otherwise list every entry but the dropped one as the whole list — whichever repository over
+    /// the cache stored that answer (``deleteListAnswer()``): another, or one before a restart, which this one's
+    /// ``mayHoldListAnswer`` does not know of. Recorded as a write of `query` (``recordingWrite(_:_:)``), and
+    /// announced as one: streams read again and show what main answers; none is told "deleted". A cache that keeps its
+    /// copy, or a task cancelled while it waits for its keys' turn, drops nothing; streams still read again.
     ///
     /// What a composition that writes main itself (an offline outbox) drops a copy with: a `.cache` delete is a
     /// deletion, which leaves the list answer standing.
     ///
     /// - Parameter query: What the copy is of.
     package func dropCopy(mainMayHold query: any Query) async {
-        _ = try? await recordingWrite(query) { await dropCopy(afterUncertain: .delete, of: query) }
+        _ = try? await recordingWrite(query) {
+            await dropCopy(afterUncertain: .delete, of: query)
+            // A rare path (a write main refused, a conflict): the answer goes even when this repository never held
+            // one, at the cost of a second forget when it did (forgetting is idempotent).
+            await deleteListAnswer()
+        }
         changeBroadcaster.publishWrite(to: query)
     }
 

@@ -288,9 +288,16 @@ extension CacheRepository {
     /// of this repository's (``mayHoldListAnswer``: it wrote a listing into the cache, or the cache served one): a
     /// cache that keeps none (a BlobCache's tiers) refuses the query, and its plugins would log and count each refusal
     /// as a failed call. So a list answer another repository over the same store stored, which this one never served,
-    /// is not forgotten by this one. A cache that refuses it anyway is ignored.
+    /// is not forgotten by this one, except by ``dropCopy(mainMayHold:)``, which deletes it whoever stored it
+    /// (``deleteListAnswer()``). A cache that refuses it anyway is ignored.
     func forgetListAnswer() async {
         guard mayHoldListAnswer.withLock({ $0 }) else { return }
+        await deleteListAnswer()
+    }
+
+    /// Deletes the list answer the cache stored (``StoredListAnswerQuery``; its entries stay), whichever repository
+    /// over the cache stored it; a cache that refuses the query, or keeps none, is ignored.
+    func deleteListAnswer() async {
         await ObservationScope.droppingCopies {
             try? await (cache as? any DeleteDataSource)?.delete(StoredListAnswerQuery(AllObjectsQuery()))
         }

@@ -117,10 +117,11 @@ public struct HTTPFreshness: Sendable, Hashable {
     ///   - responseTime: When the response was received.
     ///   - policy: What kind of cache computes it; a private cache without heuristics by default.
     ///   - request: The request it answers, when the caller built it: its `Cache-Control: no-store` makes the
-    ///     response not storable (section 5.2.1.5), and so does its `Authorization` (or a user in its URL) for a
-    ///     shared cache, unless the response says `public`, `s-maxage` or `must-revalidate` (section 3.5). For a
-    ///     shared cache, a response whose `Vary` names any request field but `Accept-Encoding` is not storable,
-    ///     with or without the request (section 4.1: a cache keyed by the URL cannot match the fields' values).
+    ///     response not storable (section 5.2.1.5), and so does its `Authorization` (or a user or password in its
+    ///     URL, one that does not decode as UTF-8 included) for a shared cache, unless the response says `public`,
+    ///     `s-maxage` or `must-revalidate` (section 3.5). For a shared cache, a response whose `Vary` names any
+    ///     request field but `Accept-Encoding` is not storable, with or without the request (section 4.1: a cache
+    ///     keyed by the URL cannot match the fields' values).
     public init(
         response: HTTPResponse,
         requestTime: Date,
@@ -141,7 +142,7 @@ public struct HTTPFreshness: Sendable, Hashable {
         // allows it, with `public`, `s-maxage` or `must-revalidate` (section 3.5).
         // Credentials in the URL (`https://ann:secret@…`) go as `Authorization: Basic` on the wire.
         if let request, policy.isShared,
-            request.headers["Authorization"] != nil || (try? request.url())?.user != nil,
+            request.headers["Authorization"] != nil || (try? request.url())?.carriesCredentials == true,
             !(control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate)
         {
             isStorable = false

@@ -12,31 +12,11 @@ extension HTTPRequest {
 
 extension URL {
     /// How errors name the URL: as text, without the user and password it may carry (`https://user:secret@host/…`
-    /// is named `https://host/…`), so that a message written to a log keeps no credentials.
+    /// is named `https://host/…`; see ``carriesCredentials``), so that a message written to a log keeps no credentials.
     package var describedForErrors: String {
-        guard user != nil || password != nil else { return absoluteString }
+        guard carriesCredentials else { return absoluteString }
         return withoutCredentials?.absoluteString
             ?? "\(scheme ?? "http")://\(host ?? "")\(path(percentEncoded: true))"
-    }
-
-    /// The URL without the user and password it may carry; `nil` when it cannot be rebuilt without them.
-    package var withoutCredentials: URL? {
-        guard user != nil || password != nil else { return self }
-        var components = URLComponents(url: self, resolvingAgainstBaseURL: true)
-        components?.user = nil
-        components?.password = nil
-        return components?.url
-    }
-
-    /// The `Authorization` value that sends the user and password the URL carries (`https://ann:secret@host/…`) as
-    /// Basic credentials (RFC 7617), percent-decoded (RFC 3986, section 3.2.1), as URLSession sends them; `nil` when
-    /// the URL carries no user.
-    package var basicAuthorization: String? {
-        // Every request asks: one without a user or password is told so without parsing the URL's parts again.
-        guard user != nil || password != nil,
-            let components = URLComponents(url: self, resolvingAgainstBaseURL: true), let user = components.user
-        else { return nil }
-        return "Basic " + Data("\(user):\(components.password ?? "")".utf8).base64EncodedString()
     }
 
     /// The URL without its fragment, which is never sent: URLs that differ only in one name the same resource, and

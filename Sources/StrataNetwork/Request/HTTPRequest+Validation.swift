@@ -14,13 +14,15 @@ extension HTTPRequest {
     ///
     /// The URL must be an `http` or `https` URL with a host: any other (a `file:` URL, a relative one) is refused
     /// before a transport sees it, since a URL taken from a server's answer or a user's input must not make the
-    /// client read a local file or speak another protocol.
+    /// client read a local file or speak another protocol. A user or password the URL carries must be UTF-8 once
+    /// percent-decoded: Foundation reads another (`a%FFb`) as none, while libcurl sends it, so a shared cache would
+    /// count the request as carrying no credentials.
     ///
     /// A ``timeout`` or ``totalTimeout`` given must be above zero: a zero (which some libraries read as "no
     /// timeout") or negative one would fail every request at once as a retryable timeout, retried for ever.
     ///
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` naming the method, the header (a value is never quoted,
-    ///   as it may be a secret), the URL's scheme or the timeout.
+    ///   as it may be a secret), the URL's scheme or credentials (never quoted either), or the timeout.
     public func validate() throws {
         _ = try validatedURL()
     }
@@ -48,7 +50,8 @@ extension HTTPRequest {
         )
     }
 
-    /// The URL, refused when it is not `http` or `https` with a host.
+    /// The URL, refused when it is not `http` or `https` with a host, or carries a user or password that is not
+    /// UTF-8 once decoded.
     private func validURL() throws -> URL {
         let url = try url()
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -60,6 +63,7 @@ extension HTTPRequest {
         guard let host = url.host, !host.isEmpty else {
             throw StrataError(.invalidArgument, "The URL \(url.describedForErrors) has no host")
         }
+        _ = try url.credentials()
         return url
     }
 
