@@ -21,7 +21,10 @@ extension FileDataSource {
     /// over a torn trailer, an entry a crash there would lose): the data and the new trailer are written to a new
     /// file renamed over the entry, so the name holds the old entry or the new one at every moment, and one that
     /// fails before the rename leaves the entry as it was. A longer trailer makes its room past the file's end
-    /// before the old one is touched, so a full disk leaves the entry as it was too.
+    /// before the old one is touched, so a full disk leaves the entry as it was too. A conditional read's renewal
+    /// renews only the version it confirmed: an entry whose validators are no longer its (another version written
+    /// since) is left as it is, checked under the lock the renewal takes
+    /// (``Strata/EntryMetadata/renews(entryWithETag:lastModified:)``).
     ///
     /// - Parameters:
     ///   - metadata: The new metadata.
@@ -77,6 +80,9 @@ extension FileDataSource {
             guard let entry = state.index.entry(name), entry.trailer.key == key,
                 contentHash.map({ $0 == entry.trailer.contentHash }) ?? true
             else { return false }
+            guard metadata.renews(entryWithETag: entry.trailer.eTag, lastModified: entry.trailer.lastModified) else {
+                return true
+            }
             var trailer = entry.trailer
             // A stored list answer must not outlive an entry that now expires before it.
             storedListAnswer.noteEntry(forKey: key, expiringAt: expiresAt)

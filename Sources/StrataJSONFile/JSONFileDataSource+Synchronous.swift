@@ -85,7 +85,9 @@ extension JSONFileDataSource {
     /// index record, without rewriting its entry file; returns whether there was an entry.
     ///
     /// The entry file keeps the dates it was written with: should the index ever be rebuilt from the entry files,
-    /// the entry expires as first written (never later than renewed).
+    /// the entry expires as first written (never later than renewed). The store keeps no validators: a conditional
+    /// read's renewal that confirmed some (``Strata/EntryMetadata/renews(entryWithETag:lastModified:)``) names a
+    /// version it cannot tell is its entry's, which is left as it is.
     ///
     /// - Parameters:
     ///   - metadata: The new metadata, read as ``setValue(_:forKey:metadata:)`` reads it.
@@ -99,8 +101,10 @@ extension JSONFileDataSource {
         let date = configuration.clock.now()
         let stamp = EntryStamp(metadata, now: date, defaultMaxAge: defaultMaxAge)
         return try withStorage { storage in
+            guard storage.record(for: key) != nil else { return false }
+            guard metadata.renews(entryWithETag: nil, lastModified: nil) else { return true }
             // A stored list answer must not outlive an entry that now expires before it.
-            if storage.record(for: key) != nil { storedListAnswer.noteEntry(forKey: key, expiringAt: stamp.expiresAt) }
+            storedListAnswer.noteEntry(forKey: key, expiringAt: stamp.expiresAt)
             let renewed = try storage.renew(
                 key,
                 storedAt: stamp.storedAt,

@@ -147,6 +147,10 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
     /// Replaces the metadata of the entry under `key` in place (expired or not); the value is not touched and
     /// the recency order is left alone. Returns whether there was an entry.
     ///
+    /// A conditional read's renewal renews only the version it confirmed: an entry that no longer carries its
+    /// validators (another version written since) is left as it is, checked under the lock the renewal takes
+    /// (``Strata/EntryMetadata/renews(entryWithETag:lastModified:)``).
+    ///
     /// - Parameters:
     ///   - metadata: The new metadata, read as ``setValue(_:forKey:metadata:)`` reads it.
     ///   - key: The key.
@@ -161,11 +165,15 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         let expiresAt = metadata.expiry(timeToLive: configuration.timeToLive, now: now)
         return storage.withLock { storage in
             guard let slot = storage.slot(of: key) else { return false }
+            let validators = storage.nodes[slot].validators
+            guard metadata.renews(entryWithETag: validators?.eTag, lastModified: validators?.lastModified) else {
+                return true
+            }
             // A stored list answer must not outlive an entry that now expires before it.
             storedListAnswer.noteEntry(forKey: key, expiringAt: expiresAt)
             storage.nodes[slot].storedAt = storedAt
             storage.nodes[slot].expiresAt = expiresAt
-            let kept = storage.nodes[slot].validators?.tags ?? []
+            let kept = validators?.tags ?? []
             storage.replaceValidators(of: slot, with: EntryValidators.of(metadata, keepingTags: kept))
             return true
         }

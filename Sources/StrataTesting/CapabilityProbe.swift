@@ -102,16 +102,18 @@ public final class CapabilityProbe: DataSource {
         return entries.map(\.value)
     }
 
-    /// Replaces the metadata of a stored entry, keeping its value.
+    /// Replaces the metadata of a stored entry, keeping its value; a conditional read's renewal only while the entry
+    /// is the version it confirmed (``Strata/EntryMetadata/renews(entryWithETag:lastModified:)``).
     public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
         let key = try Self.key(query)
-        let renewed = state.withLock { entries -> Bool in
-            guard entries[key] != nil else { return false }
-            entries[key]?.metadata = metadata
-            return true
+        let (held, renewed) = state.withLock { entries -> (Bool, Bool) in
+            guard let stored = entries[key] else { return (false, false) }
+            guard let renewal = metadata.renewal(of: stored.metadata) else { return (true, false) }
+            entries[key]?.metadata = renewal
+            return (true, true)
         }
         if renewed { renewals.withLock { $0.append(key) } }
-        return renewed
+        return held
     }
 
     /// Deletes the entries a keyed or multi-keyed query names.

@@ -181,6 +181,28 @@ extension DataSourceConformance {
                 "renewMetadata of a missing key"
             )
         }
+        try await check("a conditional read's renewal renews only the version it confirmed") { source in
+            let stored = EntryMetadata(
+                freshUntil: storedAt,
+                eTag: "\"v2\"",
+                lastModified: "Tue, 15 Nov 1994 08:12:31 GMT"
+            )
+            _ = try await source.putEntry(StoredEntry(value: makeValue(2), metadata: stored), in: KeyQuery("c"))
+            // The validators as the store reports them: what a conditional read of the entry is sent with.
+            let sent = try await source.getEntry(KeyQuery("c")).metadata
+            let renewal = EntryMetadata(storedAt: storedAt, expiresAt: expiresAt, freshUntil: freshUntil)
+            let older = renewal.confirming(EntryMetadata(eTag: "\"v1\""))
+            try expectEqual(try await source.renewMetadata(older, in: KeyQuery("c")), true, "renewing another version")
+            let kept = try await source.getEntry(KeyQuery("c"))
+            try expectEqual(kept.value, makeValue(2), "the value after another version's renewal")
+            try expectClose(kept.metadata.freshUntil, storedAt, "freshUntil after another version's renewal")
+            try expectEqual(
+                try await source.renewMetadata(renewal.confirming(sent), in: KeyQuery("c")),
+                true,
+                "renewing the stored version"
+            )
+            try expectClose(try await source.getEntry(KeyQuery("c")).metadata.freshUntil, freshUntil, "freshUntil")
+        }
         try await check("renewMetadata keeps the rule never to serve an entry stale") { source in
             _ = try await source.putEntry(
                 StoredEntry(value: makeValue(1), metadata: EntryMetadata()),

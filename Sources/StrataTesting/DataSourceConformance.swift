@@ -25,7 +25,7 @@ import Strata
 /// rule (a key written in NFC is read in NFD); metadata travels (`putEntry` then `getEntry` keeps the stored date,
 /// the expiry and the freshness date, an expired copy is not served, nor one that must never be served stale past its
 /// freshness date without that rule); `renewMetadata` renews without rewriting the
-/// value; changes are announced after the writes that happened, and failed writes and renewals announce nothing.
+/// value, and a conditional read's renewal only the version it confirmed; changes are announced after the writes that happened, and failed writes and renewals announce nothing.
 public struct DataSourceConformance<Source: DataSource>: Sendable where Source.Value: Equatable {
     /// Which optional capabilities the source under test has.
     public struct Capabilities: Sendable {
@@ -51,7 +51,8 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
         /// (``Strata/EntryMetadata/forbidsServingStale``) keeps that rule past its freshness date, or is a miss.
         public var metadata: Bool
         /// `renewMetadata` renews an entry (expired or not) without rewriting its value, and answers `false` for
-        /// a missing one.
+        /// a missing one; a conditional read's renewal renews only the version it confirmed, and leaves another
+        /// (``Strata/EntryMetadata/renews(entryWithETag:lastModified:)``).
         public var renewal: Bool
         /// `changes(forKey:)` announces puts and deletes after they happened, and nothing for a failed write or a
         /// renewal.

@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataMemory
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -129,12 +130,10 @@ struct MemoryIndexTests {
             #expect(await iterator.next() == .put(key: "k"))
         }
         // Once every stream is gone, writes find no observer again.
-        var polls = 0
-        while memory.changeBroadcaster.observerCount > 0, polls < 100_000 {
-            await Task.yield()
-            polls += 1
-        }
-        #expect(memory.changeBroadcaster.observerCount == 0)
+        #expect(
+            await poll(within: .seconds(20)) { memory.changeBroadcaster.observerCount == 0 },
+            "every stream's registration to end"
+        )
         let stream = memory.changeBroadcaster.changes()
         memory.setValue(9, forKey: "late")
         var iterator = stream.makeAsyncIterator()

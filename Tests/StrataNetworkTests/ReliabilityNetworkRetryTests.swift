@@ -61,13 +61,11 @@ struct ReliabilityNetworkRetryTests {
         return (task, finished)
     }
 
-    /// Yields until a retry pause is sleeping on `clock`; `false` when the read ended first.
+    /// Waits until a retry pause is sleeping on `clock` (``poll(within:until:)``, 20 s at most); `false` when the
+    /// read ended first, or no pause came.
     private static func waitForPause(on clock: ManualClock, unless finished: Locked<Bool>) async -> Bool {
-        while clock.sleeperCount == 0 {
-            if finished.withLock({ $0 }) || Task.isCancelled { return false }
-            await Task.yield()
-        }
-        return true
+        _ = await poll(within: .seconds(20)) { clock.sleeperCount > 0 || finished.withLock { $0 } }
+        return clock.sleeperCount > 0
     }
 
     @Test(.timeLimit(.minutes(1)))
@@ -113,7 +111,7 @@ struct ReliabilityNetworkRetryTests {
         // When
         let (task, finished) = Self.startRead(source)
         for pause in [Duration.seconds(1), .seconds(2)] {
-            try #require(await Self.waitForPause(on: clock, unless: finished))
+            try #require(await Self.waitForPause(on: clock, unless: finished), "no pause of \(pause) came")
             clock.advance(by: pause)
         }
         let error = await strataError { _ = try await task.value }
@@ -137,7 +135,7 @@ struct ReliabilityNetworkRetryTests {
         // When
         let (task, finished) = Self.startRead(source)
         for retry in 1...2 {
-            try #require(await Self.waitForPause(on: clock, unless: finished))
+            try #require(await Self.waitForPause(on: clock, unless: finished), "retry \(retry) never paused")
             #expect(server.requestCount(path: "/flaky") == retry)
             // Half the wait is not enough: the request waits for the whole of it
             clock.advance(by: .milliseconds(3_500))
@@ -168,7 +166,7 @@ struct ReliabilityNetworkRetryTests {
 
         // When
         let (task, finished) = Self.startRead(source)
-        try #require(await Self.waitForPause(on: clock, unless: finished))
+        try #require(await Self.waitForPause(on: clock, unless: finished), "the retry never paused")
         #expect(server.requestCount(path: "/flaky") == 1)
         clock.advance(by: .seconds(45))
         let item = try await task.value

@@ -12,3 +12,16 @@ package func poll(until condition: () -> Bool) async {
         try? await Task.sleep(for: .milliseconds(1))
     }
 }
+
+/// Waits until `condition` holds, as ``poll(until:)`` does, for at most `limit` (a guard against a hang, not a timing):
+/// whether it held. A test says what it waited for when it did not.
+///
+/// - Parameters:
+///   - limit: The longest wait.
+///   - condition: What to wait for.
+/// - Returns: Whether `condition` held at the end of the wait.
+package func poll(within limit: Duration, until condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + limit
+    await poll { condition() || ContinuousClock.now >= deadline }
+    return condition()
+}

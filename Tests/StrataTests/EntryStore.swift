@@ -6,7 +6,8 @@ import StrataTesting
 /// writes it takes: what the repository's metadata rules are checked with.
 ///
 /// A plain `put` stores the value as written at `now`; `putEntry` keeps the entry's metadata; `renewMetadata`
-/// replaces it in place when `renews` is set, and throws `renewalError` when one is given. A list read names every key and throws *not found* for one that is
+/// replaces it in place when `renews` is set (a conditional read's renewal, only the version it confirmed), and
+/// throws `renewalError` when one is given. A list read names every key and throws *not found* for one that is
 /// missing, as a store answers a list it never stored.
 final class EntryStore: DataSource {
     let origin: DataOrigin
@@ -80,8 +81,9 @@ final class EntryStore: DataSource {
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
         let key = try Self.key(query)
         if let renewalError { throw renewalError }
-        guard renews, entry(key) != nil else { return false }
-        entries.withLock { $0[key]?.metadata = metadata }
+        guard renews, let stored = entry(key) else { return false }
+        guard let renewal = metadata.renewal(of: stored.metadata) else { return true }
+        entries.withLock { $0[key]?.metadata = renewal }
         writeLog.withLock { $0.append("renew \(key)") }
         return true
     }

@@ -1,4 +1,5 @@
 import Strata
+import StrataTestSupport
 import Testing
 
 /// Collects what an async sequence yields, and lets a test wait for a condition on it without sleeping:
@@ -146,19 +147,16 @@ struct Observation<Value: Sendable>: Sendable {
     }
 }
 
-/// Yields until `condition` holds; fails after a generous deadline (a guard against hanging, not a timing).
+/// Waits until `condition` holds (``poll(within:until:)``: the thread is let go between checks, never held by a
+/// spin); records a timeout naming `description` and throws after a generous deadline (a guard against hanging, not a
+/// timing).
 func eventually(
     _ description: String,
     deadline: Duration = .seconds(20),
     _ condition: () -> Bool
 ) async throws {
-    let clock = ContinuousClock()
-    let end = clock.now.advanced(by: deadline)
-    while !condition() {
-        guard clock.now < end else {
-            Issue.record("Timed out waiting for \(description)")
-            throw CancellationError()
-        }
-        await Task.yield()
+    guard await poll(within: deadline, until: condition) else {
+        Issue.record("Timed out after \(deadline) waiting for \(description)")
+        throw CancellationError()
     }
 }

@@ -67,6 +67,11 @@ public struct EntryMetadata: Sendable, Hashable {
     /// RFC 9111, section 4.2.3); `nil` when the source does not say.
     package var initialAge: Duration?
 
+    /// The version a renewal is for: the validators of the stored entry a conditional read was sent with, which its
+    /// *not modified* confirmed (``confirming(_:)``); `nil` for metadata that renews whatever entry a store holds.
+    /// A store renews only an entry that still carries them (``renews(entryWithETag:lastModified:)``).
+    package var confirmedVersion: ConfirmedVersion?
+
     /// Creates metadata.
     ///
     /// - Parameters:

@@ -51,12 +51,16 @@ public protocol PutDataSource<Value>: DataSourceCapabilities {
     /// source could.
     ///
     /// What a cache does after a conditional read answered *not modified*. The default returns `false`, and
-    /// the caller writes the value again with ``putEntry(_:in:)``.
+    /// the caller writes the value again with ``putEntry(_:in:)``. A renewal after *not modified* renews only the
+    /// version the conditional read named: a source that renews checks
+    /// ``EntryMetadata/renews(entryWithETag:lastModified:)`` with the entry it holds, in the same turn as its write,
+    /// and leaves another version as it is.
     ///
     /// - Parameters:
     ///   - metadata: The new metadata (stored date, expiry, validators).
     ///   - query: Which entry to renew.
-    /// - Returns: `true` when the entry was renewed, `false` when the source cannot renew (or holds no entry).
+    /// - Returns: `true` when the entry was renewed, or left as it is because it is another version than the one
+    ///   `metadata` renews; `false` when the source cannot renew (or holds no entry).
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool
 }
 

@@ -154,7 +154,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     if tellsMainAnswers { mainAnswered(method, read.query) }
                     let stored = try await writingBack(writesBack, since: stamp, read.query) {
                         try await syncCache(after: renewed, payload: read.value(renewed), superseding: read.query) {
-                            try await read.renew(renewed)
+                            try await read.renew(renewed, stale)
                         }
                     }
                     return PlannedAnswer(entry: stored ?? renewed, source: .main, isStale: false)
@@ -270,14 +270,15 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                 }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
-            renew: { [self] entry in
+            renew: { [self] entry, stale in
                 guard entry.metadata.isStorable else {
                     // A 304 that says the value must not be stored: its fields replace the stored ones, so the stored
                     // copy goes as for a full answer.
                     await dropCopy(of: query)
                     return entry
                 }
-                if try await cache.renewMetadata(entry.metadata, in: query) { return entry }
+                // The 304 confirmed the stale version: a newer one another read wrote back meanwhile is left as it is.
+                if try await cache.renewMetadata(entry.metadata.confirming(stale.metadata), in: query) { return entry }
                 return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
             },
             stale: { $0.staleEntry(as: Main.Value.self) },
@@ -377,7 +378,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             readMain: { [main] in try await main.getAllEntries(query) },
             revalidate: { _ in nil },
             store: storeAll,
-            renew: storeAll,
+            renew: { entries, _ in try await storeAll(entries) },
             stale: { $0.staleEntries(as: Main.Value.self) },
             servesStale: { $0.allSatisfy { !$0.metadata.forbidsServingStale } },
             isStorable: { $0.allSatisfy { $0.metadata.isStorable } },

@@ -17,7 +17,9 @@
 /// cached value is returned instead (serve-stale-on-error). A value copied from main into the cache keeps its
 /// metadata (``PutDataSource/putEntry(_:in:)``), so the copy never outlives its original; a stale cached entry with
 /// validators is revalidated (``GetDataSource/getIfModified(_:since:)``), and *not modified* renews its metadata
-/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it. A value main says must not be
+/// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it — only while the cache still holds
+/// the version the conditional read named: a newer one another read wrote back meanwhile keeps its own metadata
+/// (``EntryMetadata/renews(entryWithETag:lastModified:)``). A value main says must not be
 /// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written. When main
 /// answers *not found* for an entry the cache may hold (a `.mainSync` read, a revalidation, a background refresh), the
 /// cache's copy goes (in the write-back turn, as a write-back would be), unless the operation's fallback serves that

@@ -57,9 +57,10 @@ extension KeyValueStore {
         return entries.map { $0.value }
     }
 
-    /// Replaces the metadata of the entry a ``KeyedQuery`` names without rewriting its value.
+    /// Replaces the metadata of the entry a ``KeyedQuery`` names without rewriting its value (``renewMetadata(_:forKey:)``).
     ///
-    /// - Returns: `true` when the entry was renewed, `false` when the store holds none.
+    /// - Returns: `true` when the entry was renewed, or left as another version than the renewal confirmed;
+    ///   `false` when the store holds none.
     /// - Throws: ``StrataError/Code/queryNotSupported`` for other queries, and what the store's renewal throws.
     nonisolated(nonsending) public func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws
         -> Bool

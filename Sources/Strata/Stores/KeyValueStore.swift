@@ -62,7 +62,8 @@
 /// expiry means the store's time to live from now: ``EntryMetadata/expiry(timeToLive:now:)``), so a value copied
 /// from another tier with `putEntry` never outlives its original's expiry, and lives the store's time to live at
 /// most when the original has none. ``renewMetadata(_:forKey:)`` replaces the metadata of an entry,
-/// expired or not, without rewriting its value.
+/// expired or not, without rewriting its value — after a conditional read's *not modified*, only while the entry is
+/// still the version the read confirmed (``EntryMetadata/renews(entryWithETag:lastModified:)``).
 ///
 /// ## Notifications
 ///
@@ -151,7 +152,9 @@ public protocol KeyValueStore<Value>: DataSource {
     /// Replaces the metadata of the entry under `key` (expired or not) without rewriting its value; returns
     /// whether there was an entry to renew.
     ///
-    /// Fields are read as ``setValue(_:forKey:metadata:)`` reads them.
+    /// Fields are read as ``setValue(_:forKey:metadata:)`` reads them. A conditional read's renewal renews only the
+    /// version it confirmed: the store checks ``EntryMetadata/renews(entryWithETag:lastModified:)`` with the entry's
+    /// validators under the lock its write takes, and leaves another version as it is (returning `true`).
     ///
     /// - Parameters:
     ///   - metadata: The new metadata.

@@ -241,13 +241,22 @@ extension BlobCache {
         }
     }
 
-    /// Renews a stale blob after a `304`: its entry's freshness record (with the 304's stale-serving `directives`,
-    /// if it gave them), never the blob. Returns `false` when the blob is gone.
-    func renewPersistent(forKey key: String, until renewedUntil: Date?, directives: RenewalDirectives?) throws -> Bool {
+    /// Renews a stale blob after a `304`: its entry's freshness record (until the renewal's `freshUntil`, with the
+    /// 304's stale-serving directives, if it gave them), never the blob. Returns `false` when the blob is gone.
+    ///
+    /// Only the version the 304 confirmed is renewed (``Strata/EntryMetadata/renews(entryWithETag:lastModified:)``):
+    /// a newer blob another fetch stored meanwhile keeps its own record, and the answer is `true`, so the chain does
+    /// not store the older blob over it. The renewal's write names the version checked (its content hash).
+    func renewPersistent(forKey key: String, with renewal: EntryMetadata) throws -> Bool {
         guard let info = blobs.info(forKey: key) else { return false }
+        guard renewal.renews(entryWithETag: info.eTag, lastModified: info.lastModified) else { return true }
         let now = configuration.clock.now()
         return try renew(
-            storedRecord(record(for: info)).renewed(until: renewedUntil, directives: directives, now: now),
+            storedRecord(record(for: info)).renewed(
+                until: renewal.freshUntil,
+                directives: renewal.renewalDirectives,
+                now: now
+            ),
             of: info
         )
     }

@@ -81,11 +81,7 @@ struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
 
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
         let (cache, key) = try target(of: query)
-        return try cache.renewPersistent(
-            forKey: key,
-            until: metadata.freshUntil,
-            directives: metadata.renewalDirectives
-        )
+        return try cache.renewPersistent(forKey: key, with: metadata)
     }
 
     /// Drops the blob from disk and from the write-behind queue: what the chain does when a `304` says it must not

@@ -56,8 +56,9 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     }
 
     /// Stores the reference again after a `304`: a new time of creation, and the 304's hash and `maxAge` where it
-    /// gave them — only while the stored reference is still the version the 304 confirmed (its hash matches the
-    /// renewed one's). A newer reference stored while the 304 was on its way (another fetch's `200`) is left as it is:
+    /// gave them — only while the stored reference is still the version the 304 confirmed (its hash is the one the
+    /// request sent, ``EntryMetadata/renews(entryWithETag:lastModified:)``). A newer reference stored while the 304
+    /// was on its way (another fetch's `200`) is left as it is:
     /// renewed, its bytes would carry the older version's hash and lifetime. That case answers `true`, for the core
     /// would otherwise store the revalidated reference over the newer one.
     ///
@@ -66,7 +67,8 @@ struct ReferenceStore: GetDataSource, PutDataSource, DeleteDataSource {
     func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
         let id = try Self.identifier(of: query)
         let renewal = { (reference: CacheReference) -> CacheReference? in
-            if let confirmed = metadata.eTag, !ConditionalHeaders.weakMatch(reference.hash, confirmed) { return nil }
+            let stored = reference.metadata
+            guard metadata.renews(entryWithETag: stored.eTag, lastModified: stored.lastModified) else { return nil }
             return reference.renewed(by: metadata)
         }
         if let manager = manager as? CacheManager, let clearsBefore {
