@@ -295,9 +295,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Repositories/CacheRepository.swift:53
+// Sources/Strata/Repositories/CacheRepository.swift:55
 extension DocSnippetContext {
-    func CacheRepository_53() async throws {
+    func CacheRepository_55() async throws {
         let users = CacheRepository(
             main: UsersAPI(client),
             cache: MemoryDataSource<User>(countLimit: 500).validated(by: .maxAge(.seconds(300)))
