@@ -138,13 +138,11 @@ public struct HTTPFreshness: Sendable, Hashable {
             policy: policy
         )
         if let request, request.headers.cacheControl.noStore { isStorable = false }
-        // Built once, when asked for: building it parses the request's parts again.
-        lazy var asked = request.flatMap { try? $0.url() }
         // A shared cache serves many users: an answer to one user's credentials is stored only when the response
         // allows it, with `public`, `s-maxage` or `must-revalidate` (section 3.5).
         // Credentials in the URL (`https://ann:secret@…`) go as `Authorization: Basic` on the wire.
         if let request, policy.isShared,
-            request.headers["Authorization"] != nil || asked?.carriesCredentials == true,
+            request.headers["Authorization"] != nil || (try? request.url())?.carriesCredentials == true,
             !(control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate)
         {
             isStorable = false
@@ -155,7 +153,9 @@ public struct HTTPFreshness: Sendable, Hashable {
         // A response reached through a redirect is its target's, not the requested URI's (section 4: a stored
         // response is reused only for its own target URI; a 302, 303 or 307 is asked again each time): stored under the
         // requested URI, it is revalidated before each reuse, so the redirect is followed again.
-        if let answered = response.url, let asked, !Self.isSameTarget(answered, asked) {
+        if let request, let answered = response.url, let asked = try? request.url(),
+            !Self.isSameTarget(answered, asked)
+        {
             requiresRevalidation = true
         }
         // A 304 updates a stored response, whose status stands (section 4.3.4).
