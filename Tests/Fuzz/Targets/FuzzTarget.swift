@@ -26,6 +26,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case storeSession = "store-session"
     /// Header fields a transport's table joined, split back (`HTTPHeaders.splittingJoinedFields`).
     case headerFields = "header-fields"
+    /// A URL's path read for dot segments (`HTTPRequest.dotSegment`, byte by byte), against Foundation's decoding.
+    case urlPath = "url-path"
     /// A file of an offline repository's outbox (`OutboxFile`, a record or a file that is not one).
     case outboxRecord = "outbox-record"
     /// Notifications on a PostgreSQL table's channel (`PostgresFeedPayload`, recorded by a change feed) and an
@@ -62,6 +64,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .accessJournal: try Self.accessJournal(bytes)
             case .storeSession: try Self.storeSession(bytes)
             case .headerFields: try Self.headerFields(bytes)
+            case .urlPath: try Self.urlPath(bytes)
             case .outboxRecord: try Self.outboxRecord(bytes)
             case .postgresPayload:
                 #if Postgres
