@@ -32,9 +32,13 @@
     /// - **Cancellation.** Cancelling the calling task (or a deadline passing) cancels the AsyncHTTPClient
     ///   request, which closes its connection; the call throws ``Strata/StrataError/Code/cancelled``.
     /// - **Redirects.** It follows a 301, 302, 303, 307 or 308 to `http` or `https`, never from `https` down to
-    ///   `http`; across origins the request loses `Authorization`, `Proxy-Authorization` and `Cookie`. A 304
-    ///   (whatever `Location` it carries), a 305, or a redirect it does not follow is handed back as it is (its
-    ///   head; a 304 has no body).
+    ///   `http`, at most five, never back to a URL of the same exchange; across origins the request loses
+    ///   `Authorization`, `Proxy-Authorization`, `Cookie` and its URL's credentials. A 304 (whatever `Location` it
+    ///   carries), a 305, or a redirect it does not follow is handed back as it is. The transport follows them
+    ///   itself, within the first request's total deadline: a redirect's body is read only while it is short, and a
+    ///   request that fails meanwhile closes its connection. (AsyncHTTPClient's own following kept such a
+    ///   connection leased until the server closed it: give ``init(client:)`` a client whose
+    ///   `redirectConfiguration` is `.disallow`, as ``defaultConfiguration``'s is.)
     /// - **Headers.** A request goes through ``StrataNetwork/HTTPRequest/validate()`` first: no method, header
     ///   name or value can add a line on the wire.
     /// - **Errors.** Transport failures are ``Strata/StrataError/Code/network`` errors whose `underlying` is a
@@ -65,7 +69,9 @@
         ///
         /// A refused connection fails at once only when the client's
         /// `connectionPool.retryConnectionEstablishment` is `false` (see ``defaultConfiguration``); AsyncHTTPClient's
-        /// default retries it until a deadline passes.
+        /// default retries it until a deadline passes. Give it a client whose `redirectConfiguration` is `.disallow`
+        /// too: one that follows redirects itself keeps a connection leased after a request that failed while it read
+        /// a redirect's body.
         ///
         /// - Parameter client: The client, such as `HTTPClient.shared`.
         public init(client: AsyncHTTPClient.HTTPClient) {
@@ -86,8 +92,8 @@
 
         /// AsyncHTTPClient's default configuration, except that a connection that cannot be established fails
         /// the request at once instead of being retried until a deadline passes: retrying is the repository's
-        /// choice (its retry plugin), as with ``StrataNetwork/URLSessionTransport``; and that AsyncHTTPClient traces
-        /// nothing itself.
+        /// choice (its retry plugin), as with ``StrataNetwork/URLSessionTransport``; that redirects are followed
+        /// by the transport, not by AsyncHTTPClient; and that AsyncHTTPClient traces nothing itself.
         ///
         /// AsyncHTTPClient's own span of a request streamed to a delegate, as this transport streams every one, is
         /// started where the caller's `ServiceContext` does not reach: each request made a trace of its own, beside
@@ -96,6 +102,7 @@
         public static var defaultConfiguration: AsyncHTTPClient.HTTPClient.Configuration {
             var configuration = AsyncHTTPClient.HTTPClient.Configuration()
             configuration.connectionPool.retryConnectionEstablishment = false
+            configuration.redirectConfiguration = .disallow
             configuration.tracing.tracer = nil
             return configuration
         }

@@ -10,8 +10,9 @@
         private enum Target {
             case memory
             case file(DownloadFileWriter)
-            /// A download's non-2xx body (or a send's that keeps a success only): its first bytes kept for the error;
-            /// the request ends once they are in, but for a short body announced as such, read on to its end.
+            /// A download's non-2xx body (or a send's that keeps a success only), or a redirect's the transport
+            /// follows: its first bytes kept; the request ends once they are in, but for a short body announced as
+            /// such, read on to its end.
             case prefix
         }
 
@@ -26,6 +27,8 @@
         private let errorAnnounced: Int64?
         /// The bytes of an error's body read, kept in ``body`` or dropped.
         private var errorBytes = 0
+        /// Whether the body is a redirect's that the transport follows (``init(_:status:headers:isRedirect:)``).
+        let isRedirect: Bool
         /// The body bytes accepted (in ``body`` or in the file); never more than the exchange's limit.
         private(set) var received = 0
         /// The body in memory, or an error body's first bytes.
@@ -34,13 +37,21 @@
         /// Prepares for a response's body: fails with ``Strata/StrataError/Code/tooLarge`` when its
         /// `Content-Length` exceeds the limit (before any file is created), and creates a download's file for a
         /// 2xx.
-        init(_ exchange: HTTPExchange, status: Int, headers: HTTPHeaders) throws {
+        ///
+        /// - Parameters:
+        ///   - exchange: The request, where its body goes, its limit and its deadlines.
+        ///   - status: The response's status.
+        ///   - headers: The response's headers.
+        ///   - isRedirect: Whether the response is a redirect the transport follows: its body is not the answer.
+        init(_ exchange: HTTPExchange, status: Int, headers: HTTPHeaders, isRedirect: Bool = false) throws {
             self.exchange = exchange
             self.status = status
             self.headers = headers
+            self.isRedirect = isRedirect
             let isSuccess = (200..<300).contains(status)
             let isPrefix =
                 switch exchange.destination {
+                case _ where isRedirect: true
                 case .memory: false
                 case .successInMemory, .file: !isSuccess
                 }

@@ -17,11 +17,31 @@
         ///   - url: The URL that answered.
         static func isUnfollowedRedirect(_ head: HTTPResponseHead, from url: URL) -> Bool {
             let status = Int(head.status.code)
-            guard clientRedirectStatuses.contains(status), let location = head.headers.first(name: "Location"),
-                let target = URL(string: location, relativeTo: url)?.absoluteURL,
+            guard clientRedirectStatuses.contains(status),
+                let target = location(head.headers.first(name: "Location"), from: url),
                 let scheme = target.scheme?.lowercased(), ["http", "https"].contains(scheme)
             else { return false }
             return !RedirectRule.follows(status: status, to: target, from: url)
+        }
+
+        /// Where a response that answered `url` redirects the request, when the transport follows it
+        /// (``StrataNetwork/RedirectRule``); `nil` when the response is the answer.
+        ///
+        /// - Parameters:
+        ///   - status: The response's status.
+        ///   - headers: The response's headers.
+        ///   - url: The URL that answered.
+        static func redirectTarget(status: Int, headers: StrataNetwork.HTTPHeaders, from url: URL) -> URL? {
+            guard RedirectRule.followedStatuses.contains(status),
+                let target = location(headers.values(for: "Location").first, from: url),
+                RedirectRule.follows(status: status, to: target, from: url)
+            else { return nil }
+            return target
+        }
+
+        /// A `Location` field's URL, resolved against the URL that answered.
+        private static func location(_ field: String?, from url: URL) -> URL? {
+            field.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
         }
 
         /// The fields of a response head, in order.

@@ -65,11 +65,18 @@
         /// - Parameters:
         ///   - exchange: The request, where its body goes, its limit and its deadlines.
         ///   - url: The request's URL.
+        ///   - redirectStatus: The status of the last redirect the transport followed to this request, if any.
         ///   - recordBodyBytes: Told how many body bytes the request holds after each chunk.
-        init(_ exchange: HTTPExchange, url: URL, recordBodyBytes: @escaping @Sendable (Int) -> Void) {
+        init(
+            _ exchange: HTTPExchange,
+            url: URL,
+            after redirectStatus: Int? = nil,
+            recordBodyBytes: @escaping @Sendable (Int) -> Void
+        ) {
             self.exchange = exchange
             self.recordBodyBytes = recordBodyBytes
-            self.state = Locked(State(lastActivity: exchange.deadlines.start, url: url))
+            // The idle clock starts with this request: the exchange's own start may be a redirect ago.
+            self.state = Locked(State(lastActivity: .now, url: url, redirectStatus: redirectStatus))
         }
 
         /// The failure that ended the request, if the transport decided it.
@@ -122,8 +129,9 @@
                 state.hasEnded = true
                 // An error status whose body was on its way: its status and first bytes are the answer to a failure
                 // since (a dropped connection, a deadline), unless the caller cancelled.
-                if state.errorResponse == nil, let sink = state.sink, sink.isErrorBody, state.status >= 200,
-                    state.failure?.code != .cancelled
+                // (Not a redirect's body: the request failed before its redirect could be followed.)
+                if state.errorResponse == nil, let sink = state.sink, sink.isErrorBody, !sink.isRedirect,
+                    state.status >= 200, state.failure?.code != .cancelled
                 {
                     state.errorResponse = Response(
                         status: state.status,
@@ -266,16 +274,17 @@
         private func receive(status: Int, headers: StrataNetwork.HTTPHeaders) throws {
             // The head is recorded first: a request whose body cannot be received (over the limit, a file that
             // cannot be made) was still answered, and may have taken effect (``HTTPExchange/failure(_:afterHead:)``).
-            let hasEnded = state.withLock { state -> Bool in
-                guard !state.hasEnded else { return true }
+            let (hasEnded, url) = state.withLock { state -> (Bool, URL) in
+                guard !state.hasEnded else { return (true, state.url) }
                 state.status = status
                 state.headers = headers
-                return false
+                return (false, state.url)
             }
             guard !hasEnded else { return }
             let sink: ResponseBodySink
             do {
-                sink = try ResponseBodySink(exchange, status: status, headers: headers)
+                let isRedirect = Self.redirectTarget(status: status, headers: headers, from: url) != nil
+                sink = try ResponseBodySink(exchange, status: status, headers: headers, isRedirect: isRedirect)
             } catch {
                 let failure = StrataError.io("Cannot receive the body of \(exchange.description)", underlying: error)
                 fail(failure)

@@ -212,19 +212,16 @@ struct DeadlineTests {
         #expect(response.body == Data(repeating: UInt8(ascii: "x"), count: 60))
     }
 
-    /// A redirect's answer is data that moved: a request whose every hop answers within the idle timeout succeeds,
-    /// however long the hops take together. (The AsyncHTTPClient transport counted the idle timeout from the start
-    /// across a redirect, and failed such a request.)
-    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
-    func aRedirectRestartsTheIdleTimeout(transport kind: TransportUnderTest) async throws {
-        // Given a server whose first answer, a redirect, and second, the body, each take 2.5 s
+    /// A server whose first connection answers a redirect to `/moved`, and every later one `ok`, each after
+    /// `microseconds`.
+    private static func redirectingServer(answeringAfter microseconds: UInt32) throws -> RawServer {
         let connections = Locked(0)
-        let server = try RawServer.start { write in
+        return try RawServer.start { write in
             let first = connections.withLock { count in
                 count += 1
                 return count == 1
             }
-            usleep(2_500_000)
+            usleep(microseconds)
             if first {
                 try write(
                     Data(
@@ -235,6 +232,15 @@ struct DeadlineTests {
                 try write(Data("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok".utf8))
             }
         }
+    }
+
+    /// A redirect's answer is data that moved: a request whose every hop answers within the idle timeout succeeds,
+    /// however long the hops take together. (The AsyncHTTPClient transport counted the idle timeout from the start
+    /// across a redirect, and failed such a request.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aRedirectRestartsTheIdleTimeout(transport kind: TransportUnderTest) async throws {
+        // Given a server whose first answer, a redirect, and second, the body, each take 2.5 s
+        let server = try Self.redirectingServer(answeringAfter: 2_500_000)
         defer { server.stop() }
         let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(4), totalTimeout: .seconds(30))
 
@@ -244,6 +250,25 @@ struct DeadlineTests {
         // Then it gets the body
         #expect(response.status == 200)
         #expect(response.body == Data("ok".utf8))
+        #expect(server.connectionCount == 2)
+    }
+
+    /// The total deadline spans every redirect: two hops that each answer well within the idle timeout fail the request
+    /// once together they take longer than its total deadline. (The AsyncHTTPClient transport follows redirects as
+    /// requests of its own; each keeps the first one's total deadline.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func theTotalDeadlineSpansARedirect(transport kind: TransportUnderTest) async throws {
+        // Given a server whose first answer, a redirect, and second, the body, each take 1.5 s
+        let server = try Self.redirectingServer(answeringAfter: 1_500_000)
+        defer { server.stop() }
+        let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(20), totalTimeout: .seconds(2.5))
+
+        // When a request with a total deadline of 2.5 s follows it
+        let error = await strataError { _ = try await kind.make().send(request, maximumBodySize: 1024) }
+
+        // Then it fails at its total deadline, on the second hop
+        #expect(error?.code == .network, "\(String(describing: error))")
+        #expect(error?.message.hasSuffix("(the total deadline)") == true, "\(String(describing: error))")
         #expect(server.connectionCount == 2)
     }
 

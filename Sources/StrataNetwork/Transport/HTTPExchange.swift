@@ -12,8 +12,8 @@ package struct HTTPExchange: Sendable {
     package let destination: HTTPBodyDestination
     /// The most body bytes to accept.
     package let limit: Int
-    /// The request's deadlines, from when the exchange was made.
-    package let deadlines: RequestDeadlines
+    /// The request's deadlines, from when the exchange was made (its first request's, across redirects).
+    package private(set) var deadlines: RequestDeadlines
 
     /// The exchange of `request`, sent to `url`, starting now.
     ///
@@ -28,6 +28,18 @@ package struct HTTPExchange: Sendable {
         self.destination = destination
         limit = maximumBodySize
         deadlines = RequestDeadlines(of: request)
+    }
+
+    /// The exchange of the request a redirect leads to: `request` sent to `url`, into the same destination, within
+    /// the deadlines of this exchange (a total deadline spans every redirect).
+    ///
+    /// - Parameters:
+    ///   - request: The request to send next.
+    ///   - url: The URL it is sent to.
+    package func redirected(_ request: HTTPRequest, to url: URL) -> HTTPExchange {
+        var next = HTTPExchange(request, url: url, into: destination, maximumBodySize: limit)
+        next.deadlines = deadlines
+        return next
     }
 
     /// Whether an error's body, of which only the first ``HTTPFailure/bodyPrefixLimit`` bytes are kept, is read on

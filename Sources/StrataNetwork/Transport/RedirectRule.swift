@@ -65,6 +65,53 @@ package enum RedirectRule {
         return redirected
     }
 
+    /// The request to send after a redirect, for a transport that follows redirects itself: `request`, sent to
+    /// `origin`, sent again to `target`; `nil` when the redirect is not followed (it is then the answer).
+    ///
+    /// A 303, and a 301 or 302 of a `POST`, turn the request into a `GET` without its body and without
+    /// ``writeFields`` (a `HEAD` stays a `HEAD`); any other redirect sends the request again as it was, body included.
+    /// Credentials the origin's URL carried go on as the request's `Authorization` to the same origin, and to
+    /// another origin the request loses every one of them.
+    ///
+    /// - Parameters:
+    ///   - request: The request that was redirected.
+    ///   - origin: The URL it was sent to.
+    ///   - status: The redirect's status: only ``followedStatuses`` are followed.
+    ///   - target: The URL the redirect's `Location` names, resolved against `origin`.
+    /// - Returns: The next request, and whether it was turned into a `GET`.
+    package static func follow(
+        _ request: HTTPRequest,
+        sentTo origin: URL,
+        status: Int,
+        to target: URL
+    ) -> (request: HTTPRequest, turnedIntoGet: Bool)? {
+        guard follows(status: status, to: target, from: origin) else { return nil }
+        var next = HTTPRequest(request.method, url: target)
+        next.headers = request.headers
+        next.body = request.body
+        next.timeout = request.timeout
+        next.totalTimeout = request.totalTimeout
+        let turnsIntoGet =
+            request.method != .head && (status == 303 || (request.method == .post && [301, 302].contains(status)))
+        if turnsIntoGet {
+            next.method = .get
+            next.body = nil
+            for field in writeFields { next.headers[field] = nil }
+        }
+        guard isSameOrigin(origin, target) else {
+            for field in credentialFields { next.headers[field] = nil }
+            if let stripped = target.withoutCredentials { next.baseURL = stripped }
+            return (next, turnsIntoGet)
+        }
+        // The origin's own credentials, which its URL carried, are still meant for it.
+        if next.headers["Authorization"] == nil, !target.carriesCredentials,
+            let credentials = try? origin.basicAuthorization()
+        {
+            next.headers["Authorization"] = credentials
+        }
+        return (next, turnsIntoGet)
+    }
+
     /// The fields of a write that a `GET` it turns into loses: its preconditions, its idempotency key and its
     /// content fields.
     static let writeFields = [
