@@ -163,8 +163,11 @@ extension JSONFileDataSource {
 
     /// Removes the value stored under `key`.
     ///
+    /// An entry file of `key` that the index lacks (a put killed between its file and its index line) is removed
+    /// too, so that ``removeExpired()`` does not take it back in.
+    ///
     /// - Parameter key: The key.
-    /// - Returns: Whether there was an entry.
+    /// - Returns: Whether there was an entry, or such a file.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/io`` when a file operation fails.
     @discardableResult

@@ -542,24 +542,38 @@ struct JSONFileStorage: ~Copyable {
     }
 
     /// Removes the entry of `key`: its file, then its index record. Returns whether it existed.
+    ///
+    /// A key the index lacks still has the file at its own name removed, when there is one: a put killed between
+    /// its rename and its index line in a store that keeps no `session` file leaves it, and
+    /// ``adoptUnindexedEntries(now:decodeHeader:)`` would otherwise take it back in after the app removed the key.
+    /// Only that name is touched, never through a link; something other than a regular file there is set aside.
     @discardableResult
     mutating func remove(_ key: String, now: Date) throws -> Bool {
-        guard records[key] != nil else { return false }
-        let (shardName, file) = Self.location(of: key)
-        if let shard = try shard(shardName, create: false, now: now) {
-            do {
-                if try !setAsideIfNotAFile(file, in: shard, now: now) {
-                    try shard.remove(file)
-                }
-                if durable { try shard.sync() }
-            } catch let error as POSIXCallError {
-                if try !setAsideDamage(file, in: shard, error: error, now: now) {
-                    throw error.strataError("Removing the entry file")
-                }
-            }
-        }
+        let indexed = records[key] != nil
+        let removedFile = try removeEntryFile(of: key, syncing: indexed, now: now)
+        guard indexed else { return removedFile }
         try forget(key)
         return true
+    }
+
+    /// Unlinks the entry file of `key` (a link at its name is removed, never followed; a pipe, a socket, a device or
+    /// a folder there is set aside as damage) and, in a durable store, flushes its shard folder when `syncing` or a
+    /// file went.
+    ///
+    /// - Returns: Whether a file was unlinked.
+    private mutating func removeEntryFile(of key: String, syncing: Bool, now: Date) throws -> Bool {
+        let (shardName, file) = Self.location(of: key)
+        guard let shard = try shard(shardName, create: false, now: now) else { return false }
+        do {
+            let removed = try setAsideIfNotAFile(file, in: shard, now: now) ? false : shard.remove(file)
+            if durable, syncing || removed { try shard.sync() }
+            return removed
+        } catch let error as POSIXCallError {
+            if try !setAsideDamage(file, in: shard, error: error, now: now) {
+                throw error.strataError("Removing the entry file")
+            }
+            return false
+        }
     }
 
     /// Drops the index record of `key` without touching its file.
