@@ -75,7 +75,7 @@ extension JSONFileStorage {
         if let shard = try shard(shardName, create: false, now: now) {
             try record(Self.setAside(file, in: shard, now: now, reason: reason, underlying: underlying))
         }
-        try forget(key)
+        try forget(key, now: now)
     }
 
     /// Moves `name` aside as `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deletes it) and returns the
