@@ -76,7 +76,18 @@ extension FileDataSource {
             } catch {
                 switch source {
                 case .temporary: discard(source)
-                case .takenIn(let name, let path): _ = folder.giveBack(name, to: path)
+                case .takenIn(let name, let path):
+                    do throws(POSIXCallError) {
+                        _ = try folder.giveBack(name, to: path)
+                    } catch let kept {
+                        throw StrataError(
+                            .io,
+                            "Renaming a file over an entry failed (\(error)), and the file could not be moved back to "
+                                + "\(path) (\(kept)): it is at \(folder.qualified(name)), which the store removes when it "
+                                + "next opens",
+                            underlying: error
+                        )
+                    }
                 }
                 throw error.strataError("Renaming a file over an entry")
             }
