@@ -76,7 +76,18 @@ extension FileDataSource {
             } catch {
                 switch source {
                 case .temporary: discard(source)
-                case .takenIn(let name, let path): _ = folder.giveBack(name, to: path)
+                case .takenIn(let name, let path):
+                    do throws(POSIXCallError) {
+                        _ = try folder.giveBack(name, to: path)
+                    } catch let kept {
+                        throw StrataError(
+                            .io,
+                            "Renaming a file over an entry failed (\(error)), and the file could not be moved back to "
+                                + "\(path) (\(kept)): it is at \(folder.qualified(name)), which the store removes when it "
+                                + "next opens",
+                            underlying: error
+                        )
+                    }
                 }
                 throw error.strataError("Renaming a file over an entry")
             }
@@ -258,9 +269,11 @@ extension FileDataSource {
     /// trailer and `fstatat`; see ``EntryFile/dispose(_:in:written:)``): a file planted there since the store
     /// wrote it is set aside and reported to `diagnostics`, a link removed itself, a folder set aside.
     ///
+    /// - Returns: Whether something was at the name (removed or set aside).
     /// - Throws: ``Strata/StrataError/Code/io`` when the file exists and can be neither removed nor set aside:
     ///   the entry then stays, as the file does.
-    func removeFile(_ name: EntryName, in state: inout State) throws(StrataError) {
+    @discardableResult
+    func removeFile(_ name: EntryName, in state: inout State) throws(StrataError) -> Bool {
         let disposal: EntryFile.Disposal
         do {
             disposal = try EntryFile.dispose(name.fileName, in: folder, written: state.index.entry(name)?.stamp)
@@ -277,6 +290,7 @@ extension FileDataSource {
                 )
             )
         }
+        return disposal != .absent
     }
 
     /// Removes the files of `names`, reporting each to the eviction observer when a `reason` is given; the first

@@ -22,8 +22,8 @@ extension FileDataSource {
     ///
     /// An entry file that cannot be read for another reason (`EACCES`, `EPERM` while a device is locked, `EIO`) is
     /// reported to `diagnostics` as ``Strata/StrataError/Code/io`` and left where it is, out of the index (its key
-    /// is in the trailer that could not be read): a later open takes it in, and ``removeAll()`` removes it (when
-    /// sealed) or sets it aside all the same.
+    /// is in the trailer that could not be read): a later open takes it in, and ``removeAll()`` or a
+    /// ``removeValue(forKey:)`` of its key removes it (when sealed) or sets it aside all the same.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when the folder cannot be listed whole, or the process or system
     ///   runs out of descriptors or memory while reading the trailers: an index with entries missing is never

@@ -253,14 +253,16 @@ extension FileDataSource {
     /// Removes the entry under `key`; returns whether there was one.
     ///
     /// In a ``StoreDurability/durable`` store the removal is flushed before the call returns: a removed entry
-    /// does not come back after a power cut.
+    /// does not come back after a power cut. A file at the key's entry name that the store left out when it opened
+    /// (it could not be read then) goes too, by the rule of ``removeAll()``, and counts as an entry: a later open
+    /// would take it in.
     ///
     /// - Parameter key: The key.
     /// - Throws: ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/io`` when the file exists but cannot be removed; the entry then stays.
     @discardableResult
     public func removeValue(forKey key: String) throws -> Bool {
-        try removeValue(forKey: key) { _ in true }
+        try removeValue(forKey: key, clearingUnindexedFile: true) { _ in true }
     }
 
     /// Removes the entry under `key` only while it is tagged `tag` (its trailer says so, under the lock), and
@@ -292,13 +294,24 @@ extension FileDataSource {
 
     /// Removes the entry under `key` when `isRemoved` accepts its trailer, under the lock; flushed in a durable
     /// store, announced.
-    private func removeValue(forKey key: String, if isRemoved: (EntryTrailer) -> Bool) throws -> Bool {
+    ///
+    /// - Parameter clearingUnindexedFile: Whether a file at the key's entry name that the index lacks (one that could
+    ///   not be read when the store opened) is cleared as ``removeFile(_:in:)`` clears one (removed when sealed, set
+    ///   aside otherwise), so that a later open does not take the removed key back in.
+    private func removeValue(
+        forKey key: String,
+        clearingUnindexedFile: Bool = false,
+        if isRemoved: (EntryTrailer) -> Bool
+    ) throws -> Bool {
         try StrataError.checkKey(key)
         let name = EntryName(key: key)
         let removed = try withState { state in
-            guard let entry = state.index.entry(name), entry.trailer.key == key, isRemoved(entry.trailer) else {
-                return false
+            guard let entry = state.index.entry(name) else {
+                guard clearingUnindexedFile, try removeFile(name, in: &state) else { return false }
+                try flushRemovals()
+                return true
             }
+            guard entry.trailer.key == key, isRemoved(entry.trailer) else { return false }
             try removeFile(name, in: &state)
             try flushRemovals()
             return true

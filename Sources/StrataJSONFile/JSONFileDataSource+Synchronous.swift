@@ -163,8 +163,11 @@ extension JSONFileDataSource {
 
     /// Removes the value stored under `key`.
     ///
+    /// An entry file of `key` that the index lacks (a put killed between its file and its index line) is removed
+    /// too, so that ``removeExpired()`` does not take it back in.
+    ///
     /// - Parameter key: The key.
-    /// - Returns: Whether there was an entry.
+    /// - Returns: Whether there was an entry, or such a file.
     /// - Throws: ``Strata/StrataError`` with code ``Strata/StrataError/Code/invalidArgument`` for an empty key,
     ///   ``Strata/StrataError/Code/io`` when a file operation fails.
     @discardableResult
@@ -334,11 +337,12 @@ extension JSONFileDataSource {
         if storage.isExpired(record, now: now, defaultMaxAge: defaultMaxAge) { return nil }
         guard let data = try storage.readEntry(key, now: now) else {
             // The file is gone (removed by hand, or a crash during a delete): the entry is.
-            try storage.forget(key)
+            try storage.forget(key, now: now)
             return nil
         }
         guard let value = try decodeValue(data, key: key, storage: &storage, now: now) else { return nil }
-        if touching { try storage.touch(key, now: now) }
+        // Best effort: a recency line a full disk refuses does not fail a read whose value is good.
+        if touching { try? storage.touch(key, now: now, keepingOnFailure: true) }
         let storedAt = Date(timeIntervalSince1970: record.storedAt)
         return StoredEntry(
             value: value,

@@ -35,7 +35,8 @@ extension StoreFolder {
     ///
     /// - Returns: Where the file went.
     /// - Throws: ``POSIXCallError`` when the file cannot be moved in (`EXDEV` when `path` is on another volume):
-    ///   nothing then changed at `path`.
+    ///   nothing then changed at `path`; or when a file that was not the one opened could be neither moved back nor
+    ///   kept (``giveBack(_:to:)``).
     package func takeIn(
         _ path: String,
         expecting descriptor: Int32,
@@ -54,28 +55,28 @@ extension StoreFolder {
         {
             return .taken(name)
         }
-        return .replaced(keptAs: giveBack(name, to: path))
+        return .replaced(keptAs: try giveBack(name, to: path))
     }
 
     /// Moves `name` back out to `path` without replacing anything there; when `path` is taken, renames it to a
-    /// name under ``foreignPrefix`` instead and returns that name (`nil` when it went back; `name` itself when even
-    /// that rename failed).
-    package func giveBack(_ name: String, to path: String) -> String? {
+    /// name under ``foreignPrefix`` instead and returns that name (`nil` when it went back).
+    ///
+    /// - Throws: ``POSIXCallError`` when even that rename fails: the file is still at `name`, a temporary name a
+    ///   store's next open removes, never a name to report as kept.
+    package func giveBack(_ name: String, to path: String) throws(POSIXCallError) -> String? {
         if FileDescriptor.retryingInterrupts({ linkat(self.descriptor, name, AT_FDCWD, path, 0) }) == 0 {
             _ = try? remove(name)
             return nil
         }
         for _ in 0..<8 {
             let kept = Self.foreignPrefix + String(UInt64.random(in: .min ... .max), radix: 16)
-            // Inside the store's own folder, a free name stays free: nothing but the store writes there.
-            do {
-                if try status(of: kept) != nil { continue }
-            } catch {
-                break
+            do throws(POSIXCallError) {
+                try renameWithoutReplacing(name, to: kept)
+                return kept
+            } catch  where error.alreadyExists {
+                continue
             }
-            if (try? rename(name, to: kept)) != nil { return kept }
-            break
         }
-        return name
+        throw POSIXCallError(call: "renameat2", path: qualified(name), code: EEXIST)
     }
 }

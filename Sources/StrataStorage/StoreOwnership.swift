@@ -138,7 +138,9 @@ package final class StoreOwnership: Sendable {
         )
     }
 
-    /// Opens and locks the lock file; -1 for a shared claim when there is none.
+    /// Opens and locks the lock file; -1 for a shared claim when there is none. Where the file system takes no
+    /// record lock (`ENOLCK`: NFS without its lock service), the file is kept unlocked, as ``lockFolder(_:exclusive:)``
+    /// keeps the folder, and the claim holds by what else does.
     ///
     /// The lock must be on the file at the lock file's name, and (for an exclusive claim) on a file no other name
     /// reaches: a record lock belongs to the process and the file, so were the lock file a hard link of another
@@ -152,7 +154,7 @@ package final class StoreOwnership: Sendable {
         for _ in 0..<3 {
             let fd = try openLock(in: folder, mode: mode)
             guard fd >= 0 else { return fd }
-            guard lock(fd, exclusive: mode == .exclusive) else {
+            guard lock(fd, exclusive: mode == .exclusive) != .heldElsewhere else {
                 _ = close(fd)
                 throw StrataError(.alreadyInUse, "Another process holds the store folder \(folder.path)")
             }
@@ -181,7 +183,9 @@ package final class StoreOwnership: Sendable {
         do throws(POSIXCallError) {
             let (fd, name) = try folder.createTemporary(prefix: ".strata-tmp-")
             do throws(POSIXCallError) {
-                guard lock(fd, exclusive: true) else { throw .last("fcntl", folder.qualified(name)) }
+                guard lock(fd, exclusive: true) != .heldElsewhere else {
+                    throw POSIXCallError(call: "fcntl", path: folder.qualified(name), code: EAGAIN)
+                }
                 try folder.rename(name, to: lockName)
                 return fd
             } catch {
@@ -225,18 +229,39 @@ package final class StoreOwnership: Sendable {
         throw StrataError(.io, "Could not make the lock file in \(folder.path)")
     }
 
-    private static func lock(_ fd: Int32, exclusive: Bool) -> Bool {
-        #if canImport(Darwin)
-            var lock = Darwin.flock()
-        #elseif canImport(Glibc)
-            var lock = Glibc.flock()
-        #else
-            var lock = Musl.flock()
-        #endif
-        lock.l_type = Int16(exclusive ? F_WRLCK : F_RDLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = 0
-        lock.l_len = 0
-        return fcntl(fd, F_SETLK, &lock) == 0
+    /// What a record lock's `fcntl(F_SETLK)` came to.
+    private enum RecordLock: Equatable {
+        /// The lock is held.
+        case held
+        /// Another process holds the file (`EACCES`, `EAGAIN`).
+        case heldElsewhere
+        /// The file system takes no record lock (`ENOLCK`, `EINVAL`, `EOPNOTSUPP`…): the file is kept unlocked.
+        case unsupported
+    }
+
+    /// A test seam: an `errno` every record lock fails with, as on a file system without lock service (`ENOLCK`).
+    @TaskLocal static var failingRecordLocks: Int32?
+
+    /// Takes the record lock of `fd`, a call interrupted by a signal made again.
+    private static func lock(_ fd: Int32, exclusive: Bool) -> RecordLock {
+        let code: Int32
+        if let failing = failingRecordLocks {
+            code = failing
+        } else {
+            #if canImport(Darwin)
+                var lock = Darwin.flock()
+            #elseif canImport(Glibc)
+                var lock = Glibc.flock()
+            #else
+                var lock = Musl.flock()
+            #endif
+            lock.l_type = Int16(exclusive ? F_WRLCK : F_RDLCK)
+            lock.l_whence = Int16(SEEK_SET)
+            lock.l_start = 0
+            lock.l_len = 0
+            if FileDescriptor.retryingInterrupts({ fcntl(fd, F_SETLK, &lock) }) == 0 { return .held }
+            code = errno
+        }
+        return code == EACCES || code == EAGAIN ? .heldElsewhere : .unsupported
     }
 }

@@ -59,23 +59,43 @@ struct FileDataSourceMoveSwapTests {
         #expect(try Data(contentsOf: secret) == Data("secret".utf8))
     }
 
-    /// When the path has been taken again by the time the file is to go back, the file is kept in the store's folder
-    /// under a name the store never reads or deletes: it survives the store's next open.
-    @Test func aFileThatCannotGoBackIsKeptAsideAndSurvivesReopening() throws {
+    private static let strayName = ".strata-tmp-abc123"
+
+    /// A store's folder holding a file swapped in at ``strayName``, and the path it came from, taken again since.
+    private func strayFileAndTakenPath() throws -> (TemporaryFolder, StoreFolder, outside: URL) {
         let folder = try TemporaryFolder()
         _ = try folder.makeStore()
         let storeFolder = try StoreFolder.open(folder.storeURL().path, create: false)
         let outside = folder.url.appendingPathComponent("taken.bin")
         try Data("taken since".utf8).write(to: outside)
-        let strayName = ".strata-tmp-abc123"
-        try Data("the file swapped in".utf8).write(to: folder.storeURL().appendingPathComponent(strayName))
+        try Data("the file swapped in".utf8).write(to: folder.storeURL().appendingPathComponent(Self.strayName))
+        return (folder, storeFolder, outside)
+    }
 
-        let kept = try #require(storeFolder.giveBack(strayName, to: outside.path))
+    /// When the path has been taken again by the time the file is to go back, the file is kept in the store's folder
+    /// under a name the store never reads or deletes: it survives the store's next open.
+    @Test func aFileThatCannotGoBackIsKeptAsideAndSurvivesReopening() throws {
+        let (folder, storeFolder, outside) = try strayFileAndTakenPath()
+
+        let kept = try #require(try storeFolder.giveBack(Self.strayName, to: outside.path))
 
         #expect(kept.hasPrefix(StoreFolder.foreignPrefix))
         #expect(try Data(contentsOf: outside) == Data("taken since".utf8), "the path taken since was replaced")
         _ = try folder.makeStore()
         let keptURL = folder.storeURL().appendingPathComponent(kept)
         #expect(try Data(contentsOf: keptURL) == Data("the file swapped in".utf8))
+    }
+
+    /// When the file can be neither moved back nor kept under a name the store never deletes (here, an immutable
+    /// folder refuses the rename), `giveBack` throws: the file is at its temporary name, which the next open
+    /// removes. Before, it returned that temporary name, and the move's error said the file was kept there, "never
+    /// read or deleted".
+    @Test func aFileThatCanBeNeitherGivenBackNorKeptIsAnError() throws {
+        let (folder, storeFolder, outside) = try strayFileAndTakenPath()
+        try #require(setImmutable(folder.storeURL(), true))
+        defer { _ = setImmutable(folder.storeURL(), false) }
+
+        #expect(throws: POSIXCallError.self) { try storeFolder.giveBack(Self.strayName, to: outside.path) }
+        #expect(try Data(contentsOf: outside) == Data("taken since".utf8), "the path taken since was replaced")
     }
 }

@@ -153,6 +153,32 @@ struct JSONFileDataSourceLifetimeTests {
         }
     }
 
+    /// An item already at the name a damaged file is set aside under is never replaced: the rename refuses to
+    /// (`renameWithoutReplacing`), and the next suffix is taken. (Only the planted item that comes between a look at
+    /// the name and the rename, which the look let through before, is not reproduced here.)
+    @Test func settingAsideNeverReplacesAnItemAtTheCorruptName() async throws {
+        try await withTemporaryFolder { folder in
+            let fixture = Fixture(folder: folder)
+            let store = try fixture.open()
+            let shard = folder.appendingPathComponent("entries/00")
+            try FileManager.default.createDirectory(at: shard, withIntermediateDirectories: true)
+            let damaged = shard.appendingPathComponent(String(repeating: "0", count: 32) + ".json")
+            try Data("{}".utf8).write(to: damaged)
+            try Data("planted".utf8).write(to: URL(fileURLWithPath: damaged.path + ".corrupt-20231114-221320"))
+
+            try store.removeExpired()
+
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: damaged.path + ".corrupt-20231114-221320"))
+                    == Data("planted".utf8)
+            )
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: damaged.path + ".corrupt-20231114-221320-2"))
+                    == Data("{}".utf8)
+            )
+        }
+    }
+
     @Test func cleanupTakesInAnIntactEntryTheIndexDoesNotName() async throws {
         try await withTemporaryFolder { folder in
             let fixture = Fixture(folder: folder)

@@ -19,17 +19,27 @@ struct JSONFileDataSourceSessionTests {
     /// What a power loss can leave: the index without its last lines, and the session still open, written
     /// by another boot.
     private func simulateMachineCrash(_ folder: URL, keepingIndexLines: Int) throws {
+        try cutIndex(folder, keepingLines: keepingIndexLines)
+        try "another-boot open".write(to: folder.appendingPathComponent("session"), atomically: true, encoding: .utf8)
+    }
+
+    /// Keeps the first `keepingLines` lines of the index: what a process killed before appending the rest leaves.
+    private func cutIndex(_ folder: URL, keepingLines: Int) throws {
         let index = folder.appendingPathComponent("index.journal")
         let lines = try String(contentsOf: index, encoding: .utf8).split(
             separator: "\n",
             omittingEmptySubsequences: false
         )
-        try (lines.prefix(keepingIndexLines).joined(separator: "\n") + "\n").write(
+        try (lines.prefix(keepingLines).joined(separator: "\n") + "\n").write(
             to: index,
             atomically: true,
             encoding: .utf8
         )
-        try "another-boot open".write(to: folder.appendingPathComponent("session"), atomically: true, encoding: .utf8)
+    }
+
+    private func indexLineCount(_ folder: URL) throws -> Int {
+        try String(contentsOf: folder.appendingPathComponent("index.journal"), encoding: .utf8)
+            .split(separator: "\n").count
     }
 
     @Test func aDurableStoreRecordsItsSessionAndClosesCleanly() async throws {
@@ -93,8 +103,7 @@ struct JSONFileDataSourceSessionTests {
             var store: JSONFileDataSource<Item>? = try durable(folder)
             guard let open = session(folder) else { return }
             try store?.setValue(Item(name: "a", number: 1), forKey: "a")
-            let indexLines = try String(contentsOf: folder.appendingPathComponent("index.journal"), encoding: .utf8)
-                .split(separator: "\n").count
+            let indexLines = try indexLineCount(folder)
             try store?.setValue(Item(name: "b", number: 2), forKey: "b")
             store = nil
             try simulateMachineCrash(folder, keepingIndexLines: indexLines)
@@ -109,6 +118,34 @@ struct JSONFileDataSourceSessionTests {
             try simulateMachineCrash(folder, keepingIndexLines: 1)
             let rebuilt = try durable(folder)
             #expect(rebuilt.sortedKeys() == ["a"])
+        }
+    }
+
+    /// An atomic store (no `session` file) killed between a put's rename and its index line leaves an entry file the
+    /// reopened index lacks: a removal of its key removes that file, so the next `removeExpired()` does not take the
+    /// never-acknowledged value back in. (The removal found no record, returned false and left the file; the sweep
+    /// adopted it and the removed key came back.)
+    @Test func removingAKeyWhoseEntryFileTheIndexLacksRemovesTheFile() async throws {
+        try await withTemporaryFolder { folder in
+            // Given an atomic store killed after writing b's entry file, before its index line
+            var store: JSONFileDataSource<Item>? = try JSONFileDataSource<Item>(folder: folder)
+            try store?.setValue(Item(name: "a", number: 1), forKey: "a")
+            let indexLines = try indexLineCount(folder)
+            try store?.setValue(Item(name: "b", number: 2), forKey: "b")
+            store = nil
+            try cutIndex(folder, keepingLines: indexLines)
+            var reopened: JSONFileDataSource<Item>? = try JSONFileDataSource<Item>(folder: folder)
+            #expect(reopened?.sortedKeys() == ["a"])
+
+            // When the app removes b, then sweeps
+            #expect(try reopened?.removeValue(forKey: "b") == true)
+            try reopened?.removeExpired()
+
+            // Then b stays removed, now and at the next open
+            #expect(reopened?.sortedKeys() == ["a"])
+            #expect(try reopened?.value(forKey: "b") == nil)
+            reopened = nil
+            #expect(try JSONFileDataSource<Item>(folder: folder).sortedKeys() == ["a"])
         }
     }
 

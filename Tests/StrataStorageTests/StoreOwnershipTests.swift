@@ -40,6 +40,29 @@ struct StoreOwnershipTests {
         }
     }
 
+    /// A lock file on a file system that takes no record lock (`ENOLCK`: NFS without its lock service) is kept
+    /// unlocked, as the folder's `flock` is where it is not taken, and the store opens; a lock another process holds
+    /// (`EAGAIN`, `EACCES`) is still in use. Before, every failure was `alreadyInUse`: no store opened there at all.
+    @Test(arguments: [ENOLCK, EINVAL, EAGAIN, EACCES])
+    func onlyALockHeldElsewhereIsInUse(code: Int32) throws {
+        try withTemporaryFolder { root in
+            let folder = try StoreFolder.open(root, create: false)
+            for mode in [StoreOwnership.Mode.exclusive, .shared] {
+                let claim = {
+                    try StoreOwnership.$failingRecordLocks.withValue(code) {
+                        try StoreOwnership.claim(folder, mode: mode, owner: "A")
+                    }
+                }
+                if code == EAGAIN || code == EACCES {
+                    let error = #expect(throws: StrataError.self) { try claim() }
+                    #expect(error?.code == .alreadyInUse)
+                } else {
+                    #expect(throws: Never.self) { try claim().release() }
+                }
+            }
+        }
+    }
+
     @Test func aSharedClaimCreatesNothing() throws {
         try withTemporaryFolder { root in
             let folder = try StoreFolder.open(root, create: false)

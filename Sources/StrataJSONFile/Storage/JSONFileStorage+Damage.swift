@@ -75,7 +75,7 @@ extension JSONFileStorage {
         if let shard = try shard(shardName, create: false, now: now) {
             try record(Self.setAside(file, in: shard, now: now, reason: reason, underlying: underlying))
         }
-        try forget(key)
+        try forget(key, now: now)
     }
 
     /// Moves `name` aside as `<name>.corrupt-<yyyyMMdd-HHmmss>` (never deletes it) and returns the
@@ -90,14 +90,17 @@ extension JSONFileStorage {
         let stamp = Self.stamp(now)
         var destination = name + ".corrupt-" + stamp
         var attempt = 1
-        while (try? folder.kind(of: destination)) != nil {
-            attempt += 1
-            destination = name + ".corrupt-" + stamp + "-\(attempt)"
-        }
-        do {
-            try folder.rename(name, to: destination)
-        } catch {
-            throw error.strataError("Moving the damaged \(folder.qualified(name)) aside")
+        // Never over an item at the name, however late it came: the rename itself refuses to replace one.
+        while true {
+            do throws(POSIXCallError) {
+                try folder.renameWithoutReplacing(name, to: destination)
+                break
+            } catch  where error.alreadyExists && attempt < 1_000 {
+                attempt += 1
+                destination = name + ".corrupt-" + stamp + "-\(attempt)"
+            } catch {
+                throw error.strataError("Moving the damaged \(folder.qualified(name)) aside")
+            }
         }
         return StrataError(
             .corrupt,

@@ -115,7 +115,7 @@ extension JSONFileStorage {
             var record = record
             // A file's sequence past the ceiling is not one the store gave: the entry counts as just written.
             if record.sequence >= JSONFileStorage.sequenceCeiling { record.sequence = storage.nextSequence }
-            try storage.append(.put(key: key, record: record))
+            try storage.append(.put(key: key, record: record), now: now)
             storage.setRecord(record, for: key)
             storage.nextSequence = max(storage.nextSequence, record.sequence + 1)
             adopted += 1

@@ -281,13 +281,24 @@ struct JSONFileStorage: ~Copyable {
 
     /// Appends one record to the journal; with `durable` (and `syncs`), fsyncs it.
     ///
+    /// A journal a compaction could not open again (out of descriptors) is written from the index first. A line
+    /// that cannot be written whole (a full disk) is cut back off the journal: a part left at its end would join the
+    /// next line into one that fails its checksum, and the next open would set the whole index aside. When it cannot
+    /// be cut, the journal is marked behind, and the next compaction writes it from the index.
+    ///
     /// - Parameter syncs: `false` when the caller fsyncs the journal itself with ``syncJournal()``, after
     ///   other flushes of the same write.
-    mutating func append(_ record: JournalRecord, syncs: Bool = true) throws {
+    mutating func append(_ record: JournalRecord, syncs: Bool = true, now: Date) throws {
+        if journal < 0 { try compact(now: now) }
         let line = IndexJournal.line(for: record)
+        let length = FileDescriptor.regularFileSize(journal)
         let written = line.withUnsafeBytes { FileDescriptor.writeAll(journal, $0) }
         guard written else {
-            throw POSIXCallError.last("write", root.qualified(Self.indexName)).strataError("Appending to the index")
+            let error = POSIXCallError.last("write", root.qualified(Self.indexName))
+            if length < 0 || FileDescriptor.retryingInterrupts({ ftruncate(journal, off_t(length)) }) != 0 {
+                journalIsBehind = true
+            }
+            throw error.strataError("Appending to the index")
         }
         journalRecordCount += 1
         if syncs { try syncJournal() }
@@ -379,11 +390,22 @@ struct JSONFileStorage: ~Copyable {
     }
 
     /// Marks `key` most recently used.
-    mutating func touch(_ key: String, now: Date) throws {
+    ///
+    /// - Parameter keepingOnFailure: Whether a line that cannot be appended (a full disk) still marks the entry used,
+    ///   in memory, with the journal marked behind for the next compaction to write, and throws nothing: a read
+    ///   whose value is good does not fail for its recency line.
+    mutating func touch(_ key: String, now: Date, keepingOnFailure: Bool = false) throws {
         guard var record = records[key] else { return }
         record.sequence = nextSequence
         nextSequence += 1
-        try append(.touch(key: key, sequence: record.sequence))
+        do {
+            try append(.touch(key: key, sequence: record.sequence), now: now)
+        } catch {
+            guard keepingOnFailure else { throw error }
+            journalIsBehind = true
+            setRecord(record, for: key)
+            return
+        }
         setRecord(record, for: key)
         try compactIfLarge(now: now)
     }
@@ -404,7 +426,7 @@ struct JSONFileStorage: ~Copyable {
         record.freshUntil = freshUntil
         if !tags.isEmpty { record.tags = tags }
         try checkMetadata(of: record, key: key)
-        try append(.put(key: key, record: record))
+        try append(.put(key: key, record: record), now: now)
         setRecord(record, for: key)
         try compactIfLarge(now: now)
         return true
@@ -481,7 +503,7 @@ struct JSONFileStorage: ~Copyable {
         } catch let error as POSIXCallError {
             throw error.strataError("Writing the entry file \(Self.relativePath(shard: shardName, file: file))")
         }
-        let appended = Result { try append(.put(key: key, record: record), syncs: false) }
+        let appended = Result { try append(.put(key: key, record: record), syncs: false, now: now) }
         // The file is in place whether or not its line is: the index describes the file.
         setRecord(record, for: key)
         if case .failure(let error) = appended {
@@ -542,30 +564,44 @@ struct JSONFileStorage: ~Copyable {
     }
 
     /// Removes the entry of `key`: its file, then its index record. Returns whether it existed.
+    ///
+    /// A key the index lacks still has the file at its own name removed, when there is one: a put killed between
+    /// its rename and its index line in a store that keeps no `session` file leaves it, and
+    /// ``adoptUnindexedEntries(now:decodeHeader:)`` would otherwise take it back in after the app removed the key.
+    /// Only that name is touched, never through a link; something other than a regular file there is set aside.
     @discardableResult
     mutating func remove(_ key: String, now: Date) throws -> Bool {
-        guard records[key] != nil else { return false }
-        let (shardName, file) = Self.location(of: key)
-        if let shard = try shard(shardName, create: false, now: now) {
-            do {
-                if try !setAsideIfNotAFile(file, in: shard, now: now) {
-                    try shard.remove(file)
-                }
-                if durable { try shard.sync() }
-            } catch let error as POSIXCallError {
-                if try !setAsideDamage(file, in: shard, error: error, now: now) {
-                    throw error.strataError("Removing the entry file")
-                }
-            }
-        }
-        try forget(key)
+        let indexed = records[key] != nil
+        let removedFile = try removeEntryFile(of: key, syncing: indexed, now: now)
+        guard indexed else { return removedFile }
+        try forget(key, now: now)
         return true
     }
 
+    /// Unlinks the entry file of `key` (a link at its name is removed, never followed; a pipe, a socket, a device or
+    /// a folder there is set aside as damage) and, in a durable store, flushes its shard folder when `syncing` or a
+    /// file went.
+    ///
+    /// - Returns: Whether a file was unlinked.
+    private mutating func removeEntryFile(of key: String, syncing: Bool, now: Date) throws -> Bool {
+        let (shardName, file) = Self.location(of: key)
+        guard let shard = try shard(shardName, create: false, now: now) else { return false }
+        do {
+            let removed = try setAsideIfNotAFile(file, in: shard, now: now) ? false : shard.remove(file)
+            if durable, syncing || removed { try shard.sync() }
+            return removed
+        } catch let error as POSIXCallError {
+            if try !setAsideDamage(file, in: shard, error: error, now: now) {
+                throw error.strataError("Removing the entry file")
+            }
+            return false
+        }
+    }
+
     /// Drops the index record of `key` without touching its file.
-    mutating func forget(_ key: String) throws {
+    mutating func forget(_ key: String, now: Date) throws {
         guard records[key] != nil else { return }
-        try append(.remove(key: key))
+        try append(.remove(key: key), now: now)
         dropRecord(for: key)
     }
 
