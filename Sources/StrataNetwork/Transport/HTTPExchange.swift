@@ -108,10 +108,9 @@ package struct HTTPExchange: Sendable {
 
     /// The error of a body that runs past the `expected` bytes its `Content-Length` announced.
     package func bodyOverran(_ expected: Int64, file: String = #fileID, line: Int = #line) -> StrataError {
-        StrataError(
-            .network,
-            "\(description): the body runs past the \(expected) bytes its Content-Length announced",
-            underlying: URLError(.cannotParseResponse),
+        bodyBroken(
+            "the body runs past the \(expected) bytes its Content-Length announced",
+            .cannotParseResponse,
             file: file,
             line: line
         )
@@ -131,13 +130,19 @@ package struct HTTPExchange: Sendable {
         file: String = #fileID,
         line: Int = #line
     ) -> StrataError {
-        StrataError(
-            .network,
-            "\(description): the body ended after \(received) of \(expected) bytes",
-            underlying: URLError(.networkConnectionLost),
+        bodyBroken(
+            "the body ended after \(received) of \(expected) bytes",
+            .networkConnectionLost,
             file: file,
             line: line
         )
+    }
+
+    /// The ``Strata/StrataError/Code/network`` error of a body that broke its `Content-Length`: `what` happened, said
+    /// of this exchange, with `URLError(code)` underneath. Whether the request may have taken effect is
+    /// ``failure(_:afterHead:)``'s to say, from the head that came.
+    private func bodyBroken(_ what: String, _ code: URLError.Code, file: String, line: Int) -> StrataError {
+        StrataError(.network, "\(description): \(what)", underlying: URLError(code), file: file, line: line)
     }
 
     /// The error of an exchange that ended without an HTTP response: a ``Strata/StrataError/Code/network`` error.

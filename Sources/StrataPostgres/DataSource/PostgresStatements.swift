@@ -31,17 +31,39 @@
         init(table: String, maximumValueSize: Int, maximumRowCount: Int, maximumKeySize: Int) {
             self.table = table
             channel = Self.channelPrefix + table
-            quoted = "\"\(table)\""
-            sequence = "\"\(table)_version\""
-            function = "\"\(table)_notify\""
-            trigger = "\"\(table)_notify\""
-            stampFunction = "\"\(table)_stamp\""
-            stampTrigger = "\"\(table)_stamp\""
-            truncateTrigger = "\"\(table)_truncate\""
+            quoted = Self.identifier(table)
+            sequence = Self.identifier(table, "_version")
+            function = Self.identifier(table, "_notify")
+            trigger = Self.identifier(table, "_notify")
+            stampFunction = Self.identifier(table, "_stamp")
+            stampTrigger = Self.identifier(table, "_stamp")
+            truncateTrigger = Self.identifier(table, "_truncate")
             self.maximumValueSize = maximumValueSize
             self.maximumKeySize = maximumKeySize
             let (limit, overflow) = maximumRowCount.addingReportingOverflow(1)
             rowLimit = overflow ? Int.max : limit
+        }
+
+        /// The quoted SQL identifier of `table` followed by `suffix`: the table's name passed
+        /// ``checkTableName(_:)`` (`[a-z_][a-z0-9_]{0,40}`), so it holds no `"` to double.
+        private static func identifier(_ table: String, _ suffix: String = "") -> String {
+            "\"\(table)\(suffix)\""
+        }
+
+        /// The SQL condition that the table, its sequence, its `version` column's default and its three triggers are in
+        /// place, the triggers enabled in one of the `triggersEnabled` states (`'A'` always, `'O'` in origin sessions)
+        /// and their functions of schema `fromSchema` or later (the number their comment gives, ``schemaVersion``).
+        private func schemaInPlace(triggersEnabled: String, fromSchema: Int) -> String {
+            """
+            to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
+                AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
+                    AND tgenabled IN (\(triggersEnabled))
+                    AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
+                AND COALESCE(substring(obj_description(to_regprocedure('\(function)()'), 'pg_proc')
+                    FROM '^strata schema ([0-9]{1,9})$')::integer, 0) >= \(fromSchema)
+                AND EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
+                    AND attname = 'version' AND atthasdef)
+            """
         }
 
         /// What every table's channel begins with.
@@ -120,13 +142,7 @@
                     -- leaves it, is repaired) and this version of their functions are in place: no lock is taken on the
                     -- table, and a role that may only read and write its rows (neither own it nor create in its schema)
                     -- uses it.
-                    IF to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
-                        AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)') AND tgenabled = 'A'
-                            AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
-                        AND COALESCE(substring(obj_description(to_regprocedure('\(function)()'), 'pg_proc')
-                            FROM '^strata schema ([0-9]{1,9})$')::integer, 0) >= \(Self.schemaNumber)
-                        AND EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
-                            AND attname = 'version' AND atthasdef)
+                    IF \(schemaInPlace(triggersEnabled: "'A'", fromSchema: Self.schemaNumber))
                     THEN
                         RETURN;
                     END IF;
@@ -136,16 +152,9 @@
                     -- previous version, whose writes announce on the same channel), and the owner's next source brings
                     -- them up to date. (Refused, it failed every call of an app that may only read and write rows,
                     -- after a restore or an upgrade.) A trigger disabled, or functions older than that, still fail it.
-                    IF to_regclass('\(quoted)') IS NOT NULL AND to_regclass('\(sequence)') IS NOT NULL
+                    IF \(schemaInPlace(triggersEnabled: "'A', 'O'", fromSchema: 8))
                         AND NOT pg_has_role(current_user,
                             (SELECT relowner FROM pg_class WHERE oid = to_regclass('\(quoted)')), 'USAGE')
-                        AND (SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass('\(quoted)')
-                            AND tgenabled IN ('A', 'O')
-                            AND tgname IN ('\(table)_notify', '\(table)_stamp', '\(table)_truncate')) = 3
-                        AND COALESCE(substring(obj_description(to_regprocedure('\(function)()'), 'pg_proc')
-                            FROM '^strata schema ([0-9]{1,9})$')::integer, 0) >= 8
-                        AND EXISTS (SELECT FROM pg_attribute WHERE attrelid = to_regclass('\(quoted)')
-                            AND attname = 'version' AND atthasdef)
                     THEN
                         RETURN;
                     END IF;
