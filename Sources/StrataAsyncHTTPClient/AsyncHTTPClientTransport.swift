@@ -32,7 +32,8 @@
     /// - **Cancellation.** Cancelling the calling task (or a deadline passing) cancels the AsyncHTTPClient
     ///   request, which closes its connection; the call throws ``Strata/StrataError/Code/cancelled``.
     /// - **Redirects.** It follows a 301, 302, 303, 307 or 308 to `http` or `https`, never from `https` down to
-    ///   `http`; across origins the request loses `Authorization`, `Proxy-Authorization` and `Cookie`. A 304
+    ///   `http` nor to a URL whose user or password is not UTF-8 once percent-decoded; across origins the request
+    ///   loses `Authorization`, `Proxy-Authorization` and `Cookie`. A 304
     ///   (whatever `Location` it carries), a 305, or a redirect it does not follow is handed back as it is (its
     ///   head; a 304 has no body).
     /// - **Headers.** A request goes through ``StrataNetwork/HTTPRequest/validate()`` first: no method, header
