@@ -32,7 +32,8 @@
     /// - **Cancellation.** Cancelling the calling task (or a deadline passing) cancels the AsyncHTTPClient
     ///   request, which closes its connection; the call throws ``Strata/StrataError/Code/cancelled``.
     /// - **Redirects.** It follows a 301, 302, 303, 307 or 308 to `http` or `https`, never from `https` down to
-    ///   `http`, at most five, never back to a URL of the same exchange; across origins the request loses
+    ///   `http` nor to a URL whose user or password is not UTF-8 once percent-decoded, at most five, never back to a
+    ///   URL of the same exchange; across origins the request loses
     ///   `Authorization`, `Proxy-Authorization`, `Cookie` and its URL's credentials. A 304 (whatever `Location` it
     ///   carries), a 305, or a redirect it does not follow is handed back as it is. The transport follows them
     ///   itself, within the first request's total deadline: a redirect's body is read only while it is short, and a

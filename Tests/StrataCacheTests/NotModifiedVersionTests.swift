@@ -14,7 +14,33 @@ import Testing
 struct NotModifiedVersionTests {
     /// The stores the repository's cache is tried with.
     enum Store: CaseIterable, Sendable {
-        case memory, file
+        case memory, file, memoryThatCannotRenew
+    }
+
+    /// A memory store that cannot renew an entry's metadata in place (``renewMetadata(_:forKey:)`` answers `false`),
+    /// as a custom ``KeyValueStore`` may: the repository falls back to writing the value again.
+    struct NotRenewing: KeyValueStore {
+        typealias Value = Data
+
+        let base: MemoryDataSource<Data>
+
+        func entry(forKey key: String) -> StoredEntry<Data>? { base.entry(forKey: key) }
+
+        func setValue(_ value: Data, forKey key: String, metadata: EntryMetadata) throws {
+            try base.setValue(value, forKey: key, metadata: metadata)
+        }
+
+        func renewMetadata(_ metadata: EntryMetadata, forKey key: String) -> Bool { false }
+
+        func removeValue(forKey key: String) -> Bool { base.removeValue(forKey: key) }
+
+        func removeAll() { base.removeAll() }
+
+        func sortedKeys() -> [String] { base.sortedKeys() }
+
+        var keyOfValue: (@Sendable (Data) -> String)? { base.keyOfValue }
+
+        var storedListAnswer: StoredListAnswer { base.storedListAnswer }
     }
 
     /// A server of one resource: the first conditional request waits at `held`, then answers `304` for version 1,
@@ -54,7 +80,8 @@ struct NotModifiedVersionTests {
     }
 
     /// Before, the late 304 renewed version 2 with version 1's `ETag` and the 304's hour: the cache served version 2 as
-    /// version 1, fresh for an hour, and revalidated it with a tag the server never gave it.
+    /// version 1, fresh for an hour, and revalidated it with a tag the server never gave it. A store that cannot renew
+    /// had version 1 written again over version 2, with the 304's hour.
     @Test(.timeLimit(.minutes(1)), arguments: Store.allCases)
     func aLateNotModifiedLeavesTheVersionAnotherReadStored(_ kind: Store) async throws {
         let origin = Origin()
@@ -74,6 +101,9 @@ struct NotModifiedVersionTests {
             let store = try FileDataSource(
                 configuration: .init(location: .url(folder.url), identifier: "docs", clock: clock)
             )
+            try await Self.race(store, origin, server, clock)
+        case .memoryThatCannotRenew:
+            let store = NotRenewing(base: MemoryDataSource<Data>(configuration: .init(clock: clock)))
             try await Self.race(store, origin, server, clock)
         }
     }

@@ -212,6 +212,13 @@ struct TransportCredentialTests {
         #expect(RedirectRule.follow(try redirect(to: "http://api.example/landing"), from: secure, status: 302) == nil)
         #expect(RedirectRule.follow(try redirect(to: "file:///etc/passwd"), from: secure, status: 302) == nil)
         #expect(RedirectRule.follow(try redirect(to: "https://api.example/x"), from: secure, status: 305) == nil)
+        // Credentials that do not decode are refused whatever the origin, as in a request's own URL.
+        #expect(
+            RedirectRule.follow(try redirect(to: "https://a%FFb:pw@api.example/x"), from: secure, status: 302) == nil
+        )
+        #expect(
+            RedirectRule.follow(try redirect(to: "https://ann:p%FF@cdn.example/x"), from: secure, status: 302) == nil
+        )
         let sameOrigin = try #require(
             RedirectRule.follow(try redirect(to: "https://API.example:443/x"), from: secure, status: 307)
         )

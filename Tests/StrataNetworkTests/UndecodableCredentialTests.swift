@@ -80,6 +80,34 @@ struct UndecodableCredentialTests {
         #expect(memory.value(forKey: "greeting") == nil)
     }
 
+    /// A redirect whose `Location` names the same origin with such a user or password is not followed, on either
+    /// transport: the redirect is the answer (`unexpectedResponse`, its status 302), as for any redirect the transports'
+    /// rule does not follow, and the target is never asked. Before, the transport followed it, the credentials
+    /// unchecked.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, userInfos)
+    func aRedirectToCredentialsThatDoNotDecodeIsNotFollowed(
+        transport kind: TransportUnderTest,
+        userInfo: String
+    ) async throws {
+        // Given a server whose `/start` redirects to its own `/greeting`, with a user or password that is not UTF-8
+        let target = Locked<String?>(nil)
+        let server = try await LoopbackServer.start([
+            ("GET /start", { _ in ServerReply(status: 302, headers: ["Location": target.withLock { $0 ?? "" }]) }),
+            ("GET /greeting", { _ in ServerReply(status: 200, body: Data("hello".utf8)) }),
+        ])
+        defer { Task { await server.stop() } }
+        target.withLock { $0 = try? Self.url(to: server, userInfo: userInfo).absoluteString }
+
+        // When a request to `/start` is sent
+        let start = server.baseURL.appendingPathComponent("start")
+        let error = await strataError { _ = try await makeClient(kind.make()).send(HTTPRequest(url: start)) }
+
+        // Then the redirect is the answer, and the target was never asked
+        #expect(error?.code == .unexpectedResponse, "\(String(describing: error))")
+        #expect(error?.httpFailure?.status == 302)
+        #expect(server.requests.map(\.path) == ["/start"], "\(server.requests.map(\.headers))")
+    }
+
     /// Before, a user that does not decode, without a password, was printed whole: the URL counted as carrying none.
     @Test(arguments: ["http://a%FFb@api.example/x", "http://a%FFb:pw@api.example/x", "http://ann:p%FF@api.example/x"])
     func aURLsDescriptionLeavesOutCredentialsThatDoNotDecode(text: String) throws {

@@ -38,7 +38,7 @@ struct SerialLaneTests {
         let first = Task { await owner.run("a", heldBy: gate, then: "c") }
         await gate.waitForEntered(1)
         let second = Task { await owner.run("b") }
-        while await owner.waiterCount < 1 { await Task.yield() }
+        #expect(await poll(within: .seconds(20)) { await owner.waiterCount >= 1 }, "b never waited for the lane")
         gate.open()
         await first.value
         await second.value
@@ -53,9 +53,9 @@ struct SerialLaneTests {
         let first = Task { await owner.run("a", heldBy: gate) }
         await gate.waitForEntered(1)
         let cancelled = Task { await owner.runUnlessCancelled("b") }
-        while await owner.waiterCount < 1 { await Task.yield() }
+        #expect(await poll(within: .seconds(20)) { await owner.waiterCount >= 1 }, "b never waited for the lane")
         let third = Task { await owner.run("c") }
-        while await owner.waiterCount < 2 { await Task.yield() }
+        #expect(await poll(within: .seconds(20)) { await owner.waiterCount >= 2 }, "c never waited for the lane")
 
         cancelled.cancel()
 

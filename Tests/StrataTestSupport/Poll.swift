@@ -7,7 +7,15 @@
 ///
 /// - Parameter condition: What to wait for.
 package func poll(until condition: () -> Bool) async {
-    while !condition() {
+    await poll(until: { () async -> Bool in condition() })
+}
+
+/// Waits until `condition`, a check that awaits (an actor's state), holds, as ``poll(until:)`` waits for a synchronous
+/// one: the one loop of both.
+///
+/// - Parameter condition: What to wait for.
+package func poll(until condition: () async -> Bool) async {
+    while await !condition() {
         if Task.isCancelled { return }
         try? await Task.sleep(for: .milliseconds(1))
     }
@@ -21,7 +29,18 @@ package func poll(until condition: () -> Bool) async {
 ///   - condition: What to wait for.
 /// - Returns: Whether `condition` held at the end of the wait.
 package func poll(within limit: Duration, until condition: () -> Bool) async -> Bool {
+    await poll(within: limit, until: { () async -> Bool in condition() })
+}
+
+/// Waits until `condition`, a check that awaits (an actor's state), holds, for at most `limit`, as the synchronous
+/// ``poll(within:until:)`` does: whether it held.
+///
+/// - Parameters:
+///   - limit: The longest wait.
+///   - condition: What to wait for.
+/// - Returns: Whether `condition` held at the end of the wait.
+package func poll(within limit: Duration, until condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
-    await poll { condition() || ContinuousClock.now >= deadline }
-    return condition()
+    await poll { () async -> Bool in await condition() || ContinuousClock.now >= deadline }
+    return await condition()
 }

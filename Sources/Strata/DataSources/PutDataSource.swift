@@ -50,11 +50,14 @@ public protocol PutDataSource<Value>: DataSourceCapabilities {
     /// Replaces the metadata of the entry the query names without rewriting its value; returns whether the
     /// source could.
     ///
-    /// What a cache does after a conditional read answered *not modified*. The default returns `false`, and
-    /// the caller writes the value again with ``putEntry(_:in:)``. A renewal after *not modified* renews only the
-    /// version the conditional read named: a source that renews checks
+    /// What a cache does after a conditional read answered *not modified*. A renewal after *not modified* renews
+    /// only the version the conditional read named: a source that renews checks
     /// ``EntryMetadata/renews(entryWithETag:lastModified:)`` with the entry it holds, in the same turn as its write,
-    /// and leaves another version as it is.
+    /// and leaves another version as it is. The default returns `false`, and ``CacheRepository`` writes the value
+    /// again with ``putEntry(_:in:)`` only when the entry the cache then shows (`getEntry`, fresh or stale) is that
+    /// version, or there is none; over another version it writes nothing, and answers the confirmed value unstored.
+    /// There is no conditional write to make that check and write one step: a write made in the source directly,
+    /// past the repository, between the two is not seen, so a cache that may be written so renews.
     ///
     /// - Parameters:
     ///   - metadata: The new metadata (stored date, expiry, validators).

@@ -278,8 +278,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
                     return entry
                 }
                 // The 304 confirmed the stale version: a newer one another read wrote back meanwhile is left as it is.
-                if try await cache.renewMetadata(entry.metadata.confirming(stale.metadata), in: query) { return entry }
-                return StoredEntry(value: try await cache.putEntry(entry, in: query), metadata: entry.metadata)
+                return try await renewCachedEntry(entry, confirming: stale, in: query)
             },
             stale: { $0.staleEntry(as: Main.Value.self) },
             servesStale: { !$0.metadata.forbidsServingStale },

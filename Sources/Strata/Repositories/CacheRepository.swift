@@ -19,11 +19,12 @@
 /// validators is revalidated (``GetDataSource/getIfModified(_:since:)``), and *not modified* renews its metadata
 /// (``PutDataSource/renewMetadata(_:in:)``) and returns it without rewriting it — only while the cache still holds
 /// the version the conditional read named: a newer one another read wrote back meanwhile keeps its own metadata
-/// (``EntryMetadata/renews(entryWithETag:lastModified:)``). A value main says must not be
-/// stored (``EntryMetadata/isStorable``: an HTTP response with `no-store`) is returned and never written. When main
-/// answers *not found* for an entry the cache may hold (a `.mainSync` read, a revalidation, a background refresh), the
-/// cache's copy goes (in the write-back turn, as a write-back would be), unless the operation's fallback serves that
-/// stale copy after the error: it stays, to be served again.
+/// (``EntryMetadata/renews(entryWithETag:lastModified:)``; a cache that cannot renew has the value written again on
+/// that condition). A value main says must not be stored (``EntryMetadata/isStorable``: an HTTP response with
+/// `no-store`) is returned and never written. When main answers *not found* for an entry the cache may hold (a
+/// `.mainSync` read, a revalidation, a background refresh), the cache's copy goes (in the write-back turn, as a
+/// write-back would be), unless the operation's fallback serves that stale copy after the error: it stays, to be
+/// served again.
 ///
 /// **Main's answer never replaces a newer write.** A value read from main is written back into the cache (or renews
 /// the cached entry) only when no write of its keys went through the repository since the read began, and none is

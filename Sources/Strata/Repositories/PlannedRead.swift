@@ -51,7 +51,8 @@ struct PlannedRead<Entry: Sendable, Value: Sendable>: Sendable {
     /// Writes an entry from main into the cache, metadata included; returns what the cache stored.
     let store: @Sendable (Entry) async throws -> Entry
     /// Renews the cached entry's metadata with the renewed entry main confirmed (or writes it again when the cache
-    /// cannot renew), given the stale entry the conditional read was sent with: only that version is renewed.
+    /// cannot renew and still holds that version, or none), given the stale entry the conditional read was sent
+    /// with: only that version is renewed.
     let renew: @Sendable (_ renewed: Entry, _ stale: Entry) async throws -> Entry
     /// The stale entry a *not valid* error carries (to revalidate, and to serve when the plan allows).
     let stale: @Sendable (StrataError) -> Entry?

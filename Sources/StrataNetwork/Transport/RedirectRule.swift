@@ -8,6 +8,9 @@ import Foundation
 ///
 /// - Only to `http` and `https`, and never from `https` down to `http`: the request, its credentials and its
 ///   cookies would cross the network in the clear.
+/// - Never to a URL whose user or password is not UTF-8 once percent-decoded (`http://a%FFb:pw@host/…`), whatever
+///   its origin: the rule a request's own URL is refused by (``HTTPRequest/validate()``, ``URL/credentials()``), so a
+///   server cannot have the transport send what the caller could not.
 /// - To another origin (scheme, host or port), the request loses the credentials meant for the first one:
 ///   ``credentialFields`` and the user and password of its URL.
 /// - A `HEAD` stays a `HEAD` (RFC 9110 §15.4.4 lets a 303 be followed with either a `GET` or a `HEAD`): a request for
@@ -134,9 +137,11 @@ package enum RedirectRule {
         followedStatuses.contains(status) && allows(target, from: origin)
     }
 
-    /// Whether a redirect to `target` may be followed: only to `http` and `https`, never from `https` to `http`.
+    /// Whether a redirect to `target` may be followed: only to `http` and `https`, never from `https` to `http`,
+    /// and never to credentials that do not decode (``URL/credentials()``).
     private static func allows(_ target: URL, from origin: URL?) -> Bool {
         guard let scheme = target.scheme?.lowercased(), ["http", "https"].contains(scheme) else { return false }
+        do { _ = try target.credentials() } catch { return false }
         return !(origin?.scheme?.lowercased() == "https" && scheme == "http")
     }
 
