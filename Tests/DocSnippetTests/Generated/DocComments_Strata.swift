@@ -295,9 +295,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Repositories/CacheRepository.swift:55
+// Sources/Strata/Repositories/CacheRepository.swift:56
 extension DocSnippetContext {
-    func CacheRepository_55() async throws {
+    func CacheRepository_56() async throws {
         let users = CacheRepository(
             main: UsersAPI(client),
             cache: MemoryDataSource<User>(countLimit: 500).validated(by: .maxAge(.seconds(300)))
