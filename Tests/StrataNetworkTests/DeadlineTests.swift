@@ -253,24 +253,28 @@ struct DeadlineTests {
         #expect(server.connectionCount == 2)
     }
 
-    /// The total deadline spans every redirect: two hops that each answer well within the idle timeout fail the request
-    /// once together they take longer than its total deadline. (The AsyncHTTPClient transport follows redirects as
-    /// requests of its own; each keeps the first one's total deadline.)
-    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
-    func theTotalDeadlineSpansARedirect(transport kind: TransportUnderTest) async throws {
-        // Given a server whose first answer, a redirect, and second, the body, each take 1.5 s
-        let server = try Self.redirectingServer(answeringAfter: 1_500_000)
-        defer { server.stop() }
-        let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(20), totalTimeout: .seconds(2.5))
+    #if AsyncHTTPClient
+        /// The total deadline spans every redirect: two hops that each answer well within the idle timeout fail the
+        /// request once together they take longer than its total deadline. The AsyncHTTPClient transport follows
+        /// redirects as requests of its own; each keeps the first one's total deadline. (FoundationNetworking follows
+        /// them inside one task, whose deadline is the transport's watchdog's.)
+        @Test(.timeLimit(.minutes(1)))
+        func theTotalDeadlineSpansARedirect() async throws {
+            let kind = TransportUnderTest.asyncHTTPClient
+            // Given a server whose first answer, a redirect, and second, the body, each take 2.5 s
+            let server = try Self.redirectingServer(answeringAfter: 2_500_000)
+            defer { server.stop() }
+            let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(20), totalTimeout: .seconds(3))
 
-        // When a request with a total deadline of 2.5 s follows it
-        let error = await strataError { _ = try await kind.make().send(request, maximumBodySize: 1024) }
+            // When a request with a total deadline of 3 s (wide for a loaded machine; less than the two hops) follows it
+            let error = await strataError { _ = try await kind.make().send(request, maximumBodySize: 1024) }
 
-        // Then it fails at its total deadline, on the second hop
-        #expect(error?.code == .network, "\(String(describing: error))")
-        #expect(error?.message.hasSuffix("(the total deadline)") == true, "\(String(describing: error))")
-        #expect(server.connectionCount == 2)
-    }
+            // Then it fails at its total deadline, on the second hop
+            #expect(error?.code == .network, "\(String(describing: error))")
+            #expect(error?.message.hasSuffix("(the total deadline)") == true, "\(String(describing: error))")
+            #expect(server.connectionCount == 2)
+        }
+    #endif
 
     /// A server that stalls mid-body fails the request once nothing has moved for the idle timeout, with
     /// the idle timeout named; a download also leaves no partial file.

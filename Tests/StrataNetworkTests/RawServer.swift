@@ -49,6 +49,15 @@ final class RawServer: Sendable {
         keepingAlive: Bool = false,
         respond: @escaping @Sendable (_ write: Write) throws -> Void
     ) throws -> RawServer {
+        try start(keepingAlive: keepingAlive) { _, write in try respond(write) }
+    }
+
+    /// Starts a server as ``start(keepingAlive:respond:)`` does, whose `respond` is also given the request head it
+    /// answers, as text.
+    static func start(
+        keepingAlive: Bool = false,
+        answering respond: @escaping @Sendable (_ head: String, _ write: Write) throws -> Void
+    ) throws -> RawServer {
         let heads = Locked<[String]>([])
         let connections = Locked(0)
         let listener = try LoopbackListener.start(name: "RawServer") { connection, _ in
@@ -66,11 +75,16 @@ final class RawServer: Sendable {
     func stop() { listener.stop() }
 
     /// Reads one request head and responds; whether the connection can take another request.
-    private static func serve(_ connection: Int32, heads: Locked<[String]>, respond: (Write) throws -> Void) -> Bool {
+    private static func serve(
+        _ connection: Int32,
+        heads: Locked<[String]>,
+        respond: (String, Write) throws -> Void
+    ) -> Bool {
         guard let head = readHead(connection) else { return false }
-        heads.withLock { $0.append(String(decoding: head, as: UTF8.self)) }
+        let text = String(decoding: head, as: UTF8.self)
+        heads.withLock { $0.append(text) }
         do {
-            try respond { data in
+            try respond(text) { data in
                 try data.withUnsafeBytes { try LoopbackListener.send($0, to: connection) }
             }
             return true
