@@ -118,6 +118,9 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
     /// The most bytes any one download of this transport has had queued for its file and not yet written, for tests.
     package var peakQueuedFileBytes: Int { delegate.peakQueuedFileBytes }
 
+    /// The session's delegate queue, for tests that hold it to order FoundationNetworking's callbacks.
+    package var delegateQueue: OperationQueue { delegate.queue }
+
     deinit {
         // The session keeps its delegate alive until it is invalidated.
         session.finishTasksAndInvalidate()

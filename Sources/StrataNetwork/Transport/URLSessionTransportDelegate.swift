@@ -306,6 +306,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
+        // A task no longer running was cancelled by a stop that ran on this queue before this question: its stop is
+        // queued on FoundationNetworking's work queue already, and an answer now would reach the task after it,
+        // which FoundationNetworking traps on ("not waiting for it"). It gets no answer and ends as cancelled.
+        guard task.state == .running else { return }
         let redirected = task.currentRequest ?? task.originalRequest
         let origin = response.url ?? redirected?.url
         let original = task.originalRequest
