@@ -310,6 +310,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         // queued on FoundationNetworking's work queue already, and an answer now would reach the task after it,
         // which FoundationNetworking traps on ("not waiting for it"). It gets no answer and ends as cancelled.
         guard task.state == .running else { return }
+        // A transfer that ended (its caller cancelled, a deadline passed; the stop is queued behind this question)
+        // follows nothing: the redirect is its task's last answer, and nothing more is sent for a call that ended.
+        guard state.withLock({ $0.transfers[task.taskIdentifier] != nil }) else { return completionHandler(nil) }
         let redirected = task.currentRequest ?? task.originalRequest
         let origin = response.url ?? redirected?.url
         let original = task.originalRequest
