@@ -43,4 +43,42 @@ struct ConditionalReadMethodTests {
         }
         #expect(entry.value == Item(name: "a"))
     }
+
+    /// A 304 to a POST, which went without the stored copy's validators, cannot be about that copy: it is
+    /// `unexpectedResponse`, for a send and a download alike, and a download's POST carries no validators either.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aNotModifiedToAPostIsUnexpected(download: Bool) async throws {
+        // Given a server (or a proxy) that answers every POST with a 304, and records whether it carried validators
+        let sawValidators = Locked(false)
+        let server = try await LoopbackServer.start([
+            (
+                "POST /graphql",
+                { request in
+                    if request.headers["if-none-match"] != nil || request.headers["if-modified-since"] != nil {
+                        sawValidators.withLock { $0 = true }
+                    }
+                    return ServerReply(status: 304, headers: ["ETag": "\"v1\""])
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let client = makeClient(downloadDirectory: folder.url)
+        let request = HTTPRequest(.post, baseURL: server.baseURL, path: "graphql", body: Data("{}".utf8))
+        let conditions = ConditionalHeaders(eTag: "\"v1\"")
+
+        // When the POST is sent with a stored copy's validators
+        let error = await strataError {
+            if download {
+                _ = try await client.download(request, ifModifiedSince: conditions)
+            } else {
+                _ = try await client.send(request, ifModifiedSince: conditions)
+            }
+        }
+
+        // Then it went without them, and the 304 is not taken as "not modified"
+        #expect(error?.code == .unexpectedResponse, "\(String(describing: error))")
+        #expect(!sawValidators.withLock { $0 })
+    }
 }

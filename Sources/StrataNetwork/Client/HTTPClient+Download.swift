@@ -56,8 +56,8 @@ extension HTTPClient {
     ///
     /// - Parameters:
     ///   - request: The request.
-    ///   - conditions: The stored copy's validators; as for ``send(_:ifModifiedSince:)``, a 304 to conditions none
-    ///     of which could be sent is ``Strata/StrataError/Code/unexpectedResponse``.
+    ///   - conditions: The stored copy's validators; as for ``send(_:ifModifiedSince:)``, sent only with a GET or a
+    ///     HEAD, and a 304 to conditions none of which could be sent is ``Strata/StrataError/Code/unexpectedResponse``.
     ///   - progress: Called as bytes arrive, as for ``download(_:progress:)``.
     /// - Returns: ``ConditionalResponse/modified(_:)`` with the file, or ``ConditionalResponse/notModified(_:)``
     ///   with the 304 and every header it had.
@@ -67,7 +67,7 @@ extension HTTPClient {
         ifModifiedSince conditions: ConditionalHeaders,
         progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws -> ConditionalResponse<DownloadedFile> {
-        let request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
+        let request = try prepared(request.revalidating(conditions))
         let deadlines = RequestDeadlines(of: request)
         let answer = try await download(
             request,

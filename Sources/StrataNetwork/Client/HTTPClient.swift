@@ -74,15 +74,14 @@ public struct HTTPClient: Sendable {
     ///     to it is ``Strata/StrataError/Code/unexpectedResponse``: it cannot be about the stored copy. Sent only
     ///     with a GET or a HEAD: on another method (a query sent as a POST) they would be preconditions of a change
     ///     (RFC 9110, section 13.1), which a server answers with `412 Precondition Failed` when the tag matches, so
-    ///     such a request goes as it is.
+    ///     such a request goes as it is, and a 304 to it is ``Strata/StrataError/Code/unexpectedResponse`` too.
     /// - Returns: ``ConditionalResponse/modified(_:)`` with a 2xx response, or
     ///   ``ConditionalResponse/notModified(_:)`` with the 304 and every header it had.
     /// - Throws: As ``send(_:)`` for every other status and failure.
     public func send(_ request: HTTPRequest, ifModifiedSince conditions: ConditionalHeaders) async throws
         -> ConditionalResponse<HTTPResponse>
     {
-        let conditions = [HTTPMethod.get, .head].contains(request.method) ? conditions : ConditionalHeaders()
-        var request = try prepared(conditions.isEmpty ? request : request.withConditions(conditions))
+        var request = try prepared(request.revalidating(conditions))
         let deadlines = RequestDeadlines(of: request)
         var response = try await exchange(request)
         if Self.isAboutAnotherVersion(response, of: request) {

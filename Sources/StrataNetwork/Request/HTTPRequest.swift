@@ -219,4 +219,15 @@ public struct HTTPRequest: Hashable, Sendable {
         copy.headers.merge(conditions.headers)
         return copy
     }
+
+    /// Returns a copy that asks for the stored copy `conditions` describe again, if it changed: with the conditions
+    /// on a GET or a HEAD, as it is on another method. There, `If-None-Match` and `If-Modified-Since` are
+    /// preconditions of a change (RFC 9110, section 13.1), which a server answers with `412 Precondition Failed`
+    /// when the tag matches: a query sent as a POST is sent without them.
+    ///
+    /// - Parameter conditions: The validators of the stored response.
+    func revalidating(_ conditions: ConditionalHeaders) -> HTTPRequest {
+        guard !conditions.isEmpty, [HTTPMethod.get, .head].contains(method) else { return self }
+        return withConditions(conditions)
+    }
 }
