@@ -98,9 +98,12 @@ public struct JSONFileStoreInspector: Sendable, StoreInspecting {
         do {
             indexData = try JSONFileStorage.contents(of: JSONFileStorage.indexName, in: folder)
         } catch {
-            guard error.isLink || error.isWrongKind else { throw error.strataError("Reading the index") }
+            // What the store sets aside and rebuilds from the entry files (a link, a folder, a special file, a sparse
+            // terabyte) is damage here too; any other failure (permissions, an I/O error) is not.
+            guard JSONFileStorage.isForeign(error) else { throw error.strataError("Reading the index") }
             indexData = nil
-            indexProblem = "index.journal is not a regular file"
+            indexProblem =
+                error.isTooLong ? "index.journal is too large to be the store's" : "index.journal is not a regular file"
         }
         var records: [String: IndexRecord]?
         if let indexData {

@@ -29,7 +29,8 @@ enum Help {
               --repair  Take the store alone (as an app would) and remove corrupt entry files and links
                         (file store: a link itself, never its target; a file it cannot prove it wrote
                         is moved aside as *.damaged-<hex>) or move them aside as *.corrupt-<date>
-                        (JSON-file store), then check again.
+                        (JSON-file store), then check again; a file it cannot remove is reported
+                        after that check (exit code 1).
             """
         case .prune?:
             """

@@ -353,6 +353,8 @@ enum Store {
             write.isSetAside = true
             write.lastError = "Set aside when the outbox opens: \(defect)"
         }
+        // No command shows a write's payload: dropped here, a walk over a large outbox holds one at a time.
+        write.value = nil
         row.write = write
         return row
     }

@@ -13,8 +13,15 @@ enum Verify {
         let contents = try check(store, options)
         let damaged = contents.rows.filter { $0.problem != nil && $0.isDamaged }
         var remaining: Store.Contents?
+        // A repair that failed part way (a file that cannot be removed) still reports what it did and what remains,
+        // then its error (exit code 1), as a prune does.
+        var repairFailure: ToolError?
         if options.repair, !damaged.isEmpty || contents.indexProblem != nil {
-            try store.repair(damaged)
+            do {
+                try store.repair(damaged)
+            } catch let error as ToolError {
+                repairFailure = error
+            }
             // A JSON-file store's inspector gave the folder up to the store for the repair: check through a new one.
             let repaired = if case .file = store { store } else { try StrataTool.store(options, access: .readOnly) }
             remaining = try check(repaired, options)
@@ -24,7 +31,7 @@ enum Verify {
         }
         let unchecked = (remaining ?? contents).rows.filter { $0.problem != nil && !$0.isDamaged }
         let failed =
-            !unchecked.isEmpty
+            repairFailure != nil || !unchecked.isEmpty
             || (remainingDamaged.map { $0 > 0 } ?? (!damaged.isEmpty || contents.indexProblem != nil))
         if options.json {
             try Output.json(
@@ -38,6 +45,7 @@ enum Verify {
                     "orphans": .array(contents.orphans.map { .string($0) }),
                     "repaired": .bool(remaining != nil),
                     "remainingCorrupt": remainingDamaged.map { .int($0) } ?? .null,
+                    "error": repairFailure.map(StrataTool.errorObject) ?? .null,
                     "ok": .bool(!failed),
                 ])
             )
@@ -90,6 +98,7 @@ enum Verify {
             let argument = Output.plain(folder) == folder ? Output.shellArgument(folder) : "<the folder>"
             Output.line("To repair them, run: \(Invocation.name) verify --repair \(argument)")
         }
+        if let repairFailure { return StrataTool.report(repairFailure, json: false) }
         return failed ? 1 : 0
     }
 

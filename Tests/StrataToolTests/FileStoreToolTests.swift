@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataFile
+import StrataTestSupport
 import Testing
 
 /// The `strata` binary over a FileDataSource folder.
@@ -101,6 +102,34 @@ struct FileStoreToolTests {
         #expect(!(try folder.names(in: "store").contains { $0.hasPrefix(flippedName) }), "a sealed file is removed")
         #expect(try folder.names(in: "store").filter { $0.hasSuffix(".strata") }.count == 2)
         #expect(try await strata("verify", store).status == 0)
+    }
+
+    /// A repair that cannot remove one damaged entry (an immutable file) still reports the entries it found, the
+    /// ones it removed and what remains, then its error (exit code 1). Before, the error alone was printed.
+    @Test(.enabled(if: immutableFilesWork, "needs chattr +i"))
+    func aRepairThatCannotRemoveOneEntryReportsWhatItDid() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.fileStore(in: folder)
+        let stuck = try StoreFixtures.fileEntry(holding: 2, count: 200, in: store)
+        let removable = try StoreFixtures.fileEntry(holding: 3, count: 300, in: store)
+        for path in [stuck, removable] {
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            bytes[10] ^= 0xFF
+            try bytes.write(to: URL(fileURLWithPath: path))
+        }
+        try #require(setImmutable(URL(fileURLWithPath: stuck), true))
+        defer { setImmutable(URL(fileURLWithPath: stuck), false) }
+
+        let run = try await strata("verify", store, "--repair", "--json")
+
+        #expect(run.status == 1)
+        let json = try run.json()
+        #expect((json["corrupt"] as? [[String: Any]])?.count == 2, "\(json)")
+        #expect(json["repaired"] as? Bool == true)
+        #expect(json["remainingCorrupt"] as? Int == 1)
+        #expect((json["error"] as? [String: Any])?["code"] != nil, "\(json)")
+        #expect(!FileManager.default.fileExists(atPath: removable))
+        #expect(FileManager.default.fileExists(atPath: stuck))
     }
 
     @Test func pruneDryRunListsButDeletesNothing() async throws {

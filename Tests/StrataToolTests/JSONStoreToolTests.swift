@@ -187,6 +187,28 @@ struct JSONStoreOtherCodersToolTests {
         #expect(!names.contains { $0.contains(".corrupt-") })
         #expect(try JSONFileDataSource<Note>(configuration: coders).count == 3)
     }
+
+    /// An index planted as a sparse file larger than any index the store writes is damage, as the store takes it:
+    /// `inspect` and `verify` report it, and `verify --repair` rebuilds the index from the entry files. Before, every
+    /// command failed reading it ("File too large"), and the repair never ran.
+    @Test func aHugeSparseIndexIsDamageTheRepairRebuilds() async throws {
+        let folder = try TemporaryFolder()
+        let store = try StoreFixtures.jsonStore(in: folder)
+        let index = try FileHandle(forWritingTo: URL(fileURLWithPath: store + "/index.journal"))
+        try index.truncate(atOffset: (1 << 30) + 1)
+        try index.close()
+
+        let inspect = try await strata("inspect", store, "--json")
+        let verify = try await strata("verify", store)
+        let repair = try await strata("verify", store, "--repair")
+
+        #expect(inspect.status == 0, "\(inspect.errors)")
+        #expect(inspect.output.contains("index.journal is too large"), "\(inspect.output)")
+        #expect(verify.status != 0 && verify.output.contains("index.journal is too large"), "\(verify.output)")
+        #expect(repair.status == 0, "\(repair.output) \(repair.errors)")
+        let reopened = try JSONFileDataSource<[String: String]>(folder: URL(fileURLWithPath: store))
+        #expect(reopened.count == 3)
+    }
 }
 
 /// Writing commands run as another user than the store's owner.

@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataStorage
 import Testing
 
@@ -22,5 +23,27 @@ struct OutboxDurabilityToolTests {
         // Then the records folder was flushed: the drop survives a power loss as the outbox's own writes do
         #expect(status == 0)
         #expect((StoreFolder.unwatchSyncs(of: records.identity) ?? 0) >= 1)
+    }
+
+    /// Listing or verifying an outbox holds no queued write's payload: no command shows one, and an outbox of many
+    /// large uploads would otherwise be held whole in memory before a line is printed.
+    @Test(arguments: [false, true])
+    func listingAnOutboxHoldsNoPayload(verifying: Bool) async throws {
+        // Given an outbox with a queued put (whose record holds its value) and a queued delete
+        let folder = try TemporaryFolder()
+        let outbox = try await OutboxToolTests.outbox(in: folder)
+
+        // When its contents are read as inspect and verify read them
+        let store = try Store.open(outbox, access: .readOnly)
+        let contents = try store.contents(
+            verifying: verifying,
+            defaultMaxAge: nil,
+            progress: Progress(requested: false, verb: "reading")
+        )
+
+        // Then every write is described, none with its payload
+        let writes = contents.rows.compactMap(\.write)
+        #expect(writes.count == 2)
+        #expect(writes.allSatisfy { $0.value == nil })
     }
 }
