@@ -325,6 +325,45 @@ struct ReliabilityNetworkCacheTests {
         #expect(server.requestCount(path: "/item") == 2)
     }
 
+    /// A response that varies on a request field the request rule sets (`Vary: Accept-Language`) is revalidated
+    /// before every reuse: the read after the language changed gets the new language's answer. Before, the stored
+    /// answer was fresh for its whole `max-age`, whatever the next request sent (RFC 9111, section 4.1).
+    @Test(.timeLimit(.minutes(1)), arguments: ["Accept-Language", "Authorization"])
+    func anAnswerThatVariesOnARequestFieldIsRevalidatedBeforeReuse(field: String) async throws {
+        // Given a server whose answer varies on a field, and a request rule that sends the app's current value
+        let server = try await LoopbackServer.start([
+            (
+                "GET /me",
+                { request in
+                    let value = request.headers[field.lowercased()] ?? "none"
+                    return ServerReply(
+                        status: 200,
+                        headers: ["Cache-Control": "private, max-age=300", "Vary": field, "ETag": "\"\(value)\""],
+                        body: Data(#"{"name":"\#(value)"}"#.utf8)
+                    )
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let current = Locked("one")
+        let clock = ManualClock()
+        let client = HTTPClient(transport: URLSessionTransport(), configuration: .init(clock: clock))
+        let network = NetworkGetDataSource<Item>(client: client) { _ in
+            HTTPRequest(baseURL: server.baseURL, path: "me", headers: [field: current.withLock { $0 }])
+        }
+        let memory = MemoryDataSource<Item>(configuration: .init(clock: clock))
+        let repository = CacheRepository(main: network, cache: memory.validated(by: FreshnessValidator(clock: clock)))
+        #expect(try await repository.get(KeyQuery("me"), operation: .cacheSync) == Item(name: "one"))
+
+        // When the field's value changes, well within the answer's max-age
+        current.withLock { $0 = "two" }
+        clock.advance(by: .seconds(10))
+
+        // Then the next read asks the server again and gets the answer for the new value
+        #expect(try await repository.get(KeyQuery("me"), operation: .cacheSync) == Item(name: "two"))
+        #expect(server.requestCount(path: "/me") == 2)
+    }
+
     /// A list stored without a lifetime (fresh for as long as the cache keeps it), read again from main and answered
     /// `no-store`: the older list is gone from the cache, as for one value — it stayed, and the next read served it,
     /// older than the list just shown.

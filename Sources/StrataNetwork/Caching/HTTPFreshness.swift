@@ -252,8 +252,9 @@ public struct HTTPFreshness: Sendable, Hashable {
         }
     }
 
-    /// Whether `Vary` names a request field other than `Accept-Encoding` (or `*`).
-    private static func variesOnRequestFields(_ headers: HTTPHeaders) -> Bool {
+    /// Whether `Vary` names a request field other than `Accept-Encoding` (or `*`): the response then answers only
+    /// requests that send the same values in those fields (RFC 9111, section 4.1).
+    package static func variesOnRequestFields(_ headers: HTTPHeaders) -> Bool {
         headers.values(for: "Vary").contains { line in
             HTTPList.plainMembers(of: line, omittingEmpty: true).contains { $0.lowercased() != "accept-encoding" }
         }

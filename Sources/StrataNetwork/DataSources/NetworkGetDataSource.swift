@@ -199,15 +199,21 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
 
     /// The metadata of `response`, whose freshness is `freshness`, with the validators a cache may keep
     /// (``ConditionalHeaders/storable(eTag:lastModified:)``: a server's 100 KiB `ETag` is not held beside each value).
+    ///
+    /// A response that varies on the request's fields (`Vary: Authorization`, `Vary: Accept-Language`) answers only
+    /// requests that send the same values in them (RFC 9111, section 4.1), which a store keyed by the query cannot
+    /// tell: it is stale from the start, revalidated before every reuse, so that a request rule that now sends
+    /// another user's token or another language is answered for them.
     private static func metadata(of response: HTTPResponse, freshness: HTTPFreshness) -> EntryMetadata {
         let validators = ConditionalHeaders.storable(
             eTag: response.eTag,
             lastModified: response.headers["Last-Modified"]
         )
+        let varies = HTTPFreshness.variesOnRequestFields(response.headers)
         return EntryMetadata(
             storedAt: nil,
             expiresAt: freshness.isStorable ? nil : .distantPast,
-            freshUntil: Self.freshUntil(freshness),
+            freshUntil: varies ? freshness.responseTime : Self.freshUntil(freshness),
             eTag: validators.eTag,
             lastModified: validators.lastModified,
             forbidsServingStale: freshness.forbidsServingStale
