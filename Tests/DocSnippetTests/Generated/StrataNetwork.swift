@@ -13,9 +13,9 @@ import StrataOffline
 import StrataTesting
 import Testing
 
-// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:52
+// Sources/StrataNetwork/StrataNetwork.docc/StrataNetwork.md:54
 extension DocSnippetContext {
-    func StrataNetwork_52() async throws {
+    func StrataNetwork_54() async throws {
         let client = HTTPClient()
         let api = URL(string: "https://api.example.com/")!
 
