@@ -85,6 +85,10 @@ struct RequestDeadlinesTests {
         #expect(try long.urlRequest().timeoutInterval == 660)
         let absurd = HTTPRequest(.get, baseURL: url, timeout: .seconds(Int64.max))
         #expect(try absurd.urlRequest().timeoutInterval == RequestDeadlines.longestBackstop)
+        // A request without deadlines of its own has the defaults Strata enforces (60 s idle, 600 s total): its
+        // backstop is a minute past those, not past zero (which fired a minute in, before Strata's total deadline).
+        let unset = HTTPRequest(.get, baseURL: url)
+        #expect(try unset.urlRequest().timeoutInterval == 660)
     }
 
     /// The messages name the deadline that fired.

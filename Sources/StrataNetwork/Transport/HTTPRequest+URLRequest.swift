@@ -31,7 +31,9 @@ extension HTTPRequest {
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
         request.cachePolicy = .reloadIgnoringLocalCacheData
-        request.timeoutInterval = RequestDeadlines.backstop(idle: timeout, total: totalTimeout)
+        // A minute past the deadlines Strata enforces, the transport's defaults for those the request leaves unset.
+        let deadlines = RequestDeadlines(of: self)
+        request.timeoutInterval = RequestDeadlines.backstop(idle: deadlines.idle, total: deadlines.total)
         for field in headers.fields { request.addValue(field.value, forHTTPHeaderField: field.name) }
         request.httpBody = body
         return request

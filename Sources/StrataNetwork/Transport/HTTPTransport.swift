@@ -10,7 +10,9 @@ import Foundation
 ///
 /// A transport enforces both deadlines of every request — ``HTTPRequest/timeout`` (no byte for that long)
 /// and ``HTTPRequest/totalTimeout`` (not finished within that long) — failing with a retryable
-/// ``Strata/StrataError/Code/network`` error, and never holds more than `maximumBodySize` body bytes.
+/// ``Strata/StrataError/Code/network`` error, and never holds more than `maximumBodySize` body bytes of an answer
+/// (``URLSessionTransport`` cannot bound the body of a redirect it follows: FoundationNetworking reads it without
+/// showing it to the transport).
 ///
 /// A transport that follows redirects sets ``HTTPResponse/followedAsGet`` on the response to a write (any method but
 /// `GET` and `HEAD`) that a redirect made it send again as a `GET` (a 303; a `POST`'s 301 or 302): the client then

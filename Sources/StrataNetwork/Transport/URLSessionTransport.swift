@@ -13,7 +13,12 @@ import Strata
 /// delegate sees every chunk: a body whose `Content-Length` exceeds the limit fails before its first
 /// byte, and one without a length (chunked, or a length that lies) fails at the first chunk past the
 /// limit; the bytes gathered so far are dropped and the task is cancelled, so no more than the limit
-/// is ever held. Downloads write each chunk to the file as it arrives, which gives progress for free; the write
+/// is ever held. The exception is the body of a redirect FoundationNetworking follows (301 to 308 with a `Location`):
+/// it reads that body whole, unseen by the delegate: the limit does not apply to it, and the idle timeout counts it
+/// as silence — a server that sends an endless redirect body is stopped by the idle timeout or the total deadline,
+/// whichever passes first (`AsyncHTTPClientTransport`, in the StrataAsyncHTTPClient product, reads at most a short
+/// prefix of it). Downloads write each chunk to the file as it
+/// arrives, which gives progress for free; the write
 /// holds no lock, so a disk that hangs it does not hold the deadlines below.
 ///
 /// Strata enforces every request's deadlines itself — the idle timeout (``HTTPRequest/timeout``) and the total
@@ -32,7 +37,12 @@ import Strata
 /// its session: give it a `URLSessionConfiguration` (headers, proxies, cookie storage), or a
 /// session whose configuration it copies.
 public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Sendable {
-    /// The session the transport owns.
+    /// The session the transport owns, to read its configuration.
+    ///
+    /// Never invalidate it (`invalidateAndCancel()`, `finishTasksAndInvalidate()`) nor cancel its tasks: the
+    /// transport sends every request through it, and FoundationNetworking traps on a task made by an invalidated
+    /// session, and on a task cancelled off the session's delegate queue as it completes. Let the transport go
+    /// instead: it invalidates the session when it is released.
     public let session: URLSession
 
     private let delegate: URLSessionTransportDelegate
@@ -152,11 +162,13 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
         let exchange = HTTPExchange(request, url: urlRequest.url, into: destination, maximumBodySize: maximumBodySize)
         let task = session.dataTask(with: urlRequest)
         let identifier = task.taskIdentifier
-        let transfer = URLSessionTransportDelegate.Transfer(
+        // The transfer holds its task from the start: a deadline that passes before the task is resumed stops it.
+        var transfer = URLSessionTransportDelegate.Transfer(
             exchange: exchange,
             sink: sink,
             lastActivity: exchange.deadlines.start
         )
+        transfer.task = task
         let delegate = self.delegate
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -164,9 +176,11 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
                 if Task.isCancelled {
                     delegate.cancel(identifier)
                     delegate.stop(task)
-                } else {
-                    delegate.watchDeadlines(of: identifier, task: task)
+                } else if delegate.watchDeadlines(of: identifier) {
                     task.resume()
+                } else {
+                    // Ended already (a running watchdog found its deadline passed): nothing is sent for it.
+                    delegate.stop(task)
                 }
             }
         } onCancel: {

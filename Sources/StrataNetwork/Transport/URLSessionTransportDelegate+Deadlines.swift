@@ -28,25 +28,25 @@ extension URLSessionTransportDelegate {
         var next: ContinuousClock.Instant?
     }
 
-    /// Hands a registered transfer its session task, to be cancelled when a deadline passes, and makes sure the
-    /// watchdog looks at it in time.
-    func watchDeadlines(of identifier: Int, task: URLSessionTask) {
+    /// Makes sure the watchdog looks at a registered transfer in time; whether the transfer is still registered
+    /// (a running watchdog may have ended it already: its task must then not be resumed).
+    func watchDeadlines(of identifier: Int) -> Bool {
         let now = ContinuousClock.now
-        let started = state.withLock { state -> (generation: UInt64, replaced: Task<Void, Never>?)? in
-            guard let transfer = state.transfers[identifier] else { return nil }
-            state.transfers[identifier]?.task = task
+        let decision = state.withLock { state -> (isRegistered: Bool, start: (UInt64, Task<Void, Never>?)?) in
+            guard let transfer = state.transfers[identifier] else { return (false, nil) }
             let firstLook =
                 switch transfer.exchange.deadlines.verdict(lastActivity: transfer.lastActivity, now: now) {
                 case .wait(let until): until
                 case .expired: now
                 }
-            if let watchdog = state.watchdog, watchdog.wakesAt <= firstLook { return nil }
+            if let watchdog = state.watchdog, watchdog.wakesAt <= firstLook { return (true, nil) }
             let generation = (state.watchdog?.generation ?? 0) &+ 1
             let replaced = state.watchdog?.task
             state.watchdog = Watchdog(generation: generation, wakesAt: firstLook, task: nil)
-            return (generation, replaced)
+            return (true, (generation, replaced))
         }
-        guard let started else { return }
+        guard let (generation, replaced) = decision.start else { return decision.isRegistered }
+        let started = (generation: generation, replaced: replaced)
         started.replaced?.cancel()
         // Weak: a watchdog asleep keeps no delegate (and no session) alive.
         let watchdog = Task { [weak self] in
@@ -64,6 +64,7 @@ extension URLSessionTransportDelegate {
             return true
         }
         if !isCurrent { watchdog.cancel() }
+        return true
     }
 
     /// One look of the watchdog: ends the transfers whose deadline has passed, and returns when to look next;
