@@ -18,8 +18,6 @@ extension MemoryDataSource {
     /// Stores an entry under the lock, evicts beyond the limits, then announces the put to observers.
     @inlinable
     func write(_ value: Value, forKey key: String, storedAt: Date, expiresAt: Date?, validators: EntryValidators?) {
-        // A stored list answer must not outlive an entry that expires before it.
-        storedListAnswer.noteEntry(forKey: key, expiringAt: expiresAt)
         // A cost is the caller's number: a negative one counts as 0 (it would lower the total, and the limit with it).
         let cost = max(configuration.cost(value), 0)
         if let costLimit = configuration.appliedCostLimit, cost > costLimit {
@@ -28,6 +26,11 @@ extension MemoryDataSource {
         }
         let countLimit = inPlaceCountLimit
         let observed = storage.withLock { storage in
+            // A stored list answer must not outlive an entry that expires before it, nor leave out an entry written
+            // after it was recorded: noted under the lock that orders this write, as a renewal notes it. (Noted
+            // before the lock, a write that then waited for it landed after a list answer recorded meanwhile, which
+            // outlived it.)
+            storedListAnswer.noteEntry(forKey: key, expiringAt: expiresAt)
             let evictedInPlace = storage.set(
                 key,
                 value: value,

@@ -207,7 +207,9 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
         return removed
     }
 
-    /// Removes every entry and forgets the stored list answer: what an app calls on memory pressure.
+    /// Removes every entry and forgets the stored list answer, announced as a deletion: every stream over the store
+    /// reports its value deleted. On memory pressure, call ``trim(keeping:)`` instead, which empties the store just
+    /// as well without announcing anything (the data did not change).
     public func removeAll() {
         storage.withLock { storage in
             let removed = storage.count

@@ -9,7 +9,7 @@
 ///
 /// A registration is removed when its stream ends (the consuming task is cancelled or stops iterating),
 /// so ``observerCount`` returns to zero on its own. With no observer, ``publish(_:)`` costs one uncontended
-/// load: data sources can publish on every write.
+/// lock: data sources can publish on every write.
 ///
 /// ```swift
 /// let broadcaster = ChangeBroadcaster()

@@ -81,8 +81,10 @@ public struct StoreUsage: Sendable, Hashable {
 /// Hears every entry a store removes on its own, with the reason: metrics, logs, alerts on a cache that churns.
 ///
 /// The store calls ``storeDidEvict(_:)`` on the thread that evicted, while it holds its lock, so that reports arrive
-/// in the order the removals happened: keep the work small and never call back into the store (the report carries
-/// the store's ``StoreUsage``).
+/// in the order the removals happened: keep the work small and never call back into the store, its change
+/// broadcaster included (publishing a change there, or starting a stream of its changes, waits for a lock the
+/// store's streams hold while they wait for the store's: the two threads stop for good). The report carries the
+/// store's ``StoreUsage``.
 ///
 /// ```swift
 /// struct EvictionLog: StoreEvictionObserver {
