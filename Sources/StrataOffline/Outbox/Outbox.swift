@@ -27,7 +27,8 @@ import StrataStorage
 /// The records live in memory, so the outbox holds at most ``Limits/maximumWrites`` of them and
 /// ``Limits/maximumBytes`` of queued values (set-aside records count until they are dropped). A write that would
 /// go past either is not queued: it fails with ``Strata/StrataError/Code/tooLarge``, and the caller learns that
-/// main does not have it. A conflict's merged value that would go past ``Limits/maximumBytes`` is not queued either:
+/// main does not have it — unless main's answer to its first attempt was lost (the error then says main may have it,
+/// ``Strata/StrataError/mayHaveTakenEffect``). A conflict's merged value that would go past ``Limits/maximumBytes`` is not queued either:
 /// the write is set aside as it was. An outbox that an earlier run left over its limits still opens with every record,
 /// and takes new writes once replays bring it back under them.
 public actor Outbox {
@@ -523,7 +524,7 @@ extension Outbox {
             throw StrataError(
                 .tooLarge,
                 "The outbox in \(folder.path) is full: it holds \(count) writes, its limit; the write of "
-                    + "\(record.key) reached the cache but neither main nor the outbox"
+                    + "\(record.key) reached the cache but not the outbox"
             )
         }
         if size > limits.maximumBytes - bytes {
@@ -531,7 +532,7 @@ extension Outbox {
                 .tooLarge,
                 "The outbox in \(folder.path) is full: its writes hold \(bytes) bytes of values and this one "
                     + "\(size), past its limit of \(limits.maximumBytes); the write of \(record.key) reached the "
-                    + "cache but neither main nor the outbox"
+                    + "cache but not the outbox"
             )
         }
     }
