@@ -24,7 +24,8 @@ import StrataStorage
 ///
 /// ## Limits
 ///
-/// The records live in memory, so the outbox holds at most ``Limits/maximumWrites`` of them and
+/// The records live in memory, so the outbox holds at most ``Limits/maximumWrites`` of them (its records store evicts
+/// none: these limits are the only bound) and
 /// ``Limits/maximumBytes`` of queued values (set-aside records count until they are dropped). A write that would
 /// go past either is not queued: it fails with ``Strata/StrataError/Code/tooLarge``, and the caller learns that
 /// main does not have it — unless main's answer to its first attempt was lost (the error then says main may have it,
@@ -118,15 +119,30 @@ public actor Outbox {
         }
         try StoreMarker.adopt(marked, kind: markerKind)
         let store = try JSONFileDataSource<OutboxFile>(
-            configuration: .init(
-                folder: folder.appendingPathComponent(recordsFolderName, isDirectory: true),
-                durability: durability,
-                diagnostics: diagnostics
-            )
+            configuration: recordsConfiguration(folder: folder, durability: durability, diagnostics: diagnostics)
         )
         let outbox = Outbox(folder: folder, store: store, marked: marked, limits: limits)
         try await outbox.load()
         return outbox
+    }
+
+    /// The configuration of the records store in `folder`: one that never evicts a record, whatever ``limits`` say.
+    ///
+    /// The outbox bounds itself (``Limits``); an eviction would delete an acknowledged write's file. So the store has no
+    /// count, size or age limit, and no bound on its keys and metadata either: its default, 256 MiB, is reached by
+    /// about 3.2 million records (84 bytes each), which a raised ``Limits/maximumWrites`` allows.
+    static func recordsConfiguration(
+        folder: URL,
+        durability: StoreDurability,
+        diagnostics: (@Sendable (StrataError) -> Void)?
+    ) -> JSONFileDataSource<OutboxFile>.Configuration {
+        var configuration = JSONFileDataSource<OutboxFile>.Configuration(
+            folder: folder.appendingPathComponent(recordsFolderName, isDirectory: true),
+            durability: durability,
+            diagnostics: diagnostics
+        )
+        configuration.maximumMetadataSize = .max
+        return configuration
     }
 
     /// Every file of the store with its store key, in key order (the order of writes).
