@@ -259,22 +259,28 @@ extension Outbox {
         return sequences.reversed().lazy.compactMap { self.records[$0] }.first { !$0.isSetAside }
     }
 
-    /// The writes of `keys` waiting to reach main: the newest record of each key that has one not set aside, and the
-    /// keys without one whose first attempt is on its way (the cache has its value).
+    /// The writes of `keys` on their way to main: the newest record of each key that has one not set aside; the keys
+    /// without one whose first attempt is on its way (the cache has its value); and the keys with neither whose record
+    /// was dropped while a replay sends it (the drop took the cache's copy, and main may still apply it).
     ///
     /// - Parameter keys: The entries' keys.
-    func waitingWrites(forKeys keys: [String]) -> (latest: [String: PendingWrite], firstAttempts: Set<String>) {
-        guard !sequencesByKey.isEmpty || !directKeys.isEmpty || inFlight != nil else { return ([:], []) }
+    func waitingWrites(
+        forKeys keys: [String]
+    ) -> (latest: [String: PendingWrite], firstAttempts: Set<String>, droppedOnItsWay: Set<String>) {
+        guard !sequencesByKey.isEmpty || !directKeys.isEmpty || inFlight != nil else { return ([:], [], []) }
         var found: [String: PendingWrite] = [:]
         var firstAttempts: Set<String> = []
+        var dropped: Set<String> = []
         for key in keys where found[key] == nil {
             if let record = latest(forKey: key) {
                 found[key] = record
-            } else if directKeys[key] != nil || isDroppedOnItsWay(key) {
+            } else if directKeys[key] != nil {
                 firstAttempts.insert(key)
+            } else if isDroppedOnItsWay(key) {
+                dropped.insert(key)
             }
         }
-        return (found, firstAttempts)
+        return (found, firstAttempts, dropped)
     }
 
     /// The record numbered `sequence`.
