@@ -62,12 +62,14 @@
     }
 
     /// A running client on a loopback port (where a server may or may not listen) for the length of `body`; its pool
-    /// holds at most `maximumConnections` connections, when given.
+    /// holds at most `maximumConnections` connections, when given, on `eventLoopGroup` (postgres-nio's shared one by
+    /// default).
     func withClient(
         port: Int,
         user: String,
         statementTimeout: String? = nil,
         maximumConnections: Int? = nil,
+        eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
         _ body: (PostgresClient) async throws -> Void
     ) async throws {
         var configuration = PostgresClient.Configuration(
@@ -83,7 +85,7 @@
         if let statementTimeout {
             configuration.options.additionalStartupParameters = [("statement_timeout", statementTimeout)]
         }
-        let client = PostgresClient(configuration: configuration)
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }

@@ -24,10 +24,12 @@ import StrataStorage
 ///
 /// ## Limits
 ///
-/// The records live in memory, so the outbox holds at most ``Limits/maximumWrites`` of them and
+/// The records live in memory, so the outbox holds at most ``Limits/maximumWrites`` of them (its records store evicts
+/// none: these limits are the only bound) and
 /// ``Limits/maximumBytes`` of queued values (set-aside records count until they are dropped). A write that would
 /// go past either is not queued: it fails with ``Strata/StrataError/Code/tooLarge``, and the caller learns that
-/// main does not have it. A conflict's merged value that would go past ``Limits/maximumBytes`` is not queued either:
+/// main does not have it — unless main's answer to its first attempt was lost (the error then says main may have it,
+/// ``Strata/StrataError/mayHaveTakenEffect``). A conflict's merged value that would go past ``Limits/maximumBytes`` is not queued either:
 /// the write is set aside as it was. An outbox that an earlier run left over its limits still opens with every record,
 /// and takes new writes once replays bring it back under them.
 public actor Outbox {
@@ -117,15 +119,30 @@ public actor Outbox {
         }
         try StoreMarker.adopt(marked, kind: markerKind)
         let store = try JSONFileDataSource<OutboxFile>(
-            configuration: .init(
-                folder: folder.appendingPathComponent(recordsFolderName, isDirectory: true),
-                durability: durability,
-                diagnostics: diagnostics
-            )
+            configuration: recordsConfiguration(folder: folder, durability: durability, diagnostics: diagnostics)
         )
         let outbox = Outbox(folder: folder, store: store, marked: marked, limits: limits)
         try await outbox.load()
         return outbox
+    }
+
+    /// The configuration of the records store in `folder`: one that never evicts a record, whatever ``limits`` say.
+    ///
+    /// The outbox bounds itself (``Limits``); an eviction would delete an acknowledged write's file. So the store has no
+    /// count, size or age limit, and no bound on its keys and metadata either: its default, 256 MiB, is reached by
+    /// about 3.2 million records (84 bytes each), which a raised ``Limits/maximumWrites`` allows.
+    static func recordsConfiguration(
+        folder: URL,
+        durability: StoreDurability,
+        diagnostics: (@Sendable (StrataError) -> Void)?
+    ) -> JSONFileDataSource<OutboxFile>.Configuration {
+        var configuration = JSONFileDataSource<OutboxFile>.Configuration(
+            folder: folder.appendingPathComponent(recordsFolderName, isDirectory: true),
+            durability: durability,
+            diagnostics: diagnostics
+        )
+        configuration.maximumMetadataSize = .max
+        return configuration
     }
 
     /// Every file of the store with its store key, in key order (the order of writes).
@@ -242,22 +259,28 @@ extension Outbox {
         return sequences.reversed().lazy.compactMap { self.records[$0] }.first { !$0.isSetAside }
     }
 
-    /// The writes of `keys` waiting to reach main: the newest record of each key that has one not set aside, and the
-    /// keys without one whose first attempt is on its way (the cache has its value).
+    /// The writes of `keys` on their way to main: the newest record of each key that has one not set aside; the keys
+    /// without one whose first attempt is on its way (the cache has its value); and the keys with neither whose record
+    /// was dropped while a replay sends it (the drop took the cache's copy, and main may still apply it).
     ///
     /// - Parameter keys: The entries' keys.
-    func waitingWrites(forKeys keys: [String]) -> (latest: [String: PendingWrite], firstAttempts: Set<String>) {
-        guard !sequencesByKey.isEmpty || !directKeys.isEmpty || inFlight != nil else { return ([:], []) }
+    func waitingWrites(
+        forKeys keys: [String]
+    ) -> (latest: [String: PendingWrite], firstAttempts: Set<String>, droppedOnItsWay: Set<String>) {
+        guard !sequencesByKey.isEmpty || !directKeys.isEmpty || inFlight != nil else { return ([:], [], []) }
         var found: [String: PendingWrite] = [:]
         var firstAttempts: Set<String> = []
+        var dropped: Set<String> = []
         for key in keys where found[key] == nil {
             if let record = latest(forKey: key) {
                 found[key] = record
-            } else if directKeys[key] != nil || isDroppedOnItsWay(key) {
+            } else if directKeys[key] != nil {
                 firstAttempts.insert(key)
+            } else if isDroppedOnItsWay(key) {
+                dropped.insert(key)
             }
         }
-        return (found, firstAttempts)
+        return (found, firstAttempts, dropped)
     }
 
     /// The record numbered `sequence`.
@@ -523,7 +546,7 @@ extension Outbox {
             throw StrataError(
                 .tooLarge,
                 "The outbox in \(folder.path) is full: it holds \(count) writes, its limit; the write of "
-                    + "\(record.key) reached the cache but neither main nor the outbox"
+                    + "\(record.key) reached the cache but not the outbox"
             )
         }
         if size > limits.maximumBytes - bytes {
@@ -531,7 +554,7 @@ extension Outbox {
                 .tooLarge,
                 "The outbox in \(folder.path) is full: its writes hold \(bytes) bytes of values and this one "
                     + "\(size), past its limit of \(limits.maximumBytes); the write of \(record.key) reached the "
-                    + "cache but neither main nor the outbox"
+                    + "cache but not the outbox"
             )
         }
     }

@@ -216,6 +216,7 @@ extension OfflineRepository {
                 // aside: it waits, as it was, for the next replay.
                 return .interrupted
             } catch let error as StrataError where error.code == .conflict {
+                let settledConflicts = record.conflicts
                 record.conflicts = Self.incremented(record.conflicts)
                 record.lastError = PendingWrite.describe(error)
                 guard record.conflicts <= configuration.maxConflicts else {
@@ -229,8 +230,9 @@ extension OfflineRepository {
                     return .interrupted
                 case .waits(let readFailure):
                     if Task.isCancelled { return .interrupted }
-                    // Not a conflict settled: it does not count towards setting the write aside.
-                    record.conflicts = original.conflicts
+                    // Not a conflict settled: it does not count towards setting the write aside. The ones settled
+                    // earlier in this delivery (saved with the record) still do.
+                    record.conflicts = settledConflicts
                     await waitForBackoff(&record, after: readFailure)
                     return .failed(readFailure)
                 case .resolved(let resolved, let remote):

@@ -5,7 +5,10 @@ extension OfflineRepository {
     ///
     /// While a write of the key waits in the outbox, the newest one answers (a queued delete reads as
     /// ``Strata/StrataError/Code/notFound``) and main is not asked, so a read never brings back the value the
-    /// write replaces. Otherwise the read goes through the repository with `operation`.
+    /// write replaces; while only its first attempt is on its way to main, the cache answers (it has the attempt's
+    /// value). Otherwise the read goes through the repository with `operation` — which keeps nothing main answers in
+    /// the cache while a record the app dropped (``Outbox/drop(_:)``) is still on its way, as main may apply it after
+    /// it answered.
     ///
     /// - Parameters:
     ///   - query: Which value.
@@ -19,9 +22,14 @@ extension OfflineRepository {
             return OfflineValue(value: try await repository.get(query, operation: operation), isPending: false)
         }
         guard let latest = await outbox.latest(forKey: key) else {
-            // Only a first attempt is on its way: the cache has its value.
+            // A first attempt is on its way, whose value the cache has; or only a dropped record is, whose drop took
+            // the cache's copy (no write of the key is left to wait for), and main answers, its value not kept.
+            let firstAttempt = await outbox.hasWaitingWrite(key: key)
             return OfflineValue(
-                value: try await repository.get(query, operation: .cacheIgnoringValidation),
+                value: try await repository.get(
+                    query,
+                    operation: firstAttempt ? .cacheIgnoringValidation : UnkeptReadOperation(operation)
+                ),
                 isPending: true
             )
         }
@@ -37,7 +45,8 @@ extension OfflineRepository {
     /// For a query that names keys (an ``Strata/IdsQuery``, a ``Strata/MultiKeyedQuery``), each key with a write
     /// waiting in the outbox is answered by it — a waiting delete as a key not found — and a key whose first attempt
     /// is on its way to main by the cache; main is asked only for the others, so a list never brings back a value a
-    /// waiting write replaces; a missing key fails the read with ``Strata/StrataError/Code/notFound`` and
+    /// waiting write replaces (a key whose dropped record is on its way is read as the others, main's answer not
+    /// kept in the cache, as in ``get(_:operation:)``); a missing key fails the read with ``Strata/StrataError/Code/notFound`` and
     /// ``Strata/StrataError/partialValues(as:)``, one per key asked. Any other query goes through the repository as
     /// it is.
     ///
@@ -52,15 +61,21 @@ extension OfflineRepository {
             return try await repository.getAll(query, operation: operation)
         }
         let keys = keyed.keys
-        let (waiting, firstAttempts) = await outbox.waitingWrites(forKeys: keys)
-        guard !waiting.isEmpty || !firstAttempts.isEmpty else {
+        let (waiting, firstAttempts, dropped) = await outbox.waitingWrites(forKeys: keys)
+        guard !waiting.isEmpty || !firstAttempts.isEmpty || !dropped.isEmpty else {
             return try await repository.getAll(query, operation: operation)
         }
         var values = [Value?](repeating: nil, count: keys.count)
         let unsent = keys.indices.filter { firstAttempts.contains(keys[$0]) }
-        let others = keys.indices.filter { waiting[keys[$0]] == nil && !firstAttempts.contains(keys[$0]) }
-        // A key whose first attempt is on its way reads from the cache, which has its value, as `get` reads it.
-        let reads: [([Int], any RepositoryOperation)] = [(unsent, .cacheIgnoringValidation), (others, operation)]
+        let unkept = keys.indices.filter { dropped.contains(keys[$0]) }
+        let others = keys.indices.filter {
+            waiting[keys[$0]] == nil && !firstAttempts.contains(keys[$0]) && !dropped.contains(keys[$0])
+        }
+        // As `get` reads them: a key whose first attempt is on its way from the cache, which has its value; a key whose
+        // dropped record is on its way without keeping main's answer.
+        let reads: [([Int], any RepositoryOperation)] = [
+            (unsent, .cacheIgnoringValidation), (unkept, UnkeptReadOperation(operation)), (others, operation),
+        ]
         for (positions, operation) in reads where !positions.isEmpty {
             let read = try await read(keyed, at: positions, operation: operation)
             for (position, value) in zip(positions, read) { values[position] = value }

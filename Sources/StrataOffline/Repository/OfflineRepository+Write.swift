@@ -16,7 +16,10 @@ extension OfflineRepository {
     ///   ``Strata/StrataError/Code/queryNotSupported`` for a query without a key; the outbox's error when the write
     ///   could not be queued: ``Strata/StrataError/Code/tooLarge`` when the outbox is full (``Outbox/limits``);
     ///   ``Strata/StrataError/Code/alreadyInUse`` when the outbox serves another repository, or after ``close()``
-    ///   (nothing was written).
+    ///   (nothing was written). An outbox's error after a first attempt main may have taken (its error says so,
+    ///   ``Strata/StrataError/mayHaveTakenEffect``, or the caller was cancelled with the write on its way) says so too,
+    ///   main's error as its ``Strata/StrataError/underlying``: main may have the write, though it will not be sent
+    ///   again.
     ///   After main's error or the outbox's, the cache shows the key's latest write that waits, or, when none does,
     ///   drops its copy: it never keeps a value main refused or will not get, and the key's next read asks main.
     @discardableResult
@@ -151,10 +154,11 @@ extension OfflineRepository {
                         // it: one more, now that the key is free (it joins the first if that has not begun).
                         if isCancelled { triggerReplay(.due) }
                         return (local, .pending(queued))
-                    } catch {
-                        // Not queued (the outbox is full, say): main will not get the write, whose copy goes too.
+                    } catch let refusal {
+                        // Not queued (the outbox is full, say): main will not get the write, whose copy goes too —
+                        // unless it already has it, which the refusal then says.
                         await endRefusedFirstAttempt(sequence, key: key)
-                        throw error
+                        throw Self.refusal(refusal, afterFirstAttemptFailedWith: error, cancelled: isCancelled)
                     }
                 }
             }
@@ -171,6 +175,24 @@ extension OfflineRepository {
         await dropRefusedCopy(ofKey: key)
         await cacheTurns.giveBack(key)
         if await outbox.isPending(key: key) { triggerReplay(.due) }
+    }
+
+    /// The error thrown when the outbox refused (`refusal`) a write whose first attempt failed with `mainError`: when
+    /// main may have taken the write all the same (`mainError` says so, ``Strata/StrataError/mayHaveTakenEffect``, or
+    /// the caller was cancelled with the write on its way), the refusal says so too, with `mainError` as its cause
+    /// when it has none of its own; otherwise the refusal as it is. An app that took the refusal for "main does not
+    /// have it" would save again, under a new idempotency key, and main could apply the write twice.
+    static func refusal(
+        _ refusal: any Error,
+        afterFirstAttemptFailedWith mainError: any Error,
+        cancelled: Bool
+    ) -> any Error {
+        guard cancelled || (mainError as? StrataError)?.mayHaveTakenEffect == true, var error = refusal as? StrataError
+        else { return refusal }
+        error.mayHaveTakenEffect = true
+        if error.underlying == nil { error.underlying = mainError }
+        error.message += "; main may have it all the same: the write failed on its way there"
+        return error
     }
 
     private func endFirstAttempt(_ sequence: UInt64, key: String) async {

@@ -8,9 +8,9 @@
         /// within the source's call timeout (on that clock too): proof that notifications still arrive, not only that
         /// the connection answers.
         ///
-        /// - Throws: ``PostgresFeedBroken`` when the notification did not come back in time (the connection is then
-        ///   closed, and the close completed, so the feed listens again on another); what the statement throws (the connection is gone, or did
-        ///   not answer within the call timeout).
+        /// - Throws: ``PostgresFeedBroken`` when the notification did not come back in time (the feed then stops
+        ///   vouching at once, and closes the connection, the close completed, so the feed listens again on another);
+        ///   what the statement throws (the connection is gone, or did not answer within the call timeout).
         func heartbeat(_ connection: PostgresConnection, channel: String) async throws {
             while true {
                 try await configuration.clock.sleep(for: configuration.heartbeatInterval)
@@ -21,8 +21,9 @@
                 try await connection.notify(channel, PostgresFeedPayload.text(ofHeartbeat: token), within: deadline)
                 guard try await cameBack(echoes) else {
                     // Closed before the connection goes back to the pool, which hears of a close only once it
-                    // completes: given back while closing, the connection would be handed to another call.
-                    try? await connection.close()
+                    // completes: given back while closing, the connection would be handed to another call. The feed
+                    // stops vouching first: it is deaf now, and the close may take seconds.
+                    await stopListening(andClose: connection)
                     throw PostgresFeedBroken.heartbeatLost(after: deadline.limit)
                 }
             }

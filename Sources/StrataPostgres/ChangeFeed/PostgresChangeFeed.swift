@@ -147,7 +147,8 @@
             state.withLock { $0.isListening = false }
         }
 
-        /// Runs `body` on `connection`; when a deadline of its expired, closes the connection and waits for the close.
+        /// Runs `body` on `connection`; when a deadline of its expired, stops vouching, closes the connection and waits
+        /// for the close (``stopListening(andClose:)``).
         private func closingOnExpiry(
             _ connection: PostgresConnection,
             _ body: () async throws -> Void
@@ -155,9 +156,18 @@
             do {
                 try await body()
             } catch let error as PostgresDeadline.Expired {
-                try? await connection.close()
+                await stopListening(andClose: connection)
                 throw error
             }
+        }
+
+        /// Stops vouching for the caches' entries, then closes `connection`, the feed's, and waits for the close: the
+        /// feed can no longer tell what changed, and a close may take seconds (over TLS, NIO waits for the server's
+        /// `close_notify`, up to its `shutdownTimeout`), during which the caches must serve nothing. The epoch stays: the
+        /// next `LISTEN` begins a new one.
+        func stopListening(andClose connection: PostgresConnection) async {
+            state.withLock { $0.isListening = false }
+            try? await connection.close()
         }
 
         /// Listens on `connection` until it fails: checks it answers, listens, and records the notifications while a

@@ -14,7 +14,8 @@
         /// within the source's call timeout. When it does not (a connection that died without closing, or one that
         /// answers while its `LISTEN` hears nothing), the connection is closed and the feed listens again, beginning a
         /// new epoch. A failure is noticed within this time and the call timeout; until then, the cache may serve
-        /// values the feed could not hear change. Every feed listening on the table hears each heartbeat (and ignores
+        /// values the feed could not hear change. Once it is noticed the cache serves nothing, even while the close runs
+        /// (over TLS, it may wait seconds for the server's `close_notify`). Every feed listening on the table hears each heartbeat (and ignores
         /// the others'): a fleet of n instances sends n notifications per heartbeat, each heard n times. At least a
         /// millisecond; longer than about 31 years, as 31 years.
         public var heartbeat: Duration
