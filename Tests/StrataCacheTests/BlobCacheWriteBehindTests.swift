@@ -290,6 +290,39 @@ struct BlobCacheWriteBehindTests {
         }
     }
 
+    /// A download that will never be written (`no-store`, `Vary: *`) reserves no room in the queue: with the queue
+    /// full and held, its fetch returns at once. (Before, it waited for room among the downloads to be written, for as
+    /// long as the disk took to drain them.)
+    @Test(arguments: [["Cache-Control": "no-store"], ["Cache-Control": "max-age=60", "Vary": "*"]])
+    func aDownloadThatWillNotBeStoredDoesNotWaitForRoom(headers: [String: String]) async throws {
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            let headers = request.path == "/ahead" ? ["Cache-Control": "max-age=60"] : headers
+            return ServerReply(status: 200, headers: headers, body: Data("123456".utf8))
+        }
+        try await withFixture([("GET /*", route)]) { fixture in
+            // Given a write queued and held, so the next download to be written waits for room
+            let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 0))
+            let hold = QueueHold(cache)
+            _ = try await cache.fetch(from: fixture.url("ahead")) as Data
+
+            // When a response that must not be stored is fetched
+            let returned = Atomic(false)
+            let fetch = Task {
+                defer { returned.store(true, ordering: .releasing) }
+                return try await cache.fetch(from: fixture.url("unstored")) as Data
+            }
+            await poll { returned.load(ordering: .acquiring) || cache.writes.waitingForRoom > 0 }
+
+            // Then it returns without waiting for room
+            #expect(cache.writes.waitingForRoom == 0, "\(headers)")
+            hold.release()
+            #expect(try await fetch.value == Data("123456".utf8))
+            await cache.flush()
+            #expect(try fixture.blobFiles().count == 1)
+            #expect(cache.persistentWriteFailures == 0)
+        }
+    }
+
     /// A stale blob a `304` renewed whose entry went meanwhile (evicted) is stored again from its key's turn: it does
     /// not wait for room there, where a download of the same stripe that waits for room would wait for that turn next.
     /// Before, with a limit of 0, the two waited for each other for good (and every later fetch of the stripe with

@@ -55,9 +55,9 @@ struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
         // A disk slower than the network fills the queue: the fetch waited for room rather than let it grow (the
         // network tier reserved it for a download), or, when the fetches waiting hold as much again (a stalled disk),
         // stores nothing on disk (a failed write), and the older copy goes after the writes ahead, never served in
-        // place of this one.
+        // place of this one. A download that must not be stored needs no room: it only drops the older copy.
         var reserved = 0
-        if cache.configuration.persistent.writes == .behind {
+        if cache.configuration.persistent.writes == .behind, entry.value.isStorable {
             switch entry.value.room {
             case .reserved(let room): reserved = room.take()
             case .refused:
