@@ -20,7 +20,7 @@ internal import StrataSupport
 ///    character (a CR/LF that would add a line) fails the download with
 ///    ``Strata/StrataError/Code/invalidArgument`` before anything is sent.
 /// 3. `304 Not Modified` — a value, not an error, for which no file is created — renews the item
-///    (``CacheProvider/renewItem(key:notModified:)``) and answers from ``CacheProvider/cachedItem(key:)``
+///    (``CacheProvider/renewItem(key:notModified:sentWith:)``) and answers from ``CacheProvider/cachedItem(key:)``
 ///    (``DownloadOrigin/notModified``). When ``CacheProvider/headerValues(for:)`` no longer returns the headers
 ///    sent, another download stored a newer version meanwhile: the 304 is about the older one, so the item is not
 ///    renewed, and the cache answers with what it holds. A 304 that finds the item gone (evicted or removed since
