@@ -52,6 +52,13 @@ extension BlobCache {
         var lastModified: String?
         var record: FreshnessRecord
 
+        /// Whether `other` is this write as queued, not another download queued since: the same record, validators
+        /// and bytes.
+        func isSameVersion(as other: QueuedWrite) -> Bool {
+            record == other.record && eTag == other.eTag && lastModified == other.lastModified
+                && data.isSameBytes(as: other.data)
+        }
+
         /// A removal queued behind a running write: stale, so reads wait for it or skip it.
         static let removal = QueuedWrite(
             data: Data(),

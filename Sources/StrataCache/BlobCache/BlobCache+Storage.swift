@@ -43,7 +43,12 @@ extension BlobCache {
         ) {
             var renewed = blob
             renewed.expiresAt = extended
-            putInMemory(renewed, forKey: key, now: now, readAfter: removalsBefore)
+            // Only over the blob read: every put in memory runs under the guard's lock, so a newer blob stored since
+            // (a download) is seen here and keeps its bytes and lifetime.
+            removals.putBack(readAt: removalsBefore, key) {
+                guard let current = memory.value(forKey: key), current.isSameVersion(as: blob) else { return }
+                putInMemory(renewed, forKey: key, now: now)
+            }
         }
         return blob.data
     }
@@ -92,7 +97,11 @@ extension BlobCache {
             now: now
         ) {
             record.freshUntil = extended
-            writes.update(forKey: key) { $0.record.freshUntil = extended }
+            // Only on the write read: a newer download queued since (a `no-cache` one, say) keeps its own lifetime.
+            writes.update(forKey: key) { pending in
+                guard pending.isSameVersion(as: write) else { return }
+                pending.record.freshUntil = extended
+            }
         }
         return PersistentHit(data: write.data, record: record, eTag: write.eTag, lastModified: write.lastModified)
     }

@@ -1,0 +1,49 @@
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+@testable import StrataCache
+
+/// A lifetime extension writes back the blob it read only while that blob is still the one stored: a newer version
+/// stored meanwhile keeps its bytes and its own lifetime.
+struct BlobCacheExtensionRaceTests {
+    /// A memory hit that read v1, and puts it back extended by an hour after a download stored v2 in memory (held
+    /// at its clock reading, between the two), leaves v2 as it was. (Before, v1 went back over v2, fresh for an
+    /// hour: the put-back was kept out only by removals, not by newer blobs.)
+    @Test(.timeLimit(.minutes(1))) func anExtendedMemoryHitDoesNotReplaceANewerBlob() async throws {
+        // Given v1 in memory, extended by an hour on every hit
+        let folder = try TemporaryFolder(prefix: "strata-blobcache")
+        defer { folder.remove() }
+        let clock = ParkingClock()
+        var persistent = BlobCache.PersistentLayer()
+        persistent.location = .url(folder.url)
+        persistent.identifier = "blobs"
+        let cache = try BlobCache(
+            baseURL: URL(string: "https://example.com")!,
+            configuration: .init(
+                ephemeral: .init(initialLifetime: .seconds(60), lifetimeExtension: .onAccess(by: .seconds(3_600))),
+                persistent: persistent,
+                clock: clock
+            )
+        )
+        let key = "https://example.com/a"
+        let now = clock.now()
+        let v1 = CachedBlob(data: Data("v1".utf8), expiresAt: now.addingTimeInterval(60), lifetime: .seconds(60))
+        cache.putInMemory(v1, forKey: key, now: now)
+
+        // When a hit reads v1 and, held at its clock reading before the put-back, a download stores v2 in memory
+        clock.arm(skipping: 1)
+        let hit = Task.detached { cache.ephemeralHit(key) }
+        #expect(await clock.waitUntilParked())
+        let v2 = CachedBlob(data: Data("v2".utf8), expiresAt: now.addingTimeInterval(30), lifetime: .seconds(30))
+        cache.putInMemory(v2, forKey: key, now: now, readAfter: cache.removals.mark(key))
+        clock.release()
+        #expect(await hit.value == Data("v1".utf8))
+
+        // Then v2 stays, with its own expiry
+        let stored = cache.memory.value(forKey: key)
+        #expect(stored?.data == Data("v2".utf8))
+        #expect(stored?.expiresAt == v2.expiresAt)
+    }
+}
