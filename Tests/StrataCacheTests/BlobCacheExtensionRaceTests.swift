@@ -1,6 +1,8 @@
 import Foundation
+import LoopbackServer
 import Strata
 import StrataTestSupport
+import Synchronization
 import Testing
 
 @testable import StrataCache
@@ -45,5 +47,42 @@ struct BlobCacheExtensionRaceTests {
         let stored = cache.memory.value(forKey: key)
         #expect(stored?.data == Data("v2".utf8))
         #expect(stored?.expiresAt == v2.expiresAt)
+    }
+
+    /// A disk hit's extension computed from a read made before a `304` renewed the same bytes with new directives
+    /// (`must-revalidate`) does not write the older record back over them. (Before, the renewal was checked by content
+    /// hash only, and the older record's `stale-if-error` came back.)
+    @Test func anExtensionFromAnOlderReadDoesNotUndoARenewal() async throws {
+        let served = Atomic(0)
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            guard served.add(1, ordering: .relaxed).newValue > 1 else {
+                let headers = ["ETag": "\"v1\"", "Cache-Control": "max-age=60, stale-if-error=600"]
+                return ServerReply(status: 200, headers: headers, body: Data("v1".utf8))
+            }
+            return ServerReply(
+                status: 304,
+                headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60, must-revalidate"]
+            )
+        }
+        try await withFixture([("GET /a", route)]) { fixture in
+            // Given a blob on disk, read (as a hit reads it before extending it)
+            let cache = try fixture.makeCache()
+            let url = fixture.url("a")
+            _ = try await cache.fetch(from: url) as Data
+            let read = try #require(cache.blobs.info(forKey: url.absoluteString))
+            var extended = try #require(cache.record(for: read))
+
+            // When a 304 renews it with `must-revalidate`, and then the extension of the older read is written
+            fixture.clock.advance(by: .seconds(70))
+            cache.memory.removeAll()
+            #expect(try await cache.fetchWithLayer(from: url).origin == .revalidated)
+            extended.freshUntil = fixture.clock.now().addingTimeInterval(3_600)
+            _ = try cache.renew(extended, of: read)
+
+            // Then the renewal's record stands
+            let stored = try #require(cache.blobs.info(forKey: url.absoluteString).flatMap(cache.record(for:)))
+            #expect(stored.mustRevalidate)
+            #expect(stored.staleIfError == nil)
+        }
     }
 }
