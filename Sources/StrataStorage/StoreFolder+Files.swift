@@ -31,13 +31,23 @@ extension StoreFolder {
     ///
     /// - Returns: The open descriptor (write-only) and the name.
     package func createTemporary(prefix: String) throws(POSIXCallError) -> (descriptor: Int32, name: String) {
+        try createTemporary(prefix: prefix, mode: 0o644)
+    }
+
+    /// Creates a new file as ``createTemporary(prefix:)`` does, with the permissions `mode` (less the process's
+    /// umask): `0o600` for a file handed to a caller that only its owner may read.
+    ///
+    /// - Returns: The open descriptor (write-only) and the name.
+    package func createTemporary(prefix: String, mode: mode_t) throws(POSIXCallError)
+        -> (descriptor: Int32, name: String)
+    {
         var lastError = POSIXCallError(call: "openat", path: qualified(prefix), code: EEXIST)
         // 64 random bits from the system's generator (`getrandom` on Linux): a clash is a planted name, and the
         // next draw is taken.
         for _ in 0..<8 {
             let name = prefix + String(UInt64.random(in: .min ... .max), radix: 16)
             do {
-                let fd = try openFile(name, O_WRONLY | O_CREAT | O_EXCL, mode: 0o644)
+                let fd = try openFile(name, O_WRONLY | O_CREAT | O_EXCL, mode: mode)
                 return (fd, name)
             } catch {
                 lastError = error
@@ -57,13 +67,16 @@ extension StoreFolder {
             && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    /// Copies the open file `source`, all of it, into a new file created as ``createTemporary(prefix:)`` creates
-    /// one: nothing is followed or overwritten on either side, whatever the source's path now names.
+    /// Copies the open file `source`, all of it, into a new file created as ``createTemporary(prefix:mode:)``
+    /// creates one (with `mode`): nothing is followed or overwritten on either side, whatever the source's path now
+    /// names.
     ///
     /// - Returns: The new file's name.
     /// - Throws: ``POSIXCallError``; the new file is removed then.
-    package func copyIn(_ source: Int32, temporaryPrefix: String) throws(POSIXCallError) -> String {
-        let (fd, name) = try createTemporary(prefix: temporaryPrefix)
+    package func copyIn(_ source: Int32, temporaryPrefix: String, mode: mode_t = 0o644) throws(POSIXCallError)
+        -> String
+    {
+        let (fd, name) = try createTemporary(prefix: temporaryPrefix, mode: mode)
         defer { _ = close(fd) }
         guard FileDescriptor.copy(from: source, to: fd) else {
             let error = POSIXCallError.last("copy", qualified(name))

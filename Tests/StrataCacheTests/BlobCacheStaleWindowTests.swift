@@ -203,6 +203,42 @@ struct BlobCacheStaleWindowTests {
         }
     }
 
+    /// Cleaning at termination (`expiredOnly`) keeps a stale blob that can still be served stale, by its own window or
+    /// by ``BlobCache/Configuration/servesStaleOnError``, so the relaunched app offline gets it; one that cannot goes,
+    /// validators or not. (Every stale blob went: the windows that "survive a restart" did not survive the cleaning.)
+    @Test(arguments: [
+        ("max-age=60, stale-if-error=86400", false, true),
+        ("max-age=60, stale-while-revalidate=300", false, true),
+        ("max-age=60", true, true),
+        ("max-age=60", false, false),
+        ("max-age=60, stale-if-error=30", false, false),
+        ("max-age=60, must-revalidate", true, false),
+    ])
+    func cleaningKeepsAStaleBlobThatCanStillBeServed(cacheControl: String, servesStaleOnError: Bool, kept: Bool)
+        async throws
+    {
+        let origin = Origin(cacheControl: cacheControl)
+        try await withFixture([("GET /a", origin.route)]) { fixture in
+            // Given a blob stale for a minute, when the app cleans at termination
+            do {
+                let cache = try fixture.makeCache(servesStaleOnError: servesStaleOnError)
+                _ = try await cache.fetch(from: fixture.url("a")) as Data
+                fixture.clock.advance(by: .seconds(120))
+                try cache.cleanPersistent()
+                #expect(cache.persistentCount == (kept ? 1 : 0), "\(cacheControl)")
+            }
+
+            // Then the relaunched app offline is answered by it when it was kept
+            let offline = try fixture.makeCache(
+                servesStaleOnError: servesStaleOnError,
+                transport: TestTransport(.offline)
+            )
+            let fetched = try? await offline.fetchWithLayer(from: fixture.url("a"))
+            #expect(fetched?.origin == (kept ? .stale : nil), "\(cacheControl)")
+            await offline.waitForBackgroundRefreshes()
+        }
+    }
+
     /// RFC 5861 bounds how stale a blob may be served: a response already 70 s stale when it came (an `Age` of 130 s
     /// against a lifetime of 60 s, as a CDN relays it) has 30 s left of a 100 s window. (The window ran from the
     /// download, and the blob was served up to 170 s stale.)

@@ -290,6 +290,73 @@ struct BlobCacheWriteBehindTests {
         }
     }
 
+    /// A download that will never be written (`no-store`, `Vary: *`) reserves no room in the queue: with the queue
+    /// full and held, its fetch returns at once. (Before, it waited for room among the downloads to be written, for as
+    /// long as the disk took to drain them.)
+    @Test(arguments: [["Cache-Control": "no-store"], ["Cache-Control": "max-age=60", "Vary": "*"]])
+    func aDownloadThatWillNotBeStoredDoesNotWaitForRoom(headers: [String: String]) async throws {
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            let headers = request.path == "/ahead" ? ["Cache-Control": "max-age=60"] : headers
+            return ServerReply(status: 200, headers: headers, body: Data("123456".utf8))
+        }
+        try await withFixture([("GET /*", route)]) { fixture in
+            // Given a write queued and held, so the next download to be written waits for room
+            let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 0))
+            let hold = QueueHold(cache)
+            _ = try await cache.fetch(from: fixture.url("ahead")) as Data
+
+            // When a response that must not be stored is fetched
+            let returned = Atomic(false)
+            let fetch = Task {
+                defer { returned.store(true, ordering: .releasing) }
+                return try await cache.fetch(from: fixture.url("unstored")) as Data
+            }
+            await poll { returned.load(ordering: .acquiring) || cache.writes.waitingForRoom > 0 }
+
+            // Then it returns without waiting for room
+            #expect(cache.writes.waitingForRoom == 0, "\(headers)")
+            hold.release()
+            #expect(try await fetch.value == Data("123456".utf8))
+            await cache.flush()
+            #expect(try fixture.blobFiles().count == 1)
+            #expect(cache.persistentWriteFailures == 0)
+        }
+    }
+
+    /// A background revalidation cancelled while its download waits for room leaves the stale blob on disk, as
+    /// ``BlobCache/cancelBackgroundRefreshes()`` says: its `stale-if-error` fallback stays. (Before, the refused room
+    /// queued the stale blob's removal.)
+    @Test(.timeLimit(.minutes(1))) func aCancelledRefreshWaitingForRoomKeepsTheStaleBlob() async throws {
+        let served = Atomic(0)
+        let route: @Sendable (ServerRequest) async throws -> ServerReply = { request in
+            let version = request.path == "/a" ? served.add(1, ordering: .relaxed).newValue : 0
+            let headers = ["Cache-Control": "max-age=60, stale-while-revalidate=30, stale-if-error=86400"]
+            return ServerReply(status: 200, headers: headers, body: Data("v\(version)".utf8))
+        }
+        try await withFixture([("GET /*", route)]) { fixture in
+            // Given a stale blob on disk, and a write queued and held, so the next download waits for room
+            let cache = try fixture.makeCache(persistent: .init(writes: .behind, writeBehindLimit: 0))
+            let stale = fixture.url("a")
+            _ = try await cache.fetch(from: stale) as Data
+            await cache.flush()
+            let hold = QueueHold(cache)
+            _ = try await cache.fetch(from: fixture.url("ahead")) as Data
+            fixture.clock.advance(by: .seconds(70))
+
+            // When its background revalidation downloads v2, waits for room, and is cancelled
+            #expect(try await cache.fetchWithLayer(from: stale).origin == .stale)
+            await poll { cache.writes.waitingForRoom >= 1 }
+            cache.cancelBackgroundRefreshes()
+            await cache.waitForBackgroundRefreshes()
+            hold.release()
+            await cache.flush()
+
+            // Then the stale blob is still on disk
+            #expect(served.load(ordering: .relaxed) == 2)
+            #expect(cache.blobs.value(forKey: stale.absoluteString) == Data("v1".utf8))
+        }
+    }
+
     /// A stale blob a `304` renewed whose entry went meanwhile (evicted) is stored again from its key's turn: it does
     /// not wait for room there, where a download of the same stripe that waits for room would wait for that turn next.
     /// Before, with a limit of 0, the two waited for each other for good (and every later fetch of the stripe with

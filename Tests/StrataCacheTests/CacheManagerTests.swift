@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -113,6 +114,37 @@ struct CacheManagerTests {
         // Then "b", not the often-read "a", is evicted from disk
         #expect(Set(cache.persistentStore.sortedKeys()) == ["a", "c", "d"])
         #expect(cache.persistentStore.keysByRecency.first == "d")
+    }
+
+    /// A read answered by memory on a full disk returns its reference and reports nothing: its recency line is best
+    /// effort, as a disk read's is. (Before, every such read sent an `io` error to the diagnostics.)
+    @Test(.enabled(if: TemporaryMount.isAvailable, "needs root and tmpfs (mount(2))"))
+    func aMemoryHitOnAFullDiskReportsNothing() throws {
+        // Given a reference in memory and on a full disk
+        let mount = try TemporaryMount(size: "1m")
+        defer { mount.unmount() }
+        let errors = ReportedErrors()
+        let clock = ManualClock()
+        let cache = try CacheManager(
+            configuration: .init(
+                folder: mount.url.appendingPathComponent("beagle"),
+                clock: clock,
+                diagnostics: { errors.append($0) }
+            )
+        )
+        cache.addToCache(reference("a", at: clock.now()))
+        let filler = mount.url.appendingPathComponent("filler")
+        #expect(FileManager.default.createFile(atPath: filler.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: filler)
+        while (try? handle.write(contentsOf: Data(count: 4_096))) != nil {}
+        try? handle.close()
+
+        // When it is read more times than the index's last page has room for lines
+        for _ in 0..<1_000 { #expect(cache.getReference(identifiedBy: "a")?.identifier == "a") }
+
+        // Then nothing was reported
+        let first = errors.all.first.map { String(describing: $0) } ?? ""
+        #expect(errors.all.isEmpty, "\(errors.all.count) reports, the first: \(first)")
     }
 
     @Test func aRestartKeepsTheReferencesAndTheirMaxAge() throws {

@@ -14,6 +14,11 @@ extension BlobCache {
     /// Cleans the persistent layer by its ``PersistentLayer/cleaning`` rule (expired blobs only by default),
     /// then trims it to its limits: what an app calls when it terminates.
     ///
+    /// By ``CleaningRule/expiredOnly`` a blob past its freshness stays while it can still be served stale: inside its
+    /// response's `stale-while-revalidate` or `stale-if-error` window, or, for a response that gave no
+    /// `stale-if-error`, under ``Configuration/servesStaleOnError`` (never under `must-revalidate` or `no-cache`).
+    /// A stale blob that only a validator (`ETag`, `Last-Modified`) could renew goes.
+    ///
     /// - Throws: ``Strata/StrataError/Code/io`` when a file cannot be removed.
     public func cleanPersistent() throws {
         switch configuration.persistent.cleaning {
@@ -24,12 +29,18 @@ extension BlobCache {
             let now = configuration.clock.now()
             for key in blobs.sortedKeys() {
                 guard let info = blobs.info(forKey: key) else { continue }
-                if let record = record(for: info), record.freshUntil > now { continue }
+                if let record = record(for: info), record.freshUntil > now || servesStale(record, at: now) { continue }
                 // Only the blob judged stale: a download or a 304 that replaced or renewed it since stays.
                 _ = try blobs.removeValue(forKey: key, ifStill: info)
             }
         }
         try blobs.removeExpired()
+    }
+
+    /// Whether the stale blob `record` describes may still be served stale at `now`, in the background of a
+    /// revalidation or after an outage: what cleaning by ``CleaningRule/expiredOnly`` keeps.
+    private func servesStale(_ record: FreshnessRecord, at now: Date) -> Bool {
+        record.servesWhileRevalidating(at: now) || servesIfError(record, at: now)
     }
 
     /// Cleans both layers, each by its own rule.

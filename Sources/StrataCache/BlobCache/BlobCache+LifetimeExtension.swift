@@ -53,7 +53,8 @@ extension BlobCache {
     public enum CleaningRule: Sendable, Hashable {
         /// Every entry, fresh or not: the ephemeral layer's default (memory pressure).
         case all
-        /// Only entries whose lifetime has ended: the persistent layer's default (app termination).
+        /// Only entries whose lifetime has ended: the persistent layer's default (app termination). A persistent
+        /// blob's lifetime ends when it can no longer be served, fresh or stale (``BlobCache/cleanPersistent()``).
         case expiredOnly
     }
 

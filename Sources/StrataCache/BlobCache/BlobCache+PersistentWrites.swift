@@ -22,8 +22,9 @@ extension BlobCache {
         /// fails is counted in ``BlobCache/persistentWriteFailures`` and its blob stays in memory only.
         /// ``BlobCache/flush()`` waits for every queued write. At most
         /// ``PersistentLayer/writeBehindLimit`` bytes of downloads (64 MiB by default) wait in the queue: a fetch
-        /// whose download does not fit waits, without blocking a thread, for the writes ahead of it, so a disk
-        /// slower than the network holds the fetches back instead of filling memory. The fetches waiting hold as
+        /// whose download does not fit waits (one that must not be stored never does), without blocking a thread,
+        /// for the writes ahead of it, so a disk slower than the network holds the fetches back instead of filling
+        /// memory. The fetches waiting hold as
         /// much again at most (and at least 64 MiB): past it (a disk that stalls while fetches of new URLs go on) a fetch returns its blob
         /// without storing it on disk, counted as a failed write, and any older copy on disk is dropped.
         ///
@@ -50,6 +51,13 @@ extension BlobCache {
         var eTag: String?
         var lastModified: String?
         var record: FreshnessRecord
+
+        /// Whether `other` is this write as queued, not another download queued since: the same record, validators
+        /// and bytes.
+        func isSameVersion(as other: QueuedWrite) -> Bool {
+            record == other.record && eTag == other.eTag && lastModified == other.lastModified
+                && data.isSameBytes(as: other.data)
+        }
 
         /// A removal queued behind a running write: stale, so reads wait for it or skip it.
         static let removal = QueuedWrite(

@@ -8,8 +8,14 @@ extension BlobCache {
     /// the configuration says, and otherwise only when configured (``Configuration/servesStaleOnError``).
     func servesStale(_ stale: PersistentEntry, after error: any Error) -> Bool {
         guard let error = error as? StrataError, HTTPFreshness.isOutage(error) else { return false }
-        let record = stale.record
+        return servesIfError(stale.record, at: configuration.clock.now())
+    }
+
+    /// Whether, at `now`, the stale blob `record` describes may stand in for a failed download after an outage:
+    /// never under `must-revalidate`; within its `stale-if-error` when the response gave one, otherwise when
+    /// configured (``Configuration/servesStaleOnError``).
+    func servesIfError(_ record: FreshnessRecord, at now: Date) -> Bool {
         guard !record.mustRevalidate else { return false }
-        return record.servesIfError(at: configuration.clock.now()) ?? configuration.servesStaleOnError
+        return record.servesIfError(at: now) ?? configuration.servesStaleOnError
     }
 }

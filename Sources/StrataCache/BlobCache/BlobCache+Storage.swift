@@ -43,7 +43,12 @@ extension BlobCache {
         ) {
             var renewed = blob
             renewed.expiresAt = extended
-            putInMemory(renewed, forKey: key, now: now, readAfter: removalsBefore)
+            // Only over the blob read: every put in memory runs under the guard's lock, so a newer blob stored since
+            // (a download) is seen here and keeps its bytes and lifetime.
+            removals.putBack(readAt: removalsBefore, key) {
+                guard let current = memory.value(forKey: key), current.isSameVersion(as: blob) else { return }
+                putInMemory(renewed, forKey: key, now: now)
+            }
         }
         return blob.data
     }
@@ -92,7 +97,11 @@ extension BlobCache {
             now: now
         ) {
             record.freshUntil = extended
-            writes.update(forKey: key) { $0.record.freshUntil = extended }
+            // Only on the write read: a newer download queued since (a `no-cache` one, say) keeps its own lifetime.
+            writes.update(forKey: key) { pending in
+                guard pending.isSameVersion(as: write) else { return }
+                pending.record.freshUntil = extended
+            }
         }
         return PersistentHit(data: write.data, record: record, eTag: write.eTag, lastModified: write.lastModified)
     }
@@ -133,21 +142,26 @@ extension BlobCache {
     }
 
     /// Renews the freshness record in the entry of the blob version `info` describes: one rewrite of the entry's
-    /// trailer, never of the blob. Returns `false` when the blob is gone or another version replaced it.
+    /// trailer, never of the blob. Returns `false` when the blob is gone, another version replaced it, or its record
+    /// was renewed since `info` was read (a `304`, an extension): a record made from an older read never replaces a
+    /// newer one's directives.
     func renew(_ record: FreshnessRecord, of info: FileEntryInfo) throws -> Bool {
         var record = record
         record.contentHash = info.contentHash  // the record names the version it belongs to
-        return try blobs.renewMetadata(
-            EntryMetadata(
-                expiresAt: info.expiresAt,
-                freshUntil: info.freshUntil,
-                eTag: info.eTag,
-                lastModified: info.lastModified
-            ),
-            attributes: record.encoded(),
-            ifContentHash: info.contentHash,
-            forKey: info.key
-        )
+        return try renewals.withLock(info.key) {
+            guard blobs.info(forKey: info.key)?.attributes == info.attributes else { return false }
+            return try blobs.renewMetadata(
+                EntryMetadata(
+                    expiresAt: info.expiresAt,
+                    freshUntil: info.freshUntil,
+                    eTag: info.eTag,
+                    lastModified: info.lastModified
+                ),
+                attributes: record.encoded(),
+                ifContentHash: info.contentHash,
+                forKey: info.key
+            )
+        }
     }
 
     /// A stored record, or for a blob whose record is lost one with the persistent layer's initial lifetime.
@@ -248,17 +262,19 @@ extension BlobCache {
     /// a newer blob another fetch stored meanwhile keeps its own record, and the answer is `true`, so the chain does
     /// not store the older blob over it. The renewal's write names the version checked (its content hash).
     func renewPersistent(forKey key: String, with renewal: EntryMetadata) throws -> Bool {
-        guard let info = blobs.info(forKey: key) else { return false }
-        guard renewal.renews(entryWithETag: info.eTag, lastModified: info.lastModified) else { return true }
-        let now = configuration.clock.now()
-        return try renew(
-            storedRecord(record(for: info)).renewed(
+        // Read again when the record changed under the renewal (an extension): the 304's directives still land.
+        for _ in 0..<3 {
+            guard let info = blobs.info(forKey: key) else { return false }
+            guard renewal.renews(entryWithETag: info.eTag, lastModified: info.lastModified) else { return true }
+            let now = configuration.clock.now()
+            let renewed = storedRecord(record(for: info)).renewed(
                 until: renewal.freshUntil,
                 directives: renewal.renewalDirectives,
                 now: now
-            ),
-            of: info
-        )
+            )
+            if try renew(renewed, of: info) { return true }
+        }
+        return false
     }
 
     /// Removes the blob under `key` from disk and from the write-behind queue: a write of it running now is followed

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// A download's record is written in the blob's own entry (its attributes), so a disk hit reads one file.
 /// A `304` or a lifetime extension renews the record in place (the entry's metadata only, never the blob's bytes),
-/// and only while the entry still holds the version the record names (its ``contentHash``).
+/// and only while the entry still holds the version the record names (its ``contentHash``) and the record the renewal
+/// was made from.
 ///
 /// Binary layout (little-endian, 36 bytes): format (1, value 1), fresh until and lifetime (`Double` bits,
 /// 8 + 8), has `stale-if-error` (1) and its value (8), `must-revalidate` (1), `no-cache` (1), content hash

@@ -173,12 +173,10 @@ public final class CacheManager: CacheManagerProtocol {
         // Read before memory is asked: a write between the miss and the disk read is then seen.
         let writesBefore = writtenToMemory.mark()
         if let reference = memoryLayer.value(forKey: id) {
-            // Beagle's recency: a read answered by memory is still a use of the capped store's entry.
-            do {
-                try persistentStore.markUsed(forKey: id)
-            } catch {
-                report(error)
-            }
+            // Beagle's recency: a read answered by memory is still a use of the capped store's entry, marked by one
+            // line appended to the store's index. Best effort, as a disk read's mark is: a full or read-only disk
+            // fails no read whose reference is good, and reports nothing.
+            _ = try? persistentStore.markUsed(forKey: id)
             return reference
         }
         do {

@@ -2,7 +2,8 @@ import Strata
 
 /// What ``CachedFetcher/fetch(_:identifier:)`` returns: the reference and where it came from.
 public struct CachedFetchResult: Hashable, Sendable {
-    /// The reference now cached (or, for a `no-store` response, the one received).
+    /// The reference now cached (or, for a response not stored — `no-store`, a range, a method other than GET — the
+    /// one received).
     public var reference: CacheReference
 
     /// Whether the server was called, and what it answered: `.cache` (a valid reference, no request),

@@ -29,10 +29,11 @@ import StrataNetwork
 ///   replaces it. A response that varies on more than 16 fields is not cached.
 /// - A request's own `Cache-Control` is heard (RFC 9111, section 5.2.1): with `no-cache` a stored reference is not
 ///   used without revalidating it, and with `max-age=N` one older than `N` seconds is revalidated.
-/// - Only a GET is answered from the cache and stored (RFC 9111, section 2). Any other request is sent as it is
-///   (origin `.network`), its response returned and not stored; one whose method is unsafe (anything
-///   but `HEAD`, `OPTIONS` and `TRACE`) and succeeds marks the reference under its identifier stale (section 4.4),
-///   so the next GET revalidates it.
+/// - Only a GET is answered from the cache and stored (RFC 9111, section 2), and only one for the whole resource: a
+///   GET that carries `Range` and any other request are sent as they are (origin `.network`, no hash), their
+///   response returned and not stored, the stored reference left as it was (a `206` is a part, never the
+///   reference). One whose method is unsafe (anything but `GET`, `HEAD`, `OPTIONS` and `TRACE`) and succeeds marks
+///   the reference under its identifier stale (section 4.4), so the next GET revalidates it.
 public struct CachedFetcher: Sendable {
     /// The cache consulted and filled.
     public var cacheManager: any CacheManagerProtocol
@@ -86,7 +87,10 @@ public struct CachedFetcher: Sendable {
     ///   (``Strata/StrataError/Code/unexpectedResponse``): it is about no version the cache holds.
     public func fetch(_ request: HTTPRequest, identifier: String? = nil) async throws -> CachedFetchResult {
         let identifier = identifier ?? request.cacheKey
-        guard request.method == .get else { return try await send(request, identifier: identifier) }
+        // A part is not the reference: a range goes past the cache, as a request other than a GET does.
+        guard request.method == .get, request.headers["Range"] == nil else {
+            return try await send(request, identifier: identifier)
+        }
         // A CacheRepository per fetch: the manager's references, valid as the manager says, over the server.
         let source = ReferenceSource(
             request: request,
@@ -115,8 +119,9 @@ public struct CachedFetcher: Sendable {
         return CachedFetchResult(reference: reference, origin: origin)
     }
 
-    /// Sends a request other than a GET past the cache: its response is not stored, and an unsafe method that
-    /// succeeded marks the stored reference stale (kept, with its hash, for the next GET to revalidate).
+    /// Sends a request the cache does not answer (a method other than GET, a range) past it: its response is not
+    /// stored, and an unsafe method that succeeded marks the stored reference stale (kept, with its hash, for the
+    /// next GET to revalidate).
     private func send(_ request: HTTPRequest, identifier: String) async throws -> CachedFetchResult {
         // Made before the request: a clear while it runs is not undone by the stale mark.
         let store = ReferenceStore(manager: cacheManager)
@@ -127,8 +132,8 @@ public struct CachedFetcher: Sendable {
         return CachedFetchResult(reference: reference, origin: .network)
     }
 
-    /// The methods that change nothing on the server (RFC 9110, section 9.2.1) but GET, which the cache answers.
+    /// The methods that change nothing on the server (RFC 9110, section 9.2.1).
     private static let safeMethods: Set<HTTPMethod> = [
-        .head, HTTPMethod(rawValue: "OPTIONS"), HTTPMethod(rawValue: "TRACE"),
+        .get, .head, HTTPMethod(rawValue: "OPTIONS"), HTTPMethod(rawValue: "TRACE"),
     ]
 }

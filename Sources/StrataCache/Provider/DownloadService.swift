@@ -20,7 +20,7 @@ internal import StrataSupport
 ///    character (a CR/LF that would add a line) fails the download with
 ///    ``Strata/StrataError/Code/invalidArgument`` before anything is sent.
 /// 3. `304 Not Modified` — a value, not an error, for which no file is created — renews the item
-///    (``CacheProvider/renewItem(key:notModified:)``) and answers from ``CacheProvider/cachedItem(key:)``
+///    (``CacheProvider/renewItem(key:notModified:sentWith:)``) and answers from ``CacheProvider/cachedItem(key:)``
 ///    (``DownloadOrigin/notModified``). When ``CacheProvider/headerValues(for:)`` no longer returns the headers
 ///    sent, another download stored a newer version meanwhile: the 304 is about the older one, so the item is not
 ///    renewed, and the cache answers with what it holds. A 304 that finds the item gone (evicted or removed since
@@ -297,16 +297,22 @@ public struct DownloadService: Sendable {
         return stored
     }
 
-    /// A copy of the cached file `cached`, made as a download is (a new file in the client's download folder): the
-    /// caller's, whatever the provider does with its own.
+    /// A copy of the cached file `cached`, made as a download is (a new file in the client's download folder, created
+    /// exclusively and readable by its owner only): the caller's, whatever the provider does with its own.
     ///
     /// - Throws: ``Strata/StrataError/Code/io`` when the copy cannot be made.
     private func copy(of cached: URL) throws -> URL {
         let copy = client.newDownloadFileURL()
         do {
-            try FileManager.default.copyItem(at: cached, to: copy)
+            let writer = try DownloadFile.create(at: copy)
+            defer { writer.close() }
+            do {
+                try Self.append(contentsOf: cached, to: writer)
+            } catch {
+                DownloadFile.remove(at: copy)
+                throw error
+            }
         } catch {
-            DownloadFile.remove(at: copy)
             throw StrataError(
                 .io,
                 "Copying the cached file of \(StrataError.quoted(key: cacheKey.describedForErrorsAsURL))",
@@ -314,6 +320,30 @@ public struct DownloadService: Sendable {
             )
         }
         return copy
+    }
+
+    /// Appends the bytes of the regular file at `file` to `writer`: the file itself opened without following a link,
+    /// and without waiting (a pipe planted there cannot hang the open; the type check refuses it).
+    private static func append(contentsOf file: URL, to writer: DownloadFileWriter) throws {
+        let path = file.path
+        let source = FileDescriptor.retryingInterrupts { open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+        guard source >= 0 else { throw POSIXCallError.last("open", path).strataError("Opening the cached file") }
+        defer { _ = close(source) }
+        guard FileDescriptor.regularFileSize(source) >= 0 else {
+            throw StrataError(.io, "\(path) is not a regular file (a folder or a device is there)")
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var offset = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return -1 }
+                return FileDescriptor.read(source, into: base, count: buffer.count, at: offset, minimum: 1)
+            }
+            guard count >= 0 else { throw POSIXCallError.last("read", path).strataError("Reading the cached file") }
+            if count == 0 { return }
+            try chunk.withUnsafeBytes { try writer.write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            offset += count
+        }
     }
 
     /// Deletes the temporary download `file` once the provider has stored it — a copy — unless it is gone (moved) or

@@ -28,7 +28,7 @@ extension FileCacheProvider {
             throw StrataError(.invalidArgument, "\(path) is not a regular file (a folder or a device is there)")
         }
         do {
-            return try folder.copyIn(source, temporaryPrefix: Self.stagedPrefix)
+            return try folder.copyIn(source, temporaryPrefix: Self.stagedPrefix, mode: Self.checkoutMode)
         } catch {
             throw error.strataError("Copying \(path) into the checkout folder")
         }

@@ -463,7 +463,7 @@ public final class FileCacheProvider: CacheProvider {
     private func stageCopy(of key: String) throws -> (name: String, info: FileEntryInfo)? {
         let (descriptor, name): (Int32, String)
         do {
-            (descriptor, name) = try folder.createTemporary(prefix: Self.stagedPrefix)
+            (descriptor, name) = try folder.createTemporary(prefix: Self.stagedPrefix, mode: Self.checkoutMode)
         } catch {
             throw error.strataError("Staging the checkout of \(StrataError.quoted(key: key))")
         }
@@ -546,6 +546,9 @@ public final class FileCacheProvider: CacheProvider {
 
     /// The prefix of staged copies (a checkout before its rename).
     static let stagedPrefix = ".strata-checkout-staged-"
+
+    /// The permissions of staged copies, and so of checkouts: readable by their owner only, as a download is.
+    static let checkoutMode: mode_t = 0o600
 
     /// Whether `name` is a checkout's: 32 lowercase hex digits and ``checkoutSuffix``.
     static func isCheckoutName(_ name: String) -> Bool {

@@ -13,9 +13,9 @@ import StrataOffline
 import StrataTesting
 import Testing
 
-// Sources/StrataCache/StrataCache.docc/StaleBlobs.md:28
+// Sources/StrataCache/StrataCache.docc/StaleBlobs.md:31
 extension DocSnippetContext {
-    func StaleBlobs_28() async throws {
+    func StaleBlobs_31() async throws {
         let blobs = try BlobCache(baseURL: URL(string: "https://example.com")!)
         let feed = try await blobs.fetchWithLayer(from: URL(string: "feed.json")!)
         if feed.origin == .stale {
@@ -25,9 +25,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/StrataCache/StrataCache.docc/StaleBlobs.md:52
+// Sources/StrataCache/StrataCache.docc/StaleBlobs.md:55
 extension DocSnippetContext {
-    func StaleBlobs_52() async throws {
+    func StaleBlobs_55() async throws {
         let clock = ManualClock()
         let blobs = try BlobCache(baseURL: URL(string: "https://example.com")!, configuration: .init(clock: clock))
         _ = try await blobs.fetch(from: URL(string: "feed.json")!)  // max-age=60, stale-while-revalidate=30

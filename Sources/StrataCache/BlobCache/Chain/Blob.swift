@@ -21,7 +21,8 @@ struct Blob: Sendable {
     var removalsBefore = 0
     /// For a download when the persistent layer writes behind: the room reserved for it in the write-behind queue
     /// before its write-back takes its key's turn (``BlobFileTier`` takes it over), or `.refused` when the fetches
-    /// waiting for room held their limit; `.none` otherwise (the write reserves it then).
+    /// waiting for room held their limit; `.none` otherwise (the write reserves it then), and for a download that must
+    /// not be stored, which reserves none.
     var room = Room.none
 
     /// Gives back the room reserved for the download, if its write did not take it over (its write-back was

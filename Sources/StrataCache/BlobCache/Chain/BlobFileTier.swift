@@ -55,13 +55,15 @@ struct BlobFileTier: BlobTier, PutDataSource, DeleteDataSource {
         // A disk slower than the network fills the queue: the fetch waited for room rather than let it grow (the
         // network tier reserved it for a download), or, when the fetches waiting hold as much again (a stalled disk),
         // stores nothing on disk (a failed write), and the older copy goes after the writes ahead, never served in
-        // place of this one.
+        // place of this one (unless the fetch was cancelled meanwhile). A download that must not be stored needs no room: it only drops the older copy.
         var reserved = 0
-        if cache.configuration.persistent.writes == .behind {
+        if cache.configuration.persistent.writes == .behind, entry.value.isStorable {
             switch entry.value.room {
             case .reserved(let room): reserved = room.take()
             case .refused:
-                cache.forgetPersistentBehind(key)
+                // A caller that gave up waiting (a background revalidation cancelled) leaves the disk as it was: the
+                // stale copy keeps serving its windows, and a later fetch revalidates it.
+                if !Task.isCancelled { cache.forgetPersistentBehind(key) }
                 return entry.value
             case .none:
                 // A stale blob a 304 renewed whose entry is gone (rare): written only when its room is free at once. It

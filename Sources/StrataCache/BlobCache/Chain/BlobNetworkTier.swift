@@ -52,8 +52,8 @@ struct BlobNetworkTier: BlobTier {
             var download = cache.download(response, requestTime: requestTime, to: sent)
             download.value.removalsBefore = removalsBefore
             // Before the write-back, which holds the key's turn: fetches of other keys of its stripe wait for that
-            // turn, and would wait for this room too.
-            if cache.configuration.persistent.writes == .behind {
+            // turn, and would wait for this room too. A download that will not be written reserves none.
+            if cache.configuration.persistent.writes == .behind, download.value.isStorable {
                 let room = await cache.writes.reservedRoom(for: download.value.footprint)
                 download.value.room = room.map { .reserved($0) } ?? .refused
             }
