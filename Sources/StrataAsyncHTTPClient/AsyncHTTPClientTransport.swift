@@ -8,8 +8,10 @@
     /// size limit as bytes arrive and both deadlines to the millisecond, on Linux and Apple platforms alike.
     ///
     /// ```swift
-    /// let transport = AsyncHTTPClientTransport(client: .shared)
+    /// let transport = AsyncHTTPClientTransport()
     /// let client = StrataNetwork.HTTPClient(transport: transport)
+    /// // When the server stops:
+    /// try await transport.shutdown()
     /// ```
     ///
     /// It keeps every promise ``StrataNetwork/URLSessionTransport`` keeps, and passes the same transport tests:
@@ -47,9 +49,12 @@
     ///   `.timedOut`, `.badServerResponse`, …); AsyncHTTPClient's own error is the `URLError`'s
     ///   `NSUnderlyingErrorKey`.
     ///
-    /// The client is either yours (``init(client:)``: share one `HTTPClient` across the process, such as
-    /// `HTTPClient.shared`, and shut it down yourself) or the transport's (``init(configuration:)``: call
-    /// ``shutdown()`` when done). A request sent after the client was shut down fails with
+    /// The client is either yours (``init(client:)``: share one `HTTPClient` across the process, made with
+    /// ``defaultConfiguration``, and shut it down yourself) or the transport's (``init(configuration:)``: call
+    /// ``shutdown()`` when done). Not `HTTPClient.shared`: its configuration follows up to 20 redirects itself (past
+    /// the transport's rules, holding a connection behind a redirect body that stalls), retries a refused connection
+    /// until a deadline, inflates compressed bodies while their `Content-Encoding` stays (a cache then stores plain
+    /// bytes under that header) and traces each request, full URL included, with the tracer a server bootstraps. A request sent after the client was shut down fails with
     /// ``Strata/StrataError/Code/invalidArgument``, which no retry repeats.
     public final class AsyncHTTPClientTransport: HTTPTransport, HTTPExchangeTransport, Sendable {
         /// The AsyncHTTPClient client that sends the requests.
@@ -74,7 +79,8 @@
         /// too: one that follows redirects itself keeps a connection leased after a request that failed while it read
         /// a redirect's body.
         ///
-        /// - Parameter client: The client, such as `HTTPClient.shared`.
+        /// - Parameter client: The client, made with ``defaultConfiguration`` (not `HTTPClient.shared`, whose
+        ///   configuration follows redirects, retries connections, inflates bodies and traces requests itself).
         public init(client: AsyncHTTPClient.HTTPClient) {
             self.client = client
             self.ownsClient = false

@@ -25,7 +25,17 @@ extension MemoryDataSource {
 
         /// The cost of a value; by default the byte count of `Data` and `String` values and 0 otherwise. A negative
         /// cost counts as 0.
-        public var cost: @Sendable (Value) -> Int
+        ///
+        /// Eviction reports give the total cost as the store's bytes (``Strata/StoreUsage/bytes``) when the cost is
+        /// one you gave, or the default one of `Data` and `String` values; otherwise they say the store does not
+        /// count bytes (`nil`) rather than report 0.
+        public var cost: @Sendable (Value) -> Int {
+            didSet { costCountsBytes = true }
+        }
+
+        /// Whether the total cost stands for the entries' bytes in eviction reports: a cost given, or the default
+        /// cost of `Data` and `String` values.
+        @usableFromInline private(set) var costCountsBytes: Bool
 
         /// The key under which ``Strata/PutDataSource/putAll(_:in:)`` stores each value for queries
         /// that name no keys (``Strata/AllObjectsQuery``); `nil` refuses such puts.
@@ -61,6 +71,7 @@ extension MemoryDataSource {
             self.costLimit = costLimit
             self.timeToLive = timeToLive
             self.cost = cost ?? Self.defaultCost()
+            costCountsBytes = cost != nil || Value.self == Data.self || Value.self == String.self
             self.key = key
             self.clock = clock
         }

@@ -13,7 +13,7 @@ extension MemoryDataSource {
         guard storage.removeLeastRecentlyUsed() else { return false }
         storedListAnswer.forget()
         if let key, let observer = configuration.evictionObserver {
-            observer.storeDidEvict(StoreEviction(reason: reason, key: key, usage: storage.usage))
+            observer.storeDidEvict(StoreEviction(reason: reason, key: key, usage: usage(of: storage)))
         }
         return true
     }
@@ -24,7 +24,9 @@ extension MemoryDataSource {
     func expire(_ key: String, in storage: inout LRUStorage<Value>) {
         guard storage.remove(key) else { return }
         storedListAnswer.forget()
-        configuration.evictionObserver?.storeDidEvict(StoreEviction(reason: .expired, key: key, usage: storage.usage))
+        configuration.evictionObserver?.storeDidEvict(
+            StoreEviction(reason: .expired, key: key, usage: usage(of: storage))
+        )
     }
 
     /// The count limit a write passes to the storage, which evicts in place for it: none when an observer must hear
@@ -33,10 +35,10 @@ extension MemoryDataSource {
     var inPlaceCountLimit: Int {
         configuration.evictionObserver == nil ? configuration.countLimit ?? .max : .max
     }
-}
 
-extension LRUStorage {
-    /// The entries and their total cost, for eviction reports.
+    /// The entries of `storage` and, when the cost counts bytes, their total cost, for eviction reports.
     @usableFromInline
-    var usage: StoreUsage { StoreUsage(count: count, bytes: totalCost) }
+    func usage(of storage: LRUStorage<Value>) -> StoreUsage {
+        StoreUsage(count: storage.count, bytes: configuration.costCountsBytes ? storage.totalCost : nil)
+    }
 }

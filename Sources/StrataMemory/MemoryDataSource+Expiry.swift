@@ -59,7 +59,7 @@ extension MemoryDataSource {
             storedListAnswer.forget()
             if storage.remove(key) {
                 configuration.evictionObserver?.storeDidEvict(
-                    StoreEviction(reason: .sizeLimit, key: key, usage: storage.usage)
+                    StoreEviction(reason: .sizeLimit, key: key, usage: usage(of: storage))
                 )
             }
             return storage.observerCount > 0

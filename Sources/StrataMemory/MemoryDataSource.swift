@@ -215,7 +215,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
             let removed = storage.count
             storage.removeAll()
             guard removed > 0, let observer = configuration.evictionObserver else { return }
-            observer.storeDidEvict(StoreEviction(reason: .purged, key: nil, count: removed, usage: storage.usage))
+            observer.storeDidEvict(StoreEviction(reason: .purged, key: nil, count: removed, usage: usage(of: storage)))
         }
         storedListAnswer.forget()
         changeBroadcaster.publish(.deleteAll)
@@ -261,7 +261,7 @@ public final class MemoryDataSource<Value: Sendable>: Sendable {
                     storage.release(slot)
                     removed += 1
                     configuration.evictionObserver?.storeDidEvict(
-                        StoreEviction(reason: .expired, key: key, usage: storage.usage)
+                        StoreEviction(reason: .expired, key: key, usage: usage(of: storage))
                     )
                 }
             }

@@ -74,3 +74,41 @@ struct MemoryEvictionObserverTests {
         #expect(recorder.evictions.isEmpty)
     }
 }
+
+struct MemoryEvictionUsageBytesTests {
+    private let recorder = EvictionRecorder()
+
+    private func store(cost: (@Sendable (Int) -> Int)?) -> MemoryDataSource<Int> {
+        var configuration = MemoryDataSource<Int>.Configuration(countLimit: 1, cost: cost)
+        configuration.evictionObserver = recorder
+        return MemoryDataSource(configuration: configuration)
+    }
+
+    @Test func aStoreOfValuesItCannotMeasureReportsNoBytes() {
+        let store = store(cost: nil)
+        store.setValue(1, forKey: "a")
+        store.setValue(2, forKey: "b")
+
+        #expect(recorder.summary == ["a: countLimit"])
+        #expect(recorder.evictions.first?.usage == StoreUsage(count: 1, bytes: nil))
+    }
+
+    @Test func aCostGivenForAnyValueIsReportedAsItsBytes() {
+        let store = store(cost: { $0 * 10 })
+        store.setValue(1, forKey: "a")
+        store.setValue(2, forKey: "b")
+
+        #expect(recorder.evictions.first?.usage == StoreUsage(count: 1, bytes: 20))
+    }
+
+    @Test func aCostSetAfterTheConfigurationIsMadeCountsToo() {
+        var configuration = MemoryDataSource<Int>.Configuration(countLimit: 1)
+        configuration.cost = { $0 }
+        configuration.evictionObserver = recorder
+        let store = MemoryDataSource(configuration: configuration)
+        store.setValue(1, forKey: "a")
+        store.setValue(7, forKey: "b")
+
+        #expect(recorder.evictions.first?.usage == StoreUsage(count: 1, bytes: 7))
+    }
+}

@@ -63,8 +63,9 @@ public struct StoreUsage: Sendable, Hashable {
     /// The number of entries (expired ones not yet removed included).
     public let count: Int
 
-    /// The bytes the entries take: the memory store's total cost, the file store's payload bytes, the JSON-file
-    /// store's entry files; `nil` for a store that does not count bytes.
+    /// The bytes the entries take: the memory store's total cost (when it has a cost to count: one given, or the
+    /// default one of `Data` and `String` values), the file store's payload bytes, the JSON-file store's entry files;
+    /// `nil` for a store that does not count bytes.
     public let bytes: Int?
 
     /// Creates a usage report.

@@ -333,9 +333,9 @@ struct KeyListingQuery_4 {
     }
 }
 
-// Sources/Strata/Stores/StoreEviction.swift:89
+// Sources/Strata/Stores/StoreEviction.swift:90
 extension DocSnippetContext {
-    func StoreEviction_89() async throws {
+    func StoreEviction_90() async throws {
         struct EvictionLog: StoreEvictionObserver {
             func storeDidEvict(_ eviction: StoreEviction) {
                 print("evicted \(eviction.key ?? "everything") (\(eviction.reason)); \(eviction.usage.count) left")
