@@ -62,12 +62,45 @@ extension FileDataSource {
         return try renew(metadata, attributes: .some(attributes), ifContentHash: contentHash, forKey: key)
     }
 
+    /// Replaces the metadata and the attributes of the entry under `key`, as
+    /// ``renewMetadata(_:attributes:ifContentHash:forKey:)`` does, when it still holds the data hashed `contentHash`
+    /// *and* the attributes `expected`: a renewal computed from a read (a record of a cache's own) never lands on an
+    /// entry whose attributes were replaced since, by a write of the same bytes or another renewal. Checked under the
+    /// lock the renewal takes, so nothing lands between the check and the write.
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata.
+    ///   - attributes: The new attributes; `nil` removes them.
+    ///   - contentHash: The ``FileEntryInfo/contentHash`` of the version to renew.
+    ///   - expected: The ``FileEntryInfo/attributes`` the entry must still have.
+    ///   - key: The key.
+    /// - Returns: Whether the entry was renewed: `false` when there is none, or it holds other data or attributes.
+    /// - Throws: As ``renewMetadata(_:attributes:ifContentHash:forKey:)``.
+    @discardableResult
+    package func renewMetadata(
+        _ metadata: EntryMetadata,
+        attributes: Data?,
+        ifContentHash contentHash: UInt64,
+        ifAttributes expected: Data?,
+        forKey key: String
+    ) throws -> Bool {
+        try EntryOptions.checkAttributes(attributes)
+        return try renew(
+            metadata,
+            attributes: .some(attributes),
+            ifContentHash: contentHash,
+            ifAttributes: .some(expected),
+            forKey: key
+        )
+    }
+
     /// Renews an entry's trailer: its metadata, and its attributes when `attributes` is not `nil`, when it holds
-    /// the data hashed `contentHash` (any data when `nil`).
+    /// the data hashed `contentHash` (any data when `nil`) and the attributes `expected` (any when `nil`).
     private func renew(
         _ metadata: EntryMetadata,
         attributes: Data??,
         ifContentHash contentHash: UInt64?,
+        ifAttributes expected: Data?? = nil,
         forKey key: String
     ) throws -> Bool {
         try StrataError.checkKey(key)
@@ -78,7 +111,8 @@ extension FileDataSource {
         let expiresAt = metadata.expiry(timeToLive: configuration.timeToLive, now: now)
         return try withState { state in
             guard let entry = state.index.entry(name), entry.trailer.key == key,
-                contentHash.map({ $0 == entry.trailer.contentHash }) ?? true
+                contentHash.map({ $0 == entry.trailer.contentHash }) ?? true,
+                expected.map({ $0 == entry.trailer.attributes }) ?? true
             else { return false }
             guard metadata.renews(entryWithETag: entry.trailer.eTag, lastModified: entry.trailer.lastModified) else {
                 return true

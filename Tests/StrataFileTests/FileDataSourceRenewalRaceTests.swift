@@ -34,6 +34,47 @@ struct FileDataSourceRenewalRaceTests {
         #expect(try folder.entryFiles().count == 1)
     }
 
+    /// A renewal made from a read (a cache's freshness record, extended) that names the attributes it read does not
+    /// land on the same bytes written again since with other attributes (a newer download's directives): the check
+    /// is the store's, under its lock, so nothing lands between it and the write. (Before, a cache checked the
+    /// attributes itself and then renewed by content hash only: a write of the same bytes between the two was
+    /// overwritten.)
+    @Test func aRenewalNamingTheAttributesItReadLeavesANewerWriteOfTheSameBytes() throws {
+        // Given an entry read, then the same bytes written again with other attributes
+        let folder = try TemporaryFolder()
+        let clock = SteppingClock()
+        let store = try Self.makeStore(folder, clock: clock)
+        try store.setValue(Data("v".utf8), forKey: "k", options: .init(attributes: Data("read".utf8)))
+        let read = try #require(store.info(forKey: "k"))
+        try store.setValue(Data("v".utf8), forKey: "k", options: .init(attributes: Data("newer".utf8)))
+
+        // When a renewal computed from the read lands
+        let renewed = try store.renewMetadata(
+            EntryMetadata(storedAt: clock.date),
+            attributes: Data("extended".utf8),
+            ifContentHash: read.contentHash,
+            ifAttributes: read.attributes,
+            forKey: "k"
+        )
+
+        // Then it is refused, and the newer write's attributes stay
+        #expect(!renewed)
+        #expect(store.info(forKey: "k")?.attributes == Data("newer".utf8))
+
+        // And one computed from the current entry lands
+        let current = try #require(store.info(forKey: "k"))
+        #expect(
+            try store.renewMetadata(
+                EntryMetadata(storedAt: clock.date),
+                attributes: Data("extended".utf8),
+                ifContentHash: current.contentHash,
+                ifAttributes: current.attributes,
+                forKey: "k"
+            )
+        )
+        #expect(store.info(forKey: "k")?.attributes == Data("extended".utf8))
+    }
+
     @Test func aMoveOverlappedByARenewalOfTheSameKeyIsNotLost() throws {
         // Given an entry, and a renewal of it that lands while a moved file is committed
         let folder = try TemporaryFolder()

@@ -148,20 +148,20 @@ extension BlobCache {
     func renew(_ record: FreshnessRecord, of info: FileEntryInfo) throws -> Bool {
         var record = record
         record.contentHash = info.contentHash  // the record names the version it belongs to
-        return try renewals.withLock(info.key) {
-            guard blobs.info(forKey: info.key)?.attributes == info.attributes else { return false }
-            return try blobs.renewMetadata(
-                EntryMetadata(
-                    expiresAt: info.expiresAt,
-                    freshUntil: info.freshUntil,
-                    eTag: info.eTag,
-                    lastModified: info.lastModified
-                ),
-                attributes: record.encoded(),
-                ifContentHash: info.contentHash,
-                forKey: info.key
-            )
-        }
+        // Only over the version and the record read, checked by the store under its lock: a write of the same
+        // bytes since (a newer download's directives) or another renewal keeps what it wrote.
+        return try blobs.renewMetadata(
+            EntryMetadata(
+                expiresAt: info.expiresAt,
+                freshUntil: info.freshUntil,
+                eTag: info.eTag,
+                lastModified: info.lastModified
+            ),
+            attributes: record.encoded(),
+            ifContentHash: info.contentHash,
+            ifAttributes: info.attributes,
+            forKey: info.key
+        )
     }
 
     /// A stored record, or for a blob whose record is lost one with the persistent layer's initial lifetime.

@@ -59,9 +59,6 @@ public final class BlobCache: Sendable {
     /// from memory to extend its lifetime) never goes back into memory after it
     /// (``putInMemory(_:forKey:now:readAfter:)``).
     let removals = PutBackGuard()
-    /// Held by key while a blob's freshness record is renewed (a `304`, a lifetime extension): the check that the
-    /// record is still the one read and the write are one step.
-    let renewals = KeyLocks(stripes: 16)
 
     /// Creates a cache that downloads with `service`.
     ///
