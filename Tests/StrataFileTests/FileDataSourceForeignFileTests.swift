@@ -44,9 +44,10 @@ struct FileDataSourceForeignFileTests {
         try Data.pattern(500).write(to: original)
         let download = folder.url.appendingPathComponent("download.bin")
         #expect(link(original.path, download.path) == 0)
-        try? store.move(fileAt: download, forKey: "k")
+        try store.move(fileAt: download, forKey: "k")
+        #expect(store.value(forKey: "k") == .pattern(500))
         try store.removeAll()
-        #expect(FileManager.default.fileExists(atPath: original.path))
+        #expect(try Data(contentsOf: original) == .pattern(500), "the outside link was removed or changed")
     }
 
     /// A hard link to an outside file at `.strata-lock`: never written; the store locks a lock file of its own.
@@ -67,8 +68,8 @@ struct FileDataSourceForeignFileTests {
         #expect(try Data(contentsOf: victim) == Data("victim bytes".utf8))
     }
 
-    /// A hard link to an outside file at `.strata-index` and at `.strata-store`: replaced, never written through.
-    @Test func hardLinksAtTheJournalAndMarkerAreNeverWrittenThrough() throws {
+    /// A hard link to an outside file at `.strata-index`: replaced, never written through.
+    @Test func aHardLinkAtTheJournalIsNeverWrittenThrough() throws {
         let folder = try TemporaryFolder()
         do {
             let store = try folder.makeStore()
@@ -86,6 +87,32 @@ struct FileDataSourceForeignFileTests {
             store.flush()
         }
         #expect(try Data(contentsOf: victim) == Data("victim bytes".utf8))
+    }
+
+    /// A hard link to an outside file at `.strata-store`, empty (what a creation cut short leaves) or holding the
+    /// store's own marker text: the store opens or refuses, and the outside file is never written through.
+    @Test(arguments: [false, true])
+    func aHardLinkAtTheMarkerIsNeverWrittenThrough(holdingTheMarker: Bool) throws {
+        let folder = try TemporaryFolder()
+        do {
+            let store = try folder.makeStore()
+            try store.setValue(.pattern(10), forKey: "a")
+        }
+        let marker = folder.storeURL().appendingPathComponent(".strata-store")
+        let text = holdingTheMarker ? try Data(contentsOf: marker) : Data()
+        try #require(!holdingTheMarker || !text.isEmpty, "the store wrote no marker text")
+        let victim = folder.url.appendingPathComponent("victim.txt")
+        try text.write(to: victim)
+        try FileManager.default.removeItem(at: marker)
+        #expect(link(victim.path, marker.path) == 0)
+        do {
+            let store = try? folder.makeStore()
+            _ = store?.value(forKey: "a")
+            try? store?.setValue(.pattern(20), forKey: "b")
+            try? store?.removeAll()
+            store?.flush()
+        }
+        #expect(try Data(contentsOf: victim) == text, "the marker was written through its outside link")
     }
 
     /// `removeAll()` after the store's folder was renamed away and a link to a folder of the user's (with files named

@@ -96,6 +96,10 @@ struct FileDataSourceHostileFolderTests {
         }
 
         try outside.expectUntouched()
+        let journal = try FileManager.default.attributesOfItem(
+            atPath: folder.storeURL().appendingPathComponent(".strata-index").path
+        )
+        #expect(journal[.type] as? FileAttributeType == .typeRegular, "the close left the link in place")
         let reopened = try folder.makeStore()
         #expect(reopened.value(forKey: "a") == .pattern(10))
     }

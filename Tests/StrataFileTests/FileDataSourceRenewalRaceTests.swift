@@ -14,24 +14,28 @@ struct FileDataSourceRenewalRaceTests {
         // Given an entry, and a renewal of it (a 304, say) that lands while a put of new data writes its file
         let folder = try TemporaryFolder()
         let clock = SteppingClock()
-        let store = try Self.makeStore(folder, clock: clock)
-        try store.setValue(Data("v1".utf8), forKey: "k", options: .init(eTag: "\"v1\""))
-        let version = try #require(store.info(forKey: "k")?.contentHash)
+        var store: FileDataSource? = try Self.makeStore(folder, clock: clock)
+        try store?.setValue(Data("v1".utf8), forKey: "k", options: .init(eTag: "\"v1\""))
+        let version = try #require(store?.info(forKey: "k")?.contentHash)
         let renewal = EntryMetadata(storedAt: clock.date, eTag: "\"v1\"")
         let renewed = Locked(false)
-        clock.run(atReading: 2) {
-            let done = try? store.renewMetadata(renewal, attributes: nil, ifContentHash: version, forKey: "k")
+        clock.run(atReading: 2) { [store] in
+            let done = try? store?.renewMetadata(renewal, attributes: nil, ifContentHash: version, forKey: "k")
             renewed.withLock { $0 = done == true }
         }
 
         // When the put commits
-        try store.setValue(Data("v2".utf8), forKey: "k", options: .init(eTag: "\"v2\""))
+        try store?.setValue(Data("v2".utf8), forKey: "k", options: .init(eTag: "\"v2\""))
 
         // Then the store holds the put's data and metadata (the renewal came first), and so does a reopen
         #expect(clock.ran && renewed.withLock { $0 })
-        #expect(store.value(forKey: "k") == Data("v2".utf8))
-        #expect(store.info(forKey: "k")?.eTag == "\"v2\"")
+        #expect(store?.value(forKey: "k") == Data("v2".utf8))
+        #expect(store?.info(forKey: "k")?.eTag == "\"v2\"")
         #expect(try folder.entryFiles().count == 1)
+        store = nil
+        let reopened = try Self.makeStore(folder, clock: SteppingClock())
+        #expect(reopened.value(forKey: "k") == Data("v2".utf8))
+        #expect(reopened.info(forKey: "k")?.eTag == "\"v2\"")
     }
 
     /// A renewal made from a read (a cache's freshness record, extended) that names the attributes it read does not

@@ -133,18 +133,19 @@ struct FileStoreInspectorAccessTests {
         }
     }
 
-    @Test func readOnlyWorksOnReadOnlyMedia() throws {
+    @Test(.enabled(if: BindMount.isAvailable, "needs root and mount(8) for a read-only bind mount"))
+    func readOnlyWorksOnReadOnlyMedia() throws {
         // Given a damaged store reached through a read-only bind mount
         let folder = try TemporaryFolder()
         _ = try damagedStore(folder)
         let before = try snapshot(folder.storeURL())
-        guard
-            let mount = BindMount.make(
+        let mount = try #require(
+            BindMount.make(
                 folder.storeURL(),
                 at: folder.url.appendingPathComponent("readonly", isDirectory: true),
                 readOnly: true
             )
-        else { return }
+        )
 
         // When a read-only inspector lists and verifies it
         let verified = try FileStoreInspector(folder: mount.url, access: .readOnly).verify()

@@ -60,6 +60,9 @@ struct ReliabilityFileFaultTests {
         #expect(reopened.value(forKey: "other") == .pattern(200, seed: 2))
         #expect(reopened.value(forKey: "victim") == .pattern(300))
         #expect(try folder.entryFiles().count == 2)
+        let planted = String(repeating: "ab", count: 16) + ".strata"
+        let namesAfter = try FileManager.default.contentsOfDirectory(atPath: folder.storeURL().path)
+        #expect(namesAfter.contains { $0.hasPrefix(planted + ".damaged-") }, "the planted folder was not set aside")
     }
 
     @Test func aDeletedStoreFolderIsAnIOErrorWhileTheMemoryCacheKeepsServing() async throws {
@@ -93,31 +96,39 @@ struct ReliabilityFileFaultTests {
         // Given a store on a 1 MiB tmpfs
         let mount = try TemporaryMount(size: "1m")
         defer { mount.unmount() }
-        let store = try FileDataSource(configuration: .init(location: .url(mount.url), identifier: "full"))
-
-        // When 64 KiB entries are written until the disk is full
+        let configuration = FileDataSource.Configuration(location: .url(mount.url), identifier: "full")
         var stored: [String: Data] = [:]
-        var failure: (any Error)?
-        for index in 0..<64 {
-            let data = Data.pattern(64 * 1024, seed: UInt8(index))
-            do {
-                try store.setValue(data, forKey: "k\(index)")
-                stored["k\(index)"] = data
-            } catch {
-                failure = error
-                break
+        do {
+            let store = try FileDataSource(configuration: configuration)
+
+            // When 64 KiB entries are written until the disk is full
+            var failure: (any Error)?
+            for index in 0..<64 {
+                let data = Data.pattern(64 * 1024, seed: UInt8(index))
+                do {
+                    try store.setValue(data, forKey: "k\(index)")
+                    stored["k\(index)"] = data
+                } catch {
+                    failure = error
+                    break
+                }
             }
+
+            // Then the failure is a typed I/O error, and every entry stored before it is whole
+            #expect((failure as? StrataError)?.code == .io, "\(String(describing: failure))")
+            #expect(stored.count > 4)
+            for (key, data) in stored { #expect(store.value(forKey: key) == data, "\(key)") }
+            #expect(store.totalSize == stored.values.reduce(0) { $0 + $1.count })
+            let storeFolder = mount.url.appendingPathComponent("full")
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: storeFolder.path)
+                .filter { !$0.hasSuffix(".strata") && !$0.hasPrefix(".strata-") }
+            #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
         }
 
-        // Then the failure is a typed I/O error, and every entry stored before it is whole, also after a reopen
-        #expect((failure as? StrataError)?.code == .io, "\(String(describing: failure))")
-        #expect(stored.count > 4)
-        for (key, data) in stored { #expect(store.value(forKey: key) == data, "\(key)") }
-        #expect(store.totalSize == stored.values.reduce(0) { $0 + $1.count })
-        let storeFolder = mount.url.appendingPathComponent("full")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: storeFolder.path)
-            .filter { !$0.hasSuffix(".strata") && !$0.hasPrefix(".strata-") }
-        #expect(leftovers.isEmpty, "temporary files left behind: \(leftovers)")
+        // And after a reopen (the journal as the full disk left it) too
+        let store = try FileDataSource(configuration: configuration)
+        for (key, data) in stored { #expect(store.value(forKey: key) == data, "\(key) after a reopen") }
+        #expect(store.corruptEntriesRemoved == 0)
         // Freeing space makes the store writable again
         _ = try store.removeValue(forKey: "k0")
         try store.setValue(.pattern(10), forKey: "after")

@@ -1,13 +1,18 @@
 import Foundation
 import Strata
-import StrataJSONFile
 import StrataTesting
 import Testing
 
+@testable import StrataJSONFile
+
 /// A durable store fsyncs its entry files and folders but not its index lines; its `session` file tells the
 /// next open whether lines can have been lost (a session of another boot left the store open), and then the
-/// index is rebuilt from the entry files.
+/// index is rebuilt from the entry files. Where the platform gives no boot identifier there is no session (every
+/// index line is fsynced): the tests of a session are skipped by the platform, never by what the store wrote.
 struct JSONFileDataSourceSessionTests {
+    /// Whether the platform gives a boot identifier, and so a durable store a session.
+    static let hasSessions = StoreSession.currentBootID != nil
+
     private func durable(_ folder: URL) throws -> JSONFileDataSource<Item> {
         try JSONFileDataSource<Item>(configuration: .init(folder: folder, durability: .durable))
     }
@@ -42,10 +47,11 @@ struct JSONFileDataSourceSessionTests {
             .split(separator: "\n").count
     }
 
-    @Test func aDurableStoreRecordsItsSessionAndClosesCleanly() async throws {
+    @Test(.enabled(if: hasSessions, "no boot identifier: every index line is fsynced"))
+    func aDurableStoreRecordsItsSessionAndClosesCleanly() async throws {
         try await withTemporaryFolder { folder in
             var store: JSONFileDataSource<Item>? = try durable(folder)
-            guard let open = session(folder) else { return }  // no boot identifier: every index line is fsynced
+            let open = try #require(session(folder), "a durable store records its session")
             #expect(open.hasSuffix(" open"))
             try store?.setValue(Item(name: "a", number: 1), forKey: "a")
             store = nil
@@ -56,10 +62,11 @@ struct JSONFileDataSourceSessionTests {
         }
     }
 
-    @Test func aStoreLeftOpenByAnotherBootIsRebuiltWithEveryAcknowledgedDurableWrite() async throws {
+    @Test(.enabled(if: hasSessions, "no boot identifier: every index line is fsynced"))
+    func aStoreLeftOpenByAnotherBootIsRebuiltWithEveryAcknowledgedDurableWrite() async throws {
         try await withTemporaryFolder { folder in
             var store: JSONFileDataSource<Item>? = try durable(folder)
-            guard session(folder) != nil else { return }
+            try #require(session(folder) != nil, "a durable store records its session")
             for number in 0..<6 { try store?.setValue(Item(name: "k\(number)", number: number), forKey: "k\(number)") }
             try store?.setValue(Item(name: "k1", number: 10), forKey: "k1")
             try store?.removeValue(forKey: "k2")
@@ -78,10 +85,11 @@ struct JSONFileDataSourceSessionTests {
         }
     }
 
-    @Test func removeAllOfADurableStoreStaysRemovedAfterARebuild() async throws {
+    @Test(.enabled(if: hasSessions, "no boot identifier: every index line is fsynced"))
+    func removeAllOfADurableStoreStaysRemovedAfterARebuild() async throws {
         try await withTemporaryFolder { folder in
             var store: JSONFileDataSource<Item>? = try durable(folder)
-            guard session(folder) != nil else { return }
+            try #require(session(folder) != nil, "a durable store records its session")
             for number in 0..<4 { try store?.setValue(Item(name: "k\(number)", number: number), forKey: "k\(number)") }
             try store?.removeAll()
             try store?.setValue(Item(name: "after", number: 1), forKey: "after")
@@ -97,11 +105,12 @@ struct JSONFileDataSourceSessionTests {
     /// A process killed between a write's rename and its index line (in this boot) leaves a whole entry file the
     /// index lacks: the next open takes it in, so a removal of its key removes it. Before, the open replayed the index
     /// alone: the entry was not there, a removal left its file, and the next rebuild (after a reboot) brought it back.
-    @Test func aStoreLeftOpenInThisBootTakesInTheEntryFileItsIndexLacks() async throws {
+    @Test(.enabled(if: hasSessions, "no boot identifier: every index line is fsynced"))
+    func aStoreLeftOpenInThisBootTakesInTheEntryFileItsIndexLacks() async throws {
         try await withTemporaryFolder { folder in
             // Given a durable store killed after writing b's entry file, before its index line
             var store: JSONFileDataSource<Item>? = try durable(folder)
-            guard let open = session(folder) else { return }
+            let open = try #require(session(folder), "a durable store records its session")
             try store?.setValue(Item(name: "a", number: 1), forKey: "a")
             let indexLines = try indexLineCount(folder)
             try store?.setValue(Item(name: "b", number: 2), forKey: "b")
@@ -153,11 +162,12 @@ struct JSONFileDataSourceSessionTests {
     /// leaves the `session` file saying it did not close: that session's index lines may be only in memory, and a
     /// power loss before they reach the disk must still make the next boot rebuild from the entry files. (The file was
     /// removed, and the next boot replayed an index that lacked acknowledged writes: `sortedKeys()` was empty.)
-    @Test func anAtomicOpenKeepsTheSessionOfAKilledDurableStore() async throws {
+    @Test(.enabled(if: hasSessions, "no boot identifier: every index line is fsynced"))
+    func anAtomicOpenKeepsTheSessionOfAKilledDurableStore() async throws {
         try await withTemporaryFolder { folder in
             // Given a durable store killed after four writes: its session says open
             var store: JSONFileDataSource<Item>? = try durable(folder)
-            guard let open = session(folder) else { return }
+            let open = try #require(session(folder), "a durable store records its session")
             for number in 0..<4 { try store?.setValue(Item(name: "k\(number)", number: number), forKey: "k\(number)") }
             store = nil
             try open.write(to: folder.appendingPathComponent("session"), atomically: true, encoding: .utf8)

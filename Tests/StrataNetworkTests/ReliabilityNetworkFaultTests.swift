@@ -26,9 +26,14 @@ struct ReliabilityNetworkFaultTests {
 
         // When the request allows 2 seconds of silence
         let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(2))
+        let clock = ContinuousClock()
+        let started = clock.now
         let error = await strataError { _ = try await makeClient(kind.make()).send(request) }
+        let elapsed = clock.now - started
 
-        // Then
+        // Then it failed at its idle timeout, not before and not at some later deadline
+        #expect(elapsed >= .milliseconds(1_900), "timed out after \(elapsed)")
+        #expect(elapsed < .seconds(15), "timed out after \(elapsed)")
         #expect(error?.code == .network)
         #expect((error?.underlying as? URLError)?.code == .timedOut)
         #expect(error?.isRetryable == true)
@@ -51,9 +56,14 @@ struct ReliabilityNetworkFaultTests {
 
         // When the request allows 2 seconds of silence
         let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(2))
+        let clock = ContinuousClock()
+        let started = clock.now
         let error = await strataError { _ = try await makeClient(kind.make()).send(request) }
+        let elapsed = clock.now - started
 
-        // Then
+        // Then it failed at its idle timeout, not before and not at some later deadline
+        #expect(elapsed >= .milliseconds(1_900), "timed out after \(elapsed)")
+        #expect(elapsed < .seconds(15), "timed out after \(elapsed)")
         #expect(error?.code == .network)
         #expect((error?.underlying as? URLError)?.code == .timedOut)
     }

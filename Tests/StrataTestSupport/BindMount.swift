@@ -10,6 +10,21 @@ package final class BindMount {
         self.url = url
     }
 
+    /// Whether a read-only bind mount can be made here (root, with `mount` permitted): probed once, on a folder of
+    /// its own, so a test is skipped by the machine, never by a mount that failed for it.
+    package static let isAvailable: Bool = {
+        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bind-probe-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: probe) }
+        let source = probe.appendingPathComponent("source", isDirectory: true)
+        guard (try? FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)) != nil else {
+            return false
+        }
+        var mount = make(source, at: probe.appendingPathComponent("target", isDirectory: true), readOnly: true)
+        let made = mount != nil
+        mount = nil  // unmounted before the probe's folder is removed
+        return made
+    }()
+
     /// Mounts `source` at `target` (created when missing), then remounts it read-only when asked; `nil` (after
     /// printing why the test is skipped) when that is not possible here.
     package static func make(_ source: URL, at target: URL, readOnly: Bool = false, test: String = #function)

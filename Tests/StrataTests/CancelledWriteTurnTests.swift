@@ -19,19 +19,20 @@ struct CancelledWriteTurnTests {
         let read = Task { try await repository.get(IdQuery(1), operation: .cacheSync) }
         await cacheGate.waitForEntered(1)
 
-        // When two puts of the key wait for the write-back's turn, the first one's task is cancelled, and the
-        // write-back then ends
+        // When two puts of the key wait for the write-back's turn and the first one's task is cancelled
         let cancelled = Task { try await repository.put("cancelled", in: IdQuery(1), operation: .main) }
         await repository.writeStamps.waitForTurnWaiters(1)
         let next = Task { try await repository.put("next", in: IdQuery(1), operation: .main) }
         await repository.writeStamps.waitForTurnWaiters(2)
         cancelled.cancel()
-        cacheGate.open()
 
-        // Then the cancelled put stopped waiting when it was cancelled and wrote nothing, and the next put took its
-        // turn
+        // Then the cancelled put stops waiting at once, while the write-back still hangs, and writes nothing
         let error = await #expect(throws: StrataError.self) { try await cancelled.value }
         #expect(error?.code == .cancelled)
+        #expect(main.calls(.put) == 0)
+
+        // And once the write-back ends, the next put takes its turn
+        cacheGate.open()
         #expect(try await next.value == "next")
         _ = try await read.value
         #expect(main.peek("1") == "next")
