@@ -115,6 +115,27 @@ struct RequestTests {
         )
     }
 
+    /// A `;` in a key placed in a path or in a query item is sent encoded: servers that split path parameters at it
+    /// (Tomcat, Jetty, Spring: `/users/1;x` is `/users/1`, and `..;/admin` is `/admin`) or query parameters (Rack 2,
+    /// Python's `parse_qs` before 3.9.2: `q=x;admin=1` is two) read the key as it is. A `;` of the base URL stays.
+    @Test func aSemicolonInAKeyIsEncodedInThePathAndInTheQuery() throws {
+        let matrixBase = try #require(URL(string: "http://127.0.0.1:8080/api;v=2/"))
+        let keys = ["users/1;x", "users/..;/admin"]
+        let paths = try keys.map { try HTTPRequest(baseURL: base, path: $0).url().absoluteString }
+        let query = HTTPRequest(
+            baseURL: base,
+            path: "search",
+            queryItems: [URLQueryItem(name: "q;", value: "x;admin=1")]
+        )
+
+        #expect(paths == ["http://127.0.0.1:8080/api/users/1%3Bx", "http://127.0.0.1:8080/api/users/..%3B/admin"])
+        #expect(try query.url().absoluteString == "http://127.0.0.1:8080/api/search?q%3B=x%3Badmin%3D1")
+        #expect(
+            try HTTPRequest(baseURL: matrixBase, path: "a;b").url().absoluteString
+                == "http://127.0.0.1:8080/api;v=2/a%3Bb"
+        )
+    }
+
     /// Through a client and a real server: nothing is sent for a key that would climb out of its collection.
     @Test(.timeLimit(.minutes(1))) func aClientSendsNothingForAKeyThatClimbsOutOfItsPath() async throws {
         let server = try await LoopbackServer.start([

@@ -1,7 +1,7 @@
 extension StrataError {
     /// Whether the failed call may still have taken effect at the source: a write sent to a server that then timed
-    /// out, dropped the connection or failed inside (`500`, `502`, `504`) may have been carried out; one that never
-    /// reached the server, or that the server refused, was not.
+    /// out, dropped the connection or failed inside, or whose gateway lost the answer (any `5xx` but `501`, `503` and `505`)
+    /// may have been carried out; one that never reached the server, or that the server refused, was not.
     ///
     /// `false` unless the source says so: StrataNetwork's transports and HTTP statuses do, and a source of an app's
     /// own sets it on the error it throws. Read down the chain of ``underlying`` Strata errors, so an error that wraps

@@ -10,8 +10,14 @@ extension HTTPClient {
     /// | 404, 410 | ``Strata/StrataError/Code/notFound`` | no |
     /// | 401, 403 | ``Strata/StrataError/Code/unauthorized`` | no |
     /// | 409, 412 | ``Strata/StrataError/Code/conflict`` | no |
-    /// | 408, 429, 5xx | ``Strata/StrataError/Code/unexpectedResponse`` | yes, with `Retry-After` |
-    /// | any other (a 304 included) | ``Strata/StrataError/Code/unexpectedResponse`` | no |
+    /// | 408, 429, 5xx but 501 and 505 | ``Strata/StrataError/Code/unexpectedResponse`` | yes, with `Retry-After` |
+    /// | any other (a 304, a 501, a 505 included) | ``Strata/StrataError/Code/unexpectedResponse`` | no |
+    ///
+    /// A 5xx may have taken effect (``Strata/StrataError/mayHaveTakenEffect``): a server that failed inside, or a
+    /// gateway or proxy that lost the origin's answer, may have carried the request out first. Not a 501 (the method
+    /// is not implemented) nor a 505 (the HTTP version is not supported), which say the request cannot be served, nor
+    /// a 503, by which a server says it did not handle the request (overload, maintenance: retry, after its
+    /// `Retry-After`).
     ///
     /// A 304 is an error only here, for a request that did not ask for one: the conditional forms
     /// (``send(_:ifModifiedSince:)``, ``download(_:ifModifiedSince:progress:)``) answer it as
@@ -66,7 +72,8 @@ extension HTTPClient {
         case 404, 410: code = .notFound
         case 401, 403: code = .unauthorized
         case 409, 412: code = .conflict
-        case 408, 429, 500..<600:
+        case 408, 429,
+            500..<600 where !unservable.contains(status):
             code = .unexpectedResponse
             isRetryable = true
             retryAfter = headers.retryAfter(now: now)
@@ -90,7 +97,12 @@ extension HTTPClient {
             failure.description,
             underlying: failure,
             isRetryable: isRetryable,
-            mayHaveTakenEffect: afterRedirectOfAWrite || [500, 502, 504].contains(status)
+            mayHaveTakenEffect: afterRedirectOfAWrite
+                || ((500..<600).contains(status) && status != 503 && !unservable.contains(status))
         )
     }
+
+    /// The 5xx statuses that say the request itself cannot be served (501 Not Implemented, 505 HTTP Version Not
+    /// Supported): never retried, and taken for no effect.
+    private static let unservable: Set<Int> = [501, 505]
 }

@@ -9,10 +9,10 @@ import Strata
 /// let user = try await client.send(request, decoding: User.self)
 /// ```
 ///
-/// 2xx is success; 404 throws ``Strata/StrataError/Code/notFound``; 401 and 403
-/// ``Strata/StrataError/Code/unauthorized``; everything else ``Strata/StrataError/Code/unexpectedResponse``
-/// (retryable for 408, 429 and 5xx, with `Retry-After`), with the response's details in an ``HTTPFailure``
-/// cause. See ``error(for:request:now:)``. A conditional request (``send(_:ifModifiedSince:)``) answers a
+/// 2xx is success; 404 and 410 throw ``Strata/StrataError/Code/notFound``; 401 and 403
+/// ``Strata/StrataError/Code/unauthorized``; 409 and 412 ``Strata/StrataError/Code/conflict``; everything else
+/// ``Strata/StrataError/Code/unexpectedResponse`` (retryable for 408, 429 and 5xx but 501 and 505, with
+/// `Retry-After`), with the response's details in an ``HTTPFailure`` cause. See ``error(for:request:now:)``. A conditional request (``send(_:ifModifiedSince:)``) answers a
 /// `304 Not Modified` as a value, ``ConditionalResponse/notModified(_:)``. A 2xx body larger than
 /// ``Configuration/maximumResponseSize`` fails with ``Strata/StrataError/Code/tooLarge`` without being read whole; of
 /// any other status only the first ``HTTPFailure/bodyPrefixLimit`` bytes are kept (with Strata's transports, which

@@ -63,7 +63,7 @@ extension StrataError.Code {
         *,
         deprecated,
         message: """
-            A 304 is a value, not an error: HTTPClient.fetch(_:ifModifiedSince:) answers .notModified, and \
+            A 304 is a value, not an error: HTTPClient.send(_:ifModifiedSince:) answers .notModified, and \
             GetDataSource.getIfModified(_:since:) too; no error has this code
             """
     )

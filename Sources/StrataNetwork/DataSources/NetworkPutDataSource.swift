@@ -8,6 +8,12 @@ import Strata
 /// An empty response body (a `204 No Content`) returns the value that was sent. A write made with an
 /// ``Strata/IdempotencyKey/current`` key (an outbox replay) sends it as the `Idempotency-Key` header, and one made
 /// with an ``Strata/ExpectedVersion/current`` version sends it as `If-Match`.
+///
+/// A write whose method is not idempotent (``HTTPMethod/isIdempotent``: `POST`, `PATCH`) and that carries no
+/// `Idempotency-Key` (from the rule or the current key) is not retried once it may have taken effect (its answer
+/// lost after it was sent, a 500, a 502): its error says ``Strata/StrataError/mayHaveTakenEffect`` and is not
+/// ``Strata/StrataError/isRetryable``, so a ``Strata/RetryPlugin`` does not apply it twice. Give such requests an
+/// `Idempotency-Key` the server honours to have them retried.
 public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
     /// The client that sends the requests.
     public let client: HTTPClient
@@ -50,7 +56,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func put(_ value: Value, in query: any Query) async throws -> Value {
         let request = try makeBodyRequest(query, body: Self.map(value, with: encode))
-        let response = try await client.send(request)
+        let response = try await send(request)
         guard !response.body.isEmpty else { return value }
         return try Self.taken { try decoders.value(in: response.body, of: request) }
     }
@@ -60,9 +66,24 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
     /// - Throws: ``Strata/StrataError``, see ``HTTPClient/send(_:)``.
     public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
         let request = try makeBodyRequest(query, body: Self.map(values, with: encodeAll))
-        let response = try await client.send(request)
+        let response = try await send(request)
         guard !response.body.isEmpty else { return values }
         return try Self.taken { try decoders.values(in: response.body, of: request) }
+    }
+
+    /// Sends a write: one that may have taken effect is not retried when a retry could apply it twice (a method
+    /// that is not idempotent, no `Idempotency-Key`).
+    private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            return try await client.send(request)
+        } catch var error as StrataError {
+            if error.mayHaveTakenEffect, error.isRetryable, !request.method.isIdempotent,
+                request.headers[IdempotencyKey.headerName] == nil
+            {
+                error.isRetryable = false
+            }
+            throw error
+        }
     }
 
     /// Reads the answer to a write the server took (`read`): an error reading it says

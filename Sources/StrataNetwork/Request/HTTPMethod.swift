@@ -13,6 +13,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The method name.
     public var description: String { rawValue }
 
+    /// Whether sending the request twice has the effect of sending it once (RFC 9110, section 9.2.2): `GET`,
+    /// `HEAD`, `OPTIONS`, `TRACE`, `PUT` and `DELETE`; not `POST` nor `PATCH`, nor a method this type does not know.
+    public var isIdempotent: Bool {
+        ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(rawValue)
+    }
+
     /// `GET`: read a resource.
     public static let get = HTTPMethod(rawValue: "GET")
     /// `PUT`: replace a resource.

@@ -20,8 +20,9 @@ public struct HTTPRequest: Hashable, Sendable {
 
     /// The path appended to ``baseURL``; empty for the base URL itself.
     ///
-    /// Plain text, not percent-encoded: a space, `%`, `?` or `#` is encoded for you, and `/` separates segments,
-    /// so a key holding one names a resource further down. A `.` or `..` segment is refused by ``url()``: a server
+    /// Plain text, not percent-encoded: a space, `%`, `?`, `#` or `;` is encoded for you (`;` too, where some
+    /// servers start path parameters: `/users/1;x` would be `/users/1`), and `/` separates segments, so a key
+    /// holding a `/` names a resource further down. A `.` or `..` segment is refused by ``url()``: a server
     /// (or libcurl, before sending) resolves it, and `users/\(key)` with the key `../admin` would reach `/admin`.
     public var path: String
 
@@ -111,6 +112,7 @@ public struct HTTPRequest: Hashable, Sendable {
         }
         if !trimmed.isEmpty {
             url = url.appendingPathComponent(String(trimmed), isDirectory: trimmed.hasSuffix("/"))
+            if trimmed.contains(";") { url = try Self.encodingSemicolons(of: url, pastThePathOf: baseURL) }
         }
         // The whole path too: a URL given whole (`init(_:url:)`, a base URL) may hold a key placed in it by hand, and
         // the transport would resolve its dot segments before sending (`notes/../admin` is `/admin` on the wire).
@@ -127,8 +129,8 @@ public struct HTTPRequest: Hashable, Sendable {
             throw StrataError(.invalidArgument, "Invalid URL: \(url.describedForErrors)")
         }
         // Appended to the query as it is: read back as items, the base URL's query lost its encoding (a signed
-        // link's `%2B` went out as `+`, which a server reads as a space). An item's `+`, `&` and `=` are encoded, as a
-        // server's form decoding needs.
+        // link's `%2B` went out as `+`, which a server reads as a space). An item's `+`, `&`, `=` and `;` are
+        // encoded, as a server's form decoding needs.
         let added = queryItems.map { item in
             Self.queryEncoded(item.name) + (item.value.map { "=" + Self.queryEncoded($0) } ?? "")
         }
@@ -140,8 +142,27 @@ public struct HTTPRequest: Hashable, Sendable {
         return result
     }
 
-    /// The characters a query item's name or value keeps as they are: those a query allows but `+`, `&` and `=`.
-    private static let queryItemAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "+&="))
+    /// The characters a query item's name or value keeps as they are: those a query allows but `+`, `&`, `=` and
+    /// `;` (which some servers' query parsing splits at too).
+    private static let queryItemAllowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "+&=;"))
+
+    /// `url` with each `;` of the path it has past `base`'s encoded as `%3B`: a key placed in ``path`` is read as
+    /// it is by servers that take `;` as the start of path parameters (`/users/1;x` would be `/users/1`, and
+    /// `..;/admin` `/admin`). The base URL's own `;`s stay.
+    private static func encodingSemicolons(of url: URL, pastThePathOf base: URL) throws -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            throw StrataError(.invalidArgument, "Invalid URL: \(url.describedForErrors)")
+        }
+        let path = components.percentEncodedPath
+        // The base's path as it stands in the joined URL; were it written otherwise there, every `;` is encoded.
+        let basePath = URLComponents(url: base, resolvingAgainstBaseURL: true)?.percentEncodedPath ?? ""
+        let kept = path.hasPrefix(basePath) ? basePath : ""
+        components.percentEncodedPath = kept + path.dropFirst(kept.count).replacingOccurrences(of: ";", with: "%3B")
+        guard let encoded = components.url else {
+            throw StrataError(.invalidArgument, "Invalid URL: \(url.describedForErrors)")
+        }
+        return encoded
+    }
 
     /// `text` percent-encoded as a query item's name or value.
     private static func queryEncoded(_ text: String) -> String {

@@ -38,9 +38,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:98
+// Sources/Strata/Strata.docc/Plugins.md:99
 extension DocSnippetContext {
-    func Plugins_98() async throws {
+    func Plugins_99() async throws {
         let retry = RetryPlugin(
             configuration: .init(maxAttempts: 4, backoff: .init(initial: .milliseconds(200), maximum: .seconds(5))),
             clock: clock,
@@ -50,25 +50,25 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:113
+// Sources/Strata/Strata.docc/Plugins.md:114
 extension DocSnippetContext {
-    func Plugins_113() async throws {
+    func Plugins_114() async throws {
         let faults = FaultInjectionPlugin(configuration: .init(delay: .fixed(.seconds(1)), errorRate: 0.25), seed: 42)
         _ = faults
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:134
+// Sources/Strata/Strata.docc/Plugins.md:135
 extension DocSnippetContext {
-    func Plugins_134() async throws {
+    func Plugins_135() async throws {
         let downloads = RequestCoalescer<URL, Data>()
         let data = try await downloads.run(key: url) { try await fetch(url) }
         _ = (downloads, data)
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:151
-struct Plugins_151 {
+// Sources/Strata/Strata.docc/Plugins.md:152
+struct Plugins_152 {
     /// Serves a placeholder when the source fails, and fails fast while a circuit is open.
     struct PlaceholderPlugin: StrataPlugin {
         let placeholder: User
@@ -89,8 +89,8 @@ struct Plugins_151 {
     }
 }
 
-// Sources/Strata/Strata.docc/Plugins.md:180
-struct Plugins_180 {
+// Sources/Strata/Strata.docc/Plugins.md:181
+struct Plugins_181 {
     /// Reports the calls that took longer than a tenth of a second.
     struct SlowCallReporter: StrataPlugin {
         let report: @Sendable (String) -> Void
