@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataFile
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -46,6 +47,36 @@ struct FileDataSourceObservationTests {
         let update = await responses.next()
         #expect(update?.value == Data("v2".utf8))
         #expect(update?.origin == .file)
+    }
+
+    /// Before, a delete whose announcement reached the stream after a later write's (the file store announces after it
+    /// lets go of its lock) made the stream end on "deleted" while the store held the value.
+    @Test(.timeLimit(.minutes(1))) func aDeleteAnnouncedAfterALaterWriteLeavesTheStreamOnTheValue() async throws {
+        // Given a stream over a file store whose removals reach it late, showing the first value (each read a
+        // `Reading`, which is not `Equatable`: the stream emits every read, a repeat included)
+        struct Reading: Sendable { let data: Data }
+        let folder = try TemporaryFolder()
+        let store = try folder.makeStore()
+        try store.setValue(Data("v1".utf8), forKey: "k")
+        let source = HeldRemovals(store)
+        defer { source.release() }
+        let readings = source.mapped(to: { Reading(data: $0) }, from: { $0.data })
+        var responses = SingleDataSourceRepository(readings).stream(KeyQuery("k"), bufferingNewest: 16)
+            .makeAsyncIterator()
+        #expect(await responses.next()?.isLoading == true)
+        #expect(await responses.next()?.value?.data == Data("v1".utf8))
+        // When the key is deleted, its announcement held, and written again, which is announced at once
+        try store.removeValue(forKey: "k")
+        await source.waitForHeldRemoval()
+        try store.setValue(Data("v2".utf8), forKey: "k")
+        #expect(await responses.next()?.value?.data == Data("v2".utf8))
+        // And the delete's announcement arrives last
+        source.release()
+        // Then the stream ends on the value the store holds, not on "deleted"
+        let last = await responses.next()
+        #expect(last?.error == nil)
+        #expect(last?.value?.data == Data("v2".utf8))
+        #expect(store.value(forKey: "k") == Data("v2".utf8))
     }
 
     @Test(.timeLimit(.minutes(1))) func theToursCacheStackStreamsDiskWritesWithTheFileOrigin() async throws {

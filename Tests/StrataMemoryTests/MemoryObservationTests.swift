@@ -1,5 +1,6 @@
 import Strata
 import StrataMemory
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -73,6 +74,32 @@ struct MemoryObservationTests {
         #expect(await iterator.next()?.error?.strataCode == .notFound)
     }
 
+    /// Before, a delete whose announcement reached the stream after a later write's (the memory store announces after
+    /// it lets go of its lock) made the stream end on "deleted" while the store held the value.
+    @Test(.timeLimit(.minutes(1))) func aDeleteAnnouncedAfterALaterWriteLeavesTheStreamOnTheValue() async throws {
+        // Given a stream over a memory store whose removals reach it late, showing the first value
+        let memory = MemoryDataSource<Reading>()
+        memory.setValue(Reading("v1"), forKey: "k")
+        let source = HeldRemovals(memory)
+        defer { source.release() }
+        var responses = SingleDataSourceRepository(source).stream(KeyQuery("k"), bufferingNewest: 16)
+            .makeAsyncIterator()
+        #expect(await responses.next()?.isLoading == true)
+        #expect(await responses.next()?.value?.text == "v1")
+        // When the key is deleted, its announcement held, and written again, which is announced at once
+        memory.removeValue(forKey: "k")
+        await source.waitForHeldRemoval()
+        memory.setValue(Reading("v2"), forKey: "k")
+        #expect(await responses.next()?.value?.text == "v2")
+        // And the delete's announcement arrives last
+        source.release()
+        // Then the stream ends on the value the store holds, not on "deleted"
+        let last = await responses.next()
+        #expect(last?.error == nil)
+        #expect(last?.value?.text == "v2")
+        #expect(memory.value(forKey: "k")?.text == "v2")
+    }
+
     @Test func aBurstOfWritesWithASlowConsumerStaysWithinItsBuffers() async throws {
         // Given a screen that reads its first value and then stalls
         let memory = MemoryDataSource<Int>()
@@ -114,6 +141,15 @@ struct MemoryObservationTests {
         for value in 0..<100_000 { memory.setValue(value, forKey: "\(value % 20)") }
         #expect(memory.changeBroadcaster.observerCount == 0)
         #expect(memory.changeBroadcaster.maxBufferedCount == 0)
+    }
+}
+
+/// A value that is not `Equatable`: a stream emits every read of it, a repeat of the value before it included.
+struct Reading: Sendable {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTesting
 
 /// A key-value source that records stored dates and announces its changes: what implementing the capabilities
@@ -10,6 +11,7 @@ final class ObservableStore<Value: Sendable>: DataSource {
     private let clock: any WallClock
     private let entries = Locked<[String: StoredEntry<Value>]>([:])
     private let failures = Locked<[any Error]>([])
+    private let getGate = Locked<AsyncGate?>(nil)
 
     init(_ contents: [String: Value] = [:], origin: DataOrigin = .file, clock: any WallClock = ManualClock()) {
         self.origin = origin
@@ -25,9 +27,13 @@ final class ObservableStore<Value: Sendable>: DataSource {
     /// Makes the next gets fail with `error`, once per error given.
     func failGets(with errors: any Error...) { failures.withLock { $0.append(contentsOf: errors) } }
 
+    /// Holds every later get at `gate`, before it reads, while the gate is closed.
+    func holdGets(at gate: AsyncGate) { getGate.withLock { $0 = gate } }
+
     func changes(forKey key: String?) -> AsyncStream<DataChange> { changeBroadcaster.changes(forKey: key) }
 
     func getEntry(_ query: any Query) async throws -> StoredEntry<Value> {
+        if let gate = getGate.withLock({ $0 }) { await gate.enter() }
         if let failure = failures.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { throw failure }
         guard let query = query as? any KeyedQuery else { throw StrataError.queryNotSupported(query, by: Self.self) }
         guard let entry = entries.withLock({ $0[query.key] }) else { throw StrataError.notFound() }

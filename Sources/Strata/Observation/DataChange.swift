@@ -2,6 +2,11 @@
 ///
 /// A change names keys, not values: an observer that wants the new value reads it again. That keeps
 /// announcements cheap and lets a slow observer skip to the latest change without losing the latest state.
+///
+/// Changes are announced after the writes they name, so two writes of one key that race (a put and a delete on two
+/// threads, or through two sources) can be announced in the other order from the one they were applied in: the newest
+/// change an observer gets says to read again, not what the entry holds. A ``delete(key:)`` heard last may be older
+/// than a value stored since; an observer that shows "gone" reads the key first (a repository stream does).
 public enum DataChange: Sendable, Hashable {
     /// A value was stored under the key.
     case put(key: String)

@@ -39,6 +39,22 @@ struct ResponseStream<Value: Sendable>: Sendable {
     let observe: @Sendable () -> [AsyncStream<DataChange>]
     /// Reads once and emits what it finds.
     let read: @Sendable (Emitter) async -> Void
+    /// Reads the source a deletion is reported from, alone: whether it holds nothing under the key now
+    /// (``isGone(_:)``). Asked after a removal is announced, which may be older than the value the stream shows.
+    let isGone: @Sendable () async -> Bool
+
+    /// Whether `read` finds nothing: it fails with ``StrataError/Code/notFound``. A value, or another error (the
+    /// source cannot tell), is not "gone".
+    ///
+    /// - Parameter read: A read of the entry.
+    static func isGone(_ read: () async throws -> some Sendable) async -> Bool {
+        do {
+            _ = try await read()
+            return false
+        } catch {
+            return error.strataCode == .notFound
+        }
+    }
 
     /// Starts the loop in a task that ends when the consumer is cancelled or drops the stream.
     func start(bufferingNewest limit: Int) -> AsyncStream<RepositoryResponse<Value>> {
@@ -83,13 +99,21 @@ struct ResponseStream<Value: Sendable>: Sendable {
                 if Task.isCancelled { break }
                 if let key, change.removes(key: key) {
                     if isRemoved { continue }
-                    isRemoved = true
-                    let deleted = StrataError.notFound("The value for key \(StrataError.quoted(key: key)) was deleted")
-                    emit(.error(deleted, origin: primaryOrigin))
-                } else {
-                    isRemoved = false
-                    await ObservationScope.asStreamReread { await read(emit) }
+                    // A removal may be older than what the stream shows: announced after a later write of the key (a
+                    // source announces after its write, and each source's changes come on a task of their own), or
+                    // before the first read ended, which found the value written back. It stands when the source it
+                    // is reported from holds nothing now; otherwise the stream reads again, as after a write.
+                    if await ObservationScope.asStreamReread({ await isGone() }) {
+                        isRemoved = true
+                        let deleted = StrataError.notFound(
+                            "The value for key \(StrataError.quoted(key: key)) was deleted"
+                        )
+                        emit(.error(deleted, origin: primaryOrigin))
+                        continue
+                    }
                 }
+                isRemoved = false
+                await ObservationScope.asStreamReread { await read(emit) }
             }
             group.cancelAll()
         }

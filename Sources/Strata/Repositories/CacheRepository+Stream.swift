@@ -20,9 +20,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// directly on its cache or main source when it announces changes
     /// (``DataSourceCapabilities/changes(forKey:)``), makes every open stream
     /// on the same key respond: after a write it reads again as above (without `loading`) and emits what
-    /// it finds; after a delete it emits ``RepositoryResponse/error(_:origin:)`` with
-    /// ``StrataError/Code/notFound`` without reading again. A failed read emits an error and the stream
-    /// stays open. A value equal to the previous one (for `Equatable` values) is not repeated.
+    /// it finds; after a delete it asks the source it reads first, alone, and emits
+    /// ``RepositoryResponse/error(_:origin:)`` with ``StrataError/Code/notFound`` when that source holds nothing
+    /// under the key, or reads again as after a write when it holds a value (the delete is older than it). A failed
+    /// read emits an error and the stream stays open. A value equal to the previous one (for `Equatable` values) is
+    /// not repeated.
     ///
     /// Backpressure: the stream keeps the newest `limit` responses (one by default); a slow consumer
     /// skips to the latest response instead of queueing every one. Changes are coalesced the same way:
@@ -87,6 +89,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             },
             read: { [plan] emit in
                 await streamRead(query, plan: plan, origins: origins, emit: emit)
+            },
+            isGone: { [plan, main, cache] in
+                await ResponseStream<Main.Value>.isGone {
+                    plan.first == .main ? try await main.getEntry(query) : try await cache.getEntry(query)
+                }
             }
         )
         return stream.start(bufferingNewest: limit)

@@ -5,7 +5,8 @@ extension SingleDataSourceRepository where Source: GetDataSource {
     /// A write through this repository
     /// (or a copy of it), or directly on the source when it announces changes
     /// (``DataSourceCapabilities/changes(forKey:)``), makes every open stream on the same key read again; a
-    /// delete emits ``RepositoryResponse/error(_:origin:)`` with ``StrataError/Code/notFound``. The origin is
+    /// delete emits ``RepositoryResponse/error(_:origin:)`` with ``StrataError/Code/notFound`` once the source
+    /// answers that it holds nothing under the key (a delete older than its value reads as a write). The origin is
     /// the source's (``DataSourceCapabilities/origin``) or
     /// ``DataOrigin/main``. Backpressure and cancellation are as for
     /// ``CacheRepository/stream(_:operation:bufferingNewest:)``.
@@ -33,7 +34,8 @@ extension SingleDataSourceRepository where Source: GetDataSource {
                 } catch {
                     emit(.error(error, origin: origin))
                 }
-            }
+            },
+            isGone: { await ResponseStream<Source.Value>.isGone { try await source.getEntry(query) } }
         )
         return stream.start(bufferingNewest: limit)
     }

@@ -26,8 +26,8 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/Streams.md:91
-struct Streams_91 {
+// Sources/Strata/Strata.docc/Streams.md:94
+struct Streams_94 {
     final class NotesStore: DataSource {
         let changeBroadcaster = ChangeBroadcaster()
         private let notes = MemoryDataSource<Note>()  // where this store keeps its notes: a database, files, …
