@@ -20,20 +20,14 @@ final class EntryValidators: Sendable {
     /// Whether the value must never be served stale.
     @usableFromInline let forbidsServingStale: Bool
 
-    /// Creates validators.
+    /// The validators, freshness and stale rule of `metadata`, with `tags` for its groups.
     @usableFromInline
-    init(
-        eTag: String?,
-        lastModified: String?,
-        freshUntil: Date?,
-        tags: Set<String> = [],
-        forbidsServingStale: Bool = false
-    ) {
-        self.eTag = eTag
-        self.lastModified = lastModified
-        self.freshUntil = freshUntil
+    init(_ metadata: EntryMetadata, tags: Set<String>) {
+        eTag = metadata.eTag
+        lastModified = metadata.lastModified
+        freshUntil = metadata.freshUntil
         self.tags = tags
-        self.forbidsServingStale = forbidsServingStale
+        forbidsServingStale = metadata.forbidsServingStale
     }
 
     /// The validators, freshness, tags and stale rule of `metadata`, or `nil` when it has none.
@@ -46,12 +40,6 @@ final class EntryValidators: Sendable {
         let tags = metadata.tags.isEmpty ? keptTags : metadata.tags
         guard metadata.hasValidators || metadata.freshUntil != nil || !tags.isEmpty || metadata.forbidsServingStale
         else { return nil }
-        return EntryValidators(
-            eTag: metadata.eTag,
-            lastModified: metadata.lastModified,
-            freshUntil: metadata.freshUntil,
-            tags: tags,
-            forbidsServingStale: metadata.forbidsServingStale
-        )
+        return EntryValidators(metadata, tags: tags)
     }
 }
