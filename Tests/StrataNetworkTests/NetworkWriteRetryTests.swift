@@ -94,3 +94,37 @@ struct NetworkWriteRetryTests {
         #expect(error?.mayHaveTakenEffect == mayHaveTakenEffect)
     }
 }
+
+/// The version a write expects (``ExpectedVersion/current``) goes as `If-Match` only when a server can match it.
+struct NetworkWriteContextTests {
+    /// The `If-Match` a `PUT /notes` carries when the write expects `version`.
+    private static func ifMatchSent(expecting version: String) async throws -> String? {
+        let sent = Locked<String?>(nil)
+        let server = try await LoopbackServer.start([
+            (
+                "PUT /notes",
+                { request in
+                    sent.withLock { $0 = request.headers["if-match"] }
+                    return ServerReply(status: 204)
+                }
+            )
+        ])
+        defer { Task { await server.stop() } }
+        let source = NetworkPutDataSource<Item>(client: HTTPClient(transport: URLSessionTransport())) { _ in
+            HTTPRequest(.put, baseURL: server.baseURL, path: "notes")
+        }
+        try await ExpectedVersion.$current.withValue(version) {
+            _ = try await source.put(Item(name: "note"), in: KeyQuery("note"))
+        }
+        return sent.withLock { $0 }
+    }
+
+    /// A weak entity tag never matches `If-Match` (RFC 9110, section 13.1.1): before, an outbox resend after a
+    /// conflict kept the local value on top of a weak tag, a compliant server answered 412 every time, and the edit
+    /// was set aside after three conflicts. It is sent as a write whose entry has no tag is: unconditionally.
+    @Test(.timeLimit(.minutes(1)))
+    func aWeakTagIsNotSentAsIfMatchAndAStrongOneIs() async throws {
+        #expect(try await Self.ifMatchSent(expecting: "W/\"v1\"") == nil)
+        #expect(try await Self.ifMatchSent(expecting: "\"v1\"") == "\"v1\"")
+    }
+}

@@ -3,8 +3,9 @@
 /// The offline outbox (StrataOffline) binds it when it sends a write again after a conflict that its resolver
 /// settled by keeping the local value (or a merge): the write goes on top of the version main held then (its
 /// entity tag, ``EntryMetadata/eTag`` of main's entry), and main refuses it again as a conflict if that version
-/// changed meanwhile. The HTTP data sources of StrataNetwork send it as the `If-Match` header; a source of your own
-/// reads it while it writes:
+/// changed meanwhile. The HTTP data sources of StrataNetwork send it as the `If-Match` header (not a weak entity
+/// tag, `W/"…"`, which `If-Match` never matches: such a write goes without the condition, as one whose entry has no
+/// tag); a source of your own reads it while it writes:
 ///
 /// ```swift
 /// struct NotesAPI: PutDataSource {

@@ -29,11 +29,13 @@ func makeRequest(_ rule: NetworkRequestRule, for query: any Query) throws -> HTT
 extension HTTPRequest {
     /// The request with the task's ``Strata/IdempotencyKey/current`` key as its `Idempotency-Key` header and its
     /// ``Strata/ExpectedVersion/current`` version as its `If-Match` header, each unless the rule set it; unchanged
-    /// outside such a write.
+    /// outside such a write. A weak entity tag (`W/"…"`) is not sent: `If-Match` compares strongly (RFC 9110,
+    /// section 13.1.1), so a server would refuse the write every time; it goes as a write whose entry has no tag.
     func carryingWriteContext() -> HTTPRequest {
         var request = self
+        let version = ExpectedVersion.current.flatMap { $0.hasPrefix("W/") ? nil : $0 }
         for (name, value) in [
-            (IdempotencyKey.headerName, IdempotencyKey.current), (ExpectedVersion.headerName, ExpectedVersion.current),
+            (IdempotencyKey.headerName, IdempotencyKey.current), (ExpectedVersion.headerName, version),
         ] {
             guard let value, request.headers[name] == nil else { continue }
             request.headers[name] = value

@@ -75,8 +75,8 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Idempotency/ExpectedVersion.swift:9
-struct ExpectedVersion_9 {
+// Sources/Strata/Idempotency/ExpectedVersion.swift:10
+struct ExpectedVersion_10 {
     struct NotesAPI: PutDataSource {
         let database: NotesDatabase
 
