@@ -76,7 +76,12 @@
             _ exchange: HTTPExchange,
             after redirectStatus: Int?
         ) async throws -> HTTPResponse {
-            let delegate = TransferDelegate(exchange, url: url, after: redirectStatus) { [weak self] in
+            let delegate = TransferDelegate(
+                exchange,
+                url: url,
+                after: redirectStatus,
+                clientMayFollowRedirects: !ownsClient
+            ) { [weak self] in
                 self?.recordBodyBytes($0)
             }
             // AsyncHTTPClient's own deadline is a backstop a minute past Strata's.

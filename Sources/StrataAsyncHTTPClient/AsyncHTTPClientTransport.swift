@@ -54,14 +54,15 @@
     /// ``shutdown()`` when done). Not `HTTPClient.shared`: its configuration follows up to 20 redirects itself (past
     /// the transport's rules, holding a connection behind a redirect body that stalls), retries a refused connection
     /// until a deadline, inflates compressed bodies while their `Content-Encoding` stays (a cache then stores plain
-    /// bytes under that header) and traces each request, full URL included, with the tracer a server bootstraps. A request sent after the client was shut down fails with
-    /// ``Strata/StrataError/Code/invalidArgument``, which no retry repeats.
+    /// bytes under that header) and traces each request, full URL included, with the tracer a server bootstraps. A
+    /// request sent after the client was shut down fails with ``Strata/StrataError/Code/invalidArgument``, which no
+    /// retry repeats.
     public final class AsyncHTTPClientTransport: HTTPTransport, HTTPExchangeTransport, Sendable {
         /// The AsyncHTTPClient client that sends the requests.
         public let client: AsyncHTTPClient.HTTPClient
 
-        /// Whether the transport created ``client``, and so shuts it down.
-        private let ownsClient: Bool
+        /// Whether the transport created ``client``, and so shuts it down (and knows it follows no redirect).
+        let ownsClient: Bool
 
         private let state = Locked(State())
 
@@ -91,8 +92,12 @@
         /// Call ``shutdown()`` when you are done with it. A transport released without it starts the client's
         /// shutdown itself, without waiting for it.
         ///
-        /// - Parameter configuration: The client's configuration; the default is ``defaultConfiguration``.
+        /// - Parameter configuration: The client's configuration; the default is ``defaultConfiguration``. Its
+        ///   `redirectConfiguration` is set to `.disallow` whatever it was: the transport follows redirects itself,
+        ///   by its rules.
         public init(configuration: AsyncHTTPClient.HTTPClient.Configuration = defaultConfiguration) {
+            var configuration = configuration
+            configuration.redirectConfiguration = .disallow
             self.client = AsyncHTTPClient.HTTPClient(configuration: configuration)
             self.ownsClient = true
         }

@@ -58,6 +58,7 @@
         /// The request, where its body goes, its limit and its deadlines.
         private let exchange: HTTPExchange
         private let recordBodyBytes: @Sendable (Int) -> Void
+        private let clientMayFollowRedirects: Bool
         private let state: Locked<State>
 
         /// Creates the delegate of one request.
@@ -66,14 +67,18 @@
         ///   - exchange: The request, where its body goes, its limit and its deadlines.
         ///   - url: The request's URL.
         ///   - redirectStatus: The status of the last redirect the transport followed to this request, if any.
+        ///   - clientMayFollowRedirects: Whether the client may follow redirects itself (one the caller gave the
+        ///     transport): a redirect the transports' rule does not follow then ends the request at its head.
         ///   - recordBodyBytes: Told how many body bytes the request holds after each chunk.
         init(
             _ exchange: HTTPExchange,
             url: URL,
             after redirectStatus: Int? = nil,
+            clientMayFollowRedirects: Bool = true,
             recordBodyBytes: @escaping @Sendable (Int) -> Void
         ) {
             self.exchange = exchange
+            self.clientMayFollowRedirects = clientMayFollowRedirects
             self.recordBodyBytes = recordBodyBytes
             // The idle clock starts with this request: the exchange's own start may be a redirect ago.
             self.state = Locked(State(lastActivity: .now, url: url, redirectStatus: redirectStatus))
@@ -226,13 +231,14 @@
             touch()
         }
 
-        /// Records the URL that answered; a response AsyncHTTPClient would follow as a redirect where the transports'
-        /// rule does not (a 304 with a `Location`, a 305, a step down from `https` to `http`) ends the request, its head
-        /// the answer (its body, a 304 has none, is not read).
+        /// Records the URL that answered; on a client that may follow redirects itself, a response AsyncHTTPClient
+        /// would follow as a redirect where the transports' rule does not (a 304 with a `Location`, a 305, a step down
+        /// from `https` to `http`) ends the request, its head the answer (its body, a 304 has none, is not read). On
+        /// the transport's own client, which follows none, such a response is an answer as any other, body included.
         func didVisitURL(task: ClientTask, _ request: AsyncHTTPClient.HTTPClient.Request, _ head: HTTPResponseHead) {
             // A redirect's head is bytes that moved: the idle clock starts again, as for any other head.
             touch()
-            let unfollowed = Self.isUnfollowedRedirect(head, from: request.url)
+            let unfollowed = clientMayFollowRedirects && Self.isUnfollowedRedirect(head, from: request.url)
             state.withLock { state in
                 state.url = request.url
                 if (300..<400).contains(head.status.code) { state.redirectStatus = Int(head.status.code) }

@@ -35,6 +35,30 @@ struct TransportRedirectTests {
         #expect(server.requestCount(path: "/elsewhere") == 0)
     }
 
+    /// A redirect the transport does not follow (a 305 here) is handed back with its body, as any answer is.
+    /// (Before, the AsyncHTTPClient transport failed the request to keep AsyncHTTPClient from following it, even on
+    /// its own client, which follows nothing: the body was lost, and the connection closed.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aRedirectNotFollowedKeepsItsBody(transport kind: TransportUnderTest) async throws {
+        let server = try await LoopbackServer.start([
+            (
+                "GET /start",
+                { _ in ServerReply(status: 305, headers: ["Location": "/elsewhere"], body: Data("use".utf8)) }
+            ),
+            ("GET /elsewhere", { _ in ServerReply(status: 200, body: Data("other".utf8)) }),
+        ])
+        defer { Task { await server.stop() } }
+
+        let response = try await kind.make().send(
+            HTTPRequest(url: server.baseURL.appendingPathComponent("start")),
+            maximumBodySize: 1024
+        )
+
+        #expect(response.status == 305)
+        #expect(response.body == Data("use".utf8))
+        #expect(server.requestCount(path: "/elsewhere") == 0)
+    }
+
     /// A download's 304 with a `Location` is handed back too, with no file (AsyncHTTPClient downloaded the other
     /// resource).
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
