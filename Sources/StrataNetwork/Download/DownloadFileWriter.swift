@@ -65,6 +65,25 @@ package final class DownloadFileWriter: Sendable {
 
     /// Appends `bytes` to the file, as the `Data` form does.
     package func write(_ bytes: UnsafeRawBufferPointer) throws(StrataError) {
+        try withWriting("Writing") { FileDescriptor.writeAll($0, bytes) }
+    }
+
+    /// Appends every byte of the file open at `source`, read from its start by offset (its position is not used),
+    /// with no lock held while the system reads and writes, as a chunk is written.
+    ///
+    /// - Throws: ``Strata/StrataError/Code/io`` when a read or a write fails, the file was closed first, or another
+    ///   write is running.
+    package func write(contentsOf source: Int32) throws(StrataError) {
+        try withWriting("Copying into") { FileDescriptor.copy(from: source, to: $0) }
+    }
+
+    /// Runs `body` on the open descriptor as the one write of the file, with no lock held: marked as writing first
+    /// (so that a ``close()`` meanwhile waits for it), and closing the file after it when a close came meanwhile.
+    ///
+    /// - Parameters:
+    ///   - action: What `body` does, for the error (`Writing`).
+    ///   - body: The write; false with `errno` set when it failed.
+    private func withWriting(_ action: String, _ body: (Int32) -> Bool) throws(StrataError) {
         let descriptor = state.withLock { state -> Int32? in
             guard let descriptor = state.descriptor, !state.isWriting, !state.closesAfterWrite else { return nil }
             state.isWriting = true
@@ -74,7 +93,7 @@ package final class DownloadFileWriter: Sendable {
             throw StrataError.io("The download file \(url.path) is closed")
         }
         Self.heldWrites.withLock { $0.isEmpty ? nil : $0[url.deletingLastPathComponent().path] }?()
-        let written = FileDescriptor.writeAll(descriptor, bytes)
+        let written = body(descriptor)
         let reason = written ? nil : String(cString: strerror(errno))
         let closes = state.withLock { state -> Bool in
             state.isWriting = false
@@ -83,7 +102,7 @@ package final class DownloadFileWriter: Sendable {
             return true
         }
         if closes { closeFile(descriptor) }
-        if let reason { throw StrataError.io("Writing the download file \(url.path) failed: \(reason)") }
+        if let reason { throw StrataError.io("\(action) the download file \(url.path) failed: \(reason)") }
     }
 
     /// Queues `data` to be appended after the chunks queued before it, on the writer's own queue: the caller never
