@@ -12,10 +12,10 @@ import Strata
 /// under the lock and written on its file's own queue (``DownloadFileWriter/enqueue(_:then:)``): a write that hangs
 /// holds that queue's thread, never the delegate queue every transfer shares, nor the lock the watchdog ends
 /// transfers under; only a download whose backlog passes ``heldBacklog`` holds the queue, until its disk catches up
-/// or the transfer ends. One watchdog task per delegate enforces every transfer's deadlines
-/// (``URLSessionTransportDelegate/watchDeadlines(of:task:)``). Callbacks that arrive for a finished
-/// transfer (the chunks libcurl had buffered before a cancellation took effect) find nothing and are
-/// dropped.
+/// or the transfer ends. One watchdog per delegate enforces every transfer's deadlines: a dispatch timer on a queue of
+/// its own, never Swift's cooperative pool (``URLSessionTransportDelegate/watchDeadlines(of:)``). Callbacks that
+/// arrive for a finished transfer (the chunks libcurl had buffered before a cancellation took effect) find nothing
+/// and are dropped.
 ///
 /// A chunk is appended in place (never by copying the body so far) and only while the body stays within
 /// the limit: the chunk that would pass it ends the transfer instead, so no transfer ever holds more than
@@ -73,8 +73,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     struct State {
         var transfers: [Int: Transfer] = [:]
-        /// The watchdog of every transfer's deadlines, while one runs.
-        var watchdog: Watchdog?
+        /// When the watchdog looks next, while a transfer runs; `nil` once none is left.
+        var watchdogWakesAt: ContinuousClock.Instant?
+        /// The watchdog's timer, made at its first use: one per delegate, set under the lock, so that the last
+        /// setting is the look that is due.
+        var watchdogTimer: (any DispatchSourceTimer)?
         /// The most body bytes any one transfer has held (in memory or in its file), for tests.
         var peakBodyBytes = 0
         /// The most bytes any one download has had queued for its file and not yet written, for tests.
@@ -85,6 +88,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     let state = Locked(State())
 
+    /// What the transport's clock has been moved on by, past the continuous clock: zero but in tests
+    /// (``advanceClock(by:)``).
+    let clockOffset = Locked(Duration.zero)
+
+    /// The time on the clock the transfers' deadlines are read on: the continuous clock's, moved on by what a test
+    /// added (``advanceClock(by:)``).
+    var now: ContinuousClock.Instant { .now + clockOffset.withLock { $0 } }
+
+    /// The queue the deadlines' watchdog runs on (``watchDeadlines(of:)``): a dispatch queue of its own, never Swift's
+    /// cooperative pool, which a busy process (tasks that spin, or block in a synchronous call) can keep from it.
+    let watchdogQueue = DispatchQueue(label: "StrataNetwork.URLSessionTransport.deadlines")
+
     /// The session's delegate queue: serial, every callback of every task on it, and FoundationNetworking's
     /// completion of each task too (``stop(_:)``).
     let queue: OperationQueue = {
@@ -93,6 +108,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         queue.name = "StrataNetwork.URLSessionTransport"
         return queue
     }()
+
+    deinit {
+        // The timer is the delegate's: set for later, it stops with it.
+        state.withLock { $0.watchdogTimer?.cancel() }
+    }
 
     /// The most body bytes any one transfer of this delegate has held, in memory or written to its file:
     /// never more than that transfer's limit.
@@ -210,7 +230,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if let status = (response as? HTTPURLResponse)?.statusCode, status < 200 {
             // An interim head (`100 Continue`, `103 Early Hints`): not the answer, which follows (RFC 9110,
             // section 15.2); the transfer's body and sink wait for the final head.
-            let now = ContinuousClock.now
+            let now = self.now
             _ = update(identifier) { $0.lastActivity = now }
             completionHandler(.allow)
             return
@@ -222,7 +242,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if let pendingFile, let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) {
             file = Result { () throws(StrataError) in try DownloadFile.create(at: pendingFile) }
         }
-        let now = ContinuousClock.now
+        let now = self.now
         let admitted = update(identifier) { Self.admit(response, file: file, into: &$0, now: now) }
         // The transfer ended meanwhile (cancelled), after its sink had cleaned up: the file made just above is
         // this call's own, so it is closed and removed here, or a cancelled download would leave it behind.
@@ -243,7 +263,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
-        let now = ContinuousClock.now
+        let now = self.now
         switch update(identifier, { Self.accept(data, into: &$0, now: now) }) {
         case .failed(let failure):
             finish(identifier, with: .failure(failure))
@@ -294,7 +314,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             stop(dataTask)
             return
         }
-        let now = ContinuousClock.now
+        let now = self.now
         guard update(identifier, { $0.lastActivity = now }) != nil else { return }
         exchange.destination.progress?(progress)
     }
@@ -323,7 +343,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             method: redirected?.httpMethod,
             hadBody: original?.httpBody?.isEmpty == false || original?.httpBodyStream != nil
         )
-        let now = ContinuousClock.now
+        let now = self.now
         _ = update(task.taskIdentifier) { transfer in
             transfer.lastActivity = now
             transfer.redirectStatus = response.statusCode
@@ -384,7 +404,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        let now = ContinuousClock.now
+        let now = self.now
         _ = update(task.taskIdentifier) { $0.lastActivity = now }
     }
 
