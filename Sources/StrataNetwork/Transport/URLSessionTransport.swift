@@ -17,9 +17,9 @@ import Strata
 /// it reads that body whole, unseen by the delegate: the limit does not apply to it, and the idle timeout counts it
 /// as silence — a server that sends an endless redirect body is stopped by the idle timeout or the total deadline,
 /// whichever passes first (`AsyncHTTPClientTransport`, in the StrataAsyncHTTPClient product, reads at most a short
-/// prefix of it). Downloads write each chunk to the file as it
-/// arrives, which gives progress for free; the write
-/// holds no lock, so a disk that hangs it does not hold the deadlines below.
+/// prefix of it). Downloads write each chunk to the file as it arrives, which gives progress for free; the write holds
+/// no lock and runs, with the file's create and close, on a queue of the file's own, so a disk that hangs one of them
+/// (a dead network mount) holds neither the transport's other requests nor the deadlines below.
 ///
 /// Strata enforces every request's deadlines itself — the idle timeout (``HTTPRequest/timeout``) and the total
 /// deadline (``HTTPRequest/totalTimeout``) — with one timer per transport that cancels a task whose deadline passed,
