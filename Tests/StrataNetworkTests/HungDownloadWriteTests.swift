@@ -14,7 +14,7 @@ struct HungDownloadWriteTests {
     /// every deadline, its client failing the request only once its last chunk was handled.
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, [1_024, 131_072])
     func aHungWriteEndsAtTheIdleTimeout(transport kind: TransportUnderTest, bodySize: Int) async throws {
-        try await Self.withHeldWrites(bodySize: bodySize) { (server, folder, held) async throws in
+        try await Self.withHeldCalls(bodySize: bodySize) { (server, folder, held) async throws in
             let client = makeClient(kind.make(), timeout: .seconds(2), downloadDirectory: folder.url)
 
             // On a busy machine the idle timeout may end a download before its first bytes arrive, which is not what
@@ -41,7 +41,7 @@ struct HungDownloadWriteTests {
     /// error.)
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aDownloadEndedWhileItsWriteHungReportsNoProgressAfter(transport kind: TransportUnderTest) async throws {
-        try await Self.withHeldWrites(bodySize: 1_024) { (server, folder, held) async throws in
+        try await Self.withHeldCalls(bodySize: 1_024) { (server, folder, held) async throws in
             let client = makeClient(kind.make(), timeout: .seconds(2), downloadDirectory: folder.url)
             let reports = Locked<[Int64]>([])
             var error: StrataError?
@@ -69,7 +69,7 @@ struct HungDownloadWriteTests {
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func aHungWriteHoldsNoOtherRequest(transport kind: TransportUnderTest) async throws {
         // Given a download whose write hangs
-        try await Self.withHeldWrites { (server, folder, held) async throws in
+        try await Self.withHeldCalls { (server, folder, held) async throws in
             let client = makeClient(kind.make(), timeout: .seconds(30), downloadDirectory: folder.url)
             let download = Task { try await client.download(HTTPRequest(url: server.baseURL)) }
             await poll(until: { held.entered.total > 0 })
@@ -90,7 +90,7 @@ struct HungDownloadWriteTests {
     /// thread a core: as many hung writes as cores held every other download of the process, whichever its disk.
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
     func hungWritesHoldNoDownloadToAnotherDisk(transport kind: TransportUnderTest) async throws {
-        try await Self.withHeldWrites { (server, folder, held) async throws in
+        try await Self.withHeldCalls { (server, folder, held) async throws in
             // Given as many downloads whose writes hang as the machine has cores, or two
             let transport = kind.make()
             let hungCount = max(ProcessInfo.processInfo.activeProcessorCount, 2)
@@ -162,7 +162,7 @@ struct HungDownloadWriteTests {
     @Test func closingDuringAWriteWaitsForIt() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let held = HeldWrites(in: folder.url)
+        let held = HeldFileCalls(in: folder.url)
         defer { held.remove() }
         let url = folder.url.appendingPathComponent("held.download")
         let writer = try DownloadFile.create(at: url)
@@ -185,7 +185,7 @@ struct HungDownloadWriteTests {
     /// disk.
     private static func withDownloadWaitingForItsDisk(
         size: Int,
-        _ body: (URLSessionTransport, HTTPClient, Task<DownloadedFile, any Error>, HeldWrites) async throws -> Void
+        _ body: (URLSessionTransport, HTTPClient, Task<DownloadedFile, any Error>, HeldFileCalls) async throws -> Void
     ) async throws {
         let server = try RawServer.start { write in
             try write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(size)\r\nConnection: close\r\n\r\n".utf8))
@@ -194,7 +194,7 @@ struct HungDownloadWriteTests {
         defer { server.stop() }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let held = HeldWrites(in: folder.url)
+        let held = HeldFileCalls(in: folder.url)
         defer { held.remove() }
         let transport = URLSessionTransport()
         let client = makeClient(transport, timeout: .seconds(30), downloadDirectory: folder.url)
@@ -204,26 +204,24 @@ struct HungDownloadWriteTests {
     }
 
     /// Runs `body` with a server that answers every request with `bodySize` bytes (128 KiB by default), and a folder
-    /// whose download writes hang until released.
-    private static func withHeldWrites(
+    /// whose download files' calls of one kind (by default, writes) hang until released.
+    static func withHeldCalls(
+        _ call: DownloadFileWriter.FileCall = .write,
         bodySize: Int = 131_072,
-        _ body: (RawServer, TemporaryFolder, HeldWrites) async throws -> Void
+        _ body: (RawServer, TemporaryFolder, HeldFileCalls) async throws -> Void
     ) async throws {
-        let server = try RawServer.start { write in
-            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(bodySize)\r\nConnection: close\r\n\r\n".utf8))
-            try write(Data(repeating: 1, count: bodySize))
-        }
+        let server = try RawServer.answering(bodySize: bodySize)
         defer { server.stop() }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let held = HeldWrites(in: folder.url)
+        let held = HeldFileCalls(in: folder.url, holding: call)
         defer { held.remove() }
         try await body(server, folder, held)
     }
 
     /// Whether, within five seconds, no open descriptor of this process names a file in `folder` (Linux's
     /// `/proc/self/fd`; elsewhere, true).
-    private static func noDescriptorNames(_ folder: URL) async -> Bool {
+    static func noDescriptorNames(_ folder: URL) async -> Bool {
         #if os(Linux)
             await eventually {
                 let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
@@ -239,7 +237,7 @@ struct HungDownloadWriteTests {
     }
 
     /// Whether `condition` holds within five seconds, asked every 10 ms.
-    private static func eventually(_ condition: () -> Bool) async -> Bool {
+    static func eventually(_ condition: () -> Bool) async -> Bool {
         for _ in 0..<500 {
             if condition() { return true }
             try? await Task.sleep(for: .milliseconds(10))
@@ -248,19 +246,25 @@ struct HungDownloadWriteTests {
     }
 }
 
-/// A disk that hangs every download write into a folder: each write waits until ``release()`` (or 20 s).
-private final class HeldWrites: Sendable {
+/// A disk that hangs every call of one kind (by default, every write) on the download files of a folder: each waits
+/// until ``release()`` (or 20 s). Every call is counted, held or not.
+final class HeldFileCalls: Sendable {
     private let folder: String
     private let latch = ThreadLatch()
-    /// Opened when the first write starts to wait.
+    /// Opened when the first held call starts to wait.
     let firstEntered = ThreadLatch()
-    /// The writes that started to wait, and those that went on.
+    /// The held calls that started to wait, and those that went on.
     let (entered, returned) = (ByteCounter(), ByteCounter())
+    /// Every call made, held or not, in order.
+    private let made = Locked<[DownloadFileWriter.FileCall]>([])
 
-    init(in folder: URL) {
+    /// Holds every `held` call on a download file in `folder`.
+    init(in folder: URL, holding held: DownloadFileWriter.FileCall = .write) {
         self.folder = folder.path
-        DownloadFileWriter.heldWrites.withLock {
-            $0[folder.path] = { [latch, firstEntered, entered, returned] in
+        DownloadFileWriter.heldCalls.withLock {
+            $0[folder.path] = { [latch, firstEntered, entered, returned, made] call in
+                made.withLock { $0.append(call) }
+                guard call == held else { return }
                 entered.add(1)
                 firstEntered.open()
                 latch.wait(until: Date(timeIntervalSinceNow: 20))
@@ -269,12 +273,15 @@ private final class HeldWrites: Sendable {
         }
     }
 
-    /// Lets every write, now and later, go on.
+    /// How many `call`s were made (or started) so far, held or not.
+    func count(_ call: DownloadFileWriter.FileCall) -> Int { made.withLock { $0.count { $0 == call } } }
+
+    /// Lets every held call, now and later, go on.
     func release() { latch.open() }
 
-    /// Releases the writes and stops holding new ones.
+    /// Releases the calls and stops holding new ones.
     func remove() {
         latch.open()
-        DownloadFileWriter.heldWrites.withLock { $0[folder] = nil }
+        DownloadFileWriter.heldCalls.withLock { $0[folder] = nil }
     }
 }

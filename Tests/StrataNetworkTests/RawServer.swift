@@ -165,6 +165,14 @@ final class ByteCounter: Sendable {
 }
 
 extension RawServer {
+    /// A server that answers every request `200` with `bodySize` bytes of 1, then closes the connection.
+    static func answering(bodySize: Int) throws -> RawServer {
+        try start { write in
+            try write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(bodySize)\r\nConnection: close\r\n\r\n".utf8))
+            try write(Data(repeating: 1, count: bodySize))
+        }
+    }
+
     /// A server that answers `503` with a chunked body of 1 KiB of `a` every 20 ms, 3,000 chunks (a minute) at
     /// most, counting the chunks it wrote in `written`: an error body that does not end while anyone waits.
     /// `extraHeaders` (whole lines, each ending in CRLF) go before `Transfer-Encoding`.

@@ -9,7 +9,7 @@ extension Duration {
     }
 
     /// The duration in whole nanoseconds, saturating at `Int64.min` and `Int64.max`.
-    var nanoseconds: Int64 {
+    package var nanoseconds: Int64 {
         let (seconds, attoseconds) = saturatedComponents
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? .min : .max }

@@ -332,18 +332,7 @@ public struct DownloadService: Sendable {
         guard FileDescriptor.regularFileSize(source) >= 0 else {
             throw StrataError(.io, "\(path) is not a regular file (a folder or a device is there)")
         }
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        var offset = 0
-        while true {
-            let count = chunk.withUnsafeMutableBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return -1 }
-                return FileDescriptor.read(source, into: base, count: buffer.count, at: offset, minimum: 1)
-            }
-            guard count >= 0 else { throw POSIXCallError.last("read", path).strataError("Reading the cached file") }
-            if count == 0 { return }
-            try chunk.withUnsafeBytes { try writer.write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            offset += count
-        }
+        try writer.write(contentsOf: source)
     }
 
     /// Deletes the temporary download `file` once the provider has stored it — a copy — unless it is gone (moved) or

@@ -18,7 +18,8 @@ extension HTTPClient {
     /// any file or request. When the call fails — a status error (a 304 included: use
     /// ``download(_:ifModifiedSince:progress:)`` to revalidate),
     /// ``Strata/StrataError/Code/tooLarge``, a network error, or cancellation of the calling task — the
-    /// partial file is deleted before the error is thrown.
+    /// partial file is deleted before the error is thrown (with ``URLSessionTransport``, whose file calls run on a
+    /// queue of the file's own, a file whose creation hung past the call's end is deleted once the creation returns).
     ///
     /// - Parameters:
     ///   - request: The request.

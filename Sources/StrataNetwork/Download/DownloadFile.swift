@@ -17,6 +17,20 @@ import Strata
 package enum DownloadFile {
     /// Creates the file at `url` and opens it for writing, or fails with ``Strata/StrataError/Code/io`` naming it.
     package static func create(at url: URL) throws(StrataError) -> DownloadFileWriter {
+        DownloadFileWriter(descriptor: try openNew(at: url), url: url)
+    }
+
+    /// The writer of a new file at `url`, which creates it as the first job of its own queue: the caller never waits
+    /// for the file system (a create on a network mount that hangs holds that queue only). A failure to create the
+    /// file is told as the failure of every chunk queued and of ``DownloadFileWriter/whenWritten(_:)``: the
+    /// ``Strata/StrataError/Code/io`` error ``create(at:)`` throws.
+    package static func createQueued(at url: URL) -> DownloadFileWriter {
+        DownloadFileWriter(creating: url)
+    }
+
+    /// Creates the file at `url` and opens it for writing: its descriptor, or ``Strata/StrataError/Code/io`` naming it.
+    static func openNew(at url: URL) throws(StrataError) -> Int32 {
+        DownloadFileWriter.hold(.open, at: url)
         var descriptor: Int32
         repeat {
             descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -25,7 +39,7 @@ package enum DownloadFile {
             let reason = String(cString: strerror(errno))
             throw StrataError.io("Cannot create the download file \(url.path): \(reason)")
         }
-        return DownloadFileWriter(descriptor: descriptor, url: url)
+        return descriptor
     }
 
     /// Deletes the file at `url` if it is still there: the name only, never a folder's contents.

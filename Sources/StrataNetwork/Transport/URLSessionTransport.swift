@@ -17,12 +17,13 @@ import Strata
 /// it reads that body whole, unseen by the delegate: the limit does not apply to it, and the idle timeout counts it
 /// as silence — a server that sends an endless redirect body is stopped by the idle timeout or the total deadline,
 /// whichever passes first (`AsyncHTTPClientTransport`, in the StrataAsyncHTTPClient product, reads at most a short
-/// prefix of it). Downloads write each chunk to the file as it
-/// arrives, which gives progress for free; the write
-/// holds no lock, so a disk that hangs it does not hold the deadlines below.
+/// prefix of it). Downloads write each chunk to the file as it arrives, which gives progress for free; the write holds
+/// no lock and runs, with the file's create and close, on a queue of the file's own, so a disk that hangs one of them
+/// (a dead network mount) holds neither the transport's other requests nor the deadlines below.
 ///
 /// Strata enforces every request's deadlines itself — the idle timeout (``HTTPRequest/timeout``) and the total
-/// deadline (``HTTPRequest/totalTimeout``) — with a timer per request that cancels the task, to the millisecond:
+/// deadline (``HTTPRequest/totalTimeout``) — with one timer per transport that cancels a task whose deadline passed,
+/// to the millisecond, on a dispatch queue of its own (a cooperative pool kept busy cannot hold it back):
 /// FoundationNetworking truncates `timeoutInterval` to whole seconds (a 500 ms timeout fires at once) and
 /// restarts it at every byte (a trickling body never times out). URLSession's own timeouts are set out of the
 /// way, a minute past Strata's. A deadline that passes is a retryable ``Strata/StrataError/Code/network``
@@ -130,6 +131,10 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
 
     /// The session's delegate queue, for tests that hold it to order FoundationNetworking's callbacks.
     package var delegateQueue: OperationQueue { delegate.queue }
+
+    /// Tests only: moves the clock this transport's deadlines are read on `duration` forward, and has its watchdog look
+    /// at once: a deadline passes without the test waiting for it.
+    package func advanceDeadlineClock(by duration: Duration) { delegate.advanceClock(by: duration) }
 
     deinit {
         // The session keeps its delegate alive until it is invalidated.

@@ -5,109 +5,109 @@ import Strata
     import FoundationNetworking
 #endif
 
+/// The watchdog that enforces every running transfer's deadlines: one dispatch timer per delegate, however many
+/// transfers run, firing on ``URLSessionTransportDelegate/watchdogQueue``.
+///
+/// It looks at the earliest deadline of the transfers it saw, ends those whose deadline has passed, and is set again
+/// for the next one; once no transfer is left it is not set again. A transfer whose first deadline comes before the
+/// watchdog's next look sets it earlier. So a request costs no task and no timer of its own: with the same timeouts,
+/// a later request's deadlines are later, and the next look covers it.
+///
+/// The timer and what it does run on a dispatch queue of its own, never on Swift's cooperative pool: before, the
+/// watchdog was a task sleeping on the pool, and a process whose pool was busy (tasks that spin, or block in a
+/// synchronous call) ended no request at its deadline until a thread of the pool was free (a request with a total
+/// deadline of 1 s, answered at 2 s, came back 200 after 8 s).
 extension URLSessionTransportDelegate {
-    /// The task that enforces every running transfer's deadlines: one per delegate, however many transfers run.
-    ///
-    /// It sleeps until the earliest deadline of the transfers it saw, ends those whose deadline has passed, and
-    /// sleeps again until the next one; it ends when no transfer is left. A transfer whose first deadline comes
-    /// before the watchdog's next look starts a new watchdog in its place. So a request costs no task and no timer
-    /// of its own: with the same timeouts, a later request's deadlines are later, and the running watchdog covers
-    /// it.
-    struct Watchdog: Sendable {
-        /// Tells a replaced watchdog from the current one.
-        var generation: UInt64
-        /// When it looks next.
-        var wakesAt: ContinuousClock.Instant
-        /// The task, once started; `nil` for the moment between its decision and its start.
-        var task: Task<Void, Never>?
-    }
-
-    /// What one look of the watchdog found.
-    private struct Look {
-        var expired: [(identifier: Int, expiry: RequestDeadlines.Expiry, task: URLSessionTask?)] = []
-        var next: ContinuousClock.Instant?
-    }
+    /// A transfer whose deadline a look of the watchdog found passed.
+    private typealias Expired = (identifier: Int, expiry: RequestDeadlines.Expiry, task: URLSessionTask?)
 
     /// Makes sure the watchdog looks at a registered transfer in time; whether the transfer is still registered
-    /// (a running watchdog may have ended it already: its task must then not be resumed).
+    /// (the watchdog may have ended it already: its task must then not be resumed).
     func watchDeadlines(of identifier: Int) -> Bool {
-        let now = ContinuousClock.now
-        let decision = state.withLock { state -> (isRegistered: Bool, start: (UInt64, Task<Void, Never>?)?) in
-            guard let transfer = state.transfers[identifier] else { return (false, nil) }
+        let now = self.now
+        return state.withLock { state in
+            guard let transfer = state.transfers[identifier] else { return false }
             let firstLook =
                 switch transfer.exchange.deadlines.verdict(lastActivity: transfer.lastActivity, now: now) {
                 case .wait(let until): until
                 case .expired: now
                 }
-            if let watchdog = state.watchdog, watchdog.wakesAt <= firstLook { return (true, nil) }
-            let generation = (state.watchdog?.generation ?? 0) &+ 1
-            let replaced = state.watchdog?.task
-            state.watchdog = Watchdog(generation: generation, wakesAt: firstLook, task: nil)
-            return (true, (generation, replaced))
-        }
-        guard let (generation, replaced) = decision.start else { return decision.isRegistered }
-        let started = (generation: generation, replaced: replaced)
-        started.replaced?.cancel()
-        // Weak: a watchdog asleep keeps no delegate (and no session) alive.
-        let watchdog = Task { [weak self] in
-            while let next = self?.lookAndExpire(generation: started.generation) {
-                do {
-                    try await Task.sleep(until: next, tolerance: .milliseconds(1), clock: .continuous)
-                } catch {
-                    return
-                }
-            }
-        }
-        let isCurrent = state.withLock { state in
-            guard state.watchdog?.generation == started.generation else { return false }
-            state.watchdog?.task = watchdog
+            if let wakesAt = state.watchdogWakesAt, wakesAt <= firstLook { return true }
+            setWatchdog(&state, at: firstLook, now: now)
             return true
         }
-        if !isCurrent { watchdog.cancel() }
-        return true
     }
 
-    /// One look of the watchdog: ends the transfers whose deadline has passed, and returns when to look next;
-    /// `nil` when it was replaced or no transfer is left.
-    private func lookAndExpire(generation: UInt64) -> ContinuousClock.Instant? {
-        while true {
-            guard let look = look(generation: generation, now: .now) else { return nil }
-            for expired in look.expired {
-                expire(expired.identifier, expired.expiry)
-                if let task = expired.task { stop(task) }
-            }
-            if let next = look.next { return next }
-            if look.expired.isEmpty { return nil }
+    /// Tests only: moves the clock the deadlines are read on `duration` forward (``now``), and has the watchdog look
+    /// at once, as it would have when that much time had passed with the process running.
+    ///
+    /// - Parameter duration: How far the clock moves.
+    func advanceClock(by duration: Duration) {
+        clockOffset.withLock { $0 += duration }
+        let now = self.now
+        state.withLock { state in
+            if state.watchdogWakesAt != nil { setWatchdog(&state, at: now, now: now) }
         }
     }
 
-    /// The transfers whose deadline has passed and the next deadline of the others; `nil` when `generation` is
-    /// not the current watchdog's. With no transfer left, the watchdog is done, in the same critical section that
-    /// a new transfer checks, so one either sees it running or starts another.
+    /// Sets the watchdog to look at `instant` (at once when it has passed), making its timer at the first use; under
+    /// the lock, so that of two settings the later one holds, and the instant the look is due is the one it was set
+    /// for.
+    private func setWatchdog(_ state: inout State, at instant: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+        state.watchdogWakesAt = instant
+        let timer =
+            state.watchdogTimer
+            ?? {
+                let timer = DispatchSource.makeTimerSource(queue: watchdogQueue)
+                // Weak: a timer set for later keeps no delegate (and no session) alive.
+                timer.setEventHandler { [weak self] in self?.lookAndExpire() }
+                timer.activate()
+                return timer
+            }()
+        state.watchdogTimer = timer
+        let wait = max(now.duration(to: instant), .zero)
+        timer.schedule(deadline: .now() + .nanoseconds(Int(clamping: wait.nanoseconds)), leeway: .milliseconds(1))
+    }
+
+    /// One look of the watchdog, on its queue: ends the transfers whose deadline has passed (the watchdog is set
+    /// again for the next deadline of the others, or, when it ended the last ones, to look again at once).
+    private func lookAndExpire() {
+        for expired in look(now: now) {
+            expire(expired.identifier, expired.expiry)
+            if let task = expired.task { stop(task) }
+        }
+    }
+
+    /// The transfers whose deadline has passed, the watchdog set for the next deadline of the others. When only
+    /// passed ones are left it is set to look again at once (a transfer registered meanwhile counts on it); with no
+    /// transfer left, not set again, in the same critical section that a new transfer checks, so one either sees it
+    /// set or sets it.
     ///
     /// A look that runs well after it was due found the process stood still: that time is not counted as idle
     /// (``RequestDeadlines/lastActivity(_:afterLookDueAt:ranAt:)``).
-    private func look(generation: UInt64, now: ContinuousClock.Instant) -> Look? {
+    private func look(now: ContinuousClock.Instant) -> [Expired] {
         state.withLock { state in
-            guard let due = state.watchdog?.wakesAt, state.watchdog?.generation == generation else { return nil }
-            var look = Look()
+            // A timer that fired after the watchdog had nothing left to watch.
+            guard let due = state.watchdogWakesAt else { return [] }
+            var expired: [Expired] = []
+            var next: ContinuousClock.Instant?
             for index in state.transfers.indices {
                 let (identifier, transfer) = state.transfers[index]
                 let lastActivity = RequestDeadlines.lastActivity(transfer.lastActivity, afterLookDueAt: due, ranAt: now)
                 state.transfers.values[index].lastActivity = lastActivity
                 switch transfer.exchange.deadlines.verdict(lastActivity: lastActivity, now: now) {
-                case .wait(let until): look.next = min(look.next ?? until, until)
-                case .expired(let expiry): look.expired.append((identifier, expiry, transfer.task))
+                case .wait(let until): next = min(next ?? until, until)
+                case .expired(let expiry): expired.append((identifier, expiry, transfer.task))
                 }
             }
-            if let next = look.next {
-                state.watchdog?.wakesAt = next
-            } else if look.expired.isEmpty {
-                state.watchdog = nil
+            if let next {
+                setWatchdog(&state, at: next, now: now)
+            } else if !expired.isEmpty {
+                setWatchdog(&state, at: now, now: now)
             } else {
-                state.watchdog?.wakesAt = now
+                state.watchdogWakesAt = nil
             }
-            return look
+            return expired
         }
     }
 }

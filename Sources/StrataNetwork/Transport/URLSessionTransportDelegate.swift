@@ -7,15 +7,15 @@ import Strata
 
 /// The session delegate of ``URLSessionTransport``: one state per task, behind one lock.
 ///
-/// Every transfer ends exactly once, in ``finish(_:with:)``: it is removed from the table, its file is
-/// closed (once the chunk being written, if any, is) and its continuation resumed. A download's chunk is counted
-/// under the lock and written on its file's own queue (``DownloadFileWriter/enqueue(_:then:)``): a write that hangs
-/// holds that queue's thread, never the delegate queue every transfer shares, nor the lock the watchdog ends
-/// transfers under; only a download whose backlog passes ``heldBacklog`` holds the queue, until its disk catches up
-/// or the transfer ends. One watchdog task per delegate enforces every transfer's deadlines
-/// (``URLSessionTransportDelegate/watchDeadlines(of:task:)``). Callbacks that arrive for a finished
-/// transfer (the chunks libcurl had buffered before a cancellation took effect) find nothing and are
-/// dropped.
+/// Every transfer ends exactly once, in ``finish(_:with:)``: it is removed from the table, its file's close queued
+/// (made once the chunk being written, if any, is) and its continuation resumed. A download's chunk is counted under
+/// the lock and written on its file's own queue (``DownloadFileWriter/enqueue(_:then:)``), where the file is also
+/// created and closed: a create, write or close that hangs holds that queue's thread, never the delegate queue every
+/// transfer shares, nor the watchdog, nor the lock the watchdog ends transfers under; only a download whose backlog
+/// passes ``heldBacklog`` holds the delegate queue, until its disk catches up or the transfer ends. One watchdog per
+/// delegate enforces every transfer's deadlines: a dispatch timer on a queue of its own, never Swift's cooperative
+/// pool (``URLSessionTransportDelegate/watchDeadlines(of:)``). Callbacks that arrive for a finished transfer (the
+/// chunks libcurl had buffered before a cancellation took effect) find nothing and are dropped.
 ///
 /// A chunk is appended in place (never by copying the body so far) and only while the body stays within
 /// the limit: the chunk that would pass it ends the transfer instead, so no transfer ever holds more than
@@ -73,8 +73,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     struct State {
         var transfers: [Int: Transfer] = [:]
-        /// The watchdog of every transfer's deadlines, while one runs.
-        var watchdog: Watchdog?
+        /// When the watchdog looks next, while a transfer runs; `nil` once none is left.
+        var watchdogWakesAt: ContinuousClock.Instant?
+        /// The watchdog's timer, made at its first use: one per delegate, set under the lock, so that the last
+        /// setting is the look that is due.
+        var watchdogTimer: (any DispatchSourceTimer)?
         /// The most body bytes any one transfer has held (in memory or in its file), for tests.
         var peakBodyBytes = 0
         /// The most bytes any one download has had queued for its file and not yet written, for tests.
@@ -85,6 +88,18 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     let state = Locked(State())
 
+    /// What the transport's clock has been moved on by, past the continuous clock: zero but in tests
+    /// (``advanceClock(by:)``).
+    let clockOffset = Locked(Duration.zero)
+
+    /// The time on the clock the transfers' deadlines are read on: the continuous clock's, moved on by what a test
+    /// added (``advanceClock(by:)``).
+    var now: ContinuousClock.Instant { .now + clockOffset.withLock { $0 } }
+
+    /// The queue the deadlines' watchdog runs on (``watchDeadlines(of:)``): a dispatch queue of its own, never Swift's
+    /// cooperative pool, which a busy process (tasks that spin, or block in a synchronous call) can keep from it.
+    let watchdogQueue = DispatchQueue(label: "StrataNetwork.URLSessionTransport.deadlines")
+
     /// The session's delegate queue: serial, every callback of every task on it, and FoundationNetworking's
     /// completion of each task too (``stop(_:)``).
     let queue: OperationQueue = {
@@ -93,6 +108,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         queue.name = "StrataNetwork.URLSessionTransport"
         return queue
     }()
+
+    deinit {
+        // The timer is the delegate's: set for later, it stops with it.
+        state.withLock { $0.watchdogTimer?.cancel() }
+    }
 
     /// The most body bytes any one transfer of this delegate has held, in memory or written to its file:
     /// never more than that transfer's limit.
@@ -210,26 +230,25 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         if let status = (response as? HTTPURLResponse)?.statusCode, status < 200 {
             // An interim head (`100 Continue`, `103 Early Hints`): not the answer, which follows (RFC 9110,
             // section 15.2); the transfer's body and sink wait for the final head.
-            let now = ContinuousClock.now
+            let now = self.now
             _ = update(identifier) { $0.lastActivity = now }
             completionHandler(.allow)
             return
         }
-        // A download's file is created here, outside the lock, and only for a 2xx: a 304 or an error status
-        // writes nothing to disk.
-        var file: Result<DownloadFileWriter, StrataError>?
+        // A download's file is created only for a 2xx (a 304 or an error status writes nothing to disk), on its
+        // writer's own queue: a create that hangs (a dead network mount) holds that queue, never this one. Its failure
+        // is seen when the first chunk or the completion is handled.
+        var file: DownloadFileWriter?
         let pendingFile = state.withLock { $0.transfers[identifier]?.sink.pendingFile }
         if let pendingFile, let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) {
-            file = Result { () throws(StrataError) in try DownloadFile.create(at: pendingFile) }
+            file = DownloadFile.createQueued(at: pendingFile)
         }
-        let now = ContinuousClock.now
+        let now = self.now
         let admitted = update(identifier) { Self.admit(response, file: file, into: &$0, now: now) }
-        // The transfer ended meanwhile (cancelled), after its sink had cleaned up: the file made just above is
-        // this call's own, so it is closed and removed here, or a cancelled download would leave it behind.
-        if admitted == nil, let pendingFile, case .success(let writer) = file {
-            writer.close()
-            DownloadFile.remove(at: pendingFile)
-        }
+        // The transfer ended meanwhile (cancelled), after its sink had cleaned up: the writer made just above is
+        // this call's own, so its file is closed and removed (on its queue), or a cancelled download would leave it
+        // behind.
+        if admitted == nil, let file { file.discard() }
         // `nil` twice over: the transfer has ended, or the response is within the limit.
         let failure = admitted ?? nil
         if let failure {
@@ -243,7 +262,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let identifier = dataTask.taskIdentifier
-        let now = ContinuousClock.now
+        let now = self.now
         switch update(identifier, { Self.accept(data, into: &$0, now: now) }) {
         case .failed(let failure):
             finish(identifier, with: .failure(failure))
@@ -285,16 +304,16 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     private func written(
         _ identifier: Int,
         _ dataTask: URLSessionDataTask,
-        _ result: Result<Void, StrataError>,
+        _ result: Result<Void, DownloadFileWriter.Failure>,
         _ exchange: HTTPExchange,
         _ progress: DownloadProgress
     ) {
-        if case .failure(let error) = result {
-            finish(identifier, with: .failure(exchange.writeFailed(error)))
+        if case .failure(let failure) = result {
+            finish(identifier, with: .failure(Self.error(of: failure, exchange)))
             stop(dataTask)
             return
         }
-        let now = ContinuousClock.now
+        let now = self.now
         guard update(identifier, { $0.lastActivity = now }) != nil else { return }
         exchange.destination.progress?(progress)
     }
@@ -323,7 +342,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             method: redirected?.httpMethod,
             hadBody: original?.httpBody?.isEmpty == false || original?.httpBodyStream != nil
         )
-        let now = ContinuousClock.now
+        let now = self.now
         _ = update(task.taskIdentifier) { transfer in
             transfer.lastActivity = now
             transfer.redirectStatus = response.statusCode
@@ -384,15 +403,15 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        let now = ContinuousClock.now
+        let now = self.now
         _ = update(task.taskIdentifier) { $0.lastActivity = now }
     }
 
-    /// Records a transfer's response (and, for a download, where its body goes); the error when its
-    /// `Content-Length` exceeds the limit or its file could not be created.
+    /// Records a transfer's response (and, for a download, where its body goes: `file`, the writer of a 2xx's); the
+    /// error when its `Content-Length` exceeds the limit.
     private static func admit(
         _ response: URLResponse,
-        file: Result<DownloadFileWriter, StrataError>?,
+        file: DownloadFileWriter?,
         into transfer: inout Transfer,
         now: ContinuousClock.Instant
     ) -> StrataError? {
@@ -405,11 +424,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         transfer.response = http
         transfer.expected = expected
         if case .pendingFile = transfer.sink {
-            switch file {
-            case .success(let writer): transfer.sink = .file(writer)
-            case .failure(let error): return error
-            case nil: transfer.sink = .prefix
-            }
+            transfer.sink = file.map { .file($0) } ?? .prefix
         }
         if case .pendingMemory = transfer.sink {
             transfer.sink = http.map { (200..<300).contains($0.statusCode) } == false ? .prefix : .memory
@@ -515,14 +530,23 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
         let answer = HTTPResponse(status: response.statusCode, headers: headers, body: transfer.body, url: response.url)
         guard case .file(let writer) = transfer.sink else { return finish(identifier, with: .success(answer)) }
-        // A download is done once its queued chunks are on disk (or one could not be written).
+        // A download is done once its queued chunks are on disk (or its file could not be created, or a chunk
+        // written).
         let exchange = transfer.exchange
         writer.whenWritten { [weak self] failure in
-            self?.finish(identifier, with: failure.map { .failure(exchange.writeFailed($0)) } ?? .success(answer))
+            self?.finish(identifier, with: failure.map { .failure(Self.error(of: $0, exchange)) } ?? .success(answer))
         }
     }
 
     // MARK: - Helpers
+
+    /// The error of a download whose file could not be created (the `io` error that names it, as it is) or written.
+    private static func error(of failure: DownloadFileWriter.Failure, _ exchange: HTTPExchange) -> StrataError {
+        switch failure {
+        case .create(let error): error
+        case .write(let error): exchange.writeFailed(error)
+        }
+    }
 
     /// The error of a transfer whose body is larger than its limit, with its response's details when it came;
     /// `contentLength` when the response's `Content-Length` said so.
