@@ -31,6 +31,8 @@ extension CacheRepository {
     ///   - toCache: Writes the cache; returns what the next step is given.
     ///   - toCacheAfterMain: Writes main's answer into the cache, when that differs from `toCache` (a `putAll` of
     ///     keys matches main's answer to them); `toCache` when `nil`.
+    ///   - payload: Main's value in what the sources return (the value of an entry), for
+    ///     ``StrataError/Code/cacheSyncFailed``; what they return by default.
     ///   - announce: Publishes the change to observers.
     /// - Returns: What the last source returned.
     func runWrite<Input: Sendable>(
@@ -41,6 +43,7 @@ extension CacheRepository {
         toMain: (Input) async throws -> Input,
         toCache: (Input) async throws -> Input,
         toCacheAfterMain: ((Input) async throws -> Input)? = nil,
+        payload: (Input) -> any Sendable = { $0 },
         announce: () -> Void
     ) async throws -> Input {
         func writeMain(_ input: Input) async throws -> Input {
@@ -79,7 +82,7 @@ extension CacheRepository {
                 return mainResult
             }
             if plan.first == .main {
-                return try await syncCache(after: first, superseding: query) {
+                return try await syncCache(after: first, payload: payload(first), superseding: query) {
                     try await writeStamps.finishing(write) {
                         if let toCacheAfterMain { return try await writeCache(first, toCacheAfterMain) }
                         return try await writeCache(first, toCache)
@@ -99,7 +102,7 @@ extension CacheRepository {
                 error.mayHaveTakenEffect = true
                 throw error
             }
-            return try await syncCache(after: written, superseding: query) {
+            return try await syncCache(after: written, payload: payload(written), superseding: query) {
                 try await writeStamps.finishing(write) {
                     written
                 } dropping: {
@@ -164,6 +167,7 @@ extension CacheRepository {
     ///   - toMain: Writes main; returns what the next step is given.
     ///   - toCache: Writes the cache; returns what the next step is given.
     ///   - toCacheAfterMain: Writes main's answer into the cache, when that differs from `toCache`.
+    ///   - payload: Main's value in what the sources return, for ``StrataError/Code/cacheSyncFailed``.
     /// - Returns: What the last source returned.
     func runPut<Input: Sendable>(
         _ method: PluginCall.Method,
@@ -172,7 +176,8 @@ extension CacheRepository {
         _ operation: any RepositoryOperation,
         toMain: (Input) async throws -> Input,
         toCache: (Input) async throws -> Input,
-        toCacheAfterMain: ((Input) async throws -> Input)? = nil
+        toCacheAfterMain: ((Input) async throws -> Input)? = nil,
+        payload: (Input) -> any Sendable = { $0 }
     ) async throws -> Input {
         try await runWrite(
             writePlan(of: operation),
@@ -181,7 +186,8 @@ extension CacheRepository {
             input,
             toMain: toMain,
             toCache: toCache,
-            toCacheAfterMain: toCacheAfterMain
+            toCacheAfterMain: toCacheAfterMain,
+            payload: payload
         ) {
             changeBroadcaster.publishWrite(to: query)
         }
