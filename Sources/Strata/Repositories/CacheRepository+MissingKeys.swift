@@ -13,6 +13,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// A list read that asks main for the keys the cache misses only: the cache answers the keys it has, main is
     /// asked once, with the query narrowed to the others, and its entries are written into the cache.
     ///
+    /// A cache's list answer of another length than the keys (a cache of an app's own that leaves out the keys it
+    /// lacks, in place of *not found*), or an empty answer for one key, is a miss of those keys, never a hit.
+    ///
     /// A key whose value is stale is served as `get` serves one key (``OperationPlan/Read/servesStaleAtOnce(after:)``):
     /// as it is with ``OperationPlan/StaleValues/served``; inside the ``OperationPlan/Read/refreshesInBackground``
     /// window, while one background refresh reads main for every such key; otherwise main is asked for it.
@@ -26,9 +29,15 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any MultiKeyedQuery,
         _ plan: OperationPlan.Read
     ) async throws -> (entries: [StoredEntry<Main.Value>], isStale: Bool) {
+        let keys = query.keys
         let listMiss: StrataError
         do {
             let entries = try await cache.getAllEntries(query)
+            // A cache that leaves out the keys it lacks (one of an app's own) has not answered the list: its entries
+            // are in no known places, and the keys are read one by one.
+            guard entries.count == keys.count else {
+                throw StrataError(.notFound, "The cache answered \(entries.count) entries for \(keys.count) keys")
+            }
             CallTrail.report(.hit)
             return (entries, false)
         } catch let error as StrataError
@@ -37,7 +46,6 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             listMiss = error
         }
         let stamp = writeStamps.stamp(query)
-        let keys = query.keys
         var entries = [StoredEntry<Main.Value>?](repeating: nil, count: keys.count)
         var misses = [StrataError?](repeating: nil, count: keys.count)
         if keys.count == 1, !writeStamps.wasEverWritten(stamp) {
@@ -47,7 +55,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         } else {
             for position in keys.indices {
                 do {
-                    entries[position] = try await cache.getAllEntries(narrowed(query, to: [position])).first
+                    // An empty answer for one key is its miss.
+                    guard let entry = try await cache.getAllEntries(narrowed(query, to: [position])).first else {
+                        throw StrataError.notFound(key: keys[position])
+                    }
+                    entries[position] = entry
                 } catch let error as StrataError where error.isMiss {
                     misses[position] = error
                 }
