@@ -5,8 +5,8 @@ extension StrataError {
     ///
     /// `false` unless the source says so: StrataNetwork's transports and HTTP statuses do, so does a value mapping
     /// (``MappedDataSource``, ``MappedRepository``) whose write's returned value does not convert, and a source of an
-    /// app's own sets it on the error it throws. Read down the chain of ``underlying`` Strata errors, so an error that wraps
-    /// the source's keeps its word.
+    /// app's own sets it on the error it throws. Read down the chain of ``underlying`` Strata errors, so an error that
+    /// wraps the source's keeps its word.
     ///
     /// ``CacheRepository`` reads it when main's write fails (a `.mainSync` put or delete): the cache's copy of the keys
     /// goes, so that no read serves a value older than main's may now be. A write main surely did not take (the

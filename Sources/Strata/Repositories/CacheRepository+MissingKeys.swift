@@ -150,8 +150,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// through the repository since `stamp`: one main call and one cache write, shared with concurrent identical
     /// reads. In the same write-back, the cache's stale copies (`staleCopies`, one per key) of the keys main did not
     /// answer go (``dropCopy(of:)``), as `get` drops one main answers *not found* for: a copy of a key main no longer
-    /// has is never served later. A key the cache held no copy of drops nothing (its list answer stays). Stale cached values a repository as main served (``StaleAnswerReport``) are returned as stale, and
-    /// neither stored nor told as main's answer.
+    /// has is never served later. A key the cache held no copy of drops nothing (its list answer stays). Stale cached
+    /// values a repository as main served (``StaleAnswerReport``) are returned as stale, and neither stored nor told
+    /// as main's answer.
     ///
     /// The shared run is matched by the write stamps of `query`'s own keys, taken now: two reads of different lists
     /// that narrow to the same keys have stamps over different keys, whose sums say nothing of each other.
