@@ -14,7 +14,8 @@ import Strata
 /// The rules every source follows: a missing key is ``Strata/StrataError/Code/notFound``; a put is read back; a
 /// put overwrites; ``Strata/IdQuery`` and ``Strata/KeyQuery`` name the same entry; a delete removes and deleting a
 /// missing key succeeds; a query the source does not know is ``Strata/StrataError/Code/queryNotSupported`` for
-/// `get`, `getAll`, `put`, `putAll` and `delete` (never a crash); ``Strata/IdsQuery`` answers in its own order;
+/// `get`, `getAll`, `put`, `putAll` and `delete` (never a crash); ``Strata/IdsQuery`` answers in its own order, and
+/// one with a key the source lacks is ``Strata/StrataError/Code/notFound``, never a shorter list;
 /// ``Strata/AllObjectsQuery`` lists every value and deletes every value; concurrent puts and gets of distinct keys
 /// all land.
 ///
@@ -25,11 +26,14 @@ import Strata
 /// rule (a key written in NFC is read in NFD); metadata travels (`putEntry` then `getEntry` keeps the stored date,
 /// the expiry and the freshness date, an expired copy is not served, nor one that must never be served stale past its
 /// freshness date without that rule); `renewMetadata` renews without rewriting the
-/// value, and a conditional read's renewal only the version it confirmed; changes are announced after the writes that happened, and failed writes and renewals announce nothing.
+/// value, and a conditional read's renewal only the version it confirmed; changes are announced after the writes that
+/// happened, each as the change it is (never ``Strata/DataChange/invalidateAll`` in its place), and failed writes
+/// and renewals announce nothing.
 public struct DataSourceConformance<Source: DataSource>: Sendable where Source.Value: Equatable {
     /// Which optional capabilities the source under test has.
     public struct Capabilities: Sendable {
-        /// The source answers ``Strata/IdsQuery`` for `getAll`, `putAll` and `delete`.
+        /// The source answers ``Strata/IdsQuery`` for `getAll`, `putAll` and `delete`; a `getAll` with a key it
+        /// lacks is *not found*.
         public var multiKeyQueries: Bool
         /// The source answers ``Strata/AllObjectsQuery`` for `getAll` and `delete`.
         public var allObjectsQuery: Bool
@@ -54,7 +58,8 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
         /// a missing one; a conditional read's renewal renews only the version it confirmed, and leaves another
         /// (``Strata/EntryMetadata/renews(entryWithETag:lastModified:)``).
         public var renewal: Bool
-        /// `changes(forKey:)` announces puts and deletes after they happened, and nothing for a failed write or a
+        /// `changes(forKey:)` announces puts and deletes after they happened, each as the change it is (a put of
+        /// two keys as two puts, not ``Strata/DataChange/invalidateAll``), and nothing for a failed write or a
         /// renewal.
         public var notifications: Bool
         /// Entries keep the tags they are written with (also through a `CacheRepository`), `getEntry` returns them,
@@ -190,6 +195,12 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
             try await source.delete(IdsQuery(["a", "b"]))
             try await expectCode(.notFound) { _ = try await source.get(KeyQuery("a")) }
             try expectEqual(try await source.get(KeyQuery("c")), makeValue(3), "a key outside the IdsQuery")
+        }
+        try await check("an IdsQuery with a key the source lacks is notFound") { source in
+            _ = try await source.put(makeValue(1), in: KeyQuery("a"))
+            // Never a shorter list: a repository would take it for the whole answer, its values in the wrong places.
+            try await expectCode(.notFound) { _ = try await source.getAll(IdsQuery(["a", "missing"])) }
+            try await expectCode(.notFound) { _ = try await source.getAll(IdsQuery(["missing", "a"])) }
         }
     }
 

@@ -75,6 +75,61 @@ struct MainNotFoundCopyTests {
         #expect(main.callCount(.get) == 3)
     }
 
+    /// A value that knows its id, so a repository can tell which ids main did not answer.
+    private struct Member: Identifiable, Hashable, Sendable {
+        let id: Int
+    }
+
+    /// How main tells a list read it lacks id 2: a shorter answer, or a partial *not found* (a repository as main).
+    enum PartialAnswer: CaseIterable, Sendable {
+        case shorter, partialError
+    }
+
+    /// Before, a `.cacheSync` list read of stale ids 1 and 2 that main answered for 1 only threw *not found* for 2
+    /// and left its stale copy, which `.cacheIgnoringValidation` (or a window, or an offline fallback) served later.
+    @Test(arguments: PartialAnswer.allCases)
+    func aStaleListReadMainAnswersInPartDropsTheCopiesMainLacks(_ answer: PartialAnswer) async throws {
+        // Given ids 1 and 2 cached, then stale, and main that no longer has 2
+        let clock = ManualClock()
+        let main = ScriptedDataSource(["1": Member(id: 1), "2": Member(id: 2)])
+        let store = MemoryDataSource<Member>(configuration: .init(clock: clock))
+        let repository = CacheRepository(main: main, cache: store.validated(by: .maxAge(.seconds(300), clock: clock)))
+        _ = try await repository.getAll(IdsQuery([1, 2]), operation: .cacheSync)
+        try await main.delete(IdQuery(2))
+        switch answer {
+        case .shorter: main.script(.getAll, .values([Member(id: 1)]))
+        case .partialError:
+            main.script(.getAll, .failure(StrataError.partial([Member(id: 1), nil], missingKeys: ["2"])))
+        }
+        clock.advance(by: .seconds(330))
+
+        // When both are read again
+        let error = await strataError { _ = try await repository.getAll(IdsQuery([1, 2]), operation: .cacheSync) }
+
+        // Then 2 is not found, and its copy is gone: no later read serves it
+        #expect(error?.code == .notFound)
+        #expect(error?.partialValues(as: Member.self) == [Member(id: 1), nil])
+        #expect(store.value(forKey: "2") == nil)
+        await #expect(throws: StrataError.self) {
+            _ = try await repository.get(IdQuery(2), operation: .cacheIgnoringValidation)
+        }
+    }
+
+    /// A list read of a key neither source holds keeps the cache's list answer, as `get` does: nothing it lists went.
+    @Test func aListReadOfAKeyNeitherSourceHoldsKeepsTheListAnswer() async throws {
+        let main = ScriptedDataSource(["1": Member(id: 1)])
+        let cache = MemoryDataSource<Member>(configuration: .init(key: { String($0.id) }))
+        let repository = CacheRepository(main: main, cache: cache)
+        _ = try await repository.getAll(AllObjectsQuery(), operation: .default)
+        main.script(.getAll, .values([]))
+
+        let error = await strataError { _ = try await repository.getAll(IdsQuery([1, 9]), operation: .cacheSync) }
+
+        #expect(error?.code == .notFound)
+        #expect(try await repository.getAll(AllObjectsQuery(), operation: .default) == [Member(id: 1)])
+        #expect(main.callCount(.getAll) == 2, "the listing, then id 9; the list answer served the second listing")
+    }
+
     /// A miss of a key neither source holds keeps the cache's list answer: nothing it lists went.
     @Test func aKeyNeitherSourceHoldsKeepsTheListAnswer() async throws {
         let main = ScriptedDataSource(["1": "one"])

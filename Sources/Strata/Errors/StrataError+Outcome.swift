@@ -3,9 +3,10 @@ extension StrataError {
     /// out, dropped the connection or failed inside, or whose gateway lost the answer (any `5xx` but `501`, `503` and `505`)
     /// may have been carried out; one that never reached the server, or that the server refused, was not.
     ///
-    /// `false` unless the source says so: StrataNetwork's transports and HTTP statuses do, and a source of an app's
-    /// own sets it on the error it throws. Read down the chain of ``underlying`` Strata errors, so an error that wraps
-    /// the source's keeps its word.
+    /// `false` unless the source says so: StrataNetwork's transports and HTTP statuses do, so does a value mapping
+    /// (``MappedDataSource``, ``MappedRepository``) whose write's returned value does not convert, and a source of an
+    /// app's own sets it on the error it throws. Read down the chain of ``underlying`` Strata errors, so an error that
+    /// wraps the source's keeps its word.
     ///
     /// ``CacheRepository`` reads it when main's write fails (a `.mainSync` put or delete): the cache's copy of the keys
     /// goes, so that no read serves a value older than main's may now be. A write main surely did not take (the
@@ -27,5 +28,22 @@ extension StrataError {
             return false
         }
         set { mayHaveTakenEffectHere = newValue }
+    }
+}
+
+extension StrataError {
+    /// Reads, with `read`, the answer to a write its source took (a response body to decode, a returned value to
+    /// convert): a ``StrataError`` it throws says ``mayHaveTakenEffect``, for the write did. Any other error is thrown
+    /// as it is.
+    ///
+    /// - Parameter read: Reads the answer.
+    /// - Returns: What `read` returned.
+    package static func readingAnswer<Result>(toTakenWrite read: () throws -> Result) throws -> Result {
+        do {
+            return try read()
+        } catch var error as StrataError {
+            error.mayHaveTakenEffect = true
+            throw error
+        }
     }
 }

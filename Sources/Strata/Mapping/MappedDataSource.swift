@@ -73,30 +73,34 @@ extension MappedDataSource: GetDataSource where Source: GetDataSource, Source.Va
 extension MappedDataSource: PutDataSource where Source: PutDataSource, Source.Value == SourceValue {
     /// Converts the value, writes it to the source and converts what the source returns (and the values its error
     /// carries).
+    ///
+    /// - Throws: The source's error; ``StrataError/Code/dataSerialization`` when the value does not convert (nothing
+    ///   was written), or when what the source returns does not: the source took the write, so that error says
+    ///   ``StrataError/mayHaveTakenEffect``, as for every write of this source.
     public func put(_ value: Value, in query: any Query) async throws -> Value {
         try await conversion.convertingPayload {
-            try conversion.value(await source.put(conversion.stored(value), in: query))
+            try conversion.written(await source.put(conversion.stored(value), in: query))
         }
     }
 
     /// Converts the values, writes them to the source and converts what the source returns.
     public func putAll(_ values: [Value], in query: any Query) async throws -> [Value] {
         try await conversion.convertingPayload {
-            try conversion.values(await source.putAll(conversion.stored(values), in: query))
+            try conversion.written(await source.putAll(conversion.stored(values), in: query))
         }
     }
 
     /// Converts the entry's value and writes it with its metadata.
     public func putEntry(_ entry: StoredEntry<Value>, in query: any Query) async throws -> Value {
         try await conversion.convertingPayload {
-            try conversion.value(await source.putEntry(conversion.storedEntry(entry), in: query))
+            try conversion.written(await source.putEntry(conversion.storedEntry(entry), in: query))
         }
     }
 
     /// Converts the entries' values and writes them with their metadata.
     public func putAllEntries(_ entries: [StoredEntry<Value>], in query: any Query) async throws -> [Value] {
         try await conversion.convertingPayload {
-            try conversion.values(await source.putAllEntries(conversion.storedEntries(entries), in: query))
+            try conversion.written(await source.putAllEntries(conversion.storedEntries(entries), in: query))
         }
     }
 

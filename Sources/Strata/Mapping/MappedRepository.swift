@@ -51,9 +51,13 @@ extension MappedRepository: GetRepository where Base: GetRepository, Base.Value 
 extension MappedRepository: PutRepository where Base: PutRepository, Base.Value == BaseValue {
     /// Converts the value, writes it and converts what the repository returns (and the values its error carries,
     /// such as main's value in ``StrataError/Code/cacheSyncFailed``).
+    ///
+    /// - Throws: The repository's error; ``StrataError/Code/dataSerialization`` when the value does not convert
+    ///   (nothing was written), or when what the repository returns does not: it took the write, so that error says
+    ///   ``StrataError/mayHaveTakenEffect``, as for `putAll`.
     public func put(_ value: Value, in query: any Query, operation: any RepositoryOperation) async throws -> Value {
         try await conversion.convertingPayload {
-            try conversion.value(await base.put(conversion.stored(value), in: query, operation: operation))
+            try conversion.written(await base.put(conversion.stored(value), in: query, operation: operation))
         }
     }
 
@@ -64,7 +68,7 @@ extension MappedRepository: PutRepository where Base: PutRepository, Base.Value 
         operation: any RepositoryOperation
     ) async throws -> [Value] {
         try await conversion.convertingPayload {
-            try conversion.values(await base.putAll(conversion.stored(values), in: query, operation: operation))
+            try conversion.written(await base.putAll(conversion.stored(values), in: query, operation: operation))
         }
     }
 }

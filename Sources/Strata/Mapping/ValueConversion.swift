@@ -23,6 +23,14 @@ struct ValueConversion<Stored: Sendable, Value: Sendable>: Sendable {
     /// What callers see of stored entries; the metadata is kept.
     func entries(_ stored: [StoredEntry<Stored>]) throws -> [StoredEntry<Value>] { try stored.map(entry) }
 
+    /// What callers see of the value a write of the wrapped side returned: that side took the write, so a failure
+    /// says it may have taken effect (``StrataError/readingAnswer(toTakenWrite:)``).
+    func written(_ stored: Stored) throws -> Value { try StrataError.readingAnswer { try value(stored) } }
+
+    /// What callers see of the values a write of the wrapped side returned; a failure says the write may have taken
+    /// effect.
+    func written(_ stored: [Stored]) throws -> [Value] { try StrataError.readingAnswer { try values(stored) } }
+
     /// What is stored of a caller's value.
     func stored(_ value: Value) throws -> Stored { try toStored.mapOrThrowSerialization(value) }
 

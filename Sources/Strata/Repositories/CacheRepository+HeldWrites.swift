@@ -19,9 +19,20 @@ extension CacheRepository {
         _ query: any Query,
         _ write: () async throws -> Result
     ) async throws -> Result {
+        try await recordingWrite(query) { (_: CacheWriteStamps.Write) in try await write() }
+    }
+
+    /// Runs `write` as ``recordingWrite(_:_:)`` does, handing it the write's record in the cache's table, for the
+    /// cache write that ends it (``CacheWriteStamps/finishing(_:_:dropping:)``).
+    func recordingWrite<Result>(
+        _ query: any Query,
+        seeing write: (CacheWriteStamps.Write) async throws -> Result
+    ) async throws -> Result {
         // Neither table's turn is held while the write runs: one taken inside the other cannot wait for it.
-        guard let mainWriteStamps else { return try await writeStamps.recordingWrite(query, write) }
-        return try await mainWriteStamps.recordingWrite(query) { try await writeStamps.recordingWrite(query, write) }
+        guard let mainWriteStamps else { return try await writeStamps.recordingWrite(query, seeing: write) }
+        return try await mainWriteStamps.recordingWrite(query) {
+            try await writeStamps.recordingWrite(query, seeing: write)
+        }
     }
 
     /// Counts a write of the query's keys in progress until ``endHeldWrite(_:)`` is called with the same query: no

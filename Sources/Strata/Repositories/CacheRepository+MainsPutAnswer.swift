@@ -46,23 +46,11 @@ extension CacheRepository where Main: PutDataSource, Cache: PutDataSource, Main.
             let answeredQuery = keyed.selecting(positions: answered)
         else {
             // The query cannot be narrowed: no copy of its keys outlives main's answer.
-            try await removeLeftOutCopy(of: query)
+            try await removeCopyInPlaceOfWrite(of: query, "a key the main source's answer left out")
             return answer
         }
-        try await removeLeftOutCopy(of: leftOutQuery)
+        try await removeCopyInPlaceOfWrite(of: leftOutQuery, "a key the main source's answer left out")
         if !written.isEmpty { _ = try await write(written, answeredQuery) }
         return answer
-    }
-
-    /// Removes the cache's copy of the keys main's answer to a put left out (``removeCopy(of:)``), or fails the cache
-    /// write with ``StrataError/Code/cacheSyncFailed`` when it cannot: the write policy then applies
-    /// (``syncCache(after:payload:superseding:_:)``), so the caller learns that reads may serve the older copy.
-    private func removeLeftOutCopy(of query: any Query) async throws {
-        guard await removeCopy(of: query) else {
-            throw StrataError(
-                .cacheSyncFailed,
-                "The cache's older copy of a key the main source's answer left out could not be removed"
-            )
-        }
     }
 }

@@ -13,6 +13,9 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// A list read that asks main for the keys the cache misses only: the cache answers the keys it has, main is
     /// asked once, with the query narrowed to the others, and its entries are written into the cache.
     ///
+    /// A cache's list answer of another length than the keys (a cache of an app's own that leaves out the keys it
+    /// lacks, in place of *not found*), or an empty answer for one key, is a miss of those keys, never a hit.
+    ///
     /// A key whose value is stale is served as `get` serves one key (``OperationPlan/Read/servesStaleAtOnce(after:)``):
     /// as it is with ``OperationPlan/StaleValues/served``; inside the ``OperationPlan/Read/refreshesInBackground``
     /// window, while one background refresh reads main for every such key; otherwise main is asked for it.
@@ -26,9 +29,15 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         _ query: any MultiKeyedQuery,
         _ plan: OperationPlan.Read
     ) async throws -> (entries: [StoredEntry<Main.Value>], isStale: Bool) {
+        let keys = query.keys
         let listMiss: StrataError
         do {
             let entries = try await cache.getAllEntries(query)
+            // A cache that leaves out the keys it lacks (one of an app's own) has not answered the list: its entries
+            // are in no known places, and the keys are read one by one.
+            guard entries.count == keys.count else {
+                throw StrataError(.notFound, "The cache answered \(entries.count) entries for \(keys.count) keys")
+            }
             CallTrail.report(.hit)
             return (entries, false)
         } catch let error as StrataError
@@ -37,7 +46,6 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             listMiss = error
         }
         let stamp = writeStamps.stamp(query)
-        let keys = query.keys
         var entries = [StoredEntry<Main.Value>?](repeating: nil, count: keys.count)
         var misses = [StrataError?](repeating: nil, count: keys.count)
         if keys.count == 1, !writeStamps.wasEverWritten(stamp) {
@@ -47,7 +55,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         } else {
             for position in keys.indices {
                 do {
-                    entries[position] = try await cache.getAllEntries(narrowed(query, to: [position])).first
+                    // An empty answer for one key is its miss.
+                    guard let entry = try await cache.getAllEntries(narrowed(query, to: [position])).first else {
+                        throw StrataError.notFound(key: keys[position])
+                    }
+                    entries[position] = entry
                 } catch let error as StrataError where error.isMiss {
                     misses[position] = error
                 }
@@ -64,7 +76,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             (fetched, fetchedStale) = try await fetchAndStore(
                 narrowed(query, to: missing),
                 writesBack: plan.writesBack,
-                since: stamp
+                since: stamp,
+                staleCopies: missing.map { stale[$0] != nil }
             )
         } catch {
             let servable = missing.allSatisfy { stale[$0].map { !$0.metadata.forbidsServingStale } ?? false }
@@ -135,8 +148,11 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     /// Main's entries for the keys of `query`, one per key (`nil` for a key main did not answer, see
     /// ``Swift/Array/matched(to:)``), written into the cache with `writesBack` unless a write of the keys went
     /// through the repository since `stamp`: one main call and one cache write, shared with concurrent identical
-    /// reads. Stale cached values a repository as main served (``StaleAnswerReport``) are returned as stale, and
-    /// neither stored nor told as main's answer.
+    /// reads. In the same write-back, the cache's stale copies (`staleCopies`, one per key) of the keys main did not
+    /// answer go (``dropCopy(of:)``), as `get` drops one main answers *not found* for: a copy of a key main no longer
+    /// has is never served later. A key the cache held no copy of drops nothing (its list answer stays). Stale cached
+    /// values a repository as main served (``StaleAnswerReport``) are returned as stale, and neither stored nor told
+    /// as main's answer.
     ///
     /// The shared run is matched by the write stamps of `query`'s own keys, taken now: two reads of different lists
     /// that narrow to the same keys have stamps over different keys, whose sums say nothing of each other.
@@ -144,7 +160,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     private func fetchAndStore(
         _ query: any MultiKeyedQuery,
         writesBack: Bool,
-        since stamp: CacheWriteStamps.Stamp
+        since stamp: CacheWriteStamps.Stamp,
+        staleCopies: [Bool]
     ) async throws -> (entries: [StoredEntry<Main.Value>?], isStale: Bool) {
         let key = mainReadKey(
             isGetAll: true,
@@ -163,19 +180,21 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             guard !isStale else { return (answer, true) }
             var fetched = answer
             if tellsMainAnswers { mainAnswered(.getAll, query) }
-            let found = fetched.indices.filter { fetched[$0] != nil }
             // Values a partial error carries come without their metadata (an expiry, a rule not to store them): they
             // are returned, not stored (the repository as main has stored them in its own tiers).
-            guard !isPartial, !found.isEmpty else { return (fetched, false) }
-            let storable = found.filter { fetched[$0]?.metadata.isStorable == true }
+            let storable = isPartial ? [] : fetched.indices.filter { fetched[$0]?.metadata.isStorable == true }
+            // A key main did not answer is gone from main, and an entry that must not be stored is returned as it
+            // came: the cache's older copies of both go (as for `get`), in the write-back turn.
+            let superseded = fetched.indices.filter { position in
+                guard let entry = fetched[position] else { return staleCopies[position] }
+                return !isPartial && !entry.metadata.isStorable
+            }
+            guard !storable.isEmpty || !superseded.isEmpty else { return (fetched, false) }
             let written = storable.compactMap { fetched[$0] }
             let storeQuery = storable.isEmpty ? query : try narrowed(query, to: storable)
             let stored = try await writingBack(writesBack, since: stamp, storeQuery) {
-                // An entry that must not be stored is returned as it came, and the cache's older copy goes (as for
-                // `get`).
-                let unstorable = found.filter { fetched[$0]?.metadata.isStorable == false }
-                if !unstorable.isEmpty, let unstorableQuery = try? narrowed(query, to: unstorable) {
-                    await dropCopy(of: unstorableQuery)
+                if !superseded.isEmpty, let supersededQuery = try? narrowed(query, to: superseded) {
+                    await dropCopy(of: supersededQuery)
                 }
                 guard !storable.isEmpty else { return [StoredEntry<Main.Value>]() }
                 return try await syncCache(after: written, payload: written.map { $0.value }, superseding: storeQuery) {

@@ -64,6 +64,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
             StoredEntry(value: try await main.putEntry($0, in: query), metadata: $0.metadata)
         } toCache: {
             StoredEntry(value: try await cache.putEntry($0, in: query), metadata: $0.metadata)
+        } payload: {
+            $0.value
         }.value
     }
 
@@ -92,6 +94,8 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
                 in: query
             ) { try await cache.putAllEntries($0, in: $1) }
             return stored.map { StoredEntry(value: $0, metadata: EntryMetadata()) }
+        } payload: {
+            $0.map(\.value)
         }.map { $0.value }
     }
 

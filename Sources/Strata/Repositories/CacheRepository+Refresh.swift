@@ -26,7 +26,9 @@ extension CacheRepository {
 
 extension CacheRepository
 where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == Cache.Value {
-    /// Starts main's half of a read in the background (stale-while-revalidate), once per query at a time.
+    /// Starts main's half of a read in the background (stale-while-revalidate), once per query at a time when the
+    /// query is `Hashable`; a query that is not starts one per read (``BackgroundRefreshes/start(key:limit:_:)``
+    /// cannot tell two equal).
     ///
     /// The refresh runs through the configuration's refresh plugins, which see its error; nobody else does, and the
     /// stale entry stays in the cache — unless main answered *not found* and the operation's fallback does not serve

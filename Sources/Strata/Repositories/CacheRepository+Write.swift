@@ -16,7 +16,11 @@ extension CacheRepository {
     /// leaves the cache no list answer (``forgetListAnswer()``): main adds the values to the entries it holds, and
     /// the values are not its answer to "every entry"; a `.cache` put stores one. The write is recorded in the write
     /// stamps from its start to its end, so a main read of the keys that began before it ended never writes its answer
-    /// back over it.
+    /// back over it. A write of keys that another write of them overlapped (under way when it began, or begun since)
+    /// ends with the cache's copy removed (``removeCopy(of:)``) in place of the cache write after main's, or after
+    /// main's write that followed the cache's (``CacheWriteStamps/finishing(_:_:dropping:)``): main may have taken
+    /// the two in either order. It returns main's answer then; a copy that cannot be removed is a failed cache write
+    /// (``StrataError/Code/cacheSyncFailed``, under the write policy).
     ///
     /// - Parameters:
     ///   - plan: The operation's write (or delete) plan.
@@ -27,6 +31,8 @@ extension CacheRepository {
     ///   - toCache: Writes the cache; returns what the next step is given.
     ///   - toCacheAfterMain: Writes main's answer into the cache, when that differs from `toCache` (a `putAll` of
     ///     keys matches main's answer to them); `toCache` when `nil`.
+    ///   - payload: Main's value in what the sources return (the value of an entry), for
+    ///     ``StrataError/Code/cacheSyncFailed``; what they return by default.
     ///   - announce: Publishes the change to observers.
     /// - Returns: What the last source returned.
     func runWrite<Input: Sendable>(
@@ -37,6 +43,7 @@ extension CacheRepository {
         toMain: (Input) async throws -> Input,
         toCache: (Input) async throws -> Input,
         toCacheAfterMain: ((Input) async throws -> Input)? = nil,
+        payload: (Input) -> any Sendable = { $0 },
         announce: () -> Void
     ) async throws -> Input {
         func writeMain(_ input: Input) async throws -> Input {
@@ -54,7 +61,7 @@ extension CacheRepository {
             }
             return written
         }
-        return try await recordingWrite(query) {
+        return try await recordingWrite(query) { write in
             let first: Input
             do {
                 first = plan.first == .main ? try await writeMain(input) : try await writeCache(input, toCache)
@@ -68,14 +75,25 @@ extension CacheRepository {
             }
             defer { announce() }
             guard plan.thenOther else { return first }
+            // Another write of the keys at once: main may have taken the two in either order, so the cache's copy goes
+            // rather than hold the value of the one whose cache write came last.
+            func dropInstead(returning mainResult: Input) async throws -> Input {
+                try await removeCopyInPlaceOfWrite(of: query, "keys another write wrote at once")
+                return mainResult
+            }
             if plan.first == .main {
-                return try await syncCache(after: first, superseding: query) {
-                    if let toCacheAfterMain { return try await writeCache(first, toCacheAfterMain) }
-                    return try await writeCache(first, toCache)
+                return try await syncCache(after: first, payload: payload(first), superseding: query) {
+                    try await writeStamps.finishing(write) {
+                        if let toCacheAfterMain { return try await writeCache(first, toCacheAfterMain) }
+                        return try await writeCache(first, toCache)
+                    } dropping: {
+                        try await dropInstead(returning: first)
+                    }
                 }
             }
+            let written: Input
             do {
-                return try await writeMain(first)
+                written = try await writeMain(first)
             } catch {
                 // The cache took the write, and main may not have: the cache's list answer is not main's any more.
                 await forgetListAnswer()
@@ -83,6 +101,13 @@ extension CacheRepository {
                 // The repository changed, whatever main's error says of main.
                 error.mayHaveTakenEffect = true
                 throw error
+            }
+            return try await syncCache(after: written, payload: payload(written), superseding: query) {
+                try await writeStamps.finishing(write) {
+                    written
+                } dropping: {
+                    try await dropInstead(returning: written)
+                }
             }
         }
     }
@@ -142,6 +167,7 @@ extension CacheRepository {
     ///   - toMain: Writes main; returns what the next step is given.
     ///   - toCache: Writes the cache; returns what the next step is given.
     ///   - toCacheAfterMain: Writes main's answer into the cache, when that differs from `toCache`.
+    ///   - payload: Main's value in what the sources return, for ``StrataError/Code/cacheSyncFailed``.
     /// - Returns: What the last source returned.
     func runPut<Input: Sendable>(
         _ method: PluginCall.Method,
@@ -150,7 +176,8 @@ extension CacheRepository {
         _ operation: any RepositoryOperation,
         toMain: (Input) async throws -> Input,
         toCache: (Input) async throws -> Input,
-        toCacheAfterMain: ((Input) async throws -> Input)? = nil
+        toCacheAfterMain: ((Input) async throws -> Input)? = nil,
+        payload: (Input) -> any Sendable = { $0 }
     ) async throws -> Input {
         try await runWrite(
             writePlan(of: operation),
@@ -159,7 +186,8 @@ extension CacheRepository {
             input,
             toMain: toMain,
             toCache: toCache,
-            toCacheAfterMain: toCacheAfterMain
+            toCacheAfterMain: toCacheAfterMain,
+            payload: payload
         ) {
             changeBroadcaster.publishWrite(to: query)
         }

@@ -48,6 +48,13 @@
 /// of its repository's own, shared by its copies only. A write made directly to the cache source, not through a
 /// repository, is not seen.
 ///
+/// **Two writes of one key at once leave the cache no copy main may not hold.** Main may take them in either order,
+/// and their cache writes may come in the other: a write whose cache write follows main's (`.mainSync`,
+/// `.default`), or whose main write follows the cache's (`.cacheSync`), checks in its keys' turn whether another
+/// write of them through the repository was under way when it began or began since, and then removes the cache's
+/// copy rather than store its value (it returns main's answer), so the next read asks main which one it holds. A
+/// write that names no key (a listing, a tag) is not checked.
+///
 /// Concurrent CacheSync reads of an equal `Hashable` query that miss the cache share one main read and
 /// one cache write (see ``Configuration/coalescesMainReads``); each reader still applies its own
 /// fallback rule. A read never joins one that began before a write of its keys: it could be handed the value from
@@ -240,6 +247,19 @@ extension CacheRepository {
                 mayHaveTakenEffect: true,
                 payload: payload ?? mainResult
             )
+        }
+    }
+
+    /// Removes the cache's copy of the keys `query` names (``removeCopy(of:)``) in place of a cache write after main's,
+    /// or fails that cache write with ``StrataError/Code/cacheSyncFailed`` when it cannot: the write policy then
+    /// applies (``syncCache(after:payload:superseding:_:)``), so the caller learns that reads may serve the older copy.
+    ///
+    /// - Parameters:
+    ///   - query: The keys.
+    ///   - what: What the keys are, for the error's message.
+    func removeCopyInPlaceOfWrite(of query: any Query, _ what: String) async throws {
+        guard await removeCopy(of: query) else {
+            throw StrataError(.cacheSyncFailed, "The cache's older copy of \(what) could not be removed")
         }
     }
 

@@ -16,6 +16,10 @@
 /// the check reaches the cache after the write-back, so the write-back is either skipped or overwritten, and never
 /// undoes anything. A held write (``begin(_:)``) cannot wait for a turn: one that begins during a write-back's cache
 /// write, a removal made directly in the cache, has the write-back remove what it stored.
+///
+/// Two writes of one key through the repository are not ordered: main may take them in one order and the cache in the
+/// other. The second step of each (the cache write after main's, or main's after the cache's) checks, in a turn, that
+/// no other write of its keys overlapped it, and drops the cache's copy when one did (``finishing(_:_:dropping:)``).
 @usableFromInline
 package final class CacheWriteStamps: Sendable {
     /// A table no write has moved.
@@ -183,6 +187,26 @@ package final class CacheWriteStamps: Sendable {
     ///
     /// - Throws: ``StrataError/Code/cancelled`` when the task was cancelled while it waited; `write`'s error.
     func recordingWrite<Result>(_ query: any Query, _ write: () async throws -> Result) async throws -> Result {
+        try await recordingWrite(query) { (_: Write) in try await write() }
+    }
+
+    /// A write through the repository in progress (``recordingWrite(_:seeing:)``), as the cache write that ends it
+    /// checks it (``finishing(_:_:dropping:)``).
+    struct Write: Sendable {
+        /// The keys written.
+        let scope: Scope
+        /// The sum of their counters once the write began: it moves when another write of them begins or ends.
+        let sum: UInt64
+        /// Whether another write of the keys was in progress when this one began.
+        let metAnother: Bool
+    }
+
+    /// Runs `write` as ``recordingWrite(_:_:)`` does, handing it the write's record, for the cache write that ends it
+    /// (``finishing(_:_:dropping:)``).
+    func recordingWrite<Result>(
+        _ query: any Query,
+        seeing write: (Write) async throws -> Result
+    ) async throws -> Result {
         let scope = Self.scope(of: query)
         guard await turns.take(scope) else {
             throw StrataError(
@@ -191,10 +215,42 @@ package final class CacheWriteStamps: Sendable {
                 underlying: CancellationError()
             )
         }
-        table.withLock { $0.bump(scope, writing: 1) }
+        let begun = table.withLock { table in
+            let metAnother = table.isWriting(scope)
+            table.bump(scope, writing: 1)
+            return Write(scope: scope, sum: table.sum(scope), metAnother: metAnother)
+        }
         turns.give(scope)
         defer { end(scope) }
-        return try await write()
+        return try await write(begun)
+    }
+
+    /// Ends `write` after main took it, in a turn of its keys: runs `store` (the cache write of main's answer, or
+    /// nothing when the cache was written first) when no other write of those keys overlapped it — none was in
+    /// progress when it began, none began since — and `drop` (the cache's copy removed) when one did, for main may
+    /// have taken the two in either order, and the next read must ask it which it holds.
+    ///
+    /// Check and cache write are one turn, as a write-back's are: a write of the keys that begins after the check
+    /// reaches the cache after `store`. A task cancelled while it waits for the turn runs `drop` without it. A held
+    /// write (``begin(_:)``) that begins during `store` has `drop` run after it, as a write-back's
+    /// `removingCopy` is. A write that names no key (a listing, a tag) runs `store` as it is: there is no copy of its
+    /// keys to drop.
+    func finishing<Result>(
+        _ write: Write,
+        _ store: () async throws -> Result,
+        dropping drop: () async throws -> Result
+    ) async throws -> Result {
+        guard write.scope.isKeyed else { return try await store() }
+        guard await turns.take(write.scope) else { return try await drop() }
+        defer { turns.give(write.scope) }
+        let held = table.withLock { table -> UInt64? in
+            guard !write.metAnother, table.sum(write.scope) == write.sum else { return nil }
+            return table.heldSum(write.scope)
+        }
+        guard let held else { return try await drop() }
+        let result = try await store()
+        if table.withLock({ $0.heldSum(write.scope) }) != held { _ = try await drop() }
+        return result
     }
 
     /// Begins a held write of the query's keys, counted in progress until ``end(_:)`` is called with the scope
