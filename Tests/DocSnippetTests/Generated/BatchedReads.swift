@@ -22,9 +22,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:37
+// Sources/Strata/Strata.docc/BatchedReads.md:38
 extension DocSnippetContext {
-    func BatchedReads_37() async throws {
+    func BatchedReads_38() async throws {
         do {
             let team = try await users.getAll(IdsQuery([1, 2, 3]), operation: .cacheSync)
             print(team.count)
@@ -35,9 +35,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:71
+// Sources/Strata/Strata.docc/BatchedReads.md:72
 extension DocSnippetContext {
-    func BatchedReads_71() async throws {
+    func BatchedReads_72() async throws {
         let users = CacheRepository(
             main: UsersAPI(client).batched(maxBatchSize: 100),
             cache: MemoryDataSource<User>(countLimit: 500)

@@ -39,9 +39,9 @@ struct RetryAdvising_7 {
     }
 }
 
-// Sources/Strata/Errors/StrataError+Outcome.swift:16
+// Sources/Strata/Errors/StrataError+Outcome.swift:17
 extension DocSnippetContext {
-    func StrataError_Outcome_16() async throws {
+    func StrataError_Outcome_17() async throws {
         var error = StrataError(.network, "The gRPC call timed out after the request was sent")
         error.mayHaveTakenEffect = true  // the server may have carried it out
         _ = error
@@ -295,9 +295,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Repositories/CacheRepository.swift:56
+// Sources/Strata/Repositories/CacheRepository.swift:63
 extension DocSnippetContext {
-    func CacheRepository_56() async throws {
+    func CacheRepository_63() async throws {
         let users = CacheRepository(
             main: UsersAPI(client),
             cache: MemoryDataSource<User>(countLimit: 500).validated(by: .maxAge(.seconds(300)))

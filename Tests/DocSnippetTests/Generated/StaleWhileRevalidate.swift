@@ -49,9 +49,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:86
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:88
 extension DocSnippetContext {
-    func StaleWhileRevalidate_86() async throws {
+    func StaleWhileRevalidate_88() async throws {
         let metrics = MetricsPlugin()
         let users = CacheRepository(
             main: UsersAPI(client),
@@ -62,9 +62,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:108
+// Sources/Strata/Strata.docc/StaleWhileRevalidate.md:110
 extension DocSnippetContext {
-    func StaleWhileRevalidate_108() async throws {
+    func StaleWhileRevalidate_110() async throws {
         let clock = ManualClock()
         let users = CacheRepository(
             main: UsersAPI(client),

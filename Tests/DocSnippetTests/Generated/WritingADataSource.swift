@@ -34,9 +34,9 @@ struct WritingADataSource_10 {
     }
 }
 
-// Sources/Strata/Strata.docc/WritingADataSource.md:59
+// Sources/Strata/Strata.docc/WritingADataSource.md:61
 @Suite(.disabled("a documentation snippet: compiled, not run"))
-struct WritingADataSource_59 {
+struct WritingADataSource_61 {
     @Test func myStoreConforms() async throws {
         try await DataSourceConformance(makeSource: { MyStore() }, makeValue: { "value \($0)" }).run()
     }
