@@ -1,4 +1,5 @@
 import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -207,6 +208,30 @@ struct ObservationRepositoryTests {
         try await repository.delete(KeyQuery("1"))
         let trace = try await observation.wait { $0.error?.strataCode == .notFound }
         #expect(trace == ["loading(file)", "value(a, file)", "value(b, file)", "error(notFound, file)"])
+    }
+
+    /// Before, a write's announcement read after a delete since, or a removal's read after the stream found the key
+    /// gone, said "deleted" again: the one flaky CI run showed `error(notFound)` twice after one delete.
+    @Test(.timeLimit(.minutes(1))) func announcementsWhileTheKeyIsGoneSayDeletedOnce() async throws {
+        // Given a stream of a key its source does not hold, each of whose reads the test counts
+        let source = ObservableStore<String>(origin: .file)
+        let reads = AsyncGate(isOpen: true)
+        source.holdGets(at: reads)
+        let repository = SingleDataSourceRepository(source)
+        let observation = Observation(repository.stream(KeyQuery("1"), bufferingNewest: 16))
+        defer { observation.task.cancel() }
+        #expect(try await observation.wait(forCount: 2) == ["loading(file)", "error(notFound, file)"])
+        // When a write and a removal of the key are announced late, each read before the next is announced
+        source.changeBroadcaster.publishWrite(to: KeyQuery("1"))
+        await reads.waitForEntered(2)
+        source.changeBroadcaster.publishDeletion(of: KeyQuery("1"))
+        await reads.waitForEntered(3)
+        source.changeBroadcaster.publishWrite(to: KeyQuery("1"))
+        await reads.waitForEntered(4)
+        // Then the stream said "deleted" once, and shows the next value written
+        _ = try await source.put("c", in: KeyQuery("1"))
+        let trace = try await observation.wait { $0.value == "c" }
+        #expect(trace == ["loading(file)", "error(notFound, file)", "value(c, file)"])
     }
 
     @Test func aSingleDataSourceRepositoryOverASilentSourceStillSeesItsOwnWrites() async throws {

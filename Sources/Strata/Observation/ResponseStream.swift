@@ -1,7 +1,8 @@
 /// The loop behind every repository stream: register for changes, emit the first read, then read again
 /// after every change, until the consumer goes away.
 struct ResponseStream<Value: Sendable>: Sendable {
-    /// Sends responses to the consumer, skipping a value equal to the previous one (for `Equatable` values).
+    /// Sends responses to the consumer, skipping a value equal to the previous one (for `Equatable` values) and a
+    /// second ``StrataError/Code/notFound`` in a row from one origin.
     final class Emitter: Sendable {
         private let continuation: AsyncStream<RepositoryResponse<Value>>.Continuation
         private let last: Locked<RepositoryResponse<Value>?> = Locked(nil)
@@ -21,11 +22,22 @@ struct ResponseStream<Value: Sendable>: Sendable {
 
         private static func isRepeat(_ response: RepositoryResponse<Value>, of last: RepositoryResponse<Value>) -> Bool
         {
-            guard case .value(let new, let origin, _, let isStale, let isPending) = response,
-                case .value(let old, let lastOrigin, _, let wasStale, let wasPending) = last,
-                origin == lastOrigin, isStale == wasStale, isPending == wasPending, let new = new as? any Equatable
-            else { return false }
-            return new.isEqual(to: old)
+            switch (response, last) {
+            case (
+                .value(let new, let origin, _, let isStale, let isPending),
+                .value(let old, let lastOrigin, _, let wasStale, let wasPending)
+            ):
+                guard origin == lastOrigin, isStale == wasStale, isPending == wasPending,
+                    let new = new as? any Equatable
+                else { return false }
+                return new.isEqual(to: old)
+            case (.error(let error, let origin), .error(let lastError, let lastOrigin)):
+                // "Nothing under the key" again is no news: a write's announcement read after a delete since, or a
+                // removal's after a read that found the key gone already.
+                return origin == lastOrigin && error.strataCode == .notFound && lastError.strataCode == .notFound
+            default:
+                return false
+            }
         }
     }
 
