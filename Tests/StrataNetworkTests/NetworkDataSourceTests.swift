@@ -128,4 +128,33 @@ struct NetworkDataSourceTests {
 
         #expect(error?.code == .dataSerialization)
     }
+
+    /// Before, the message said only which request's body did not decode: a proxy's HTML page answered with 200
+    /// read like a changed schema. It says what came back now — status, size, `Content-Type` — and never the body.
+    @Test func aBodyThatDoesNotDecodeIsDescribedWithoutItsBytes() async throws {
+        let page = Data("<html>secret-token sign in</html>".utf8)
+        let longType = "text/" + String(repeating: "x", count: 200)
+        let server = try await LoopbackServer.start([
+            ("GET /users/1", { _ in ServerReply(status: 200, headers: ["Content-Type": "text/html"], body: page) }),
+            (
+                "GET /users/2",
+                { _ in ServerReply(status: 203, headers: ["Content-Type": longType], body: Data("x".utf8)) }
+            ),
+            ("GET /users/3", { _ in ServerReply(status: 200, body: Data("[]".utf8)) }),
+        ])
+        defer { Task { await server.stop() } }
+        let source = Self.source(server.baseURL)
+
+        let html = await strataError { _ = try await source.get(IdQuery(1)) }
+        let long = await strataError { _ = try await source.get(IdQuery(2)) }
+        let untyped = await strataError { _ = try await source.getEntry(IdQuery(3)) }
+
+        #expect(html?.code == .dataSerialization)
+        #expect(html?.underlying is DecodingError)
+        let message = html.map { "\($0)" } ?? ""
+        #expect(message.contains("(HTTP 200, \(page.count) bytes, Content-Type text/html)"))
+        #expect(!message.contains("secret-token"))
+        #expect(long.map { "\($0)" }?.contains("(HTTP 203, 1 byte, a Content-Type not shown (205 bytes))") == true)
+        #expect(untyped.map { "\($0)" }?.contains("(HTTP 200, 2 bytes, no Content-Type)") == true)
+    }
 }

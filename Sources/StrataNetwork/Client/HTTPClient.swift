@@ -116,7 +116,7 @@ public struct HTTPClient: Sendable {
     public func send<Value>(_ request: HTTPRequest, decodingWith mapper: some Mapper<Data, Value>) async throws -> Value
     {
         let response = try await send(request)
-        return try Self.decode(response.body, with: mapper, request: request)
+        return try Self.decode(response, with: mapper, request: request)
     }
 
     /// Sends a request and decodes its JSON body.
@@ -163,12 +163,21 @@ public struct HTTPClient: Sendable {
         request.describedForErrors(sentTo: try? request.url())
     }
 
-    static func decode<Value>(_ body: Data, with mapper: some Mapper<Data, Value>, request: HTTPRequest) throws -> Value
-    {
+    /// The value `mapper` reads from the body of `response`; a failure is ``Strata/StrataError/Code/dataSerialization``
+    /// whose message names the request and what came back — its status, size and `Content-Type` (a proxy's or a
+    /// captive portal's HTML page answered with 200 is told from a changed schema at a glance), never the body.
+    static func decode<Value>(
+        _ response: HTTPResponse,
+        with mapper: some Mapper<Data, Value>,
+        request: HTTPRequest
+    ) throws -> Value {
         do {
-            return try mapper.map(body)
+            return try mapper.map(response.body)
         } catch {
-            throw StrataError.serialization(error, "Decoding the body of \(describe(request)) as \(Value.self) failed")
+            throw StrataError.serialization(
+                error,
+                "Decoding the body of \(describe(request)) as \(Value.self) failed (\(response.describedForDecodingErrors))"
+            )
         }
     }
 }

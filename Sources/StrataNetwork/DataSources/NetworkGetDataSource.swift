@@ -89,7 +89,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         let response = try await client.send(request)
         let metadata = metadata(of: response, to: request, requestTime: requestTime)
         return StoredEntry(
-            value: try decoders.value(in: response.body, of: request),
+            value: try decoders.value(in: response, of: request),
             metadata: metadata
         )
     }
@@ -106,7 +106,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
         var metadata = metadata(of: response, to: request, requestTime: requestTime)
         metadata.eTag = nil
         metadata.lastModified = nil
-        return try decoders.values(in: response.body, of: request).map { StoredEntry(value: $0, metadata: metadata) }
+        return try decoders.values(in: response, of: request).map { StoredEntry(value: $0, metadata: metadata) }
     }
 
     /// Sends the request of the query with the validators of `metadata` (`If-None-Match` from its
@@ -130,7 +130,7 @@ public struct NetworkGetDataSource<Value: Sendable>: GetDataSource {
             let renewed = self.metadata(of: response, to: request, requestTime: requestTime)
             return .modified(
                 StoredEntry(
-                    value: try decoders.value(in: response.body, of: request),
+                    value: try decoders.value(in: response, of: request),
                     metadata: renewed
                 )
             )

@@ -58,7 +58,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
         let request = try makeBodyRequest(query, body: Self.map(value, with: encode))
         let response = try await send(request)
         guard !response.body.isEmpty else { return value }
-        return try StrataError.readingAnswer { try decoders.value(in: response.body, of: request) }
+        return try StrataError.readingAnswer { try decoders.value(in: response, of: request) }
     }
 
     /// Sends the values in the body of the query's request and returns what the server stored.
@@ -68,7 +68,7 @@ public struct NetworkPutDataSource<Value: Sendable>: PutDataSource {
         let request = try makeBodyRequest(query, body: Self.map(values, with: encodeAll))
         let response = try await send(request)
         guard !response.body.isEmpty else { return values }
-        return try StrataError.readingAnswer { try decoders.values(in: response.body, of: request) }
+        return try StrataError.readingAnswer { try decoders.values(in: response, of: request) }
     }
 
     /// Sends a write: one that may have taken effect is not retried when a retry could apply it twice (a method

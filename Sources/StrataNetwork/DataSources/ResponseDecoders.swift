@@ -10,13 +10,13 @@ struct ResponseDecoders<Value: Sendable>: Sendable {
     /// Decodes the body of a list call (`getAll`, `putAll`).
     let all: any Mapper<Data, [Value]>
 
-    /// The value in `body`, the body of the response to `request`.
-    func value(in body: Data, of request: HTTPRequest) throws -> Value {
-        try HTTPClient.decode(body, with: self.one, request: request)
+    /// The value in the body of `response`, the response to `request`.
+    func value(in response: HTTPResponse, of request: HTTPRequest) throws -> Value {
+        try HTTPClient.decode(response, with: self.one, request: request)
     }
 
-    /// The values in `body`, the body of the response to `request`.
-    func values(in body: Data, of request: HTTPRequest) throws -> [Value] {
-        try HTTPClient.decode(body, with: self.all, request: request)
+    /// The values in the body of `response`, the response to `request`.
+    func values(in response: HTTPResponse, of request: HTTPRequest) throws -> [Value] {
+        try HTTPClient.decode(response, with: self.all, request: request)
     }
 }
