@@ -7,6 +7,11 @@ import Testing
 
 /// The URLSession transport enforces its deadlines off Swift's cooperative pool: a process whose pool is busy (every
 /// thread spinning, or blocked in a synchronous call) still ends a request whose deadline passed.
+///
+/// It runs only alone (`STRATA_TESTS_ALONE=1`, as `.ci/run` runs it after the whole suite): while it holds every
+/// thread of the pool, every other test's tasks stand still — for about a second each time, since dispatch adds a
+/// thread to its pool at most once a second — and a test beside it that times anything would fail for it.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_TESTS_ALONE"] == "1", "blocks the pool: run alone"))
 struct StarvedPoolDeadlineTests {
     /// Every thread of the pool is blocked while the transport's clock passes a request's total deadline: the request
     /// is stopped, its connection closed, before any thread of the pool is let go. Before, the watchdog was a task
