@@ -83,6 +83,27 @@ struct GroupInvalidationTests {
         #expect(main.callCount(.get) == 1)
     }
 
+    /// Before, the store's announcement of each removal reached the repository's streams: a screen reading through
+    /// the cache said "deleted" for a value main still held, until some later write of it.
+    @Test(.timeLimit(.minutes(1))) func anInvalidatedGroupIsReadAgainFromMainNotReportedDeleted() async throws {
+        // Given a cache-first stream showing a tagged entry's cached copy
+        let main = ScriptedDataSource(["1": "ann (main)"])
+        let cache = MemoryDataSource<String>()
+        _ = try await cache.put("ann (cached)", in: IdQuery(1), tags: ["team:7"])
+        let repository = CacheRepository(main: main, cache: cache)
+        var responses = repository.stream(IdQuery(1), operation: .cacheSync, bufferingNewest: 16).makeAsyncIterator()
+        #expect(await responses.next()?.isLoading == true)
+        #expect(await responses.next()?.value == "ann (cached)")
+
+        // When the group is invalidated through the repository
+        try await repository.invalidate(tag: "team:7")
+
+        // Then the stream reads again and shows main's value, with no "deleted" before it
+        let next = await responses.next()
+        #expect(next?.value == "ann (main)", "\(String(describing: next))")
+        #expect(next?.origin == .main)
+    }
+
     /// `delete(TagQuery)` lists the tag's keys, then removes each: an entry written under one of them in between,
     /// without the tag, was removed with the group.
     @Test func aWriteBetweenTheListingAndTheRemovalsIsKept() async throws {

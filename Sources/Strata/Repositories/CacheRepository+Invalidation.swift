@@ -2,16 +2,20 @@ extension CacheRepository where Cache: DeleteDataSource {
     /// Removes every cached entry tagged `tag` (``EntryMetadata/tags``): group invalidation.
     ///
     /// The cache deletes a ``TagQuery``: a store that keeps tags removes the entries of the group in time
-    /// proportional to their number and announces each removal, so the repository's streams on those keys emit
-    /// ``StrataError/Code/notFound`` and the next CacheSync read of each goes to main. Main is not touched, and still
-    /// holds them: the cache's list answer goes too (every entry is main's answer again).
+    /// proportional to their number, and the next CacheSync read of each goes to main. Main is not touched, and still
+    /// holds them: the cache's list answer goes too (every entry is main's answer again). It is not a deletion: the
+    /// repository's streams are not told "deleted" but read again (every stream: a tag names no keys), and a
+    /// cache-first one shows what main answers; the store's own observers (``DataSourceCapabilities/changes(forKey:)``
+    /// on the cache) still hear each removal.
     ///
     /// - Parameter tag: The tag, such as `team:7`.
     /// - Throws: ``StrataError/Code/queryNotSupported`` when the cache does not keep tags; the cache's error.
     public func invalidate(tag: String) async throws {
         let query = TagQuery(tag)
+        // Announced even when the delete fails part way: the copies it removed are gone.
+        defer { changeBroadcaster.publishWrite(to: query) }
         try await writeStamps.recordingWrite(query) {
-            try await cache.delete(query)
+            try await ObservationScope.droppingCopies { try await cache.delete(query) }
             await forgetListAnswer()
         }
     }
