@@ -13,8 +13,11 @@
 ///
 /// ```swift
 /// let broadcaster = ChangeBroadcaster()
-/// Task { for await change in broadcaster.changes(forKey: "42") { print(change) } }
+/// let changes = broadcaster.changes(forKey: "42")  // registered now: a change published after this reaches it
+/// let watcher = Task { for await change in changes { print(change) } }
 /// broadcaster.publish(.put(key: "42"))
+/// // …
+/// watcher.cancel()  // ends the stream and its registration
 /// ```
 public final class ChangeBroadcaster: Sendable {
     private struct Observer {

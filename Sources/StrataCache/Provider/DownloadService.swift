@@ -12,28 +12,28 @@ internal import StrataSupport
 /// let file = try await service.downloadAsync(progress: nil).result
 /// ```
 ///
-/// The flow:
+/// The result's ``DownloadResult/origin`` says which way it ended (`.cache`, `.revalidated` or `.network`). The flow:
 /// 1. With ``CachePolicy/bypassServerCallOnFoundItem``, ``CacheProvider/find(key:)`` is asked first;
-///    a file ends the download with no request (``DownloadOrigin/cache``).
+///    a file ends the download with no request (`.cache`).
 /// 2. Otherwise the request is sent with ``CacheProvider/headerValues(for:)`` set on it, each replacing a
 ///    header of the same name (case-insensitive). A name that is not a token or a value with a control
 ///    character (a CR/LF that would add a line) fails the download with
 ///    ``Strata/StrataError/Code/invalidArgument`` before anything is sent.
 /// 3. `304 Not Modified` — a value, not an error, for which no file is created — renews the item
 ///    (``CacheProvider/renewItem(key:notModified:sentWith:)``) and answers from ``CacheProvider/cachedItem(key:)``
-///    (``DownloadOrigin/notModified``). When ``CacheProvider/headerValues(for:)`` no longer returns the headers
+///    (`.revalidated`). When ``CacheProvider/headerValues(for:)`` no longer returns the headers
 ///    sent, another download stored a newer version meanwhile: the 304 is about the older one, so the item is not
 ///    renewed, and the cache answers with what it holds. A 304 that finds the item gone (evicted or removed since
 ///    the request was sent: ``CacheProvider/cachedItem(key:)`` throws ``Strata/StrataError/Code/notFound``) is
 ///    about no copy the cache holds: the request is sent once more without the provider's headers, within what the
 ///    first one left of the total deadline (the download as a whole keeps to one), and its answer stored
-///    (``DownloadOrigin/network``). A 304 whose fields forbid keeping the item (its
+///    (`.network`). A 304 whose fields forbid keeping the item (its
 ///    `Cache-Control` says `no-store`: they replace the stored ones, RFC 9111, section 4.3.4) renews nothing: a copy
 ///    of the cached file, made in the client's download folder, is handed to ``CacheProvider/store(objectAt:key:headers:)``
 ///    as a download that must not be stored, and what it returns (``FileCacheProvider``: that copy, the caller's,
 ///    its entry removed) answers;
 ///    a 2xx response is downloaded to a temporary file and handed to
-///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (``DownloadOrigin/network``). A provider
+///    ``CacheProvider/store(objectAt:key:headers:)`` with its headers (`.network`). A provider
 ///    may hand the download itself back (``FileCacheProvider`` does for a response that must not be stored), by any
 ///    path that leads to it: that file is then the caller's to remove. The download is deleted only when it is still
 ///    there and is another file (device and inode) than the one returned.

@@ -109,6 +109,7 @@
     ///     group.addTask { await client.run() }
     ///     group.addTask { await users.run() }
     ///     // … serve requests with `repository` …
+    ///     group.cancelAll()  // both run until cancelled
     /// }
     /// ```
     public struct PostgresDataSource<Value: Codable & Sendable>: DataSource, Sendable {

@@ -109,9 +109,12 @@ struct IdempotencyKey_8 {
 extension DocSnippetContext {
     func ChangeBroadcaster_14() async throws {
         let broadcaster = ChangeBroadcaster()
-        Task { for await change in broadcaster.changes(forKey: "42") { print(change) } }
+        let changes = broadcaster.changes(forKey: "42")  // registered now: a change published after this reaches it
+        let watcher = Task { for await change in changes { print(change) } }
         broadcaster.publish(.put(key: "42"))
-        _ = broadcaster
+        // …
+        watcher.cancel()  // ends the stream and its registration
+        _ = (broadcaster, changes, watcher)
     }
 }
 
@@ -266,9 +269,9 @@ struct StrataPlugin_23 {
     }
 }
 
-// Sources/Strata/Repositories/CacheRepository+Invalidation.swift:29
+// Sources/Strata/Repositories/CacheRepository+Invalidation.swift:33
 extension DocSnippetContext {
-    func CacheRepository_Invalidation_29() async throws {
+    func CacheRepository_Invalidation_33() async throws {
         let ann = User(id: 1, name: "Ann")
         _ = try await users.put(ann, in: IdQuery(1), tags: ["team:7", "user:1"], operation: .cacheSync)
         try await users.invalidate(tag: "team:7")

@@ -37,9 +37,11 @@ extension DocSnippetContext {
 extension DocSnippetContext {
     func ManualClock_10() async throws {
         let clock = ManualClock()
+        let memory = MemoryDataSource<String>(configuration: .init(clock: clock))  // stamps entries with the same clock
         let cache = memory.validated(by: .maxAge(.seconds(60), clock: clock))
+        _ = try await cache.put("v", in: KeyQuery("k"))
         clock.advance(by: .seconds(61))   // the cached value is now invalid
-        _ = (clock, cache)
+        _ = (clock, memory, cache)
     }
 }
 

@@ -17,7 +17,7 @@ import Testing
 extension DocSnippetContext {
     func LayeringCaches_15() async throws {
         let disk = try JSONFileDataSource<User>(folder: cachesURL.appending(path: "users"), countLimit: 1_000)
-        let offline = CacheRepository(main: UsersAPI(client), cache: disk)
+        let offline = CacheRepository(main: UsersAPI(client), cache: disk.validated(by: .maxAge(.seconds(300))))
         let users = CacheRepository(
             main: offline.asDataSource(operation: .default),
             cache: MemoryDataSource<User>(countLimit: 100).validated(by: .maxAge(.seconds(300)))
@@ -27,9 +27,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/LayeringCaches.md:57
+// Sources/Strata/Strata.docc/LayeringCaches.md:62
 extension DocSnippetContext {
-    func LayeringCaches_57() async throws {
+    func LayeringCaches_62() async throws {
         let entry = try await users.getEntry(IdQuery(42), operation: .cacheSync)
         print(entry.storedAt ?? .distantPast, entry.expiresAt ?? .distantFuture)  // the original's, in every tier
         _ = entry

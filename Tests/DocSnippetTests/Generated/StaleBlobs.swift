@@ -29,11 +29,18 @@ extension DocSnippetContext {
 extension DocSnippetContext {
     func StaleBlobs_55() async throws {
         let clock = ManualClock()
-        let blobs = try BlobCache(baseURL: URL(string: "https://example.com")!, configuration: .init(clock: clock))
+        // A folder of the test's own: two caches on one folder fail with `alreadyInUse` (tests run in parallel), and the
+        // default one is the user's caches folder, where blobs would outlive the run.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        let blobs = try BlobCache(
+            baseURL: URL(string: "https://example.com")!,
+            configuration: .init(persistent: .init(location: .url(folder), identifier: "blobs"), clock: clock)
+        )
+        defer { try? FileManager.default.removeItem(at: folder) }
         _ = try await blobs.fetch(from: URL(string: "feed.json")!)  // max-age=60, stale-while-revalidate=30
         clock.advance(by: .seconds(70))
         let stale = try await blobs.fetchWithLayer(from: URL(string: "feed.json")!)  // .stale, at once
         await blobs.waitForBackgroundRefreshes()  // the revalidation has stored the server's answer
-        _ = (clock, blobs, stale)
+        _ = (clock, folder, blobs, stale)
     }
 }

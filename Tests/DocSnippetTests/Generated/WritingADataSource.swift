@@ -34,9 +34,9 @@ struct WritingADataSource_10 {
     }
 }
 
-// Sources/Strata/Strata.docc/WritingADataSource.md:61
+// Sources/Strata/Strata.docc/WritingADataSource.md:62
 @Suite(.disabled("a documentation snippet: compiled, not run"))
-struct WritingADataSource_61 {
+struct WritingADataSource_62 {
     @Test func myStoreConforms() async throws {
         try await DataSourceConformance(makeSource: { MyStore() }, makeValue: { "value \($0)" }).run()
     }
