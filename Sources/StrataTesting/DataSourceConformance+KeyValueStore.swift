@@ -51,9 +51,16 @@ extension DataSourceConformance {
 
     private func checkPagination() async throws {
         try await check("pagination pages the key order") { source in
-            for index in 0..<5 { _ = try await source.put(makeValue(index), in: KeyQuery("p\(index)")) }
+            // Written out of order, one read since: a store that pages its insertion or recency order fails.
+            for index in [3, 0, 4, 1, 2] { _ = try await source.put(makeValue(index), in: KeyQuery("p\(index)")) }
+            _ = try await source.get(KeyQuery("p4"))
             let page = try await source.getAll(PaginationOffsetLimitQuery(offset: 1, limit: 2))
             try expectEqual(page, [makeValue(1), makeValue(2)], "the second page of two")
+            try expectEqual(
+                try await source.getAll(AllObjectsQuery()),
+                (0..<5).map(makeValue),
+                "AllObjectsQuery in the key order"
+            )
             let beyond = try await source.getAll(PaginationOffsetLimitQuery(offset: 10, limit: 2))
             try expectEqual(beyond.count, 0, "a page beyond the end")
         }
@@ -106,6 +113,7 @@ extension DataSourceConformance {
             _ = try await source.putAllEntries(entries, in: IdsQuery(["n"]))
             let all = try await source.getAllEntries(IdsQuery(["n"]))
             try expectEqual(all.map(\.value), [makeValue(2)], "the values of getAllEntries")
+            try expectClose(all.first?.storedAt, storedAt, "storedAt of putAllEntries")
             try expectClose(all.first?.expiresAt, expiresAt, "expiresAt of putAllEntries")
             try expectClose(all.first?.metadata.freshUntil, freshUntil, "freshUntil of putAllEntries")
         }
@@ -130,7 +138,12 @@ extension DataSourceConformance {
         try await check("a copy never outlives its original") { source in
             let expired = expiredEntry(storedAt: storedAt)
             _ = try await source.putEntry(expired, in: KeyQuery("old"))
+            // Every read: a repository's plan, its streams and `getResponse` read entries.
             try await expectCode(.notFound) { _ = try await source.get(KeyQuery("old")) }
+            try await expectCode(.notFound) { _ = try await source.getEntry(KeyQuery("old")) }
+            if capabilities.multiKeyQueries {
+                try await expectCode(.notFound) { _ = try await source.getAllEntries(IdsQuery(["old"])) }
+            }
         }
         try await check("a date that is not a finite time is refused (invalidArgument), nothing stored") { source in
             for metadata in Self.nonFiniteMetadata {
@@ -263,11 +276,23 @@ extension DataSourceConformance {
     private func checkNotifications() async throws {
         try await check("changes are announced after writes that happened, never for failed ones") { source in
             let log = ChangeLog()
+            // What the key held when its first put and its delete were heard: a change announced before its write
+            // (a store that announces, then awaits its disk) has an observer that reads again read the old state.
+            let readsAsHeard = Locked<[String]>([])
             let stream = source.changes(forKey: nil)
-            let consumer = Task { for await change in stream { log.append(change) } }
+            let consumer = Task {
+                for await change in stream {
+                    if change == .put(key: "a") || change == .delete(key: "a") {
+                        let read = try? await source.get(KeyQuery("a"))
+                        readsAsHeard.withLock { $0.append(read.map { "\($0)" } ?? "nothing") }
+                    }
+                    log.append(change)
+                }
+            }
             defer { consumer.cancel() }
             _ = try await source.put(makeValue(1), in: KeyQuery("a"))
             try await log.expect([.put(key: "a")], "after a put")
+            try expectEqual(readsAsHeard.withLock { $0 }, ["\(makeValue(1))"], "the key read as its put was heard")
             // Failed writes: an empty key, counts that differ, an unknown query.
             _ = try? await source.put(makeValue(2), in: KeyQuery(""))
             _ = try? await source.putAll([makeValue(2)], in: IdsQuery(["b", "c"]))
@@ -282,6 +307,7 @@ extension DataSourceConformance {
             seen = log.count
             try await source.delete(KeyQuery("a"))
             try await log.expect([.delete(key: "a")], since: seen, "after a delete")
+            try expectEqual(readsAsHeard.withLock { $0.last }, "nothing", "the key read as its delete was heard")
         }
     }
 }

@@ -14,21 +14,24 @@ import Strata
 /// The rules every source follows: a missing key is ``Strata/StrataError/Code/notFound``; a put is read back; a
 /// put overwrites; ``Strata/IdQuery`` and ``Strata/KeyQuery`` name the same entry; a delete removes and deleting a
 /// missing key succeeds; a query the source does not know is ``Strata/StrataError/Code/queryNotSupported`` for
-/// `get`, `getAll`, `put`, `putAll` and `delete` (never a crash); ``Strata/IdsQuery`` answers in its own order, and
-/// one with a key the source lacks is ``Strata/StrataError/Code/notFound``, never a shorter list;
+/// `get`, `getAll`, `put`, `putAll` and `delete` (never a crash); ``Strata/IdsQuery`` answers in its own order
+/// (`getAll` and `getAllEntries`, whatever the keys' order) and deletes every key it names, and one with a key the
+/// source lacks is ``Strata/StrataError/Code/notFound``, never a shorter list;
 /// ``Strata/AllObjectsQuery`` lists every value and deletes every value; concurrent puts and gets of distinct keys
 /// all land.
 ///
 /// The rules of a key-value store (``Strata/KeyValueStore``), each behind a ``Capabilities`` switch that
 /// ``Capabilities/keyValueStore`` turns on: a keyed query answers `getAll` and `putAll` as a list of one;
-/// ``Strata/PaginationOffsetLimitQuery`` pages the key order; the list rule (a store never given a list answer
+/// ``Strata/PaginationOffsetLimitQuery`` pages the key order (whatever order the keys were written and read in), and
+/// ``Strata/AllObjectsQuery`` lists in it; the list rule (a store never given a list answer
 /// answers a listing with *not found*, a stored empty answer is served, deleting every value forgets it); the key
 /// rule (a key written in NFC is read in NFD); metadata travels (`putEntry` then `getEntry` keeps the stored date,
-/// the expiry and the freshness date, an expired copy is not served, nor one that must never be served stale past its
-/// freshness date without that rule); `renewMetadata` renews without rewriting the
-/// value, and a conditional read's renewal only the version it confirmed; changes are announced after the writes that
-/// happened, each as the change it is (never ``Strata/DataChange/invalidateAll`` in its place), and failed writes
-/// and renewals announce nothing.
+/// the expiry and the freshness date, `putAllEntries` too, an expired copy is not served by `get`, `getEntry` or a
+/// list, nor one that must never be served stale past its freshness date without that rule); `renewMetadata` renews
+/// without rewriting the value, and a conditional read's renewal only the version it confirmed; changes are announced
+/// after the writes that happened (an observer that reads the key as it hears the change reads the write), each as the
+/// change it is (never ``Strata/DataChange/invalidateAll`` in its place), and failed writes and renewals announce
+/// nothing.
 public struct DataSourceConformance<Source: DataSource>: Sendable where Source.Value: Equatable {
     /// Which optional capabilities the source under test has.
     public struct Capabilities: Sendable {
@@ -192,8 +195,21 @@ public struct DataSourceConformance<Source: DataSource>: Sendable where Source.V
             let values = [makeValue(3), makeValue(1), makeValue(2)]
             _ = try await source.putAll(values, in: IdsQuery(["c", "a", "b"]))
             try expectEqual(try await source.getAll(IdsQuery(["b", "c"])), [makeValue(2), makeValue(3)], "getAll")
+            // Against the keys' order too: a store that answers in key order (`ORDER BY key`) would have a repository
+            // match each value to another key.
+            try expectEqual(
+                try await source.getAll(IdsQuery(["c", "b"])),
+                [makeValue(3), makeValue(2)],
+                "getAll in an order other than the keys'"
+            )
+            try expectEqual(
+                try await source.getAllEntries(IdsQuery(["c", "a"])).map(\.value),
+                [makeValue(3), makeValue(1)],
+                "getAllEntries in an order other than the keys'"
+            )
             try await source.delete(IdsQuery(["a", "b"]))
             try await expectCode(.notFound) { _ = try await source.get(KeyQuery("a")) }
+            try await expectCode(.notFound) { _ = try await source.get(KeyQuery("b")) }
             try expectEqual(try await source.get(KeyQuery("c")), makeValue(3), "a key outside the IdsQuery")
         }
         try await check("an IdsQuery with a key the source lacks is notFound") { source in
