@@ -85,8 +85,17 @@ public struct WrapperConformance<Wrapper: DataSource>: Sendable where Wrapper.Va
         }
         try await check("getIfModified") { probe, wrapper in
             probe.store(StoredEntry(value: "v", metadata: metadata), forKey: "k")
-            guard case .notModified = try await wrapper.getIfModified(KeyQuery("k"), since: metadata) else {
+            // Sent with other dates than the source holds: the source's renewed metadata must come back, not the
+            // caller's nor an empty one (a cache would renew the entry with it).
+            let sent = EntryMetadata(storedAt: Date(timeIntervalSince1970: 10), eTag: metadata.eTag)
+            guard case .notModified(let renewed) = try await wrapper.getIfModified(KeyQuery("k"), since: sent) else {
                 throw ConformanceFailure(rule: "getIfModified", message: "the source's notModified was not forwarded")
+            }
+            guard renewed == metadata else {
+                throw ConformanceFailure(
+                    rule: "getIfModified",
+                    message: "the renewed metadata \(renewed), expected the source's \(metadata)"
+                )
             }
         }
         try await check("putEntry and putAllEntries") { probe, wrapper in

@@ -65,6 +65,18 @@ struct CapabilityForwardingTests {
         }
     }
 
+    /// Before, any `notModified` passed: a wrapper that answered with the caller's metadata (or none) did too, and a
+    /// cache over it renewed its entry with what it sent, or with no freshness date at all.
+    @Test func theCheckFindsAWrapperThatAnswersARenewalWithTheCallersMetadata() async throws {
+        let check = WrapperConformance { RenewalEchoingWrapper(source: $0) }
+        do {
+            try await check.run()
+            Issue.record("the check must fail")
+        } catch let failure as ConformanceFailure {
+            #expect(failure.rule == "getIfModified")
+        }
+    }
+
     @Test func aRejectedValueCarriesItsEntryWithItsMetadata() async throws {
         let probe = CapabilityProbe()
         let metadata = EntryMetadata(storedAt: Date(timeIntervalSince1970: 5), eTag: "\"e\"")
@@ -92,6 +104,40 @@ private struct ForgetfulWrapper: DataSource {
     func put(_ value: String, in query: any Query) async throws -> String { try await source.put(value, in: query) }
     func putAll(_ values: [String], in query: any Query) async throws -> [String] {
         try await source.putAll(values, in: query)
+    }
+    func delete(_ query: any Query) async throws { try await source.delete(query) }
+}
+
+/// A wrapper that forwards every capability, but answers a conditional read the source did not modify with the
+/// metadata the caller sent, not the source's renewed one.
+private struct RenewalEchoingWrapper: DataSource {
+    let source: CapabilityProbe
+    var origin: DataOrigin { source.origin }
+    var readsWithoutBlocking: Bool { source.readsWithoutBlocking }
+    func changes(forKey key: String?) -> AsyncStream<DataChange> { source.changes(forKey: key) }
+    func get(_ query: any Query) async throws -> String { try await source.get(query) }
+    func getAll(_ query: any Query) async throws -> [String] { try await source.getAll(query) }
+    func getEntry(_ query: any Query) async throws -> StoredEntry<String> { try await source.getEntry(query) }
+    func getAllEntries(_ query: any Query) async throws -> [StoredEntry<String>] {
+        try await source.getAllEntries(query)
+    }
+    func getIfModified(_ query: any Query, since metadata: EntryMetadata) async throws -> ConditionalRead<String> {
+        let read = try await source.getIfModified(query, since: metadata)
+        guard case .notModified = read else { return read }
+        return .notModified(metadata)
+    }
+    func put(_ value: String, in query: any Query) async throws -> String { try await source.put(value, in: query) }
+    func putAll(_ values: [String], in query: any Query) async throws -> [String] {
+        try await source.putAll(values, in: query)
+    }
+    func putEntry(_ entry: StoredEntry<String>, in query: any Query) async throws -> String {
+        try await source.putEntry(entry, in: query)
+    }
+    func putAllEntries(_ entries: [StoredEntry<String>], in query: any Query) async throws -> [String] {
+        try await source.putAllEntries(entries, in: query)
+    }
+    func renewMetadata(_ metadata: EntryMetadata, in query: any Query) async throws -> Bool {
+        try await source.renewMetadata(metadata, in: query)
     }
     func delete(_ query: any Query) async throws { try await source.delete(query) }
 }
