@@ -321,10 +321,12 @@ private final class ChangeLog: Sendable {
     /// How many changes the log holds.
     var count: Int { changes.withLock { $0.count } }
 
-    /// Waits (up to two seconds) until the changes seen after the first `start` are `expected`; fails at once when they
-    /// cannot become it.
+    /// Waits until the changes seen after the first `start` are `expected`; fails at once when they cannot become it, and
+    /// when they have not after 4,000 looks 5 ms apart (20 seconds at least: a guard against a change never announced,
+    /// not a timing — a change reaches the log when its stream's consumer runs, which a loaded machine, or a store whose
+    /// changes come back from a server, may delay by seconds).
     func expect(_ expected: [DataChange], since start: Int = 0, _ what: String) async throws {
-        for _ in 0..<400 {
+        for _ in 0..<4_000 {
             let seen = changes.withLock { Array($0.dropFirst(start)) }
             if seen == expected { return }
             guard expected.starts(with: seen) else { break }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -22,10 +23,11 @@ struct CacheManagerWriteRaceTests {
     }
 
     /// Runs `first` on another thread until it parks at the clock reading after `skipping` ones, checks `parked`, then
-    /// runs `second`, waits up to a second for it (it waits for `first` where their writes take turns), and lets both
-    /// end.
+    /// runs `second` until it ends, or waits for `first` (where their writes take turns: `cache` counts the wait), and
+    /// lets both end.
     private static func interleave(
         _ clock: ParkingClock,
+        of cache: CacheManager,
         parkingAfter skipping: Int,
         _ first: @escaping @Sendable () -> Void,
         parked: () throws -> Void = {},
@@ -35,8 +37,9 @@ struct CacheManagerWriteRaceTests {
         let firstWork = BackgroundWork(first)
         try #require(await clock.waitUntilParked(), "the first work never read the clock")
         try parked()
+        let waitsBefore = cache.turnsWaitedFor
         let secondWork = BackgroundWork(second)
-        _ = await secondWork.ended(within: 1)
+        await poll { secondWork.isDone || cache.turnsWaitedFor > waitsBefore }
         clock.release()
         try #require(await firstWork.ended(within: 30))
         try #require(await secondWork.ended(within: 30))
@@ -74,6 +77,7 @@ struct CacheManagerWriteRaceTests {
                 // clock once before), and a write of v2 is made meanwhile, then v1's write ends
                 try await Self.interleave(
                     clock,
+                    of: cache,
                     parkingAfter: 1,
                     { cache.addToCache(v1) },
                     parked: {
@@ -108,6 +112,7 @@ struct CacheManagerWriteRaceTests {
                 let store = ReferenceStore(manager: cache)
                 try await Self.interleave(
                     clock,
+                    of: cache,
                     parkingAfter: 2,
                     {
                         let semaphore = DispatchSemaphore(value: 0)
@@ -142,6 +147,7 @@ struct CacheManagerWriteRaceTests {
                 // reference is written as the read reports it, before it is removed (the diagnostics' reading)
                 try await Self.interleave(
                     clock,
+                    of: cache,
                     parkingAfter: 1,
                     { _ = cache.getReference(identifiedBy: "k") },
                     then: {

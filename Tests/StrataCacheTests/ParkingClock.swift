@@ -50,16 +50,19 @@ final class BackgroundWork: @unchecked Sendable {
 
     /// Starts `work` on a global queue.
     init(_ work: @escaping @Sendable () -> Void) {
-        let done = done
-        DispatchQueue.global().async {
+        DispatchQueue.global().async { [self] in
             work()
+            lock.withLock { hasEnded = true }
             done.signal()
         }
     }
 
+    /// Whether the work has ended, now.
+    var isDone: Bool { lock.withLock { hasEnded } }
+
     /// Whether the work ended within `seconds` (at once once it has).
     func ended(within seconds: Double) async -> Bool {
-        if lock.withLock({ hasEnded }) { return true }
+        if isDone { return true }
         let ended = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: self.done.wait(timeout: .now() + seconds) == .success)

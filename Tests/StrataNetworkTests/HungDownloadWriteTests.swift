@@ -121,8 +121,9 @@ struct HungDownloadWriteTests {
     func aSlowDiskBoundsItsDownloadsBacklog() async throws {
         let size = 32 << 20
         try await Self.withDownloadWaitingForItsDisk(size: size) { transport, _, download, held in
-            // (a window for the rest of the body to pile up, which it did in well under this over loopback)
-            try await Task.sleep(for: .milliseconds(300))
+            // Once the delegate waits for the disk, nothing more is queued until the disk goes on; a delegate that did
+            // not wait would queue the whole body (before, it did)
+            await poll { transport.backlogWaits > 0 || transport.peakQueuedFileBytes >= size }
             let peak = transport.peakQueuedFileBytes
             held.release()
             let file = try await download.value

@@ -4,6 +4,7 @@ import Strata
 import StrataMemory
 import StrataNetwork
 import StrataOffline
+import StrataTestSupport
 import Testing
 
 /// Two writes of one key at once: the cache takes them in the order the outbox numbers them, the order main gets
@@ -25,9 +26,13 @@ struct OfflineCacheOrderTests {
         let first = Task { try await notes.put(Note(id: "a", text: "held", version: 1), in: KeyQuery("a")) }
         await cache.arrived.wait()
 
-        // When a second write of `a` starts meanwhile (given time to overtake the first, which it could before)
+        // When a second write of `a` starts meanwhile, and waits for the first's turn (before, it overtook the first:
+        // it wrote the cache and was queued while the first was held)
         let second = Task { try await notes.put(Note(id: "a", text: "second", version: 2), in: KeyQuery("a")) }
-        for _ in 0..<20 where await notes.outbox.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        await poll { () async -> Bool in
+            let (waiting, queued) = (await notes.waitingForTurn(ofKey: "a"), await notes.outbox.count)
+            return waiting == 1 || queued > 0
+        }
         cache.release.open()
         _ = try await first.value
         _ = try await second.value

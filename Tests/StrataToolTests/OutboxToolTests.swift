@@ -1,6 +1,7 @@
 import Foundation
 import Strata
 import StrataOffline
+import StrataTestSupport
 import Testing
 
 /// The `strata` binary over an offline outbox folder (StrataOffline).
@@ -8,20 +9,25 @@ struct OutboxToolTests {
     /// An outbox in `folder` holding two queued writes, added with the outbox's repository while main fails.
     static func outbox(in folder: TemporaryFolder) async throws -> String {
         let url = folder.url.appendingPathComponent("notes.outbox")
-        let notes = try await OfflineRepository.open(
-            main: FailingNotes(),
-            cache: FailingNotes(failing: false),
-            outboxFolder: url,
-            configuration: .init(replaysOnTimer: false)
-        )
-        try await notes.put("one", in: KeyQuery("a"))
-        try await notes.delete(KeyQuery("b"))
-        await notes.close()
-        // The folder is free once the last task of the repository ended; wait for that (a bounded number of turns).
-        for _ in 0..<200 {
-            guard (try? await Outbox.open(folder: url)) == nil else { break }
-            try await Task.sleep(for: .milliseconds(5))
+        // (In a scope of its own: the outbox is free once the repository is gone.)
+        do {
+            let notes = try await OfflineRepository.open(
+                main: FailingNotes(),
+                cache: FailingNotes(failing: false),
+                outboxFolder: url,
+                configuration: .init(replaysOnTimer: false)
+            )
+            try await notes.put("one", in: KeyQuery("a"))
+            try await notes.delete(KeyQuery("b"))
+            await notes.close()
         }
+        // The tool refuses an outbox in use, and the folder is free only once the last task of the repository has
+        // ended: that is waited for (30 s guard against a hang; a fixed count of turns could run out first on a
+        // loaded machine)
+        let isFree = await poll(within: .seconds(30)) { () async -> Bool in
+            (try? await Outbox.open(folder: url)) != nil
+        }
+        try #require(isFree, "the closed repository still holds its outbox")
         return url.path
     }
 

@@ -225,6 +225,10 @@ public final class CacheManager: CacheManagerProtocol {
     /// How many clears began, for ``addToCache(_:fetchedAfter:)``: taken when a fetch begins.
     var clearCount: Int { clears.value }
 
+    /// Tests only: how many writes (or removals) found the turn of their identifier (or of one sharing its lock) taken
+    /// by another, and waited for it, so far: a test waits for a write to be held behind another's so.
+    package var turnsWaitedFor: Int { writing.waitCount }
+
     /// How many stale marks began: taken when a fetch begins.
     var staleMarkCount: Int { staleMarks.value }
 

@@ -10,6 +10,9 @@ final class KeyLocks: Sendable {
     /// One lock per stripe. (Not `Locked<Void>`: ThreadSanitizer reports accesses to a zero-sized state as racing.)
     private let stripes: [Locked<Int>]
 
+    /// How many callers found their stripe's lock held and waited for it.
+    private let waits = AtomicCount()
+
     /// Creates `count` locks.
     ///
     /// - Parameter count: How many stripes the keys are cut into; more than zero.
@@ -19,6 +22,10 @@ final class KeyLocks: Sendable {
 
     /// Runs `body` under the lock of `key`'s stripe.
     func withLock<Result>(_ key: String, _ body: () throws -> Result) rethrows -> Result {
-        try stripes[key.stripe(among: stripes.count)].withLock { _ in try body() }
+        try stripes[key.stripe(among: stripes.count)].withLock(countingWaits: { waits.add(1) }) { _ in try body() }
     }
+
+    /// Tests only: how many callers of ``withLock(_:_:)`` found their stripe's lock held and waited for it, so far: a
+    /// test waits for a write to be held behind another's, rather than give it time to get there.
+    var waitCount: Int { waits.value }
 }

@@ -129,6 +129,10 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
     /// The most bytes any one download of this transport has had queued for its file and not yet written, for tests.
     package var peakQueuedFileBytes: Int { delegate.peakQueuedFileBytes }
 
+    /// How many times a download of this transport held the delegate queue to wait for its disk, for tests: counted as
+    /// each wait begins, so a test awaits the wait rather than give the download time to get there.
+    package var backlogWaits: Int { delegate.backlogWaits }
+
     /// The session's delegate queue, for tests that hold it to order FoundationNetworking's callbacks.
     package var delegateQueue: OperationQueue { delegate.queue }
 

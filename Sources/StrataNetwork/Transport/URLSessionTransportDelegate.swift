@@ -82,6 +82,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var peakBodyBytes = 0
         /// The most bytes any one download has had queued for its file and not yet written, for tests.
         var peakQueuedFileBytes = 0
+        /// How many times a download held the delegate queue to wait for its disk, for tests.
+        var backlogWaits = 0
         /// The tasks to cancel that ``stop(_:)`` was asked for off the delegate queue, not cancelled yet.
         var pendingStops: [URLSessionTask] = []
     }
@@ -121,6 +123,10 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// The most bytes any one download of this delegate has had queued for its file and not yet written: about
     /// ``heldBacklog`` at most, however slow the disk.
     var peakQueuedFileBytes: Int { state.withLock { $0.peakQueuedFileBytes } }
+
+    /// How many times a download of this delegate held its queue to wait for its disk (its backlog past
+    /// ``heldBacklog``), counted as each wait begins.
+    var backlogWaits: Int { state.withLock { $0.backlogWaits } }
 
     func register(_ identifier: Int, transfer: Transfer, continuation: CheckedContinuation<HTTPResponse, any Error>) {
         var transfer = transfer
@@ -281,13 +287,17 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             let queued = writer.enqueue(data) { [weak self] result in
                 self?.written(identifier, dataTask, result, exchange, progress)
             }
-            state.withLock { $0.peakQueuedFileBytes = max($0.peakQueuedFileBytes, queued) }
+            let waits = queued > Self.heldBacklog
+            state.withLock { state in
+                state.peakQueuedFileBytes = max(state.peakQueuedFileBytes, queued)
+                if waits { state.backlogWaits += 1 }
+            }
             // FoundationNetworking reads on whatever the delegate does: a disk slower than the network is caught up
             // with here, holding the session's callbacks only while this download's backlog is over its bound, and
             // never past the transfer's end (its deadline closes the file, which ends the wait).
             // Stops asked for meanwhile, by callers and deadlines of other transfers, are made while it waits
             // (``stop(_:)``).
-            if queued > Self.heldBacklog {
+            if waits {
                 writer.waitForBacklog(atMost: Self.resumedBacklog, every: .milliseconds(20)) { runPendingStops() }
             }
         }

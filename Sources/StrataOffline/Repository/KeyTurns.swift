@@ -25,4 +25,15 @@ actor KeyTurns {
         next.resume()
     }
 
+    /// How many callers wait for the turn of `key` now (the one that holds it not counted).
+    func waitingCount(for key: String) -> Int { waiting[key]?.count ?? 0 }
+}
+
+extension OfflineRepository {
+    /// Tests only: how many writes of `key` (or drops of it) wait now for the key's turn, held by another: a test
+    /// waits for a write to be held so, rather than give it time to get there.
+    ///
+    /// - Parameter key: The entry's key.
+    /// - Returns: The callers waiting, the one that holds the turn not counted.
+    package func waitingForTurn(ofKey key: String) async -> Int { await cacheTurns.waitingCount(for: key) }
 }
