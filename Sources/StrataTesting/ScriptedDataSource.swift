@@ -9,8 +9,10 @@ import Strata
 /// main.script(.put, .transform { $0.uppercased() })                 // the next put stores "ABC" for "abc"
 /// ```
 ///
-/// Unscripted calls behave like a plain in-memory source for ``Strata/KeyedQuery``, ``Strata/MultiKeyedQuery`` and
-/// ``Strata/AllObjectsQuery`` (key order); other queries throw ``Strata/StrataError/Code/queryNotSupported``.
+/// Unscripted calls read and write a plain in-memory store: `get` and `put` of a ``Strata/KeyedQuery``; `getAll`
+/// and `putAll` of a ``Strata/MultiKeyedQuery`` (one value per key); `getAll` of ``Strata/AllObjectsQuery`` (key
+/// order); `delete` of all three. Other calls throw ``Strata/StrataError/Code/queryNotSupported`` — `getAll` and
+/// `putAll` of a keyed query too.
 public final class ScriptedDataSource<Value: Sendable>: DataSource {
     /// What one scripted call does.
     public enum Outcome: Sendable {
