@@ -9,8 +9,10 @@ import Strata
 /// main.script(.put, .transform { $0.uppercased() })                 // the next put stores "ABC" for "abc"
 /// ```
 ///
-/// Unscripted calls behave like a plain in-memory source for ``Strata/KeyedQuery``, ``Strata/MultiKeyedQuery`` and
-/// ``Strata/AllObjectsQuery`` (key order); other queries throw ``Strata/StrataError/Code/queryNotSupported``.
+/// Unscripted calls read and write a plain in-memory store: `get` and `put` of a ``Strata/KeyedQuery``; `getAll`
+/// and `putAll` of a ``Strata/MultiKeyedQuery`` (one value per key); `getAll` of ``Strata/AllObjectsQuery`` (key
+/// order); `delete` of all three. Other calls throw ``Strata/StrataError/Code/queryNotSupported`` — `getAll` and
+/// `putAll` of a keyed query too.
 public final class ScriptedDataSource<Value: Sendable>: DataSource {
     /// What one scripted call does.
     public enum Outcome: Sendable {
@@ -24,9 +26,15 @@ public final class ScriptedDataSource<Value: Sendable>: DataSource {
         case transform(@Sendable (Value) -> Value)
     }
 
+    /// Outcomes queued for the calls of one method: a run of calls that all get the same outcome.
+    private struct Run {
+        let outcome: Outcome
+        var calls: Int
+    }
+
     private struct State {
         var store: [String: Value] = [:]
-        var scripts: [SpyCall.Method: [Outcome]] = [:]
+        var scripts: [SpyCall.Method: [Run]] = [:]
         var callCounts: [SpyCall.Method: Int] = [:]
     }
 
@@ -45,19 +53,21 @@ public final class ScriptedDataSource<Value: Sendable>: DataSource {
     ///   - method: The method the outcomes are for.
     ///   - outcomes: One outcome per call.
     public func script(_ method: SpyCall.Method, _ outcomes: Outcome...) {
-        state.withLock { $0.scripts[method, default: []].append(contentsOf: outcomes) }
+        state.withLock {
+            $0.scripts[method, default: []].append(contentsOf: outcomes.map { Run(outcome: $0, calls: 1) })
+        }
     }
 
-    /// Makes every call of `method` fail with `error` until ``clearScripts()``.
+    /// Makes the next `times` calls of `method` fail with `error`, after the outcomes queued before: by default, every
+    /// call until ``clearScripts()``.
     ///
     /// - Parameters:
     ///   - method: The method to fail.
     ///   - error: The error to throw.
-    ///   - times: How many calls fail; 1,000,000 by default.
+    ///   - times: How many calls fail, at most; 1,000,000 by default; none for zero or less.
     public func fail(_ method: SpyCall.Method, with error: any Error, times: Int = 1_000_000) {
-        state.withLock {
-            $0.scripts[method, default: []].append(contentsOf: repeatElement(.failure(error), count: times))
-        }
+        guard times > 0 else { return }
+        state.withLock { $0.scripts[method, default: []].append(Run(outcome: .failure(error), calls: times)) }
     }
 
     /// Removes every queued outcome.
@@ -74,10 +84,14 @@ public final class ScriptedDataSource<Value: Sendable>: DataSource {
     private func next(_ method: SpyCall.Method) -> Outcome? {
         state.withLock { state in
             state.callCounts[method, default: 0] += 1
-            guard var queue = state.scripts[method], !queue.isEmpty else { return nil }
-            let outcome = queue.removeFirst()
-            state.scripts[method] = queue
-            return outcome
+            // In place: a copy of the queue at every call would copy every outcome left, under the lock
+            guard let run = state.scripts[method]?.first else { return nil }
+            if run.calls > 1 {
+                state.scripts[method]?[0].calls -= 1
+            } else {
+                state.scripts[method]?.removeFirst()
+            }
+            return run.outcome
         }
     }
 

@@ -88,6 +88,22 @@ private func readTogether<Source: GetDataSource>(
     }
 }
 
+/// Reads 1, 2 and 3 together through `source`, a store holding "one" for 1 and "three" for 3, expects those two
+/// answered, and returns the error 2 failed with (`nil`, recording an issue, when 2 was answered).
+private func errorOfTwo<Source: GetDataSource>(
+    readTogetherWithOneAndThree source: BatchingDataSource<Source>,
+    clock: ManualClock
+) async -> StrataError? where Source.Value == String {
+    let results = await readTogether([1, 2, 3], from: source, clock: clock)
+    #expect((try? results[1]?.get()) == "one")
+    #expect((try? results[3]?.get()) == "three")
+    guard case .failure(let error) = results[2] else {
+        Issue.record("2 was answered: \(String(describing: results[2]))")
+        return nil
+    }
+    return error
+}
+
 struct BatchingTests {
     @Test func readsArrivingTogetherReachTheSourceAsOneListRead() async throws {
         let clock = ManualClock()
@@ -140,17 +156,10 @@ struct BatchingTests {
         ])
         let source = store.batched(window: .milliseconds(5), clock: clock)
 
-        // When 1, 2 and 3 are read together
-        let results = await readTogether([1, 2, 3], from: source, clock: clock)
+        // When 1, 2 and 3 are read together, then 1 and 3 get their values and only 2 is not found
+        let error = await errorOfTwo(readTogetherWithOneAndThree: source, clock: clock)
 
-        // Then 1 and 3 get their values and only 2 is not found
-        #expect((try? results[1]?.get()) == "one")
-        #expect((try? results[3]?.get()) == "three")
-        guard case .failure(let error) = results[2] else {
-            Issue.record("2 was answered: \(String(describing: results[2]))")
-            return
-        }
-        #expect(error.code == .notFound)
+        #expect(error?.code == .notFound)
     }
 
     @Test func aPartialAnswerOfTheBatchAnswersEachKeyWithItsOwnEntry() async throws {
@@ -212,6 +221,27 @@ struct BatchingTests {
             return
         }
         #expect(error.code == code)
+    }
+
+    /// A validated source fails a whole list read with *not valid* when one entry is too old, carrying every entry.
+    /// Before, every caller of the batch failed with that error, each carrying the others' values, and even the expired
+    /// key's caller got a list as its payload: no stale entry for a repository to serve or revalidate.
+    @Test func anExpiredEntryFailsOnlyItsCallersWithItsOwnStaleEntry() async throws {
+        let clock = ManualClock()
+        let now = clock.now()
+        let store = EntryStore([
+            "1": StoredEntry(value: "one", storedAt: now),
+            "2": StoredEntry(value: "two", storedAt: now.addingTimeInterval(-120)),
+            "3": StoredEntry(value: "three", storedAt: now),
+        ])
+        let source = store.validated(by: .maxAge(.seconds(60), clock: clock))
+            .batched(window: .milliseconds(5), clock: clock)
+
+        let error = await errorOfTwo(readTogetherWithOneAndThree: source, clock: clock)
+
+        #expect(error?.code == .notValid)
+        #expect(error?.staleEntry(as: String.self)?.value == "two")
+        #expect(error?.value(as: String.self) == "two")
     }
 
     /// A source that answers a list of ids in its own order (sorted, descending here), as many as asked: each value

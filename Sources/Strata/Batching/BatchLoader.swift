@@ -134,12 +134,13 @@ final class BatchLoader<Value: Sendable>: Sendable {
     ///
     /// A source may fail a whole list with *not found* for the first key it lacks (a store's list read does, a
     /// repository carries the values it found, without their metadata), or with another error about one entry: a
-    /// value that no longer decodes, a key it refuses, a value past its read limit. Then a batch of several is read
-    /// again in halves, at the same time, and a half that fails so is halved in turn, down to single keys: such a key
-    /// fails only its own callers, the others get their entries whole, and one bad key among n costs about 2·log₂ n
-    /// list reads, not n (a caller's id in a public route is the caller's to choose). Each caller gets the steps of the
-    /// read that answered it. Any other error (the network, the server) is every caller's: reading the keys again
-    /// would only repeat it.
+    /// value that no longer decodes, a key it refuses, a value past its read limit, a value its validator refuses
+    /// (*not valid*, carrying every entry of the list). Then a batch of several is read again in halves, at the same
+    /// time, and a half that fails so is halved in turn, down to single keys: such a key fails only its own callers
+    /// (a *not valid* key with its own stale entry, as a single read gives it), the others get their entries whole,
+    /// and one bad key among n costs about 2·log₂ n list reads, not n (a caller's id in a public route is the
+    /// caller's to choose). Each caller gets the steps of the read that answered it. Any other error (the network,
+    /// the server) is every caller's: reading the keys again would only repeat it.
     ///
     /// - Parameters:
     ///   - batch: The batch.
@@ -159,10 +160,15 @@ final class BatchLoader<Value: Sendable>: Sendable {
         _ makeQuery: @escaping @Sendable ([any BatchableQuery]) -> any MultiKeyedQuery,
         for starter: CallTrail?
     ) async -> [Answer] {
-        let list = await read(Array(queries), keys: Array(keys), makeQuery, for: starter)
-        guard keys.count > 1, case .failure(let error as StrataError) = list.result,
-            Self.entryCodes.contains(error.code)
-        else { return Self.answers(of: list, keys: Array(keys)) }
+        var list = await read(Array(queries), keys: Array(keys), makeQuery, for: starter)
+        guard case .failure(let error as StrataError) = list.result, Self.entryCodes.contains(error.code) else {
+            return Self.answers(of: list, keys: Array(keys))
+        }
+        guard keys.count > 1 else {
+            // A single read answered by a list read: a stale list of one is that read's own stale entry
+            list.result = .failure(error.singleStaleEntry(as: Value.self))
+            return Self.answers(of: list, keys: Array(keys))
+        }
         let middle = keys.count / 2
         async let first = answers(queries.prefix(middle), keys.prefix(middle), makeQuery, for: starter)
         async let second = answers(queries.dropFirst(middle), keys.dropFirst(middle), makeQuery, for: starter)
@@ -171,7 +177,7 @@ final class BatchLoader<Value: Sendable>: Sendable {
 
     /// The codes of an error a list read may fail with for one of its entries alone (see ``send(_:for:)``).
     private static var entryCodes: Set<StrataError.Code> {
-        [.notFound, .dataSerialization, .invalidArgument, .tooLarge]
+        [.notFound, .notValid, .dataSerialization, .invalidArgument, .tooLarge]
     }
 
     /// The entries of `keys`, one per key (`nil` for a key the source did not answer), read as one list: the

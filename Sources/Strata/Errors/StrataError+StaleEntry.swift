@@ -39,6 +39,21 @@ extension StrataError {
         return nil
     }
 
+    /// This error with the stale list it carries made into one stale entry when the list holds exactly one value of
+    /// this type: what a single read answered by a list read of its key throws, so that ``staleEntry(as:)`` and
+    /// ``value(as:)`` answer as for a read of one.
+    ///
+    /// - Parameter type: The value type.
+    func singleStaleEntry<Value: Sendable>(as type: Value.Type) -> StrataError {
+        var error = self
+        if let stale = payload as? StaleEntries<Value>, stale.entries.count == 1, let entry = stale.entries.first {
+            error.payload = StaleEntry(entry: entry, staleSince: stale.staleSince)
+        } else if let values = payload as? [Value], values.count == 1, let value = values.first {
+            error.payload = value
+        }
+        return error
+    }
+
     /// The stale entries a *not valid* list read carries, with their metadata.
     ///
     /// - Parameter type: The value type.

@@ -35,9 +35,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/Strata/Strata.docc/BatchedReads.md:72
+// Sources/Strata/Strata.docc/BatchedReads.md:77
 extension DocSnippetContext {
-    func BatchedReads_72() async throws {
+    func BatchedReads_77() async throws {
         let users = CacheRepository(
             main: UsersAPI(client).batched(maxBatchSize: 100),
             cache: MemoryDataSource<User>(countLimit: 500)

@@ -33,9 +33,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/StrataTesting/ManualClock.swift:10
+// Sources/StrataTesting/ManualClock.swift:15
 extension DocSnippetContext {
-    func ManualClock_10() async throws {
+    func ManualClock_15() async throws {
         let clock = ManualClock()
         let memory = MemoryDataSource<String>(configuration: .init(clock: clock))  // stamps entries with the same clock
         let cache = memory.validated(by: .maxAge(.seconds(60), clock: clock))
