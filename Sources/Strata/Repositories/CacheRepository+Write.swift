@@ -122,14 +122,16 @@ extension CacheRepository {
     /// the keys a keyed query names (``removeCopy(of:)``); for a delete of what a tag, a filter or a listing selects,
     /// what the delete's success would have removed from the cache; for a put of a whole list, the list answer the
     /// cache stored (``forgetListAnswer()``). (Not as a deletion: streams are told of a write, and read again.)
-    func dropCopy(afterUncertain method: PluginCall.Method, of query: any Query) async {
-        if query is any KeyedQuery || query is any MultiKeyedQuery {
-            _ = await removeCopy(of: query)
-        } else if method == .delete {
+    /// Returns whether the keys' copy went: `false` when the cache kept it; `true` for a query without keys.
+    @discardableResult
+    func dropCopy(afterUncertain method: PluginCall.Method, of query: any Query) async -> Bool {
+        if query is any KeyedQuery || query is any MultiKeyedQuery { return await removeCopy(of: query) }
+        if method == .delete {
             await dropCopy(of: query)
         } else if StoredListAnswerQuery.listing(of: query) != nil {
             await forgetListAnswer()
         }
+        return true
     }
 
     /// Drops the cache's copy of what `query` names, which main may still hold (a write the cache took first and main
@@ -145,14 +147,19 @@ extension CacheRepository {
     /// deletion, which leaves the list answer standing.
     ///
     /// - Parameter query: What the copy is of.
-    package func dropCopy(mainMayHold query: any Query) async {
-        _ = try? await recordingWrite(query) {
-            await dropCopy(afterUncertain: .delete, of: query)
+    /// - Returns: Whether the copy of the keys went: `false` when the cache kept it, which the caller (whose task may
+    ///   have been cancelled) can then try again.
+    @discardableResult
+    package func dropCopy(mainMayHold query: any Query) async -> Bool {
+        let dropped = try? await recordingWrite(query) {
+            let dropped = await dropCopy(afterUncertain: .delete, of: query)
             // A rare path (a write main refused, a conflict): the answer goes even when this repository never held
             // one, at the cost of a second forget when it did (forgetting is idempotent).
             await deleteListAnswer()
+            return dropped
         }
         changeBroadcaster.publishWrite(to: query)
+        return dropped ?? false
     }
 
     /// Carries out the write plan of `operation` for a put of `input` (see

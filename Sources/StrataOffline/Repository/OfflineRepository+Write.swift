@@ -166,7 +166,7 @@ extension OfflineRepository {
     }
 
     /// Ends a first attempt main refused for good, or that failed and could not be queued, in the key's turn, and
-    /// drops the cache's copy of its value unless a later write of the key waits (``dropRefusedCopy(ofKey:)``); a write
+    /// drops the cache's copy of its value unless a later write of the key waits (``dropRefusedCopy(ofKey:settling:)``); a write
     /// of the key queued behind it meanwhile, which no replay could send while the attempt was on its way, is replayed
     /// now (as after an attempt main took).
     private func endRefusedFirstAttempt(_ sequence: UInt64, key: String) async {
@@ -224,10 +224,19 @@ extension OfflineRepository {
 
     /// Puts the cache back to the key's latest queued write (its value, or its absence), or, when none is queued, to the
     /// first attempt the write was queued behind (`firstAttempt`, taken when the write was numbered: that attempt may
-    /// have ended since), or, when neither waits, drops its copy (``dropRefusedCopy(ofKey:)``), after a write of the key
-    /// that reached the cache but could not be queued behind them, or whose queued record the app dropped; failures are
-    /// ignored (a write's own error is thrown).
+    /// have ended since), or, when neither waits, drops its copy (``dropRefusedCopy(ofKey:settling:)``), after a write of
+    /// the key that reached the cache but could not be queued behind them, or whose queued record the app dropped;
+    /// failures are ignored (a write's own error is thrown).
+    ///
+    /// It runs to its end whatever the calling task's cancellation (an app's drop in a view's task that ends): what it
+    /// puts right is gone for good, and a cache that honours cancellation kept the value, shown saved.
     func restoreCache(key: String, firstAttempt: (@Sendable () async throws -> Void)?) async {
+        // A task of its own, which the caller's cancellation does not reach.
+        await Task { await putCacheBack(key: key, firstAttempt: firstAttempt) }.value
+    }
+
+    /// ``restoreCache(key:firstAttempt:)``'s work, in the task it runs in.
+    private func putCacheBack(key: String, firstAttempt: (@Sendable () async throws -> Void)?) async {
         guard let latest = await outbox.latest(forKey: key) else {
             guard let firstAttempt else {
                 // Nothing of the key waits: the cache held main's value, or none, which the read after asks main for.
