@@ -17,7 +17,7 @@ struct OfflineCancelledRepairTests {
         struct Refused: Error {}
         var configuration = OfflineRepository<NetworkDataSource<Note>, HeldSource>.Configuration.sentBySync
         configuration.conflictResolver = ConflictResolver { _ in throw Refused() }
-        try await withHeldCache(configuration) { server, notes, cache in
+        try await withHeldCache(configuration, holdingDeletes: true) { server, notes, cache in
             // Given a queued write of a, which main refuses as a conflict the resolver cannot settle
             server.isDown = true
             try await notes.put(Note(id: "a", text: "local", version: 1), in: KeyQuery("a"))
@@ -49,7 +49,7 @@ struct OfflineCancelledRepairTests {
     /// gone for good — before, the copy stayed, and reads and streams showed it saved (found in review).
     @Test(.timeLimit(.minutes(1)))
     func aWriteTheAppTakesBackLeavesTheCacheThoughTheDropIsCancelled() async throws {
-        try await withHeldCache(.sentBySync) { server, notes, cache in
+        try await withHeldCache(holdingDeletes: true) { server, notes, cache in
             // Given a queued write of a
             server.isDown = true
             try await notes.put(Note(id: "a", text: "taken back", version: 1), in: KeyQuery("a"))
@@ -68,33 +68,5 @@ struct OfflineCancelledRepairTests {
             let cached = await strataError { _ = try await cache.memory.get(KeyQuery("a")) }
             #expect(cached?.code == .notFound, "\(String(describing: cached))")
         }
-    }
-
-    /// Runs `body` with a notes server and a repository over it whose cache holds each delete (an outbox in a fresh
-    /// folder), then closes both and removes the folder.
-    private func withHeldCache(
-        _ configuration: OfflineRepository<NetworkDataSource<Note>, HeldSource>.Configuration,
-        _ body: (NotesServer, OfflineRepository<NetworkDataSource<Note>, HeldSource>, HeldSource) async throws -> Void
-    ) async throws {
-        let server = try await NotesServer.start()
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
-        let cache = HeldSource(holdingDeletes: true)
-        let notes = try await OfflineRepository.open(
-            main: server.source,
-            cache: cache,
-            outboxFolder: folder,
-            configuration: configuration
-        )
-        do {
-            try await body(server, notes, cache)
-        } catch {
-            cache.release.open()
-            await notes.close()
-            await server.stop()
-            throw error
-        }
-        await notes.close()
-        await server.stop()
     }
 }

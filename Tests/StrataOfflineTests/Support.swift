@@ -231,6 +231,36 @@ final class HeldSource: DataSource {
     }
 }
 
+/// Runs `body` with a notes server and a repository over it whose cache is a ``HeldSource`` (holding deletes when
+/// `holdingDeletes`), its outbox in a fresh folder, then closes both (opening the cache's ``HeldSource/release``
+/// first when `body` throws) and removes the folder.
+func withHeldCache(
+    _ configuration: OfflineRepository<NetworkDataSource<Note>, HeldSource>.Configuration = .sentBySync,
+    holdingDeletes: Bool = false,
+    _ body: (NotesServer, OfflineRepository<NetworkDataSource<Note>, HeldSource>, HeldSource) async throws -> Void
+) async throws {
+    let server = try await NotesServer.start()
+    let folder = temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    let cache = HeldSource(holdingDeletes: holdingDeletes)
+    let notes = try await OfflineRepository.open(
+        main: server.source,
+        cache: cache,
+        outboxFolder: folder,
+        configuration: configuration
+    )
+    do {
+        try await body(server, notes, cache)
+    } catch {
+        cache.release.open()
+        await notes.close()
+        await server.stop()
+        throw error
+    }
+    await notes.close()
+    await server.stop()
+}
+
 /// A main over a memory store whose every write first runs `beforeWrite`, which may wait, fail, count or move a clock.
 final class ScriptedMain: DataSource {
     let memory = MemoryDataSource<Note>()

@@ -16,10 +16,11 @@ extension OfflineRepository {
     ///   ``Strata/StrataError/Code/queryNotSupported`` for a query without a key; the outbox's error when the write
     ///   could not be queued: ``Strata/StrataError/Code/tooLarge`` when the outbox is full (``Outbox/limits``);
     ///   ``Strata/StrataError/Code/alreadyInUse`` when the outbox serves another repository, or after ``close()``
-    ///   (nothing was written). An outbox's error after a first attempt main may have taken (its error says so,
-    ///   ``Strata/StrataError/mayHaveTakenEffect``, or the caller was cancelled with the write on its way) says so too,
-    ///   main's error as its ``Strata/StrataError/underlying``: main may have the write, though it will not be sent
-    ///   again.
+    ///   (nothing was written); ``Strata/StrataError/Code/cancelled`` when the caller's task is cancelled while an
+    ///   earlier write of the key holds this one back (nothing was written). An outbox's error after a first attempt
+    ///   main may have taken (its error says so, ``Strata/StrataError/mayHaveTakenEffect``, or the caller was
+    ///   cancelled with the write on its way) says so too, main's error as its ``Strata/StrataError/underlying``: main
+    ///   may have the write, though it will not be sent again.
     ///   After main's error or the outbox's, the cache shows the key's latest write that waits, or, when none does,
     ///   drops its copy: it never keeps a value main refused or will not get, and the key's next read asks main.
     @discardableResult
@@ -78,8 +79,16 @@ extension OfflineRepository {
         return try await asOwnWork {
             try await repository.recordingWrite(KeyQuery(key)) {
                 // Numbered and written into the cache in the key's turn: two writes of a key that ran at once wrote the
-                // cache in either order, and the cache kept the older value once main had the newer one.
-                await cacheTurns.take(key)
+                // cache in either order, and the cache kept the older value once main had the newer one. A write whose
+                // task is cancelled while an earlier write of the key holds the turn stops waiting, having written
+                // nothing.
+                guard await cacheTurns.takeUnlessCancelled(key) else {
+                    throw StrataError(
+                        .cancelled,
+                        "The write was cancelled while it waited for an earlier write of its key; nothing was written",
+                        underlying: CancellationError()
+                    )
+                }
                 let sequence: UInt64
                 let direct: Bool
                 let local: Result
