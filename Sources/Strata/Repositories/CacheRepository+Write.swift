@@ -65,13 +65,8 @@ extension CacheRepository {
             let first: Input
             do {
                 first = plan.first == .main ? try await writeMain(input) : try await writeCache(input, toCache)
-            } catch  where plan.first == .main && plan.thenOther && Self.mainMayHaveTaken(after: error) {
-                // Main may have the write (the caller was cancelled with it on its way, or main says so: a timeout
-                // after it was sent), and the cache's copy may be older than main's value now. It goes (not as a
-                // deletion), and streams read again.
-                await dropCopy(afterUncertain: method, of: query)
-                changeBroadcaster.publishWrite(to: query)
-                throw error
+            } catch  where plan.first == .main {
+                throw await mainFailed(error, in: plan, method, query)
             }
             defer { announce() }
             guard plan.thenOther else { return first }
@@ -97,10 +92,7 @@ extension CacheRepository {
             } catch {
                 // The cache took the write, and main may not have: the cache's list answer is not main's any more.
                 await forgetListAnswer()
-                guard var error = error as? StrataError else { throw error }
-                // The repository changed, whatever main's error says of main.
-                error.mayHaveTakenEffect = true
-                throw error
+                throw await mainFailed(error, in: plan, method, query)
             }
             return try await syncCache(after: written, payload: payload(written), superseding: query) {
                 try await writeStamps.finishing(write) {
@@ -110,6 +102,41 @@ extension CacheRepository {
                 }
             }
         }
+    }
+
+    /// What a write of `query` throws when main's call of it failed with `error`: the one rule of every write plan, for
+    /// ``runWrite(_:_:_:_:toMain:toCache:toCacheAfterMain:payload:announce:)`` and
+    /// ``renewMetadata(_:in:operation:)``.
+    ///
+    /// When the cache took the write first, main's error says the write may have taken effect
+    /// (``StrataError/mayHaveTakenEffect``; an error that is not a ``StrataError`` is thrown as it is): the repository
+    /// changed, whatever the error says of main. When the cache was to follow main, and main may have the write (the
+    /// caller was cancelled with it on its way, or main says so: a timeout after it was sent,
+    /// ``mainMayHaveTaken(after:)``), the cache's copy may be older than main's value now: it goes (not as a
+    /// deletion, ``dropCopy(afterUncertain:of:)``), and streams read again.
+    ///
+    /// - Parameters:
+    ///   - error: Main's error.
+    ///   - plan: The write's plan.
+    ///   - method: The call's method.
+    ///   - query: What was written.
+    /// - Returns: The error to throw.
+    func mainFailed(
+        _ error: any Error,
+        in plan: OperationPlan.Write,
+        _ method: PluginCall.Method,
+        _ query: any Query
+    ) async -> any Error {
+        if plan.first == .cache {
+            guard var error = error as? StrataError else { return error }
+            error.mayHaveTakenEffect = true
+            return error
+        }
+        if plan.thenOther, Self.mainMayHaveTaken(after: error) {
+            await dropCopy(afterUncertain: method, of: query)
+            changeBroadcaster.publishWrite(to: query)
+        }
+        return error
     }
 
     /// Whether main may have taken a write that failed with `error`: the caller's task was cancelled while it was on
