@@ -2,10 +2,11 @@ import Foundation
 import LoopbackServer
 import Strata
 import StrataMemory
-import StrataOffline
 import StrataTestSupport
 import StrataTesting
 import Testing
+
+@testable import StrataOffline
 
 /// A write whose caller's task is cancelled while main has it (a SwiftUI `.task` that ends as its view closes) is
 /// queued, as a replay interrupted so is, and delivered later: main may or may not have taken it, and the cache already
@@ -67,6 +68,41 @@ struct OfflineCancelledWriteTests {
             #expect(try await main.memory.get(KeyQuery("a")) == note, "round \(round)")
             #expect(await notes.outbox.count == 0)
             await notes.close()
+        }
+    }
+
+    /// A write of a key waiting for an earlier write of the key whose cache write hangs (a stalled disk, a cache that
+    /// waits), its task cancelled, stops waiting at once and writes nothing, and the earlier write goes on — before, it
+    /// waited for the turn for good, and so did `close()`, which waits for the writes under way (found in review).
+    @Test(.timeLimit(.minutes(1)))
+    func aWriteCancelledWhileAnEarlierWriteOfItsKeyHoldsItBackWritesNothing() async throws {
+        try await withHeldCache { server, notes, cache in
+            // Given a write of a whose cache write hangs, and a second write of a waiting for its turn
+            let first = Task { try await notes.put(Note(id: "a", text: "held", version: 1), in: KeyQuery("a")) }
+            await cache.arrived.wait()
+            let second = Task { try await notes.put(Note(id: "a", text: "cancelled", version: 2), in: KeyQuery("a")) }
+            while await notes.waitingForTurn(ofKey: "a") == 0 { await Task.yield() }
+
+            // When the second write's task is cancelled
+            second.cancel()
+
+            // Then it stops waiting at once, while the first still hangs, and fails as cancelled (should it wait on,
+            // the test's time limit lets the first write end, and the test fails rather than hang)
+            let error = await withTaskCancellationHandler {
+                await strataError { _ = try await second.value }
+            } onCancel: {
+                cache.release.open()
+            }
+            #expect(error?.code == .cancelled, "\(String(describing: error))")
+
+            // And once the first write ends, main and the cache hold it, and nothing of the second
+            cache.release.open()
+            let saved = try await first.value
+            let cached = try await cache.memory.get(KeyQuery("a"))
+            #expect(saved.status == .saved)
+            #expect(server.appliedNotes(forKey: "a").map { $0?.text } == ["held"])
+            #expect(cached.text == "held")
+            #expect(await notes.outbox.count == 0)
         }
     }
 

@@ -217,22 +217,40 @@ struct OfflineConflictTests {
         }
     }
 
-    /// A replay cancelled (`close()`, or its sync's task) while the resolver waits (for a prompt, a read), or while the
-    /// merge it decided is written to the cache, keeps the write queued as it was, and the next run sends it —
-    /// before, the cancellation set the write aside on disk, and it was never sent.
-    @Test(.timeLimit(.minutes(1)), arguments: [false, true], [true, false])
-    func aReplayCancelledWhileItsConflictIsSettledKeepsTheWriteQueued(merging: Bool, closing: Bool) async throws {
+    /// What stalls, until it is cancelled, while a replay settles a conflict.
+    enum SettlingStall: CaseIterable {
+        /// The resolver, which awaits a prompt or a read.
+        case resolver
+        /// The merge the resolver decided, on its way into the cache.
+        case merge
+        /// Main's value, which the resolver let win, on its way into the cache.
+        case mainsValue
+    }
+
+    /// A replay cancelled (`close()`, or its sync's task) while the resolver waits (for a prompt, a read), while the
+    /// merge it decided is written to the cache, or while main's value it let win is, keeps the write queued as it
+    /// was, and the next run sends it — before, the cancellation set the write aside on disk, and it was never sent;
+    /// or, main's value winning, it removed the write while the cache kept its value, shown saved (found in review).
+    @Test(.timeLimit(.minutes(1)), arguments: SettlingStall.allCases, [true, false])
+    func aReplayCancelledWhileItsConflictIsSettledKeepsTheWriteQueued(
+        stalling stall: SettlingStall,
+        closing: Bool
+    ) async throws {
         let server = try await NotesServer.start()
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         let cache = HeldSource()
         var configuration = OfflineRepository<NetworkDataSource<Note>, HeldSource>.Configuration.sentBySync
         configuration.conflictResolver = ConflictResolver { _ in
-            // The merge stalls on its way into the cache; the resolver waits itself otherwise
-            if merging { return .merge(Note(id: "a", text: "stalls", version: 3)) }
-            cache.arrived.open()
-            try await waitUntilCancelled()
-            return .keepLocal
+            switch stall {
+            case .resolver:
+                cache.arrived.open()
+                try await waitUntilCancelled()
+                return .keepLocal
+            // The merge, or main's value, stalls on its way into the cache
+            case .merge: return .merge(Note(id: "a", text: "stalls", version: 3))
+            case .mainsValue: return .takeRemote
+            }
         }
         // (In a scope of its own: the outbox is free for the next run once the repository is gone.)
         do {
@@ -245,6 +263,8 @@ struct OfflineConflictTests {
             )
             server.isDown = true
             try await notes.put(Note(id: "a", text: "local", version: 1), in: KeyQuery("a"))
+            await notes.waitForReplays()
+            server.setNote(try JSONEncoder().encode(Note(id: "a", text: "stalls", version: 2)), forKey: "a")
             server.scriptConflict(key: "a")
             server.isDown = false
             let queued = try #require(await notes.outbox.pendingWrites.first)
@@ -254,10 +274,11 @@ struct OfflineConflictTests {
             await cache.arrived.wait()
             if closing { await notes.close() } else { replay.cancel() }
 
-            // Then the write is still queued as it was, not set aside
+            // Then the write is still queued as it was, neither set aside nor removed, and the cache shows it
             let report = await replay.value
             #expect(report.setAside == 0 && report.remaining == 1, "\(report)")
             #expect(await notes.outbox.pendingWrites == [queued])
+            #expect(try await cache.memory.get(KeyQuery("a")).text == "local")
             await notes.close()
         }
 

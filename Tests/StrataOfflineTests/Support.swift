@@ -194,11 +194,16 @@ func recordFile(_ sequence: UInt64, in folder: URL) -> URL? {
 
 /// A memory source whose put of a note with the text `held` waits until ``release`` opens, once it has said so
 /// through ``arrived``: a cache, or a main, with a write held on its way in. A put of the text `stalls` says so too,
-/// then waits until its task is cancelled, and throws `CancellationError`.
+/// then waits until its task is cancelled, and throws `CancellationError`. One made ``holdingDeletes`` holds each
+/// delete so, and then throws `CancellationError` when its task was cancelled meanwhile: a cache that honours
+/// cancellation.
 final class HeldSource: DataSource {
     let memory = MemoryDataSource<Note>()
     let arrived = Gate()
     let release = Gate()
+    let holdsDeletes: Bool
+
+    init(holdingDeletes: Bool = false) { holdsDeletes = holdingDeletes }
 
     func get(_ query: any Query) async throws -> Note { try await memory.get(query) }
     func getAll(_ query: any Query) async throws -> [Note] { try await memory.getAll(query) }
@@ -216,7 +221,44 @@ final class HeldSource: DataSource {
     func putAll(_ values: [Note], in query: any Query) async throws -> [Note] {
         try await memory.putAll(values, in: query)
     }
-    func delete(_ query: any Query) async throws { try await memory.delete(query) }
+    func delete(_ query: any Query) async throws {
+        if holdsDeletes {
+            arrived.open()
+            await release.wait()
+            try Task.checkCancellation()
+        }
+        try await memory.delete(query)
+    }
+}
+
+/// Runs `body` with a notes server and a repository over it whose cache is a ``HeldSource`` (holding deletes when
+/// `holdingDeletes`), its outbox in a fresh folder, then closes both (opening the cache's ``HeldSource/release``
+/// first when `body` throws) and removes the folder.
+func withHeldCache(
+    _ configuration: OfflineRepository<NetworkDataSource<Note>, HeldSource>.Configuration = .sentBySync,
+    holdingDeletes: Bool = false,
+    _ body: (NotesServer, OfflineRepository<NetworkDataSource<Note>, HeldSource>, HeldSource) async throws -> Void
+) async throws {
+    let server = try await NotesServer.start()
+    let folder = temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
+    let cache = HeldSource(holdingDeletes: holdingDeletes)
+    let notes = try await OfflineRepository.open(
+        main: server.source,
+        cache: cache,
+        outboxFolder: folder,
+        configuration: configuration
+    )
+    do {
+        try await body(server, notes, cache)
+    } catch {
+        cache.release.open()
+        await notes.close()
+        await server.stop()
+        throw error
+    }
+    await notes.close()
+    await server.stop()
 }
 
 /// A main over a memory store whose every write first runs `beforeWrite`, which may wait, fail, count or move a clock.

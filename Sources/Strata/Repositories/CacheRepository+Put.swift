@@ -105,7 +105,10 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
     /// A cache renewal after main's follows the write policy, as every cache write after main's does: under
     /// ``CacheWritePolicy/bestEffort`` its failure gives `false`, under ``CacheWritePolicy/required``
     /// ``StrataError/Code/cacheSyncFailed``; either way the cache's copy is removed first (its metadata is no
-    /// longer main's).
+    /// longer main's). When main's renewal fails, the rules of every write apply: after the cache's, main's error says
+    /// the renewal may have taken effect (``StrataError/mayHaveTakenEffect``: the cache holds the new metadata); before
+    /// the cache's, a renewal main may have taken (the caller's task was cancelled with it on its way, or main's error
+    /// says so) removes the cache's copy, whose metadata may no longer be main's.
     ///
     /// - Parameters:
     ///   - metadata: The new metadata.
@@ -124,7 +127,11 @@ where Main: PutDataSource, Cache: PutDataSource, Main.Value == Cache.Value {
             for source in sources {
                 let renewed: Bool
                 if source == .main {
-                    renewed = try await main.renewMetadata(metadata, in: query)
+                    do {
+                        renewed = try await main.renewMetadata(metadata, in: query)
+                    } catch {
+                        throw await mainFailed(error, in: plan, .put, query)
+                    }
                 } else if sources.first == .main {
                     renewed = try await syncCache(after: false, superseding: query) {
                         try await cache.renewMetadata(metadata, in: query)

@@ -65,13 +65,8 @@ extension CacheRepository {
             let first: Input
             do {
                 first = plan.first == .main ? try await writeMain(input) : try await writeCache(input, toCache)
-            } catch  where plan.first == .main && plan.thenOther && Self.mainMayHaveTaken(after: error) {
-                // Main may have the write (the caller was cancelled with it on its way, or main says so: a timeout
-                // after it was sent), and the cache's copy may be older than main's value now. It goes (not as a
-                // deletion), and streams read again.
-                await dropCopy(afterUncertain: method, of: query)
-                changeBroadcaster.publishWrite(to: query)
-                throw error
+            } catch  where plan.first == .main {
+                throw await mainFailed(error, in: plan, method, query)
             }
             defer { announce() }
             guard plan.thenOther else { return first }
@@ -97,10 +92,7 @@ extension CacheRepository {
             } catch {
                 // The cache took the write, and main may not have: the cache's list answer is not main's any more.
                 await forgetListAnswer()
-                guard var error = error as? StrataError else { throw error }
-                // The repository changed, whatever main's error says of main.
-                error.mayHaveTakenEffect = true
-                throw error
+                throw await mainFailed(error, in: plan, method, query)
             }
             return try await syncCache(after: written, payload: payload(written), superseding: query) {
                 try await writeStamps.finishing(write) {
@@ -110,6 +102,41 @@ extension CacheRepository {
                 }
             }
         }
+    }
+
+    /// What a write of `query` throws when main's call of it failed with `error`: the one rule of every write plan, for
+    /// ``runWrite(_:_:_:_:toMain:toCache:toCacheAfterMain:payload:announce:)`` and
+    /// ``renewMetadata(_:in:operation:)``.
+    ///
+    /// When the cache took the write first, main's error says the write may have taken effect
+    /// (``StrataError/mayHaveTakenEffect``; an error that is not a ``StrataError`` is thrown as it is): the repository
+    /// changed, whatever the error says of main. When the cache was to follow main, and main may have the write (the
+    /// caller was cancelled with it on its way, or main says so: a timeout after it was sent,
+    /// ``mainMayHaveTaken(after:)``), the cache's copy may be older than main's value now: it goes (not as a
+    /// deletion, ``dropCopy(afterUncertain:of:)``), and streams read again.
+    ///
+    /// - Parameters:
+    ///   - error: Main's error.
+    ///   - plan: The write's plan.
+    ///   - method: The call's method.
+    ///   - query: What was written.
+    /// - Returns: The error to throw.
+    func mainFailed(
+        _ error: any Error,
+        in plan: OperationPlan.Write,
+        _ method: PluginCall.Method,
+        _ query: any Query
+    ) async -> any Error {
+        if plan.first == .cache {
+            guard var error = error as? StrataError else { return error }
+            error.mayHaveTakenEffect = true
+            return error
+        }
+        if plan.thenOther, Self.mainMayHaveTaken(after: error) {
+            await dropCopy(afterUncertain: method, of: query)
+            changeBroadcaster.publishWrite(to: query)
+        }
+        return error
     }
 
     /// Whether main may have taken a write that failed with `error`: the caller's task was cancelled while it was on
@@ -122,14 +149,16 @@ extension CacheRepository {
     /// the keys a keyed query names (``removeCopy(of:)``); for a delete of what a tag, a filter or a listing selects,
     /// what the delete's success would have removed from the cache; for a put of a whole list, the list answer the
     /// cache stored (``forgetListAnswer()``). (Not as a deletion: streams are told of a write, and read again.)
-    func dropCopy(afterUncertain method: PluginCall.Method, of query: any Query) async {
-        if query is any KeyedQuery || query is any MultiKeyedQuery {
-            _ = await removeCopy(of: query)
-        } else if method == .delete {
+    /// Returns whether the keys' copy went: `false` when the cache kept it; `true` for a query without keys.
+    @discardableResult
+    func dropCopy(afterUncertain method: PluginCall.Method, of query: any Query) async -> Bool {
+        if query is any KeyedQuery || query is any MultiKeyedQuery { return await removeCopy(of: query) }
+        if method == .delete {
             await dropCopy(of: query)
         } else if StoredListAnswerQuery.listing(of: query) != nil {
             await forgetListAnswer()
         }
+        return true
     }
 
     /// Drops the cache's copy of what `query` names, which main may still hold (a write the cache took first and main
@@ -145,14 +174,19 @@ extension CacheRepository {
     /// deletion, which leaves the list answer standing.
     ///
     /// - Parameter query: What the copy is of.
-    package func dropCopy(mainMayHold query: any Query) async {
-        _ = try? await recordingWrite(query) {
-            await dropCopy(afterUncertain: .delete, of: query)
+    /// - Returns: Whether the copy of the keys went: `false` when the cache kept it, which the caller (whose task may
+    ///   have been cancelled) can then try again.
+    @discardableResult
+    package func dropCopy(mainMayHold query: any Query) async -> Bool {
+        let dropped = try? await recordingWrite(query) {
+            let dropped = await dropCopy(afterUncertain: .delete, of: query)
             // A rare path (a write main refused, a conflict): the answer goes even when this repository never held
             // one, at the cost of a second forget when it did (forgetting is idempotent).
             await deleteListAnswer()
+            return dropped
         }
         changeBroadcaster.publishWrite(to: query)
+        return dropped ?? false
     }
 
     /// Carries out the write plan of `operation` for a put of `input` (see

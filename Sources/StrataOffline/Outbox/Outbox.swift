@@ -235,9 +235,11 @@ extension Outbox {
     /// ``isPending(key:)``, a record dropped while a replay sends it does not count: main refused the write that
     /// asks (it is that record, or came after it), so no value of the key is left for the cache to show.
     ///
-    /// - Parameter key: The entry's key.
-    func hasWaitingWrite(key: String) -> Bool {
-        hasReplayableRecord(key) || directKeys[key] != nil
+    /// - Parameters:
+    ///   - key: The entry's key.
+    ///   - sequence: A record of the key that does not count (one about to be set aside).
+    func hasWaitingWrite(key: String, besides sequence: UInt64? = nil) -> Bool {
+        latest(forKey: key).map { $0.sequence != sequence } == true || directKeys[key] != nil
     }
 
     /// Whether a record of `key` waits to be replayed: one that is not set aside.
@@ -308,8 +310,9 @@ extension Outbox {
     }
 
     /// Removes one record, or one unreadable file by the number it is listed under (its file's); nothing when there
-    /// is none. The repository that serves the outbox puts its cache back too, in the key's turn: to the key's latest
-    /// write that still waits, or, when none does, without the dropped value (the key's next read asks main). Code
+    /// is none. The repository that serves the outbox puts its cache back too, in the key's turn, whatever the calling
+    /// task's cancellation: to the key's latest write that still waits, or, when none does, without the dropped value
+    /// (the key's next read asks main). Code
     /// that runs inside a write of that repository to its cache (a cache source or a plugin of it) must not call it:
     /// it would wait for the turn that write holds.
     ///

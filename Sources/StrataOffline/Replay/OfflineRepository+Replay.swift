@@ -179,8 +179,9 @@ extension OfflineRepository {
         case setAside
         /// The record was dropped (``Outbox/drop(_:)``) while it was on its way: it is not sent again.
         case dropped
-        /// The send was cancelled before main answered (``close()``, or the task of a ``sync()``): the record stays
-        /// as it was, and a later replay sends it again with the same idempotency key.
+        /// The replay was cancelled (``close()``, or the task of a ``sync()``) before main answered, or before its
+        /// answer was settled (a resolver deciding, a cache step stopped: ``isInterrupted(done:)``): the record stays
+        /// as it was, and a later replay sends it again, with the same idempotency key.
         case interrupted
     }
 
@@ -259,12 +260,12 @@ extension OfflineRepository {
                         // A merge of a queued delete is a put of the merged value: kept a delete, a read said the
                         // value was deleted while the merged value waited to reach main.
                         record.operation = .put
-                        try await cacheFollows(record) {
+                        let followed = try await cacheFollows(record) {
                             _ = try await repository.put(merged, in: query, operation: .cache)
+                            return true
                         }
-                    } catch  where Task.isCancelled {
                         // The merge never reached the outbox: the write waits, as it was, for the next replay.
-                        return .interrupted
+                        guard followed else { return .interrupted }
                     } catch {
                         // As it was queued: the merged value never reached the cache, and may not fit in the outbox.
                         return await setAside(original, because: error)
@@ -318,8 +319,8 @@ extension OfflineRepository {
         case waits(any Error)
         /// The record was set aside.
         case setAside
-        /// The replay was cancelled while the resolver decided (``close()``, or the task of a ``sync()``): the record
-        /// stays as it was.
+        /// The replay was cancelled while the resolver decided, or while the cache took main's value
+        /// (``close()``, or the task of a ``sync()``): the record stays as it was.
         case interrupted
     }
 
@@ -328,7 +329,8 @@ extension OfflineRepository {
     /// When main's entry cannot be read for a retryable reason (a network failure), the conflict waits for the
     /// backoff rather than being settled blind. When it cannot be read otherwise, the resolver decides without it
     /// (``OutboxConflict/remoteError``); a win of main then removes the cache's copy, which main refused. A resolver
-    /// that fails because the replay was cancelled leaves the record as it was (``ConflictOutcome/interrupted``).
+    /// that fails because the replay was cancelled, or a win of main whose cache step the cancellation stopped, leaves
+    /// the record as it was (``ConflictOutcome/interrupted``).
     private func resolve(
         _ record: PendingWrite,
         local: Value?,
@@ -369,34 +371,55 @@ extension OfflineRepository {
         }
         let read = remoteError == nil ? (value: remote, version: remoteVersion) : nil
         guard case .takeRemote = resolution else { return .resolved(resolution, remote: read) }
-        // Main wins; the cache follows unless a later write of the key waits (it is newer still).
-        try? await cacheFollows(record) {
+        // Main wins; the cache follows unless a later write of the key waits (it is newer still). A cache that
+        // refuses is ignored; a cache write the replay's cancellation stopped leaves the write queued as it was, which
+        // removed would leave its value in the cache, shown saved.
+        let followed = try? await cacheFollows(record) {
             if remoteError != nil {
                 // Main's value is unknown: the copy main refused goes, with the cache's list answer (main may hold
                 // the key), but no value was deleted. Streams are not told "deleted"; they read again, and show what
                 // main answers then.
-                await repository.dropCopy(mainMayHold: query)
+                return await repository.dropCopy(mainMayHold: query)
             } else if let remote {
                 _ = try await repository.put(remote, in: query, operation: .cache)
             } else {
                 try await repository.delete(query, operation: .cache)
             }
+            return true
         }
+        if followed == false { return .interrupted }
         return .resolved(resolution, remote: read)
     }
 
-    /// Runs `write` (a cache write that settles `record`) unless a later write of its key waits, which is newer
-    /// still: checked and written in the key's turn, so a write of the key that starts meanwhile writes the cache
-    /// after it.
-    private func cacheFollows(_ record: PendingWrite, _ write: () async throws -> Void) async throws {
+    /// Runs `write` (a cache write that settles `record`; whether it did its work) unless a later write of its key
+    /// waits, which is newer still: checked and written in the key's turn, so a write of the key that starts
+    /// meanwhile writes the cache after it.
+    ///
+    /// - Returns: `false` when the replay's cancellation stopped the write (``isInterrupted(done:)``): the delivery
+    ///   is interrupted, and the record stays as it was.
+    /// - Throws: The write's error, when it failed otherwise.
+    private func cacheFollows(_ record: PendingWrite, _ write: () async throws -> Bool) async throws -> Bool {
         await cacheTurns.take(record.key)
+        var done = true
         do {
-            if await outbox.latest(forKey: record.key)?.sequence == record.sequence { try await write() }
-            await cacheTurns.giveBack(record.key)
+            if await outbox.latest(forKey: record.key)?.sequence == record.sequence { done = try await write() }
+        } catch  where Self.isInterrupted(done: false) {
+            done = false
         } catch {
             await cacheTurns.giveBack(record.key)
             throw error
         }
+        await cacheTurns.giveBack(record.key)
+        return !Self.isInterrupted(done: done)
+    }
+
+    /// Whether a cache step that settles a replayed record (main's value or a merge written, a refused copy dropped)
+    /// was stopped by the replay's cancellation (``close()``, or the task of a ``sync()``): it failed, or did not do
+    /// its work (`done`), with the task cancelled. The delivery is then ``Delivery/interrupted``: the record stays as
+    /// it was, for the next replay to settle again, rather than be removed or set aside with the cache still showing
+    /// its value as saved.
+    private static func isInterrupted(done: Bool) -> Bool {
+        !done && Task.isCancelled
     }
 
     /// `count + 1`, saturating: a count read from a file, or a caller's limit, never traps.
@@ -412,7 +435,11 @@ extension OfflineRepository {
     /// `evenIfUnsaved` (a write main's value won, which must never be sent again): then it is set aside in memory.
     ///
     /// A write set aside when no later write of its key waits takes the cache's copy with it, which main refused
-    /// (``dropRefusedCopy(ofKey:)``): the key's next read asks main.
+    /// (``dropRefusedCopy(ofKey:settling:)``): the key's next read asks main. The copy goes first, and the mark is
+    /// saved only then: a drop the replay's cancellation stopped (``isInterrupted(done:)``) leaves the record as it
+    /// was, queued, with its copy (``Delivery/interrupted``) — marked first, the write stayed set aside with its copy
+    /// in the cache for good. A write whose mark cannot be saved then waits without its copy, which its reads and
+    /// streams do not need (they show the queued write): once main takes it, the key's next read asks main.
     private func setAside(
         _ original: PendingWrite,
         because error: any Error,
@@ -421,12 +448,16 @@ extension OfflineRepository {
         var record = original
         record.isSetAside = true
         record.lastError = PendingWrite.describe(error)
-        // Marked, and the copy main refused dropped, in the key's turn: a stream that sees the key settle finds the
-        // copy gone (``cacheStillHolds(_:of:cache:origin:turns:)``).
+        // The copy main refused dropped, and the write marked, in the key's turn: a stream that sees the key settle
+        // finds the copy gone (``cacheStillHolds(_:of:cache:origin:turns:)``).
         await cacheTurns.take(record.key)
-        let marked = (try? await outbox.update(record)) != nil
         // A write main's value won (`evenIfUnsaved`) left the cache at main's value: nothing to drop.
-        if marked, !evenIfUnsaved { await dropRefusedCopy(ofKey: record.key) }
+        let dropped = evenIfUnsaved ? true : await dropRefusedCopy(ofKey: record.key, settling: record.sequence)
+        if Self.isInterrupted(done: dropped) {
+            await cacheTurns.giveBack(record.key)
+            return .interrupted
+        }
+        let marked = (try? await outbox.update(record)) != nil
         await cacheTurns.giveBack(record.key)
         if marked || evenIfUnsaved { return .setAside }
         var waiting = original

@@ -16,12 +16,18 @@ extension OfflineRepository {
     /// value from before the refused write), so the cache's list answer goes with the copy
     /// (``Strata/CacheRepository/dropCopy(mainMayHold:)``): a listing served from the cache never leaves the key out.
     ///
-    /// - Parameter key: The key whose newest write main refused.
-    func dropRefusedCopy(ofKey key: String) async {
-        guard await !outbox.hasWaitingWrite(key: key) else { return }
+    /// - Parameters:
+    ///   - key: The key whose newest write main refused.
+    ///   - sequence: The number of that write while it is still queued (a replayed write about to be set aside): it is
+    ///     no write that waits.
+    /// - Returns: Whether the copy went, or had to stay for a later write; `false` when the cache kept it (it refused
+    ///   the delete, or the task was cancelled first).
+    @discardableResult
+    func dropRefusedCopy(ofKey key: String, settling sequence: UInt64? = nil) async -> Bool {
+        guard await !outbox.hasWaitingWrite(key: key, besides: sequence) else { return true }
         // A drop, not a deletion: no stream is told that the value went; they are told to read again, and show what
         // main answers then. A cache that refuses the delete keeps the copy; the streams still read again.
-        await repository.dropCopy(mainMayHold: configuration.query(key))
+        return await repository.dropCopy(mainMayHold: configuration.query(key))
     }
 
     /// Puts the cache of each key whose queued write the app dropped (``Outbox/drop(_:)``) back to what main is still

@@ -152,7 +152,7 @@ extension OfflineRepository {
     /// entry is still there, stored at the same time. Then it is what main took, and the stream repeats it, no longer
     /// pending, without reading again.
     ///
-    /// Checked in the key's cache turn, so a refusal that drops the copy (``dropRefusedCopy(ofKey:)``) or a
+    /// Checked in the key's cache turn, so a refusal that drops the copy (``dropRefusedCopy(ofKey:settling:)``) or a
     /// conflict that puts main's value in its place has done so before this looks.
     ///
     /// - Parameters:

@@ -16,10 +16,11 @@ extension OfflineRepository {
     ///   ``Strata/StrataError/Code/queryNotSupported`` for a query without a key; the outbox's error when the write
     ///   could not be queued: ``Strata/StrataError/Code/tooLarge`` when the outbox is full (``Outbox/limits``);
     ///   ``Strata/StrataError/Code/alreadyInUse`` when the outbox serves another repository, or after ``close()``
-    ///   (nothing was written). An outbox's error after a first attempt main may have taken (its error says so,
-    ///   ``Strata/StrataError/mayHaveTakenEffect``, or the caller was cancelled with the write on its way) says so too,
-    ///   main's error as its ``Strata/StrataError/underlying``: main may have the write, though it will not be sent
-    ///   again.
+    ///   (nothing was written); ``Strata/StrataError/Code/cancelled`` when the caller's task is cancelled while an
+    ///   earlier write of the key holds this one back (nothing was written). An outbox's error after a first attempt
+    ///   main may have taken (its error says so, ``Strata/StrataError/mayHaveTakenEffect``, or the caller was
+    ///   cancelled with the write on its way) says so too, main's error as its ``Strata/StrataError/underlying``: main
+    ///   may have the write, though it will not be sent again.
     ///   After main's error or the outbox's, the cache shows the key's latest write that waits, or, when none does,
     ///   drops its copy: it never keeps a value main refused or will not get, and the key's next read asks main.
     @discardableResult
@@ -78,8 +79,16 @@ extension OfflineRepository {
         return try await asOwnWork {
             try await repository.recordingWrite(KeyQuery(key)) {
                 // Numbered and written into the cache in the key's turn: two writes of a key that ran at once wrote the
-                // cache in either order, and the cache kept the older value once main had the newer one.
-                await cacheTurns.take(key)
+                // cache in either order, and the cache kept the older value once main had the newer one. A write whose
+                // task is cancelled while an earlier write of the key holds the turn stops waiting, having written
+                // nothing.
+                guard await cacheTurns.takeUnlessCancelled(key) else {
+                    throw StrataError(
+                        .cancelled,
+                        "The write was cancelled while it waited for an earlier write of its key; nothing was written",
+                        underlying: CancellationError()
+                    )
+                }
                 let sequence: UInt64
                 let direct: Bool
                 let local: Result
@@ -166,7 +175,7 @@ extension OfflineRepository {
     }
 
     /// Ends a first attempt main refused for good, or that failed and could not be queued, in the key's turn, and
-    /// drops the cache's copy of its value unless a later write of the key waits (``dropRefusedCopy(ofKey:)``); a write
+    /// drops the cache's copy of its value unless a later write of the key waits (``dropRefusedCopy(ofKey:settling:)``); a write
     /// of the key queued behind it meanwhile, which no replay could send while the attempt was on its way, is replayed
     /// now (as after an attempt main took).
     private func endRefusedFirstAttempt(_ sequence: UInt64, key: String) async {
@@ -224,10 +233,19 @@ extension OfflineRepository {
 
     /// Puts the cache back to the key's latest queued write (its value, or its absence), or, when none is queued, to the
     /// first attempt the write was queued behind (`firstAttempt`, taken when the write was numbered: that attempt may
-    /// have ended since), or, when neither waits, drops its copy (``dropRefusedCopy(ofKey:)``), after a write of the key
-    /// that reached the cache but could not be queued behind them, or whose queued record the app dropped; failures are
-    /// ignored (a write's own error is thrown).
+    /// have ended since), or, when neither waits, drops its copy (``dropRefusedCopy(ofKey:settling:)``), after a write of
+    /// the key that reached the cache but could not be queued behind them, or whose queued record the app dropped;
+    /// failures are ignored (a write's own error is thrown).
+    ///
+    /// It runs to its end whatever the calling task's cancellation (an app's drop in a view's task that ends): what it
+    /// puts right is gone for good, and a cache that honours cancellation kept the value, shown saved.
     func restoreCache(key: String, firstAttempt: (@Sendable () async throws -> Void)?) async {
+        // A task of its own, which the caller's cancellation does not reach.
+        await Task { await putCacheBack(key: key, firstAttempt: firstAttempt) }.value
+    }
+
+    /// ``restoreCache(key:firstAttempt:)``'s work, in the task it runs in.
+    private func putCacheBack(key: String, firstAttempt: (@Sendable () async throws -> Void)?) async {
         guard let latest = await outbox.latest(forKey: key) else {
             guard let firstAttempt else {
                 // Nothing of the key waits: the cache held main's value, or none, which the read after asks main for.

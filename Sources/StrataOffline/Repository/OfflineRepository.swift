@@ -104,7 +104,7 @@ where Main.Value == Cache.Value, Main.Value: Codable {
         outbox.watchQueuedKeys(claim: claim) { key, isQueued in
             if isQueued { held.beginHeldWrite(KeyQuery(key)) } else { held.endHeldWrite(KeyQuery(key)) }
         }
-        // A write the app takes back leaves the cache too: main will not get it (``dropRefusedCopy(ofKey:)``).
+        // A write the app takes back leaves the cache too: main will not get it (``dropRefusedCopy(ofKey:settling:)``).
         let turns = cacheTurns
         outbox.watchDrops(
             DropWatcher(
