@@ -216,17 +216,17 @@ struct DeadlineTests {
         #expect(response.body == Data(repeating: UInt8(ascii: "x"), count: 60))
     }
 
-    /// A server whose first connection answers a redirect to `/moved`, and every later one `ok`, each after
-    /// `microseconds`.
-    private static func redirectingServer(answeringAfter microseconds: UInt32) throws -> RawServer {
+    /// A server whose first connection answers a redirect to `/moved`, and every later one `ok`, each once
+    /// `hold` returns for the connection's number (1 for the first).
+    private static func redirectingServer(holding hold: @escaping @Sendable (Int) -> Void) throws -> RawServer {
         let connections = Locked(0)
         return try RawServer.start { write in
-            let first = connections.withLock { count in
+            let number = connections.withLock { count in
                 count += 1
-                return count == 1
+                return count
             }
-            usleep(microseconds)
-            if first {
+            hold(number)
+            if number == 1 {
                 try write(
                     Data(
                         "HTTP/1.1 302 Found\r\nLocation: /moved\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8
@@ -239,17 +239,29 @@ struct DeadlineTests {
     }
 
     /// A redirect's answer is data that moved: a request whose every hop answers within the idle timeout succeeds,
-    /// however long the hops take together. (The AsyncHTTPClient transport counted the idle timeout from the start
-    /// across a redirect, and failed such a request.)
-    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
-    func aRedirectRestartsTheIdleTimeout(transport kind: TransportUnderTest) async throws {
-        // Given a server whose first answer, a redirect, and second, the body, each take 2.5 s
-        let server = try Self.redirectingServer(answeringAfter: 2_500_000)
-        defer { server.stop() }
-        let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(4), totalTimeout: .seconds(30))
+    /// however long the hops take together. The hops take their time on the transport's deadline clock, moved on while
+    /// the server holds each answer: no wait, and no window a loaded machine could miss.
+    @Test(.timeLimit(.minutes(1)))
+    func aRedirectRestartsTheIdleTimeout() async throws {
+        // Given a server that holds its first answer, a redirect, and its second, the body
+        let hops = [ThreadLatch(), ThreadLatch()]
+        let server = try Self.redirectingServer { number in hops[min(number, hops.count) - 1].wait() }
+        defer {
+            for hop in hops { hop.open() }
+            server.stop()
+        }
+        let transport = URLSessionTransport()
+        let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(60), totalTimeout: .seconds(600))
 
-        // When a request with an idle timeout of 4 s (wide for a loaded machine; less than the two hops) follows it
-        let response = try await kind.make().send(request, maximumBodySize: 1024)
+        // When a request with an idle timeout of 60 s follows it, and each hop answers 45 s after it was asked
+        // (together 90 s, more than the idle timeout)
+        let sending = Task { try await transport.send(request, maximumBodySize: 1024) }
+        for (index, hop) in hops.enumerated() {
+            await poll(until: { server.connectionCount == index + 1 })
+            transport.advanceDeadlineClock(by: .seconds(45))
+            hop.open()
+        }
+        let response = try await sending.value
 
         // Then it gets the body
         #expect(response.status == 200)
@@ -258,6 +270,26 @@ struct DeadlineTests {
     }
 
     #if AsyncHTTPClient
+        /// A redirect restarts the idle timeout on the AsyncHTTPClient transport too, whose deadlines are read on the
+        /// real clock. (It counted the idle timeout from the start across a redirect, and failed such a request.)
+        @Test(.timeLimit(.minutes(1)))
+        func aRedirectRestartsTheAsyncHTTPClientIdleTimeout() async throws {
+            let kind = TransportUnderTest.asyncHTTPClient
+            // Given a server whose first answer, a redirect, and second, the body, each take 3.5 s
+            let server = try Self.redirectingServer { _ in usleep(3_500_000) }
+            defer { server.stop() }
+            let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(6), totalTimeout: .seconds(30))
+
+            // When a request with an idle timeout of 6 s (2.5 s more than a hop, for a loaded machine; less than the
+            // two hops) follows it
+            let response = try await kind.make().send(request, maximumBodySize: 1024)
+
+            // Then it gets the body
+            #expect(response.status == 200)
+            #expect(response.body == Data("ok".utf8))
+            #expect(server.connectionCount == 2)
+        }
+
         /// The total deadline spans every redirect: two hops that each answer well within the idle timeout fail the
         /// request once together they take longer than its total deadline. The AsyncHTTPClient transport follows
         /// redirects as requests of its own; each keeps the first one's total deadline. (FoundationNetworking follows
@@ -266,7 +298,7 @@ struct DeadlineTests {
         func theTotalDeadlineSpansARedirect() async throws {
             let kind = TransportUnderTest.asyncHTTPClient
             // Given a server whose first answer, a redirect, and second, the body, each take 2.5 s
-            let server = try Self.redirectingServer(answeringAfter: 2_500_000)
+            let server = try Self.redirectingServer { _ in usleep(2_500_000) }
             defer { server.stop() }
             let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(20), totalTimeout: .seconds(3))
 
