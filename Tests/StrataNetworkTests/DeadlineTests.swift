@@ -297,12 +297,14 @@ struct DeadlineTests {
         @Test(.timeLimit(.minutes(1)))
         func theTotalDeadlineSpansARedirect() async throws {
             let kind = TransportUnderTest.asyncHTTPClient
-            // Given a server whose first answer, a redirect, and second, the body, each take 2.5 s
-            let server = try Self.redirectingServer { _ in usleep(2_500_000) }
+            // Given a server whose first answer, a redirect, takes 1 s, and second, the body, 2.5 s
+            let server = try Self.redirectingServer { number in usleep(number == 1 ? 1_000_000 : 2_500_000) }
             defer { server.stop() }
             let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(20), totalTimeout: .seconds(3))
 
-            // When a request with a total deadline of 3 s (wide for a loaded machine; less than the two hops) follows it
+            // When a request with a total deadline of 3 s follows it: less than the two hops, more than either (a
+            // second hop given a deadline of its own would get its body), and 2 s more than the first, for a loaded
+            // machine to reach the second
             let error = await strataError { _ = try await kind.make().send(request, maximumBodySize: 1024) }
 
             // Then it fails at its total deadline, on the second hop
