@@ -149,7 +149,10 @@ struct HungDownloadWriteTests {
             await long.headSent.wait()
             request.cancel()
             let error = await strataError { _ = try await request.value }
-            let closedWhileHeld = await Self.eventually { long.closedByClient } && held.returned.total == 0
+            // (The close waits for URLSession's dispatch work, which a loaded run delays: the test's time limit bounds
+            // the wait.)
+            await poll(until: { long.closedByClient })
+            let closedWhileHeld = long.closedByClient && held.returned.total == 0
             held.release()
             _ = try await download.value
 
@@ -248,10 +251,15 @@ struct HungDownloadWriteTests {
 }
 
 /// A disk that hangs every call of one kind (by default, every write) on the download files of a folder: each waits
-/// until ``release()`` (or 20 s). Every call is counted, held or not.
+/// until ``release()`` or ``remove()`` (at most ``backstop``). Every call is counted, held or not.
 final class HeldFileCalls: Sendable {
     private let folder: String
     private let latch = ThreadLatch()
+    /// How long a held call waits at most, in seconds: well past any test's time limit, so that no test sees one go
+    /// by itself (a 20 s hold went while a loaded run still looked); a test that failed its time limit awaiting what a
+    /// held call holds then ends, rather than hanging the run.
+    static let backstop: TimeInterval = 300
+
     /// Opened when the first held call starts to wait.
     let firstEntered = ThreadLatch()
     /// The held calls that started to wait, and those that went on.
@@ -268,7 +276,7 @@ final class HeldFileCalls: Sendable {
                 guard call == held else { return }
                 entered.add(1)
                 firstEntered.open()
-                latch.wait(until: Date(timeIntervalSinceNow: 20))
+                latch.wait(until: Date(timeIntervalSinceNow: Self.backstop))
                 returned.add(1)
             }
         }

@@ -139,7 +139,14 @@
                     )
                     let epochs = notes.changes(forKey: nil)
                     try await withFeed(notes) {
-                        let epochBefore = try #require(notes.feed.currentEpoch)
+                        // The epoch listening now: a heartbeat answered later than the call timeout on a loaded run
+                        // may have ended the first one, and the feed then listens again.
+                        var listening: UInt64?
+                        _ = try await eventually {
+                            listening = notes.feed.currentEpoch
+                            return listening != nil
+                        }
+                        let epochBefore = try #require(listening, "the feed did not listen again")
                         // The feed's one connection, alone: one it replaced (a heartbeat late on a loaded run) may
                         // still show while its server process exits, and is not the one to stop.
                         var feedProcesses: [Int32] = []
