@@ -65,7 +65,7 @@ extension CacheRepository {
             let first: Input
             do {
                 first = plan.first == .main ? try await writeMain(input) : try await writeCache(input, toCache)
-            } catch  where plan.first == .main && plan.thenOther && Self.mainMayHaveTaken(after: error) {
+            } catch  where plan.first == .main && plan.thenOther && StrataError.writeMayHaveTakenEffect(after: error) {
                 // Main may have the write (the caller was cancelled with it on its way, or main says so: a timeout
                 // after it was sent), and the cache's copy may be older than main's value now. It goes (not as a
                 // deletion), and streams read again.
@@ -110,12 +110,6 @@ extension CacheRepository {
                 }
             }
         }
-    }
-
-    /// Whether main may have taken a write that failed with `error`: the caller's task was cancelled while it was on
-    /// its way, or the error says so (``StrataError/mayHaveTakenEffect``).
-    static func mainMayHaveTaken(after error: any Error) -> Bool {
-        Task.isCancelled || (error as? StrataError)?.mayHaveTakenEffect == true
     }
 
     /// Drops what the cache holds of `query` after main's write of it failed and may have taken effect: the copy of
