@@ -51,7 +51,11 @@
                         afterHead: response.status
                     )
                 }
-                if Task.isCancelled { throw StrataError(.cancelled, "\(exchange.description) was cancelled") }
+                if Task.isCancelled {
+                    // The server answered the request with the redirect: it may have carried it out.
+                    let cancelled = StrataError(.cancelled, "\(exchange.description) was cancelled")
+                    throw HTTPExchange.failure(cancelled, afterHead: response.status)
+                }
                 url = try next.validatedURL()
                 exchange = exchange.redirected(next, to: url)
                 request = next
@@ -89,6 +93,8 @@
             do {
                 let outgoing = try request.clientRequest(url: url)
                 return try await withTaskCancellationHandler {
+                    // Cancelled before it is handed over, the request is never sent.
+                    if let failure = delegate.handOver() { throw failure }
                     let task = client.execute(
                         request: outgoing,
                         delegate: delegate,

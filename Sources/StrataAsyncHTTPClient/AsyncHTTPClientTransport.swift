@@ -32,7 +32,8 @@
     ///   kept for the error: a body announced as at most 64 KiB is read to its end (the rest dropped, the connection
     ///   kept for the next request), any other is cut once those bytes are in, closing the connection.
     /// - **Cancellation.** Cancelling the calling task (or a deadline passing) cancels the AsyncHTTPClient
-    ///   request, which closes its connection; the call throws ``Strata/StrataError/Code/cancelled``.
+    ///   request, which closes its connection; the call throws ``Strata/StrataError/Code/cancelled``, which says
+    ///   ``Strata/StrataError/mayHaveTakenEffect`` once the request was handed to AsyncHTTPClient (it may have left).
     /// - **Redirects.** It follows a 301, 302, 303, 307 or 308 to `http` or `https`, never from `https` down to
     ///   `http` nor to a URL whose user or password is not UTF-8 once percent-decoded, at most five, never back to a
     ///   URL of the same exchange; across origins the request loses

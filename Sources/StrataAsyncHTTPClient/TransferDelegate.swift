@@ -33,6 +33,8 @@
             var followedAsGet = false
             /// Whether the request's head was written to the connection: a request that left may have taken effect.
             var hasSentHead = false
+            /// Whether the request was handed to AsyncHTTPClient (``handOver()``): it may reach the server from then on.
+            var isHandedOver = false
             var headers = StrataNetwork.HTTPHeaders()
             /// Where the body goes, once the response head has come.
             var sink: ResponseBodySink?
@@ -155,15 +157,30 @@
             sink?.close()
         }
 
-        /// Ends the request because the calling task was cancelled.
-        func cancel() {
-            fail(StrataError(.cancelled, "\(exchange.description) was cancelled"))
+        /// Marks the request handed to AsyncHTTPClient, before it is: a caller's cancellation from then on may come
+        /// after the request left (``cancel()``). The failure that ended it already (its cancellation), if one did: it is
+        /// then never handed over.
+        func handOver() -> StrataError? {
+            state.withLock { state in
+                if state.failure == nil { state.isHandedOver = true }
+                return state.failure
+            }
         }
 
-        /// Records the first failure and fails the task with it.
-        private func fail(_ error: StrataError) {
+        /// Ends the request because the calling task was cancelled: once it was handed to AsyncHTTPClient, the error
+        /// says ``Strata/StrataError/mayHaveTakenEffect``, for the request may have reached the server (as a timeout
+        /// then says too).
+        func cancel() {
+            fail(StrataError(.cancelled, "\(exchange.description) was cancelled"), isCallersCancellation: true)
+        }
+
+        /// Records the first failure and fails the task with it; the caller's cancellation says
+        /// ``Strata/StrataError/mayHaveTakenEffect`` when the request was handed over.
+        private func fail(_ error: StrataError, isCallersCancellation: Bool = false) {
+            var error = error
             let (task, outcome) = state.withLock { state -> (ClientTask?, EventLoopPromise<Response>?) in
                 guard state.failure == nil else { return (nil, nil) }
+                if isCallersCancellation, state.isHandedOver { error.mayHaveTakenEffect = true }
                 state.failure = error
                 return (state.task, state.outcome)
             }

@@ -11,42 +11,6 @@ import Testing
 /// A 304 through ``DownloadService`` is a value: no file is created for it, and the provider's entry is kept
 /// as it is (renewed, never rewritten).
 struct ProviderNotModifiedTests {
-    /// A transport that lists the download folder as soon as each download returns, before the client could
-    /// delete anything: a file created for a 304 would show there.
-    private final class FolderWatchingTransport: HTTPTransport {
-        private let base = URLSessionTransport()
-        private let folder: URL
-        private let seen = Locked<[[String]]>([])
-
-        init(watching folder: URL) {
-            self.folder = folder
-        }
-
-        /// The folder's contents after each download, in order.
-        var listings: [[String]] { seen.withLock { $0 } }
-
-        func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
-            try await base.send(request, maximumBodySize: maximumBodySize)
-        }
-
-        func download(
-            _ request: HTTPRequest,
-            to destination: URL,
-            maximumBodySize: Int,
-            progress: @escaping @Sendable (DownloadProgress) -> Void
-        ) async throws -> HTTPResponse {
-            let response = try await base.download(
-                request,
-                to: destination,
-                maximumBodySize: maximumBodySize,
-                progress: progress
-            )
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            seen.withLock { $0.append(names.sorted()) }
-            return response
-        }
-    }
-
     @Test(.timeLimit(.minutes(1)))
     func aNotModifiedDownloadCreatesNoFileAndKeepsTheStoredEntry() async throws {
         // Given a provider on a file store, a server that answers 304 to the stored ETag, and a transport that
@@ -58,7 +22,13 @@ struct ProviderNotModifiedTests {
         defer { Task { await server.stop() } }
         let downloads = folder.url.appendingPathComponent("downloads")
         try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
-        let transport = FolderWatchingTransport(watching: downloads)
+        // The folder as each download returns, before the client could delete anything: a file created for a 304
+        // would show there.
+        let listings = Locked<[[String]]>([])
+        let transport = TestTransport(.network) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []
+            listings.withLock { $0.append(names.sorted()) }
+        }
         let client = HTTPClient(
             transport: transport,
             configuration: .init(timeout: .seconds(60), downloadDirectory: downloads)
@@ -83,9 +53,10 @@ struct ProviderNotModifiedTests {
         #expect(first.origin == .network)
         #expect(second.origin == .revalidated)
         #expect(third.origin == .revalidated)
-        #expect(transport.listings.count == 3)
-        #expect(transport.listings.first?.count == 1)
-        #expect(Array(transport.listings.dropFirst()) == [[], []], "\(transport.listings)")
+        let seen = listings.withLock { $0 }
+        #expect(seen.count == 3)
+        #expect(seen.first?.count == 1)
+        #expect(Array(seen.dropFirst()) == [[], []], "\(seen)")
         #expect(folder.contents("downloads").isEmpty)
         #expect(try Data(contentsOf: third.result) == body)
         #expect(store.info(forKey: "asset")?.contentHash == stored.contentHash)

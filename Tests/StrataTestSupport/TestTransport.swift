@@ -23,10 +23,18 @@ package final class TestTransport: HTTPTransport {
     private let behaviour: Behaviour
     private let base = URLSessionTransport()
     private let recorded = Locked<[HTTPRequest]>([])
+    private let afterDownload: @Sendable () -> Void
 
     /// Creates a transport that answers as `behaviour` says.
-    package init(_ behaviour: Behaviour = .network) {
+    ///
+    /// - Parameters:
+    ///   - behaviour: How it answers.
+    ///   - afterDownload: Runs in the caller's task once a download's answer is in, before it is handed back to the
+    ///     client: a test acts at that point (lists the download folder before the client could delete anything,
+    ///     cancels the caller once the answer is all in).
+    package init(_ behaviour: Behaviour = .network, afterDownload: @escaping @Sendable () -> Void = {}) {
         self.behaviour = behaviour
+        self.afterDownload = afterDownload
     }
 
     /// The requests handed to the transport so far, in order.
@@ -55,12 +63,14 @@ package final class TestTransport: HTTPTransport {
         case .network, .loopback:
             recorded.withLock { $0.append(request) }
             let sent = if case .loopback(let server) = behaviour { Self.redirect(request, to: server) } else { request }
-            return try await base.download(
+            let response = try await base.download(
                 sent,
                 to: destination,
                 maximumBodySize: maximumBodySize,
                 progress: progress
             )
+            afterDownload()
+            return response
         case .ok, .offline:
             return try await send(request, maximumBodySize: maximumBodySize)
         }

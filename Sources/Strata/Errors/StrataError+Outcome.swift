@@ -32,6 +32,15 @@ extension StrataError {
 }
 
 extension StrataError {
+    /// Whether a write that failed with `error` may have taken effect at its source all the same: the calling task was
+    /// cancelled while the write was on its way, or the error says so (``mayHaveTakenEffect``). How a
+    /// ``CacheRepository`` reads main's failed write, and StrataCache's `CachedFetcher` an unsafe request's.
+    ///
+    /// - Parameter error: The write's failure.
+    package static func writeMayHaveTakenEffect(after error: any Error) -> Bool {
+        Task.isCancelled || (error as? StrataError)?.mayHaveTakenEffect == true
+    }
+
     /// Reads, with `read`, the answer to a write its source took (a response body to decode, a returned value to
     /// convert): a ``StrataError`` it throws says ``mayHaveTakenEffect``, for the write did. Any other error is thrown
     /// as it is.

@@ -112,7 +112,7 @@ extension CacheRepository {
     /// (``StrataError/mayHaveTakenEffect``; an error that is not a ``StrataError`` is thrown as it is): the repository
     /// changed, whatever the error says of main. When the cache was to follow main, and main may have the write (the
     /// caller was cancelled with it on its way, or main says so: a timeout after it was sent,
-    /// ``mainMayHaveTaken(after:)``), the cache's copy may be older than main's value now: it goes (not as a
+    /// ``StrataError/writeMayHaveTakenEffect(after:)``), the cache's copy may be older than main's value now: it goes (not as a
     /// deletion, ``dropCopy(afterUncertain:of:)``), and streams read again.
     ///
     /// - Parameters:
@@ -132,17 +132,11 @@ extension CacheRepository {
             error.mayHaveTakenEffect = true
             return error
         }
-        if plan.thenOther, Self.mainMayHaveTaken(after: error) {
+        if plan.thenOther, StrataError.writeMayHaveTakenEffect(after: error) {
             await dropCopy(afterUncertain: method, of: query)
             changeBroadcaster.publishWrite(to: query)
         }
         return error
-    }
-
-    /// Whether main may have taken a write that failed with `error`: the caller's task was cancelled while it was on
-    /// its way, or the error says so (``StrataError/mayHaveTakenEffect``).
-    static func mainMayHaveTaken(after error: any Error) -> Bool {
-        Task.isCancelled || (error as? StrataError)?.mayHaveTakenEffect == true
     }
 
     /// Drops what the cache holds of `query` after main's write of it failed and may have taken effect: the copy of

@@ -32,8 +32,10 @@ import StrataNetwork
 /// - Only a GET is answered from the cache and stored (RFC 9111, section 2), and only one for the whole resource: a
 ///   GET that carries `Range` and any other request are sent as they are (origin `.network`, no hash), their
 ///   response returned and not stored, the stored reference left as it was (a `206` is a part, never the
-///   reference). One whose method is unsafe (anything but `GET`, `HEAD`, `OPTIONS` and `TRACE`) and succeeds marks
-///   the reference under its identifier stale (section 4.4), so the next GET revalidates it.
+///   reference). One whose method is unsafe (anything but `GET`, `HEAD`, `OPTIONS` and `TRACE`) marks the reference
+///   under its identifier stale (section 4.4), so the next GET revalidates it, when it succeeds and when it fails but
+///   may have taken effect: cancelled by the caller on its way, or an error that says
+///   ``Strata/StrataError/mayHaveTakenEffect`` (a timeout after it was sent, a gateway's `502`).
 public struct CachedFetcher: Sendable {
     /// The cache consulted and filled.
     public var cacheManager: any CacheManagerProtocol
@@ -120,14 +122,23 @@ public struct CachedFetcher: Sendable {
     }
 
     /// Sends a request the cache does not answer (a method other than GET, a range) past it: its response is not
-    /// stored, and an unsafe method that succeeded marks the stored reference stale (kept, with its hash, for the
+    /// stored, and an unsafe method that succeeded, or failed but may have taken effect
+    /// (`StrataError.writeMayHaveTakenEffect(after:)`), marks the stored reference stale (kept, with its hash, for the
     /// next GET to revalidate).
     private func send(_ request: HTTPRequest, identifier: String) async throws -> CachedFetchResult {
         // Made before the request: a clear while it runs is not undone by the stale mark.
         let store = ReferenceStore(manager: cacheManager)
-        let response = try await client.send(request)
+        let isUnsafe = !Self.safeMethods.contains(request.method)
+        let response: HTTPResponse
+        do {
+            response = try await client.send(request)
+        } catch  where isUnsafe && StrataError.writeMayHaveTakenEffect(after: error) {
+            // Cancelled on its way, or lost after it left (a timeout, a gateway's 502): the server may have run it.
+            store.markStale(identifiedBy: identifier)
+            throw error
+        }
         let now = clock.now()
-        if !Self.safeMethods.contains(request.method) { store.markStale(identifiedBy: identifier) }
+        if isUnsafe { store.markStale(identifiedBy: identifier) }
         let reference = CacheReference(response: response, identifier: identifier, maxAge: nil, timeOfCreation: now)
         return CachedFetchResult(reference: reference, origin: .network)
     }

@@ -20,6 +20,8 @@ extension HTTPClient {
     /// ``Strata/StrataError/Code/tooLarge``, a network error, or cancellation of the calling task — the
     /// partial file is deleted before the error is thrown (with ``URLSessionTransport``, whose file calls run on a
     /// queue of the file's own, a file whose creation hung past the call's end is deleted once the creation returns).
+    /// A cancellation seen once the answer is all in deletes the file too; its error says
+    /// ``Strata/StrataError/mayHaveTakenEffect`` unless the answer's status refused the request (a `4xx`).
     ///
     /// - Parameters:
     ///   - request: The request.
@@ -111,7 +113,12 @@ extension HTTPClient {
                 maximumBodySize: configuration.maximumResponseSize,
                 progress: reporter.report
             )
-            try Task.checkCancellation()
+            if Task.isCancelled {
+                // The answer is all in: the request reached the server, which may have carried it out (its status
+                // says, as for a transfer cut after its head).
+                let cancelled = StrataError(.cancelled, "\(Self.describe(request)) was cancelled")
+                throw HTTPExchange.failure(cancelled, afterHead: response.status)
+            }
             if acceptingNotModified, response.status == 304 { return .notModified(response) }
             if !response.isSuccess {
                 // The transport keeps an error's body in memory; a transport that wrote it to the file anyway

@@ -6,7 +6,8 @@ import Foundation
 /// A transport returns every response, whatever its status: the client maps statuses to errors. It
 /// throws only ``Strata/StrataError``: ``Strata/StrataError/Code/network`` for transport failures (with
 /// the `URLError` as `underlying`), ``Strata/StrataError/Code/tooLarge`` when the body exceeds the
-/// limit, ``Strata/StrataError/Code/cancelled`` when the calling task is cancelled.
+/// limit, ``Strata/StrataError/Code/cancelled`` when the calling task is cancelled — saying
+/// ``Strata/StrataError/mayHaveTakenEffect`` once the request may have left, as a timeout then does.
 ///
 /// A transport enforces both deadlines of every request — ``HTTPRequest/timeout`` (no byte for that long)
 /// and ``HTTPRequest/totalTimeout`` (not finished within that long) — failing with a retryable

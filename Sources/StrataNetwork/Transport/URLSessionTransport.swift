@@ -185,10 +185,11 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
                 if Task.isCancelled {
                     delegate.cancel(identifier)
                     delegate.stop(task)
-                } else if delegate.watchDeadlines(of: identifier) {
+                } else if delegate.willResume(identifier), delegate.watchDeadlines(of: identifier) {
                     task.resume()
                 } else {
-                    // Ended already (a running watchdog found its deadline passed): nothing is sent for it.
+                    // Ended already (cancelled, or a running watchdog found its deadline passed): nothing is sent for
+                    // it.
                     delegate.stop(task)
                 }
             }

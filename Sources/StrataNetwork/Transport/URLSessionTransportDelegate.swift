@@ -7,8 +7,8 @@ import Strata
 
 /// The session delegate of ``URLSessionTransport``: one state per task, behind one lock.
 ///
-/// Every transfer ends exactly once, in ``finish(_:with:)``: it is removed from the table, its file's close queued
-/// (made once the chunk being written, if any, is) and its continuation resumed. A download's chunk is counted under
+/// Every transfer ends exactly once: it is removed from the table (in ``finish(_:with:)``, or ``cancel(_:)``), its
+/// file's close queued (made once the chunk being written, if any, is) and its continuation resumed. A download's chunk is counted under
 /// the lock and written on its file's own queue (``DownloadFileWriter/enqueue(_:then:)``), where the file is also
 /// created and closed: a create, write or close that hangs holds that queue's thread, never the delegate queue every
 /// transfer shares, nor the watchdog, nor the lock the watchdog ends transfers under; only a download whose backlog
@@ -55,6 +55,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         var continuation: CheckedContinuation<HTTPResponse, any Error>?
         /// The session's task, cancelled when a deadline passes.
         var task: URLSessionTask?
+        /// Whether its task was, or is about to be, resumed (``willResume(_:)``): the request may reach the server
+        /// from then on.
+        var resumed = false
         /// When a byte last moved, either way (the start of the exchange's deadlines before any).
         var lastActivity: ContinuousClock.Instant
         var response: HTTPURLResponse?
@@ -167,10 +170,25 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         task.cancel()
     }
 
-    /// Ends a transfer because its task was cancelled by the caller.
+    /// Marks a transfer's task resumed, before it is: a caller's cancellation from then on may come after the request
+    /// left (``cancel(_:)``). `false` when the transfer has ended (cancelled, or its deadline passed): its task is then
+    /// never resumed.
+    func willResume(_ identifier: Int) -> Bool {
+        update(identifier) { $0.resumed = true } != nil
+    }
+
+    /// Ends a transfer because its task was cancelled by the caller: once its task was resumed, the error says
+    /// ``Strata/StrataError/mayHaveTakenEffect``, for the request may have reached the server (as a timeout then says
+    /// too).
     func cancel(_ identifier: Int) {
-        let description = state.withLock { $0.transfers[identifier]?.exchange.description } ?? "request"
-        finish(identifier, with: .failure(StrataError(.cancelled, "\(description) was cancelled")))
+        // Taken out under the lock ``willResume(_:)`` marks it under: a task resumed meanwhile is not missed.
+        guard let transfer = state.withLock({ $0.transfers.removeValue(forKey: identifier) }) else { return }
+        let error = StrataError(
+            .cancelled,
+            "\(transfer.exchange.description) was cancelled",
+            mayHaveTakenEffect: transfer.resumed
+        )
+        end(transfer, with: .failure(error))
     }
 
     /// Ends a transfer because a deadline passed.
@@ -202,6 +220,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     func finish(_ identifier: Int, with result: Result<HTTPResponse, any Error>) {
         guard let transfer = state.withLock({ $0.transfers.removeValue(forKey: identifier) }) else { return }
+        end(transfer, with: result)
+    }
+
+    /// Ends a transfer taken out of the table: closes its file and resumes its caller with `result`.
+    private func end(_ transfer: Transfer, with result: Result<HTTPResponse, any Error>) {
         transfer.sink.close()
         transfer.continuation?.resume(
             with: result.map { answer in
