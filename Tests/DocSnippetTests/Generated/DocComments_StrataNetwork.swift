@@ -68,9 +68,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/StrataNetwork/Client/HTTPClient+Download.swift:45
+// Sources/StrataNetwork/Client/HTTPClient+Download.swift:47
 extension DocSnippetContext {
-    func HTTPClient_Download_45() async throws {
+    func HTTPClient_Download_47() async throws {
         switch try await client.download(request, ifModifiedSince: ConditionalHeaders(eTag: stored.eTag)) {
         case .modified(let file): try images.move(fileAt: file.fileURL, forKey: request.cacheKey)
         case .notModified(let response): renew(request.cacheKey, with: response.headers)

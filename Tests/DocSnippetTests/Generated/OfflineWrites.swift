@@ -33,8 +33,8 @@ struct OfflineWrites_13 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:75
-struct OfflineWrites_75 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:77
+struct OfflineWrites_77 {
     struct AuditedNotes: PutDataSource {
         func put(_ note: Note, in query: any Query) async throws -> Note {
             let requestID = IdempotencyKey.current ?? UUID().uuidString
@@ -45,8 +45,8 @@ struct OfflineWrites_75 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:100
-struct OfflineWrites_100 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:102
+struct OfflineWrites_102 {
     func mergingResolver() -> ConflictResolver<User> {
         ConflictResolver { conflict in
             guard let local = conflict.local, let remote = conflict.remote else { return .takeRemote }
@@ -55,8 +55,8 @@ struct OfflineWrites_100 {
     }
 }
 
-// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:143
-struct OfflineWrites_143 {
+// Sources/StrataOffline/StrataOffline.docc/OfflineWrites.md:147
+struct OfflineWrites_147 {
     func watch(_ users: OfflineRepository<UsersAPI, MemoryDataSource<User>>) async {
         for await response in users.stream(KeyQuery("42")) {
             if let user = response.value { print(user.name, response.isPending ? "saving…" : "saved") }
