@@ -57,9 +57,9 @@ extension DocSnippetContext {
     }
 }
 
-// Sources/StrataCache/Provider/DownloadFuture.swift:6
+// Sources/StrataCache/Provider/DownloadFuture.swift:8
 extension DocSnippetContext {
-    func DownloadFuture_6() async throws {
+    func DownloadFuture_8() async throws {
         let future = service.download(progress: nil)
         future.onComplete { result in print(result) }   // a callback, as `sink` would give
         let file = try await future.value.result        // or await it
