@@ -100,7 +100,10 @@
                         delegate: delegate,
                         deadline: .now() + .seconds(Int64(backstop))
                     )
-                    defer { delegate.end() }
+                    defer {
+                        delegate.end()
+                        keepUntilDone(task.futureResult)
+                    }
                     var answer = try await delegate.start(task).get()
                     answer.followedAsGet = delegate.followedAsGet
                     return answer

@@ -1,6 +1,7 @@
 #if AsyncHTTPClient
     import AsyncHTTPClient
     import Foundation
+    import NIOCore
     import Strata
     import StrataNetwork
 
@@ -71,6 +72,10 @@
             var isShutDown = false
             /// The most body bytes any one request has held, in memory or in its file.
             var peakBodyBytes = 0
+            /// The requests AsyncHTTPClient still runs after their callers had their answers, by number: the client's
+            /// shutdown waits for them.
+            var unfinished: [UInt64: EventLoopFuture<Void>] = [:]
+            var lastUnfinished: UInt64 = 0
         }
 
         /// Creates a transport on a client you own and shut down, typically one shared by the whole process.
@@ -122,20 +127,55 @@
 
         /// Shuts down the client the transport created, waiting until its connections are closed; nothing
         /// for a client passed to ``init(client:)``, and nothing the second time.
+        ///
+        /// The shutdown starts once AsyncHTTPClient is done with the requests whose callers already have their
+        /// answers (within their deadlines) and has handed their connections back to its pool; requests still awaited
+        /// are cancelled by it.
         public func shutdown() async throws {
-            guard ownsClient, state.withLock({ Self.markShutDown(&$0) }) else { return }
+            guard ownsClient, let unfinished = state.withLock({ Self.markShutDown(&$0) }) else { return }
+            try await Self.quiesce(unfinished, on: client.eventLoopGroup).get()
             try await client.shutdown()
         }
 
         deinit {
-            guard ownsClient, state.withLock({ Self.markShutDown(&$0) }) else { return }
-            client.shutdown { _ in }
+            guard ownsClient, let unfinished = state.withLock({ Self.markShutDown(&$0) }) else { return }
+            let client = self.client
+            Self.quiesce(unfinished, on: client.eventLoopGroup).whenComplete { _ in client.shutdown { _ in } }
         }
 
-        /// Marks the transport shut down; whether it was not yet.
-        private static func markShutDown(_ state: inout State) -> Bool {
-            defer { state.isShutDown = true }
-            return !state.isShutDown
+        /// Completes once `unfinished` have ended and then every event loop of `group` has finished what it was
+        /// running: AsyncHTTPClient hands a connection back to its pool right after its request's answer, in the same
+        /// event loop turn, and 1.37 trapped (`A connection that we don't know was released`) when its client was shut
+        /// down from another thread in between — a transport released as soon as its last answer came (one a test
+        /// made per test) crashed a CI run.
+        private static func quiesce(
+            _ unfinished: [EventLoopFuture<Void>],
+            on group: any EventLoopGroup
+        ) -> EventLoopFuture<Void> {
+            let loop = group.any()
+            return EventLoopFuture.andAllComplete(unfinished, on: loop).flatMap {
+                EventLoopFuture.andAllComplete(group.makeIterator().map { $0.submit {} }, on: loop)
+            }
+        }
+
+        /// Marks the transport shut down: the requests its client's shutdown waits for, or `nil` when it already was.
+        private static func markShutDown(_ state: inout State) -> [EventLoopFuture<Void>]? {
+            guard !state.isShutDown else { return nil }
+            state.isShutDown = true
+            return Array(state.unfinished.values)
+        }
+
+        /// Keeps a request AsyncHTTPClient may still run after its caller had its answer (one the transport failed:
+        /// its deadline, its limit, the caller's cancellation) until it has ended, so the client the transport owns is
+        /// not shut down under it.
+        func keepUntilDone<Value>(_ request: EventLoopFuture<Value>) {
+            guard ownsClient else { return }
+            let id = state.withLock { state -> UInt64 in
+                state.lastUnfinished &+= 1
+                state.unfinished[state.lastUnfinished] = request.map { _ in }
+                return state.lastUnfinished
+            }
+            request.whenComplete { [state] _ in _ = state.withLock { $0.unfinished.removeValue(forKey: id) } }
         }
 
         /// The most body bytes any one request of this transport has held, in memory or written to its file:
