@@ -132,6 +132,8 @@ extension FileDataSource {
             trailer.writeSequence = state.index.nextSequence()
             let encoded = try encode(trailer)
             let renewal: Result<FileStamp?, StrataError>
+            // A shorter trailer replaces the file: written in place, the file would end in the old footer over a torn
+            // trailer until cut.
             let replacing = trailer.payloadSize + encoded.count < entry.fileLength
             guard entry.isOwnFile(stamped: try? folder.stamp(ofFile: name.fileName)) else {
                 if isMissing(name) {
@@ -155,13 +157,10 @@ extension FileDataSource {
                 )
             }
             do throws(POSIXCallError) {
-                if replacing {
-                    // Shorter: written in place, the file would end in the old footer over a torn trailer until cut.
-                    renewal = try replaceFile(of: entry, at: trailer.payloadSize, encoded)
-                } else {
-                    renewal = try rewriteTrailer(of: entry, at: trailer.payloadSize, encoded)
-                    // A growth the disk refused was cut back: the file is as it was, but for its time.
-                    if case .failure = renewal { state.index.restamp(name, try? folder.stamp(ofFile: name.fileName)) }
+                renewal = try renewFile(of: entry, at: trailer.payloadSize, encoded, replacing: replacing)
+                // A growth the disk refused was cut back: the file is as it was, but for its time.
+                if !replacing, case .failure = renewal {
+                    state.index.restamp(name, try? folder.stamp(ofFile: name.fileName))
                 }
             } catch {
                 forgetEntry(name, in: &state)
@@ -231,22 +230,37 @@ extension FileDataSource {
         return descriptor
     }
 
-    /// Writes the entry's data (`payloadSize` bytes of its file) and `trailer` to a new file and renames it over
-    /// the entry: the renewal whose trailer is shorter, so that at every moment the
+    /// Gives the file of `entry` (whose data is `payloadSize` bytes) the trailer `trailer`: opens it when it is the
+    /// store's own (`openOwnEntryFile`), read-only to copy its data into a new file when `replacing` (`replaceFile`),
+    /// for writing to rewrite its trailer in place otherwise (`rewriteTrailer`), and closes it.
+    ///
+    /// - Returns: The file's stamp when the entry was renewed; the failure that left the entry file as it was.
+    /// - Throws: ``StrataStorage/POSIXCallError`` when the file is not the store's, or was changed and not renewed.
+    private func renewFile(
+        of entry: EntryIndex.Entry,
+        at payloadSize: Int,
+        _ trailer: [UInt8],
+        replacing: Bool
+    ) throws(POSIXCallError) -> Result<FileStamp?, StrataError> {
+        let descriptor = try openOwnEntryFile(entry, replacing ? O_RDONLY : O_RDWR)
+        defer { _ = close(descriptor) }
+        if replacing { return replaceFile(descriptor, named: entry.name.fileName, at: payloadSize, trailer) }
+        return try rewriteTrailer(descriptor, of: entry, at: payloadSize, trailer)
+    }
+
+    /// Writes the entry's data (`payloadSize` bytes of `source`, its open file) and `trailer` to a new file and
+    /// renames it over the entry's `fileName`: the renewal whose trailer is shorter, so that at every moment the
     /// name holds a whole entry, the old one or the new one. The new file is flushed before the rename in durable
     /// mode; the folder is the caller's to flush.
     ///
     /// - Returns: The new file's stamp when the entry was renewed; the failure that left the entry file as it was
     ///   (its data could not be copied, the new file not renamed).
-    /// - Throws: ``StrataStorage/POSIXCallError`` when the file at the entry's name is not the store's.
     private func replaceFile(
-        of entry: EntryIndex.Entry,
+        _ source: Int32,
+        named fileName: String,
         at payloadSize: Int,
         _ trailer: [UInt8]
-    ) throws(POSIXCallError) -> Result<FileStamp?, StrataError> {
-        let fileName = entry.name.fileName
-        let source = try openOwnEntryFile(entry, O_RDONLY)
-        defer { _ = close(source) }
+    ) -> Result<FileStamp?, StrataError> {
         let temporary: (name: String, stamp: FileStamp?)
         do {
             temporary = try writeTemporary { output in
@@ -266,23 +280,22 @@ extension FileDataSource {
         return .success(temporary.stamp)
     }
 
-    /// Writes `trailer` over the trailer of the file of `entry` (whose data is `payloadSize` bytes and whose file
-    /// is as long as the data and the new trailer, or shorter) and cuts the file after it; flushes it in durable
-    /// mode.
+    /// Writes `trailer` over the trailer of the file of `entry`, open as `descriptor` (whose data is `payloadSize`
+    /// bytes and whose file is as long as the data and the new trailer, or shorter) and cuts the file after it;
+    /// flushes it in durable mode.
     ///
     /// A longer trailer first makes its room past the file's end, before a byte of the old one is touched: a disk
     /// that has no room (`ENOSPC`, a quota) fails there, and the file is cut back to the entry it was.
     ///
     /// - Returns: The file's stamp once rewritten; the failure that left the entry file as it was (no room to grow).
-    /// - Throws: ``StrataStorage/POSIXCallError`` when the file is not the store's, or was changed and not renewed.
+    /// - Throws: ``StrataStorage/POSIXCallError`` when the file was changed and not renewed.
     private func rewriteTrailer(
+        _ descriptor: Int32,
         of entry: EntryIndex.Entry,
         at payloadSize: Int,
         _ trailer: [UInt8]
     ) throws(POSIXCallError) -> Result<FileStamp?, StrataError> {
         let fileName = entry.name.fileName
-        let descriptor = try openOwnEntryFile(entry, O_RDWR)
-        defer { _ = close(descriptor) }
         let growth = payloadSize + trailer.count - entry.fileLength
         if growth > 0 {
             let room = [UInt8](repeating: 0, count: growth)

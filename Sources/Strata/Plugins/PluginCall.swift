@@ -52,6 +52,19 @@ public struct PluginCall: Sendable {
     /// A number no other plugin chain of the process has (``attachment``).
     static func newAttachment() -> Int { attachments.add(1) }
 
+    /// The query as text, such as `IdQuery<Int>(id: 42)`.
+    public var queryDescription: String { String(describing: query) }
+
+    /// The operation's name (``RepositoryOperation/name``): `default`, `main`, `mainSync`, `cache`,
+    /// `cacheIgnoringValidation`, `cacheSync`, `cacheSyncStaleWhileRevalidate` (a `cacheSync` with a
+    /// stale-while-revalidate window), or what a custom operation says (its type name by default); `nil` for a data
+    /// source.
+    public var operationName: String? { operation?.name }
+}
+
+// The initializer is declared here, outside the type, so that the type keeps its memberwise one: a call of the plugin
+// chain numbered `attachment` is made with `PluginCall(method:query:operation:source:value:attachment:)`.
+extension PluginCall {
     /// Creates a call description.
     ///
     /// - Parameters:
@@ -69,30 +82,4 @@ public struct PluginCall: Sendable {
     ) {
         self.init(method: method, query: query, operation: operation, source: source, value: value, attachment: 0)
     }
-
-    /// Creates the description of a call of the plugin chain numbered `attachment`.
-    init(
-        method: Method,
-        query: any Query,
-        operation: (any RepositoryOperation)?,
-        source: String,
-        value: (any Sendable)?,
-        attachment: Int
-    ) {
-        self.method = method
-        self.query = query
-        self.operation = operation
-        self.source = source
-        self.value = value
-        self.attachment = attachment
-    }
-
-    /// The query as text, such as `IdQuery<Int>(id: 42)`.
-    public var queryDescription: String { String(describing: query) }
-
-    /// The operation's name (``RepositoryOperation/name``): `default`, `main`, `mainSync`, `cache`,
-    /// `cacheIgnoringValidation`, `cacheSync`, `cacheSyncStaleWhileRevalidate` (a `cacheSync` with a
-    /// stale-while-revalidate window), or what a custom operation says (its type name by default); `nil` for a data
-    /// source.
-    public var operationName: String? { operation?.name }
 }

@@ -12,15 +12,21 @@
         /// under PostgreSQL's 63, and of the table name's characters and `:` only, so it needs no escaping, quoted
         /// (`LISTEN "strata:<table>"`, as postgres-nio writes it) or as a string (`pg_notify('strata:<table>', …)`).
         let channel: String
+        /// The table's identifier, quoted: every statement names the table so.
         let quoted: String
-        let sequence: String
-        let function: String
-        let trigger: String
-        /// The trigger (and its function) that gives a row inserted, or updated without a new version, one.
-        let stampFunction: String
-        let stampTrigger: String
+        /// The table's version sequence. This name and the trigger names below are quoted identifiers like ``quoted``,
+        /// made when asked: only the schema statements, run at an open or a repair, name them.
+        var sequence: String { Self.identifier(table, "_version") }
+        /// The function that announces a row's change on ``channel``.
+        var function: String { Self.identifier(table, "_notify") }
+        /// The trigger that calls ``function``, of its name.
+        var trigger: String { function }
+        /// The function that gives a row inserted, or updated without a new version, one.
+        var stampFunction: String { Self.identifier(table, "_stamp") }
+        /// The trigger that calls ``stampFunction``, of its name.
+        var stampTrigger: String { stampFunction }
         /// The trigger that announces a `TRUNCATE` as a change of every key.
-        let truncateTrigger: String
+        var truncateTrigger: String { Self.identifier(table, "_truncate") }
         /// The longest value's JSON text a read sends and a write stores, in bytes.
         let maximumValueSize: Int
         /// The most rows a read asks for: one more than the most it answers, to tell a result beyond the bound.
@@ -32,12 +38,6 @@
             self.table = table
             channel = Self.channelPrefix + table
             quoted = Self.identifier(table)
-            sequence = Self.identifier(table, "_version")
-            function = Self.identifier(table, "_notify")
-            trigger = Self.identifier(table, "_notify")
-            stampFunction = Self.identifier(table, "_stamp")
-            stampTrigger = Self.identifier(table, "_stamp")
-            truncateTrigger = Self.identifier(table, "_truncate")
             self.maximumValueSize = maximumValueSize
             self.maximumKeySize = maximumKeySize
             let (limit, overflow) = maximumRowCount.addingReportingOverflow(1)
