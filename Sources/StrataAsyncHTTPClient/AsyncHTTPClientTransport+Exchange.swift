@@ -91,6 +91,7 @@
             // AsyncHTTPClient's own deadline is a backstop a minute past Strata's.
             let backstop = RequestDeadlines.backstop(idle: exchange.deadlines.idle, total: exchange.deadlines.total)
             do {
+                if isShuttingDown { throw HTTPClientError.alreadyShutdown }
                 let outgoing = try request.clientRequest(url: url)
                 return try await withTaskCancellationHandler {
                     // Cancelled before it is handed over, the request is never sent.

@@ -129,8 +129,10 @@
         /// for a client passed to ``init(client:)``, and nothing the second time.
         ///
         /// The shutdown starts once AsyncHTTPClient is done with the requests whose callers already have their
-        /// answers (within their deadlines) and has handed their connections back to its pool; requests still awaited
-        /// are cancelled by it.
+        /// answers and has handed their connections back to its pool, or after ``unfinishedRequestsWait`` (a download
+        /// whose last write hangs on its disk is ended by AsyncHTTPClient only once the write returns); requests still
+        /// awaited are cancelled by it, and one sent from the moment it is called fails with
+        /// ``Strata/StrataError/Code/invalidArgument``.
         public func shutdown() async throws {
             guard ownsClient, let unfinished = state.withLock({ Self.markShutDown(&$0) }) else { return }
             try await Self.quiesce(unfinished, on: client.eventLoopGroup).get()
@@ -143,19 +145,35 @@
             Self.quiesce(unfinished, on: client.eventLoopGroup).whenComplete { _ in client.shutdown { _ in } }
         }
 
-        /// Completes once `unfinished` have ended and then every event loop of `group` has finished what it was
-        /// running: AsyncHTTPClient hands a connection back to its pool right after its request's answer, in the same
-        /// event loop turn, and 1.37 trapped (`A connection that we don't know was released`) when its client was shut
-        /// down from another thread in between — a transport released as soon as its last answer came (one a test
-        /// made per test) crashed a CI run.
+        /// The longest a shutdown waits for the requests AsyncHTTPClient still runs after their callers had their
+        /// answers.
+        static let unfinishedRequestsWait = TimeAmount.seconds(5)
+
+        /// Completes once `unfinished` have ended (or ``unfinishedRequestsWait`` has passed) and then every event loop
+        /// of `group` has finished what it was running: AsyncHTTPClient hands a connection back to its pool right
+        /// after its request's answer, in the same event loop turn, and 1.37 trapped (`A connection that we don't know
+        /// was released`) when its client was shut down from another thread in between — a transport released as
+        /// soon as its last answer came (one a test made per test) crashed a CI run.
         private static func quiesce(
             _ unfinished: [EventLoopFuture<Void>],
             on group: any EventLoopGroup
         ) -> EventLoopFuture<Void> {
             let loop = group.any()
-            return EventLoopFuture.andAllComplete(unfinished, on: loop).flatMap {
+            let ended = loop.makePromise(of: Void.self)
+            EventLoopFuture.andAllComplete(unfinished, on: loop).cascade(to: ended)
+            if !unfinished.isEmpty {
+                let timer = loop.scheduleTask(in: unfinishedRequestsWait) { ended.succeed() }
+                ended.futureResult.whenComplete { _ in timer.cancel() }
+            }
+            return ended.futureResult.flatMap {
                 EventLoopFuture.andAllComplete(group.makeIterator().map { $0.submit {} }, on: loop)
             }
+        }
+
+        /// Whether ``shutdown()`` was called on (or the release of) a transport that owns its client: its requests
+        /// are refused from then on, not sent on a client about to be shut down.
+        var isShuttingDown: Bool {
+            ownsClient && state.withLock { $0.isShutDown }
         }
 
         /// Marks the transport shut down: the requests its client's shutdown waits for, or `nil` when it already was.

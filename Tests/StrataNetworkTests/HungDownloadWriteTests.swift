@@ -5,6 +5,10 @@ import Testing
 
 @testable import StrataNetwork
 
+#if AsyncHTTPClient
+    import StrataAsyncHTTPClient
+#endif
+
 /// A disk that hangs a download's write holds the thread that writes, never the transport's lock: the download
 /// still ends at its idle timeout, with the write still hanging, and its file is closed once the write returns.
 @Suite("Download writes: a hung disk does not hold the deadlines")
@@ -35,6 +39,30 @@ struct HungDownloadWriteTests {
             #expect(await Self.noDescriptorNames(folder.url))
         }
     }
+
+    #if AsyncHTTPClient
+        /// A transport shut down after a download ended at its deadline while its last write still hangs: the
+        /// AsyncHTTPClient request ends only once the write returns, and the shutdown, which waits for such requests
+        /// before it shuts the client down, waits for it at most its bound. (It waited for the disk without end.)
+        @Test(.timeLimit(.minutes(1)))
+        func aShutdownDoesNotWaitForAHungWrite() async throws {
+            try await Self.withHeldCalls(bodySize: 1_024) { (server, folder, held) async throws in
+                let transport = AsyncHTTPClientTransport()
+                let client = makeClient(transport, timeout: .seconds(2), downloadDirectory: folder.url)
+                for _ in 0..<3 where held.entered.total == 0 {
+                    _ = await strataError { _ = try await client.download(HTTPRequest(url: server.baseURL)) }
+                }
+                #expect(held.entered.total == 1)
+
+                try await transport.shutdown()
+
+                #expect(held.returned.total == 0, "the shutdown waited for the held write")
+                let refused = await strataError { _ = try await client.send(HTTPRequest(url: server.baseURL)) }
+                #expect(refused?.code == .invalidArgument, "\(String(describing: refused))")
+                held.release()
+            }
+        }
+    #endif
 
     /// A download that ended at its deadline while its last write hung reports no progress once the write returns:
     /// its caller was told of the failure. (The AsyncHTTPClient transport reported the whole file done, after the
