@@ -14,8 +14,8 @@
         let channel: String
         /// The table's identifier, quoted: every statement names the table so.
         let quoted: String
-        /// The table's version sequence. This name and the trigger names below are quoted identifiers like ``quoted``,
-        /// made when asked: only the schema statements, run at an open or a repair, name them.
+        /// The table's version sequence. This name and the function and trigger names below are quoted identifiers like
+        /// ``quoted``, made when asked: the statements that name them are themselves made when asked.
         var sequence: String { Self.identifier(table, "_version") }
         /// The function that announces a row's change on ``channel``.
         var function: String { Self.identifier(table, "_notify") }
