@@ -153,6 +153,7 @@ final class ReturnedCallReports: @unchecked Sendable {
 
     /// The report of a call of `method` that returned with `outcome` under `operationName`, made the
     /// first time it is asked; `nil` when ``limit`` reports were made and none is this one.
+    @inline(__always)
     func report(_ method: PluginCall.Method, _ operationName: String?, _ outcome: CallOutcome) -> Unmanaged<Report>? {
         let slot = slots + Self.index(method, outcome)
         if let pointer = UnsafeRawPointer(bitPattern: strata_atomic_load_acquire(slot)) {
@@ -168,6 +169,7 @@ final class ReturnedCallReports: @unchecked Sendable {
     /// A new report is built outside the lock: building it asks each counter for its series
     /// (``ReportBindingCounter``), which may run a metrics factory of the user's. Two calls that build the same report
     /// at once keep the first one published.
+    @inline(never)
     private func make(
         _ method: PluginCall.Method,
         _ operationName: String?,
@@ -207,6 +209,7 @@ final class ReturnedCallReports: @unchecked Sendable {
     }
 
     /// The slot of a method and an outcome.
+    @inline(__always)
     private static func index(_ method: PluginCall.Method, _ outcome: CallOutcome) -> Int {
         let row =
             switch method {
