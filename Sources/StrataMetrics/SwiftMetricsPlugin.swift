@@ -81,7 +81,7 @@
     private final class AttachmentSeries: ReportBindingCounter {
         /// The handlers of one series: the calls with one method, operation, outcome and error code. A class, so that
         /// finding one copies nothing.
-        final class Series: CallCounter {
+        final class Series: ReturnedCallSeries {
             let method: PluginCall.Method
             let operation: String
             let outcome: CallOutcome
@@ -118,9 +118,12 @@
                     && errorCode == code
             }
 
-            /// Counts the call in this series, which the chain calls directly for the calls of its report
-            /// (``counter(forEvery:)``).
-            func count(_ call: CountedCall) { record(call) }
+            /// Counts a call of this series that returned, which the chain calls directly for the calls of its
+            /// report (``counter(forEvery:)``).
+            func countReturned(nanoseconds: Int64?) {
+                calls.increment()
+                if let nanoseconds { duration.recordNanoseconds(nanoseconds) }
+            }
 
             /// Counts the call, and records its duration when it was timed.
             func record(_ call: CountedCall) {
@@ -207,7 +210,7 @@
         }
 
         /// The series of every call reported with `report`: the chain hands them to it directly.
-        func counter(forEvery report: CountedCall) -> any CallCounter {
+        func counter(forEvery report: CountedCall) -> any ReturnedCallSeries {
             series(report.method, report.operationName ?? "none", report.outcome, "none")
         }
 

@@ -134,6 +134,27 @@
             #expect(timer.values.count == 5)
         }
 
+        /// Beside another counting plugin on the same repository, the plugin still counts and times every call it
+        /// should, and the other counter still gets the whole report, with the duration of the calls timed.
+        @Test func countsBesideAnotherCounter() async throws {
+            let other = RecordingCounter()
+            let cache = MemoryDataSource<String>()
+            cache.setValue("A", forKey: "a")
+            let users = CacheRepository(main: MemoryDataSource<String>(), cache: cache)
+                .plugins([SwiftMetricsPlugin(factory: metrics, timingInterval: 2), other], name: "users")
+
+            for _ in 0..<3 { _ = try await users.get(KeyQuery("a"), operation: .cacheSync) }
+
+            #expect(calls("users", "cacheSync", "hit") == 3)
+            let timer = try metrics.expectTimer(
+                SwiftMetricsPlugin.Label.duration,
+                [("source", "users"), ("method", "get"), ("operation", "cacheSync")]
+            )
+            #expect(timer.values.count == 2)
+            #expect(other.calls == Array(repeating: "users get cacheSync hit", count: 3))
+            #expect(other.timed == [true, false, true])
+        }
+
         @Test func countsStoreEvictionsByReasonWithEntriesAndBytes() throws {
             var configuration = MemoryDataSource<Data>.Configuration(countLimit: 2, costLimit: 25)
             configuration.evictionObserver = StoreMetrics(store: "avatars", factory: metrics)
@@ -172,6 +193,22 @@
             #expect(throws: (any Error).self) {
                 try metrics.expectGauge(StoreMetrics.Label.bytes, [("store", "names")])
             }
+        }
+    }
+
+    /// A plugin that counts, noting each call as `<source> <method> <operation> <outcome>` and whether it was timed;
+    /// one call in two is timed.
+    private final class RecordingCounter: StrataPlugin, CallCounter {
+        private let recorded = Locked<[(call: String, timed: Bool)]>([])
+
+        var calls: [String] { recorded.withLock { $0.map(\.call) } }
+        var timed: [Bool] { recorded.withLock { $0.map(\.timed) } }
+
+        func participation(in attachment: PluginAttachment) -> PluginParticipation { .counts(self, timingOneIn: 2) }
+
+        func count(_ call: CountedCall) {
+            let line = "\(call.source) \(call.method) \(call.operationName ?? "-") \(call.outcome)"
+            recorded.withLock { $0.append((line, call.duration != nil)) }
         }
     }
 

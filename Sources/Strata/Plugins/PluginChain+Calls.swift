@@ -124,8 +124,9 @@ extension PluginChain {
                 error: nil
             )
         }
+        let nanoseconds = Self.nanoseconds(since: started)
         if let report = returnedReports.report(method, operationName, outcome) {
-            report._withUnsafeGuaranteedRef { $0.count(duration: Self.duration(since: started)) }
+            report._withUnsafeGuaranteedRef { $0.count(nanoseconds: nanoseconds) }
             return
         }
         let counted = CountedCall(
@@ -134,7 +135,7 @@ extension PluginChain {
             operationName: operationName,
             outcome: outcome,
             error: nil,
-            duration: Self.duration(since: started)
+            duration: nanoseconds.map { .nanoseconds($0) }
         )
         countAll(counted)
     }
@@ -180,9 +181,15 @@ extension PluginChain {
 
     /// How long ago a counted call started, when it was timed (`started` is not `0`).
     static func duration(since started: UInt64) -> Duration? {
+        nanoseconds(since: started).map { .nanoseconds($0) }
+    }
+
+    /// How many nanoseconds ago a counted call started, when it was timed (`started` is not `0`).
+    @inline(__always)
+    static func nanoseconds(since started: UInt64) -> Int64? {
         guard started != 0 else { return nil }
         let now = DispatchTime.now().uptimeNanoseconds
-        return .nanoseconds(Int64(clamping: now >= started ? now - started : 0))
+        return Int64(clamping: now >= started ? now - started : 0)
     }
 
     /// Reports a call that threw to the plugins that observe failures, and returns the error to throw.

@@ -18,42 +18,113 @@ final class ReturnedCallReports: @unchecked Sendable {
 
     /// A report, in a class so that it is lent to the counters without a copy, with the counters to hand it to.
     final class Report: Sendable {
+        /// One of the chain's counters as a report holds it: the counter itself, or the series it binds to the
+        /// report (``ReportBindingCounter``). Unmanaged references, which a call copies without retaining; the
+        /// report's ``boxes`` and ``series`` keep them alive.
+        enum Counter {
+            case counter(Unmanaged<CounterBox>)
+            case series(Unmanaged<SeriesBox>)
+
+            /// The series, when the counter binds.
+            var series: Unmanaged<SeriesBox>? {
+                guard case .series(let box) = self else { return nil }
+                return box
+            }
+
+            /// The counter, when it does not bind.
+            var counter: Unmanaged<CounterBox>? {
+                guard case .counter(let box) = self else { return nil }
+                return box
+            }
+        }
+
+        /// A bound series, held so that a counted call reaches it through one reference.
+        final class SeriesBox: Sendable {
+            let series: any ReturnedCallSeries
+
+            init(_ series: any ReturnedCallSeries) { self.series = series }
+        }
+
         /// The report of the call.
         let call: CountedCall
 
-        /// The chain's counters, innermost first, each replaced by the one it binds to this report when it does
-        /// (``ReportBindingCounter``).
-        let counters: [CounterBox]
+        /// The chain's counters, innermost first, each replaced by the series it binds to this report when it does.
+        let counters: [Counter]
 
-        /// ``counters`` as unmanaged references, which a call copies without retaining.
-        let counterReferences: [Unmanaged<CounterBox>]
+        /// The one series of a chain whose only counter binds (one `SwiftMetricsPlugin`), which a call goes
+        /// straight to; `nil` when there are other counters.
+        let onlySeries: Unmanaged<SeriesBox>?
+
+        /// The one counter of a chain whose only counter does not bind, which an untimed call goes straight to.
+        let onlyCounter: Unmanaged<CounterBox>?
+
+        /// The counters that do not bind, and the series of those that do: what keeps ``counters`` alive.
+        private let boxes: [CounterBox]
+        private let series: [SeriesBox]
 
         init(_ call: CountedCall, counters: [CounterBox]) {
             self.call = call
+            var boxes: [CounterBox] = []
+            var series: [SeriesBox] = []
             self.counters = counters.map { box in
-                guard let binding = box.counter as? any ReportBindingCounter else { return box }
-                return CounterBox(binding.counter(forEvery: call))
+                guard let binding = box.counter as? any ReportBindingCounter else {
+                    boxes.append(box)
+                    return .counter(.passUnretained(box))
+                }
+                let bound = SeriesBox(binding.counter(forEvery: call))
+                series.append(bound)
+                return .series(.passUnretained(bound))
             }
-            counterReferences = self.counters.map { Unmanaged.passUnretained($0) }
+            self.boxes = boxes
+            self.series = series
+            onlySeries = self.counters.count == 1 ? self.counters.first.flatMap(\.series) : nil
+            onlyCounter = self.counters.count == 1 ? self.counters.first.flatMap(\.counter) : nil
         }
 
-        /// Hands the report to every counter, innermost first, with `duration` when the call was timed.
-        func count(duration: Duration?) {
-            guard let duration else { return count(call) }
-            count(
-                CountedCall(
-                    source: call.source,
-                    method: call.method,
-                    operationName: call.operationName,
-                    outcome: call.outcome,
-                    error: nil,
-                    duration: duration
-                )
+        /// Hands the call to every counter, innermost first, with its duration when it was timed: a bound series
+        /// gets the nanoseconds, a counter the report (a copy with the duration when there is one).
+        ///
+        /// - Parameter nanoseconds: How long the call took, when it was timed (``PluginChain/nanoseconds(since:)``).
+        @inline(__always)
+        func count(nanoseconds: Int64?) {
+            if let onlySeries {
+                onlySeries._withUnsafeGuaranteedRef { $0.series.countReturned(nanoseconds: nanoseconds) }
+                return
+            }
+            if nanoseconds == nil, let onlyCounter {
+                onlyCounter._withUnsafeGuaranteedRef { $0.count(call) }
+                return
+            }
+            countEach(nanoseconds: nanoseconds)
+        }
+
+        /// ``count(nanoseconds:)`` for a chain of several counters, or one that does not bind.
+        @inline(never)
+        private func countEach(nanoseconds: Int64?) {
+            for counter in counters {
+                switch counter {
+                case .series(let box):
+                    box._withUnsafeGuaranteedRef { $0.series.countReturned(nanoseconds: nanoseconds) }
+                case .counter(let box):
+                    guard let nanoseconds else {
+                        box._withUnsafeGuaranteedRef { $0.count(call) }
+                        continue
+                    }
+                    box._withUnsafeGuaranteedRef { $0.count(timed(nanoseconds)) }
+                }
+            }
+        }
+
+        /// The report with the duration of a timed call.
+        private func timed(_ nanoseconds: Int64) -> CountedCall {
+            CountedCall(
+                source: call.source,
+                method: call.method,
+                operationName: call.operationName,
+                outcome: call.outcome,
+                error: nil,
+                duration: .nanoseconds(nanoseconds)
             )
-        }
-
-        private func count(_ call: CountedCall) {
-            for box in counterReferences { box._withUnsafeGuaranteedRef { $0.count(call) } }
         }
     }
 
@@ -82,6 +153,7 @@ final class ReturnedCallReports: @unchecked Sendable {
 
     /// The report of a call of `method` that returned with `outcome` under `operationName`, made the
     /// first time it is asked; `nil` when ``limit`` reports were made and none is this one.
+    @inline(__always)
     func report(_ method: PluginCall.Method, _ operationName: String?, _ outcome: CallOutcome) -> Unmanaged<Report>? {
         let slot = slots + Self.index(method, outcome)
         if let pointer = UnsafeRawPointer(bitPattern: strata_atomic_load_acquire(slot)) {
@@ -97,6 +169,7 @@ final class ReturnedCallReports: @unchecked Sendable {
     /// A new report is built outside the lock: building it asks each counter for its series
     /// (``ReportBindingCounter``), which may run a metrics factory of the user's. Two calls that build the same report
     /// at once keep the first one published.
+    @inline(never)
     private func make(
         _ method: PluginCall.Method,
         _ operationName: String?,
@@ -136,6 +209,7 @@ final class ReturnedCallReports: @unchecked Sendable {
     }
 
     /// The slot of a method and an outcome.
+    @inline(__always)
     private static func index(_ method: PluginCall.Method, _ outcome: CallOutcome) -> Int {
         let row =
             switch method {
