@@ -127,8 +127,7 @@
 
             /// Counts the call, and records its duration when it was timed.
             func record(_ call: CountedCall) {
-                calls.increment()
-                if let nanoseconds = call.durationNanoseconds { duration.recordNanoseconds(nanoseconds) }
+                countReturned(nanoseconds: call.durationNanoseconds)
             }
         }
 
