@@ -26,6 +26,15 @@ struct JSONFileFullDiskIndexTests {
         return filler
     }
 
+    /// Gives the filler's room back: cut to nothing first, for unlinking alone frees nothing while another process
+    /// holds it open (a child another test spawns at that moment inherits this process's descriptors).
+    private func free(_ filler: URL) throws {
+        let handle = try FileHandle(forWritingTo: filler)
+        try handle.truncate(atOffset: 0)
+        try handle.close()
+        try FileManager.default.removeItem(at: filler)
+    }
+
     /// Before, the read threw `io` as soon as its recency line found no room.
     @Test(.enabled(if: TemporaryMount.isAvailable, "needs root and tmpfs (mount(2))"))
     func aReadOnAFullDiskReturnsItsValue() throws {
@@ -39,7 +48,7 @@ struct JSONFileFullDiskIndexTests {
         for _ in 0..<1_000 { #expect(try store?.value(forKey: "a") == Self.item) }
 
         // Then every read returned the value; once there is room again, the index opens whole
-        try FileManager.default.removeItem(at: filler)
+        try free(filler)
         try store?.setValue(Item(name: "b", number: 2), forKey: "b")
         store = nil
         let reopened = try JSONFileDataSource<Item>(folder: mount.url.appendingPathComponent("store"))
@@ -68,7 +77,7 @@ struct JSONFileFullDiskIndexTests {
         #expect(failed)
 
         // When there is room again, and the entry is renewed once more
-        try FileManager.default.removeItem(at: filler)
+        try free(filler)
         try store?.renewMetadata(EntryMetadata(tags: ["last"]), forKey: "a")
         store = nil
 
