@@ -16,7 +16,8 @@ import Strata
 ///
 /// A caller awaiting ``value`` or ``result`` stops waiting when its own task is cancelled (it gets
 /// ``Strata/StrataError/Code/cancelled``); the download goes on for every other listener. ``cancel()`` stops the
-/// download itself.
+/// download itself. While it waits, the download runs at least at the caller's priority (where the system can raise a
+/// task's priority: Linux, and Apple's systems from version 26).
 public final class DownloadFuture<Output: Sendable>: Sendable {
     private let task: Task<Void, Never>
     private let state: Locked<State>
@@ -58,14 +59,33 @@ public final class DownloadFuture<Output: Sendable>: Sendable {
     /// is cancelled first (the work goes on).
     public var result: Result<Output, any Error> {
         get async {
-            await state.suspend(numbering: \.lastWaiter) { state, id, continuation in
-                guard state.result == nil else { return false }
-                state.waiters[id] = continuation
-                return true
-            } removing: { state, id in
-                state.waiters.removeValue(forKey: id)
-            }
+            await waitLiftingTheWork()
             return state.withLock { $0.result } ?? .failure(Self.stoppedWaiting())
+        }
+    }
+
+    /// Waits for the work to finish, or for the calling task's cancellation, and lends the work the caller's
+    /// priority meanwhile, as awaiting its task would: a view waiting at `userInitiated` for a download started at
+    /// `utility` raises the download, then and whenever its own priority is raised while it waits.
+    private func waitLiftingTheWork() async {
+        guard #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) else { return await waitForTheWork() }
+        await withTaskPriorityEscalationHandler {
+            // Read once the handler is in place: a raise before it is in this priority, one after in the handler.
+            task.escalatePriority(to: Task.currentPriority)
+            await waitForTheWork()
+        } onPriorityEscalated: { [task] _, raised in
+            task.escalatePriority(to: raised)
+        }
+    }
+
+    /// Waits for the work to finish, or for the calling task's cancellation.
+    private func waitForTheWork() async {
+        await state.suspend(numbering: \.lastWaiter) { state, id, continuation in
+            guard state.result == nil else { return false }
+            state.waiters[id] = continuation
+            return true
+        } removing: { state, id in
+            state.waiters.removeValue(forKey: id)
         }
     }
 
