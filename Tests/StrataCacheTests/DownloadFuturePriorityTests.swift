@@ -6,6 +6,7 @@ import Testing
 /// a view that waits at a high priority for a download started in the background is not left behind it.
 @Suite(.timeLimit(.minutes(1)))
 struct DownloadFuturePriorityTests {
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     @Test func aWaiterOfHigherPriorityRaisesTheDownload() async throws {
         // Given a download started at background priority that finishes only once it runs above `low`
         var download = await Download.startedInTheBackground()
@@ -19,6 +20,7 @@ struct DownloadFuturePriorityTests {
         #expect(finished >= .high)
     }
 
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     @Test func aWaiterRaisedWhileItWaitsRaisesTheDownload() async throws {
         // Given a download started at background priority, and a caller of low priority waiting for it (which
         // raises the download to `low` once it waits)
@@ -46,6 +48,7 @@ struct DownloadFuturePriorityTests {
 
     /// A download that says its priority when it starts and each time it is raised, and finishes once it runs above
     /// `low`, returning that priority.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     struct Download {
         let future: DownloadFuture<TaskPriority>
         var priorities: AsyncStream<TaskPriority>.Iterator
