@@ -5,11 +5,18 @@
     /// A plugin that writes one swift-log line per call: what was called, how it ended, where the value came from
     /// and how long it took, as metadata a log pipeline can index.
     ///
-    /// Attach it to a repository and to its sources, so that a repository's line says whether its value came from
-    /// the cache or from main (``Strata/CallTrail``):
+    /// Attach it to a repository: a ``Strata/CacheRepository`` says whether each value came from its cache or from
+    /// main, which the line carries as its origin (`cache`, `main`):
     ///
     /// ```swift
     /// let logging = LoggerPlugin(logger: Logger(label: "users"))
+    /// let users = CacheRepository(main: api, cache: memory).plugins([logging], name: "users")
+    /// ```
+    ///
+    /// Attach it to the sources too for a line per source call (at ``sourceLevel``) and for origins by the sources'
+    /// names (``Strata/CallTrail``); each plugged source adds a little to every call, even where no line is written:
+    ///
+    /// ```swift
     /// let users = CacheRepository(
     ///     main: api.plugins([logging], name: "api"),
     ///     cache: memory.plugins([logging], name: "memory")
@@ -25,7 +32,7 @@
     /// | `strata.method` | `get`, `getAll`, `put`, `putAll`, `delete` |
     /// | `strata.query` | the query's type, such as `IdQuery<Int>` (its values only with ``includesValues``) |
     /// | `strata.operation` | the repository operation, such as `cacheSync`; absent for a source |
-    /// | `strata.origin` | the source that gave the value, when known |
+    /// | `strata.origin` | the source that gave the value, when known: its name, or `cache` or `main` |
     /// | `strata.outcome` | `hit`, `miss`, `staleServed`, `notValid`, `success`, `error` |
     /// | `strata.duration_ms` | the duration in milliseconds |
     /// | `strata.error.code` | the ``Strata/StrataError/Code``, or `other`, when the call failed |

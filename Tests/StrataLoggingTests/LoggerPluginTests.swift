@@ -38,6 +38,19 @@
             #expect(lines.last?.metadata["strata.error"] == "StrataError.network: (message withheld)")
         }
 
+        /// Attached to the repository alone (the cheapest wiring), a line still says which source gave the value:
+        /// the repository says it, by the source's role. Before, its origin was left out.
+        @Test func onTheRepositoryAloneALineSaysWhichSourceGaveTheValue() async {
+            await ObservedScenario().run([LoggerPlugin(logger: logger(at: .debug))], onSources: false)
+
+            let lines = handler.entries
+            #expect(lines.map { $0.metadata["strata.source"]?.description } == Array(repeating: "users", count: 5))
+            #expect(lines.map { $0.metadata["strata.outcome"]?.description } == ObservedScenario.outcomes)
+            #expect(
+                lines.map { $0.metadata["strata.origin"]?.description } == ["main", "cache", nil, "cache", nil]
+            )
+        }
+
         @Test func logsSourceCallsAtTheSourceLevel() async {
             await ObservedScenario().run(LoggerPlugin(logger: logger(at: .trace)))
 

@@ -52,7 +52,7 @@ struct CallTrailTests {
     }
 
     /// No steps without plugins on the sources: the repository says how its reads ended (a miss main answered,
-    /// then a hit), and no origin is known.
+    /// then a hit) and which of its sources answered, by its role (`main`, `cache`). A delete reads nothing.
     @Test func withoutPluginsOnTheSourcesTheRepositorySaysHowItsReadsEnded() async throws {
         let recorder = OutcomeRecorder()
         let users = CacheRepository(main: ScriptedDataSource<String>(["a": "A"]), cache: ScriptedDataSource<String>())
@@ -62,7 +62,8 @@ struct CallTrailTests {
         _ = try await users.get(KeyQuery("a"), operation: .cacheSync)
         try await users.delete(KeyQuery("a"), operation: .mainSync)
 
-        #expect(recorder.lines == ["users get: miss from -", "users get: hit from -", "users delete: success from -"])
+        let lines = ["users get: miss from main", "users get: hit from cache", "users delete: success from -"]
+        #expect(recorder.lines == lines)
     }
 }
 

@@ -88,6 +88,6 @@ struct CoalescedOutcomeTests {
         _ = try await users.get(KeyQuery("a"), operation: DefaultOperation())
         _ = try await users.get(KeyQuery("a"), operation: DefaultOperation())
 
-        #expect(recorder.lines == ["miss from -", "hit from -"])
+        #expect(recorder.lines == ["miss from main", "hit from cache"])
     }
 }

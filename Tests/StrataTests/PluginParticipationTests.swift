@@ -86,7 +86,8 @@ struct PluginParticipationTests {
     }
 
     /// Without plugins on its sources, a repository's call has a trail with no steps: the repository says how its
-    /// read ended itself, beside a plugin that intercepts or not (every read that returned was a hit).
+    /// read ended itself, and which of its sources gave the value (by its role), beside a plugin that intercepts or
+    /// not.
     @Test(arguments: [false, true])
     func anObservingPluginOnTheRepositoryAloneSeesItsOutcomes(besideAnInterceptor: Bool) async {
         let plugin = CountingPlugin(.observes)
@@ -94,7 +95,10 @@ struct PluginParticipationTests {
 
         await ObservedScenario().run(plugins, onSources: false)
 
-        #expect(plugin.counts.finished == ObservedScenario.outcomes.map { "users get: \($0) from -" })
+        let origins = ObservedScenario.origins.map { $0.map { $0 == "api" ? "main" : "cache" } ?? "-" }
+        #expect(
+            plugin.counts.finished == zip(ObservedScenario.outcomes, origins).map { "users get: \($0) from \($1)" }
+        )
     }
 
     @Test func aFailureObserverSeesOnlyTheCallsThatThrow() async {

@@ -12,8 +12,8 @@ struct SharedAnswer<Value: Sendable>: Sendable {
     var isStale = false
     /// The steps the work's sources added to its trail.
     var steps: [CallTrail.Step] = []
-    /// The outcome a repository reported in the work, if any.
-    var reported: CallOutcome?
+    /// What a repository reported in the work, if any.
+    var reported: CallTrail.Report?
 
     /// Runs `work` in a trail of its own when trails are in use (`CallTrail.collectingSteps(for:_:)`) and in a
     /// stale-answer report of its own, and returns what it found.

@@ -4,8 +4,9 @@
 /// Observability plugins attached both to a repository and to its sources share a trail through a task-local: the
 /// repository's plugin runs the call inside ``run(for:_:)``, each source's plugin adds a step with ``record(_:error:)``,
 /// and the repository's plugin reads ``origin`` and ``outcome(error:)`` once the call returned. Without plugins on the
-/// sources a trail has no steps and no origin: a ``CacheRepository`` says how its read ended itself, and another
-/// repository's read that returned is reported as a hit.
+/// sources a trail has no steps: a ``CacheRepository`` says itself how its read ended and which of its two sources
+/// answered (the origin is then `cache` or `main`), and another repository's read that returned is reported as a hit
+/// with no origin.
 public final class CallTrail: Sendable {
     /// One source call seen during a repository call.
     public struct Step: Sendable, Hashable {
@@ -23,7 +24,7 @@ public final class CallTrail: Sendable {
     private let call: (source: String, method: PluginCall.Method)
     private let recorded = Locked<[Step]>([])
     /// How the repository running the call said its read ended (`report`); `nil` when none said.
-    private let reported = Locked<CallOutcome?>(nil)
+    private let reported = Locked<Report?>(nil)
 
     private init(_ call: PluginCall) {
         self.call = (call.source, call.method)
@@ -117,7 +118,7 @@ public final class CallTrail: Sendable {
     package static func collectingSteps<R>(
         for starter: CallTrail?,
         _ body: () async -> R
-    ) async -> (value: R, steps: [Step], reported: CallOutcome?) {
+    ) async -> (value: R, steps: [Step], reported: Report?) {
         guard starter != nil || mayBeBound else { return (await body(), [], nil) }
         let trail = CallTrail(identity: starter?.call ?? ("", .get))
         let value = await bind(trail) { await body() }
@@ -130,31 +131,44 @@ public final class CallTrail: Sendable {
     /// - Parameters:
     ///   - steps: The shared work's steps.
     ///   - reported: The outcome a repository reported in the shared work, if any.
-    package static func add(_ steps: [Step], reported: CallOutcome?) {
+    package static func add(_ steps: [Step], reported: Report?) {
         guard steps.isEmpty == false || reported != nil, mayBeBound, let current else { return }
         if !steps.isEmpty { current.recorded.withLock { $0 += steps } }
         if let reported { current.reported.withLock { $0 = reported } }
     }
 
-    /// Tells the trail bound to this task, if a plugin bound one, how the repository read running in it ended: a
-    /// repository that knows (``CacheRepository``) says so, and ``outcome(error:)`` prefers it to the steps, which
-    /// are missing when its sources have no plugins. Repositories nested in one another report in turn; the
-    /// outermost finishes last, and its report stands.
-    ///
-    /// - Parameter outcome: How the read ended.
-    @usableFromInline
-    static func report(_ outcome: CallOutcome) {
-        guard mayBeBound, let current else { return }
-        current.reported.withLock { $0 = outcome }
+    /// How a repository that knows said its read ended (``report(_:from:)``).
+    package struct Report: Sendable, Hashable {
+        /// How the read ended.
+        let outcome: CallOutcome
+        /// Which of the repository's two sources gave the value (or the stale value served).
+        let source: OperationPlan.Source
     }
 
-    /// The source whose read gave the value: the last read that returned, or the source of a stale value served;
-    /// `nil` when no source reported a step.
+    /// Tells the trail bound to this task, if a plugin bound one, how the repository read running in it ended and
+    /// which of its sources answered: a repository that knows (``CacheRepository``) says so, and ``outcome(error:)``
+    /// prefers it to the steps, which are missing when its sources have no plugins; ``origin`` takes the source when
+    /// the steps name none. Repositories nested in one another report in turn; the outermost finishes last, and its
+    /// report stands.
+    ///
+    /// - Parameters:
+    ///   - outcome: How the read ended.
+    ///   - source: The source that gave the value, or the stale value served.
+    @usableFromInline
+    static func report(_ outcome: CallOutcome, from source: OperationPlan.Source) {
+        guard mayBeBound, let current else { return }
+        current.reported.withLock { $0 = Report(outcome: outcome, source: source) }
+    }
+
+    /// The source whose read gave the value: the last read of a source with plugins that returned, or the source
+    /// of a stale value served; else, when the repository said which of its sources answered (a ``CacheRepository``
+    /// does), `cache` or `main`; `nil` when neither tells.
     public var origin: String? {
-        recorded.withLock { steps in
+        let named = recorded.withLock { steps in
             let reads = steps.lazy.filter(\.method.isRead)
             return (reads.last { $0.outcome == .hit } ?? reads.first { $0.outcome == .notValid })?.source
         }
+        return named ?? reported.withLock { $0?.source.description }
     }
 
     /// How the repository call ended: what the repository said (a ``CacheRepository`` says), else what its steps give.
@@ -163,7 +177,7 @@ public final class CallTrail: Sendable {
     public func outcome(error: (any Error)?) -> CallOutcome {
         let plain = CallOutcome(call.method, error: error)
         guard plain == .hit else { return plain }
-        if let reported = reported.withLock({ $0 }) { return reported }
+        if let reported = reported.withLock({ $0?.outcome }) { return reported }
         return recorded.withLock { steps in
             let reads = steps.lazy.filter(\.method.isRead)
             guard let first = reads.first else { return .hit }

@@ -7,8 +7,9 @@ public struct ObservedCall: Sendable {
     /// How it ended.
     public let outcome: CallOutcome
 
-    /// The name of the source that gave the value: the source itself for a data source call, the source the
-    /// ``CallTrail`` saw answer for a repository call; `nil` when unknown (no plugin on the sources) or when nothing
+    /// The name of the source that gave the value: the source itself for a data source call; for a repository call,
+    /// the source the ``CallTrail`` saw answer, or, with no plugin on that source, `cache` or `main` as a
+    /// ``CacheRepository`` says; `nil` when unknown (another repository, no plugin on its sources) or when nothing
     /// was read.
     public let origin: String?
 

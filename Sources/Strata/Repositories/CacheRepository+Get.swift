@@ -59,7 +59,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
     ) async throws -> (value: Main.Value, outcome: CallOutcome) {
         do {
             let value = try await cache.get(query)
-            CallTrail.report(.hit)
+            CallTrail.report(.hit, from: .cache)
             return (value, .hit)
         } catch let error as StrataError where error.isMiss {
             return try await readReportingOutcome(query, operation: operation, knownMiss: error)
@@ -161,7 +161,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         do {
             let asksMainOnAMiss = plan.first == .cache && !plan.asksMainOn.isEmpty
             let answer = try await runRead(plan, plannedGetAll(query, asksMainOnAMiss: asksMainOnAMiss))
-            CallTrail.report(answer.outcome(first: plan.first))
+            CallTrail.report(answer.outcome(first: plan.first), from: answer.source)
             return (answer.entry, answer.isStale)
         } catch {
             throw error.error

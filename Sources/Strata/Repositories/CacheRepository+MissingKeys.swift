@@ -38,7 +38,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             guard entries.count == keys.count else {
                 throw StrataError(.notFound, "The cache answered \(entries.count) entries for \(keys.count) keys")
             }
-            CallTrail.report(.hit)
+            CallTrail.report(.hit, from: .cache)
             return (entries, false)
         } catch let error as StrataError
             where plan.asksMainOn.contains(error) || plan.servesStaleAtOnce(after: error) != nil
@@ -67,7 +67,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         }
         let (stale, missing, servesStale) = try serveStale(query, plan, &entries, misses: misses, since: stamp)
         if missing.isEmpty {
-            CallTrail.report(servesStale ? .staleServed : .hit)
+            CallTrail.report(servesStale ? .staleServed : .hit, from: .cache)
             return (entries.compactMap { $0 }, servesStale)
         }
         let fetched: [StoredEntry<Main.Value>?]
@@ -84,7 +84,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             guard servable, plan.staleValues.servesStale(after: error) else {
                 throw error
             }
-            CallTrail.report(.staleServed)
+            CallTrail.report(.staleServed, from: .cache)
             return (keys.indices.compactMap { entries[$0] ?? stale[$0] }, true)
         }
         for (position, entry) in zip(missing, fetched) { entries[position] = entry }
@@ -93,7 +93,8 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
             throw StrataError.partial(entries.map { $0?.value }, missingKeys: missingKeys)
         }
         let isStale = fetchedStale || servesStale
-        CallTrail.report(isStale ? .staleServed : .miss)
+        // Main answered the keys the cache missed: the last read that returned, as a trail's steps would say.
+        CallTrail.report(isStale ? .staleServed : .miss, from: .main)
         return (entries.compactMap { $0 }, isStale)
     }
 

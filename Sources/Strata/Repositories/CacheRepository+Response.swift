@@ -68,7 +68,7 @@ where Main: GetDataSource, Cache: GetDataSource & PutDataSource, Main.Value == C
         }
         // A read after the caller's own cache miss was not answered by the first source it asked.
         let outcome = knownMiss == nil ? answer.outcome(first: plan.first) : answer.outcome(first: nil)
-        CallTrail.report(outcome)
+        CallTrail.report(outcome, from: answer.source)
         return (answer, outcome)
     }
 }
