@@ -10,8 +10,9 @@ import StrataMetrics
 import StrataTracing
 import Tracing
 
-// The observability rows: a memory-cache hit through `CacheRepository` with each integration's plugin (on the
-// repository and on both sources, as their documentation wires them) beside the same repository without any.
+// The observability rows: a memory-cache hit through `CacheRepository` with each integration's plugin (wired as its
+// documentation wires it: the logger on the repository, metrics and tracing on the repository and on both sources)
+// beside the same repository without any.
 // Names are "Observability cache hit: <contender>"; `scripts/benchmarks` matches on them.
 
 let benchmarks: @Sendable () -> Void = {
@@ -39,19 +40,21 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 /// The logging rows: the plugin's default levels (`debug` for the repository, `trace` for sources) under a logger
-/// at `info`, which must write nothing; and, as context, under a logger at `trace`, whose handler drops the lines.
+/// at `info`, which must write nothing, on the repository as documented and, as context, on both sources too; and,
+/// as context, under a logger at `trace`, whose handler drops the lines.
 func registerLoggingHits(_ row: String) {
-    registerHits(
-        "\(row): LoggerPlugin, level disabled",
-        check: { _ in
-            let lines = CountingLogHandler.lines.load(ordering: .relaxed)
-            return lines == 0 ? nil : "\(lines) lines written at a disabled level"
-        },
-        make: {
-            let logger = Logger(label: "bench") { _ in CountingLogHandler(logLevel: .info) }
-            return HitFixture.pluggedRepository(LoggerPlugin(logger: logger))
-        }
-    )
+    let disabled: @Sendable (_ reads: Int) -> String? = { _ in
+        let lines = CountingLogHandler.lines.load(ordering: .relaxed)
+        return lines == 0 ? nil : "\(lines) lines written at a disabled level"
+    }
+    registerHits("\(row): LoggerPlugin, level disabled", check: disabled) {
+        let logger = Logger(label: "bench") { _ in CountingLogHandler(logLevel: .info) }
+        return HitFixture.repositoryPlugged(LoggerPlugin(logger: logger))
+    }
+    registerHits("\(row): LoggerPlugin, level disabled, also on both sources", check: disabled) {
+        let logger = Logger(label: "bench") { _ in CountingLogHandler(logLevel: .info) }
+        return HitFixture.pluggedRepository(LoggerPlugin(logger: logger))
+    }
     registerHits(
         "\(row): LoggerPlugin, level enabled",
         check: { _ in CountingLogHandler.lines.load(ordering: .relaxed) > 0 ? nil : "no line written" },

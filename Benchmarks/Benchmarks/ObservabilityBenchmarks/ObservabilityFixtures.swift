@@ -38,8 +38,16 @@ enum HitFixture {
     typealias PluggedSource = PluggedDataSource<MemoryDataSource<Data>>
     typealias Plugged = PluggedRepository<CacheRepository<PluggedSource, PluggedSource>>
 
-    /// The repository wired as the integrations' documentation shows: the plugin on the repository and on each
-    /// source, so a repository call's report knows where its value came from.
+    /// The repository plugged alone, as the logger's documentation wires it: the repository says which of its
+    /// sources answered.
+    static func repositoryPlugged(_ plugin: any StrataPlugin) -> PluggedRepository<
+        CacheRepository<MemoryDataSource<Data>, MemoryDataSource<Data>>
+    > {
+        CacheRepository(main: main, cache: cache).plugins([plugin], name: "users")
+    }
+
+    /// The repository wired as the metrics and tracing documentation shows: the plugin on the repository and on each
+    /// source, so that each source's calls are counted or traced and a repository call's report names its source.
     static func pluggedRepository(_ plugin: any StrataPlugin) -> Plugged {
         CacheRepository(
             main: main.plugins([plugin], name: "main"),
