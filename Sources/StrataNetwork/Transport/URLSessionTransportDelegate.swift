@@ -61,6 +61,9 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         /// When a byte last moved, either way (the start of the exchange's deadlines before any).
         var lastActivity: ContinuousClock.Instant
         var response: HTTPURLResponse?
+        /// The response's header fields (``URLSessionTransportDelegate/headers(of:)``), converted once as its head came,
+        /// off the lock; empty before it.
+        var headers = HTTPHeaders()
         /// The status of the last redirect: a request a server answered with one may have taken effect, even when the
         /// redirect then failed.
         var redirectStatus: Int?
@@ -212,7 +215,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         }
         return HTTPResponse(
             status: response.statusCode,
-            headers: headers(of: response),
+            headers: transfer.headers,
             body: transfer.body,
             url: response.url
         )
@@ -273,7 +276,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             file = DownloadFile.createQueued(at: pendingFile)
         }
         let now = self.now
-        let admitted = update(identifier) { Self.admit(response, file: file, into: &$0, now: now) }
+        // Converted here, not under the lock the transfers share, and once for the transfer's every use.
+        let headers = (response as? HTTPURLResponse).map(Self.headers(of:)) ?? HTTPHeaders()
+        let admitted = update(identifier) {
+            Self.admit(response, headers: headers, file: file, into: &$0, now: now)
+        }
         // The transfer ended meanwhile (cancelled), after its sink had cleaned up: the writer made just above is
         // this call's own, so its file is closed and removed (on its queue), or a cancelled download would leave it
         // behind.
@@ -410,7 +417,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             else { return nil }
             return HTTPResponse(
                 status: response.statusCode,
-                headers: Self.headers(of: response),
+                headers: transfer.headers,
                 body: transfer.body,
                 url: response.url
             )
@@ -440,10 +447,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         _ = update(task.taskIdentifier) { $0.lastActivity = now }
     }
 
-    /// Records a transfer's response (and, for a download, where its body goes: `file`, the writer of a 2xx's); the
-    /// error when its `Content-Length` exceeds the limit.
+    /// Records a transfer's response with its `headers` (and, for a download, where its body goes: `file`, the writer
+    /// of a 2xx's); the error when its `Content-Length` exceeds the limit.
     private static func admit(
         _ response: URLResponse,
+        headers: HTTPHeaders,
         file: DownloadFileWriter?,
         into transfer: inout Transfer,
         now: ContinuousClock.Instant
@@ -451,10 +459,11 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         let http = response as? HTTPURLResponse
         // Only a body that comes, as sent, is held to its length: a `HEAD` or a 304 may announce the length of the
         // representation it does not send (RFC 9110, section 8.6), as AsyncHTTPClientTransport reads it too.
-        let countable = http.map { transfer.exchange.bodyIsCountable(status: $0.statusCode, headers: headers(of: $0)) }
+        let countable = http.map { transfer.exchange.bodyIsCountable(status: $0.statusCode, headers: headers) }
         let expected = countable != false && response.expectedContentLength >= 0 ? response.expectedContentLength : nil
         transfer.lastActivity = now
         transfer.response = http
+        transfer.headers = headers
         transfer.expected = expected
         if case .pendingFile = transfer.sink {
             transfer.sink = file.map { .file($0) } ?? .prefix
@@ -554,7 +563,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
             finish(identifier, with: .failure(transfer.exchange.noResponse()))
             return
         }
-        let headers = Self.headers(of: response)
+        let headers = transfer.headers
         if let expected = transfer.expected, Int64(transfer.received) < expected,
             Self.bodyIsCountable(transfer, headers)
         {
@@ -587,7 +596,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         transfer.exchange.tooLarge(
             contentLength: contentLength,
             status: transfer.response?.statusCode,
-            headers: transfer.response.map(headers(of:)) ?? HTTPHeaders()
+            headers: transfer.headers
         )
     }
 
