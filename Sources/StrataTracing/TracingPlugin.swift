@@ -23,11 +23,11 @@
     ///
     /// A span is named `<source> <method>`, such as `users get`, and carries the attributes `strata.source`,
     /// `strata.method`, `strata.query` (the query's type), `strata.operation` (repository calls), `strata.outcome`
-    /// (``Strata/CallOutcome``), `strata.origin` (the source that gave the value, when known: its name, or `cache` or `main`) and, for a failure,
-    /// `strata.error.code`; a failure other than a miss is recorded on the span and sets its status to error. The
-    /// error recorded is ``Strata/StrataError/redacted()`` — its code and summary (`HTTP 503`), not its message,
-    /// which may quote a key, a URL with its query or the first bytes of a server's answer — unless
-    /// ``includesValues`` is on.
+    /// (``Strata/CallOutcome``), `strata.origin` (the source that gave the value, when known: its name, or `cache`
+    /// or `main`) and, for a failure, `strata.error.code`; a failure other than a miss is recorded on the span and
+    /// sets its status to error. The error recorded is ``Strata/StrataError/redacted()`` — its code and summary
+    /// (`HTTP 503`), not its message, which may quote a key, a URL with its query or the first bytes of a server's
+    /// answer — unless ``includesValues`` is on.
     public struct TracingPlugin: StrataPlugin {
         /// The tracer spans are started on.
         public let tracer: any Tracer

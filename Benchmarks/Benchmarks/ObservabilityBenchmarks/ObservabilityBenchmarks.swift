@@ -47,13 +47,14 @@ func registerLoggingHits(_ row: String) {
         let lines = CountingLogHandler.lines.load(ordering: .relaxed)
         return lines == 0 ? nil : "\(lines) lines written at a disabled level"
     }
+    @Sendable func quietPlugin() -> LoggerPlugin {
+        LoggerPlugin(logger: Logger(label: "bench") { _ in CountingLogHandler(logLevel: .info) })
+    }
     registerHits("\(row): LoggerPlugin, level disabled", check: disabled) {
-        let logger = Logger(label: "bench") { _ in CountingLogHandler(logLevel: .info) }
-        return HitFixture.repositoryPlugged(LoggerPlugin(logger: logger))
+        HitFixture.repositoryPlugged(quietPlugin())
     }
     registerHits("\(row): LoggerPlugin, level disabled, also on both sources", check: disabled) {
-        let logger = Logger(label: "bench") { _ in CountingLogHandler(logLevel: .info) }
-        return HitFixture.pluggedRepository(LoggerPlugin(logger: logger))
+        HitFixture.pluggedRepository(quietPlugin())
     }
     registerHits(
         "\(row): LoggerPlugin, level enabled",

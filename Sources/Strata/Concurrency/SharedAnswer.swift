@@ -1,6 +1,6 @@
 /// What work shared by several calls (a ``RequestCoalescer``'s run, a batch of ``BatchingDataSource``) gives each
 /// of them: its value or error, whether a source marked the value stale (`StaleAnswerReport`), and the steps its
-/// sources added to a ``CallTrail`` with the outcome a repository reported there.
+/// sources added to a ``CallTrail`` with what a repository reported there.
 ///
 /// The work belongs to no one caller's call: it runs in a task of its own, outside every call
 /// (`CallContext.startShared(_:)`), and each caller takes its answer in its own task (``take()``), where the stale

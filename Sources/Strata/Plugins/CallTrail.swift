@@ -107,7 +107,7 @@ public final class CallTrail: Sendable {
 
     /// Runs `body`, work shared by several calls (a ``RequestCoalescer``'s run, a batch of ``BatchingDataSource``), in
     /// a trail of its own when trails are in use, and returns what it returned with the steps its sources added and
-    /// the outcome a repository reported in it; each call adds them to its own trail (``add(_:reported:)``).
+    /// what a repository reported in it; each call adds them to its own trail (``add(_:reported:)``).
     ///
     /// The run's trail stands for `starter`, the trail of the call that started the run: a plugin inside the run that
     /// observes the same repository call shares it, as it would share the starter's.
@@ -126,11 +126,11 @@ public final class CallTrail: Sendable {
     }
 
     /// Adds what work this call shared with others found (``collectingSteps(for:_:)``) to the current trail, if there
-    /// is one: its steps, and the outcome a repository reported in it.
+    /// is one: its steps, and what a repository reported in it.
     ///
     /// - Parameters:
     ///   - steps: The shared work's steps.
-    ///   - reported: The outcome a repository reported in the shared work, if any.
+    ///   - reported: What a repository reported in the shared work (an outcome and a source), if any.
     package static func add(_ steps: [Step], reported: Report?) {
         guard steps.isEmpty == false || reported != nil, mayBeBound, let current else { return }
         if !steps.isEmpty { current.recorded.withLock { $0 += steps } }
