@@ -26,6 +26,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case storeSession = "store-session"
     /// Header fields a transport's table joined, split back (`HTTPHeaders.splittingJoinedFields`).
     case headerFields = "header-fields"
+    /// What a revalidation reads from servers: entity tags (`ConditionalHeaders`), a `304`'s renewal of them, and
+    /// `Vary` with the request fields it nominates (`HTTPResponse.variedFields(of:)`).
+    case revalidation = "revalidation"
     /// A URL's path read for dot segments (`HTTPRequest.dotSegment`, byte by byte), against Foundation's decoding.
     case urlPath = "url-path"
     /// A file of an offline repository's outbox (`OutboxFile`, a record or a file that is not one).
@@ -64,6 +67,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .accessJournal: try Self.accessJournal(bytes)
             case .storeSession: try Self.storeSession(bytes)
             case .headerFields: try Self.headerFields(bytes)
+            case .revalidation: try Self.revalidation(bytes)
             case .urlPath: try Self.urlPath(bytes)
             case .outboxRecord: try Self.outboxRecord(bytes)
             case .postgresPayload:
