@@ -29,6 +29,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// What a revalidation reads from servers: entity tags (`ConditionalHeaders`), a `304`'s renewal of them, and
     /// `Vary` with the request fields it nominates (`HTTPResponse.variedFields(of:)`).
     case revalidation = "revalidation"
+    /// A redirect's `Location`, resolved as a transport resolves it and followed by the transports' rule
+    /// (`RedirectRule.follow(_:sentTo:status:to:)`).
+    case redirect = "redirect"
     /// A URL's path read for dot segments (`HTTPRequest.dotSegment`, byte by byte), against Foundation's decoding.
     case urlPath = "url-path"
     /// A file of an offline repository's outbox (`OutboxFile`, a record or a file that is not one).
@@ -68,6 +71,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .storeSession: try Self.storeSession(bytes)
             case .headerFields: try Self.headerFields(bytes)
             case .revalidation: try Self.revalidation(bytes)
+            case .redirect: try Self.redirect(bytes)
             case .urlPath: try Self.urlPath(bytes)
             case .outboxRecord: try Self.outboxRecord(bytes)
             case .postgresPayload:
