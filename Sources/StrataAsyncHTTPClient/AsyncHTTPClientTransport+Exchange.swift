@@ -84,7 +84,8 @@
                 exchange,
                 url: url,
                 after: redirectStatus,
-                clientMayFollowRedirects: !ownsClient
+                clientMayFollowRedirects: !ownsClient,
+                clock: deadlineClock
             ) { [weak self] in
                 self?.recordBodyBytes($0)
             }

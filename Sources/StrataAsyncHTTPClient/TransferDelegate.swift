@@ -43,6 +43,9 @@
             /// first (``start(_:)``).
             var outcome: EventLoopPromise<Response>?
             var timer: Scheduled<Void>?
+            /// The number of the look the clock runs when a test moves it on (``DeadlineClock/watch(_:)``), while the
+            /// task runs.
+            var clockLook: UInt64?
             /// When the scheduled look at the deadlines is due: a look that runs well after it found the process stood
             /// still, which is not idle time (`RequestDeadlines.lastActivity(_:afterLookDueAt:ranAt:)`).
             var lookDueAt: ContinuousClock.Instant?
@@ -61,6 +64,8 @@
         private let exchange: HTTPExchange
         private let recordBodyBytes: @Sendable (Int) -> Void
         private let clientMayFollowRedirects: Bool
+        /// The clock the deadlines are read on: the transport's.
+        private let clock: DeadlineClock
         private let state: Locked<State>
 
         /// Creates the delegate of one request.
@@ -71,19 +76,22 @@
         ///   - redirectStatus: The status of the last redirect the transport followed to this request, if any.
         ///   - clientMayFollowRedirects: Whether the client may follow redirects itself (one the caller gave the
         ///     transport): a redirect the transports' rule does not follow then ends the request at its head.
+        ///   - clock: The clock the deadlines are read on.
         ///   - recordBodyBytes: Told how many body bytes the request holds after each chunk.
         init(
             _ exchange: HTTPExchange,
             url: URL,
             after redirectStatus: Int? = nil,
             clientMayFollowRedirects: Bool = true,
+            clock: DeadlineClock,
             recordBodyBytes: @escaping @Sendable (Int) -> Void
         ) {
             self.exchange = exchange
             self.clientMayFollowRedirects = clientMayFollowRedirects
+            self.clock = clock
             self.recordBodyBytes = recordBodyBytes
             // The idle clock starts with this request: the exchange's own start may be a redirect ago.
-            self.state = Locked(State(lastActivity: .now, url: url, redirectStatus: redirectStatus))
+            self.state = Locked(State(lastActivity: clock.now, url: url, redirectStatus: redirectStatus))
         }
 
         /// The failure that ended the request, if the transport decided it.
@@ -114,11 +122,13 @@
         func start(_ task: ClientTask) -> EventLoopFuture<Response> {
             let outcome = task.eventLoop.makePromise(of: Response.self)
             task.futureResult.cascade(to: outcome)
+            let look = clock.watch { [weak self] in self?.lookNow() }
             let failure = state.withLock { state -> StrataError? in
                 state.task = task
                 state.outcome = outcome
+                state.clockLook = look
                 // The first look is due now: one that runs late found the process stood still, as a later one may.
-                state.lookDueAt = ContinuousClock.now
+                state.lookDueAt = clock.now
                 return state.failure
             }
             if let failure {
@@ -150,7 +160,9 @@
                 defer {
                     state.timer = nil
                     state.sink = nil
+                    state.clockLook = nil
                 }
+                if let look = state.clockLook { clock.stopWatching(look) }
                 return (state.timer, state.sink)
             }
             timer?.cancel()
@@ -190,7 +202,7 @@
         }
 
         private func touch() {
-            let now = ContinuousClock.now
+            let now = clock.now
             state.withLock { $0.lastActivity = max($0.lastActivity, now) }
         }
 
@@ -202,7 +214,7 @@
         /// came meanwhile may not have been read yet: the event loop can run this look before it reads the socket of
         /// a connection on another loop, or before a download's written chunk lets it read on.
         private func watch(_ task: ClientTask) {
-            let now = ContinuousClock.now
+            let now = clock.now
             let verdict = state.withLock { state -> RequestDeadlines.Verdict? in
                 guard !state.hasEnded else { return nil }
                 if let due = state.lookDueAt {
@@ -219,15 +231,32 @@
                 return
             case .wait(let instant):
                 let timer = task.eventLoop.scheduleTask(in: Self.timeAmount(instant - now)) { self.watch(task) }
-                let hasEnded = state.withLock { state in
-                    state.timer = timer
-                    state.lookDueAt = instant
-                    return state.hasEnded
+                let (hasEnded, replaced) = state.withLock { state in
+                    defer {
+                        state.timer = timer
+                        state.lookDueAt = instant
+                    }
+                    return (state.hasEnded, state.timer)
                 }
+                // A look the clock ran at once (``lookNow()``) leaves the one scheduled before it to be cancelled.
+                replaced?.cancel()
                 if hasEnded { timer.cancel() }
             case .expired(let expiry):
                 fail(exchange.deadlines.error(expiry, request: exchange.description))
             }
+        }
+
+        /// Looks at the deadlines at once, on the task's event loop: the clock was moved on (a test,
+        /// ``DeadlineClock/advance(by:)``). The look is due now, so the time the clock moved is not taken for a stall
+        /// of the process.
+        private func lookNow() {
+            let task = state.withLock { state -> ClientTask? in
+                guard !state.hasEnded, let task = state.task else { return nil }
+                state.lookDueAt = clock.now
+                return task
+            }
+            guard let task else { return }
+            task.eventLoop.execute { self.watch(task) }
         }
 
         /// A duration as NIO's `TimeAmount`; deadlines are at most ``RequestDeadlines/longest``, so it cannot

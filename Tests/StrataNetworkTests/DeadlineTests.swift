@@ -230,7 +230,7 @@ struct DeadlineTests {
 
     /// A server whose first connection answers a redirect to `/moved`, and every later one `ok`, each once
     /// `hold` returns for the connection's number (1 for the first).
-    private static func redirectingServer(holding hold: @escaping @Sendable (Int) -> Void) throws -> RawServer {
+    fileprivate static func redirectingServer(holding hold: @escaping @Sendable (Int) -> Void) throws -> RawServer {
         let connections = Locked(0)
         return try RawServer.start { write in
             let number = connections.withLock { count in
@@ -250,81 +250,81 @@ struct DeadlineTests {
         }
     }
 
-    /// A redirect's answer is data that moved: a request whose every hop answers within the idle timeout succeeds,
-    /// however long the hops take together. The hops take their time on the transport's deadline clock, moved on while
-    /// the server holds each answer: no wait, and no window a loaded machine could miss.
-    @Test(.timeLimit(.minutes(1)))
-    func aRedirectRestartsTheIdleTimeout() async throws {
-        // Given a server that holds its first answer, a redirect, and its second, the body
+    /// A request sent through a transport to ``redirectingServer(holding:)``, whose two answers (the redirect, then the
+    /// body) each wait for the test: the hops take their time on the transport's deadline clock, moved on while the
+    /// server holds each answer — no wait, and no window a loaded machine could miss.
+    private struct HeldRedirect {
         let hops = [ThreadLatch(), ThreadLatch()]
-        let server = try Self.redirectingServer { number in hops[min(number, hops.count) - 1].wait() }
-        defer {
+        let server: RawServer
+        let transport: any MeasuredTransport
+        let sending: Task<HTTPResponse, any Error>
+
+        /// Starts the server and sends it a `GET` with these deadlines through a new transport of `kind`.
+        init(_ kind: TransportUnderTest, timeout: Duration, totalTimeout: Duration) throws {
+            let hops = self.hops
+            server = try DeadlineTests.redirectingServer { number in hops[min(number, hops.count) - 1].wait() }
+            let transport = kind.make()
+            let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: timeout, totalTimeout: totalTimeout)
+            self.transport = transport
+            sending = Task { try await transport.send(request, maximumBodySize: 1024) }
+        }
+
+        /// Once the hop numbered `index` (from 0) has reached the server, moves the deadline clock on by `duration`
+        /// while the server holds its answer; lets it answer when `answers`.
+        func hold(_ index: Int, for duration: Duration, answering answers: Bool = true) async {
+            await poll(until: { server.connectionCount == index + 1 })
+            transport.advanceDeadlineClock(by: duration)
+            if answers { hops[index].open() }
+        }
+
+        /// Lets every hop answer, and stops the server.
+        func stop() {
             for hop in hops { hop.open() }
             server.stop()
         }
-        let transport = URLSessionTransport()
-        let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(60), totalTimeout: .seconds(600))
+    }
 
-        // When a request with an idle timeout of 60 s follows it, and each hop answers 45 s after it was asked
-        // (together 90 s, more than the idle timeout)
-        let sending = Task { try await transport.send(request, maximumBodySize: 1024) }
-        for (index, hop) in hops.enumerated() {
-            await poll(until: { server.connectionCount == index + 1 })
-            transport.advanceDeadlineClock(by: .seconds(45))
-            hop.open()
-        }
-        let response = try await sending.value
+    /// A redirect's answer is data that moved: a request whose every hop answers within the idle timeout succeeds,
+    /// however long the hops take together. (The AsyncHTTPClient transport follows redirects as requests of its own,
+    /// and counted the idle timeout from the first one's start.)
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func aRedirectRestartsTheIdleTimeout(transport kind: TransportUnderTest) async throws {
+        // Given a request with an idle timeout of 60 s to a server that redirects it
+        let redirect = try HeldRedirect(kind, timeout: .seconds(60), totalTimeout: .seconds(600))
+        defer { redirect.stop() }
+
+        // When each hop answers 45 s after it was asked (together 90 s, more than the idle timeout)
+        await redirect.hold(0, for: .seconds(45))
+        await redirect.hold(1, for: .seconds(45))
+        let response = try await redirect.sending.value
 
         // Then it gets the body
         #expect(response.status == 200)
         #expect(response.body == Data("ok".utf8))
-        #expect(server.connectionCount == 2)
+        #expect(redirect.server.connectionCount == 2)
     }
 
-    #if AsyncHTTPClient
-        /// A redirect restarts the idle timeout on the AsyncHTTPClient transport too, whose deadlines are read on the
-        /// real clock. (It counted the idle timeout from the start across a redirect, and failed such a request.)
-        @Test(.timeLimit(.minutes(1)))
-        func aRedirectRestartsTheAsyncHTTPClientIdleTimeout() async throws {
-            let kind = TransportUnderTest.asyncHTTPClient
-            // Given a server whose first answer, a redirect, and second, the body, each take 3.5 s
-            let server = try Self.redirectingServer { _ in usleep(3_500_000) }
-            defer { server.stop() }
-            let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(6), totalTimeout: .seconds(30))
+    /// The total deadline spans every redirect: two hops that each answer well within the idle timeout fail the
+    /// request once together they take longer than its total deadline. The AsyncHTTPClient transport follows
+    /// redirects as requests of its own, each with the first one's total deadline; FoundationNetworking follows them
+    /// inside one task, whose deadline is the transport's watchdog's.
+    @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all)
+    func theTotalDeadlineSpansARedirect(transport kind: TransportUnderTest) async throws {
+        // Given a request with an idle timeout of 60 s and a total deadline of 100 s to a server that redirects it
+        let redirect = try HeldRedirect(kind, timeout: .seconds(60), totalTimeout: .seconds(100))
+        defer { redirect.stop() }
 
-            // When a request with an idle timeout of 6 s (2.5 s more than a hop, for a loaded machine; less than the
-            // two hops) follows it
-            let response = try await kind.make().send(request, maximumBodySize: 1024)
+        // When its first hop answers after 45 s and its second is still silent after 56 s (each within the idle
+        // timeout, together past the total deadline)
+        await redirect.hold(0, for: .seconds(45))
+        await redirect.hold(1, for: .seconds(56), answering: false)
+        let error = await strataError { _ = try await redirect.sending.value }
 
-            // Then it gets the body
-            #expect(response.status == 200)
-            #expect(response.body == Data("ok".utf8))
-            #expect(server.connectionCount == 2)
-        }
-
-        /// The total deadline spans every redirect: two hops that each answer well within the idle timeout fail the
-        /// request once together they take longer than its total deadline. The AsyncHTTPClient transport follows
-        /// redirects as requests of its own; each keeps the first one's total deadline. (FoundationNetworking follows
-        /// them inside one task, whose deadline is the transport's watchdog's.)
-        @Test(.timeLimit(.minutes(1)))
-        func theTotalDeadlineSpansARedirect() async throws {
-            let kind = TransportUnderTest.asyncHTTPClient
-            // Given a server whose first answer, a redirect, takes 1 s, and second, the body, 2.5 s
-            let server = try Self.redirectingServer { number in usleep(number == 1 ? 1_000_000 : 2_500_000) }
-            defer { server.stop() }
-            let request = HTTPRequest(.get, baseURL: server.baseURL, timeout: .seconds(20), totalTimeout: .seconds(3))
-
-            // When a request with a total deadline of 3 s follows it: less than the two hops, more than either (a
-            // second hop given a deadline of its own would get its body), and 2 s more than the first, for a loaded
-            // machine to reach the second
-            let error = await strataError { _ = try await kind.make().send(request, maximumBodySize: 1024) }
-
-            // Then it fails at its total deadline, on the second hop
-            #expect(error?.code == .network, "\(String(describing: error))")
-            #expect(error?.message.hasSuffix("(the total deadline)") == true, "\(String(describing: error))")
-            #expect(server.connectionCount == 2)
-        }
-    #endif
+        // Then it fails at its total deadline, on the second hop
+        #expect(error?.code == .network, "\(String(describing: error))")
+        #expect(error?.message.hasSuffix("(the total deadline)") == true, "\(String(describing: error))")
+        #expect(redirect.server.connectionCount == 2)
+    }
 
     /// A server that stalls mid-body fails the request once nothing has moved for the idle timeout, with
     /// the idle timeout named; a download also leaves no partial file.

@@ -37,9 +37,13 @@ struct TransportUnderTest: Sendable, CustomTestStringConvertible {
     #endif
 }
 
-/// A transport that reports the most body bytes one of its requests has held, in memory or in its file.
+/// A transport that reports the most body bytes one of its requests has held, in memory or in its file, and whose
+/// deadline clock a test moves on.
 protocol MeasuredTransport: HTTPTransport {
     var peakBodyBytes: Int { get }
+
+    /// Moves the clock the transport's deadlines are read on, and has it look at them at once.
+    func advanceDeadlineClock(by duration: Duration)
 }
 
 extension URLSessionTransport: MeasuredTransport {}

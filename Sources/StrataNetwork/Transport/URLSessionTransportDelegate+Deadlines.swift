@@ -43,7 +43,7 @@ extension URLSessionTransportDelegate {
     ///
     /// - Parameter duration: How far the clock moves.
     func advanceClock(by duration: Duration) {
-        clockOffset.withLock { $0 += duration }
+        clock.advance(by: duration)
         let now = self.now
         state.withLock { state in
             if state.watchdogWakesAt != nil { setWatchdog(&state, at: now, now: now) }

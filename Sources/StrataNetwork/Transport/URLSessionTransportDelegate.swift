@@ -96,13 +96,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     let state = Locked(State())
 
-    /// What the transport's clock has been moved on by, past the continuous clock: zero but in tests
+    /// The clock the transfers' deadlines are read on: the continuous clock, moved on by what a test added
     /// (``advanceClock(by:)``).
-    let clockOffset = Locked(Duration.zero)
+    let clock = DeadlineClock()
 
-    /// The time on the clock the transfers' deadlines are read on: the continuous clock's, moved on by what a test
-    /// added (``advanceClock(by:)``).
-    var now: ContinuousClock.Instant { .now + clockOffset.withLock { $0 } }
+    /// The time on the clock the transfers' deadlines are read on.
+    var now: ContinuousClock.Instant { clock.now }
 
     /// The queue the deadlines' watchdog runs on (``watchDeadlines(of:)``): a dispatch queue of its own, never Swift's
     /// cooperative pool, which a busy process (tasks that spin, or block in a synchronous call) can keep from it.
