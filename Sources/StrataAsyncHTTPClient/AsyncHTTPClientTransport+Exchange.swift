@@ -23,7 +23,13 @@
             maximumBodySize: Int
         ) async throws -> HTTPResponse {
             var (request, url) = (request, try request.validatedURL())
-            var exchange = HTTPExchange(request, url: url, into: destination, maximumBodySize: maximumBodySize)
+            var exchange = HTTPExchange(
+                request,
+                url: url,
+                into: destination,
+                maximumBodySize: maximumBodySize,
+                start: deadlineClock.now
+            )
             var visited: Set<String> = [url.absoluteString]
             var redirect: (status: Int, turnedIntoGet: Bool)?
             while true {

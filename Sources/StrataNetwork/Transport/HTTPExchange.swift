@@ -15,19 +15,26 @@ package struct HTTPExchange: Sendable {
     /// The request's deadlines, from when the exchange was made (its first request's, across redirects).
     package private(set) var deadlines: RequestDeadlines
 
-    /// The exchange of `request`, sent to `url`, starting now.
+    /// The exchange of `request`, sent to `url`, starting at `start`.
     ///
     /// - Parameters:
     ///   - request: The request.
     ///   - url: The URL it is sent to; `nil` names the request by its path.
     ///   - destination: Where the body goes.
     ///   - maximumBodySize: The most body bytes to accept.
-    package init(_ request: HTTPRequest, url: URL?, into destination: HTTPBodyDestination, maximumBodySize: Int) {
+    ///   - start: When its deadlines start: the time on the clock the transport reads them on (``DeadlineClock``).
+    package init(
+        _ request: HTTPRequest,
+        url: URL?,
+        into destination: HTTPBodyDestination,
+        maximumBodySize: Int,
+        start: ContinuousClock.Instant
+    ) {
         description = request.describedForErrors(sentTo: url)
         method = request.method
         self.destination = destination
         limit = maximumBodySize
-        deadlines = RequestDeadlines(of: request)
+        deadlines = RequestDeadlines(of: request, start: start)
     }
 
     /// The exchange of the request a redirect leads to: `request` sent to `url`, into the same destination, within
@@ -37,7 +44,7 @@ package struct HTTPExchange: Sendable {
     ///   - request: The request to send next.
     ///   - url: The URL it is sent to.
     package func redirected(_ request: HTTPRequest, to url: URL) -> HTTPExchange {
-        var next = HTTPExchange(request, url: url, into: destination, maximumBodySize: limit)
+        var next = HTTPExchange(request, url: url, into: destination, maximumBodySize: limit, start: deadlines.start)
         next.deadlines = deadlines
         return next
     }

@@ -56,14 +56,17 @@ package struct RequestDeadlines: Sendable, Equatable {
         self.start = start
     }
 
-    /// Creates the deadlines of `request` starting now: its own timeouts, the client's defaults
+    /// Creates the deadlines of `request` starting at `start`: its own timeouts, the client's defaults
     /// (``HTTPClient/Configuration/defaultTimeout``, ``HTTPClient/Configuration/defaultTotalTimeout``) where it has none.
     ///
-    /// - Parameter request: The request.
-    package init(of request: HTTPRequest) {
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - start: When they start; now by default (a transport passes the time on its ``DeadlineClock``).
+    package init(of request: HTTPRequest, start: ContinuousClock.Instant = .now) {
         self.init(
             idle: request.timeout ?? HTTPClient.Configuration.defaultTimeout,
-            total: request.totalTimeout ?? HTTPClient.Configuration.defaultTotalTimeout
+            total: request.totalTimeout ?? HTTPClient.Configuration.defaultTotalTimeout,
+            start: start
         )
     }
 

@@ -168,7 +168,13 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
         for field in credentials where urlRequest.value(forHTTPHeaderField: field.name) == nil {
             urlRequest.setValue(field.value, forHTTPHeaderField: field.name)
         }
-        let exchange = HTTPExchange(request, url: urlRequest.url, into: destination, maximumBodySize: maximumBodySize)
+        let exchange = HTTPExchange(
+            request,
+            url: urlRequest.url,
+            into: destination,
+            maximumBodySize: maximumBodySize,
+            start: delegate.now
+        )
         let task = session.dataTask(with: urlRequest)
         let identifier = task.taskIdentifier
         // The transfer holds its task from the start: a deadline that passes before the task is resumed stops it.
