@@ -70,7 +70,7 @@
 
         /// The clock the requests' deadlines are read on: the continuous clock, moved on only by a test
         /// (``advanceDeadlineClock(by:)``).
-        let deadlineClock = DeadlineClock()
+        package let deadlineClock = DeadlineClock()
 
         private struct State {
             var isShutDown = false

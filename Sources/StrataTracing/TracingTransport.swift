@@ -45,6 +45,9 @@
             self.includesValues = includesValues
         }
 
+        /// The clock the wrapped transport reads its deadlines on.
+        package var deadlineClock: DeadlineClock { base.clockForDeadlines }
+
         /// Sends or downloads inside a client span, with the span's context in the request's headers.
         package func exchange(
             _ request: HTTPRequest,

@@ -136,18 +136,26 @@ struct ConditionalFetchTests {
     }
 
     /// Before, the request sent again after a 304 about another version had a total deadline of its own, so one
-    /// conditional call could take twice ``HTTPRequest/totalTimeout``: here it succeeded after 3 s of a 2 s deadline.
+    /// conditional call could take twice ``HTTPRequest/totalTimeout``. The answers take their time on the transport's
+    /// deadline clock, which the client reads the call's deadline on too, moved on while the server holds each one: no
+    /// wait, and no window a loaded machine could miss.
     @Test(.timeLimit(.minutes(1)), arguments: TransportUnderTest.all, LimitedExchange.Form.allCases)
     func theRequestAskedAgainSharesTheFirstOnesTotalDeadline(
         transport kind: TransportUnderTest,
         form: LimitedExchange.Form
     ) async throws {
-        // Given a server at "v2" that takes 1.5 s over each answer: a 304 to "v1", then the new version
+        // Given a server at "v2" that holds each answer until the test lets it go: a 304 to "v1", then the new version
+        let answers = [Gate(), Gate()]
+        let received = Locked(0)
         let server = try await LoopbackServer.start([
             (
                 "GET /file",
                 { request in
-                    try? await Task.sleep(for: .milliseconds(1_500))
+                    let number = received.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    await answers[min(number, answers.count) - 1].wait()
                     if request.headers["if-none-match"] != nil {
                         return ServerReply(status: 304, headers: ["ETag": "\"v2\""])
                     }
@@ -155,21 +163,34 @@ struct ConditionalFetchTests {
                 }
             )
         ])
-        defer { Task { await server.stop() } }
-        let (client, folder, plain) = try Self.revalidation(kind, on: server)
+        defer {
+            for answer in answers { answer.open() }
+            Task { await server.stop() }
+        }
+        let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var request = plain
-        request.timeout = .seconds(10)
-        request.totalTimeout = .seconds(2)
+        let transport = kind.make()
+        let client = makeClient(transport, downloadDirectory: folder.url)
+        var request = HTTPRequest(baseURL: server.baseURL, path: "file")
+        request.timeout = .seconds(90)
+        request.totalTimeout = .seconds(100)
         let stored = ConditionalHeaders(eTag: "\"v1\"")
 
-        // When the client revalidates under a total deadline of 2 s
-        let error = await strataError {
+        // When the client revalidates under a total deadline of 100 s, the 304 coming after 60 s and the new version
+        // still held 60 s after it was asked for (each within the idle timeout and the total deadline, together past
+        // the total deadline)
+        let revalidating = Task {
             switch form {
             case .data: _ = try await client.send(request, ifModifiedSince: stored)
             case .download: _ = try await client.download(request, ifModifiedSince: stored)
             }
         }
+        await poll(until: { received.withLock { $0 } == 1 })
+        transport.advanceDeadlineClock(by: .seconds(60))
+        answers[0].open()
+        await poll(until: { received.withLock { $0 } == 2 })
+        transport.advanceDeadlineClock(by: .seconds(60))
+        let error = await strataError { try await revalidating.value }
 
         // Then the call as a whole ends at the deadline: the second request had only what the first left
         #expect(error?.code == .network)

@@ -129,7 +129,7 @@ public struct DownloadService: Sendable {
         var request = self.request
         // The call's one total deadline (the client's default when the request has none): a request asked again has
         // what the first one left of it.
-        let deadlines = RequestDeadlines(of: client.asSent(request))
+        let deadlines = client.callDeadlines(of: client.asSent(request))
         let sent = bypassesCache ? [:] : provider.headerValues(for: cacheKey)
         for (name, value) in sent { request.headers[name] = value }
         let file: DownloadedFile
@@ -145,7 +145,7 @@ public struct DownloadService: Sendable {
             // about no copy it holds, so the file is asked for once more without the provider's headers, as
             // `HTTPClient` asks again for a 304 about another version, and within what the first request left of
             // the total deadline.
-            switch try await send(try self.request.sentAgain(within: deadlines), reporter) {
+            switch try await send(try self.request.sentAgain(within: deadlines, now: client.deadlineNow), reporter) {
             case .modified(let downloaded):
                 file = downloaded
             case .notModified(let response):

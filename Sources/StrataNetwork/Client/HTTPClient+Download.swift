@@ -71,7 +71,7 @@ extension HTTPClient {
         progress: @escaping @Sendable (DownloadProgress) -> Void = { _ in }
     ) async throws -> ConditionalResponse<DownloadedFile> {
         let request = try prepared(request.revalidating(conditions))
-        let deadlines = RequestDeadlines(of: request)
+        let deadlines = callDeadlines(of: request)
         let answer = try await download(
             request,
             acceptingNotModified: Self.acceptsNotModified(request, given: conditions),
@@ -82,7 +82,7 @@ extension HTTPClient {
         }
         // Asked without conditions, a 304 cannot be about any copy: it is checked as any status is.
         return try await download(
-            try request.askedAgain(within: deadlines),
+            try request.askedAgain(within: deadlines, now: deadlineNow),
             acceptingNotModified: false,
             progress: progress
         )

@@ -1,6 +1,19 @@
 import Foundation
 
 extension HTTPClient {
+    /// The time on the clock the client's transport reads deadlines on (``DeadlineClock``): the continuous clock's,
+    /// but in a test that moves a Strata transport's clock on. A call that asks twice reads its one total deadline on
+    /// it.
+    package var deadlineNow: ContinuousClock.Instant { transport.clockForDeadlines.now }
+
+    /// The deadlines of a call of `request` that may ask twice, starting now on ``deadlineNow``'s clock.
+    ///
+    /// - Parameter request: The request as the client sends it (``asSent(_:)``: the configuration's total deadline
+    ///   counts).
+    package func callDeadlines(of request: HTTPRequest) -> RequestDeadlines {
+        RequestDeadlines(of: request, start: deadlineNow)
+    }
+
     /// Whether a `304 Not Modified` is about another version than the one the request named: its request's
     /// `If-None-Match` is one entity tag, the 304 carries an `ETag`, and the two do not match weakly; or its request
     /// sent `If-Modified-Since` alone, and the 304 carries a strong `ETag` (a validator the stored response, which
@@ -56,9 +69,9 @@ extension HTTPRequest {
     ///
     /// - Parameters:
     ///   - deadlines: The deadlines of the first exchange, taken as it started.
-    ///   - now: The current instant.
+    ///   - now: The current instant, on the clock of `deadlines` (``deadlineNow``).
     /// - Throws: The total deadline's ``Strata/StrataError/Code/network`` error when nothing remains of it.
-    func askedAgain(within deadlines: RequestDeadlines, now: ContinuousClock.Instant = .now) throws -> HTTPRequest {
+    func askedAgain(within deadlines: RequestDeadlines, now: ContinuousClock.Instant) throws -> HTTPRequest {
         try withoutConditions().sentAgain(within: deadlines, now: now)
     }
 
@@ -68,10 +81,10 @@ extension HTTPRequest {
     ///
     /// - Parameters:
     ///   - deadlines: The deadlines of the first exchange, taken as it started (as the client sends it:
-    ///     `RequestDeadlines(of: client.asSent(request))`, so that the configuration's total deadline counts).
-    ///   - now: The current instant.
+    ///     `client.callDeadlines(of: client.asSent(request))`, so that the configuration's total deadline counts).
+    ///   - now: The current instant, on the clock of `deadlines` (``deadlineNow``).
     /// - Throws: The total deadline's ``Strata/StrataError/Code/network`` error when nothing remains of it.
-    package func sentAgain(within deadlines: RequestDeadlines, now: ContinuousClock.Instant = .now) throws
+    package func sentAgain(within deadlines: RequestDeadlines, now: ContinuousClock.Instant) throws
         -> HTTPRequest
     {
         let remaining = deadlines.end - now

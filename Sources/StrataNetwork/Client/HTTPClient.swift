@@ -82,11 +82,11 @@ public struct HTTPClient: Sendable {
         -> ConditionalResponse<HTTPResponse>
     {
         var request = try prepared(request.revalidating(conditions))
-        let deadlines = RequestDeadlines(of: request)
+        let deadlines = callDeadlines(of: request)
         var response = try await exchange(request)
         if Self.isAboutAnotherVersion(response, of: request) {
             // Asked without conditions, a 304 cannot be about any copy: it is checked as any status is.
-            request = try request.askedAgain(within: deadlines)
+            request = try request.askedAgain(within: deadlines, now: deadlineNow)
             response = try await exchange(request)
         } else if response.status == 304, Self.acceptsNotModified(request, given: conditions) {
             return .notModified(response)

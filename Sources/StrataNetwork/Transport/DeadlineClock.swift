@@ -19,6 +19,9 @@ package final class DeadlineClock: Sendable {
     /// A clock that reads the continuous clock's time.
     package init() {}
 
+    /// A clock no one moves on: the one of a transport that keeps none (``HTTPTransport/clockForDeadlines``).
+    package static let continuous = DeadlineClock()
+
     /// The time on the clock: the continuous clock's, moved on by what ``advance(by:)`` added.
     package var now: ContinuousClock.Instant { .now + state.withLock { $0.offset } }
 

@@ -4,6 +4,9 @@ import Foundation
 /// ``exchange(_:into:maximumBodySize:)`` and gets ``HTTPTransport/send(_:maximumBodySize:)`` and
 /// ``HTTPTransport/download(_:to:maximumBodySize:progress:)`` from it.
 package protocol HTTPExchangeTransport: HTTPTransport {
+    /// The clock the transport reads its requests' deadlines on: the continuous clock, moved on only by a test.
+    var deadlineClock: DeadlineClock { get }
+
     /// Sends a request, its body going to `destination`, as ``HTTPTransport`` describes for a send and a download.
     ///
     /// - Parameters:
@@ -40,6 +43,12 @@ extension HTTPExchangeTransport {
 }
 
 extension HTTPTransport {
+    /// The clock the transport reads its requests' deadlines on: a Strata transport's own
+    /// (``HTTPExchangeTransport/deadlineClock``), the continuous clock for any other.
+    package var clockForDeadlines: DeadlineClock {
+        (self as? any HTTPExchangeTransport)?.deadlineClock ?? .continuous
+    }
+
     /// Sends a request through ``send(_:maximumBodySize:)`` or ``download(_:to:maximumBodySize:progress:)``, as
     /// `destination` says: how a transport that wraps another passes an exchange on.
     ///

@@ -140,6 +140,9 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
     /// at once: a deadline passes without the test waiting for it.
     package func advanceDeadlineClock(by duration: Duration) { delegate.advanceClock(by: duration) }
 
+    /// The clock this transport's deadlines are read on.
+    package var deadlineClock: DeadlineClock { delegate.clock }
+
     deinit {
         // The session keeps its delegate alive until it is invalidated.
         session.finishTasksAndInvalidate()
