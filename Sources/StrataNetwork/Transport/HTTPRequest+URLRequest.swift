@@ -28,12 +28,16 @@ extension HTTPRequest {
                     + "transport"
             )
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = method.rawValue
-        request.cachePolicy = .reloadIgnoringLocalCacheData
         // A minute past the deadlines Strata enforces, the transport's defaults for those the request leaves unset.
         let deadlines = RequestDeadlines(of: self)
-        request.timeoutInterval = RequestDeadlines.backstop(idle: deadlines.idle, total: deadlines.total)
+        var request = URLRequest(
+            url: url,
+            cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: RequestDeadlines.backstop(idle: deadlines.idle, total: deadlines.total)
+        )
+        // A new request's method is `GET` already, and FoundationNetworking's setter (which normalizes the name) costs
+        // more than the comparison.
+        if method != .get { request.httpMethod = method.rawValue }
         for field in headers.fields { request.addValue(field.value, forHTTPHeaderField: field.name) }
         request.httpBody = body
         return request
