@@ -613,8 +613,14 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
     /// back into one field each, in order (``HTTPHeaders/splittingJoinedFields(_:)``).
     static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
         HTTPHeaders.splittingJoinedFields(
-            response.allHeaderFields.map { (name: String(describing: $0.key), value: String(describing: $0.value)) }
+            response.allHeaderFields.map { (name: text(of: $0.key.base), value: text(of: $0.value)) }
         )
+    }
+
+    /// A header table's name or value as text: FoundationNetworking's are strings, taken as they are, without the
+    /// generic printing `String(describing:)` goes through.
+    private static func text(of value: Any) -> String {
+        value as? String ?? String(describing: value)
     }
 
     /// The `URLError` of a failed transfer, with its code and the URL that failed, without the user and password
