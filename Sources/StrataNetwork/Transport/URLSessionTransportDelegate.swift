@@ -239,14 +239,23 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         )
     }
 
-    /// Runs `body` on the transfer in place (no copy of its body), under the lock; `nil` when it has ended.
+    /// Runs `body` on the transfer in place (no copy of it, nor of its body), under the lock; `nil` when it has ended.
     private func update<Result>(_ identifier: Int, _ body: (inout Transfer) -> Result) -> Result? {
         state.withLock { state in
             guard let index = state.transfers.index(forKey: identifier) else { return nil }
-            let result = body(&state.transfers.values[index])
-            state.peakBodyBytes = max(state.peakBodyBytes, state.transfers.values[index].received)
+            // Its count read in the same access: reading `values[index]` again would copy the whole transfer.
+            let (result, received) = Self.applying(body, to: &state.transfers.values[index])
+            state.peakBodyBytes = max(state.peakBodyBytes, received)
             return result
         }
+    }
+
+    /// `body`'s result on `transfer`, and the body bytes the transfer has accepted after it.
+    private static func applying<Result>(_ body: (inout Transfer) -> Result, to transfer: inout Transfer) -> (
+        Result, Int
+    ) {
+        let result = body(&transfer)
+        return (result, transfer.received)
     }
 
     // MARK: - URLSessionDataDelegate
@@ -270,7 +279,7 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         // writer's own queue: a create that hangs (a dead network mount) holds that queue, never this one. Its failure
         // is seen when the first chunk or the completion is handled.
         var file: DownloadFileWriter?
-        let pendingFile = state.withLock { $0.transfers[identifier]?.sink.pendingFile }
+        let pendingFile = update(identifier) { $0.sink.pendingFile } ?? nil
         if let pendingFile, let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) {
             file = DownloadFile.createQueued(at: pendingFile)
         }
