@@ -182,7 +182,7 @@ struct BlobCacheChainTests {
         flushing.cancel()
         settling.cancel()
         // Bounded, so that a regression fails here instead of hanging the suite (the gate opens below either way).
-        for _ in 0..<3_000 where returned.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await poll(within: .seconds(30), until: { returned.withLock { $0 } >= 2 })
 
         #expect(returned.withLock { $0 } == 2, "both returned while the write hangs")
         #expect(writes.flushing == 0 && writes.settling == 0, "the waiters are gone, not leaked")
@@ -235,7 +235,7 @@ struct BlobCacheChainTests {
 
         cancelled.cancel()
         // Bounded, so that a regression fails here instead of hanging the suite (the gate opens below either way).
-        for _ in 0..<3_000 where !returned.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await poll(within: .seconds(30), until: { returned.withLock { $0 } })
 
         #expect(returned.withLock { $0 }, "let go while the write hangs")
         #expect(writes.reservedCost == 4 && writes.waitingForRoom == 0, "the caller behind it is let in")

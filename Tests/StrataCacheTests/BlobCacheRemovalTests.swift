@@ -1,6 +1,7 @@
 import Foundation
 import LoopbackServer
 import Strata
+import StrataTestSupport
 import Testing
 
 @testable import StrataCache
@@ -103,9 +104,7 @@ struct BlobCacheRemovalTests {
             if removesAll { try cache.removeAll() } else { try cache.remove(url) }
             let later = Task { try await cache.fetch(from: url) }
             // Its own request (bounded wait: a fetch that shares the held read never makes one)
-            for _ in 0..<3_000 where fixture.server.requestCount(path: "/a") == requestsBefore {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await poll(within: .seconds(30), until: { fixture.server.requestCount(path: "/a") != requestsBefore })
             let madeItsOwnRequest = fixture.server.requestCount(path: "/a") == requestsBefore + 1
             #expect(madeItsOwnRequest)
             if madeItsOwnRequest {

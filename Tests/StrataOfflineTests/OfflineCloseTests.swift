@@ -77,7 +77,7 @@ struct OfflineCloseTests {
         }
         second.cancel()
         // Bounded, so that a regression fails here rather than hangs (the held send is let go below either way).
-        for _ in 0..<3_000 where returned.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await poll(within: .seconds(30), until: { returned.withLock { $0 } != nil })
 
         // Then it returned while the first still runs, having sent nothing; the first delivers the write
         let report = returned.withLock { $0 }
@@ -114,7 +114,7 @@ struct OfflineCloseTests {
             returned.withLock { $0 = status }
         }
         // Bounded, so that a regression fails here rather than hangs the suite.
-        for _ in 0..<3_000 where returned.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await poll(within: .seconds(30), until: { returned.withLock { $0 } != nil })
 
         guard let status = returned.withLock({ $0 }) else {
             Issue.record("The write and its main's close() waited for each other")

@@ -60,7 +60,7 @@ struct OfflineConflictTests {
             returned.withLock { $0 = report }
         }
         // Bounded, so that a regression fails here rather than hangs the suite.
-        for _ in 0..<3_000 where returned.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await poll(within: .seconds(30), until: { returned.withLock { $0 } != nil })
 
         guard let report = returned.withLock({ $0 }) else {
             // (Left as they are: closing would wait for the hung replay too.)
@@ -106,7 +106,7 @@ struct OfflineConflictTests {
 
         // Then it returns while the resolver still waits. (Bounded, so that a regression fails here rather than
         // hangs the suite.)
-        for _ in 0..<3_000 where !returned.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await poll(within: .seconds(30), until: { returned.withLock { $0 } })
         #expect(returned.withLock { $0 }, "waitForReplays() kept waiting for the resolver after its task was cancelled")
         #expect(user.withLock { $0 != nil })
         answerTheUser()

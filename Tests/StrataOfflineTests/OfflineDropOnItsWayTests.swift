@@ -31,7 +31,7 @@ struct OfflineDropOnItsWayTests {
             #expect(await notes.outbox.isPending(key: "a"))
             let later = Task { try await notes.put(Note(id: "a", text: "later", version: 2), in: KeyQuery("a")) }
             // Bounded wait, long for a loaded machine (the record is appended with fsync).
-            for _ in 0..<3_000 where await notes.outbox.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            _ = await poll(within: .seconds(30), until: { await notes.outbox.count > 0 })
             #expect(await notes.outbox.count == 1, "the later write joins the queue")
             release.open()
             _ = await replay.value
