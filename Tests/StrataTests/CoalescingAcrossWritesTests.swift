@@ -25,11 +25,7 @@ struct CoalescingAcrossWritesTests {
             try await repository.delete(IdQuery(1), operation: .mainSync)
         }
         let second = Task { try await repository.get(IdQuery(1), operation: .cacheSync) }
-        var waited = 0
-        while gate.entered < 2, plugin.waiterCount < 2, waited < 3_000 {
-            try await Task.sleep(for: .milliseconds(10))
-            waited += 1
-        }
+        _ = await poll(within: .seconds(30), until: { gate.entered >= 2 || plugin.waiterCount >= 2 })
         gate.open()
 
         // Then the later read gets main's answer after the write, and the cache does not keep the older one
