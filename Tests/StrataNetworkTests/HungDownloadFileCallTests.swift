@@ -56,8 +56,8 @@ struct HungDownloadFileCallTests {
             #expect(error?.message.contains("total deadline") == true, "\(String(describing: error))")
             #expect(endedWhileHeld, "the download waited for the hung open")
             held.release()
-            #expect(await HungDownloadWriteTests.eventually { held.count(.close) == 1 })
-            #expect(await HungDownloadWriteTests.eventually { (try? folder.contents())?.isEmpty == true })
+            #expect(await poll(within: .seconds(5)) { held.count(.close) == 1 })
+            #expect(await poll(within: .seconds(5)) { (try? folder.contents())?.isEmpty == true })
             #expect(await HungDownloadWriteTests.noDescriptorNames(folder.url))
         }
     }

@@ -84,7 +84,7 @@ struct HungDownloadWriteTests {
 
             held.release()
             #expect(await Self.noDescriptorNames(folder.url))
-            #expect(await Self.eventually { held.returned.total == 1 })
+            #expect(await poll(within: .seconds(5)) { held.returned.total == 1 })
 
             #expect(error?.code == .network, "\(String(describing: error))")
             #expect(reports.withLock { $0 } == reportedBefore)
@@ -207,7 +207,7 @@ struct HungDownloadWriteTests {
         held.release()
 
         #expect(openDuringWrite)
-        #expect(await Self.eventually { !writer.isOpen })
+        #expect(await poll(within: .seconds(5)) { !writer.isOpen })
         #expect(try Data(contentsOf: url) == Data("body".utf8))
         #expect(throws: StrataError.self) { try writer.write(Data("more".utf8)) }
     }
@@ -255,7 +255,7 @@ struct HungDownloadWriteTests {
     /// `/proc/self/fd`; elsewhere, true).
     static func noDescriptorNames(_ folder: URL) async -> Bool {
         #if os(Linux)
-            await eventually {
+            await poll(within: .seconds(5)) {
                 let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
                 return !descriptors.contains { descriptor in
                     let link = "/proc/self/fd/\(descriptor)"
@@ -266,15 +266,6 @@ struct HungDownloadWriteTests {
         #else
             true
         #endif
-    }
-
-    /// Whether `condition` holds within five seconds, asked every 10 ms.
-    static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
     }
 }
 
