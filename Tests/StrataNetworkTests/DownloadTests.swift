@@ -130,7 +130,7 @@ struct DownloadTests {
 
         #expect(sawCompletion)
         // The download ends on its own task: wait for its file to go, up to the test's limit.
-        while try !folder.contents().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        await poll(until: { (try? folder.contents())?.isEmpty == true })
     }
 
     /// A caller that pulls no event until the download is done finds a few, not one per chunk: the stream kept
@@ -147,12 +147,12 @@ struct DownloadTests {
 
         let events = client.downloads(HTTPRequest(baseURL: server.baseURL, path: "file"))
         // The download runs on its own task: wait for its whole file before pulling anything.
-        while try !folder.contents().contains(where: { name in
-            let size = try? FileManager.default.attributesOfItem(atPath: folder.url.path + "/" + name)[.size] as? Int
-            return size == payload.count
-        }) {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await poll(until: {
+            ((try? folder.contents()) ?? []).contains { name in
+                let path = folder.url.path + "/" + name
+                return (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) == payload.count
+            }
+        })
         var pulled: [DownloadEvent] = []
         for try await event in events { pulled.append(event) }
 
