@@ -69,7 +69,7 @@
         private let state = Locked(State())
 
         /// The clock the requests' deadlines are read on: the continuous clock, moved on only by a test
-        /// (``advanceDeadlineClock(by:)``).
+        /// (``StrataNetwork/HTTPExchangeTransport/advanceDeadlineClock(by:)``).
         package let deadlineClock = DeadlineClock()
 
         private struct State {
@@ -199,12 +199,6 @@
             }
             request.whenComplete { [state] _ in _ = state.withLock { $0.unfinished.removeValue(forKey: id) } }
         }
-
-        /// Tests only: moves the clock this transport's deadlines are read on `duration` forward, and has every
-        /// request look at its deadlines at once: a deadline passes without the test waiting for it.
-        ///
-        /// - Parameter duration: How far the clock moves.
-        package func advanceDeadlineClock(by duration: Duration) { deadlineClock.advance(by: duration) }
 
         /// The most body bytes any one request of this transport has held, in memory or written to its file:
         /// never more than the request's limit. For tests.

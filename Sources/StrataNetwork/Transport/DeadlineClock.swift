@@ -16,6 +16,10 @@ package final class DeadlineClock: Sendable {
 
     private let state = Locked(State())
 
+    /// Whether the clock was ever moved on: until then (always, outside tests) its time is the continuous clock's,
+    /// read without the lock every running request's clock reads would otherwise share.
+    private let wasMoved = AtomicCount()
+
     /// A clock that reads the continuous clock's time.
     package init() {}
 
@@ -23,7 +27,10 @@ package final class DeadlineClock: Sendable {
     package static let continuous = DeadlineClock()
 
     /// The time on the clock: the continuous clock's, moved on by what ``advance(by:)`` added.
-    package var now: ContinuousClock.Instant { .now + state.withLock { $0.offset } }
+    package var now: ContinuousClock.Instant {
+        guard wasMoved.value != 0 else { return .now }
+        return .now + state.withLock { $0.offset }
+    }
 
     /// Tests only: moves the clock `duration` forward, then runs every look registered.
     ///
@@ -33,6 +40,8 @@ package final class DeadlineClock: Sendable {
             state.offset += duration
             return Array(state.looks.values)
         }
+        // Set once the offset is written: a reader that sees it takes the lock, and reads that offset.
+        wasMoved.add(1)
         for look in looks { look() }
     }
 

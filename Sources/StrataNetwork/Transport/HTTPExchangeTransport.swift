@@ -22,6 +22,12 @@ package protocol HTTPExchangeTransport: HTTPTransport {
 }
 
 extension HTTPExchangeTransport {
+    /// Tests only: moves the clock this transport's deadlines are read on `duration` forward, and has it look at them
+    /// at once (``DeadlineClock/advance(by:)``): a deadline passes without the test waiting for it.
+    ///
+    /// - Parameter duration: How far the clock moves.
+    package func advanceDeadlineClock(by duration: Duration) { deadlineClock.advance(by: duration) }
+
     /// Sends a request, gathering the body in memory up to `maximumBodySize` bytes.
     public func send(_ request: HTTPRequest, maximumBodySize: Int) async throws -> HTTPResponse {
         try await exchange(request, into: .memory, maximumBodySize: maximumBodySize)

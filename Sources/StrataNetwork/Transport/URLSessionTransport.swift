@@ -136,10 +136,6 @@ public final class URLSessionTransport: HTTPTransport, HTTPExchangeTransport, Se
     /// The session's delegate queue, for tests that hold it to order FoundationNetworking's callbacks.
     package var delegateQueue: OperationQueue { delegate.queue }
 
-    /// Tests only: moves the clock this transport's deadlines are read on `duration` forward, and has its watchdog look
-    /// at once: a deadline passes without the test waiting for it.
-    package func advanceDeadlineClock(by duration: Duration) { delegate.advanceClock(by: duration) }
-
     /// The clock this transport's deadlines are read on.
     package var deadlineClock: DeadlineClock { delegate.clock }
 

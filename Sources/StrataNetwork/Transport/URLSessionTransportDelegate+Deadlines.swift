@@ -38,12 +38,10 @@ extension URLSessionTransportDelegate {
         }
     }
 
-    /// Tests only: moves the clock the deadlines are read on `duration` forward (``now``), and has the watchdog look
-    /// at once, as it would have when that much time had passed with the process running.
-    ///
-    /// - Parameter duration: How far the clock moves.
-    func advanceClock(by duration: Duration) {
-        clock.advance(by: duration)
+    /// Has the watchdog look at once: the clock the deadlines are read on was moved on (a test,
+    /// ``DeadlineClock/advance(by:)``), and it looks as it would have when that much time had passed with the process
+    /// running.
+    func lookNow() {
         let now = self.now
         state.withLock { state in
             if state.watchdogWakesAt != nil { setWatchdog(&state, at: now, now: now) }

@@ -96,8 +96,8 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
 
     let state = Locked(State())
 
-    /// The clock the transfers' deadlines are read on: the continuous clock, moved on by what a test added
-    /// (``advanceClock(by:)``).
+    /// The clock the transfers' deadlines are read on: the continuous clock, moved on by what a test added; the
+    /// watchdog looks at once when it moves (``lookNow()``).
     let clock = DeadlineClock()
 
     /// The time on the clock the transfers' deadlines are read on.
@@ -115,6 +115,12 @@ final class URLSessionTransportDelegate: NSObject, URLSessionDataDelegate, Senda
         queue.name = "StrataNetwork.URLSessionTransport"
         return queue
     }()
+
+    override init() {
+        super.init()
+        // Weak: the clock is the delegate's own, and the look goes with it.
+        _ = clock.watch { [weak self] in self?.lookNow() }
+    }
 
     deinit {
         // The timer is the delegate's: set for later, it stops with it.
