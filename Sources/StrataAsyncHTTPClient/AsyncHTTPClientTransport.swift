@@ -52,8 +52,8 @@
     ///   `NSUnderlyingErrorKey`.
     ///
     /// The client is either yours (``init(client:)``: share one `HTTPClient` across the process, made with
-    /// ``defaultConfiguration``, and shut it down yourself) or the transport's (``init(configuration:)``: call
-    /// ``shutdown()`` when done). Not `HTTPClient.shared`: its configuration follows up to 20 redirects itself (past
+    /// ``defaultConfiguration``; call ``shutdown()`` on each transport made on it, then shut it down yourself) or the
+    /// transport's (``init(configuration:)``: call ``shutdown()`` when done). Not `HTTPClient.shared`: its configuration follows up to 20 redirects itself (past
     /// the transport's rules, holding a connection behind a redirect body that stalls), retries a refused connection
     /// until a deadline, inflates compressed bodies while their `Content-Encoding` stays (a cache then stores plain
     /// bytes under that header) and traces each request, full URL included, with the tracer a server bootstraps. A
@@ -76,8 +76,8 @@
             var isShutDown = false
             /// The most body bytes any one request has held, in memory or in its file.
             var peakBodyBytes = 0
-            /// The requests AsyncHTTPClient still runs after their callers had their answers, by number: the client's
-            /// shutdown waits for them.
+            /// The requests AsyncHTTPClient still runs after their callers had their answers, by number: ``shutdown()``
+            /// waits for them.
             var unfinished: [UInt64: EventLoopFuture<Void>] = [:]
             var lastUnfinished: UInt64 = 0
         }
@@ -89,6 +89,9 @@
         /// default retries it until a deadline passes. Give it a client whose `redirectConfiguration` is `.disallow`
         /// too: one that follows redirects itself keeps a connection leased after a request that failed while it read
         /// a redirect's body.
+        ///
+        /// Before you shut the client down, call ``shutdown()`` on the transport: it waits until AsyncHTTPClient is done
+        /// with the transport's requests, as for a client of its own, and leaves the client running.
         ///
         /// - Parameter client: The client, made with ``defaultConfiguration`` (not `HTTPClient.shared`, whose
         ///   configuration follows redirects, retries connections, inflates bodies and traces requests itself).
@@ -129,18 +132,20 @@
             return configuration
         }
 
-        /// Shuts down the client the transport created, waiting until its connections are closed; nothing
-        /// for a client passed to ``init(client:)``, and nothing the second time.
+        /// Waits until AsyncHTTPClient is done with the transport's requests, then shuts down the client the
+        /// transport created, waiting until its connections are closed; a client passed to ``init(client:)`` is left
+        /// running, for you to shut down once this returns. Nothing the second time.
         ///
-        /// The shutdown starts once AsyncHTTPClient is done with the requests whose callers already have their
-        /// answers and has handed their connections back to its pool, or after ``unfinishedRequestsWait`` (a download
-        /// whose last write hangs on its disk is ended by AsyncHTTPClient only once the write returns); requests still
-        /// awaited are cancelled by it, and one sent from the moment it is called fails with
+        /// The wait ends once AsyncHTTPClient is done with the requests whose callers already have their answers and
+        /// has handed their connections back to its pool, or after ``unfinishedRequestsWait`` (a download whose last
+        /// write hangs on its disk is ended by AsyncHTTPClient only once the write returns): a client shut down in
+        /// between, before a connection was back, can trap in AsyncHTTPClient 1.37. Requests still awaited are
+        /// cancelled by the client's shutdown, and one sent on this transport from the moment it is called fails with
         /// ``Strata/StrataError/Code/invalidArgument``.
         public func shutdown() async throws {
-            guard ownsClient, let unfinished = state.withLock({ Self.markShutDown(&$0) }) else { return }
+            guard let unfinished = state.withLock({ Self.markShutDown(&$0) }) else { return }
             try await Self.quiesce(unfinished, on: client.eventLoopGroup).get()
-            try await client.shutdown()
+            if ownsClient { try await client.shutdown() }
         }
 
         deinit {
@@ -174,10 +179,10 @@
             }
         }
 
-        /// Whether ``shutdown()`` was called on (or the release of) a transport that owns its client: its requests
-        /// are refused from then on, not sent on a client about to be shut down.
+        /// Whether ``shutdown()`` was called (or, for a transport that owns its client, its release began): its
+        /// requests are refused from then on, not sent on a client about to be shut down.
         var isShuttingDown: Bool {
-            ownsClient && state.withLock { $0.isShutDown }
+            state.withLock { $0.isShutDown }
         }
 
         /// Marks the transport shut down: the requests its client's shutdown waits for, or `nil` when it already was.
@@ -188,10 +193,8 @@
         }
 
         /// Keeps a request AsyncHTTPClient may still run after its caller had its answer (one the transport failed:
-        /// its deadline, its limit, the caller's cancellation) until it has ended, so the client the transport owns is
-        /// not shut down under it.
+        /// its deadline, its limit, the caller's cancellation) until it has ended, so that ``shutdown()`` waits for it.
         func keepUntilDone<Value>(_ request: EventLoopFuture<Value>) {
-            guard ownsClient else { return }
             let id = state.withLock { state -> UInt64 in
                 state.lastUnfinished &+= 1
                 state.unfinished[state.lastUnfinished] = request.map { _ in }
@@ -199,6 +202,9 @@
             }
             request.whenComplete { [state] _ in _ = state.withLock { $0.unfinished.removeValue(forKey: id) } }
         }
+
+        /// The requests AsyncHTTPClient still runs after their callers had their answers. For tests.
+        package var unfinishedRequests: Int { state.withLock { $0.unfinished.count } }
 
         /// The most body bytes any one request of this transport has held, in memory or written to its file:
         /// never more than the request's limit. For tests.

@@ -1,4 +1,5 @@
 #if AsyncHTTPClient
+    import AsyncHTTPClient
     import Foundation
     import LoopbackServer
     import Strata
@@ -63,6 +64,22 @@
                     try await transport.send(HTTPRequest(baseURL: server.baseURL, path: "large"), maximumBodySize: 1024)
                 }
                 try await transport.shutdown()
+            }
+        }
+
+        /// A client of the caller's, shut down right after the transport made on it was: the transport's shutdown
+        /// waits, as for a client of its own, until AsyncHTTPClient has handed the connections back.
+        @Test(arguments: ["ok", "large"])
+        func aSharedClientShutDownRightAfterItsTransportShutsDownCleanly(path: String) async throws {
+            let server = try await Self.server()
+            defer { Task { await server.stop() } }
+            for _ in 0..<Self.rounds {
+                let shared = AsyncHTTPClient.HTTPClient(configuration: AsyncHTTPClientTransport.defaultConfiguration)
+                let transport = AsyncHTTPClientTransport(client: shared)
+                _ = try? await transport.send(HTTPRequest(baseURL: server.baseURL, path: path), maximumBodySize: 1024)
+                try await transport.shutdown()
+                #expect(transport.unfinishedRequests == 0)
+                try await shared.shutdown()
             }
         }
     }

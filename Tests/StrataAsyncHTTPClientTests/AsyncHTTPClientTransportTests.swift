@@ -42,6 +42,29 @@
             try await shared.shutdown()
         }
 
+        /// A transport on a shared client, shut down, refuses its own requests as one that owns its client does; the
+        /// client stays up for the others.
+        @Test(.timeLimit(.minutes(1)))
+        func aTransportOnASharedClientRefusesRequestsOnceShutDown() async throws {
+            let server = try await Self.echoServer()
+            defer { Task { await server.stop() } }
+            let shared = AsyncHTTPClient.HTTPClient(configuration: AsyncHTTPClientTransport.defaultConfiguration)
+            let transport = AsyncHTTPClientTransport(client: shared)
+            let client = StrataNetwork.HTTPClient(transport: transport)
+            _ = try await client.send(HTTPRequest(baseURL: server.baseURL, path: "ok"))
+
+            try await transport.shutdown()
+            let error = await strataError {
+                _ = try await client.send(HTTPRequest(baseURL: server.baseURL, path: "ok"))
+            }
+            let other = try await StrataNetwork.HTTPClient(transport: AsyncHTTPClientTransport(client: shared))
+                .send(HTTPRequest(baseURL: server.baseURL, path: "ok"))
+
+            #expect(error?.code == .invalidArgument, "\(String(describing: error))")
+            #expect(other.body == Data("ok".utf8))
+            try await shared.shutdown()
+        }
+
         @Test(.timeLimit(.minutes(1)))
         func anOwnedClientShutsDownOnceAndThenRefusesRequests() async throws {
             let server = try await Self.echoServer()

@@ -62,6 +62,31 @@ struct HungDownloadWriteTests {
                 held.release()
             }
         }
+
+        /// A transport on a client it does not own, shut down while AsyncHTTPClient still runs one of its requests (a
+        /// download ended at its deadline while its last write hangs): the shutdown returns once that request has
+        /// ended, so that the client's owner may shut the client down then. (It returned at once: AsyncHTTPClient 1.37
+        /// can trap when a client is shut down before a request's connection is back in its pool.)
+        @Test(.timeLimit(.minutes(1)))
+        func aShutdownOnASharedClientWaitsForTheRequestsItStillRuns() async throws {
+            try await Self.withHeldCalls(bodySize: 1_024) { (server, folder, held) async throws in
+                let owner = AsyncHTTPClientTransport()
+                let transport = AsyncHTTPClientTransport(client: owner.client)
+                let client = makeClient(transport, timeout: .seconds(2), downloadDirectory: folder.url)
+                for _ in 0..<3 where held.entered.total == 0 {
+                    _ = await strataError { _ = try await client.download(HTTPRequest(url: server.baseURL)) }
+                }
+                #expect(held.entered.total == 1)
+                #expect(transport.unfinishedRequests == 1)
+
+                held.release()
+                try await transport.shutdown()
+
+                #expect(held.returned.total == 1, "the shutdown returned before the request ended")
+                #expect(transport.unfinishedRequests == 0)
+                try await owner.shutdown()
+            }
+        }
     #endif
 
     /// A download that ended at its deadline while its last write hung reports no progress once the write returns:
