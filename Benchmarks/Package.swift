@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The bare AsyncHTTPClient fetch the BlobCache rows on AsyncHTTPClient are compared with.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Fixtures, run settings and measurements shared by the suites.
@@ -44,7 +46,10 @@ let suites: [(name: String, strata: [String], others: [Target.Dependency])] = [
     ("FileBenchmarks", ["Strata", "StrataFile", "StrataJSONFile", "StrataTesting"], []),
     (
         "CacheBenchmarks", ["Strata", "StrataCache", "StrataNetwork", "StrataAsyncHTTPClient"],
-        [.product(name: "FlyingFox", package: "FlyingFox")]
+        [
+            .product(name: "FlyingFox", package: "FlyingFox"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]
     ),
     (
         "OfflineBenchmarks", ["Strata", "StrataMemory", "StrataNetwork", "StrataOffline"],

@@ -2,6 +2,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import StrataCache
+import StrataNetwork
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -17,6 +18,7 @@ let benchmarks: @Sendable () -> Void = {
     registerDiskHits()
     registerColdFetches()
     registerColdFetchesWrittenByHand()
+    registerColdFetchesOnAsyncHTTPClient()
     registerCoalescedFetches()
     registerTransportRows()
 }
@@ -159,53 +161,11 @@ func registerDiskHits() {
 /// Cold: every fetch is of a new URL, so it goes to the loopback server and is stored in both layers; the
 /// baseline downloads new URLs of the same server with `URLSession.data(from:)`.
 func registerColdFetches() {
-    var folder: TemporaryFolder?
-    var cache: BlobCache?
+    registerColdFetch("BlobCache cold fetch: Strata fetch", path: "cold", writes: .beforeReturning)
+    // The same fetches with `.behind` persistent writes: the fetch returns once the download is in memory.
+    registerColdFetch("BlobCache cold fetch: Strata fetch, writes behind", path: "behind", writes: .behind)
+
     var server: BlobServer?
-    var next = 0
-    Benchmark("BlobCache cold fetch: Strata fetch") { benchmark in
-        guard let cache, let server else { return }
-        for _ in 0..<CacheBatch.coldFetches {
-            let fetched = try await cache.fetchWithLayer(from: server.url("blob/cold-\(next)"))
-            next += 1
-            if fetched.origin != .network { benchmark.error("a cold fetch was answered by \(fetched.origin)") }
-        }
-    } setup: {
-        server = try await BlobFixture.server.value
-        let created = try TemporaryFolder("blob-cold")
-        folder = created
-        cache = try BlobFixture.cache(in: created)
-    } teardown: {
-        cache = nil
-        folder?.remove()
-    }
-
-    // The same fetches with `.behind` persistent writes: the fetch returns once the download is in memory;
-    // the queued writes are flushed after each iteration, outside the measured time.
-    var behindFolder: TemporaryFolder?
-    var behindCache: BlobCache?
-    var behindNext = 0
-    Benchmark("BlobCache cold fetch: Strata fetch, writes behind") { benchmark in
-        guard let behindCache, let server else { return }
-        benchmark.startMeasurement()
-        for _ in 0..<CacheBatch.coldFetches {
-            let fetched = try await behindCache.fetchWithLayer(from: server.url("blob/behind-\(behindNext)"))
-            behindNext += 1
-            if fetched.origin != .network { benchmark.error("a cold fetch was answered by \(fetched.origin)") }
-        }
-        benchmark.stopMeasurement()
-        await behindCache.flush()
-        if behindCache.persistentWriteFailures > 0 { benchmark.error("a queued write failed") }
-    } setup: {
-        server = try await BlobFixture.server.value
-        let created = try TemporaryFolder("blob-behind")
-        behindFolder = created
-        behindCache = try BlobFixture.cache(in: created, writes: .behind)
-    } teardown: {
-        behindCache = nil
-        behindFolder?.remove()
-    }
-
     var plainNext = 0
     Benchmark("BlobCache cold fetch: URLSession.data(from:)") { benchmark in
         guard let server else { return }
@@ -216,6 +176,48 @@ func registerColdFetches() {
         }
     } setup: {
         server = try await BlobFixture.server.value
+    }
+}
+
+/// A row of cold fetches through a `BlobCache` in a folder of its own: every fetch is of a new URL
+/// (`/blob/<path>-<n>`), stored in both layers, `writes` saying when the disk write happens. The queued writes are
+/// flushed after each iteration, outside the measured time. The cache's client sends on `transport` (by default
+/// `URLSessionTransport.shared`, as `HTTPClient()` does), made in the setup; one that owns an AsyncHTTPClient client
+/// shuts it down in the teardown.
+func registerColdFetch(
+    _ name: String,
+    path: String,
+    writes: BlobCache.PersistentWrites,
+    transport makeTransport: @escaping @Sendable () -> any HTTPTransport = { URLSessionTransport.shared }
+) {
+    var folder: TemporaryFolder?
+    var transport: (any HTTPTransport)?
+    var cache: BlobCache?
+    var server: BlobServer?
+    var next = 0
+    Benchmark(name) { benchmark in
+        guard let cache, let server else { return }
+        benchmark.startMeasurement()
+        for _ in 0..<CacheBatch.coldFetches {
+            let fetched = try await cache.fetchWithLayer(from: server.url("blob/\(path)-\(next)"))
+            next += 1
+            if fetched.origin != .network { benchmark.error("a cold fetch was answered by \(fetched.origin)") }
+        }
+        benchmark.stopMeasurement()
+        await cache.flush()
+        if cache.persistentWriteFailures > 0 { benchmark.error("a queued write failed") }
+    } setup: {
+        server = try await BlobFixture.server.value
+        let created = try TemporaryFolder("blob-\(path)")
+        folder = created
+        let made = makeTransport()
+        transport = made
+        cache = try BlobFixture.cache(in: created, writes: writes, client: HTTPClient(transport: made))
+    } teardown: {
+        cache = nil
+        try await TransportFixture.shutDown(transport)
+        transport = nil
+        folder?.remove()
     }
 }
 

@@ -26,12 +26,14 @@ enum BlobFixture {
     static func urls(_ server: BlobServer) -> [URL] { (0..<count).map { server.url("blob/warm-\($0)") } }
 
     /// A BlobCache in a folder of its own, default layers (64 MiB of memory, `.atomic` disk writes written before
-    /// the fetch returns, unless `writes` says otherwise).
-    static func cache(in folder: TemporaryFolder, writes: BlobCache.PersistentWrites = .beforeReturning) throws
-        -> BlobCache
-    {
+    /// the fetch returns, unless `writes` says otherwise), on `client` (URLSession's transport by default).
+    static func cache(
+        in folder: TemporaryFolder,
+        writes: BlobCache.PersistentWrites = .beforeReturning,
+        client: HTTPClient = HTTPClient()
+    ) throws -> BlobCache {
         try BlobCache(
-            using: HTTPClient(),
+            using: client,
             configuration: .init(persistent: .init(location: .url(folder.url), identifier: "blobs", writes: writes))
         )
     }
