@@ -322,7 +322,7 @@ let package = Package(
                 "StrataJSONFile", "StrataOfflineCrashWriter",
             ]
         ),
-        .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting"]),
+        .testTarget(name: "StrataTestingTests", dependencies: ["StrataTesting", "StrataTestSupport"]),
         // The AsyncHTTPClient transport's own tests (the shared transport suite runs in StrataNetworkTests): empty
         // without the AsyncHTTPClient trait.
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataTestSupport
 import StrataTesting
 import Testing
 
@@ -36,8 +37,8 @@ struct ManualClockTests {
         }
         waiter.cancel()
         // Bounded, so that a regression fails here rather than hangs the suite.
-        for _ in 0..<3_000 where !returned.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(returned.withLock { $0 }, "waitForSleepers() kept waiting after its task was cancelled")
+        let hasReturned = await poll(within: .seconds(30)) { returned.withLock { $0 } }
+        #expect(hasReturned, "waitForSleepers() kept waiting after its task was cancelled")
         #expect(clock.sleeperCount == 0)
         // (A sleeper makes the count, for a wait that kept waiting.)
         let sleeper = Task { try await clock.sleep(for: .seconds(1)) }
