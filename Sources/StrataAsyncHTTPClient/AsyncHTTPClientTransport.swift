@@ -25,8 +25,8 @@
     /// - **Deadlines.** The idle timeout (``StrataNetwork/HTTPRequest/timeout``: no byte moved, either way, for
     ///   that long) and the total deadline (``StrataNetwork/HTTPRequest/totalTimeout``) are enforced by the
     ///   transport's own timer on the request's event loop, where the bytes are counted as they move (a busy
-    ///   cooperative pool cannot make a request look idle), and end the request with the same retryable ``Strata/StrataError/Code/network``
-    ///   error, `URLError(.timedOut)` underneath, whose message names the deadline.
+    ///   cooperative pool cannot make a request look idle), and end the request with the same retryable
+    ///   ``Strata/StrataError/Code/network`` error, `URLError(.timedOut)` underneath, whose message names the deadline.
     /// - **Downloads and errors.** A download's file is created only for a 2xx response and written chunk by
     ///   chunk, with progress. Of a 304 or an error status (a download's, or an ``StrataNetwork/HTTPClient`` send's)
     ///   nothing is written to disk and the first ``StrataNetwork/HTTPFailure/bodyPrefixLimit`` bytes of the body are
@@ -53,12 +53,12 @@
     ///
     /// The client is either yours (``init(client:)``: share one `HTTPClient` across the process, made with
     /// ``defaultConfiguration``; call ``shutdown()`` on each transport made on it, then shut it down yourself) or the
-    /// transport's (``init(configuration:)``: call ``shutdown()`` when done). Not `HTTPClient.shared`: its configuration follows up to 20 redirects itself (past
-    /// the transport's rules, holding a connection behind a redirect body that stalls), retries a refused connection
-    /// until a deadline, inflates compressed bodies while their `Content-Encoding` stays (a cache then stores plain
-    /// bytes under that header) and traces each request, full URL included, with the tracer a server bootstraps. A
-    /// request sent after the client was shut down fails with ``Strata/StrataError/Code/invalidArgument``, which no
-    /// retry repeats.
+    /// transport's (``init(configuration:)``: call ``shutdown()`` when done). Not `HTTPClient.shared`: its
+    /// configuration follows up to 20 redirects itself (past the transport's rules, holding a connection behind a
+    /// redirect body that stalls), retries a refused connection until a deadline, inflates compressed bodies while
+    /// their `Content-Encoding` stays (a cache then stores plain bytes under that header) and traces each request, full
+    /// URL included, with the tracer a server bootstraps. A request sent after the client was shut down fails with
+    /// ``Strata/StrataError/Code/invalidArgument``, which no retry repeats.
     public final class AsyncHTTPClientTransport: HTTPTransport, HTTPExchangeTransport, Sendable {
         /// The AsyncHTTPClient client that sends the requests.
         public let client: AsyncHTTPClient.HTTPClient
@@ -90,8 +90,8 @@
         /// too: one that follows redirects itself keeps a connection leased after a request that failed while it read
         /// a redirect's body.
         ///
-        /// Before you shut the client down, call ``shutdown()`` on the transport: it waits until AsyncHTTPClient is done
-        /// with the transport's requests, as for a client of its own, and leaves the client running.
+        /// Before you shut the client down, call ``shutdown()`` on the transport: it waits until AsyncHTTPClient is
+        /// done with the transport's requests, as for a client of its own, and leaves the client running.
         ///
         /// - Parameter client: The client, made with ``defaultConfiguration`` (not `HTTPClient.shared`, whose
         ///   configuration follows redirects, retries connections, inflates bodies and traces requests itself).
